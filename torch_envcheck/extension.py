@@ -1,0 +1,328 @@
+"""Find, check and load the compiled `_C` extension; build it on first use when needed.
+
+Two ways an `_C` can exist:
+  * ahead of time ("aot"): `pip install --no-build-isolation .` compiled torch_envcheck/_C*.so and
+    wrote torch_envcheck/_build_meta.json beside it;
+  * just in time ("jit"): built with torch.utils.cpp_extension.load into a cache directory keyed by
+    torch version, CUDA version, Python ABI, machine and a hash of the sources, so two torch
+    versions never share a binary.
+
+An AOT binary built against another torch than the one now installed is *stale*: it is never
+loaded (loading it fails with "undefined symbol", or worse), it is reported with the torch it was
+built against and the command that rebuilds it, and the JIT path builds a fresh one.
+"""
+
+from __future__ import annotations
+
+import glob
+import importlib
+import importlib.util
+import json
+import os
+import sys
+import threading
+import time
+
+from . import buildcfg
+
+ENV_CACHE = "TORCH_ENVCHECK_CACHE"
+ENV_AUTOBUILD = "TORCH_ENVCHECK_AUTOBUILD"
+ENV_IGNORE_AOT = "TORCH_ENVCHECK_IGNORE_AOT"
+JIT_NAME = "torch_envcheck_C"
+
+REBUILD_COMMAND = "torch-envcheck build"
+REINSTALL_COMMAND = "pip install --no-build-isolation --force-reinstall --no-deps torch_envcheck"
+
+_lock = threading.RLock()
+_module = None
+_status: dict | None = None
+
+
+class ExtensionUnavailable(RuntimeError):
+    """The compiled extension could not be loaded or built; the message says why and what to run."""
+
+
+def _torch():
+    import torch  # noqa: PLC0415  (imported lazily: `import torch_envcheck` must stay cheap)
+    return torch
+
+
+def cache_root() -> str:
+    root = os.environ.get(ENV_CACHE)
+    if not root:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        root = os.path.join(base, "torch_envcheck")
+    return root
+
+
+def _safe(text: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in ".-_" else "_" for ch in text)
+
+
+def jit_dir(torch=None, with_cuda: bool | None = None) -> str:
+    """The cache directory for this torch / CUDA / Python / source combination."""
+    torch = torch or _torch()
+    csrc = buildcfg.csrc_dir()
+    if with_cuda is None:
+        with_cuda = bool(torch.version.cuda)
+    tag = f"cu{torch.version.cuda.replace('.', '')}" if torch.version.cuda else "cpu"
+    key = "-".join([
+        _safe(torch.__version__), tag, f"cp{sys.version_info[0]}{sys.version_info[1]}",
+        _safe(os.uname().machine if hasattr(os, "uname") else "unknown"),
+        buildcfg.source_hash(csrc, with_cuda),
+    ])
+    return os.path.join(cache_root(), key)
+
+
+def _aot_paths() -> tuple[list[str], str]:
+    pkg = buildcfg.package_dir()
+    return sorted(glob.glob(os.path.join(pkg, "_C*.so")) + glob.glob(os.path.join(pkg, "_C*.pyd"))), \
+        os.path.join(pkg, buildcfg.META_NAME)
+
+
+def _read_meta(path: str) -> dict | None:
+    try:
+        with open(path) as fh:
+            meta = json.load(fh)
+        return meta if isinstance(meta, dict) else None
+    except (OSError, ValueError):
+        return None
+
+
+def _base_status(torch) -> dict:
+    return {
+        "state": "missing",
+        "mode": None,
+        "path": None,
+        "built_against": None,
+        "running_torch": getattr(torch, "__version__", None),
+        "running_torch_cuda": getattr(getattr(torch, "version", None), "cuda", None),
+        "error": None,
+        "meta": None,
+        "rebuild_command": REBUILD_COMMAND,
+        "stale_aot": None,
+    }
+
+
+def _stale_reason(meta: dict | None, torch) -> str | None:
+    if meta is None:
+        return "no build metadata next to it (built by an unknown process)"
+    if meta.get("torch_version") != torch.__version__:
+        return f"built against torch {meta.get('torch_version')}, running torch {torch.__version__}"
+    if meta.get("torch_cuda") != torch.version.cuda:
+        return f"built against CUDA {meta.get('torch_cuda')}, running torch has CUDA {torch.version.cuda}"
+    tag = f"cp{sys.version_info[0]}{sys.version_info[1]}"
+    if meta.get("python_tag") not in (None, tag):
+        return f"built for Python {meta.get('python')}, running Python {sys.version.split()[0]}"
+    return None
+
+
+def _try_aot(torch, status: dict):
+    if os.environ.get(ENV_IGNORE_AOT):
+        return None
+    libs, meta_path = _aot_paths()
+    if not libs:
+        return None
+    meta = _read_meta(meta_path)
+    reason = _stale_reason(meta, torch)
+    if reason is None:
+        try:
+            mod = importlib.import_module("torch_envcheck._C")
+        except ImportError as exc:  # e.g. "undefined symbol" from a binary of another torch
+            reason = f"failed to load: {exc}"
+        else:
+            status.update(state="ok", mode="aot", path=getattr(mod, "__file__", libs[0]), meta=meta,
+                          built_against=(meta or {}).get("torch_version"))
+            return mod
+    status["stale_aot"] = {
+        "path": libs[0],
+        "reason": reason,
+        "built_against": (meta or {}).get("torch_version"),
+        "built_against_cuda": (meta or {}).get("torch_cuda"),
+        "rebuild_commands": [REBUILD_COMMAND, REINSTALL_COMMAND],
+    }
+    status.update(state="stale", path=libs[0], meta=meta, error=reason,
+                  built_against=(meta or {}).get("torch_version"))
+    return None
+
+
+def _load_jit_module(directory: str):
+    so = sorted(glob.glob(os.path.join(directory, f"{JIT_NAME}*.so")))
+    if not so:
+        return None
+    spec = importlib.util.spec_from_file_location(JIT_NAME, so[0])
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    sys.modules[JIT_NAME] = mod
+    return mod
+
+
+def _try_jit_cache(torch, status: dict):
+    try:
+        directory = jit_dir(torch)
+    except buildcfg.BuildConfigError:
+        return None
+    # A CUDA torch whose CUDA part could not be built caches a CPU-only binary under the same key
+    # with a "-cpuonly" suffix: look at both.
+    for d in (directory, directory + "-cpuonly"):
+        meta = _read_meta(os.path.join(d, buildcfg.META_NAME))
+        if meta is None:
+            continue
+        try:
+            mod = _load_jit_module(d)
+        except ImportError as exc:
+            status.update(error=f"cached build in {d} failed to load: {exc}")
+            continue
+        if mod is not None:
+            status.update(state="ok", mode="jit", path=mod.__file__, meta=meta,
+                          built_against=meta.get("torch_version"))
+            return mod
+    return None
+
+
+class _Progress:
+    """A line on stderr every few seconds while the compiler runs, so a first use that compiles
+    for minutes does not look hung."""
+
+    def __init__(self, what: str, every: float = 15.0):
+        self.what, self.every = what, every
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._t0 = time.monotonic()
+
+    def _run(self):
+        while not self._stop.wait(self.every):
+            print(f"torch_envcheck: still compiling {self.what} ({time.monotonic() - self._t0:.0f} s)",
+                  file=sys.stderr, flush=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(timeout=1)
+
+
+def build_jit(verbose: bool = False, quiet: bool = False, torch=None) -> tuple[object, dict]:
+    """Compile the extension for the running torch into the cache and load it.
+    Returns (module, build meta).  Raises ExtensionUnavailable with the reason."""
+    from torch.utils import cpp_extension  # noqa: PLC0415
+
+    torch = torch or _torch()
+    try:
+        p = buildcfg.plan(torch)
+    except buildcfg.BuildConfigError as exc:
+        raise ExtensionUnavailable(str(exc)) from exc
+    buildcfg.apply_env(p)
+    csrc = buildcfg.csrc_dir()
+    directory = jit_dir(torch, with_cuda=bool(torch.version.cuda))
+    if torch.version.cuda and not p["with_cuda"]:
+        directory += "-cpuonly"
+    os.makedirs(directory, exist_ok=True)
+    flags = buildcfg.compile_args(p)
+    what = f"the torch_envcheck extension for torch {torch.__version__}"
+    what_detail = (f"CUDA {p['nvcc_version']}, {' '.join(p['gencode']['sass'])}" if p["with_cuda"]
+                   else f"CPU only: {p['cuda_reason']}")
+    if not quiet:
+        print(f"torch_envcheck: compiling {what} ({what_detail}) into {directory}; "
+              "this happens once per torch version and takes a few minutes", file=sys.stderr, flush=True)
+    t0 = time.monotonic()
+    try:
+        with _Progress(what) if not (quiet or verbose) else _nullcontext():
+            mod = cpp_extension.load(
+                name=JIT_NAME,
+                sources=buildcfg.sources(csrc, p["with_cuda"]),
+                extra_cflags=flags["cxx"],
+                extra_cuda_cflags=flags["nvcc"],
+                extra_ldflags=flags["ldflags"],
+                extra_include_paths=[csrc] + flags["include_dirs"],
+                build_directory=directory,
+                with_cuda=p["with_cuda"],
+                verbose=verbose,
+            )
+    except Exception as exc:  # compiler errors arrive as RuntimeError/OSError/ImportError
+        raise ExtensionUnavailable(f"building the extension failed: {exc}. Re-run with "
+                                   f"`{REBUILD_COMMAND} --verbose` to see the compiler output.") from exc
+    meta = buildcfg.build_meta(p, "jit", flags)
+    meta["build_seconds"] = round(time.monotonic() - t0, 1)
+    buildcfg.write_meta(os.path.join(directory, buildcfg.META_NAME), meta)
+    if not quiet:
+        print(f"torch_envcheck: built in {meta['build_seconds']:.0f} s", file=sys.stderr, flush=True)
+    return mod, meta
+
+
+class _nullcontext:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _autobuild_default() -> bool:
+    return os.environ.get(ENV_AUTOBUILD, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def status(probe: bool = True) -> dict:
+    """The extension's state without ever compiling: loads an existing, matching binary if there is
+    one.  Never raises: a missing torch or a broken binary is reported in the dict."""
+    global _status
+    with _lock:
+        if _module is not None and _status is not None:
+            return dict(_status)
+        try:
+            torch = _torch()
+        except Exception as exc:  # ImportError, OSError from a broken CUDA install, ...
+            return {"state": "torch-missing", "mode": None, "path": None, "built_against": None,
+                    "running_torch": None, "error": f"{type(exc).__name__}: {exc}", "meta": None,
+                    "rebuild_command": REBUILD_COMMAND, "stale_aot": None}
+        st = _base_status(torch)
+        if probe:
+            try:
+                _load_existing(torch, st)
+            except Exception as exc:  # never let the doctor crash on a weird binary
+                st.update(state="broken", error=f"{type(exc).__name__}: {exc}")
+        return st
+
+
+def _load_existing(torch, st: dict):
+    global _module, _status
+    mod = _try_aot(torch, st)
+    if mod is None:
+        cached = _try_jit_cache(torch, st)
+        mod = cached
+    if mod is not None:
+        _module, _status = mod, st
+    return mod
+
+
+def load(build: bool | None = None, verbose: bool = False):
+    """The loaded `_C` module, building it on first use when allowed.
+
+    build=None follows TORCH_ENVCHECK_AUTOBUILD (default on).  Raises ExtensionUnavailable with
+    the reason and the command to run."""
+    global _module, _status
+    with _lock:
+        if _module is not None:
+            return _module
+        torch = _torch()
+        st = _base_status(torch)
+        mod = _load_existing(torch, st)
+        if mod is not None:
+            return mod
+        if build is None:
+            build = _autobuild_default()
+        if not build:
+            why = st.get("error") or "it has not been built for this torch yet"
+            raise ExtensionUnavailable(
+                f"the torch_envcheck extension is not available ({why}); run `{REBUILD_COMMAND}`")
+        mod, meta = build_jit(verbose=verbose, torch=torch)
+        st.update(state="ok", mode="jit", path=mod.__file__, meta=meta, built_against=meta["torch_version"],
+                  error=None)
+        _module, _status = mod, st
+        return mod
+
+
+def loaded_status() -> dict | None:
+    return dict(_status) if _status is not None else None
