@@ -158,6 +158,8 @@ def plan(torch) -> dict:
                     "the conda env and the pip nvidia-cuda-nvcc wheel)",
                     f"install a CUDA {torch_cuda} toolkit and put its bin/ on PATH, or "
                     f"pip install nvidia-cuda-nvcc=={torch_cuda}.*")
+    # Candidates with a toolkit beside them first: a bare wrapper script cannot give us headers.
+    candidates = [c for c in candidates if c["toolkit_found"]] + [c for c in candidates if not c["toolkit_found"]]
     want = toolchain.major_minor(torch_cuda)
     checked = []
     chosen = None

@@ -66,10 +66,12 @@ def jit_dir(torch=None, with_cuda: bool | None = None) -> str:
     if with_cuda is None:
         with_cuda = bool(torch.version.cuda)
     tag = f"cu{torch.version.cuda.replace('.', '')}" if torch.version.cuda else "cpu"
+    # Not keyed by the source hash: an edited or upgraded source tree rebuilds in the same
+    # directory, so ninja recompiles only what changed.  The hash is checked through the metadata.
+    del csrc
     key = "-".join([
         _safe(torch.__version__), tag, f"cp{sys.version_info[0]}{sys.version_info[1]}",
         _safe(os.uname().machine if hasattr(os, "uname") else "unknown"),
-        buildcfg.source_hash(csrc, with_cuda),
     ])
     return os.path.join(cache_root(), key)
 
@@ -146,14 +148,14 @@ def _try_aot(torch, status: dict):
     return None
 
 
-def _load_jit_module(directory: str):
-    so = sorted(glob.glob(os.path.join(directory, f"{JIT_NAME}*.so")))
-    if not so:
-        return None
-    spec = importlib.util.spec_from_file_location(JIT_NAME, so[0])
+def _load_jit_module(so_path: str):
+    # cpp_extension names a rebuilt module torch_envcheck_C_v1, _v2, ...: the module name must match
+    # the file's, or Python looks for the wrong PyInit_ symbol.
+    name = os.path.basename(so_path).split(".")[0]
+    spec = importlib.util.spec_from_file_location(name, so_path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    sys.modules[JIT_NAME] = mod
+    sys.modules[name] = mod
     return mod
 
 
@@ -166,17 +168,23 @@ def _try_jit_cache(torch, status: dict):
     # with a "-cpuonly" suffix: look at both.
     for d in (directory, directory + "-cpuonly"):
         meta = _read_meta(os.path.join(d, buildcfg.META_NAME))
-        if meta is None:
+        if meta is None or not meta.get("so_path") or not os.path.isfile(meta["so_path"]):
             continue
         try:
-            mod = _load_jit_module(d)
+            current = buildcfg.source_hash(buildcfg.csrc_dir(), meta.get("cuda", {}).get("compiled", False))
+        except (OSError, buildcfg.BuildConfigError):
+            current = None
+        if meta.get("source_hash") != current:
+            status.update(error=f"cached build in {d} is from other sources; it will be rebuilt")
+            continue
+        try:
+            mod = _load_jit_module(meta["so_path"])
         except ImportError as exc:
             status.update(error=f"cached build in {d} failed to load: {exc}")
             continue
-        if mod is not None:
-            status.update(state="ok", mode="jit", path=mod.__file__, meta=meta,
-                          built_against=meta.get("torch_version"))
-            return mod
+        status.update(state="ok", mode="jit", path=mod.__file__, meta=meta,
+                      built_against=meta.get("torch_version"))
+        return mod
     return None
 
 
@@ -207,14 +215,13 @@ class _Progress:
 def build_jit(verbose: bool = False, quiet: bool = False, torch=None) -> tuple[object, dict]:
     """Compile the extension for the running torch into the cache and load it.
     Returns (module, build meta).  Raises ExtensionUnavailable with the reason."""
-    from torch.utils import cpp_extension  # noqa: PLC0415
-
     torch = torch or _torch()
     try:
         p = buildcfg.plan(torch)
     except buildcfg.BuildConfigError as exc:
         raise ExtensionUnavailable(str(exc)) from exc
     buildcfg.apply_env(p)
+    from torch.utils import cpp_extension  # noqa: PLC0415  (after apply_env: it reads CUDA_HOME on import)
     csrc = buildcfg.csrc_dir()
     directory = jit_dir(torch, with_cuda=bool(torch.version.cuda))
     if torch.version.cuda and not p["with_cuda"]:
@@ -246,6 +253,8 @@ def build_jit(verbose: bool = False, quiet: bool = False, torch=None) -> tuple[o
                                    f"`{REBUILD_COMMAND} --verbose` to see the compiler output.") from exc
     meta = buildcfg.build_meta(p, "jit", flags)
     meta["build_seconds"] = round(time.monotonic() - t0, 1)
+    meta["so_path"] = os.path.abspath(mod.__file__)
+    meta["source_hash"] = buildcfg.source_hash(csrc, p["with_cuda"])
     buildcfg.write_meta(os.path.join(directory, buildcfg.META_NAME), meta)
     if not quiet:
         print(f"torch_envcheck: built in {meta['build_seconds']:.0f} s", file=sys.stderr, flush=True)

@@ -72,8 +72,12 @@ def nvcc_candidates(env: dict | None = None) -> list[dict]:
         if real in seen:
             return
         seen.add(real)
-        home = cuda_home or os.path.dirname(os.path.dirname(os.path.abspath(nvcc)))
-        found.append({"path": nvcc, "cuda_home": home, "source": source})
+        # /usr/local/bin/nvcc is often a link into the toolkit: the toolkit is where the link points.
+        home = cuda_home or os.path.dirname(os.path.dirname(real))
+        # A wrapper script (e.g. /usr/local/bin/nvcc running /usr/local/cuda/bin/nvcc) has no toolkit
+        # beside it: the build needs the toolkit's include/ and lib64/, so say whether they are there.
+        toolkit = os.path.isfile(os.path.join(home, "include", "cuda_runtime.h"))
+        found.append({"path": nvcc, "cuda_home": home, "source": source, "toolkit_found": toolkit})
 
     for var in ("CUDA_HOME", "CUDA_PATH"):
         home = env.get(var)

@@ -1,0 +1,61 @@
+"""Shared test setup.
+
+Markers: `gpu` tests are skipped without a usable NVIDIA GPU; `slow` tests compile the extension or
+create virtual environments.
+
+Some tests need the *other* torch of the pair this project is tested with (a CUDA build and a CPU
+build, each in its own venv).  .ci/run exports their interpreters:
+  TE_TEST_CUDA_PYTHON  python of a venv with a CUDA build of torch
+  TE_TEST_CPU_PYTHON   python of a venv with a CPU build of torch
+Tests that need one skip, saying so, when it is not set.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _gpu_available() -> bool:
+    try:
+        import torch
+        return bool(torch.cuda.is_available())
+    except Exception:
+        return False
+
+
+def pytest_collection_modifyitems(config, items):
+    if _gpu_available():
+        return
+    skip = pytest.mark.skip(reason="needs an NVIDIA GPU with a working driver (none here)")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+def _python_from_env(var: str) -> str:
+    path = os.environ.get(var)
+    if not path:
+        pytest.skip(f"{var} is not set (see tests/conftest.py)")
+    if not (os.path.isfile(path) or shutil.which(path)):
+        pytest.fail(f"{var}={path} does not exist")
+    return path
+
+
+@pytest.fixture
+def repo_root() -> str:
+    return REPO
+
+
+@pytest.fixture
+def cuda_python() -> str:
+    return _python_from_env("TE_TEST_CUDA_PYTHON")
+
+
+@pytest.fixture
+def cpu_python() -> str:
+    return _python_from_env("TE_TEST_CPU_PYTHON")
