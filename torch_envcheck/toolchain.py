@@ -16,6 +16,10 @@ import sysconfig
 
 NVCC_TIMEOUT_S = 10.0
 
+# Toolkit folders searched after CUDA_HOME, CUDA_PATH and PATH.  Unset: /usr/local/cuda,
+# /usr/local/cuda-*, /opt/cuda.  Set (os.pathsep-separated, may be empty): exactly those folders.
+ENV_NVCC_DIRS = "TORCH_ENVCHECK_CUDA_DIRS"
+
 _RELEASE_RE = re.compile(r"release\s+(\d+)\.(\d+)(?:,\s*V([\d.]+))?")
 
 
@@ -86,10 +90,15 @@ def nvcc_candidates(env: dict | None = None) -> list[dict]:
     on_path = shutil.which("nvcc", path=env.get("PATH", ""))
     if on_path:
         add(on_path, "PATH")
-    add("/usr/local/cuda/bin/nvcc", "/usr/local/cuda", "/usr/local/cuda")
-    for nvcc in sorted(glob.glob("/usr/local/cuda-*/bin/nvcc"), reverse=True):
-        add(nvcc, "/usr/local/cuda-*")
-    add("/opt/cuda/bin/nvcc", "/opt/cuda", "/opt/cuda")
+    dirs = env.get(ENV_NVCC_DIRS)
+    if dirs is None:
+        add("/usr/local/cuda/bin/nvcc", "/usr/local/cuda", "/usr/local/cuda")
+        for nvcc in sorted(glob.glob("/usr/local/cuda-*/bin/nvcc"), reverse=True):
+            add(nvcc, "/usr/local/cuda-*")
+        add("/opt/cuda/bin/nvcc", "/opt/cuda", "/opt/cuda")
+    else:
+        for d in filter(None, dirs.split(os.pathsep)):
+            add(os.path.join(d, "bin", "nvcc"), ENV_NVCC_DIRS, d)
     conda = env.get("CONDA_PREFIX")
     if conda:
         add(os.path.join(conda, "bin", "nvcc"), "CONDA_PREFIX", conda)
