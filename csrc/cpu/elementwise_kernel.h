@@ -1,0 +1,56 @@
+// triad and bias_gelu CPU kernels (included by each kernels_<isa>.cpp, inside envcheck::CPU_CAPABILITY).
+// Both are one pass over memory: load, compute in registers, store.
+
+using Vec = at::vec::Vectorized<float>;
+
+// Enough work per task that at::parallel_for's overhead is negligible (ATen uses 32768 too).
+constexpr int64_t kGrain = 32768;
+
+void triad_kernel(const float* b, const float* c, float s, float* out, int64_t n) {
+  const Vec vs(s);
+  at::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) {
+    int64_t i = begin;
+    constexpr int64_t V = Vec::size();
+    for (; i + 2 * V <= end; i += 2 * V) {
+      Vec r0 = at::vec::fmadd(Vec::loadu(c + i), vs, Vec::loadu(b + i));
+      Vec r1 = at::vec::fmadd(Vec::loadu(c + i + V), vs, Vec::loadu(b + i + V));
+      r0.store(out + i);
+      r1.store(out + i + V);
+    }
+    for (; i < end; i += V) {
+      const int64_t cnt = std::min<int64_t>(V, end - i);
+      at::vec::fmadd(Vec::loadu(c + i, cnt), vs, Vec::loadu(b + i, cnt)).store(out + i, cnt);
+    }
+  });
+}
+
+// Exact GELU: 0.5 * z * (1 + erf(z / sqrt(2))).
+inline Vec gelu_vec(Vec z) {
+  const Vec half(0.5f), one(1.0f), rsqrt2(static_cast<float>(M_SQRT1_2));
+  return half * z * (one + (z * rsqrt2).erf());
+}
+
+void bias_gelu_kernel(const float* x, const float* bias, float* y, int64_t rows, int64_t cols) {
+  // Parallel over the flattened index range so that both "many short rows" and "few long rows"
+  // are split evenly; each task walks its range row segment by row segment.
+  const int64_t n = rows * cols;
+  at::parallel_for(0, n, kGrain / 4, [&](int64_t begin, int64_t end) {
+    constexpr int64_t V = Vec::size();
+    int64_t i = begin;
+    while (i < end) {
+      const int64_t row = i / cols;
+      const int64_t col0 = i - row * cols;
+      const int64_t seg = std::min(end - i, cols - col0);
+      const float* xr = x + i;
+      const float* br = bias + col0;
+      float* yr = y + i;
+      int64_t j = 0;
+      for (; j + V <= seg; j += V) gelu_vec(Vec::loadu(xr + j) + Vec::loadu(br + j)).store(yr + j);
+      if (j < seg) {
+        const int64_t cnt = seg - j;
+        gelu_vec(Vec::loadu(xr + j, cnt) + Vec::loadu(br + j, cnt)).store(yr + j, cnt);
+      }
+      i += seg;
+    }
+  });
+}

@@ -1,0 +1,36 @@
+// The CPU kernels of every op, compiled once per instruction set.  Include this only from a
+// kernels_<isa>.cpp that has set the target pragma and CPU_CAPABILITY before any other include.
+#include <ATen/Parallel.h>
+#include <ATen/cpu/vec/functional.h>
+#include <ATen/cpu/vec/vec.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "cpu/kernels.h"
+
+namespace envcheck {
+namespace CPU_CAPABILITY {
+namespace {
+
+#include "cpu/elementwise_kernel.h"
+#include "cpu/softmax_kernel.h"
+#include "cpu/sum_kernel.h"
+#include "cpu/sgemm_kernel.h"
+
+}  // namespace
+
+#define ENVCHECK_STR2(x) #x
+#define ENVCHECK_STR(x) ENVCHECK_STR2(x)
+
+const CpuKernels& kernel_table() {
+  static const CpuKernels table{ENVCHECK_STR(CPU_CAPABILITY), static_cast<int>(Vec::size()), kMR, kNR,
+                                triad_kernel, sum_kernel, softmax_kernel, bias_gelu_kernel, sgemm_kernel};
+  return table;
+}
+
+}  // namespace CPU_CAPABILITY
+}  // namespace envcheck

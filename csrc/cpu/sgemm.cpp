@@ -1,0 +1,29 @@
+// envcheck::sgemm on CPU: our packed-panel GEMM (sgemm_kernel.h), never a BLAS library.
+// Strided and transposed inputs are read through their strides while packing: no extra copy.
+#include <ATen/ATen.h>
+#include <torch/library.h>
+
+#include "checks.h"
+#include "cpu/kernels.h"
+
+namespace envcheck {
+namespace {
+
+at::Tensor sgemm_cpu(const at::Tensor& a, const at::Tensor& b) {
+  check_device("sgemm", "a", a, c10::DeviceType::CPU);
+  check_device("sgemm", "b", b, c10::DeviceType::CPU);
+  check_dtype_float("sgemm", "a", a);
+  check_dtype_float("sgemm", "b", b);
+  check_sgemm_shapes(a, b);
+  const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
+  at::Tensor c = at::empty({m, n}, a.options().memory_format(at::MemoryFormat::Contiguous));
+  cpu_kernels().sgemm(a.data_ptr<float>(), a.stride(0), a.stride(1), b.data_ptr<float>(), b.stride(0), b.stride(1),
+                      c.data_ptr<float>(), m, n, k);
+  return c;
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(envcheck, CPU, m) { m.impl("sgemm", &sgemm_cpu); }
+
+}  // namespace envcheck

@@ -1,0 +1,56 @@
+// Deterministic full sum with fp32 accumulation.
+//
+// The order of additions is fixed by the input size alone, never by the thread count or scheduling:
+//  1. the input is cut into fixed blocks of kSumBlock elements (the last may be shorter);
+//  2. each block is summed by one thread with 4 vector accumulators (lane j of accumulator a takes
+//     elements a*V + j, a*V + j + 4V, ...), which are then combined in a fixed tree
+//     ((acc0 + acc1) + (acc2 + acc3)) and reduced lane by lane in a fixed order (reduce_add);
+//  3. the block partials, stored by block index, are added by a pairwise tree in block order.
+// So a given input gives bit-identical results for any number of threads.  Different instruction-set
+// variants (vector width V) use different lane groupings and may differ in the last bits.
+
+constexpr int64_t kSumBlock = 1 << 16;
+
+inline float sum_block(const float* x, int64_t n) {
+  constexpr int64_t V = Vec::size();
+  Vec a0(0.f), a1(0.f), a2(0.f), a3(0.f);
+  int64_t i = 0;
+  for (; i + 4 * V <= n; i += 4 * V) {
+    a0 = a0 + Vec::loadu(x + i);
+    a1 = a1 + Vec::loadu(x + i + V);
+    a2 = a2 + Vec::loadu(x + i + 2 * V);
+    a3 = a3 + Vec::loadu(x + i + 3 * V);
+  }
+  for (; i + V <= n; i += V) a0 = a0 + Vec::loadu(x + i);
+  if (i < n) a1 = a1 + Vec::loadu(x + i, n - i);  // loadu with a count zero-fills the rest
+  Vec acc = (a0 + a1) + (a2 + a3);
+  __at_align__ float lanes[V];
+  acc.store(lanes);
+  // Pairwise over lanes: fixed order, and better rounding than a left-to-right chain.
+  for (int64_t w = V / 2; w >= 1; w /= 2)
+    for (int64_t j = 0; j < w; ++j) lanes[j] += lanes[j + w];
+  return lanes[0];
+}
+
+inline float pairwise(const float* p, int64_t n) {
+  if (n <= 8) {
+    float s = 0.f;
+    for (int64_t i = 0; i < n; ++i) s += p[i];
+    return s;
+  }
+  const int64_t h = n / 2;
+  return pairwise(p, h) + pairwise(p + h, n - h);
+}
+
+float sum_kernel(const float* x, int64_t n) {
+  if (n == 0) return 0.f;
+  const int64_t blocks = (n + kSumBlock - 1) / kSumBlock;
+  std::vector<float> partial(blocks);
+  at::parallel_for(0, blocks, 1, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t start = b * kSumBlock;
+      partial[b] = sum_block(x + start, std::min(kSumBlock, n - start));
+    }
+  });
+  return pairwise(partial.data(), blocks);
+}

@@ -1,0 +1,247 @@
+"""The custom ops on CPU against torch's own ops: values, edge sizes, strided inputs, errors, opcheck."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from _ops_helpers import assert_sgemm_close, load_ops, rand
+
+# Sizes around the vector widths (8 floats for AVX2/DEFAULT, 16 for AVX-512), the sgemm register
+# block (14 x 32), the parallel grain (32768) and the sum block (65536).
+SIZES = [0, 1, 7, 15, 16, 17, 31, 33, 1000, 32769, 65537, 3 * 65536 + 5]
+
+
+@pytest.fixture(scope="module")
+def E():
+    return load_ops()
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_triad(E, n):
+    b, c = rand(n), rand(n)
+    out = E.triad(b, c, 2.5)
+    torch.testing.assert_close(out, b + 2.5 * c, rtol=1e-6, atol=1e-6)
+    assert out.shape == b.shape and out.dtype == torch.float32
+
+
+def test_triad_out_and_strided(E):
+    b, c = rand(64, 33), rand(33, 64).t()  # c transposed: not contiguous
+    out = torch.empty(64, 33)
+    res = E.triad.out(b, c, -1.5, out=out)
+    assert res.data_ptr() == out.data_ptr()
+    torch.testing.assert_close(out, b - 1.5 * c)
+    b2 = rand(10, 20)[:, ::3]
+    torch.testing.assert_close(E.triad(b2, b2, 1.0), 2 * b2)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_sum(E, n):
+    x = rand(n)
+    got = E.sum(x)
+    assert got.dim() == 0 and got.dtype == torch.float32
+    ref = x.double().sum().item()
+    # fp32 accumulation: error grows at most ~ log2(n) * eps * sum|x| for our blocked/pairwise order.
+    tol = 4 * max(1.0, math.log2(max(n, 2))) * 2.0 ** -24 * x.double().abs().sum().item() + 1e-30
+    assert abs(got.item() - ref) <= tol, (got.item(), ref, tol)
+
+
+def test_sum_deterministic_across_thread_counts(E):
+    x = rand(1_000_003)
+    old = torch.get_num_threads()
+    try:
+        results = set()
+        for t in (1, 2, max(1, old)):
+            torch.set_num_threads(t)
+            results.add(E.sum(x).item())
+    finally:
+        torch.set_num_threads(old)
+    assert len(results) == 1, f"sum differs with the thread count: {results}"
+    assert E.sum(x).item() == E.sum(x.clone()).item()
+
+
+def test_sum_strided_and_nd(E):
+    x = rand(300, 201)
+    torch.testing.assert_close(E.sum(x.t()), x.sum(), rtol=1e-5, atol=1e-4)
+    torch.testing.assert_close(E.sum(x[::2, 1::3]), x[::2, 1::3].sum(), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("shape", [(1,), (1, 1), (3, 7), (5, 16), (4, 17), (2, 3, 1000), (33, 4097), (0, 5), (5, 0)])
+def test_softmax(E, shape):
+    x = rand(*shape) * 4
+    torch.testing.assert_close(E.softmax(x), torch.softmax(x, -1), rtol=1e-5, atol=1e-6)
+
+
+def test_softmax_stability_and_strided(E):
+    x = rand(6, 50) * 30 + 1000.0  # exp(x) overflows without subtracting the max
+    y = E.softmax(x)
+    assert torch.isfinite(y).all()
+    torch.testing.assert_close(y, torch.softmax(x, -1), rtol=1e-5, atol=1e-6)
+    xt = rand(40, 30).t()
+    torch.testing.assert_close(E.softmax(xt), torch.softmax(xt, -1), rtol=1e-5, atol=1e-6)
+    x = rand(3, 9)
+    x[1, 4] = float("-inf")
+    torch.testing.assert_close(E.softmax(x), torch.softmax(x, -1), rtol=1e-5, atol=1e-6)
+    out = torch.empty(3, 9)
+    E.softmax.out(x, out=out)
+    torch.testing.assert_close(out, torch.softmax(x, -1), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(1,), (7,), (3, 17), (2, 5, 33), (129, 1000), (0, 8), (4, 0)])
+def test_bias_gelu(E, shape):
+    x = rand(*shape) * 3
+    bias = rand(shape[-1])
+    torch.testing.assert_close(E.bias_gelu(x, bias), F.gelu(x + bias), rtol=1e-5, atol=1e-6)
+
+
+def test_bias_gelu_strided_and_out(E):
+    x = rand(65, 40).t()  # (40, 65), not contiguous
+    bias = rand(130)[::2]
+    torch.testing.assert_close(E.bias_gelu(x, bias), F.gelu(x + bias), rtol=1e-5, atol=1e-6)
+    out = torch.empty(40, 65)
+    E.bias_gelu.out(x, bias, out=out)
+    torch.testing.assert_close(out, F.gelu(x + bias), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("mkn", [(1, 1, 1), (0, 4, 3), (3, 0, 5), (4, 5, 0), (14, 8, 32), (15, 33, 31),
+                                 (29, 257, 65), (200, 300, 129), (13, 1000, 7)])
+def test_sgemm(E, mkn):
+    m, k, n = mkn
+    a, b = rand(m, k), rand(k, n)
+    c = E.sgemm(a, b)
+    assert c.shape == (m, n) and c.is_contiguous()
+    assert_sgemm_close(c, a, b)
+
+
+def test_sgemm_transposed_and_strided(E):
+    a, b = rand(70, 45), rand(33, 70)
+    assert_sgemm_close(E.sgemm(a.t(), b.t()), a.t(), b.t())
+    a2, b2 = rand(60, 90)[::2, 1::2], rand(90, 100)[::2, ::3]
+    assert_sgemm_close(E.sgemm(a2, b2), a2, b2)
+
+
+def test_sgemm_large_k_blocks(E):
+    # K beyond one packed slice (256) and N beyond one panel (3072): exercises every blocking loop.
+    a, b = rand(30, 700), rand(700, 3100)
+    assert_sgemm_close(E.sgemm(a, b), a, b)
+
+
+def test_large_elementwise(E):
+    # 2**24 + 3 elements: many parallel chunks and a ragged tail.  A > 2**31-element check would need
+    # 8 GiB per float32 tensor and is not run; indices are int64 throughout the kernels.
+    n = (1 << 24) + 3
+    b, c = rand(n), rand(n)
+    torch.testing.assert_close(E.triad(b, c, 0.5), b + 0.5 * c)
+    got, ref = E.sum(b).item(), b.double().sum().item()
+    assert abs(got - ref) <= 1e-6 * b.double().abs().sum().item()
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda E: E.triad(torch.ones(3), torch.ones(4), 1.0), r"envcheck::triad: expected b and c of the same shape"),
+    (lambda E: E.triad(torch.ones(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64), 1.0),
+     r"envcheck::triad: expected b of dtype torch.float32"),
+    (lambda E: E.triad.out(torch.ones(3), torch.ones(3), 1.0, out=torch.empty(4)), r"envcheck::triad: expected out of shape"),
+    (lambda E: E.sum(torch.ones(3, dtype=torch.int32)), r"envcheck::sum: expected x of dtype torch.float32"),
+    (lambda E: E.softmax(torch.tensor(1.0)), r"envcheck::softmax: expected x with at least 1 dimension"),
+    (lambda E: E.softmax(torch.ones(3, dtype=torch.float16)), r"envcheck::softmax: expected x of dtype torch.float32"),
+    (lambda E: E.bias_gelu(torch.ones(2, 3), torch.ones(4)), r"envcheck::bias_gelu: expected bias of shape \(3,\)"),
+    (lambda E: E.sgemm(torch.ones(2, 3), torch.ones(4, 5)), r"envcheck::sgemm: expected a.size\(1\) == b.size\(0\)"),
+    (lambda E: E.sgemm(torch.ones(3), torch.ones(3, 5)), r"envcheck::sgemm: expected 2-D matrices"),
+    (lambda E: E.sgemm(torch.ones(2, 3, dtype=torch.float64), torch.ones(3, 5)),
+     r"envcheck::sgemm: expected a of dtype torch.float32"),
+])
+def test_errors_name_op_and_expectation(E, call, match):
+    with pytest.raises(RuntimeError, match=match):
+        call(E)
+
+
+def test_wrong_device_is_refused(E):
+    # A meta tensor has no data: the CPU kernels must not run on it; the fake kernel answers instead.
+    x = torch.empty(4, 5, device="meta")
+    assert E.softmax(x).device.type == "meta"
+    if torch.cuda.is_available():
+        with pytest.raises(RuntimeError, match=r"envcheck::triad: expected"):
+            E.triad(torch.ones(3), torch.ones(3, device="cuda"), 1.0)
+
+
+def test_openmp_is_really_on(E):
+    from torch_envcheck import ops
+    isa = ops.cpu_kernel_isa()
+    assert isa["openmp"] is True, "the extension was compiled without -fopenmp: at::parallel_for is serial"
+    if torch.get_num_threads() < 2:
+        pytest.skip("torch uses 1 thread here: cannot observe parallelism")
+    used = ops.parallel_threads_used(64)
+    assert used >= 2, f"at::parallel_for ran on {used} thread(s) with torch.get_num_threads()={torch.get_num_threads()}"
+
+
+def test_cpu_kernel_isa_json(E):
+    from torch_envcheck import ops
+    isa = ops.cpu_kernel_isa()
+    assert isa["selected"] in isa["compiled"]
+    assert "DEFAULT" in isa["compiled"]
+    assert isa["vector_width_floats"] in (8, 16)
+
+
+def test_autograd(E):
+    a = rand(5, 7, dtype=torch.float64).float().requires_grad_()
+    b = rand(7, 3).requires_grad_()
+    bias = rand(7).requires_grad_()
+    for f_custom, f_ref in [
+        (lambda: E.sgemm(a, b).sum(), lambda: (a @ b).sum()),
+        (lambda: (E.softmax(a) * torch.arange(7.0)).sum(), lambda: (torch.softmax(a, -1) * torch.arange(7.0)).sum()),
+        (lambda: E.bias_gelu(a, bias).sum(), lambda: F.gelu(a + bias).sum()),
+        (lambda: E.triad(a, a * 2, 3.0).sum(), lambda: (a + 3.0 * (a * 2)).sum()),
+        (lambda: E.sum(a * a), lambda: (a * a).sum()),
+    ]:
+        params = [a, b, bias]
+        g1 = torch.autograd.grad(f_custom(), params, allow_unused=True)
+        g2 = torch.autograd.grad(f_ref(), params, allow_unused=True)
+        for x, y in zip(g1, g2):
+            assert (x is None) == (y is None)
+            if x is not None:
+                torch.testing.assert_close(x, y, rtol=1e-4, atol=1e-5)
+
+
+def test_opcheck(E):
+    from torch.library import opcheck
+    x, bias = rand(4, 33), rand(33)
+    a, b = rand(9, 20), rand(20, 17)
+    cases = [
+        (E.triad.default, (x, rand(4, 33), 0.5)),
+        (E.sum.default, (x,)),
+        (E.softmax.default, (x,)),
+        (E.bias_gelu.default, (x, bias)),
+        (E.sgemm.default, (a, b)),
+        (E.triad.out, (x, rand(4, 33), 0.5), {"out": torch.empty(4, 33)}),
+        (E.softmax.out, (x,), {"out": torch.empty(4, 33)}),
+        (E.bias_gelu.out, (x, bias), {"out": torch.empty(4, 33)}),
+    ]
+    grad_cases = [
+        (E.triad.default, (x.clone().requires_grad_(), rand(4, 33).requires_grad_(), 0.5)),
+        (E.sum.default, (x.clone().requires_grad_(),)),
+        (E.softmax.default, (x.clone().requires_grad_(),)),
+        (E.bias_gelu.default, (x.clone().requires_grad_(), bias.clone().requires_grad_())),
+        (E.sgemm.default, (a.clone().requires_grad_(), b.clone().requires_grad_())),
+    ]
+    for case in cases + grad_cases:
+        op, args = case[0], case[1]
+        kwargs = case[2] if len(case) > 2 else {}
+        result = opcheck(op, args, kwargs)
+        failed = {k: v for k, v in result.items() if v != "SUCCESS"}
+        assert not failed, f"{op}: {failed}"
+
+
+def test_torch_compile(E):
+    pytest.importorskip("torch._dynamo")
+    if not hasattr(torch, "compile"):
+        pytest.skip("torch.compile not available")
+
+    def f(x, bias, a, b):
+        return E.bias_gelu(x, bias).sum() + E.sgemm(a, b).sum()
+
+    x, bias, a, b = rand(4, 8), rand(8), rand(3, 5), rand(5, 2)
+    compiled = torch.compile(f, backend="eager", fullgraph=True)
+    torch.testing.assert_close(compiled(x, bias, a, b), f(x, bias, a, b))

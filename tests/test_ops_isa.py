@@ -1,0 +1,70 @@
+"""Every compiled CPU kernel variant (DEFAULT, AVX2, AVX512) is selected by ATEN_CPU_CAPABILITY and
+computes the right values.  Each variant runs in its own subprocess: the choice is made once per
+process, as ATen's is."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from _ops_helpers import load_ops
+
+SCRIPT = r"""
+import json, math, sys
+import torch, torch.nn.functional as F
+sys.path.insert(0, sys.argv[1])
+from _ops_helpers import rand, EPS32
+from torch_envcheck import ops
+E = ops.load()
+torch.manual_seed(0)
+res = {"isa": ops.cpu_kernel_isa()}
+errs = {}
+for n in (1, 7, 17, 33, 1000, 70001):
+    b, c = rand(n), rand(n)
+    errs[f"triad{n}"] = (E.triad(b, c, 1.5) - (b + 1.5 * c)).abs().max().item() / 1e-6
+    s, ref = E.sum(b).item(), b.double().sum().item()
+    errs[f"sum{n}"] = abs(s - ref) / (4 * max(1, math.log2(n)) * EPS32 * b.double().abs().sum().item())
+for shape in ((3, 1), (5, 17), (7, 33), (65, 1000)):
+    x, bias = rand(*shape) * 3, rand(shape[-1])
+    errs[f"softmax{shape}"] = (E.softmax(x) - torch.softmax(x, -1)).abs().max().item() / 1e-6
+    errs[f"gelu{shape}"] = (E.bias_gelu(x, bias) - F.gelu(x + bias)).abs().max().item() / 1e-5
+for m, k, n in ((1, 1, 1), (15, 33, 31), (29, 300, 70), (100, 257, 129)):
+    a, b = rand(m, k), rand(k, n)
+    ref = a.double() @ b.double()
+    bound = 2 * k * EPS32 * (a.double().abs() @ b.double().abs())
+    errs[f"sgemm{(m, k, n)}"] = ((E.sgemm(a, b).double() - ref).abs() / bound).max().item()
+    errs[f"sgemmT{(m, k, n)}"] = ((E.sgemm(a.t().contiguous().t(), b.t().contiguous().t()).double() - ref).abs()
+                                  / bound).max().item()
+res["errors"] = errs
+print(json.dumps(res))
+"""
+
+
+@pytest.fixture(scope="module")
+def isa_info():
+    from torch_envcheck import ops
+    load_ops()  # builds the extension once in this process; the subprocesses reuse it
+    return ops.cpu_kernel_isa()
+
+
+@pytest.mark.parametrize("variant", ["default", "avx2", "avx512"])
+def test_variant_selected_and_correct(isa_info, variant, repo_root):
+    want = variant.upper()
+    if want not in isa_info["compiled"]:
+        pytest.skip(f"{want} is not compiled on this platform (compiled: {isa_info['compiled']})")
+    if want != "DEFAULT" and want not in isa_info["cpu_supports"]:
+        pytest.skip(f"this CPU does not support {want} (supports: {isa_info['cpu_supports']})")
+    env = dict(os.environ, ATEN_CPU_CAPABILITY=variant, TORCH_ENVCHECK_AUTOBUILD="0")
+    env["PYTHONPATH"] = os.pathsep.join([repo_root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    tests_dir = os.path.dirname(os.path.abspath(__file__))
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, tests_dir], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    res = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert res["isa"]["selected"] == want, res["isa"]
+    bad = {k: v for k, v in res["errors"].items() if not v <= 1.0}
+    assert not bad, f"{want}: errors above tolerance (as multiples of it): {bad}"

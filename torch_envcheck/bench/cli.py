@@ -1,0 +1,53 @@
+"""Time the custom kernels against torch's built-in ops and the machine's measured limits.
+
+`torch-envcheck bench [--quick] [--json] [--plot FILE.png] [--device cpu|cuda|all]`.  Exit status 0
+when the benchmark ran (missed speed targets are reported, not failures), 1 when it could not run
+(extension unavailable), 2 on bad arguments.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--quick", action="store_true", help="small sizes and short timings (a few seconds)")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON instead of a table")
+    parser.add_argument("--plot", metavar="FILE.png", help="also write a chart (needs matplotlib)")
+    parser.add_argument("--device", choices=["cpu", "cuda", "all"], default="all",
+                        help="which devices to benchmark (default: all; CUDA is skipped, with the reason, "
+                             "when no GPU is usable)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+
+def run(args) -> int:
+    try:
+        import torch  # noqa: F401
+    except Exception as exc:  # noqa: BLE001  (any failure to import torch is reported the same way)
+        print(f"torch-envcheck bench: torch is not importable ({type(exc).__name__}: {exc})", file=sys.stderr)
+        return 1
+    from .. import extension
+    from . import report as rep
+    from .suite import plan_steps, run_benchmarks
+
+    devices = ["cpu", "cuda"] if args.device == "all" else [args.device]
+    try:
+        with rep.Progress(plan_steps(devices), enabled=not args.no_progress) as progress:
+            result = run_benchmarks(quick=args.quick, devices=devices, progress=progress)
+    except extension.ExtensionUnavailable as exc:
+        print(f"torch-envcheck bench: the extension is not available: {exc}", file=sys.stderr)
+        return 1
+    if args.plot:
+        err = rep.plot(result, args.plot)
+        result["plot"] = {"path": args.plot, "error": err}
+        if err:
+            print(f"torch-envcheck bench: no chart written: {err}", file=sys.stderr)
+    if args.json:
+        json.dump(result, sys.stdout, indent=2)
+        print()
+    else:
+        rep.print_report(result)
+        if args.plot and not result["plot"]["error"]:
+            print(f"chart written to {args.plot}")
+    return 0

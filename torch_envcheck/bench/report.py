@@ -1,0 +1,182 @@
+"""Rendering the benchmark report: a terminal table (rich when installed, plain text otherwise) and an
+optional bar chart (matplotlib, optional extra)."""
+
+from __future__ import annotations
+
+import sys
+
+
+def _fmt_time(s: float) -> str:
+    if s >= 1:
+        return f"{s:.3f} s"
+    if s >= 1e-3:
+        return f"{s * 1e3:.3f} ms"
+    return f"{s * 1e6:.1f} us"
+
+
+def rows(report: dict) -> list:
+    out = []
+    for dev, d in report["devices"].items():
+        for r in d.get("ops", []):
+            out.append([
+                dev, r["op"], "x".join(str(s) for s in r["shape"]),
+                _fmt_time(r["custom"]["median_s"]), _fmt_time(r["custom"]["iqr_s"]),
+                f"{r['custom']['rate']:.1f} {r['unit']}",
+                r["builtin"], _fmt_time(r["builtin_timing"]["median_s"]),
+                f"{r['builtin_timing']['rate']:.1f} {r['unit']}",
+                f"{r['speed_ratio']:.2f}x", f"{r['pct_of_limit']:.0f}% of {r['limit']['name']}",
+            ])
+    return out
+
+
+HEADERS = ["device", "op", "shape", "custom median", "IQR", "custom rate", "built-in", "built-in median",
+           "built-in rate", "speed ratio", "of limit"]
+
+
+def _limit_lines(report: dict) -> list:
+    lines = []
+    for dev, d in report["devices"].items():
+        if "skipped" in d:
+            lines.append(f"{dev}: skipped: {d['skipped']}")
+            continue
+        lim = d["limits"]
+        lines.append(
+            f"{dev} limits: STREAM copy {lim['stream_copy']['rate']:.1f} GB/s, STREAM triad "
+            f"{lim['stream_triad']['rate']:.1f} GB/s, built-in matmul {lim['matmul']['rate']:.1f} GFLOP/s "
+            f"(working sets >= {d['sizes']['triad_n'] * 12 / d['cache_bytes']:.0f}x {d['cache_source']} "
+            f"of {d['cache_bytes'] >> 20} MiB)")
+    cm = report.get("classic_matmul")
+    if cm:
+        line = f"classic check: torch.matmul {cm['n']}^3 on CPU {cm['cpu']['gflops']:.1f} GFLOP/s"
+        if cm.get("speedup"):
+            line += f", on GPU {cm['cuda']['gflops']:.1f} GFLOP/s: GPU speed-up {cm['speedup']:.1f}x"
+        else:
+            line += f"; GPU part skipped: {cm['cuda'].get('skipped')}"
+        lines.append(line)
+    return lines
+
+
+def _target_lines(report: dict) -> list:
+    lines = []
+    for t in report["targets"]:
+        if t["met"] is None:
+            status, value = "skipped", t.get("note", "")
+        else:
+            status = "met" if t["met"] else "MISSED"
+            unit = "x" if t["metric"] == "ratio" else "%"
+            value = f"{t['value']:.2f}{unit}" if unit == "x" else f"{t['value']:.0f}{unit}"
+            if t.get("note"):
+                value += f" ({t['note']})"
+        lines.append((t["device"], t["target"], status, value))
+    return lines
+
+
+def print_report(report: dict, file=None) -> None:
+    file = file or sys.stdout
+    try:
+        from rich.console import Console
+        from rich.table import Table
+    except ImportError:
+        Console = None
+    isa = report.get("cpu_kernel_isa", {})
+    head = (f"torch {report['torch']}, {report['threads']} threads, CPU kernels {isa.get('selected')} "
+            f"(compiled: {', '.join(isa.get('compiled', []))}); {report['ratio_definition']}")
+    if Console is not None:
+        console = Console(file=file)
+        console.print(head)
+        table = Table(title="custom kernels vs torch built-ins")
+        for h in HEADERS:
+            table.add_column(h, overflow="fold")
+        for r in rows(report):
+            table.add_row(*r)
+        console.print(table)
+        for line in _limit_lines(report):
+            console.print(line)
+        tt = Table(title="targets")
+        for h in ("device", "target", "status", "value"):
+            tt.add_column(h)
+        for dev, target, status, value in _target_lines(report):
+            style = {"met": "green", "MISSED": "red"}.get(status, "yellow")
+            tt.add_row(dev, target, f"[{style}]{status}[/{style}]", value)
+        console.print(tt)
+        return
+    print(head, file=file)
+    data = [HEADERS] + rows(report)
+    widths = [max(len(str(r[i])) for r in data) for i in range(len(HEADERS))]
+    for i, r in enumerate(data):
+        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)), file=file)
+        if i == 0:
+            print("  ".join("-" * w for w in widths), file=file)
+    for line in _limit_lines(report):
+        print(line, file=file)
+    print("targets:", file=file)
+    for dev, target, status, value in _target_lines(report):
+        print(f"  [{status}] {dev}: {target}: {value}", file=file)
+
+
+class Progress:
+    """A progress bar on stderr (rich) or one line per step (plain)."""
+
+    def __init__(self, total: int, enabled: bool = True):
+        self.total, self.enabled, self.done = total, enabled, 0
+        self._rich = None
+        if not enabled:
+            return
+        try:
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress as RichProgress, TextColumn, TimeElapsedColumn
+        except ImportError:
+            return
+        self._rich = RichProgress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                                  TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+        self._task = self._rich.add_task("benchmark", total=total)
+
+    def __enter__(self):
+        if self._rich:
+            self._rich.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self._rich:
+            self._rich.__exit__(*exc)
+        return False
+
+    def __call__(self, step: str) -> None:
+        self.done += 1
+        if not self.enabled:
+            return
+        if self._rich:
+            self._rich.update(self._task, advance=1, description=step)
+        else:
+            print(f"[{self.done}/{self.total}] {step}", file=sys.stderr, flush=True)
+
+
+def plot(report: dict, path: str) -> str | None:
+    """Bar chart of custom vs built-in vs limit, as % of each device's limit.  Returns an error text
+    when matplotlib is missing, else None."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "matplotlib is not installed (pip install 'torch_envcheck[plot]')"
+    labels, custom, builtin = [], [], []
+    for dev, d in report["devices"].items():
+        for r in d.get("ops", []):
+            labels.append(f"{dev}\n{r['op']}")
+            custom.append(r["pct_of_limit"])
+            builtin.append(100.0 * r["builtin_timing"]["rate"] / r["limit"]["rate"])
+    fig, ax = plt.subplots(figsize=(max(6, 1.4 * len(labels)), 4))
+    xs = range(len(labels))
+    ax.bar([x - 0.2 for x in xs], custom, width=0.4, label="custom (envcheck)")
+    ax.bar([x + 0.2 for x in xs], builtin, width=0.4, label="torch built-in")
+    ax.axhline(100, color="k", linestyle="--", linewidth=1, label="measured limit")
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels(labels)
+    ax.set_ylabel("% of measured limit (bandwidth / matmul rate)")
+    ax.set_title(f"torch_envcheck kernels, torch {report['torch']}")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return None
