@@ -32,3 +32,10 @@ def assert_sgemm_close(c: torch.Tensor, a: torch.Tensor, b: torch.Tensor, factor
     err = (c.double().cpu() - ref).abs()
     worst = (err / bound).max().item() if err.numel() else 0.0
     assert worst <= 1.0, f"sgemm error exceeds the K-scaled bound by {worst:.2f}x (K={k})"
+
+
+def assert_gelu_close(y: torch.Tensor, x: torch.Tensor, bias: torch.Tensor, atol: float = 2e-6, rtol: float = 1e-5):
+    """Against gelu computed in float64: a float32 erf (ours or torch's) is within ~1e-6 of it
+    (torch's own float32 F.gelu is off by up to ~1.2e-6 on CPU)."""
+    ref = torch.nn.functional.gelu(x.double().cpu() + bias.double().cpu())
+    torch.testing.assert_close(y.double().cpu(), ref, atol=atol, rtol=rtol)

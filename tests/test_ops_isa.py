@@ -52,14 +52,17 @@ def isa_info():
 
 
 @pytest.mark.parametrize("variant", ["default", "avx2", "avx512"])
-def test_variant_selected_and_correct(isa_info, variant, repo_root):
+def test_variant_selected_and_correct(isa_info, variant):
     want = variant.upper()
     if want not in isa_info["compiled"]:
         pytest.skip(f"{want} is not compiled on this platform (compiled: {isa_info['compiled']})")
     if want != "DEFAULT" and want not in isa_info["cpu_supports"]:
         pytest.skip(f"this CPU does not support {want} (supports: {isa_info['cpu_supports']})")
     env = dict(os.environ, ATEN_CPU_CAPABILITY=variant, TORCH_ENVCHECK_AUTOBUILD="0")
-    env["PYTHONPATH"] = os.pathsep.join([repo_root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    # The subprocess must import the same torch_envcheck (installed or checkout) and so the same _C.
+    import torch_envcheck
+    pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(torch_envcheck.__file__)))
+    env["PYTHONPATH"] = os.pathsep.join([pkg_parent] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     tests_dir = os.path.dirname(os.path.abspath(__file__))
     proc = subprocess.run([sys.executable, "-c", SCRIPT, tests_dir], env=env, capture_output=True, text=True,
                           timeout=300)
@@ -68,3 +71,39 @@ def test_variant_selected_and_correct(isa_info, variant, repo_root):
     assert res["isa"]["selected"] == want, res["isa"]
     bad = {k: v for k, v in res["errors"].items() if not v <= 1.0}
     assert not bad, f"{want}: errors above tolerance (as multiples of it): {bad}"
+
+
+def _functions_by_namespace(so_path: str) -> dict:
+    """{namespace prefix: disassembly text of its functions} for the ISA namespaces, from objdump."""
+    out = subprocess.run(["objdump", "-d", "-C", "--no-show-raw-insn", so_path], capture_output=True, text=True,
+                         timeout=120).stdout
+    blocks = {"envcheck::AVX512::": [], "envcheck::AVX2::": [], "envcheck::DEFAULT::": []}
+    current = None
+    for line in out.splitlines():
+        if line.endswith(">:"):
+            current = next((ns for ns in blocks if ns in line), None)
+        elif current is not None:
+            blocks[current].append(line)
+    return {ns: "\n".join(lines) for ns, lines in blocks.items()}
+
+
+def test_variants_really_emit_vector_code(isa_info):
+    """The target pragmas work with this compiler: the AVX-512 variant uses zmm registers and FMAs,
+    the AVX2 variant ymm FMAs and no zmm, the DEFAULT variant neither."""
+    import shutil
+
+    from torch_envcheck import extension
+    if "AVX512" not in isa_info["compiled"]:
+        pytest.skip("not an x86-64 build")
+    if not shutil.which("objdump"):
+        pytest.skip("objdump is not installed")
+    path = extension.status().get("path")
+    if not path or not os.path.isfile(path):
+        pytest.skip("the extension's shared library path is unknown")
+    code = _functions_by_namespace(path)
+    if not code["envcheck::AVX512::"]:
+        pytest.skip("no symbols for the kernel namespaces (stripped binary)")
+    assert "zmm" in code["envcheck::AVX512::"] and "vfmadd" in code["envcheck::AVX512::"]
+    assert "ymm" in code["envcheck::AVX2::"] and "vfmadd" in code["envcheck::AVX2::"]
+    assert "zmm" not in code["envcheck::AVX2::"]
+    assert "ymm" not in code["envcheck::DEFAULT::"] and "zmm" not in code["envcheck::DEFAULT::"]

@@ -44,7 +44,8 @@ def triad(b: torch.Tensor, c: torch.Tensor, s: float = 1.0, *, out: torch.Tensor
     """b + s * c (STREAM triad).  `out`, when given, must be contiguous with b's shape and dtype."""
     ops = load()
     if out is not None:
-        return ops.triad.out(b, c, float(s), out=out)
+        ops.triad_out(b, c, float(s), out)
+        return out
     return ops.triad(b, c, float(s))
 
 
@@ -56,13 +57,19 @@ def sum(x: torch.Tensor) -> torch.Tensor:  # noqa: A001  (mirrors torch.sum)
 def softmax(x: torch.Tensor, *, out: torch.Tensor | None = None) -> torch.Tensor:
     """Softmax over the last dimension (numerically stable)."""
     ops = load()
-    return ops.softmax(x) if out is None else ops.softmax.out(x, out=out)
+    if out is None:
+        return ops.softmax(x)
+    ops.softmax_out(x, out)
+    return out
 
 
 def bias_gelu(x: torch.Tensor, bias: torch.Tensor, *, out: torch.Tensor | None = None) -> torch.Tensor:
     """gelu(x + bias) with the exact erf GELU, in one pass; bias has shape (x.size(-1),)."""
     ops = load()
-    return ops.bias_gelu(x, bias) if out is None else ops.bias_gelu.out(x, bias, out=out)
+    if out is None:
+        return ops.bias_gelu(x, bias)
+    ops.bias_gelu_out(x, bias, out)
+    return out
 
 
 def sgemm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -93,9 +100,9 @@ def _register_fakes():
                                                   f"{tuple(b.shape)} and {tuple(c.shape)}")
         return b.new_empty(b.shape)
 
-    @torch.library.register_fake(lib + "triad.out")
-    def _(b, c, s, *, out):
-        return out
+    @torch.library.register_fake(lib + "triad_out")
+    def _(b, c, s, out):
+        return None
 
     @torch.library.register_fake(lib + "sum")
     def _(x):
@@ -106,9 +113,9 @@ def _register_fakes():
         torch._check(x.dim() >= 1, lambda: "envcheck::softmax: expected x with at least 1 dimension")
         return x.new_empty(x.shape)
 
-    @torch.library.register_fake(lib + "softmax.out")
-    def _(x, *, out):
-        return out
+    @torch.library.register_fake(lib + "softmax_out")
+    def _(x, out):
+        return None
 
     @torch.library.register_fake(lib + "bias_gelu")
     def _(x, bias):
@@ -116,9 +123,9 @@ def _register_fakes():
                      lambda: f"envcheck::bias_gelu: expected bias of shape ({x.shape[-1] if x.dim() else '?'},)")
         return x.new_empty(x.shape)
 
-    @torch.library.register_fake(lib + "bias_gelu.out")
-    def _(x, bias, *, out):
-        return out
+    @torch.library.register_fake(lib + "bias_gelu_out")
+    def _(x, bias, out):
+        return None
 
     @torch.library.register_fake(lib + "sgemm")
     def _(a, b):
@@ -129,7 +136,7 @@ def _register_fakes():
 
 
 # ---------------------------------------------------------------------------------------------
-# Autograd formulas (the .out overloads are not differentiable, like torch's out= variants).
+# Autograd formulas (the *_out ops are not differentiable, like torch's out= variants).
 
 def _register_autograd():
     ops = torch.ops.envcheck

@@ -8,7 +8,7 @@
 namespace envcheck {
 namespace {
 
-at::Tensor& bias_gelu_out_cpu(const at::Tensor& x, const at::Tensor& bias, at::Tensor& y) {
+void bias_gelu_out_cpu(const at::Tensor& x, const at::Tensor& bias, at::Tensor& y) {
   check_device("bias_gelu", "x", x, c10::DeviceType::CPU);
   check_device("bias_gelu", "bias", bias, c10::DeviceType::CPU);
   check_dtype_float("bias_gelu", "x", x);
@@ -19,7 +19,6 @@ at::Tensor& bias_gelu_out_cpu(const at::Tensor& x, const at::Tensor& bias, at::T
   const int64_t cols = x.size(-1);
   const int64_t rows = cols == 0 ? 0 : x.numel() / cols;
   cpu_kernels().bias_gelu(xc.data_ptr<float>(), bc.data_ptr<float>(), y.data_ptr<float>(), rows, cols);
-  return y;
 }
 
 at::Tensor bias_gelu_cpu(const at::Tensor& x, const at::Tensor& bias) {
@@ -32,7 +31,7 @@ at::Tensor bias_gelu_cpu(const at::Tensor& x, const at::Tensor& bias) {
 
 TORCH_LIBRARY_IMPL(envcheck, CPU, m) {
   m.impl("bias_gelu", &bias_gelu_cpu);
-  m.impl("bias_gelu.out", &bias_gelu_out_cpu);
+  m.impl("bias_gelu_out", &bias_gelu_out_cpu);
 }
 
 }  // namespace envcheck

@@ -8,7 +8,7 @@
 namespace envcheck {
 namespace {
 
-at::Tensor& softmax_out_cpu(const at::Tensor& x, at::Tensor& y) {
+void softmax_out_cpu(const at::Tensor& x, at::Tensor& y) {
   check_device("softmax", "x", x, c10::DeviceType::CPU);
   check_dtype_float("softmax", "x", x);
   check_last_dim_op("softmax", x);
@@ -17,7 +17,6 @@ at::Tensor& softmax_out_cpu(const at::Tensor& x, at::Tensor& y) {
   const int64_t cols = x.size(-1);
   const int64_t rows = cols == 0 ? 0 : x.numel() / cols;
   cpu_kernels().softmax(xc.data_ptr<float>(), y.data_ptr<float>(), rows, cols);
-  return y;
 }
 
 at::Tensor softmax_cpu(const at::Tensor& x) {
@@ -30,7 +29,7 @@ at::Tensor softmax_cpu(const at::Tensor& x) {
 
 TORCH_LIBRARY_IMPL(envcheck, CPU, m) {
   m.impl("softmax", &softmax_cpu);
-  m.impl("softmax.out", &softmax_out_cpu);
+  m.impl("softmax_out", &softmax_out_cpu);
 }
 
 }  // namespace envcheck

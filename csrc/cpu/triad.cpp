@@ -8,7 +8,7 @@
 namespace envcheck {
 namespace {
 
-at::Tensor& triad_out_cpu(const at::Tensor& b, const at::Tensor& c, double s, at::Tensor& out) {
+void triad_out_cpu(const at::Tensor& b, const at::Tensor& c, double s, at::Tensor& out) {
   check_device("triad", "b", b, c10::DeviceType::CPU);
   check_device("triad", "c", c, c10::DeviceType::CPU);
   check_dtype_float("triad", "b", b);
@@ -18,7 +18,6 @@ at::Tensor& triad_out_cpu(const at::Tensor& b, const at::Tensor& c, double s, at
   check_out("triad", out, b);
   cpu_kernels().triad(bc.data_ptr<float>(), cc.data_ptr<float>(), static_cast<float>(s), out.data_ptr<float>(),
                       out.numel());
-  return out;
 }
 
 at::Tensor triad_cpu(const at::Tensor& b, const at::Tensor& c, double s) {
@@ -31,7 +30,7 @@ at::Tensor triad_cpu(const at::Tensor& b, const at::Tensor& c, double s) {
 
 TORCH_LIBRARY_IMPL(envcheck, CPU, m) {
   m.impl("triad", &triad_cpu);
-  m.impl("triad.out", &triad_out_cpu);
+  m.impl("triad_out", &triad_out_cpu);
 }
 
 }  // namespace envcheck

@@ -32,7 +32,7 @@ __global__ void bias_gelu_kernel(const T* __restrict__ x, const T* __restrict__ 
   }
 }
 
-at::Tensor& bias_gelu_out_cuda(const at::Tensor& x, const at::Tensor& bias, at::Tensor& y) {
+void bias_gelu_out_cuda(const at::Tensor& x, const at::Tensor& bias, at::Tensor& y) {
   check_device("bias_gelu", "x", x, c10::DeviceType::CUDA);
   check_device("bias_gelu", "bias", bias, c10::DeviceType::CUDA);
   check_same_device("bias_gelu", x, bias);
@@ -44,7 +44,7 @@ at::Tensor& bias_gelu_out_cuda(const at::Tensor& x, const at::Tensor& bias, at::
   const at::Tensor xc = x.contiguous(), bc = bias.contiguous();
   const int64_t n = y.numel();
   const int64_t cols = x.size(-1);
-  if (n == 0) return y;
+  if (n == 0) return;
   auto stream = current_stream();
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, x.scalar_type(), "envcheck_bias_gelu", [&] {
     const scalar_t* px = xc.data_ptr<scalar_t>();
@@ -58,7 +58,6 @@ at::Tensor& bias_gelu_out_cuda(const at::Tensor& x, const at::Tensor& bias, at::
     }
     C10_CUDA_KERNEL_LAUNCH_CHECK();
   });
-  return y;
 }
 
 at::Tensor bias_gelu_cuda(const at::Tensor& x, const at::Tensor& bias) {
@@ -72,7 +71,7 @@ at::Tensor bias_gelu_cuda(const at::Tensor& x, const at::Tensor& bias) {
 
 TORCH_LIBRARY_IMPL(envcheck, CUDA, m) {
   m.impl("bias_gelu", &cuda::bias_gelu_cuda);
-  m.impl("bias_gelu.out", &cuda::bias_gelu_out_cuda);
+  m.impl("bias_gelu_out", &cuda::bias_gelu_out_cuda);
 }
 
 }  // namespace envcheck

@@ -32,7 +32,7 @@ __global__ void triad_kernel(const T* __restrict__ b, const T* __restrict__ c, f
     out[i] = static_cast<T>(static_cast<float>(b[i]) + s * static_cast<float>(c[i]));
 }
 
-at::Tensor& triad_out_cuda(const at::Tensor& b, const at::Tensor& c, double s, at::Tensor& out) {
+void triad_out_cuda(const at::Tensor& b, const at::Tensor& c, double s, at::Tensor& out) {
   check_device("triad", "b", b, c10::DeviceType::CUDA);
   check_device("triad", "c", c, c10::DeviceType::CUDA);
   check_same_device("triad", b, c);
@@ -43,7 +43,7 @@ at::Tensor& triad_out_cuda(const at::Tensor& b, const at::Tensor& c, double s, a
   const c10::cuda::CUDAGuard guard(b.device());
   const at::Tensor bc = b.contiguous(), cc = c.contiguous();
   const int64_t n = out.numel();
-  if (n == 0) return out;
+  if (n == 0) return;
   auto stream = current_stream();
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, b.scalar_type(), "envcheck_triad", [&] {
     const scalar_t* pb = bc.data_ptr<scalar_t>();
@@ -57,7 +57,6 @@ at::Tensor& triad_out_cuda(const at::Tensor& b, const at::Tensor& c, double s, a
     }
     C10_CUDA_KERNEL_LAUNCH_CHECK();
   });
-  return out;
 }
 
 at::Tensor triad_cuda(const at::Tensor& b, const at::Tensor& c, double s) {
@@ -71,7 +70,7 @@ at::Tensor triad_cuda(const at::Tensor& b, const at::Tensor& c, double s) {
 
 TORCH_LIBRARY_IMPL(envcheck, CUDA, m) {
   m.impl("triad", &cuda::triad_cuda);
-  m.impl("triad.out", &cuda::triad_out_cuda);
+  m.impl("triad_out", &cuda::triad_out_cuda);
 }
 
 }  // namespace envcheck

@@ -82,7 +82,8 @@ def print_report(report: dict, file=None) -> None:
     head = (f"torch {report['torch']}, {report['threads']} threads, CPU kernels {isa.get('selected')} "
             f"(compiled: {', '.join(isa.get('compiled', []))}); {report['ratio_definition']}")
     if Console is not None:
-        console = Console(file=file)
+        # Not a terminal (a pipe, a file): rich would wrap the wide table at 80 columns.
+        console = Console(file=file, width=None if file.isatty() else 200)
         console.print(head)
         table = Table(title="custom kernels vs torch built-ins")
         for h in HEADERS:

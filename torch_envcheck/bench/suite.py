@@ -64,7 +64,7 @@ def _cases(torch, ops, device: str, sizes: dict):
     n = sizes["triad_n"]
     b, c, a = rnd(n), rnd(n), torch.empty(n, device=device)
     yield ("triad", "torch.add(b, c, alpha=s, out=)", "GB/s", 12.0 * n, [n],
-           lambda: ops.triad.out(b, c, 3.0, out=a), lambda: torch.add(b, c, alpha=3.0, out=a), "stream_triad")
+           lambda: ops.triad_out(b, c, 3.0, a), lambda: torch.add(b, c, alpha=3.0, out=a), "stream_triad")
     del b, c, a
     n = sizes["sum_n"]
     x = rnd(n)
