@@ -128,6 +128,15 @@ def test_sgemm_large_k_blocks(E):
     assert_sgemm_close(E.sgemm(a, b), a, b)
 
 
+def test_triad_streaming_stores(E):
+    # >= 2**21 elements: written with non-temporal stores; a misaligned out exercises the scalar head.
+    n = (1 << 21) + 37
+    b, c = rand(n), rand(n)
+    for out in (torch.empty(n), torch.empty(n + 1)[1:]):
+        E.triad_out(b, c, 0.25, out)
+        torch.testing.assert_close(out, b + 0.25 * c)
+
+
 def test_large_elementwise(E):
     # 2**24 + 3 elements: many parallel chunks and a ragged tail.  A > 2**31-element check would need
     # 8 GiB per float32 tensor and is not run; indices are int64 throughout the kernels.

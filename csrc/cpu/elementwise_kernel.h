@@ -6,11 +6,37 @@ using Vec = at::vec::Vectorized<float>;
 // Enough work per task that at::parallel_for's overhead is negligible (ATen uses 32768 too).
 constexpr int64_t kGrain = 32768;
 
+// Outputs at least this large are written with non-temporal (streaming) stores where the ISA has
+// them: the store then does not first read the destination line into the cache (write-allocate),
+// which cuts the memory traffic of a triad from 16 to 12 bytes per element.  Smaller outputs are
+// likely to be read again soon and stay cached with ordinary stores.
+constexpr int64_t kStreamingStoreMin = (8 << 20) / sizeof(float);
+
+#if defined(CPU_CAPABILITY_AVX512)
+inline void stream_store(float* p, const Vec& v) { _mm512_stream_ps(p, v); }
+constexpr bool kHaveStreamingStore = true;
+#elif defined(CPU_CAPABILITY_AVX2)
+inline void stream_store(float* p, const Vec& v) { _mm256_stream_ps(p, v); }
+constexpr bool kHaveStreamingStore = true;
+#else
+inline void stream_store(float* p, const Vec& v) { v.store(p); }
+constexpr bool kHaveStreamingStore = false;
+#endif
+
 void triad_kernel(const float* b, const float* c, float s, float* out, int64_t n) {
   const Vec vs(s);
+  const bool streaming = kHaveStreamingStore && n >= kStreamingStoreMin;
   at::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) {
     int64_t i = begin;
     constexpr int64_t V = Vec::size();
+    if (streaming) {
+      // Scalar head up to the vector alignment the streaming store requires, then aligned stores.
+      for (; i < end && reinterpret_cast<uintptr_t>(out + i) % (V * sizeof(float)) != 0; ++i) out[i] = b[i] + s * c[i];
+      for (; i + V <= end; i += V) stream_store(out + i, at::vec::fmadd(Vec::loadu(c + i), vs, Vec::loadu(b + i)));
+#if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
+      _mm_sfence();  // streaming stores are weakly ordered: make them visible before the task ends
+#endif
+    }
     for (; i + 2 * V <= end; i += 2 * V) {
       Vec r0 = at::vec::fmadd(Vec::loadu(c + i), vs, Vec::loadu(b + i));
       Vec r1 = at::vec::fmadd(Vec::loadu(c + i + V), vs, Vec::loadu(b + i + V));

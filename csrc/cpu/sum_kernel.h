@@ -2,8 +2,8 @@
 //
 // The order of additions is fixed by the input size alone, never by the thread count or scheduling:
 //  1. the input is cut into fixed blocks of kSumBlock elements (the last may be shorter);
-//  2. each block is summed by one thread with 4 vector accumulators (lane j of accumulator a takes
-//     elements a*V + j, a*V + j + 4V, ...), which are then combined in a fixed tree
+//  2. each block is summed by one thread with 4 vector accumulators (accumulator a adds, per step
+//     of 8V elements, the pair of vectors at a*V and (a+4)*V), which are then combined in a fixed tree
 //     ((acc0 + acc1) + (acc2 + acc3)) and reduced lane by lane in a fixed order (reduce_add);
 //  3. the block partials, stored by block index, are added by a pairwise tree in block order.
 // So a given input gives bit-identical results for any number of threads.  Different instruction-set
@@ -15,11 +15,12 @@ inline float sum_block(const float* x, int64_t n) {
   constexpr int64_t V = Vec::size();
   Vec a0(0.f), a1(0.f), a2(0.f), a3(0.f);
   int64_t i = 0;
-  for (; i + 4 * V <= n; i += 4 * V) {
-    a0 = a0 + Vec::loadu(x + i);
-    a1 = a1 + Vec::loadu(x + i + V);
-    a2 = a2 + Vec::loadu(x + i + 2 * V);
-    a3 = a3 + Vec::loadu(x + i + 3 * V);
+  for (; i + 8 * V <= n; i += 8 * V) {
+    // Two vectors per accumulator per step: twice the loads in flight for the same add chains.
+    a0 = a0 + (Vec::loadu(x + i) + Vec::loadu(x + i + 4 * V));
+    a1 = a1 + (Vec::loadu(x + i + V) + Vec::loadu(x + i + 5 * V));
+    a2 = a2 + (Vec::loadu(x + i + 2 * V) + Vec::loadu(x + i + 6 * V));
+    a3 = a3 + (Vec::loadu(x + i + 3 * V) + Vec::loadu(x + i + 7 * V));
   }
   for (; i + V <= n; i += V) a0 = a0 + Vec::loadu(x + i);
   if (i < n) a1 = a1 + Vec::loadu(x + i, n - i);  // loadu with a count zero-fills the rest

@@ -18,6 +18,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--device", choices=["cpu", "cuda", "all"], default="all",
                         help="which devices to benchmark (default: all; CUDA is skipped, with the reason, "
                              "when no GPU is usable)")
+    parser.add_argument("--ops", metavar="OP[,OP...]",
+                        help="only these ops (triad,sum,softmax,bias_gelu,sgemm); default: all")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
@@ -32,9 +34,18 @@ def run(args) -> int:
     from .suite import plan_steps, run_benchmarks
 
     devices = ["cpu", "cuda"] if args.device == "all" else [args.device]
+    only = None
+    if args.ops:
+        from .suite import OPS
+        only = [o.strip() for o in args.ops.split(",") if o.strip()]
+        unknown = [o for o in only if o not in OPS]
+        if unknown:
+            print(f"torch-envcheck bench: unknown op(s) {', '.join(unknown)}; expected some of {', '.join(OPS)}",
+                  file=sys.stderr)
+            return 2
     try:
         with rep.Progress(plan_steps(devices), enabled=not args.no_progress) as progress:
-            result = run_benchmarks(quick=args.quick, devices=devices, progress=progress)
+            result = run_benchmarks(quick=args.quick, devices=devices, progress=progress, only=only)
     except extension.ExtensionUnavailable as exc:
         print(f"torch-envcheck bench: the extension is not available: {exc}", file=sys.stderr)
         return 1

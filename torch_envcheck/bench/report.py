@@ -42,7 +42,8 @@ def _limit_lines(report: dict) -> list:
         lim = d["limits"]
         lines.append(
             f"{dev} limits: STREAM copy {lim['stream_copy']['rate']:.1f} GB/s, STREAM triad "
-            f"{lim['stream_triad']['rate']:.1f} GB/s, built-in matmul {lim['matmul']['rate']:.1f} GFLOP/s "
+            f"{lim['stream_triad']['rate']:.1f} GB/s"
+            + (f", built-in matmul {lim['matmul']['rate']:.1f} GFLOP/s" if "matmul" in lim else "") + " "
             f"(working sets >= {d['sizes']['triad_n'] * 12 / d['cache_bytes']:.0f}x {d['cache_source']} "
             f"of {d['cache_bytes'] >> 20} MiB)")
     cm = report.get("classic_matmul")

@@ -16,6 +16,8 @@ import time
 from . import machine
 from .timing import Timing, interleaved, measure
 
+OPS = ("triad", "sum", "softmax", "bias_gelu", "sgemm")
+
 # (device, op, metric, threshold, label).  metric: "ratio" = speed_ratio, "pct_limit" = % of limit.
 TARGETS = [
     ("cpu", "triad", "ratio", 0.95, "triad >= 0.95x torch.add"),
@@ -106,7 +108,7 @@ def _limits(torch, device: str, sizes: dict, rounds: int, min_run_time: float, t
     }
 
 
-def _bench_device(torch, ops, device: str, quick: bool, threads: int, progress) -> dict:
+def _bench_device(torch, ops, device: str, quick: bool, threads: int, progress, only) -> dict:
     if device == "cuda":
         cache, cache_src = machine.gpu_l2_bytes(torch, torch.cuda.current_device()), "GPU L2"
     else:
@@ -117,9 +119,14 @@ def _bench_device(torch, ops, device: str, quick: bool, threads: int, progress) 
     limits = _limits(torch, device, sizes, rounds, min_run_time, threads, progress)
     results = []
     for name, builtin, unit, amount, shape, custom_fn, builtin_fn, limit_key in _cases(torch, ops, device, sizes):
-        tc, tb = interleaved(custom_fn, builtin_fn, rounds, min_run_time, threads)
+        if only and name not in only:
+            progress(f"{device}: {name} (not selected)")
+            continue
+        # sgemm calls take ~0.1 s on a small CPU: give each round time for several of them.
+        run_time = min_run_time * (3 if name == "sgemm" else 1)
+        tc, tb = interleaved(custom_fn, builtin_fn, rounds, run_time, threads)
         cr, br = _rate(amount, tc.median, unit), _rate(amount, tb.median, unit)
-        if name == "sgemm":
+        if name == "sgemm":  # the built-in matmul's best rate is the compute limit
             limits["matmul"] = {"rate": _rate(amount, tb.best, unit), "unit": unit,
                                 "how": f"best of the built-in {builtin}"}
         lim = limits[limit_key]
@@ -142,7 +149,7 @@ def _targets(report: dict) -> list:
         entry = {"device": device, "op": op, "target": label, "metric": metric, "threshold": threshold}
         row = next((r for r in dev.get("ops", []) if r["op"] == op), None)
         if row is None:
-            entry.update(value=None, met=None, note=dev.get("skipped", "not measured"))
+            entry.update(value=None, met=None, note=dev.get("skipped", "not measured in this run"))
         else:
             value = row["speed_ratio"] if metric == "ratio" else row["pct_of_limit"]
             entry.update(value=value, met=bool(value >= threshold))
@@ -176,7 +183,7 @@ def plan_steps(devices: list) -> int:
     return sum(6 for _ in devices) + 2
 
 
-def run_benchmarks(quick: bool = False, devices: list | None = None, progress=None) -> dict:
+def run_benchmarks(quick: bool = False, devices: list | None = None, progress=None, only=None) -> dict:
     """Run the benchmark; returns the report dict (see README, section kernels)."""
     import torch  # noqa: PLC0415
 
@@ -212,7 +219,7 @@ def run_benchmarks(quick: bool = False, devices: list | None = None, progress=No
                     for _ in range(6):
                         progress("cuda: skipped")
                     continue
-                report["devices"][dev] = _bench_device(torch, ops, dev, quick, threads, progress)
+                report["devices"][dev] = _bench_device(torch, ops, dev, quick, threads, progress, only)
             report["classic_matmul"] = _classic_matmul(torch, quick, threads, cuda_ok and "cuda" in devices,
                                                        cuda_reason or "not requested", progress)
     finally:
