@@ -2,9 +2,10 @@
 //
 // The order of additions is fixed by the input size alone, never by the thread count or scheduling:
 //  1. the input is cut into fixed blocks of kSumBlock elements (the last may be shorter);
-//  2. each block is summed by one thread with 4 vector accumulators (accumulator a adds, per step
-//     of 8V elements, the pair of vectors at a*V and (a+4)*V), which are then combined in a fixed tree
-//     ((acc0 + acc1) + (acc2 + acc3)) and reduced lane by lane in a fixed order (reduce_add);
+//  2. each block is summed by one thread with 8 vector accumulators (accumulator a takes the vectors
+//     at a*V, a*V + 8V, a*V + 16V, ...), folded as a0+a4, a1+a5, a2+a6, a3+a7, then the leftover
+//     vectors go into a0 (whole) and a1 (the ragged last one), then (a0 + a1) + (a2 + a3), then
+//     the lanes of the result are added pairwise in a fixed order;
 //  3. the block partials, stored by block index, are added by a pairwise tree in block order.
 // So a given input gives bit-identical results for any number of threads.  Different instruction-set
 // variants (vector width V) use different lane groupings and may differ in the last bits.
@@ -13,15 +14,22 @@ constexpr int64_t kSumBlock = 1 << 16;
 
 inline float sum_block(const float* x, int64_t n) {
   constexpr int64_t V = Vec::size();
-  Vec a0(0.f), a1(0.f), a2(0.f), a3(0.f);
+  Vec a0(0.f), a1(0.f), a2(0.f), a3(0.f), a4(0.f), a5(0.f), a6(0.f), a7(0.f);
   int64_t i = 0;
   for (; i + 8 * V <= n; i += 8 * V) {
-    // Two vectors per accumulator per step: twice the loads in flight for the same add chains.
-    a0 = a0 + (Vec::loadu(x + i) + Vec::loadu(x + i + 4 * V));
-    a1 = a1 + (Vec::loadu(x + i + V) + Vec::loadu(x + i + 5 * V));
-    a2 = a2 + (Vec::loadu(x + i + 2 * V) + Vec::loadu(x + i + 6 * V));
-    a3 = a3 + (Vec::loadu(x + i + 3 * V) + Vec::loadu(x + i + 7 * V));
+    a0 = a0 + Vec::loadu(x + i);
+    a1 = a1 + Vec::loadu(x + i + V);
+    a2 = a2 + Vec::loadu(x + i + 2 * V);
+    a3 = a3 + Vec::loadu(x + i + 3 * V);
+    a4 = a4 + Vec::loadu(x + i + 4 * V);
+    a5 = a5 + Vec::loadu(x + i + 5 * V);
+    a6 = a6 + Vec::loadu(x + i + 6 * V);
+    a7 = a7 + Vec::loadu(x + i + 7 * V);
   }
+  a0 = a0 + a4;
+  a1 = a1 + a5;
+  a2 = a2 + a6;
+  a3 = a3 + a7;
   for (; i + V <= n; i += V) a0 = a0 + Vec::loadu(x + i);
   if (i < n) a1 = a1 + Vec::loadu(x + i, n - i);  // loadu with a count zero-fills the rest
   Vec acc = (a0 + a1) + (a2 + a3);
