@@ -12,6 +12,32 @@
 
 constexpr int64_t kSumBlock = 1 << 16;
 
+#if defined(CPU_CAPABILITY_AVX512)
+// The AVX-512 variant streams with 256-bit loads: measured on the Zen 4 this was tuned on, where a
+// 512-bit load is split into two 256-bit ones, the 256-bit loop read about 10% faster than the same
+// loop with Vectorized<float> (512-bit), and matched torch.sum, whose 512-bit loop it otherwise trailed.
+inline float sum_block(const float* x, int64_t n) {
+  __m256 a[8];
+#pragma GCC unroll 8
+  for (int k = 0; k < 8; ++k) a[k] = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) a[k] = _mm256_add_ps(a[k], _mm256_loadu_ps(x + i + 8 * k));
+  }
+#pragma GCC unroll 4
+  for (int k = 0; k < 4; ++k) a[k] = _mm256_add_ps(a[k], a[k + 4]);
+  for (; i + 8 <= n; i += 8) a[0] = _mm256_add_ps(a[0], _mm256_loadu_ps(x + i));
+  const __m256 acc = _mm256_add_ps(_mm256_add_ps(a[0], a[1]), _mm256_add_ps(a[2], a[3]));
+  __at_align__ float lanes[8];
+  _mm256_store_ps(lanes, acc);
+  float tail = 0.f;
+  for (; i < n; ++i) tail += x[i];
+  for (int64_t w = 4; w >= 1; w /= 2)
+    for (int64_t j = 0; j < w; ++j) lanes[j] += lanes[j + w];
+  return lanes[0] + tail;
+}
+#else
 inline float sum_block(const float* x, int64_t n) {
   constexpr int64_t V = Vec::size();
   Vec a0(0.f), a1(0.f), a2(0.f), a3(0.f), a4(0.f), a5(0.f), a6(0.f), a7(0.f);
@@ -40,6 +66,7 @@ inline float sum_block(const float* x, int64_t n) {
     for (int64_t j = 0; j < w; ++j) lanes[j] += lanes[j + w];
   return lanes[0];
 }
+#endif  // CPU_CAPABILITY_AVX512
 
 inline float pairwise(const float* p, int64_t n) {
   if (n <= 8) {
