@@ -61,3 +61,23 @@ def test_plain_table_renders(report, capsys):
     for op in ("triad", "sum", "softmax", "bias_gelu", "sgemm"):
         assert op in text
     assert "targets" in text
+
+
+def test_plot_or_clear_reason(report, tmp_path):
+    from torch_envcheck.bench import report as rep
+    path = tmp_path / "bench.png"
+    err = rep.plot(report, str(path))
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert err and "matplotlib" in err
+    else:
+        assert err is None and path.stat().st_size > 1000
+
+
+def test_unknown_op_is_a_usage_error(capsys):
+    from torch_envcheck.bench import cli
+    parser = argparse.ArgumentParser()
+    cli.add_arguments(parser)
+    assert cli.run(parser.parse_args(["--ops", "nosuchop", "--no-progress"])) == 2
+    assert "unknown op(s) nosuchop" in capsys.readouterr().err
