@@ -18,7 +18,8 @@ class CommandFailed(RuntimeError):
 
 def run(argv: list[str], timeout: float, env: dict | None = None) -> tuple[int, str, str]:
     """(returncode, stdout, stderr) of argv; raises CommandFailed with a readable message."""
-    shown = os.path.basename(argv[0]) if len(argv) == 1 else " ".join([os.path.basename(argv[0])] + argv[1:])
+    # "`nvidia-smi` timed out after 5 s": the program and a short first argument, not the whole query.
+    shown = os.path.basename(argv[0]) + (f" {argv[1]}" if len(argv) > 1 and len(argv[1]) <= 12 else "")
     kwargs = {}
     if os.name == "posix":
         kwargs["start_new_session"] = True
