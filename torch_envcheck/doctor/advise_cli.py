@@ -75,8 +75,7 @@ def advise(snap: dict) -> tuple[list[str], str | None]:
     why.append(f"newest fit: torch {pick['torch']} built with CUDA {pick['cuda']} ({pick['tag']})"
                + (", through PTX JIT (first use compiles kernels)" if pick.get("via") == "ptx" else "")
                + (" [table row marked unverified]" if pick.get("unverified") else ""))
-    cmd = knowledge.pip_install_command(py, pick["torch"], pick["tag"], companions=("torchvision",),
-                                        os_name=system)
+    cmd = knowledge.pip_install_command(py, pick["torch"], pick["tag"], companions=("torchvision",))
     return why, cmd
 
 

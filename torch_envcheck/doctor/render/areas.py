@@ -119,7 +119,8 @@ def _toolchain(s):
     parts = []
     nvcc = [_d(n) for n in _l(tc.get("nvcc"))]
     if nvcc:
-        first = nvcc[0]
+        # the first nvcc with a toolkit beside it is the one a build can use (a bare wrapper cannot)
+        first = next((n for n in nvcc if n.get("toolkit_found")), nvcc[0])
         parts.append(f"nvcc {first.get('version') or '?'} ({first.get('path')})"
                      + (f" + {len(nvcc) - 1} more" if len(nvcc) > 1 else ""))
     else:
