@@ -195,3 +195,25 @@ def test_a_stuck_probe_thread_is_abandoned(monkeypatch):
     assert time.monotonic() - t0 < 6
     assert res["probe_errors"]["driver"] == "the driver probe did not finish within 3 s"
     assert res["sections"]["driver"] is None
+
+
+def test_output_during_probes_goes_to_stderr(tmp_path):
+    # A library that prints while the probes run (here: the platform probe) must not corrupt --json.
+    import subprocess
+
+    code = ("import json, os, sys; from torch_envcheck.doctor import _args\n"
+            "from torch_envcheck.doctor.probes import platform\n"
+            "real = platform.probe\n"
+            "def noisy(env=None):\n"
+            "    print('hello from python'); sys.stdout.flush(); os.write(1, b'hello from C\\n')\n"
+            "    return real(env)\n"
+            "platform.probe = noisy\n"
+            "class A: from_json = None; timeout = 2\n"
+            "snap = _args.snapshot(A(), only=('platform',))\n"
+            "print(json.dumps(snap['platform']['system']))\n")
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          env=dict(os.environ, PYTHONPATH=repo))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().startswith('"') and "hello" not in proc.stdout
+    assert "hello from python" in proc.stderr and "hello from C" in proc.stderr

@@ -185,6 +185,15 @@ def test_terminal_plain():
     assert "1 failure, 1 warning" in text
 
 
+def test_one_command_for_two_findings_is_printed_once():
+    rep = _rep()
+    rep["findings"].append({"code": "TE302", "area": "driver", "severity": "failure", "message": "driver too old",
+                            "fix": "sudo apt install nvidia-driver-580"})
+    fixes = terminal.render(rep).split("To fix:")[1]
+    assert fixes.count("sudo apt install nvidia-driver-580") == 1
+    assert "(the command of 1. fixes this too)" in fixes
+
+
 def test_terminal_ascii_fallback_and_colour():
     text = terminal.render(_rep(), color=False, unicode=False)
     assert "[x] NVIDIA driver" in text and "[!] Compiler" in text and "[+] PyTorch" in text
@@ -246,6 +255,9 @@ def test_cli_markdown_and_human_output(saved):
     human = run_cli(sys.executable, ["--from-json", path], env={"NO_COLOR": "1"})
     assert human.returncode == saved[2] and "\x1b[" not in human.stdout and "[" in human.stdout
     assert "Traceback" not in human.stderr
+    coloured = run_cli(sys.executable, ["--from-json", path], env={"FORCE_COLOR": "1"}, drop=("NO_COLOR",))
+    assert coloured.returncode == saved[2] and "\x1b[" in coloured.stdout  # rich, or plain ANSI without it
+    assert "NVIDIA driver" in coloured.stdout
 
 
 # ---------------------------------------------------------------- readme-line, pin, advise

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 
 
@@ -36,4 +38,27 @@ def snapshot(args, only=None) -> dict | None:
             print(f"torch-envcheck: error: {exc}", file=sys.stderr)
             return None
     from . import collect  # noqa: PLC0415
-    return collect(timeout=getattr(args, "timeout", 5.0), only=only)
+    with stdout_to_stderr():
+        return collect(timeout=getattr(args, "timeout", 5.0), only=only)
+
+
+@contextlib.contextmanager
+def stdout_to_stderr():
+    """While the probes run, anything written to stdout (a library printing on import, even from
+    C) goes to stderr instead, so `--json > report.json` stays valid JSON."""
+    try:
+        sys.stdout.flush()
+        saved = os.dup(1)
+        os.dup2(2, 1)
+    except (OSError, ValueError, AttributeError):  # no real file descriptors (embedded, captured)
+        yield
+        return
+    try:
+        yield
+    finally:
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+        os.dup2(saved, 1)
+        os.close(saved)

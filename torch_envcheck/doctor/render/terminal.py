@@ -95,9 +95,15 @@ def build(report: dict, verbose: bool = False, unicode: bool = True, width: int 
     lines.append([])
     if fixes:
         lines.append([("To fix:", "bold")])
+        first_with: dict = {}
         for i, f in enumerate(fixes, 1):
             lines.append([(f"  {i}. ", None), (f"{f.get('code', '')} ", "dim"), (str(f.get("message", "")), None)])
-            for cmd in str(f["fix"]).splitlines():
+            fix = str(f["fix"]).strip()
+            if fix in first_with:  # two findings, one remedy: print the command once
+                lines.append([("       ", None), (f"(the command of {first_with[fix]}. fixes this too)", "dim")])
+                continue
+            first_with[fix] = i
+            for cmd in fix.splitlines():
                 lines.append([("       ", None), (cmd, "cmd")])
         lines.append([])
     n_fail = sum(1 for f in findings if f.get("severity") == "failure")
