@@ -152,3 +152,27 @@ def test_torch_not_installed(tmp_path):
     human = run_cli(python, ["--no-color"])
     assert human.returncode == 1 and "Traceback" not in human.stdout + human.stderr
     assert "torch is not installed" in human.stdout
+
+
+def test_conda_torch_that_does_not_import(tmp_path):
+    # A conda env whose torch package is recorded (conda-meta, a dist-info without INSTALLER) but
+    # whose files are gone: installed, not importable, installer conda, conda env detected.
+    venv = tmp_path / "condaish"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = str(venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python"))
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    dist = os.path.join(site, "torch-2.5.1.dist-info")
+    os.makedirs(dist)
+    with open(os.path.join(dist, "METADATA"), "w") as fh:
+        fh.write("Metadata-Version: 2.1\nName: torch\nVersion: 2.5.1\nRequires-Python: >=3.9.0\n")
+    (venv / "conda-meta").mkdir()
+    (venv / "conda-meta" / "pytorch-2.5.1-py3.11_cuda12.4_cudnn9.1.0_0.json").write_text("{}")
+    rep, proc = _report(python)
+    _consistent(rep, proc)
+    t = rep["snapshot"]["torch"]
+    assert t["installed"] is True and t["importable"] is False and t["version"] == "2.5.1"
+    assert t["installer"] == "conda" and t["requires_python"] == ">=3.9.0"
+    assert "No module named 'torch'" in t["import_error"]
+    assert rep["snapshot"]["platform"]["python"]["conda_prefix"] == str(venv)
+    assert proc.returncode == 1

@@ -79,6 +79,21 @@ def python_env(env: dict) -> dict:
     }
 
 
+def _rosetta() -> bool | None:
+    """True when this process runs translated by Rosetta 2 (sysctl.proc_translated = 1)."""
+    try:
+        import ctypes  # noqa: PLC0415
+        import ctypes.util  # noqa: PLC0415
+
+        libc = ctypes.CDLL(ctypes.util.find_library("c"))
+        value, size = ctypes.c_int(0), ctypes.c_size_t(ctypes.sizeof(ctypes.c_int))
+        if libc.sysctlbyname(b"sysctl.proc_translated", ctypes.byref(value), ctypes.byref(size), None, 0) != 0:
+            return False  # the name does not exist on Intel Macs
+        return value.value == 1
+    except Exception:
+        return None
+
+
 def probe(env: dict | None = None) -> dict:
     env = dict(os.environ) if env is None else env
     system = _platform.system()
@@ -104,7 +119,10 @@ def probe(env: dict | None = None) -> dict:
         ver = _platform.mac_ver()[0] or None
         out["mac_ver"] = ver
         out["os_pretty"] = f"macOS {ver}" if ver else "macOS"
-        out["apple_silicon"] = out["machine"] == "arm64"
+        # An x86_64 Python under Rosetta reports machine "x86_64" on an Apple silicon Mac: such a
+        # Python gets x86 wheels without MPS.  The kernel says whether this process is translated.
+        out["rosetta"] = _rosetta()
+        out["apple_silicon"] = out["machine"] == "arm64" or bool(out["rosetta"])
     elif system == "Windows":
         out["os_pretty"] = f"Windows {_platform.release()} ({_platform.version()})"
     return out

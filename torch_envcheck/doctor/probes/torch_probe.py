@@ -81,7 +81,7 @@ def _cuda(torch, out: dict) -> None:
                                            "total_memory_bytes": int(p.total_memory)})
             except Exception as exc:
                 out["cuda_init_error"] = out["cuda_init_error"] or _text(exc)
-        elif out["cuda"] and out["cuda_init_error"] is None:
+        elif (out["cuda"] or out["hip"]) and out["cuda_init_error"] is None:
             # is_available() can be False without a word (no driver, CUDA_VISIBLE_DEVICES="");
             # torch.cuda.init() says why, and creates no context when it fails.
             try:
