@@ -63,7 +63,13 @@ def _main(argv: list[str]) -> int:
         sys.modules["torch_envcheck.doctor.rules"] = doctor.rules = _stand_in_rules()
     from torch_envcheck import cli
 
-    if all(importlib.util.find_spec(mod) is not None for mod, _ in cli.COMMANDS.values()):
+    def present(mod: str) -> bool:
+        try:
+            return importlib.util.find_spec(mod) is not None
+        except ImportError:  # its parent package is missing too
+            return False
+
+    if all(present(mod) for mod, _ in cli.COMMANDS.values()):
         return cli.main(argv)
     import argparse
 

@@ -217,3 +217,37 @@ def test_output_during_probes_goes_to_stderr(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().startswith('"') and "hello" not in proc.stdout
     assert "hello from python" in proc.stderr and "hello from C" in proc.stderr
+
+
+def test_extension_probe_never_builds_and_records_errors(monkeypatch):
+    import types
+
+    from torch_envcheck import extension
+    from torch_envcheck.doctor.probes import extension_probe
+
+    calls = []
+    fake_info = types.ModuleType("torch_envcheck.info")
+
+    def build_info(build=None):
+        calls.append(("build_info", build))
+        return {"available": True}
+
+    def runtime_info(build=None):
+        calls.append(("runtime_info", build))
+        raise RuntimeError("cudnnCreate failed: CUDNN_STATUS_NOT_INITIALIZED")
+
+    fake_info.build_info, fake_info.runtime_info = build_info, runtime_info
+    monkeypatch.setitem(sys.modules, "torch_envcheck.info", fake_info)
+    monkeypatch.setattr(extension, "status", lambda probe=True: {"state": "ok", "mode": "jit"})
+    out = extension_probe.probe({"importable": True})
+    assert calls == [("build_info", False), ("runtime_info", False)]  # build=False: never compile
+    assert out["build_info"] == {"available": True} and out["runtime_info"] is None
+    assert out["errors"] == ["runtime_info(): RuntimeError: cudnnCreate failed: CUDNN_STATUS_NOT_INITIALIZED"]
+    # not built: nothing else is asked
+    calls.clear()
+    monkeypatch.setattr(extension, "status", lambda probe=True: {"state": "missing"})
+    out = extension_probe.probe({"importable": True})
+    assert calls == [] and out["status"] == {"state": "missing"} and out["build_info"] is None
+    # torch broken: torch is not imported again
+    out = extension_probe.probe({"importable": False, "import_error": "OSError: libcudnn.so.9: cannot open"})
+    assert out["status"]["state"] == "torch-missing" and "libcudnn" in out["status"]["error"]
