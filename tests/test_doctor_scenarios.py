@@ -176,3 +176,23 @@ def test_conda_torch_that_does_not_import(tmp_path):
     assert "No module named 'torch'" in t["import_error"]
     assert rep["snapshot"]["platform"]["python"]["conda_prefix"] == str(venv)
     assert proc.returncode == 1
+
+
+def test_torch_whose_import_fails_with_oserror(tmp_path):
+    # What a torch with a missing CUDA library looks like: the import raises OSError. The text is
+    # kept verbatim and the rest of the report is still produced.
+    venv = tmp_path / "broken"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = str(venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python"))
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    os.makedirs(os.path.join(site, "torch"))
+    msg = "libcudnn.so.9: cannot open shared object file: No such file or directory"
+    with open(os.path.join(site, "torch", "__init__.py"), "w") as fh:
+        fh.write(f"raise OSError({msg!r})\n")
+    rep, proc = _report(python)
+    _consistent(rep, proc)
+    t = rep["snapshot"]["torch"]
+    assert t["importable"] is False and t["import_error"] == f"OSError: {msg}"
+    assert rep["snapshot"]["toolchain"] is not None and rep["snapshot"]["driver"] is not None
+    assert proc.returncode == 1

@@ -34,7 +34,7 @@ class _Runner:
         t0 = time.perf_counter()
         try:
             value = fn(*args, **kwargs)
-        except BaseException as exc:  # noqa: BLE001  (a probe must never take the doctor down)
+        except (Exception, SystemExit) as exc:  # a probe must never take the doctor down (Ctrl-C still does)
             value = None
             with self._lock:
                 self.errors[name] = _text(exc)

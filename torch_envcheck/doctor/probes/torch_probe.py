@@ -97,7 +97,7 @@ def probe() -> dict:
     t0 = time.perf_counter()
     try:
         import torch  # noqa: PLC0415
-    except BaseException as exc:  # ImportError, OSError, even SystemExit from a broken install
+    except (Exception, SystemExit) as exc:  # ImportError, OSError, even SystemExit from a broken install
         out["import_seconds"] = round(time.perf_counter() - t0, 3)
         out["import_error"] = _text(exc)
         return out
