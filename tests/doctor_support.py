@@ -82,7 +82,7 @@ def _main(argv: list[str]) -> int:
 
 
 def run_cli(python: str, args: list[str], env: dict | None = None, drop: tuple = (), timeout: float = 120,
-            path_prefix: str | None = None, isolated: bool = False) -> subprocess.CompletedProcess:
+            path_prefix: str | None = None) -> subprocess.CompletedProcess:
     """Run the command line with `python`; env entries replace os.environ's, `drop` removes some."""
     e = {k: v for k, v in os.environ.items() if k not in drop}
     e.update(env or {})
@@ -90,10 +90,7 @@ def run_cli(python: str, args: list[str], env: dict | None = None, drop: tuple =
     e.setdefault("TORCH_ENVCHECK_CACHE", os.path.join(REPO, ".pytest_cache", "te-cache"))
     if path_prefix:
         e["PATH"] = path_prefix + os.pathsep + e.get("PATH", "")
-    argv = [python] + (["-I"] if isolated else []) + [os.path.abspath(__file__)] + list(args)
-    if isolated:  # -I ignores PYTHONPATH: pass the repo through sys.argv handling below
-        argv = [python, "-I", "-c", f"import sys; sys.path.insert(0, {REPO!r}); sys.argv[0] = {__file__!r};"
-                f"exec(open({__file__!r}).read())"] + list(args)
+    argv = [python, os.path.abspath(__file__)] + list(args)
     return subprocess.run(argv, capture_output=True, text=True, env=e, timeout=timeout)
 
 
