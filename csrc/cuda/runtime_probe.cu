@@ -91,16 +91,24 @@ std::string device_json(int index) {
   o.num("sm_count", prop.multiProcessorCount);
   o.num("total_memory_bytes", static_cast<long long>(prop.totalGlobalMem));
   char bus[32] = {0};
-  if (cudaDeviceGetPCIBusId(bus, sizeof(bus), index) == cudaSuccess) o.str("pci_bus_id", bus);
-  else o.raw("pci_bus_id", "null"), cudaGetLastError();
+  if (cudaDeviceGetPCIBusId(bus, sizeof(bus), index) == cudaSuccess) {
+    o.str("pci_bus_id", bus);
+  } else {
+    cudaGetLastError();
+    o.null("pci_bus_id");
+  }
   err = cudaSetDevice(index);
   if (err != cudaSuccess) {
     o.raw("error", fail(err));
     return o.dump();
   }
   size_t free_b = 0, total_b = 0;
-  if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) o.num("free_memory_bytes", static_cast<long long>(free_b));
-  else o.null("free_memory_bytes"), cudaGetLastError();
+  if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) {
+    o.num("free_memory_bytes", static_cast<long long>(free_b));
+  } else {
+    cudaGetLastError();
+    o.null("free_memory_bytes");
+  }
   o.obj("kernel_image", kernel_image_json());
   o.raw("cudnn_handle", cudnn_handle_json());
   o.raw("cublas_handle", cublas_handle_json());
@@ -125,8 +133,12 @@ std::string cuda_runtime_json(int* device_count) {
   }
   int driver = 0;
   err = cudaDriverGetVersion(&driver);  // 0 (with success) when no driver is installed at all
-  if (err == cudaSuccess) o.num("driver_version", driver);
-  else o.null("driver_version"), o.raw("driver_version_error", fail(err));
+  if (err == cudaSuccess) {
+    o.num("driver_version", driver);
+  } else {
+    o.null("driver_version");
+    o.raw("driver_version_error", fail(err));
+  }
 
   int count = 0;
   err = cudaGetDeviceCount(&count);
