@@ -53,7 +53,8 @@ def torch():
 
 @pytest.fixture(scope="session")
 def cuda_state(torch) -> dict:
-    """Whether CUDA works here: {"devices": [...], "skip": reason | None, "fail": (code, msg, fix) | None}."""
+    """Whether CUDA works here:
+    {"devices": [indices], "skip": (code, why) | None, "fail": (code, message, fix) | None}."""
     driver = nvidia_driver_loaded()
     if not torch.version.cuda:
         if driver:
@@ -61,8 +62,8 @@ def cuda_state(torch) -> dict:
                     "fail": ("TE202", f"torch {torch.__version__} is a CPU-only build but an NVIDIA driver is "
                              "loaded on this machine", "install a CUDA build of torch: `torch-envcheck advise`")}
         return {"devices": [], "fail": None,
-                "skip": tagged("TE203", f"no NVIDIA GPU: torch {torch.__version__} is a CPU-only build and no "
-                                        "NVIDIA driver is loaded")}
+                "skip": ("TE203", f"no NVIDIA GPU: torch {torch.__version__} is a CPU-only build and no "
+                                  "NVIDIA driver is loaded")}
     try:
         torch.cuda.init()  # raises with the reason (no driver, driver too old, ...); is_available() only says False
         count = torch.cuda.device_count()
@@ -72,7 +73,7 @@ def cuda_state(torch) -> dict:
         if driver or code not in ("TE301",):
             return {"devices": [], "skip": None, "fail": (code, f"CUDA does not initialise: {text}", fix)}
         return {"devices": [], "fail": None,
-                "skip": tagged(code, f"no NVIDIA GPU: no driver is loaded (torch.cuda: {text.splitlines()[0]})")}
+                "skip": (code, f"no NVIDIA GPU: no driver is loaded (torch.cuda: {text.splitlines()[0]})")}
     if count == 0:
         return {"devices": [], "skip": None,
                 "fail": ("TE402", "CUDA initialised but sees no device",
@@ -84,10 +85,12 @@ def _require_gpu(cuda_state):
     if cuda_state["fail"]:
         fail(*cuda_state["fail"])
     if not cuda_state["devices"]:
+        code, why = cuda_state["skip"]
         if gpu_required():
-            fail("TE301", f"a GPU is required (TORCH_ENVCHECK_REQUIRE_GPU) but none is usable: {cuda_state['skip']}",
-                 "run `torch-envcheck` to see which layer is missing")
-        pytest.skip(cuda_state["skip"])
+            fix = ("install a CUDA build of torch: `torch-envcheck advise` prints the command" if code == "TE203"
+                   else "install the NVIDIA driver; `torch-envcheck` shows which layer is missing")
+            fail(code, f"a GPU is required (TORCH_ENVCHECK_REQUIRE_GPU) but none is usable: {why}", fix)
+        pytest.skip(tagged(code, why))
 
 
 @pytest.fixture
