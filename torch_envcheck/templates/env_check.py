@@ -273,7 +273,10 @@ def main(argv=None):
         problems.append(error)
     else:
         show("torch", f"{torch.__version__} ({os.path.dirname(torch.__file__)})")
-        devices = report_cuda(torch, problems) + mps_devices(torch)
+        try:
+            devices = report_cuda(torch, problems) + mps_devices(torch)
+        except Exception as exc:  # e.g. a GPU that fails when its properties are read: report, do not crash
+            problems.append(f"reading the GPU facts failed: {type(exc).__name__}: {exc}")
         if not devices:
             show("GPU", "none usable: the CPU only")
             if args.require_gpu:
