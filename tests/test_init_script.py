@@ -140,6 +140,8 @@ FINDINGS = {
                 "message": "the NVIDIA driver 470.00 is too old for CUDA 13.0", "fix": "sudo apt install nvidia-driver-580"},
     "warning": {"code": "TE601", "slug": "nvcc-missing", "area": "toolchain", "severity": "warning",
                 "message": "no nvcc", "fix": None},
+    "driver_missing": {"code": "TE301", "slug": "driver-missing", "area": "driver", "severity": "failure",
+                       "message": "no NVIDIA driver is loaded", "fix": "install the driver"},
     "ok": {"code": "TE205", "slug": "torch-cuda-ok", "area": "torch", "severity": "ok", "message": "fine", "fix": None},
 }
 def diagnose(snapshot=None):
@@ -174,9 +176,21 @@ def test_a_failure_finding_fails_the_check(script, tmp_path, fake_torch_envcheck
 def test_warnings_alone_keep_it_healthy(script, tmp_path, fake_torch_envcheck):
     rc, out = _run([sys.executable, script, "--skip-timing"], tmp_path,
                    _env(fake_torch_envcheck, FAKE_FINDINGS="ok,warning"))
-    if _gpu_usable(sys.executable, tmp_path) is False:
-        assert rc == 0, out
+    assert rc == 0, out
     assert "[TE601] warning: no nvcc" in out
+
+
+def test_driver_missing_counts_only_when_a_gpu_is_required(script, tmp_path, fake_torch_envcheck):
+    # A machine without a GPU is healthy unless a GPU is required, whatever the doctor thinks of a CUDA torch there.
+    if _gpu_usable(sys.executable):
+        pytest.skip("this machine has a usable GPU")
+    env = _env(fake_torch_envcheck, FAKE_FINDINGS="driver_missing")
+    rc, out = _run([sys.executable, script, "--skip-timing"], tmp_path, env)
+    assert rc == 0, out
+    assert "[TE301] failure: no NVIDIA driver is loaded" in out and "not counted as a failure" in out
+    rc, out = _run([sys.executable, script, "--skip-timing", "--require-gpu"], tmp_path, env)
+    assert rc == 1, out
+    assert "- [TE301] no NVIDIA driver is loaded (fix: install the driver)" in out
 
 
 def test_a_crashing_doctor_is_reported_not_fatal(script, tmp_path, fake_torch_envcheck):
