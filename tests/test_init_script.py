@@ -209,3 +209,36 @@ def test_uses_the_real_torch_envcheck(script, tmp_path):
     assert rc in (0, 1), out
     if rc == 1:
         assert "FAILED: this environment is broken" in out and "- [TE" in out
+
+
+@pytest.fixture(scope="module")
+def template_module():
+    import runpy
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "env_check.py")
+        with open(path, "w") as fh:
+            fh.write(init_cli.template_text())
+        return runpy.run_path(path, run_name="env_check")  # its functions, without running main()
+
+
+@pytest.mark.parametrize("cap, arch_list, ok", [
+    ((9, 0), ["sm_80", "sm_90"], True),
+    ((8, 6), ["sm_80"], True),                  # same major, newer minor: the sm_80 code runs
+    ((7, 5), ["sm_80", "sm_90"], False),        # older than every binary
+    ((12, 0), ["sm_80", "sm_90"], False),       # newer than every binary and no PTX (stack-facts row 3)
+    ((12, 0), ["sm_90", "compute_90"], True),   # PTX is JIT-compiled by the driver for newer GPUs
+    ((9, 0), ["sm_90a"], True),
+    ((6, 1), ["sm_75", "sm_80", "compute_80"], False),
+])
+def test_arch_supported(template_module, cap, arch_list, ok):
+    assert template_module["arch_supported"](cap, arch_list) is ok
+
+
+def test_cpu_timing_is_measured(template_module):
+    torch = pytest.importorskip("torch")
+    seconds, product = template_module["time_matmul"](torch, torch.device("cpu"), 64, 2)
+    assert seconds > 0
+    g = torch.Generator().manual_seed(0)
+    a, b = torch.randn(64, 64, generator=g), torch.randn(64, 64, generator=g)
+    torch.testing.assert_close(product, a @ b)

@@ -131,7 +131,11 @@ def report_cuda(torch, problems):
         cudnn = torch.backends.cudnn.version()
     except Exception as exc:  # a cuDNN that fails to load says so here rather than in the middle of training
         cudnn = f"fails to load: {type(exc).__name__}: {exc}"
-    show("cuDNN", cudnn if cudnn else "none")
+    if isinstance(cudnn, int):
+        # cuDNN 9 encodes its version as major*10000 + minor*100 + patch (92400); cuDNN 8 as major*1000 + ...
+        base = 10000 if cudnn >= 90000 else 1000
+        cudnn = f"{cudnn // base}.{(cudnn % base) // 100}.{cudnn % 100}"
+    show("cuDNN", cudnn or "none")
 
     if not built:
         if nvidia_driver_loaded():
