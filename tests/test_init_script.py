@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -78,6 +79,8 @@ def _assert_healthy_report(rc, out, python_has_gpu):
     assert rc == 0, out
     assert "torch " in out and "CUDA (torch built)" in out and "cuDNN" in out
     assert "Matmul timing (128 x 128 fp32" in out and "GFLOP/s" in out
+    if "CUDA (torch built)     none" not in out and sys.platform.startswith("linux"):
+        assert re.search(r"CUDA runtime \(loaded\)  \d+\.\d+ \(/.*libcudart\.so", out), out
     if not python_has_gpu:
         assert "none usable: the CPU only" in out
         assert "OK: this environment works (CPU only" in out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -51,6 +52,9 @@ def test_header_with_envcheck(tmp_path):
     assert f"torch {torch.__version__}" in lines[0]
     assert f"CUDA build {torch.version.cuda or 'none (CPU-only torch)'}" in lines[0]
     assert "CUDA runtime" in lines[0] and "cuDNN" in lines[0]
+    if torch.version.cuda and sys.platform.startswith("linux"):
+        # read from the libcudart torch loaded, without a driver
+        assert re.search(r"CUDA runtime \d+\.\d+,", lines[0]), lines[0]
     assert "NVIDIA driver" in lines[1] and "GPUs:" in lines[1]
     if torch.cuda.is_available():
         assert torch.cuda.get_device_name(0) in lines[1]

@@ -75,6 +75,28 @@ def driver_cuda_version(torch) -> str | None:
     return None
 
 
+def cuda_runtime_version(torch) -> str | None:
+    """The version of the libcudart this process loaded with torch (from /proc/self/maps, so another
+    copy elsewhere on the system cannot answer instead); needs no driver.  None when not found."""
+    if not torch.version.cuda:
+        return None
+    import ctypes
+    try:
+        with open("/proc/self/maps") as fh:
+            paths = {line.split()[-1] for line in fh if "libcudart.so" in line}
+    except OSError:
+        return None
+    for path in sorted(paths):
+        try:
+            lib = ctypes.CDLL(path)  # already mapped: returns the loaded library
+        except OSError:
+            continue
+        out = ctypes.c_int(0)
+        if lib.cudaRuntimeGetVersion(ctypes.byref(out)) == 0:
+            return _cuda_version(out.value)
+    return None
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0] if text else ''}"
@@ -105,21 +127,19 @@ def environment_facts() -> dict:
         facts["gpus"] = "no GPU (CPU-only torch)"
         return facts
     try:
+        facts["cuda_runtime"] = cuda_runtime_version(torch) or "unknown"
+    except Exception as exc:
+        facts["cuda_runtime"] = f"unknown ({_first_line(exc)})"
+    try:
         available = torch.cuda.is_available()
         if not available:
             torch.cuda.init()  # raises with the reason (no driver, driver too old, ...)
     except Exception as exc:
-        facts["cuda_runtime"] = "not initialised"
         facts["gpus"] = f"no GPU ({_first_line(exc)})"
         return facts
     if not available:
-        facts["cuda_runtime"] = "not initialised"
         facts["gpus"] = "no GPU (torch.cuda.is_available() is False)"
         return facts
-    try:
-        facts["cuda_runtime"] = _cuda_version(torch.cuda.cudart().cudaRuntimeGetVersion()) or "unknown"
-    except Exception as exc:
-        facts["cuda_runtime"] = f"unknown ({_first_line(exc)})"
     try:
         names = []
         for i in range(torch.cuda.device_count()):

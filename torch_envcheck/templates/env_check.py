@@ -84,6 +84,31 @@ def driver_cuda_version(torch):
     return f"{version // 1000}.{(version % 1000) // 10}"
 
 
+def cuda_runtime_version(torch):
+    """The version of the CUDA runtime library (libcudart) this process really loaded with torch.
+
+    It can differ from torch.version.cuda when another libcudart comes first on LD_LIBRARY_PATH.  Only
+    the copy already mapped into this process is asked (found in /proc/self/maps), so a different one
+    elsewhere on the system cannot answer instead; it needs no driver."""
+    if not torch.version.cuda:
+        return None
+    import ctypes
+    try:
+        with open("/proc/self/maps") as fh:
+            paths = {line.split()[-1] for line in fh if "libcudart.so" in line}
+    except OSError:  # not Linux
+        return None
+    for path in sorted(paths):
+        try:
+            lib = ctypes.CDLL(path)  # already loaded: this returns the same library, loads nothing new
+        except OSError:
+            continue
+        out = ctypes.c_int(0)
+        if lib.cudaRuntimeGetVersion(ctypes.byref(out)) == 0 and out.value:
+            return f"{out.value // 1000}.{(out.value % 1000) // 10} ({path})"
+    return None
+
+
 def driver_release():
     """The NVIDIA driver's own version (e.g. 580.65.06), read where it costs nothing."""
     try:
@@ -125,6 +150,8 @@ def report_cuda(torch, problems):
     """Print the CUDA facts; return the list of usable CUDA devices (empty when none)."""
     built = torch.version.cuda
     show("CUDA (torch built)", built or "none: this is a CPU-only build of torch")
+    if built:
+        show("CUDA runtime (loaded)", cuda_runtime_version(torch) or "unknown (linked statically or not Linux)")
     show("NVIDIA driver", driver_release() or ("loaded" if nvidia_driver_loaded() else "not found"))
     show("driver supports CUDA", driver_cuda_version(torch) or "n/a (no driver)")
     try:
@@ -154,13 +181,6 @@ def report_cuda(torch, problems):
             problems.append(f"CUDA does not initialise although the NVIDIA driver is loaded: {why}")
         return []
 
-    runtime = None
-    try:
-        v = torch.cuda.cudart().cudaRuntimeGetVersion()
-        runtime = f"{v // 1000}.{(v % 1000) // 10}"
-    except Exception:
-        pass
-    show("CUDA runtime", runtime or "unknown")
     arch_list = torch.cuda.get_arch_list()
     show("arch list (torch)", " ".join(arch_list) or "unknown")
     devices = []
@@ -199,12 +219,14 @@ def time_matmul(torch, device, n, repeats):
     times = []
     for _ in range(repeats):
         if device.type == "cuda":
-            # CUDA events time the kernel on the GPU itself, unaffected by Python overhead.
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            c = a @ b
-            end.record()
-            end.synchronize()
+            # CUDA events time the kernel on the GPU itself, unaffected by Python overhead.  They record
+            # on the current device's stream: make it this device's, or cuda:1 would be timed on cuda:0.
+            with torch.cuda.device(device):
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                c = a @ b
+                end.record()
+                end.synchronize()
             times.append(start.elapsed_time(end) / 1e3)
         else:
             t0 = time.perf_counter()
