@@ -45,7 +45,7 @@ def show(label, value):
 
 
 def import_torch():
-    """torch, or None after saying why: a missing or broken torch is the most common failure."""
+    """(torch, None), or (None, why) after printing it: a missing or broken torch is the commonest failure."""
     try:
         import torch
     except Exception as exc:  # ImportError, but also OSError from a broken CUDA library install
