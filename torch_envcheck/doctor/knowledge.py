@@ -118,7 +118,8 @@ def driver_supports(driver_version, cuda, os_name: str | None = "Linux") -> str 
     need = min_driver_for_cuda(cuda, os_name)
     if dv is None or need is None:
         return None
-    if need["toolkit_minimum"] and dv >= version_tuple(need["toolkit_minimum"]):
+    exact = need["toolkit_minimum_for"] is not None and major_minor(need["toolkit_minimum_for"]) == major_minor(cuda)
+    if exact and need["toolkit_minimum"] and dv >= version_tuple(need["toolkit_minimum"]):
         return "toolkit"
     if need["compat_floor"] and dv >= version_tuple(need["compat_floor"]):
         return "compat"
@@ -271,9 +272,11 @@ def latest_release_for(driver_cuda=None, capability=None, os_name: str | None = 
             support = None
             if driver_version is not None:
                 support = driver_supports(driver_version, cuda, os_name)
+            mm = major_minor(cuda)
             if support is None and dcuda is not None:
-                mm = major_minor(cuda)
                 support = "toolkit" if mm <= dcuda else ("compat" if mm[0] == dcuda[0] else "no")
+            elif support == "toolkit" and dcuda is not None and mm > dcuda:
+                support = "compat"  # the driver itself says its newest CUDA is older
             if support == "no":
                 continue
             via = None
@@ -284,12 +287,14 @@ def latest_release_for(driver_cuda=None, capability=None, os_name: str | None = 
                 via = m["via"]
                 if via == "ptx" and support == "compat":
                     continue  # PTX JIT needs the toolkit's own driver
-            candidates.append((rel, b, cuda, via))
+            candidates.append((rel, b, cuda, via, support))
     if not candidates:
         return None
-    # Prefer SASS over PTX JIT (no JIT delay, no extra driver requirement), then newest.
-    best = next((c for c in candidates if c[3] != "ptx"), candidates[0])
-    rel, b, cuda, via = best
+    # The newest release with SASS for the GPU (no JIT delay, no extra driver requirement), else the
+    # newest at all; within it the build the driver fully supports, then the newest CUDA.
+    first = next((c for c in candidates if c[3] != "ptx"), candidates[0])
+    same = [c for c in candidates if c[0] is first[0] and (c[3] != "ptx") == (first[3] != "ptx")]
+    rel, b, cuda, via, _support = max(same, key=lambda c: (c[4] != "compat", version_tuple(c[2])))
     return {"torch": rel["torch"], "tag": b["tag"], "cuda": cuda, "via": via, "cudnn": b.get("cudnn"),
             "index_url": index_url(b["tag"]), "python_min": python_range(rel["torch"])[0],
             "python_max": python_range(rel["torch"])[1],
