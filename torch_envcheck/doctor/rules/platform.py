@@ -95,11 +95,12 @@ def platform_ok(s) -> list[dict]:
     p = F.as_dict(F.dig(s, "platform"))
     py = F.as_dict(p.get("python"))
     where = " ".join(x for x in (F.system(s), p.get("machine")) if isinstance(x, str))
-    extra = [x for x in (p.get("os_pretty"), "WSL 2" if F.wsl(s) == 2 else None,
-                         f"container: {p['container']}" if p.get("container") else None) if x]
-    env_kind = ("conda env " + py["conda_env"]) if py.get("conda_env") else ("venv" if py.get("venv") else "no venv")
+    extra = [x for x in (F.text(p.get("os_pretty")), "WSL 2" if F.wsl(s) == 2 else None,
+                         f"container: {p['container']}" if F.text(p.get("container")) else None) if x]
+    conda = F.text(py.get("conda_env"))
+    env_kind = f"conda env {conda}" if conda else ("venv" if py.get("venv") is True else "no venv")
     msg = f"{where}" + (f" ({', '.join(extra)})" if extra else "") + \
-        f", {py.get('implementation') or 'Python'} {py.get('version') or '?'} ({env_kind}: {py.get('executable') or '?'})"
+        f", {F.text(py.get('implementation')) or 'Python'} {F.python_version(s) or '?'} ({env_kind}: {F.python_exe(s)})"
     return [finding("TE100", "ok", msg, "", None,
                     {"system": F.system(s), "machine": p.get("machine"), "python": py.get("version"),
                      "executable": py.get("executable")})]

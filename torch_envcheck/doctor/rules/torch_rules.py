@@ -30,7 +30,8 @@ def not_importable(s) -> list[dict]:
         fix = f"{F.python_cmd(s)} -m pip install torch"
     if F.system(s) == "Windows" and not build and not F.driver_present(s):
         fix = f"{F.python_cmd(s)} -m pip install torch"  # PyPI's Windows wheel is the CPU build
-    where = ("conda env " + py["conda_env"]) if py.get("conda_env") else ("a venv" if py.get("venv") else "no venv")
+    conda = F.text(py.get("conda_env"))
+    where = f"conda env {conda}" if conda else ("a venv" if py.get("venv") is True else "no venv")
     if missing:
         msg = f"torch is not installed for this interpreter ({exe}, {where})"
         expl = ("If you installed torch elsewhere, the wrong environment is active: activate that one "
