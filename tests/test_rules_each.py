@@ -224,22 +224,35 @@ def test_ld_library_path_with_torchs_own_versions_is_fine():
 
 
 def test_cudnn_mismatch_from_extension_and_from_torch():
-    s = healthy(); s["extension"]["runtime_info"]["cudnn"]["runtime_version"] = 91000
+    # runtime_info.cudnn.version: the cuDNN really loaded in the process; the wheel ships 9.24
+    s = healthy(); s["extension"]["runtime_info"]["cudnn"].update(version=91000, library={
+        "loaded": True, "soname": "libcudnn.so.9", "path": "/usr/lib/x86_64-linux-gnu/libcudnn.so.9"})
     f = only(libraries.cudnn_mismatch(s), "TE502")
-    assert f["severity"] == "failure" and "9.10.0" in f["message"]
+    assert f["severity"] == "failure" and "9.10.0" in f["message"] and "9.24.0" in f["message"]
+    assert "/usr/lib/x86_64-linux-gnu/libcudnn.so.9" in f["explanation"]
+    # without the extension: torch's view against the installed wheel; a newer minor is only a warning
     s = healthy(); s["extension"]["runtime_info"] = None; s["torch"]["cudnn"] = 92600
     assert only(libraries.cudnn_mismatch(s), "TE502")["severity"] == "warning"
-    s = healthy(); s["torch"]["cuda_init_error"] = ("cuDNN version incompatibility: PyTorch was compiled against (9, 24, 0) "
-                                                    "but found runtime version (9, 1, 0).")
+    # without a pip cuDNN: the extension's cudnn.h is the reference
+    s = healthy(); del s["packages"]["nvidia"]["nvidia-cudnn-cu13"]
+    s["extension"]["runtime_info"]["cudnn"]["version"] = 81000
+    assert only(libraries.cudnn_mismatch(s), "TE502")["details"]["compared"].endswith("compiled with")
+    # torch's own refusal, verbatim
+    s = healthy(); s["torch"]["cudnn_error"] = ("RuntimeError: cuDNN version incompatibility: PyTorch was compiled against "
+                                                "(9, 24, 0) but found runtime version (9, 1, 0).")
     assert only(libraries.cudnn_mismatch(s), "TE502")["severity"] == "failure"
     assert libraries.cudnn_mismatch(healthy()) == []
 
 
 def test_cudnn_handle_failed():
-    s = healthy(); s["extension"]["runtime_info"]["cudnn"].update(handle_ok=False, handle_error="CUDNN_STATUS_INTERNAL_ERROR")
+    s = healthy()
+    s["extension"]["runtime_info"]["cuda"]["devices"][0]["cudnn_handle"] = {
+        "ok": False, "status_code": 4, "status": "CUDNN_STATUS_INTERNAL_ERROR"}
     f = only(libraries.handle_failed(s), "TE503")
-    assert "CUDNN_STATUS_INTERNAL_ERROR" in f["message"]
+    assert "CUDNN_STATUS_INTERNAL_ERROR" in f["message"] and "H100" in f["message"]
     assert libraries.handle_failed(healthy()) == []
+    # with no driver the handle fails for that reason alone: not reported (TE301 is)
+    assert libraries.handle_failed(load("devbox_cuda_wheel_no_driver")) == []
 
 
 # ------------------------------------------------------------------ toolchain
@@ -287,13 +300,23 @@ def test_extension_stale_missing_broken():
 def test_extension_no_kernel_image():
     s = healthy()
     s["torch"]["devices"][0].update(name="NVIDIA L4", capability="8.9")
-    s["extension"]["runtime_info"]["devices"] = [{"index": 0, "name": "NVIDIA L4", "capability": "8.9", "kernel_image": False}]
+    d = s["extension"]["runtime_info"]["cuda"]["devices"][0]
+    d.update(name="NVIDIA L4", compute_capability={"major": 8, "minor": 9},
+             kernel_image={"available": False, "error": "cudaErrorNoKernelImageForDevice"})
     f = only(extension.kernel_image(s), "TE702")
-    assert f["fix"] == "TORCH_CUDA_ARCH_LIST=8.9 torch-envcheck build --force"
+    assert "NVIDIA L4" in f["message"] and f["fix"] == "TORCH_CUDA_ARCH_LIST=8.9 torch-envcheck build --force"
+    assert f["details"]["error"] == "cudaErrorNoKernelImageForDevice"
     assert extension.extension_ok(s) == []
     assert extension.kernel_image(healthy()) == []
     # a GPU torch itself cannot run is left to TE401
     assert extension.kernel_image(load("pascal_gtx1080_cu130")) == []
+
+
+def test_extension_no_kernel_image_flat_form():
+    s = healthy()
+    s["extension"]["runtime_info"] = {"devices": [{"index": 0, "name": "NVIDIA H100 80GB HBM3", "capability": "9.0",
+                                                   "kernel_image": False}]}
+    assert only(extension.kernel_image(s), "TE702")["fix"] == "TORCH_CUDA_ARCH_LIST=9.0 torch-envcheck build --force"
 
 
 # ------------------------------------------------------------------ probe errors, rule crashes
@@ -304,6 +327,12 @@ def test_probe_error_becomes_a_warning_in_its_area():
     f = only(found, "TE390")
     assert f["severity"] == "warning" and f["area"] == "driver" and "nvidia-smi timed out" in f["message"]
     assert not [x for x in evaluate(healthy()) if x["code"].endswith("90")]
+
+
+def test_extension_probe_errors_are_reported():
+    s = healthy(); s["extension"]["errors"] = ["runtime_info(): RuntimeError: CUDA error: out of memory"]
+    f = only(evaluate(s), "TE790")
+    assert f["area"] == "extension" and "out of memory" in f["message"]
 
 
 def test_a_crashing_rule_is_reported_not_raised(monkeypatch):

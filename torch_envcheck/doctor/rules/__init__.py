@@ -23,7 +23,7 @@ _PROBE_AREAS = (
     ("torch", "torch"), ("package", "torch"),
     ("driver", "driver"), ("nvml", "driver"), ("nvidia-smi", "driver"), ("nvidia_smi", "driver"),
     ("gpu", "gpu"), ("device", "gpu"),
-    ("librar", "libraries"), ("cudnn", "libraries"), ("env", "gpu"),
+    ("librar", "libraries"), ("cudnn", "libraries"), ("env", "platform"),
     ("toolchain", "toolchain"), ("nvcc", "toolchain"), ("compiler", "toolchain"),
     ("extension", "extension"), ("build_info", "extension"), ("runtime_info", "extension"),
 )
@@ -46,6 +46,13 @@ def probe_errors(snapshot) -> list[dict]:
                            f"The facts that probe gathers are missing, so the {area} checks below may be incomplete. "
                            "Please report this with the output of `torch-envcheck doctor --json`.",
                            None, {"probe": name, "error": err}))
+    # the extension probe keeps its own errors (extension.status(), build_info(), runtime_info())
+    ext_errors = snapshot.get("extension", {}).get("errors") if isinstance(snapshot.get("extension"), dict) else None
+    for err in ext_errors if isinstance(ext_errors, list) else []:
+        if isinstance(err, str) and err.strip():
+            out.append(finding(PROBE_FAILED["extension"], "warning", f"an extension probe failed: {err.splitlines()[0][:240]}",
+                               "The extension's facts (kernel images, cuDNN/cuBLAS handles) are missing, so those checks "
+                               "were skipped.", None, {"probe": "extension", "error": err}))
     return out
 
 
@@ -58,7 +65,11 @@ def evaluate(snapshot) -> list[dict]:
     """Every finding for a snapshot, in report order (area, then rule)."""
     if not isinstance(snapshot, dict):
         snapshot = {}
-    crashed = probe_errors(snapshot)
+    try:
+        crashed = probe_errors(snapshot)
+    except Exception as exc:  # never expected: the input is checked above
+        crashed = [finding(PROBE_FAILED["platform"], "warning", f"probe_errors could not be read: {type(exc).__name__}: {exc}",
+                           "", None, {"rule": "probe_errors", "error": str(exc)})]
     out: list[dict] = []
     for area in AREAS:
         out.extend(f for f in crashed if f["area"] == area)

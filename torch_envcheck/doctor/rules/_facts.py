@@ -251,3 +251,41 @@ def python_cmd(s) -> str:
     """This interpreter as a shell word (quoted when its path has spaces)."""
     exe = python_exe(s)
     return f'"{exe}"' if " " in exe and not exe.startswith('"') else exe
+
+
+def _cap_text(value) -> str | None:
+    if isinstance(value, dict) and isinstance(value.get("major"), int) and isinstance(value.get("minor"), int):
+        return f"{value['major']}.{value['minor']}"
+    return text(value)
+
+
+def _avail(value) -> bool | None:
+    """kernel_image / handle facts come as a bool or as {"available"|"ok": bool, ...}."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, dict):
+        for key in ("available", "ok"):
+            if isinstance(value.get(key), bool):
+                return value[key]
+    return None
+
+
+def ext_devices(s) -> list[dict]:
+    """The extension's per-device facts (runtime_info.cuda.devices[], README "runtime_info fields"),
+    normalised: index, name, capability 'X.Y', kernel_image bool|None, kernel_error, cudnn_handle /
+    cublas_handle (bool|None) with their status texts."""
+    ri = as_dict(dig(s, "extension", "runtime_info"))
+    raw = as_list(dig(ri, "cuda", "devices")) or as_list(ri.get("devices"))
+    out = []
+    for d in raw:
+        if not isinstance(d, dict):
+            continue
+        ki, ch, bh = d.get("kernel_image"), d.get("cudnn_handle"), d.get("cublas_handle")
+        out.append({
+            "index": d.get("index"), "name": text(d.get("name")),
+            "capability": _cap_text(d.get("compute_capability")) or _cap_text(d.get("capability")),
+            "kernel_image": _avail(ki), "kernel_error": as_dict(ki).get("error"),
+            "cudnn_handle": _avail(ch), "cudnn_status": as_dict(ch).get("status"),
+            "cublas_handle": _avail(bh), "cublas_status": as_dict(bh).get("status") or as_dict(bh).get("message"),
+        })
+    return out

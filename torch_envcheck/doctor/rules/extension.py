@@ -48,11 +48,10 @@ def kernel_image(s) -> list[dict]:
     if F.text(_status(s).get("state")) not in ("ok", None):
         return []
     out = []
-    for d in F.as_list(F.dig(s, "extension", "runtime_info", "devices")):
-        d = F.as_dict(d)
-        if d.get("kernel_image") is not False:
+    for d in F.ext_devices(s):
+        if d["kernel_image"] is not False:
             continue
-        cap = F.text(d.get("capability"))
+        cap = d["capability"]
         if cap and not _torch_covers(s, cap):
             continue  # torch itself has no kernels for this GPU: TE401 says what to install first
         label = F.gpu_label(d)
@@ -62,7 +61,8 @@ def kernel_image(s) -> list[dict]:
                            "or from TORCH_CUDA_ARCH_LIST); its CUDA ops fail with \"no kernel image is available\". "
                            "Rebuild it for this GPU.",
                            f"TORCH_CUDA_ARCH_LIST={cap} {BUILD} --force" if cap else f"{BUILD} --force",
-                           {"device": d, "built_arches": F.dig(s, "extension", "build_info", "cuda", "arch_list")}))
+                           {"device": d, "error": d["kernel_error"],
+                            "built_for": F.dig(s, "extension", "build_info", "cuda", "gencode")}))
     return out
 
 

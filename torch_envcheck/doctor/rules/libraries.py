@@ -42,8 +42,9 @@ def _shadows(s) -> list[dict]:
         d = F.text(e.get("dir"))
         for lib in F.as_list(e.get("libs")):
             lib = F.as_dict(lib)
-            kind, ver = F.text(lib.get("kind")), F.text(lib.get("version"))
-            mm = kb.major_minor(ver)
+            kind, ver = (F.text(lib.get("kind")) or "").lower() or None, F.text(lib.get("version"))
+            # "libcudnn_ops.so.9" carries the major only: it cannot be compared to a minor
+            mm = kb.major_minor(ver) if ver and len(kb.version_tuple(ver) or ()) >= 2 else None
             exp = _expected(s, kind) if kind else None
             if not (d and mm and exp):
                 continue
@@ -100,7 +101,8 @@ def cudnn_mismatch(s) -> list[dict]:
     if not F.is_cuda_torch(s):
         return []
     out = []
-    texts = [F.text(F.torch(s).get("cuda_init_error")), F.text(F.torch(s).get("import_error"))] + \
+    texts = [F.text(F.torch(s).get(k)) for k in ("cudnn_error", "cuda_init_error", "import_error")] + \
+        [F.text(F.dig(s, "extension", "runtime_info", "python", "torch_cudnn_error"))] + \
         [v for v in F.as_dict(F.dig(s, "probe_errors")).values() if isinstance(v, str)]
     hit = next((t for t in texts if t and "cuDNN version incompatibility" in t), None)
     if hit:
@@ -109,15 +111,23 @@ def cudnn_mismatch(s) -> list[dict]:
                            "cuDNN on LD_LIBRARY_PATH wins over the wheel's nvidia-cudnn package.", None,
                            {"error": hit}))
         return out
+    # Expected: the cuDNN torch ships (its nvidia-cudnn wheel), else the cudnn.h our extension was
+    # compiled with.  Loaded: what cudnnGetVersion() returns in this process, else torch's view.
     rt = _runtime_cudnn(s)
-    built = F.cudnn_tuple(_first(rt, "compiled_version", "compile_version", "build_version", "header_version"))
-    loaded = F.cudnn_tuple(_first(rt, "runtime_version", "loaded_version", "version"))
-    source = "the extension's cudnnGetVersion() vs its cudnn.h"
-    if not (built and loaded):
-        pkg = F.nvidia_package_version(s, "nvidia-cudnn")
-        built = F.cudnn_tuple(pkg[1]) if pkg else None
+    pkg = F.nvidia_package_version(s, "nvidia-cudnn")
+    built = F.cudnn_tuple(pkg[1]) if pkg else None
+    expected_from = f"the installed {pkg[0]} {pkg[1]}" if pkg else None
+    if built is None:
+        built = F.cudnn_tuple(F.dig(s, "extension", "build_info", "cudnn_headers", "version_int")) or \
+            F.cudnn_tuple(_first(rt, "compiled_version", "compile_version", "build_version"))
+        expected_from = "the cudnn.h the extension was compiled with" if built else None
+    loaded = F.cudnn_tuple(_first(rt, "version", "runtime_version"))
+    loaded_from = "cudnnGetVersion() in this process" if loaded else None
+    if loaded is None:
         loaded = F.cudnn_tuple(F.torch(s).get("cudnn"))
-        source = f"torch.backends.cudnn.version() vs the installed {pkg[0]}" if pkg else ""
+        loaded_from = "torch.backends.cudnn.version()" if loaded else None
+    source = f"{loaded_from} vs {expected_from}"
+    lib_path = F.text(F.dig(rt, "library", "path"))
     if not (built and loaded) or built[:2] == loaded[:2]:
         return out
     # torch accepts a run-time cuDNN of the same major with minor >= the build's (backends/cudnn).
@@ -127,8 +137,10 @@ def cudnn_mismatch(s) -> list[dict]:
         f"cuDNN {F.fmt_version(loaded)} is loaded, but {F.fmt_version(built)} is the one expected ({source})",
         ("torch raises \"cuDNN version incompatibility\" for a different major or an older minor. " if fatal else
          "A newer minor of the same major is accepted by torch, but it is not the copy it ships. ")
+        + (f"It was loaded from {lib_path}. " if lib_path else "")
         + "Another cuDNN is being found first: check LD_LIBRARY_PATH and /etc/ld.so.conf.d for a system cuDNN.",
-        None, {"expected": F.fmt_version(built), "loaded": F.fmt_version(loaded), "compared": source}))
+        None, {"expected": F.fmt_version(built), "loaded": F.fmt_version(loaded), "compared": source,
+               "loaded_from_path": lib_path}))
     return out
 
 
@@ -137,16 +149,16 @@ def handle_failed(s) -> list[dict]:
     if not F.is_cuda_torch(s) or F.driver_present(s) is not True or t.get("cuda_available") is not True:
         return []  # without a working driver every handle fails; the driver findings say why
     out = []
-    for lib in ("cudnn", "cublas"):
-        info = F.as_dict(F.dig(s, "extension", "runtime_info", lib))
-        ok = _first(info, "handle_ok", "handle_created")
-        err = F.text(_first(info, "handle_error", "handle_status", "create_error"))
-        if ok is False or (ok is None and err and "SUCCESS" not in err.upper()):
+    for d in F.ext_devices(s):
+        for lib in ("cudnn", "cublas"):
+            if d[f"{lib}_handle"] is not False:
+                continue
+            status = F.text(d[f"{lib}_status"]) or "no status recorded"
             out.append(finding("TE503", "failure",
-                               f"creating a {lib} handle failed: {err or 'no status recorded'}",
-                               f"{lib} loaded but could not initialise on the GPU: convolutions / matmuls that use it "
-                               "fail. Usual causes: out of GPU memory, a mismatched library copy, or a GPU the library "
-                               "version does not support.", None, {"library": lib, "info": info}))
+                               f"creating a {lib} handle on GPU {d['index']} ({d['name'] or '?'}) failed: {status}",
+                               f"{lib} loaded but could not initialise on the GPU: operations that use it (convolutions, "
+                               "matmuls) fail. Usual causes: out of GPU memory, a mismatched library copy, or a GPU this "
+                               "library version does not support.", None, {"library": lib, "device": d}))
     return out
 
 
