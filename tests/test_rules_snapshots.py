@@ -28,6 +28,11 @@ EXPECTED = {
     "devbox_cuda_wheel_no_driver": [
         ("TE100", "ok"), ("TE301", "failure"), ("TE500", "ok"), ("TE600", "ok"), ("TE700", "ok")],
     "cpu_venv_no_gpu": [("TE100", "ok"), ("TE203", "ok"), ("TE600", "ok"), ("TE700", "ok")],
+    # recorded by the doctor-probes helper's collect() on the development machine (no GPU, no driver,
+    # extension not built yet), with the CUDA venv and with the CPU venv
+    "devbox_probed_cuda_no_driver": [
+        ("TE100", "ok"), ("TE301", "failure"), ("TE500", "ok"), ("TE600", "ok"), ("TE703", "warning")],
+    "devbox_probed_cpu": [("TE100", "ok"), ("TE203", "ok"), ("TE600", "ok"), ("TE703", "warning")],
 }
 
 
