@@ -341,3 +341,13 @@ def test_a_crashing_rule_is_reported_not_raised(monkeypatch):
     monkeypatch.setattr(gpu, "RULES", [boom] + gpu.RULES)
     f = only(evaluate(healthy()), "TE490")
     assert "unexpected shape" in f["message"]
+
+
+def test_python_against_requires_python_for_a_release_newer_than_the_tables():
+    s = healthy(); s["torch"].update(version="2.99.0+cu140", local="cu140", requires_python=">=3.13")
+    f = only(platform.python_range(s), "TE103")
+    assert ">=3.13" in f["message"] and f["severity"] == "warning"
+    s["platform"]["python"]["version"] = "3.13.1"
+    assert platform.python_range(s) == []
+    assert platform._satisfies("3.12.1", ">=3.10,<3.13") is True and platform._satisfies("3.13.0", ">=3.10,<3.13") is False
+    assert platform._satisfies("3.12", "~=3.10") is None

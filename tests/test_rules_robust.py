@@ -14,7 +14,7 @@ from torch_envcheck.doctor.rules import evaluate
 from _rules_helpers import SNAP_DIR
 
 NAMES = sorted(os.path.basename(p)[:-5] for p in glob.glob(os.path.join(SNAP_DIR, "*.json")))
-ODD_VALUES = [None, "", 0, -1, True, [], {}, "garbage", 3.5, ["x"], {"x": None}]
+ODD_VALUES = [None, "", -1, True, [], {}, "garbage", ["x"]]
 
 
 def _paths(obj, prefix=()):

@@ -130,14 +130,23 @@ def driver_supports(driver_version, cuda, os_name: str | None = "Linux") -> str 
 
 # ---------------------------------------------------------------- releases and arch lists
 
+@functools.lru_cache(maxsize=None)
+def _releases_sorted() -> tuple:
+    return tuple(sorted(load_table(RELEASES_FILE)["releases"], key=lambda r: version_tuple(r["torch"])))
+
+
 def releases() -> list[dict]:
-    """All known releases, oldest first."""
-    return sorted(load_table(RELEASES_FILE)["releases"], key=lambda r: version_tuple(r["torch"]))
+    """All known releases, oldest first (shared rows: do not modify them)."""
+    return list(_releases_sorted())
+
+
+@functools.lru_cache(maxsize=256)
+def _release_by_key(key: str | None) -> dict | None:
+    return next((r for r in _releases_sorted() if r["torch"] == key), None)
 
 
 def release(torch_version) -> dict | None:
-    key = release_key(torch_version)
-    return next((r for r in releases() if r["torch"] == key), None)
+    return _release_by_key(release_key(torch_version))
 
 
 def latest_known_release() -> str:
