@@ -351,3 +351,12 @@ def test_python_against_requires_python_for_a_release_newer_than_the_tables():
     assert platform.python_range(s) == []
     assert platform._satisfies("3.12.1", ">=3.10,<3.13") is True and platform._satisfies("3.13.0", ">=3.10,<3.13") is False
     assert platform._satisfies("3.12", "~=3.10") is None
+
+
+def test_wsl2_recommendations_use_linux_wheels_and_the_windows_driver_table():
+    s = load("pascal_gtx1080_cu130"); s["platform"]["wsl"] = 2
+    s["driver"]["version"] = "566.36"; s["driver"]["cuda_version"] = "12.7"   # a Windows driver seen from WSL 2
+    found = evaluate(s)
+    assert only(found, "TE302")["fix"].endswith("/whl/cu126")
+    f = only(found, "TE401")
+    assert f["details"]["recommended_build"]["tag"] == "cu126"

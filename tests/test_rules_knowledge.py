@@ -94,3 +94,12 @@ def test_codes_doc_lists_every_code():
                encoding="utf-8").read()
     for code, (slug, _area, _title) in CODES.items():
         assert f"| {code} | `{slug}` |" in doc, code
+
+
+def test_aarch64_wheels_use_their_own_arch_lists():
+    assert kb.wheel_arch_list("2.14", "cu130", "Linux", "aarch64") == [
+        "sm_80", "sm_90", "sm_100", "sm_110", "sm_120", "compute_120"]
+    assert kb.wheel_arch_list("2.8", "cu128", "Linux", "aarch64") is None  # not in the tables: unknown
+    # a T4 (7.5) on an aarch64 server: the x86_64 cu130 list would cover it, the aarch64 one does not
+    assert kb.latest_release_for(capability="7.5", machine="aarch64") is None
+    assert kb.latest_release_for(capability="9.0", machine="aarch64")["tag"] == "cu132"

@@ -175,12 +175,27 @@ def parse_arch_list(spec: str, os_name: str | None = "Linux") -> list[str]:
     return out
 
 
-def wheel_arch_list(torch_version, cuda_tag: str, os_name: str | None = "Linux") -> list[str] | None:
+def _is_arm(machine: str | None) -> bool:
+    return (machine or "").lower() in ("aarch64", "arm64")
+
+
+def build_arch_list(build: dict, os_name: str | None = "Linux", machine: str | None = None) -> list[str] | None:
+    """A build's arch list for this OS and CPU.  Linux aarch64 wheels have their own lists
+    ('arch_list_linux_aarch64'); where the table has none for them, None (= unknown), never the
+    x86_64 list."""
+    if _is_arm(machine) and _os_column(os_name) == "linux":
+        spec = build.get("arch_list_linux_aarch64")
+        return parse_arch_list(spec, os_name) if spec else None
+    return parse_arch_list(build["arch_list"], os_name)
+
+
+def wheel_arch_list(torch_version, cuda_tag: str, os_name: str | None = "Linux",
+                    machine: str | None = None) -> list[str] | None:
     rel = release(torch_version)
     if rel is None:
         return None
     build = next((b for b in rel["builds"] if b["tag"] == cuda_tag), None)
-    return parse_arch_list(build["arch_list"], os_name) if build else None
+    return build_arch_list(build, os_name, machine) if build else None
 
 
 def python_range(torch_version) -> tuple[str, str] | None:
@@ -244,14 +259,15 @@ def capability_match(capability, arch_list) -> dict:
     return result
 
 
-def releases_supporting(capability, os_name: str | None = "Linux") -> list[dict]:
+def releases_supporting(capability, os_name: str | None = "Linux", machine: str | None = None) -> list[dict]:
     """Every (release, build) whose wheel runs on a GPU of this capability, newest release first,
     newest CUDA first within a release.  Items: {'torch', 'tag', 'cuda', 'via', 'entry',
     'python_min', 'python_max', 'index_url', 'unverified'}."""
     out = []
     for rel in reversed(releases()):
         for b in sorted(rel["builds"], key=lambda b: version_tuple(cuda_from_tag(b["tag"])), reverse=True):
-            m = capability_match(capability, parse_arch_list(b["arch_list"], os_name))
+            arch = build_arch_list(b, os_name, machine)
+            m = capability_match(capability, arch) if arch else {"ok": False}
             if m["ok"]:
                 lo, hi = python_range(rel["torch"])
                 out.append({"torch": rel["torch"], "tag": b["tag"], "cuda": cuda_from_tag(b["tag"]),
@@ -262,12 +278,14 @@ def releases_supporting(capability, os_name: str | None = "Linux") -> list[dict]
 
 
 def latest_release_for(driver_cuda=None, capability=None, os_name: str | None = "Linux",
-                       python_version=None, driver_version=None, torch_release=None) -> dict | None:
+                       python_version=None, driver_version=None, torch_release=None,
+                       machine: str | None = None, driver_os_name: str | None = None) -> dict | None:
     """The newest release and CUDA build that this machine can run: a CUDA the driver runs
     (`driver_version` checked against the tables, else `driver_cuda`, nvidia-smi's 'CUDA Version';
     minor-version compatibility counts, except for PTX JIT), the GPU's capability covered (SASS
     preferred over PTX JIT), and wheels for this Python; `torch_release` restricts it to one
-    release.  Any argument may be None (= no constraint).  None when nothing fits."""
+    release.  `os_name`/`machine` select the wheels' arch lists, `driver_os_name` (default
+    os_name) the driver table.  Any argument may be None (= no constraint).  None when nothing fits."""
     dcuda = major_minor(driver_cuda)
     candidates = []
     for rel in reversed(releases()):
@@ -280,7 +298,8 @@ def latest_release_for(driver_cuda=None, capability=None, os_name: str | None = 
             # How the driver runs this build: its own toolkit's driver, or only minor-version compat.
             support = None
             if driver_version is not None:
-                support = driver_supports(driver_version, cuda, os_name)
+                # WSL 2 runs Linux wheels on the Windows driver: the tables differ
+                support = driver_supports(driver_version, cuda, driver_os_name or os_name)
             mm = major_minor(cuda)
             if support is None and dcuda is not None:
                 support = "toolkit" if mm <= dcuda else ("compat" if mm[0] == dcuda[0] else "no")
@@ -289,8 +308,11 @@ def latest_release_for(driver_cuda=None, capability=None, os_name: str | None = 
             if support == "no":
                 continue
             via = None
+            arch = build_arch_list(b, os_name, machine)
+            if arch is None:
+                continue  # no arch list known for this CPU architecture's wheels
             if capability is not None:
-                m = capability_match(capability, parse_arch_list(b["arch_list"], os_name))
+                m = capability_match(capability, arch)
                 if not m["ok"]:
                     continue
                 via = m["via"]

@@ -183,7 +183,7 @@ def arch_list(s) -> list[str]:
     tag = torch_local(s) or kb.tag_from_cuda(torch_cuda(s))
     if torch_version(s) and tag:
         try:
-            return kb.wheel_arch_list(torch_version(s), tag, system(s)) or []
+            return kb.wheel_arch_list(torch_version(s), tag, system(s), text(dig(s, "platform", "machine"))) or []
         except kb.KnowledgeError:
             return []
     return []
@@ -220,8 +220,9 @@ def cvd_hides_all(s) -> bool:
 def recommend_build(s, capability=None) -> dict | None:
     """The build to switch to: the installed release if one of its builds fits this driver, GPU and
     Python, else the newest release that does."""
-    args = dict(driver_cuda=driver_cuda(s), capability=capability, os_name=driver_os(s) if system(s) != "Windows" else "Windows",
-                python_version=python_version(s), driver_version=driver_version(s))
+    args = dict(driver_cuda=driver_cuda(s), capability=capability, os_name=system(s), driver_os_name=driver_os(s),
+                python_version=python_version(s), driver_version=driver_version(s),
+                machine=text(dig(s, "platform", "machine")))
     try:
         rel = torch_release(s)
         if rel and kb.release(rel):

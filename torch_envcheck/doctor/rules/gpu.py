@@ -45,7 +45,7 @@ def arch_unsupported(s) -> list[dict]:
         build = F.recommend_build(s, capability=cap)
         fits_any = []
         try:
-            fits_any = kb.releases_supporting(cap, F.system(s))
+            fits_any = kb.releases_supporting(cap, F.system(s), F.text(F.dig(s, "platform", "machine")))
         except kb.KnowledgeError:
             pass
         msg = (f"{F.gpu_label(g)} is {how} for {F.torch_label(s)}, whose kernels cover {lo}-{hi} "
