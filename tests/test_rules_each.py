@@ -360,3 +360,12 @@ def test_wsl2_recommendations_use_linux_wheels_and_the_windows_driver_table():
     assert only(found, "TE302")["fix"].endswith("/whl/cu126")
     f = only(found, "TE401")
     assert f["details"]["recommended_build"]["tag"] == "cu126"
+
+
+def test_cuda_library_loaded_from_outside_the_environment():
+    s = load("devbox_probed_cuda_ext_built")
+    assert libraries.loaded_elsewhere(s) == []
+    s["extension"]["runtime_info"]["loaded_libraries"]["cudnn"] = ["/usr/lib/x86_64-linux-gnu/libcudnn.so.9"]
+    f = only(libraries.loaded_elsewhere(s), "TE501")
+    assert "/usr/lib/x86_64-linux-gnu/libcudnn.so.9" in f["message"] and "nvidia-cudnn-cu13 9.24.0.43" in f["message"]
+    assert libraries.libraries_ok(s) == []

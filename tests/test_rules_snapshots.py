@@ -33,6 +33,9 @@ EXPECTED = {
     "devbox_probed_cuda_no_driver": [
         ("TE100", "ok"), ("TE301", "failure"), ("TE500", "ok"), ("TE600", "ok"), ("TE703", "warning")],
     "devbox_probed_cpu": [("TE100", "ok"), ("TE203", "ok"), ("TE600", "ok"), ("TE703", "warning")],
+    # the same, with the extension built (its real build_info/runtime_info: no driver, handles fail)
+    "devbox_probed_cuda_ext_built": [
+        ("TE100", "ok"), ("TE301", "failure"), ("TE500", "ok"), ("TE600", "ok"), ("TE700", "ok")],
 }
 
 

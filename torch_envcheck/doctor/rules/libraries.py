@@ -86,6 +86,42 @@ def ld_library_path(s) -> list[dict]:
         fix, {"shadowing": hits, "search_path_var": var})]
 
 
+FAMILY_PACKAGE = {"cudart": "nvidia-cuda-runtime", "cudnn": "nvidia-cudnn", "cublas": "nvidia-cublas"}
+
+
+def loaded_elsewhere(s) -> list[dict]:
+    """Evidence rather than suspicion: the extension lists the CUDA/cuDNN files really mapped into
+    the process (/proc/self/maps).  A family torch gets from a pip nvidia-* wheel but loaded from
+    outside site-packages means another copy won."""
+    if not F.is_cuda_torch(s):
+        return []
+    loaded = F.as_dict(F.dig(s, "extension", "runtime_info", "loaded_libraries"))
+    site = F.text(F.torch(s).get("location"))
+    if not loaded or not site:
+        return []
+    site = site.rstrip("/\\")
+    if site.endswith("torch"):
+        site = site[: -len("torch")].rstrip("/\\")
+    foreign = []
+    for family, pkg_prefix in FAMILY_PACKAGE.items():
+        pkg = F.nvidia_package_version(s, pkg_prefix)
+        if not pkg:
+            continue
+        for path in F.as_list(loaded.get(family)):
+            if isinstance(path, str) and not path.startswith(site):
+                foreign.append({"family": family, "path": path, "wheel": f"{pkg[0]} {pkg[1]}"})
+    if not foreign:
+        return []
+    first = foreign[0]
+    return [finding(
+        "TE501", "warning",
+        f"{first['family']} is loaded from {first['path']}, not from torch's {first['wheel']} in {site}"
+        + (f" (+{len(foreign) - 1} more)" if len(foreign) > 1 else ""),
+        "The process mapped a CUDA library from outside the Python environment, so a system copy shadows the "
+        "one torch ships (LD_LIBRARY_PATH, LD_PRELOAD or /etc/ld.so.conf.d). If versions differ this breaks "
+        "torch at import or first use.", None, {"foreign": foreign, "site_packages": site})]
+
+
 def _runtime_cudnn(s) -> dict:
     return F.as_dict(F.dig(s, "extension", "runtime_info", "cudnn"))
 
@@ -165,7 +201,7 @@ def handle_failed(s) -> list[dict]:
 def libraries_ok(s) -> list[dict]:
     if not F.is_cuda_torch(s) or F.is_macos(s):
         return []
-    if ld_library_path(s) or cudnn_mismatch(s) or handle_failed(s):
+    if ld_library_path(s) or loaded_elsewhere(s) or cudnn_mismatch(s) or handle_failed(s):
         return []
     var = F.text(F.dig(s, "libraries", "search_path_var")) or "LD_LIBRARY_PATH"
     cudnn = F.cudnn_tuple(F.torch(s).get("cudnn"))
@@ -175,4 +211,4 @@ def libraries_ok(s) -> list[dict]:
     return [finding("TE500", "ok", msg, "", None, {"search_path_var": var})]
 
 
-RULES = [ld_library_path, cudnn_mismatch, handle_failed, libraries_ok]
+RULES = [ld_library_path, loaded_elsewhere, cudnn_mismatch, handle_failed, libraries_ok]
