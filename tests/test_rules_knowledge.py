@@ -103,3 +103,12 @@ def test_aarch64_wheels_use_their_own_arch_lists():
     # a T4 (7.5) on an aarch64 server: the x86_64 cu130 list would cover it, the aarch64 one does not
     assert kb.latest_release_for(capability="7.5", machine="aarch64") is None
     assert kb.latest_release_for(capability="9.0", machine="aarch64")["tag"] == "cu132"
+
+
+def test_rules_import_neither_torch_nor_optional_extras():
+    import subprocess
+    import sys
+    code = ("import sys, json; from torch_envcheck.doctor.rules import evaluate; evaluate({}); "
+            "print(json.dumps([m for m in ('torch', 'packaging', 'rich', 'pynvml') if m in sys.modules]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
