@@ -369,3 +369,22 @@ def test_cuda_library_loaded_from_outside_the_environment():
     f = only(libraries.loaded_elsewhere(s), "TE501")
     assert "/usr/lib/x86_64-linux-gnu/libcudnn.so.9" in f["message"] and "nvidia-cudnn-cu13 9.24.0.43" in f["message"]
     assert libraries.libraries_ok(s) == []
+
+
+def test_driver_facts_missing_falls_back_to_torchs_own_error():
+    s = load("devbox_probed_cuda_no_driver")
+    s["driver"] = None
+    s["probe_errors"] = {"driver": "OSError: [Errno 24] Too many open files"}
+    found = evaluate(s)
+    assert only(found, "TE390")["severity"] == "warning"
+    assert only(found, "TE301")["severity"] == "failure"
+    s["torch"]["cuda_init_error"] = "RuntimeError: CUDA error: unknown error"
+    found = evaluate(s)
+    assert not by_code(found, "TE301") and "unknown error" in only(found, "TE303")["message"]
+
+
+def test_driver_missing_in_a_container_mentions_gpu_access():
+    f = only(driver.driver_missing(load("devbox_probed_cuda_no_driver")), "TE301")
+    assert "--gpus all" in f["explanation"]
+    assert "--gpus all" not in only(driver.driver_missing(load("devbox_cuda_wheel_no_driver") | {"platform": {
+        **load("devbox_cuda_wheel_no_driver")["platform"], "container": None}}), "TE301")["explanation"]

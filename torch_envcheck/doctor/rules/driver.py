@@ -33,8 +33,17 @@ def _support(s) -> str | None:
     return verdict
 
 
+def _torch_says_no_driver(s) -> bool:
+    err = F.text(F.torch(s).get("cuda_init_error")) or ""
+    return "Found no NVIDIA driver" in err
+
+
 def driver_missing(s) -> list[dict]:
-    if not _applies(s) or F.driver_present(s) is not False or F.torch(s).get("cuda_available") is True:
+    if not _applies(s) or F.torch(s).get("cuda_available") is True:
+        return []
+    present = F.driver_present(s)
+    # The driver probe's verdict; when it has none (crashed: TE390), torch's own error is the evidence.
+    if present is True or (present is None and not _torch_says_no_driver(s)):
         return []
     need = _needs(s) or {}
     floor, exact = need.get("compat_floor"), need.get("toolkit_minimum")
@@ -54,6 +63,11 @@ def driver_missing(s) -> list[dict]:
             f"this CUDA build only costs disk space (several GB of CUDA libraries): install the CPU wheel "
             f"(command below). torch falls back to the CPU either way; `.cuda()` raises \"Found no NVIDIA "
             f"driver on your system\".")
+    container = F.text(F.dig(s, "platform", "container"))
+    if container:
+        expl += (f" This runs in a container ({container}): the driver lives on the host and is mapped in only "
+                 "when the container is started with GPU access (Docker: `--gpus all` with the NVIDIA Container "
+                 "Toolkit; Kubernetes: an nvidia.com/gpu resource).")
     if errors:
         expl += " Driver probe errors: " + "; ".join(errors[:3])
     fix = "# only if this machine has no NVIDIA GPU (check: lspci | grep -i nvidia):\n" + cpu_fix \
@@ -97,8 +111,10 @@ def driver_too_old(s) -> list[dict]:
 
 def cuda_init_failed(s) -> list[dict]:
     t = F.torch(s)
-    if not _applies(s) or F.driver_present(s) is not True or t.get("cuda_available") is not False:
+    if not _applies(s) or F.driver_present(s) is False or t.get("cuda_available") is not False:
         return []
+    if F.driver_present(s) is None and (_torch_says_no_driver(s) or not F.text(t.get("cuda_init_error"))):
+        return []  # TE301 from torch's own words, or nothing known to report
     if _support(s) == "no" or F.cvd_hides_all(s):
         return []  # explained by TE302 / TE402
     err = F.text(t.get("cuda_init_error"))
