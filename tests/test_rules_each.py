@@ -388,3 +388,10 @@ def test_driver_missing_in_a_container_mentions_gpu_access():
     assert "--gpus all" in f["explanation"]
     assert "--gpus all" not in only(driver.driver_missing(load("devbox_cuda_wheel_no_driver") | {"platform": {
         **load("devbox_cuda_wheel_no_driver")["platform"], "container": None}}), "TE301")["explanation"]
+
+
+def test_companion_mismatch_with_a_pypi_torch_without_local_tag():
+    s = healthy(); s["torch"].update(version="2.14.1", local=None, cuda="13.2")
+    assert "cu132" in only(torch_rules.companions(s), "TE204")["message"]  # torchvision is +cu130
+    s["packages"]["torchvision"]["version"] = "0.29.1"  # PyPI companion: flavour unknown, not judged
+    assert torch_rules.companions(s) == []

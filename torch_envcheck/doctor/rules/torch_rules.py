@@ -78,7 +78,9 @@ def cpu_wheel(s) -> list[dict]:
 
 def companions(s) -> list[dict]:
     tv = F.torch_version(s)
-    ttag = F.torch_local(s)
+    # A PyPI torch carries no local tag; its flavour still shows in torch.version.cuda.
+    ttag = F.torch_local(s) or kb.tag_from_cuda(F.torch_cuda(s)) or \
+        ("cpu" if F.is_cpu_torch(s) and not F.is_macos(s) else None)
     if not tv or F.torch_importable(s) is False:
         return []
     out = []
