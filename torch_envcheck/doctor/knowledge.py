@@ -307,7 +307,7 @@ def latest_release_for(driver_cuda=None, capability=None, os_name: str | None = 
                 support = "compat"  # the driver itself says its newest CUDA is older
             if support == "no":
                 continue
-            via = None
+            via = entry = None
             arch = build_arch_list(b, os_name, machine)
             if arch is None:
                 continue  # no arch list known for this CPU architecture's wheels
@@ -315,18 +315,19 @@ def latest_release_for(driver_cuda=None, capability=None, os_name: str | None = 
                 m = capability_match(capability, arch)
                 if not m["ok"]:
                     continue
-                via = m["via"]
+                via, entry = m["via"], m["entry"]
                 if via == "ptx" and support == "compat":
                     continue  # PTX JIT needs the toolkit's own driver
-            candidates.append((rel, b, cuda, via, support))
+            candidates.append((rel, b, cuda, via, support, entry))
     if not candidates:
         return None
     # The newest release with SASS for the GPU (no JIT delay, no extra driver requirement), else the
     # newest at all; within it the build the driver fully supports, then the newest CUDA.
     first = next((c for c in candidates if c[3] != "ptx"), candidates[0])
     same = [c for c in candidates if c[0] is first[0] and (c[3] != "ptx") == (first[3] != "ptx")]
-    rel, b, cuda, via, _support = max(same, key=lambda c: (c[4] != "compat", version_tuple(c[2])))
-    return {"torch": rel["torch"], "tag": b["tag"], "cuda": cuda, "via": via, "cudnn": b.get("cudnn"),
+    rel, b, cuda, via, support, entry = max(same, key=lambda c: (c[4] != "compat", version_tuple(c[2])))
+    return {"torch": rel["torch"], "tag": b["tag"], "cuda": cuda, "via": via, "entry": entry,
+            "driver_support": support, "cudnn": b.get("cudnn"),
             "index_url": index_url(b["tag"]), "python_min": python_range(rel["torch"])[0],
             "python_max": python_range(rel["torch"])[1],
             "unverified": bool(b.get("unverified") or rel.get("unverified"))}

@@ -54,7 +54,9 @@ def arch_unsupported(s) -> list[dict]:
                 f"\"... with CUDA capability sm_{cap.replace('.', '')} is not compatible with the current PyTorch installation\"). "
                 "SASS sm_XY runs only on the same major with minor >= Y; PTX compute_XY runs on capability >= X.Y.")
         if build:
-            expl += (f" torch {build['torch']} {build['tag']} supports it (via {build['via']}) and fits this driver"
+            how_run = (f"its {build['entry']} kernels run on {cap}" if build.get("via") == "sass"
+                       else f"PTX JIT of {build['entry']}")
+            expl += (f" torch {build['torch']} {build['tag']} supports it ({how_run}) and fits this driver"
                      + (" (table row not independently verified)" if build.get("unverified") else "") + ".")
         elif fits_any:
             f0 = fits_any[0]

@@ -63,8 +63,7 @@ def cpu_wheel(s) -> list[dict]:
             expl += " On Windows, plain `pip install torch` from PyPI installs the CPU build; CUDA builds come from download.pytorch.org."
         if build:
             expl += (f" torch {build['torch']} {build['tag']} fits this driver"
-                     + (f" and the GPU (via {build['entry'] if build.get('entry') else build['via']})" if build.get("via") else "")
-                     + ".")
+                     + (f" and the GPU ({build['entry']} kernels)" if build.get("entry") else "") + ".")
         return [finding("TE202", "failure", msg, expl, F.install_command(s, build) if build else None,
                         {"torch": F.torch_version(s), "gpus": gl, "driver_version": dv,
                          "driver_cuda": F.driver_cuda(s), "recommended_build": build})]
