@@ -126,7 +126,8 @@ def _toolchain(s):
     else:
         parts.append("no nvcc")
     hc = _d(tc.get("host_compiler"))
-    parts.append(hc.get("version") or "no C++ compiler" if hc else "no C++ compiler")
+    parts.append((hc.get("version") or f"C++ compiler {hc.get('path')} (version unknown)") if hc
+                 else "no C++ compiler")
     nj = _d(tc.get("ninja"))
     parts.append(f"ninja {nj.get('version')}" if nj else "no ninja")
     return ", ".join(str(p) for p in parts)
