@@ -87,10 +87,10 @@ def test_broken_table_gives_a_clear_error(tmp_path, monkeypatch):
         kb.load_table("bad.json")
 
 
-def test_codes_doc_lists_every_code():
+def test_readme_lists_every_code():
     import os
     from torch_envcheck.doctor.codes import CODES
-    doc = open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "finding-codes.md"),
+    doc = open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md"),
                encoding="utf-8").read()
     for code, (slug, _area, _title) in CODES.items():
         assert f"| {code} | `{slug}` |" in doc, code
