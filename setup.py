@@ -47,7 +47,10 @@ def extension_setup_kwargs():
     torch = _torch_or_none()
     if torch is None:
         return {"cmdclass": {"build_py": BuildPyWithSources}}
-    plan = buildcfg.plan(torch)  # raises BuildConfigError when CUDA is required and impossible
+    try:
+        plan = buildcfg.plan(torch)
+    except buildcfg.BuildConfigError as exc:  # CUDA required and impossible: the reason, no traceback
+        sys.exit(f"torch_envcheck: {exc}")
     buildcfg.apply_env(plan)
     from torch.utils import cpp_extension
 

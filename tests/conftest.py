@@ -46,16 +46,16 @@ def _python_from_env(var: str) -> str:
     return path
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def repo_root() -> str:
     return REPO
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def cuda_python() -> str:
     return _python_from_env("TE_TEST_CUDA_PYTHON")
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def cpu_python() -> str:
     return _python_from_env("TE_TEST_CPU_PYTHON")

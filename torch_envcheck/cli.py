@@ -30,6 +30,11 @@ def _module(name: str):
     return importlib.import_module(COMMANDS[name][0])
 
 
+# Commands whose module failed to import, with the reason: one broken command must not take the
+# whole tool (and so the doctor) down with it.
+_BROKEN: dict[str, str] = {}
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -42,20 +47,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_, help_text) in COMMANDS.items():
         sp = sub.add_parser(name, help=help_text, description=help_text)
-        if name != DEFAULT:
+        try:
             _module(name).add_arguments(sp)
-        else:
-            _module(DEFAULT).add_arguments(sp)
+        except Exception as exc:  # noqa: BLE001  (reported when that command is run)
+            _BROKEN[name] = f"{type(exc).__name__}: {exc}"
     return parser
-
-
-def _argv_command(argv: list[str]) -> str | None:
-    for a in argv:
-        if a in COMMANDS:
-            return a
-        if not a.startswith("-"):
-            return None
-    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -63,6 +59,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     command = args.command or DEFAULT
+    if command in _BROKEN:
+        print(f"torch-envcheck: the {command} command is unavailable: {_BROKEN[command]}; "
+              "reinstall torch_envcheck (pip install .)", file=sys.stderr)
+        return 2
     try:
         return int(_module(command).run(args) or 0)
     except KeyboardInterrupt:

@@ -6,36 +6,54 @@ from __future__ import annotations
 # code -> (slug, area, one-line title)
 CODES: dict[str, tuple[str, str, str]] = {
     # platform and Python
+    "TE100": ("platform-ok", "platform", "the platform and Python can run PyTorch"),
     "TE101": ("wsl1", "platform", "WSL 1 cannot use the GPU; CUDA needs WSL 2"),
     "TE102": ("macos-no-cuda", "platform", "macOS has no CUDA; use the MPS backend on Apple silicon"),
     "TE103": ("python-unsupported", "platform", "this Python version is outside the torch release's supported range"),
     # torch and its companions
+    "TE200": ("torch-ok", "torch", "torch imports (a build without CUDA that fits this machine, e.g. MPS or ROCm)"),
     "TE201": ("torch-not-importable", "torch", "torch cannot be imported in this interpreter"),
     "TE202": ("cpu-wheel-with-gpu", "torch", "a CPU-only torch is installed on a machine with an NVIDIA GPU"),
     "TE203": ("cpu-wheel-no-gpu", "torch", "a CPU-only torch on a machine without an NVIDIA GPU: fine"),
     "TE204": ("companion-cuda-mismatch", "torch", "torchvision/torchaudio come from another CUDA index than torch"),
     "TE205": ("torch-cuda-ok", "torch", "a CUDA torch that initialises and sees its GPUs"),
     # driver
+    "TE300": ("driver-ok", "driver", "the NVIDIA driver supports the CUDA runtime torch was built with"),
     "TE301": ("driver-missing", "driver", "no NVIDIA driver is loaded"),
     "TE302": ("driver-too-old", "driver", "the NVIDIA driver is too old for the CUDA runtime torch was built with"),
     "TE303": ("cuda-init-failed", "driver", "CUDA failed to initialise for another reason"),
     # GPUs
+    "TE400": ("gpu-ok", "gpu", "every GPU is covered by this torch build's arch list"),
     "TE401": ("gpu-arch-unsupported", "gpu", "the GPU's compute capability is not in this torch build's arch list"),
     "TE402": ("cuda-visible-devices-empty", "gpu", "CUDA_VISIBLE_DEVICES is set but empty: no GPU is visible"),
     "TE403": ("cuda-visible-devices-invalid", "gpu", "CUDA_VISIBLE_DEVICES names devices that do not exist"),
     # CUDA libraries
+    "TE500": ("libraries-ok", "libraries", "no foreign CUDA/cuDNN libraries shadow torch's own"),
     "TE501": ("ld-library-path-shadows", "libraries", "LD_LIBRARY_PATH holds CUDA/cuDNN libraries of another version than torch's"),
     "TE502": ("cudnn-version-mismatch", "libraries", "the cuDNN loaded at run time differs from the one torch was built with"),
     "TE503": ("cudnn-handle-failed", "libraries", "creating a cuDNN (or cuBLAS) handle failed"),
     # toolchain (compiling extensions only; the wheel itself never needs it)
+    "TE600": ("toolchain-ok", "toolchain", "the CUDA toolchain can compile extensions for this torch (or none is needed)"),
     "TE601": ("nvcc-missing", "toolchain", "no nvcc: CUDA extensions cannot be compiled (torch itself still works)"),
     "TE602": ("nvcc-major-mismatch", "toolchain", "nvcc's CUDA major version differs from torch's"),
     "TE603": ("cuda-home-invalid", "toolchain", "CUDA_HOME / CUDA_PATH points at no CUDA toolkit"),
     # the torch_envcheck extension
+    "TE700": ("extension-ok", "extension", "the compiled extension matches this torch and loads"),
     "TE701": ("extension-stale", "extension", "the compiled extension was built against another torch"),
     "TE702": ("extension-no-kernel-image", "extension", "the extension has no kernel image for a GPU"),
     "TE703": ("extension-not-built", "extension", "the extension is not compiled for this torch yet"),
     "TE704": ("extension-kernels-wrong", "extension", "the extension's kernels disagree with torch's built-ins"),
+    # added by the rules: more findings per area, and a probe that crashed (one code per area)
+    "TE304": ("driver-minor-compat-only", "driver", "the driver runs this CUDA only through minor-version compatibility"),
+    "TE404": ("ptx-jit-driver-too-old", "gpu", "the GPU needs PTX JIT, which needs a newer driver than it has"),
+    "TE705": ("extension-broken", "extension", "the compiled extension exists but fails to load"),
+    "TE190": ("platform-probe-failed", "platform", "a platform probe crashed: its facts are missing"),
+    "TE290": ("torch-probe-failed", "torch", "a torch probe crashed: its facts are missing"),
+    "TE390": ("driver-probe-failed", "driver", "a driver probe crashed: its facts are missing"),
+    "TE490": ("gpu-probe-failed", "gpu", "a GPU probe crashed: its facts are missing"),
+    "TE590": ("libraries-probe-failed", "libraries", "a library probe crashed: its facts are missing"),
+    "TE690": ("toolchain-probe-failed", "toolchain", "a toolchain probe crashed: its facts are missing"),
+    "TE790": ("extension-probe-failed", "extension", "an extension probe crashed: its facts are missing"),
 }
 
 

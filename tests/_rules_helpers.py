@@ -1,0 +1,26 @@
+"""Helpers for the rules tests: load recorded snapshots (tests/snapshots/*.json) and evaluate them."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+
+SNAP_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "snapshots")
+
+
+def load(name: str) -> dict:
+    with open(os.path.join(SNAP_DIR, name + ".json"), encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def healthy() -> dict:
+    return copy.deepcopy(load("h100_cu130_healthy"))
+
+
+def codes(findings) -> list[tuple[str, str]]:
+    return [(f["code"], f["severity"]) for f in findings]
+
+
+def by_code(findings, code):
+    return [f for f in findings if f["code"] == code]

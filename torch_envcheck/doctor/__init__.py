@@ -1,0 +1,93 @@
+"""The doctor: probes gather facts into a snapshot, rules (torch_envcheck.doctor.rules) turn the
+snapshot into findings, renderers print the report.  A saved snapshot or report can be diagnosed
+again anywhere (`torch-envcheck --from-json FILE`).
+
+    collect(timeout=5.0) -> snapshot dict      (schema torch_envcheck.snapshot/1)
+    report(snapshot)     -> report dict        (schema torch_envcheck.report/1)
+    diagnose(snapshot=None) -> report dict     (collects first when no snapshot is given)
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+
+from .snapshot import REPORT_SCHEMA, SNAPSHOT_SCHEMA, jsonable
+
+AREAS = ("platform", "torch", "driver", "gpu", "libraries", "toolchain", "extension")
+SEVERITIES = ("ok", "warning", "failure")
+
+__all__ = ["AREAS", "SEVERITIES", "collect", "report", "diagnose", "SNAPSHOT_SCHEMA", "REPORT_SCHEMA"]
+
+
+def _tool_version() -> str:
+    from .. import __version__  # noqa: PLC0415
+    return __version__
+
+
+def collect(timeout: float = 5.0, only=None) -> dict:
+    """Run the probes (all, or those named in `only`) and return the snapshot.  Never raises
+    because of what it finds: failures are facts in probe_errors / driver.errors."""
+    from . import probes  # noqa: PLC0415
+
+    res = probes.run(timeout=timeout, only=only)
+    snap = {
+        "schema": SNAPSHOT_SCHEMA,
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "tool_version": _tool_version(),
+        "probe_errors": res["probe_errors"],
+        "probe_seconds": res["probe_seconds"],
+    }
+    snap.update(res["sections"])
+    return jsonable(snap)
+
+
+def _clean(finding) -> dict | None:
+    if not isinstance(finding, dict):
+        return None
+    f = dict(finding)
+    if f.get("severity") not in SEVERITIES:
+        f["severity"] = "warning"
+    f.setdefault("area", "platform")
+    return f
+
+
+def summarize(findings: list[dict]) -> dict:
+    """Worst severity per area, in report order ("ok" where an area has no finding)."""
+    rank = {s: i for i, s in enumerate(SEVERITIES)}
+    summary = {area: "ok" for area in AREAS}
+    for f in findings:
+        area = f.get("area")
+        if rank[f["severity"]] > rank[summary.get(area, "ok")]:
+            summary[area] = f["severity"]
+    return summary
+
+
+def report(snapshot: dict) -> dict:
+    """Diagnose a snapshot: the findings of torch_envcheck.doctor.rules, a per-area summary and
+    the exit status (1 when any finding is a failure)."""
+    errors = []
+    try:
+        from . import rules  # noqa: PLC0415
+        raw = rules.evaluate(snapshot)
+        findings = [f for f in map(_clean, raw or []) if f is not None]
+    except Exception as exc:  # a crashing rule must not hide the facts already gathered
+        findings = []
+        errors.append(f"the rules could not run: {type(exc).__name__}: {exc}")
+    summary = summarize(findings)
+    failed = bool(errors) or any(f["severity"] == "failure" for f in findings)
+    out = {
+        "schema": REPORT_SCHEMA,
+        "tool_version": _tool_version(),
+        "snapshot": snapshot,
+        "findings": jsonable(findings),
+        "summary": summary,
+        "exit_status": 1 if failed else 0,
+    }
+    if errors:
+        out["errors"] = errors
+    return out
+
+
+def diagnose(snapshot: dict | None = None, timeout: float = 5.0) -> dict:
+    """The report for `snapshot`, or for this environment when none is given."""
+    return report(collect(timeout=timeout) if snapshot is None else snapshot)

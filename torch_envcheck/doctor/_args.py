@@ -1,0 +1,64 @@
+"""Argument helpers shared by the doctor's commands (doctor, advise, readme-line, pin)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+
+
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 < value <= 600:
+        raise argparse.ArgumentTypeError(f"expected seconds between 0 and 600, got {text}")
+    return value
+
+
+def add_source(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--from-json", metavar="FILE", default=None,
+                        help="read a saved report or snapshot (from `torch-envcheck --json`) instead of "
+                             "probing this machine ('-' reads stdin)")
+    parser.add_argument("--timeout", type=seconds, default=5.0, metavar="SECONDS",
+                        help="time limit for each helper program (nvidia-smi, nvcc, ...); default 5")
+
+
+def snapshot(args, only=None) -> dict | None:
+    """The snapshot to work on; None after printing the error (the caller exits with 2)."""
+    from .snapshot import SnapshotError, load  # noqa: PLC0415
+
+    path = getattr(args, "from_json", None)
+    if path:
+        try:
+            return load(path)
+        except SnapshotError as exc:
+            print(f"torch-envcheck: error: {exc}", file=sys.stderr)
+            return None
+    from . import collect  # noqa: PLC0415
+    with stdout_to_stderr():
+        return collect(timeout=getattr(args, "timeout", 5.0), only=only)
+
+
+@contextlib.contextmanager
+def stdout_to_stderr():
+    """While the probes run, anything written to stdout (a library printing on import, even from
+    C) goes to stderr instead, so `--json > report.json` stays valid JSON."""
+    try:
+        sys.stdout.flush()
+        saved = os.dup(1)
+        os.dup2(2, 1)
+    except (OSError, ValueError, AttributeError):  # no real file descriptors (embedded, captured)
+        yield
+        return
+    try:
+        yield
+    finally:
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+        os.dup2(saved, 1)
+        os.close(saved)

@@ -1,0 +1,96 @@
+"""`torch-envcheck advise`: the torch install command that fits this machine: its OS, the highest
+CUDA its NVIDIA driver supports, its GPUs' compute capability and its Python.  The release, CUDA
+and arch tables come from torch_envcheck.doctor.knowledge (data/*.json, each row with its source).
+Prints the reasons as `#` lines, then the command (`--quiet`: the command alone)."""
+
+from __future__ import annotations
+
+import sys
+
+from . import _args
+from .facts import d, gpus, index_url, python_mm
+
+PROBES = ("platform", "driver")
+
+
+def add_arguments(parser) -> None:
+    _args.add_source(parser)
+    parser.add_argument("-q", "--quiet", action="store_true", help="print only the command")
+
+
+def _python(snap: dict) -> str:
+    exe = d(d(snap.get("platform")).get("python")).get("executable")
+    return exe or "python"
+
+
+def _pip(python: str) -> str:
+    return f'"{python}" -m pip' if " " in python else f"{python} -m pip"
+
+
+def _lowest_capability(snap: dict) -> str | None:
+    caps = []
+    for g in gpus(snap):
+        cap = str(g.get("capability") or "")
+        try:
+            caps.append((tuple(int(x) for x in cap.split(".")), cap))
+        except ValueError:
+            continue
+    return min(caps)[1] if caps else None
+
+
+def advise(snap: dict) -> tuple[list[str], str | None]:
+    """(reasons, command); command None when nothing fits (the reasons say why)."""
+    plat, drv = d(snap.get("platform")), d(snap.get("driver"))
+    system = plat.get("system")
+    py = _python(snap)
+    cpu = f"{_pip(py)} install torch torchvision --index-url {index_url('cpu')}"
+    if system == "Darwin":
+        if plat.get("apple_silicon") or plat.get("machine") == "arm64":
+            return ["macOS on Apple silicon: no CUDA; PyPI's torch uses the GPU through MPS "
+                    "(torch.backends.mps)"], f"{_pip(py)} install torch torchvision"
+        return ["macOS on an Intel CPU: no CUDA and no MPS; the CPU build is the only choice"], \
+            f"{_pip(py)} install torch torchvision"
+    if plat.get("wsl") == 1:
+        return ["WSL 1 cannot reach the GPU (CUDA on WSL needs WSL 2: `wsl --set-version <distro> 2` in "
+                "Windows); until then only the CPU build works"], cpu
+    if not drv.get("present"):
+        return ["no NVIDIA driver found: install the NVIDIA driver and run `torch-envcheck advise` again for a "
+                "CUDA build; without a driver only the CPU build works"], cpu
+    cap = _lowest_capability(snap)
+    try:
+        from . import knowledge  # noqa: PLC0415
+        pick = knowledge.latest_release_for(driver_cuda=drv.get("cuda_version"), capability=cap,
+                                            os_name=system, python_version=python_mm(snap),
+                                            driver_version=drv.get("version"))
+    except Exception as exc:  # missing or malformed tables: say so rather than guess
+        return [f"the release tables could not be read ({type(exc).__name__}: {exc})"], None
+    why = [f"NVIDIA driver {drv.get('version') or '?'}"
+           + (f" supports CUDA up to {drv['cuda_version']}" if drv.get("cuda_version") else ""),
+           f"GPU compute capability {cap}" if cap else "GPU compute capability unknown",
+           f"Python {python_mm(snap) or '?'} on {system or '?'}"]
+    if pick is None:
+        why.append("no known torch release has a CUDA build for this driver, GPU and Python: update the "
+                   "NVIDIA driver (or Python), or use the CPU build")
+        return why, None
+    why.append(f"newest fit: torch {pick['torch']} built with CUDA {pick['cuda']} ({pick['tag']})"
+               + (", through PTX JIT (first use compiles kernels)" if pick.get("via") == "ptx" else "")
+               + (" [table row marked unverified]" if pick.get("unverified") else ""))
+    cmd = knowledge.pip_install_command(py, pick["torch"], pick["tag"], companions=("torchvision",))
+    return why, cmd
+
+
+def run(args) -> int:
+    snap = _args.snapshot(args, only=PROBES)
+    if snap is None:
+        return 2
+    why, cmd = advise(snap)
+    if not args.quiet:
+        for line in why:
+            print(f"# {line}")
+    if cmd is None:
+        if args.quiet:
+            for line in why:
+                print(f"torch-envcheck advise: {line}", file=sys.stderr)
+        return 1
+    print(cmd)
+    return 0

@@ -1,0 +1,50 @@
+"""`torch-envcheck` / `torch-envcheck doctor`: probe this environment, diagnose it and print the
+report (terminal, --json or --markdown).  Exit status 0 healthy, 1 a failure finding, 2 bad input."""
+
+from __future__ import annotations
+
+import sys
+
+from . import _args
+
+
+def add_arguments(parser) -> None:
+    fmt = parser.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print the report as JSON (snapshot, findings, summary)")
+    fmt.add_argument("--markdown", action="store_true", help="print the report as Markdown for a GitHub issue")
+    _args.add_source(parser)
+    parser.add_argument("-v", "--verbose", action="store_true", help="show every fact the probes gathered")
+    parser.add_argument("--no-color", action="store_true", help="no colour (also: NO_COLOR=1, or when piped)")
+
+
+def run(args) -> int:
+    snap = _args.snapshot(args)
+    if snap is None:
+        return 2
+    from . import report  # noqa: PLC0415
+
+    rep = report(snap)
+    try:
+        if getattr(args, "json", False):
+            from .render import json_render  # noqa: PLC0415
+            sys.stdout.write(json_render.render(rep))
+        elif getattr(args, "markdown", False):
+            from .render import markdown  # noqa: PLC0415
+            sys.stdout.write(markdown.render(rep))
+        else:
+            from .render import terminal  # noqa: PLC0415
+            terminal.print_report(rep, color=terminal.wants_color(sys.stdout, getattr(args, "no_color", False)),
+                                  verbose=getattr(args, "verbose", False))
+        sys.stdout.flush()
+    except BrokenPipeError:  # `torch-envcheck | head`
+        pass
+    return int(rep.get("exit_status", 1))
+
+
+def main(argv=None) -> int:
+    """`python -m torch_envcheck.doctor`: the doctor command alone."""
+    import argparse  # noqa: PLC0415
+
+    parser = argparse.ArgumentParser(prog="torch-envcheck doctor", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))

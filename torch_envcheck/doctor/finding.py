@@ -1,0 +1,20 @@
+"""Build finding dicts (the contract in notes/snapshot.md): code, slug and area come from codes.py so a
+rule cannot mistype them."""
+
+from __future__ import annotations
+
+from .codes import CODES
+
+SEVERITIES = ("ok", "warning", "failure")
+
+
+def finding(code: str, severity: str, message: str, explanation: str = "", fix: str | None = None,
+            details: dict | None = None, area: str | None = None) -> dict:
+    """One finding.  `area` overrides the code's area only for the per-area probe-failure codes."""
+    if code not in CODES:
+        raise KeyError(f"unknown finding code {code!r}: add it to torch_envcheck/doctor/codes.py")
+    if severity not in SEVERITIES:
+        raise ValueError(f"severity must be one of {SEVERITIES}, not {severity!r}")
+    slug, code_area, _title = CODES[code]
+    return {"code": code, "slug": slug, "area": area or code_area, "severity": severity,
+            "message": message, "explanation": explanation, "fix": fix, "details": dict(details or {})}

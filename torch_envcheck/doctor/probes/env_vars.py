@@ -1,0 +1,15 @@
+"""Environment variables that change what CUDA and torch do."""
+
+from __future__ import annotations
+
+import os
+
+NAMES = ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH",
+         "PYTORCH_CUDA_ALLOC_CONF", "TORCH_CUDA_ARCH_LIST", "CUDNN_HOME", "LD_PRELOAD",
+         "CUDA_LAUNCH_BLOCKING", "PYTORCH_NVML_BASED_CUDA_CHECK", "HIP_VISIBLE_DEVICES")
+
+
+def probe(env: dict | None = None) -> dict:
+    env = os.environ if env is None else env
+    # None = unset; "" = set but empty (CUDA_VISIBLE_DEVICES="" hides every GPU).
+    return {name: env.get(name) for name in NAMES}

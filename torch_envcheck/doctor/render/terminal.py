@@ -1,0 +1,161 @@
+"""The human report, in the style of `flutter doctor`: one line per area with a mark ([✓] ok,
+[!] warning, [✗] failure), the findings under it, then "To fix:" with the commands.
+
+Colour on a terminal (through rich when it is installed, plain ANSI otherwise); no colour when
+piped, with NO_COLOR set or --no-color.  ASCII marks when the output encoding has no ✓/✗.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import textwrap
+
+from .. import AREAS
+from . import areas
+
+UNICODE_MARKS = {"ok": "✓", "warning": "!", "failure": "✗", "bullet": "•", "arrow": "→"}
+ASCII_MARKS = {"ok": "+", "warning": "!", "failure": "x", "bullet": "-", "arrow": "->"}
+ANSI = {"ok": "32", "warning": "33", "failure": "31", "bold": "1", "dim": "2", "cmd": "36"}
+RICH = {"ok": "green", "warning": "yellow", "failure": "red", "bold": "bold", "dim": "dim", "cmd": "cyan"}
+
+
+def can_encode(stream, text: str = "✓✗•→") -> bool:
+    enc = getattr(stream, "encoding", None) or "ascii"
+    try:
+        text.encode(enc)
+        return True
+    except (UnicodeEncodeError, LookupError):
+        return False
+
+
+def wants_color(stream, no_color_flag: bool = False) -> bool:
+    if no_color_flag or os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _width() -> int:
+    return max(60, min(110, shutil.get_terminal_size((100, 24)).columns))
+
+
+def build(report: dict, verbose: bool = False, unicode: bool = True, width: int | None = None) -> list[list]:
+    """The report as lines of (text, style) segments; style None means plain."""
+    marks = UNICODE_MARKS if unicode else ASCII_MARKS
+    width = width or _width()
+    snap = report.get("snapshot") if isinstance(report.get("snapshot"), dict) else {}
+    findings = [f for f in report.get("findings") or [] if isinstance(f, dict)]
+    summary = report.get("summary") or {}
+    lines: list[list] = [[(f"torch-envcheck {report.get('tool_version', '')}", "bold"),
+                          (f"  (report of {snap.get('created') or 'an unknown time'})", "dim")], []]
+
+    def wrap(text: str, indent: int, style=None):
+        for piece in textwrap.wrap(str(text), width=width - indent) or [""]:
+            lines.append([(" " * indent + piece, style)])
+
+    area_list = list(AREAS) + sorted({f.get("area") for f in findings} - set(AREAS) - {None})
+    for area in area_list:
+        sev = summary.get(area, "ok")
+        title = areas.TITLES.get(area, area)
+        lines.append([(f"[{marks[sev]}] ", sev), (title, "bold"), (": " + areas.headline(area, snap), None)])
+        for f in (f for f in findings if f.get("area") == area):
+            fsev = f.get("severity", "warning")
+            mark = marks["bullet"] if fsev == "ok" else marks[fsev]
+            lines.append([(f"    {mark} ", fsev), (f"{f.get('code', '')} ", "dim"), (str(f.get("message", "")), None)])
+            if f.get("explanation") and (verbose or fsev != "ok"):
+                wrap(f["explanation"], 8, "dim")
+        if verbose:
+            for section in areas.SECTIONS.get(area, ()):
+                for key, value in areas.flatten(snap.get(section), section):
+                    lines.append([(f"        {key}: ", "dim"), (value, None)])
+    errors = list(report.get("errors") or [])
+    probe_errors = snap.get("probe_errors") if isinstance(snap.get("probe_errors"), dict) else {}
+    if verbose:
+        errors += [f"probe {k}: {v}" for k, v in probe_errors.items()]
+        seconds = snap.get("probe_seconds") if isinstance(snap.get("probe_seconds"), dict) else {}
+        if seconds:
+            lines.append([])
+            lines.append([("Probe seconds: ", "dim"),
+                          (", ".join(f"{k} {v:.2f}" for k, v in seconds.items()
+                                     if isinstance(v, (int, float))), None)])
+    if errors:
+        lines.append([])
+        lines.append([("Doctor errors (the report may be incomplete):", "failure")])
+        for e in errors:
+            wrap(f"{marks['bullet']} {e}", 4)
+    fixes = [f for f in findings if f.get("fix") and f.get("severity") in ("failure", "warning")]
+    fixes.sort(key=lambda f: (f.get("severity") != "failure", area_list.index(f.get("area"))
+                              if f.get("area") in area_list else 99))
+    lines.append([])
+    if fixes:
+        lines.append([("To fix:", "bold")])
+        first_with: dict = {}
+        for i, f in enumerate(fixes, 1):
+            lines.append([(f"  {i}. ", None), (f"{f.get('code', '')} ", "dim"), (str(f.get("message", "")), None)])
+            fix = str(f["fix"]).strip()
+            if fix in first_with:  # two findings, one remedy: print the command once
+                lines.append([("       ", None), (f"(the command of {first_with[fix]}. fixes this too)", "dim")])
+                continue
+            first_with[fix] = i
+            for cmd in fix.splitlines():
+                lines.append([("       ", None), (cmd, "cmd")])
+        lines.append([])
+    n_fail = sum(1 for f in findings if f.get("severity") == "failure")
+    n_warn = sum(1 for f in findings if f.get("severity") == "warning")
+    if n_fail or errors:
+        verdict = (f"{n_fail} failure{'s' if n_fail != 1 else ''}, {n_warn} warning{'s' if n_warn != 1 else ''}: "
+                   "this environment cannot use its GPU as installed" if n_fail else "the doctor hit errors")
+        lines.append([(f"{marks['failure']} ", "failure"), (verdict, "bold")])
+    elif n_warn:
+        lines.append([(f"{marks['warning']} ", "warning"),
+                      (f"No failures; {n_warn} warning{'s' if n_warn != 1 else ''}.", "bold")])
+    else:
+        lines.append([(f"{marks['ok']} ", "ok"), ("No issues found.", "bold")])
+    if not verbose:
+        lines.append([("Run with --verbose for every fact, --markdown to paste into an issue.", "dim")])
+    return lines
+
+
+def to_plain(lines: list[list]) -> str:
+    return "\n".join("".join(text for text, _ in line).rstrip() for line in lines) + "\n"
+
+
+def to_ansi(lines: list[list]) -> str:
+    out = []
+    for line in lines:
+        out.append("".join(f"\x1b[{ANSI[s]}m{t}\x1b[0m" if s in ANSI else t for t, s in line))
+    return "\n".join(out) + "\n"
+
+
+def render(report: dict, color: bool = False, verbose: bool = False, unicode: bool = True) -> str:
+    lines = build(report, verbose=verbose, unicode=unicode)
+    return to_ansi(lines) if color else to_plain(lines)
+
+
+def print_report(report: dict, stream=None, color: bool | None = None, verbose: bool = False) -> None:
+    """Write the report to stream (stdout): through rich when colour is on and rich is installed."""
+    stream = stream or sys.stdout
+    color = wants_color(stream) if color is None else color
+    unicode = can_encode(stream)
+    lines = build(report, verbose=verbose, unicode=unicode)
+    if color:
+        try:
+            from rich.console import Console  # noqa: PLC0415  (optional extra)
+            from rich.text import Text  # noqa: PLC0415
+        except ImportError:
+            stream.write(to_ansi(lines))
+            return
+        console = Console(file=stream, force_terminal=True, highlight=False, soft_wrap=True)
+        for line in lines:
+            text = Text()
+            for t, s in line:
+                text.append(t, style=RICH.get(s))
+            console.print(text)
+        return
+    stream.write(to_plain(lines))

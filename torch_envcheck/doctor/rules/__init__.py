@@ -1,0 +1,98 @@
+"""The doctor's rules: pure functions snapshot -> list of findings, grouped by area.
+
+`evaluate(snapshot)` runs them all in report order and never raises: a probe that crashed (listed in
+snapshot["probe_errors"]) becomes a warning finding, and a rule that trips over an unexpected
+snapshot is reported the same way instead of taking the whole report down.
+"""
+
+from __future__ import annotations
+
+from ..codes import CODES
+from ..finding import finding
+from . import driver, extension, gpu, libraries, platform, toolchain, torch_rules
+
+AREAS = ("platform", "torch", "driver", "gpu", "libraries", "toolchain", "extension")
+MODULES = {"platform": platform, "torch": torch_rules, "driver": driver, "gpu": gpu,
+           "libraries": libraries, "toolchain": toolchain, "extension": extension}
+PROBE_FAILED = {area: next(c for c, (slug, a, _t) in CODES.items() if a == area and slug.endswith("probe-failed"))
+                for area in AREAS}
+
+# probe name (or a word in it) -> area; probes are named by the doctor-probes helper
+_PROBE_AREAS = (
+    ("platform", "platform"), ("python", "platform"), ("wsl", "platform"),
+    ("torch", "torch"), ("package", "torch"),
+    ("driver", "driver"), ("nvml", "driver"), ("nvidia-smi", "driver"), ("nvidia_smi", "driver"),
+    ("gpu", "gpu"), ("device", "gpu"),
+    ("librar", "libraries"), ("cudnn", "libraries"), ("env", "platform"),
+    ("toolchain", "toolchain"), ("nvcc", "toolchain"), ("compiler", "toolchain"),
+    ("extension", "extension"), ("build_info", "extension"), ("runtime_info", "extension"),
+)
+
+
+def probe_area(name: str) -> str:
+    low = str(name).lower()
+    return next((area for key, area in _PROBE_AREAS if key in low), "platform")
+
+
+def probe_errors(snapshot) -> list[dict]:
+    errs = snapshot.get("probe_errors") if isinstance(snapshot, dict) else None
+    if not isinstance(errs, dict):
+        return []
+    out = []
+    for name, err in errs.items():
+        area = probe_area(name)
+        out.append(finding(PROBE_FAILED[area], "warning",
+                           f"the '{name}' probe crashed: {str(err).splitlines()[0][:240] if err else '(no text)'}",
+                           f"The facts that probe gathers are missing, so the {area} checks below may be incomplete. "
+                           "Please report this with the output of `torch-envcheck doctor --json`.",
+                           None, {"probe": name, "error": err}))
+    # the extension probe keeps its own errors (extension.status(), build_info(), runtime_info())
+    ext_errors = snapshot.get("extension", {}).get("errors") if isinstance(snapshot.get("extension"), dict) else None
+    for err in ext_errors if isinstance(ext_errors, list) else []:
+        if isinstance(err, str) and err.strip():
+            out.append(finding(PROBE_FAILED["extension"], "warning", f"an extension probe failed: {err.splitlines()[0][:240]}",
+                               "The extension's facts (kernel images, cuDNN/cuBLAS handles) are missing, so those checks "
+                               "were skipped.", None, {"probe": "extension", "error": err}))
+    return out
+
+
+def rules() -> list[tuple[str, object]]:
+    """(area, rule function) in report order."""
+    return [(area, fn) for area in AREAS for fn in MODULES[area].RULES]
+
+
+def evaluate(snapshot) -> list[dict]:
+    """Every finding for a snapshot, in report order (area, then rule)."""
+    if not isinstance(snapshot, dict):
+        snapshot = {}
+    try:
+        crashed = probe_errors(snapshot)
+    except Exception as exc:  # never expected: the input is checked above
+        crashed = [finding(PROBE_FAILED["platform"], "warning", f"probe_errors could not be read: {type(exc).__name__}: {exc}",
+                           "", None, {"rule": "probe_errors", "error": str(exc)})]
+    out: list[dict] = []
+    for area in AREAS:
+        out.extend(f for f in crashed if f["area"] == area)
+        for fn in MODULES[area].RULES:
+            try:
+                found = fn(snapshot)
+            except Exception as exc:  # a rule bug must not hide every other finding
+                found = [finding(PROBE_FAILED[area], "warning",
+                                 f"the doctor's rule {fn.__module__.rsplit('.', 1)[-1]}.{fn.__name__} failed on this snapshot: "
+                                 f"{type(exc).__name__}: {exc}",
+                                 "A bug in torch_envcheck, not in your setup: that one check was skipped. Please report it "
+                                 "with `torch-envcheck doctor --json`.", None,
+                                 {"rule": f"{fn.__module__}.{fn.__name__}", "error": f"{type(exc).__name__}: {exc}"})]
+            out.extend(found)
+    return out
+
+
+def summary(findings: list[dict]) -> dict:
+    """Worst severity per area ('ok' when an area has only ok findings; areas without findings absent)."""
+    rank = {"ok": 0, "warning": 1, "failure": 2}
+    out: dict = {}
+    for f in findings:
+        a, sev = f.get("area"), f.get("severity")
+        if a not in out or rank.get(sev, 0) > rank[out[a]]:
+            out[a] = sev
+    return out

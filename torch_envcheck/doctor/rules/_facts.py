@@ -1,0 +1,292 @@
+"""Safe accessors over a snapshot (notes/snapshot.md): every field may be missing, null or of the
+wrong type, so the rules read facts only through these helpers and never index a dict directly."""
+
+from __future__ import annotations
+
+import re
+
+from .. import knowledge as kb
+
+
+def as_dict(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value) -> list:
+    return value if isinstance(value, list) else []
+
+
+def dig(obj, *path, default=None):
+    for key in path:
+        if isinstance(obj, dict):
+            obj = obj.get(key)
+        elif isinstance(obj, list) and isinstance(key, int) and -len(obj) <= key < len(obj):
+            obj = obj[key]
+        else:
+            return default
+        if obj is None:
+            return default
+    return obj
+
+
+def text(value) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+# ---------------------------------------------------------------- platform
+
+def system(s) -> str | None:
+    return text(dig(s, "platform", "system"))
+
+
+def is_macos(s) -> bool:
+    return system(s) == "Darwin"
+
+
+def wsl(s):
+    v = dig(s, "platform", "wsl")
+    return v if v in (1, 2) else None
+
+
+def driver_os(s) -> str:
+    """The OS whose driver tables apply: WSL uses the Windows driver."""
+    return "Windows" if system(s) == "Windows" or wsl(s) == 2 else "Linux"
+
+
+def python_version(s) -> str | None:
+    return text(dig(s, "platform", "python", "version"))
+
+
+def python_exe(s) -> str:
+    return text(dig(s, "platform", "python", "executable")) or "python"
+
+
+# ---------------------------------------------------------------- torch
+
+def torch(s) -> dict:
+    return as_dict(dig(s, "torch"))
+
+
+def torch_importable(s) -> bool | None:
+    v = torch(s).get("importable")
+    return v if isinstance(v, bool) else None
+
+
+def torch_version(s) -> str | None:
+    return text(torch(s).get("version"))
+
+
+def torch_release(s) -> str | None:
+    return kb.release_key(torch_version(s))
+
+
+def torch_local(s) -> str | None:
+    return text(torch(s).get("local")) or kb.local_tag(torch_version(s))
+
+
+def torch_cuda(s) -> str | None:
+    v = torch(s).get("cuda")
+    if isinstance(v, (int, float)):
+        v = str(v)
+    if text(v):
+        return v
+    tag = torch_local(s)
+    return kb.cuda_from_tag(tag) if tag and tag.startswith("cu") else None
+
+
+def is_cuda_torch(s) -> bool:
+    return torch_importable(s) is not False and torch_cuda(s) is not None
+
+
+def is_rocm_torch(s) -> bool:
+    return bool(text(torch(s).get("hip"))) or (torch_local(s) or "").startswith("rocm")
+
+
+def is_cpu_torch(s) -> bool:
+    """Importable torch built without CUDA or ROCm."""
+    return torch_importable(s) is True and torch_version(s) is not None and torch_cuda(s) is None \
+        and not is_rocm_torch(s)
+
+
+def torch_label(s) -> str:
+    return f"torch {torch_version(s)}" if torch_version(s) else "torch"
+
+
+def cudnn_tuple(value) -> tuple[int, int, int] | None:
+    """torch.backends.cudnn.version() style int (92400 = 9.24.0; 8700 = 8.7.0) or '9.24.0' -> tuple."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (list, tuple)) and len(value) >= 2 and all(isinstance(x, int) for x in value):
+        return (value[0], value[1], value[2] if len(value) > 2 else 0)
+    if isinstance(value, int):
+        if value >= 90000:
+            return (value // 10000, (value // 100) % 100, value % 100)
+        if value >= 1000:
+            return (value // 1000, (value // 100) % 10, value % 100)
+        return None
+    t = kb.version_tuple(value) if isinstance(value, str) else None
+    if t and len(t) == 1 and t[0] >= 1000:
+        return cudnn_tuple(t[0])
+    if t:
+        return (t[0], t[1] if len(t) > 1 else 0, t[2] if len(t) > 2 else 0)
+    return None
+
+
+def fmt_version(t) -> str:
+    return ".".join(str(x) for x in t) if t else "?"
+
+
+# ---------------------------------------------------------------- driver and GPUs
+
+def driver(s) -> dict:
+    return as_dict(dig(s, "driver"))
+
+
+def driver_present(s) -> bool | None:
+    v = driver(s).get("present")
+    return v if isinstance(v, bool) else None
+
+
+def driver_version(s) -> str | None:
+    return text(driver(s).get("version"))
+
+
+def driver_cuda(s) -> str | None:
+    return text(driver(s).get("cuda_version"))
+
+
+def driver_gpus(s) -> list[dict]:
+    return [g for g in as_list(driver(s).get("gpus")) if isinstance(g, dict)]
+
+
+def gpus(s) -> list[dict]:
+    """The GPUs with a capability where known: torch's view when it has one (it is what the program
+    sees), else the driver's."""
+    devs = [d for d in as_list(torch(s).get("devices")) if isinstance(d, dict)]
+    return devs or driver_gpus(s)
+
+
+def has_nvidia_gpu(s) -> bool:
+    return bool(driver_gpus(s)) or bool([d for d in as_list(torch(s).get("devices")) if isinstance(d, dict)])
+
+
+def gpu_label(g: dict) -> str:
+    name = text(g.get("name")) or f"GPU {g.get('index', '?')}"
+    cap = text(g.get("capability"))
+    return f"{name} (compute capability {cap})" if cap else name
+
+
+def arch_list(s) -> list[str]:
+    lst = [a for a in as_list(torch(s).get("arch_list")) if isinstance(a, str)]
+    if lst:
+        return lst
+    tag = torch_local(s) or kb.tag_from_cuda(torch_cuda(s))
+    if torch_version(s) and tag:
+        try:
+            return kb.wheel_arch_list(torch_version(s), tag, system(s), text(dig(s, "platform", "machine"))) or []
+        except kb.KnowledgeError:
+            return []
+    return []
+
+
+# ---------------------------------------------------------------- environment, packages
+
+def env(s, name) -> str | None:
+    v = dig(s, "env", name)
+    return v if isinstance(v, str) else None
+
+
+def package(s, name) -> dict:
+    return as_dict(dig(s, "packages", name))
+
+
+def nvidia_packages(s) -> dict:
+    return {k: v for k, v in as_dict(dig(s, "packages", "nvidia")).items() if isinstance(v, str)}
+
+
+def nvidia_package_version(s, prefix: str) -> tuple[str, str] | None:
+    """('nvidia-cudnn-cu13', '9.24.0.43') for prefix 'nvidia-cudnn' (with or without -cuXX)."""
+    for name, ver in nvidia_packages(s).items():
+        if re.fullmatch(re.escape(prefix) + r"(-cu\d+)?", name.lower()):
+            return name, ver
+    return None
+
+
+def cvd_hides_all(s) -> bool:
+    v = env(s, "CUDA_VISIBLE_DEVICES")
+    return v is not None and not v.strip()
+
+
+def recommend_build(s, capability=None) -> dict | None:
+    """The build to switch to: the installed release if one of its builds fits this driver, GPU and
+    Python, else the newest release that does."""
+    args = dict(driver_cuda=driver_cuda(s), capability=capability, os_name=system(s), driver_os_name=driver_os(s),
+                python_version=python_version(s), driver_version=driver_version(s),
+                machine=text(dig(s, "platform", "machine")))
+    try:
+        rel = torch_release(s)
+        if rel and kb.release(rel):
+            same = kb.latest_release_for(torch_release=rel, **args)
+            if same:
+                return same
+        return kb.latest_release_for(**args)
+    except kb.KnowledgeError:
+        return None
+
+
+def companions_installed(s) -> list[str]:
+    return [n for n in ("torchvision", "torchaudio") if text(package(s, n).get("version"))]
+
+
+def install_command(s, build: dict, companions: bool = True) -> str:
+    rel = build["torch"]
+    tv = torch_version(s)
+    spec = rel
+    if tv and kb.release_key(tv) == rel:
+        spec = tv.split("+", 1)[0]  # keep the installed release exactly, change only its flavour
+    return kb.pip_install_command(python_exe(s), spec, build["tag"],
+                                  companions_installed(s) if companions else ())
+
+
+def python_cmd(s) -> str:
+    """This interpreter as a shell word (quoted when its path has spaces)."""
+    exe = python_exe(s)
+    return f'"{exe}"' if " " in exe and not exe.startswith('"') else exe
+
+
+def _cap_text(value) -> str | None:
+    if isinstance(value, dict) and isinstance(value.get("major"), int) and isinstance(value.get("minor"), int):
+        return f"{value['major']}.{value['minor']}"
+    return text(value)
+
+
+def _avail(value) -> bool | None:
+    """kernel_image / handle facts come as a bool or as {"available"|"ok": bool, ...}."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, dict):
+        for key in ("available", "ok"):
+            if isinstance(value.get(key), bool):
+                return value[key]
+    return None
+
+
+def ext_devices(s) -> list[dict]:
+    """The extension's per-device facts (runtime_info.cuda.devices[], README "runtime_info fields"),
+    normalised: index, name, capability 'X.Y', kernel_image bool|None, kernel_error, cudnn_handle /
+    cublas_handle (bool|None) with their status texts."""
+    ri = as_dict(dig(s, "extension", "runtime_info"))
+    raw = as_list(dig(ri, "cuda", "devices")) or as_list(ri.get("devices"))
+    out = []
+    for d in raw:
+        if not isinstance(d, dict):
+            continue
+        ki, ch, bh = d.get("kernel_image"), d.get("cudnn_handle"), d.get("cublas_handle")
+        out.append({
+            "index": d.get("index"), "name": text(d.get("name")),
+            "capability": _cap_text(d.get("compute_capability")) or _cap_text(d.get("capability")),
+            "kernel_image": _avail(ki), "kernel_error": as_dict(ki).get("error"),
+            "cudnn_handle": _avail(ch), "cudnn_status": as_dict(ch).get("status"),
+            "cublas_handle": _avail(bh), "cublas_status": as_dict(bh).get("status") or as_dict(bh).get("message"),
+        })
+    return out

@@ -1,0 +1,152 @@
+"""Driver rules: is an NVIDIA driver loaded, is it new enough for torch's CUDA runtime, and did CUDA
+initialise."""
+
+from __future__ import annotations
+
+from .. import knowledge as kb
+from ..finding import finding
+from . import _facts as F
+
+
+def _needs(s) -> dict | None:
+    try:
+        return kb.min_driver_for_cuda(F.torch_cuda(s), F.driver_os(s))
+    except kb.KnowledgeError:
+        return None
+
+
+def _applies(s) -> bool:
+    return F.is_cuda_torch(s) and not F.is_macos(s) and F.wsl(s) != 1
+
+
+def _support(s) -> str | None:
+    """'toolkit' / 'compat' / 'no' / None, from the driver version, else from its CUDA version."""
+    dv, dc, tc = F.driver_version(s), F.driver_cuda(s), F.torch_cuda(s)
+    try:
+        verdict = kb.driver_supports(dv, tc, F.driver_os(s)) if dv else None
+    except kb.KnowledgeError:
+        verdict = None
+    if verdict is None and dc and tc:
+        d, t = kb.major_minor(dc), kb.major_minor(tc)
+        if d and t:
+            verdict = "toolkit" if d >= t else ("compat" if d[0] == t[0] else "no")
+    return verdict
+
+
+def _torch_says_no_driver(s) -> bool:
+    err = F.text(F.torch(s).get("cuda_init_error")) or ""
+    return "Found no NVIDIA driver" in err
+
+
+def driver_missing(s) -> list[dict]:
+    if not _applies(s) or F.torch(s).get("cuda_available") is True:
+        return []
+    present = F.driver_present(s)
+    # The driver probe's verdict; when it has none (crashed: TE390), torch's own error is the evidence.
+    if present is True or (present is None and not _torch_says_no_driver(s)):
+        return []
+    need = _needs(s) or {}
+    floor, exact = need.get("compat_floor"), need.get("toolkit_minimum")
+    tc = F.torch_cuda(s)
+    need_txt = f">= {floor}" if floor else "new enough"
+    exe = F.python_exe(s)
+    rel = F.torch_version(s).split("+", 1)[0] if F.torch_version(s) else None
+    cpu_fix = kb.pip_install_command(exe, rel, "cpu")
+    if F.wsl(s) == 2:
+        gpu_side = (f"install the NVIDIA Windows driver {need_txt} on the Windows side (WSL 2 uses it through "
+                    "/usr/lib/wsl/lib; do not install a Linux driver inside WSL)")
+    else:
+        gpu_side = f"install the NVIDIA driver {need_txt}" + (f" ({exact} is CUDA {tc}'s own)" if exact and exact != floor else "")
+    errors = [e for e in F.as_list(F.driver(s).get("errors")) if isinstance(e, str)]
+    msg = f"no NVIDIA driver is loaded, but {F.torch_label(s)} is a CUDA {tc} build that needs one ({need_txt})"
+    expl = (f"If this machine has an NVIDIA GPU, {gpu_side}, then check with `nvidia-smi`. If it has none, "
+            f"this CUDA build only costs disk space (several GB of CUDA libraries): install the CPU wheel "
+            f"(command below). torch falls back to the CPU either way; `.cuda()` raises \"Found no NVIDIA "
+            f"driver on your system\".")
+    container = F.text(F.dig(s, "platform", "container"))
+    if container:
+        expl += (f" This runs in a container ({container}): the driver lives on the host and is mapped in only "
+                 "when the container is started with GPU access (Docker: `--gpus all` with the NVIDIA Container "
+                 "Toolkit; Kubernetes: an nvidia.com/gpu resource).")
+    if errors:
+        expl += " Driver probe errors: " + "; ".join(errors[:3])
+    fix = "# only if this machine has no NVIDIA GPU (check: lspci | grep -i nvidia):\n" + cpu_fix \
+        if F.system(s) == "Linux" else cpu_fix
+    return [finding("TE301", "failure", msg, expl, fix,
+                    {"torch_cuda": tc, "driver_needed_compat_floor": floor, "driver_needed_toolkit": exact,
+                     "driver_source": F.driver(s).get("source"), "driver_errors": errors,
+                     "cuda_init_error": F.torch(s).get("cuda_init_error")})]
+
+
+def driver_too_old(s) -> list[dict]:
+    if not _applies(s) or F.driver_present(s) is not True:
+        return []
+    verdict = _support(s)
+    if verdict not in ("no", "compat"):
+        return []
+    need = _needs(s) or {}
+    dv, dc, tc = F.driver_version(s), F.driver_cuda(s), F.torch_cuda(s)
+    what = f"NVIDIA driver {dv or '?'}" + (f" (supports CUDA up to {dc})" if dc else "")
+    if verdict == "compat":
+        return [finding(
+            "TE304", "ok",
+            f"{what} runs {F.torch_label(s)}'s CUDA {tc} through minor-version compatibility",
+            f"Drivers >= {need.get('compat_floor')} run any CUDA {kb.major_minor(tc)[0]}.x build. Only PTX JIT "
+            f"(needed by GPUs this build has no SASS for) and a few newer APIs need CUDA {tc}'s own driver "
+            f"{need.get('toolkit_minimum') or '(unknown)'}.", None,
+            {"driver_version": dv, "driver_cuda": dc, "torch_cuda": tc, "needs": need})]
+    cap = next((g.get("capability") for g in F.gpus(s) if F.text(g.get("capability"))), None)
+    build = F.recommend_build(s, capability=cap)
+    expl = (f"torch's CUDA {tc} runtime needs driver >= {need.get('compat_floor') or need.get('toolkit_minimum') or '?'}"
+            f" on {F.driver_os(s)}; CUDA initialisation fails (\"The NVIDIA driver on your system is too old\"). "
+            f"Either upgrade the driver, or install a torch build for this driver")
+    expl += (f": torch {build['torch']} {build['tag']} (command below)." if build else ".")
+    return [finding("TE302", "failure",
+                    f"{what} is too old for {F.torch_label(s)} (CUDA {tc} needs driver >= "
+                    f"{need.get('compat_floor') or need.get('toolkit_minimum') or '?'})",
+                    expl, F.install_command(s, build) if build else None,
+                    {"driver_version": dv, "driver_cuda": dc, "torch_cuda": tc, "needs": need,
+                     "recommended_build": build, "cuda_init_error": F.torch(s).get("cuda_init_error")})]
+
+
+def cuda_init_failed(s) -> list[dict]:
+    t = F.torch(s)
+    if not _applies(s) or F.driver_present(s) is False or t.get("cuda_available") is not False:
+        return []
+    if F.driver_present(s) is None and (_torch_says_no_driver(s) or not F.text(t.get("cuda_init_error"))):
+        return []  # TE301 from torch's own words, or nothing known to report
+    if _support(s) == "no" or F.cvd_hides_all(s):
+        return []  # explained by TE302 / TE402
+    err = F.text(t.get("cuda_init_error"))
+    expl = "The driver is loaded and new enough, yet torch could not initialise CUDA."
+    if err and "804" in err:
+        expl += (" Error 804 means a CUDA forward-compatibility libcuda (cuda-compat package, or a container's "
+                 "compat libs) is loaded on a GPU that does not support it: remove it from LD_LIBRARY_PATH / "
+                 "ld.so.conf so the driver's own libcuda is used.")
+    elif err and "no CUDA-capable device" in err:
+        expl += " CUDA_VISIBLE_DEVICES may name no existing device, or the device nodes (/dev/nvidia*) are not accessible (containers: --gpus all)."
+    else:
+        expl += " Common causes: GPU in a bad state (see `nvidia-smi`, dmesg Xid errors), missing /dev/nvidia* access in a container, a mismatched libcuda on LD_LIBRARY_PATH."
+    return [finding("TE303", "failure",
+                    "CUDA failed to initialise: " + (err.splitlines()[0][:240] if err else "torch.cuda.is_available() is False (no error text recorded)"),
+                    expl, None, {"cuda_init_error": err, "driver_version": F.driver_version(s)})]
+
+
+def driver_ok(s) -> list[dict]:
+    if F.is_macos(s) or F.wsl(s) == 1 or F.driver_present(s) is not True:
+        return []
+    dv, dc = F.driver_version(s), F.driver_cuda(s)
+    desc = f"NVIDIA driver {dv or '?'}" + (f" (supports CUDA up to {dc})" if dc else "")
+    if F.is_cuda_torch(s):
+        if _support(s) != "toolkit":
+            return []
+        need = _needs(s) or {}
+        return [finding("TE300", "ok", f"{desc} is new enough for {F.torch_label(s)} (CUDA {F.torch_cuda(s)} needs >= "
+                        f"{need.get('toolkit_minimum') or need.get('compat_floor') or '?'})", "", None,
+                        {"driver_version": dv, "driver_cuda": dc, "needs": need})]
+    if F.is_cpu_torch(s):
+        return [finding("TE300", "ok", f"{desc} is loaded", "", None, {"driver_version": dv, "driver_cuda": dc})]
+    return []
+
+
+RULES = [driver_missing, driver_too_old, cuda_init_failed, driver_ok]

@@ -1,0 +1,80 @@
+"""Rules about torch_envcheck's own compiled extension `_C`: built for this torch, loadable, and with a
+kernel image for every GPU."""
+
+from __future__ import annotations
+
+from .. import knowledge as kb
+from ..finding import finding
+from . import _facts as F
+
+BUILD = "torch-envcheck build"
+
+
+def _status(s) -> dict:
+    return F.as_dict(F.dig(s, "extension", "status"))
+
+
+def state(s) -> list[dict]:
+    st = _status(s)
+    state = F.text(st.get("state"))
+    cmd = F.text(st.get("rebuild_command")) or BUILD
+    if state == "stale":
+        stale = F.as_dict(st.get("stale_aot"))
+        reason = F.text(stale.get("reason")) or F.text(st.get("error")) or "built against another torch"
+        return [finding("TE701", "warning",
+                        f"the installed extension binary {stale.get('path') or st.get('path') or ''} is stale: {reason}".replace("  ", " "),
+                        "A binary built against another torch fails to load (\"undefined symbol: _ZN...\"), so it is "
+                        "ignored; the first use compiles a fresh one into the cache (a few minutes), or run the command now.",
+                        f"{cmd} --force" if "--force" not in cmd else cmd,
+                        {"built_against": st.get("built_against"), "running_torch": st.get("running_torch"), "stale_aot": stale})]
+    if state == "missing":
+        return [finding("TE703", "warning", f"the torch_envcheck extension is not compiled for {F.torch_label(s)} yet",
+                        "It is compiled on first use (a few minutes, once per torch version); its checks and kernels "
+                        "are unavailable until then." + (f" Last note: {st['error']}" if F.text(st.get("error")) else ""),
+                        cmd, {"running_torch": st.get("running_torch")})]
+    if state == "broken":
+        return [finding("TE705", "failure", f"the compiled extension fails to load: {(F.text(st.get('error')) or '?').splitlines()[0][:240]}",
+                        "The binary exists but cannot be imported (corrupt file, missing library). Rebuild it.",
+                        f"{cmd} --force", {"path": st.get("path"), "error": st.get("error")})]
+    return []
+
+
+def _torch_covers(s, cap) -> bool:
+    arch = F.arch_list(s)
+    return not arch or kb.capability_match(cap, arch)["ok"] is not False
+
+
+def kernel_image(s) -> list[dict]:
+    if F.text(_status(s).get("state")) not in ("ok", None):
+        return []
+    out = []
+    for d in F.ext_devices(s):
+        if d["kernel_image"] is not False:
+            continue
+        cap = d["capability"]
+        if cap and not _torch_covers(s, cap):
+            continue  # torch itself has no kernels for this GPU: TE401 says what to install first
+        label = F.gpu_label(d)
+        out.append(finding("TE702", "warning",
+                           f"the extension has no kernel image for {label}",
+                           "It was compiled for other GPU architectures (its build chose them when no GPU was visible, "
+                           "or from TORCH_CUDA_ARCH_LIST); its CUDA ops fail with \"no kernel image is available\". "
+                           "Rebuild it for this GPU.",
+                           f"TORCH_CUDA_ARCH_LIST={cap} {BUILD} --force" if cap else f"{BUILD} --force",
+                           {"device": d, "error": d["kernel_error"],
+                            "built_for": F.dig(s, "extension", "build_info", "cuda", "gencode")}))
+    return out
+
+
+def extension_ok(s) -> list[dict]:
+    st = _status(s)
+    if F.text(st.get("state")) != "ok" or kernel_image(s):
+        return []
+    mode = F.text(st.get("mode"))
+    return [finding("TE700", "ok",
+                    f"the extension ({mode or 'built'}) matches {F.torch_label(s)} and loads"
+                    + (f" from {st['path']}" if F.text(st.get("path")) else ""), "", None,
+                    {"mode": mode, "path": st.get("path"), "built_against": st.get("built_against")})]
+
+
+RULES = [state, kernel_image, extension_ok]

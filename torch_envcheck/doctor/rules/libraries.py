@@ -1,0 +1,214 @@
+"""CUDA library rules: libraries on LD_LIBRARY_PATH (PATH on Windows) that can be loaded instead of
+the ones torch ships, and cuDNN build/run-time mismatches or failed handles."""
+
+from __future__ import annotations
+
+import os
+
+from .. import knowledge as kb
+from ..finding import finding
+from . import _facts as F
+
+# library kind -> pip distribution (with or without -cuXX) that ships torch's copy
+PIP_PACKAGE = {
+    "cudart": "nvidia-cuda-runtime", "cublas": "nvidia-cublas", "cublaslt": "nvidia-cublas",
+    "cudnn": "nvidia-cudnn", "cusparse": "nvidia-cusparse", "nvjitlink": "nvidia-nvjitlink",
+    "nvrtc": "nvidia-cuda-nvrtc", "cufft": "nvidia-cufft", "curand": "nvidia-curand",
+    "cusolver": "nvidia-cusolver", "nccl": "nvidia-nccl", "cupti": "nvidia-cuda-cupti",
+    "cusparselt": "nvidia-cusparselt",
+}
+
+
+def _expected(s, kind: str) -> tuple[tuple[int, int], str] | None:
+    """Torch's own copy of a library: (major, minor), and where that fact came from."""
+    pkg = F.nvidia_package_version(s, PIP_PACKAGE.get(kind, "")) if kind in PIP_PACKAGE else None
+    if pkg:
+        mm = kb.major_minor(pkg[1])
+        if mm:
+            return mm, f"pip package {pkg[0]} {pkg[1]}"
+    if kind == "cudnn":
+        t = F.cudnn_tuple(F.torch(s).get("cudnn"))
+        if t:
+            return (t[0], t[1]), f"torch.backends.cudnn.version() {F.fmt_version(t)}"
+    if kind in ("cudart", "nvrtc") and F.torch_cuda(s):
+        return kb.major_minor(F.torch_cuda(s)), f"torch.version.cuda {F.torch_cuda(s)}"
+    return None
+
+
+def _shadows(s) -> list[dict]:
+    found = []
+    for e in F.as_list(F.dig(s, "libraries", "entries")):
+        e = F.as_dict(e)
+        d = F.text(e.get("dir"))
+        for lib in F.as_list(e.get("libs")):
+            lib = F.as_dict(lib)
+            kind, ver = (F.text(lib.get("kind")) or "").lower() or None, F.text(lib.get("version"))
+            # "libcudnn_ops.so.9" carries the major only: it cannot be compared to a minor
+            mm = kb.major_minor(ver) if ver and len(kb.version_tuple(ver) or ()) >= 2 else None
+            exp = _expected(s, kind) if kind else None
+            if not (d and mm and exp):
+                continue
+            # A different major has a different soname (libcudart.so.12 vs .so.13): it cannot be
+            # picked up in place of torch's copy.  Same major, other minor: it can.
+            if mm[0] == exp[0][0] and mm != exp[0]:
+                found.append({"dir": d, "file": lib.get("file"), "kind": kind, "version": ver,
+                              "torch_has": f"{exp[0][0]}.{exp[0][1]}", "torch_source": exp[1],
+                              "older": mm < exp[0]})
+    return found
+
+
+def ld_library_path(s) -> list[dict]:
+    if not F.is_cuda_torch(s):
+        return []
+    hits = _shadows(s)
+    if not hits:
+        return []
+    var = F.text(F.dig(s, "libraries", "search_path_var")) or "LD_LIBRARY_PATH"
+    dirs = list(dict.fromkeys(h["dir"] for h in hits))
+    fix = None
+    current = F.env(s, var) if var == "LD_LIBRARY_PATH" else None
+    if current is not None and F.system(s) != "Windows":
+        keep = [p for p in current.split(os.pathsep) if p and os.path.normpath(p) not in {os.path.normpath(x) for x in dirs}]
+        fix = f"export LD_LIBRARY_PATH={':'.join(keep)}" if keep else "unset LD_LIBRARY_PATH"
+    first = hits[0]
+    older = any(h["older"] for h in hits)
+    listing = "; ".join(f"{h['file'] or h['kind']} ({h['version']}, torch has {h['torch_has']}) in {h['dir']}" for h in hits[:4])
+    return [finding(
+        "TE501", "warning",
+        f"{var} puts {first['kind']} {first['version']} from {first['dir']} ahead of torch's {first['kind']} {first['torch_has']}"
+        + (f" (+{len(hits) - 1} more)" if len(hits) > 1 else ""),
+        f"Same-major libraries share a soname, so the dynamic loader may take these instead of the copies torch "
+        f"ships: {listing}. "
+        + ("Older ones are known to break torch (e.g. \"libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1\", "
+           "or a cuDNN version incompatibility error). " if older else
+           "Newer ones usually work but are not what torch was tested with. ")
+        + f"Drop these directories from {var} for Python sessions that use torch.",
+        fix, {"shadowing": hits, "search_path_var": var})]
+
+
+FAMILY_PACKAGE = {"cudart": "nvidia-cuda-runtime", "cudnn": "nvidia-cudnn", "cublas": "nvidia-cublas"}
+
+
+def loaded_elsewhere(s) -> list[dict]:
+    """Evidence rather than suspicion: the extension lists the CUDA/cuDNN files really mapped into
+    the process (/proc/self/maps).  A family torch gets from a pip nvidia-* wheel but loaded from
+    outside site-packages means another copy won."""
+    if not F.is_cuda_torch(s):
+        return []
+    loaded = F.as_dict(F.dig(s, "extension", "runtime_info", "loaded_libraries"))
+    site = F.text(F.torch(s).get("location"))
+    if not loaded or not site:
+        return []
+    site = site.rstrip("/\\")
+    if site.endswith("torch"):
+        site = site[: -len("torch")].rstrip("/\\")
+    foreign = []
+    for family, pkg_prefix in FAMILY_PACKAGE.items():
+        pkg = F.nvidia_package_version(s, pkg_prefix)
+        if not pkg:
+            continue
+        for path in F.as_list(loaded.get(family)):
+            if isinstance(path, str) and not path.startswith(site):
+                foreign.append({"family": family, "path": path, "wheel": f"{pkg[0]} {pkg[1]}"})
+    if not foreign:
+        return []
+    first = foreign[0]
+    return [finding(
+        "TE501", "warning",
+        f"{first['family']} is loaded from {first['path']}, not from torch's {first['wheel']} in {site}"
+        + (f" (+{len(foreign) - 1} more)" if len(foreign) > 1 else ""),
+        "The process mapped a CUDA library from outside the Python environment, so a system copy shadows the "
+        "one torch ships (LD_LIBRARY_PATH, LD_PRELOAD or /etc/ld.so.conf.d). If versions differ this breaks "
+        "torch at import or first use.", None, {"foreign": foreign, "site_packages": site})]
+
+
+def _runtime_cudnn(s) -> dict:
+    return F.as_dict(F.dig(s, "extension", "runtime_info", "cudnn"))
+
+
+def _first(d: dict, *keys):
+    for k in keys:
+        if d.get(k) is not None:
+            return d[k]
+    return None
+
+
+def cudnn_mismatch(s) -> list[dict]:
+    if not F.is_cuda_torch(s):
+        return []
+    out = []
+    texts = [F.text(F.torch(s).get(k)) for k in ("cudnn_error", "cuda_init_error", "import_error")] + \
+        [F.text(F.dig(s, "extension", "runtime_info", "python", "torch_cudnn_error"))] + \
+        [v for v in F.as_dict(F.dig(s, "probe_errors")).values() if isinstance(v, str)]
+    hit = next((t for t in texts if t and "cuDNN version incompatibility" in t), None)
+    if hit:
+        out.append(finding("TE502", "failure", "torch refuses the loaded cuDNN: " + hit.splitlines()[0][:240],
+                           "The cuDNN found at run time is not the one torch was built with; usually a system "
+                           "cuDNN on LD_LIBRARY_PATH wins over the wheel's nvidia-cudnn package.", None,
+                           {"error": hit}))
+        return out
+    # Expected: the cuDNN torch ships (its nvidia-cudnn wheel), else the cudnn.h our extension was
+    # compiled with.  Loaded: what cudnnGetVersion() returns in this process, else torch's view.
+    rt = _runtime_cudnn(s)
+    pkg = F.nvidia_package_version(s, "nvidia-cudnn")
+    built = F.cudnn_tuple(pkg[1]) if pkg else None
+    expected_from = f"the installed {pkg[0]} {pkg[1]}" if pkg else None
+    if built is None:
+        built = F.cudnn_tuple(F.dig(s, "extension", "build_info", "cudnn_headers", "version_int")) or \
+            F.cudnn_tuple(_first(rt, "compiled_version", "compile_version", "build_version"))
+        expected_from = "the cudnn.h the extension was compiled with" if built else None
+    loaded = F.cudnn_tuple(_first(rt, "version", "runtime_version"))
+    loaded_from = "cudnnGetVersion() in this process" if loaded else None
+    if loaded is None:
+        loaded = F.cudnn_tuple(F.torch(s).get("cudnn"))
+        loaded_from = "torch.backends.cudnn.version()" if loaded else None
+    source = f"{loaded_from} vs {expected_from}"
+    lib_path = F.text(F.dig(rt, "library", "path"))
+    if not (built and loaded) or built[:2] == loaded[:2]:
+        return out
+    # torch accepts a run-time cuDNN of the same major with minor >= the build's (backends/cudnn).
+    fatal = loaded[0] != built[0] or loaded[1] < built[1]
+    out.append(finding(
+        "TE502", "failure" if fatal else "warning",
+        f"cuDNN {F.fmt_version(loaded)} is loaded, but {F.fmt_version(built)} is the one expected ({source})",
+        ("torch raises \"cuDNN version incompatibility\" for a different major or an older minor. " if fatal else
+         "A newer minor of the same major is accepted by torch, but it is not the copy it ships. ")
+        + (f"It was loaded from {lib_path}. " if lib_path else "")
+        + "Another cuDNN is being found first: check LD_LIBRARY_PATH and /etc/ld.so.conf.d for a system cuDNN.",
+        None, {"expected": F.fmt_version(built), "loaded": F.fmt_version(loaded), "compared": source,
+               "loaded_from_path": lib_path}))
+    return out
+
+
+def handle_failed(s) -> list[dict]:
+    t = F.torch(s)
+    if not F.is_cuda_torch(s) or F.driver_present(s) is not True or t.get("cuda_available") is not True:
+        return []  # without a working driver every handle fails; the driver findings say why
+    out = []
+    for d in F.ext_devices(s):
+        for lib in ("cudnn", "cublas"):
+            if d[f"{lib}_handle"] is not False:
+                continue
+            status = F.text(d[f"{lib}_status"]) or "no status recorded"
+            out.append(finding("TE503", "failure",
+                               f"creating a {lib} handle on GPU {d['index']} ({d['name'] or '?'}) failed: {status}",
+                               f"{lib} loaded but could not initialise on the GPU: operations that use it (convolutions, "
+                               "matmuls) fail. Usual causes: out of GPU memory, a mismatched library copy, or a GPU this "
+                               "library version does not support.", None, {"library": lib, "device": d}))
+    return out
+
+
+def libraries_ok(s) -> list[dict]:
+    if not F.is_cuda_torch(s) or F.is_macos(s):
+        return []
+    if ld_library_path(s) or loaded_elsewhere(s) or cudnn_mismatch(s) or handle_failed(s):
+        return []
+    var = F.text(F.dig(s, "libraries", "search_path_var")) or "LD_LIBRARY_PATH"
+    cudnn = F.cudnn_tuple(F.torch(s).get("cudnn"))
+    msg = f"{var} holds no other copies of torch's CUDA/cuDNN libraries"
+    if cudnn:
+        msg += f"; torch reports cuDNN {F.fmt_version(cudnn)}"
+    return [finding("TE500", "ok", msg, "", None, {"search_path_var": var})]
+
+
+RULES = [ld_library_path, loaded_elsewhere, cudnn_mismatch, handle_failed, libraries_ok]

@@ -1,0 +1,139 @@
+"""Platform rules: WSL 1, macOS, the Python version against the torch release's range."""
+
+from __future__ import annotations
+
+from .. import knowledge as kb
+from ..finding import finding
+from . import _facts as F
+
+
+def wsl1(s) -> list[dict]:
+    if F.wsl(s) != 1:
+        return []
+    wants_gpu = F.is_cuda_torch(s)
+    return [finding(
+        "TE101", "failure" if wants_gpu else "warning",
+        "this Linux runs under WSL 1, which cannot reach the GPU: CUDA needs WSL 2"
+        + (f" ({F.torch_label(s)} is a CUDA build)" if wants_gpu else ""),
+        "WSL 1 translates Linux system calls and has no GPU paravirtualisation (/dev/dxg); only WSL 2 "
+        "exposes the Windows NVIDIA driver to Linux (libcuda in /usr/lib/wsl/lib). Convert the "
+        "distribution in Windows PowerShell (`wsl -l -v` lists the names), then reopen it. Do not "
+        "install a Linux NVIDIA driver inside WSL.",
+        "wsl --set-version <distro> 2",
+        {"wsl": 1, "run_fix_in": "Windows PowerShell"})]
+
+
+def macos(s) -> list[dict]:
+    if not F.is_macos(s):
+        return []
+    p = F.as_dict(F.dig(s, "platform"))
+    where = f"macOS {p.get('mac_ver') or ''}".strip()
+    silicon = p.get("apple_silicon")
+    mps = F.as_dict(F.torch(s).get("mps"))
+    details = {"mac_ver": p.get("mac_ver"), "apple_silicon": silicon, "mps": mps or None}
+    base = "CUDA does not exist on macOS (NVIDIA's last macOS CUDA was 10.2)"
+    if mps.get("available") is True:
+        return [finding("TE102", "ok", f"{where} on Apple silicon: {base}; torch's MPS backend is available",
+                        "Use the GPU through MPS: tensor.to('mps') / torch.device('mps'). CUDA code paths "
+                        "(.cuda(), device='cuda') cannot work here.", None, details)]
+    if silicon is False:
+        return [finding("TE102", "warning", f"{where} on an Intel Mac: {base} and MPS is not available: torch runs on the CPU",
+                        "Intel Macs have no CUDA and no MPS support in torch; only the CPU is used.", None, details)]
+    if F.torch_importable(s) is not True:
+        return [finding("TE102", "warning", f"{where}: {base}; torch is not importable, so MPS was not checked",
+                        "On Apple silicon the standard PyPI torch wheel includes MPS.", None, details)]
+    if mps.get("built") is False:
+        return [finding("TE102", "warning", f"{where}: {base}, and this {F.torch_label(s)} was built without MPS",
+                        "The standard PyPI torch wheel for macOS arm64 includes MPS; reinstall it.",
+                        f"{F.python_cmd(s)} -m pip install --force-reinstall torch", details)]
+    return [finding("TE102", "warning", f"{where}: {base}; MPS is built into {F.torch_label(s)} but not available",
+                    "MPS needs Apple silicon and macOS 12.3 or newer (torch's own docs recommend 14+); "
+                    "torch.backends.mps.is_available() returned False.", None, details)]
+
+
+def python_range(s) -> list[dict]:
+    py = F.python_version(s)
+    if not py:
+        return []
+    try:
+        req = F.text(F.torch(s).get("requires_python"))
+        if F.torch_importable(s) is not False and F.torch_release(s) and kb.release(F.torch_release(s)) is None and req:
+            # A release newer than the tables: its own metadata (Requires-Python) is the reference.
+            if _satisfies(py, req) is False:
+                return [finding("TE103", "warning", f"Python {py} does not satisfy torch {F.torch_version(s)}'s Requires-Python {req}",
+                                "torch's own package metadata excludes this Python: an untested combination.",
+                                None, {"python": py, "torch": F.torch_version(s), "requires_python": req})]
+            return []
+        if F.torch_importable(s) is not False and F.torch_release(s):
+            ok = kb.python_supported(F.torch_release(s), py)
+            if ok is False:
+                lo, hi = kb.python_range(F.torch_release(s))
+                return [finding(
+                    "TE103", "warning",
+                    f"Python {py} is outside torch {F.torch_release(s)}'s supported range {lo}-{hi}",
+                    "torch imports here, but this release publishes no wheels for this Python, so it is an "
+                    "untested combination (a source build, or metadata that disagrees with the wheel).",
+                    None, {"python": py, "torch": F.torch_version(s), "supported": [lo, hi]})]
+            return []
+        if F.torch_importable(s) is False:
+            latest = kb.latest_known_release()
+            if kb.python_supported(latest, py) is not False:
+                return []
+            lo, hi = kb.python_range(latest)
+            fits = [r["torch"] for r in reversed(kb.releases()) if kb.python_supported(r["torch"], py)]
+            too_old = kb.major_minor(py) < kb.major_minor(lo)
+            msg = (f"Python {py} is {'older' if too_old else 'newer'} than current torch supports "
+                   f"(torch {latest}: Python {lo}-{hi})")
+            expl = (f"The newest torch with wheels for Python {py} is {fits[0]}." if fits else
+                    f"No torch release in the doctor's tables ({kb.releases()[0]['torch']}-{latest}) has wheels for Python {py}.")
+            return [finding("TE103", "failure" if too_old else "warning", msg,
+                            expl + " Use a Python in the supported range (a new venv or conda env).",
+                            None, {"python": py, "latest_torch": latest, "supported": [lo, hi],
+                                   "newest_release_for_this_python": fits[0] if fits else None})]
+    except kb.KnowledgeError:
+        return []
+    return []
+
+
+def _satisfies(version: str, spec: str) -> bool | None:
+    """A small PEP 440 subset (>=, >, <=, <, ==, != with release numbers) so the rules need no
+    `packaging`; None when the specifier is not understood."""
+    import re
+    v = kb.version_tuple(version)
+    if v is None:
+        return None
+    for part in spec.split(","):
+        m = re.fullmatch(r"\s*(>=|<=|==|!=|>|<)\s*([\d.]+)(\.\*)?\s*", part)
+        if not m:
+            return None
+        op, bound, star = m.group(1), kb.version_tuple(m.group(2)), m.group(3)
+        n = len(bound)
+        vv = (v + (0,) * n)[:n] if star or op in ("==", "!=") else v
+        bb = bound if star or op in ("==", "!=") else bound + (0,) * max(0, len(v) - n)
+        vv = vv + (0,) * max(0, len(bb) - len(vv))
+        ok = {">=": vv >= bb, "<=": vv <= bb, ">": vv > bb, "<": vv < bb, "==": vv == bb, "!=": vv != bb}[op]
+        if not ok:
+            return False
+    return True
+
+
+def platform_ok(s) -> list[dict]:
+    if F.wsl(s) == 1 or F.is_macos(s) or not F.system(s):
+        return []
+    if python_range(s):
+        return []
+    p = F.as_dict(F.dig(s, "platform"))
+    py = F.as_dict(p.get("python"))
+    where = " ".join(x for x in (F.system(s), p.get("machine")) if isinstance(x, str))
+    extra = [x for x in (F.text(p.get("os_pretty")), "WSL 2" if F.wsl(s) == 2 else None,
+                         f"container: {p['container']}" if F.text(p.get("container")) else None) if x]
+    conda = F.text(py.get("conda_env"))
+    env_kind = f"conda env {conda}" if conda else ("venv" if py.get("venv") is True else "no venv")
+    msg = f"{where}" + (f" ({', '.join(extra)})" if extra else "") + \
+        f", {F.text(py.get('implementation')) or 'Python'} {F.python_version(s) or '?'} ({env_kind}: {F.python_exe(s)})"
+    return [finding("TE100", "ok", msg, "", None,
+                    {"system": F.system(s), "machine": p.get("machine"), "python": py.get("version"),
+                     "executable": py.get("executable")})]
+
+
+RULES = [wsl1, macos, python_range, platform_ok]

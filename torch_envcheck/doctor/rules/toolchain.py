@@ -1,0 +1,105 @@
+"""Toolchain rules: nvcc and CUDA_HOME matter only for compiling CUDA extensions (torch_envcheck's own
+`_C`, or any other); the torch wheel itself never needs a system CUDA toolkit, so these are warnings."""
+
+from __future__ import annotations
+
+from .. import knowledge as kb
+from ..finding import finding
+from . import _facts as F
+
+WHEEL_NOTE = ("torch itself still works: the wheel ships its own CUDA runtime; a CUDA toolkit (nvcc) is "
+              "needed only to compile extensions.")
+
+
+def _candidates(s) -> list[dict]:
+    return [F.as_dict(c) for c in F.as_list(F.dig(s, "toolchain", "nvcc")) if isinstance(c, dict)]
+
+
+def used_nvcc(s) -> dict | None:
+    """The nvcc a build would use: the first candidate (cpp_extension's lookup order) that runs and
+    has a toolkit beside it, else the first that runs."""
+    runs = [c for c in _candidates(s) if F.text(c.get("version"))]
+    return next((c for c in runs if c.get("toolkit_found") is not False), runs[0] if runs else None)
+
+
+def _export(s, var, value) -> str:
+    if F.system(s) == "Windows":
+        return f"set {var}={value}"
+    return f"export {var}={value}"
+
+
+def nvcc_missing(s) -> list[dict]:
+    if not F.is_cuda_torch(s) or F.is_macos(s) or used_nvcc(s) is not None:
+        return []
+    cands = _candidates(s)
+    errors = [f"{c.get('path')}: {c.get('error')}" for c in cands if F.text(c.get("error"))]
+    tc = F.torch_cuda(s)
+    msg = (f"no working nvcc found: CUDA extensions cannot be compiled for {F.torch_label(s)} (CUDA {tc})"
+           if not cands else f"nvcc found but it does not run ({errors[0] if errors else cands[0].get('path')})")
+    return [finding("TE601", "warning", msg,
+                    f"{WHEEL_NOTE} To compile CUDA extensions install a CUDA {kb.major_minor(tc)[0] if kb.major_minor(tc) else ''}.x "
+                    f"toolkit (ideally {tc}; https://developer.nvidia.com/cuda-downloads) and set CUDA_HOME to it. "
+                    "torch_envcheck then builds its CUDA kernels; without it, it builds CPU-only.",
+                    None, {"candidates": cands, "torch_cuda": tc})]
+
+
+def nvcc_major(s) -> list[dict]:
+    if not F.is_cuda_torch(s) or F.is_macos(s):
+        return []
+    nv = used_nvcc(s)
+    tc = F.torch_cuda(s)
+    if not nv or not kb.major_minor(nv.get("version")) or not kb.major_minor(tc):
+        return []
+    if kb.major_minor(nv["version"])[0] == kb.major_minor(tc)[0]:
+        return []
+    better = next((c for c in _candidates(s) if kb.major_minor(c.get("version"))
+                   and kb.major_minor(c["version"])[0] == kb.major_minor(tc)[0] and c.get("toolkit_found") is not False), None)
+    return [finding("TE602", "warning",
+                    f"nvcc {nv['version']} ({nv.get('path')}) is CUDA {kb.major_minor(nv['version'])[0]}, torch is built with CUDA {tc}",
+                    "torch.utils.cpp_extension refuses to build CUDA extensions when the CUDA majors differ "
+                    "(\"The detected CUDA version ... mismatches the version that was used to compile PyTorch\"). "
+                    + WHEEL_NOTE + (f" A matching toolkit exists at {better.get('cuda_home')}." if better else ""),
+                    _export(s, "CUDA_HOME", better["cuda_home"]) if better and better.get("cuda_home") else None,
+                    {"nvcc": nv, "torch_cuda": tc, "matching_candidate": better})]
+
+
+def cuda_home(s) -> list[dict]:
+    if not F.is_cuda_torch(s) or F.is_macos(s):
+        return []
+    out = []
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        st = F.as_dict(F.dig(s, "toolchain", "cuda_home", var))
+        val = F.text(st.get("value"))
+        if not val or (st.get("exists") is not False and st.get("has_nvcc") is not False):
+            continue
+        problem = "does not exist" if st.get("exists") is False else "has no bin/nvcc"
+        nv = used_nvcc(s)
+        good = nv.get("cuda_home") if nv and nv.get("toolkit_found") and nv.get("source") not in ("CUDA_HOME", "CUDA_PATH") else None
+        fix = _export(s, var, good) if good else (f"set {var}=" if F.system(s) == "Windows" else f"unset {var}")
+        out.append(finding("TE603", "warning", f"{var}={val} {problem}",
+                           f"torch.utils.cpp_extension takes the toolkit from {var} before PATH, so CUDA extension "
+                           f"builds fail or use a wrong toolkit. {WHEEL_NOTE}", fix,
+                           {"variable": var, "value": val, "exists": st.get("exists"), "has_nvcc": st.get("has_nvcc")}))
+    return out
+
+
+def toolchain_ok(s) -> list[dict]:
+    if F.torch_importable(s) is not True or not F.torch_version(s):
+        return []
+    if not F.is_cuda_torch(s):
+        if F.is_rocm_torch(s):
+            return []
+        return [finding("TE600", "ok", f"{F.torch_label(s)} has no CUDA: extensions need only a C++ compiler, no CUDA toolkit",
+                        "", None, {"host_compiler": F.dig(s, "toolchain", "host_compiler")})]
+    if F.is_macos(s) or nvcc_missing(s) or nvcc_major(s) or cuda_home(s):
+        return []
+    nv = used_nvcc(s)
+    tc = F.torch_cuda(s)
+    note = ""
+    if kb.major_minor(nv["version"]) != kb.major_minor(tc):
+        note = " (minor differs: cpp_extension only warns)"
+    return [finding("TE600", "ok", f"nvcc {nv['version']} at {nv.get('path')} matches torch's CUDA {tc}{note}", "", None,
+                    {"nvcc": nv, "torch_cuda": tc})]
+
+
+RULES = [nvcc_missing, nvcc_major, cuda_home, toolchain_ok]

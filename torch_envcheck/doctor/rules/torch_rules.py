@@ -1,0 +1,149 @@
+"""torch rules: importable at all, the right flavour (CPU / CUDA) for this machine, and companions
+(torchvision, torchaudio) from the same index as torch."""
+
+from __future__ import annotations
+
+from .. import knowledge as kb
+from ..finding import finding
+from . import _facts as F
+
+
+def not_importable(s) -> list[dict]:
+    if F.torch_importable(s) is not False:
+        return []
+    t = F.torch(s)
+    err = F.text(t.get("import_error")) or "(no error text recorded)"
+    exe = F.python_exe(s)
+    py = F.as_dict(F.dig(s, "platform", "python"))
+    missing = "No module named 'torch'" in err or "No module named \"torch\"" in err
+    cap = next((g.get("capability") for g in F.gpus(s) if F.text(g.get("capability"))), None)
+    build = None
+    if F.driver_present(s) and not F.is_macos(s):
+        build = F.recommend_build(s, capability=cap)
+    if F.is_macos(s):
+        fix = f"{F.python_cmd(s)} -m pip install torch"
+    elif build:
+        fix = kb.pip_install_command(exe, build["torch"], build["tag"])
+    elif F.driver_present(s) is False:
+        fix = kb.pip_install_command(exe, None, "cpu")
+    else:
+        fix = f"{F.python_cmd(s)} -m pip install torch"
+    if F.system(s) == "Windows" and not build and not F.driver_present(s):
+        fix = f"{F.python_cmd(s)} -m pip install torch"  # PyPI's Windows wheel is the CPU build
+    conda = F.text(py.get("conda_env"))
+    where = f"conda env {conda}" if conda else ("a venv" if py.get("venv") is True else "no venv")
+    if missing:
+        msg = f"torch is not installed for this interpreter ({exe}, {where})"
+        expl = ("If you installed torch elsewhere, the wrong environment is active: activate that one "
+                "(`conda activate NAME` / `source VENV/bin/activate`) or run its python. Otherwise install "
+                "torch into this interpreter with the command below (it uses exactly this python).")
+    else:
+        msg = f"torch is installed but fails to import in {exe}: {err.splitlines()[0][:200]}"
+        expl = ("The torch installation is broken (a missing or mismatched shared library, a partial "
+                "upgrade, or two torch copies on sys.path). Reinstalling it in this interpreter usually fixes it.")
+    return [finding("TE201", "failure", msg, expl, fix,
+                    {"executable": exe, "import_error": err, "venv": py.get("venv"), "conda_env": py.get("conda_env"),
+                     "prefix": py.get("prefix"), "recommended_build": build})]
+
+
+def cpu_wheel(s) -> list[dict]:
+    if not F.is_cpu_torch(s) or F.is_macos(s):
+        return []
+    gl = F.driver_gpus(s)
+    if F.driver_present(s) is True or gl:
+        names = ", ".join(F.gpu_label(g) for g in gl) or "an NVIDIA GPU"
+        cap = next((g.get("capability") for g in gl if F.text(g.get("capability"))), None)
+        build = F.recommend_build(s, capability=cap)
+        dv = F.driver_version(s)
+        msg = (f"{F.torch_label(s)} is a CPU-only build, but this machine has {names}"
+               + (f" with driver {dv}" + (f" (CUDA {F.driver_cuda(s)})" if F.driver_cuda(s) else "") if dv else ""))
+        expl = ("torch.cuda.is_available() is False and `.cuda()` raises \"Torch not compiled with CUDA "
+                "enabled\": the GPU is unused.")
+        if F.system(s) == "Windows":
+            expl += " On Windows, plain `pip install torch` from PyPI installs the CPU build; CUDA builds come from download.pytorch.org."
+        if build:
+            expl += (f" torch {build['torch']} {build['tag']} fits this driver"
+                     + (f" and the GPU ({build['entry']} kernels)" if build.get("entry") else "") + ".")
+        return [finding("TE202", "failure", msg, expl, F.install_command(s, build) if build else None,
+                        {"torch": F.torch_version(s), "gpus": gl, "driver_version": dv,
+                         "driver_cuda": F.driver_cuda(s), "recommended_build": build})]
+    if F.driver_present(s) is False:
+        return [finding("TE203", "ok",
+                        f"{F.torch_label(s)} is a CPU-only build and no NVIDIA driver is loaded: the CPU build fits this machine",
+                        "Nothing to fix. (If this machine does have an NVIDIA GPU, install its driver first, then a CUDA build.)",
+                        None, {"torch": F.torch_version(s)})]
+    return []
+
+
+def companions(s) -> list[dict]:
+    tv = F.torch_version(s)
+    # A PyPI torch carries no local tag; its flavour still shows in torch.version.cuda.
+    ttag = F.torch_local(s) or kb.tag_from_cuda(F.torch_cuda(s)) or \
+        ("cpu" if F.is_cpu_torch(s) and not F.is_macos(s) else None)
+    if not tv or F.torch_importable(s) is False:
+        return []
+    out = []
+    for name in ("torchvision", "torchaudio"):
+        ver = F.text(F.package(s, name).get("version"))
+        if not ver:
+            continue
+        ctag = kb.local_tag(ver)
+        problems = []
+        if ttag and ctag and ctag != ttag:
+            problems.append(f"{name} {ver} is a {ctag} build, torch {tv} a {ttag} build")
+        rel = F.torch_release(s)
+        if name == "torchvision":
+            want = kb.torchvision_for(rel) if rel else None
+            if want and kb.release_key(ver) != want:
+                problems.append(f"{name} {ver} belongs to another torch (torch {rel} pairs with torchvision {want})")
+        elif name == "torchaudio" and rel and kb.release(rel) and kb.release_key(ver) != rel:
+            problems.append(f"{name} {ver} belongs to another torch (torch {rel} pairs with torchaudio {rel})")
+        if not problems:
+            continue
+        tag = ttag if ttag and (ttag.startswith("cu") or ttag == "cpu" or ttag.startswith("rocm")) else None
+        fix = None
+        if tag and rel:
+            if name == "torchvision" and kb.torchvision_for(rel):
+                spec = f'"torchvision=={kb.torchvision_for(rel)}.*"'
+            elif name == "torchaudio":
+                spec = f'"torchaudio=={rel}.*"'  # torchaudio 2.N pairs with torch 2.N
+            else:
+                spec = name
+            # --no-deps: replace only the companion, keep the torch that is installed.
+            fix = f"{F.python_cmd(s)} -m pip install --force-reinstall --no-deps {spec} --index-url {kb.index_url(tag)}"
+        out.append(finding(
+            "TE204", "failure", "; ".join(problems),
+            f"{name}'s compiled operators are built against one exact torch and CUDA: a mismatch fails at "
+            "import or at the first op (\"operator torchvision::nms does not exist\", \"Detected that PyTorch "
+            "and torchvision were compiled with different CUDA major versions\"). Install it from torch's index.",
+            fix, {"package": name, "version": ver, "torch": tv, "torch_tag": ttag, "package_tag": ctag}))
+    return out
+
+
+def torch_ok(s) -> list[dict]:
+    if F.torch_importable(s) is not True or not F.torch_version(s):
+        return []
+    t = F.torch(s)
+    if F.is_cuda_torch(s):
+        if t.get("cuda_available") is True and isinstance(t.get("device_count"), int) and t["device_count"] > 0:
+            names = ", ".join(F.text(d.get("name")) or "?" for d in F.as_list(t.get("devices")) if isinstance(d, dict))
+            n = t["device_count"]
+            return [finding("TE205", "ok",
+                            f"{F.torch_label(s)} initialised CUDA {F.torch_cuda(s)} and sees {n} GPU{'s' if n != 1 else ''}"
+                            + (f" ({names})" if names else ""), "", None,
+                            {"torch": F.torch_version(s), "cuda": F.torch_cuda(s), "device_count": n})]
+        return []
+    if F.is_rocm_torch(s):
+        return [finding("TE200", "ok", f"{F.torch_label(s)} is a ROCm build (HIP {t.get('hip') or '?'}): the CUDA checks do not apply",
+                        "", None, {"torch": F.torch_version(s), "hip": t.get("hip")})]
+    if F.is_macos(s):
+        mps = F.as_dict(t.get("mps"))
+        state = "MPS available" if mps.get("available") else "no MPS"
+        return [finding("TE200", "ok", f"{F.torch_label(s)} imports ({state})", "", None, {"torch": F.torch_version(s)})]
+    if F.is_cpu_torch(s) and F.driver_present(s) is None and not F.driver_gpus(s):
+        return [finding("TE200", "ok", f"{F.torch_label(s)} (CPU-only build) imports; whether an NVIDIA driver exists is unknown",
+                        "", None, {"torch": F.torch_version(s)})]
+    return []
+
+
+RULES = [not_importable, cpu_wheel, companions, torch_ok]
