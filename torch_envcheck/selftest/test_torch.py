@@ -24,16 +24,9 @@ def test_torch_computes_on_cpu(torch):
 
 
 def _torch_version_in(info: dict):
-    """The torch version recorded in build_info(), wherever the extension put it."""
-    for key in ("torch_version", "torch"):
-        value = info.get(key)
-        if isinstance(value, str):
-            return value
-        if isinstance(value, dict):
-            for sub in ("version", "version_string", "torch_version"):
-                if isinstance(value.get(sub), str):
-                    return value[sub]
-    return None
+    """The torch version the extension's C++ was compiled against (build_info()["torch_headers"])."""
+    headers = info.get("torch_headers")
+    return headers.get("version") if isinstance(headers, dict) else None
 
 
 def _same_version(built: str, running: str) -> bool:
