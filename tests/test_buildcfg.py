@@ -151,3 +151,11 @@ def test_sources_exclude_the_cpp_program_and_cuda_when_cpu_only(repo_root):
     cpu_only = buildcfg.sources(csrc, with_cuda=False)
     assert cpu_only and not any(os.sep + "cuda" + os.sep in s or os.sep + "app" + os.sep in s for s in cpu_only)
     assert set(cpu_only) <= set(buildcfg.sources(csrc, with_cuda=True))
+
+
+def test_no_two_sources_compile_to_the_same_object_name(repo_root):
+    # cpp_extension's JIT build puts every object in one folder named after the source's basename
+    # (x.cpp -> x.o, x.cu -> x.cuda.o): csrc/triad.cpp and csrc/cpu/triad.cpp would overwrite each other.
+    srcs = buildcfg.sources(os.path.join(repo_root, "csrc"), with_cuda=True)
+    objects = [os.path.splitext(os.path.basename(s))[0] + (".cuda.o" if s.endswith(".cu") else ".o") for s in srcs]
+    assert len(objects) == len(set(objects)), sorted(objects)

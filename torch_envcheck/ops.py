@@ -1,7 +1,7 @@
 """The custom kernels as Python functions: triad, sum, softmax, bias_gelu, sgemm.
 
 They are real torch operators in the `envcheck` namespace (torch.ops.envcheck.*), defined in
-csrc/ops_common.cpp with CPU kernels in csrc/cpu/ and CUDA kernels in csrc/cuda/.  The first call
+csrc/<op>.cpp (TORCH_LIBRARY_FRAGMENT) with CPU kernels in csrc/cpu/ and CUDA kernels in csrc/cuda/.  The first call
 loads the compiled extension (building it if needed, see torch_envcheck.extension) and registers,
 once, what the C++ side does not: fake (meta) kernels, so torch.compile and torch.library.opcheck
 can trace the ops, and autograd formulas for the differentiable ones.

@@ -1,4 +1,4 @@
-// envcheck::softmax on CPU: softmax over the last dimension.
+// envcheck::softmax on CPU: softmax over the last dimension.  Schema: csrc/softmax.cpp.
 #include <ATen/ATen.h>
 #include <torch/library.h>
 

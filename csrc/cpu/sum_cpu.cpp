@@ -1,4 +1,4 @@
-// envcheck::sum on CPU: a 0-dim float32 tensor; the summation order is fixed (see sum_kernel.h).
+// envcheck::sum on CPU: a 0-dim float32 tensor; the summation order is fixed (see sum_kernel.h).  Schema: csrc/sum.cpp.
 #include <ATen/ATen.h>
 #include <torch/library.h>
 

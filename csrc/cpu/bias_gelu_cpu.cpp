@@ -1,4 +1,4 @@
-// envcheck::bias_gelu on CPU: gelu(x + bias) in one pass, exact (erf) GELU.
+// envcheck::bias_gelu on CPU: gelu(x + bias) in one pass, exact (erf) GELU.  Schema: csrc/bias_gelu.cpp.
 #include <ATen/ATen.h>
 #include <torch/library.h>
 

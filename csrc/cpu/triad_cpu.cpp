@@ -1,4 +1,4 @@
-// envcheck::triad on CPU: checks, then the selected instruction-set variant of triad_kernel.
+// envcheck::triad on CPU: checks, then the selected instruction-set variant of triad_kernel.  Schema: csrc/triad.cpp.
 #include <ATen/ATen.h>
 #include <torch/library.h>
 

@@ -1,4 +1,4 @@
-// envcheck::sgemm on CPU: our packed-panel GEMM (sgemm_kernel.h), never a BLAS library.
+// envcheck::sgemm on CPU: our packed-panel GEMM (sgemm_kernel.h), never a BLAS library.  Schema: csrc/sgemm.cpp.
 // Strided and transposed inputs are read through their strides while packing: no extra copy.
 #include <ATen/ATen.h>
 #include <torch/library.h>
