@@ -29,6 +29,14 @@ EXPECTED = {
     "devbox_cuda_wheel_no_driver": [
         ("TE100", "ok"), ("TE301", "warning"), ("TE500", "ok"), ("TE600", "ok"), ("TE700", "ok")],
     "cpu_venv_no_gpu": [("TE100", "ok"), ("TE203", "ok"), ("TE600", "ok"), ("TE700", "ok")],
+    # Graviton (aarch64) + T4G 7.5: the aarch64 cu130 wheel's arch list starts at 8.0
+    "aarch64_t4g_cu130": [
+        ("TE100", "ok"), ("TE205", "ok"), ("TE300", "ok"), ("TE401", "failure"), ("TE500", "ok"), ("TE600", "ok"),
+        ("TE700", "ok")],
+    # WSL 2 with the Windows driver 527.41 (CUDA 12.0) and a cu130 torch
+    "wsl2_rtx3070_windows_driver_527": [
+        ("TE100", "ok"), ("TE302", "failure"), ("TE400", "ok"), ("TE500", "ok"), ("TE601", "warning"),
+        ("TE703", "warning")],
     # recorded by the doctor-probes helper's collect() on the development machine (no GPU, no driver,
     # extension not built yet), with the CUDA venv and with the CPU venv
     # (its PCI bus holds no NVIDIA device: a CUDA torch there is a warning, not a failure)
