@@ -133,7 +133,11 @@ def test_gpu_on_the_pci_bus_without_driver_is_a_failure_naming_the_device():
     assert f["severity"] == "failure"
     assert "0000:01:00.0" in f["message"] and "0x2684" in f["message"] and ">= 580" in f["message"]
     assert "--gpus all" in f["explanation"]  # the container case: map the host's driver in
-    assert f["fix"] is None or "whl/cpu" not in f["fix"], "a GPU machine must not be told to install the CPU wheel"
+    assert "whl/cpu" not in f["fix"], "a GPU machine must not be told to install the CPU wheel"
+    assert "--gpus all" in f["fix"] and f["fix"].splitlines()[-1] == "nvidia-smi"
+    s = load("docker_gpu_host_without_gpus_flag"); s["platform"].update(container=None, os_pretty="Ubuntu 24.04.1 LTS")
+    f = by_code(evaluate(s), "TE301")[0]
+    assert f["fix"].startswith("sudo ubuntu-drivers install") and "--gpus" not in f["explanation"]
     assert not [x for x in found if x["area"] == "gpu"]
 
 

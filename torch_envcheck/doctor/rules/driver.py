@@ -77,9 +77,19 @@ def driver_missing(s) -> list[dict]:
                 f"runs on the CPU and `.cuda()` raises \"Found no NVIDIA driver on your system\".")
         if container:
             expl += container_txt + f" The host itself needs the NVIDIA driver {need_txt}."
+            if container == "kubernetes":
+                fix = ("# request the GPU in the pod spec (resources.limits: nvidia.com/gpu: 1; the NVIDIA device "
+                       "plugin runs on the node),\n# then, inside the new pod:\nnvidia-smi")
+            else:
+                fix = ("# on the host (NVIDIA driver and NVIDIA Container Toolkit installed), start the container "
+                       "with GPU access,\n# e.g. docker run --gpus all <image> ...; then, inside it:\nnvidia-smi")
         else:
             expl += f" To use the GPU, {gpu_side}, then check with `nvidia-smi`."
-        return [finding("TE301", "failure", msg, expl + errors_txt, None, details)]
+            ubuntu = "ubuntu" in (F.text(F.dig(s, "platform", "os_pretty")) or "").lower()
+            fix = ("sudo ubuntu-drivers install   # Ubuntu's recommended NVIDIA driver; reboot, then:\nnvidia-smi"
+                   if ubuntu else f"# install the NVIDIA driver {need_txt} (your distribution's package or "
+                   "https://www.nvidia.com/Download/index.aspx), reboot, then:\nnvidia-smi")
+        return [finding("TE301", "failure", msg, expl + errors_txt, fix, details)]
     if pci == []:
         # The PCI bus was read and holds no NVIDIA device: CUDA can never work here, and torch on the CPU
         # is a working setup, so this is a warning about wasted disk space, not a broken environment.
