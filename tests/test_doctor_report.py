@@ -182,7 +182,20 @@ def test_terminal_plain():
     fixes = text.split("To fix:")[1]
     # failures first, then warnings, each with its command
     assert fixes.index("sudo apt install nvidia-driver-580") < fixes.index("conda install -c nvidia cuda-nvcc")
-    assert "1 failure, 1 warning" in text
+    assert "1 failure, 1 warning: this environment needs fixing (NVIDIA driver)" in text
+
+
+def test_verdict_line_names_the_failing_areas_and_claims_nothing_else():
+    rep = _rep()
+    rep["findings"][0] = {"code": "TE204", "slug": "companion-cuda-mismatch", "area": "torch", "severity": "failure",
+                          "message": "torchvision 0.29.1+cpu is a cpu build", "explanation": "x", "fix": None,
+                          "details": {}}
+    rep["summary"] = doctor.summarize(rep["findings"])
+    text = terminal.render(rep, color=False)
+    assert "this environment needs fixing (PyTorch)" in text and "GPU" not in text.splitlines()[-2]
+    rep["findings"] = [f for f in rep["findings"] if f["severity"] != "failure"]
+    rep["summary"] = doctor.summarize(rep["findings"])
+    assert "No failures; 1 warning." in terminal.render(rep, color=False)
 
 
 def test_one_command_for_two_findings_is_printed_once():
