@@ -23,7 +23,7 @@ CONTRACT = {
               "requires_python": (STR, NONE)},
     "packages": {"torchvision": (DICT, NONE), "torchaudio": (DICT, NONE), "triton": (DICT, NONE), "nvidia": DICT},
     "driver": {"source": (STR, NONE), "present": BOOL, "version": (STR, NONE), "cuda_version": (STR, NONE),
-               "gpus": LIST, "errors": LIST},
+               "gpus": LIST, "errors": LIST, "pci_gpus": (LIST, NONE)},
     "env": {"CUDA_VISIBLE_DEVICES": (STR, NONE), "CUDA_DEVICE_ORDER": (STR, NONE), "LD_LIBRARY_PATH": (STR, NONE),
             "CUDA_HOME": (STR, NONE), "CUDA_PATH": (STR, NONE), "PYTORCH_CUDA_ALLOC_CONF": (STR, NONE)},
     "libraries": {"search_path_var": STR, "entries": LIST},
@@ -58,6 +58,8 @@ def test_snapshot_follows_the_contract(snap):
         _check(entry, NVCC, "toolchain.nvcc[]")
     for gpu in snap["driver"]["gpus"]:
         _check(gpu, {"index": INT, "name": (STR, NONE), "capability": (STR, NONE)}, "driver.gpus[]")
+    for dev in snap["driver"]["pci_gpus"] or []:
+        _check(dev, {"bus_id": STR, "device_id": (STR, NONE), "class": STR}, "driver.pci_gpus[]")
     for dev in snap["torch"]["devices"]:
         _check(dev, {"index": INT, "name": STR, "capability": STR, "total_memory_bytes": INT}, "torch.devices[]")
     assert snap["extension"]["status"]["state"] in ("ok", "stale", "missing", "torch-missing", "broken")

@@ -141,6 +141,46 @@ esac""")
                             "memory_total_mib": 40960, "uuid": "GPU-abc", "pci_bus_id": "00000000:07:00.0"}]
 
 
+def _pci_device(root, bus_id, vendor, device, cls):
+    d = root / bus_id
+    d.mkdir(parents=True)
+    for name, value in (("vendor", vendor), ("device", device), ("class", cls)):
+        (d / name).write_text(value + "\n")
+
+
+def test_pci_scan_finds_nvidia_display_devices_only(tmp_path):
+    root = tmp_path / "devices"
+    _pci_device(root, "0000:00:00.0", "0x8086", "0x0d57", "0x060000")   # host bridge
+    _pci_device(root, "0000:01:00.0", "0x10de", "0x2684", "0x030000")   # NVIDIA VGA controller
+    _pci_device(root, "0000:01:00.1", "0x10de", "0x22ba", "0x040300")   # its HDMI audio function
+    _pci_device(root, "0000:41:00.0", "0x10DE", "0x2330", "0x030200")   # NVIDIA 3D controller
+    _pci_device(root, "0000:02:00.0", "0x1002", "0x744c", "0x030000")   # AMD GPU
+    (root / "0000:03:00.0").mkdir()                                     # unreadable entry: skipped
+    assert driver.pci_gpus(str(root), tegra_marker=str(tmp_path / "absent")) == [
+        {"bus_id": "0000:01:00.0", "device_id": "0x2684", "class": "0x030000"},
+        {"bus_id": "0000:41:00.0", "device_id": "0x2330", "class": "0x030200"}]
+
+
+def test_pci_scan_without_nvidia_is_empty_and_unknown_is_none(tmp_path):
+    root = tmp_path / "devices"
+    _pci_device(root, "0000:00:03.0", "0x1af4", "0x1041", "0x020000")
+    assert driver.pci_gpus(str(root), tegra_marker=str(tmp_path / "absent")) == []
+    assert driver.pci_gpus(str(tmp_path / "no-sysfs"), tegra_marker=str(tmp_path / "absent")) is None
+    (tmp_path / "empty").mkdir()  # a masked sysfs shows an empty bus: that proves nothing
+    assert driver.pci_gpus(str(tmp_path / "empty"), tegra_marker=str(tmp_path / "absent")) is None
+    (tmp_path / "nv_tegra_release").write_text("# R36 (release)\n")  # Jetson: the GPU is not a PCI device
+    assert driver.pci_gpus(str(root), tegra_marker=str(tmp_path / "nv_tegra_release")) is None
+
+
+def test_driver_probe_records_the_pci_fact():
+    out = driver.probe(timeout=5)
+    assert "pci_gpus" in out
+    if sys.platform.startswith("linux") and os.path.isdir(driver.PCI_DEVICES) and os.listdir(driver.PCI_DEVICES):
+        assert isinstance(out["pci_gpus"], list) or os.path.exists(driver.TEGRA_RELEASE)
+    elif not sys.platform.startswith("linux"):
+        assert out["pci_gpus"] is None
+
+
 @posix_only
 def test_failing_nvidia_smi_is_reported(tmp_path, monkeypatch):
     _script(tmp_path, "nvidia-smi", "echo \"NVIDIA-SMI has failed because it couldn't communicate with the "

@@ -182,7 +182,20 @@ def test_terminal_plain():
     fixes = text.split("To fix:")[1]
     # failures first, then warnings, each with its command
     assert fixes.index("sudo apt install nvidia-driver-580") < fixes.index("conda install -c nvidia cuda-nvcc")
-    assert "1 failure, 1 warning" in text
+    assert "1 failure, 1 warning: this environment needs fixing (NVIDIA driver)" in text
+
+
+def test_verdict_line_names_the_failing_areas_and_claims_nothing_else():
+    rep = _rep()
+    rep["findings"][0] = {"code": "TE204", "slug": "companion-cuda-mismatch", "area": "torch", "severity": "failure",
+                          "message": "torchvision 0.29.1+cpu is a cpu build", "explanation": "x", "fix": None,
+                          "details": {}}
+    rep["summary"] = doctor.summarize(rep["findings"])
+    text = terminal.render(rep, color=False)
+    assert "this environment needs fixing (PyTorch)" in text and "GPU" not in text.splitlines()[-2]
+    rep["findings"] = [f for f in rep["findings"] if f["severity"] != "failure"]
+    rep["summary"] = doctor.summarize(rep["findings"])
+    assert "No failures; 1 warning." in terminal.render(rep, color=False)
 
 
 def test_one_command_for_two_findings_is_printed_once():
@@ -334,6 +347,58 @@ def test_advise_without_driver_or_on_macos():
     assert cmd == "python3 -m pip install torch torchvision" and "MPS" in why[0]
     wsl1 = _synthetic(platform={"system": "Linux", "wsl": 1, "python": {"executable": "python"}})
     assert "WSL 1" in advise(wsl1)[0][0]
+
+
+@needs_knowledge
+def test_advise_on_aarch64_uses_the_aarch64_wheels_arch_lists():
+    from _rules_helpers import load
+    from torch_envcheck.doctor.advise_cli import advise
+
+    # A T4G (7.5) on Graviton: the aarch64 CUDA wheels start at sm_80, so no CUDA build fits
+    snap = load("aarch64_t4g_cu130")
+    why, cmd = advise(snap)
+    assert cmd is None and "Linux aarch64" in why[2] and "CPU architecture" in why[-1]
+    # the same GPU on x86_64: the x86_64 cu130 wheel has sm_75
+    snap["platform"]["machine"] = "x86_64"
+    why, cmd = advise(snap)
+    assert cmd and cmd.endswith("/whl/cu130")
+    # a Hopper GPU (GH200-like) on aarch64: the aarch64 cu130 wheel covers sm_90
+    snap = load("aarch64_t4g_cu130")
+    snap["driver"]["gpus"][0].update(name="NVIDIA GH200 480GB", capability="9.0")
+    why, cmd = advise(snap)
+    assert cmd and '"torch==2.14.*"' in cmd and cmd.endswith("/whl/cu130")
+
+
+@needs_knowledge
+def test_advise_on_wsl2_reads_the_windows_driver_table():
+    from _rules_helpers import by_code, load
+    from torch_envcheck.doctor.advise_cli import advise
+    from torch_envcheck.doctor.rules import evaluate
+
+    # Windows driver 527.41 runs CUDA 12.0 itself, but minor-version compat for 12.x needs >= 528.33 on Windows
+    # (>= 525.60.13 on Linux): through WSL 2 only a CUDA 11.8 build fits
+    snap = load("wsl2_rtx3070_windows_driver_527")
+    why, cmd = advise(snap)
+    assert "the Windows driver, used by WSL 2" in why[0]
+    assert cmd and cmd.endswith("/whl/cu118")
+    assert cmd == by_code(evaluate(snap), "TE302")[0]["fix"], "advise and the doctor's TE302 fix agree"
+    # read with the Linux table (as a plain Linux machine would be), 527.41 would run cu126 through compat
+    snap["platform"]["wsl"] = None
+    why, cmd = advise(snap)
+    assert cmd and cmd.endswith("/whl/cu126")
+
+
+def test_advise_without_driver_reads_the_pci_bus():
+    from torch_envcheck.doctor.advise_cli import advise
+
+    why, cmd = advise(_synthetic(driver={"present": False, "gpus": [], "pci_gpus": []}))
+    assert cmd.endswith("/whl/cpu") and "no NVIDIA GPU on this machine's PCI bus" in why[0]
+    why, cmd = advise(_synthetic(driver={"present": False, "gpus": [], "pci_gpus": [
+        {"bus_id": "0000:01:00.0", "device_id": "0x2684", "class": "0x030000"}]}))
+    assert cmd.endswith("/whl/cpu") and "0000:01:00.0" in why[0] and "install the driver" in why[0]
+    wsl2 = _synthetic(driver={"present": False, "gpus": [], "pci_gpus": []})
+    wsl2["platform"] = dict(wsl2["platform"], wsl=2)
+    assert "no NVIDIA driver found" in advise(wsl2)[0][0]  # WSL 2's GPU is never on the PCI bus
 
 
 def test_advise_from_json_invalid_exits_2(tmp_path):

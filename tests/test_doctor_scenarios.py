@@ -69,8 +69,18 @@ def test_cuda_torch_without_driver(cuda_python):
     assert s["torch"]["cudnn"] and s["torch"]["cudnn"] > 8000
     assert s["driver"]["present"] is False and s["driver"]["errors"]
     assert any(k.startswith("nvidia-cudnn") for k in s["packages"]["nvidia"])
-    # A CUDA torch that cannot reach a GPU is a failure: exit status 1.
-    assert proc.returncode == 1
+    # No driver: a failure (exit 1) only where an NVIDIA GPU sits on the PCI bus; on a machine without
+    # one (or where the bus cannot be read) a warning, and the environment works on the CPU (exit 0).
+    te301 = [f for f in rep["findings"] if f["code"] == "TE301"]
+    assert len(te301) == 1
+    pci = s["driver"]["pci_gpus"]
+    if pci:
+        assert te301[0]["severity"] == "failure" and pci[0]["bus_id"] in te301[0]["message"]
+        assert proc.returncode == 1
+    else:
+        assert te301[0]["severity"] == "warning"
+        assert ("no NVIDIA GPU" in te301[0]["message"]) == (pci == [])
+        assert te301[0]["fix"].endswith("/whl/cpu")
 
 
 def test_cuda_visible_devices_empty(cuda_python):

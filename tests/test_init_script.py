@@ -145,6 +145,9 @@ FINDINGS = {
                 "message": "no nvcc", "fix": None},
     "driver_missing": {"code": "TE301", "slug": "driver-missing", "area": "driver", "severity": "failure",
                        "message": "no NVIDIA driver is loaded", "fix": "install the driver"},
+    "no_gpu": {"code": "TE301", "slug": "driver-missing", "area": "driver", "severity": "warning",
+               "message": "torch 2.14.1+cu130 is a CUDA 13.0 build, but this machine has no NVIDIA GPU",
+               "fix": "pip install torch --index-url https://download.pytorch.org/whl/cpu"},
     "ok": {"code": "TE205", "slug": "torch-cuda-ok", "area": "torch", "severity": "ok", "message": "fine", "fix": None},
 }
 def diagnose(snapshot=None):
@@ -183,15 +186,21 @@ def test_warnings_alone_keep_it_healthy(script, tmp_path, fake_torch_envcheck):
     assert "[TE601] warning: no nvcc" in out
 
 
-def test_driver_missing_counts_only_when_a_gpu_is_required(script, tmp_path, fake_torch_envcheck):
-    # A machine without a GPU is healthy unless a GPU is required, whatever the doctor thinks of a CUDA torch there.
+def test_the_doctors_severity_decides_for_driver_missing(script, tmp_path, fake_torch_envcheck):
+    # The doctor calls TE301 a warning on a machine without an NVIDIA GPU and a failure when one is on the PCI
+    # bus without a driver: the script follows it, whether or not a GPU is required.
     if _gpu_usable(sys.executable):
         pytest.skip("this machine has a usable GPU")
-    env = _env(fake_torch_envcheck, FAKE_FINDINGS="driver_missing")
-    rc, out = _run([sys.executable, script, "--skip-timing"], tmp_path, env)
+    rc, out = _run([sys.executable, script, "--skip-timing"], tmp_path, _env(fake_torch_envcheck, FAKE_FINDINGS="no_gpu"))
     assert rc == 0, out
-    assert "[TE301] failure: no NVIDIA driver is loaded" in out and "not counted as a failure" in out
-    rc, out = _run([sys.executable, script, "--skip-timing", "--require-gpu"], tmp_path, env)
+    assert "[TE301] warning: torch 2.14.1+cu130 is a CUDA 13.0 build, but this machine has no NVIDIA GPU" in out
+    assert "not counted" not in out
+    rc, out = _run([sys.executable, script, "--skip-timing", "--require-gpu"], tmp_path,
+                   _env(fake_torch_envcheck, FAKE_FINDINGS="no_gpu"))
+    assert rc == 1, out  # failed by the script's own --require-gpu check, not by the warning
+    assert "a GPU is required" in out and "- [TE301]" not in out
+    rc, out = _run([sys.executable, script, "--skip-timing"], tmp_path,
+                   _env(fake_torch_envcheck, FAKE_FINDINGS="driver_missing"))
     assert rc == 1, out
     assert "- [TE301] no NVIDIA driver is loaded (fix: install the driver)" in out
 

@@ -111,6 +111,8 @@ def test_companion_for_another_torch_release():
 
 def test_driver_missing_only_for_cuda_builds():
     s = load("devbox_cuda_wheel_no_driver")
+    assert only(driver.driver_missing(s), "TE301")["severity"] == "warning"  # no PCI fact: GPU unknown
+    s["driver"]["pci_gpus"] = [{"bus_id": "0000:01:00.0", "device_id": "0x2684", "class": "0x030000"}]
     assert only(driver.driver_missing(s), "TE301")["severity"] == "failure"
     assert driver.driver_missing(healthy()) == []
     assert driver.driver_missing(load("cpu_venv_no_gpu")) == []
@@ -120,6 +122,18 @@ def test_driver_missing_only_for_cuda_builds():
 def test_driver_missing_on_wsl2_points_to_windows_driver():
     s = load("devbox_cuda_wheel_no_driver"); s["platform"]["wsl"] = 2
     assert "Windows" in only(driver.driver_missing(s), "TE301")["explanation"]
+    # WSL 2's GPU is not on the Linux PCI bus: an empty bus there says nothing, the wording stays open
+    s["driver"]["pci_gpus"] = []
+    f = only(driver.driver_missing(s), "TE301")
+    assert "If this machine has an NVIDIA GPU" in f["explanation"] and "no NVIDIA GPU" not in f["message"]
+
+
+def test_driver_missing_with_an_unknown_pci_bus_keeps_both_remedies():
+    s = load("devbox_cuda_wheel_no_driver"); s["driver"]["pci_gpus"] = None
+    f = only(driver.driver_missing(s), "TE301")
+    assert f["severity"] == "warning"
+    assert "If this machine has an NVIDIA GPU" in f["explanation"] and "If it has none" in f["explanation"]
+    assert f["fix"].startswith("# only if this machine has no NVIDIA GPU")
 
 
 def test_driver_too_old_windows_table():
@@ -377,15 +391,19 @@ def test_driver_facts_missing_falls_back_to_torchs_own_error():
     s["probe_errors"] = {"driver": "OSError: [Errno 24] Too many open files"}
     found = evaluate(s)
     assert only(found, "TE390")["severity"] == "warning"
-    assert only(found, "TE301")["severity"] == "failure"
+    assert only(found, "TE301")["severity"] == "warning"  # the PCI fact went with the driver probe: GPU unknown
     s["torch"]["cuda_init_error"] = "RuntimeError: CUDA error: unknown error"
     found = evaluate(s)
     assert not by_code(found, "TE301") and "unknown error" in only(found, "TE303")["message"]
 
 
 def test_driver_missing_in_a_container_mentions_gpu_access():
-    f = only(driver.driver_missing(load("devbox_probed_cuda_no_driver")), "TE301")
+    f = only(driver.driver_missing(load("docker_gpu_host_without_gpus_flag")), "TE301")
     assert "--gpus all" in f["explanation"]
+    s = load("devbox_probed_cuda_no_driver"); s["driver"]["pci_gpus"] = None  # GPU unknown: still mentioned
+    assert "--gpus all" in only(driver.driver_missing(s), "TE301")["explanation"]
+    # no NVIDIA device on the bus: there is no GPU to map in, so no --gpus advice
+    assert "--gpus" not in only(driver.driver_missing(load("devbox_probed_cuda_no_driver")), "TE301")["explanation"]
     assert "--gpus all" not in only(driver.driver_missing(load("devbox_cuda_wheel_no_driver") | {"platform": {
         **load("devbox_cuda_wheel_no_driver")["platform"], "container": None}}), "TE301")["explanation"]
 

@@ -25,17 +25,32 @@ EXPECTED = {
     "macos_apple_silicon": [("TE102", "ok"), ("TE200", "ok"), ("TE600", "ok"), ("TE700", "ok")],
     "windows_cpu_wheel_rtx4070": [
         ("TE100", "ok"), ("TE202", "failure"), ("TE300", "ok"), ("TE600", "ok"), ("TE703", "warning")],
+    # hand-written, without driver.pci_gpus (a snapshot from before that fact): whether a GPU exists is unknown
     "devbox_cuda_wheel_no_driver": [
-        ("TE100", "ok"), ("TE301", "failure"), ("TE500", "ok"), ("TE600", "ok"), ("TE700", "ok")],
+        ("TE100", "ok"), ("TE301", "warning"), ("TE500", "ok"), ("TE600", "ok"), ("TE700", "ok")],
     "cpu_venv_no_gpu": [("TE100", "ok"), ("TE203", "ok"), ("TE600", "ok"), ("TE700", "ok")],
+    # Graviton (aarch64) + T4G 7.5: the aarch64 cu130 wheel's arch list starts at 8.0
+    "aarch64_t4g_cu130": [
+        ("TE100", "ok"), ("TE205", "ok"), ("TE300", "ok"), ("TE401", "failure"), ("TE500", "ok"), ("TE600", "ok"),
+        ("TE700", "ok")],
+    # WSL 2 with the Windows driver 527.41 (CUDA 12.0) and a cu130 torch
+    "wsl2_rtx3070_windows_driver_527": [
+        ("TE100", "ok"), ("TE302", "failure"), ("TE400", "ok"), ("TE500", "ok"), ("TE601", "warning"),
+        ("TE703", "warning")],
     # recorded by the doctor-probes helper's collect() on the development machine (no GPU, no driver,
     # extension not built yet), with the CUDA venv and with the CPU venv
+    # (its PCI bus holds no NVIDIA device: a CUDA torch there is a warning, not a failure)
     "devbox_probed_cuda_no_driver": [
-        ("TE100", "ok"), ("TE301", "failure"), ("TE500", "ok"), ("TE600", "ok"), ("TE703", "warning")],
+        ("TE100", "ok"), ("TE301", "warning"), ("TE500", "ok"), ("TE600", "ok"), ("TE703", "warning")],
     "devbox_probed_cpu": [("TE100", "ok"), ("TE203", "ok"), ("TE600", "ok"), ("TE703", "warning")],
     # the same, with the extension built (its real build_info/runtime_info: no driver, handles fail)
     "devbox_probed_cuda_ext_built": [
-        ("TE100", "ok"), ("TE301", "failure"), ("TE500", "ok"), ("TE600", "ok"), ("TE700", "ok")],
+        ("TE100", "ok"), ("TE301", "warning"), ("TE500", "ok"), ("TE600", "ok"), ("TE700", "ok")],
+    # devbox_probed_cuda_no_driver with an RTX 4090 on the PCI bus: a GPU host's container started without --gpus
+    "docker_gpu_host_without_gpus_flag": [
+        ("TE100", "ok"), ("TE301", "failure"), ("TE500", "ok"), ("TE600", "ok"), ("TE703", "warning")],
+    # devbox_probed_cpu outside a container, with an RTX 4090 on the PCI bus and no driver installed yet
+    "cpu_wheel_gpu_without_driver": [("TE100", "ok"), ("TE202", "failure"), ("TE600", "ok"), ("TE703", "warning")],
 }
 
 
@@ -101,6 +116,38 @@ def test_dev_machine_names_the_missing_driver_and_invents_no_gpu_problem():
     assert "/whl/cpu" in f["fix"]
     assert not [x for x in found if x["area"] == "gpu"]
     assert not by_code(found, "TE503") and not by_code(found, "TE303")
+
+
+def test_no_gpu_on_the_pci_bus_makes_a_cuda_torch_a_warning_about_disk_space():
+    f = by_code(evaluate(load("devbox_probed_cuda_no_driver")), "TE301")[0]
+    assert f["severity"] == "warning"
+    assert "no NVIDIA GPU" in f["message"] and "torch runs on the CPU" in f["message"]
+    assert "several GB" in f["explanation"] and "If this machine has an NVIDIA GPU" not in f["explanation"]
+    assert f["fix"].endswith("/whl/cpu") and not f["fix"].startswith("#")  # no "only if" hedge: we know
+    assert f["details"]["pci_gpus"] == []
+
+
+def test_gpu_on_the_pci_bus_without_driver_is_a_failure_naming_the_device():
+    found = evaluate(load("docker_gpu_host_without_gpus_flag"))
+    f = by_code(found, "TE301")[0]
+    assert f["severity"] == "failure"
+    assert "0000:01:00.0" in f["message"] and "0x2684" in f["message"] and ">= 580" in f["message"]
+    assert "--gpus all" in f["explanation"]  # the container case: map the host's driver in
+    assert "whl/cpu" not in f["fix"], "a GPU machine must not be told to install the CPU wheel"
+    assert "--gpus all" in f["fix"] and f["fix"].splitlines()[-1] == "nvidia-smi"
+    s = load("docker_gpu_host_without_gpus_flag"); s["platform"].update(container=None, os_pretty="Ubuntu 24.04.1 LTS")
+    f = by_code(evaluate(s), "TE301")[0]
+    assert f["fix"].startswith("sudo ubuntu-drivers install") and "--gpus" not in f["explanation"]
+    assert not [x for x in found if x["area"] == "gpu"]
+
+
+def test_gpu_on_the_pci_bus_is_a_gpu_for_the_cpu_wheel_rule():
+    f = by_code(evaluate(load("cpu_wheel_gpu_without_driver")), "TE202")[0]
+    assert "0000:01:00.0" in f["message"] and "No NVIDIA driver is loaded either" in f["explanation"]
+    assert "/whl/cu" in f["fix"]
+    # the same machine without the PCI device: the CPU wheel fits it
+    s = load("cpu_wheel_gpu_without_driver"); s["driver"]["pci_gpus"] = []
+    assert "no NVIDIA GPU" in by_code(evaluate(s), "TE203")[0]["message"]
 
 
 def test_summary_is_worst_severity_per_area():

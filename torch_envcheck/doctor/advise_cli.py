@@ -54,23 +54,38 @@ def advise(snap: dict) -> tuple[list[str], str | None]:
         return ["WSL 1 cannot reach the GPU (CUDA on WSL needs WSL 2: `wsl --set-version <distro> 2` in "
                 "Windows); until then only the CPU build works"], cpu
     if not drv.get("present"):
+        pci = drv.get("pci_gpus")
+        if isinstance(pci, list) and plat.get("wsl") != 2:  # WSL 2's GPU is never on the Linux PCI bus
+            if not pci:
+                return ["no NVIDIA GPU on this machine's PCI bus and no NVIDIA driver: the CPU build is the one "
+                        "that fits (a CUDA build would only add several GB of unused libraries)"], cpu
+            return [f"an NVIDIA GPU is on the PCI bus ({', '.join(str(d(g).get('bus_id')) for g in pci)}) but no "
+                    "NVIDIA driver is loaded: install the driver (in a container: start it with GPU access, e.g. "
+                    "`docker run --gpus all`) and run `torch-envcheck advise` again for a CUDA build; until then "
+                    "only the CPU build works"], cpu
         return ["no NVIDIA driver found: install the NVIDIA driver and run `torch-envcheck advise` again for a "
                 "CUDA build; without a driver only the CPU build works"], cpu
     cap = _lowest_capability(snap)
+    machine = plat.get("machine") if isinstance(plat.get("machine"), str) else None
+    # WSL 2 installs Linux wheels but runs them on the Windows driver, whose version numbers and
+    # minimums are the Windows column of the driver table.
+    driver_os = "Windows" if plat.get("wsl") == 2 else None
     try:
         from . import knowledge  # noqa: PLC0415
         pick = knowledge.latest_release_for(driver_cuda=drv.get("cuda_version"), capability=cap,
                                             os_name=system, python_version=python_mm(snap),
-                                            driver_version=drv.get("version"))
+                                            driver_version=drv.get("version"), machine=machine,
+                                            driver_os_name=driver_os)
     except Exception as exc:  # missing or malformed tables: say so rather than guess
         return [f"the release tables could not be read ({type(exc).__name__}: {exc})"], None
     why = [f"NVIDIA driver {drv.get('version') or '?'}"
+           + (" (the Windows driver, used by WSL 2)" if driver_os else "")
            + (f" supports CUDA up to {drv['cuda_version']}" if drv.get("cuda_version") else ""),
            f"GPU compute capability {cap}" if cap else "GPU compute capability unknown",
-           f"Python {python_mm(snap) or '?'} on {system or '?'}"]
+           f"Python {python_mm(snap) or '?'} on {system or '?'}" + (f" {machine}" if machine else "")]
     if pick is None:
-        why.append("no known torch release has a CUDA build for this driver, GPU and Python: update the "
-                   "NVIDIA driver (or Python), or use the CPU build")
+        why.append("no known torch release has a CUDA build for this driver, GPU, CPU architecture and Python: "
+                   "update the NVIDIA driver (or Python), or use the CPU build")
         return why, None
     why.append(f"newest fit: torch {pick['torch']} built with CUDA {pick['cuda']} ({pick['tag']})"
                + (", through PTX JIT (first use compiles kernels)" if pick.get("via") == "ptx" else "")

@@ -32,6 +32,10 @@ def _env() -> dict:
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env.setdefault("NO_COLOR", "1")
+    # An installed package has its .pyc files (pip compiles them), and so has torch here: with
+    # PYTHONDONTWRITEBYTECODE set, a checkout would recompile every torch_envcheck module on every
+    # run (~30 ms) and time the compiler instead of the doctor.  The uncounted warm-up run writes them.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 

@@ -264,12 +264,7 @@ def mps_devices(torch):
     return []
 
 
-# The doctor calls "a CUDA torch and no NVIDIA driver" a failure (TE301 driver-missing): right where a GPU
-# should be used, but this script treats a machine without a GPU as healthy unless a GPU is required.
-COUNTED_ONLY_WITH_REQUIRE_GPU = {"TE301"}
-
-
-def report_doctor(problems, require_gpu):
+def report_doctor(problems):
     """torch_envcheck's full diagnosis when the package is installed; this script works without it."""
     try:
         import torch_envcheck
@@ -288,9 +283,9 @@ def report_doctor(problems, require_gpu):
         print(f"  [{f.get('code')}] {f.get('severity')}: {f.get('message')}")
         if f.get("fix"):
             print(f"      fix: {f['fix']}")
-        if f.get("severity") == "failure" and f.get("code") in COUNTED_ONLY_WITH_REQUIRE_GPU and not require_gpu:
-            print("      (not counted as a failure: no GPU is required here; --require-gpu counts it)")
-        elif f.get("severity") == "failure":
+        # The doctor's own severity decides: "CUDA torch, no driver" (TE301) is a failure only when an NVIDIA
+        # GPU is on the machine, a warning when there is none or it cannot tell.
+        if f.get("severity") == "failure":
             problems.append(f"[{f.get('code')}] {f.get('message')}"
                             + (f" (fix: {f['fix']})" if f.get("fix") else ""))
 
@@ -320,7 +315,7 @@ def main(argv=None):
             except Exception as exc:
                 problems.append(f"the matmul timing failed: {type(exc).__name__}: {exc}")
     if not args.skip_doctor:
-        report_doctor(problems, args.require_gpu)
+        report_doctor(problems)
 
     if problems:
         print("\nFAILED: this environment is broken:")

@@ -17,7 +17,8 @@ EXTRA_SMI = ("/usr/lib/wsl/lib/nvidia-smi", r"C:\Windows\System32\nvidia-smi.exe
 
 
 def _blank() -> dict:
-    return {"source": None, "present": False, "version": None, "cuda_version": None, "gpus": [], "errors": []}
+    return {"source": None, "present": False, "version": None, "cuda_version": None, "gpus": [], "errors": [],
+            "pci_gpus": None}
 
 
 def _text(value) -> str:
@@ -147,9 +148,48 @@ def _proc_version(out: dict) -> bool:
     return True
 
 
+NVIDIA_PCI_VENDOR = "0x10de"
+PCI_DEVICES = "/sys/bus/pci/devices"
+TEGRA_RELEASE = "/etc/nv_tegra_release"  # present on Jetson (L4T) systems
+
+
+def _sysfs(path: str) -> str | None:
+    try:
+        with open(path, encoding="ascii", errors="replace") as fh:
+            return fh.read(64).strip().lower()
+    except OSError:
+        return None
+
+
+def pci_gpus(root: str = PCI_DEVICES, tegra_marker: str = TEGRA_RELEASE) -> list[dict] | None:
+    """NVIDIA display/3D controllers on the PCI bus (vendor 0x10de, PCI class 0x03xxxx), read from sysfs:
+    they are there whether or not a driver is loaded, and a container sees its host's devices.
+    None = cannot tell: not Linux, no readable sysfs, an empty bus (sysfs masked), or a Jetson,
+    whose integrated GPU is not a PCI device."""
+    if not os.path.isdir(root) or os.path.exists(tegra_marker):
+        return None
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        return None
+    if not names:
+        return None
+    found = []
+    for name in names:
+        vendor = _sysfs(os.path.join(root, name, "vendor"))
+        cls = _sysfs(os.path.join(root, name, "class"))
+        if vendor == NVIDIA_PCI_VENDOR and cls and cls.startswith("0x03"):
+            found.append({"bus_id": name, "device_id": _sysfs(os.path.join(root, name, "device")), "class": cls})
+    return found
+
+
 def probe(timeout: float = 5.0, env: dict | None = None) -> dict:
     env = dict(os.environ) if env is None else env
     out = _blank()
+    try:
+        out["pci_gpus"] = pci_gpus()
+    except Exception as exc:  # a fact we could not read, not a reason to lose the driver facts
+        out["errors"].append(f"PCI scan: {type(exc).__name__}: {exc}")
     if _nvml(out) or _nvidia_smi(out, timeout, env):
         return out
     if os.name == "posix" and os.path.isdir("/proc"):

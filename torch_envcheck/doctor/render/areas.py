@@ -78,6 +78,11 @@ def _torch(s):
 def _driver(s):
     d = _d(s.get("driver"))
     if not d.get("present"):
+        pci = d.get("pci_gpus")
+        # WSL 2's GPU is never on the Linux PCI bus: there the bus says nothing about it.
+        if isinstance(pci, list) and _d(s.get("platform")).get("wsl") != 2:
+            return "no NVIDIA driver found; " + (f"{len(pci)} NVIDIA GPU{'s' if len(pci) != 1 else ''} on the PCI bus"
+                                                 if pci else "no NVIDIA GPU on the PCI bus")
         return "no NVIDIA driver found"
     text = f"driver {d.get('version') or '?'}"
     if d.get("cuda_version"):

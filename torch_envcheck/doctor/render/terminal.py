@@ -109,8 +109,12 @@ def build(report: dict, verbose: bool = False, unicode: bool = True, width: int 
     n_fail = sum(1 for f in findings if f.get("severity") == "failure")
     n_warn = sum(1 for f in findings if f.get("severity") == "warning")
     if n_fail or errors:
+        # Name the failing areas rather than guess a cause: a failure may be a missing torch, a mismatched
+        # companion or a stale extension just as well as an unusable GPU.
+        failing = [areas.TITLES.get(a, a) for a in area_list
+                   if any(f.get("area") == a and f.get("severity") == "failure" for f in findings)]
         verdict = (f"{n_fail} failure{'s' if n_fail != 1 else ''}, {n_warn} warning{'s' if n_warn != 1 else ''}: "
-                   "this environment cannot use its GPU as installed" if n_fail else "the doctor hit errors")
+                   f"this environment needs fixing ({', '.join(failing)})" if n_fail else "the doctor hit errors")
         lines.append([(f"{marks['failure']} ", "failure"), (verdict, "bold")])
     elif n_warn:
         lines.append([(f"{marks['warning']} ", "warning"),

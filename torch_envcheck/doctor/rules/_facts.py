@@ -166,8 +166,28 @@ def gpus(s) -> list[dict]:
     return devs or driver_gpus(s)
 
 
+def pci_gpus(s) -> list[dict] | None:
+    """NVIDIA display/3D devices on the PCI bus (driver.pci_gpus): a GPU is there even when no driver
+    is loaded.  None = unknown: not recorded, not readable (Windows, macOS), or WSL 2, whose GPU is
+    paravirtualised through /dev/dxg and never shows on the Linux PCI bus."""
+    v = driver(s).get("pci_gpus")
+    if not isinstance(v, list) or wsl(s) == 2:
+        return None
+    return [g for g in v if isinstance(g, dict)]
+
+
+def pci_label(devs: list[dict]) -> str:
+    """'an NVIDIA GPU on PCI 0000:01:00.0 (device 0x2684)' / '2 NVIDIA GPUs on PCI (...; ...)'."""
+    parts = [f"{text(d.get('bus_id')) or '?'}" + (f" (device {d['device_id']})" if text(d.get("device_id")) else "")
+             for d in devs]
+    if len(parts) == 1:
+        return f"an NVIDIA GPU on PCI {parts[0]}"
+    return f"{len(parts)} NVIDIA GPUs on PCI ({'; '.join(parts)})"
+
+
 def has_nvidia_gpu(s) -> bool:
-    return bool(driver_gpus(s)) or bool([d for d in as_list(torch(s).get("devices")) if isinstance(d, dict)])
+    return bool(driver_gpus(s)) or bool(pci_gpus(s)) or \
+        bool([d for d in as_list(torch(s).get("devices")) if isinstance(d, dict)])
 
 
 def gpu_label(g: dict) -> str:

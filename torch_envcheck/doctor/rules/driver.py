@@ -58,24 +58,61 @@ def driver_missing(s) -> list[dict]:
     else:
         gpu_side = f"install the NVIDIA driver {need_txt}" + (f" ({exact} is CUDA {tc}'s own)" if exact and exact != floor else "")
     errors = [e for e in F.as_list(F.driver(s).get("errors")) if isinstance(e, str)]
+    container = F.text(F.dig(s, "platform", "container"))
+    container_txt = (f" This runs in a container ({container}): the driver lives on the host and is mapped in only "
+                     "when the container is started with GPU access (Docker: `--gpus all` with the NVIDIA Container "
+                     "Toolkit; Kubernetes: an nvidia.com/gpu resource).") if container else ""
+    errors_txt = (" Driver probe errors: " + "; ".join(errors[:3])) if errors else ""
+    pci = F.pci_gpus(s)
+    details = {"torch_cuda": tc, "driver_needed_compat_floor": floor, "driver_needed_toolkit": exact,
+               "driver_source": F.driver(s).get("source"), "driver_errors": errors, "pci_gpus": pci,
+               "cuda_init_error": F.torch(s).get("cuda_init_error")}
+    if pci:
+        # A GPU is on the bus (also seen from a container, which lists its host's PCI devices): it sits
+        # unused until the driver is loaded or mapped in, so this environment is broken.
+        where = F.pci_label(pci)
+        msg = (f"this machine has {where} but no NVIDIA driver is loaded: {F.torch_label(s)} (CUDA {tc}) "
+               f"needs one ({need_txt})")
+        expl = (f"The GPU is on the PCI bus, yet no driver answers (NVML, nvidia-smi, /proc/driver/nvidia), so torch "
+                f"runs on the CPU and `.cuda()` raises \"Found no NVIDIA driver on your system\".")
+        if container:
+            expl += container_txt + f" The host itself needs the NVIDIA driver {need_txt}."
+            if container == "kubernetes":
+                fix = ("# request the GPU in the pod spec (resources.limits: nvidia.com/gpu: 1; the NVIDIA device "
+                       "plugin runs on the node),\n# then, inside the new pod:\nnvidia-smi")
+            else:
+                fix = ("# on the host (NVIDIA driver and NVIDIA Container Toolkit installed), start the container "
+                       "with GPU access,\n# e.g. docker run --gpus all <image> ...; then, inside it:\nnvidia-smi")
+        else:
+            expl += f" To use the GPU, {gpu_side}, then check with `nvidia-smi`."
+            ubuntu = "ubuntu" in (F.text(F.dig(s, "platform", "os_pretty")) or "").lower()
+            fix = ("sudo ubuntu-drivers install   # Ubuntu's recommended NVIDIA driver; reboot, then:\nnvidia-smi"
+                   if ubuntu else f"# install the NVIDIA driver {need_txt} (your distribution's package or "
+                   "https://www.nvidia.com/Download/index.aspx), reboot, then:\nnvidia-smi")
+        return [finding("TE301", "failure", msg, expl + errors_txt, fix, details)]
+    if pci == []:
+        # The PCI bus was read and holds no NVIDIA device: CUDA can never work here, and torch on the CPU
+        # is a working setup, so this is a warning about wasted disk space, not a broken environment.
+        msg = (f"{F.torch_label(s)} is a CUDA {tc} build, but this machine has no NVIDIA GPU: torch runs on the CPU")
+        expl = ("No NVIDIA device is on the PCI bus and no NVIDIA driver is loaded, so CUDA cannot be used here "
+                "(`.cuda()` raises \"Found no NVIDIA driver on your system\"); everything else works on the CPU. "
+                "The CUDA build only costs disk space (several GB of CUDA libraries): the CPU wheel (command below) "
+                "is the same torch without them.")
+        if container:
+            expl += f" This runs in a container ({container}), which normally lists its host's PCI devices: the host has no NVIDIA GPU either."
+        return [finding("TE301", "warning", msg, expl + errors_txt, cpu_fix, details)]
+    # Whether a GPU exists is unknown (Windows, WSL 2, no readable sysfs, a snapshot from before the PCI
+    # fact): a warning, not a failure.  The exit status 1 claims "broken"; without evidence of a GPU a
+    # CUDA torch on the CPU is a working setup (the default `pip install torch` on Linux is a CUDA build),
+    # so the finding names both remedies and lets the reader, who knows the machine, pick one.
     msg = f"no NVIDIA driver is loaded, but {F.torch_label(s)} is a CUDA {tc} build that needs one ({need_txt})"
     expl = (f"If this machine has an NVIDIA GPU, {gpu_side}, then check with `nvidia-smi`. If it has none, "
             f"this CUDA build only costs disk space (several GB of CUDA libraries): install the CPU wheel "
             f"(command below). torch falls back to the CPU either way; `.cuda()` raises \"Found no NVIDIA "
-            f"driver on your system\".")
-    container = F.text(F.dig(s, "platform", "container"))
-    if container:
-        expl += (f" This runs in a container ({container}): the driver lives on the host and is mapped in only "
-                 "when the container is started with GPU access (Docker: `--gpus all` with the NVIDIA Container "
-                 "Toolkit; Kubernetes: an nvidia.com/gpu resource).")
-    if errors:
-        expl += " Driver probe errors: " + "; ".join(errors[:3])
+            f"driver on your system\".") + container_txt + errors_txt
     fix = "# only if this machine has no NVIDIA GPU (check: lspci | grep -i nvidia):\n" + cpu_fix \
         if F.system(s) == "Linux" else cpu_fix
-    return [finding("TE301", "failure", msg, expl, fix,
-                    {"torch_cuda": tc, "driver_needed_compat_floor": floor, "driver_needed_toolkit": exact,
-                     "driver_source": F.driver(s).get("source"), "driver_errors": errors,
-                     "cuda_init_error": F.torch(s).get("cuda_init_error")})]
+    return [finding("TE301", "warning", msg, expl, fix, details)]
 
 
 def driver_too_old(s) -> list[dict]:

@@ -50,8 +50,10 @@ def cpu_wheel(s) -> list[dict]:
     if not F.is_cpu_torch(s) or F.is_macos(s):
         return []
     gl = F.driver_gpus(s)
-    if F.driver_present(s) is True or gl:
-        names = ", ".join(F.gpu_label(g) for g in gl) or "an NVIDIA GPU"
+    pci = F.pci_gpus(s)
+    # A GPU on the PCI bus counts even with no driver loaded: the CPU wheel still leaves it unused.
+    if F.driver_present(s) is True or gl or pci:
+        names = ", ".join(F.gpu_label(g) for g in gl) or (F.pci_label(pci) if pci else "an NVIDIA GPU")
         cap = next((g.get("capability") for g in gl if F.text(g.get("capability"))), None)
         build = F.recommend_build(s, capability=cap)
         dv = F.driver_version(s)
@@ -61,13 +63,22 @@ def cpu_wheel(s) -> list[dict]:
                 "enabled\": the GPU is unused.")
         if F.system(s) == "Windows":
             expl += " On Windows, plain `pip install torch` from PyPI installs the CPU build; CUDA builds come from download.pytorch.org."
+        if F.driver_present(s) is not True:
+            expl += (" No NVIDIA driver is loaded either: install it first (check with `nvidia-smi`), then a "
+                     "CUDA build of torch.")
         if build:
-            expl += (f" torch {build['torch']} {build['tag']} fits this driver"
+            expl += (f" torch {build['torch']} {build['tag']} fits "
+                     + ("this driver" if F.driver_present(s) is True else "a current driver")
                      + (f" and the GPU ({build['entry']} kernels)" if build.get("entry") else "") + ".")
         return [finding("TE202", "failure", msg, expl, F.install_command(s, build) if build else None,
-                        {"torch": F.torch_version(s), "gpus": gl, "driver_version": dv,
+                        {"torch": F.torch_version(s), "gpus": gl, "pci_gpus": pci, "driver_version": dv,
                          "driver_cuda": F.driver_cuda(s), "recommended_build": build})]
     if F.driver_present(s) is False:
+        if pci == []:
+            return [finding("TE203", "ok",
+                            f"{F.torch_label(s)} is a CPU-only build and this machine has no NVIDIA GPU: the CPU build fits it",
+                            "Nothing to fix: no NVIDIA device is on the PCI bus and no NVIDIA driver is loaded.",
+                            None, {"torch": F.torch_version(s), "pci_gpus": pci})]
         return [finding("TE203", "ok",
                         f"{F.torch_label(s)} is a CPU-only build and no NVIDIA driver is loaded: the CPU build fits this machine",
                         "Nothing to fix. (If this machine does have an NVIDIA GPU, install its driver first, then a CUDA build.)",
