@@ -1,17 +1,21 @@
-// Helpers shared by the CUDA kernels: launch sizing, 16-byte vector packs, float conversion.
-// cpp_extension compiles with -D__CUDA_NO_HALF_OPERATORS__ (and the bf16 equivalent), so half and
-// bfloat16 values are converted to float for all arithmetic (c10::Half/BFloat16 convert on device).
+// Helpers shared by the CUDA kernels: launch sizing, 16-byte vector packs, float conversion, the
+// FloatType -> C++ type dispatch.  cpp_extension compiles with -D__CUDA_NO_HALF_OPERATORS__ (and the
+// bf16 equivalent), so half and bfloat16 values are converted to float for all arithmetic
+// (c10::Half/BFloat16 convert on device).
+//
+// Device side only, and deliberately small: nvcc parses every .cu once per target architecture, so
+// no ATen and no torch/library.h here (the glue in csrc/cuda/<op>_cuda.cpp has those).
 #pragma once
 
-// Only c10/cuda headers: ATen/cuda/CUDAContext.h pulls in cuBLAS/cuSPARSE headers, which a bare
-// nvcc toolkit (or one whose libraries come from pip wheels) may not have.
 #include <c10/cuda/CUDAException.h>
-#include <c10/cuda/CUDAGuard.h>
-#include <c10/cuda/CUDAStream.h>
+#include <c10/util/BFloat16.h>
+#include <c10/util/Half.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
+
+#include "cuda/launchers.h"
 
 namespace envcheck {
 namespace cuda {
@@ -24,7 +28,21 @@ struct alignas(sizeof(T) * N) Pack {
   T v[N];
 };
 
-inline cudaStream_t current_stream() { return c10::cuda::getCurrentCUDAStream().stream(); }
+// Calls f(T{}) with T the element type named by t: float, c10::Half or c10::BFloat16.
+template <typename F>
+void dispatch_float_type(FloatType t, F&& f) {
+  switch (t) {
+    case FloatType::Float:
+      f(float{});
+      break;
+    case FloatType::Half:
+      f(c10::Half{});
+      break;
+    case FloatType::BFloat16:
+      f(c10::BFloat16{});
+      break;
+  }
+}
 
 // Streaming multiprocessors of the current device (queried once per device).
 inline int sm_count() {
