@@ -30,7 +30,7 @@ __global__ void bias_gelu_kernel(const T* __restrict__ x, const T* __restrict__ 
 
 }  // namespace
 
-void bias_gelu_launch(FloatType t, const void* x, const void* bias, void* y, int64_t n, int64_t cols,
+void bias_gelu_launch(FloatType t, const void* x, const void* bias, void* y, int64_t n, int64_t cols, int sms,
                       cudaStream_t stream) {
   dispatch_float_type(t, [&](auto tag) {
     using scalar_t = decltype(tag);
@@ -39,11 +39,10 @@ void bias_gelu_launch(FloatType t, const void* x, const void* bias, void* y, int
     auto* py = static_cast<scalar_t*>(y);
     constexpr int VEC = 16 / sizeof(scalar_t);
     if (cols % VEC == 0 && aligned16(px) && aligned16(pb) && aligned16(py)) {
-      bias_gelu_kernel<scalar_t, VEC><<<grid_for(n / VEC), kThreads, 0, stream>>>(px, pb, py, n, cols);
+      bias_gelu_kernel<scalar_t, VEC><<<grid_for(n / VEC, sms), kThreads, 0, stream>>>(px, pb, py, n, cols);
     } else {
-      bias_gelu_kernel<scalar_t, 1><<<grid_for(n), kThreads, 0, stream>>>(px, pb, py, n, cols);
+      bias_gelu_kernel<scalar_t, 1><<<grid_for(n, sms), kThreads, 0, stream>>>(px, pb, py, n, cols);
     }
-    C10_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
 

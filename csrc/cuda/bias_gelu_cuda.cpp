@@ -25,7 +25,9 @@ void bias_gelu_out_cuda(const at::Tensor& x, const at::Tensor& bias, at::Tensor&
   const int64_t n = y.numel();
   const int64_t cols = x.size(-1);
   if (n == 0) return;
-  bias_gelu_launch(float_type(x), xc.const_data_ptr(), bc.const_data_ptr(), y.data_ptr(), n, cols, current_stream());
+  bias_gelu_launch(float_type(x), xc.const_data_ptr(), bc.const_data_ptr(), y.data_ptr(), n, cols, sm_count(),
+                   current_stream());
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
 at::Tensor bias_gelu_cuda(const at::Tensor& x, const at::Tensor& bias) {

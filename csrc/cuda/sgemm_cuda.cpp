@@ -29,6 +29,7 @@ at::Tensor sgemm_cuda(const at::Tensor& a, const at::Tensor& b) {
               int64_t(65535) * kSgemmTileRows, " on CUDA (grid limit), got ", m);
   sgemm_launch(ac.const_data_ptr<float>(), bc.const_data_ptr<float>(), c.data_ptr<float>(), m, n, k,
                current_stream());
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
   return c;
 }
 

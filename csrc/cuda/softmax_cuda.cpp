@@ -22,7 +22,8 @@ void softmax_out_cuda(const at::Tensor& x, at::Tensor& y) {
   const int64_t cols = x.size(-1);
   const int64_t rows = cols == 0 ? 0 : x.numel() / cols;
   if (rows == 0) return;
-  softmax_launch(float_type(x), xc.const_data_ptr(), y.data_ptr(), rows, cols, current_stream());
+  softmax_launch(float_type(x), xc.const_data_ptr(), y.data_ptr(), rows, cols, sm_count(), current_stream());
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
 at::Tensor softmax_cuda(const at::Tensor& x) {

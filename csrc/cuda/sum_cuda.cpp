@@ -22,6 +22,7 @@ at::Tensor sum_cuda(const at::Tensor& x) {
   if (n == 0) return out.zero_();
   at::Tensor partial = at::empty({sum_partial_blocks(n)}, x.options());
   sum_launch(xc.const_data_ptr<float>(), n, partial.data_ptr<float>(), out.data_ptr<float>(), current_stream());
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
   return out;
 }
 

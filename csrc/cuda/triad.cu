@@ -29,7 +29,8 @@ __global__ void triad_kernel(const T* __restrict__ b, const T* __restrict__ c, f
 
 }  // namespace
 
-void triad_launch(FloatType t, const void* b, const void* c, float s, void* out, int64_t n, cudaStream_t stream) {
+void triad_launch(FloatType t, const void* b, const void* c, float s, void* out, int64_t n, int sms,
+                  cudaStream_t stream) {
   dispatch_float_type(t, [&](auto tag) {
     using scalar_t = decltype(tag);
     const auto* pb = static_cast<const scalar_t*>(b);
@@ -37,11 +38,10 @@ void triad_launch(FloatType t, const void* b, const void* c, float s, void* out,
     auto* po = static_cast<scalar_t*>(out);
     constexpr int VEC = 16 / sizeof(scalar_t);
     if (aligned16(pb) && aligned16(pc) && aligned16(po)) {
-      triad_kernel<scalar_t, VEC><<<grid_for(n / VEC), kThreads, 0, stream>>>(pb, pc, s, po, n);
+      triad_kernel<scalar_t, VEC><<<grid_for(n / VEC, sms), kThreads, 0, stream>>>(pb, pc, s, po, n);
     } else {
-      triad_kernel<scalar_t, 1><<<grid_for(n), kThreads, 0, stream>>>(pb, pc, s, po, n);
+      triad_kernel<scalar_t, 1><<<grid_for(n, sms), kThreads, 0, stream>>>(pb, pc, s, po, n);
     }
-    C10_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
 

@@ -24,7 +24,8 @@ void triad_out_cuda(const at::Tensor& b, const at::Tensor& c, double s, at::Tens
   const int64_t n = out.numel();
   if (n == 0) return;
   triad_launch(float_type(b), bc.const_data_ptr(), cc.const_data_ptr(), static_cast<float>(s), out.data_ptr(), n,
-               current_stream());
+               sm_count(), current_stream());
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
 at::Tensor triad_cuda(const at::Tensor& b, const at::Tensor& c, double s) {
