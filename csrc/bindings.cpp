@@ -2,7 +2,11 @@
 // (torch.ops.envcheck.*) register themselves through TORCH_LIBRARY in their own files; this module
 // only adds the introspection.  The Python-side facts (headers this binding was compiled with) are
 // added here because only this file includes Python.h.
-#include <torch/extension.h>
+//
+// Only pybind11 (shipped in torch's include dir): nothing here touches tensors, and
+// <torch/extension.h> (all of ATen plus torch/python.h) made this the slowest file of the build.
+// TORCH_EXTENSION_NAME comes from the compiler command line (cpp_extension defines it).
+#include <pybind11/pybind11.h>
 
 #include <exception>
 #include <string>

@@ -225,7 +225,9 @@ def compile_args(p: dict) -> dict:
     # -fopenmp at compile time makes at::parallel_for really parallel.  We do not link libgomp
     # ourselves: the OpenMP symbols resolve to the runtime torch already loaded (libtorch_cpu's
     # own libgomp), so there is one thread pool, not two.
-    cxx = ["-O3", "-fopenmp", "-fvisibility=hidden"] + defines
+    # -g0: setuptools adds Python's own -g to ahead-of-time builds; debug info made the build ~25 %
+    # slower and _C.so 15x larger (31 MB vs 2 MB) for no use to anyone running the doctor.
+    cxx = ["-O3", "-g0", "-fopenmp", "-fvisibility=hidden"] + defines
     nvcc = ["-O3", "-lineinfo"] + defines
     return {
         "cxx": cxx,

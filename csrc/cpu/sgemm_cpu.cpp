@@ -1,6 +1,9 @@
 // envcheck::sgemm on CPU: our packed-panel GEMM (sgemm_kernel.h), never a BLAS library.  Schema: csrc/sgemm.cpp.
 // Strided and transposed inputs are read through their strides while packing: no extra copy.
-#include <ATen/ATen.h>
+// Per-operator headers instead of <ATen/ATen.h>: the same code, a fraction of the parse time.
+#define TORCH_ASSERT_ONLY_METHOD_OPERATORS
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
 #include <torch/library.h>
 
 #include "checks.h"

@@ -7,10 +7,7 @@
 // conflict free) and does 64 FMAs per 16 shared-memory loads.  Two shared buffers: the next slice is
 // loaded from global memory into registers while the current one is used (software pipelining).
 // Edges are zero-filled on load and masked on store, so any M, N, K works; indices are 64-bit.
-#include <ATen/ATen.h>
-#include <torch/library.h>
-
-#include "checks.h"
+// Checks and op registration: csrc/cuda/sgemm_cuda.cpp.
 #include "cuda/common.cuh"
 
 namespace envcheck {
@@ -18,6 +15,7 @@ namespace cuda {
 namespace {
 
 constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8;
+static_assert(BM == kSgemmTileRows, "the glue's grid-limit check uses kSgemmTileRows");
 constexpr int kGemmThreads = (BM / TM) * (BN / TN);  // 256
 constexpr int kPad = 4;                              // keeps float4 alignment, spreads the transposed stores
 
@@ -108,32 +106,12 @@ __global__ void __launch_bounds__(kGemmThreads, 2)
   }
 }
 
-at::Tensor sgemm_cuda(const at::Tensor& a, const at::Tensor& b) {
-  check_device("sgemm", "a", a, c10::DeviceType::CUDA);
-  check_device("sgemm", "b", b, c10::DeviceType::CUDA);
-  check_same_device("sgemm", a, b);
-  check_dtype_float("sgemm", "a", a);
-  check_dtype_float("sgemm", "b", b);
-  check_sgemm_shapes(a, b);
-  const c10::cuda::CUDAGuard guard(a.device());
-  // The kernel reads row-major operands: transposed or strided inputs are copied once.
-  const at::Tensor ac = a.contiguous(), bc = b.contiguous();
-  const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
-  at::Tensor c = at::empty({m, n}, a.options());
-  if (m == 0 || n == 0) return c;
-  if (k == 0) return c.zero_();
-  TORCH_CHECK((m + BM - 1) / BM <= 65535, "envcheck::sgemm: expected a.size(0) <= ", int64_t(65535) * BM,
-              " on CUDA (grid limit), got ", m);
+}  // namespace
+
+void sgemm_launch(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>((n + BN - 1) / BN), static_cast<unsigned>((m + BM - 1) / BM));
-  sgemm_kernel<<<grid, kGemmThreads, 0, current_stream()>>>(
-      ac.data_ptr<float>(), bc.data_ptr<float>(), c.data_ptr<float>(), m, n, k);
-  C10_CUDA_KERNEL_LAUNCH_CHECK();
-  return c;
+  sgemm_kernel<<<grid, kGemmThreads, 0, stream>>>(a, b, c, m, n, k);
 }
 
-}  // namespace
 }  // namespace cuda
-
-TORCH_LIBRARY_IMPL(envcheck, CUDA, m) { m.impl("sgemm", &cuda::sgemm_cuda); }
-
 }  // namespace envcheck

@@ -4,13 +4,9 @@
 // when the max grows; the pairs are merged across the group (a warp for rows of <= 1024 elements, a
 // block of 256 threads otherwise); a second pass writes exp(x - max) / sum.  The second read of the
 // row mostly hits L1/L2.  A row of all -inf gives nan, as torch.softmax does.
-#include <ATen/ATen.h>
-#include <ATen/Dispatch.h>
-#include <torch/library.h>
-
+// Checks and op registration: csrc/cuda/softmax_cuda.cpp.
 #include <cmath>
 
-#include "checks.h"
 #include "cuda/common.cuh"
 
 namespace envcheck {
@@ -93,21 +89,14 @@ __global__ void softmax_block_kernel(const T* __restrict__ x, T* __restrict__ y,
   }
 }
 
-void softmax_out_cuda(const at::Tensor& x, at::Tensor& y) {
-  check_device("softmax", "x", x, c10::DeviceType::CUDA);
-  check_dtype_float_half_bf16("softmax", "x", x);
-  check_last_dim_op("softmax", x);
-  check_out("softmax", y, x);
-  const c10::cuda::CUDAGuard guard(x.device());
-  const at::Tensor xc = x.contiguous();
-  const int64_t cols = x.size(-1);
-  const int64_t rows = cols == 0 ? 0 : x.numel() / cols;
-  if (rows == 0) return;
-  auto stream = current_stream();
-  const int64_t max_grid = static_cast<int64_t>(sm_count()) * 64;
-  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, x.scalar_type(), "envcheck_softmax", [&] {
-    const scalar_t* px = xc.data_ptr<scalar_t>();
-    scalar_t* py = y.data_ptr<scalar_t>();
+}  // namespace
+
+void softmax_launch(FloatType t, const void* x, void* y, int64_t rows, int64_t cols, int sms, cudaStream_t stream) {
+  const int64_t max_grid = static_cast<int64_t>(sms) * 64;
+  dispatch_float_type(t, [&](auto tag) {
+    using scalar_t = decltype(tag);
+    const auto* px = static_cast<const scalar_t*>(x);
+    auto* py = static_cast<scalar_t*>(y);
     if (cols <= 1024) {
       const dim3 block(32, 8);
       const int64_t grid = std::min<int64_t>((rows + 7) / 8, max_grid);
@@ -116,22 +105,8 @@ void softmax_out_cuda(const at::Tensor& x, at::Tensor& y) {
       const int64_t grid = std::min<int64_t>(rows, max_grid);
       softmax_block_kernel<scalar_t><<<grid, kThreads, 0, stream>>>(px, py, rows, cols);
     }
-    C10_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
 
-at::Tensor softmax_cuda(const at::Tensor& x) {
-  at::Tensor y = at::empty(x.sizes(), x.options().memory_format(at::MemoryFormat::Contiguous));
-  softmax_out_cuda(x, y);
-  return y;
-}
-
-}  // namespace
 }  // namespace cuda
-
-TORCH_LIBRARY_IMPL(envcheck, CUDA, m) {
-  m.impl("softmax", &cuda::softmax_cuda);
-  m.impl("softmax_out", &cuda::softmax_out_cuda);
-}
-
 }  // namespace envcheck

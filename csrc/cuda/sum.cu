@@ -4,10 +4,7 @@
 // or of pointer alignment); thread t of the grid adds elements t, t + G*256, t + 2*G*256, ... in
 // groups of eight combined by a fixed tree; each block reduces its 256 sums by a fixed shuffle tree
 // into partial[block]; one block then reduces the G partials the same way.  Same input, same bits.
-#include <ATen/ATen.h>
-#include <torch/library.h>
-
-#include "checks.h"
+// Checks and op registration: csrc/cuda/sum_cuda.cpp.
 #include "cuda/common.cuh"
 
 namespace envcheck {
@@ -57,28 +54,20 @@ __global__ void sum_final_kernel(const float* __restrict__ partial, int blocks, 
   if (threadIdx.x == 0) *out = acc;
 }
 
-at::Tensor sum_cuda(const at::Tensor& x) {
-  check_device("sum", "x", x, c10::DeviceType::CUDA);
-  check_dtype_float("sum", "x", x);
-  const c10::cuda::CUDAGuard guard(x.device());
-  const at::Tensor xc = x.contiguous();
-  const int64_t n = xc.numel();
-  at::Tensor out = at::empty({}, x.options());
-  if (n == 0) return out.zero_();
-  // A function of n only (see the top of this file): at least 8 elements per thread, at most 1024 blocks.
-  const int blocks = static_cast<int>(std::min<int64_t>(kMaxSumBlocks, (n + kThreads * 8 - 1) / (kThreads * 8)));
-  at::Tensor partial = at::empty({blocks}, x.options());
-  auto stream = current_stream();
-  sum_partial_kernel<<<blocks, kThreads, 0, stream>>>(xc.data_ptr<float>(), n, partial.data_ptr<float>());
-  C10_CUDA_KERNEL_LAUNCH_CHECK();
-  sum_final_kernel<<<1, kThreads, 0, stream>>>(partial.data_ptr<float>(), blocks, out.data_ptr<float>());
-  C10_CUDA_KERNEL_LAUNCH_CHECK();
-  return out;
+}  // namespace
+
+// A function of n only (see the top of this file): at least 8 elements per thread, at most 1024 blocks.
+int sum_partial_blocks(int64_t n) {
+  return static_cast<int>(std::min<int64_t>(kMaxSumBlocks, (n + kThreads * 8 - 1) / (kThreads * 8)));
 }
 
-}  // namespace
+void sum_launch(const float* x, int64_t n, float* partial, float* out, cudaStream_t stream) {
+  const int blocks = sum_partial_blocks(n);
+  sum_partial_kernel<<<blocks, kThreads, 0, stream>>>(x, n, partial);
+  // Left pending (peek, not get) for the caller's C10_CUDA_KERNEL_LAUNCH_CHECK().
+  if (cudaPeekAtLastError() != cudaSuccess) return;
+  sum_final_kernel<<<1, kThreads, 0, stream>>>(partial, blocks, out);
+}
+
 }  // namespace cuda
-
-TORCH_LIBRARY_IMPL(envcheck, CUDA, m) { m.impl("sum", &cuda::sum_cuda); }
-
 }  // namespace envcheck

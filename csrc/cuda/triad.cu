@@ -1,11 +1,6 @@
 // envcheck::triad on CUDA: out = b + s * c for float32, float16 and bfloat16 (computed in float).
 // Grid-stride loop over 16-byte packs when all three pointers are 16-byte aligned, else per element;
-// 64-bit indices throughout.
-#include <ATen/ATen.h>
-#include <ATen/Dispatch.h>
-#include <torch/library.h>
-
-#include "checks.h"
+// 64-bit indices throughout.  Checks and op registration: csrc/cuda/triad_cuda.cpp.
 #include "cuda/common.cuh"
 
 namespace envcheck {
@@ -32,45 +27,23 @@ __global__ void triad_kernel(const T* __restrict__ b, const T* __restrict__ c, f
     out[i] = static_cast<T>(static_cast<float>(b[i]) + s * static_cast<float>(c[i]));
 }
 
-void triad_out_cuda(const at::Tensor& b, const at::Tensor& c, double s, at::Tensor& out) {
-  check_device("triad", "b", b, c10::DeviceType::CUDA);
-  check_device("triad", "c", c, c10::DeviceType::CUDA);
-  check_same_device("triad", b, c);
-  check_dtype_float_half_bf16("triad", "b", b);
-  check_same_dtype("triad", b, c);
-  check_triad_shapes(b, c);
-  check_out("triad", out, b);
-  const c10::cuda::CUDAGuard guard(b.device());
-  const at::Tensor bc = b.contiguous(), cc = c.contiguous();
-  const int64_t n = out.numel();
-  if (n == 0) return;
-  auto stream = current_stream();
-  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, b.scalar_type(), "envcheck_triad", [&] {
-    const scalar_t* pb = bc.data_ptr<scalar_t>();
-    const scalar_t* pc = cc.data_ptr<scalar_t>();
-    scalar_t* po = out.data_ptr<scalar_t>();
+}  // namespace
+
+void triad_launch(FloatType t, const void* b, const void* c, float s, void* out, int64_t n, int sms,
+                  cudaStream_t stream) {
+  dispatch_float_type(t, [&](auto tag) {
+    using scalar_t = decltype(tag);
+    const auto* pb = static_cast<const scalar_t*>(b);
+    const auto* pc = static_cast<const scalar_t*>(c);
+    auto* po = static_cast<scalar_t*>(out);
     constexpr int VEC = 16 / sizeof(scalar_t);
     if (aligned16(pb) && aligned16(pc) && aligned16(po)) {
-      triad_kernel<scalar_t, VEC><<<grid_for(n / VEC), kThreads, 0, stream>>>(pb, pc, static_cast<float>(s), po, n);
+      triad_kernel<scalar_t, VEC><<<grid_for(n / VEC, sms), kThreads, 0, stream>>>(pb, pc, s, po, n);
     } else {
-      triad_kernel<scalar_t, 1><<<grid_for(n), kThreads, 0, stream>>>(pb, pc, static_cast<float>(s), po, n);
+      triad_kernel<scalar_t, 1><<<grid_for(n, sms), kThreads, 0, stream>>>(pb, pc, s, po, n);
     }
-    C10_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
 
-at::Tensor triad_cuda(const at::Tensor& b, const at::Tensor& c, double s) {
-  at::Tensor out = at::empty(b.sizes(), b.options().memory_format(at::MemoryFormat::Contiguous));
-  triad_out_cuda(b, c, s, out);
-  return out;
-}
-
-}  // namespace
 }  // namespace cuda
-
-TORCH_LIBRARY_IMPL(envcheck, CUDA, m) {
-  m.impl("triad", &cuda::triad_cuda);
-  m.impl("triad_out", &cuda::triad_out_cuda);
-}
-
 }  // namespace envcheck
