@@ -64,8 +64,10 @@ def test_variant_selected_and_correct(isa_info, variant):
     pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(torch_envcheck.__file__)))
     env["PYTHONPATH"] = os.pathsep.join([pkg_parent] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     tests_dir = os.path.dirname(os.path.abspath(__file__))
+    # cwd=tests_dir: `python -c` puts the working directory first on sys.path, and from the repo root
+    # that would be the checkout's torch_envcheck, not the installed one this process uses.
     proc = subprocess.run([sys.executable, "-c", SCRIPT, tests_dir], env=env, capture_output=True, text=True,
-                          timeout=300)
+                          timeout=300, cwd=tests_dir)
     assert proc.returncode == 0, proc.stderr[-3000:]
     res = json.loads(proc.stdout.strip().splitlines()[-1])
     assert res["isa"]["selected"] == want, res["isa"]

@@ -130,8 +130,8 @@ def test_build_info_version_comparison():
     assert _same_version("2.14.1+cu130", "2.14.1+cu130")
     assert not _same_version("2.13.0", "2.14.1+cu130")
     assert not _same_version("2.14.1+cpu", "2.14.1+cu130")
-    assert _torch_version_in({"torch_version": "2.14.1"}) == "2.14.1"
-    assert _torch_version_in({"torch": {"version": "2.14.1"}}) == "2.14.1"
+    assert _torch_version_in({"torch_headers": {"version": "2.14.1", "major": 2}}) == "2.14.1"
+    assert _torch_version_in({"torch_headers": None}) is None
     assert _torch_version_in({"compiler": "gcc"}) is None
 
 
