@@ -12,6 +12,22 @@ import statistics
 from dataclasses import dataclass, field
 
 
+def _torch_benchmark():
+    """torch.utils.benchmark, imported without the warning its import chain prints
+    (torch.utils.cpp_extension logs "No CUDA runtime is found, using CUDA_HOME=..." at import time on
+    a machine without a GPU): it says nothing about the benchmark and reads like a fault."""
+    import logging  # noqa: PLC0415
+
+    log = logging.getLogger("torch.utils.cpp_extension")
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        from torch.utils import benchmark  # noqa: PLC0415
+    finally:
+        log.setLevel(level)
+    return benchmark
+
+
 @dataclass
 class Timing:
     times: list = field(default_factory=list)  # seconds per call, one entry per measured block
@@ -36,7 +52,7 @@ class Timing:
 
 
 def measure(fn, min_run_time: float, num_threads: int, into: Timing | None = None) -> Timing:
-    from torch.utils import benchmark  # noqa: PLC0415
+    benchmark = _torch_benchmark()
 
     into = into or Timing()
     fn()  # first call outside the Timer: lazy initialisation, allocator warm-up
