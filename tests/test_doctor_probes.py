@@ -4,22 +4,15 @@ create (fake programs first on PATH, fake libraries on LD_LIBRARY_PATH, a probe 
 from __future__ import annotations
 
 import os
-import stat
 import sys
 import time
 
 import pytest
 
+from doctor_support import fake_program
 from torch_envcheck.doctor import probes
 from torch_envcheck.doctor.probes import _proc, driver, env_vars, libraries, packages, platform, torch_probe
 
-
-def _script(directory, name: str, body: str) -> str:
-    path = os.path.join(str(directory), name)
-    with open(path, "w") as fh:
-        fh.write("#!/bin/sh\n" + body + "\n")
-    os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    return path
 
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="uses shell scripts as fake programs")
@@ -102,7 +95,7 @@ def test_nvidia_wheels_from_dist_info_names(tmp_path):
 
 @posix_only
 def test_hanging_program_is_killed_with_its_children(tmp_path):
-    fake = _script(tmp_path, "nvidia-smi", "sleep 30 & sleep 30")
+    fake = fake_program(tmp_path, "nvidia-smi", "sleep 30 & sleep 30")
     t0 = time.monotonic()
     with pytest.raises(_proc.CommandFailed, match=r"`nvidia-smi` timed out after 0.5 s"):
         _proc.run([fake], timeout=0.5)
@@ -116,7 +109,7 @@ def test_missing_program_is_a_fact():
 
 @posix_only
 def test_driver_probe_times_out_hanging_nvidia_smi(tmp_path, monkeypatch):
-    _script(tmp_path, "nvidia-smi", "sleep 30")
+    fake_program(tmp_path, "nvidia-smi", "sleep 30")
     monkeypatch.setitem(sys.modules, "pynvml", None)  # NVML absent: nvidia-smi is the source
     t0 = time.monotonic()
     out = driver.probe(timeout=0.5, env={"PATH": str(tmp_path)})
@@ -128,7 +121,7 @@ def test_driver_probe_times_out_hanging_nvidia_smi(tmp_path, monkeypatch):
 
 @posix_only
 def test_driver_probe_reads_nvidia_smi(tmp_path, monkeypatch):
-    _script(tmp_path, "nvidia-smi", """
+    fake_program(tmp_path, "nvidia-smi", """
 case "$1" in
   --query-gpu=*) echo "0, NVIDIA A100-SXM4-40GB, 8.0, 40960 MiB, GPU-abc, 00000000:07:00.0, 550.54.15" ;;
   *) echo "| NVIDIA-SMI 550.54.15    Driver Version: 550.54.15    CUDA Version: 12.4     |" ;;
@@ -183,7 +176,7 @@ def test_driver_probe_records_the_pci_fact():
 
 @posix_only
 def test_failing_nvidia_smi_is_reported(tmp_path, monkeypatch):
-    _script(tmp_path, "nvidia-smi", "echo \"NVIDIA-SMI has failed because it couldn't communicate with the "
+    fake_program(tmp_path, "nvidia-smi", "echo \"NVIDIA-SMI has failed because it couldn't communicate with the "
                                     "NVIDIA driver.\"; exit 9")
     monkeypatch.setitem(sys.modules, "pynvml", None)
     out = driver.probe(timeout=5, env={"PATH": str(tmp_path)})

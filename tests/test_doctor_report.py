@@ -12,21 +12,15 @@ import sys
 import pytest
 
 import torch_envcheck.doctor as doctor
-from doctor_support import _stand_in_rules, real_rules_present, run_cli
+from doctor_support import run_cli
 from torch_envcheck.doctor import snapshot as snapmod
 from torch_envcheck.doctor.render import json_render, markdown, terminal
 
 
 @pytest.fixture
-def rules(monkeypatch):
-    """The real rules when present, else the test-only stand-in (see doctor_support)."""
-    if real_rules_present():
-        import torch_envcheck.doctor.rules as real
-        return real
-    mod = _stand_in_rules()
-    monkeypatch.setitem(sys.modules, "torch_envcheck.doctor.rules", mod)
-    monkeypatch.setattr(doctor, "rules", mod, raising=False)
-    return mod
+def rules():
+    import torch_envcheck.doctor.rules as real
+    return real
 
 
 @pytest.fixture(scope="module")

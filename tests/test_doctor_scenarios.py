@@ -9,13 +9,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import stat
 import subprocess
 import sys
 
 import pytest
 
-from doctor_support import run_cli
+from doctor_support import fake_program, run_cli
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="fake programs are shell scripts")
 
@@ -37,13 +36,6 @@ def _consistent(rep: dict, proc) -> None:
     assert rep["schema"] == "torch_envcheck.report/1"
     assert rep["snapshot"]["schema"] == "torch_envcheck.snapshot/1"
 
-
-def _script(directory, name: str, body: str) -> str:
-    path = os.path.join(str(directory), name)
-    with open(path, "w") as fh:
-        fh.write("#!/bin/sh\n" + body + "\n")
-    os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    return path
 
 
 def test_cpu_torch(cpu_python):
@@ -112,7 +104,7 @@ def test_nvcc_hidden(cuda_python, tmp_path):
 def test_fake_nvcc_of_another_version(cuda_python, tmp_path):
     home = tmp_path / "cuda-12.1"
     (home / "bin").mkdir(parents=True)
-    _script(home / "bin", "nvcc", 'echo "nvcc: NVIDIA (R) Cuda compiler driver"; '
+    fake_program(home / "bin", "nvcc", 'echo "nvcc: NVIDIA (R) Cuda compiler driver"; '
                                   'echo "Cuda compilation tools, release 12.1, V12.1.105"')
     rep, proc = _report(cuda_python, env={"CUDA_HOME": str(home)})
     _consistent(rep, proc)
@@ -138,7 +130,7 @@ def test_stray_cuda_libraries_on_ld_library_path(cuda_python, tmp_path):
 
 @posix_only
 def test_hanging_nvidia_smi_is_timed_out(cpu_python, tmp_path):
-    _script(tmp_path, "nvidia-smi", "sleep 60")
+    fake_program(tmp_path, "nvidia-smi", "sleep 60")
     rep, proc = _report(cpu_python, args=("--timeout", "1"), path_prefix=str(tmp_path))
     _consistent(rep, proc)
     drv = rep["snapshot"]["driver"]
