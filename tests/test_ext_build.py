@@ -7,7 +7,6 @@ by the tests of this module)."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys

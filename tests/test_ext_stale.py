@@ -8,7 +8,6 @@ compiled against the CUDA venv's torch."""
 from __future__ import annotations
 
 import glob
-import json
 import os
 import subprocess
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 
 from torch_envcheck.doctor.rules import driver, evaluate, extension, gpu, libraries, platform, toolchain, torch_rules
 

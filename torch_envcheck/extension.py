@@ -276,7 +276,6 @@ def _autobuild_default() -> bool:
 def status(probe: bool = True) -> dict:
     """The extension's state without ever compiling: loads an existing, matching binary if there is
     one.  Never raises: a missing torch or a broken binary is reported in the dict."""
-    global _status
     with _lock:
         if _module is not None and _status is not None:
             return dict(_status)

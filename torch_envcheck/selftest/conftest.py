@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from ._support import REBUILD, classify_cuda_error, fail, gpu_required, nvidia_driver_loaded, tagged
+from ._support import classify_cuda_error, fail, gpu_required, nvidia_driver_loaded, tagged
 
 NO_GPU = "no-gpu"
 

@@ -73,8 +73,8 @@ def driver_missing(s) -> list[dict]:
         where = F.pci_label(pci)
         msg = (f"this machine has {where} but no NVIDIA driver is loaded: {F.torch_label(s)} (CUDA {tc}) "
                f"needs one ({need_txt})")
-        expl = (f"The GPU is on the PCI bus, yet no driver answers (NVML, nvidia-smi, /proc/driver/nvidia), so torch "
-                f"runs on the CPU and `.cuda()` raises \"Found no NVIDIA driver on your system\".")
+        expl = ("The GPU is on the PCI bus, yet no driver answers (NVML, nvidia-smi, /proc/driver/nvidia), so torch "
+                "runs on the CPU and `.cuda()` raises \"Found no NVIDIA driver on your system\".")
         if container:
             expl += container_txt + f" The host itself needs the NVIDIA driver {need_txt}."
             if container == "kubernetes":
