@@ -40,7 +40,9 @@ def test_runs_the_shipped_suite_with_the_header(calls, monkeypatch):
     monkeypatch.delenv(selftest_cli.ENV_REQUIRE_GPU, raising=False)
     assert selftest_cli.run(parse(["--", "-x", "-k", "cuda"])) == 0
     cmd, env = seen[0]
-    assert cmd[:5] == [sys.executable, "-m", "pytest", "--pyargs", "torch_envcheck.selftest"]
+    # -P: the working directory (a source checkout, say) must not shadow the installed package.
+    safe = ["-P"] if sys.version_info >= (3, 11) else []
+    assert cmd[:5 + len(safe)] == [sys.executable, *safe, "-m", "pytest", "--pyargs", "torch_envcheck.selftest"]
     assert "-rs" in cmd and "--envcheck" in cmd
     assert "-p" not in cmd[cmd.index("no:cacheprovider") + 1:]  # the entry point loads the plugin
     assert cmd[-3:] == ["-x", "-k", "cuda"]  # the `--` separator is not passed on

@@ -45,7 +45,10 @@ def pytest_command(extra: list[str]) -> list[str]:
     # Loading the plugin twice (entry point + -p) is an error in pytest, so add -p only when needed,
     # e.g. when torch_envcheck runs from a source tree (PYTHONPATH) rather than an installed package.
     plugin = [] if _plugin_autoloaded() else ["-p", PLUGIN_MODULE]
-    return [sys.executable, "-m", "pytest", "--pyargs", "torch_envcheck.selftest", "-rs",
+    # -P (Python >= 3.11): `python -m` would put the working directory first on sys.path, and run
+    # from a source checkout that would test the checkout's torch_envcheck instead of this one.
+    safe_path = ["-P"] if sys.version_info >= (3, 11) else []
+    return [sys.executable, *safe_path, "-m", "pytest", "--pyargs", "torch_envcheck.selftest", "-rs",
             "-p", "no:cacheprovider", *plugin, "--envcheck", *extra]
 
 
