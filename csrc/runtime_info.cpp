@@ -210,60 +210,52 @@ json::Object loaded_libraries_json() {
 
 }  // namespace
 
-std::string cudnn_handle_json() {
+namespace {
+
+using HandleCreate = int (*)(void**);     // cudnnCreate / cublasCreate_v2
+using HandleDestroy = int (*)(void*);     // cudnnDestroy / cublasDestroy_v2
+using StatusText = const char* (*)(int);  // cudnnGetErrorString / cublasGetStatusName / ...String
+
+// Create and destroy one library handle, reporting the status in the library's own words.  The
+// handle needs a working driver and device, so its failure is the fact worth reporting.
+// `message_fn` may be null (cuDNN has one status text, cuBLAS a name and a message).
+std::string handle_json(const DynLib& lib, const char* lib_name, const char* create_fn, const char* destroy_fn,
+                        const char* status_fn, const char* message_fn) {
   json::Object o;
-  const DynLib& lib = libcudnn();
-  using Create = int (*)(void**);    // cudnnStatus_t cudnnCreate(cudnnHandle_t*)
-  using Destroy = int (*)(void*);    // cudnnStatus_t cudnnDestroy(cudnnHandle_t)
-  using ErrStr = const char* (*)(int);  // const char* cudnnGetErrorString(cudnnStatus_t)
-  auto create = sym<Create>(lib, "cudnnCreate");
-  auto destroy = sym<Destroy>(lib, "cudnnDestroy");
-  auto errstr = sym<ErrStr>(lib, "cudnnGetErrorString");
+  auto create = sym<HandleCreate>(lib, create_fn);
+  auto destroy = sym<HandleDestroy>(lib, destroy_fn);
+  auto status = sym<StatusText>(lib, status_fn);
+  auto message = message_fn ? sym<StatusText>(lib, message_fn) : nullptr;
   if (!create || !destroy) {
     o.boolean("ok", false);
     o.null("status_code");
-    o.str("status", lib.handle ? "cudnnCreate/cudnnDestroy not found in the library" : "libcudnn not loaded");
+    o.str("status", lib.handle ? std::string(create_fn) + "/" + destroy_fn + " not found in the library"
+                               : std::string(lib_name) + " not loaded");
     return o.dump();
   }
   void* handle = nullptr;
   int st = create(&handle);
   o.boolean("ok", st == 0);
   o.num("status_code", st);
-  o.str("status", errstr ? errstr(st) : nullptr);
+  o.str("status", status ? status(st) : nullptr);
+  if (message_fn) o.str("message", message ? message(st) : nullptr);
   if (st == 0 && handle) {
     int dst = destroy(handle);
-    if (dst != 0) o.str("destroy_status", errstr ? errstr(dst) : nullptr);
+    if (dst != 0) o.str("destroy_status", status ? status(dst) : nullptr);
   }
   return o.dump();
 }
 
+}  // namespace
+
+std::string cudnn_handle_json() {
+  return handle_json(libcudnn(), "libcudnn", "cudnnCreate", "cudnnDestroy", "cudnnGetErrorString", nullptr);
+}
+
 std::string cublas_handle_json() {
-  json::Object o;
-  const DynLib& lib = libcublas();
-  using Create = int (*)(void**);    // cublasStatus_t cublasCreate_v2(cublasHandle_t*)
-  using Destroy = int (*)(void*);    // cublasStatus_t cublasDestroy_v2(cublasHandle_t)
-  using ErrStr = const char* (*)(int);  // cublasGetStatusName (cuBLAS >= 11.4.2)
-  auto create = sym<Create>(lib, "cublasCreate_v2");
-  auto destroy = sym<Destroy>(lib, "cublasDestroy_v2");
-  auto name = sym<ErrStr>(lib, "cublasGetStatusName");
-  auto text = sym<ErrStr>(lib, "cublasGetStatusString");
-  if (!create || !destroy) {
-    o.boolean("ok", false);
-    o.null("status_code");
-    o.str("status", lib.handle ? "cublasCreate_v2/cublasDestroy_v2 not found in the library" : "libcublas not loaded");
-    return o.dump();
-  }
-  void* handle = nullptr;
-  int st = create(&handle);
-  o.boolean("ok", st == 0);
-  o.num("status_code", st);
-  o.str("status", name ? name(st) : nullptr);
-  o.str("message", text ? text(st) : nullptr);
-  if (st == 0 && handle) {
-    int dst = destroy(handle);
-    if (dst != 0) o.str("destroy_status", name ? name(dst) : nullptr);
-  }
-  return o.dump();
+  // cublasGetStatusName/String exist since cuBLAS 11.4.2; older ones report a null status text.
+  return handle_json(libcublas(), "libcublas", "cublasCreate_v2", "cublasDestroy_v2", "cublasGetStatusName",
+                     "cublasGetStatusString");
 }
 
 std::string runtime_info_json() {
