@@ -138,11 +138,19 @@ def test_hanging_nvidia_smi_is_timed_out(cpu_python, tmp_path):
     assert rep["snapshot"]["probe_seconds"]["driver"] < 10
 
 
+def _bare_venv(venv) -> tuple[str, str]:
+    """A venv without pip (and so without torch): its python and its site-packages folder."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = str(venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python"))
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    return python, site
+
+
 def test_torch_not_installed(tmp_path):
     # A fresh venv without pip: nothing but the standard library.
     venv = tmp_path / "bare"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
-    python = str(venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python"))
+    python, _site = _bare_venv(venv)
     rep, proc = _report(python)
     _consistent(rep, proc)
     t = rep["snapshot"]["torch"]
@@ -160,10 +168,7 @@ def test_conda_torch_that_does_not_import(tmp_path):
     # A conda env whose torch package is recorded (conda-meta, a dist-info without INSTALLER) but
     # whose files are gone: installed, not importable, installer conda, conda env detected.
     venv = tmp_path / "condaish"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
-    python = str(venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python"))
-    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    python, site = _bare_venv(venv)
     dist = os.path.join(site, "torch-2.5.1.dist-info")
     os.makedirs(dist)
     with open(os.path.join(dist, "METADATA"), "w") as fh:
@@ -184,10 +189,7 @@ def test_torch_whose_import_fails_with_oserror(tmp_path):
     # What a torch with a missing CUDA library looks like: the import raises OSError. The text is
     # kept verbatim and the rest of the report is still produced.
     venv = tmp_path / "broken"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
-    python = str(venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python"))
-    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    python, site = _bare_venv(venv)
     os.makedirs(os.path.join(site, "torch"))
     msg = "libcudnn.so.9: cannot open shared object file: No such file or directory"
     with open(os.path.join(site, "torch", "__init__.py"), "w") as fh:
