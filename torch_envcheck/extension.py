@@ -59,16 +59,14 @@ def _safe(text: str) -> str:
     return "".join(ch if ch.isalnum() or ch in ".-_" else "_" for ch in text)
 
 
-def jit_dir(torch=None, with_cuda: bool | None = None) -> str:
-    """The cache directory for this torch / CUDA / Python / source combination."""
+def jit_dir(torch=None) -> str:
+    """The cache directory for this torch / CUDA / Python / machine combination.  Raises
+    BuildConfigError when the C++ sources are missing (nothing could be built there)."""
     torch = torch or _torch()
-    csrc = buildcfg.csrc_dir()
-    if with_cuda is None:
-        with_cuda = bool(torch.version.cuda)
+    buildcfg.csrc_dir()
     tag = f"cu{torch.version.cuda.replace('.', '')}" if torch.version.cuda else "cpu"
     # Not keyed by the source hash: an edited or upgraded source tree rebuilds in the same
     # directory, so ninja recompiles only what changed.  The hash is checked through the metadata.
-    del csrc
     key = "-".join([
         _safe(torch.__version__), tag, f"cp{sys.version_info[0]}{sys.version_info[1]}",
         _safe(os.uname().machine if hasattr(os, "uname") else "unknown"),
@@ -223,7 +221,7 @@ def build_jit(verbose: bool = False, quiet: bool = False, torch=None) -> tuple[o
     buildcfg.apply_env(p)
     from torch.utils import cpp_extension  # noqa: PLC0415  (after apply_env: it reads CUDA_HOME on import)
     csrc = buildcfg.csrc_dir()
-    directory = jit_dir(torch, with_cuda=bool(torch.version.cuda))
+    directory = jit_dir(torch)
     if torch.version.cuda and not p["with_cuda"]:
         directory += "-cpuonly"
     os.makedirs(directory, exist_ok=True)
