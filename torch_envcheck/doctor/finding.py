@@ -9,12 +9,21 @@ SEVERITIES = ("ok", "warning", "failure")
 
 
 def finding(code: str, severity: str, message: str, explanation: str = "", fix: str | None = None,
-            details: dict | None = None, area: str | None = None) -> dict:
-    """One finding.  `area` overrides the code's area only for the per-area probe-failure codes."""
+            details: dict | None = None, area: str | None = None, explains=()) -> dict:
+    """One finding.  `area` overrides the code's area only for the per-area probe-failure codes.
+    `explains` names the codes of other findings that this one causes (a symptom such as a failed
+    CUDA initialisation explained by an invalid CUDA_VISIBLE_DEVICES): the report folds those under
+    this one, and the verdict counts the cause."""
     if code not in CODES:
         raise KeyError(f"unknown finding code {code!r}: add it to torch_envcheck/doctor/codes.py")
     if severity not in SEVERITIES:
         raise ValueError(f"severity must be one of {SEVERITIES}, not {severity!r}")
     slug, code_area, _title = CODES[code]
-    return {"code": code, "slug": slug, "area": area or code_area, "severity": severity,
-            "message": message, "explanation": explanation, "fix": fix, "details": dict(details or {})}
+    out = {"code": code, "slug": slug, "area": area or code_area, "severity": severity,
+           "message": message, "explanation": explanation, "fix": fix, "details": dict(details or {})}
+    if explains:
+        unknown = [c for c in explains if c not in CODES]
+        if unknown:
+            raise KeyError(f"explains names unknown finding codes {unknown}")
+        out["explains"] = list(explains)
+    return out
