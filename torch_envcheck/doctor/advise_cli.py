@@ -5,17 +5,34 @@ Prints the reasons as `#` lines, then the command (`--quiet`: the command alone)
 
 from __future__ import annotations
 
+import os
 import sys
 
-from . import _args
+from . import _args, escape
 from .facts import d, gpus, index_url, python_mm
 
 PROBES = ("platform", "driver")
 
 
 def add_arguments(parser) -> None:
+    from ..rebuild.cli import add_plan_arguments  # noqa: PLC0415
+
     _args.add_source(parser)
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the command")
+    out = parser.add_argument_group("other forms of the advice")
+    out.add_argument("--script", choices=("sh", "ps1", "bat"), default=None,
+                     help="a re-runnable setup script: a fresh venv (or conda env with --conda), the advised "
+                          "packages, then the self-test inside it")
+    out.add_argument("--dest", metavar="DIR", default=None,
+                     help="the environment folder the script builds (default .venv-torch; the script's first "
+                          "argument overrides it)")
+    out.add_argument("-o", "--output", metavar="FILE", default=None,
+                     help="write the script to FILE (made executable) instead of printing it")
+    out.add_argument("--docker", action="store_true",
+                     help="the official pytorch/pytorch image that fits this machine, and its `docker run` line")
+    out.add_argument("--devel", action="store_true",
+                     help="with --docker: the devel image (nvcc and CUDA headers, to compile extensions)")
+    add_plan_arguments(parser)
 
 
 def _python(snap: dict) -> str:
@@ -38,33 +55,40 @@ def _lowest_capability(snap: dict) -> str | None:
     return min(caps)[1] if caps else None
 
 
-def advise(snap: dict) -> tuple[list[str], str | None]:
-    """(reasons, command); command None when nothing fits (the reasons say why)."""
+def recommend(snap: dict) -> dict:
+    """The build that fits the machine of `snap`, as data: {'kind': 'cuda' | 'cpu' | 'pypi' | None
+    (nothing fits), 'torch': release or None (newest), 'tag': index tag or None (PyPI), 'cuda',
+    'python': the snapshot's 'X.Y', 'reasons': [...]}.  advise() and rebuild plans both use it."""
     plat, drv = d(snap.get("platform")), d(snap.get("driver"))
     system = plat.get("system")
-    py = _python(snap)
-    cpu = f"{_pip(py)} install torch torchvision --index-url {index_url('cpu')}"
+    out = {"kind": "cpu", "torch": None, "tag": "cpu", "cuda": None, "python": python_mm(snap), "reasons": []}
+    why = out["reasons"]
     if system == "Darwin":
+        out.update(kind="pypi", tag=None)
         if plat.get("apple_silicon") or plat.get("machine") == "arm64":
-            return ["macOS on Apple silicon: no CUDA; PyPI's torch uses the GPU through MPS "
-                    "(torch.backends.mps)"], f"{_pip(py)} install torch torchvision"
-        return ["macOS on an Intel CPU: no CUDA and no MPS; the CPU build is the only choice"], \
-            f"{_pip(py)} install torch torchvision"
+            why.append("macOS on Apple silicon: no CUDA; PyPI's torch uses the GPU through MPS (torch.backends.mps)")
+        else:
+            why.append("macOS on an Intel CPU: no CUDA and no MPS; the CPU build is the only choice")
+        return out
     if plat.get("wsl") == 1:
-        return ["WSL 1 cannot reach the GPU (CUDA on WSL needs WSL 2: `wsl --set-version <distro> 2` in "
-                "Windows); until then only the CPU build works"], cpu
+        why.append("WSL 1 cannot reach the GPU (CUDA on WSL needs WSL 2: `wsl --set-version <distro> 2` in "
+                   "Windows); until then only the CPU build works")
+        return out
     if not drv.get("present"):
         pci = drv.get("pci_gpus")
         if isinstance(pci, list) and plat.get("wsl") != 2:  # WSL 2's GPU is never on the Linux PCI bus
             if not pci:
-                return ["no NVIDIA GPU on this machine's PCI bus and no NVIDIA driver: the CPU build is the one "
-                        "that fits (a CUDA build would only add several GB of unused libraries)"], cpu
-            return [f"an NVIDIA GPU is on the PCI bus ({', '.join(str(d(g).get('bus_id')) for g in pci)}) but no "
-                    "NVIDIA driver is loaded: install the driver (in a container: start it with GPU access, e.g. "
-                    "`docker run --gpus all`) and run `torch-envcheck advise` again for a CUDA build; until then "
-                    "only the CPU build works"], cpu
-        return ["no NVIDIA driver found: install the NVIDIA driver and run `torch-envcheck advise` again for a "
-                "CUDA build; without a driver only the CPU build works"], cpu
+                why.append("no NVIDIA GPU on this machine's PCI bus and no NVIDIA driver: the CPU build is the one "
+                           "that fits (a CUDA build would only add several GB of unused libraries)")
+                return out
+            why.append(f"an NVIDIA GPU is on the PCI bus ({', '.join(str(d(g).get('bus_id')) for g in pci)}) but no "
+                       "NVIDIA driver is loaded: install the driver (in a container: start it with GPU access, e.g. "
+                       "`docker run --gpus all`) and run `torch-envcheck advise` again for a CUDA build; until then "
+                       "only the CPU build works")
+            return out
+        why.append("no NVIDIA driver found: install the NVIDIA driver and run `torch-envcheck advise` again for a "
+                   "CUDA build; without a driver only the CPU build works")
+        return out
     cap = _lowest_capability(snap)
     machine = plat.get("machine") if isinstance(plat.get("machine"), str) else None
     # WSL 2 installs Linux wheels but runs them on the Windows driver, whose version numbers and
@@ -77,27 +101,125 @@ def advise(snap: dict) -> tuple[list[str], str | None]:
                                             driver_version=drv.get("version"), machine=machine,
                                             driver_os_name=driver_os)
     except Exception as exc:  # missing or malformed tables: say so rather than guess
-        return [f"the release tables could not be read ({type(exc).__name__}: {exc})"], None
-    why = [f"NVIDIA driver {drv.get('version') or '?'}"
-           + (" (the Windows driver, used by WSL 2)" if driver_os else "")
-           + (f" supports CUDA up to {drv['cuda_version']}" if drv.get("cuda_version") else ""),
-           f"GPU compute capability {cap}" if cap else "GPU compute capability unknown",
-           f"Python {python_mm(snap) or '?'} on {system or '?'}" + (f" {machine}" if machine else "")]
+        why.append(f"the release tables could not be read ({type(exc).__name__}: {exc})")
+        out.update(kind=None, tag=None)
+        return out
+    why += [f"NVIDIA driver {drv.get('version') or '?'}"
+            + (" (the Windows driver, used by WSL 2)" if driver_os else "")
+            + (f" supports CUDA up to {drv['cuda_version']}" if drv.get("cuda_version") else ""),
+            f"GPU compute capability {cap}" if cap else "GPU compute capability unknown",
+            f"Python {python_mm(snap) or '?'} on {system or '?'}" + (f" {machine}" if machine else "")]
     if pick is None:
         why.append("no known torch release has a CUDA build for this driver, GPU, CPU architecture and Python: "
                    "update the NVIDIA driver (or Python), or use the CPU build")
-        return why, None
+        out.update(kind=None, tag=None)
+        return out
     why.append(f"newest fit: torch {pick['torch']} built with CUDA {pick['cuda']} ({pick['tag']})"
                + (", through PTX JIT (first use compiles kernels)" if pick.get("via") == "ptx" else "")
                + (" [table row marked unverified]" if pick.get("unverified") else ""))
-    cmd = knowledge.pip_install_command(py, pick["torch"], pick["tag"], companions=("torchvision",))
-    return why, cmd
+    out.update(kind="cuda", torch=pick["torch"], tag=pick["tag"], cuda=pick["cuda"], cudnn=pick.get("cudnn"))
+    return out
+
+
+def advise(snap: dict) -> tuple[list[str], str | None]:
+    """(reasons, command); command None when nothing fits (the reasons say why)."""
+    rec = recommend(snap)
+    py = _python(snap)
+    if rec["kind"] is None:
+        return rec["reasons"], None
+    if rec["kind"] == "pypi":
+        return rec["reasons"], f"{_pip(py)} install torch torchvision"
+    if rec["kind"] == "cpu":
+        return rec["reasons"], f"{_pip(py)} install torch torchvision --index-url {index_url('cpu')}"
+    from . import knowledge  # noqa: PLC0415
+    return rec["reasons"], knowledge.pip_install_command(py, rec["torch"], rec["tag"], companions=("torchvision",))
+
+
+def _wants_plan(args) -> bool:
+    return bool(args.script or args.conda or args.index_url or args.mirror or args.find_links or args.no_index
+                or args.torch or args.companions or args.tensorflow or args.requirements)
+
+
+def _docker(args, snap: dict) -> int:
+    from ..rebuild import docker  # noqa: PLC0415
+
+    rec = recommend(snap)
+    plat = d(snap.get("platform"))
+    devel = bool(args.devel)
+    img = docker.image(rec, devel=devel, machine=plat.get("machine") if isinstance(plat.get("machine"), str) else None)
+    if not args.quiet:
+        for line in rec["reasons"] + img["reasons"]:
+            print(f"# {escape.terminal(line)}")
+        if img["image"]:
+            print("# GPU access needs the NVIDIA Container Toolkit on the host; --ipc=host gives DataLoader "
+                  "workers enough shared memory")
+    if img["image"] is None:
+        return 1
+    print(f"docker pull {escape.shell_quote(img['image'])}")
+    if not args.quiet:
+        print(docker.run_line(img["image"]))
+    return 0
+
+
+def _plan_output(args, snap: dict) -> int:
+    from ..rebuild import cli as rebuild_cli, scripts, selfwheel  # noqa: PLC0415
+    from ..rebuild.plan import PlanError  # noqa: PLC0415
+    from ..rebuild.sources import SourceError  # noqa: PLC0415
+
+    try:
+        plan = rebuild_cli.make_plan(args, snap)
+    except (PlanError, SourceError) as exc:
+        print(f"torch-envcheck advise: {exc}", file=sys.stderr)
+        return 2
+    if args.script:
+        text = scripts.render(plan, args.script, args.dest or ".venv-torch", selfwheel.install_spec())
+        if args.output:
+            return _write_script(args.output, text)
+        sys.stdout.write(text)
+        return 0
+    shell = escape.shell_for(plan.os_name)
+    if not args.quiet:
+        for line in plan.describe():
+            print(f"# {escape.terminal(line)}")
+    py = d(d(snap.get("platform")).get("python")).get("executable") or "python"
+    if plan.conda:
+        env = args.dest or "torch"
+        print(escape.shell_join(["conda", "create", "-y", "-n" if os.sep not in env else "-p", env,
+                                 f"python={plan.python or '3'}", "pip"], shell))
+        print(escape.shell_join(["conda", "activate", env], shell))
+        py = "python"
+    for step in plan.steps():
+        print(escape.shell_join([py, "-m", "pip", "install", *step["pip"]], shell))
+    return 0
+
+
+def _write_script(path: str, text: str) -> int:
+    """Write exclusively through a new temporary file in the target folder, then rename, so an
+    existing file or symlink named like the temporary is never written through."""
+    import tempfile  # noqa: PLC0415
+
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".torch-envcheck-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, path)
+    except OSError as exc:
+        print(f"torch-envcheck advise: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {escape.terminal(path)}", file=sys.stderr)
+    return 0
 
 
 def run(args) -> int:
     snap = _args.snapshot(args, only=PROBES)
     if snap is None:
         return 2
+    if args.docker:
+        return _docker(args, snap)
+    if _wants_plan(args):
+        return _plan_output(args, snap)
     why, cmd = advise(snap)
     if not args.quiet:
         for line in why:
