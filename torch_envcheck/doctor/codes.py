@@ -47,6 +47,15 @@ CODES: dict[str, tuple[str, str, str]] = {
     "TE304": ("driver-minor-compat-only", "driver", "the driver runs this CUDA only through minor-version compatibility"),
     "TE404": ("ptx-jit-driver-too-old", "gpu", "the GPU needs PTX JIT, which needs a newer driver than it has"),
     "TE705": ("extension-broken", "extension", "the compiled extension exists but fails to load"),
+    # "could not judge": the facts an area is judged from are unknown (contract.JUDGED_BY), so the
+    # doctor says so instead of reading missing facts as health.  TEx80-TEx89 per area.
+    "TE180": ("platform-unknown", "platform", "could not judge the platform: its facts are missing from the snapshot"),
+    "TE280": ("torch-unknown", "torch", "could not judge torch: its facts are missing from the snapshot"),
+    "TE380": ("driver-unknown", "driver", "could not judge the NVIDIA driver: its facts are missing from the snapshot"),
+    "TE480": ("gpu-unknown", "gpu", "could not judge the GPUs: neither driver nor torch facts are in the snapshot"),
+    "TE580": ("libraries-unknown", "libraries", "could not judge the CUDA libraries: their facts are missing from the snapshot"),
+    "TE680": ("toolchain-unknown", "toolchain", "could not judge the toolchain: its facts are missing from the snapshot"),
+    "TE780": ("extension-unknown", "extension", "could not judge the extension: its facts are missing from the snapshot"),
     "TE190": ("platform-probe-failed", "platform", "a platform probe crashed: its facts are missing"),
     "TE290": ("torch-probe-failed", "torch", "a torch probe crashed: its facts are missing"),
     "TE390": ("driver-probe-failed", "driver", "a driver probe crashed: its facts are missing"),

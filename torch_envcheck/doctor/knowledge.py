@@ -338,29 +338,34 @@ def torchvision_for(torch_version) -> str | None:
     return rel.get("torchvision") if rel else None
 
 
-def pip_install_command(python: str | None, torch_spec: str | None, tag: str,
-                        companions=(), no_deps: bool = False) -> str:
-    """A pasteable pip command installing torch (and the companions named) from one index.
+def pip_install_words(python: str | None, torch_spec: str | None, tag: str,
+                      companions=(), no_deps: bool = False) -> list[str]:
+    """The words of a pip command installing torch (and the companions named) from one index.
     torch_spec '2.14.1' pins exactly (it matches 2.14.1+cu126 on that index), '2.14' pins the
     release ('2.14.*'), None takes the newest."""
-    exe = python or "python"
-    if " " in exe and not exe.startswith('"'):
-        exe = f'"{exe}"'
     rel = release_key(torch_spec) if torch_spec else None
     pins = []
     if torch_spec is not None:
         exact = len(version_tuple(torch_spec) or ()) >= 3
-        # Quoted: an unquoted `torch==2.14.*` is a shell glob.
-        pins.append(("torch", f'"torch=={torch_spec}"' if exact else f'"torch=={rel}.*"'))
+        pins.append(f"torch=={torch_spec}" if exact else f"torch=={rel}.*")
     else:
-        pins.append(("torch", "torch"))
+        pins.append("torch")
     for c in companions:
         if c == "torchvision" and rel and torchvision_for(rel):
-            pins.append((c, f'"torchvision=={torchvision_for(rel)}.*"'))
+            pins.append(f"torchvision=={torchvision_for(rel)}.*")
         elif c == "torchaudio" and rel:
             # torchaudio 2.N pairs with torch 2.N; a missing pin fails loudly instead of mixing builds.
-            pins.append((c, f'"torchaudio=={rel}.*"'))
+            pins.append(f"torchaudio=={rel}.*")
         else:
-            pins.append((c, c))
-    flags = "--force-reinstall --no-deps" if no_deps else "--force-reinstall"
-    return f"{exe} -m pip install {flags} {' '.join(p for _, p in pins)} --index-url {index_url(tag)}"
+            pins.append(c)
+    flags = ["--force-reinstall", "--no-deps"] if no_deps else ["--force-reinstall"]
+    return [python or "python", "-m", "pip", "install", *flags, *pins, "--index-url", index_url(tag)]
+
+
+def pip_install_command(python: str | None, torch_spec: str | None, tag: str,
+                        companions=(), no_deps: bool = False, shell: str = "posix") -> str:
+    """pip_install_words() as one command line, every word quoted for `shell` (escape.shell_join:
+    "posix", "powershell" or "cmd"), so an interpreter path or version from a snapshot cannot
+    inject anything."""
+    from .escape import shell_join  # noqa: PLC0415
+    return shell_join(pip_install_words(python, torch_spec, tag, companions, no_deps), shell)

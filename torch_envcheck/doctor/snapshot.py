@@ -1,5 +1,6 @@
 """The snapshot's schema name, and loading a saved snapshot or report (`--from-json`) with a clear
-error for anything else.  The data contract itself is documented in the README ("The doctor")."""
+error for anything else.  The data contract is declared in doctor/contract.py; validate() normalises
+every snapshot it accepts against it (once, on load), so wrong types and missing fields are unknown."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ SNAPSHOT_SCHEMA = "torch_envcheck.snapshot/1"
 REPORT_SCHEMA = "torch_envcheck.report/1"
 SCHEMA_FAMILY = {"torch_envcheck.snapshot": SNAPSHOT_SCHEMA, "torch_envcheck.report": REPORT_SCHEMA}
 
-# Top-level sections: each an object (or null when its probe could not run).
-SECTIONS = ("platform", "torch", "packages", "driver", "env", "libraries", "toolchain", "extension")
-MAPS = ("probe_errors", "probe_seconds")
+from . import contract
+
+# Top-level sections: each an object (or null when its probe could not run or the fact is unknown).
+SECTIONS = tuple(contract.SECTIONS)
 
 
 class SnapshotError(ValueError):
@@ -24,7 +26,9 @@ def _kind(value) -> str:
 
 
 def validate(data, source: str = "snapshot") -> dict:
-    """Return the snapshot inside `data` (a snapshot, or a report holding one); raise SnapshotError."""
+    """Return the snapshot inside `data` (a snapshot, or a report holding one), normalised against
+    the contract (contract.normalise: every declared field present, a wrong type read as unknown);
+    raise SnapshotError when `data` is not a torch_envcheck snapshot or report at all."""
     expected = f"a torch_envcheck snapshot or report (schema {SNAPSHOT_SCHEMA} or {REPORT_SCHEMA})"
     if not isinstance(data, dict):
         raise SnapshotError(f"{source}: expected {expected}, got {_kind(data)}")
@@ -45,13 +49,7 @@ def validate(data, source: str = "snapshot") -> dict:
         if not isinstance(snap, dict):
             raise SnapshotError(f"{source}: the report's \"snapshot\" is {_kind(snap)}; expected an object")
         return validate(snap, f"{source} (its \"snapshot\")")
-    for key in SECTIONS:
-        if data.get(key) is not None and not isinstance(data[key], dict):
-            raise SnapshotError(f"{source}: \"{key}\" is {_kind(data[key])}; expected an object or null")
-    for key in MAPS:
-        if data.get(key) is not None and not isinstance(data[key], dict):
-            raise SnapshotError(f"{source}: \"{key}\" is {_kind(data[key])}; expected an object")
-    return data
+    return contract.normalise(data)
 
 
 def load(path: str) -> dict:

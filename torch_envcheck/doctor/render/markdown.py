@@ -17,7 +17,9 @@ def _cell(text) -> str:
 
 def render(report: dict) -> str:
     snap = report.get("snapshot") if isinstance(report.get("snapshot"), dict) else {}
-    findings = [f for f in report.get("findings") or [] if isinstance(f, dict)]
+    all_findings = [f for f in report.get("findings") or [] if isinstance(f, dict)]
+    findings = [f for f in all_findings if not f.get("explained_by")]  # causes; symptoms fold under them
+    folded = [f for f in all_findings if f.get("explained_by")]
     summary = report.get("summary") or {}
     out = [f"### torch-envcheck {report.get('tool_version', '')} report", "",
            "| | Area | Facts |", "|---|---|---|"]
@@ -33,6 +35,8 @@ def render(report: dict) -> str:
             out.append(f"- {MARK[f['severity']]} **{f.get('code', '')}** {f.get('message', '')}")
             if f.get("explanation"):
                 out.append(f"  {f['explanation']}")
+            for e in (e for e in folded if e.get("explained_by") == f.get("code")):
+                out.append(f"  - explains **{e.get('code', '')}** {e.get('message', '')}")
             if f.get("fix"):
                 out.append("  Fix:")
                 out.append("  ```")

@@ -50,7 +50,12 @@ def build(report: dict, verbose: bool = False, unicode: bool = True, width: int 
     marks = UNICODE_MARKS if unicode else ASCII_MARKS
     width = width or _width()
     snap = report.get("snapshot") if isinstance(report.get("snapshot"), dict) else {}
-    findings = [f for f in report.get("findings") or [] if isinstance(f, dict)]
+    all_findings = [f for f in report.get("findings") or [] if isinstance(f, dict)]
+    # causes before symptoms: an explained finding is printed under its cause, and only causes
+    # count in the fixes and the verdict
+    findings = [f for f in all_findings if not f.get("explained_by")]
+    folded = [f for f in all_findings if f.get("explained_by")]
+    area_info = report.get("areas") if isinstance(report.get("areas"), dict) else {}
     summary = report.get("summary") or {}
     lines: list[list] = [[(f"torch-envcheck {report.get('tool_version', '')}", "bold"),
                           (f"  (report of {snap.get('created') or 'an unknown time'})", "dim")], []]
@@ -63,13 +68,18 @@ def build(report: dict, verbose: bool = False, unicode: bool = True, width: int 
     for area in area_list:
         sev = summary.get(area, "ok")
         title = areas.TITLES.get(area, area)
-        lines.append([(f"[{marks[sev]}] ", sev), (title, "bold"), (": " + areas.headline(area, snap), None)])
+        info = area_info.get(area) if isinstance(area_info.get(area), dict) else {}
+        head = info.get("headline") if isinstance(info.get("headline"), str) else areas.headline(area, snap)
+        lines.append([(f"[{marks[sev]}] ", sev), (title, "bold"), (": " + head, None)])
         for f in (f for f in findings if f.get("area") == area):
             fsev = f.get("severity", "warning")
             mark = marks["bullet"] if fsev == "ok" else marks[fsev]
             lines.append([(f"    {mark} ", fsev), (f"{f.get('code', '')} ", "dim"), (str(f.get("message", "")), None)])
             if f.get("explanation") and (verbose or fsev != "ok"):
                 wrap(f["explanation"], 8, "dim")
+            for e in (e for e in folded if e.get("explained_by") == f.get("code")):
+                lines.append([(f"        {marks['arrow']} explains ", "dim"), (f"{e.get('code', '')} ", "dim"),
+                              (f"({areas.TITLES.get(e.get('area'), e.get('area'))}) {e.get('message', '')}", None)])
         if verbose:
             for section in areas.SECTIONS.get(area, ()):
                 for key, value in areas.flatten(snap.get(section), section):

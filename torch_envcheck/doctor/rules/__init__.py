@@ -2,13 +2,19 @@
 
 `evaluate(snapshot)` runs them all in report order and never raises: a probe that crashed (listed in
 snapshot["probe_errors"]) becomes a warning finding, and a rule that trips over an unexpected
-snapshot is reported the same way instead of taking the whole report down.
+snapshot is reported the same way instead of taking the whole report down.  An area whose judging
+facts (contract.JUDGED_BY) are all unknown is not judged at all: it gets one "could not judge"
+failure (TEx80) instead of findings guessed from nothing.
+
+Rules read the snapshot only through the facts layer (`from . import _facts as F`; F.name(s)).
 """
 
 from __future__ import annotations
 
+from .. import contract
 from ..codes import CODES
 from ..finding import finding
+from . import _facts as F
 from . import driver, extension, gpu, libraries, platform, toolchain, torch_rules
 
 AREAS = ("platform", "torch", "driver", "gpu", "libraries", "toolchain", "extension")
@@ -56,6 +62,25 @@ def probe_errors(snapshot) -> list[dict]:
     return out
 
 
+COULD_NOT_JUDGE = {area: next(c for c, (slug, a, _t) in CODES.items() if a == area and slug.endswith("-unknown"))
+                   for area in AREAS}
+
+
+def judgeable(snapshot, area: str) -> bool:
+    """Whether any fact the area is judged from is known (contract.JUDGED_BY)."""
+    return any(F.known(snapshot, path) for path in contract.JUDGED_BY.get(area, ()))
+
+
+def could_not_judge(area: str) -> dict:
+    paths = contract.JUDGED_BY.get(area, ())
+    return finding(COULD_NOT_JUDGE[area], "failure",
+                   f"could not judge this area: the snapshot does not record {' or '.join(paths)}",
+                   "Unknown facts are not health: the probe did not run, crashed, or the report was saved by an "
+                   "older torch_envcheck or edited.  Run `torch-envcheck doctor` on the machine itself (or save a "
+                   "new report with `torch-envcheck --json > report.json`) to judge it.",
+                   "torch-envcheck doctor", {"missing": list(paths)})
+
+
 def rules() -> list[tuple[str, object]]:
     """(area, rule function) in report order."""
     return [(area, fn) for area in AREAS for fn in MODULES[area].RULES]
@@ -73,6 +98,9 @@ def evaluate(snapshot) -> list[dict]:
     out: list[dict] = []
     for area in AREAS:
         out.extend(f for f in crashed if f["area"] == area)
+        if not judgeable(snapshot, area):
+            out.append(could_not_judge(area))
+            continue
         for fn in MODULES[area].RULES:
             try:
                 found = fn(snapshot)

@@ -132,7 +132,7 @@ def driver_too_old(s) -> list[dict]:
             f"(needed by GPUs this build has no SASS for) and a few newer APIs need CUDA {tc}'s own driver "
             f"{need.get('toolkit_minimum') or '(unknown)'}.", None,
             {"driver_version": dv, "driver_cuda": dc, "torch_cuda": tc, "needs": need})]
-    cap = next((g.get("capability") for g in F.gpus(s) if F.text(g.get("capability"))), None)
+    cap = F.build_capability(s)
     build = F.recommend_build(s, capability=cap)
     expl = (f"torch's CUDA {tc} runtime needs driver >= {need.get('compat_floor') or need.get('toolkit_minimum') or '?'}"
             f" on {F.driver_os(s)}; CUDA initialisation fails (\"The NVIDIA driver on your system is too old\"). "

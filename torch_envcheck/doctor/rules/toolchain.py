@@ -11,15 +11,8 @@ WHEEL_NOTE = ("torch itself still works: the wheel ships its own CUDA runtime; a
               "needed only to compile extensions.")
 
 
-def _candidates(s) -> list[dict]:
-    return [F.as_dict(c) for c in F.as_list(F.dig(s, "toolchain", "nvcc")) if isinstance(c, dict)]
-
-
-def used_nvcc(s) -> dict | None:
-    """The nvcc a build would use: the first candidate (cpp_extension's lookup order) that runs and
-    has a toolkit beside it, else the first that runs."""
-    runs = [c for c in _candidates(s) if F.text(c.get("version"))]
-    return next((c for c in runs if c.get("toolkit_found") is not False), runs[0] if runs else None)
+_candidates = F.nvcc_candidates
+used_nvcc = F.nvcc_in_use  # the one nvcc-in-use decision, shared with the toolchain headline
 
 
 def _export(s, var, value) -> str:

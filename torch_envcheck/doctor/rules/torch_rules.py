@@ -16,7 +16,7 @@ def not_importable(s) -> list[dict]:
     exe = F.python_exe(s)
     py = F.as_dict(F.dig(s, "platform", "python"))
     missing = "No module named 'torch'" in err or "No module named \"torch\"" in err
-    cap = next((g.get("capability") for g in F.gpus(s) if F.text(g.get("capability"))), None)
+    cap = F.build_capability(s)
     build = None
     if F.driver_present(s) and not F.is_macos(s):
         build = F.recommend_build(s, capability=cap)
@@ -54,7 +54,7 @@ def cpu_wheel(s) -> list[dict]:
     # A GPU on the PCI bus counts even with no driver loaded: the CPU wheel still leaves it unused.
     if F.driver_present(s) is True or gl or pci:
         names = ", ".join(F.gpu_label(g) for g in gl) or (F.pci_label(pci) if pci else "an NVIDIA GPU")
-        cap = next((g.get("capability") for g in gl if F.text(g.get("capability"))), None)
+        cap = F.build_capability(s)
         build = F.recommend_build(s, capability=cap)
         dv = F.driver_version(s)
         msg = (f"{F.torch_label(s)} is a CPU-only build, but this machine has {names}"
