@@ -16,6 +16,7 @@ import sys
 import time
 
 from . import toolchain
+from .envflags import parse_flag
 
 ENV_REQUIRE_CUDA = "TORCH_ENVCHECK_REQUIRE_CUDA"
 ENV_DISABLE_CUDA = "TORCH_ENVCHECK_DISABLE_CUDA"
@@ -34,7 +35,7 @@ class BuildConfigError(RuntimeError):
 
 
 def _truthy(value: str | None) -> bool:
-    return (value or "").strip().lower() in ("1", "true", "yes", "on")
+    return parse_flag(value) is True  # the one flag parser (envflags): "false" is false
 
 
 def package_dir() -> str:

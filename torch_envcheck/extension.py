@@ -118,7 +118,8 @@ def _stale_reason(meta: dict | None, torch) -> str | None:
 
 
 def _try_aot(torch, status: dict):
-    if os.environ.get(ENV_IGNORE_AOT):
+    from .envflags import env_flag  # noqa: PLC0415
+    if env_flag(ENV_IGNORE_AOT, default=False, invalid=True):
         return None
     libs, meta_path = _aot_paths()
     if not libs:
@@ -268,7 +269,8 @@ class _nullcontext:
 
 
 def _autobuild_default() -> bool:
-    return os.environ.get(ENV_AUTOBUILD, "1").strip().lower() not in ("0", "false", "no", "off")
+    from .envflags import env_flag  # noqa: PLC0415
+    return env_flag(ENV_AUTOBUILD, default=True, invalid=True)
 
 
 def status(probe: bool = True) -> dict:

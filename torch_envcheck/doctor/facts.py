@@ -10,7 +10,7 @@ read (tests/test_doctor_readpaths.py fails otherwise).
 
 The single decisions, used everywhere:
   gpus(s)              torch's devices when it lists any (what a program sees), else the driver's
-  build_capability(s)  the capability a wheel must serve: the lowest among gpus(s)
+  build_capability(s)  the capability a wheel must serve: the lowest of every GPU in the machine
   nvcc_in_use(s)       the first nvcc candidate that runs and has a toolkit, else the first that runs
   cudnn_tuple(v)       cuDNN's integer (>= 10000: major*10000+minor*100+patch, else major*1000+...)
   recommend_build(s)   the build to install (fix lines and `advise`), install_command(s, build)
@@ -289,13 +289,16 @@ def capability_tuple(cap) -> tuple[int, int] | None:
 
 
 def capabilities(s) -> list[str]:
-    """The known compute capabilities of gpus(s), in device order ('8.0', '12.0')."""
-    return [c for c in (text(g.get("capability")) for g in gpus(s)) if c and capability_tuple(c)]
+    """The known compute capabilities of every GPU in the machine, in device order ('8.0', '12.0'):
+    the driver's list (CUDA_VISIBLE_DEVICES hides none of it), else torch's devices."""
+    def caps(lst):
+        return [c for c in (text(g.get("capability")) for g in lst) if c and capability_tuple(c)]
+    return caps(driver_gpus(s)) or caps([d for d in as_list(torch(s).get("devices")) if isinstance(d, dict)])
 
 
 def build_capability(s) -> str | None:
-    """The capability a torch build must serve: the lowest of gpus(s) (a wheel that covers the
-    oldest GPU's architecture is the one the release tables can answer for); None when unknown."""
+    """The capability a torch build must serve: the lowest of capabilities(s) (a wheel that covers
+    the oldest GPU's architecture is the one the release tables can answer for); None when unknown."""
     caps = capabilities(s)
     return min(caps, key=capability_tuple) if caps else None
 

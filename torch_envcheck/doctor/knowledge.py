@@ -13,6 +13,8 @@ import json
 import os
 import re
 
+from packaging.version import InvalidVersion, Version
+
 DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 DRIVERS_FILE = "cuda_drivers.json"
 RELEASES_FILE = "torch_releases.json"
@@ -38,10 +40,17 @@ def load_table(name: str) -> dict:
 # ---------------------------------------------------------------- version helpers
 
 def version_tuple(text) -> tuple[int, ...] | None:
-    """'580.65.06' -> (580, 65, 6); '2.14.1+cu130' -> (2, 14, 1); junk -> None."""
-    if text is None:
+    """'580.65.06' -> (580, 65, 6); '2.14.1+cu130' -> (2, 14, 1); '2.15.0.dev20260101' -> (2, 15, 0);
+    junk -> None.  PEP 440 versions are parsed by `packaging` (a dependency: pure Python); a
+    string it rejects (a driver's '535.104.05-1ubuntu') falls back to its leading dotted number."""
+    if text is None or isinstance(text, bool):
         return None
-    m = re.match(r"\s*(\d+(?:\.\d+)*)", str(text))
+    text = str(text).strip()[:64]
+    try:
+        return tuple(Version(text).release)
+    except InvalidVersion:
+        pass
+    m = re.match(r"(\d+(?:\.\d+)*)", text)
     if not m:
         return None
     return tuple(int(p) for p in m.group(1).split("."))
