@@ -23,6 +23,7 @@ def test_snapshot_follows_the_contract(snap):
     assert snap["probe_errors"] == {}, snap["probe_errors"]  # on this machine every probe runs
     assert set(snap["probe_seconds"]) == set(contract.SECTIONS)
     assert contract.violations(snap) == []
+    assert contract.undeclared_keys(snap) == [], "a probe writes facts the contract does not declare"
     assert snap["normalised"] == [], "a live snapshot needs no normalising"
     assert snap["extension"]["status"]["state"] in ("ok", "stale", "missing", "torch-missing", "broken")
 
@@ -36,6 +37,8 @@ def test_violations_name_what_breaks_the_contract(snap):
     assert "torch.importable: null, but the contract says it is always known" in found
     assert "driver.gpus[0].index: string, expected int" in found
     assert "platform.machine: missing" in found
+    bad["torch"]["new_fact"] = 1
+    assert contract.undeclared_keys(bad) == ["torch.new_fact"]
 
 
 def test_snapshot_is_plain_json_and_validates(snap):
@@ -81,3 +84,12 @@ def test_every_section_declares_meaning_and_kind():
     assert not contract.declared("torch.gpu_name")
     for area, paths in contract.JUDGED_BY.items():
         assert all(contract.declared(p) for p in paths), area
+
+
+def test_recorded_snapshots_hold_only_declared_facts():
+    import glob
+    import os
+    for path in sorted(glob.glob(os.path.join(os.path.dirname(__file__), "snapshots", "*.json"))):
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+        assert contract.undeclared_keys(data) == [], os.path.basename(path)

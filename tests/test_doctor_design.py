@@ -255,3 +255,24 @@ def test_template_require_gpu_flag(monkeypatch, capsys):
     with pytest.raises(SystemExit) as exc:
         tmpl.parse_args([])
     assert exc.value.code == 2 and "ENV_CHECK_REQUIRE_GPU='maybe' is not a boolean" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- a proving fact outranks a table
+
+def test_a_proving_fact_outranks_a_table():
+    s = _snap("h100_cu130_healthy")  # torch initialised CUDA and sees its GPU
+    table = finding("TE302", "failure", "the driver is too old for CUDA 13.0", "", "reinstall", basis="table")
+    observed = finding("TE303", "failure", "CUDA failed", "", None, basis="fact")
+    out = rules.outrank_tables(s, [table, observed])
+    assert table["severity"] == "ok" and table["table_severity"] == "failure" and table["fix"] is None
+    assert table["outranked_by"].startswith("torch.cuda_available=True")
+    assert observed["severity"] == "failure", "an observed fact is never outranked"
+    assert out == [table, observed]
+    rep_text = terminal.render({"snapshot": s, "findings": [table], "summary": {}})
+    assert "outranked by torch.cuda_available=True" in rep_text
+    broken = _snap("devbox_probed_cuda_no_driver")  # nothing proves the driver works here
+    t2 = finding("TE302", "failure", "too old", basis="table")
+    rules.outrank_tables(broken, [t2])
+    assert t2["severity"] == "failure" and "outranked_by" not in t2
+    with pytest.raises(ValueError):
+        finding("TE302", "failure", "x", basis="guess")

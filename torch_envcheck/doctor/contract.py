@@ -51,6 +51,7 @@ class Field:
     of: str | None = None
     values_unknown: bool = False
     opaque: bool = False
+    always: bool = True  # a live probe run always writes it (False: only on some OS, e.g. macOS)
 
 
 def _f(kind, meaning, unknown=True, **kw) -> Field:
@@ -73,6 +74,8 @@ SECTIONS: dict[str, dict[str, Field]] = {
         "wsl": _f(INT, "1 or 2 under WSL, null otherwise"),
         "mac_ver": _f(STR, "platform.mac_ver() release on macOS"),
         "apple_silicon": _f(BOOL, "an arm64 Mac (true even for an x86_64 Python under Rosetta)"),
+        "rosetta": _f(BOOL, "macOS: this Python is x86_64 translated by Rosetta on Apple silicon (no MPS)",
+                      always=False),
         "container": _f(STR, "docker/podman/... when running in a container"),
         "python": _f(DICT, "the interpreter the doctor runs in", unknown=False, fields={
             "version": _f(STR, "platform.python_version()", unknown=False),
@@ -200,10 +203,17 @@ SECTIONS: dict[str, dict[str, Field]] = {
         }),
         "build_info": _f(DICT, "torch_envcheck._C.build_info() (shown by --verbose)", opaque=True),
         "runtime_info": _f(DICT, "torch_envcheck._C.runtime_info()", fields={
+            "available": _f(BOOL, "runtime_info() could be called"),
+            "cuda_compiled": _f(BOOL, "the extension has its CUDA part"),
+            "driver_present": _f(BOOL, "libcuda could be loaded"),
+            "error": _f(STR, "why runtime_info() failed"), "reason": _f(STR, "why it was not called"),
+            "extension": _f(DICT, "extension.status() as runtime_info saw it", opaque=True),
+            "driver": _f(DICT, "the CUDA driver library as loaded", opaque=True),
             "cudnn": _f(DICT, "the cuDNN this process loaded", fields={
                 "version": _f(INT, "cudnnGetVersion() (same encoding as torch.cudnn)"),
                 "version_string": _f(STR, "that version as text"),
                 "cudart_version": _f(INT, "cudnnGetCudartVersion()"),
+                "cudart_version_string": _f(STR, "that version as text"),
                 "library": _f(DICT, "the loaded library", fields=_LIBRARY),
                 "handle_without_device": _f(DICT, "cudnnCreate before any device is chosen", fields=_HANDLE)}),
             "cublas": _f(DICT, "the cuBLAS this process loaded", fields={
@@ -223,14 +233,22 @@ SECTIONS: dict[str, dict[str, Field]] = {
                 "torch_cudnn_error": _f(STR, "what loading cuDNN raised"),
                 "error": _f(STR, "why these could not be read")}),
             "cuda": _f(DICT, "CUDA runtime facts", fields={
+                "device_count": _f(INT, "cudaGetDeviceCount()"),
+                "driver_version": _f(INT, "cudaDriverGetVersion() (13000 = 13.0)"),
+                "runtime_version": _f(INT, "cudaRuntimeGetVersion()"),
+                "runtime_version_string": _f(STR, "that version as text"),
+                "error": _f(DICT, "the CUDA error getting the devices: {code, name, message}", opaque=True),
                 "devices": _f(LIST, "per device", fields={
+                    "error": _f(STR, "why this device's facts are missing"),
+                    "sm_count": _f(INT, "multiprocessor count"),
                     "index": _f(INT, "device index"), "name": _f(STR, "device name"),
                     "compute_capability": _f(DICT, "{major, minor}", fields={
                         "major": _f(INT, "major"), "minor": _f(INT, "minor")}),
                     "capability": _f(STR, "'X.Y' (older spelling)"),
                     "kernel_image": _f(DICT, "a test kernel launched", fields={
                         "available": _f(BOOL, "the kernel image loaded"), "ok": _f(BOOL, "older spelling"),
-                        "error": _f(STR, "the CUDA error")}),
+                        "error": _f(STR, "the CUDA error"),
+                        "launch": _f(DICT, "the launch's own result {ok, error}", opaque=True)}),
                     "cudnn_handle": _f(DICT, "cudnnCreate on this device", fields=_HANDLE),
                     "cublas_handle": _f(DICT, "cublasCreate on this device", fields=_HANDLE),
                 })}),
@@ -498,7 +516,7 @@ def _check_fields(fields: dict, obj: dict, path: str, out: list, depth: int = 0)
         if name not in obj:
             # a section's own fields are always written (null when unknown); deeper, only the
             # always-known ones (runtime_info keeps older layouts side by side)
-            if depth <= 1 or not spec.unknown:
+            if spec.always and (depth <= 1 or not spec.unknown):
                 out.append(f"{where}: missing")
             continue
         value = obj[name]
@@ -541,3 +559,26 @@ def violations(snapshot: dict) -> list[str]:
         elif value is not None:
             out.append(f"{section}: {_type_name(value)}, expected object or null")
     return out
+
+
+def undeclared_keys(snapshot: dict) -> list[str]:
+    """Keys a snapshot holds that the contract does not declare (inside opaque objects not
+    checked): a probe that writes a new fact must declare it here first."""
+    known = declared_paths()
+    extra: set = set()
+
+    def walk(value, path):
+        if isinstance(value, dict):
+            for key, item in value.items():
+                sub = f"{path}.*" if path in _OPEN else (f"{path}.{key}" if path else str(key))
+                if sub not in known:
+                    extra.add(sub)
+                    continue
+                spec = field(sub) if sub.split(".")[0] in SECTIONS else None
+                if spec is None or not spec.opaque:
+                    walk(item, sub)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item, path + "[]")
+    walk(snapshot, "")
+    return sorted(extra)

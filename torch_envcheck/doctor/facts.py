@@ -260,6 +260,24 @@ def gpu_memory_bytes(s, g: dict) -> int | None:
     return v if key == "total_memory_bytes" else v * 2**20
 
 
+def proof(s, area: str) -> str | None:
+    """The observed fact that proves an area's layer works, as "path=value", else None.  A proving
+    fact outranks a table (a finding with basis="table"): torch that initialised CUDA and sees its
+    GPUs proves the driver runs this torch's CUDA, whatever the driver table says (a data-center GPU
+    with NVIDIA's forward-compatibility package); the extension's kernels launching on every device
+    proves the GPUs run this build's code."""
+    t = torch(s)
+    n = t.get("device_count")
+    cuda_ok = t.get("cuda_available") is True and isinstance(n, int) and not isinstance(n, bool) and n > 0
+    if area == "driver" and cuda_ok:
+        return f"torch.cuda_available=True, torch.device_count={n}"
+    if area == "gpu" and cuda_ok:
+        devs = ext_devices(s)
+        if devs and all(d.get("kernel_image") is True for d in devs):
+            return "extension.runtime_info.cuda.devices[].kernel_image.available=True"
+    return None
+
+
 def pci_gpus(s) -> list[dict] | None:
     """NVIDIA display/3D devices on the PCI bus (driver.pci_gpus): a GPU is there even when no driver
     is loaded.  None = unknown: not recorded, not readable (Windows, macOS), or WSL 2, whose GPU is

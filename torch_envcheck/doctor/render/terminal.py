@@ -74,7 +74,9 @@ def build(report: dict, verbose: bool = False, unicode: bool = True, width: int 
         for f in (f for f in findings if f.get("area") == area):
             fsev = f.get("severity", "warning")
             mark = marks["bullet"] if fsev == "ok" else marks[fsev]
-            lines.append([(f"    {mark} ", fsev), (f"{f.get('code', '')} ", "dim"), (str(f.get("message", "")), None)])
+            lines.append([(f"    {mark} ", fsev), (f"{f.get('code', '')} ", "dim"), (str(f.get("message", "")), None)]
+                         + ([(f" (the table's {f.get('table_severity')} is outranked by {f['outranked_by']})", "dim")]
+                            if f.get("outranked_by") else []))
             if f.get("explanation") and (verbose or fsev != "ok"):
                 wrap(f["explanation"], 8, "dim")
             for e in (e for e in folded if e.get("explained_by") == f.get("code")):

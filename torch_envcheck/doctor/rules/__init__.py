@@ -81,6 +81,20 @@ def could_not_judge(area: str) -> dict:
                    "torch-envcheck doctor", {"missing": list(paths)})
 
 
+def outrank_tables(snapshot, found: list[dict]) -> list[dict]:
+    """A fact that proves a layer works outranks a table that says it cannot: a non-ok finding with
+    basis "table" in an area F.proof() proves becomes "ok", with "outranked_by" naming the fact and
+    the table's verdict kept in "table_severity"."""
+    for f in found:
+        if f.get("basis") != "table" or f.get("severity") == "ok":
+            continue
+        proven = F.proof(snapshot, f.get("area"))
+        if proven:
+            f["table_severity"], f["severity"], f["outranked_by"] = f["severity"], "ok", proven
+            f["fix"] = None
+    return found
+
+
 def rules() -> list[tuple[str, object]]:
     """(area, rule function) in report order."""
     return [(area, fn) for area in AREAS for fn in MODULES[area].RULES]
@@ -112,7 +126,7 @@ def evaluate(snapshot) -> list[dict]:
                                  "with `torch-envcheck doctor --json`.", None,
                                  {"rule": f"{fn.__module__}.{fn.__name__}", "error": f"{type(exc).__name__}: {exc}"})]
             out.extend(found)
-    return out
+    return outrank_tables(snapshot, out)
 
 
 def summary(findings: list[dict]) -> dict:
