@@ -13,8 +13,6 @@ import json
 import os
 import re
 
-from packaging.version import InvalidVersion, Version
-
 DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 DRIVERS_FILE = "cuda_drivers.json"
 RELEASES_FILE = "torch_releases.json"
@@ -41,15 +39,22 @@ def load_table(name: str) -> dict:
 
 def version_tuple(text) -> tuple[int, ...] | None:
     """'580.65.06' -> (580, 65, 6); '2.14.1+cu130' -> (2, 14, 1); '2.15.0.dev20260101' -> (2, 15, 0);
-    junk -> None.  PEP 440 versions are parsed by `packaging` (a dependency: pure Python); a
-    string it rejects (a driver's '535.104.05-1ubuntu') falls back to its leading dotted number."""
+    junk -> None.  PEP 440 versions are parsed by `packaging` (a declared dependency, pure Python),
+    imported here rather than at the top so the doctor still runs where it is missing (a broken
+    environment, a source checkout on PYTHONPATH); then, like any string packaging rejects (a
+    driver's '535.104.05-1ubuntu'), the leading dotted number is taken."""
     if text is None or isinstance(text, bool):
         return None
     text = str(text).strip()[:64]
     try:
-        return tuple(Version(text).release)
-    except InvalidVersion:
-        pass
+        from packaging.version import InvalidVersion, Version  # noqa: PLC0415
+    except ImportError:
+        Version = None
+    if Version is not None:
+        try:
+            return tuple(Version(text).release)
+        except InvalidVersion:
+            pass
     m = re.match(r"(\d+(?:\.\d+)*)", text)
     if not m:
         return None

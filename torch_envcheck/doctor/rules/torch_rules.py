@@ -21,15 +21,15 @@ def not_importable(s) -> list[dict]:
     if F.driver_present(s) and not F.is_macos(s):
         build = F.recommend_build(s, capability=cap)
     if F.is_macos(s):
-        fix = f"{F.python_cmd(s)} -m pip install torch"
+        fix = F.pip_command(s, "install", "torch")
     elif build:
-        fix = kb.pip_install_command(exe, build["torch"], build["tag"])
+        fix = kb.pip_install_command(exe, build["torch"], build["tag"], shell=F.shell(s))
     elif F.driver_present(s) is False:
-        fix = kb.pip_install_command(exe, None, "cpu")
+        fix = kb.pip_install_command(exe, None, "cpu", shell=F.shell(s))
     else:
-        fix = f"{F.python_cmd(s)} -m pip install torch"
+        fix = F.pip_command(s, "install", "torch")
     if F.system(s) == "Windows" and not build and not F.driver_present(s):
-        fix = f"{F.python_cmd(s)} -m pip install torch"  # PyPI's Windows wheel is the CPU build
+        fix = F.pip_command(s, "install", "torch")  # PyPI's Windows wheel is the CPU build
     conda = F.text(py.get("conda_env"))
     where = f"conda env {conda}" if conda else ("a venv" if py.get("venv") is True else "no venv")
     if missing:
@@ -115,13 +115,13 @@ def companions(s) -> list[dict]:
         fix = None
         if tag and rel:
             if name == "torchvision" and kb.torchvision_for(rel):
-                spec = f'"torchvision=={kb.torchvision_for(rel)}.*"'
+                spec = f"torchvision=={kb.torchvision_for(rel)}.*"  # quoted by pip_command
             elif name == "torchaudio":
-                spec = f'"torchaudio=={rel}.*"'  # torchaudio 2.N pairs with torch 2.N
+                spec = f"torchaudio=={rel}.*"  # torchaudio 2.N pairs with torch 2.N
             else:
                 spec = name
             # --no-deps: replace only the companion, keep the torch that is installed.
-            fix = f"{F.python_cmd(s)} -m pip install --force-reinstall --no-deps {spec} --index-url {kb.index_url(tag)}"
+            fix = F.pip_command(s, "install", "--force-reinstall", "--no-deps", spec, "--index-url", kb.index_url(tag))
         out.append(finding(
             "TE204", "failure", "; ".join(problems),
             f"{name}'s compiled operators are built against one exact torch and CUDA: a mismatch fails at "
