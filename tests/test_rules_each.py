@@ -95,7 +95,7 @@ def test_companion_from_another_cuda_index():
     s = healthy(); s["packages"]["torchvision"]["version"] = "0.29.1+cu126"
     f = only(torch_rules.companions(s), "TE204")
     assert f["severity"] == "failure" and "cu126" in f["message"] and "cu130" in f["message"]
-    assert f["fix"].endswith("--no-deps \"torchvision==0.29.*\" --index-url https://download.pytorch.org/whl/cu130")
+    assert f["fix"].endswith("--no-deps 'torchvision==0.29.*' --index-url https://download.pytorch.org/whl/cu130")
     s = healthy(); s["packages"]["torchaudio"] = {"version": "2.14.1+cpu"}
     assert "cpu" in only(torch_rules.companions(s), "TE204")["message"]
     assert torch_rules.companions(healthy()) == []
