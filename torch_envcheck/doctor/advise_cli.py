@@ -23,8 +23,9 @@ def _python(snap: dict) -> str:
     return exe or "python"
 
 
-def _pip(python: str) -> str:
-    return f'"{python}" -m pip' if " " in python else f"{python} -m pip"
+def _pip(python: str, system=None) -> str:
+    from .escape import shell_for, shell_join  # noqa: PLC0415  (the path is a stranger's data)
+    return shell_join([python, "-m", "pip"], shell_for(system))
 
 
 def _lowest_capability(snap: dict) -> str | None:
@@ -43,13 +44,15 @@ def advise(snap: dict) -> tuple[list[str], str | None]:
     plat, drv = d(snap.get("platform")), d(snap.get("driver"))
     system = plat.get("system")
     py = _python(snap)
-    cpu = f"{_pip(py)} install torch torchvision --index-url {index_url('cpu')}"
+    if not isinstance(py, str):
+        py = "python"
+    cpu = f"{_pip(py, system)} install torch torchvision --index-url {index_url('cpu')}"
     if system == "Darwin":
         if plat.get("apple_silicon") or plat.get("machine") == "arm64":
             return ["macOS on Apple silicon: no CUDA; PyPI's torch uses the GPU through MPS "
-                    "(torch.backends.mps)"], f"{_pip(py)} install torch torchvision"
+                    "(torch.backends.mps)"], f"{_pip(py, system)} install torch torchvision"
         return ["macOS on an Intel CPU: no CUDA and no MPS; the CPU build is the only choice"], \
-            f"{_pip(py)} install torch torchvision"
+            f"{_pip(py, system)} install torch torchvision"
     if plat.get("wsl") == 1:
         return ["WSL 1 cannot reach the GPU (CUDA on WSL needs WSL 2: `wsl --set-version <distro> 2` in "
                 "Windows); until then only the CPU build works"], cpu
@@ -90,7 +93,9 @@ def advise(snap: dict) -> tuple[list[str], str | None]:
     why.append(f"newest fit: torch {pick['torch']} built with CUDA {pick['cuda']} ({pick['tag']})"
                + (", through PTX JIT (first use compiles kernels)" if pick.get("via") == "ptx" else "")
                + (" [table row marked unverified]" if pick.get("unverified") else ""))
-    cmd = knowledge.pip_install_command(py, pick["torch"], pick["tag"], companions=("torchvision",))
+    from .escape import shell_for  # noqa: PLC0415
+    cmd = knowledge.pip_install_command(py, pick["torch"], pick["tag"], companions=("torchvision",),
+                                        shell=shell_for(system))
     return why, cmd
 
 
@@ -98,14 +103,16 @@ def run(args) -> int:
     snap = _args.snapshot(args, only=PROBES)
     if snap is None:
         return 2
+    from .escape import terminal  # noqa: PLC0415  (reasons quote the snapshot: no control characters)
+
     why, cmd = advise(snap)
     if not args.quiet:
         for line in why:
-            print(f"# {line}")
+            print(f"# {terminal(line)}")
     if cmd is None:
         if args.quiet:
             for line in why:
-                print(f"torch-envcheck advise: {line}", file=sys.stderr)
+                print(f"torch-envcheck advise: {terminal(line)}", file=sys.stderr)
         return 1
-    print(cmd)
+    print(terminal(cmd))
     return 0

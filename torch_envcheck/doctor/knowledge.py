@@ -339,13 +339,17 @@ def torchvision_for(torch_version) -> str | None:
 
 
 def pip_install_command(python: str | None, torch_spec: str | None, tag: str,
-                        companions=(), no_deps: bool = False) -> str:
+                        companions=(), no_deps: bool = False, shell: str = "posix") -> str:
     """A pasteable pip command installing torch (and the companions named) from one index.
     torch_spec '2.14.1' pins exactly (it matches 2.14.1+cu126 on that index), '2.14' pins the
     release ('2.14.*'), None takes the newest."""
-    exe = python or "python"
-    if " " in exe and not exe.startswith('"'):
-        exe = f'"{exe}"'
+    from .escape import requirement_version, shell_join  # noqa: PLC0415
+
+    # The interpreter path and the version may come from a stranger's snapshot: the path is one
+    # quoted word, and a version that is not PEP 440 is not pasted into the command at all.
+    exe = shell_join([python or "python"], shell)
+    if torch_spec is not None and requirement_version(torch_spec) is None:
+        torch_spec = release_key(torch_spec)
     rel = release_key(torch_spec) if torch_spec else None
     pins = []
     if torch_spec is not None:

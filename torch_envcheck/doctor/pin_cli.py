@@ -1,10 +1,16 @@
 """`torch-envcheck pin`: requirements.txt lines that reproduce this torch exactly: the pinned
 versions with their local labels (+cu130, +cpu) and the download.pytorch.org index they come from,
-torchvision and torchaudio included."""
+torchvision and torchaudio included.
+
+Every version goes into a requirements line, so only a PEP 440 version is printed
+(escape.requirement_version): a stranger's report cannot smuggle in a newline, an `--index-url`
+to another index or a second requirement.  A companion with an invalid version is left out with
+a comment saying so; an invalid torch version is refused."""
 
 from __future__ import annotations
 
 from . import _args
+from .escape import requirement_version, terminal
 from .facts import d, index_tag, index_url, python_mm
 
 PROBES = ("platform", "torch", "packages")
@@ -15,17 +21,33 @@ def add_arguments(parser) -> None:
     _args.add_source(parser)
 
 
+def comment(text: str) -> str:
+    """A requirements comment line: one line, whatever `text` holds."""
+    return "# " + terminal(text)
+
+
 def lines(snap: dict) -> list[str]:
     """The requirement lines; raises ValueError when there is no torch to pin."""
     t, pk, plat = d(snap.get("torch")), d(snap.get("packages")), d(snap.get("platform"))
-    version = t.get("version")
-    if not version:
+    raw = t.get("version")
+    if not raw:
         raise ValueError("torch is not installed in this environment: nothing to pin")
-    pins = [("torch", version)] + [(n, d(pk.get(n)).get("version")) for n in COMPANIONS if d(pk.get(n)).get("version")]
+    version = requirement_version(raw)
+    if version is None:
+        raise ValueError("torch's version in this report is not a PEP 440 version: nothing safe to pin")
+    pins = [("torch", version)]
+    dropped = []
+    for name in COMPANIONS:
+        v = d(pk.get(name)).get("version")
+        if v and requirement_version(v):
+            pins.append((name, requirement_version(v)))
+        elif v:
+            dropped.append(name)
     where = " ".join(str(x) for x in (plat.get("system"), plat.get("machine")) if x)
     build = f"CUDA {t['cuda']}" if t.get("cuda") else (f"ROCm {t['hip']}" if t.get("hip") else "CPU")
-    out = [f"# torch {version} ({build}) on {where or 'unknown OS'}, Python {python_mm(snap) or '?'}; "
-           "from `torch-envcheck pin`"]
+    out = [comment(f"torch {version} ({build}) on {where or 'unknown OS'}, Python {python_mm(snap) or '?'}; "
+                   "from `torch-envcheck pin`")]
+    out += [f"# {name}: left out: its version in this report is not a PEP 440 version" for name in dropped]
     if t.get("installer") == "conda":
         out.append("# torch was installed by conda; these lines install the matching pip wheels instead")
     tags = []
@@ -50,6 +72,6 @@ def run(args) -> int:
     try:
         print("\n".join(lines(snap)))
     except ValueError as exc:
-        print(f"torch-envcheck pin: {exc}", file=sys.stderr)
+        print(f"torch-envcheck pin: {terminal(exc)}", file=sys.stderr)
         return 1
     return 0

@@ -47,5 +47,6 @@ def run(args) -> int:
     snap = _args.snapshot(args, only=PROBES)
     if snap is None:
         return 2
-    print(line(snap))
+    from .escape import terminal  # noqa: PLC0415  (one line; the snapshot's text cannot break it)
+    print(terminal(line(snap)))
     return 0

@@ -265,13 +265,20 @@ def install_command(s, build: dict, companions: bool = True) -> str:
     if tv and kb.release_key(tv) == rel:
         spec = tv.split("+", 1)[0]  # keep the installed release exactly, change only its flavour
     return kb.pip_install_command(python_exe(s), spec, build["tag"],
-                                  companions_installed(s) if companions else ())
+                                  companions_installed(s) if companions else (), shell=shell(s))
+
+
+def shell(s) -> str:
+    """The shell the snapshot's fix commands are written for (escape.shell_for)."""
+    from ..escape import shell_for  # noqa: PLC0415
+    return shell_for(system(s))
 
 
 def python_cmd(s) -> str:
-    """This interpreter as a shell word (quoted when its path has spaces)."""
-    exe = python_exe(s)
-    return f'"{exe}"' if " " in exe and not exe.startswith('"') else exe
+    """This interpreter as the first word of a command, quoted for the snapshot's shell (a path
+    from a stranger's report may hold `$(...)`, backticks or quotes)."""
+    from ..escape import shell_join  # noqa: PLC0415
+    return shell_join([python_exe(s)], shell(s))
 
 
 def _cap_text(value) -> str | None:

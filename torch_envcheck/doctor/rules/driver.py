@@ -51,7 +51,7 @@ def driver_missing(s) -> list[dict]:
     need_txt = f">= {floor}" if floor else "new enough"
     exe = F.python_exe(s)
     rel = F.torch_version(s).split("+", 1)[0] if F.torch_version(s) else None
-    cpu_fix = kb.pip_install_command(exe, rel, "cpu")
+    cpu_fix = kb.pip_install_command(exe, rel, "cpu", shell=F.shell(s))
     if F.wsl(s) == 2:
         gpu_side = (f"install the NVIDIA Windows driver {need_txt} on the Windows side (WSL 2 uses it through "
                     "/usr/lib/wsl/lib; do not install a Linux driver inside WSL)")

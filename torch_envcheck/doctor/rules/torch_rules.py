@@ -23,9 +23,9 @@ def not_importable(s) -> list[dict]:
     if F.is_macos(s):
         fix = f"{F.python_cmd(s)} -m pip install torch"
     elif build:
-        fix = kb.pip_install_command(exe, build["torch"], build["tag"])
+        fix = kb.pip_install_command(exe, build["torch"], build["tag"], shell=F.shell(s))
     elif F.driver_present(s) is False:
-        fix = kb.pip_install_command(exe, None, "cpu")
+        fix = kb.pip_install_command(exe, None, "cpu", shell=F.shell(s))
     else:
         fix = f"{F.python_cmd(s)} -m pip install torch"
     if F.system(s) == "Windows" and not build and not F.driver_present(s):
