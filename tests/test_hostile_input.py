@@ -254,3 +254,78 @@ def test_nan_and_infinity_become_unknown(tmp_path):
     proc = run_cli(sys.executable, ["--json", "--from-json", str(p)])
     assert proc.returncode in (0, 1) and "NaN" not in proc.stdout and "Infinity" not in proc.stdout
     json.loads(proc.stdout)
+
+
+WRONG_TYPES = [
+    ("torch", "version", 2.14), ("torch", "version", ["2.14.1"]), ("torch", "cuda", {"x": 1}),
+    ("torch", "devices", "NVIDIA H100"), ("torch", "devices", [1, None, "x"]), ("torch", "cudnn", "92400"),
+    ("torch", "cuda_available", "yes"), ("torch", "mps", [True]), ("driver", "gpus", {"0": "H100"}),
+    ("driver", "gpus", [{"capability": [9, 0]}, {"capability": 9.0}, {"name": None}]),
+    ("driver", "version", 580), ("driver", "cuda_version", 13.0), ("driver", "present", "false"),
+    ("driver", "pci_gpus", "0000:01:00.0"), ("platform", "python", "3.12"), ("platform", "python", {"executable": 7}),
+    ("platform", "system", ["Linux"]), ("platform", "wsl", "2"), ("packages", "torchvision", "0.29.1"),
+    ("packages", "torchvision", {"version": 0.29}), ("env", "CUDA_VISIBLE_DEVICES", 0),
+    ("env", "LD_LIBRARY_PATH", ["/usr/lib"]), ("libraries", "entries", {"dir": "/x"}),
+    ("libraries", "entries", [{"dir": None, "libs": "libcudart.so"}]), ("toolchain", "nvcc", "/usr/bin/nvcc"),
+    ("toolchain", "nvcc", [{"version": 12.4, "path": ["x"]}]), ("extension", "status", "ok"),
+    ("extension", "status", {"state": ["ok"], "rebuild_command": 5}), ("extension", "runtime_info", [1]),
+]
+
+
+def _inprocess(argv):
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from torch_envcheck import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            rc = cli.main(argv)
+        except SystemExit as exc:
+            rc = exc.code
+    return subprocess.CompletedProcess(argv, rc, out.getvalue(), err.getvalue())
+
+
+def _check_survives(proc, where) -> None:
+    assert "Traceback" not in proc.stderr + proc.stdout and "internal error" not in proc.stderr, where
+    assert proc.returncode in (0, 1, 2), where
+    if proc.returncode == 2 or not proc.stdout:
+        assert len(proc.stderr.strip().splitlines()) == 1, where
+
+
+@pytest.mark.parametrize("section, key, value", WRONG_TYPES, ids=[f"{s}.{k}={type(v).__name__}" for s, k, v in WRONG_TYPES])
+def test_wrong_types(tmp_path, section, key, value):
+    """Wrong types anywhere: every command ends with a report (exit 0/1) or one line (exit 1/2),
+    never a traceback or the last-resort guard's "internal error".  In-process, one type at a time."""
+    snap = _snap()
+    if not isinstance(snap.get(section), dict):
+        snap[section] = {}
+    snap[section][key] = value
+    p = tmp_path / "r.json"
+    p.write_text(json.dumps(snap))
+    for cmd in COMMANDS + (["--markdown"], ["--json"], ["--verbose"]):
+        proc = _inprocess(cmd + ["--from-json", str(p)])
+        _check_survives(proc, (cmd, section, key, value, proc.stderr[-800:]))
+
+
+def test_wrong_types_end_to_end(tmp_path):
+    """The same through the real command line (subprocesses): the wrong types merged into a few
+    reports, each run by every command."""
+    groups: list[dict] = []
+    for section, key, value in WRONG_TYPES:
+        for g in groups:
+            if (section, key) not in g:
+                g[(section, key)] = value
+                break
+        else:
+            groups.append({(section, key): value})
+    for i, group in enumerate(groups):
+        snap = _snap()
+        for (section, key), value in group.items():
+            snap[section][key] = value
+        p = tmp_path / f"r{i}.json"
+        p.write_text(json.dumps(snap))
+        for cmd in COMMANDS + (["--markdown"],):
+            proc = run_cli(sys.executable, cmd + ["--from-json", str(p)])
+            _check_survives(proc, (cmd, i, proc.stderr[-800:]))
