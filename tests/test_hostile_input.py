@@ -82,6 +82,15 @@ def test_brackets_inside_strings_do_not_count_as_nesting(tmp_path):
     assert snapmod.load(str(p))["platform"]["os_pretty"].startswith("[[[")
 
 
+def test_unterminated_escaped_quotes_scan_in_linear_time(tmp_path):
+    """`"\\"\\"\\"...` never closes a string: a backtracking string pattern took minutes on 1 MiB
+    (run_cli's timeout would fail this test); the scanner takes one pass."""
+    p = tmp_path / "quotes.json"
+    p.write_text('["' + '\\"' * 500_000)
+    _one_line_error(run_cli(sys.executable, ["--from-json", str(p)]), "not valid JSON")
+    assert snapmod._depth('["' + '\\"' * 10 + '", [[1]], "[[[["]') == 3
+
+
 def test_dev_zero_is_refused_by_size():
     if not os.path.exists("/dev/zero"):
         pytest.skip("no /dev/zero")

@@ -3,6 +3,7 @@ error for anything else.  The data contract itself is documented in the README (
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 
@@ -62,8 +63,11 @@ MAX_DEPTH = 64
 MAX_ITEMS = 10_000        # entries in one list or object
 MAX_NODES = 1_000_000     # values in the whole document
 
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+# A JSON string, or an unterminated one running to the end: "unrolled" so that it always matches
+# at its first attempt (no backtracking, so linear even for `"\"\"\"...`).
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -113,15 +117,9 @@ def _decode(raw: bytes, path: str) -> str:
 
 
 def _depth(text: str) -> int:
-    """How deep the brackets of JSON `text` nest (strings skipped); stops counting past MAX_DEPTH."""
-    depth = deepest = 0
-    for ch in _NOT_BRACKET.sub("", _STRING.sub("", text)):
-        depth += 1 if ch in "[{" else -1
-        if depth > deepest:
-            deepest = depth
-            if deepest > MAX_DEPTH:
-                break
-    return deepest
+    """How deep the brackets of JSON `text` nest (brackets inside strings do not count)."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    return max(itertools.accumulate(map(_STEP.__getitem__, brackets)), default=0)
 
 
 def _clean(value, path: str, budget: list) -> object:
