@@ -31,15 +31,25 @@ def snapshot(args, only=None) -> dict | None:
     from .snapshot import SnapshotError, load  # noqa: PLC0415
 
     path = getattr(args, "from_json", None)
-    if path:
+    if path is not None:  # '' is a mistake to report, never a reason to probe this machine
         try:
             return load(path)
         except SnapshotError as exc:
-            print(f"torch-envcheck: error: {exc}", file=sys.stderr)
+            error(str(exc))
             return None
     from . import collect  # noqa: PLC0415
     with stdout_to_stderr():
         return collect(timeout=getattr(args, "timeout", 5.0), only=only)
+
+
+def error(message: str) -> None:
+    """One line on stderr; the message may quote input, so it is escaped for the terminal."""
+    from .escape import terminal  # noqa: PLC0415
+
+    try:
+        print(f"torch-envcheck: error: {terminal(message)}", file=sys.stderr)
+    except (OSError, ValueError, AttributeError):  # no usable stderr
+        pass
 
 
 @contextlib.contextmanager

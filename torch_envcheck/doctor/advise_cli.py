@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 
 from . import _args
+from .escape import terminal
 from . import facts as F
 
 PROBES = ("platform", "driver")
@@ -76,11 +77,11 @@ def run(args) -> int:
     why, cmd = advise(snap)
     if not args.quiet:
         for line in why:
-            print(f"# {line}")
+            print(f"# {terminal(line)}")
     if cmd is None:
         if args.quiet:
             for line in why:
-                print(f"torch-envcheck advise: {line}", file=sys.stderr)
+                print(f"torch-envcheck advise: {terminal(line)}", file=sys.stderr)
         return 1
-    print(cmd)
+    print(terminal(cmd))
     return 0

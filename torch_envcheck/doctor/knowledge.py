@@ -356,7 +356,11 @@ def pip_install_words(python: str | None, torch_spec: str | None, tag: str,
                       companions=(), no_deps: bool = False) -> list[str]:
     """The words of a pip command installing torch (and the companions named) from one index.
     torch_spec '2.14.1' pins exactly (it matches 2.14.1+cu126 on that index), '2.14' pins the
-    release ('2.14.*'), None takes the newest."""
+    release ('2.14.*'), None takes the newest.  A torch_spec that is not a PEP 440 version (from a
+    stranger's snapshot) is never pasted into the command: its release key is used instead."""
+    from .escape import requirement_version  # noqa: PLC0415
+    if torch_spec is not None and requirement_version(torch_spec) is None:
+        torch_spec = release_key(torch_spec)
     rel = release_key(torch_spec) if torch_spec else None
     pins = []
     if torch_spec is not None:

@@ -1,6 +1,11 @@
 """`torch-envcheck pin`: requirements.txt lines that reproduce this torch exactly: the pinned
 versions with their local labels (+cu130, +cpu) and the download.pytorch.org index they come from,
-torchvision and torchaudio included."""
+torchvision and torchaudio included.
+
+Every version goes into a requirements line, so only a PEP 440 version is printed
+(escape.requirement_version): a stranger's report cannot smuggle in a newline, an `--index-url`
+to another index or a second requirement.  A companion with an invalid version is left out with
+a comment saying so; an invalid torch version is refused."""
 
 from __future__ import annotations
 
@@ -25,16 +30,22 @@ def lines(snap: dict) -> list[str]:
     # no `--index-url` smuggled in)
     version = requirement_version(raw)
     if version is None:
-        raise ValueError(f"torch's recorded version {terminal(raw)[:80]!r} is not a valid version: nothing to pin")
-    pins = [("torch", version)] + [(n, requirement_version(F.text(F.package(snap, n).get("version"))))
-                                   for n in COMPANIONS if F.text(F.package(snap, n).get("version"))]
-    pins = [(n, v) for n, v in pins if v]
+        raise ValueError("torch's version in this report is not a PEP 440 version: nothing safe to pin")
+    pins = [("torch", version)]
+    dropped = []
+    for name in COMPANIONS:
+        v = F.text(F.package(snap, name).get("version"))
+        if v and requirement_version(v):
+            pins.append((name, requirement_version(v)))
+        elif v:
+            dropped.append(name)
     where = " ".join(x for x in (F.system(snap), F.machine(snap)) if x)
     t = F.torch(snap)
     build = f"CUDA {F.torch_cuda(snap)}" if F.torch_cuda(snap) else (f"ROCm {F.text(t.get('hip'))}" if F.is_rocm_torch(snap)
                                                                       and F.text(t.get("hip")) else "CPU")
     out = [terminal(f"# torch {version} ({build}) on {where or 'unknown OS'}, Python {F.python_mm(snap) or '?'}; "
                     "from `torch-envcheck pin`")]
+    out += [f"# {name}: left out: its version in this report is not a PEP 440 version" for name in dropped]
     if t.get("installer") == "conda":
         out.append("# torch was installed by conda; these lines install the matching pip wheels instead")
     tags = []
@@ -59,6 +70,6 @@ def run(args) -> int:
     try:
         print("\n".join(lines(snap)))
     except ValueError as exc:
-        print(f"torch-envcheck pin: {exc}", file=sys.stderr)
+        print(f"torch-envcheck pin: {terminal(exc)}", file=sys.stderr)
         return 1
     return 0

@@ -99,9 +99,8 @@ def ptx_driver(s) -> list[dict]:
 
 
 def _cvd_fix(s, value: str | None) -> str:
-    if F.system(s) == "Windows":
-        return f"set CUDA_VISIBLE_DEVICES={value or ''}"
-    return f"export CUDA_VISIBLE_DEVICES={value}" if value else "unset CUDA_VISIBLE_DEVICES"
+    from ..escape import env_assign  # noqa: PLC0415  (the value comes from the snapshot: quoted)
+    return env_assign("CUDA_VISIBLE_DEVICES", value or None, F.shell(s))
 
 
 def visible_devices(s) -> list[dict]:

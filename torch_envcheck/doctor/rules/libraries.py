@@ -69,7 +69,8 @@ def ld_library_path(s) -> list[dict]:
     current = F.env(s, var) if var == "LD_LIBRARY_PATH" else None
     if current is not None and F.system(s) != "Windows":
         keep = [p for p in current.split(os.pathsep) if p and os.path.normpath(p) not in {os.path.normpath(x) for x in dirs}]
-        fix = f"export LD_LIBRARY_PATH={':'.join(keep)}" if keep else "unset LD_LIBRARY_PATH"
+        from ..escape import env_assign  # noqa: PLC0415  (the dirs come from the snapshot: quoted)
+        fix = env_assign("LD_LIBRARY_PATH", ":".join(keep) if keep else None, "posix")
     first = hits[0]
     older = any(h["older"] for h in hits)
     listing = "; ".join(f"{h['file'] or h['kind']} ({h['version']}, torch has {h['torch_has']}) in {h['dir']}" for h in hits[:4])
