@@ -75,7 +75,7 @@ def test_python_range():
 
 def test_pip_command():
     cmd = kb.pip_install_command("/opt/my env/bin/python", "2.14.1", "cu126", ["torchvision", "torchaudio"])
-    assert cmd == ("'/opt/my env/bin/python' -m pip install --force-reinstall torch==2.14.1 "
+    assert cmd == ('"/opt/my env/bin/python" -m pip install --force-reinstall torch==2.14.1 '
                    "'torchvision==0.29.*' 'torchaudio==2.14.*' --index-url https://download.pytorch.org/whl/cu126")
     assert kb.cuda_from_tag("cu118") == "11.8" and kb.tag_from_cuda("13.0") == "cu130" and kb.local_tag("0.29.1+cu130") == "cu130"
 

@@ -104,8 +104,8 @@ def test_windows_cpu_wheel_fix_uses_the_driver_cuda_index():
     f = by_code(evaluate(load("windows_cpu_wheel_rtx4070")), "TE202")[0]
     assert "RTX 4070" in f["message"] and "581.57" in f["message"]
     assert "PyPI" in f["explanation"]
-    # PowerShell: the quoted interpreter path needs the call operator
-    assert f["fix"].startswith("& 'C:\\Users\\kim\\proj\\.venv\\Scripts\\python.exe' '-m' pip install")
+    # PowerShell: a plain path is a bare word (a quoted one would need the call operator `&`)
+    assert f["fix"].startswith("C:\\Users\\kim\\proj\\.venv\\Scripts\\python.exe -m pip install")
     assert f["fix"].endswith("/whl/cu130")
 
 

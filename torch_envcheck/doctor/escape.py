@@ -94,6 +94,10 @@ def md_inline_code(text) -> str:
 SHELLS = ("posix", "powershell", "cmd")
 _POSIX_SAFE = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
 _PS_SAFE = re.compile(r"[A-Za-z0-9_%+=:./\\-]+")
+# A plain option (-m, --index-url) passes to a native program as it is; an option word with `.`,
+# `:` or `=` is quoted (Windows PowerShell 5.1 splits such words), and so is `--%`, which stops
+# PowerShell's parsing of the rest of the line.
+_PS_OPTION = re.compile(r"--?[A-Za-z][A-Za-z0-9-]*")
 _CMD_SAFE = re.compile(r"[A-Za-z0-9_@+=:,./\\-]+")
 # Words that are safe but for spaces ("/opt/my env/bin/python", "C:\Program Files\..."): written
 # in double quotes, the way people write them; nothing in them expands inside double quotes.
@@ -113,7 +117,7 @@ def shell_quote(word, shell: str = "posix") -> str:
     if shell == "powershell":
         # Single quotes are literal in PowerShell; a quote inside is doubled (curly quotes too,
         # which PowerShell also treats as quote characters).  `&` runs a quoted program path.
-        if _PS_SAFE.fullmatch(s) and not s.startswith("-"):
+        if _PS_SAFE.fullmatch(s) and (not s.startswith("-") or _PS_OPTION.fullmatch(s)):
             return s
         if _PS_SPACED.fullmatch(s) and not s.startswith("-"):
             return f'"{s}"'
