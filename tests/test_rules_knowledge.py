@@ -45,8 +45,10 @@ def test_driver_supports():
 
 
 def test_arch_lists_and_capability_match():
-    assert kb.wheel_arch_list("2.14.1", "cu130") == ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120", "compute_120"]
-    assert "compute_120" not in kb.wheel_arch_list("2.14.1", "cu130", "Windows")  # PTX on Linux builds only
+    # the real 2.14.1+cu130 wheel ships no PTX (torch._C._cuda_getArchFlags()); 2.13's row keeps the matrix's +PTX
+    assert kb.wheel_arch_list("2.14.1", "cu130") == ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]
+    assert kb.wheel_arch_list("2.13.0", "cu130")[-1] == "compute_120"
+    assert "compute_120" not in kb.wheel_arch_list("2.13.0", "cu130", "Windows")  # PTX on Linux builds only
     assert kb.wheel_arch_list("2.14", "cu999") is None
     assert kb.capability_match("8.9", ["sm_80", "sm_86"])["entry"] == "sm_86"
     assert kb.capability_match("8.0", ["sm_86"])["ok"] is False
