@@ -428,7 +428,8 @@ def pip_install_command(python: str | None, torch_spec: str | None, tag: str,
     rel = release_key(torch_spec) if torch_spec else None
     pins = []
     if torch_spec is not None:
-        exact = len(version_tuple(torch_spec) or ()) >= 3
+        # Only a plain X.Y.Z exists on the index; a source build's '2.14.0a0+git...' pins its release.
+        exact = re.fullmatch(r"\d+\.\d+\.\d+", str(torch_spec).split("+", 1)[0]) is not None
         # Quoted: an unquoted `torch==2.14.*` is a shell glob.
         pins.append(("torch", f'"torch=={torch_spec}"' if exact else f'"torch=={rel}.*"'))
     else:

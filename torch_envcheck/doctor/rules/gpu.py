@@ -125,8 +125,15 @@ def jetson_wheel(s) -> list[dict]:
         out.append(finding("TE405", "failure", msg, expl, _jetpack_fix(s),
                            {"gpu": g, "capability": cap, "arch_list": arch, "arch_list_source": F.arch_list_source(s),
                             "jetson": F.jetson(s), "jetpack_wheels": JETPACK_URL},
-                           explains=["TE401"]))
+                           explains=["TE401"] + _jetson_driver_codes(s)))
     return out
+
+
+def _jetson_driver_codes(s) -> list[str]:
+    """On Jetson the driver comes with JetPack and cannot be upgraded alone: a too-old-driver finding
+    is one more symptom of a wheel that is not built for the board."""
+    from . import driver  # noqa: PLC0415 (driver imports gpu lazily too; no cycle at import time)
+    return [f["code"] for f in driver.driver_too_old(s) if f["code"] in ("TE302", "TE307")]
 
 
 def cudnn_unsupported(s) -> list[dict]:

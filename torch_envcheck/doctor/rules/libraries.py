@@ -111,14 +111,18 @@ def _cuda_libs_on_path(s) -> list[dict]:
 def _symbol_needs(err: str) -> tuple[str, tuple[int, int]] | None:
     """'undefined symbol: __nvJitLinkComplete_12_4' -> ('nvjitlink', (12, 4)): the library and the
     version whose symbol torch (or one of its libraries) needs."""
-    m = re.search(r"undefined symbol:\s*_*([A-Za-z]+?)[A-Z]\w*?_(\d+)_(\d+)\b", err)
+    m = re.search(r"undefined symbol:\s*_*(\w+?)_(\d+)_(\d+)\b", err)
     if not m:
         return None
-    prefix = m.group(1).lower()
-    kind = {"nvjitlink": "nvjitlink", "cusparse": "cusparse", "cublas": "cublas", "cublaslt": "cublaslt",
-            "cudnn": "cudnn", "nccl": "nccl", "cufft": "cufft", "curand": "curand", "cusolver": "cusolver",
-            "nvrtc": "nvrtc", "cuda": "cudart"}.get(prefix)
-    return (kind, (int(m.group(2)), int(m.group(3)))) if kind else None
+    name = m.group(1).lower()
+    # longest prefixes first: cublasLt before cublas, cuda (cudart's cudaXxx) last
+    for prefix, kind in (("nvjitlink", "nvjitlink"), ("cusparselt", "cusparselt"), ("cusparse", "cusparse"),
+                         ("cublaslt", "cublaslt"), ("cublas", "cublas"), ("cudnn", "cudnn"), ("nccl", "nccl"),
+                         ("cufft", "cufft"), ("curand", "curand"), ("cusolver", "cusolver"), ("nvrtc", "nvrtc"),
+                         ("cuda", "cudart")):
+        if name.startswith(prefix):
+            return kind, (int(m.group(2)), int(m.group(3)))
+    return None
 
 
 def _path_fix(s, var: str, dirs: list[str]) -> str | None:
@@ -153,7 +157,7 @@ def path_breaks_import(s) -> list[dict]:
     var = F.library_path_var(s)
     dirs = list(dict.fromkeys(l["dir"] for l in suspects))
     first = suspects[0]
-    need_txt = f" (the symbol is from {need[0]} {need[1][0]}.{need[1][1]})" if need else ""
+    need_txt = f", which needs {need[0]} {need[1][0]}.{need[1][1]}" if need else ""
     listing = "; ".join(f"{l['file'] or l['kind']} {l['version'] or ''}".strip() + f" in {l['dir']}" for l in suspects[:4])
     fix = _path_fix(s, var, dirs)
     if fix is None:
@@ -162,7 +166,7 @@ def path_breaks_import(s) -> list[dict]:
     return [finding(
         "TE505", "failure",
         f"{var} folder {first['dir']} makes `import torch` fail: its {first['file'] or first['kind']}"
-        + (f" {first['version']}" if first["version"] else "") + f" is loaded instead of torch's own{need_txt}",
+        + (f" ({first['version']})" if first["version"] else "") + f" is loaded instead of torch's own{need_txt}",
         f"torch's import error: {err.splitlines()[0][:240]}. The dynamic loader searches {var} before the "
         f"CUDA libraries torch ships in its nvidia-* pip packages, and this folder holds another CUDA's "
         f"libraries: {listing}. Reinstalling torch cannot help while that folder comes first; drop it from "
