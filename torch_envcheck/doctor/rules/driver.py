@@ -167,7 +167,8 @@ def driver_too_old(s) -> list[dict]:
     cap = next((g.get("capability") for g in F.gpus(s) if F.text(g.get("capability"))), None)
     build = F.recommend_build(s, capability=cap)
     oldest = _oldest_build(s)
-    if build is None and oldest and dv and kb.version_tuple(dv) < kb.version_tuple(oldest["driver"]):
+    dvt = kb.version_tuple(dv)
+    if build is None and oldest and dvt and dvt < kb.version_tuple(oldest["driver"]):
         return [_older_than_every_build(s, oldest, need)]
     expl = (f"torch's CUDA {tc} runtime needs driver >= {need.get('compat_floor') or need.get('toolkit_minimum') or '?'}"
             f" on {F.driver_os(s)}; CUDA initialisation fails (\"The NVIDIA driver on your system is too old\"). "
