@@ -463,3 +463,123 @@ def ext_devices(s) -> list[dict]:
             "cublas_handle": _avail(bh), "cublas_status": as_dict(bh).get("status") or as_dict(bh).get("message"),
         })
     return out
+
+
+# ---- knowledge additions
+# Accessors the knowledge rules added (Jetson, Rosetta, forward compatibility, error 803, the binary's
+# arch list, libraries breaking `import torch`).  New snapshot keys read here: platform.rosetta,
+# platform.jetson, torch.installed, torch.cuda_warnings, libraries.entries[].libs[].
+
+def container(s) -> str | None:
+    return text(dig(s, "platform", "container"))
+
+
+def rosetta(s) -> bool | None:
+    """platform.rosetta: True when this Python runs translated by Rosetta 2 (sysctl.proc_translated)."""
+    v = dig(s, "platform", "rosetta")
+    return v if isinstance(v, bool) else None
+
+
+def apple_silicon(s) -> bool | None:
+    v = dig(s, "platform", "apple_silicon")
+    return v if isinstance(v, bool) else None
+
+
+def jetson(s) -> dict | None:
+    """platform.jetson: {'model', 'l4t'} on a Jetson/Tegra board, None elsewhere or unknown."""
+    v = dig(s, "platform", "jetson")
+    return v if isinstance(v, dict) else None
+
+
+def import_error(s) -> str | None:
+    return text(torch(s).get("import_error"))
+
+
+def torch_installed(s) -> bool | None:
+    v = torch(s).get("installed")
+    return v if isinstance(v, bool) else None
+
+
+def cuda_available(s) -> bool | None:
+    v = torch(s).get("cuda_available")
+    return v if isinstance(v, bool) else None
+
+
+def device_count(s) -> int | None:
+    v = torch(s).get("device_count")
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def cuda_works(s) -> bool:
+    """A proving fact: torch initialised CUDA and sees at least one GPU.  It outranks any table that
+    says the driver cannot run this build (e.g. NVIDIA's forward-compatibility package)."""
+    n = device_count(s)
+    return torch_importable(s) is True and cuda_available(s) is True and (n is None or n > 0)
+
+
+def cuda_init_error(s) -> str | None:
+    return text(torch(s).get("cuda_init_error"))
+
+
+def cuda_warnings(s) -> list[str]:
+    return [w for w in as_list(torch(s).get("cuda_warnings")) if isinstance(w, str)]
+
+
+def driver_errors(s) -> list[str]:
+    return [e for e in as_list(driver(s).get("errors")) if isinstance(e, str)]
+
+
+def binary_arch_list(s) -> list[str]:
+    """The arch list read from the installed torch binary (torch._C._cuda_getArchFlags()), [] when
+    the snapshot has none."""
+    return [a for a in as_list(torch(s).get("arch_list")) if isinstance(a, str)]
+
+
+def arch_list_source(s) -> str | None:
+    """'binary' when arch_list() comes from the installed torch, 'table' when from the tables."""
+    if binary_arch_list(s):
+        return "binary"
+    return "table" if arch_list(s) else None
+
+
+def library_path_var(s) -> str:
+    return text(dig(s, "libraries", "search_path_var")) or "LD_LIBRARY_PATH"
+
+
+def library_entries(s) -> list[dict]:
+    """libraries.entries: [{'dir', 'libs': [{'file', 'kind', 'version'}]}] normalised."""
+    out = []
+    for e in as_list(dig(s, "libraries", "entries")):
+        e = as_dict(e)
+        d = text(e.get("dir"))
+        if not d:
+            continue
+        libs = [{"file": text(x.get("file")), "kind": (text(x.get("kind")) or "").lower() or None,
+                 "version": text(x.get("version"))} for x in as_list(e.get("libs")) if isinstance(x, dict)]
+        out.append({"dir": d, "libs": libs})
+    return out
+
+
+def torch_cuda_any(s) -> str | None:
+    """torch's CUDA version even when torch does not import (from the wheel's local tag)."""
+    v = torch(s).get("cuda")
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        v = str(v)
+    if text(v):
+        return v
+    tag = torch_local(s)
+    return kb.cuda_from_tag(tag) if tag and tag.startswith("cu") else None
+
+
+def gpu_capabilities(s) -> list[str]:
+    return [c for c in (text(g.get("capability")) for g in gpus(s)) if c]
+
+
+def is_tegra(s) -> bool:
+    """A Jetson board: the platform probe says so, or a GPU has a Tegra compute capability."""
+    if jetson(s):
+        return True
+    try:
+        return any(kb.is_tegra(c) for c in gpu_capabilities(s))
+    except kb.KnowledgeError:
+        return False

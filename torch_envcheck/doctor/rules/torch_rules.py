@@ -41,6 +41,13 @@ def not_importable(s) -> list[dict]:
         msg = f"torch is installed but fails to import in {exe}: {err.splitlines()[0][:200]}"
         expl = ("The torch installation is broken (a missing or mismatched shared library, a partial "
                 "upgrade, or two torch copies on sys.path). Reinstalling it in this interpreter usually fixes it.")
+        from . import libraries  # noqa: PLC0415 (no import cycle: libraries does not import this module)
+        cause = libraries.path_breaks_import(s)
+        if cause:
+            # The cause is a folder on the library search path: reinstalling torch cannot help.
+            expl = (f"Caused by {cause[0]['details']['search_path_var']} (TE505 in the libraries area): "
+                    + cause[0]["message"] + ". Reinstalling torch cannot help while that folder wins.")
+            fix = cause[0]["fix"]
     return [finding("TE201", "failure", msg, expl, fix,
                     {"executable": exe, "import_error": err, "venv": py.get("venv"), "conda_env": py.get("conda_env"),
                      "prefix": py.get("prefix"), "recommended_build": build})]
@@ -84,6 +91,28 @@ def cpu_wheel(s) -> list[dict]:
                         "Nothing to fix. (If this machine does have an NVIDIA GPU, install its driver first, then a CUDA build.)",
                         None, {"torch": F.torch_version(s)})]
     return []
+
+
+def rocm_wheel(s) -> list[dict]:
+    """A ROCm torch on a machine whose GPUs are NVIDIA only: like a CPU wheel, the GPU goes unused.
+    A ROCm torch that sees a GPU (an AMD one) is not this case."""
+    if not F.is_rocm_torch(s) or F.torch_importable(s) is not True or F.is_macos(s):
+        return []
+    if F.cuda_available(s) is True or not F.has_nvidia_gpu(s):
+        return []
+    gl = F.driver_gpus(s)
+    pci = F.pci_gpus(s)
+    names = ", ".join(F.gpu_label(g) for g in gl) or (F.pci_label(pci) if pci else "an NVIDIA GPU")
+    cap = next((g.get("capability") for g in gl if F.text(g.get("capability"))), None)
+    build = F.recommend_build(s, capability=cap)
+    msg = (f"{F.torch_label(s)} is a ROCm (AMD) build, but this machine's GPU is {names}: torch runs on the CPU")
+    expl = ("ROCm builds drive AMD GPUs through HIP only; on NVIDIA hardware torch.cuda.is_available() is False "
+            "and everything runs on the CPU, exactly as with a CPU-only wheel. Install a CUDA build instead"
+            + (f": torch {build['torch']} {build['tag']} fits this driver and GPU." if build else
+               (" (install the NVIDIA driver first)." if F.driver_present(s) is not True else ".")))
+    return [finding("TE206", "failure", msg, expl, F.install_command(s, build) if build else None,
+                    {"torch": F.torch_version(s), "hip": F.torch(s).get("hip"), "gpus": gl, "pci_gpus": pci,
+                     "recommended_build": build})]
 
 
 def companions(s) -> list[dict]:
@@ -145,6 +174,8 @@ def torch_ok(s) -> list[dict]:
                             {"torch": F.torch_version(s), "cuda": F.torch_cuda(s), "device_count": n})]
         return []
     if F.is_rocm_torch(s):
+        if rocm_wheel(s):
+            return []
         return [finding("TE200", "ok", f"{F.torch_label(s)} is a ROCm build (HIP {t.get('hip') or '?'}): the CUDA checks do not apply",
                         "", None, {"torch": F.torch_version(s), "hip": t.get("hip")})]
     if F.is_macos(s):
@@ -157,4 +188,4 @@ def torch_ok(s) -> list[dict]:
     return []
 
 
-RULES = [not_importable, cpu_wheel, companions, torch_ok]
+RULES = [not_importable, cpu_wheel, rocm_wheel, companions, torch_ok]
