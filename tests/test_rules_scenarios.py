@@ -75,14 +75,14 @@ SCENARIOS = {
         {"TE302": "failure"}, ["TE306", "TE305"], {"TE302": "/whl/cu126"}, {}),
     # 3. Kepler: cuDNN 9 (every wheel since 2.4) does not support compute capability < 5.0
     "kepler_k80_torch27_cu118_cudnn9": (
-        {"TE406": "failure"}, ["TE400"], {"TE406": '"torch==2.3.*"'}, {}),
+        {"TE406": "failure"}, ["TE400"], {"TE406": "'torch==2.3.*'"}, {}),
     "kepler_k40_torch214_cu126": (
         {"TE401": "failure"}, ["TE400"], {}, {}),
     "maxwell_m40_torch214_cu126": (
         {"TE400": "ok"}, ["TE401", "TE406"], {}, {}),
     # 5. the arch list comes from the binary; the tables only when the snapshot has none
     "h100_source_build_arch_86_only": (
-        {"TE401": "failure"}, ["TE400"], {"TE401": '"torch==2.14.*"'}, {}),
+        {"TE401": "failure"}, ["TE400"], {"TE401": "'torch==2.14.*'"}, {}),
     "pascal_1080ti_cu130_no_binary_arch_list": (
         {"TE401": "failure"}, ["TE400"], {"TE401": "/whl/cu126"}, {}),
 }

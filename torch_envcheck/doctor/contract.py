@@ -77,6 +77,10 @@ SECTIONS: dict[str, dict[str, Field]] = {
         "rosetta": _f(BOOL, "macOS: this Python is x86_64 translated by Rosetta on Apple silicon (no MPS)",
                       always=False),
         "container": _f(STR, "docker/podman/... when running in a container"),
+        "jetson": _f(DICT, "Linux: an NVIDIA Jetson/Tegra board (L4T's /etc/nv_tegra_release), null elsewhere",
+                     always=False, fields={
+                         "model": _f(STR, "the board (/proc/device-tree/model)"),
+                         "l4t": _f(STR, "the L4T release line (JetPack)")}),
         "python": _f(DICT, "the interpreter the doctor runs in", unknown=False, fields={
             "version": _f(STR, "platform.python_version()", unknown=False),
             "implementation": _f(STR, "CPython, PyPy", unknown=False),
@@ -201,7 +205,10 @@ SECTIONS: dict[str, dict[str, Field]] = {
             "stale_aot": _f(DICT, "a stale ahead-of-time build shadowed by a JIT one", opaque=True),
             "meta": _f(DICT, "the build's recorded metadata (shown by --verbose)", opaque=True),
         }),
-        "build_info": _f(DICT, "torch_envcheck._C.build_info() (shown by --verbose)", opaque=True),
+        "build_info": _f(DICT, "torch_envcheck._C.build_info() (shown by --verbose; rules read only the "
+                               "fields declared here)", opaque=True, fields={
+            "cudnn_headers": _f(DICT, "the cuDNN headers the extension was compiled against", fields={
+                "version_int": _f(INT, "CUDNN_VERSION of those headers (same encoding as torch.cudnn)")})}),
         "runtime_info": _f(DICT, "torch_envcheck._C.runtime_info()", fields={
             "available": _f(BOOL, "runtime_info() could be called"),
             "cuda_compiled": _f(BOOL, "the extension has its CUDA part"),
