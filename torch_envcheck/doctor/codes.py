@@ -48,6 +48,7 @@ CODES: dict[str, tuple[str, str, str]] = {
     "TE404": ("ptx-jit-driver-too-old", "gpu", "the GPU needs PTX JIT, which needs a newer driver than it has"),
     "TE705": ("extension-broken", "extension", "the compiled extension exists but fails to load"),
     "TE190": ("platform-probe-failed", "platform", "a platform probe crashed: its facts are missing"),
+    "TE250": ("torch-without-numpy", "torch", "torch imports but cannot load NumPy: tensor.numpy() fails"),
     "TE290": ("torch-probe-failed", "torch", "a torch probe crashed: its facts are missing"),
     "TE390": ("driver-probe-failed", "driver", "a driver probe crashed: its facts are missing"),
     "TE490": ("gpu-probe-failed", "gpu", "a GPU probe crashed: its facts are missing"),

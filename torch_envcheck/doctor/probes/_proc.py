@@ -31,7 +31,7 @@ def run(argv: list[str], timeout: float, env: dict | None = None) -> tuple[int, 
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        _kill(proc)
+        kill_group(proc)
         try:
             proc.communicate(timeout=1.0)
         except (subprocess.TimeoutExpired, OSError, ValueError):
@@ -40,7 +40,9 @@ def run(argv: list[str], timeout: float, env: dict | None = None) -> tuple[int, 
     return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
 
 
-def _kill(proc: subprocess.Popen) -> None:
+def kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL the process and, on POSIX, everything in its session (it was started with
+    start_new_session=True), so a wrapper's children cannot outlive it."""
     try:
         if os.name == "posix":
             os.killpg(proc.pid, signal.SIGKILL)
