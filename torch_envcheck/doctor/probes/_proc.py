@@ -16,10 +16,12 @@ class CommandFailed(RuntimeError):
     """The program could not run or did not finish; the message is a one-line fact for the report."""
 
 
-def run(argv: list[str], timeout: float, env: dict | None = None) -> tuple[int, str, str]:
-    """(returncode, stdout, stderr) of argv; raises CommandFailed with a readable message."""
+def run(argv: list[str], timeout: float, env: dict | None = None, shown: str | None = None) -> tuple[int, str, str]:
+    """(returncode, stdout, stderr) of argv, decoded as UTF-8 with undecodable bytes replaced;
+    raises CommandFailed with a readable message naming `shown` (default: the program's name)."""
     # "`nvidia-smi` timed out after 5 s": the program and a short first argument, not the whole query.
-    shown = os.path.basename(argv[0]) + (f" {argv[1]}" if len(argv) > 1 and len(argv[1]) <= 12 else "")
+    if shown is None:
+        shown = os.path.basename(argv[0]) + (f" {argv[1]}" if len(argv) > 1 and len(argv[1]) <= 12 else "")
     kwargs = {}
     if os.name == "posix":
         kwargs["start_new_session"] = True
