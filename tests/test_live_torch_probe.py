@@ -187,3 +187,26 @@ def test_a_real_torch_gives_facts_from_the_child():
     assert t["importable"] is True and t["version"] == torch.__version__
     assert t["import_process"]["returncode"] == 0 and t["import_process"]["stderr_tail"] is None
     assert t["cuda"] == torch.version.cuda
+
+
+@posix_only
+def test_a_crash_while_loading_the_extension_keeps_the_torch_facts(tmp_path):
+    # torch imports; the child dies later, when the extension probe asks torch for its version again.
+    root = _fake_torch(tmp_path, """
+        import os, signal, types
+        __version__ = "2.13.0+cpu"
+        _asked = []
+        def __getattr__(name):
+            if name == "version":
+                _asked.append(name)
+                if len(_asked) > 1:
+                    os.kill(os.getpid(), signal.SIGSEGV)
+                return types.SimpleNamespace(cuda=None, hip=None)
+            raise AttributeError(name)
+    """)
+    proc, _ = _doctor(root, "--json")
+    snap = _report(proc)["snapshot"]
+    assert snap["torch"]["importable"] is True and snap["torch"]["version"] == "2.13.0+cpu"
+    assert snap["torch"]["import_process"]["signal"] == "SIGSEGV"
+    st = snap["extension"]["status"]
+    assert st["state"] == "broken" and "died with SIGSEGV while loading the extension" in st["error"]
