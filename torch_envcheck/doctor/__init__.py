@@ -28,12 +28,12 @@ def _tool_version() -> str:
     return __version__
 
 
-def collect(timeout: float = 5.0, only=None) -> dict:
+def collect(timeout: float = 5.0, only=None, torch_timeout: float | None = None) -> dict:
     """Run the probes (all, or those named in `only`) and return the snapshot.  Never raises
     because of what it finds: failures are facts in probe_errors / driver.errors."""
     from . import probes  # noqa: PLC0415
 
-    res = probes.run(timeout=timeout, only=only)
+    res = probes.run(timeout=timeout, only=only, torch_timeout=torch_timeout)
     snap = {
         "schema": SNAPSHOT_SCHEMA,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),

@@ -22,8 +22,9 @@ def add_source(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--from-json", metavar="FILE", default=None,
                         help="read a saved report or snapshot (from `torch-envcheck --json`) instead of "
                              "probing this machine ('-' reads stdin)")
-    parser.add_argument("--timeout", type=seconds, default=5.0, metavar="SECONDS",
-                        help="time limit for each helper program (nvidia-smi, nvcc, ...); default 5")
+    parser.add_argument("--timeout", type=seconds, default=None, metavar="SECONDS",
+                        help="time limit for each helper program (nvidia-smi, nvcc, ...) and for the "
+                             "torch import; default 5 for programs and 30 for the torch import")
 
 
 def snapshot(args, only=None) -> dict | None:
@@ -39,7 +40,8 @@ def snapshot(args, only=None) -> dict | None:
             return None
     from . import collect  # noqa: PLC0415
     with stdout_to_stderr():
-        return collect(timeout=getattr(args, "timeout", 5.0), only=only)
+        limit = getattr(args, "timeout", None)
+        return collect(timeout=limit or 5.0, only=only, torch_timeout=limit)
 
 
 def error(message: str) -> None:

@@ -66,6 +66,7 @@ CODES: dict[str, tuple[str, str, str]] = {
     "TE406": ("gpu-unsupported-by-cudnn", "gpu", "the GPU is older than this torch's cuDNN supports (cuDNN 9: compute capability >= 5.0)"),
     "TE505": ("library-path-breaks-import", "libraries", "a folder on LD_LIBRARY_PATH makes `import torch` fail"),
     "TE190": ("platform-probe-failed", "platform", "a platform probe crashed: its facts are missing"),
+    "TE250": ("torch-without-numpy", "torch", "torch imports but cannot load NumPy: tensor.numpy() fails"),
     "TE290": ("torch-probe-failed", "torch", "a torch probe crashed: its facts are missing"),
     "TE390": ("driver-probe-failed", "driver", "a driver probe crashed: its facts are missing"),
     "TE490": ("gpu-probe-failed", "gpu", "a GPU probe crashed: its facts are missing"),

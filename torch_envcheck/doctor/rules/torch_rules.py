@@ -48,9 +48,43 @@ def not_importable(s) -> list[dict]:
             expl = (f"Caused by {cause[0]['details']['search_path_var']} (TE505 in the libraries area): "
                     + cause[0]["message"] + ". Reinstalling torch cannot help while that folder wins.")
             fix = cause[0]["fix"]
+    # How the import process ended (the probe imports torch in a child): a signal, an exit or a hang.
+    proc = F.as_dict(t.get("import_process"))
+    if proc.get("timed_out") is True:
+        expl = ("`import torch` did not finish in time: a hung import (a file lock or a slow network file "
+                "system, a stuck GPU driver, a .pth file or sitecustomize that waits). Give it longer with "
+                "the command below; if it still hangs, `python -X importtime -c \"import torch\"` shows "
+                "where it stops.")
+        fix = "torch-envcheck --timeout 120"
+    elif F.text(proc.get("signal")) == "SIGILL":
+        expl = ("The process died on an illegal instruction while importing torch: this torch build uses "
+                "CPU instructions this processor (or the emulator running it) lacks, e.g. AVX2 on an old "
+                "x86 CPU. Install a torch build for this CPU, or run on a newer machine. " + expl)
+    elif F.text(proc.get("signal")):
+        expl = (f"The process died with {F.text(proc.get('signal'))} while importing torch: a crash inside "
+                "a native library (a mismatched CUDA/MKL library, LD_PRELOAD or LD_LIBRARY_PATH pulling in "
+                "another copy). " + expl)
+    elif isinstance(proc.get("returncode"), int) and proc.get("returncode") not in (0, None):
+        expl = ("`import torch` ended the whole Python process (a native library that exits instead of "
+                "raising, e.g. oneMKL's \"FATAL ERROR: Cannot load ...\"). " + expl)
     return [finding("TE201", "failure", msg, expl, fix,
                     {"executable": exe, "import_error": err, "venv": py.get("venv"), "conda_env": py.get("conda_env"),
-                     "prefix": py.get("prefix"), "recommended_build": build})]
+                     "prefix": py.get("prefix"), "recommended_build": build,
+                     "import_process": proc or None})]
+
+
+def numpy_missing(s) -> list[dict]:
+    """torch imported but could not initialise NumPy (not installed, or an ABI it cannot use)."""
+    err = F.text(F.torch(s).get("numpy_error"))
+    if F.torch_importable(s) is not True or not err:
+        return []
+    return [finding("TE250", "warning", f"torch runs without NumPy: {err[:200]}",
+                    "torch imported, but tensor.numpy() and torch.from_numpy() fail until NumPy can be "
+                    "loaded (torch printed \"Failed to initialize NumPy\" on import). Install NumPy into "
+                    "this interpreter; if it is installed, its version does not fit this torch "
+                    "(e.g. NumPy 2 with a torch built for NumPy 1): reinstall it with the command below.",
+                    F.pip_command(s, "install", "numpy"),
+                    {"numpy_error": err})]
 
 
 def cpu_wheel(s) -> list[dict]:
@@ -188,4 +222,4 @@ def torch_ok(s) -> list[dict]:
     return []
 
 
-RULES = [not_importable, cpu_wheel, rocm_wheel, companions, torch_ok]
+RULES = [not_importable, cpu_wheel, rocm_wheel, companions, numpy_missing, torch_ok]
