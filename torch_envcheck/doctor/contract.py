@@ -109,6 +109,16 @@ SECTIONS: dict[str, dict[str, Field]] = {
         "device_count": _f(INT, "torch.cuda.device_count()"),
         "cuda_init_error": _f(STR, "the error torch.cuda.init() raised"),
         "cuda_warnings": _f(LIST, "warnings torch printed while initialising CUDA", of=STR),
+        "numpy_error": _f(STR, "torch's \"Failed to initialize NumPy: ...\" text (null when NumPy loaded): "
+                               "tensor.numpy() will fail"),
+        "import_process": _f(DICT, "how the child process that imported torch ended", fields={
+            "returncode": _f(INT, "its exit status (negative: killed by a signal)"),
+            "signal": _f(STR, "the signal that ended it (SIGSEGV, SIGILL, ...)"),
+            "timed_out": _f(BOOL, "it was still importing at the time limit and was killed"),
+            "limit_s": _f(FLOAT, "that time limit"),
+            "seconds": _f(FLOAT, "how long it ran"),
+            "stderr_tail": _f(STR, "the end of what it printed on stderr (only when it failed)"),
+            "error": _f(STR, "why it could not be started or read")}),
         "devices": _f(LIST, "the CUDA devices torch sees", unknown=False, fields={
             "index": _f(INT, "torch's device index", unknown=False),
             "name": _f(STR, "device name", unknown=False),
