@@ -8,8 +8,10 @@ from __future__ import annotations
 import os
 import sys
 
-from . import _args, escape
-from .facts import d, gpus, index_url, python_mm
+from . import _args
+from . import escape
+from .escape import terminal
+from . import facts as F
 
 PROBES = ("platform", "driver")
 
@@ -35,104 +37,82 @@ def add_arguments(parser) -> None:
     add_plan_arguments(parser)
 
 
-def _python(snap: dict) -> str:
-    exe = d(d(snap.get("platform")).get("python")).get("executable")
-    return exe or "python"
-
-
-def _pip(python: str) -> str:
-    return f'"{python}" -m pip' if " " in python else f"{python} -m pip"
-
-
-def _lowest_capability(snap: dict) -> str | None:
-    caps = []
-    for g in gpus(snap):
-        cap = str(g.get("capability") or "")
-        try:
-            caps.append((tuple(int(x) for x in cap.split(".")), cap))
-        except ValueError:
-            continue
-    return min(caps)[1] if caps else None
-
-
 def recommend(snap: dict) -> dict:
-    """The build that fits the machine of `snap`, as data: {'kind': 'cuda' | 'cpu' | 'pypi' | None
-    (nothing fits), 'torch': release or None (newest), 'tag': index tag or None (PyPI), 'cuda',
-    'python': the snapshot's 'X.Y', 'reasons': [...]}.  advise() and rebuild plans both use it."""
-    plat, drv = d(snap.get("platform")), d(snap.get("driver"))
-    system = plat.get("system")
-    out = {"kind": "cpu", "torch": None, "tag": "cpu", "cuda": None, "python": python_mm(snap), "reasons": []}
+    """The build that fits the machine of `snap`, as data, for advise() and for rebuild plans and
+    scripts: {'kind': 'cuda' | 'cpu' | 'pypi' (macOS: PyPI's own torch) | None (nothing fits),
+    'torch': release or None, 'tag': index tag or None, 'cuda', 'cudnn', 'python': 'X.Y',
+    'reasons': [...]}.  The CUDA build is F.recommend_build(), the function the doctor's fix lines
+    use, so none of them can disagree."""
+    system, mach = F.system(snap), F.machine(snap)
+    out = {"kind": "cpu", "torch": None, "tag": "cpu", "cuda": None, "cudnn": None, "python": F.python_mm(snap),
+           "reasons": []}
     why = out["reasons"]
-    if system == "Darwin":
+    if F.is_macos(snap):
         out.update(kind="pypi", tag=None)
-        if plat.get("apple_silicon") or plat.get("machine") == "arm64":
+        if F.dig(snap, "platform", "apple_silicon") is True or mach == "arm64":
             why.append("macOS on Apple silicon: no CUDA; PyPI's torch uses the GPU through MPS (torch.backends.mps)")
         else:
             why.append("macOS on an Intel CPU: no CUDA and no MPS; the CPU build is the only choice")
         return out
-    if plat.get("wsl") == 1:
+    if F.wsl(snap) == 1:
         why.append("WSL 1 cannot reach the GPU (CUDA on WSL needs WSL 2: `wsl --set-version <distro> 2` in "
                    "Windows); until then only the CPU build works")
         return out
-    if not drv.get("present"):
-        pci = drv.get("pci_gpus")
-        if isinstance(pci, list) and plat.get("wsl") != 2:  # WSL 2's GPU is never on the Linux PCI bus
+    if F.driver_present(snap) is not True:
+        pci = F.pci_gpus(snap)  # None under WSL 2: its GPU is never on the Linux PCI bus
+        if pci is not None:
             if not pci:
                 why.append("no NVIDIA GPU on this machine's PCI bus and no NVIDIA driver: the CPU build is the one "
                            "that fits (a CUDA build would only add several GB of unused libraries)")
                 return out
-            why.append(f"an NVIDIA GPU is on the PCI bus ({', '.join(str(d(g).get('bus_id')) for g in pci)}) but no "
-                       "NVIDIA driver is loaded: install the driver (in a container: start it with GPU access, e.g. "
-                       "`docker run --gpus all`) and run `torch-envcheck advise` again for a CUDA build; until then "
-                       "only the CPU build works")
+            why.append(f"an NVIDIA GPU is on the PCI bus ({', '.join(str(F.text(g.get('bus_id')) or '?') for g in pci)}) "
+                       "but no NVIDIA driver is loaded: install the driver (in a container: start it with GPU access, "
+                       "e.g. `docker run --gpus all`) and run `torch-envcheck advise` again for a CUDA build; until "
+                       "then only the CPU build works")
             return out
         why.append("no NVIDIA driver found: install the NVIDIA driver and run `torch-envcheck advise` again for a "
                    "CUDA build; without a driver only the CPU build works")
         return out
-    cap = _lowest_capability(snap)
-    machine = plat.get("machine") if isinstance(plat.get("machine"), str) else None
-    # WSL 2 installs Linux wheels but runs them on the Windows driver, whose version numbers and
-    # minimums are the Windows column of the driver table.
-    driver_os = "Windows" if plat.get("wsl") == 2 else None
+    cap = F.build_capability(snap)
+    windows_driver = F.wsl(snap) == 2  # WSL 2 runs Linux wheels on the Windows driver
+    why += [f"NVIDIA driver {F.driver_version(snap) or '?'}"
+            + (" (the Windows driver, used by WSL 2)" if windows_driver else "")
+            + (f" supports CUDA up to {F.driver_cuda(snap)}" if F.driver_cuda(snap) else ""),
+            (f"GPU compute capability {cap}" + (" (the lowest of this machine's GPUs)"
+                                                if len(set(F.capabilities(snap))) > 1 else "")) if cap
+            else "GPU compute capability unknown",
+            f"Python {F.python_mm(snap) or '?'} on {system or '?'}" + (f" {mach}" if mach else "")]
+    out.update(kind=None, tag=None)
     try:
         from . import knowledge  # noqa: PLC0415
-        pick = knowledge.latest_release_for(driver_cuda=drv.get("cuda_version"), capability=cap,
-                                            os_name=system, python_version=python_mm(snap),
-                                            driver_version=drv.get("version"), machine=machine,
-                                            driver_os_name=driver_os)
+        knowledge.releases()
     except Exception as exc:  # missing or malformed tables: say so rather than guess
-        why.append(f"the release tables could not be read ({type(exc).__name__}: {exc})")
-        out.update(kind=None, tag=None)
+        why[:] = [f"the release tables could not be read ({type(exc).__name__}: {exc})"]
         return out
-    why += [f"NVIDIA driver {drv.get('version') or '?'}"
-            + (" (the Windows driver, used by WSL 2)" if driver_os else "")
-            + (f" supports CUDA up to {drv['cuda_version']}" if drv.get("cuda_version") else ""),
-            f"GPU compute capability {cap}" if cap else "GPU compute capability unknown",
-            f"Python {python_mm(snap) or '?'} on {system or '?'}" + (f" {machine}" if machine else "")]
+    pick = F.recommend_build(snap, capability=cap)
     if pick is None:
         why.append("no known torch release has a CUDA build for this driver, GPU, CPU architecture and Python: "
                    "update the NVIDIA driver (or Python), or use the CPU build")
-        out.update(kind=None, tag=None)
         return out
     why.append(f"newest fit: torch {pick['torch']} built with CUDA {pick['cuda']} ({pick['tag']})"
                + (", through PTX JIT (first use compiles kernels)" if pick.get("via") == "ptx" else "")
                + (" [table row marked unverified]" if pick.get("unverified") else ""))
-    out.update(kind="cuda", torch=pick["torch"], tag=pick["tag"], cuda=pick["cuda"], cudnn=pick.get("cudnn"))
+    out.update(kind="cuda", torch=pick["torch"], tag=pick["tag"], cuda=pick["cuda"], cudnn=pick.get("cudnn"),
+               build=pick)
     return out
 
 
 def advise(snap: dict) -> tuple[list[str], str | None]:
     """(reasons, command); command None when nothing fits (the reasons say why)."""
     rec = recommend(snap)
-    py = _python(snap)
     if rec["kind"] is None:
         return rec["reasons"], None
     if rec["kind"] == "pypi":
-        return rec["reasons"], f"{_pip(py)} install torch torchvision"
+        return rec["reasons"], F.pip_command(snap, "install", "torch", "torchvision")
     if rec["kind"] == "cpu":
-        return rec["reasons"], f"{_pip(py)} install torch torchvision --index-url {index_url('cpu')}"
-    from . import knowledge  # noqa: PLC0415
-    return rec["reasons"], knowledge.pip_install_command(py, rec["torch"], rec["tag"], companions=("torchvision",))
+        return rec["reasons"], F.pip_command(snap, "install", "torch", "torchvision", "--index-url", F.index_url("cpu"))
+    companions = F.companions_installed(snap) if F.section_known(snap, "packages") else ["torchvision"]
+    return rec["reasons"], F.install_command(snap, rec["build"], companions=companions)
 
 
 def _wants_plan(args) -> bool:
@@ -144,9 +124,7 @@ def _docker(args, snap: dict) -> int:
     from ..rebuild import docker  # noqa: PLC0415
 
     rec = recommend(snap)
-    plat = d(snap.get("platform"))
-    devel = bool(args.devel)
-    img = docker.image(rec, devel=devel, machine=plat.get("machine") if isinstance(plat.get("machine"), str) else None)
+    img = docker.image(rec, devel=bool(args.devel), machine=F.machine(snap))
     if not args.quiet:
         for line in rec["reasons"] + img["reasons"]:
             print(f"# {escape.terminal(line)}")
@@ -181,7 +159,7 @@ def _plan_output(args, snap: dict) -> int:
     if not args.quiet:
         for line in plan.describe():
             print(f"# {escape.terminal(line)}")
-    py = d(d(snap.get("platform")).get("python")).get("executable") or "python"
+    py = F.python_exe(snap)
     if plan.conda:
         env = args.dest or "torch"
         print(escape.shell_join(["conda", "create", "-y", "-n" if os.sep not in env else "-p", env,
@@ -223,11 +201,11 @@ def run(args) -> int:
     why, cmd = advise(snap)
     if not args.quiet:
         for line in why:
-            print(f"# {line}")
+            print(f"# {terminal(line)}")
     if cmd is None:
         if args.quiet:
             for line in why:
-                print(f"torch-envcheck advise: {line}", file=sys.stderr)
+                print(f"torch-envcheck advise: {terminal(line)}", file=sys.stderr)
         return 1
-    print(cmd)
+    print(terminal(cmd))
     return 0

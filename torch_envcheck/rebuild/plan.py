@@ -177,8 +177,7 @@ def from_advice(snap: dict, *, torch: str | None = None, companions=("torchvisio
         local = knowledge.local_tag(version)
         tag = local or tag
         version = version.split("+")[0]
-    plat = snap.get("platform") if isinstance(snap.get("platform"), dict) else {}
-    os_name = plat.get("system") if plat.get("system") in ("Linux", "Windows", "Darwin") else "Linux"
+    os_name = _os_name(snap)
     tf_req = None
     if tensorflow:
         tf_req, tf_reason = _tensorflow_requirement(os_name, tag)
@@ -186,6 +185,12 @@ def from_advice(snap: dict, *, torch: str | None = None, companions=("torchvisio
     return Plan(os_name=os_name, python=rec.get("python"), reasons=reasons, torch=version, tag=tag,
                 companions=tuple(c for c in companions if c != "none"), tensorflow=tf_req, requirements=requirements,
                 sources=sources or Sources(), conda=conda)
+
+
+def _os_name(snap: dict) -> str:
+    from ..doctor import facts as F  # noqa: PLC0415
+    system = F.system(snap)
+    return system if system in ("Linux", "Windows", "Darwin") else "Linux"
 
 
 def _tensorflow_requirement(os_name: str, tag: str | None) -> tuple[str, str]:
@@ -209,11 +214,8 @@ def from_requirements(path: str, snap: dict, *, sources: Sources | None = None, 
     version = pinned_torch(lines)
     if version is None:
         raise PlanError(f"{path} pins no torch (expected a line torch==VERSION, as `torch-envcheck pin` writes)")
-    plat = snap.get("platform") if isinstance(snap.get("platform"), dict) else {}
-    py = (plat.get("python") or {}).get("version") if isinstance(plat.get("python"), dict) else None
-    m = re.match(r"(\d+)\.(\d+)", str(py or ""))
-    os_name = plat.get("system") if plat.get("system") in ("Linux", "Windows", "Darwin") else "Linux"
-    return Plan(os_name=os_name, python=f"{m.group(1)}.{m.group(2)}" if m else None,
+    from ..doctor import facts as F  # noqa: PLC0415
+    return Plan(os_name=_os_name(snap), python=F.python_mm(snap),
                 reasons=[f"reproduce {os.path.basename(path)}: torch=={version} and every other pin in it"],
                 torch=version.split("+")[0], tag=_tags_of(lines)[0] if _tags_of(lines) else None,
                 companions=(), pinned=lines, pinned_file=path, sources=sources or Sources(), conda=conda)
