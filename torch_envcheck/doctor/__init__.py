@@ -14,9 +14,12 @@ import datetime as _dt
 from .snapshot import REPORT_SCHEMA, SNAPSHOT_SCHEMA, jsonable
 
 AREAS = ("platform", "torch", "driver", "gpu", "libraries", "toolchain", "extension")
+# Areas shown only where they apply: conda when the snapshot was taken in a conda env (or has conda
+# facts or findings).
+OPTIONAL_AREAS = ("conda",)
 SEVERITIES = ("ok", "warning", "failure")
 
-__all__ = ["AREAS", "SEVERITIES", "collect", "report", "diagnose", "SNAPSHOT_SCHEMA", "REPORT_SCHEMA"]
+__all__ = ["AREAS", "OPTIONAL_AREAS", "SEVERITIES", "areas_for", "collect", "report", "diagnose", "SNAPSHOT_SCHEMA", "REPORT_SCHEMA"]
 
 
 def _tool_version() -> str:
@@ -51,10 +54,25 @@ def _clean(finding) -> dict | None:
     return f
 
 
-def summarize(findings: list[dict]) -> dict:
+def areas_for(snapshot=None, findings=()) -> tuple:
+    """The areas a report shows, in order: AREAS, then each optional area that applies."""
+    snap = snapshot if isinstance(snapshot, dict) else {}
+    with_findings = {f.get("area") for f in findings or () if isinstance(f, dict)}
+    shown = []
+    for area in OPTIONAL_AREAS:
+        if area in with_findings:
+            shown.append(area)
+        elif area == "conda":
+            py = snap.get("platform", {}).get("python") if isinstance(snap.get("platform"), dict) else None
+            if isinstance(snap.get("conda"), dict) or (isinstance(py, dict) and py.get("conda_env")):
+                shown.append(area)
+    return AREAS + tuple(shown)
+
+
+def summarize(findings: list[dict], snapshot=None) -> dict:
     """Worst severity per area, in report order ("ok" where an area has no finding)."""
     rank = {s: i for i, s in enumerate(SEVERITIES)}
-    summary = {area: "ok" for area in AREAS}
+    summary = {area: "ok" for area in areas_for(snapshot, findings)}
     for f in findings:
         area = f.get("area")
         if rank[f["severity"]] > rank[summary.get(area, "ok")]:
@@ -73,7 +91,7 @@ def report(snapshot: dict) -> dict:
     except Exception as exc:  # a crashing rule must not hide the facts already gathered
         findings = []
         errors.append(f"the rules could not run: {type(exc).__name__}: {exc}")
-    summary = summarize(findings)
+    summary = summarize(findings, snapshot)
     failed = bool(errors) or any(f["severity"] == "failure" for f in findings)
     out = {
         "schema": REPORT_SCHEMA,

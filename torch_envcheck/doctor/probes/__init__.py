@@ -15,6 +15,7 @@ import time
 SECTIONS = {
     "platform": "platform", "torch": "torch", "packages": "packages", "driver": "driver",
     "env": "env", "libraries": "libraries", "toolchain": "toolchain", "extension": "extension",
+    "conda": "conda",
 }
 ALL = tuple(SECTIONS)
 
@@ -71,7 +72,7 @@ def run(timeout: float = 5.0, only=None, env: dict | None = None) -> dict:
     # run on this thread it added its whole time to the report.
     if "packages" in names:
         threads["packages"] = r.start("packages", lambda: _probe_fn("packages")())
-    for name in ("platform", "env", "libraries"):
+    for name in ("platform", "env", "libraries", "conda"):
         if name in names:
             r.call(name, lambda n=name: _probe_fn(n)(env=env))
     if "torch" in names:

@@ -6,6 +6,7 @@ from __future__ import annotations
 TITLES = {
     "platform": "Platform", "torch": "PyTorch", "driver": "NVIDIA driver", "gpu": "GPUs",
     "libraries": "CUDA libraries", "toolchain": "Compiler toolchain", "extension": "torch_envcheck extension",
+    "conda": "conda env",
 }
 
 
@@ -152,12 +153,18 @@ def _extension(s):
     return f"{state}: {st.get('error')}" if state else "unknown"
 
 
+def _conda(s):
+    from ..conda_headline import headline as conda_headline  # noqa: PLC0415
+    return conda_headline(s)
+
+
 _HEADLINES = {"platform": _platform, "torch": _torch, "driver": _driver, "gpu": _gpu, "libraries": _libraries,
-              "toolchain": _toolchain, "extension": _extension}
+              "toolchain": _toolchain, "extension": _extension, "conda": _conda}
 
 # --verbose: which snapshot sections are listed under which area.
 SECTIONS = {"platform": ("platform",), "torch": ("torch", "packages"), "driver": ("driver",),
-            "gpu": (), "libraries": ("libraries", "env"), "toolchain": ("toolchain",), "extension": ("extension",)}
+            "gpu": (), "libraries": ("libraries", "env"), "toolchain": ("toolchain",), "extension": ("extension",),
+            "conda": ("conda",)}
 
 
 def flatten(value, prefix: str = "") -> list[tuple[str, str]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from .. import AREAS
+from .. import areas_for
 from . import areas
 
 MARK = {"ok": "✅", "warning": "⚠️", "failure": "❌"}
@@ -21,9 +21,9 @@ def render(report: dict) -> str:
     summary = report.get("summary") or {}
     out = [f"### torch-envcheck {report.get('tool_version', '')} report", "",
            "| | Area | Facts |", "|---|---|---|"]
-    for area in AREAS:
+    for area in areas_for(snap, findings):
         sev = summary.get(area, "ok")
-        out.append(f"| {MARK.get(sev, sev)} | {areas.TITLES[area]} | {_cell(areas.headline(area, snap))} |")
+        out.append(f"| {MARK.get(sev, sev)} | {areas.TITLES.get(area, area)} | {_cell(areas.headline(area, snap))} |")
     out.append("")
     problems = [f for f in findings if f.get("severity") in ("failure", "warning")]
     if problems:
