@@ -10,7 +10,7 @@ import sys
 from . import _args
 from .facts import d, gpus, index_url, python_mm
 
-PROBES = ("platform", "driver")
+PROBES = ("platform", "driver", "conda")
 
 
 def add_arguments(parser) -> None:
@@ -99,6 +99,10 @@ def run(args) -> int:
     if snap is None:
         return 2
     why, cmd = advise(snap)
+    from .rules._conda_facts import in_conda_env  # noqa: PLC0415
+    if in_conda_env(snap):  # the conda form (conda install ... -c pytorch -c nvidia), pip for newer torch
+        from .conda_advise import conda_form  # noqa: PLC0415
+        why, cmd = conda_form(snap, why, cmd)
     if not args.quiet:
         for line in why:
             print(f"# {line}")

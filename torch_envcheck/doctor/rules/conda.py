@@ -135,8 +135,8 @@ def _cuda_install_lines(s, rec, flavour_note: str) -> tuple[list[str], str]:
                            if C.package(s, n)])
     if route:
         newest = F.recommend_build(s) or {}
-        lines.append(f"# or the newest torch for this driver ({newest.get('torch')}), with pip inside the env "
-                     f"(the pytorch channel has no release after {_last_conda_release()}):")
+        lines.append(f"# or with pip inside the env: torch {newest.get('torch')} from download.pytorch.org "
+                     f"(needed for torch newer than {_last_conda_release()}, the pytorch channel's last release):")
         lines += route
     return lines, why + flavour_note
 
@@ -220,12 +220,13 @@ def torch_installed_twice(s) -> list[dict]:
                None: "torch does not import" if F.torch_importable(s) is False
                else "which copy Python imports is unknown (no torch facts)"}[who]
     nvidia = [d for d in C.pip_dists(s) if d["name"].startswith("nvidia-")]
-    companions = [n for n in ("torchvision", "torchaudio") if C.pip_dist(s, n)]
+    companions = [n for n in ("torchvision", "torchaudio", "triton") if C.pip_dist(s, n)]
     ver = _safe_version(C.version(rec))
+    pinned = [f"{n}=={_safe_version(C.version(C.package(s, n)))}" if _safe_version(C.version(C.package(s, n))) else n
+              for n in _installed(s, "torchvision", "torchaudio", "pytorch-cuda")]
     fix = [_cmd(s, F.python_exe(s), "-m", "pip", "uninstall", "-y", "torch", *companions,
                 *[d["name"] for d in nvidia][:40]),
-           _conda(s, "install", "--force-reinstall", f"pytorch=={ver}" if ver else "pytorch",
-                  *_installed(s, "torchvision", "torchaudio", "pytorch-cuda"),
+           _conda(s, "install", "--force-reinstall", f"pytorch=={ver}" if ver else "pytorch", *pinned,
                   *(["-c", "pytorch", "-c", "nvidia"] if C.channel(rec) == "pytorch" else
                     ["-c", C.channel(rec)] if C.channel(rec) and C.channel(rec) != "pkgs/main" else [])),
            "# or keep pip's torch: a new env without conda's pytorch (torch-envcheck pin --conda writes its environment.yml)"]
@@ -393,8 +394,8 @@ def system_cuda_first_on_path(s) -> list[dict]:
                + " }) -join ';'")
     return [finding(
         "TE908", "failure" if other else "warning",
-        f"PATH puts the CUDA {terminal(e.get('cuda_version') or '?')} toolkit in {terminal(d)} before "
-        f"{_env_label(s)}'s Library\\bin" + ("" if env_idx is not None else " (which is not on PATH at all)")
+        f"PATH puts the CUDA {terminal(e.get('cuda_version') or '?')} toolkit in {terminal(d)} before the "
+        f"Library\\bin of {_env_label(s)}" + ("" if env_idx is not None else " (which is not on PATH at all)")
         + f": its DLLs shadow conda's {toolkit[0]} {toolkit[1]}",
         "On Windows the DLL loader searches PATH in order, so the system toolkit's cudart64_*.dll, cublas and cuDNN "
         "are loaded instead of the env's" + (" — another CUDA version than conda installed, which TensorFlow and "
