@@ -119,7 +119,7 @@ def build(s) -> str:
     for d in C.pip_dists(s):
         name, ver = d["name"], d["version"]
         why = None
-        if name in ("torch", "torchvision", "torchaudio") and "pytorch" in pkgs:
+        if name in ("torch", "torchvision", "torchaudio", "triton") and "pytorch" in pkgs:
             why = f"conda's pytorch {C.version(pkgs['pytorch'])} is the one pinned above"
         elif name.startswith("nvidia-") and conda_cuda:
             why = f"conda's {conda_cuda[0]} provides CUDA in this env"
