@@ -30,6 +30,10 @@ CONTRACT = {
     "toolchain": {"nvcc": LIST, "cuda_home": DICT, "host_compiler": (DICT, NONE), "ninja": (DICT, NONE)},
     "extension": {"status": DICT, "build_info": (DICT, NONE), "runtime_info": (DICT, NONE)},
 }
+# Sections that are null where they do not apply (conda: outside a conda env).
+OPTIONAL = {"conda": {"prefix": STR, "env_name": (STR, NONE), "manager": (STR, NONE), "records": INT,
+                      "records_truncated": BOOL, "packages": DICT, "requested": DICT, "pip": LIST,
+                      "pip_truncated": BOOL, "search_path": (LIST, NONE), "errors": LIST}}
 PYTHON = {"version": STR, "implementation": STR, "executable": STR, "prefix": STR, "base_prefix": STR,
           "venv": BOOL, "conda_env": (STR, NONE), "conda_prefix": (STR, NONE)}
 NVCC = {"path": STR, "source": STR, "cuda_home": STR, "toolkit_found": BOOL, "version": (STR, NONE),
@@ -50,9 +54,12 @@ def _check(obj: dict, spec: dict, where: str) -> None:
 def test_snapshot_follows_the_contract(snap):
     assert snap["schema"] == "torch_envcheck.snapshot/1" and snap["tool_version"]
     assert snap["probe_errors"] == {}, snap["probe_errors"]  # on this machine every probe runs
-    assert set(snap["probe_seconds"]) == set(CONTRACT)
+    assert set(snap["probe_seconds"]) == set(CONTRACT) | set(OPTIONAL)
     for section, spec in CONTRACT.items():
         _check(snap[section], spec, section)
+    for section, spec in OPTIONAL.items():
+        if snap[section] is not None:
+            _check(snap[section], spec, section)
     _check(snap["platform"]["python"], PYTHON, "platform.python")
     for entry in snap["toolchain"]["nvcc"]:
         _check(entry, NVCC, "toolchain.nvcc[]")

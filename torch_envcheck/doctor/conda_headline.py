@@ -4,13 +4,14 @@ conda accessors; renderers escape it like every other headline."""
 
 from __future__ import annotations
 
+from .escape import terminal
 from .rules import _conda_facts as C
 
 
 def headline(s) -> str:
     if not C.has_conda_facts(s):
         name = C.env_name(s)
-        return f"conda env {name} (no conda facts in this snapshot)" if name else "not a conda env"
+        return f"conda env {terminal(name)} (no conda facts in this snapshot)" if name else "not a conda env"
     parts = [f"{C.env_name(s) or C.prefix(s)} ({C.manager(s) if C.conda(s).get('manager') else 'conda-meta'}, "
              f"{C.records(s) or 0} packages)"]
     pkgs = C.packages(s)
@@ -22,4 +23,4 @@ def headline(s) -> str:
     pip = C.pip_dists(s)
     if pip:
         parts.append(f"{len(pip)} pip package{'s' if len(pip) != 1 else ''}")
-    return ", ".join(parts)
+    return terminal(", ".join(parts))
