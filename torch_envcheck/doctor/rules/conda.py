@@ -135,8 +135,8 @@ def _cuda_install_lines(s, rec, flavour_note: str) -> tuple[list[str], str]:
                            if C.package(s, n)])
     if route:
         newest = F.recommend_build(s) or {}
-        lines.append(f"# or with pip inside the env: torch {newest.get('torch')} from download.pytorch.org "
-                     f"(needed for torch newer than {_last_conda_release()}, the pytorch channel's last release):")
+        lines.append(f"# or with pip inside the env (the only route to torch newer than {_last_conda_release()}, the "
+                     f"pytorch channel's last release): torch {newest.get('torch')} from download.pytorch.org")
         lines += route
     return lines, why + flavour_note
 
