@@ -254,3 +254,15 @@ def test_malformed_conda_section_never_crashes(junk):
     s["conda"] = junk
     found = evaluate(s)
     assert not any(f["code"] == "TE990" for f in found)  # no rule crashed
+
+
+def test_conda_built_tensorflow_depends_win_over_the_upstream_table(tmp_path):
+    # a conda tensorflow-base built against cudatoolkit 11.3 (its packager's choice, not TF's tested 11.2)
+    tf = [record("tensorflow-base", "2.6.0", "gpu_py39h1_0", "pkgs/main",
+                 depends=["cudatoolkit >=11.3,<11.4", "cudnn >=8.2.1,<9.0a0", "python >=3.9,<3.10.0a0"]),
+          record("tensorflow", "2.6.0", "gpu_py39h2_0", "pkgs/main")]
+    s = conda_snap(tmp_path / "a", tf_env("11.3.1", "8.2.1") + tf)
+    assert conda_codes(s) == [("TE900", "ok")]
+    s = conda_snap(tmp_path / "b", tf_env("11.2.2", "8.2.1") + tf)
+    f = by_code(rules.evaluate(s), "TE906")[0]
+    assert "built with CUDA 11.3," in f["message"] and f["fix"] == "conda install --force-reinstall -c conda-forge cudatoolkit=11.3"

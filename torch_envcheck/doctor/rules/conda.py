@@ -317,6 +317,13 @@ def tensorflow_cuda_mismatch(s) -> list[dict]:
     problems, severity, pins = [], "warning", []
     toolkit = C.cuda_toolkit(s)
     need_cuda, need_cudnn = row["cuda"], row["cudnn"]
+    # A conda-built TensorFlow says in its depends which cudatoolkit/cudnn its packager built it with:
+    # that wins over the upstream table (Anaconda's tensorflow-gpu builds differ from the pip wheels).
+    tf_rec = next((C.package(s, n) for n in ("tensorflow-base", "tensorflow-gpu", "tensorflow") if C.package(s, n)), None)
+    if tf_rec is not None:
+        need_cuda = C.depends_range(tf_rec, "cudatoolkit") or need_cuda
+        if any(d.split()[0] == "cudnn" for d in C.depends(tf_rec) if d.split()):
+            need_cudnn = None  # the solver already holds cudnn to the build's range
     if toolkit:
         have = C.mm(toolkit[1])
         want = C.mm(need_cuda)
@@ -326,7 +333,7 @@ def tensorflow_cuda_mismatch(s) -> list[dict]:
             problems.append(f"{toolkit[0]} {toolkit[1]} ({'TensorFlow cannot load it' if bad else 'newer than tested'})")
             pins.append(f"cudatoolkit={need_cuda}")
     cudnn = C.package(s, "cudnn")
-    if cudnn and C.mm(C.version(cudnn)):
+    if cudnn and need_cudnn and C.mm(C.version(cudnn)):
         have, want = C.mm(C.version(cudnn)), C.mm(need_cudnn)
         if have[0] != want[0] or have < want:
             severity = "failure"
@@ -336,10 +343,12 @@ def tensorflow_cuda_mismatch(s) -> list[dict]:
         return []
     return [finding(
         "TE906", severity,
-        f"{tf[0]} {terminal(tf[1])} was built with CUDA {need_cuda} and cuDNN {need_cudnn}, but {_env_label(s)} "
+        f"{tf[0]} {terminal(tf[1])} was built with CUDA {need_cuda}" + (f" and cuDNN {need_cudnn}" if need_cudnn else "")
+        + f", but {_env_label(s)} "
         f"has {' and '.join(problems)}",
         f"TensorFlow {C.mm(tf[1])[0]}.{C.mm(tf[1])[1]} loads the CUDA and cuDNN libraries it was built with "
-        f"(TensorFlow's 'Tested build configurations': CUDA {need_cuda}, cuDNN {need_cudnn}); from a conda env it "
+        f"(TensorFlow's 'Tested build configurations': CUDA {row['cuda']}, cuDNN {row['cudnn']}; a conda build's "
+        f"depends can pin another); from a conda env it "
         "takes them from cudatoolkit and cudnn. An older or other-major toolkit fails with \"Could not load dynamic "
         "library\" and TensorFlow runs on the CPU only.",
         _conda(s, "install", "--force-reinstall", "-c", "conda-forge", *pins),
