@@ -46,9 +46,10 @@ def test_pin_conda_leaves_out_the_pip_packages_that_broke_the_env():
 def test_pin_conda_escapes_and_validates_hostile_values():
     s = load(HEALTHY)
     s["conda"]["env_name"] = 'x"\n- evil: 1'
-    s["conda"]["packages"]["pytorch"]["build"] = "py3\nchannels: [evil]"
-    s["conda"]["packages"]["cudnn"] = {"version": "8.9; rm -rf ~", "build": "0", "channel": "nvidia"}
-    s["conda"]["packages"]["nccl"] = {"version": "2.20", "build": "0", "channel": "https://evil.example/x y"}
+    pkgs = s["conda"]["packages"]
+    next(p for p in pkgs if p["name"] == "pytorch")["build"] = "py3\nchannels: [evil]"
+    pkgs.append({"name": "cudnn", "version": "8.9; rm -rf ~", "build": "0", "channel": "nvidia"})
+    pkgs.append({"name": "nccl", "version": "2.20", "build": "0", "channel": "https://evil.example/x y"})
     s["conda"]["pip"].append({"name": "evil\n- x", "version": "1.0"})
     s["conda"]["pip"].append({"name": "ok-pkg", "version": "1.0 --index-url http://evil"})
     text = build(s)

@@ -238,7 +238,7 @@ def test_unreadable_record_and_crashed_probe(tmp_path):
 
 def test_hostile_snapshot_values_are_escaped(tmp_path):
     s = conda_snap(tmp_path, cpu_env(), name="dl\x1b[31m\nevil")
-    s["conda"]["packages"]["pytorch"]["version"] = "2.3.0; rm -rf ~\n"
+    next(p for p in s["conda"]["packages"] if p["name"] == "pytorch")["version"] = "2.3.0; rm -rf ~\n"
     s["conda"]["manager"] = "rm -rf /"
     found = rules.evaluate(s)
     f = by_code(found, "TE901")[0]
@@ -248,7 +248,9 @@ def test_hostile_snapshot_values_are_escaped(tmp_path):
 
 
 @pytest.mark.parametrize("junk", [None, [], "x", {"packages": "x", "pip": {"a": 1}, "search_path": 3, "prefix": "/p"},
-                                  {"prefix": "/p", "packages": {"pytorch": {"version": 5}}, "pip": [{"name": None}]}])
+                                  {"prefix": "/p", "packages": {"pytorch": {"version": 5}}, "pip": [{"name": None}]},
+                                  {"prefix": "/p", "packages": [{"name": "pytorch", "version": 5}, None, "x"],
+                                   "requested": [None, {"name": 3}], "pip": [{"name": "torch", "version": None}]}])
 def test_malformed_conda_section_never_crashes(junk):
     s = load(GPU_BASE)
     s["conda"] = junk

@@ -212,6 +212,7 @@ def parse_record(data, filename: str) -> dict:
             raise ValueError(f"'{key}' is missing or not a string")
     bn = rec.get("build_number")
     out = {
+        "name": _s(filename.rsplit("-", 2)[0], 200),
         "version": _s(version, 100),
         "build": _s(build, 200),
         "build_number": bn if isinstance(bn, int) and not isinstance(bn, bool) else None,
@@ -226,8 +227,9 @@ def parse_record(data, filename: str) -> dict:
         "file": filename,
     }
     if name != filename.rsplit("-", 2)[0]:
-        out["name_in_record"] = _s(name, 200)
+        raise ValueError(f"its name {_s(name, 100)!r} is not the one in its file name")
     files = rec.get("files")
+    out["runtime_files"] = None
     if isinstance(files, list) and name in RUNTIME_PACKAGES:
         runtime = [f for f in files[:100000] if isinstance(f, str) and RUNTIME_LIB_RE.search(f)]
         out["runtime_files"] = [_s(f) for f in runtime[:MAX_RUNTIME_FILES]]
@@ -357,12 +359,9 @@ def read_pip_dists(site_dirs, prefix: str, errors: _Errors) -> tuple[list[dict],
             if installer.lower() == "conda" or nv in seen:
                 continue
             seen.add(nv)
-            item = {"name": _s(nv[0], 200), "version": _s(nv[1], 100), "installer": _s(installer, 40),
-                    "dist_info": _s(entry, 300)}
             outside = _record_outside_files(site, prefix, dist_path, budget) if entry.endswith(".dist-info") else []
-            if outside:
-                item["runtime_files"] = outside
-            out.append(item)
+            out.append({"name": _s(nv[0], 200), "version": _s(nv[1], 100), "installer": _s(installer, 40),
+                        "dist_info": _s(entry, 300), "runtime_files": outside or None})
     return out, truncated
 
 
@@ -442,7 +441,7 @@ def probe_prefix(prefix: str, env: dict | None = None, system: str | None = None
                 errors.add(f"conda-meta/{fn}: the file name is not <name>-<version>-<build>.json")
             continue
         index.setdefault(parts[0].lower(), []).append((fn, parts))
-    packages: dict = {}
+    packages: list = []
     for name in RELEVANT:
         for fn, _parts in index.get(name, ()):
             try:
@@ -450,16 +449,17 @@ def probe_prefix(prefix: str, env: dict | None = None, system: str | None = None
             except (OSError, ValueError) as exc:
                 errors.add(f"conda-meta/{fn}: {exc}")
                 continue
-            if name in packages:  # two records of one name: conda's own metadata is inconsistent
-                errors.add(f"conda-meta holds two records of {name}: {packages[name]['file']} and {fn}")
+            first = next((p for p in packages if p["name"] == name), None)
+            if first is not None:  # two records of one name: conda's own metadata is inconsistent
+                errors.add(f"conda-meta holds two records of {name}: {first['file']} and {fn}")
                 continue
-            packages[name] = rec
+            packages.append(rec)
     requested, manager = read_history(meta, errors)
-    req_out = {}
+    req_out = []
     for name, spec in requested.items():
         found = index.get(name)
-        req_out[name] = {"spec": spec, "version": _s(found[0][1][1], 100) if found else None,
-                         "build": _s(found[0][1][2], 200) if found else None}
+        req_out.append({"name": _s(name, 200), "spec": spec, "version": _s(found[0][1][1], 100) if found else None,
+                        "build": _s(found[0][1][2], 200) if found else None})
     pip, pip_truncated = read_pip_dists(_site_dirs(prefix) if site_dirs is None else site_dirs, prefix, errors)
     conda_prefix = env.get("CONDA_PREFIX")
     out = {

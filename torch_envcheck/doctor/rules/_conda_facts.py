@@ -45,11 +45,12 @@ def records(s) -> int | None:
 
 
 def packages(s) -> dict:
-    """{name: record facts} of the CUDA-relevant conda packages (only dict entries with a version)."""
+    """{name: record facts} of the CUDA-relevant conda packages (conda.packages[]: entries with a
+    name and a version; the first of a name counts)."""
     out = {}
-    for name, rec in list(as_dict(conda(s).get("packages")).items())[:MAX_ITEMS]:
-        if isinstance(name, str) and isinstance(rec, dict) and text(rec.get("version")):
-            out[name] = rec
+    for rec in as_list(conda(s).get("packages"))[:MAX_ITEMS]:
+        if isinstance(rec, dict) and text(rec.get("name")) and text(rec.get("version")):
+            out.setdefault(rec["name"], rec)
     return out
 
 
@@ -89,11 +90,11 @@ def pip_dist(s, name: str) -> dict | None:
 
 
 def requested(s) -> dict:
-    """{name: {"spec", "version", "build"}} the user asked conda for (conda-meta/history)."""
+    """{name: {"name", "spec", "version", "build"}} the user asked conda for (conda-meta/history)."""
     out = {}
-    for name, item in list(as_dict(conda(s).get("requested")).items())[:MAX_ITEMS]:
-        if isinstance(name, str) and isinstance(item, dict):
-            out[name] = item
+    for item in as_list(conda(s).get("requested"))[:MAX_ITEMS]:
+        if isinstance(item, dict) and text(item.get("name")):
+            out.setdefault(item["name"], item)
     return out
 
 
