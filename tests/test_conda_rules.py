@@ -268,3 +268,10 @@ def test_conda_built_tensorflow_depends_win_over_the_upstream_table(tmp_path):
     s = conda_snap(tmp_path / "b", tf_env("11.2.2", "8.2.1") + tf)
     f = by_code(rules.evaluate(s), "TE906")[0]
     assert "built with CUDA 11.3," in f["message"] and f["fix"] == "conda install --force-reinstall -c conda-forge cudatoolkit=11.3"
+
+
+def test_new_env_fix_on_windows_writes_utf8(tmp_path):
+    s = conda_snap(tmp_path, tf_env(), pip=[("nvidia-cublas-cu11", "11.11.3.6", "pip", [])], system="Windows", search_path=[])
+    fix = by_code(rules.evaluate(s), "TE905")[0]["fix"].splitlines()
+    assert fix[1] == "torch-envcheck pin --conda | Out-File -Encoding utf8 environment.yml"
+    assert fix[2] == "conda env create -n dl-new -f environment.yml"

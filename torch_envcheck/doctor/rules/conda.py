@@ -95,9 +95,16 @@ def _pip_route(s, remove: list[str]) -> list[str]:
     lines = []
     if remove:
         lines.append(_conda(s, "remove", "--force", *remove))
-    lines.append(F.install_command(s, {"torch": build["torch"], "tag": build["tag"]})
-                 if F.torch_release(s) != build["torch"] else F.install_command(s, build))
+    lines.append(F.install_command(s, build))
     return lines
+
+
+def _new_env_lines(s) -> list[str]:
+    """The guides' remedy: write the env's environment.yml and create a new env from it."""
+    pin = _cmd(s, "torch-envcheck", "pin", "--conda")
+    # Windows PowerShell 5's `>` writes UTF-16, which conda cannot read
+    pin += " | Out-File -Encoding utf8 environment.yml" if shell_for(F.system(s)) == "powershell" else " > environment.yml"
+    return [NEW_ENV_NOTE, pin, _conda(s, "env", "create", "-n", f"{C.env_name(s) or 'env'}-new", "-f", "environment.yml")]
 
 
 def _installed(s, *names) -> list[str]:
@@ -267,8 +274,7 @@ def runtime_replaced_by_pip(s) -> list[dict]:
         "for every conda package, which shows up as 'GLIBCXX_... not found', two OpenMP runtimes in one process "
         "(OMP: Error #15) or crashes. Neither conda nor pip can undo it cleanly: the guides' advice is a new env, "
         "with conda's packages first and pip's last, leaving out the pip package that brings its own runtime.",
-        "\n".join([NEW_ENV_NOTE, _cmd(s, "torch-envcheck", "pin", "--conda") + " > environment.yml",
-                   _conda(s, "env", "create", "-n", f"{C.env_name(s) or 'env'}-new", "-f", "environment.yml")]),
+        "\n".join(_new_env_lines(s)),
         {"files": [{"pip": h[0]["name"], "file": h[1], "conda_package": h[2]} for h in hits[:20]]})]
 
 
@@ -292,8 +298,7 @@ def pip_nvidia_wheels(s) -> list[dict]:
         "the loader's search path, and a conda update of one half leaves the other behind (the usual cause: pip "
         "installing torch or tensorflow[and-cuda] into a conda env). The guides' advice is a new env where one "
         "installer provides CUDA.",
-        "\n".join([NEW_ENV_NOTE, _cmd(s, "torch-envcheck", "pin", "--conda") + " > environment.yml",
-                   _conda(s, "env", "create", "-n", f"{C.env_name(s) or 'env'}-new", "-f", "environment.yml")]),
+        "\n".join(_new_env_lines(s)),
         {"pip": [d["name"] for d in wheels][:50], "conda": [n for n, _ in conda_cuda]})]
 
 
