@@ -11,9 +11,9 @@ newer than 2.5 knows, Python 3.13).
 from __future__ import annotations
 
 from . import knowledge
-from .escape import shell_for, shell_join
 from .rules import _conda_facts as C
 from .rules import _facts as F
+from .rules.conda import command_line
 
 
 def _last_release() -> tuple[str, list[str]]:
@@ -25,7 +25,6 @@ def _last_release() -> tuple[str, list[str]]:
 
 def conda_form(snap: dict, why: list[str], cmd: str | None) -> tuple[list[str], str | None]:
     """(reasons, command) for a conda env, from advise()'s pip answer (`why`, `cmd`)."""
-    shell = shell_for(F.system(snap))
     mgr = C.manager(snap)
     try:
         last, options = _last_release()
@@ -34,12 +33,12 @@ def conda_form(snap: dict, why: list[str], cmd: str | None) -> tuple[list[str], 
     env = C.env_name(snap)
     out = list(why) + [f"conda env {env or C.prefix(snap) or '?'}: the pytorch channel's last release is {last} "
                        "(pytorch/pytorch#138506); newer torch goes into a conda env only with pip"]
-    pre = [shell_join([mgr, "remove", "cpuonly"], shell)] if C.package(snap, "cpuonly") else []
+    pre = [command_line(snap, mgr, "remove", "cpuonly")] if C.package(snap, "cpuonly") else []
     system = F.system(snap)
     if system == "Darwin":
-        conda_cmd = shell_join([mgr, "install", f"pytorch={last}", "torchvision", "-c", "pytorch"], shell)
+        conda_cmd = command_line(snap, mgr, "install", f"pytorch={last}", "torchvision", "-c", "pytorch")
     elif F.driver_present(snap) is not True:
-        conda_cmd = shell_join([mgr, "install", f"pytorch={last}", "torchvision", "cpuonly", "-c", "pytorch"], shell)
+        conda_cmd = command_line(snap, mgr, "install", f"pytorch={last}", "torchvision", "cpuonly", "-c", "pytorch")
         pre = []
     else:
         caps = [g.get("capability") for g in F.gpus(snap) if isinstance(g.get("capability"), str)]
@@ -58,10 +57,10 @@ def conda_form(snap: dict, why: list[str], cmd: str | None) -> tuple[list[str], 
             if C.package(snap, "pytorch"):
                 remove = [n for n in ("pytorch", "torchvision", "torchaudio", "pytorch-cuda", "cpuonly")
                           if C.package(snap, n)]
-                return out, "\n".join([shell_join([mgr, "remove", "--force", *remove], shell)] + ([cmd] if cmd else []))
+                return out, "\n".join([command_line(snap, mgr, "remove", "--force", *remove)] + ([cmd] if cmd else []))
             return out, cmd
-        conda_cmd = shell_join([mgr, "install", f"pytorch={last}", "torchvision", f"pytorch-cuda={pick['cuda']}",
-                                "-c", "pytorch", "-c", "nvidia"], shell)
+        conda_cmd = command_line(snap, mgr, "install", f"pytorch={last}", "torchvision", f"pytorch-cuda={pick['cuda']}",
+                                "-c", "pytorch", "-c", "nvidia")
         out.append(f"conda form: pytorch {last} with pytorch-cuda {pick['cuda']}, the newest of "
                    f"{', '.join(options)} this driver runs")
     if cmd:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from .. import knowledge as kb
-from ..escape import shell_join, shell_quote, shell_for, terminal
+from ..escape import shell_for, shell_quote, terminal
 from ..finding import finding
 from . import _conda_facts as C
 from . import _facts as F
@@ -36,13 +36,22 @@ def _safe_version(v) -> str | None:
     return v if isinstance(v, str) and _CONDA_VERSION.match(v) else None
 
 
-def _cmd(s, *words) -> str:
-    """A command line for this snapshot's OS, every word quoted for its shell."""
-    return shell_join([w for w in words if w], shell_for(F.system(s)))
+# The options these fixes use: written as they are (PowerShell would otherwise get '-c'); every
+# other word, and any data from the snapshot, is quoted for the shell.
+_FLAGS = frozenset(("-c", "-n", "-f", "-m", "-y", "--force", "--force-reinstall", "--conda"))
+
+
+def command_line(s, *words) -> str:
+    """A command line for this snapshot's OS (shell_join's quoting, known options left bare)."""
+    shell = shell_for(F.system(s))
+    out = [w if w in _FLAGS else shell_quote(w, shell) for w in words if w]
+    if shell == "powershell" and out and out[0].startswith("'"):
+        out.insert(0, "&")  # a quoted program path needs the call operator
+    return " ".join(out)
 
 
 def _conda(s, *words) -> str:
-    return _cmd(s, C.manager(s), *words)
+    return command_line(s, C.manager(s), *words)
 
 
 def _env_label(s) -> str:
@@ -101,7 +110,7 @@ def _pip_route(s, remove: list[str]) -> list[str]:
 
 def _new_env_lines(s) -> list[str]:
     """The guides' remedy: write the env's environment.yml and create a new env from it."""
-    pin = _cmd(s, "torch-envcheck", "pin", "--conda")
+    pin = command_line(s, "torch-envcheck", "pin", "--conda")
     # Windows PowerShell 5's `>` writes UTF-16, which conda cannot read
     pin += " | Out-File -Encoding utf8 environment.yml" if shell_for(F.system(s)) == "powershell" else " > environment.yml"
     return [NEW_ENV_NOTE, pin, _conda(s, "env", "create", "-n", f"{C.env_name(s) or 'env'}-new", "-f", "environment.yml")]
@@ -231,7 +240,7 @@ def torch_installed_twice(s) -> list[dict]:
     ver = _safe_version(C.version(rec))
     pinned = [f"{n}=={_safe_version(C.version(C.package(s, n)))}" if _safe_version(C.version(C.package(s, n))) else n
               for n in _installed(s, "torchvision", "torchaudio", "pytorch-cuda")]
-    fix = [_cmd(s, F.python_exe(s), "-m", "pip", "uninstall", "-y", "torch", *companions,
+    fix = [command_line(s, F.python_exe(s), "-m", "pip", "uninstall", "-y", "torch", *companions,
                 *[d["name"] for d in nvidia][:40]),
            _conda(s, "install", "--force-reinstall", f"pytorch=={ver}" if ver else "pytorch", *pinned,
                   *(["-c", "pytorch", "-c", "nvidia"] if C.channel(rec) == "pytorch" else
