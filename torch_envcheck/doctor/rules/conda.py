@@ -206,7 +206,7 @@ def pytorch_cuda_missing(s) -> list[dict]:
         "Since pytorch 1.13 the pytorch channel brings the CUDA libraries through the pytorch-cuda package "
         "(`-c pytorch -c nvidia`); without it a CUDA build has no CUDA runtime in the env and the solver "
         "falls back to the CPU build on the next change." + why,
-        "\n".join(lines) or None, {"pytorch": rec, "flavour": flav}, explains=("TE202",))]
+        "\n".join(lines) or None, {"pytorch": rec, "flavour": flav}, explains=("TE201", "TE202"))]
 
 
 def _imported(s, conda_rec, pip_item) -> str | None:
@@ -393,7 +393,7 @@ def pytorch_cuda_mismatch(s) -> list[dict]:
             f"version the build was compiled for (its depends pin {pkg} {want}). Another version fails at import "
             "(missing libcudart/libcublas symbols) or leaves CUDA unavailable.",
             _conda(s, "install", "--force-reinstall", f"{pkg}={want}", *extra),
-            {"pytorch": rec, pkg: inst, "wanted": want})]
+            {"pytorch": rec, pkg: inst, "wanted": want}, explains=("TE201", "TE303"))]
     return []
 
 
@@ -427,7 +427,8 @@ def system_cuda_first_on_path(s) -> list[dict]:
         "The command below drops it for the current PowerShell session.",
         "\n".join([session, "# permanently: remove that entry from Path in System Properties > Environment Variables, "
                             "then open a new terminal and `conda activate` the env"]),
-        {"entry": e, "env_library_bin_index": env_idx, "conda_toolkit": list(toolkit)})]
+        {"entry": e, "env_library_bin_index": env_idx, "conda_toolkit": list(toolkit)},
+        explains=("TE501", "TE502"))]
 
 
 def records_unreadable(s) -> list[dict]:
