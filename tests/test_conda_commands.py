@@ -75,10 +75,10 @@ def test_pin_conda_and_advise_from_the_command_line(tmp_path):
     adv = run_cli(sys.executable, ["advise", "--from-json", str(path)])
     lines = adv.stdout.splitlines()
     assert adv.returncode == 0, adv.stderr
-    # the conda form: pytorch 2.5 (the pytorch channel's last release) with the newest pytorch-cuda the driver runs
-    assert lines[-2:] == ["conda remove cpuonly", "conda install pytorch=2.5 torchvision pytorch-cuda=12.4 -c pytorch -c nvidia"]
+    # the conda form: the installed release (2.3) with the newest of its pytorch-cuda builds the driver runs
+    assert lines[-2:] == ["conda remove cpuonly", "conda install pytorch=2.3 torchvision pytorch-cuda=12.1 -c pytorch -c nvidia"]
     assert any("pytorch/pytorch#138506" in line for line in lines)
-    assert any(line.startswith("# or the newest torch, with pip inside the env:") for line in lines)
+    assert any(line.startswith("# or with pip inside the env (the route to any torch newer than 2.5):") for line in lines)
     plain = tmp_path / "plain.json"
     plain.write_text(json.dumps(load("h100_cu130_healthy")))
     out = run_cli(sys.executable, ["pin", "--conda", "--from-json", str(plain)])
@@ -92,7 +92,20 @@ def test_advise_in_a_conda_env_without_a_driver_gives_cpuonly():
     from torch_envcheck.doctor.conda_advise import conda_form
     s = load(HEALTHY)
     s["driver"].update({"present": False, "gpus": []})
+    assert conda_form(s, *advise(s))[1] == "conda install pytorch=2.3 torchvision cpuonly -c pytorch"
+    s["conda"]["packages"] = [p for p in s["conda"]["packages"] if p["name"] != "pytorch"]
     assert conda_form(s, *advise(s))[1] == "conda install pytorch=2.5 torchvision cpuonly -c pytorch"
+
+
+def test_advise_in_a_conda_env_takes_the_last_conda_release_when_the_installed_one_does_not_fit():
+    from torch_envcheck.doctor.advise_cli import advise
+    from torch_envcheck.doctor.conda_advise import conda_form
+    s = load(HEALTHY)
+    s["conda"]["packages"] = [p for p in s["conda"]["packages"] if p["name"] != "pytorch"]
+    why, cmd = conda_form(s, *advise(s))
+    # driver 550 (CUDA 12.4): 2.5's newest pytorch-cuda it runs is 12.4
+    assert cmd == "conda install pytorch=2.5 torchvision pytorch-cuda=12.4 -c pytorch -c nvidia"
+    assert any("pytorch/pytorch#138506" in w for w in why)
 
 
 def test_report_shows_the_conda_area_only_for_conda_envs(tmp_path):
@@ -110,3 +123,20 @@ def _write(tmp_path, name):
     path = tmp_path / f"{name}.json"
     path.write_text(json.dumps(copy.deepcopy(load(name))))
     return path
+
+
+@pytest.mark.parametrize("name", [HEALTHY, PIP_OVER, CPUONLY, WINDOWS])
+def test_conda_consumers_read_only_declared_facts(name):
+    """pin --conda, advise's conda form, the conda rules and headline read through the contract's view."""
+    from torch_envcheck.doctor import contract
+    from torch_envcheck.doctor.advise_cli import advise
+    from torch_envcheck.doctor.conda_advise import conda_form
+    from torch_envcheck.doctor.conda_headline import headline
+    from torch_envcheck.doctor.rules import conda as conda_rules
+    view, reads = contract.record_reads(load(name))
+    build(view)
+    conda_form(view, *advise(view))
+    conda_rules.evaluate(view)
+    headline(view)
+    assert any(p.startswith("conda.packages[]") for p in reads)
+    assert contract.undeclared(reads) == []

@@ -11,23 +11,40 @@ newer than 2.5 knows, Python 3.13).
 from __future__ import annotations
 
 from . import knowledge
-from .rules import _conda_facts as C
+from . import conda_facts as C
 from .rules import _facts as F
 from .rules.conda import command_line
 
 
-def _last_release() -> tuple[str, list[str]]:
+def _releases() -> tuple[str, dict]:
+    """(the pytorch channel's last release, {release: [pytorch-cuda versions]})."""
     table = knowledge.load_table("conda_cuda.json")
     last = str(table.get("last_pytorch_channel_release") or "2.5")
-    row = next((r for r in table.get("pytorch_cuda", []) if isinstance(r, dict) and r.get("pytorch") == last), {})
-    return last, [str(v) for v in row.get("pytorch_cuda", [])]
+    rows = {str(r.get("pytorch")): [str(v) for v in r.get("pytorch_cuda", [])]
+            for r in table.get("pytorch_cuda", []) if isinstance(r, dict)}
+    return last, rows
+
+
+def _fit(snap: dict, release: str, options: list[str]) -> dict | None:
+    """The CUDA build of `release` this driver, GPU and Python run, when the pytorch channel had it."""
+    caps = [g.get("capability") for g in F.gpus(snap) if isinstance(g.get("capability"), str)]
+    cap = min(caps, key=lambda c: knowledge.version_tuple(c) or (0,)) if caps else None
+    try:
+        pick = knowledge.latest_release_for(
+            driver_cuda=F.driver_cuda(snap), capability=cap, os_name=F.system(snap),
+            python_version=F.python_version(snap), driver_version=F.driver_version(snap),
+            torch_release=release, machine=F.text(F.dig(snap, "platform", "machine")),
+            driver_os_name=F.driver_os(snap))
+    except knowledge.KnowledgeError:
+        return None
+    return pick if pick and pick["cuda"] in options else None
 
 
 def conda_form(snap: dict, why: list[str], cmd: str | None) -> tuple[list[str], str | None]:
     """(reasons, command) for a conda env, from advise()'s pip answer (`why`, `cmd`)."""
     mgr = C.manager(snap)
     try:
-        last, options = _last_release()
+        last, rows = _releases()
     except knowledge.KnowledgeError as exc:
         return why + [f"the conda tables could not be read ({exc}); the pip route follows"], cmd
     env = C.env_name(snap)
@@ -35,23 +52,18 @@ def conda_form(snap: dict, why: list[str], cmd: str | None) -> tuple[list[str], 
                        "(pytorch/pytorch#138506); newer torch goes into a conda env only with pip"]
     pre = [command_line(snap, mgr, "remove", "cpuonly")] if C.package(snap, "cpuonly") else []
     system = F.system(snap)
-    if system == "Darwin":
-        conda_cmd = command_line(snap, mgr, "install", f"pytorch={last}", "torchvision", "-c", "pytorch")
-    elif F.driver_present(snap) is not True:
-        conda_cmd = command_line(snap, mgr, "install", f"pytorch={last}", "torchvision", "cpuonly", "-c", "pytorch")
+    # advise keeps the installed release: conda's pytorch release when the channel has a build of it
+    # for this machine, else the channel's last one
+    installed = knowledge.release_key(C.version(C.package(snap, "pytorch")))
+    if system == "Darwin" or F.driver_present(snap) is not True:
+        release = installed if installed in rows else last
+        conda_cmd = command_line(snap, mgr, "install", f"pytorch={release}", "torchvision",
+                                 *([] if system == "Darwin" else ["cpuonly"]), "-c", "pytorch")
         pre = []
     else:
-        caps = [g.get("capability") for g in F.gpus(snap) if isinstance(g.get("capability"), str)]
-        cap = min(caps, key=lambda c: knowledge.version_tuple(c) or (0,)) if caps else None
-        try:
-            pick = knowledge.latest_release_for(
-                driver_cuda=F.driver_cuda(snap), capability=cap, os_name=system,
-                python_version=F.python_version(snap), driver_version=F.driver_version(snap),
-                torch_release=last, machine=F.text(F.dig(snap, "platform", "machine")),
-                driver_os_name=F.driver_os(snap))
-        except knowledge.KnowledgeError:
-            pick = None
-        if not pick or pick["cuda"] not in options:
+        release = installed if installed in rows and _fit(snap, installed, rows[installed]) else last
+        pick = _fit(snap, release, rows.get(release, []))
+        if not pick:
             out.append(f"pytorch {last} from the pytorch channel does not fit this driver, GPU or Python: "
                        "the pip route inside the env")
             if C.package(snap, "pytorch"):
@@ -59,10 +71,10 @@ def conda_form(snap: dict, why: list[str], cmd: str | None) -> tuple[list[str], 
                           if C.package(snap, n)]
                 return out, "\n".join([command_line(snap, mgr, "remove", "--force", *remove)] + ([cmd] if cmd else []))
             return out, cmd
-        conda_cmd = command_line(snap, mgr, "install", f"pytorch={last}", "torchvision", f"pytorch-cuda={pick['cuda']}",
-                                "-c", "pytorch", "-c", "nvidia")
-        out.append(f"conda form: pytorch {last} with pytorch-cuda {pick['cuda']}, the newest of "
-                   f"{', '.join(options)} this driver runs")
+        conda_cmd = command_line(snap, mgr, "install", f"pytorch={release}", "torchvision", f"pytorch-cuda={pick['cuda']}",
+                                 "-c", "pytorch", "-c", "nvidia")
+        out.append(f"conda form: pytorch {release}" + (" (the installed release)" if release == installed else "")
+                   + f" with pytorch-cuda {pick['cuda']}, the newest of {', '.join(rows[release])} this driver runs")
     if cmd:
-        out.append(f"or the newest torch, with pip inside the env: {cmd.splitlines()[-1]}")
+        out.append(f"or with pip inside the env (the route to any torch newer than {last}): {cmd.splitlines()[-1]}")
     return out, "\n".join(pre + [conda_cmd])

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from .escape import requirement_version, terminal
-from .rules import _conda_facts as C
+from . import conda_facts as C
 from .probes.conda import RELEVANT
 
 _NAME = re.compile(r"^[a-z0-9_][a-z0-9_.\-]{0,127}$")

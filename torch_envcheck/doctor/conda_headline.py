@@ -5,7 +5,7 @@ conda accessors; renderers escape it like every other headline."""
 from __future__ import annotations
 
 from .escape import terminal
-from .rules import _conda_facts as C
+from . import conda_facts as C
 
 
 def headline(s) -> str:

@@ -15,7 +15,7 @@ import re
 from .. import knowledge as kb
 from ..escape import shell_for, shell_quote, terminal
 from ..finding import finding
-from . import _conda_facts as C
+from .. import conda_facts as C
 from . import _facts as F
 
 DATA_FILE = "conda_cuda.json"

@@ -1,12 +1,14 @@
-"""Accessors for the `conda` snapshot section (written by probes/conda.py): the conda rules, `pin
---conda` and `advise` read conda facts only through these.  Every field may be missing, null or of
-the wrong type in a saved snapshot; these return safe values and bound what they hand on."""
+"""The facts layer's conda block: accessors for the `conda` snapshot section (probes/conda.py,
+declared in contract.py), built on facts.py's primitives.  The conda rules, the conda headline,
+`pin --conda`, `advise` and areas_for() read conda facts only through these.  Every field may be
+missing, null or of the wrong type in a saved snapshot; these return safe values and bound what
+they hand on."""
 
 from __future__ import annotations
 
 import re
 
-from ._facts import as_dict, as_list, dig, text
+from .facts import as_dict, as_list, dig, text
 
 MAX_ITEMS = 5000
 
