@@ -18,9 +18,12 @@ import datetime as _dt
 from .snapshot import REPORT_SCHEMA, SNAPSHOT_SCHEMA, jsonable
 
 AREAS = ("platform", "torch", "driver", "gpu", "libraries", "toolchain", "extension")
+# Areas shown only where they apply: conda when the snapshot was taken in a conda env (or has conda
+# facts or findings).
+OPTIONAL_AREAS = ("conda",)
 SEVERITIES = ("ok", "warning", "failure")
 
-__all__ = ["AREAS", "SEVERITIES", "collect", "report", "diagnose", "SNAPSHOT_SCHEMA", "REPORT_SCHEMA"]
+__all__ = ["AREAS", "OPTIONAL_AREAS", "SEVERITIES", "areas_for", "collect", "report", "diagnose", "SNAPSHOT_SCHEMA", "REPORT_SCHEMA"]
 
 
 def _tool_version() -> str:
@@ -56,6 +59,16 @@ def _clean(finding) -> dict | None:
     return f
 
 
+def areas_for(snapshot=None, findings=()) -> tuple:
+    """The areas a report shows, in order: AREAS, then each optional area that applies (conda: the
+    snapshot was taken in a conda env, or has conda findings)."""
+    from .conda_facts import in_conda_env  # noqa: PLC0415
+
+    with_findings = {f.get("area") for f in findings or () if isinstance(f, dict)}
+    shown = [a for a in OPTIONAL_AREAS if a in with_findings or (a == "conda" and in_conda_env(snapshot))]
+    return AREAS + tuple(shown)
+
+
 def link_explained(findings: list[dict]) -> list[dict]:
     """Set "explained_by" on each finding another one explains (finding(..., explains=[codes])).
     The first cause wins; a cause is never explained by its own symptom (no cycles)."""
@@ -77,11 +90,11 @@ def causes(findings: list[dict]) -> list[dict]:
     return [f for f in findings if not f.get("explained_by")]
 
 
-def summarize(findings: list[dict]) -> dict:
+def summarize(findings: list[dict], snapshot=None) -> dict:
     """Worst severity per area over the findings that count (causes), in report order ("ok" where
-    an area has none)."""
+    an area has none; the optional areas only where they apply, see areas_for)."""
     rank = {s: i for i, s in enumerate(SEVERITIES)}
-    summary = {area: "ok" for area in AREAS}
+    summary = {area: "ok" for area in areas_for(snapshot, findings)}
     for f in causes(findings):
         area = f.get("area")
         if rank[f["severity"]] > rank[summary.get(area, "ok")]:
@@ -100,7 +113,7 @@ def report(snapshot: dict) -> dict:
     except Exception as exc:  # a crashing rule must not hide the facts already gathered
         findings = []
         errors.append(f"the rules could not run: {type(exc).__name__}: {exc}")
-    summary = summarize(findings)
+    summary = summarize(findings, snapshot)
     failed = bool(errors) or any(f["severity"] == "failure" for f in causes(findings))
     from .render import areas as _areas  # noqa: PLC0415
     out = {

@@ -13,7 +13,7 @@ from . import escape
 from .escape import terminal
 from . import facts as F
 
-PROBES = ("platform", "driver")
+PROBES = ("platform", "driver", "conda")
 
 
 def add_arguments(parser) -> None:
@@ -199,6 +199,10 @@ def run(args) -> int:
     if _wants_plan(args):
         return _plan_output(args, snap)
     why, cmd = advise(snap)
+    from .conda_facts import in_conda_env  # noqa: PLC0415
+    if in_conda_env(snap):  # the conda form (conda install ... -c pytorch -c nvidia), pip for newer torch
+        from .conda_advise import conda_form  # noqa: PLC0415
+        why, cmd = conda_form(snap, why, cmd)
     if not args.quiet:
         for line in why:
             print(f"# {terminal(line)}")
@@ -207,5 +211,6 @@ def run(args) -> int:
             for line in why:
                 print(f"torch-envcheck advise: {terminal(line)}", file=sys.stderr)
         return 1
-    print(terminal(cmd))
+    for line in cmd.splitlines():  # the conda form can be two commands (conda remove cpuonly, conda install)
+        print(terminal(line))
     return 0

@@ -73,6 +73,18 @@ CODES: dict[str, tuple[str, str, str]] = {
     "TE590": ("libraries-probe-failed", "libraries", "a library probe crashed: its facts are missing"),
     "TE690": ("toolchain-probe-failed", "toolchain", "a toolchain probe crashed: its facts are missing"),
     "TE790": ("extension-probe-failed", "extension", "an extension probe crashed: its facts are missing"),
+    # conda environments (TE900-TE939; TE990-TE999 for the conda probe)
+    "TE900": ("conda-ok", "conda", "the conda env's CUDA packages fit each other and this machine"),
+    "TE901": ("conda-cpu-pytorch-with-gpu", "conda", "conda installed a CPU build of pytorch on a machine with an NVIDIA GPU"),
+    "TE902": ("conda-pytorch-cuda-missing", "conda", "conda's pytorch from the pytorch channel has no pytorch-cuda package"),
+    "TE903": ("conda-torch-installed-twice", "conda", "torch is installed twice: conda's pytorch and a pip torch"),
+    "TE904": ("conda-runtime-replaced-by-pip", "conda", "pip overwrote conda's C++/OpenMP runtime libraries"),
+    "TE905": ("conda-pip-nvidia-wheels", "conda", "pip's nvidia-* CUDA wheels sit beside conda's CUDA packages"),
+    "TE906": ("conda-cuda-mismatch-tensorflow", "conda", "the env's cudatoolkit/cudnn differ from what its TensorFlow was built with"),
+    "TE907": ("conda-cuda-mismatch-pytorch", "conda", "the env's CUDA packages differ from what its conda pytorch was built with"),
+    "TE908": ("conda-system-cuda-first-on-path", "conda", "Windows: a system CUDA toolkit comes before the env's Library\\bin on PATH"),
+    "TE990": ("conda-probe-failed", "conda", "the conda probe crashed: its facts are missing"),
+    "TE991": ("conda-records-unreadable", "conda", "some conda-meta records could not be read"),
 }
 
 

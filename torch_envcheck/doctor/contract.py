@@ -281,6 +281,51 @@ SECTIONS: dict[str, dict[str, Field]] = {
         }),
         "errors": _f(LIST, "what the extension probes raised", unknown=False, of=STR),
     },
+    # conda env facts (probes/conda.py): null outside a conda env.  Lists of records, so every path
+    # is declared ("conda.packages[].build").
+    "conda": {
+        "prefix": _f(STR, "the env's prefix: sys.prefix, which holds conda-meta/", unknown=False),
+        "env_name": _f(STR, "CONDA_DEFAULT_ENV when it names this env, else the prefix's folder name"),
+        "manager": _f(STR, "conda, mamba or micromamba: the program of conda-meta/history's last `# cmd:`"),
+        "records": _f(INT, "conda-meta/*.json records counted", unknown=False),
+        "records_truncated": _f(BOOL, "more records than the probe looks at (20000)", unknown=False),
+        "packages": _f(LIST, "the CUDA-relevant packages' records (pytorch, pytorch-cuda, cpuonly, cudatoolkit, "
+                             "cudnn, tensorflow, libstdcxx-ng, _openmp_mutex, ...)", unknown=False, fields={
+            "name": _f(STR, "package name (from the record's file name)", unknown=False),
+            "version": _f(STR, "version", unknown=False),
+            "build": _f(STR, "build string (py3.11_cuda12.1_cudnn8.9.2_0, cpu_mkl_py311h..._100)", unknown=False),
+            "build_number": _f(INT, "build number"),
+            "channel": _f(STR, "channel as `conda list` names it: pytorch, nvidia, conda-forge, pkgs/main"),
+            "channel_url": _f(STR, "the record's channel (or url) as written"),
+            "subdir": _f(STR, "linux-64, win-64, noarch, ..."),
+            "depends": _f(LIST, "the record's depends (first 200)", of=STR),
+            "constrains": _f(LIST, "the record's constrains (first 200)", of=STR),
+            "requested_spec": _f(STR, "the spec the user asked for, when conda wrote it"),
+            "features": _f(STR, "features (deprecated variant selector)"),
+            "file": _f(STR, "the conda-meta file name"),
+            "runtime_files": _f(LIST, "for the C++/OpenMP runtime packages: their libstdc++/libgomp/libiomp5/libomp "
+                                      "files", of=STR),
+        }),
+        "requested": _f(LIST, "the specs asked for (conda-meta/history), with what is installed", unknown=False,
+                        fields={"name": _f(STR, "package name", unknown=False), "spec": _f(STR, "the spec as asked"),
+                                "version": _f(STR, "installed version (null: not installed)"),
+                                "build": _f(STR, "installed build string")}),
+        "pip": _f(LIST, "distributions in the env's site-packages that conda did not install", unknown=False, fields={
+            "name": _f(STR, "normalised distribution name", unknown=False),
+            "version": _f(STR, "version from the dist-info folder name", unknown=False),
+            "installer": _f(STR, "its INSTALLER file: pip, uv, ... (null: none)"),
+            "dist_info": _f(STR, "the dist-info folder name"),
+            "runtime_files": _f(LIST, "libstdc++/libgomp/OpenMP libraries its RECORD put into the env (prefix-relative)",
+                                of=STR),
+        }),
+        "pip_truncated": _f(BOOL, "more dist-info folders than the probe looks at (5000)", unknown=False),
+        "search_path": _f(LIST, "Windows: the PATH entries that are the env's Library\\bin or hold a CUDA runtime",
+                          fields={"index": _f(INT, "position in PATH", unknown=False),
+                                  "dir": _f(STR, "the directory", unknown=False),
+                                  "kind": _f(STR, "env-library-bin or cuda", unknown=False),
+                                  "cuda_version": _f(STR, "the CUDA version of its cudart64_*.dll or folder name")}),
+        "errors": _f(LIST, "what could not be read (malformed records, ...)", unknown=False, of=STR),
+    },
 }
 
 # Top-level fields besides the sections.

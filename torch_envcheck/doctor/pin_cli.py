@@ -14,11 +14,15 @@ from . import facts as F
 from .escape import requirement_version, terminal
 
 PROBES = ("platform", "torch", "packages")
+CONDA_PROBES = ("platform", "conda")
 COMPANIONS = ("torchvision", "torchaudio")
 
 
 def add_arguments(parser) -> None:
     _args.add_source(parser)
+    parser.add_argument("--conda", action="store_true",
+                        help="write a conda environment.yml (channels, CUDA packages pinned to their build strings, "
+                             "pip section) instead of requirements.txt lines")
 
 
 def lines(snap: dict) -> list[str]:
@@ -64,9 +68,18 @@ def lines(snap: dict) -> list[str]:
 def run(args) -> int:
     import sys  # noqa: PLC0415
 
-    snap = _args.snapshot(args, only=PROBES)
+    conda = getattr(args, "conda", False)
+    snap = _args.snapshot(args, only=CONDA_PROBES if conda else PROBES)
     if snap is None:
         return 2
+    if conda:
+        from .conda_env_yml import NotACondaEnv, build  # noqa: PLC0415
+        try:
+            sys.stdout.write(build(snap))
+        except NotACondaEnv as exc:
+            print(f"torch-envcheck pin --conda: {exc}", file=sys.stderr)
+            return 1
+        return 0
     try:
         print("\n".join(lines(snap)))
     except ValueError as exc:

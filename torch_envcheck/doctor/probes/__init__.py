@@ -16,6 +16,7 @@ import time
 SECTIONS = {
     "platform": "platform", "torch": "torch", "packages": "packages", "driver": "driver",
     "env": "env", "libraries": "libraries", "toolchain": "toolchain", "extension": "extension",
+    "conda": "conda",
 }
 ALL = tuple(SECTIONS)
 
@@ -89,7 +90,7 @@ def run(timeout: float = 5.0, only=None, env: dict | None = None, torch_timeout:
     # The package metadata (importlib.metadata: file reads, ~50 ms) overlaps the torch import too.
     if "packages" in names:
         threads["packages"] = r.start("packages", lambda: _probe_fn("packages")())
-    for name in ("platform", "env", "libraries"):
+    for name in ("platform", "env", "libraries", "conda"):
         if name in names:
             r.call(name, lambda n=name: _probe_fn(n)(env=env))
     torch_facts = ext_facts = None

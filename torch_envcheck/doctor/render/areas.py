@@ -9,6 +9,7 @@ from .. import facts as F
 TITLES = {
     "platform": "Platform", "torch": "PyTorch", "driver": "NVIDIA driver", "gpu": "GPUs",
     "libraries": "CUDA libraries", "toolchain": "Compiler toolchain", "extension": "torch_envcheck extension",
+    "conda": "conda env",
 }
 
 
@@ -35,8 +36,10 @@ def area_lines(snap: dict, findings: list[dict], summary: dict) -> dict:
     """report["areas"]: per area its status (from its findings that count, as summary holds it),
     its headline, the codes of its causes and of the symptoms folded under other areas' causes.
     An area that could not be judged (a TEx80 finding) says so in its headline."""
+    from .. import areas_for  # noqa: PLC0415
+
     out = {}
-    for area in TITLES:
+    for area in areas_for(snap, findings):
         mine = [f for f in findings if isinstance(f, dict) and f.get("area") == area]
         unknown = [f for f in mine if str(f.get("slug", "")).endswith("-unknown") and not f.get("explained_by")]
         text = "could not judge: its facts are missing from the snapshot" if unknown else headline(area, snap)
@@ -185,12 +188,18 @@ def _extension(s):
     return f"{state}: {st.get('error')}" if state else _unknown("extension state")
 
 
+def _conda(s):
+    from ..conda_headline import headline as conda_headline  # noqa: PLC0415
+    return conda_headline(s)
+
+
 _HEADLINES = {"platform": _platform, "torch": _torch, "driver": _driver, "gpu": _gpu, "libraries": _libraries,
-              "toolchain": _toolchain, "extension": _extension}
+              "toolchain": _toolchain, "extension": _extension, "conda": _conda}
 
 # --verbose: which snapshot sections are listed under which area.
 SECTIONS = {"platform": ("platform",), "torch": ("torch", "packages"), "driver": ("driver",),
-            "gpu": (), "libraries": ("libraries", "env"), "toolchain": ("toolchain",), "extension": ("extension",)}
+            "gpu": (), "libraries": ("libraries", "env"), "toolchain": ("toolchain",), "extension": ("extension",),
+            "conda": ("conda",)}
 
 
 def flatten(value, prefix: str = "") -> list[tuple[str, str]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from .. import AREAS
+from .. import areas_for
 from ..escape import md_code_block, md_text
 from . import areas
 
@@ -30,9 +30,9 @@ def render(report: dict) -> str:
     summary = report.get("summary") if isinstance(report.get("summary"), dict) else {}
     out = [f"### torch-envcheck {md_text(report.get('tool_version', ''))} report", "",
            "| | Area | Facts |", "|---|---|---|"]
-    for area in AREAS:
+    for area in areas_for(snap, all_findings):
         sev = summary.get(area, "ok")
-        out.append(f"| {MARK.get(sev) or md_text(sev)} | {areas.TITLES[area]} | "
+        out.append(f"| {MARK.get(sev) or md_text(sev)} | {areas.TITLES.get(area, area)} | "
                    f"{md_text(areas.headline(area, snap))} |")
     out.append("")
     problems = [f for f in findings if f.get("severity") in ("failure", "warning")]

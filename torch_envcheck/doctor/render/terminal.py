@@ -12,7 +12,7 @@ import shutil
 import sys
 import textwrap
 
-from .. import AREAS
+from .. import areas_for
 from ..escape import terminal as _safe
 from . import areas
 
@@ -65,7 +65,8 @@ def build(report: dict, verbose: bool = False, unicode: bool = True, width: int 
         for piece in textwrap.wrap(_safe(text), width=width - indent) or [""]:
             lines.append([(" " * indent + piece, style)])
 
-    area_list = list(AREAS) + sorted({f.get("area") for f in findings} - set(AREAS) - {None})
+    shown = areas_for(snap, findings)
+    area_list = list(shown) + sorted({f.get("area") for f in findings} - set(shown) - {None})
     for area in area_list:
         sev = summary.get(area, "ok")
         title = areas.TITLES.get(area, area)

@@ -15,17 +15,18 @@ from .. import contract
 from ..codes import CODES
 from ..finding import finding
 from . import _facts as F
-from . import driver, extension, gpu, libraries, platform, toolchain, torch_rules
+from . import conda, driver, extension, gpu, libraries, platform, toolchain, torch_rules
 
 AREAS = ("platform", "torch", "driver", "gpu", "libraries", "toolchain", "extension")
+OPTIONAL_AREAS = ("conda",)  # their rules are silent where the area does not apply
 MODULES = {"platform": platform, "torch": torch_rules, "driver": driver, "gpu": gpu,
-           "libraries": libraries, "toolchain": toolchain, "extension": extension}
+           "libraries": libraries, "toolchain": toolchain, "extension": extension, "conda": conda}
 PROBE_FAILED = {area: next(c for c, (slug, a, _t) in CODES.items() if a == area and slug.endswith("probe-failed"))
-                for area in AREAS}
+                for area in AREAS + OPTIONAL_AREAS}
 
 # probe name (or a word in it) -> area; probes are named by the doctor-probes helper
 _PROBE_AREAS = (
-    ("platform", "platform"), ("python", "platform"), ("wsl", "platform"),
+    ("conda", "conda"), ("platform", "platform"), ("python", "platform"), ("wsl", "platform"),
     ("torch", "torch"), ("package", "torch"),
     ("driver", "driver"), ("nvml", "driver"), ("nvidia-smi", "driver"), ("nvidia_smi", "driver"),
     ("gpu", "gpu"), ("device", "gpu"),
@@ -97,7 +98,7 @@ def outrank_tables(snapshot, found: list[dict]) -> list[dict]:
 
 def rules() -> list[tuple[str, object]]:
     """(area, rule function) in report order."""
-    return [(area, fn) for area in AREAS for fn in MODULES[area].RULES]
+    return [(area, fn) for area in AREAS + OPTIONAL_AREAS for fn in MODULES[area].RULES]
 
 
 def evaluate(snapshot) -> list[dict]:
@@ -110,9 +111,10 @@ def evaluate(snapshot) -> list[dict]:
         crashed = [finding(PROBE_FAILED["platform"], "warning", f"probe_errors could not be read: {type(exc).__name__}: {exc}",
                            "", None, {"rule": "probe_errors", "error": str(exc)})]
     out: list[dict] = []
-    for area in AREAS:
+    for area in AREAS + OPTIONAL_AREAS:
         out.extend(f for f in crashed if f["area"] == area)
-        if not judgeable(snapshot, area):
+        # an optional area (conda) has no could-not-judge: its rules are silent without its facts
+        if area in AREAS and not judgeable(snapshot, area):
             out.append(could_not_judge(area))
             continue
         for fn in MODULES[area].RULES:

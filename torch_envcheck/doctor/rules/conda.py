@@ -1,0 +1,473 @@
+"""Rules for conda environments (area "conda", TE900-TE939; TE990-TE991 when the conda probe could
+not read its facts).  Fixes are written in conda's own words (`conda install ... -c pytorch -c
+nvidia`, `conda install --force-reinstall cudatoolkit=11.2`, `conda remove cpuonly`), with the
+program that manages the env (conda, mamba or micromamba).  They stay silent outside a conda env.
+
+What the rules compare against: torch_envcheck/data/conda_cuda.json (TensorFlow's tested CUDA and
+cuDNN, the pytorch-cuda versions of each conda pytorch release, and the last release the pytorch
+channel published: 2.5, pytorch/pytorch#138506), each row with its source.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .. import knowledge as kb
+from ..escape import shell_for, shell_quote, terminal
+from ..finding import finding
+from .. import conda_facts as C
+from . import _facts as F
+
+DATA_FILE = "conda_cuda.json"
+_CONDA_VERSION = re.compile(r"^[A-Za-z0-9_.+!]{1,64}$")
+NEW_ENV_NOTE = "# the guides' advice: a new env, conda packages first and pip last"
+
+
+# ---------------------------------------------------------------- helpers
+
+def _table() -> dict:
+    try:
+        return kb.load_table(DATA_FILE)
+    except Exception:  # a missing table must not take the rules down: they then stay silent
+        return {}
+
+
+def _safe_version(v) -> str | None:
+    return v if isinstance(v, str) and _CONDA_VERSION.match(v) else None
+
+
+# The options these fixes use: written as they are (PowerShell would otherwise get '-c'); every
+# other word, and any data from the snapshot, is quoted for the shell.
+_FLAGS = frozenset(("-c", "-n", "-f", "-m", "-y", "--force", "--force-reinstall", "--conda"))
+
+
+def command_line(s, *words) -> str:
+    """A command line for this snapshot's OS (shell_join's quoting, known options left bare)."""
+    shell = shell_for(F.system(s))
+    out = [w if w in _FLAGS else shell_quote(w, shell) for w in words if w]
+    if shell == "powershell" and out and out[0].startswith("'"):
+        out.insert(0, "&")  # a quoted program path needs the call operator
+    return " ".join(out)
+
+
+def _conda(s, *words) -> str:
+    return command_line(s, C.manager(s), *words)
+
+
+def _env_label(s) -> str:
+    name = C.env_name(s)
+    return f"conda env '{terminal(name)}'" if name else "this conda env"
+
+
+def _pkg_label(name: str, rec) -> str:
+    ch = C.channel(rec)
+    return f"{name} {terminal(C.version(rec))} ({terminal(C.build(rec))}" + (f", channel {terminal(ch)})" if ch else ")")
+
+
+def _gpu_label(s) -> str:
+    gpus = F.driver_gpus(s) or F.gpus(s)
+    if gpus:
+        return terminal(F.gpu_label(gpus[0])) + (f" and {len(gpus) - 1} more" if len(gpus) > 1 else "")
+    pci = F.pci_gpus(s)
+    return F.pci_label(pci) if pci else "an NVIDIA GPU"
+
+
+def _pytorch_cuda_options(release: str | None) -> dict | None:
+    for row in _table().get("pytorch_cuda", []):
+        if isinstance(row, dict) and row.get("pytorch") == release:
+            return row
+    return None
+
+
+def _pick_pytorch_cuda(s, options) -> str | None:
+    """The newest pytorch-cuda of `options` that the driver runs (its newest CUDA, as nvidia-smi
+    reports it), else None; the newest when the driver's CUDA is unknown."""
+    opts = sorted((o for o in options if C.mm(o)), key=C.mm)
+    if not opts:
+        return None
+    dcuda = C.mm(F.driver_cuda(s))
+    if dcuda is None:
+        return opts[-1]
+    fit = [o for o in opts if C.mm(o) <= dcuda]
+    return fit[-1] if fit else None
+
+
+def _last_conda_release() -> str:
+    return str(_table().get("last_pytorch_channel_release") or "2.5")
+
+
+def _pip_route(s, remove: list[str]) -> list[str]:
+    """The pip route inside the conda env: take conda's torch packages out, then the wheel that fits."""
+    build = F.recommend_build(s)
+    if not build:
+        return []
+    lines = []
+    if remove:
+        lines.append(_conda(s, "remove", "--force", *remove))
+    lines.append(F.install_command(s, build))
+    return lines
+
+
+def _new_env_lines(s) -> list[str]:
+    """The guides' remedy: write the env's environment.yml and create a new env from it."""
+    pin = command_line(s, "torch-envcheck", "pin", "--conda")
+    # Windows PowerShell 5's `>` writes UTF-16, which conda cannot read
+    pin += " | Out-File -Encoding utf8 environment.yml" if shell_for(F.system(s)) == "powershell" else " > environment.yml"
+    return [NEW_ENV_NOTE, pin, _conda(s, "env", "create", "-n", f"{C.env_name(s) or 'env'}-new", "-f", "environment.yml")]
+
+
+def _installed(s, *names) -> list[str]:
+    return [n for n in names if C.package(s, n)]
+
+
+def _cuda_install_lines(s, rec, flavour_note: str) -> tuple[list[str], str]:
+    """(fix lines, explanation tail) that give conda's pytorch its CUDA build for this driver."""
+    release = kb.release_key(C.version(rec))
+    channel = C.channel(rec) or ""
+    lines: list[str] = []
+    why = ""
+    row = _pytorch_cuda_options(release) if channel == "pytorch" else None
+    pick = _pick_pytorch_cuda(s, row.get("pytorch_cuda", [])) if row else None
+    companions = _installed(s, "torchvision", "torchaudio")
+    if pick:
+        if C.package(s, "cpuonly"):
+            lines.append(_conda(s, "remove", "cpuonly"))
+        ver = _safe_version(C.version(rec))
+        lines.append(_conda(s, "install", f"pytorch=={ver}" if ver else f"pytorch={release}", *companions,
+                            f"pytorch-cuda={pick}", "-c", "pytorch", "-c", "nvidia"))
+        why = (f" pytorch {release} was published on the pytorch channel with pytorch-cuda "
+               f"{', '.join(row['pytorch_cuda'])}; {pick} is the newest this driver runs"
+               + (" (table row marked unverified)" if row.get("unverified") else "") + ".")
+    elif channel in ("conda-forge", ""):
+        ver = _safe_version(C.version(rec)) or release
+        if C.package(s, "cpuonly"):
+            lines.append(_conda(s, "remove", "cpuonly"))
+        lines.append(_conda(s, "install", "-c", "conda-forge", f"pytorch={ver}=cuda*", *companions))
+        why = " conda-forge's CUDA builds of pytorch have build strings starting with 'cuda'."
+    else:
+        why = (f" No pytorch-cuda of the pytorch channel for pytorch {release} fits this driver"
+               f" (driver CUDA {F.driver_cuda(s) or 'unknown'}).")
+    route = _pip_route(s, [n for n in ("pytorch", "torchvision", "torchaudio", "pytorch-cuda", "cpuonly")
+                           if C.package(s, n)])
+    if route:
+        newest = F.recommend_build(s) or {}
+        lines.append(f"# or with pip inside the env (the only route to torch newer than {_last_conda_release()}, the "
+                     f"pytorch channel's last release): torch {newest.get('torch')} from download.pytorch.org")
+        lines += route
+    return lines, why + flavour_note
+
+
+# ---------------------------------------------------------------- rules
+
+def cpu_pytorch_with_gpu(s) -> list[dict]:
+    """TE901: conda's pytorch is a CPU build (build string, or cpuonly / pytorch-mutex cpu) while an
+    NVIDIA GPU is there."""
+    rec = C.package(s, "pytorch")
+    flav = C.pytorch_flavour(s)
+    if rec is None or flav is None or not F.has_nvidia_gpu(s):
+        return []
+    cpuonly = C.package(s, "cpuonly")
+    if flav["kind"] != "cpu" and not cpuonly:
+        return []
+    reasons = [flav["why"]] if flav["kind"] == "cpu" else []
+    if cpuonly:
+        reasons.append(f"the cpuonly package {terminal(C.version(cpuonly))} is installed")
+    if C.channel(rec) == "pytorch" and not C.package(s, "pytorch-cuda"):
+        reasons.append("no pytorch-cuda package")
+    lines, why = _cuda_install_lines(s, rec, "")
+    return [finding(
+        "TE901", "failure",
+        f"conda's pytorch {terminal(C.version(rec))} in {_env_label(s)} is a CPU build ({'; '.join(reasons)}), "
+        f"but this machine has {_gpu_label(s)}",
+        "conda picked the CPU variant of pytorch (the pytorch channel selects it with the cpuonly package and "
+        "pytorch-mutex; without pytorch-cuda in the install command it falls back to CPU), so torch never "
+        "uses the GPU." + (" cpuonly must be removed first: it forbids every CUDA build." if cpuonly else "") + why,
+        "\n".join(lines) or None,
+        {"pytorch": rec, "cpuonly": bool(cpuonly), "flavour": flav}, explains=("TE202",))]
+
+
+def pytorch_cuda_missing(s) -> list[dict]:
+    """TE902: a pytorch-channel pytorch (1.13 or later: the pytorch-cuda era) without pytorch-cuda on a
+    GPU machine, when the build string does not already say CPU (TE901 covers that)."""
+    rec = C.package(s, "pytorch")
+    flav = C.pytorch_flavour(s)
+    if rec is None or C.channel(rec) != "pytorch" or C.package(s, "pytorch-cuda") or C.package(s, "cpuonly"):
+        return []
+    if not F.has_nvidia_gpu(s) or (flav and flav["kind"] == "cpu"):
+        return []
+    rel = kb.version_tuple(C.version(rec))
+    if not rel or rel[:2] < (1, 13):
+        return []  # before 1.13 the pytorch channel used cudatoolkit, not pytorch-cuda
+    lines, why = _cuda_install_lines(s, rec, "")
+    return [finding(
+        "TE902", "failure",
+        f"conda's pytorch {terminal(C.version(rec))} in {_env_label(s)} comes from the pytorch channel without "
+        f"pytorch-cuda ({flav['why'] if flav else 'build unknown'})",
+        "Since pytorch 1.13 the pytorch channel brings the CUDA libraries through the pytorch-cuda package "
+        "(`-c pytorch -c nvidia`); without it a CUDA build has no CUDA runtime in the env and the solver "
+        "falls back to the CPU build on the next change." + why,
+        "\n".join(lines) or None, {"pytorch": rec, "flavour": flav}, explains=("TE201", "TE202"))]
+
+
+def _imported(s, conda_rec, pip_item) -> str | None:
+    """'pip' / 'conda' / None: which of the two copies Python imports (the torch probe's facts)."""
+    tv = F.torch_version(s)
+    inst = (F.torch(s).get("installer") or "").lower() if isinstance(F.torch(s).get("installer"), str) else ""
+    if F.torch_importable(s) is False or not tv:
+        return None
+    if tv == pip_item.get("version") or inst in ("pip", "uv"):
+        return "pip"
+    if tv.split("+", 1)[0] == C.version(conda_rec):
+        return "conda"
+    return "pip" if tv.split("+", 1)[0] == str(pip_item.get("version")).split("+", 1)[0] else None
+
+
+def torch_installed_twice(s) -> list[dict]:
+    """TE903: conda's pytorch record and a pip-installed torch distribution in one prefix."""
+    rec = C.package(s, "pytorch")
+    pip_torch = C.pip_dist(s, "torch")
+    if rec is None or pip_torch is None:
+        return []
+    who = _imported(s, rec, pip_torch)
+    pv = terminal(pip_torch["version"])
+    imports = {"pip": f"Python imports pip's torch {pv} (its files replaced conda's; conda-meta still lists "
+                      f"pytorch {terminal(C.version(rec))})",
+               "conda": f"Python imports conda's pytorch {terminal(C.version(rec))}",
+               None: "torch does not import" if F.torch_importable(s) is False
+               else "which copy Python imports is unknown (no torch facts)"}[who]
+    nvidia = [d for d in C.pip_dists(s) if d["name"].startswith("nvidia-")]
+    companions = [n for n in ("torchvision", "torchaudio", "triton") if C.pip_dist(s, n)]
+    ver = _safe_version(C.version(rec))
+    pinned = [f"{n}=={_safe_version(C.version(C.package(s, n)))}" if _safe_version(C.version(C.package(s, n))) else n
+              for n in _installed(s, "torchvision", "torchaudio", "pytorch-cuda")]
+    fix = [command_line(s, F.python_exe(s), "-m", "pip", "uninstall", "-y", "torch", *companions,
+                *[d["name"] for d in nvidia][:40]),
+           _conda(s, "install", "--force-reinstall", f"pytorch=={ver}" if ver else "pytorch", *pinned,
+                  *(["-c", "pytorch", "-c", "nvidia"] if C.channel(rec) == "pytorch" else
+                    ["-c", C.channel(rec)] if C.channel(rec) and C.channel(rec) != "pkgs/main" else [])),
+           "# or keep pip's torch: a new env without conda's pytorch (torch-envcheck pin --conda writes its environment.yml)"]
+    return [finding(
+        "TE903", "failure" if who is None and F.torch_importable(s) is False else "warning",
+        f"torch is installed twice in {_env_label(s)}: conda's {_pkg_label('pytorch', rec)} and pip's torch {pv}; "
+        f"{imports}",
+        "pip installed torch over conda's pytorch in the same site-packages: the files on disk are pip's, conda "
+        "still records its own, and the next `conda update` or `conda install` can remove or overwrite pip's files "
+        "and leave a torch that is half one build and half the other. Keep one installer per package: uninstall "
+        "the pip copy and restore conda's, or start a new env.",
+        "\n".join(fix), {"conda": rec, "pip": pip_torch, "imported": who},
+        explains=("TE905",) if nvidia else ())]
+
+
+def runtime_replaced_by_pip(s) -> list[dict]:
+    """TE904: a pip distribution wrote a C++/OpenMP runtime library (libstdc++, libgomp, libiomp5,
+    libomp) into the env over the copy a conda package owns."""
+    owners = {}
+    for name, rec in C.packages(s).items():
+        for f in C.runtime_files(rec):
+            owners[f] = name
+    hits = []
+    for d in C.pip_dists(s):
+        for f in C.runtime_files(d):
+            if f in owners:
+                hits.append((d, f, owners[f]))
+    if not hits:
+        return []
+    d, f, owner = hits[0]
+    more = f" and {len(hits) - 1} more" if len(hits) > 1 else ""
+    return [finding(
+        "TE904", "warning",
+        f"pip's {terminal(d['name'])} {terminal(d['version'])} overwrote {terminal(f)}, which conda's {owner} owns, "
+        f"in {_env_label(s)}{more}",
+        "conda links every package of the env against its own C++ and OpenMP runtimes (libstdcxx-ng, libgcc-ng/"
+        "libgomp, _openmp_mutex/llvm-openmp/intel-openmp); a pip wheel that replaces one of those files changes them "
+        "for every conda package, which shows up as 'GLIBCXX_... not found', two OpenMP runtimes in one process "
+        "(OMP: Error #15) or crashes. Neither conda nor pip can undo it cleanly: the guides' advice is a new env, "
+        "with conda's packages first and pip's last, leaving out the pip package that brings its own runtime.",
+        "\n".join(_new_env_lines(s)),
+        {"files": [{"pip": h[0]["name"], "file": h[1], "conda_package": h[2]} for h in hits[:20]]})]
+
+
+_CONDA_CUDA = ("cudatoolkit", "cudnn", "cuda-runtime", "cuda-cudart", "cuda-libraries", "cuda-toolkit", "pytorch-cuda",
+               "nccl")
+
+
+def pip_nvidia_wheels(s) -> list[dict]:
+    """TE905: pip's nvidia-* wheels beside conda's CUDA packages (two copies of the CUDA libraries)."""
+    wheels = [d for d in C.pip_dists(s) if d["name"].startswith("nvidia-")]
+    conda_cuda = [(n, C.package(s, n)) for n in _CONDA_CUDA if C.package(s, n)]
+    if not wheels or not conda_cuda:
+        return []
+    w = ", ".join(f"{terminal(d['name'])} {terminal(d['version'])}" for d in wheels[:3])
+    c = ", ".join(f"{n} {terminal(C.version(r))}" for n, r in conda_cuda[:3])
+    return [finding(
+        "TE905", "warning",
+        f"pip's CUDA wheels ({w}{f' and {len(wheels) - 3} more' if len(wheels) > 3 else ''}) sit beside conda's "
+        f"CUDA packages ({c}) in {_env_label(s)}",
+        "Two copies of the CUDA libraries in one env: which one a process loads depends on import order and on "
+        "the loader's search path, and a conda update of one half leaves the other behind (the usual cause: pip "
+        "installing torch or tensorflow[and-cuda] into a conda env). The guides' advice is a new env where one "
+        "installer provides CUDA.",
+        "\n".join(_new_env_lines(s)),
+        {"pip": [d["name"] for d in wheels][:50], "conda": [n for n, _ in conda_cuda]})]
+
+
+def _tf_row(version) -> dict | None:
+    key = C.mm(version)
+    for row in _table().get("tensorflow", []):
+        if isinstance(row, dict) and C.mm(row.get("tensorflow")) == key:
+            return row
+    return None
+
+
+def tensorflow_cuda_mismatch(s) -> list[dict]:
+    """TE906: the env's cudatoolkit / cudnn against the CUDA and cuDNN its TensorFlow was built and
+    tested with (TensorFlow's 'Tested build configurations')."""
+    tf = C.tensorflow(s)
+    if not tf or not tf[1]:
+        return []
+    row = _tf_row(tf[1])
+    if row is None:
+        return []
+    problems, severity, pins = [], "warning", []
+    toolkit = C.cuda_toolkit(s)
+    need_cuda, need_cudnn = row["cuda"], row["cudnn"]
+    # A conda-built TensorFlow says in its depends which cudatoolkit/cudnn its packager built it with:
+    # that wins over the upstream table (Anaconda's tensorflow-gpu builds differ from the pip wheels).
+    tf_rec = next((C.package(s, n) for n in ("tensorflow-base", "tensorflow-gpu", "tensorflow") if C.package(s, n)), None)
+    if tf_rec is not None:
+        need_cuda = C.depends_range(tf_rec, "cudatoolkit") or need_cuda
+        if any(d.split()[0] == "cudnn" for d in C.depends(tf_rec) if d.split()):
+            need_cudnn = None  # the solver already holds cudnn to the build's range
+    if toolkit:
+        have = C.mm(toolkit[1])
+        want = C.mm(need_cuda)
+        if have != want:
+            bad = have[0] != want[0] or have < want
+            severity = "failure" if bad else severity
+            problems.append(f"{toolkit[0]} {toolkit[1]} ({'TensorFlow cannot load it' if bad else 'newer than tested'})")
+            pins.append(f"cudatoolkit={need_cuda}")
+    cudnn = C.package(s, "cudnn")
+    if cudnn and need_cudnn and C.mm(C.version(cudnn)):
+        have, want = C.mm(C.version(cudnn)), C.mm(need_cudnn)
+        if have[0] != want[0] or have < want:
+            severity = "failure"
+            problems.append(f"cudnn {terminal(C.version(cudnn))}")
+            pins.append(f"cudnn={need_cudnn}")
+    if not problems:
+        return []
+    return [finding(
+        "TE906", severity,
+        f"{tf[0]} {terminal(tf[1])} was built with CUDA {need_cuda}" + (f" and cuDNN {need_cudnn}" if need_cudnn else "")
+        + f", but {_env_label(s)} "
+        f"has {' and '.join(problems)}",
+        f"TensorFlow {C.mm(tf[1])[0]}.{C.mm(tf[1])[1]} loads the CUDA and cuDNN libraries it was built with "
+        f"(TensorFlow's 'Tested build configurations': CUDA {row['cuda']}, cuDNN {row['cudnn']}; a conda build's "
+        f"depends can pin another); from a conda env it "
+        "takes them from cudatoolkit and cudnn. An older or other-major toolkit fails with \"Could not load dynamic "
+        "library\" and TensorFlow runs on the CPU only.",
+        _conda(s, "install", "--force-reinstall", "-c", "conda-forge", *pins),
+        {"tensorflow": tf[1], "needs": {"cuda": need_cuda, "cudnn": need_cudnn}, "source": row.get("source")})]
+
+
+def pytorch_cuda_mismatch(s) -> list[dict]:
+    """TE907: conda's pytorch CUDA build against the env's pytorch-cuda / cudatoolkit."""
+    rec = C.package(s, "pytorch")
+    flav = C.pytorch_flavour(s)
+    if rec is None or not flav or flav["kind"] != "cuda":
+        return []
+    for pkg in ("pytorch-cuda", "cudatoolkit"):
+        inst = C.package(s, pkg)
+        want = C.depends_range(rec, pkg) or (flav["cuda"] if inst else None)
+        if not inst or not want or not C.mm(C.version(inst)):
+            continue
+        have = C.mm(C.version(inst))
+        if have == C.mm(want):
+            continue
+        extra = ["-c", "pytorch", "-c", "nvidia"] if pkg == "pytorch-cuda" else \
+            ["-c", "pytorch"] + (["-c", "conda-forge"] if C.mm(want) >= (11, 1) else [])
+        return [finding(
+            "TE907", "failure",
+            f"conda's pytorch {terminal(C.version(rec))} was built for CUDA {want} ({flav['why']}), but "
+            f"{_env_label(s)} has {pkg} {terminal(C.version(inst))}",
+            f"conda's pytorch loads the CUDA libraries of the env; they come from {pkg}, which must be the CUDA "
+            f"version the build was compiled for (its depends pin {pkg} {want}). Another version fails at import "
+            "(missing libcudart/libcublas symbols) or leaves CUDA unavailable.",
+            _conda(s, "install", "--force-reinstall", f"{pkg}={want}", *extra),
+            {"pytorch": rec, pkg: inst, "wanted": want}, explains=("TE201", "TE303"))]
+    return []
+
+
+def system_cuda_first_on_path(s) -> list[dict]:
+    """TE908 (Windows): a CUDA toolkit's bin directory outside the env comes before the env's
+    Library\\bin on PATH, so its DLLs shadow conda's cudatoolkit."""
+    if F.system(s) != "Windows":
+        return []
+    toolkit = C.cuda_toolkit(s)
+    if toolkit is None:
+        return []
+    entries = C.search_path(s)
+    env_idx = next((e["index"] for e in entries if e.get("kind") == "env-library-bin"), None)
+    first = [e for e in entries if e.get("kind") == "cuda" and (env_idx is None or e["index"] < env_idx)]
+    if not first:
+        return []
+    e = first[0]
+    other = C.mm(e.get("cuda_version")) != C.mm(toolkit[1])
+    d = e["dir"]
+    session = ("$env:Path = ($env:Path -split ';' | Where-Object { $_ -ne " + shell_quote(d, "powershell")
+               + " }) -join ';'")
+    return [finding(
+        "TE908", "failure" if other else "warning",
+        f"PATH puts the CUDA {terminal(e.get('cuda_version') or '?')} toolkit in {terminal(d)} before the "
+        f"Library\\bin of {_env_label(s)}" + ("" if env_idx is not None else " (which is not on PATH at all)")
+        + f": its DLLs shadow conda's {toolkit[0]} {toolkit[1]}",
+        "On Windows the DLL loader searches PATH in order, so the system toolkit's cudart64_*.dll, cublas and cuDNN "
+        "are loaded instead of the env's" + (" — another CUDA version than conda installed, which TensorFlow and "
+        "pytorch then fail to load or load only in part" if other else "") + ". The guides' fix: remove the NVIDIA "
+        "GPU Computing Toolkit entry from PATH (System Properties > Environment Variables), or leave CUDA to conda. "
+        "The command below drops it for the current PowerShell session.",
+        "\n".join([session, "# permanently: remove that entry from Path in System Properties > Environment Variables, "
+                            "then open a new terminal and `conda activate` the env"]),
+        {"entry": e, "env_library_bin_index": env_idx, "conda_toolkit": list(toolkit)},
+        explains=("TE501", "TE502"))]
+
+
+def records_unreadable(s) -> list[dict]:
+    """TE991: conda-meta records (or other files) the probe could not read."""
+    errs = C.errors(s)
+    if not errs or not C.has_conda_facts(s):
+        return []
+    return [finding(
+        "TE991", "warning",
+        f"{len(errs)} problem{'s' if len(errs) != 1 else ''} reading {_env_label(s)}'s conda-meta: "
+        f"{terminal(errs[0])[:240]}",
+        "conda keeps one JSON record per installed package in <env>/conda-meta; an unreadable or malformed "
+        "record means the package list checked here is incomplete, and conda itself may fail on this env. "
+        "`conda list` shows what conda makes of it; reinstalling the package named rewrites its record.",
+        None, {"errors": errs[:50]})]
+
+
+_PROBLEM_RULES = (cpu_pytorch_with_gpu, pytorch_cuda_missing, torch_installed_twice, runtime_replaced_by_pip,
+                  pip_nvidia_wheels, tensorflow_cuda_mismatch, pytorch_cuda_mismatch, system_cuda_first_on_path)
+
+
+def evaluate(s) -> list[dict]:
+    """Every conda finding, or TE900 when the env is consistent.  Silent outside a conda env."""
+    if not C.has_conda_facts(s):
+        return []
+    out = []
+    for rule in _PROBLEM_RULES:
+        out += rule(s)
+    out += records_unreadable(s)
+    if not any(f["severity"] != "ok" and f["code"] != "TE991" for f in out):
+        pkgs = C.packages(s)
+        parts = [_pkg_label(n, pkgs[n]) for n in ("pytorch", "pytorch-cuda", "cudatoolkit", "cudnn", "tensorflow")
+                 if n in pkgs]
+        out.insert(0, finding(
+            "TE900", "ok",
+            f"{_env_label(s)}: " + ("; ".join(parts) if parts else f"{C.records(s) or 0} conda packages, none CUDA-related"),
+            "conda's CUDA packages fit each other, the driver and the packages pip added.", None,
+            {"records": C.records(s)}))
+    return out
+
+
+RULES = [evaluate]
