@@ -3,7 +3,8 @@
 //
 //   for jc (NC columns of B/C)          B panel KC x NC packed once per (jc, pc), shared by all threads
 //     for pc (KC deep slices of K)
-//       parallel over (ic, column group)  each task packs its own MC x KC block of A (stays in L2)
+//       parallel over (ic, column group)  each task packs its MC x KC block of A (stays in L2); tasks
+//                                          are handed out one at a time (parallel_tasks)
 //         for jr (NR-wide micro-panels of B: kept in L1 across the ir loop)
 //           for ir (MR-tall micro-panels of A)
 //             micro-kernel: C[MR x NR] (+)= A[MR x KC] * B[KC x NR] in MR * NR/V vector registers
@@ -135,19 +136,24 @@ inline void pack_b(const float* b, int64_t sb0, int64_t sb1, int64_t p0, int64_t
 }
 
 // Cache blocking from the CPU's cache sizes (cpu_cache_sizes(): sysfs, sysconf, or assumed):
-//   KC: the B micro-panel (KC x NR floats) is reused by every MR-row step of the ir loop and must stay
-//       in L1d while the A micro-panels stream past it: it gets half of L1d.  (AVX2, 32 KiB: KC = 256.)
+//   KC: the depth of a packed slice.  The B micro-panel (KC x NR floats) is reused by every MR-row step
+//       of the ir loop; it is sized to L1d (AVX2, 32 KiB: KC = 512; AVX-512 with 32 KiB: 256), so that
+//       it stays in L1d or, partly evicted by the A micro-panels streaming past, in L2.  Half of L1d
+//       (BLIS's analytical model) measured slower on the machines we tried: 2048^3 on 2 threads, Zen 3
+//       AVX2, KC 256 vs 512 (see BENCHMARKS.md); Zen 4 AVX-512 (an earlier kernel), 256 vs 512: 6% slower.
+//       A deeper slice means fewer passes over C (each pass reads and writes all of C) and fewer
+//       parallel regions.
 //   MC: the packed A block (MC x KC) is reused for every B micro-panel from the core's own L2: half of
-//       L2, rounded down to a multiple of MR.  (512 KiB L2: MC = 252.)
+//       L2, rounded down to a multiple of MR.  (512 KiB L2, KC 512: MC = 126.)
 //   NC: the packed B panel (KC x NC) is shared by all threads and read from L3: half of L3, a multiple
-//       of NR.  (32 MiB: 16384, i.e. all of N for any N up to that.)
+//       of NR.  (32 MiB: 8192.)
 // Clamped to sane ranges so a misreported cache size cannot make a block absurd.
 // TORCH_ENVCHECK_SGEMM_BLOCKING=MC,KC,NC overrides the three (for tuning on another CPU); MC and NC
 // are rounded up to multiples of MR and NR.
 GemmBlocking model_blocking() {
   const CacheSizes& cs = cpu_cache_sizes();
   constexpr int64_t fb = sizeof(float);
-  int64_t kc = std::clamp<int64_t>(cs.l1d / 2 / (kNR * fb) / 16 * 16, 64, 1024);
+  int64_t kc = std::clamp<int64_t>(cs.l1d / (kNR * fb) / 16 * 16, 64, 1024);
   int64_t mc = std::clamp<int64_t>(cs.l2 / 2 / (kc * fb) / kMR * kMR, kMR, 4096 / kMR * kMR);
   int64_t nc = std::clamp<int64_t>(cs.l3 / 2 / (kc * fb) / kNR * kNR, 4 * kNR, 65536);
   return {mc, kc, nc, "model"};
@@ -181,6 +187,19 @@ struct AlignedFloats {
   float* ptr;
 };
 
+// Runs fn(task) for task in [0, n) on at::parallel_for's threads, each thread taking the next task
+// when it is done with its last one.  A static split (at::parallel_for's own) hands each thread a fixed
+// half of the work: when another process takes one of the cores for a while (a shared machine, a VM),
+// the other thread then waits at the end.  Here it takes over the remaining tasks instead.
+template <typename F>
+void parallel_tasks(int64_t n, int64_t threads, const F& fn) {
+  std::atomic<int64_t> next{0};
+  at::parallel_for(0, std::min(threads, n), 1, [&](int64_t, int64_t) {
+    for (int64_t t = next.fetch_add(1, std::memory_order_relaxed); t < n; t = next.fetch_add(1, std::memory_order_relaxed))
+      fn(t);
+  });
+}
+
 void sgemm_kernel(const float* a, int64_t sa0, int64_t sa1, const float* b, int64_t sb0, int64_t sb1, float* c,
                   int64_t m, int64_t n, int64_t k) {
   if (m == 0 || n == 0) return;
@@ -190,8 +209,8 @@ void sgemm_kernel(const float* a, int64_t sa0, int64_t sa1, const float* b, int6
   }
   const GemmBlocking blk = sgemm_blocking();
   const int64_t threads = at::get_num_threads();
-  // Rows per task: about MC, but balanced so the number of row blocks is a multiple of the thread
-  // count where that is possible (2048 rows, MC 252, 2 threads: 10 blocks of 205 -> 210 rows).
+  // Row blocks: about MC rows each, but at least a few per thread so that the dynamic hand-out
+  // above can balance the load, and all of the same height (2048 rows, MC 126: 17 blocks -> 18 of 114).
   int64_t n_ic = (m + blk.mc - 1) / blk.mc;
   if (n_ic > 1 && threads > 1) n_ic = (n_ic + threads - 1) / threads * threads;
   int64_t mc_blk = (m + n_ic - 1) / n_ic;
@@ -201,38 +220,44 @@ void sgemm_kernel(const float* a, int64_t sa0, int64_t sa1, const float* b, int6
   const int64_t nc_blk = std::min<int64_t>(blk.nc, (n + kNR - 1) / kNR * kNR);
   const int64_t kc_max = std::min<int64_t>(blk.kc, k);
   AlignedFloats bpanel(nc_blk * kc_max);
+  // One A buffer per thread, and which (row block, K slice) it holds.
+  std::vector<AlignedFloats> abufs;
+  abufs.reserve(threads);
+  for (int64_t i = 0; i < threads; ++i) abufs.emplace_back(mc_blk * kc_max);
+  std::vector<int64_t> abuf_ic(threads, -1), abuf_pc(threads, -1);
 
   for (int64_t jc = 0; jc < n; jc += nc_blk) {
     const int64_t nc = std::min<int64_t>(nc_blk, n - jc);
     const int64_t n_panels = (nc + kNR - 1) / kNR;
     // Few row blocks (small M): also split the columns so every thread has work.
-    const int64_t n_jg = std::min<int64_t>(n_panels, std::max<int64_t>(1, (threads + n_ic - 1) / n_ic));
+    const int64_t n_jg = std::min<int64_t>(n_panels, std::max<int64_t>(1, 2 * threads / n_ic));
     const int64_t panels_per_group = (n_panels + n_jg - 1) / n_jg;
     for (int64_t pc = 0; pc < k; pc += blk.kc) {
       const int64_t kc = std::min<int64_t>(blk.kc, k - pc);
-      at::parallel_for(0, n_panels, 1, [&](int64_t q0, int64_t q1) {
-        pack_b(b, sb0, sb1, pc, kc, jc, nc, q0 * kNR, std::min<int64_t>(q1 * kNR, n_panels * kNR), bpanel.ptr);
+      constexpr int64_t kPanelsPerTask = 8;
+      parallel_tasks((n_panels + kPanelsPerTask - 1) / kPanelsPerTask, threads, [&](int64_t q) {
+        const int64_t q0 = q * kPanelsPerTask, q1 = std::min<int64_t>(n_panels, q0 + kPanelsPerTask);
+        pack_b(b, sb0, sb1, pc, kc, jc, nc, q0 * kNR, q1 * kNR, bpanel.ptr);
       });
-      at::parallel_for(0, n_ic * n_jg, 1, [&](int64_t t0, int64_t t1) {
-        AlignedFloats abuf(mc_blk * kc);
-        int64_t packed_ic = -1;
-        for (int64_t t = t0; t < t1; ++t) {
-          const int64_t icb = t / n_jg, jg = t % n_jg;
-          const int64_t ic = icb * mc_blk;
-          const int64_t mc = std::min<int64_t>(mc_blk, m - ic);
-          if (packed_ic != ic) {
-            pack_a(a, sa0, sa1, ic, mc, pc, kc, abuf.ptr);
-            packed_ic = ic;
-          }
-          const int64_t jr_begin = jg * panels_per_group * kNR;
-          const int64_t jr_end = std::min<int64_t>(nc, (jg + 1) * panels_per_group * kNR);
-          for (int64_t jr = jr_begin; jr < jr_end; jr += kNR) {
-            const float* pb = bpanel.ptr + jr * kc;
-            const int64_t nr_valid = std::min<int64_t>(kNR, nc - jr);
-            for (int64_t ir = 0; ir < mc; ir += kMR) {
-              tile(kc, abuf.ptr + ir * kc, pb, c + (ic + ir) * n + jc + jr, n, pc > 0,
-                   std::min<int64_t>(kMR, mc - ir), nr_valid);
-            }
+      parallel_tasks(n_ic * n_jg, threads, [&](int64_t t) {
+        const int64_t tid = std::min<int64_t>(at::get_thread_num(), threads - 1);
+        const int64_t icb = t / n_jg, jg = t % n_jg;
+        const int64_t ic = icb * mc_blk;
+        const int64_t mc = std::min<int64_t>(mc_blk, m - ic);
+        float* abuf = abufs[tid].ptr;
+        // Consecutive tasks of one thread often share the row block (column groups): pack it once.
+        if (abuf_ic[tid] != ic || abuf_pc[tid] != pc) {
+          pack_a(a, sa0, sa1, ic, mc, pc, kc, abuf);
+          abuf_ic[tid] = ic, abuf_pc[tid] = pc;
+        }
+        const int64_t jr_begin = jg * panels_per_group * kNR;
+        const int64_t jr_end = std::min<int64_t>(nc, (jg + 1) * panels_per_group * kNR);
+        for (int64_t jr = jr_begin; jr < jr_end; jr += kNR) {
+          const float* pb = bpanel.ptr + jr * kc;
+          const int64_t nr_valid = std::min<int64_t>(kNR, nc - jr);
+          for (int64_t ir = 0; ir < mc; ir += kMR) {
+            tile(kc, abuf + ir * kc, pb, c + (ic + ir) * n + jc + jr, n, pc > 0, std::min<int64_t>(kMR, mc - ir),
+                 nr_valid);
           }
         }
       });
