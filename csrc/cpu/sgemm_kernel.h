@@ -62,6 +62,7 @@ ENVCHECK_NOINLINE void micro_kernel(int64_t kc, const float* __restrict__ pa, co
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) acc[i][v] = Vec(0.f);
   }
+#pragma GCC unroll 4
   for (int64_t p = 0; p < kc; ++p) {
     Vec bv[NV];
 #pragma GCC unroll 4
