@@ -126,9 +126,7 @@ def isa_summary_rows(report: dict) -> list:
         forced = ", ".join(f"{k}={val}" for k, val in v.get("forced_with", {}).items()) or "-"
         sub = v.get("report")
         if v["status"] != "measured" or not sub:
-            why = v.get("reason") or v.get("error") or ""
-            out.append([v["variant"], f"{v['status']}: {why}" if why else v["status"], forced]
-                       + ["-"] * len(ISA_OPS) + ["-"])
+            out.append([v["variant"], v["status"], forced] + ["-"] * len(ISA_OPS) + ["-"])
             continue
         ops = {r["op"]: r for r in sub.get("devices", {}).get("cpu", {}).get("ops", [])}
         ratios = [f"{ops[o]['speed_ratio']:.2f}x" if o in ops else "-" for o in ISA_OPS]
@@ -167,6 +165,9 @@ def print_isa_report(report: dict, file=None) -> None:
         print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip(), file=file)
         if i == 0:
             print("  ".join("-" * w for w in widths), file=file)
+    for v in report["variants"]:
+        if v["status"] != "measured":
+            print(f"{v['variant']}: {v['status']}: {v.get('reason') or v.get('error', '')}", file=file)
 
 
 class Progress:
