@@ -22,7 +22,8 @@
 //   DEFAULT on x86 (SSE2, 16 xmm, Vectorized<float> is 8 floats = 2 xmm, no FMA):
 //                     5 x 8  -> 10 xmm accumulators + 2 xmm of B + 1 broadcast + 2 products = 15
 //                     (6 x 8 spilled one accumulator: a multiply and an add need a temporary)
-//   DEFAULT elsewhere (aarch64: 32 NEON registers, Vectorized<float> = 2 of them): 6 x 16
+//   DEFAULT elsewhere (aarch64: 32 NEON registers; torch 2.14's Vectorized<float> there is one 4-float
+//                     register): 6 x 8 -> 12 accumulators (not measured: no such CPU here)
 // tests/test_ops_isa.py disassembles the built library and checks these loops: FMAs on ymm/zmm and
 // no stack access (spill or reload) inside them.
 
