@@ -11,7 +11,7 @@ import torch.nn.functional as F
 from _ops_helpers import assert_gelu_close, assert_sgemm_close, load_ops, rand
 
 # Sizes around the vector widths (8 floats for AVX2/DEFAULT, 16 for AVX-512), the sgemm register
-# block (14 x 32), the parallel grain (32768) and the sum block (65536).
+# blocks (6 x 16, 14 x 32, 5 x 8), the parallel grain (32768) and the sum block (65536).
 SIZES = [0, 1, 7, 15, 16, 17, 31, 33, 1000, 32769, 65537, 3 * 65536 + 5]
 
 
@@ -123,9 +123,42 @@ def test_sgemm_transposed_and_strided(E):
 
 
 def test_sgemm_large_k_blocks(E):
-    # K beyond one packed slice (256) and N beyond one panel (3072): exercises every blocking loop.
-    a, b = rand(30, 700), rand(700, 3100)
+    # K beyond one packed slice (KC is 128-1024 with the usual caches) and N over several micro-panels;
+    # tests/test_ops_isa.py also runs every variant with tiny MC/KC/NC so that every blocking loop turns.
+    a, b = rand(30, 2100), rand(2100, 3100)
     assert_sgemm_close(E.sgemm(a, b), a, b)
+
+
+@pytest.mark.parametrize("mkn", [(2, 3, 5), (3, 5, 7), (11, 13, 17), (37, 41, 43), (101, 103, 107)])
+def test_sgemm_primes(E, mkn):
+    m, k, n = mkn
+    a, b = rand(m, k), rand(k, n)
+    assert_sgemm_close(E.sgemm(a, b), a, b)
+    assert_sgemm_close(E.sgemm(a.t().contiguous().t(), b.t().contiguous().t()), a, b)
+
+
+def test_sgemm_k0_gives_zeros(E):
+    c = E.sgemm(torch.ones(5, 0), torch.ones(0, 7))
+    assert c.shape == (5, 7) and bool((c == 0).all())
+
+
+def test_sgemm_blocking_follows_the_cache_sizes():
+    """The selected variant's MC/KC/NC come from the cache sizes it reports (see sgemm_kernel.h): the
+    KC x NR micro-panel of B is the largest multiple of 16 rows that fits in L1d, the MC x KC block of A
+    fits in half of L2, the KC x NC panel of B in half of L3 (within the clamps), and MC/NC are
+    multiples of the register block."""
+    from torch_envcheck import ops
+    info = ops.cpu_kernel_isa()
+    cache, blk = info["cache_bytes"], info["sgemm_blocking"]
+    mr, nr = info["sgemm_register_block"]
+    assert cache["l1d"] > 0 and cache["l2"] > 0 and cache["l3"] > 0 and cache["source"]
+    if blk["from"] != "model":
+        pytest.skip("TORCH_ENVCHECK_SGEMM_BLOCKING is set")
+    assert blk["mc"] % mr == 0 and blk["nc"] % nr == 0
+    assert 64 <= blk["kc"] <= 1024 and (blk["kc"] == 64 or blk["kc"] * nr * 4 <= cache["l1d"])
+    assert blk["kc"] == 1024 or (blk["kc"] + 16) * nr * 4 > cache["l1d"]
+    assert blk["mc"] == mr or blk["mc"] * blk["kc"] * 4 <= cache["l2"] // 2
+    assert blk["nc"] == 4 * nr or blk["nc"] * blk["kc"] * 4 <= cache["l3"] // 2
 
 
 def test_triad_streaming_stores(E):

@@ -32,13 +32,32 @@ for shape in ((3, 1), (5, 17), (7, 33), (65, 1000)):
     x, bias = rand(*shape) * 3, rand(shape[-1])
     errs[f"softmax{shape}"] = (E.softmax(x) - torch.softmax(x, -1)).abs().max().item() / 1e-6
     errs[f"gelu{shape}"] = (E.bias_gelu(x, bias) - F.gelu(x + bias)).abs().max().item() / 1e-5
-for m, k, n in ((1, 1, 1), (15, 33, 31), (29, 300, 70), (100, 257, 129)):
-    a, b = rand(m, k), rand(k, n)
+def gemm_err(a, b):
+    c = E.sgemm(a, b)
+    assert c.shape == (a.shape[0], b.shape[1]) and c.is_contiguous()
+    if c.numel() == 0:
+        return 0.0
     ref = a.double() @ b.double()
-    bound = 2 * k * EPS32 * (a.double().abs() @ b.double().abs())
-    errs[f"sgemm{(m, k, n)}"] = ((E.sgemm(a, b).double() - ref).abs() / bound).max().item()
-    errs[f"sgemmT{(m, k, n)}"] = ((E.sgemm(a.t().contiguous().t(), b.t().contiguous().t()).double() - ref).abs()
-                                  / bound).max().item()
+    bound = 2 * max(1, a.shape[1]) * EPS32 * (a.double().abs() @ b.double().abs()) + 1e-30
+    return ((c.double() - ref).abs() / bound).max().item()
+
+# Odd shapes: 1x1x1, K = 0 (C must be zeros), primes around the register blocks (6x16, 5x8, 14x32), K
+# beyond one packed slice, N beyond a 16-float micro-panel several times.
+shapes = [(1, 1, 1), (1, 0, 1), (5, 0, 3), (15, 33, 31), (29, 300, 70), (100, 257, 129), (7, 13, 17),
+          (13, 1031, 5), (31, 37, 41), (97, 101, 103), (1, 2053, 1), (2, 3, 1000)]
+for m, k, n in shapes:
+    a, b = rand(m, k), rand(k, n)
+    errs[f"sgemm{(m, k, n)}"] = gemm_err(a, b)
+    errs[f"sgemmT{(m, k, n)}"] = gemm_err(a.t().contiguous().t(), b.t().contiguous().t())
+    errs[f"sgemmS{(m, k, n)}"] = gemm_err(rand(m, 2 * k + 1)[:, 1::2], rand(k, 3 * n)[:, ::3])
+# Seeded random shapes and layouts (a property test that runs in each forced variant's process).
+g = torch.Generator().manual_seed(12)
+for i in range(40):
+    m, k, n = (int(x) for x in torch.randint(0, 80, (3,), generator=g))
+    ta, tb = (bool(x) for x in torch.randint(0, 2, (2,), generator=g))
+    a = rand(k, m).t() if ta else rand(m, k)
+    b = rand(n, k).t() if tb else rand(k, n)
+    errs[f"sgemmR{(m, k, n, ta, tb)}"] = gemm_err(a, b)
 res["errors"] = errs
 print(json.dumps(res))
 """
@@ -51,14 +70,17 @@ def isa_info():
     return ops.cpu_kernel_isa()
 
 
-@pytest.mark.parametrize("variant", ["default", "avx2", "avx512"])
-def test_variant_selected_and_correct(isa_info, variant):
+def _run_forced(isa_info, variant, extra_env=None, script=SCRIPT, expect_failure=False):
+    """Run `script` in a fresh process with ATEN_CPU_CAPABILITY=variant; skips when the variant is not
+    compiled or this CPU cannot run it.  Returns the JSON of its last output line."""
     want = variant.upper()
     if want not in isa_info["compiled"]:
         pytest.skip(f"{want} is not compiled on this platform (compiled: {isa_info['compiled']})")
     if want != "DEFAULT" and want not in isa_info["cpu_supports"]:
         pytest.skip(f"this CPU does not support {want} (supports: {isa_info['cpu_supports']})")
     env = dict(os.environ, ATEN_CPU_CAPABILITY=variant, TORCH_ENVCHECK_AUTOBUILD="0")
+    env.pop("TORCH_ENVCHECK_SGEMM_BLOCKING", None)
+    env.update(extra_env or {})
     # The subprocess must import the same torch_envcheck (installed or checkout) and so the same _C.
     import torch_envcheck
     pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(torch_envcheck.__file__)))
@@ -66,13 +88,46 @@ def test_variant_selected_and_correct(isa_info, variant):
     tests_dir = os.path.dirname(os.path.abspath(__file__))
     # cwd=tests_dir: `python -c` puts the working directory first on sys.path, and from the repo root
     # that would be the checkout's torch_envcheck, not the installed one this process uses.
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, tests_dir], env=env, capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-c", script, tests_dir], env=env, capture_output=True, text=True,
                           timeout=300, cwd=tests_dir)
+    if expect_failure:
+        assert proc.returncode != 0, proc.stdout[-2000:]
+        return proc.stderr
     assert proc.returncode == 0, proc.stderr[-3000:]
     res = json.loads(proc.stdout.strip().splitlines()[-1])
     assert res["isa"]["selected"] == want, res["isa"]
+    return res
+
+
+@pytest.mark.parametrize("variant", ["default", "avx2", "avx512"])
+def test_variant_selected_and_correct(isa_info, variant):
+    want = variant.upper()
+    res = _run_forced(isa_info, variant)
+    assert res["isa"]["sgemm_blocking"]["from"] == "model"
     bad = {k: v for k, v in res["errors"].items() if not v <= 1.0}
     assert not bad, f"{want}: errors above tolerance (as multiples of it): {bad}"
+
+
+@pytest.mark.parametrize("variant", ["default", "avx2", "avx512"])
+def test_variant_correct_with_tiny_cache_blocks(isa_info, variant):
+    """Blocks far smaller than the matrices (MC 7 -> one or two register blocks, KC 19, NC 40 -> a few
+    micro-panels): every blocking loop, partial slice and edge tile runs many times on small inputs."""
+    res = _run_forced(isa_info, variant, {"TORCH_ENVCHECK_SGEMM_BLOCKING": "7,19,40"})
+    blk = res["isa"]["sgemm_blocking"]
+    mr, nr = res["isa"]["sgemm_register_block"]
+    assert blk["from"] == "TORCH_ENVCHECK_SGEMM_BLOCKING" and blk["kc"] == 19
+    assert blk["mc"] % mr == 0 and 7 <= blk["mc"] < 7 + mr and blk["nc"] % nr == 0 and 40 <= blk["nc"] < 40 + nr
+    bad = {k: v for k, v in res["errors"].items() if not v <= 1.0}
+    assert not bad, f"{variant}: errors above tolerance (as multiples of it): {bad}"
+
+
+def test_bad_blocking_variable_is_a_clear_error(isa_info):
+    script = ("import sys, torch; sys.path.insert(0, sys.argv[1]); from torch_envcheck import ops; "
+              "ops.load().sgemm(torch.ones(3, 4), torch.ones(4, 5))")
+    err = _run_forced(isa_info, "default", {"TORCH_ENVCHECK_SGEMM_BLOCKING": "64,abc"}, script=script,
+                      expect_failure=True)
+    assert "TORCH_ENVCHECK_SGEMM_BLOCKING must be three positive integers MC,KC,NC" in err
+    assert "'64,abc'" in err
 
 
 def _functions_by_namespace(so_path: str) -> dict:
@@ -109,3 +164,80 @@ def test_variants_really_emit_vector_code(isa_info):
     assert "ymm" in code["envcheck::AVX2::"] and "vfmadd" in code["envcheck::AVX2::"]
     assert "zmm" not in code["envcheck::AVX2::"]
     assert "ymm" not in code["envcheck::DEFAULT::"] and "zmm" not in code["envcheck::DEFAULT::"]
+
+
+def _micro_kernel_loops(so_path: str) -> dict:
+    """{(namespace, MR, NV): [instructions of the innermost hottest loop]} for every micro_kernel<MR, NV>
+    in the built library: the loop is the backward jump whose body holds the most multiply-adds."""
+    import re
+
+    out = subprocess.run(["objdump", "-d", "-C", "--no-show-raw-insn", so_path], capture_output=True, text=True,
+                         timeout=120).stdout
+    head = re.compile(r"^[0-9a-f]+ <.*envcheck::(AVX512|AVX2|DEFAULT)::.*micro_kernel<(\d+), (\d+)>.*>:$")
+    insn = re.compile(r"^\s*([0-9a-f]+):\s+(\S.*)$")
+    funcs, current = {}, None
+    for line in out.splitlines():
+        m = head.match(line)
+        if m:
+            current = (m.group(1), int(m.group(2)), int(m.group(3)))
+            funcs.setdefault(current, []).append([])
+            continue
+        if not line.strip() or line.endswith(">:"):
+            current = None if line.endswith(">:") else current
+            continue
+        m = insn.match(line)
+        if current is not None and m:
+            funcs[current][-1].append((int(m.group(1), 16), m.group(2)))
+    loops = {}
+    for key, bodies in funcs.items():
+        best = []
+        for body in bodies:
+            for addr, text in body:
+                j = re.match(r"j\w+\s+([0-9a-f]+)\b", text)
+                if not j or int(j.group(1), 16) >= addr:
+                    continue
+                target = int(j.group(1), 16)
+                loop = [t for a, t in body if target <= a <= addr]
+                if sum(("vfmadd" in t or "mulps" in t) for t in loop) > sum(("vfmadd" in t or "mulps" in t) for t in best):
+                    best = loop
+        loops[key] = best
+    return loops
+
+
+def test_micro_kernel_loops_use_all_registers_without_spills(isa_info):
+    """objdump the built _C: each variant's micro-kernel loop does MR*NV vector multiply-adds per k step on
+    registers of its width (vfmadd231ps ymm for AVX2, zmm for AVX512; mulps+addps xmm for DEFAULT, which
+    has no FMA), and touches no stack slot inside the loop (no spill or reload)."""
+    import shutil
+
+    from torch_envcheck import extension
+    if "AVX512" not in isa_info["compiled"]:
+        pytest.skip("not an x86-64 build")
+    if not shutil.which("objdump"):
+        pytest.skip("objdump is not installed")
+    path = extension.status().get("path")
+    if not path or not os.path.isfile(path):
+        pytest.skip("the extension's shared library path is unknown")
+    loops = _micro_kernel_loops(path)
+    if not loops:
+        pytest.skip("no micro_kernel symbols (stripped binary)")
+    found = {ns for ns, _, _ in loops}
+    assert found == {"AVX512", "AVX2", "DEFAULT"}, sorted(loops)
+    for (ns, mr, nv), loop in loops.items():
+        text = "\n".join(loop)
+        assert loop, f"{ns} micro_kernel<{mr}, {nv}>: no loop found"
+        assert "(%rsp" not in text and "(%rbp" not in text, f"{ns} micro_kernel<{mr}, {nv}> spills:\n{text}"
+        if ns == "DEFAULT":
+            # SSE2: Vectorized<float> is 8 floats = 2 xmm; a multiply and an add per pair.
+            mul = [t for t in loop if t.startswith("mulps")]
+            add = [t for t in loop if t.startswith("addps")]
+            assert len(mul) % (2 * mr * nv) == 0 and len(mul) == len(add) and mul, text
+            assert "ymm" not in text and "zmm" not in text, text
+            continue
+        reg = "zmm" if ns == "AVX512" else "ymm"
+        fma = [t for t in loop if t.startswith("vfmadd")]
+        assert fma and len(fma) % (mr * nv) == 0, f"{ns}: {len(fma)} FMAs, want a multiple of {mr * nv}:\n{text}"
+        assert all(t.startswith("vfmadd231ps") and t.count(f"%{reg}") == 3 for t in fma), text
+        assert "vbroadcastss" in text
+        if ns == "AVX2":
+            assert "zmm" not in text

@@ -66,8 +66,12 @@ std::string cpu_kernel_isa_json() {
   const char* env = std::getenv("ATEN_CPU_CAPABILITY");
   js << "], \"aten_capability\": \"" << at::get_cpu_capability() << "\", \"aten_cpu_capability_env\": ";
   if (env) js << '"' << env << '"'; else js << "null";
+  const CacheSizes& cs = cpu_cache_sizes();
+  const GemmBlocking blk = k.sgemm_blocking();
   js << ", \"vector_width_floats\": " << k.vec_floats << ", \"sgemm_register_block\": [" << k.gemm_mr << ", "
-     << k.gemm_nr << "], \"openmp\": " <<
+     << k.gemm_nr << "], \"sgemm_blocking\": {\"mc\": " << blk.mc << ", \"kc\": " << blk.kc << ", \"nc\": " << blk.nc
+     << ", \"from\": \"" << blk.how << "\"}, \"cache_bytes\": {\"l1d\": " << cs.l1d << ", \"l2\": " << cs.l2
+     << ", \"l3\": " << cs.l3 << ", \"source\": \"" << cs.source << "\"}, \"openmp\": " <<
 #ifdef _OPENMP
       "true"
 #else

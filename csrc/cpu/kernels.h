@@ -12,6 +12,20 @@
 
 namespace envcheck {
 
+// Data cache sizes in bytes (cache_info.cpp) and where they came from ("sysfs", "sysconf", "assumed").
+struct CacheSizes {
+  int64_t l1d, l2, l3;
+  std::string source;
+};
+const CacheSizes& cpu_cache_sizes();
+
+// sgemm cache blocking: rows of A per packed block (MC), depth of a packed slice (KC), columns of B
+// per packed panel (NC).
+struct GemmBlocking {
+  int64_t mc, kc, nc;
+  std::string how;  // "model" or "TORCH_ENVCHECK_SGEMM_BLOCKING"
+};
+
 struct CpuKernels {
   const char* isa;      // "DEFAULT", "AVX2", "AVX512"
   int vec_floats;       // floats per at::vec::Vectorized<float> in this variant
@@ -23,6 +37,8 @@ struct CpuKernels {
   // C (M x N, row-major, contiguous) = A (M x K, strides sa0/sa1) * B (K x N, strides sb0/sb1).
   void (*sgemm)(const float* a, int64_t sa0, int64_t sa1, const float* b, int64_t sb0, int64_t sb1, float* c,
                 int64_t m, int64_t n, int64_t k);
+  // The blocking sgemm uses in this variant on this CPU.
+  GemmBlocking (*sgemm_blocking)();
 };
 
 // One per compiled variant; the x86 variants exist only on x86-64 builds.

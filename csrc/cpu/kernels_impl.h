@@ -5,8 +5,12 @@
 #include <ATen/cpu/vec/vec.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <limits>
 #include <vector>
 
@@ -28,7 +32,8 @@ namespace {
 
 const CpuKernels& kernel_table() {
   static const CpuKernels table{ENVCHECK_STR(CPU_CAPABILITY), static_cast<int>(Vec::size()), kMR, kNR,
-                                triad_kernel, sum_kernel, softmax_kernel, bias_gelu_kernel, sgemm_kernel};
+                                triad_kernel, sum_kernel, softmax_kernel, bias_gelu_kernel, sgemm_kernel,
+                                sgemm_blocking};
   return table;
 }
 

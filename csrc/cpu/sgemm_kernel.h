@@ -3,72 +3,100 @@
 //
 //   for jc (NC columns of B/C)          B panel KC x NC packed once per (jc, pc), shared by all threads
 //     for pc (KC deep slices of K)
-//       parallel over (ic, column group)  each task packs its own MC x KC block of A (stays in L2)
+//       parallel over (ic, column group)  each task packs its MC x KC block of A (stays in L2); tasks
+//                                          are handed out one at a time (parallel_tasks)
 //         for jr (NR-wide micro-panels of B: kept in L1 across the ir loop)
 //           for ir (MR-tall micro-panels of A)
 //             micro-kernel: C[MR x NR] (+)= A[MR x KC] * B[KC x NR] in MR * NR/V vector registers
 //
 // Packing reads A and B through their strides, so transposed or otherwise strided inputs need no
-// copy; panels are zero-padded to MR / NR so the micro-kernel never branches on the edge.
-// MR/NR per variant: AVX512 (32 zmm): 14 x 32 -> 28 accumulators + 2 B vectors + 1 broadcast;
-// AVX2 (16 ymm): 6 x 16 -> 12 + 2 + 1; DEFAULT (emulated 8-wide): 6 x 16.
+// copy; panels are zero-padded to MR / NR and 64-byte aligned.  The micro-kernel only ever computes a
+// whole MR x NR tile: edge tiles go to a small buffer on the stack and the valid part is added to C.
+// That keeps every accumulator in a register for the whole k loop: an accumulator indexed with a
+// run-time row count (the old edge path) made g++ keep a memory copy of all of them and store it on
+// every k step (12 extra stores per 12 FMAs: the AVX2 variant ran at 0.35x torch.matmul).
+//
+// Register blocks per variant:
+//   AVX512 (32 zmm): 14 x 32 -> 28 accumulators + 2 B vectors + 1 broadcast = 31
+//   AVX2   (16 ymm):  6 x 16 -> 12 accumulators + 2 B vectors + 1 broadcast = 15
+//   DEFAULT on x86 (SSE2, 16 xmm, Vectorized<float> is 8 floats = 2 xmm, no FMA):
+//                     5 x 8  -> 10 xmm accumulators + 2 xmm of B + 1 broadcast + 2 products = 15
+//                     (6 x 8 spilled one accumulator: a multiply and an add need a temporary)
+//   DEFAULT elsewhere (aarch64: 32 NEON registers; torch 2.14's Vectorized<float> there is one 4-float
+//                     register): 6 x 8 -> 12 accumulators (not measured: no such CPU here)
+// tests/test_ops_isa.py disassembles the built library and checks these loops: FMAs on ymm/zmm and
+// no stack access (spill or reload) inside them.
 
 #if defined(CPU_CAPABILITY_AVX512)
 constexpr int kMR = 14;
 constexpr int kNV = 2;
-#else
+#elif defined(CPU_CAPABILITY_AVX2) || !(defined(__x86_64__) || defined(_M_X64))
 constexpr int kMR = 6;
 constexpr int kNV = 2;
+#else
+constexpr int kMR = 5;
+constexpr int kNV = 1;
 #endif
 constexpr int kNR = kNV * Vec::size();
-// Depth of a packed slice.  Measured on the Zen 4 this was tuned on (2048^3, 1 and 2 threads): KC 256
-// -> 512 gave about +6%; the B micro-panel (KC*NR*4 = 64 KiB) and the A micro-panels then come from
-// L2, whose bandwidth easily covers 2 vector loads + 14 broadcasts per 28 FMAs, and there are half
-// as many passes over C and half as many parallel regions (barriers).  768 was within noise of 512.
-constexpr int64_t kKC = 512;
-constexpr int64_t kMC = 168;   // rows of A per task (multiple of every MR): MC*KC*4 = 336 KiB in L2
-constexpr int64_t kNC = 3072;  // columns of B per packed panel: KC*NC*4 = 6 MiB in L3
 
+#if defined(__GNUC__)
+#define ENVCHECK_NOINLINE __attribute__((noinline))
+#else
+#define ENVCHECK_NOINLINE
+#endif
+
+// C[MR x NR] (ldc) = (accumulate ? C : 0) + A micro-panel (k-major, MR per step) * B micro-panel (k-major,
+// NR per step).  A separate (not inlined) function, so that its loop can be found and checked in the
+// disassembly, and so that the caller's loops cannot change how its registers are allocated.  One call
+// does MR * NR * kc FMAs (AVX2, KC 256: 24576), so the call costs nothing.
 template <int MR, int NV>
-inline void micro_kernel(int64_t kc, const float* __restrict__ pa, const float* __restrict__ pb,
-                         float* __restrict__ c, int64_t ldc, bool accumulate, int64_t mr_valid, int64_t nr_valid) {
+ENVCHECK_NOINLINE void micro_kernel(int64_t kc, const float* __restrict__ pa, const float* __restrict__ pb,
+                                    float* __restrict__ c, int64_t ldc, bool accumulate) {
   constexpr int64_t V = Vec::size();
   constexpr int64_t NR = NV * V;
   Vec acc[MR][NV];
 #pragma GCC unroll 16
-  for (int i = 0; i < MR; ++i)
+  for (int i = 0; i < MR; ++i) {
+    // The tile of C is read (or written) right after the loop: start bringing it in now.
+    __builtin_prefetch(c + i * ldc, 1);
+    __builtin_prefetch(c + i * ldc + NR - 1, 1);
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) acc[i][v] = Vec(0.f);
+  }
+#pragma GCC unroll 4
   for (int64_t p = 0; p < kc; ++p) {
     Vec bv[NV];
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) bv[v] = Vec::loadu(pb + p * NR + v * V);
+    for (int v = 0; v < NV; ++v) bv[v] = Vec::loadu(pb + v * V);
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
-      const Vec av(pa[p * MR + i]);
+      const Vec av(pa[i]);
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) acc[i][v] = at::vec::fmadd(av, bv[v], acc[i][v]);
     }
+    pa += MR;
+    pb += NR;
   }
-  if (mr_valid == MR && nr_valid == NR) {
 #pragma GCC unroll 16
-    for (int i = 0; i < MR; ++i)
+  for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) {
-        float* cp = c + i * ldc + v * V;
-        (accumulate ? Vec::loadu(cp) + acc[i][v] : acc[i][v]).store(cp);
-      }
+    for (int v = 0; v < NV; ++v) {
+      float* cp = c + i * ldc + v * V;
+      (accumulate ? Vec::loadu(cp) + acc[i][v] : acc[i][v]).store(cp);
+    }
+}
+
+// One tile of C: the micro-kernel straight into C when the tile is whole, else through a buffer.
+inline void tile(int64_t kc, const float* pa, const float* pb, float* c, int64_t ldc, bool accumulate,
+                 int64_t mr_valid, int64_t nr_valid) {
+  if (mr_valid == kMR && nr_valid == kNR) {
+    micro_kernel<kMR, kNV>(kc, pa, pb, c, ldc, accumulate);
     return;
   }
-  for (int i = 0; i < MR; ++i) {
-    if (i >= mr_valid) break;
-    for (int v = 0; v < NV; ++v) {
-      const int64_t cnt = std::min<int64_t>(V, nr_valid - v * V);
-      if (cnt <= 0) break;
-      float* cp = c + i * ldc + v * V;
-      (accumulate ? Vec::loadu(cp, cnt) + acc[i][v] : acc[i][v]).store(cp, cnt);
-    }
-  }
+  alignas(64) float buf[kMR * kNR];
+  micro_kernel<kMR, kNV>(kc, pa, pb, buf, kNR, false);
+  for (int64_t i = 0; i < mr_valid; ++i)
+    for (int64_t j = 0; j < nr_valid; ++j) c[i * ldc + j] = (accumulate ? c[i * ldc + j] : 0.f) + buf[i * kNR + j];
 }
 
 // A block rows [i0, i0+mc) x depth [p0, p0+kc) -> micro-panels of MR rows, k-major, zero-padded.
@@ -109,6 +137,71 @@ inline void pack_b(const float* b, int64_t sb0, int64_t sb1, int64_t p0, int64_t
   }
 }
 
+// Cache blocking from the CPU's cache sizes (cpu_cache_sizes(): sysfs, sysconf, or assumed):
+//   KC: the depth of a packed slice.  The B micro-panel (KC x NR floats) is reused by every MR-row step
+//       of the ir loop; it is sized to L1d (AVX2, 32 KiB: KC = 512; AVX-512 with 32 KiB: 256), so that
+//       it stays in L1d or, partly evicted by the A micro-panels streaming past, in L2.  Half of L1d
+//       (BLIS's analytical model) measured slower on the machines we tried: 2048^3 on 2 threads, Zen 3
+//       AVX2, KC 256 vs 512 (see BENCHMARKS.md); Zen 4 AVX-512 (an earlier kernel), 256 vs 512: 6% slower.
+//       A deeper slice means fewer passes over C (each pass reads and writes all of C) and fewer
+//       parallel regions.
+//   MC: the packed A block (MC x KC) is reused for every B micro-panel from the core's own L2: half of
+//       L2, rounded down to a multiple of MR.  (512 KiB L2, KC 512: MC = 126.)
+//   NC: the packed B panel (KC x NC) is shared by all threads and read from L3: half of L3, a multiple
+//       of NR.  (32 MiB: 8192.)
+// Clamped to sane ranges so a misreported cache size cannot make a block absurd.
+// TORCH_ENVCHECK_SGEMM_BLOCKING=MC,KC,NC overrides the three (for tuning on another CPU); MC and NC
+// are rounded up to multiples of MR and NR.
+GemmBlocking model_blocking() {
+  const CacheSizes& cs = cpu_cache_sizes();
+  constexpr int64_t fb = sizeof(float);
+  int64_t kc = std::clamp<int64_t>(cs.l1d / (kNR * fb) / 16 * 16, 64, 1024);
+  int64_t mc = std::clamp<int64_t>(cs.l2 / 2 / (kc * fb) / kMR * kMR, kMR, 4096 / kMR * kMR);
+  int64_t nc = std::clamp<int64_t>(cs.l3 / 2 / (kc * fb) / kNR * kNR, 4 * kNR, 65536);
+  return {mc, kc, nc, "model"};
+}
+
+GemmBlocking make_blocking() {
+  const char* env = std::getenv("TORCH_ENVCHECK_SGEMM_BLOCKING");
+  if (env == nullptr || *env == '\0') return model_blocking();
+  long long v[3] = {0, 0, 0};
+  char tail = 0;
+  const int got = std::sscanf(env, "%lld,%lld,%lld%c", &v[0], &v[1], &v[2], &tail);
+  TORCH_CHECK(got == 3 && v[0] > 0 && v[1] > 0 && v[2] > 0 && v[0] <= (1 << 20) && v[1] <= (1 << 20) &&
+                  v[2] <= (1 << 24),
+              "envcheck::sgemm: TORCH_ENVCHECK_SGEMM_BLOCKING must be three positive integers MC,KC,NC "
+              "(e.g. 252,256,16384), got '", env, "'");
+  const int64_t mc = (v[0] + kMR - 1) / kMR * kMR, nc = (v[2] + kNR - 1) / kNR * kNR;
+  return {mc, static_cast<int64_t>(v[1]), nc, "TORCH_ENVCHECK_SGEMM_BLOCKING"};
+}
+
+GemmBlocking sgemm_blocking() {
+  static const GemmBlocking blocking = make_blocking();
+  return blocking;
+}
+
+// 64-byte aligned float storage without value-initialising it (std::vector would zero it each time).
+struct AlignedFloats {
+  explicit AlignedFloats(int64_t n) : raw(new float[static_cast<size_t>(n) + 16]) {
+    ptr = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(raw.get()) + 63) & ~uintptr_t(63));
+  }
+  std::unique_ptr<float[]> raw;
+  float* ptr;
+};
+
+// Runs fn(task) for task in [0, n) on at::parallel_for's threads, each thread taking the next task
+// when it is done with its last one.  A static split (at::parallel_for's own) hands each thread a fixed
+// half of the work: when another process takes one of the cores for a while (a shared machine, a VM),
+// the other thread then waits at the end.  Here it takes over the remaining tasks instead.
+template <typename F>
+void parallel_tasks(int64_t n, int64_t threads, const F& fn) {
+  std::atomic<int64_t> next{0};
+  at::parallel_for(0, std::min(threads, n), 1, [&](int64_t, int64_t) {
+    for (int64_t t = next.fetch_add(1, std::memory_order_relaxed); t < n; t = next.fetch_add(1, std::memory_order_relaxed))
+      fn(t);
+  });
+}
+
 void sgemm_kernel(const float* a, int64_t sa0, int64_t sa1, const float* b, int64_t sb0, int64_t sb1, float* c,
                   int64_t m, int64_t n, int64_t k) {
   if (m == 0 || n == 0) return;
@@ -116,53 +209,57 @@ void sgemm_kernel(const float* a, int64_t sa0, int64_t sa1, const float* b, int6
     std::fill(c, c + m * n, 0.f);
     return;
   }
+  const GemmBlocking blk = sgemm_blocking();
   const int64_t threads = at::get_num_threads();
-  // Rows per task: about kMC, but balanced so the number of row blocks is a multiple of the
-  // thread count where that is possible (2048 rows on 2 threads: 14 blocks of 147 -> 154 rows).
-  int64_t n_ic = (m + kMC - 1) / kMC;
+  // Row blocks: about MC rows each, but at least a few per thread so that the dynamic hand-out
+  // above can balance the load, and all of the same height (2048 rows, MC 126: 17 blocks -> 18 of 114).
+  int64_t n_ic = (m + blk.mc - 1) / blk.mc;
   if (n_ic > 1 && threads > 1) n_ic = (n_ic + threads - 1) / threads * threads;
   int64_t mc_blk = (m + n_ic - 1) / n_ic;
   mc_blk = (mc_blk + kMR - 1) / kMR * kMR;
   n_ic = (m + mc_blk - 1) / mc_blk;
 
-  const int64_t nc_max = std::min<int64_t>(kNC, (n + kNR - 1) / kNR * kNR);
-  const int64_t kc_max = std::min<int64_t>(kKC, k);
-  std::vector<float> bpanel_store(static_cast<size_t>(nc_max * kc_max) + 64);
-  // 64-byte alignment for the vector loads from the panel.
-  float* bpanel = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(bpanel_store.data()) + 63) & ~uintptr_t(63));
+  const int64_t nc_blk = std::min<int64_t>(blk.nc, (n + kNR - 1) / kNR * kNR);
+  const int64_t kc_max = std::min<int64_t>(blk.kc, k);
+  AlignedFloats bpanel(nc_blk * kc_max);
+  // One A buffer per thread, and which (row block, K slice) it holds.
+  std::vector<AlignedFloats> abufs;
+  abufs.reserve(threads);
+  for (int64_t i = 0; i < threads; ++i) abufs.emplace_back(mc_blk * kc_max);
+  std::vector<int64_t> abuf_ic(threads, -1), abuf_pc(threads, -1);
 
-  for (int64_t jc = 0; jc < n; jc += kNC) {
-    const int64_t nc = std::min<int64_t>(kNC, n - jc);
+  for (int64_t jc = 0; jc < n; jc += nc_blk) {
+    const int64_t nc = std::min<int64_t>(nc_blk, n - jc);
     const int64_t n_panels = (nc + kNR - 1) / kNR;
     // Few row blocks (small M): also split the columns so every thread has work.
-    const int64_t n_jg = std::min<int64_t>(n_panels, std::max<int64_t>(1, (threads + n_ic - 1) / n_ic));
+    const int64_t n_jg = std::min<int64_t>(n_panels, std::max<int64_t>(1, 2 * threads / n_ic));
     const int64_t panels_per_group = (n_panels + n_jg - 1) / n_jg;
-    for (int64_t pc = 0; pc < k; pc += kKC) {
-      const int64_t kc = std::min<int64_t>(kKC, k - pc);
-      at::parallel_for(0, n_panels, 1, [&](int64_t q0, int64_t q1) {
-        pack_b(b, sb0, sb1, pc, kc, jc, nc, q0 * kNR, std::min<int64_t>(q1 * kNR, n_panels * kNR), bpanel);
+    for (int64_t pc = 0; pc < k; pc += blk.kc) {
+      const int64_t kc = std::min<int64_t>(blk.kc, k - pc);
+      constexpr int64_t kPanelsPerTask = 8;
+      parallel_tasks((n_panels + kPanelsPerTask - 1) / kPanelsPerTask, threads, [&](int64_t q) {
+        const int64_t q0 = q * kPanelsPerTask, q1 = std::min<int64_t>(n_panels, q0 + kPanelsPerTask);
+        pack_b(b, sb0, sb1, pc, kc, jc, nc, q0 * kNR, q1 * kNR, bpanel.ptr);
       });
-      at::parallel_for(0, n_ic * n_jg, 1, [&](int64_t t0, int64_t t1) {
-        std::vector<float> abuf_store(static_cast<size_t>(mc_blk * kc) + 64);
-        float* abuf = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(abuf_store.data()) + 63) & ~uintptr_t(63));
-        int64_t packed_ic = -1;
-        for (int64_t t = t0; t < t1; ++t) {
-          const int64_t icb = t / n_jg, jg = t % n_jg;
-          const int64_t ic = icb * mc_blk;
-          const int64_t mc = std::min<int64_t>(mc_blk, m - ic);
-          if (packed_ic != ic) {
-            pack_a(a, sa0, sa1, ic, mc, pc, kc, abuf);
-            packed_ic = ic;
-          }
-          const int64_t jr_begin = jg * panels_per_group * kNR;
-          const int64_t jr_end = std::min<int64_t>(nc, (jg + 1) * panels_per_group * kNR);
-          for (int64_t jr = jr_begin; jr < jr_end; jr += kNR) {
-            const float* pb = bpanel + jr * kc;
-            const int64_t nr_valid = std::min<int64_t>(kNR, nc - jr);
-            for (int64_t ir = 0; ir < mc; ir += kMR) {
-              micro_kernel<kMR, kNV>(kc, abuf + ir * kc, pb, c + (ic + ir) * n + jc + jr, n, pc > 0,
-                                     std::min<int64_t>(kMR, mc - ir), nr_valid);
-            }
+      parallel_tasks(n_ic * n_jg, threads, [&](int64_t t) {
+        const int64_t tid = std::min<int64_t>(at::get_thread_num(), threads - 1);
+        const int64_t icb = t / n_jg, jg = t % n_jg;
+        const int64_t ic = icb * mc_blk;
+        const int64_t mc = std::min<int64_t>(mc_blk, m - ic);
+        float* abuf = abufs[tid].ptr;
+        // Consecutive tasks of one thread often share the row block (column groups): pack it once.
+        if (abuf_ic[tid] != ic || abuf_pc[tid] != pc) {
+          pack_a(a, sa0, sa1, ic, mc, pc, kc, abuf);
+          abuf_ic[tid] = ic, abuf_pc[tid] = pc;
+        }
+        const int64_t jr_begin = jg * panels_per_group * kNR;
+        const int64_t jr_end = std::min<int64_t>(nc, (jg + 1) * panels_per_group * kNR);
+        for (int64_t jr = jr_begin; jr < jr_end; jr += kNR) {
+          const float* pb = bpanel.ptr + jr * kc;
+          const int64_t nr_valid = std::min<int64_t>(kNR, nc - jr);
+          for (int64_t ir = 0; ir < mc; ir += kMR) {
+            tile(kc, abuf + ir * kc, pb, c + (ic + ir) * n + jc + jr, n, pc > 0, std::min<int64_t>(kMR, mc - ir),
+                 nr_valid);
           }
         }
       });

@@ -1,6 +1,8 @@
 """Time the custom kernels against torch's built-in ops and the machine's measured limits.
 
-`torch-envcheck bench [--quick] [--json] [--plot FILE.png] [--device cpu|cuda|all]`.  Exit status 0
+`torch-envcheck bench [--quick] [--json] [--plot FILE.png] [--device cpu|cuda|all] [--isa auto|all|VARIANT,...]`.
+`--isa all` benchmarks every compiled CPU kernel variant (DEFAULT, AVX2, AVX512), each forced in its own
+process; a variant this CPU cannot run is reported as not runnable, never executed.  Exit status 0
 when the benchmark ran (missed speed targets are reported, not failures), 1 when it could not run
 (extension unavailable, or --device cuda without a usable GPU), 2 on bad arguments.
 """
@@ -21,6 +23,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--ops", metavar="OP[,OP...]",
                         help="only these ops (triad,sum,softmax,bias_gelu,sgemm); default: all")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    parser.add_argument("--isa", metavar="auto|all|VARIANT[,VARIANT...]", default="auto",
+                        help="CPU kernel variants to benchmark: auto (default: the one this process selects), "
+                             "all, or some of default,avx2,avx512; each forced variant runs in its own process "
+                             "with ATEN_CPU_CAPABILITY set (CPU only)")
 
 
 def run(args) -> int:
@@ -33,12 +39,6 @@ def run(args) -> int:
     from . import report as rep
     from .suite import plan_steps, run_benchmarks
 
-    if args.device == "cuda":
-        why = _no_cuda_reason(torch)
-        if why:  # asked for CUDA only: measuring nothing is not a successful run
-            print(f"torch-envcheck bench: --device cuda needs a usable NVIDIA GPU, but {why}; "
-                  "run `torch-envcheck` to see why, or use --device cpu", file=sys.stderr)
-            return 1
     devices = ["cpu", "cuda"] if args.device == "all" else [args.device]
     only = None
     if args.ops:
@@ -49,6 +49,25 @@ def run(args) -> int:
             print(f"torch-envcheck bench: unknown op(s) {', '.join(unknown)}; expected some of {', '.join(OPS)}",
                   file=sys.stderr)
             return 2
+    from . import isa as isa_mod
+    try:
+        variants = isa_mod.parse(args.isa)
+    except isa_mod.IsaUsageError as exc:
+        print(f"torch-envcheck bench: {exc}", file=sys.stderr)
+        return 2
+    if variants is not None:
+        if args.device == "cuda":
+            print("torch-envcheck bench: --isa selects CPU kernel variants; use it without --device cuda",
+                  file=sys.stderr)
+            return 2
+    if args.device == "cuda":
+        why = _no_cuda_reason(torch)
+        if why:  # asked for CUDA only: measuring nothing is not a successful run
+            print(f"torch-envcheck bench: --device cuda needs a usable NVIDIA GPU, but {why}; "
+                  "run `torch-envcheck` to see why, or use --device cpu", file=sys.stderr)
+            return 1
+    if variants is not None:
+        return _run_isa(args, variants, only)
     try:
         with rep.Progress(plan_steps(devices), enabled=not args.no_progress) as progress:
             result = run_benchmarks(quick=args.quick, devices=devices, progress=progress, only=only)
@@ -81,3 +100,25 @@ def _no_cuda_reason(torch) -> str | None:
     except Exception as exc:  # noqa: BLE001
         return f"CUDA cannot initialise ({str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__})"
     return "torch.cuda.is_available() is False"
+
+
+def _run_isa(args, variants: list, only) -> int:
+    from .. import extension
+    from . import isa as isa_mod
+    from . import report as rep
+
+    try:
+        with rep.Progress(len(variants), enabled=not args.no_progress) as progress:
+            result = isa_mod.isa_report(variants, args.quick, ",".join(only) if only else None, progress=progress)
+    except extension.ExtensionUnavailable as exc:
+        print(f"torch-envcheck bench: the extension is not available: {exc}", file=sys.stderr)
+        return 1
+    if args.plot:
+        print("torch-envcheck bench: --plot is not drawn with --isa (one chart per variant: run each without "
+              "--isa, with ATEN_CPU_CAPABILITY set)", file=sys.stderr)
+    if args.json:
+        json.dump(result, sys.stdout, indent=2)
+        print()
+    else:
+        rep.print_isa_report(result)
+    return 0

@@ -54,6 +54,23 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+def cpu_flags() -> list:
+    """The CPU's feature flags from /proc/cpuinfo (x86 "flags", arm64 "Features"); [] when unreadable."""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith(("flags", "Features")):
+                    return line.split(":", 1)[1].split()
+    except OSError:
+        pass
+    return []
+
+
+# The flags that decide which kernel variant a CPU can run (printed with the benchmark).
+SIMD_FLAGS = ("sse2", "sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512dq", "avx512bw", "avx512vl",
+              "avx512_vnni", "avx512_bf16", "amx_tile", "asimd", "sve")
+
+
 def gpu_l2_bytes(torch, device) -> int:
     props = torch.cuda.get_device_properties(device)
     return int(getattr(props, "L2_cache_size", 0) or (50 << 20))

@@ -116,6 +116,60 @@ def print_report(report: dict, file=None) -> None:
         print(f"  [{status}] {dev}: {target}: {value}", file=file)
 
 
+ISA_OPS = ("sgemm", "triad", "sum", "softmax", "bias_gelu")
+
+
+def isa_summary_rows(report: dict) -> list:
+    """One row per variant of a `--isa` report: status, each op's speed ratio, targets met."""
+    out = []
+    for v in report["variants"]:
+        forced = ", ".join(f"{k}={val}" for k, val in v.get("forced_with", {}).items()) or "-"
+        sub = v.get("report")
+        if v["status"] != "measured" or not sub:
+            out.append([v["variant"], v["status"], forced] + ["-"] * len(ISA_OPS) + ["-"])
+            continue
+        ops = {r["op"]: r for r in sub.get("devices", {}).get("cpu", {}).get("ops", [])}
+        ratios = [f"{ops[o]['speed_ratio']:.2f}x" if o in ops else "-" for o in ISA_OPS]
+        cpu_targets = [t for t in sub.get("targets", []) if t["device"] == "cpu" and t["met"] is not None]
+        missed = [t["target"] for t in cpu_targets if not t["met"]]
+        met = f"{len(cpu_targets) - len(missed)}/{len(cpu_targets)}"
+        out.append([v["variant"], "measured", forced] + ratios
+                   + [met + (f" (missed: {'; '.join(missed)})" if missed else "")])
+    return out
+
+
+ISA_HEADERS = ["variant", "status", "forced with"] + [f"{o} ratio" for o in ISA_OPS] + ["CPU targets met"]
+
+
+def print_isa_report(report: dict, file=None) -> None:
+    """Each measured variant's full table, then one summary row per variant."""
+    file = file or sys.stdout
+    flags = set(report["machine"].get("cpu_flags", []))
+    from .machine import SIMD_FLAGS
+    simd = [f for f in SIMD_FLAGS if f in flags]
+    print(f"CPU: {report['machine']['cpu']}; SIMD flags: {' '.join(simd) or 'unknown'}; torch {report['torch']}, "
+          f"{report['threads']} threads; {report['how']}", file=file)
+    for v in report["variants"]:
+        print(file=file)
+        if v.get("report") and v["status"] == "measured":
+            print(f"=== CPU kernels {v['variant']} ===", file=file)
+            print_report(v["report"], file=file)
+        else:
+            print(f"=== CPU kernels {v['variant']}: {v['status']}: {v.get('reason') or v.get('error', '')} ===",
+                  file=file)
+    print(file=file)
+    print("summary (speed ratio = built-in median time / ours; >1: ours faster):", file=file)
+    data = [ISA_HEADERS] + isa_summary_rows(report)
+    widths = [max(len(str(r[i])) for r in data) for i in range(len(ISA_HEADERS))]
+    for i, r in enumerate(data):
+        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip(), file=file)
+        if i == 0:
+            print("  ".join("-" * w for w in widths), file=file)
+    for v in report["variants"]:
+        if v["status"] != "measured":
+            print(f"{v['variant']}: {v['status']}: {v.get('reason') or v.get('error', '')}", file=file)
+
+
 class Progress:
     """A progress bar on stderr (rich) or one line per step (plain)."""
 
