@@ -1,7 +1,8 @@
 """Test helpers for the doctor's tests (not a test module).
 
 run_cli() runs the `torch-envcheck` command line of this checkout in a subprocess
-(`python -m torch_envcheck ARGS...`); fake_program() writes a shell script that stands in for a
+(`python -m torch_envcheck ARGS...`); run_inprocess() runs it in this process, capturing its
+output; fake_program() writes a shell script that stands in for a
 program such as nvidia-smi or nvcc.
 """
 
@@ -35,3 +36,19 @@ def run_cli(python: str, args: list[str], env: dict | None = None, drop: tuple =
         e["PATH"] = path_prefix + os.pathsep + e.get("PATH", "")
     argv = [python, "-m", "torch_envcheck"] + list(args)
     return subprocess.run(argv, capture_output=True, text=True, env=e, timeout=timeout, cwd=REPO)
+
+
+def run_inprocess(argv) -> tuple:
+    """(exit status, stdout, stderr) of `torch-envcheck ARGV` run in this process."""
+    import io  # noqa: PLC0415
+    from contextlib import redirect_stderr, redirect_stdout  # noqa: PLC0415
+
+    from torch_envcheck import cli  # noqa: PLC0415
+
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            rc = cli.main(argv)
+        except SystemExit as exc:
+            rc = exc.code
+    return rc, out.getvalue(), err.getvalue()

@@ -9,11 +9,11 @@ import io
 import json
 import os
 import sys
-from contextlib import redirect_stderr, redirect_stdout
+from contextlib import redirect_stderr
 
 import pytest
 
-from doctor_support import REPO, run_cli
+from doctor_support import REPO, run_cli, run_inprocess
 from torch_envcheck import cli
 
 SNAPS = os.path.join(REPO, "tests", "snapshots")
@@ -22,13 +22,7 @@ MAC = os.path.join(SNAPS, "macos_apple_silicon.json")
 
 
 def _run(argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            rc = cli.main(argv)
-        except SystemExit as exc:
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue()
+    return run_inprocess(argv)
 
 
 @pytest.mark.parametrize("command", ["advise", "pin", "readme-line", "doctor"])

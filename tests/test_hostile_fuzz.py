@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import copy
 import glob
-import io
 import json
 import os
 import re
-from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 
@@ -21,7 +19,7 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from torch_envcheck import cli  # noqa: E402
+from doctor_support import run_inprocess  # noqa: E402
 
 SNAP_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "snapshots")
 SNAPSHOTS = {os.path.basename(p)[:-5]: json.load(open(p, encoding="utf-8"))
@@ -92,13 +90,7 @@ def mutated(draw):
 
 
 def _run(argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            rc = cli.main(argv)
-        except SystemExit as exc:
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue()
+    return run_inprocess(argv)
 
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202e\ud800-\udfff]")

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from doctor_support import REPO, run_cli
+from doctor_support import REPO, run_cli, run_inprocess
 from torch_envcheck.doctor import snapshot as snapmod
 
 SNAPS = os.path.join(REPO, "tests", "snapshots")
@@ -293,18 +293,7 @@ WRONG_TYPES = [
 
 
 def _inprocess(argv):
-    import io
-    from contextlib import redirect_stderr, redirect_stdout
-
-    from torch_envcheck import cli
-
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            rc = cli.main(argv)
-        except SystemExit as exc:
-            rc = exc.code
-    return subprocess.CompletedProcess(argv, rc, out.getvalue(), err.getvalue())
+    return subprocess.CompletedProcess(argv, *run_inprocess(argv))
 
 
 def _check_survives(proc, where) -> None:

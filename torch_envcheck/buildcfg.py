@@ -282,19 +282,7 @@ def build_meta(p: dict, mode: str, flags: dict) -> dict:
 
 
 def write_meta(path: str, meta: dict) -> None:
-    """Write atomically through a fresh temp file (O_EXCL, random name) in the same folder: a file
-    or symlink already at a fixed `.tmp` name is never written through."""
-    import tempfile  # noqa: PLC0415
-
-    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=os.path.dirname(path) or ".")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            json.dump(meta, fh, indent=2, sort_keys=True)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """Write atomically (atomic_write: a fresh exclusive temp file in the same folder, then rename),
+    so a file or symlink already at a fixed `.tmp` name is never written through."""
+    from .atomic_write import write_atomic  # noqa: PLC0415
+    write_atomic(path, json.dumps(meta, indent=2, sort_keys=True), 0o644, prefix=os.path.basename(path) + ".")

@@ -14,7 +14,8 @@ import difflib
 import os
 import re
 import sys
-import tempfile
+
+from .atomic_write import write_atomic
 
 FILENAME = "env_check.py"
 TEMPLATE = "env_check.py"
@@ -80,21 +81,10 @@ def write(path: str, template: str, force: bool) -> int:
              f"`torch-envcheck init --check` shows how it differs from the template; "
              f"add --force to replace it.")
         return 1
-    # A fresh temp file (O_EXCL, random name, in the target folder so os.replace is atomic): a file
-    # or symlink already at some fixed name such as env_check.py.tmp is never written through.
-    # os.replace swaps the directory entry: a symlink at env_check.py is replaced, not followed.
-    fd, tmp = tempfile.mkstemp(prefix=".env_check.", suffix=".tmp", dir=os.path.dirname(path) or ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(template)
-        os.chmod(tmp, 0o755)  # so `./env_check.py` works; harmless on Windows
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    # atomic_write: a fresh exclusive temp file in the target folder, then os.replace, which swaps the
+    # directory entry: a symlink at env_check.py is replaced, not followed, and a file or symlink
+    # already at some fixed name such as env_check.py.tmp is never written through.
+    write_atomic(path, template, 0o755, prefix=".env_check.")  # 0o755: ./env_check.py runs
     print(f"wrote {path} (template version {template_version(template)}); run it with: python {path}")
     return 0
 

@@ -172,19 +172,12 @@ def _plan_output(args, snap: dict) -> int:
 
 
 def _write_script(path: str, text: str) -> int:
-    """Write exclusively through a new temporary file in the target folder, then rename, so an
-    existing file or symlink named like the temporary is never written through."""
-    import tempfile  # noqa: PLC0415
+    from ..atomic_write import write_atomic  # noqa: PLC0415
 
-    folder = os.path.dirname(os.path.abspath(path))
     try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".torch-envcheck-", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o755)
-        os.replace(tmp, path)
+        write_atomic(path, text, 0o755)
     except OSError as exc:
-        print(f"torch-envcheck advise: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"torch-envcheck advise: cannot write {escape.terminal(path)}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     print(f"wrote {escape.terminal(path)}", file=sys.stderr)
     return 0
