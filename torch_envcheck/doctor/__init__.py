@@ -13,7 +13,7 @@ import datetime as _dt
 
 from .snapshot import REPORT_SCHEMA, SNAPSHOT_SCHEMA, jsonable
 
-AREAS = ("platform", "torch", "driver", "gpu", "libraries", "toolchain", "extension")
+AREAS = ("platform", "torch", "driver", "gpu", "libraries", "toolchain", "extension", "tensorflow")
 SEVERITIES = ("ok", "warning", "failure")
 
 __all__ = ["AREAS", "SEVERITIES", "collect", "report", "diagnose", "SNAPSHOT_SCHEMA", "REPORT_SCHEMA"]
@@ -24,12 +24,13 @@ def _tool_version() -> str:
     return __version__
 
 
-def collect(timeout: float = 5.0, only=None) -> dict:
+def collect(timeout: float = 5.0, only=None, tensorflow: bool = True) -> dict:
     """Run the probes (all, or those named in `only`) and return the snapshot.  Never raises
-    because of what it finds: failures are facts in probe_errors / driver.errors."""
+    because of what it finds: failures are facts in probe_errors / driver.errors.
+    tensorflow=False: TensorFlow's metadata only, without importing it in a child process."""
     from . import probes  # noqa: PLC0415
 
-    res = probes.run(timeout=timeout, only=only)
+    res = probes.run(timeout=timeout, only=only, tensorflow=tensorflow)
     snap = {
         "schema": SNAPSHOT_SCHEMA,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),

@@ -24,6 +24,8 @@ def add_source(parser: argparse.ArgumentParser) -> None:
                              "probing this machine ('-' reads stdin)")
     parser.add_argument("--timeout", type=seconds, default=5.0, metavar="SECONDS",
                         help="time limit for each helper program (nvidia-smi, nvcc, ...); default 5")
+    parser.add_argument("--no-tensorflow", action="store_true",
+                        help="do not import TensorFlow in a child process (its installed metadata is still read)")
 
 
 def snapshot(args, only=None) -> dict | None:
@@ -39,7 +41,8 @@ def snapshot(args, only=None) -> dict | None:
             return None
     from . import collect  # noqa: PLC0415
     with stdout_to_stderr():
-        return collect(timeout=getattr(args, "timeout", 5.0), only=only)
+        return collect(timeout=getattr(args, "timeout", 5.0), only=only,
+                       tensorflow=not getattr(args, "no_tensorflow", False))
 
 
 @contextlib.contextmanager

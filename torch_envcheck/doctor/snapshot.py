@@ -10,7 +10,8 @@ REPORT_SCHEMA = "torch_envcheck.report/1"
 SCHEMA_FAMILY = {"torch_envcheck.snapshot": SNAPSHOT_SCHEMA, "torch_envcheck.report": REPORT_SCHEMA}
 
 # Top-level sections: each an object (or null when its probe could not run).
-SECTIONS = ("platform", "torch", "packages", "driver", "env", "libraries", "toolchain", "extension")
+SECTIONS = ("platform", "torch", "packages", "driver", "env", "libraries", "toolchain", "extension",
+            "tensorflow", "file_owners")
 MAPS = ("probe_errors", "probe_seconds")
 
 

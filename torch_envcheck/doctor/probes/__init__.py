@@ -15,6 +15,7 @@ import time
 SECTIONS = {
     "platform": "platform", "torch": "torch", "packages": "packages", "driver": "driver",
     "env": "env", "libraries": "libraries", "toolchain": "toolchain", "extension": "extension",
+    "tensorflow": "tensorflow", "file_owners": "file_owners",
 }
 ALL = tuple(SECTIONS)
 
@@ -58,11 +59,18 @@ def _probe_fn(name: str):
     return importlib.import_module(f"{__name__}.{module}").probe
 
 
-def run(timeout: float = 5.0, only=None, env: dict | None = None) -> dict:
-    """Run the probes named in `only` (default: all); return {"sections", "probe_errors", "probe_seconds"}."""
+def run(timeout: float = 5.0, only=None, env: dict | None = None, tensorflow: bool = True) -> dict:
+    """Run the probes named in `only` (default: all); return {"sections", "probe_errors", "probe_seconds"}.
+    tensorflow=False (--no-tensorflow): TensorFlow's metadata only, no child process."""
     names = [n for n in ALL if only is None or n in only]
     r = _Runner()
     threads = {}
+    # TensorFlow is imported in a child process (seconds): started first, it overlaps the torch import.
+    if "tensorflow" in names:
+        threads["tensorflow"] = r.start("tensorflow", lambda: _probe_fn("tensorflow")(
+            timeout=timeout, run_child=tensorflow, env=env))
+    if "file_owners" in names:
+        threads["file_owners"] = r.start("file_owners", lambda: _probe_fn("file_owners")())
     for name, kwargs in (("driver", {"timeout": timeout, "env": env}),
                          ("toolchain", {"timeout": timeout, "env": env})):
         if name in names:
@@ -81,13 +89,15 @@ def run(timeout: float = 5.0, only=None, env: dict | None = None) -> dict:
         r.call("extension", lambda: _probe_fn("extension")(torch_facts=torch_facts))
     # Every program has its own time limit; this bound only catches a probe stuck elsewhere
     # (e.g. inside NVML).  Two programs run one after the other at most, hence 2x.
-    deadline = time.monotonic() + 2 * timeout + 2.0
+    start = time.monotonic()
     for name, th in threads.items():
-        th.join(max(0.0, deadline - time.monotonic()))
+        # The TensorFlow child has its own, longer limit (tensorflow.CHILD_TIMEOUT_FACTOR x timeout).
+        bound = (12 if name == "tensorflow" else 2) * timeout + 2.0
+        th.join(max(0.0, start + bound - time.monotonic()))
         if th.is_alive():
             with r._lock:
-                r.errors[name] = f"the {name} probe did not finish within {2 * timeout + 2.0:g} s"
-                r.seconds.setdefault(name, round(2 * timeout + 2.0, 4))
+                r.errors[name] = f"the {name} probe did not finish within {bound:g} s"
+                r.seconds.setdefault(name, round(bound, 4))
                 r.results.setdefault(name, None)
     with r._lock:
         return {"sections": {SECTIONS[n]: r.results.get(n) for n in names},

@@ -6,6 +6,7 @@ from __future__ import annotations
 TITLES = {
     "platform": "Platform", "torch": "PyTorch", "driver": "NVIDIA driver", "gpu": "GPUs",
     "libraries": "CUDA libraries", "toolchain": "Compiler toolchain", "extension": "torch_envcheck extension",
+    "tensorflow": "TensorFlow",
 }
 
 
@@ -152,12 +153,18 @@ def _extension(s):
     return f"{state}: {st.get('error')}" if state else "unknown"
 
 
+def _tensorflow(s):
+    from .tf_headline import headline as tf_headline  # noqa: PLC0415
+    return tf_headline(s)
+
+
 _HEADLINES = {"platform": _platform, "torch": _torch, "driver": _driver, "gpu": _gpu, "libraries": _libraries,
-              "toolchain": _toolchain, "extension": _extension}
+              "toolchain": _toolchain, "extension": _extension, "tensorflow": _tensorflow}
 
 # --verbose: which snapshot sections are listed under which area.
 SECTIONS = {"platform": ("platform",), "torch": ("torch", "packages"), "driver": ("driver",),
-            "gpu": (), "libraries": ("libraries", "env"), "toolchain": ("toolchain",), "extension": ("extension",)}
+            "gpu": (), "libraries": ("libraries", "env"), "toolchain": ("toolchain",), "extension": ("extension",),
+            "tensorflow": ("tensorflow", "file_owners")}
 
 
 def flatten(value, prefix: str = "") -> list[tuple[str, str]]:

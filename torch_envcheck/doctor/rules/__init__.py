@@ -9,16 +9,17 @@ from __future__ import annotations
 
 from ..codes import CODES
 from ..finding import finding
-from . import driver, extension, gpu, libraries, platform, toolchain, torch_rules
+from . import driver, extension, gpu, libraries, platform, tensorflow, toolchain, torch_rules
 
-AREAS = ("platform", "torch", "driver", "gpu", "libraries", "toolchain", "extension")
+AREAS = ("platform", "torch", "driver", "gpu", "libraries", "toolchain", "extension", "tensorflow")
 MODULES = {"platform": platform, "torch": torch_rules, "driver": driver, "gpu": gpu,
-           "libraries": libraries, "toolchain": toolchain, "extension": extension}
+           "libraries": libraries, "toolchain": toolchain, "extension": extension, "tensorflow": tensorflow}
 PROBE_FAILED = {area: next(c for c, (slug, a, _t) in CODES.items() if a == area and slug.endswith("probe-failed"))
                 for area in AREAS}
 
 # probe name (or a word in it) -> area; probes are named by the doctor-probes helper
 _PROBE_AREAS = (
+    ("tensorflow", "tensorflow"), ("file_owner", "tensorflow"),
     ("platform", "platform"), ("python", "platform"), ("wsl", "platform"),
     ("torch", "torch"), ("package", "torch"),
     ("driver", "driver"), ("nvml", "driver"), ("nvidia-smi", "driver"), ("nvidia_smi", "driver"),
