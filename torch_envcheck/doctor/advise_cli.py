@@ -16,6 +16,9 @@ PROBES = ("platform", "driver")
 def add_arguments(parser) -> None:
     _args.add_source(parser)
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the command")
+    parser.add_argument("--framework", choices=("torch", "tensorflow", "both"), default=None,
+                        help="what to advise for: torch (default; plus TensorFlow when it is installed), "
+                             "tensorflow, or both")
 
 
 def _python(snap: dict) -> str:
@@ -95,17 +98,34 @@ def advise(snap: dict) -> tuple[list[str], str | None]:
 
 
 def run(args) -> int:
-    snap = _args.snapshot(args, only=PROBES)
+    framework = getattr(args, "framework", None)
+    args.no_tensorflow = True  # TensorFlow's metadata is enough here: no child process
+    snap = _args.snapshot(args, only=PROBES + ("tensorflow",))
     if snap is None:
         return 2
     why, cmd = advise(snap)
+    if framework in ("tensorflow", "both") or (framework is None and d(snap.get("tensorflow")).get("installed")):
+        from . import tf_advise  # noqa: PLC0415
+        why, cmds = tf_advise.extend(snap, why, cmd, _picked_cuda(why), framework or "both")
+    else:
+        cmds = [cmd] if cmd else []
     if not args.quiet:
         for line in why:
             print(f"# {line}")
-    if cmd is None:
+    if not cmds:
         if args.quiet:
             for line in why:
                 print(f"torch-envcheck advise: {line}", file=sys.stderr)
         return 1
-    print(cmd)
+    print("\n".join(cmds))
     return 0
+
+
+def _picked_cuda(why: list[str]) -> str | None:
+    """The CUDA of the torch build advise picked (its 'newest fit' reason line), None for a CPU build."""
+    import re  # noqa: PLC0415
+    for line in why:
+        m = re.search(r"built with CUDA (\d+\.\d+)", line)
+        if m:
+            return m.group(1)
+    return None

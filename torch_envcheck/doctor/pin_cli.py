@@ -7,7 +7,7 @@ from __future__ import annotations
 from . import _args
 from .facts import d, index_tag, index_url, python_mm
 
-PROBES = ("platform", "torch", "packages")
+PROBES = ("platform", "torch", "packages", "tensorflow")
 COMPANIONS = ("torchvision", "torchaudio")
 
 
@@ -38,12 +38,16 @@ def lines(snap: dict) -> list[str]:
     # --extra-index-url keeps PyPI for everything else in the file (numpy, ...).
     out += [f"--extra-index-url {index_url(tag)}" for tag in tags]
     out += [f"{name}=={v}" for name, v in pins]
+    if d(snap.get("tensorflow")).get("installed"):
+        from .tf_advise import pin_lines  # noqa: PLC0415
+        out += pin_lines(snap)
     return out
 
 
 def run(args) -> int:
     import sys  # noqa: PLC0415
 
+    args.no_tensorflow = True  # TensorFlow's metadata is enough to pin it
     snap = _args.snapshot(args, only=PROBES)
     if snap is None:
         return 2

@@ -6,7 +6,7 @@ from __future__ import annotations
 from . import _args
 from .facts import cudnn_mm, d, gpus, python_mm
 
-PROBES = ("platform", "torch", "driver")
+PROBES = ("platform", "torch", "driver", "tensorflow")
 
 
 def add_arguments(parser) -> None:
@@ -36,6 +36,10 @@ def line(snap: dict) -> str:
         parts.append("no NVIDIA driver")
     if cudnn_mm(t.get("cudnn")):
         parts.append(f"cuDNN {cudnn_mm(t['cudnn'])}")
+    tf = d(snap.get("tensorflow"))
+    if tf.get("installed") and tf.get("version"):
+        from .tf_advise import tf_line  # noqa: PLC0415
+        parts.append(tf_line(snap))
     names = [str(g.get("name")) for g in gpus(snap) if g.get("name")]
     if names:
         parts.append(names[0] + (f" x{len(names)}" if len(names) > 1 and len(set(names)) == 1 else
