@@ -92,8 +92,6 @@ def describe_library(name: str) -> dict:
     kind, version = p.get("kind"), p.get("version")
     if kind == "cudart":
         text = f"the CUDA {version} runtime" if version else "the CUDA runtime"
-        if version in ("11.0",):
-            text += " (every CUDA 11.x runtime keeps this file name)"
     elif kind == "cudnn":
         text = f"cuDNN {version.split('.')[0]}" if version else "cuDNN"
     elif kind in ("cublas", "cublasLt"):
@@ -109,4 +107,7 @@ def describe_library(name: str) -> dict:
             kind, version, text = "tensorrt", m.group(1), f"TensorRT {m.group(1)} (optional: TF runs without it)"
         else:
             text = base
-    return {"file": base, "kind": kind, "version": version, "text": text}
+    # CUDA 11.1+ kept CUDA 11.0's file names (cudart64_110.dll, libcudart.so.11.0): TF 2.5-2.10, tested
+    # with CUDA 11.2, ask for exactly these (tensorflow/tensorflow#48868, #57103).
+    note = ("any CUDA 11.x toolkit provides this file name" if kind == "cudart" and version == "11.0" else None)
+    return {"file": base, "kind": kind, "version": version, "text": text, "note": note}

@@ -146,7 +146,9 @@ def dlopen_failures(s) -> list[dict]:
         if lib and lib not in seen:
             seen.add(lib)
             out.append(dict(tk.describe_library(lib), dlerror=F.text(F.as_dict(item).get("dlerror"))))
-    return out
+    # the runtime and cuDNN first: they name the CUDA and cuDNN versions that are missing
+    order = {"cudart": 0, "cudnn": 1, "cublas": 2}
+    return sorted(out, key=lambda f: order.get(f["kind"], 3))
 
 
 def log_flag(s, key) -> bool:

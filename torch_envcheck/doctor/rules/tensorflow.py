@@ -69,7 +69,7 @@ def _fix_libraries(s) -> str:
                 f"for CUDA {cuda.split('.')[0]}.x (https://developer.nvidia.com/rdp/cudnn-archive),\n"
                 f"# copy cuDNN's bin\\*.dll into the toolkit's bin folder, put that folder on PATH, then check:\n"
                 f"$env:PATH = \"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v{cuda}\\bin;$env:PATH\"\n"
-                + T.pip(s, "show", T.tf_distribution(s)))
+                + "torch-envcheck   # in a new terminal: TE801/TE807 are gone when TensorFlow finds them")
     return (f"# install the CUDA Toolkit {cuda} and cuDNN {cudnn} (https://developer.nvidia.com/cuda-toolkit-archive, "
             f"https://developer.nvidia.com/rdp/cudnn-archive),\n# put their lib64 folders on LD_LIBRARY_PATH, or move to "
             f"TensorFlow >= {tk.and_cuda_since()}, whose wheels bring their CUDA libraries:\n"
@@ -178,6 +178,9 @@ def dlopen_failed(s) -> list[dict]:
         expl = ("TensorFlow prints \"Could not load dynamic library '...'\" for each CUDA library it cannot find and "
                 "then skips the GPU (\"Cannot dlopen some GPU libraries\"). " + _gpu_clause(s)
                 + f" {T.tf_label(s)} was tested with {_tested_text(s)}.")
+        notes = sorted({f["note"] for f in gpu if f.get("note")})
+        if notes:
+            expl += " (" + "; ".join(f"{f['file']}: {f['note']}" for f in gpu if f.get("note")) + ".)"
         fix = _fix_libraries(s)
     else:
         sev = "warning" if T.gpu_state(s) != "yes" else "failure"
