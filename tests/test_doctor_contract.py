@@ -29,6 +29,10 @@ CONTRACT = {
     "libraries": {"search_path_var": STR, "entries": LIST},
     "toolchain": {"nvcc": LIST, "cuda_home": DICT, "host_compiler": (DICT, NONE), "ninja": (DICT, NONE)},
     "extension": {"status": DICT, "build_info": (DICT, NONE), "runtime_info": (DICT, NONE)},
+    "tensorflow": {"installed": BOOL, "distribution": (STR, NONE), "version": (STR, NONE), "distributions": DICT,
+                   "extras": LIST, "and_cuda": LIST, "requires": DICT, "dependency_versions": DICT, "child": DICT},
+    "file_owners": {"distributions": INT, "files": INT, "shared_files_differing": INT, "shared_files_identical": INT,
+                    "pairs": LIST, "pairs_total": INT, "truncated": BOOL},
 }
 PYTHON = {"version": STR, "implementation": STR, "executable": STR, "prefix": STR, "base_prefix": STR,
           "venv": BOOL, "conda_env": (STR, NONE), "conda_prefix": (STR, NONE)}
