@@ -360,3 +360,14 @@ def test_hostile_snapshots_do_not_crash_the_rules(mangle):
 
 def test_every_rule_is_listed():
     assert R.RULES[-1] is R.tensorflow_ok and len(set(R.RULES)) == len(R.RULES)
+
+
+def test_te801_fix_without_a_gpu_and_without_torch_cuda():
+    s = snap("tf_torch_cu130_one_venv")
+    s["torch"].update(cuda=None, version="2.13.0+cpu", local="cpu", cudnn=None)
+    f = by_code(evaluate(s), "TE801")[0]
+    assert f["severity"] == "warning"
+    assert "uninstall -y tensorflow" in f["fix"] and "install tensorflow-cpu==2.21.0" in f["fix"]
+    s["driver"]["pci_gpus"] = None  # unknown: the plain and-cuda install
+    f = by_code(evaluate(s), "TE801")[0]
+    assert f["fix"] == "/home/user/venvs/tf-torch/bin/python -m pip install 'tensorflow[and-cuda]==2.21.0'"

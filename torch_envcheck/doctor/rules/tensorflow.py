@@ -61,7 +61,18 @@ def _fix_libraries(s) -> str:
     """The command that installs TF's CUDA libraries: its `and-cuda` extra where it has one (TF >= 2.14
     on Linux/WSL 2), else the tested toolkit and cuDNN."""
     if T.has_and_cuda_extra(s) and not T.is_native_windows(s):
-        return T.pip(s, "install", T.pinned("tensorflow[and-cuda]", T.tf_version(s)))
+        and_cuda = T.pinned("tensorflow[and-cuda]", T.tf_version(s))
+        if _generations_differ(s):
+            # Installing TF's CUDA 12 wheels next to torch's CUDA 13 ones overwrites shared files (TE809).
+            return (f"# torch here uses CUDA {F.torch_cuda(s)}: give TensorFlow its own environment, where its CUDA "
+                    f"{T.tf_cuda(s)} wheels cannot overwrite torch's\n"
+                    f"python3 -m venv ~/venvs/tf && ~/venvs/tf/bin/python -m pip install {T.q(and_cuda)}")
+        if T.gpu_state(s) == "no":
+            cpu = T.pinned("tensorflow-cpu", T.tf_version(s))
+            return ("# no NVIDIA GPU here: TensorFlow's CPU build fits this machine (the CUDA libraries would go unused)\n"
+                    + T.pip(s, "uninstall", "-y", T.tf_distribution(s)) + "\n" + T.pip(s, "install", cpu)
+                    + "\n# on a machine with an NVIDIA GPU instead:\n" + T.pip(s, "install", and_cuda))
+        return T.pip(s, "install", and_cuda)
     row = T.tested(s) or {}
     cuda, cudnn = row.get("cuda") or "?", row.get("cudnn") or "?"
     if T.is_native_windows(s):
@@ -74,6 +85,13 @@ def _fix_libraries(s) -> str:
             f"https://developer.nvidia.com/rdp/cudnn-archive),\n# put their lib64 folders on LD_LIBRARY_PATH, or move to "
             f"TensorFlow >= {tk.and_cuda_since()}, whose wheels bring their CUDA libraries:\n"
             + T.pip(s, "install", "tensorflow[and-cuda]"))
+
+
+def _generations_differ(s) -> bool:
+    """torch and TF are CUDA builds of different CUDA majors (TE809)."""
+    tc, fc = F.torch_cuda(s), T.tf_cuda(s)
+    return (F.is_cuda_torch(s) and T.is_cuda_build(s) is True and bool(tc) and bool(fc)
+            and tc.split(".")[0] != fc.split(".")[0])
 
 
 # ---------------------------------------------------------------- probe failures (TE890-TE892)
@@ -353,7 +371,7 @@ def cuda_generations(s) -> list[dict]:
     if T.is_native_windows(s) and tk.at_least(T.tf_version(s), "2.11"):
         return []
     tc, fc = F.torch_cuda(s), T.tf_cuda(s)
-    if not tc or not fc or tc.split(".")[0] == fc.split(".")[0]:
+    if not _generations_differ(s):
         return []
     tm, fm = tc.split(".")[0], fc.split(".")[0]
     nvidia_clash = any(any(d.startswith("nvidia-") for d in p["distributions"]) and p["differing"]
@@ -464,7 +482,8 @@ def tensorflow_ok(s) -> list[dict]:
     cuda = T.is_cuda_build(s)
     gpus = T.tf_gpus(s)
     if T.child_ran(s) and T.importable(s):
-        state = f"imports in {T.tf(s).get('import_seconds')} s" if T.tf(s).get("import_seconds") is not None else "imports"
+        secs = T.tf(s).get("import_seconds")
+        state = f"imports in {secs:.1f} s" if isinstance(secs, (int, float)) else "imports"
     else:
         state = "installed (not imported: --no-tensorflow)"
     if cuda:
