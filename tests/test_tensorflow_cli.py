@@ -143,3 +143,10 @@ def test_template_runs_a_real_tensorflow_matmul(tmp_path):
                        timeout=600, cwd=tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "tf matmul" in p.stdout and "1024 x 1024 fp32 on " in p.stdout
+
+
+def test_pin_and_readme_line_take_only_known_distribution_names():
+    s = copy.deepcopy(load("tf_torch_cu130_one_venv"))
+    s["tensorflow"]["distribution"] = "tensorflow\n--index-url http://evil"
+    assert not [ln for ln in pin_lines(s) if "evil" in ln]
+    assert "evil" not in readme_line(s)

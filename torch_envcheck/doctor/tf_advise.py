@@ -127,6 +127,14 @@ def extend(snap: dict, why: list[str], cmd: str | None, torch_cuda: str | None, 
     return reasons, cmds
 
 
+def _dist_name(t: dict) -> str:
+    """The installed TensorFlow distribution's name, only when it is one of the known ones (a saved
+    snapshot is input from a stranger: this name goes into requirements lines)."""
+    from .probes.tensorflow import TF_PROVIDERS  # noqa: PLC0415
+    name = t.get("distribution")
+    return name if name in TF_PROVIDERS else "tensorflow"
+
+
 def _build_text(t: dict) -> str | None:
     bi = d(t.get("build_info"))
     if bi.get("is_cuda_build") is True:
@@ -139,8 +147,9 @@ def _build_text(t: dict) -> str | None:
 
 def tf_line(snap: dict) -> str:
     """readme-line's TensorFlow part: 'tensorflow 2.21.0 (CUDA 12.5.1)', 'tensorflow-cpu 2.21.0'."""
+    from .escape import requirement_version  # noqa: PLC0415
     t = d(snap.get("tensorflow"))
-    text = f"{t.get('distribution') or 'tensorflow'} {t.get('version')}"
+    text = f"{_dist_name(t)} {requirement_version(t.get('version')) or '?'}"
     build = _build_text(t)
     if build and not (build == "CPU" and str(t.get("distribution")).endswith("-cpu")):
         text += f" ({build})"
@@ -154,7 +163,7 @@ def pin_lines(snap: dict) -> list[str]:
     that extra's nvidia wheels are installed, and Keras."""
     from .escape import requirement_version  # noqa: PLC0415
     t = d(snap.get("tensorflow"))
-    dist, version = t.get("distribution") or "tensorflow", requirement_version(t.get("version"))
+    dist, version = _dist_name(t), requirement_version(t.get("version"))
     if not version:
         return [f"# {dist}: installed version unreadable; not pinned"]
     and_cuda = [r for r in t.get("and_cuda") or [] if isinstance(r, dict)]

@@ -3,19 +3,18 @@ sees, and how many files two distributions own.  Reads the facts through the rul
 
 from __future__ import annotations
 
-from ..rules import _facts as F
 from ..rules import _tf_facts as T
 
 
 def _owners(s) -> str | None:
-    fo = T.file_owners(s)
-    if not fo:
+    summary = T.owners_summary(s)
+    if not summary["present"]:
         return None
     differing = sum(p["differing"] for p in T.owner_pairs(s))
     if differing:
         return f"{differing} file{'s' if differing != 1 else ''} owned by two distributions"
-    n = fo.get("distributions")
-    return f"no file owned by two of {n} distributions" if isinstance(n, int) else None
+    n = summary["distributions"]
+    return f"no file owned by two of {n} distributions" if n is not None else None
 
 
 def headline(s) -> str:
@@ -37,8 +36,8 @@ def headline(s) -> str:
         if T.child_ran(s) and T.importable(s):
             n = len(T.tf_gpus(s))
             parts.append(f"{n} GPU{'s' if n != 1 else ''} visible")
-        elif T.child(s).get("skipped"):
-            parts.append(f"not imported ({F.text(T.child(s).get('skipped'))})")
+        elif T.child_skipped(s):
+            parts.append(f"not imported ({T.child_skipped(s)})")
     owners = _owners(s)
     if owners:
         parts.append(owners)

@@ -57,6 +57,39 @@ def child_error(s) -> str | None:
     return F.text(child(s).get("error"))
 
 
+def child_timed_out(s) -> bool:
+    return child(s).get("timed_out") is True
+
+
+def child_timeout(s) -> float | None:
+    v = child(s).get("timeout")
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def child_returncode(s) -> int | None:
+    v = child(s).get("returncode")
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def child_skipped(s) -> str | None:
+    return F.text(child(s).get("skipped"))
+
+
+def import_seconds(s) -> float | None:
+    v = tf(s).get("import_seconds")
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def owners_summary(s) -> dict:
+    """{'distributions': int|None, 'pairs_total': int|None, 'identical': int|None} of the file_owners probe."""
+    fo = file_owners(s)
+    def num(k):
+        v = fo.get(k)
+        return v if isinstance(v, int) and not isinstance(v, bool) else None
+    return {"distributions": num("distributions"), "pairs_total": num("pairs_total"),
+            "identical": num("shared_files_identical"), "present": bool(fo)}
+
+
 def importable(s) -> bool | None:
     """True/False when the child imported TensorFlow (or failed to); None when it did not run."""
     v = tf(s).get("importable")
@@ -149,6 +182,10 @@ def dlopen_failures(s) -> list[dict]:
     # the runtime and cuDNN first: they name the CUDA and cuDNN versions that are missing
     order = {"cudart": 0, "cudnn": 1, "cublas": 2}
     return sorted(out, key=lambda f: order.get(f["kind"], 3))
+
+
+def log_lines(s) -> list[str]:
+    return [ln for ln in F.as_list(log(s).get("lines"))[:MAX_ITEMS] if isinstance(ln, str)]
 
 
 def log_flag(s, key) -> bool:

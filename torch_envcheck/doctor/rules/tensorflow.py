@@ -100,18 +100,19 @@ def child_failed(s) -> list[dict]:
     if not T.tf_installed(s) or not T.child_ran(s) or not T.child_error(s):
         return []
     err = T.child_error(s)
-    limit = T.child(s).get("timeout")
-    details = {"error": err, "returncode": T.child(s).get("returncode"), "timeout": limit}
-    if T.child(s).get("timed_out") is True:
+    limit = T.child_timeout(s)
+    details = {"error": err, "returncode": T.child_returncode(s), "timeout": limit}
+    if T.child_timed_out(s):
         return [finding("TE891", "warning", f"importing {T.tf_label(s)} in a child process did not finish within "
-                                           f"{limit if isinstance(limit, (int, float)) else '?'} s",
+                                           f"{limit if limit is not None else '?'} s",
                         "TensorFlow's facts (build info, GPUs, the libraries it could not load) are missing, so those "
                         "checks were skipped. A cold start after installing can be that slow; run the doctor again, "
                         "or with a longer --timeout (the TensorFlow child gets 12x it).",
                         "torch-envcheck --timeout 15", details)]
-    rc = T.child(s).get("returncode")
+    rc = T.child_returncode(s)
     hint = ""
-    if isinstance(rc, int) and rc in (-4, 132):
+    if rc in (-4, 132):
+        # tensorflow/docs site/en/install/pip.md, "Hardware requirements": TF binaries use AVX instructions.
         hint = (" It died of SIGILL (an illegal instruction): TensorFlow's wheels need AVX, which this CPU (or "
                 "virtual machine) does not offer.")
     return [finding("TE892", "warning", f"the child process that imports {T.tf_label(s)} died without a result"
@@ -206,7 +207,7 @@ def dlopen_failed(s) -> list[dict]:
         expl = ("libcuda.so / nvcuda.dll comes with the NVIDIA driver, not with TensorFlow or the CUDA toolkit. "
                 + _gpu_clause(s))
         fix = "# install the NVIDIA driver (https://www.nvidia.com/Download/index.aspx), then check:\nnvidia-smi"
-    lines = [ln for ln in F.as_list(T.log(s).get("lines"))[:10] if isinstance(ln, str)]
+    lines = T.log_lines(s)[:10]
     return [finding("TE807", sev, msg, expl, fix,
                     {"libraries": [{k: f[k] for k in ("file", "kind", "version", "text")} for f in fails],
                      "log_lines": lines})]
@@ -388,7 +389,7 @@ def cuda_generations(s) -> list[dict]:
                     "PyTorch's install selector each assume one framework per environment: use two.",
                     f"{venv} ~/venvs/torch && ~/venvs/torch/bin/python -m pip install "
                     + T.q(T.pinned("torch", torch_cmd) if torch_cmd else "torch") + " --index-url "
-                    + kb.index_url(F.torch_local(s) or kb.tag_from_cuda(tc)) + "\n"
+                    + T.q(kb.index_url(F.torch_local(s) or kb.tag_from_cuda(tc))) + "\n"
                     f"{venv} ~/venvs/tf && ~/venvs/tf/bin/python -m pip install "
                     + T.q(T.pinned("tensorflow[and-cuda]", T.tf_version(s))),
                     {"torch_cuda": tc, "tf_cuda": fc}, explains=("TE850",) if nvidia_clash else ())]
@@ -415,8 +416,8 @@ def files_owned_twice(s) -> list[dict]:
                     "environments (for nvidia-*-cu12 beside nvidia-*-cu13: one environment per framework); to repair "
                     "this one now, reinstall the one whose copy must win.",
                     T.pip(s, "install", "--force-reinstall", "--no-deps", keep),
-                    {"pairs": pairs[:10], "pairs_total": T.file_owners(s).get("pairs_total"),
-                     "identical_shared_files": T.file_owners(s).get("shared_files_identical")})]
+                    {"pairs": pairs[:10], "pairs_total": T.owners_summary(s)["pairs_total"],
+                     "identical_shared_files": T.owners_summary(s)["identical"]})]
 
 
 def _candidates(specs: list[str]) -> list[str]:
@@ -482,8 +483,8 @@ def tensorflow_ok(s) -> list[dict]:
     cuda = T.is_cuda_build(s)
     gpus = T.tf_gpus(s)
     if T.child_ran(s) and T.importable(s):
-        secs = T.tf(s).get("import_seconds")
-        state = f"imports in {secs:.1f} s" if isinstance(secs, (int, float)) else "imports"
+        secs = T.import_seconds(s)
+        state = f"imports in {secs:.1f} s" if secs is not None else "imports"
     else:
         state = "installed (not imported: --no-tensorflow)"
     if cuda:
