@@ -106,7 +106,7 @@ def run(args) -> int:
     why, cmd = advise(snap)
     if framework in ("tensorflow", "both") or (framework is None and d(snap.get("tensorflow")).get("installed")):
         from . import tf_advise  # noqa: PLC0415
-        why, cmds = tf_advise.extend(snap, why, cmd, _picked_cuda(why), framework or "both")
+        why, cmds = tf_advise.extend(snap, why, cmd, _picked_cuda(cmd), framework or "both")
     else:
         cmds = [cmd] if cmd else []
     if not args.quiet:
@@ -121,11 +121,10 @@ def run(args) -> int:
     return 0
 
 
-def _picked_cuda(why: list[str]) -> str | None:
-    """The CUDA of the torch build advise picked (its 'newest fit' reason line), None for a CPU build."""
+def _picked_cuda(cmd: str | None) -> str | None:
+    """The CUDA of the torch build advise picked (its command's index: .../whl/cu130 -> '13.0'), None for
+    a CPU build."""
     import re  # noqa: PLC0415
-    for line in why:
-        m = re.search(r"built with CUDA (\d+\.\d+)", line)
-        if m:
-            return m.group(1)
-    return None
+    from . import knowledge  # noqa: PLC0415
+    m = re.search(r"/whl/(cu\d+)\b", cmd or "")
+    return knowledge.cuda_from_tag(m.group(1)) if m else None
