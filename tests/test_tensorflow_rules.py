@@ -371,3 +371,18 @@ def test_te801_fix_without_a_gpu_and_without_torch_cuda():
     s["driver"]["pci_gpus"] = None  # unknown: the plain and-cuda install
     f = by_code(evaluate(s), "TE801")[0]
     assert f["fix"] == "/home/user/venvs/tf-torch/bin/python -m pip install 'tensorflow[and-cuda]==2.21.0'"
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_findings_follow_the_contract(name):
+    from torch_envcheck.doctor.rules import AREAS
+    found = evaluate(snap(name))
+    order = [AREAS.index(f["area"]) for f in found]
+    assert order == sorted(order)
+    for f in [x for x in found if x["area"] == "tensorflow"]:
+        assert set(f) - {"explains"} == {"code", "slug", "area", "severity", "message", "explanation", "fix", "details"}
+        assert CODES[f["code"]][0] == f["slug"] and CODES[f["code"]][1] == f["area"]
+        assert f["message"] and "\n" not in f["message"]
+        assert f["fix"] is None or isinstance(f["fix"], str) and f["fix"].strip()
+        assert f["severity"] == "ok" or f["explanation"]
+        json.dumps(f)

@@ -236,8 +236,17 @@ def path_has(s, kind: str, major: str | None) -> bool:
 
 
 def requires(s, dep: str) -> list[dict]:
-    return [r for r in F.as_list(F.dig(s, "tensorflow", "requires", dep))[:MAX_ITEMS]
-            if isinstance(r, dict) and F.text(r.get("distribution"))]
+    """What each framework's distributions require of `dep` (numpy, protobuf), normalised:
+    {"framework", "distribution", "version", "specifier", "applies"} with text values ('' when absent)."""
+    out = []
+    for r in F.as_list(F.dig(s, "tensorflow", "requires", dep))[:MAX_ITEMS]:
+        if not isinstance(r, dict) or not F.text(r.get("distribution")):
+            continue
+        applies = r.get("applies")
+        out.append({"framework": F.text(r.get("framework")) or "", "distribution": r["distribution"],
+                    "version": F.text(r.get("version")) or "", "specifier": F.text(r.get("specifier")) or "",
+                    "applies": applies if isinstance(applies, bool) else None})
+    return out
 
 
 def dependency_version(s, dep: str) -> str | None:

@@ -224,7 +224,8 @@ def windows_no_gpu(s) -> list[dict]:
     row = tk.build(last, "windows") or {}
     py = F.python_version(s)
     py_note = ""
-    if py and row.get("python_max") and kb.major_minor(py) > kb.major_minor(row["python_max"]):
+    py_mm, hi = kb.major_minor(py), kb.major_minor(row.get("python_max"))
+    if py_mm and hi and py_mm > hi:
         py_note = (f" TensorFlow {last} supports Python {row.get('python_min')}-{row['python_max']}, not {py}: that "
                    "route also needs another Python.")
     return [finding("TE803", "warning",
@@ -440,18 +441,18 @@ def _candidates(specs: list[str]) -> list[str]:
 def shared_dependency_conflict(s) -> list[dict]:
     out = []
     for dep in ("numpy", "protobuf"):
-        reqs = [r for r in T.requires(s, dep) if r.get("applies") is not False and F.text(r.get("specifier"))]
+        reqs = [r for r in T.requires(s, dep) if r["applies"] is not False and r["specifier"]]
         if not reqs:
             continue
         installed = T.dependency_version(s, dep)
         broken = [r for r in reqs if installed and T.satisfies(installed, r["specifier"]) is False]
-        frameworks = {r.get("framework") for r in reqs}
+        frameworks = {r["framework"] for r in reqs}
         specs = [r["specifier"] for r in reqs]
         fits = [v for v in _candidates(specs) if all(T.satisfies(v, sp) for sp in specs)]
         clash = len(frameworks) > 1 and not fits
         if not broken and not clash:
             continue
-        who = "; ".join(f"{r['distribution']} {r.get('version', '')} needs {dep}{r['specifier']}" for r in reqs[:6])
+        who = "; ".join(f"{r['distribution']} {r['version']} needs {dep}{r['specifier']}" for r in reqs[:6])
         if clash:
             msg = f"no {dep} version satisfies both frameworks: {who}"
             fix = None
@@ -459,7 +460,7 @@ def shared_dependency_conflict(s) -> list[dict]:
                     "satisfy both in one environment; use one environment per framework.")
         else:
             msg = (f"{dep} {installed} does not satisfy " +
-                   "; ".join(f"{r['distribution']} {r.get('version', '')} ({dep}{r['specifier']})" for r in broken[:4]))
+                   "; ".join(f"{r['distribution']} {r['version']} ({dep}{r['specifier']})" for r in broken[:4]))
             common = ",".join(sorted(set(specs)))
             fix = T.pip(s, "install", f"{dep}{common}")
             expl = (f"The installed {dep} is outside what {', '.join(sorted({r['distribution'] for r in broken}))} "
