@@ -105,6 +105,7 @@ def test_child_crash_without_result(tmp_path):
 
 def test_probe_without_tensorflow_installed(monkeypatch):
     monkeypatch.setattr(P, "_version_of", lambda name: None)
+    monkeypatch.setattr(P, "_importable_name", lambda: False)
     out = P.probe(timeout=1)
     assert out["installed"] is False and out["child"] == {"ran": False, "skipped": "TensorFlow is not installed"}
 
@@ -116,6 +117,39 @@ def test_probe_no_child_reads_metadata_only(monkeypatch):
     assert out["installed"] and out["distribution"] == "tensorflow-cpu" and out["version"] == "2.21.0"
     assert out["child"] == {"ran": False, "skipped": "--no-tensorflow"}
     assert out["dependency_versions"]["numpy"] == "2.1.3"
+
+
+def test_installed_but_no_module_is_not_importable(monkeypatch):
+    versions = {"tensorflow": "2.21.0"}
+    monkeypatch.setattr(P, "_version_of", versions.get)
+    monkeypatch.setattr(P, "_importable_name", lambda: False)
+    out = P.probe(timeout=1)
+    assert out["importable"] is False and "No module named 'tensorflow'" in out["import_error"]
+    from torch_envcheck.doctor.rules import evaluate
+    assert [f["code"] for f in evaluate({"tensorflow": out}) if f["area"] == "tensorflow"] == ["TE808"]
+
+
+def test_child_starts_before_the_metadata_is_read(monkeypatch, tmp_path):
+    """TF's import is the report's slowest step: the child is launched first, the metadata read meanwhile."""
+    order = []
+    monkeypatch.setattr(P, "_importable_name", lambda: True)
+    monkeypatch.setattr(P, "child", lambda limit, python=None, env=None: order.append("child") or
+                        {"ran": True, "error": None, "timed_out": False, "seconds": 0.1, "returncode": 0,
+                         "result": {"version": "2.21.0", "import_error": None}, "log": {}})
+    real = P.metadata
+
+    def metadata():
+        import time
+        for _ in range(300):  # the child runs on its own thread: give it the time to start, if it was started
+            if "child" in order:
+                break
+            time.sleep(0.01)
+        order.append("metadata")
+        return real()
+    monkeypatch.setattr(P, "metadata", metadata)
+    monkeypatch.setattr(P, "_version_of", {"tensorflow": "2.21.0"}.get)
+    out = P.probe(timeout=1)
+    assert order == ["child", "metadata"] and out["importable"] is True and out["version"] == "2.21.0"
 
 
 def test_doctor_runs_tensorflow_probe_beside_torch(monkeypatch):

@@ -223,17 +223,43 @@ def child(timeout: float, python: str | None = None, env: dict | None = None) ->
     return out
 
 
+def _importable_name() -> bool:
+    """Whether a `tensorflow` module is on sys.path: one directory scan, much cheaper than metadata."""
+    try:
+        import importlib.util  # noqa: PLC0415
+        return importlib.util.find_spec("tensorflow") is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def probe(timeout: float = 5.0, run_child: bool = True, python: str | None = None, env: dict | None = None) -> dict:
+    limit = max(timeout * CHILD_TIMEOUT_FACTOR, 1.0)
+    # TF's import is the slowest step of the whole report: start the child before reading any metadata
+    # (the metadata lookups scan sys.path ~40 times), so the child's clock starts with the report's.
+    started = None
+    if run_child and _importable_name():
+        import threading  # noqa: PLC0415
+        box: dict = {}
+        started = threading.Thread(target=lambda: box.update(ch=child(limit, python=python, env=env)),
+                                   name="torch_envcheck-tensorflow-child", daemon=True)
+        started.start()
     out = metadata()
     out["child"] = {"ran": False, "skipped": None}
     if not out["installed"]:
         out["child"]["skipped"] = "TensorFlow is not installed"
-        return out
-    if not run_child:
+    elif not run_child:
         out["child"]["skipped"] = "--no-tensorflow"
+    if started is None:
+        if out["installed"] and run_child:  # metadata says installed, but no `tensorflow` module is importable
+            out["child"] = {"ran": False, "skipped": "no `tensorflow` module on sys.path"}
+            out["importable"] = False
+            out["import_error"] = "ModuleNotFoundError: No module named 'tensorflow' (its distribution is installed)"
         return out
-    limit = max(timeout * CHILD_TIMEOUT_FACTOR, 1.0)
-    ch = child(limit, python=python, env=env)
+    started.join(limit + 5.0)
+    ch = box.get("ch") or {"ran": True, "error": f"the TensorFlow child did not finish within {limit:g} s",
+                           "timed_out": True, "seconds": None, "returncode": None}
+    if not out["installed"]:
+        return out  # a `tensorflow` module without a distribution (a source tree on sys.path): not judged
     res = ch.pop("result", None) or {}
     out["log"] = ch.pop("log", None)
     out["child"] = dict(ch, skipped=None, timeout=limit)

@@ -93,7 +93,11 @@ def owners_summary(s) -> dict:
 def importable(s) -> bool | None:
     """True/False when the child imported TensorFlow (or failed to); None when it did not run."""
     v = tf(s).get("importable")
-    return v if isinstance(v, bool) and child_ran(s) and not child_error(s) else None
+    if not isinstance(v, bool):
+        return None
+    if v is False and import_error(s):
+        return False  # also when the metadata says installed but no `tensorflow` module is there
+    return v if child_ran(s) and not child_error(s) else None
 
 
 def import_error(s) -> str | None:
