@@ -54,9 +54,12 @@ out["import_seconds"] = round(time.perf_counter() - t0, 3)
 out["version"] = str(getattr(tf, "__version__", None))
 try:
     info = dict(tf.sysconfig.get_build_info())
-    out["build_info"] = {str(k): (v if isinstance(v, (bool, int, float, str)) or v is None else
-                                  [str(x) for x in v] if isinstance(v, (list, tuple)) else str(v))
-                         for k, v in info.items()}
+    keep = ("cuda_version", "cudnn_version", "cuda_compute_capabilities", "is_cuda_build", "is_rocm_build",
+            "is_tensorrt_build", "cpu_compiler", "msvcp_dll_names", "cudart_dll_name", "cudnn_dll_name",
+            "nvcuda_dll_name")
+    out["build_info"] = {k: ([str(x) for x in v] if isinstance(v, (list, tuple)) else
+                             v if isinstance(v, bool) or v is None else str(v))
+                         for k, v in info.items() if k in keep}
 except BaseException as exc:
     out["build_info_error"] = "%s: %s" % (type(exc).__name__, exc)
 try:
@@ -232,8 +235,11 @@ def _importable_name() -> bool:
         return False
 
 
-def probe(timeout: float = 5.0, run_child: bool = True, python: str | None = None, env: dict | None = None) -> dict:
-    limit = max(timeout * CHILD_TIMEOUT_FACTOR, 1.0)
+def probe(timeout: float = 5.0, run_child: bool = True, python: str | None = None, env: dict | None = None,
+          limit: float | None = None) -> dict:
+    """`limit` bounds the child (the doctor passes twice the torch import's limit); without one,
+    CHILD_TIMEOUT_FACTOR x `timeout`."""
+    limit = limit if limit else max(timeout * CHILD_TIMEOUT_FACTOR, 1.0)
     # TF's import is the slowest step of the whole report: start the child before reading any metadata
     # (the metadata lookups scan sys.path ~40 times), so the child's clock starts with the report's.
     started = None

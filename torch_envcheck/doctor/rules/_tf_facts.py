@@ -286,9 +286,9 @@ def gpu_state(s) -> str:
 
 
 def pip(s, *words) -> str:
-    """`python -m pip <words>` for this interpreter, each word quoted for the machine's shell."""
-    from ..escape import shell_for, shell_join  # noqa: PLC0415
-    return shell_join([F.python_exe(s), "-m", "pip", *words], shell_for(F.system(s)))
+    """`python -m pip <words>` for this interpreter, each word quoted for the machine's shell (the
+    facts layer's pip_command)."""
+    return F.pip_command(s, *words)
 
 
 def pinned(name: str, version) -> str:
