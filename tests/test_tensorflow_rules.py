@@ -330,7 +330,10 @@ def test_te800_ok_only_without_problems():
 def test_no_tensorflow_installed_no_tensorflow_findings():
     found = evaluate(load("h100_cu130_healthy"))
     assert tf_codes(found) == []
-    assert areas.headline("tensorflow", load("h100_cu130_healthy")) == "TensorFlow not installed"
+    assert areas.headline("tensorflow", load("h100_cu130_healthy")) == "not recorded in this snapshot"
+    s = load("h100_cu130_healthy")
+    s["tensorflow"] = {"installed": False, "child": {"ran": False, "skipped": "TensorFlow is not installed"}}
+    assert areas.headline("tensorflow", s) == "TensorFlow not installed"
     rep = report(load("h100_cu130_healthy"))
     assert rep["summary"]["tensorflow"] == "ok"
 

@@ -58,7 +58,8 @@ def lines(snap: dict) -> list[str]:
     # --extra-index-url keeps PyPI for everything else in the file (numpy, ...).
     out += [f"--extra-index-url {F.index_url(tag)}" for tag in tags]
     out += [f"{name}=={v}" for name, v in pins]
-    if d(snap.get("tensorflow")).get("installed"):
+    from .rules import _tf_facts as T  # noqa: PLC0415
+    if T.tf_installed(snap):
         from .tf_advise import pin_lines  # noqa: PLC0415
         out += pin_lines(snap)
     return out

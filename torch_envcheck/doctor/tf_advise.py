@@ -6,15 +6,12 @@ install guides do."""
 
 from __future__ import annotations
 
+from . import facts as F
 from . import knowledge as kb
 from . import tf_knowledge as tk
-from .escape import shell_for, shell_join, shell_quote
-from .facts import d, python_mm
-
-
-def _tf_installed(snap: dict) -> dict | None:
-    t = d(snap.get("tensorflow"))
-    return t if t.get("installed") and t.get("version") else None
+from .escape import shell_quote
+from .facts import python_mm
+from .rules import _tf_facts as T
 
 
 def _python_ok(row: dict, py: str | None) -> bool:
@@ -24,9 +21,8 @@ def _python_ok(row: dict, py: str | None) -> bool:
 
 def pick_release(snap: dict, os_name: str) -> dict | None:
     """The installed TF release when the table knows it, else the newest one for this Python."""
-    inst = _tf_installed(snap)
-    if inst:
-        row = tk.build(tk.release_key(inst["version"]), os_name)
+    if T.tf_installed(snap):
+        row = tk.build(T.tf_release(snap), os_name)
         if row:
             return row
     py = python_mm(snap)
@@ -37,13 +33,10 @@ def pick_release(snap: dict, os_name: str) -> dict | None:
 def advise(snap: dict, torch_cuda: str | None = None) -> tuple[list[str], str | None, str | None]:
     """(reasons, command, cuda): TensorFlow's install command for this machine; cuda is the CUDA
     version of the build it installs (None for a CPU build)."""
-    plat, drv = d(snap.get("platform")), d(snap.get("driver"))
-    system, wsl = plat.get("system"), plat.get("wsl")
-    exe = d(plat.get("python")).get("executable") or "python"
-    shell = shell_for(system)
+    system, wsl = F.system(snap), F.wsl(snap)
 
     def pip(*words):
-        return shell_join([exe, "-m", "pip", "install", *words], shell)
+        return F.pip_command(snap, "install", *words)
 
     os_name = tk.os_column(system, wsl)
     row = pick_release(snap, os_name)
@@ -55,12 +48,12 @@ def advise(snap: dict, torch_cuda: str | None = None) -> tuple[list[str], str | 
            + (f", CUDA {row['cuda']}, cuDNN {row['cudnn']}" if row.get("cuda") else "")
            + (" [table row marked unverified]" if row.get("unverified") else "")]
     if system == "Darwin":
-        words = [f"tensorflow=={spec}"] + (["tensorflow-metal"] if plat.get("apple_silicon") or plat.get("machine") == "arm64" else [])
+        words = [f"tensorflow=={spec}"] + (["tensorflow-metal"] if F.apple_silicon(snap) or F.machine(snap) == "arm64" else [])
         why.append("macOS: no CUDA; tensorflow-metal adds the Apple-silicon GPU")
         return why, pip(*words), None
     if system == "Windows" and not wsl:
         last = tk.windows_last_gpu_release()
-        if drv.get("present"):
+        if F.driver_present(snap) is True:
             why.append(f"native Windows: TensorFlow {last} was the last release with GPU support; for the GPU use "
                        "WSL 2 (`wsl --install`, then `torch-envcheck advise` inside it), or tensorflow<2.11 with "
                        "CUDA 11.2 and cuDNN 8.1 on a Python it supports")
@@ -70,21 +63,22 @@ def advise(snap: dict, torch_cuda: str | None = None) -> tuple[list[str], str | 
     if wsl == 1:
         why.append("WSL 1 cannot reach the GPU: the CPU build")
         return why, pip(f"tensorflow-cpu=={spec}"), None
-    arm = str(plat.get("machine") or "").lower() in ("aarch64", "arm64")
-    if not drv.get("present") or not row.get("cuda"):
-        why.append("no NVIDIA driver: the CPU build" if not drv.get("present") else "no tested GPU build")
+    arm = (F.machine(snap) or "").lower() in ("aarch64", "arm64")
+    present, dv = F.driver_present(snap) is True, F.driver_version(snap)
+    if not present or not row.get("cuda"):
+        why.append("no NVIDIA driver: the CPU build" if not present else "no tested GPU build")
         return why, pip(f"tensorflow=={spec}" if arm else f"tensorflow-cpu=={spec}"), None
     driver_os = "Windows" if wsl == 2 else "Linux"
     try:
-        verdict = kb.driver_supports(drv.get("version"), row["cuda"], driver_os) if drv.get("version") else None
+        verdict = kb.driver_supports(dv, row["cuda"], driver_os) if dv else None
     except kb.KnowledgeError:
         verdict = None
     if verdict == "no":
-        why.append(f"NVIDIA driver {drv.get('version')} is too old for TensorFlow {rel}'s CUDA {row['cuda']}: "
+        why.append(f"NVIDIA driver {dv} is too old for TensorFlow {rel}'s CUDA {row['cuda']}: "
                    "update the driver for the GPU; until then the CPU build")
         return why, pip(f"tensorflow-cpu=={spec}"), None
     if kb.major_minor(rel) >= kb.major_minor(tk.and_cuda_since()):
-        why.append(f"NVIDIA driver {drv.get('version') or '?'}"
+        why.append(f"NVIDIA driver {dv or '?'}"
                    + (" (the Windows driver, used by WSL 2)" if wsl == 2 else "")
                    + f": TensorFlow's CUDA {row['cuda']} libraries come from pip with the `and-cuda` extra")
         cmd = pip(f"tensorflow[and-cuda]=={spec}")
@@ -123,24 +117,24 @@ def extend(snap: dict, why: list[str], cmd: str | None, torch_cuda: str | None, 
         reasons.append(f"one environment cannot serve both: torch's CUDA {torch_cuda} wheels and TensorFlow's CUDA "
                        f"{tf_cuda} wheels install the same files (nvidia/cudnn/lib/libcudnn.so.9, ...) in different "
                        "builds; use two environments")
-        cmds = two_environments(cmd, tf_cmd, d(snap.get("platform")).get("system"))
+        cmds = two_environments(cmd, tf_cmd, F.system(snap))
     return reasons, cmds
 
 
-def _dist_name(t: dict) -> str:
+def _dist_name(snap: dict) -> str:
     """The installed TensorFlow distribution's name, only when it is one of the known ones (a saved
     snapshot is input from a stranger: this name goes into requirements lines)."""
     from .probes.tensorflow import TF_PROVIDERS  # noqa: PLC0415
-    name = t.get("distribution")
+    name = T.tf_distribution(snap)
     return name if name in TF_PROVIDERS else "tensorflow"
 
 
-def _build_text(t: dict) -> str | None:
-    bi = d(t.get("build_info"))
-    if bi.get("is_cuda_build") is True:
-        cuda = tk.decode_build_version(bi.get("cuda_version"), "cuda")
-        return f"CUDA {cuda}" if cuda else "CUDA"
-    if bi.get("is_cuda_build") is False:
+def _build_text(snap: dict) -> str | None:
+    cuda = T.build_info(snap).get("is_cuda_build")
+    if cuda is True:
+        v = tk.decode_build_version(T.build_info(snap).get("cuda_version"), "cuda")
+        return f"CUDA {v}" if v else "CUDA"
+    if cuda is False:
         return "CPU"
     return None
 
@@ -148,12 +142,12 @@ def _build_text(t: dict) -> str | None:
 def tf_line(snap: dict) -> str:
     """readme-line's TensorFlow part: 'tensorflow 2.21.0 (CUDA 12.5.1)', 'tensorflow-cpu 2.21.0'."""
     from .escape import requirement_version  # noqa: PLC0415
-    t = d(snap.get("tensorflow"))
-    text = f"{_dist_name(t)} {requirement_version(t.get('version')) or '?'}"
-    build = _build_text(t)
-    if build and not (build == "CPU" and str(t.get("distribution")).endswith("-cpu")):
+    dist = _dist_name(snap)
+    text = f"{dist} {requirement_version(T.tf_version(snap)) or '?'}"
+    build = _build_text(snap)
+    if build and not (build == "CPU" and dist.endswith("-cpu")):
         text += f" ({build})"
-    if t.get("importable") is False:
+    if T.importable(snap) is False:
         text += " (not importable)"
     return text
 
@@ -162,18 +156,17 @@ def pin_lines(snap: dict) -> list[str]:
     """pin's TensorFlow lines: the installed distribution pinned, with its `and-cuda` extra when all of
     that extra's nvidia wheels are installed, and Keras."""
     from .escape import requirement_version  # noqa: PLC0415
-    t = d(snap.get("tensorflow"))
-    dist, version = _dist_name(t), requirement_version(t.get("version"))
+    dist, version = _dist_name(snap), requirement_version(T.tf_version(snap))
     if not version:
         return [f"# {dist}: installed version unreadable; not pinned"]
-    and_cuda = [r for r in t.get("and_cuda") or [] if isinstance(r, dict)]
-    full = bool(and_cuda) and all(r.get("installed") for r in and_cuda)
+    and_cuda = T.and_cuda(snap)
+    full = bool(and_cuda) and all(r["installed"] for r in and_cuda)
     name = f"{dist}[and-cuda]" if full and dist == "tensorflow" else dist
     out = [f"# {dist} {version}" + (" with its CUDA libraries (the and-cuda extra)" if name.endswith("]") else "")
            + "; from `torch-envcheck pin`"]
     out.append(f"{name}=={version}")
     for extra in ("keras", "tf-keras"):
-        v = requirement_version(d(t.get("distributions")).get(extra))
+        v = requirement_version(T.tf_distributions(snap).get(extra))
         if v:
             out.append(f"{extra}=={v}")
     return out

@@ -19,7 +19,9 @@ def _owners(s) -> str | None:
 
 def headline(s) -> str:
     parts = []
-    if not T.tf_installed(s):
+    if not T.tf_recorded(s):
+        parts.append("not recorded in this snapshot")  # a snapshot from before the TensorFlow probe
+    elif not T.tf_installed(s):
         parts.append("TensorFlow not installed")
     else:
         text = T.tf_label(s)

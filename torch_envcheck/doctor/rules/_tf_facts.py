@@ -17,6 +17,11 @@ def tf(s) -> dict:
     return F.as_dict(F.dig(s, "tensorflow"))
 
 
+def tf_recorded(s) -> bool:
+    """The snapshot says whether TensorFlow is installed (a snapshot from before the probe does not)."""
+    return isinstance(tf(s).get("installed"), bool)
+
+
 def tf_installed(s) -> bool:
     return tf(s).get("installed") is True and tf_version(s) is not None
 
@@ -31,6 +36,11 @@ def tf_release(s) -> str | None:
 
 def tf_distribution(s) -> str:
     return F.text(tf(s).get("distribution")) or "tensorflow"
+
+
+def tf_distributions(s) -> dict:
+    """Installed TensorFlow/Keras distributions: name -> version (text values only)."""
+    return {k: v for k, v in F.as_dict(tf(s).get("distributions")).items() if isinstance(v, str)}
 
 
 def tf_label(s) -> str:
