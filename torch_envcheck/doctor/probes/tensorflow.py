@@ -35,7 +35,7 @@ SHARED_DEPS = ("numpy", "protobuf")
 _NVIDIA_RE = re.compile(r"^nvidia-[a-z0-9-]+-cu\d+$")
 MAX_LOG_CHARS = 256 * 1024   # what is kept of the child's stderr (TF can log a lot)
 MAX_LINES = 40               # log lines kept in the snapshot
-CHILD_TIMEOUT_FACTOR = 12    # TF imports in seconds, but in 20-30 s cold or on a busy machine: 12x --timeout
+CHILD_TIMEOUT_FACTOR = 12    # probe() called alone (no limit given): 12x the helper-program timeout
 
 # The child: prints one JSON line after a marker, whatever TF printed before it.
 MARKER = "@@torch_envcheck.tensorflow@@"

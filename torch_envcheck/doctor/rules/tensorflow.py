@@ -107,8 +107,8 @@ def child_failed(s) -> list[dict]:
                                            f"{limit if limit is not None else '?'} s",
                         "TensorFlow's facts (build info, GPUs, the libraries it could not load) are missing, so those "
                         "checks were skipped. A cold start after installing can be that slow; run the doctor again, "
-                        "or with a longer --timeout (the TensorFlow child gets 12x it).",
-                        "torch-envcheck --timeout 15", details)]
+                        "or with a longer --timeout (the TensorFlow child gets twice it).",
+                        "torch-envcheck --timeout 60", details)]
     rc = T.child_returncode(s)
     hint = ""
     if rc in (-4, 132):
