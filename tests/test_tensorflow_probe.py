@@ -158,16 +158,18 @@ def test_doctor_runs_tensorflow_probe_beside_torch(monkeypatch):
 
     seen = {}
 
-    def fake(timeout=5.0, run_child=True, python=None, env=None):
+    def fake(timeout=5.0, run_child=True, python=None, env=None, limit=None):
         import threading
         seen["thread"] = threading.current_thread().name
         seen["run_child"] = run_child
+        seen["limit"] = limit
         return {"installed": False}
 
     real = probes._probe_fn
     monkeypatch.setattr(probes, "_probe_fn", lambda name: fake if name == "tensorflow" else real(name))
     res = probes.run(timeout=2, only=("platform", "tensorflow"), tensorflow=False)
-    assert seen == {"thread": "torch_envcheck-probe-tensorflow", "run_child": False}
+    # the TensorFlow child's limit: twice the torch import's (30 s by default)
+    assert seen == {"thread": "torch_envcheck-probe-tensorflow", "run_child": False, "limit": 60.0}
     assert res["sections"]["tensorflow"] == {"installed": False} and not res["probe_errors"]
 
 
@@ -198,7 +200,8 @@ def test_real_tensorflow_in_this_venv_is_healthy():
 @pytest.mark.skipif(not _tf_importable(), reason="TensorFlow is not installed in this interpreter (CI's tf-cpu venv has it)")
 def test_real_tensorflow_no_tensorflow_flag_skips_the_child():
     rep = _doctor_json(sys.executable, "--no-tensorflow")
-    assert rep["snapshot"]["tensorflow"]["child"] == {"ran": False, "skipped": "--no-tensorflow"}
+    child = rep["snapshot"]["tensorflow"]["child"]
+    assert child["ran"] is False and child["skipped"] == "--no-tensorflow"
 
 
 TF_CUDA = os.environ.get("TE_TEST_TF_CUDA_PYTHON")
