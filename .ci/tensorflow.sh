@@ -23,10 +23,10 @@ if [ -x "$WORK/cpu/bin/python" ] && "$WORK/cpu/bin/python" -c 'import torch, sys
   stamp "venv tf-cpu: tensorflow-cpu==2.21.0 over the CPU venv's torch 2.13.0"
   sp=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
   echo $base_sp > "$sp/_ci_cpu_venv.pth"
-  "$venv/bin/pip" install -q "tensorflow-cpu==2.21.0" setuptools wheel
+  "$venv/bin/pip" install -q "tensorflow-cpu==2.21.0" "setuptools>=77" wheel
 else
   stamp "venv tf-cpu: torch==2.13.0 + tensorflow-cpu==2.21.0"
-  "$venv/bin/pip" install -q "torch==2.13.0" "tensorflow-cpu==2.21.0" setuptools wheel
+  "$venv/bin/pip" install -q "torch==2.13.0" "tensorflow-cpu==2.21.0" "setuptools>=77" wheel
 fi
 rm -rf "$REPO/build" "$REPO"/*.egg-info
 TORCH_ENVCHECK_SKIP_AOT=1 "$venv/bin/pip" install -q --no-build-isolation ".[test]"
