@@ -46,6 +46,7 @@ assert any(f["code"] == "TE800" for f in tf), "no TE800: TensorFlow was not prob
 PYEOF
   torch-envcheck --no-color || true   # the report itself, for the log
   stamp "TensorFlow tests"
-  pytest -rs tests/test_tensorflow_*.py
+  # python -m: over the CPU venv, pytest is the base's (no script in this venv's bin)
+  python -m pytest -rs tests/test_tensorflow_*.py
 )
 stamp "done"
