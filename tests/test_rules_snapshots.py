@@ -154,4 +154,5 @@ def test_gpu_on_the_pci_bus_is_a_gpu_for_the_cpu_wheel_rule():
 def test_summary_is_worst_severity_per_area():
     s = summary(evaluate(load("pascal_gtx1080_cu130")))
     assert s["gpu"] == "failure" and s["driver"] == "ok" and s["platform"] == "ok"
-    assert summary(evaluate(load("h100_cu130_healthy"))) == {a: "ok" for a in AREAS}
+    # TensorFlow's area has findings only when TensorFlow is installed (or files are owned twice)
+    assert summary(evaluate(load("h100_cu130_healthy"))) == {a: "ok" for a in AREAS if a != "tensorflow"}

@@ -17,7 +17,7 @@ import datetime as _dt
 
 from .snapshot import REPORT_SCHEMA, SNAPSHOT_SCHEMA, jsonable
 
-AREAS = ("platform", "torch", "driver", "gpu", "libraries", "toolchain", "extension")
+AREAS = ("platform", "torch", "driver", "gpu", "libraries", "toolchain", "extension", "tensorflow")
 # Areas shown only where they apply: conda when the snapshot was taken in a conda env (or has conda
 # facts or findings).
 OPTIONAL_AREAS = ("conda",)
@@ -31,12 +31,13 @@ def _tool_version() -> str:
     return __version__
 
 
-def collect(timeout: float = 5.0, only=None, torch_timeout: float | None = None) -> dict:
+def collect(timeout: float = 5.0, only=None, torch_timeout: float | None = None, tensorflow: bool = True) -> dict:
     """Run the probes (all, or those named in `only`) and return the snapshot.  Never raises
-    because of what it finds: failures are facts in probe_errors / driver.errors."""
+    because of what it finds: failures are facts in probe_errors / driver.errors.
+    tensorflow=False: TensorFlow's metadata only, without importing it in a child process."""
     from . import probes  # noqa: PLC0415
 
-    res = probes.run(timeout=timeout, only=only, torch_timeout=torch_timeout)
+    res = probes.run(timeout=timeout, only=only, torch_timeout=torch_timeout, tensorflow=tensorflow)
     snap = {
         "schema": SNAPSHOT_SCHEMA,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),

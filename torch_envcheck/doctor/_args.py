@@ -24,7 +24,10 @@ def add_source(parser: argparse.ArgumentParser) -> None:
                              "probing this machine ('-' reads stdin)")
     parser.add_argument("--timeout", type=seconds, default=None, metavar="SECONDS",
                         help="time limit for each helper program (nvidia-smi, nvcc, ...) and for the "
-                             "torch import; default 5 for programs and 30 for the torch import")
+                             "torch import (TensorFlow's: twice it); default 5 for programs and 30 for the "
+                             "torch import")
+    parser.add_argument("--no-tensorflow", action="store_true",
+                        help="do not import TensorFlow in a child process (its installed metadata is still read)")
 
 
 def snapshot(args, only=None) -> dict | None:
@@ -41,7 +44,8 @@ def snapshot(args, only=None) -> dict | None:
     from . import collect  # noqa: PLC0415
     with stdout_to_stderr():
         limit = getattr(args, "timeout", None)
-        return collect(timeout=limit or 5.0, only=only, torch_timeout=limit)
+        return collect(timeout=limit or 5.0, only=only, torch_timeout=limit,
+                       tensorflow=not getattr(args, "no_tensorflow", False))
 
 
 def error(message: str) -> None:

@@ -21,6 +21,9 @@ def add_arguments(parser) -> None:
 
     _args.add_source(parser)
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the command")
+    parser.add_argument("--framework", choices=("torch", "tensorflow", "both"), default=None,
+                        help="what to advise for: torch (default; plus TensorFlow when it is installed), "
+                             "tensorflow, or both")
     out = parser.add_argument_group("other forms of the advice")
     out.add_argument("--script", choices=("sh", "ps1", "bat"), default=None,
                      help="a re-runnable setup script: a fresh venv (or conda env with --conda), the advised "
@@ -184,7 +187,9 @@ def _write_script(path: str, text: str) -> int:
 
 
 def run(args) -> int:
-    snap = _args.snapshot(args, only=PROBES)
+    framework = getattr(args, "framework", None)
+    args.no_tensorflow = True  # TensorFlow's metadata is enough here: no child process
+    snap = _args.snapshot(args, only=PROBES + ("tensorflow",))
     if snap is None:
         return 2
     if args.docker:
@@ -196,14 +201,30 @@ def run(args) -> int:
     if in_conda_env(snap):  # the conda form (conda install ... -c pytorch -c nvidia), pip for newer torch
         from .conda_advise import conda_form  # noqa: PLC0415
         why, cmd = conda_form(snap, why, cmd)
+    from .rules import _tf_facts as T  # noqa: PLC0415
+    if framework in ("tensorflow", "both") or (framework is None and T.tf_installed(snap)):
+        from . import tf_advise  # noqa: PLC0415
+        why, cmds = tf_advise.extend(snap, why, cmd, _picked_cuda(cmd), framework or "both")
+    else:
+        cmds = [cmd] if cmd else []
     if not args.quiet:
         for line in why:
             print(f"# {terminal(line)}")
-    if cmd is None:
+    if not cmds:
         if args.quiet:
             for line in why:
                 print(f"torch-envcheck advise: {terminal(line)}", file=sys.stderr)
         return 1
-    for line in cmd.splitlines():  # the conda form can be two commands (conda remove cpuonly, conda install)
-        print(terminal(line))
+    for c in cmds:  # the conda form can be two commands (conda remove cpuonly, conda install)
+        for line in c.splitlines():
+            print(terminal(line))
     return 0
+
+
+def _picked_cuda(cmd: str | None) -> str | None:
+    """The CUDA of the torch build advise picked (its command's index: .../whl/cu130 -> '13.0'), None for
+    a CPU build."""
+    import re  # noqa: PLC0415
+    from . import knowledge  # noqa: PLC0415
+    m = re.search(r"/whl/(cu\d+)\b", cmd or "")
+    return knowledge.cuda_from_tag(m.group(1)) if m else None

@@ -85,6 +85,23 @@ CODES: dict[str, tuple[str, str, str]] = {
     "TE908": ("conda-system-cuda-first-on-path", "conda", "Windows: a system CUDA toolkit comes before the env's Library\\bin on PATH"),
     "TE990": ("conda-probe-failed", "conda", "the conda probe crashed: its facts are missing"),
     "TE991": ("conda-records-unreadable", "conda", "some conda-meta records could not be read"),
+    # TensorFlow beside PyTorch (and files that two installed distributions both own)
+    "TE800": ("tensorflow-ok", "tensorflow", "TensorFlow imports and its build fits this machine"),
+    "TE801": ("tensorflow-cuda-libs-missing", "tensorflow", "a TensorFlow CUDA build whose CUDA/cuDNN libraries are not installed"),
+    "TE802": ("tensorflow-untested-stack", "tensorflow", "Python, CUDA or cuDNN differ from TensorFlow's tested build configuration"),
+    "TE803": ("tensorflow-windows-no-gpu", "tensorflow", "native Windows with TensorFlow 2.11 or later: no GPU support"),
+    "TE804": ("tensorflow-driver-too-old", "tensorflow", "the NVIDIA driver is too old for TensorFlow's CUDA"),
+    "TE805": ("tensorflow-gpu-arch-unsupported", "tensorflow", "the GPU's compute capability is not in TensorFlow's cuda_compute_capabilities"),
+    "TE806": ("tensorflow-cpu-with-gpu", "tensorflow", "a CPU-only TensorFlow (tensorflow-cpu, or macOS) on a machine with an NVIDIA GPU"),
+    "TE807": ("tensorflow-dlopen-failed", "tensorflow", "TensorFlow could not load GPU libraries (Could not load dynamic library ...)"),
+    "TE808": ("tensorflow-not-importable", "tensorflow", "TensorFlow is installed but cannot be imported"),
+    "TE809": ("tensorflow-torch-cuda-generations", "tensorflow", "torch and TensorFlow need different CUDA generations in one environment"),
+    "TE850": ("files-owned-twice", "tensorflow", "two installed distributions own the same files: one overwrote the other"),
+    "TE851": ("shared-dependency-conflict", "tensorflow", "numpy/protobuf: the installed version or the frameworks' requirements conflict"),
+    "TE880": ("tensorflow-unknown", "tensorflow", "could not judge TensorFlow: its facts are missing from the snapshot"),
+    "TE890": ("tensorflow-probe-failed", "tensorflow", "a TensorFlow probe crashed: its facts are missing"),
+    "TE891": ("tensorflow-child-timeout", "tensorflow", "importing TensorFlow in a child process did not finish in time"),
+    "TE892": ("tensorflow-child-crashed", "tensorflow", "the TensorFlow child process died without a result"),
 }
 
 

@@ -326,6 +326,77 @@ SECTIONS: dict[str, dict[str, Field]] = {
                                   "cuda_version": _f(STR, "the CUDA version of its cudart64_*.dll or folder name")}),
         "errors": _f(LIST, "what could not be read (malformed records, ...)", unknown=False, of=STR),
     },
+    # TensorFlow beside torch (probes/tensorflow.py): metadata always; the rest from a child process
+    # that imports TensorFlow, only when it is installed and --no-tensorflow is not given.
+    "tensorflow": {
+        "installed": _f(BOOL, "a distribution providing the `tensorflow` module is installed", unknown=False),
+        "distribution": _f(STR, "which one: tensorflow, tensorflow-cpu, tensorflow-intel, tensorflow-macos, tf-nightly, ..."),
+        "version": _f(STR, "tf.__version__ (from the distribution when not imported)"),
+        "distributions": _f(DICT, "installed TensorFlow/Keras distributions: name -> version", unknown=False, of=STR),
+        "extras": _f(LIST, "the distribution's Provides-Extra (and-cuda from TF 2.14 on)", unknown=False, of=STR),
+        "and_cuda": _f(LIST, "the nvidia-* wheels of its and-cuda extra, from its Requires-Dist", unknown=False, fields={
+            "name": _f(STR, "the wheel: nvidia-cudnn-cu12"), "specifier": _f(STR, "its version range: <10.0,>=9.3.0.75"),
+            "extra": _f(STR, "and-cuda"), "applies": _f(BOOL, "its environment marker holds here"),
+            "requirement": _f(STR, "the Requires-Dist line"), "installed": _f(STR, "the installed version, null when absent")}),
+        "requires": _f(DICT, "what each framework's distributions require of numpy and protobuf", unknown=False, fields={
+            dep: _f(LIST, f"the Requires-Dist entries naming {dep}", fields={
+                "framework": _f(STR, "tensorflow or torch"), "distribution": _f(STR, "who requires it"),
+                "version": _f(STR, "that distribution's version"), "specifier": _f(STR, "the range ('' = any)"),
+                "applies": _f(BOOL, "its environment marker holds here")})
+            for dep in ("numpy", "protobuf")}),
+        "dependency_versions": _f(DICT, "installed numpy and protobuf", unknown=False, fields={
+            "numpy": _f(STR, "numpy's version"), "protobuf": _f(STR, "protobuf's version")}),
+        "installer": _f(STR, "pip, uv, conda", always=False),
+        "location": _f(STR, "its site-packages", always=False),
+        "requires_python": _f(STR, "its Requires-Python", always=False),
+        "child": _f(DICT, "the child process that imported TensorFlow", unknown=False, fields={
+            "ran": _f(BOOL, "it ran"), "skipped": _f(STR, "why not: not installed, --no-tensorflow"),
+            "seconds": _f(FLOAT, "how long it ran"), "returncode": _f(INT, "its exit status"),
+            "error": _f(STR, "why it gave no result (timed out, died)"), "timed_out": _f(BOOL, "killed at the limit"),
+            "timeout": _f(FLOAT, "that limit")}),
+        "log": _f(DICT, "what TensorFlow logged while loading (stderr, TF_CPP_MIN_LOG_LEVEL=0)", always=False, fields={
+            "dlopen_failures": _f(LIST, "each \"Could not load dynamic library '...'\"", fields={
+                "library": _f(STR, "the file: cudart64_110.dll, libcudnn.so.9"), "kind": _f(STR, "cudart, cudnn, cublas, ..."),
+                "version": _f(STR, "the version its name carries: 11.0, 8, 12"), "dlerror": _f(STR, "the loader's message")}),
+            "cannot_dlopen_gpu_libraries": _f(BOOL, "\"Cannot dlopen some GPU libraries\" was logged"),
+            "no_cuda_drivers": _f(BOOL, "\"Could not find cuda drivers on your machine\" was logged"),
+            "cuinit_failed": _f(BOOL, "\"failed call to cuInit\" was logged"),
+            "skipping_gpu_registration": _f(BOOL, "\"Skipping registering GPU devices\" was logged"),
+            "lines": _f(LIST, "the GPU-related lines, verbatim (at most 40)", of=STR)}),
+        "import_error": _f(STR, "the exception `import tensorflow` raised", always=False),
+        "importable": _f(BOOL, "`import tensorflow` worked in the child", always=False),
+        "import_seconds": _f(FLOAT, "how long that import took", always=False),
+        "build_info": _f(DICT, "tf.sysconfig.get_build_info()", always=False, fields={
+            "cuda_version": _f(STR, "CUDA it was built with: 12.5.1; on Windows the DLL suffix: 64_112 = 11.2"),
+            "cudnn_version": _f(STR, "cuDNN: 9; on Windows 64_8 = 8"),
+            "cuda_compute_capabilities": _f(LIST, "sm_60 ... compute_90 (older: 3.5, 7.0)", of=STR),
+            "is_cuda_build": _f(BOOL, "a CUDA build"), "is_rocm_build": _f(BOOL, "a ROCm build"),
+            "is_tensorrt_build": _f(BOOL, "built with TensorRT"), "cpu_compiler": _f(STR, "clang, ..."),
+            "msvcp_dll_names": _f(STR, "Windows: the MSVC runtime DLLs"),
+            "cudart_dll_name": _f(STR, "Windows: cudart64_110.dll"), "cudnn_dll_name": _f(STR, "Windows: cudnn64_8.dll"),
+            "nvcuda_dll_name": _f(STR, "Windows: nvcuda.dll")}),
+        "build_info_error": _f(STR, "what get_build_info() raised", always=False),
+        "gpus": _f(LIST, "tf.config.list_physical_devices('GPU')", always=False, fields={
+            "name": _f(STR, "/physical_device:GPU:0"), "device_type": _f(STR, "GPU"),
+            "device_name": _f(STR, "the GPU's name (get_device_details)"),
+            "capability": _f(STR, "its compute capability 'X.Y'")}),
+        "gpus_error": _f(STR, "what list_physical_devices raised", always=False),
+    },
+    # Every installed distribution's RECORD (probes/file_owners.py): files two of them both install.
+    "file_owners": {
+        "distributions": _f(INT, "distributions read (each .dist-info with a RECORD, once)", unknown=False),
+        "files": _f(INT, "RECORD lines read", unknown=False),
+        "shared_files_differing": _f(INT, "files two distributions own with different hashes", unknown=False),
+        "shared_files_identical": _f(INT, "files two distributions own with the same hash", unknown=False),
+        "pairs": _f(LIST, "per pair of distributions sharing files (at most 100)", unknown=False, fields={
+            "distributions": _f(LIST, "the two, as name==version", of=STR), "files": _f(INT, "files both own"),
+            "differing": _f(INT, "of those, with different content"),
+            "examples": _f(LIST, "up to 5 of those files, differing shared libraries first", fields={
+                "path": _f(STR, "relative to site-packages"), "same_content": _f(BOOL, "the hashes agree")}),
+            "location": _f(STR, "the site-packages of the second one")}),
+        "pairs_total": _f(INT, "pairs found (also beyond the 100 kept)", unknown=False),
+        "truncated": _f(BOOL, "a bound was reached (5000 distributions or 100 pairs)", unknown=False),
+    },
 }
 
 # Top-level fields besides the sections.

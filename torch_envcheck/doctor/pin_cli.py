@@ -13,7 +13,7 @@ from . import _args
 from . import facts as F
 from .escape import requirement_version, terminal
 
-PROBES = ("platform", "torch", "packages")
+PROBES = ("platform", "torch", "packages", "tensorflow")
 CONDA_PROBES = ("platform", "conda")
 COMPANIONS = ("torchvision", "torchaudio")
 
@@ -62,14 +62,18 @@ def lines(snap: dict) -> list[str]:
     # --extra-index-url keeps PyPI for everything else in the file (numpy, ...).
     out += [f"--extra-index-url {F.index_url(tag)}" for tag in tags]
     out += [f"{name}=={v}" for name, v in pins]
+    from .rules import _tf_facts as T  # noqa: PLC0415
+    if T.tf_installed(snap):
+        from .tf_advise import pin_lines  # noqa: PLC0415
+        out += pin_lines(snap)
     return out
 
 
 def run(args) -> int:
     import sys  # noqa: PLC0415
 
-    conda = getattr(args, "conda", False)
-    snap = _args.snapshot(args, only=CONDA_PROBES if conda else PROBES)
+PROBES = ("platform", "torch", "packages", "tensorflow")
+CONDA_PROBES = ("platform", "conda")
     if snap is None:
         return 2
     if conda:

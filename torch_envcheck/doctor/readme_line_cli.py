@@ -6,7 +6,7 @@ from __future__ import annotations
 from . import _args
 from . import facts as F
 
-PROBES = ("platform", "torch", "driver")
+PROBES = ("platform", "torch", "driver", "tensorflow")
 
 
 def add_arguments(parser) -> None:
@@ -40,6 +40,10 @@ def line(snap: dict) -> str:
         parts.append("no NVIDIA driver")
     if F.cudnn_mm(t.get("cudnn")):
         parts.append(f"cuDNN {F.cudnn_mm(t['cudnn'])}")
+    from .rules import _tf_facts as T  # noqa: PLC0415
+    if T.tf_installed(snap):
+        from .tf_advise import tf_line  # noqa: PLC0415
+        parts.append(tf_line(snap))
     names = [F.text(g.get("name")) for g in F.gpus(snap) if F.text(g.get("name"))]
     if names:
         parts.append(names[0] + (f" x{len(names)}" if len(names) > 1 and len(set(names)) == 1 else

@@ -10,6 +10,10 @@ Exit status: 0 healthy, 1 broken (the reasons are printed at the end), 2 bad com
 A machine without a GPU is healthy unless a GPU is required (--require-gpu or ENV_CHECK_REQUIRE_GPU=1;
 ENV_CHECK_REQUIRE_GPU=0/false/no/off means not required, any other value is a command-line error).
 
+When TensorFlow is installed too, its facts (version, CUDA/cuDNN build, GPUs) are printed and a TF
+matmul runs on its GPU (on the CPU when it sees none), in a child process: TF and torch each load
+their own CUDA libraries, and TF's import is slow and noisy.
+
 Needs only torch, and even reports cleanly when torch is missing.  When the torch_envcheck package is
 installed its doctor adds a full diagnosis (driver, libraries, toolchain...), each problem with a fix;
 that diagnosis reads the machine through torch_envcheck's facts layer.  This file's own checks stay
@@ -59,6 +63,8 @@ def parse_args(argv):
     parser.add_argument("--skip-timing", action="store_true", help="do not time the matmul")
     parser.add_argument("--skip-doctor", action="store_true",
                         help="do not run torch_envcheck's diagnosis even when it is installed")
+    parser.add_argument("--skip-tensorflow", action="store_true",
+                        help="do not check TensorFlow even when it is installed")
     args = parser.parse_args(argv)
     if args.size < 1 or args.repeats < 1:
         parser.error("--size and --repeats must be at least 1")
@@ -287,6 +293,75 @@ def mps_devices(torch):
     return []
 
 
+# Run in a child process by report_tensorflow(); prints one JSON line.
+TF_CHILD = r"""
+import json, os, time
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+out = {}
+try:
+    import tensorflow as tf
+except Exception as exc:
+    print(json.dumps({"import_error": "%s: %s" % (type(exc).__name__, exc)}))
+    raise SystemExit(0)
+out["version"] = tf.__version__
+try:
+    info = tf.sysconfig.get_build_info()
+    out["build"] = {k: str(info.get(k)) for k in ("is_cuda_build", "cuda_version", "cudnn_version") if k in info}
+except Exception as exc:
+    out["build"] = {"error": str(exc)}
+gpus = tf.config.list_physical_devices("GPU")
+out["gpus"] = [g.name for g in gpus]
+device = "/GPU:0" if gpus else "/CPU:0"
+try:
+    with tf.device(device):
+        a = tf.random.normal((1024, 1024))
+        b = tf.random.normal((1024, 1024))
+        (a @ b).numpy()
+        t0 = time.perf_counter()
+        c = a @ b
+        c.numpy()
+        out["matmul"] = {"device": c.device, "ms": round((time.perf_counter() - t0) * 1000, 2)}
+except Exception as exc:
+    out["matmul_error"] = "%s: %s" % (type(exc).__name__, exc)
+print(json.dumps(out))
+"""
+
+
+def report_tensorflow(problems):
+    """TensorFlow's facts and a matmul on its GPU, when TensorFlow is installed (in a child process)."""
+    import importlib.util
+    import json
+    import subprocess
+    if importlib.util.find_spec("tensorflow") is None:
+        return
+    print("TensorFlow:")
+    try:
+        proc = subprocess.run([sys.executable, "-c", TF_CHILD], capture_output=True, text=True, timeout=300)
+        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+        res = json.loads(lines[-1]) if lines else None
+    except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
+        problems.append(f"checking TensorFlow failed: {type(exc).__name__}: {exc}")
+        return
+    if res is None:
+        tail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+        problems.append(f"TensorFlow's check died (exit status {proc.returncode}): {tail}")
+        return
+    if res.get("import_error"):
+        problems.append(f"TensorFlow is installed but cannot be imported: {res['import_error']}")
+        return
+    build = res.get("build") or {}
+    show("tensorflow", res.get("version"))
+    if build.get("is_cuda_build") == "True":
+        show("tf build", f"CUDA {build.get('cuda_version')}, cuDNN {build.get('cudnn_version')}")
+    else:
+        show("tf build", "CPU-only")
+    show("tf GPUs", ", ".join(res.get("gpus") or []) or "none visible")
+    if res.get("matmul_error"):
+        problems.append(f"a TensorFlow matmul failed: {res['matmul_error']}")
+    elif res.get("matmul"):
+        show("tf matmul", f"1024 x 1024 fp32 on {res['matmul']['device']}: {res['matmul']['ms']} ms")
+
+
 def report_doctor(problems):
     """torch_envcheck's full diagnosis when the package is installed; this script works without it."""
     try:
@@ -342,6 +417,8 @@ def main(argv=None):
                 report_timing(torch, devices, args.size, args.repeats, problems)
             except Exception as exc:
                 problems.append(f"the matmul timing failed: {type(exc).__name__}: {exc}")
+    if not args.skip_tensorflow:
+        report_tensorflow(problems)
     if not args.skip_doctor:
         report_doctor(problems)
 

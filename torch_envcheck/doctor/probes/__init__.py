@@ -17,6 +17,7 @@ SECTIONS = {
     "platform": "platform", "torch": "torch", "packages": "packages", "driver": "driver",
     "env": "env", "libraries": "libraries", "toolchain": "toolchain", "extension": "extension",
     "conda": "conda",
+    "tensorflow": "tensorflow", "file_owners": "file_owners",
 }
 ALL = tuple(SECTIONS)
 
@@ -67,20 +68,31 @@ def _probe_fn(name: str):
 # The torch import's own limit when the caller sets none: a CUDA torch's first import on a busy
 # machine or a network file system can take well over the 5 s a helper program gets.
 TORCH_IMPORT_LIMIT_S = 30.0
+# TensorFlow's import takes about twice torch's: its child gets twice the torch import's limit.
+TENSORFLOW_LIMIT_FACTOR = 2.0
 
 
-def run(timeout: float = 5.0, only=None, env: dict | None = None, torch_timeout: float | None = None) -> dict:
+def run(timeout: float = 5.0, only=None, env: dict | None = None, torch_timeout: float | None = None,
+        tensorflow: bool = True) -> dict:
     """Run the probes named in `only` (default: all); return {"sections", "probe_errors", "probe_seconds"}.
 
     `timeout` bounds each helper program; `torch_timeout` bounds the child that imports torch
-    (default: the larger of `timeout` and TORCH_IMPORT_LIMIT_S)."""
+    (default: the larger of `timeout` and TORCH_IMPORT_LIMIT_S), and twice it the child that imports
+    TensorFlow.  tensorflow=False (--no-tensorflow): TensorFlow's metadata only, no child process."""
     names = [n for n in ALL if only is None or n in only]
     r = _Runner()
     threads = {}
+    limit = torch_timeout if torch_timeout else max(timeout, TORCH_IMPORT_LIMIT_S)
+    tf_limit = TENSORFLOW_LIMIT_FACTOR * limit
+    # TensorFlow's child (the slowest import of all) first, on its own thread; torch's child next.
+    if "tensorflow" in names:
+        threads["tensorflow"] = r.start("tensorflow", lambda: _probe_fn("tensorflow")(
+            timeout=timeout, run_child=tensorflow, env=env, limit=tf_limit))
+    if "file_owners" in names:
+        threads["file_owners"] = r.start("file_owners", lambda: _probe_fn("file_owners")())
     # torch first: its child imports torch (seconds) while everything below runs here.
     child = None
     if "torch" in names or "extension" in names:
-        limit = torch_timeout if torch_timeout else max(timeout, TORCH_IMPORT_LIMIT_S)
         child = r.call("torch-start", lambda: _probe_module("torch").start(limit, env=env,
                                                                          extension="extension" in names))
     for name, kwargs in (("driver", {"timeout": timeout, "env": env}),
@@ -111,13 +123,15 @@ def run(timeout: float = 5.0, only=None, env: dict | None = None, torch_timeout:
             r.errors["torch"] = r.errors.pop("torch-start")
     # Every program has its own time limit; this bound only catches a probe stuck elsewhere
     # (e.g. inside NVML).  Two programs run one after the other at most, hence 2x.
-    deadline = time.monotonic() + 2 * timeout + 2.0
+    start = time.monotonic()
     for name, th in threads.items():
-        th.join(max(0.0, deadline - time.monotonic()))
+        # The TensorFlow child has its own, longer limit (tf_limit, plus the time to read its output).
+        bound = tf_limit + 5.0 if name == "tensorflow" else 2 * timeout + 2.0
+        th.join(max(0.0, start + bound - time.monotonic()))
         if th.is_alive():
             with r._lock:
-                r.errors[name] = f"the {name} probe did not finish within {2 * timeout + 2.0:g} s"
-                r.seconds.setdefault(name, round(2 * timeout + 2.0, 4))
+                r.errors[name] = f"the {name} probe did not finish within {bound:g} s"
+                r.seconds.setdefault(name, round(bound, 4))
                 r.results.setdefault(name, None)
     with r._lock:
         return {"sections": {SECTIONS[n]: r.results.get(n) for n in names},

@@ -10,6 +10,7 @@ TITLES = {
     "platform": "Platform", "torch": "PyTorch", "driver": "NVIDIA driver", "gpu": "GPUs",
     "libraries": "CUDA libraries", "toolchain": "Compiler toolchain", "extension": "torch_envcheck extension",
     "conda": "conda env",
+    "tensorflow": "TensorFlow",
 }
 
 
@@ -193,13 +194,18 @@ def _conda(s):
     return conda_headline(s)
 
 
+def _tensorflow(s):
+    from .tf_headline import headline as tf_headline  # noqa: PLC0415
+    return tf_headline(s)
+
+
 _HEADLINES = {"platform": _platform, "torch": _torch, "driver": _driver, "gpu": _gpu, "libraries": _libraries,
-              "toolchain": _toolchain, "extension": _extension, "conda": _conda}
+              "toolchain": _toolchain, "extension": _extension, "conda": _conda, "tensorflow": _tensorflow}
 
 # --verbose: which snapshot sections are listed under which area.
 SECTIONS = {"platform": ("platform",), "torch": ("torch", "packages"), "driver": ("driver",),
             "gpu": (), "libraries": ("libraries", "env"), "toolchain": ("toolchain",), "extension": ("extension",),
-            "conda": ("conda",)}
+            "conda": ("conda",), "tensorflow": ("tensorflow", "file_owners")}
 
 
 def flatten(value, prefix: str = "") -> list[tuple[str, str]]:

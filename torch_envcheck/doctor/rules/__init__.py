@@ -15,18 +15,20 @@ from .. import contract
 from ..codes import CODES
 from ..finding import finding
 from . import _facts as F
-from . import conda, driver, extension, gpu, libraries, platform, toolchain, torch_rules
+from . import conda, driver, extension, gpu, libraries, platform, tensorflow, toolchain, torch_rules
 
-AREAS = ("platform", "torch", "driver", "gpu", "libraries", "toolchain", "extension")
+AREAS = ("platform", "torch", "driver", "gpu", "libraries", "toolchain", "extension", "tensorflow")
 OPTIONAL_AREAS = ("conda",)  # their rules are silent where the area does not apply
 MODULES = {"platform": platform, "torch": torch_rules, "driver": driver, "gpu": gpu,
-           "libraries": libraries, "toolchain": toolchain, "extension": extension, "conda": conda}
+           "libraries": libraries, "toolchain": toolchain, "extension": extension, "tensorflow": tensorflow,
+           "conda": conda}
 PROBE_FAILED = {area: next(c for c, (slug, a, _t) in CODES.items() if a == area and slug.endswith("probe-failed"))
                 for area in AREAS + OPTIONAL_AREAS}
 
 # probe name (or a word in it) -> area; probes are named by the doctor-probes helper
 _PROBE_AREAS = (
-    ("conda", "conda"), ("platform", "platform"), ("python", "platform"), ("wsl", "platform"),
+    ("conda", "conda"), ("tensorflow", "tensorflow"), ("file_owner", "tensorflow"),
+    ("platform", "platform"), ("python", "platform"), ("wsl", "platform"),
     ("torch", "torch"), ("package", "torch"),
     ("driver", "driver"), ("nvml", "driver"), ("nvidia-smi", "driver"), ("nvidia_smi", "driver"),
     ("gpu", "gpu"), ("device", "gpu"),
@@ -68,8 +70,10 @@ COULD_NOT_JUDGE = {area: next(c for c, (slug, a, _t) in CODES.items() if a == ar
 
 
 def judgeable(snapshot, area: str) -> bool:
-    """Whether any fact the area is judged from is known (contract.JUDGED_BY)."""
-    return any(F.known(snapshot, path) for path in contract.JUDGED_BY.get(area, ()))
+    """Whether any fact the area is judged from is known (contract.JUDGED_BY).  An area that lists
+    none (TensorFlow: judged only when it is installed) is optional: unknown facts give no finding."""
+    paths = contract.JUDGED_BY.get(area, ())
+    return not paths or any(F.known(snapshot, path) for path in paths)
 
 
 def could_not_judge(area: str) -> dict:

@@ -1,0 +1,503 @@
+"""TensorFlow rules (TE800-TE851, TE890-TE892): TensorFlow's GPU support next to torch's, judged from
+the `tensorflow` and `file_owners` facts: its CUDA libraries, its tested build configuration, native
+Windows, the driver and compute capability against TF's build, a CPU-only TF beside an NVIDIA GPU,
+the libraries TF logged it could not load, two CUDA generations in one environment, files that two
+distributions own, and numpy/protobuf requirements that do not agree."""
+
+from __future__ import annotations
+
+from .. import knowledge as kb
+from .. import tf_knowledge as tk
+from ..finding import finding
+from . import _facts as F
+from . import _tf_facts as T
+
+_GPU_KINDS = ("cudart", "cudnn", "cublas", "cublasLt", "cufft", "curand", "cusolver", "cusparse", "nvjitlink",
+              "nvrtc", "cupti", "nccl")
+
+
+def _gpu_build_applies(s) -> bool:
+    """A TF whose CUDA support could work here: a CUDA build, imported (or not tried), not macOS,
+    not native Windows after 2.10 (TE803 covers that), not WSL 1."""
+    if not T.tf_installed(s) or T.is_cuda_build(s) is not True or F.is_macos(s) or F.wsl(s) == 1:
+        return False
+    if T.is_native_windows(s) and tk.at_least(T.tf_version(s), "2.11"):
+        return False
+    return T.importable(s) is not False
+
+
+def _severity(s) -> str:
+    # A GPU that TF cannot use is a broken setup; without one (the PCI bus read, no driver) the CUDA
+    # build only costs disk space, and where the bus cannot be read the reader decides.
+    return "failure" if T.gpu_state(s) == "yes" else "warning"
+
+
+def _gpu_clause(s) -> str:
+    st = T.gpu_state(s)
+    if st == "yes":
+        return "TensorFlow cannot use this machine's NVIDIA GPU and runs on the CPU."
+    if st == "no":
+        return ("This machine has no NVIDIA GPU, so TensorFlow runs on the CPU either way: the CUDA build only costs "
+                "disk space (tensorflow-cpu is the same TF without it).")
+    return "If this machine has an NVIDIA GPU, TensorFlow cannot use it and runs on the CPU."
+
+
+def _gpu_failures(s) -> list[dict]:
+    return [f for f in T.dlopen_failures(s) if f["kind"] in _GPU_KINDS]
+
+
+def _missing_and_cuda(s) -> list[dict]:
+    return [r for r in T.and_cuda(s) if not r["satisfied"]]
+
+
+def _tested_text(s) -> str:
+    row = T.tested(s) or {}
+    if row.get("cuda"):
+        return f"CUDA {row['cuda']} and cuDNN {row['cudnn']}"
+    return "the CUDA and cuDNN of its tested build configuration"
+
+
+def _fix_libraries(s) -> str:
+    """The command that installs TF's CUDA libraries: its `and-cuda` extra where it has one (TF >= 2.14
+    on Linux/WSL 2), else the tested toolkit and cuDNN."""
+    if T.has_and_cuda_extra(s) and not T.is_native_windows(s):
+        and_cuda = T.pinned("tensorflow[and-cuda]", T.tf_version(s))
+        if _generations_differ(s):
+            # Installing TF's CUDA 12 wheels next to torch's CUDA 13 ones overwrites shared files (TE809).
+            return (f"# torch here uses CUDA {F.torch_cuda(s)}: give TensorFlow its own environment, where its CUDA "
+                    f"{T.tf_cuda(s)} wheels cannot overwrite torch's\n"
+                    f"python3 -m venv ~/venvs/tf && ~/venvs/tf/bin/python -m pip install {T.q(and_cuda)}")
+        if T.gpu_state(s) == "no":
+            cpu = T.pinned("tensorflow-cpu", T.tf_version(s))
+            return ("# no NVIDIA GPU here: TensorFlow's CPU build fits this machine (the CUDA libraries would go unused)\n"
+                    + T.pip(s, "uninstall", "-y", T.tf_distribution(s)) + "\n" + T.pip(s, "install", cpu)
+                    + "\n# on a machine with an NVIDIA GPU instead:\n" + T.pip(s, "install", and_cuda))
+        return T.pip(s, "install", and_cuda)
+    row = T.tested(s) or {}
+    cuda, cudnn = row.get("cuda") or "?", row.get("cudnn") or "?"
+    if T.is_native_windows(s):
+        return (f"# install the CUDA Toolkit {cuda} (https://developer.nvidia.com/cuda-toolkit-archive) and cuDNN {cudnn} "
+                f"for CUDA {cuda.split('.')[0]}.x (https://developer.nvidia.com/rdp/cudnn-archive),\n"
+                f"# copy cuDNN's bin\\*.dll into the toolkit's bin folder, put that folder on PATH, then check:\n"
+                f"$env:PATH = \"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v{cuda}\\bin;$env:PATH\"\n"
+                + "torch-envcheck   # in a new terminal: TE801/TE807 are gone when TensorFlow finds them")
+    return (f"# install the CUDA Toolkit {cuda} and cuDNN {cudnn} (https://developer.nvidia.com/cuda-toolkit-archive, "
+            f"https://developer.nvidia.com/rdp/cudnn-archive),\n# put their lib64 folders on LD_LIBRARY_PATH, or move to "
+            f"TensorFlow >= {tk.and_cuda_since()}, whose wheels bring their CUDA libraries:\n"
+            + T.pip(s, "install", "tensorflow[and-cuda]"))
+
+
+def _generations_differ(s) -> bool:
+    """torch and TF are CUDA builds of different CUDA majors (TE809)."""
+    tc, fc = F.torch_cuda(s), T.tf_cuda(s)
+    return (F.is_cuda_torch(s) and T.is_cuda_build(s) is True and bool(tc) and bool(fc)
+            and tc.split(".")[0] != fc.split(".")[0])
+
+
+# ---------------------------------------------------------------- probe failures (TE890-TE892)
+
+def child_failed(s) -> list[dict]:
+    if not T.tf_installed(s) or not T.child_ran(s) or not T.child_error(s):
+        return []
+    err = T.child_error(s)
+    limit = T.child_timeout(s)
+    details = {"error": err, "returncode": T.child_returncode(s), "timeout": limit}
+    if T.child_timed_out(s):
+        return [finding("TE891", "warning", f"importing {T.tf_label(s)} in a child process did not finish within "
+                                           f"{limit if limit is not None else '?'} s",
+                        "TensorFlow's facts (build info, GPUs, the libraries it could not load) are missing, so those "
+                        "checks were skipped. A cold start after installing can be that slow; run the doctor again, "
+                        "or with a longer --timeout (the TensorFlow child gets twice it).",
+                        "torch-envcheck --timeout 60", details)]
+    rc = T.child_returncode(s)
+    hint = ""
+    if rc in (-4, 132):
+        # tensorflow/docs site/en/install/pip.md, "Hardware requirements": TF binaries use AVX instructions.
+        hint = (" It died of SIGILL (an illegal instruction): TensorFlow's wheels need AVX, which this CPU (or "
+                "virtual machine) does not offer.")
+    return [finding("TE892", "warning", f"the child process that imports {T.tf_label(s)} died without a result"
+                                       + (f" (exit status {rc})" if rc is not None else ""),
+                    f"{err}.{hint} TensorFlow's facts are missing, so those checks were skipped; `python -c \"import "
+                    "tensorflow\"` shows the same failure.", None, details)]
+
+
+# ---------------------------------------------------------------- TE808
+
+def not_importable(s) -> list[dict]:
+    if not T.tf_installed(s) or T.importable(s) is not False:
+        return []
+    err = T.import_error(s) or "(no message)"
+    first = err.splitlines()[0][:300]
+    explains = ("TE807",) if _gpu_failures(s) else ()
+    return [finding("TE808", "failure", f"{T.tf_label(s)} is installed but `import tensorflow` fails: {first}",
+                    "The import error is kept verbatim below; a numpy or protobuf of the wrong major (TE851 names one), "
+                    "a broken install or a CPU without AVX are the usual causes. Reinstalling TensorFlow with its "
+                    "dependencies repairs a broken install.",
+                    T.pip(s, "install", "--force-reinstall", T.pinned(T.tf_distribution(s), T.tf_version(s))),
+                    {"import_error": err}, explains=explains)]
+
+
+# ---------------------------------------------------------------- TE801 / TE807
+
+def cuda_libs_missing(s) -> list[dict]:
+    if not _gpu_build_applies(s):
+        return []
+    missing = _missing_and_cuda(s)
+    failures = _gpu_failures(s)
+    cuda, cudnn = T.tf_cuda(s), T.tf_cudnn(s)
+    major = cuda.split(".")[0] if cuda else None
+    on_path = T.path_has(s, "cudart", major) and T.path_has(s, "cudnn", (cudnn or "").split(".")[0] or None)
+    from_wheels = bool(T.and_cuda(s)) and missing and not on_path
+    if not from_wheels and not failures:
+        return []
+    if failures and not missing and not from_wheels and all(f["kind"] == "cuda" for f in T.dlopen_failures(s)):
+        return []
+    names = [r["name"] + (f" (installed {r['installed']}, needs {r['specifier']})" if r["installed"] else "")
+             for r in missing]
+    build = f"a CUDA {cuda or '?'} build" + (f" with cuDNN {cudnn}" if cudnn else "")
+    if from_wheels:
+        msg = (f"{T.tf_label(s)} is {build}, but its CUDA {major or '?'} libraries are not installed: "
+               f"{len(missing)} of the {len(T.and_cuda(s))} nvidia-* wheels of tensorflow[and-cuda] are missing")
+    else:
+        msg = (f"{T.tf_label(s)} is {build}, but it could not load "
+               + ", ".join(f"{f['file']} ({f['text']})" for f in failures[:4]))
+    expl = (f"TensorFlow loads its CUDA libraries at run time; none of them ship in the {T.tf_distribution(s)} wheel. "
+            + _gpu_clause(s) + " ")
+    if T.has_and_cuda_extra(s) and not T.is_native_windows(s):
+        expl += (f"TensorFlow {T.tf_release(s)} gets them from pip through its `and-cuda` extra "
+                 f"({', '.join(r['name'] for r in T.and_cuda(s)[:3]) or 'nvidia-*-cu' + str(major)}, ...).")
+        if missing:
+            expl += " Missing: " + "; ".join(names[:8]) + (f"; and {len(names) - 8} more." if len(names) > 8 else ".")
+    else:
+        expl += (f"TensorFlow {T.tf_release(s)} was tested with {_tested_text(s)}; they must be installed and "
+                 + ("on PATH." if T.is_native_windows(s) else "on the library path (LD_LIBRARY_PATH or ldconfig)."))
+    if F.is_cuda_torch(s) and F.torch_cuda(s) and major and F.torch_cuda(s).split(".")[0] != major:
+        expl += (f" torch here is a CUDA {F.torch_cuda(s)} build: its CUDA {F.torch_cuda(s).split('.')[0]} wheels do "
+                 f"not serve TensorFlow's CUDA {major} (see TE809).")
+    return [finding("TE801", _severity(s), msg, expl, _fix_libraries(s),
+                    {"tf_cuda": cuda, "tf_cudnn": cudnn, "missing_wheels": [r["name"] for r in missing],
+                     "dlopen_failures": [f["file"] for f in failures], "libraries_on_path": on_path},
+                    explains=("TE807",) if failures else ())]
+
+
+def dlopen_failed(s) -> list[dict]:
+    if not T.tf_installed(s) or F.is_macos(s):
+        return []
+    fails = T.dlopen_failures(s)
+    if not fails:
+        return []
+    gpu = [f for f in fails if f["kind"] in _GPU_KINDS]
+    driver = [f for f in fails if f["kind"] == "cuda"]
+    if not gpu and not driver:
+        return []  # TensorRT alone is optional: TF runs without it
+    listed = "; ".join(f"{f['file']} = {f['text']}" for f in (gpu + driver)[:6])
+    if gpu:
+        sev = _severity(s)
+        msg = f"TensorFlow logged that it could not load {len(gpu)} GPU librar{'ies' if len(gpu) != 1 else 'y'}: {listed}"
+        expl = ("TensorFlow prints \"Could not load dynamic library '...'\" for each CUDA library it cannot find and "
+                "then skips the GPU (\"Cannot dlopen some GPU libraries\"). " + _gpu_clause(s)
+                + f" {T.tf_label(s)} was tested with {_tested_text(s)}.")
+        notes = sorted({f["note"] for f in gpu if f.get("note")})
+        if notes:
+            expl += " (" + "; ".join(f"{f['file']}: {f['note']}" for f in gpu if f.get("note")) + ".)"
+        fix = _fix_libraries(s)
+    else:
+        sev = "warning" if T.gpu_state(s) != "yes" else "failure"
+        msg = f"TensorFlow could not load the NVIDIA driver's CUDA library: {listed}"
+        expl = ("libcuda.so / nvcuda.dll comes with the NVIDIA driver, not with TensorFlow or the CUDA toolkit. "
+                + _gpu_clause(s))
+        fix = "# install the NVIDIA driver (https://www.nvidia.com/Download/index.aspx), then check:\nnvidia-smi"
+    lines = T.log_lines(s)[:10]
+    return [finding("TE807", sev, msg, expl, fix,
+                    {"libraries": [{k: f[k] for k in ("file", "kind", "version", "text")} for f in fails],
+                     "log_lines": lines})]
+
+
+# ---------------------------------------------------------------- TE803 / TE806
+
+def windows_no_gpu(s) -> list[dict]:
+    if not T.tf_installed(s) or not T.is_native_windows(s) or not tk.at_least(T.tf_version(s), "2.11"):
+        return []
+    if T.gpu_state(s) != "yes":
+        return []
+    last = tk.windows_last_gpu_release()
+    row = tk.build(last, "windows") or {}
+    py = F.python_version(s)
+    py_note = ""
+    py_mm, hi = kb.major_minor(py), kb.major_minor(row.get("python_max"))
+    if py_mm and hi and py_mm > hi:
+        py_note = (f" TensorFlow {last} supports Python {row.get('python_min')}-{row['python_max']}, not {py}: that "
+                   "route also needs another Python.")
+    return [finding("TE803", "warning",
+                    f"{T.tf_label(s)} on native Windows has no GPU support: the NVIDIA GPU stays unused",
+                    f"TensorFlow {last} was the last release with GPU support on native Windows; from 2.11 on, the "
+                    "Windows wheels are CPU-only. Run TensorFlow in WSL 2 (which uses this Windows driver), or pin "
+                    f"tensorflow<2.11 with CUDA {row.get('cuda', '11.2')} and cuDNN {row.get('cudnn', '8.1')}." + py_note,
+                    "wsl --install   # then, inside WSL 2 (Ubuntu):\n"
+                    + "python3 -m pip install " + T.q(T.pinned("tensorflow[and-cuda]", T.tf_version(s)))
+                    + f"\n# or, staying on native Windows (CUDA {row.get('cuda', '11.2')} + cuDNN {row.get('cudnn', '8.1')} on PATH):\n"
+                    + T.pip(s, "install", f"tensorflow<{'.'.join(str(x) for x in (2, 11))}"),
+                    {"tf_version": T.tf_version(s), "last_windows_gpu_release": last})]
+
+
+def cpu_build_with_gpu(s) -> list[dict]:
+    if not T.tf_installed(s) or T.gpu_state(s) != "yes":
+        return []
+    if T.is_native_windows(s) and tk.at_least(T.tf_version(s), "2.11"):
+        return []  # TE803
+    dist = T.tf_distribution(s)
+    macos = F.is_macos(s)
+    if not macos and not (dist in ("tensorflow-cpu", "tf-nightly-cpu") or T.is_cuda_build(s) is False):
+        return []
+    if macos:
+        return [finding("TE806", "warning", f"{T.tf_label(s)} on macOS cannot use this machine's NVIDIA GPU",
+                        "TensorFlow has no CUDA support on macOS; on Apple silicon tensorflow-metal adds the GPU.",
+                        None, {"distribution": dist})]
+    fix = (T.pip(s, "uninstall", "-y", dist) + "\n" + T.pip(s, "install", T.pinned("tensorflow[and-cuda]", T.tf_version(s)))
+           if dist != "tensorflow" else T.pip(s, "install", "--force-reinstall", T.pinned("tensorflow[and-cuda]", T.tf_version(s))))
+    return [finding("TE806", "warning",
+                    f"{T.tf_label(s)} is a CPU-only TensorFlow, but this machine has an NVIDIA GPU",
+                    "tensorflow-cpu never uses the GPU. The `tensorflow` package is the CUDA build on Linux and "
+                    "WSL 2; uninstall the CPU one first, since both install the same `tensorflow` module.",
+                    fix, {"distribution": dist})]
+
+
+# ---------------------------------------------------------------- TE804 / TE805
+
+def driver_too_old(s) -> list[dict]:
+    if not _gpu_build_applies(s) or F.driver_present(s) is not True:
+        return []
+    cuda, dv = T.tf_cuda(s), F.driver_version(s)
+    try:
+        verdict = kb.driver_supports(dv, cuda, F.driver_os(s)) if dv and cuda else None
+        need = kb.min_driver_for_cuda(cuda, F.driver_os(s)) if cuda else None
+    except kb.KnowledgeError:
+        return []
+    if verdict != "no":
+        return []
+    need = need or {}
+    floor = need.get("compat_floor") or need.get("toolkit_minimum")
+    where = "the Windows driver (WSL 2 uses it)" if F.wsl(s) == 2 else "the NVIDIA driver"
+    return [finding("TE804", _severity(s),
+                    f"NVIDIA driver {dv} is too old for {T.tf_label(s)}, a CUDA {cuda} build (needs >= {floor})",
+                    f"TensorFlow's CUDA {cuda} runtime refuses to start on an older driver, so TF runs on the CPU. "
+                    f"Update {where} to {floor} or newer"
+                    + (f" ({need['toolkit_minimum']} is CUDA {need.get('toolkit_minimum_for')}'s own)"
+                       if need.get("toolkit_minimum") and need.get("toolkit_minimum") != floor else "") + ".",
+                    f"# install NVIDIA driver >= {floor} (https://www.nvidia.com/Download/index.aspx), then check:\nnvidia-smi",
+                    {"driver": dv, "tf_cuda": cuda, "needed": floor})]
+
+
+def gpu_arch_unsupported(s) -> list[dict]:
+    if not _gpu_build_applies(s):
+        return []
+    arch = T.tf_arch_list(s)
+    if not arch:
+        return []
+    out = []
+    for g in F.gpus(s)[:T.MAX_ITEMS]:
+        cap = F.text(g.get("capability"))
+        if not cap:
+            continue
+        m = kb.capability_match(cap, arch)
+        if m.get("ok") is False:
+            out.append(finding("TE805", "failure",
+                               f"{F.gpu_label(g)} is not covered by {T.tf_label(s)}'s compute capabilities "
+                               f"({', '.join(arch)})",
+                               "TensorFlow's wheels carry GPU code (SASS) for the listed sm_XY and PTX for the listed "
+                               "compute_XY, which the driver JIT-compiles for newer GPUs only; an older GPU gets "
+                               "\"device kernel image is invalid\". An older TensorFlow release, or one built from "
+                               "source with TF_CUDA_COMPUTE_CAPABILITIES including this GPU, can run on it.",
+                               "# build TensorFlow from source for this GPU: https://www.tensorflow.org/install/source",
+                               {"capability": cap, "tf_arch_list": arch}))
+    return out
+
+
+# ---------------------------------------------------------------- TE802
+
+def untested_stack(s) -> list[dict]:
+    if not T.tf_installed(s):
+        return []
+    row = T.tested(s)
+    if row is None:
+        return []
+    problems = []
+    py = kb.major_minor(F.python_version(s))
+    lo, hi = kb.major_minor(row.get("python_min")), kb.major_minor(row.get("python_max"))
+    if py and lo and hi and not lo <= py <= hi:
+        problems.append(f"Python {F.python_version(s)} (tested: {row['python_min']}-{row['python_max']})")
+    if _gpu_build_applies(s) and row.get("cuda"):
+        tmaj = row["cuda"].split(".")[0]
+        cudnn_major = str(row.get("cudnn") or "").split(".")[0]
+        wheels = F.nvidia_packages(s)
+        rt = next((v for n, v in wheels.items() if n.startswith("nvidia-cuda-runtime-cu" + tmaj)), None)
+        dnn = next((v for n, v in wheels.items() if n == f"nvidia-cudnn-cu{tmaj}"), None)
+        if dnn and cudnn_major and dnn.split(".")[0] != cudnn_major:
+            problems.append(f"nvidia-cudnn-cu{tmaj} {dnn} (tested: cuDNN {row['cudnn']})")
+        if rt and kb.major_minor(rt) and kb.major_minor(rt)[0] != int(tmaj):
+            problems.append(f"CUDA runtime {rt} (tested: CUDA {row['cuda']})")
+        for kind, want in (("cudart", tmaj), ("cudnn", cudnn_major)):
+            found = sorted({str(lib.get("version")) for lib in T.path_libs(s, kind) if lib.get("version")})
+            if found and want and not any(v.split(".")[0] == want for v in found):
+                problems.append(f"{kind} {', '.join(found)} on the library path (tested: "
+                                f"{'CUDA ' + row['cuda'] if kind == 'cudart' else 'cuDNN ' + row['cudnn']})")
+    if not problems:
+        return []
+    src = row.get("source_ref") or {}
+    fix = None
+    if problems[0].startswith("Python"):
+        fix = (f"# use Python {row['python_min']}-{row['python_max']} for TensorFlow {T.tf_release(s)}, e.g.\n"
+               f"python{row['python_max']} -m venv .venv-tf && .venv-tf/bin/python -m pip install "
+               + T.q(T.pinned(T.tf_distribution(s), T.tf_version(s)))
+               if not T.is_native_windows(s) else
+               f"# install Python {row['python_max']} (https://www.python.org/downloads/windows/), then:\n"
+               f"py -{row['python_max']} -m pip install {T.pinned(T.tf_distribution(s), T.tf_version(s))}")
+    elif T.has_and_cuda_extra(s):
+        fix = T.pip(s, "install", "--force-reinstall", T.pinned("tensorflow[and-cuda]", T.tf_version(s)))
+    return [finding("TE802", "warning",
+                    f"{T.tf_label(s)} was not tested with " + "; ".join(problems),
+                    f"TensorFlow's tested build configuration for {T.tf_release(s)} on {row['os'].capitalize()}: "
+                    f"Python {row['python_min']}-{row['python_max']}"
+                    + (f", CUDA {row['cuda']}, cuDNN {row['cudnn']}" if row.get("cuda") else ", no GPU build")
+                    + f" (source: {src.get('url', 'tensorflow.org')}). Other versions may work, or fail at import or at "
+                    "the first GPU op." + (" [table row marked unverified]" if row.get("unverified") else ""),
+                    fix, {"tested": {k: row.get(k) for k in ("tensorflow", "os", "python_min", "python_max", "cuda", "cudnn")},
+                          "problems": problems})]
+
+
+# ---------------------------------------------------------------- TE809 / TE850 / TE851
+
+def cuda_generations(s) -> list[dict]:
+    if not T.tf_installed(s) or not F.is_cuda_torch(s) or T.is_cuda_build(s) is not True:
+        return []
+    if T.is_native_windows(s) and tk.at_least(T.tf_version(s), "2.11"):
+        return []
+    tc, fc = F.torch_cuda(s), T.tf_cuda(s)
+    if not _generations_differ(s):
+        return []
+    tm, fm = tc.split(".")[0], fc.split(".")[0]
+    nvidia_clash = any(any(d.startswith("nvidia-") for d in p["distributions"]) and p["differing"]
+                       for p in T.owner_pairs(s))
+    venv = "python3 -m venv" if not T.is_native_windows(s) else "py -m venv"
+    torch_cmd = F.torch_version(s).split("+", 1)[0] if F.torch_version(s) else None
+    return [finding("TE809", "warning",
+                    f"{F.torch_label(s)} (CUDA {tc}) and {T.tf_label(s)} (CUDA {fc}) need different CUDA generations "
+                    "in one environment",
+                    f"torch uses the CUDA {tm} wheels (nvidia-*-cu{tm} or the unsuffixed CUDA {tm} ones) and TensorFlow "
+                    f"the CUDA {fm} wheels (nvidia-*-cu{fm}). Both sets install into the same nvidia/ folders, where "
+                    "libraries such as nvidia/cudnn/lib/libcudnn.so.9 have one name for two builds: the one installed "
+                    "last wins, and uninstalling either deletes the file the other needs. TensorFlow's own guide and "
+                    "PyTorch's install selector each assume one framework per environment: use two.",
+                    f"{venv} ~/venvs/torch && ~/venvs/torch/bin/python -m pip install "
+                    + T.q(T.pinned("torch", torch_cmd) if torch_cmd else "torch") + " --index-url "
+                    + T.q(kb.index_url(F.torch_local(s) or kb.tag_from_cuda(tc))) + "\n"
+                    f"{venv} ~/venvs/tf && ~/venvs/tf/bin/python -m pip install "
+                    + T.q(T.pinned("tensorflow[and-cuda]", T.tf_version(s))),
+                    {"torch_cuda": tc, "tf_cuda": fc}, explains=("TE850",) if nvidia_clash else ())]
+
+
+def files_owned_twice(s) -> list[dict]:
+    pairs = [p for p in T.owner_pairs(s) if p["differing"]]
+    if not pairs:
+        return []
+    total = sum(p["differing"] for p in pairs)
+    first = pairs[0]
+    ex = [e["path"] for e in first["examples"] if e.get("same_content") is False][:3] or \
+        [e["path"] for e in first["examples"]][:3]
+    listed = "; ".join(f"{p['distributions'][0]} and {p['distributions'][1]} ({p['differing']} file"
+                       f"{'s' if p['differing'] != 1 else ''})" for p in pairs[:3])
+    more = f"; and {len(pairs) - 3} more pairs" if len(pairs) > 3 else ""
+    keep = first["distributions"][0]
+    return [finding("TE850", "warning",
+                    f"{total} installed file{'s are' if total != 1 else ' is'} owned by two distributions with different "
+                    f"content: {listed}{more}",
+                    f"pip installs a wheel's files over whatever is there: {', '.join(ex)} now hold the copy of the "
+                    "distribution installed last, and the other one runs with files that are not its own. Uninstalling "
+                    "either deletes the shared files, breaking the other. Keep such distributions in separate "
+                    "environments (for nvidia-*-cu12 beside nvidia-*-cu13: one environment per framework); to repair "
+                    "this one now, reinstall the one whose copy must win.",
+                    T.pip(s, "install", "--force-reinstall", "--no-deps", keep),
+                    {"pairs": pairs[:10], "pairs_total": T.owners_summary(s)["pairs_total"],
+                     "identical_shared_files": T.owners_summary(s)["identical"]})]
+
+
+def _candidates(specs: list[str]) -> list[str]:
+    """Versions worth testing against a set of specifiers: every version they name, and its neighbours."""
+    import re  # noqa: PLC0415
+    out = set()
+    for spec in specs:
+        for v in re.findall(r"\d+(?:\.\d+)*", spec):
+            t = [int(x) for x in v.split(".")][:3] + [0] * (3 - min(3, len(v.split("."))))
+            out.update({v, f"{t[0]}.{t[1]}.{t[2] + 1}", f"{t[0]}.{t[1] + 1}.0", f"{t[0] + 1}.0.0"})
+            if t[2] > 0:
+                out.add(f"{t[0]}.{t[1]}.{t[2] - 1}")
+            if t[1] > 0:
+                out.add(f"{t[0]}.{t[1] - 1}.99")
+            if t[0] > 0:
+                out.add(f"{t[0] - 1}.99.99")
+    return sorted(out, key=lambda v: kb.version_tuple(v) or ())
+
+
+def shared_dependency_conflict(s) -> list[dict]:
+    out = []
+    for dep in ("numpy", "protobuf"):
+        reqs = [r for r in T.requires(s, dep) if r["applies"] is not False and r["specifier"]]
+        if not reqs:
+            continue
+        installed = T.dependency_version(s, dep)
+        broken = [r for r in reqs if installed and T.satisfies(installed, r["specifier"]) is False]
+        frameworks = {r["framework"] for r in reqs}
+        specs = [r["specifier"] for r in reqs]
+        fits = [v for v in _candidates(specs) if all(T.satisfies(v, sp) for sp in specs)]
+        clash = len(frameworks) > 1 and not fits
+        if not broken and not clash:
+            continue
+        who = "; ".join(f"{r['distribution']} {r['version']} needs {dep}{r['specifier']}" for r in reqs[:6])
+        if clash:
+            msg = f"no {dep} version satisfies both frameworks: {who}"
+            fix = None
+            expl = (f"The installed distributions state {dep} requirements with no version in common, so pip cannot "
+                    "satisfy both in one environment; use one environment per framework.")
+        else:
+            msg = (f"{dep} {installed} does not satisfy " +
+                   "; ".join(f"{r['distribution']} {r['version']} ({dep}{r['specifier']})" for r in broken[:4]))
+            common = ",".join(sorted(set(specs)))
+            fix = T.pip(s, "install", f"{dep}{common}")
+            expl = (f"The installed {dep} is outside what {', '.join(sorted({r['distribution'] for r in broken}))} "
+                    f"declare{'s' if len(broken) == 1 else ''} in Requires-Dist (another package, or a later `pip install`, "
+                    f"replaced it); that framework can fail at import or at run time. Every framework here accepts "
+                    f"{dep}{common}" + (f", e.g. {fits[-1]}" if fits else "") + ".")
+        out.append(finding("TE851", "warning", msg, expl, fix,
+                           {"dependency": dep, "installed": installed, "requirements": reqs[:10]}))
+    return out
+
+
+# ---------------------------------------------------------------- TE800
+
+_PROBLEMS = (child_failed, not_importable, cuda_libs_missing, dlopen_failed, windows_no_gpu, cpu_build_with_gpu,
+             driver_too_old, gpu_arch_unsupported, untested_stack, cuda_generations)
+
+
+def tensorflow_ok(s) -> list[dict]:
+    if not T.tf_installed(s) or any(fn(s) for fn in _PROBLEMS):
+        return []
+    cuda = T.is_cuda_build(s)
+    gpus = T.tf_gpus(s)
+    if T.child_ran(s) and T.importable(s):
+        secs = T.import_seconds(s)
+        state = f"imports in {secs:.1f} s" if secs is not None else "imports"
+    else:
+        state = "installed (not imported: --no-tensorflow)"
+    if cuda:
+        use = (f"sees {len(gpus)} GPU{'s' if len(gpus) != 1 else ''}" if gpus else
+               "no GPU visible" + (" (this machine has no NVIDIA GPU)" if T.gpu_state(s) == "no" else ""))
+        kind = f"CUDA {T.tf_cuda(s) or '?'} build"
+    else:
+        use, kind = "runs on the CPU", "CPU build"
+    return [finding("TE800", "ok", f"{T.tf_label(s)} ({kind}) {state}, {use}",
+                    "", None, {"build_info": T.build_info(s), "gpus": gpus})]
+
+
+RULES = [child_failed, not_importable, cuda_libs_missing, dlopen_failed, windows_no_gpu, cpu_build_with_gpu,
+         driver_too_old, gpu_arch_unsupported, untested_stack, cuda_generations, files_owned_twice,
+         shared_dependency_conflict, tensorflow_ok]
