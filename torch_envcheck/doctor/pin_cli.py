@@ -72,8 +72,9 @@ def lines(snap: dict) -> list[str]:
 def run(args) -> int:
     import sys  # noqa: PLC0415
 
-PROBES = ("platform", "torch", "packages", "tensorflow")
-CONDA_PROBES = ("platform", "conda")
+    conda = getattr(args, "conda", False)
+    args.no_tensorflow = True  # TensorFlow's metadata is enough to pin it
+    snap = _args.snapshot(args, only=CONDA_PROBES if conda else PROBES)
     if snap is None:
         return 2
     if conda:
