@@ -1,0 +1,136 @@
+"""Rank 0's side: turn what arrived (payload bytes per rank, or nothing) into rank records, diagnose
+each rank's snapshot with the doctor's rules, and assemble the fleet report (schema
+torch_envcheck.fleet/1) that the renderers print and `fleet --from-json` reads back.
+
+Ranks of one job mostly share one stack, so a rank's findings are cached under its snapshot minus
+the fields that differ on every run (timestamps, probe timings): 1024 ranks cost a few distinct
+diagnoses, not 1024."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+
+from ..doctor import report as doctor_report
+from . import FLEET_SCHEMA, rules, table, wire
+
+STATUSES = ("ok", "late", "missing", "garbage")
+VOLATILE = ("created", "probe_seconds")
+
+
+def _stable_key(snap: dict) -> str:
+    s = {k: v for k, v in snap.items() if k not in VOLATILE}
+    t = s.get("torch")
+    if isinstance(t, dict) and "import_seconds" in t:
+        s["torch"] = {k: v for k, v in t.items() if k != "import_seconds"}
+    return json.dumps(s, sort_keys=True, separators=(",", ":"), default=str)
+
+
+class Diagnoser:
+    def __init__(self):
+        self._cache: dict[str, dict] = {}
+        self.distinct = 0
+
+    def __call__(self, snap: dict) -> dict:
+        key = _stable_key(snap)
+        hit = self._cache.get(key)
+        if hit is None:
+            rep = doctor_report(snap)
+            hit = {"findings": rep["findings"], "summary": rep["summary"], "exit_status": rep["exit_status"]}
+            if rep.get("errors"):
+                hit["errors"] = rep["errors"]
+            self._cache[key] = hit
+            self.distinct += 1
+        return hit
+
+
+def record_from_arrival(rank: int, arrival: dict | None) -> dict:
+    """One rank's record from what the store held for it."""
+    arrival = arrival or {}
+    hello = arrival.get("hello") if isinstance(arrival.get("hello"), dict) else None
+    rec = {"rank": rank, "status": "missing", "error": None, "rank_facts": None, "snapshot": None, "report": None}
+    if hello:
+        rec["rank_facts"] = {k: hello.get(k) for k in ("host", "pid", "local_rank", "torch") if k in hello}
+        rec["rank_facts"]["rank"] = rank
+    data = arrival.get("data")
+    if data is None:
+        if hello or arrival.get("arrived"):
+            rec["status"] = "late"
+            rec["error"] = "no snapshot before rank 0's deadline"
+        return rec
+    try:
+        payload = wire.decode(data, rank)
+    except wire.WireError as exc:
+        rec["status"] = "garbage"
+        rec["error"] = str(exc)[:400]
+        return rec
+    rec["rank_facts"] = payload["rank_facts"]
+    rec["snapshot"] = payload.get("snapshot")
+    rec["probe_seconds"] = payload.get("probe_seconds")
+    if payload.get("probe_error") or rec["snapshot"] is None:
+        rec["status"] = "late"
+        rec["error"] = str(payload.get("probe_error") or "no snapshot")[:400]
+    else:
+        rec["status"] = "ok"
+    return rec
+
+
+def diagnose_records(records, diagnoser=None) -> dict:
+    diagnoser = diagnoser or Diagnoser()
+    for rec in records:
+        if isinstance(rec.get("snapshot"), dict):
+            rec["report"] = diagnoser(rec["snapshot"])
+    return {"distinct_stacks": diagnoser.distinct}
+
+
+def verdict(records, findings) -> dict:
+    counts = {s: sum(1 for r in records if r["status"] == s) for s in STATUSES}
+    failing = sum(1 for r in records if isinstance(r.get("report"), dict)
+                  and any(f.get("severity") == "failure" for f in r["report"].get("findings") or []))
+    n_fail = sum(1 for f in findings if f["severity"] == "failure")
+    n_warn = sum(1 for f in findings if f["severity"] == "warning")
+    warned = sum(1 for r in records if isinstance(r.get("report"), dict)
+                 and any(f.get("severity") == "warning" for f in r["report"].get("findings") or []))
+    status = "failure" if n_fail or failing else "warning" if n_warn or warned else "ok"
+    n = len(records)
+    parts = [f"{counts['ok']} of {n} rank{'s' if n != 1 else ''} reported"]
+    parts += [f"{counts[s]} {s}" for s in ("missing", "late", "garbage") if counts[s]]
+    if failing:
+        parts.append(f"{failing} with failures")
+    if warned:
+        parts.append(f"{warned} with warnings")
+    parts.append(f"{n_fail} fleet failure{'s' if n_fail != 1 else ''}, {n_warn} fleet warning{'s' if n_warn != 1 else ''}")
+    return {"status": status, "exit_status": 1 if status == "failure" else 0, "text": "; ".join(parts),
+            "counts": dict(counts, with_failures=failing, with_warnings=warned)}
+
+
+def build(records, group=None, bandwidth=None, timeout=None, created=None, diagnoser=None, world_size=None) -> dict:
+    """The fleet report from rank records (each already carrying its doctor report or not)."""
+    from .. import __version__  # noqa: PLC0415
+
+    stats = diagnose_records(records, diagnoser)
+    errors = []
+    try:
+        findings = rules.evaluate(records, group=group, bandwidth=bandwidth, timeout=timeout)
+    except Exception as exc:  # a fleet rule tripping over odd input must not hide the ranks' reports
+        findings = []
+        errors.append(f"the fleet rules could not run: {type(exc).__name__}: {exc}")
+    try:
+        hetero = table.build(records)
+    except Exception as exc:
+        hetero = []
+        errors.append(f"the heterogeneity table could not be built: {type(exc).__name__}: {exc}")
+    v = verdict(records, findings)
+    if errors:
+        v.update(status="failure", exit_status=1)
+    out = {
+        "schema": FLEET_SCHEMA, "tool_version": __version__,
+        "created": created or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "world_size": world_size if world_size is not None else len(records),
+        "timeout_s": timeout, "verdict": v, "findings": findings, "heterogeneity": hetero,
+        "group": group, "bandwidth": bandwidth, "ranks": records,
+        "stats": stats,
+    }
+    if errors:
+        out["errors"] = errors
+    return out

@@ -1,0 +1,138 @@
+"""The heterogeneity table: for each fact that matters across a job (torch, CUDA, cuDNN, NCCL, the
+driver, the GPU and its compute capability, the extension's build, Python, NCCL_* and two CUDA
+variables), the groups of ranks that agree on it; rows where every rank agrees are left out.
+Facts are read through the doctor's accessors (rules/_facts.py), never by indexing a snapshot."""
+
+from __future__ import annotations
+
+from ..doctor.rules import _facts as F
+
+UNKNOWN = "unknown"
+UNSET = "(unset)"
+
+
+def rank_ranges(ranks) -> str:
+    """[0,1,2,3,5,7,8] -> '0-3, 5, 7-8'."""
+    rs = sorted(set(ranks))
+    parts, i = [], 0
+    while i < len(rs):
+        j = i
+        while j + 1 < len(rs) and rs[j + 1] == rs[j] + 1:
+            j += 1
+        parts.append(str(rs[i]) if i == j else f"{rs[i]}-{rs[j]}")
+        i = j + 1
+    return ", ".join(parts)
+
+
+def ranks_label(ranks) -> str:
+    rs = sorted(set(ranks))
+    return f"rank {rs[0]}" if len(rs) == 1 else f"ranks {rank_ranges(rs)}"
+
+
+def _device(rec) -> dict:
+    return F.as_dict(F.dig(rec, "rank_facts", "device"))
+
+
+def _cudnn(s):
+    t = F.cudnn_tuple(F.dig(s, "torch", "cudnn"))
+    return F.fmt_version(t) if t else None
+
+
+def _gpu(rec):
+    dev = _device(rec)
+    if F.text(dev.get("name")):
+        return dev["name"]
+    gpus = F.gpus(rec.get("snapshot"))
+    return F.text(gpus[0].get("name")) if gpus else "no GPU"
+
+
+def _capability(rec):
+    dev = _device(rec)
+    if F.text(dev.get("capability")):
+        return dev["capability"]
+    gpus = F.gpus(rec.get("snapshot"))
+    return F.text(gpus[0].get("capability")) if gpus else None
+
+
+def _extension(s):
+    st = F.as_dict(F.dig(s, "extension", "status"))
+    state = F.text(st.get("state"))
+    if not state:
+        return None
+    built = F.text(st.get("built_against"))
+    return f"{state} (built for torch {built})" if built else state
+
+
+def _env(name):
+    def get(rec):
+        v = F.env(rec.get("snapshot"), name)
+        return UNSET if v is None else v
+    return get
+
+
+def _nccl_var(name):
+    def get(rec):
+        v = F.as_dict(F.dig(rec, "rank_facts", "nccl_env")).get(name)
+        return UNSET if v is None else str(v)
+    return get
+
+
+# (key, label, reader of a rank record)
+COLUMNS = (
+    ("torch", "torch", lambda r: F.torch_version(r.get("snapshot")) or ("not importable" if F.torch_importable(r.get("snapshot")) is False else None)),
+    ("cuda", "CUDA (torch's)", lambda r: F.torch_cuda(r.get("snapshot")) or "none"),
+    ("cudnn", "cuDNN", lambda r: _cudnn(r.get("snapshot")) or "none"),
+    ("nccl", "NCCL", lambda r: F.text(F.dig(r, "rank_facts", "nccl_version")) or "none"),
+    ("driver", "driver", lambda r: F.driver_version(r.get("snapshot")) or "none"),
+    ("gpu", "GPU", _gpu),
+    ("capability", "compute capability", lambda r: _capability(r) or "none"),
+    ("gpu_count", "GPUs visible", lambda r: str(len(F.gpus(r.get("snapshot"))))),
+    ("extension", "torch_envcheck extension", lambda r: _extension(r.get("snapshot"))),
+    ("python", "Python", lambda r: F.python_version(r.get("snapshot"))),
+    ("CUDA_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", _env("CUDA_VISIBLE_DEVICES")),
+    ("LD_LIBRARY_PATH", "LD_LIBRARY_PATH", _env("LD_LIBRARY_PATH")),
+)
+
+
+def nccl_var_names(records) -> list[str]:
+    names = set()
+    for rec in records:
+        names.update(k for k in F.as_dict(F.dig(rec, "rank_facts", "nccl_env")) if isinstance(k, str))
+    return sorted(names)
+
+
+def columns(records):
+    return list(COLUMNS) + [(f"env:{n}", n, _nccl_var(n)) for n in nccl_var_names(records)]
+
+
+def value_of(rec, reader) -> str:
+    try:
+        v = reader(rec)
+    except Exception:  # a malformed snapshot: the accessors tolerate most, this catches the rest
+        v = None
+    return UNKNOWN if v is None else str(v)
+
+
+def groups(records, reader) -> list[dict]:
+    """[{value, ranks, hosts}] for the ranks that sent a snapshot, the largest group first."""
+    by: dict[str, dict] = {}
+    for rec in records:
+        g = by.setdefault(value_of(rec, reader), {"ranks": [], "hosts": set()})
+        g["ranks"].append(rec["rank"])
+        host = F.text(F.dig(rec, "rank_facts", "host"))
+        if host:
+            g["hosts"].add(host)
+    out = [{"value": v, "ranks": sorted(g["ranks"]), "hosts": sorted(g["hosts"])} for v, g in by.items()]
+    out.sort(key=lambda g: (-len(g["ranks"]), g["ranks"][0]))
+    return out
+
+
+def build(records) -> list[dict]:
+    """The rows that differ: [{key, label, groups}] over the records that carry a snapshot."""
+    have = [r for r in records if isinstance(r.get("snapshot"), dict)]
+    rows = []
+    for key, label, reader in columns(have):
+        gs = groups(have, reader)
+        if len(gs) > 1:
+            rows.append({"key": key, "label": label, "groups": gs})
+    return rows
