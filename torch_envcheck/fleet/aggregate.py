@@ -110,11 +110,7 @@ def build(records, group=None, bandwidth=None, timeout=None, created=None, diagn
 
     stats = diagnose_records(records, diagnoser)
     errors = []
-    try:
-        findings = rules.evaluate(records, group=group, bandwidth=bandwidth, timeout=timeout)
-    except Exception as exc:  # a fleet rule tripping over odd input must not hide the ranks' reports
-        findings = []
-        errors.append(f"the fleet rules could not run: {type(exc).__name__}: {exc}")
+    findings = rules.evaluate(records, group=group, bandwidth=bandwidth, timeout=timeout, errors=errors)
     try:
         hetero = table.build(records)
     except Exception as exc:

@@ -17,6 +17,8 @@ SEV_ORDER = {"failure": 0, "warning": 1, "ok": 2}
 
 
 def human_bytes(n) -> str:
+    if not isinstance(n, (int, float)) or isinstance(n, bool):
+        return "?"
     n = int(n)
     for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= size and n % size == 0:
@@ -84,6 +86,8 @@ def _num(v, fmt: str) -> str:
 
 
 def bandwidth_title(bw) -> str:
+    if not bw.get("ops"):
+        return f"backend {bw.get('backend')}"
     return (f"backend {bw.get('backend')}, {bw.get('device')}, {bw.get('world_size')} ranks, "
             f"link: {bw.get('link') or 'unknown'}; median of {bw.get('iters')} iterations after "
             f"{bw.get('warmup')} warm-up, timed with {bw.get('timer')}")
@@ -182,8 +186,9 @@ def bandwidth_terminal(bw) -> list[str]:
             out.append(f"  {t(r['op']):<11} {human_bytes(r.get('bytes', 0)):>9} {_num(r.get('iters'), 'd'):>6} "
                        f"{_num(r.get('time_us'), '.1f'):>11} {_num(r.get('algbw_gbps'), '.3f'):>11} "
                        f"{_num(r.get('busbw_gbps'), '.3f'):>11}")
-    if bw.get("cap_note"):
-        out.append(f"  {t(bw['cap_note'])}")
+    for key in ("cap_note", "budget_note"):
+        if bw.get(key):
+            out.append(f"  {t(bw[key])}")
     if bw.get("error"):
         out.append(f"  stopped: {t(bw['error'])}")
     if bw.get("skipped"):
@@ -214,8 +219,9 @@ def to_markdown(report: dict) -> str:
             for i, g in enumerate(row.get("groups") or []):
                 hs = ", ".join(md_text(h) for h in g.get("hosts", [])[:4]) + \
                     (f" +{len(g['hosts']) - 4}" if len(g.get("hosts", [])) > 4 else "")
+                # md_text, not inline code, in a table: GFM splits cells at a `|` even inside code
                 out.append(f"| {md_text(row.get('label')) if i == 0 else ''} | {table.rank_ranges(g['ranks'])} | "
-                           f"{md_inline_code(g['value'])} | {hs} |")
+                           f"{md_text(g['value'])} | {hs} |")
     else:
         out.append("Nothing: every rank agrees on the facts below.")
     same = common_facts(report)
@@ -249,7 +255,7 @@ def to_markdown(report: dict) -> str:
                 out.append(f"| {md_text(r['op'])} | {human_bytes(r.get('bytes', 0))} | {_num(r.get('iters'), 'd')} | "
                            f"{_num(r.get('time_us'), '.1f')} | {_num(r.get('algbw_gbps'), '.3f')} | "
                            f"{_num(r.get('busbw_gbps'), '.3f')} |")
-        for key in ("cap_note", "error", "skipped"):
+        for key in ("cap_note", "budget_note", "error", "skipped"):
             if bw.get(key):
                 out += ["", md_text(f"{key.replace('_', ' ')}: {bw[key]}")]
     for e in report.get("errors") or []:

@@ -6,6 +6,7 @@ results rank 0 measured); each rank's own findings come from the doctor's rules.
 
 from __future__ import annotations
 
+from ..doctor import facts as doctor_facts
 from ..doctor.escape import requirement_version
 from ..doctor.finding import finding
 from ..doctor.rules import _facts as F
@@ -44,15 +45,18 @@ def rank_status(records, timeout: float | None) -> list[dict]:
             "run one of them by hand on its node: python -m torch_envcheck", {"ranks": table.rank_ranges(missing)}))
     late = [r for r in records if r["status"] == "late"]
     if late:
-        reasons = sorted({r.get("error") or "no snapshot" for r in late})
+        by_reason: dict[str, list[int]] = {}
+        for r in late:
+            by_reason.setdefault(r.get("error") or "no snapshot", []).append(r["rank"])
+        why = "; ".join(f"{ranks_label(rs)}: {reason}" for reason, rs in sorted(by_reason.items(), key=lambda kv: kv[1][0])[:8])
         out.append(finding(
             "TE942", "failure", f"{_where(records, [r['rank'] for r in late])} arrived but sent no usable snapshot"
-                                f"{within}: {reasons[0]}" + (f" (and {len(reasons) - 1} other reasons)" if len(reasons) > 1 else ""),
+                                f"{within} ({why})",
             "The rank reached the store, so it runs and can reach rank 0, but its probes did not finish in time: "
             "usually a GPU or driver call that hangs (a GPU in a bad state, a stuck nvidia-smi). "
             "Run the doctor on that node to see which probe hangs.",
             "python -m torch_envcheck --verbose", {"ranks": table.rank_ranges([r["rank"] for r in late]),
-                                                   "reasons": reasons[:16]}))
+                                                   "reasons": {k: table.rank_ranges(v) for k, v in list(by_reason.items())[:16]}}))
     bad = [r for r in records if r["status"] == "garbage"]
     if bad:
         out.append(finding(
@@ -81,7 +85,8 @@ def _torch_fix(gs) -> str | None:
     if not v:
         return None
     release, _, local = v.partition("+")
-    index = f" --index-url {F.index_url(local)}" if F.index_tag(local) else ""
+    tag = doctor_facts.index_tag(local)
+    index = f" --index-url {doctor_facts.index_url(tag)}" if tag else ""
     return (f"python -m pip install \"torch=={release}\"{index}   # on "
             f"{ranks_label([r for g in gs[1:] for r in g['ranks']])}, to match the others")
 
@@ -258,15 +263,22 @@ def group_results(group: dict | None, bandwidth: dict | None) -> list[dict]:
     return out
 
 
-def evaluate(records, group=None, bandwidth=None, timeout=None) -> list[dict]:
+RULES = (rank_status, mixed_versions, gpu_generations, driver_behind, same_stack_different_results,
+         nccl_env_differs, gpu_count_differs, gpu_shared, rank_failures)
+
+
+def evaluate(records, group=None, bandwidth=None, timeout=None, errors: list | None = None) -> list[dict]:
+    """Every fleet finding; a rule that trips over odd input is skipped and named in `errors`
+    (the others still run)."""
     out = []
-    for rule in (lambda: rank_status(records, timeout), lambda: mixed_versions(records),
-                 lambda: gpu_generations(records), lambda: driver_behind(records),
-                 lambda: same_stack_different_results(records), lambda: nccl_env_differs(records),
-                 lambda: gpu_count_differs(records), lambda: gpu_shared(records),
-                 lambda: rank_failures(records), lambda: group_results(group, bandwidth)):
-        out += rule()
-    if not any(f["severity"] in ("warning", "failure") for f in out):
+    for rule in RULES:
+        try:
+            out += rule(records, timeout) if rule is rank_status else rule(records)
+        except Exception as exc:  # noqa: BLE001
+            if errors is not None:
+                errors.append(f"the fleet rule {rule.__name__} could not run: {type(exc).__name__}: {exc}")
+    out += group_results(group, bandwidth)
+    if not any(f["severity"] in ("warning", "failure") for f in out) and not errors:
         n = len(records)
         out.insert(0, finding("TE940", "ok", f"all {n} rank{'s' if n != 1 else ''} reported and their stacks match",
                               "", None, {}))

@@ -142,11 +142,10 @@ class Exchange:
             out[r] = {"hello": hello if hello is not None else None, "arrived": hello is not None, "data": data}
         return out
 
-    def wait_done(self, seconds: float, poll: float = 0.05) -> list[int]:
-        """Give the other ranks a moment to finish before rank 0 (the store's host) leaves;
-        the ranks still not done."""
+    def wait_done(self, seconds: float, ranks, poll: float = 0.05) -> list[int]:
+        """Give `ranks` a moment to finish before rank 0 (the store's host) leaves; those not done."""
         end = time.monotonic() + seconds
-        pending = [r for r in range(self.world) if r != self.rank]
+        pending = list(ranks)
         while pending and time.monotonic() < end:
             pending = [r for r in pending if not self._has(f"done/{r}")]
             if pending:
