@@ -151,7 +151,7 @@ def test_a_matching_fleet_is_ok_and_exits_0():
     rep = fleet(records({r: payload(r, s) for r in range(4)}, 4))
     assert set(codes(rep)) == {"TE940"}
     assert rep["verdict"]["status"] == "ok" and rep["verdict"]["exit_status"] == 0
-    assert rep["stats"]["distinct_stacks"] == 1  # one diagnosis for four identical ranks
+    assert rep["stats"]["diagnosed_by_rank_0"] == 1  # one diagnosis for four identical ranks
 
 
 def test_mixed_torch_nccl_python_and_gpu_generations():

@@ -26,6 +26,43 @@ def _stable_key(snap: dict) -> str:
     return json.dumps(s, sort_keys=True, separators=(",", ":"), default=str)
 
 
+def short_report(snap: dict) -> dict:
+    rep = doctor_report(snap)
+    out = {"findings": rep["findings"], "summary": rep["summary"], "exit_status": rep["exit_status"]}
+    if rep.get("errors"):
+        out["errors"] = rep["errors"]
+    return out
+
+
+MAX_FINDINGS = 200
+_TEXT_LIMIT = 4000
+
+
+def use_rank_report(payload: dict) -> dict | None:
+    """The report a rank computed for itself, when rank 0 can take it as its own: the same
+    torch_envcheck version (so the same rules) and well-formed findings with known codes.  Else
+    None, and rank 0 diagnoses the snapshot itself."""
+    from .. import __version__  # noqa: PLC0415
+    from ..doctor import SEVERITIES  # noqa: PLC0415
+    from ..doctor.codes import CODES  # noqa: PLC0415
+
+    rep = payload.get("report")
+    if payload.get("tool_version") != __version__ or not isinstance(rep, dict):
+        return None
+    findings = rep.get("findings")
+    if not isinstance(findings, list) or len(findings) > MAX_FINDINGS:
+        return None
+    for f in findings:
+        if not (isinstance(f, dict) and f.get("code") in CODES and f.get("severity") in SEVERITIES
+                and isinstance(f.get("message"), str) and len(f["message"]) <= _TEXT_LIMIT
+                and all(f.get(k) is None or isinstance(f.get(k), str) for k in ("explanation", "fix"))):
+            return None
+    if rep.get("exit_status") not in (0, 1) or not isinstance(rep.get("summary"), dict):
+        return None
+    return {"findings": findings, "summary": rep["summary"], "exit_status": rep["exit_status"],
+            **({"errors": rep["errors"]} if isinstance(rep.get("errors"), list) else {})}
+
+
 class Diagnoser:
     def __init__(self):
         self._cache: dict[str, dict] = {}
@@ -35,11 +72,7 @@ class Diagnoser:
         key = _stable_key(snap)
         hit = self._cache.get(key)
         if hit is None:
-            rep = doctor_report(snap)
-            hit = {"findings": rep["findings"], "summary": rep["summary"], "exit_status": rep["exit_status"]}
-            if rep.get("errors"):
-                hit["errors"] = rep["errors"]
-            self._cache[key] = hit
+            hit = self._cache[key] = short_report(snap)
             self.distinct += 1
         return hit
 
@@ -66,6 +99,8 @@ def record_from_arrival(rank: int, arrival: dict | None) -> dict:
         return rec
     rec["rank_facts"] = payload["rank_facts"]
     rec["snapshot"] = payload.get("snapshot")
+    if rec["snapshot"] is not None:
+        rec["report"] = use_rank_report(payload)
     rec["probe_seconds"] = payload.get("probe_seconds")
     if payload.get("probe_error") or rec["snapshot"] is None:
         rec["status"] = "late"
@@ -76,11 +111,18 @@ def record_from_arrival(rank: int, arrival: dict | None) -> dict:
 
 
 def diagnose_records(records, diagnoser=None) -> dict:
+    """Diagnose the records that carry a snapshot but no report yet (from a rank of another
+    torch_envcheck version, or read back with --from-json)."""
     diagnoser = diagnoser or Diagnoser()
+    from_ranks = 0
     for rec in records:
-        if isinstance(rec.get("snapshot"), dict):
+        if not isinstance(rec.get("snapshot"), dict):
+            continue
+        if isinstance(rec.get("report"), dict):
+            from_ranks += 1
+        else:
             rec["report"] = diagnoser(rec["snapshot"])
-    return {"distinct_stacks": diagnoser.distinct}
+    return {"diagnosed_by_rank_0": diagnoser.distinct, "diagnosed_by_their_rank": from_ranks}
 
 
 def verdict(records, findings) -> dict:
@@ -108,13 +150,15 @@ def build(records, group=None, bandwidth=None, timeout=None, created=None, diagn
     """The fleet report from rank records (each already carrying its doctor report or not)."""
     from .. import __version__  # noqa: PLC0415
 
+    table.reset()
     stats = diagnose_records(records, diagnoser)
     errors = []
     findings = rules.evaluate(records, group=group, bandwidth=bandwidth, timeout=timeout, errors=errors)
     try:
         hetero = table.build(records)
+        same = table.common(records, {row["key"] for row in hetero})
     except Exception as exc:
-        hetero = []
+        hetero, same = [], []
         errors.append(f"the heterogeneity table could not be built: {type(exc).__name__}: {exc}")
     v = verdict(records, findings)
     if errors:
@@ -123,10 +167,11 @@ def build(records, group=None, bandwidth=None, timeout=None, created=None, diagn
         "schema": FLEET_SCHEMA, "tool_version": __version__,
         "created": created or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "world_size": world_size if world_size is not None else len(records),
-        "timeout_s": timeout, "verdict": v, "findings": findings, "heterogeneity": hetero,
+        "timeout_s": timeout, "verdict": v, "findings": findings, "heterogeneity": hetero, "same_on_every_rank": same,
         "group": group, "bandwidth": bandwidth, "ranks": records,
         "stats": stats,
     }
     if errors:
         out["errors"] = errors
+    table.reset()
     return out

@@ -50,16 +50,7 @@ def rank_findings(records, severity: str) -> list[dict]:
 
 def common_facts(report) -> list[tuple[str, str]]:
     """Facts every rank with a snapshot agrees on (shown once, so the table can show only differences)."""
-    recs = [r for r in report.get("ranks") or [] if isinstance(r.get("snapshot"), dict)]
-    differ = {row.get("key") for row in report.get("heterogeneity") or []}
-    out = []
-    for key, label, reader in table.COLUMNS:
-        if key in differ or not recs:
-            continue
-        values = {table.value_of(r, reader) for r in recs}
-        if len(values) == 1:
-            out.append((label, values.pop()))
-    return out
+    return [(c.get("label"), c.get("value")) for c in report.get("same_on_every_rank") or [] if isinstance(c, dict)]
 
 
 def _where(records_by_rank, ranks) -> str:
@@ -266,4 +257,8 @@ def to_markdown(report: dict) -> str:
 
 
 def to_json(report: dict) -> str:
-    return json.dumps(report, indent=1, ensure_ascii=False) + "\n"
+    # Indented for a fleet a person reads; compact beyond that: json's C encoder only runs
+    # without indent, and a 1024-rank report is 10 MB that the indenting encoder takes seconds over.
+    small = len(report.get("ranks") or []) <= 64
+    return json.dumps(report, indent=1 if small else None, separators=None if small else (",", ":"),
+                      ensure_ascii=False) + "\n"

@@ -15,7 +15,8 @@ from .table import ranks_label
 
 
 def _where(records, ranks) -> str:
-    hosts = sorted({F.text(F.dig(r, "rank_facts", "host")) for r in records if r["rank"] in set(ranks)} - {None})
+    wanted = set(ranks)
+    hosts = sorted({table.row(r)["host"] for r in records if r["rank"] in wanted} - {None})
     if not hosts:
         return ranks_label(ranks)
     shown = ", ".join(hosts[:3]) + (f" and {len(hosts) - 3} more" if len(hosts) > 3 else "")
@@ -71,9 +72,8 @@ def rank_status(records, timeout: float | None) -> list[dict]:
 
 
 def _mixed(records, key, code, severity, what, explanation, fix=None) -> list[dict]:
-    reader = dict((k, rd) for k, _l, rd in table.COLUMNS)[key]
     have = [r for r in records if isinstance(r.get("snapshot"), dict)]
-    gs = [g for g in table.groups(have, reader) if g["value"] not in (table.UNKNOWN, "none")]
+    gs = [g for g in table.groups(have, key) if g["value"] not in (table.UNKNOWN, "none")]
     if len(gs) < 2:
         return []
     fix_text = fix(gs) if callable(fix) else fix
@@ -116,12 +116,13 @@ def _major(cap: str) -> str:
 
 def gpu_generations(records) -> list[dict]:
     have = [r for r in records if isinstance(r.get("snapshot"), dict)]
-    reader = dict((k, rd) for k, _l, rd in table.COLUMNS)["capability"]
-    gs = [g for g in table.groups(have, reader) if g["value"] not in (table.UNKNOWN, "none")]
+    gs = [g for g in table.groups(have, "capability") if g["value"] not in (table.UNKNOWN, "none")]
     if len({_major(g["value"]) for g in gs}) < 2:
         return []
-    names = {g["value"]: table.groups([r for r in have if r["rank"] in set(g["ranks"])],
-                                      dict((k, rd) for k, _l, rd in table.COLUMNS)["gpu"])[0]["value"] for g in gs}
+    names = {}
+    for g in gs:
+        members = set(g["ranks"])
+        names[g["value"]] = table.groups([r for r in have if r["rank"] in members], "gpu")[0]["value"]
     return [finding("TE947", "warning",
                     "the ranks use GPUs of different generations: " +
                     "; ".join(f"{ranks_label(g['ranks'])}: {names[g['value']]} ({g['value']})" for g in gs[:6]),
@@ -138,8 +139,7 @@ def _version_key(v: str):
 
 def driver_behind(records) -> list[dict]:
     have = [r for r in records if isinstance(r.get("snapshot"), dict)]
-    gs = [g for g in table.groups(have, dict((k, rd) for k, _l, rd in table.COLUMNS)["driver"])
-          if g["value"] not in (table.UNKNOWN, "none")]
+    gs = [g for g in table.groups(have, "driver") if g["value"] not in (table.UNKNOWN, "none")]
     if len(gs) < 2:
         return []
     newest = max(gs, key=lambda g: _version_key(g["value"]))["value"]
@@ -161,10 +161,10 @@ def same_stack_different_results(records) -> list[dict]:
     """Ranks whose stacks agree on every table column (the NCCL_* variables too) but whose own
     findings differ: the cause is the hardware or the node's state, not the software."""
     have = [r for r in records if isinstance(r.get("snapshot"), dict) and isinstance(r.get("report"), dict)]
-    cols = [c for c in table.columns(have) if c[0] not in ("CUDA_VISIBLE_DEVICES",)]
+    keys = [c[0] for c in table.columns(have) if c[0] not in ("CUDA_VISIBLE_DEVICES",)]
     stacks: dict[tuple, list] = {}
     for r in have:
-        stacks.setdefault(tuple(table.value_of(r, rd) for _k, _l, rd in cols), []).append(r)
+        stacks.setdefault(tuple(table.value(r, k) for k in keys), []).append(r)
     out = []
     for members in stacks.values():
         by_result: dict[tuple, list[int]] = {}
@@ -188,7 +188,7 @@ def nccl_env_differs(records) -> list[dict]:
     have = [r for r in records if isinstance(r.get("snapshot"), dict)]
     out = []
     for name in table.nccl_var_names(have):
-        gs = table.groups(have, table._nccl_var(name))
+        gs = table.groups(have, f"env:{name}")
         if len(gs) > 1:
             out.append(finding("TE950", "warning", f"{name} differs across ranks: {_split(gs)}",
                                "NCCL reads its settings on every rank; transports, protocols and interfaces that "
@@ -202,7 +202,7 @@ def gpu_count_differs(records) -> list[dict]:
     have = [r for r in records if isinstance(r.get("snapshot"), dict)]
     per_host: dict[str, set] = {}
     for r in have:
-        host = F.text(F.dig(r, "rank_facts", "host")) or f"rank {r['rank']}"
+        host = table.row(r)["host"] or f"rank {r['rank']}"
         per_host.setdefault(host, set()).add(len(F.driver_gpus(r["snapshot"])) or len(F.gpus(r["snapshot"])))
     counts = {h: max(c) for h, c in per_host.items()}
     if len(set(counts.values())) < 2 or max(counts.values()) == 0:

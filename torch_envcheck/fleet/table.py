@@ -113,13 +113,42 @@ def value_of(rec, reader) -> str:
     return UNKNOWN if v is None else str(v)
 
 
-def groups(records, reader) -> list[dict]:
-    """[{value, ranks, hosts}] for the ranks that sent a snapshot, the largest group first."""
+# Each record's values, read once: the table and every fleet rule look at the same facts of the
+# same 1024 records many times.  Keyed by id() with the record kept, so an id is never reused.
+_ROWS: dict[int, tuple[dict, dict]] = {}
+
+
+def reset() -> None:
+    _ROWS.clear()
+
+
+def row(rec) -> dict:
+    hit = _ROWS.get(id(rec))
+    if hit is not None and hit[0] is rec:
+        return hit[1]
+    r = {key: value_of(rec, reader) for key, _label, reader in COLUMNS}
+    for name in nccl_var_names([rec]):
+        r[f"env:{name}"] = value_of(rec, _nccl_var(name))
+    r["host"] = F.text(F.dig(rec, "rank_facts", "host"))
+    _ROWS[id(rec)] = (rec, r)
+    return r
+
+
+def value(rec, key: str) -> str:
+    """The value of column `key` for a record ('(unset)' for an NCCL_* variable it lacks)."""
+    r = row(rec)
+    if key in r:
+        return r[key]
+    return UNSET if key.startswith("env:") else UNKNOWN
+
+
+def groups(records, key: str) -> list[dict]:
+    """[{value, ranks, hosts}] of column `key` over the records, the largest group first."""
     by: dict[str, dict] = {}
     for rec in records:
-        g = by.setdefault(value_of(rec, reader), {"ranks": [], "hosts": set()})
+        g = by.setdefault(value(rec, key), {"ranks": [], "hosts": set()})
         g["ranks"].append(rec["rank"])
-        host = F.text(F.dig(rec, "rank_facts", "host"))
+        host = row(rec)["host"]
         if host:
             g["hosts"].add(host)
     out = [{"value": v, "ranks": sorted(g["ranks"]), "hosts": sorted(g["hosts"])} for v, g in by.items()]
@@ -131,8 +160,21 @@ def build(records) -> list[dict]:
     """The rows that differ: [{key, label, groups}] over the records that carry a snapshot."""
     have = [r for r in records if isinstance(r.get("snapshot"), dict)]
     rows = []
-    for key, label, reader in columns(have):
-        gs = groups(have, reader)
+    for key, label, _reader in columns(have):
+        gs = groups(have, key)
         if len(gs) > 1:
             rows.append({"key": key, "label": label, "groups": gs})
     return rows
+
+
+def common(records, differing) -> list[dict]:
+    """[{key, label, value}] of the columns every record with a snapshot agrees on."""
+    have = [r for r in records if isinstance(r.get("snapshot"), dict)]
+    out = []
+    for key, label, _reader in COLUMNS:
+        if key in differing or not have:
+            continue
+        values = {value(r, key) for r in have}
+        if len(values) == 1:
+            out.append({"key": key, "label": label, "value": values.pop()})
+    return out

@@ -37,6 +37,12 @@ def collect_snapshot(probe_timeout: float) -> dict:
     return collect(timeout=probe_timeout)
 
 
+def own_report(snap: dict) -> dict:
+    """This rank's findings, computed here: 1024 ranks diagnose themselves in parallel, and rank 0
+    only re-diagnoses a rank whose torch_envcheck differs from its own (aggregate.use_rank_report)."""
+    return aggregate.short_report(snap)
+
+
 def encode_payload(payload: dict) -> bytes:
     return wire.encode(payload)
 
@@ -44,12 +50,14 @@ def encode_payload(payload: dict) -> bytes:
 def build_payload(launch, probe_timeout: float, deadline_s: float) -> dict:
     """This rank's payload; the probes and the GPU facts run under `deadline_s` together."""
     t0 = time.monotonic()
-    payload = {"schema": wire.RANK_SCHEMA, "snapshot": None, "probe_error": None}
+    from .. import __version__  # noqa: PLC0415
+    payload = {"schema": wire.RANK_SCHEMA, "tool_version": __version__, "snapshot": None, "probe_error": None}
     try:
         snap, facts = call_with_deadline(
             lambda: (lambda s: (s, rank_facts.collect(launch, s)))(collect_snapshot(probe_timeout)),
             deadline_s, "the probes")
         payload["snapshot"], payload["rank_facts"] = snap, facts
+        payload["report"] = own_report(snap)
     except TimedOut as exc:
         payload["probe_error"] = str(exc)
         payload["rank_facts"] = rank_facts.collect(launch, None, gpu=False)

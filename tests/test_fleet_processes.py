@@ -1,0 +1,142 @@
+"""Fleet mode with real processes over loopback (127.0.0.1, free ports): torchrun with 4 and 16
+ranks, a heterogeneous fleet started by hand through env://, and ranks that die, hang or send
+garbage.  Each test bounds its own time; no test can hang the suite."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+import fleet_support as fs
+
+
+@pytest.fixture(scope="module")
+def four_ranks(tmp_path_factory):
+    out = tmp_path_factory.mktemp("fleet4") / "fleet.json"
+    t0 = time.monotonic()
+    r = fs.torchrun(fs.python(), 4, ["--timeout", "150", "--save", str(out)] + fs.QUICK_BW, timeout=400)
+    return r, out, time.monotonic() - t0
+
+
+def test_torchrun_4_ranks_gloo_is_healthy(four_ranks):
+    r, out, _ = four_ranks
+    assert r.returncode == 0, r.stdout + r.stderr[-3000:]
+    text = r.stdout
+    assert "Fleet: 4 of 4 ranks reported" in text
+    assert "TE940 all 4 ranks reported and their stacks match" in text
+    assert "What differs across ranks: nothing" in text
+    assert "Collective bandwidth (backend gloo, cpu, 4 ranks, link: TCP over loopback (one host)" in text
+    rep = fs.load_json(out)
+    assert rep["schema"] == "torch_envcheck.fleet/1"
+    assert [x["status"] for x in rep["ranks"]] == ["ok"] * 4
+    assert [x["rank_facts"]["local_rank"] for x in rep["ranks"]] == [0, 1, 2, 3]
+    assert rep["group"]["formed"] and rep["group"]["barrier_missing"] is None
+    rows = rep["bandwidth"]["ops"]["all_reduce"]
+    assert [x["bytes"] for x in rows] == [1024, 2048, 4096, 8192, 16384, 32768, 65536]
+    for x in rows:
+        assert x["time_us"] > 0 and x["iters"] == 3
+        assert x["busbw_gbps"] == pytest.approx(x["algbw_gbps"] * 2 * 3 / 4)
+    assert rep["bandwidth"]["backend"] == "gloo" and rep["bandwidth"]["warmup"] == 1
+
+
+def test_saved_fleet_report_rerenders_and_each_rank_rediagnoses(four_ranks, tmp_path):
+    from torch_envcheck.cli import main as te_main  # noqa: PLC0415
+    from torch_envcheck.fleet.cli import main as fleet_main  # noqa: PLC0415
+    _, out, _ = four_ranks
+    assert fleet_main(["--from-json", str(out), "--markdown"]) == 0
+    for rank in range(4):
+        one = tmp_path / f"rank{rank}.json"
+        import contextlib
+        import io
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            assert fleet_main(["--from-json", str(out), "--rank", str(rank), "--json"]) == 0
+        one.write_text(buf.getvalue(), encoding="utf-8")
+        with contextlib.redirect_stdout(io.StringIO()) as doc:
+            te_main(["--from-json", str(one), "--json"])
+        assert json.loads(doc.getvalue())["snapshot"]["schema"] == "torch_envcheck.snapshot/1"
+
+
+@pytest.mark.slow
+def test_torchrun_16_ranks(tmp_path):
+    out = tmp_path / "fleet16.json"
+    t0 = time.monotonic()
+    r = fs.torchrun(fs.python(), 16, ["--timeout", "300", "--save", str(out)] + fs.QUICK_BW, timeout=600)
+    took = time.monotonic() - t0
+    assert r.returncode == 0, r.stdout + r.stderr[-3000:]
+    assert "Fleet: 16 of 16 ranks reported" in r.stdout
+    rep = fs.load_json(out)
+    assert sorted(x["rank"] for x in rep["ranks"]) == list(range(16))
+    assert all(x["status"] == "ok" for x in rep["ranks"])
+    assert rep["group"]["formed"] and rep["bandwidth"]["world_size"] == 16
+    assert rep["bandwidth"]["ops"]["all_reduce"][-1]["busbw_gbps"] == pytest.approx(
+        rep["bandwidth"]["ops"]["all_reduce"][-1]["algbw_gbps"] * 2 * 15 / 16)
+    print(f"16-rank torchrun fleet: {took:.1f} s")
+
+
+def test_heterogeneous_fleet_by_hand(cuda_python, cpu_python, tmp_path):
+    """Ranks started one by one through env://: one with NCCL_* set, one with another
+    CUDA_VISIBLE_DEVICES, one from a venv with another torch (2.13 CPU beside 2.14 CUDA)."""
+    port, world = fs.free_port(), 4
+    save = tmp_path / "mixed.json"
+    args = ["--timeout", "150"] + fs.QUICK_BW
+    procs = [
+        fs.start_rank(cuda_python, 0, world, port, args + ["--save", str(save)], {"CUDA_VISIBLE_DEVICES": "0"}),
+        fs.start_rank(cuda_python, 1, world, port, args, {"CUDA_VISIBLE_DEVICES": "0", "NCCL_DEBUG": "WARN",
+                                                          "NCCL_SOCKET_IFNAME": "lo"}),
+        fs.start_rank(cuda_python, 2, world, port, args, {"CUDA_VISIBLE_DEVICES": "1"}),
+        fs.start_rank(cpu_python, 3, world, port, args, {"CUDA_VISIBLE_DEVICES": "0"}),
+    ]
+    results = fs.finish(procs, 400)
+    code, text, err = results[0]
+    assert code == 1, text + err[-3000:]
+    assert all(x[0] == 0 for x in results[1:]), [x[2][-500:] for x in results[1:]]
+    assert all(not x[1] for x in results[1:])  # only rank 0 prints to stdout
+    rep = fs.load_json(save)
+    rows = {row["key"]: row for row in rep["heterogeneity"]}
+    torch_groups = {g["value"]: g["ranks"] for g in rows["torch"]["groups"]}
+    cpu_version = next(v for v in torch_groups if "+cpu" in v)
+    assert torch_groups[cpu_version] == [3] and len(torch_groups) == 2
+    assert {g["value"]: g["ranks"] for g in rows["env:NCCL_DEBUG"]["groups"]} == {"(unset)": [0, 2, 3], "WARN": [1]}
+    assert {g["value"]: g["ranks"] for g in rows["CUDA_VISIBLE_DEVICES"]["groups"]} == {"0": [0, 1, 3], "1": [2]}
+    codes = {f["code"]: f for f in rep["findings"]}
+    assert codes["TE944"]["severity"] == "failure" and "rank 3" in codes["TE944"]["message"]
+    nccl = sorted(f["message"].split(" ")[0] for f in rep["findings"] if f["code"] == "TE950")
+    assert nccl == ["NCCL_DEBUG", "NCCL_SOCKET_IFNAME"]
+    # torch 2.13 and 2.14 do form one gloo group: the barrier passes and the sweep runs across them
+    assert rep["group"]["formed"] and rep["group"]["error"] is None
+    assert rep["bandwidth"]["ops"]["all_reduce"] and rep["bandwidth"]["error"] is None
+    assert "ranks 0-2: " in text and "rank 3: " + cpu_version in text
+
+
+def test_dead_hung_and_garbage_ranks_are_reported_within_the_timeout(tmp_path):
+    port, world, timeout = fs.free_port(), 5, 40
+    save = tmp_path / "faults.json"
+    args = ["--timeout", str(timeout)] + fs.QUICK_BW
+    py = fs.python()
+    t0 = time.monotonic()
+    procs = [fs.start_rank(py, 0, world, port, args + ["--save", str(save)]),
+             fs.start_rank(py, 1, world, port, args, fault="exit-early"),
+             fs.start_rank(py, 2, world, port, args, fault="hang-probe"),
+             fs.start_rank(py, 3, world, port, args, fault="hang-process"),
+             fs.start_rank(py, 4, world, port, args, fault="garbage")]
+    try:
+        code, text, err = fs.finish(procs[:1], timeout + 240)[0]
+        took = time.monotonic() - t0
+    finally:
+        others = fs.finish(procs[1:], 10)
+    assert code == 1, text + err[-3000:]
+    rep = fs.load_json(save)
+    status = {x["rank"]: x["status"] for x in rep["ranks"]}
+    assert status == {0: "ok", 1: "missing", 2: "late", 3: "late", 4: "garbage"}
+    codes = {f["code"]: f for f in rep["findings"]}
+    assert codes["TE941"]["message"] == f"rank 1 never reached rank 0 within {timeout} s"
+    assert "ranks 2-3" in codes["TE942"]["message"] and "not valid JSON" in codes["TE943"]["message"]
+    assert rep["group"]["skipped"]  # no group is formed that would wait for the missing rank
+    assert "rank 1 never reached rank 0" in text and "Fleet: 1 of 5 ranks reported" in text
+    # rank 0's own work is bounded by --timeout (plus the start of the processes: importing torch)
+    assert rep["launch"]["seconds"] < timeout + 10
+    assert others[0][0] == 3 and others[1][0] == 0 and others[3][0] == 0  # the hung process is killed here
+    print(f"fault fleet: rank 0 done after {took:.1f} s (its own part {rep['launch']['seconds']:.1f} s)")
