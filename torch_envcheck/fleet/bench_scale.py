@@ -46,6 +46,19 @@ def load_snapshots(directory: str) -> dict[str, dict]:
     return out
 
 
+def multi_gpu(s: dict, n: int) -> None:
+    """A recorded one-GPU snapshot as the n-GPU node it stands for (GPU servers have 8)."""
+    t, d = s.get("torch"), s.get("driver")
+    if isinstance(t, dict) and len(t.get("devices") or []) == 1:
+        t["devices"] = [dict(t["devices"][0], index=i) for i in range(n)]
+        t["device_count"] = n
+    if isinstance(d, dict) and len(d.get("gpus") or []) == 1:
+        g = d["gpus"][0]
+        d["gpus"] = [dict(g, index=i, pci_bus_id=f"00000000:{0x18 + i:02X}:00.0") for i in range(n)]
+    if isinstance(d, dict) and len(d.get("pci_gpus") or []) == 1:
+        d["pci_gpus"] = [dict(d["pci_gpus"][0], bus_id=f"0000:{0x18 + i:02x}:00.0") for i in range(n)]
+
+
 def payloads(snaps: dict[str, dict], ranks: int, per_node: int = 8, all_distinct: bool = False,
              seed: int = 0, with_reports: bool = True) -> dict[int, bytes | None]:
     from .. import __version__  # noqa: PLC0415
@@ -57,6 +70,7 @@ def payloads(snaps: dict[str, dict], ranks: int, per_node: int = 8, all_distinct
     nodes = (ranks + per_node - 1) // per_node
     for node in range(nodes):
         base = copy.deepcopy(snaps[names[node] if node < len(names) else main])
+        multi_gpu(base, per_node)
         for i, g in enumerate(base.get("driver", {}).get("gpus") or [] if isinstance(base.get("driver"), dict) else []):
             if isinstance(g, dict):
                 g["uuid"] = f"GPU-{node:08x}-{i:04x}-4e7a-9c0f-{rng.getrandbits(48):012x}"
@@ -95,7 +109,7 @@ def payloads(snaps: dict[str, dict], ranks: int, per_node: int = 8, all_distinct
 
 
 def aggregate_once(data: dict[int, bytes | None], ranks: int) -> tuple[dict, dict[str, str]]:
-    arrivals = {r: {"hello": {"host": "n"}, "data": d} for r, d in data.items() if d is not None}
+    arrivals = {r: {"hello": {"host": f"node{r // 8:03d}"}, "data": d} for r, d in data.items() if d is not None}
     records = [aggregate.record_from_arrival(r, arrivals.get(r)) for r in range(ranks)]
     rep = aggregate.build(records, group={"formed": False, "skipped": "benchmark"}, timeout=120, world_size=ranks)
     outputs = {"terminal": render.to_terminal(rep), "markdown": render.to_markdown(rep), "json": render.to_json(rep)}

@@ -211,7 +211,7 @@ def to_markdown(report: dict) -> str:
                 hs = ", ".join(md_text(h) for h in g.get("hosts", [])[:4]) + \
                     (f" +{len(g['hosts']) - 4}" if len(g.get("hosts", [])) > 4 else "")
                 # md_text, not inline code, in a table: GFM splits cells at a `|` even inside code
-                out.append(f"| {md_text(row.get('label')) if i == 0 else ''} | {table.rank_ranges(g['ranks'])} | "
+                out.append(f"| {md_text(row.get('label')) if i == 0 else ''} | {table.rank_ranges(g['ranks'], table.LABEL_LIMIT)} | "
                            f"{md_text(g['value'])} | {hs} |")
     else:
         out.append("Nothing: every rank agrees on the facts below.")

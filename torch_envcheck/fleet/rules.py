@@ -138,22 +138,28 @@ def _version_key(v: str):
 
 
 def driver_behind(records) -> list[dict]:
-    have = [r for r in records if isinstance(r.get("snapshot"), dict)]
-    gs = [g for g in table.groups(have, "driver") if g["value"] not in (table.UNKNOWN, "none")]
-    if len(gs) < 2:
-        return []
-    newest = max(gs, key=lambda g: _version_key(g["value"]))["value"]
-    behind = [g for g in gs if _version_key(g["value"]) < _version_key(newest)]
+    """Nodes whose driver is older than the one most nodes run (per driver OS: a Windows driver's
+    number says nothing about a Linux one's)."""
     out = []
-    for g in behind:
-        out.append(finding("TE948", "warning",
-                           f"{_where(records, g['ranks'])} runs NVIDIA driver {g['value']}, behind the "
-                           f"{newest} of the other nodes",
-                           "A node with an older driver supports fewer CUDA versions (a torch upgrade can break "
-                           "there first) and may lack fixes the others have; keep one driver across the fleet.",
-                           f"update the NVIDIA driver on {', '.join(g['hosts'][:8]) or 'those nodes'} to {newest}",
-                           {"ranks": table.rank_ranges(g["ranks"]), "hosts": g["hosts"][:64], "driver": g["value"],
-                            "newest": newest}))
+    have = [r for r in records if isinstance(r.get("snapshot"), dict) and F.driver_version(r["snapshot"])]
+    for os_name in sorted({F.driver_os(r["snapshot"]) for r in have}):
+        same_os = [r for r in have if F.driver_os(r["snapshot"]) == os_name]
+        gs = table.groups(same_os, "driver")
+        if len(gs) < 2:
+            continue
+        usual = max(gs, key=lambda g: (len(g["hosts"]) or len(g["ranks"]), _version_key(g["value"])))["value"]
+        for g in gs:
+            if _version_key(g["value"]) >= _version_key(usual):
+                continue
+            out.append(finding("TE948", "warning",
+                               f"{_where(records, g['ranks'])} {'runs' if len(g['hosts']) <= 1 else 'run'} NVIDIA "
+                               f"driver {g['value']}, behind the {usual} of most nodes",
+                               "A node with an older driver supports fewer CUDA versions (a torch upgrade can break "
+                               "there first) and may lack fixes the others have; keep one driver across the fleet.",
+                               f"update the NVIDIA driver on {', '.join(g['hosts'][:8]) or 'those nodes'}"
+                               f"{' and the others listed' if len(g['hosts']) > 8 else ''} to {usual}",
+                               {"ranks": table.rank_ranges(g["ranks"]), "hosts": g["hosts"][:64], "driver": g["value"],
+                                "usual": usual, "driver_os": os_name}))
     return out
 
 
@@ -161,7 +167,7 @@ def same_stack_different_results(records) -> list[dict]:
     """Ranks whose stacks agree on every table column (the NCCL_* variables too) but whose own
     findings differ: the cause is the hardware or the node's state, not the software."""
     have = [r for r in records if isinstance(r.get("snapshot"), dict) and isinstance(r.get("report"), dict)]
-    keys = [c[0] for c in table.columns(have) if c[0] not in ("CUDA_VISIBLE_DEVICES",)]
+    keys = [c[0] for c in table.columns(have)]
     stacks: dict[tuple, list] = {}
     for r in have:
         stacks.setdefault(tuple(table.value(r, k) for k in keys), []).append(r)

@@ -11,8 +11,8 @@ UNKNOWN = "unknown"
 UNSET = "(unset)"
 
 
-def rank_ranges(ranks) -> str:
-    """[0,1,2,3,5,7,8] -> '0-3, 5, 7-8'."""
+def rank_ranges(ranks, limit: int | None = None) -> str:
+    """[0,1,2,3,5,7,8] -> '0-3, 5, 7-8'; with `limit`, at most that many pieces and a count."""
     rs = sorted(set(ranks))
     parts, i = [], 0
     while i < len(rs):
@@ -21,12 +21,17 @@ def rank_ranges(ranks) -> str:
             j += 1
         parts.append(str(rs[i]) if i == j else f"{rs[i]}-{rs[j]}")
         i = j + 1
+    if limit is not None and len(parts) > limit:
+        return ", ".join(parts[:limit]) + f", ... ({len(rs)} ranks in all)"
     return ", ".join(parts)
 
 
-def ranks_label(ranks) -> str:
+LABEL_LIMIT = 8
+
+
+def ranks_label(ranks, limit: int | None = LABEL_LIMIT) -> str:
     rs = sorted(set(ranks))
-    return f"rank {rs[0]}" if len(rs) == 1 else f"ranks {rank_ranges(rs)}"
+    return f"rank {rs[0]}" if len(rs) == 1 else f"ranks {rank_ranges(rs, limit)}"
 
 
 def _device(rec) -> dict:
