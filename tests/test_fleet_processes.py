@@ -5,6 +5,8 @@ garbage.  Each test bounds its own time; no test can hang the suite."""
 from __future__ import annotations
 
 import json
+import os
+import sys
 import time
 
 import pytest
@@ -79,6 +81,8 @@ def test_torchrun_16_ranks(tmp_path):
 def test_heterogeneous_fleet_by_hand(cuda_python, cpu_python, tmp_path):
     """Ranks started one by one through env://: one with NCCL_* set, one with another
     CUDA_VISIBLE_DEVICES, one from a venv with another torch (2.13 CPU beside 2.14 CUDA)."""
+    if os.path.realpath(sys.executable) == os.path.realpath(cpu_python):
+        pytest.skip("the same two venvs as in the CUDA venv's run: runs once, from there")
     port, world = fs.free_port(), 4
     save = tmp_path / "mixed.json"
     args = ["--timeout", "150"] + fs.QUICK_BW
@@ -140,3 +144,22 @@ def test_dead_hung_and_garbage_ranks_are_reported_within_the_timeout(tmp_path):
     assert rep["launch"]["seconds"] < timeout + 10
     assert others[0][0] == 3 and others[1][0] == 0 and others[3][0] == 0  # the hung process is killed here
     print(f"fault fleet: rank 0 done after {took:.1f} s (its own part {rep['launch']['seconds']:.1f} s)")
+
+
+@pytest.mark.gpu
+def test_torchrun_nccl_on_every_gpu(tmp_path):
+    """On a GPU machine: one rank per GPU, NCCL for the measured collectives (CUDA events), the
+    gloo group beside it for the barrier."""
+    import torch  # noqa: PLC0415
+    n = torch.cuda.device_count()
+    if n < 2:
+        pytest.skip(f"NCCL collectives need two GPUs (one rank each); this machine has {n}")
+    out = tmp_path / "nccl.json"
+    r = fs.torchrun(fs.python(), n, ["--timeout", "150", "--save", str(out), "--bandwidth-max", "64M"], timeout=400)
+    assert r.returncode in (0, 1), r.stderr[-3000:]
+    rep = fs.load_json(out)
+    assert rep["group"]["formed"] and rep["group"]["gloo_group"] == "new_group(backend='gloo') beside NCCL"
+    bw = rep["bandwidth"]
+    assert bw["backend"] == "nccl" and bw["timer"] == "CUDA events" and bw["error"] is None
+    assert bw["ops"]["all_reduce"][-1]["bytes"] <= 64 << 20
+    assert all(x["rank_facts"]["device"]["index"] == x["rank_facts"]["local_rank"] for x in rep["ranks"])

@@ -54,7 +54,7 @@ def memory_cap(records, max_bytes: int, gpu: bool) -> tuple[int, str]:
     for r in records:
         host = str((r.get("rank_facts") or {}).get("host"))
         per_host[host] = per_host.get(host, 0) + 1
-    cap, why = max_bytes, f"the sweep's top size ({max_bytes >> 20} MiB)"
+    cap, why = max_bytes, "the sweep's top size (--bandwidth-max)"
     for r in records:
         facts = r.get("rank_facts") or {}
         free = facts.get("gpu_free_bytes") if gpu else facts.get("mem_available_bytes")

@@ -121,7 +121,8 @@ def terminal_lines(report: dict, unicode: bool = True, width: int = 100, verbose
         out.append("What differs across ranks: nothing (of the facts below)")
     same = common_facts(report)
     if same:
-        out.append("  Same on every rank: " + "; ".join(f"{t(k)} {t(val)}" for k, val in same))
+        out += textwrap.wrap("Same on every rank: " + "; ".join(f"{t(k)} {t(val)}" for k, val in same), width - 2,
+                             initial_indent="  ", subsequent_indent="    ")
     out.append("")
 
     fleet = sorted(report.get("findings") or [], key=lambda f: SEV_ORDER.get(f.get("severity"), 3))
@@ -175,8 +176,8 @@ def bandwidth_terminal(bw) -> list[str]:
         out.append(f"  {'op':<11} {'size':>9} {'iters':>6} {'time (us)':>11} {'algbw GB/s':>11} {'busbw GB/s':>11}")
         for r in rows:
             out.append(f"  {t(r['op']):<11} {human_bytes(r.get('bytes', 0)):>9} {_num(r.get('iters'), 'd'):>6} "
-                       f"{_num(r.get('time_us'), '.1f'):>11} {_num(r.get('algbw_gbps'), '.3f'):>11} "
-                       f"{_num(r.get('busbw_gbps'), '.3f'):>11}")
+                       f"{_num(r.get('time_us'), '.1f'):>11} {_num(r.get('algbw_gbps'), '.3g'):>11} "
+                       f"{_num(r.get('busbw_gbps'), '.3g'):>11}")
     for key in ("cap_note", "budget_note"):
         if bw.get(key):
             out.append(f"  {t(bw[key])}")
@@ -244,8 +245,8 @@ def to_markdown(report: dict) -> str:
             out += ["| op | size | iterations | time (us) | algbw (GB/s) | busbw (GB/s) |", "|---|---:|---:|---:|---:|---:|"]
             for r in rows:
                 out.append(f"| {md_text(r['op'])} | {human_bytes(r.get('bytes', 0))} | {_num(r.get('iters'), 'd')} | "
-                           f"{_num(r.get('time_us'), '.1f')} | {_num(r.get('algbw_gbps'), '.3f')} | "
-                           f"{_num(r.get('busbw_gbps'), '.3f')} |")
+                           f"{_num(r.get('time_us'), '.1f')} | {_num(r.get('algbw_gbps'), '.3g')} | "
+                           f"{_num(r.get('busbw_gbps'), '.3g')} |")
         for key in ("cap_note", "budget_note", "error", "skipped"):
             if bw.get(key):
                 out += ["", md_text(f"{key.replace('_', ' ')}: {bw[key]}")]
