@@ -67,6 +67,7 @@ def test_torchrun_16_ranks(tmp_path):
     t0 = time.monotonic()
     r = fs.torchrun(fs.python(), 16, ["--timeout", "300", "--save", str(out)] + fs.QUICK_BW, timeout=600)
     took = time.monotonic() - t0
+    (tmp_path / "report.txt").write_text(r.stdout, encoding="utf-8")  # kept for the README's example
     assert r.returncode == 0, r.stdout + r.stderr[-3000:]
     assert "Fleet: 16 of 16 ranks reported" in r.stdout
     rep = fs.load_json(out)

@@ -63,7 +63,7 @@ CODES: dict[str, tuple[str, str, str]] = {
     "TE945": ("fleet-mixed-nccl", "fleet", "the ranks run different NCCL versions"),
     "TE946": ("fleet-mixed-cudnn", "fleet", "the ranks run different cuDNN versions"),
     "TE947": ("fleet-mixed-gpu-generations", "fleet", "the ranks use GPUs of different generations"),
-    "TE948": ("fleet-driver-behind", "fleet", "a node's NVIDIA driver is older than the other nodes'"),
+    "TE948": ("fleet-driver-behind", "fleet", "a node's NVIDIA driver is older than the one most nodes run"),
     "TE949": ("fleet-same-stack-different-results", "fleet", "ranks with identical stacks report different findings"),
     "TE950": ("fleet-nccl-env-differs", "fleet", "NCCL_* variables differ across ranks"),
     "TE951": ("fleet-mixed-python", "fleet", "the ranks run different Python versions"),

@@ -72,6 +72,17 @@ def _bw_rows(bw) -> list[dict]:
     return rows
 
 
+def rate(gbps) -> str:
+    """A bandwidth in GB/s (1e9 bytes/s, as nccl-tests counts) with a unit that keeps it readable."""
+    if not isinstance(gbps, (int, float)) or isinstance(gbps, bool):
+        return "-"
+    bps = gbps * 1e9
+    for unit, size in (("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3)):
+        if bps >= size:
+            return f"{bps / size:.3g} {unit}"
+    return f"{bps:.3g} B/s"
+
+
 def _num(v, fmt: str) -> str:
     return format(v, fmt) if isinstance(v, (int, float)) and not isinstance(v, bool) else "-"
 
@@ -173,11 +184,11 @@ def bandwidth_terminal(bw) -> list[str]:
     out = [f"Collective bandwidth ({t(bandwidth_title(bw))}):"]
     rows = _bw_rows(bw)
     if rows:
-        out.append(f"  {'op':<11} {'size':>9} {'iters':>6} {'time (us)':>11} {'algbw GB/s':>11} {'busbw GB/s':>11}")
+        out.append(f"  {'op':<11} {'size':>9} {'iters':>6} {'time (us)':>11} {'algbw':>11} {'busbw':>11}")
         for r in rows:
             out.append(f"  {t(r['op']):<11} {human_bytes(r.get('bytes', 0)):>9} {_num(r.get('iters'), 'd'):>6} "
-                       f"{_num(r.get('time_us'), '.1f'):>11} {_num(r.get('algbw_gbps'), '.3g'):>11} "
-                       f"{_num(r.get('busbw_gbps'), '.3g'):>11}")
+                       f"{_num(r.get('time_us'), '.1f'):>11} {rate(r.get('algbw_gbps')):>11} "
+                       f"{rate(r.get('busbw_gbps')):>11}")
     for key in ("cap_note", "budget_note"):
         if bw.get(key):
             out.append(f"  {t(bw[key])}")
@@ -242,11 +253,11 @@ def to_markdown(report: dict) -> str:
         out += ["", "#### Collective bandwidth", "", md_text(bandwidth_title(bw)), ""]
         rows = _bw_rows(bw)
         if rows:
-            out += ["| op | size | iterations | time (us) | algbw (GB/s) | busbw (GB/s) |", "|---|---:|---:|---:|---:|---:|"]
+            out += ["| op | size | iterations | time (us) | algbw | busbw |", "|---|---:|---:|---:|---:|---:|"]
             for r in rows:
                 out.append(f"| {md_text(r['op'])} | {human_bytes(r.get('bytes', 0))} | {_num(r.get('iters'), 'd')} | "
-                           f"{_num(r.get('time_us'), '.1f')} | {_num(r.get('algbw_gbps'), '.3g')} | "
-                           f"{_num(r.get('busbw_gbps'), '.3g')} |")
+                           f"{_num(r.get('time_us'), '.1f')} | {rate(r.get('algbw_gbps'))} | "
+                           f"{rate(r.get('busbw_gbps'))} |")
         for key in ("cap_note", "budget_note", "error", "skipped"):
             if bw.get(key):
                 out += ["", md_text(f"{key.replace('_', ' ')}: {bw[key]}")]
