@@ -142,9 +142,9 @@ def main(argv=None) -> int:
     data = payloads(snaps, args.ranks, all_distinct=args.all_distinct, with_reports=not args.no_rank_reports)
     total = sum(len(d) for d in data.values() if d)
     rss_before = _rss_bytes()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     rep, outputs = aggregate_once(data, args.ranks)
-    took = time.perf_counter() - t0
+    took, cpu = time.perf_counter() - t0, time.process_time() - c0
     rss = _rss_bytes()
     v = rep["verdict"]
     print(f"fleet aggregation: {args.ranks} ranks ({len(snaps)} recorded snapshots, varied; "
@@ -154,7 +154,8 @@ def main(argv=None) -> int:
     print(f"  verdict: {v['text']}")
     print(f"  output: terminal {len(outputs['terminal']) / 1e3:.0f} kB, Markdown {len(outputs['markdown']) / 1e3:.0f} kB, "
           f"JSON {len(outputs['json']) / 1e6:.1f} MB")
-    print(f"  time: {took:.2f} s (target < {TARGET_S:g} s)")
+    print(f"  time: {took:.2f} s wall, {cpu:.2f} s CPU (target < {TARGET_S:g} s); load average now "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     print(f"  peak RSS: {rss / (1 << 20):.0f} MiB (before aggregating: {rss_before / (1 << 20):.0f} MiB; "
           f"target < {TARGET_RSS >> 20} MiB)")
     ok = took < TARGET_S and rss < TARGET_RSS
