@@ -123,7 +123,7 @@ def test_dead_hung_and_garbage_ranks_are_reported_within_the_timeout(tmp_path):
     args = ["--timeout", str(timeout)] + fs.QUICK_BW
     py = fs.python()
     t0 = time.monotonic()
-    procs = [fs.start_rank(py, 0, world, port, args + ["--save", str(save)]),
+    procs = [fs.start_rank(py, 0, world, port, args + ["--save", str(save), "--json"]),
              fs.start_rank(py, 1, world, port, args, fault="exit-early"),
              fs.start_rank(py, 2, world, port, args, fault="hang-probe"),
              fs.start_rank(py, 3, world, port, args, fault="hang-process"),
@@ -141,7 +141,11 @@ def test_dead_hung_and_garbage_ranks_are_reported_within_the_timeout(tmp_path):
     assert codes["TE941"]["message"] == f"rank 1 never reached rank 0 within {timeout} s"
     assert "ranks 2-3" in codes["TE942"]["message"] and "not valid JSON" in codes["TE943"]["message"]
     assert rep["group"]["skipped"]  # no group is formed that would wait for the missing rank
-    assert "rank 1 never reached rank 0" in text and "Fleet: 1 of 5 ranks reported" in text
+    assert json.loads(text) == rep  # --json on stdout: only rank 0 writes there, and only the report
+    from torch_envcheck.fleet import render  # noqa: PLC0415
+    from torch_envcheck.fleet.load import load  # noqa: PLC0415
+    terminal = render.to_terminal(load(str(save)))
+    assert "rank 1 never reached rank 0" in terminal and "Fleet: 1 of 5 ranks reported" in terminal
     # rank 0's own work is bounded by --timeout (plus the start of the processes: importing torch)
     assert rep["launch"]["seconds"] < timeout + 10
     assert others[0][0] == 3 and others[1][0] == 0 and others[3][0] == 0  # the hung process is killed here
