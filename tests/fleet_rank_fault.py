@@ -7,6 +7,7 @@ FAULT is one of
     hang-probe    its probes never return (a GPU call stuck in the driver)
     hang-process  reaches the store, then its main thread stops forever (never sends a snapshot)
     garbage       sends its snapshot cut in half (a truncated payload)
+    hang-barrier  joins the process group, then never reaches monitored_barrier
 """
 
 import sys
@@ -34,6 +35,12 @@ def main() -> None:
             data = real(payload)
             return data[: len(data) // 2]
         worker.encode_payload = encode_payload
+    elif fault == "hang-barrier":
+        import torch.distributed as dist
+
+        def monitored_barrier(*args, **kwargs):
+            threading.Event().wait()
+        dist.monitored_barrier = monitored_barrier
     else:
         raise SystemExit(f"unknown fault {fault!r}")
     from torch_envcheck.cli import main as cli_main

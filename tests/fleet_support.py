@@ -33,11 +33,16 @@ def base_env(extra: dict | None = None, drop=()) -> dict:
     env["OMP_NUM_THREADS"] = "1"
     env["PYTHONWARNINGS"] = "ignore"
     env["GLOO_SOCKET_IFNAME"] = "lo"
-    env.update(extra or {})
+    for k, v in (extra or {}).items():
+        if v is None:
+            env.pop(k, None)
+        else:
+            env[k] = v
     return env
 
 
 def rank_env(rank: int, world: int, port: int, extra: dict | None = None) -> dict:
+    """env:// for one rank; `extra` entries override (None removes a variable)."""
     return base_env(dict({"RANK": str(rank), "WORLD_SIZE": str(world), "LOCAL_RANK": str(rank),
                           "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port)}, **(extra or {})))
 

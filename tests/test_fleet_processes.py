@@ -88,11 +88,17 @@ def test_heterogeneous_fleet_by_hand(cuda_python, cpu_python, tmp_path):
     port, world = fs.free_port(), 4
     save = tmp_path / "mixed.json"
     args = ["--timeout", "150"] + fs.QUICK_BW
+    # rank 1 finds its place through Open MPI's variables and rank 2 through Slurm's (no RANK /
+    # WORLD_SIZE / LOCAL_RANK), as under mpirun and srun
+    ompi = {"RANK": None, "WORLD_SIZE": None, "LOCAL_RANK": None, "OMPI_COMM_WORLD_RANK": "1",
+            "OMPI_COMM_WORLD_SIZE": str(world), "OMPI_COMM_WORLD_LOCAL_RANK": "1"}
+    slurm = {"RANK": None, "WORLD_SIZE": None, "LOCAL_RANK": None, "SLURM_PROCID": "2",
+             "SLURM_NTASKS": str(world), "SLURM_LOCALID": "2"}
     procs = [
         fs.start_rank(cuda_python, 0, world, port, args + ["--save", str(save)], {"CUDA_VISIBLE_DEVICES": "0"}),
-        fs.start_rank(cuda_python, 1, world, port, args, {"CUDA_VISIBLE_DEVICES": "0", "NCCL_DEBUG": "WARN",
-                                                          "NCCL_SOCKET_IFNAME": "lo"}),
-        fs.start_rank(cuda_python, 2, world, port, args, {"CUDA_VISIBLE_DEVICES": "1"}),
+        fs.start_rank(cuda_python, 1, world, port, args, dict(ompi, CUDA_VISIBLE_DEVICES="0", NCCL_DEBUG="WARN",
+                                                              NCCL_SOCKET_IFNAME="lo")),
+        fs.start_rank(cuda_python, 2, world, port, args, dict(slurm, CUDA_VISIBLE_DEVICES="1")),
         fs.start_rank(cpu_python, 3, world, port, args, {"CUDA_VISIBLE_DEVICES": "0"}),
     ]
     results = fs.finish(procs, 400)
@@ -115,6 +121,9 @@ def test_heterogeneous_fleet_by_hand(cuda_python, cpu_python, tmp_path):
     assert rep["group"]["formed"] and rep["group"]["error"] is None
     assert rep["bandwidth"]["ops"]["all_reduce"] and rep["bandwidth"]["error"] is None
     assert "ranks 0-2: " in text and "rank 3: " + cpu_version in text
+    launchers = {x["rank"]: x["rank_facts"]["launcher"] for x in rep["ranks"]}
+    assert launchers == {0: "torchrun/env://", 1: "open-mpi", 2: "slurm", 3: "torchrun/env://"}
+    assert [x["rank_facts"]["local_rank"] for x in rep["ranks"]] == [0, 1, 2, 3]
 
 
 def test_dead_hung_and_garbage_ranks_are_reported_within_the_timeout(tmp_path):
@@ -150,6 +159,28 @@ def test_dead_hung_and_garbage_ranks_are_reported_within_the_timeout(tmp_path):
     assert rep["launch"]["seconds"] < timeout + 10
     assert others[0][0] == 3 and others[1][0] == 0 and others[3][0] == 0  # the hung process is killed here
     print(f"fault fleet: rank 0 done after {took:.1f} s (its own part {rep['launch']['seconds']:.1f} s)")
+
+
+def test_monitored_barrier_names_a_rank_that_joined_and_hung(tmp_path):
+    """Every rank delivers, the group forms, then rank 1 never reaches the barrier: rank 0's
+    monitored_barrier (gloo) names it within the timeout and the report says so."""
+    port, world, timeout = fs.free_port(), 2, 20
+    save = tmp_path / "barrier.json"
+    args = ["--timeout", str(timeout)] + fs.QUICK_BW
+    procs = [fs.start_rank(fs.python(), 0, world, port, args + ["--save", str(save)]),
+             fs.start_rank(fs.python(), 1, world, port, args, fault="hang-barrier")]
+    try:
+        code, text, err = fs.finish(procs[:1], 2 * timeout + 240)[0]
+    finally:
+        fs.finish(procs[1:], 5)
+    assert code == 1, text + err[-3000:]
+    rep = fs.load_json(save)
+    assert [x["status"] for x in rep["ranks"]] == ["ok", "ok"]
+    assert rep["group"]["formed"] and rep["group"]["barrier_missing"] == [1]
+    assert rep["group"]["stage"] == "monitored_barrier"
+    codes = {f["code"]: f for f in rep["findings"]}
+    assert codes["TE955"]["message"] == "monitored_barrier: rank 1 did not reach the barrier"
+    assert "TE954" in codes and rep["bandwidth"].get("skipped")
 
 
 @pytest.mark.gpu

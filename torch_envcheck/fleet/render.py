@@ -42,7 +42,8 @@ def rank_findings(records, severity: str) -> list[dict]:
     for r in records:
         rep = r.get("report") if isinstance(r.get("report"), dict) else None
         for f in (rep or {}).get("findings") or []:
-            if isinstance(f, dict) and f.get("severity") == severity:
+            # a finding another one explains is shown under its cause by the doctor, not here
+            if isinstance(f, dict) and f.get("severity") == severity and not f.get("explained_by"):
                 g = by.setdefault((f.get("code"), f.get("message")), {"finding": f, "ranks": []})
                 g["ranks"].append(r["rank"])
     return sorted(by.values(), key=lambda g: (g["ranks"][0], str(g["finding"].get("code"))))
@@ -104,7 +105,7 @@ def terminal_lines(report: dict, unicode: bool = True, width: int = 100, verbose
     by_rank = {r["rank"]: r for r in records}
     v = report.get("verdict") or {}
     hosts = _hosts(records)
-    out = [f"torch-envcheck fleet {t(report.get('tool_version'))}  ({len(records)} ranks on {len(hosts)} "
+    out = [f"torch-envcheck fleet {t(report.get('tool_version'))}  ({len(records)} rank{'s' if len(records) != 1 else ''} on {len(hosts)} "
            f"host{'s' if len(hosts) != 1 else ''}, report of {t(report.get('created'))})", ""]
     out.append(f"[{m.get(v.get('status'), '?')}] Fleet: {t(v.get('text'))}")
     for host, ranks in sorted(hosts.items(), key=lambda kv: kv[1][0])[:16 if not verbose else None]:

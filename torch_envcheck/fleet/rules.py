@@ -175,8 +175,9 @@ def same_stack_different_results(records) -> list[dict]:
     for members in stacks.values():
         by_result: dict[tuple, list[int]] = {}
         for r in members:
-            codes = tuple(sorted({f.get("code") for f in r["report"].get("findings") or []
-                                  if isinstance(f, dict) and f.get("severity") in ("warning", "failure")}))
+            codes = tuple(sorted({str(f.get("code")) for f in r["report"].get("findings") or []
+                                  if isinstance(f, dict) and f.get("severity") in ("warning", "failure")
+                                  and not f.get("explained_by")}))
             by_result.setdefault(codes, []).append(r["rank"])
         if len(by_result) < 2:
             continue
@@ -235,8 +236,8 @@ def gpu_shared(records) -> list[dict]:
 
 
 def rank_failures(records) -> list[dict]:
-    failing = [r["rank"] for r in records if isinstance(r.get("report"), dict)
-               and any(isinstance(f, dict) and f.get("severity") == "failure" for f in r["report"].get("findings") or [])]
+    from .aggregate import _counted  # noqa: PLC0415
+    failing = [r["rank"] for r in records if _counted(r, "failure")]
     if not failing:
         return []
     return [finding("TE957", "failure", f"{_where(records, failing)} {'has' if len(failing) == 1 else 'have'} "

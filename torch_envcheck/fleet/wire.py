@@ -69,7 +69,8 @@ def decode(data, rank: int) -> dict:
     if snap is not None:
         from ..doctor.snapshot import SnapshotError, validate  # noqa: PLC0415
         try:
-            validate(snap, f"rank {rank}'s snapshot")
+            # validate() returns the snapshot as the doctor reads it (normalised where the contract says so)
+            obj["snapshot"] = validate(snap, f"rank {rank}'s snapshot")
         except SnapshotError as exc:
             raise WireError(str(exc)) from None
     err = obj.get("probe_error")
