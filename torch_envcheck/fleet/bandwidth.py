@@ -122,6 +122,8 @@ def sweep(dist, group, control_group, rank: int, world: int, device, plan: dict)
     iters, warmup = int(plan.get("iters", 20)), int(plan.get("warmup", 5))
     budget = float(plan.get("seconds", 30.0))
     timer = _Timer(device)
+    # all_gather_single is the new name (all_gather_into_tensor warns that it is deprecated)
+    gather_into = getattr(dist, "all_gather_single", None) or dist.all_gather_into_tensor
     results: dict[str, list] = {op: [] for op in ops}
     out = {"ops": results, "iters": iters, "warmup": warmup, "timer": timer.name, "dtype": "float32",
            "error": None}
@@ -136,7 +138,7 @@ def sweep(dist, group, control_group, rank: int, world: int, device, plan: dict)
                     count = chunk * world
                     src = torch.ones(chunk, dtype=torch.float32, device=device)
                     outs = torch.empty(count, dtype=torch.float32, device=device)
-                    fn = lambda: dist.all_gather_into_tensor(outs, src, group=group)  # noqa: E731
+                    fn = lambda: gather_into(outs, src, group=group)  # noqa: E731
                 else:
                     buf = torch.ones(count, dtype=torch.float32, device=device)
                     fn = (lambda: dist.all_reduce(buf, group=group)) if op == "all_reduce" else \
