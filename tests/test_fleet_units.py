@@ -363,3 +363,33 @@ def test_bandwidth_sweep_on_one_process_gloo_group(tmp_path):
         assert all(r["time_us"] > 0 and r["algbw_gbps"] == pytest.approx(r["bytes"] / (r["time_us"] / 1e6) / 1e9)
                    for r in rows)
     assert out["ops"]["all_reduce"][0]["busbw_gbps"] == 0.0  # 2(n-1)/n with n = 1
+
+
+def test_explained_findings_count_under_their_cause_only():
+    s = snap("h100_cu130_healthy")
+    recs = records({0: payload(0, s), 1: payload(1, s)}, 2)
+    aggregate.diagnose_records(recs)
+    cause = {"code": "TE403", "severity": "warning", "message": "CUDA_VISIBLE_DEVICES=7 names no GPU"}
+    symptom = {"code": "TE303", "severity": "failure", "message": "CUDA failed to initialise", "explained_by": "TE403"}
+    recs[1]["report"] = dict(recs[1]["report"], findings=[cause, symptom])
+    rep = fleet(recs)
+    assert rep["verdict"]["counts"]["with_failures"] == 0 and rep["verdict"]["counts"]["with_warnings"] == 1
+    assert "TE957" not in codes(rep)
+    assert [g["finding"]["code"] for g in render.rank_findings(rep["ranks"], "failure")] == []
+    assert [g["finding"]["code"] for g in render.rank_findings(rep["ranks"], "warning")] == ["TE403"]
+
+
+def test_a_rank_report_is_used_only_from_the_same_tool_version():
+    from torch_envcheck import __version__
+    s = snap("h100_cu130_healthy")
+    own = aggregate.short_report(s)
+    body = {"schema": wire.RANK_SCHEMA, "tool_version": __version__, "rank_facts": {"rank": 0}, "snapshot": s,
+            "probe_error": None, "report": own}
+    assert aggregate.use_rank_report(body)["findings"] == own["findings"]
+    assert aggregate.use_rank_report(dict(body, tool_version="0.0.1")) is None
+    bad = dict(own, findings=[{"code": "TE999", "severity": "ok", "message": "made up"}])
+    assert aggregate.use_rank_report(dict(body, report=bad)) is None
+    rec = aggregate.record_from_arrival(0, {"hello": {}, "data": wire.encode(dict(body, tool_version="0.0.1"))})
+    assert rec["report"] is None  # rank 0 diagnoses it itself
+    fleet([rec])
+    assert rec["report"]["findings"] == own["findings"]
