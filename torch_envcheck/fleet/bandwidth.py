@@ -82,8 +82,11 @@ def link_type(records, backend: str) -> str:
 
 
 class _Timer:
-    def __init__(self, device):
+    def __init__(self, device, limit_s: float = 60.0):
         self.device = device
+        # NCCL returns before its kernels finish; waiting for them with torch.cuda.synchronize()
+        # would hang with a stuck collective, so the last event is polled against this limit.
+        self.limit_s = limit_s
         if device.type == "cuda":
             import torch  # noqa: PLC0415
             self.torch = torch
@@ -108,7 +111,11 @@ class _Timer:
             fn()
             end.record()
             pairs.append((start, end))
-        torch.cuda.synchronize(self.device)
+        end = time.monotonic() + self.limit_s
+        while not pairs[-1][1].query():
+            if time.monotonic() > end:
+                raise TimeoutError(f"the collectives did not complete within {self.limit_s:g} s")
+            time.sleep(0.0005)
         return [s.elapsed_time(e) / 1000.0 for s, e in pairs]
 
 
@@ -121,7 +128,7 @@ def sweep(dist, group, control_group, rank: int, world: int, device, plan: dict)
     ops = [op for op in plan.get("ops", ["all_reduce"]) if op in OPS]
     iters, warmup = int(plan.get("iters", 20)), int(plan.get("warmup", 5))
     budget = float(plan.get("seconds", 30.0))
-    timer = _Timer(device)
+    timer = _Timer(device, float(plan.get("wait_limit", budget)))
     # all_gather_single is the new name (all_gather_into_tensor warns that it is deprecated)
     gather_into = getattr(dist, "all_gather_single", None) or dist.all_gather_into_tensor
     results: dict[str, list] = {op: [] for op in ops}

@@ -103,6 +103,9 @@ def make_plan(records, args) -> dict:
         plan["bandwidth"] = {"sizes": bandwidth.sizes(min(cap, args.bandwidth_max), min(bandwidth.MIN_BYTES, cap)),
                              "ops": args.ops, "iters": args.iters, "warmup": args.warmup,
                              "seconds": args.bandwidth_seconds, "cap_bytes": cap, "cap_reason": why,
+                             # below the process group's timeout, after which NCCL's watchdog may
+                             # end the process before rank 0 has printed anything
+                             "wait_limit": max(1.0, min(args.bandwidth_seconds, 0.5 * args.timeout)),
                              "link": bandwidth.link_type(records, plan["backend"])}
     return plan
 
