@@ -43,7 +43,8 @@ def rank_status(records, timeout: float | None) -> list[dict]:
             "These ranks never wrote to the rendezvous store: the process died before joining (an import "
             "error, an out-of-memory kill, a crash), was never started, or cannot reach MASTER_ADDR:MASTER_PORT. "
             "Their own output (stderr of the launcher) says why.",
-            "run one of them by hand on its node: python -m torch_envcheck", {"ranks": table.rank_ranges(missing)}))
+            "python -m torch_envcheck   # on the node of a missing rank, in the job's environment",
+            {"ranks": table.rank_ranges(missing)}))
     late = [r for r in records if r["status"] == "late"]
     if late:
         by_reason: dict[str, list[int]] = {}
@@ -56,7 +57,7 @@ def rank_status(records, timeout: float | None) -> list[dict]:
             "The rank reached the store, so it runs and can reach rank 0, but its probes did not finish in time: "
             "usually a GPU or driver call that hangs (a GPU in a bad state, a stuck nvidia-smi). "
             "Run the doctor on that node to see which probe hangs.",
-            "python -m torch_envcheck --verbose", {"ranks": table.rank_ranges([r["rank"] for r in late]),
+            "python -m torch_envcheck --verbose   # on the node of a late rank", {"ranks": table.rank_ranges([r["rank"] for r in late]),
                                                    "reasons": {k: table.rank_ranges(v) for k, v in list(by_reason.items())[:16]}}))
     bad = [r for r in records if r["status"] == "garbage"]
     if bad:
@@ -156,8 +157,9 @@ def driver_behind(records) -> list[dict]:
                                f"driver {g['value']}, behind the {usual} of most nodes",
                                "A node with an older driver supports fewer CUDA versions (a torch upgrade can break "
                                "there first) and may lack fixes the others have; keep one driver across the fleet.",
-                               f"update the NVIDIA driver on {', '.join(g['hosts'][:8]) or 'those nodes'}"
-                               f"{' and the others listed' if len(g['hosts']) > 8 else ''} to {usual}",
+                               f"# on {', '.join(g['hosts'][:8]) or 'those nodes'}"
+                               f"{' and the others listed' if len(g['hosts']) > 8 else ''}: install NVIDIA "
+                               f"driver {usual} (your distribution's package), reboot, then check:\nnvidia-smi",
                                {"ranks": table.rank_ranges(g["ranks"]), "hosts": g["hosts"][:64], "driver": g["value"],
                                 "usual": usual, "driver_os": os_name}))
     return out
