@@ -126,22 +126,40 @@ def test_heterogeneous_fleet_by_hand(cuda_python, cpu_python, tmp_path):
     assert [x["rank_facts"]["local_rank"] for x in rep["ranks"]] == [0, 1, 2, 3]
 
 
-def test_dead_hung_and_garbage_ranks_are_reported_within_the_timeout(tmp_path):
-    port, world, timeout = fs.free_port(), 5, 30
-    save = tmp_path / "faults.json"
-    args = ["--timeout", str(timeout)] + fs.QUICK_BW
+FAULT_TIMEOUT, BARRIER_TIMEOUT = 30, 20
+
+
+@pytest.fixture(scope="module")
+def faulty_fleets(tmp_path_factory):
+    """Two fleets at once (their waits overlap, so the suite pays for the longer one only):
+    five ranks of which one exits before joining, one hangs in its probe, one hangs whole and one
+    sends a truncated snapshot; and two ranks of which one joins the group but never reaches
+    monitored_barrier."""
+    tmp = tmp_path_factory.mktemp("faults")
     py = fs.python()
+    fport, bport = fs.free_port(), fs.free_port()
+    fargs = ["--timeout", str(FAULT_TIMEOUT)] + fs.QUICK_BW
+    bargs = ["--timeout", str(BARRIER_TIMEOUT)] + fs.QUICK_BW
     t0 = time.monotonic()
-    procs = [fs.start_rank(py, 0, world, port, args + ["--save", str(save), "--json"]),
-             fs.start_rank(py, 1, world, port, args, fault="exit-early"),
-             fs.start_rank(py, 2, world, port, args, fault="hang-probe"),
-             fs.start_rank(py, 3, world, port, args, fault="hang-process"),
-             fs.start_rank(py, 4, world, port, args, fault="garbage")]
+    faults = [fs.start_rank(py, 0, 5, fport, fargs + ["--save", str(tmp / "faults.json"), "--json"]),
+              fs.start_rank(py, 1, 5, fport, fargs, fault="exit-early"),
+              fs.start_rank(py, 2, 5, fport, fargs, fault="hang-probe"),
+              fs.start_rank(py, 3, 5, fport, fargs, fault="hang-process"),
+              fs.start_rank(py, 4, 5, fport, fargs, fault="garbage")]
+    barrier = [fs.start_rank(py, 0, 2, bport, bargs + ["--save", str(tmp / "barrier.json")]),
+               fs.start_rank(py, 1, 2, bport, bargs, fault="hang-barrier")]
     try:
-        code, text, err = fs.finish(procs[:1], timeout + 240)[0]
+        zero = fs.finish([faults[0], barrier[0]], 2 * FAULT_TIMEOUT + 240)
         took = time.monotonic() - t0
     finally:
-        others = fs.finish(procs[1:], 10)
+        others = fs.finish(faults[1:] + barrier[1:], 10)
+    return {"faults": (zero[0], others[:4], tmp / "faults.json"), "barrier": (zero[1], tmp / "barrier.json"),
+            "seconds": took}
+
+
+def test_dead_hung_and_garbage_ranks_are_reported_within_the_timeout(faulty_fleets):
+    (code, text, err), others, save = faulty_fleets["faults"]
+    timeout = FAULT_TIMEOUT
     assert code == 1, text + err[-3000:]
     rep = fs.load_json(save)
     status = {x["rank"]: x["status"] for x in rep["ranks"]}
@@ -158,21 +176,14 @@ def test_dead_hung_and_garbage_ranks_are_reported_within_the_timeout(tmp_path):
     # rank 0's own work is bounded by --timeout (plus the start of the processes: importing torch)
     assert rep["launch"]["seconds"] < timeout + 10
     assert others[0][0] == 3 and others[1][0] == 0 and others[3][0] == 0  # the hung process is killed here
-    print(f"fault fleet: rank 0 done after {took:.1f} s (its own part {rep['launch']['seconds']:.1f} s)")
+    print(f"fault fleets: both rank 0s done after {faulty_fleets['seconds']:.1f} s "
+          f"(the fault fleet's own part {rep['launch']['seconds']:.1f} s)")
 
 
-def test_monitored_barrier_names_a_rank_that_joined_and_hung(tmp_path):
+def test_monitored_barrier_names_a_rank_that_joined_and_hung(faulty_fleets):
     """Every rank delivers, the group forms, then rank 1 never reaches the barrier: rank 0's
     monitored_barrier (gloo) names it within the timeout and the report says so."""
-    port, world, timeout = fs.free_port(), 2, 20
-    save = tmp_path / "barrier.json"
-    args = ["--timeout", str(timeout)] + fs.QUICK_BW
-    procs = [fs.start_rank(fs.python(), 0, world, port, args + ["--save", str(save)]),
-             fs.start_rank(fs.python(), 1, world, port, args, fault="hang-barrier")]
-    try:
-        code, text, err = fs.finish(procs[:1], 2 * timeout + 240)[0]
-    finally:
-        fs.finish(procs[1:], 5)
+    (code, text, err), save = faulty_fleets["barrier"]
     assert code == 1, text + err[-3000:]
     rep = fs.load_json(save)
     assert [x["status"] for x in rep["ranks"]] == ["ok", "ok"]
@@ -181,6 +192,7 @@ def test_monitored_barrier_names_a_rank_that_joined_and_hung(tmp_path):
     codes = {f["code"]: f for f in rep["findings"]}
     assert codes["TE955"]["message"] == "monitored_barrier: rank 1 did not reach the barrier"
     assert "TE954" in codes and rep["bandwidth"].get("skipped")
+    assert rep["launch"]["seconds"] < 2 * BARRIER_TIMEOUT + 10
 
 
 @pytest.mark.gpu
