@@ -1,5 +1,6 @@
 """The snapshot this machine produces honours the data contract the rules are written against
-(schema torch_envcheck.snapshot/1): every section and field is present with the documented type."""
+(torch_envcheck/doctor/contract.py, schema torch_envcheck.snapshot/1), and loading normalises old,
+partial or mistyped snapshots into explicit unknowns."""
 
 from __future__ import annotations
 
@@ -8,32 +9,8 @@ import json
 import pytest
 
 import torch_envcheck.doctor as doctor
+from torch_envcheck.doctor import contract
 from torch_envcheck.doctor import snapshot as snapmod
-
-STR, INT, BOOL, FLOAT, LIST, DICT, NONE = str, int, bool, (int, float), list, dict, type(None)
-
-CONTRACT = {
-    "platform": {"system": STR, "release": STR, "machine": STR, "os_pretty": (STR, NONE), "wsl": (INT, NONE),
-                 "mac_ver": (STR, NONE), "apple_silicon": (BOOL, NONE), "container": (STR, NONE), "python": DICT},
-    "torch": {"importable": BOOL, "import_error": (STR, NONE), "import_seconds": (FLOAT, NONE),
-              "version": (STR, NONE), "local": (STR, NONE), "cuda": (STR, NONE), "hip": (STR, NONE),
-              "cudnn": (INT, NONE), "arch_list": LIST, "cuda_available": (BOOL, NONE), "device_count": (INT, NONE),
-              "cuda_init_error": (STR, NONE), "devices": LIST, "mps": (DICT, NONE), "mkldnn": (BOOL, NONE),
-              "cxx11_abi": (BOOL, NONE), "installer": (STR, NONE), "location": (STR, NONE),
-              "requires_python": (STR, NONE)},
-    "packages": {"torchvision": (DICT, NONE), "torchaudio": (DICT, NONE), "triton": (DICT, NONE), "nvidia": DICT},
-    "driver": {"source": (STR, NONE), "present": BOOL, "version": (STR, NONE), "cuda_version": (STR, NONE),
-               "gpus": LIST, "errors": LIST, "pci_gpus": (LIST, NONE)},
-    "env": {"CUDA_VISIBLE_DEVICES": (STR, NONE), "CUDA_DEVICE_ORDER": (STR, NONE), "LD_LIBRARY_PATH": (STR, NONE),
-            "CUDA_HOME": (STR, NONE), "CUDA_PATH": (STR, NONE), "PYTORCH_CUDA_ALLOC_CONF": (STR, NONE)},
-    "libraries": {"search_path_var": STR, "entries": LIST},
-    "toolchain": {"nvcc": LIST, "cuda_home": DICT, "host_compiler": (DICT, NONE), "ninja": (DICT, NONE)},
-    "extension": {"status": DICT, "build_info": (DICT, NONE), "runtime_info": (DICT, NONE)},
-}
-PYTHON = {"version": STR, "implementation": STR, "executable": STR, "prefix": STR, "base_prefix": STR,
-          "venv": BOOL, "conda_env": (STR, NONE), "conda_prefix": (STR, NONE)}
-NVCC = {"path": STR, "source": STR, "cuda_home": STR, "toolkit_found": BOOL, "version": (STR, NONE),
-        "error": (STR, NONE)}
 
 
 @pytest.fixture(scope="module")
@@ -41,33 +18,32 @@ def snap():
     return doctor.collect(timeout=5.0)
 
 
-def _check(obj: dict, spec: dict, where: str) -> None:
-    for key, kind in spec.items():
-        assert key in obj, f"{where}.{key} missing"
-        assert isinstance(obj[key], kind), f"{where}.{key} = {obj[key]!r} is not {kind}"
-
-
 def test_snapshot_follows_the_contract(snap):
     assert snap["schema"] == "torch_envcheck.snapshot/1" and snap["tool_version"]
     assert snap["probe_errors"] == {}, snap["probe_errors"]  # on this machine every probe runs
-    assert set(snap["probe_seconds"]) == set(CONTRACT)
-    for section, spec in CONTRACT.items():
-        _check(snap[section], spec, section)
-    _check(snap["platform"]["python"], PYTHON, "platform.python")
-    for entry in snap["toolchain"]["nvcc"]:
-        _check(entry, NVCC, "toolchain.nvcc[]")
-    for gpu in snap["driver"]["gpus"]:
-        _check(gpu, {"index": INT, "name": (STR, NONE), "capability": (STR, NONE)}, "driver.gpus[]")
-    for dev in snap["driver"]["pci_gpus"] or []:
-        _check(dev, {"bus_id": STR, "device_id": (STR, NONE), "class": STR}, "driver.pci_gpus[]")
-    for dev in snap["torch"]["devices"]:
-        _check(dev, {"index": INT, "name": STR, "capability": STR, "total_memory_bytes": INT}, "torch.devices[]")
+    assert set(snap["probe_seconds"]) == set(contract.SECTIONS)
+    assert contract.violations(snap) == []
+    assert contract.undeclared_keys(snap) == [], "a probe writes facts the contract does not declare"
+    assert snap["normalised"] == [], "a live snapshot needs no normalising"
     assert snap["extension"]["status"]["state"] in ("ok", "stale", "missing", "torch-missing", "broken")
+
+
+def test_violations_name_what_breaks_the_contract(snap):
+    bad = json.loads(json.dumps(snap))
+    bad["torch"]["importable"] = None
+    bad["driver"]["gpus"] = [{"index": "0"}]
+    del bad["platform"]["machine"]
+    found = contract.violations(bad)
+    assert "torch.importable: null, but the contract says it is always known" in found
+    assert "driver.gpus[0].index: string, expected int" in found
+    assert "platform.machine: missing" in found
+    bad["torch"]["new_fact"] = 1
+    assert contract.undeclared_keys(bad) == ["torch.new_fact"]
 
 
 def test_snapshot_is_plain_json_and_validates(snap):
     again = json.loads(json.dumps(snap))
-    assert again == snap and snapmod.validate(again) is again
+    assert again == snap and snapmod.validate(again) == snap, "normalising a live snapshot changes nothing"
 
 
 def test_torch_facts_match_torch(snap):
@@ -79,3 +55,41 @@ def test_torch_facts_match_torch(snap):
     if torch.version.cuda:
         assert t["arch_list"] == torch._C._cuda_getArchFlags().split()
     assert t["cudnn"] == torch.backends.cudnn.version()
+
+
+def test_normalise_makes_unknown_explicit_and_never_guesses():
+    n = snapmod.validate({"schema": snapmod.SNAPSHOT_SCHEMA, "torch": {"importable": "yes", "cudnn": "9.1",
+                                                                      "devices": [{"index": 0, "capability": 8.6}, 3],
+                                                                      "arch_list": ["sm_80", 90]},
+                          "driver": [1, 2], "platform": {"python": {"version": 3.12}}})
+    assert n["torch"]["importable"] is None and n["torch"]["cudnn"] is None  # wrong types: unknown
+    assert n["torch"]["devices"] == [{"index": 0, "name": None, "capability": None, "total_memory_bytes": None}]
+    assert n["torch"]["arch_list"] == ["sm_80"]
+    assert n["torch"]["version"] is None and "hip" in n["torch"]  # missing fields present, unknown
+    assert n["driver"] is None and n["toolchain"] is None  # a wrong-typed or missing section: unknown
+    assert n["platform"]["python"]["version"] is None and n["platform"]["system"] is None
+    assert "torch.importable: expected bool, got boolean" not in n["normalised"]
+    assert "torch.importable: expected bool, got string" in n["normalised"]
+    assert "driver: expected object, got list" in n["normalised"]
+    assert contract.normalise(n) == n, "normalising is idempotent"
+
+
+def test_every_section_declares_meaning_and_kind():
+    for section, fields in contract.SECTIONS.items():
+        for name, spec in fields.items():
+            assert spec.kind in (contract.STR, contract.INT, contract.BOOL, contract.FLOAT, contract.LIST,
+                                 contract.DICT), (section, name)
+            assert spec.meaning.strip(), f"{section}.{name} has no meaning"
+    assert contract.declared("torch.devices[].capability") and contract.declared("packages.nvidia.*")
+    assert not contract.declared("torch.gpu_name")
+    for area, paths in contract.JUDGED_BY.items():
+        assert all(contract.declared(p) for p in paths), area
+
+
+def test_recorded_snapshots_hold_only_declared_facts():
+    import glob
+    import os
+    for path in sorted(glob.glob(os.path.join(os.path.dirname(__file__), "snapshots", "*.json"))):
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+        assert contract.undeclared_keys(data) == [], os.path.basename(path)

@@ -95,7 +95,7 @@ def test_companion_from_another_cuda_index():
     s = healthy(); s["packages"]["torchvision"]["version"] = "0.29.1+cu126"
     f = only(torch_rules.companions(s), "TE204")
     assert f["severity"] == "failure" and "cu126" in f["message"] and "cu130" in f["message"]
-    assert f["fix"].endswith("--no-deps \"torchvision==0.29.*\" --index-url https://download.pytorch.org/whl/cu130")
+    assert f["fix"].endswith("--no-deps 'torchvision==0.29.*' --index-url https://download.pytorch.org/whl/cu130")
     s = healthy(); s["packages"]["torchaudio"] = {"version": "2.14.1+cpu"}
     assert "cpu" in only(torch_rules.companions(s), "TE204")["message"]
     assert torch_rules.companions(healthy()) == []
@@ -369,6 +369,8 @@ def test_python_against_requires_python_for_a_release_newer_than_the_tables():
 def test_wsl2_recommendations_use_linux_wheels_and_the_windows_driver_table():
     s = load("pascal_gtx1080_cu130"); s["platform"]["wsl"] = 2
     s["driver"]["version"] = "566.36"; s["driver"]["cuda_version"] = "12.7"   # a Windows driver seen from WSL 2
+    s["torch"].update(cuda_available=False, device_count=0, devices=[],
+                      cuda_init_error="CUDA initialization: The NVIDIA driver on your system is too old (found version 12070).")
     found = evaluate(s)
     assert only(found, "TE302")["fix"].endswith("/whl/cu126")
     f = only(found, "TE401")

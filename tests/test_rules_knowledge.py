@@ -45,8 +45,10 @@ def test_driver_supports():
 
 
 def test_arch_lists_and_capability_match():
-    assert kb.wheel_arch_list("2.14.1", "cu130") == ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120", "compute_120"]
-    assert "compute_120" not in kb.wheel_arch_list("2.14.1", "cu130", "Windows")  # PTX on Linux builds only
+    # the real 2.14.1+cu130 wheel ships no PTX (torch._C._cuda_getArchFlags()); 2.13's row keeps the matrix's +PTX
+    assert kb.wheel_arch_list("2.14.1", "cu130") == ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]
+    assert kb.wheel_arch_list("2.13.0", "cu130")[-1] == "compute_120"
+    assert "compute_120" not in kb.wheel_arch_list("2.13.0", "cu130", "Windows")  # PTX on Linux builds only
     assert kb.wheel_arch_list("2.14", "cu999") is None
     assert kb.capability_match("8.9", ["sm_80", "sm_86"])["entry"] == "sm_86"
     assert kb.capability_match("8.0", ["sm_86"])["ok"] is False
@@ -75,8 +77,8 @@ def test_python_range():
 
 def test_pip_command():
     cmd = kb.pip_install_command("/opt/my env/bin/python", "2.14.1", "cu126", ["torchvision", "torchaudio"])
-    assert cmd == ('"/opt/my env/bin/python" -m pip install --force-reinstall "torch==2.14.1" '
-                   '"torchvision==0.29.*" "torchaudio==2.14.*" --index-url https://download.pytorch.org/whl/cu126')
+    assert cmd == ('"/opt/my env/bin/python" -m pip install --force-reinstall torch==2.14.1 '
+                   "'torchvision==0.29.*' 'torchaudio==2.14.*' --index-url https://download.pytorch.org/whl/cu126")
     assert kb.cuda_from_tag("cu118") == "11.8" and kb.tag_from_cuda("13.0") == "cu130" and kb.local_tag("0.29.1+cu130") == "cu130"
 
 
@@ -112,3 +114,70 @@ def test_rules_import_neither_torch_nor_optional_extras():
             "print(json.dumps([m for m in ('torch', 'packaging', 'rich', 'pynvml') if m in sys.modules]))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# ------------------------------------------------------------------ issue 8: torch's capability table, Jetson, cuDNN
+
+
+def test_sass_follows_torchs_device_requirement_table():
+    # discrete-GPU code does not run on the Jetson GPUs of the same major (DEVICE_REQUIREMENT)
+    assert kb.sass_runs_on("8.0", "8.6") and kb.sass_runs_on("8.0", "8.9")
+    assert not kb.sass_runs_on("8.0", "8.7") and not kb.sass_runs_on("8.6", "8.7")
+    assert kb.sass_runs_on("8.7", "8.7") and not kb.sass_runs_on("8.7", "8.9")
+    assert not kb.sass_runs_on("7.0", "7.2") and not kb.sass_runs_on("5.0", "5.3") and not kb.sass_runs_on("6.0", "6.2")
+    # 10.1 was renamed 11.0: code for either runs on both, and sm_100 code not on them
+    assert kb.sass_runs_on("11.0", "10.1") and kb.sass_runs_on("10.1", "11.0") and not kb.sass_runs_on("10.0", "10.1")
+    # from CUDA 13.2 on, server aarch64 (SBSA) binaries also run on Jetson
+    assert kb.sass_runs_on("8.0", "8.7", build_cuda="13.2") and not kb.sass_runs_on("8.0", "8.7", build_cuda="13.0")
+    assert kb.capability_match("8.7", ["sm_80", "sm_90"], "12.6")["ok"] is False
+    assert kb.capability_match("8.7", ["sm_80", "sm_90"], "13.2")["entry"] == "sm_80"
+    # an unknown code gets the same-major interval, as in torch
+    assert kb.sass_runs_on("9.9", "9.9") and not kb.sass_runs_on("9.9", "9.8")
+
+
+def test_tegra_and_cudnn_tables():
+    assert all(kb.is_tegra(c) for c in ("5.3", "6.2", "7.2", "8.7", "10.1", "11.0"))
+    assert not any(kb.is_tegra(c) for c in ("8.0", "8.6", "9.0", "12.0", None, "junk"))
+    assert kb.cudnn_supports("9.1.0.70", "3.7") is False and kb.cudnn_supports("8.7.0.84", "3.7") is True
+    assert kb.cudnn_supports("9.10.2.21", "5.0") is True and kb.cudnn_supports(None, "3.7") is None
+    # Kepler: only cuDNN 8 builds are recommended
+    best = kb.latest_release_for(capability="3.7", python_version="3.10")
+    assert best["torch"] == "2.3" and best["tag"] == "cu118"
+
+
+def test_min_driver_any_build():
+    low = kb.min_driver_any_build("Linux")
+    assert low["driver"] == "450.80.02" and low["cuda"].startswith("11.")
+    assert kb.min_driver_any_build("Windows")["driver"] == "452.39"
+
+
+def test_capability_table_matches_the_installed_torch():
+    """cuda_capabilities.json copies torch's DEVICE_REQUIREMENT: compare with the running torch's own."""
+    torch = pytest.importorskip("torch")
+    if not torch.__version__.startswith("2.14."):
+        # the table was copied from the 2.14.1 revision; older torches have older tables (2.13: no 10.1/11.0 rename)
+        pytest.skip(f"the table is torch 2.14's; this is torch {torch.__version__}")
+    table = getattr(torch.cuda, "DEVICE_REQUIREMENT", None)
+    assert table, "torch 2.14 has DEVICE_REQUIREMENT in torch/cuda/__init__.py"
+    for code, req in table.items():
+        c = f"{code // 10}.{code % 10}"
+        for dev in range(30, 130):
+            d = f"{dev // 10}.{dev % 10}"
+            assert kb.sass_runs_on(c, d) == (dev in req), (c, d)
+
+
+def test_2_14_cu130_row_is_the_binarys_arch_list():
+    torch = pytest.importorskip("torch")
+    if not torch.__version__.startswith("2.14.") or torch.version.cuda != "13.0":
+        pytest.skip("needs the torch 2.14 cu130 wheel")
+    flags = torch._C._cuda_getArchFlags().split()
+    assert kb.wheel_arch_list(torch.__version__, "cu130", "Linux", "x86_64") == flags
+
+
+def test_platform_probe_detects_jetson():
+    from torch_envcheck.doctor.probes import platform as pp
+    files = {pp.TEGRA_RELEASE: "# R36 (release), REVISION: 4.3, GCID: 38968081, BOARD: generic, EABI: aarch64\n",
+             pp.DEVICE_TREE_MODEL: "NVIDIA Jetson AGX Orin Developer Kit\x00"}
+    got = pp.detect_jetson(lambda path, limit=0: files.get(path))
+    assert got == {"model": "NVIDIA Jetson AGX Orin Developer Kit", "l4t": "R36 (release), REVISION: 4.3"}
+    assert pp.detect_jetson(lambda path, limit=0: None) is None

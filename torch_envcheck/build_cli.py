@@ -5,8 +5,6 @@ Exit status: 0 built (or already built), 1 the build failed or torch is missing.
 
 from __future__ import annotations
 
-import os
-import shutil
 import sys
 
 
@@ -42,17 +40,7 @@ def run(args) -> int:
         print(f"torch-envcheck build: torch is not importable ({type(exc).__name__}: {exc}); "
               "install torch first, then run this again", file=sys.stderr)
         return 1
-    if args.force:
-        try:
-            base = extension.jit_dir(torch)
-        except Exception as exc:
-            print(f"torch-envcheck build: {exc}", file=sys.stderr)
-            return 1
-        for d in (base, base + "-cpuonly"):
-            if os.path.isdir(d):
-                print(f"torch-envcheck build: removing {d}", file=sys.stderr)
-                shutil.rmtree(d, ignore_errors=True)
-    else:
+    if not args.force:
         st = extension.status()
         if st.get("state") == "ok":
             print(f"torch-envcheck build: already built ({st.get('mode')}) for torch {st.get('built_against')}: "
@@ -65,9 +53,15 @@ def run(args) -> int:
             print(f"torch-envcheck build: the installed extension is stale ({stale.get('reason')}); "
                   "building a fresh one for this torch into the cache", file=sys.stderr)
     try:
-        mod, meta = extension.build_jit(verbose=args.verbose)
+        # --force deletes the cached build under the build lock: a build running meanwhile finishes
+        # first (this one waits, saying so), and is then replaced.
+        mod, meta = extension.build_jit(verbose=args.verbose, force=args.force)
     except extension.ExtensionUnavailable as exc:
         print(f"torch-envcheck build: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # the cache folder vanished or filled up mid-build
+        print(f"torch-envcheck build: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""),
+              file=sys.stderr)
         return 1
     print(f"torch-envcheck build: built {meta.get('so_path') or mod.__file__} "
           f"in {meta.get('build_seconds')} s")

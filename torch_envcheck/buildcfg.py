@@ -16,6 +16,7 @@ import sys
 import time
 
 from . import toolchain
+from .envflags import parse_flag
 
 ENV_REQUIRE_CUDA = "TORCH_ENVCHECK_REQUIRE_CUDA"
 ENV_DISABLE_CUDA = "TORCH_ENVCHECK_DISABLE_CUDA"
@@ -34,7 +35,7 @@ class BuildConfigError(RuntimeError):
 
 
 def _truthy(value: str | None) -> bool:
-    return (value or "").strip().lower() in ("1", "true", "yes", "on")
+    return parse_flag(value) is True  # the one flag parser (envflags): "false" is false
 
 
 def package_dir() -> str:
@@ -281,7 +282,19 @@ def build_meta(p: dict, mode: str, flags: dict) -> dict:
 
 
 def write_meta(path: str, meta: dict) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "w") as fh:
-        json.dump(meta, fh, indent=2, sort_keys=True)
-    os.replace(tmp, path)
+    """Write atomically through a fresh temp file (O_EXCL, random name) in the same folder: a file
+    or symlink already at a fixed `.tmp` name is never written through."""
+    import tempfile  # noqa: PLC0415
+
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=os.path.dirname(path) or ".")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump(meta, fh, indent=2, sort_keys=True)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

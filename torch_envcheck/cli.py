@@ -45,9 +45,18 @@ def build_parser() -> argparse.ArgumentParser:
                     "names the broken layer and the command that fixes it.")
     parser.add_argument("--version", action="version", version=f"torch-envcheck {__version__}")
     _module(DEFAULT).add_arguments(parser)
+    # The doctor's flags also stand before a subcommand (`--from-json F advise`).  argparse lets a
+    # subcommand's defaults overwrite what the main parser read, so the main parser keeps them
+    # under their own names (GLOBAL + dest) and main() hands them to the subcommand, or refuses.
+    for action in parser._actions:  # noqa: SLF001  (argparse has no public walk of its actions)
+        if action.option_strings and action.dest not in ("help", "version"):
+            action.dest = GLOBAL + action.dest
+            action.default = argparse.SUPPRESS
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.subcommands = {}
     for name, (_, help_text) in COMMANDS.items():
         sp = sub.add_parser(name, help=help_text, description=help_text)
+        parser.subcommands[name] = sp
         try:
             _module(name).add_arguments(sp)
         except Exception as exc:  # noqa: BLE001  (reported when that command is run)
@@ -55,11 +64,49 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+GLOBAL = "global__"
+
+
+def _refuse(message: str):
+    print(f"torch-envcheck: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def _apply_globals(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: list[str]) -> argparse.Namespace:
+    """Move the flags given before the subcommand onto the subcommand's own arguments; refuse
+    (exit 2, one line) a flag that the subcommand does not take or that is given twice."""
+    given = {k[len(GLOBAL):]: v for k, v in vars(args).items() if k.startswith(GLOBAL)}
+    command = args.command or DEFAULT
+    if args.command is None:
+        # No subcommand: the doctor reads the whole command line itself.
+        return parser.subcommands[DEFAULT].parse_args(argv)
+    if not given:
+        return args
+    sp = parser.subcommands[command]
+    own = {a.dest: a for a in sp._actions if a.option_strings}  # noqa: SLF001
+    main_opts = {a.dest[len(GLOBAL):]: a.option_strings[-1] for a in parser._actions  # noqa: SLF001
+                 if a.dest.startswith(GLOBAL)}
+    for dest, value in given.items():
+        flag = main_opts.get(dest, dest)
+        if dest not in own:
+            _refuse(f"{flag} does not apply to the {command} command; "
+                         f"see `torch-envcheck {command} --help`")
+        current = getattr(args, dest, own[dest].default)
+        if current != own[dest].default and current != value:
+            _refuse(f"{flag} is given both before and after {command} with different values")
+        setattr(args, dest, value)
+    if getattr(args, "json", False) and getattr(args, "markdown", False):
+        _refuse("--json and --markdown cannot be combined")
+    for name in given:
+        delattr(args, GLOBAL + name)
+    return args
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
-    command = args.command or DEFAULT
+    args = _apply_globals(parser, parser.parse_args(argv), argv)
+    command = getattr(args, "command", None) or DEFAULT
     if command in _BROKEN:
         print(f"torch-envcheck: the {command} command is unavailable: {_BROKEN[command]}; "
               "reinstall torch_envcheck (pip install .)", file=sys.stderr)
@@ -69,6 +116,30 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("torch-envcheck: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # noqa: BLE001  (last resort: one line, never a traceback)
+        return internal_error(command, exc)
+
+
+def internal_error(command: str, exc: BaseException) -> int:
+    """An unexpected exception as one line on stderr and exit 2.  TORCH_ENVCHECK_DEBUG=1 re-raises
+    it (with its traceback) for whoever is fixing the bug."""
+    import os  # noqa: PLC0415
+
+    if os.environ.get("TORCH_ENVCHECK_DEBUG", "").strip().lower() in ("1", "true", "yes", "on"):
+        raise exc
+    from .doctor.escape import terminal  # noqa: PLC0415
+
+    where = exc.__traceback__
+    while where is not None and where.tb_next is not None:
+        where = where.tb_next
+    at = f" at {os.path.basename(where.tb_frame.f_code.co_filename)}:{where.tb_lineno}" if where else ""
+    try:
+        print(f"torch-envcheck {command}: internal error{at}: {terminal(type(exc).__name__)}: "
+              f"{terminal(str(exc))[:300]} (please report it; TORCH_ENVCHECK_DEBUG=1 shows the traceback)",
+              file=sys.stderr)
+    except Exception:  # noqa: BLE001  (no usable stderr)
+        pass
+    return 2
 
 
 if __name__ == "__main__":

@@ -14,14 +14,22 @@ built against and the command that rebuilds it, and the JIT path builds a fresh 
 
 from __future__ import annotations
 
+import errno
 import glob
 import importlib
 import importlib.util
 import json
 import os
 import sys
+import shutil
+import tempfile
 import threading
 import time
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None
 
 from . import buildcfg
 
@@ -47,12 +55,169 @@ def _torch():
     return torch
 
 
-def cache_root() -> str:
+def configured_cache_root() -> str:
+    """TORCH_ENVCHECK_CACHE, else $XDG_CACHE_HOME/torch_envcheck, else ~/.cache/torch_envcheck."""
     root = os.environ.get(ENV_CACHE)
     if not root:
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         root = os.path.join(base, "torch_envcheck")
     return root
+
+
+def cache_problem(root: str) -> str | None:
+    """Why `root` cannot hold builds (not a directory, not writable, cannot be created), or None."""
+    if os.path.lexists(root) and not os.path.isdir(root):
+        return "it is not a directory"
+    if os.path.isdir(root):
+        return None if os.access(root, os.W_OK | os.X_OK) else "it is not writable"
+    parent = os.path.dirname(os.path.abspath(root))
+    while parent and not os.path.lexists(parent):
+        up = os.path.dirname(parent)
+        if up == parent:
+            break
+        parent = up
+    if not os.path.isdir(parent):
+        return f"it cannot be created: {parent} is not a directory"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"it cannot be created: {parent} is not writable"
+    return None
+
+
+def fallback_cache_root() -> str:
+    """A per-user folder in the temp directory, for when the configured cache is unusable."""
+    uid = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
+    return os.path.join(tempfile.gettempdir(), f"torch_envcheck-cache-{uid}")
+
+
+def _own_private_dir(path: str) -> None:
+    """Create `path` (mode 0700) or accept it only when it is a real directory owned by this user:
+    in a shared temp directory someone else could have planted it, or a symlink in its place."""
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    st = os.lstat(path)
+    import stat as _stat  # noqa: PLC0415
+    if not _stat.S_ISDIR(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != os.getuid()):
+        raise OSError(f"{path} exists and is not a directory owned by this user")
+
+
+def cache_root() -> str:
+    """The cache builds go to and are read from: the configured one, or the temp fallback when the
+    configured one cannot be used (see cache_problem)."""
+    root = configured_cache_root()
+    return root if cache_problem(root) is None else fallback_cache_root()
+
+
+def _usable_cache_dir(directory: str, quiet: bool) -> str:
+    """Create `directory` for a build; on an unusable cache, move it under the temp fallback with
+    one line on stderr.  Raises ExtensionUnavailable (one line) when neither can be used."""
+    root = configured_cache_root()
+    problem = cache_problem(root)
+    if problem is None:
+        try:
+            os.makedirs(directory, exist_ok=True)
+            return directory
+        except OSError as exc:
+            problem = exc.strerror or str(exc)
+    fallback = fallback_cache_root()
+    target = os.path.join(fallback, os.path.basename(directory))
+    if not quiet:
+        print(f"torch_envcheck: the build cache {root} cannot be used ({problem}); building in {fallback} "
+              f"instead (set {ENV_CACHE} to a writable folder to keep builds)", file=sys.stderr, flush=True)
+    try:
+        _own_private_dir(fallback)
+        os.makedirs(target, exist_ok=True)
+    except OSError as exc:
+        raise ExtensionUnavailable(
+            f"the build cache {root} cannot be used ({problem}) and neither can {fallback} "
+            f"({exc.strerror or exc}); set {ENV_CACHE} to a writable folder") from None
+    return target
+
+
+class BuildLock:
+    """One build per cache directory at a time, across processes: an OS lock (flock) on
+    `<directory>.lock`, which the kernel releases when its holder dies, however it dies.  The file
+    also names the holder (pid, host) for the waiting message.  It lives beside the build folder,
+    so `build --force` can delete the folder while holding it."""
+
+    def __init__(self, directory: str, quiet: bool = False, poll: float = 0.2, say_every: float = 30.0):
+        self.path = directory + ".lock"
+        self.quiet, self.poll, self.say_every = quiet, poll, say_every
+        self.fd = None
+
+    def holder(self) -> str:
+        try:
+            with open(self.path, encoding="utf-8", errors="replace") as fh:
+                return fh.read(200).strip() or "another process"
+        except OSError:
+            return "another process"
+
+    def __enter__(self):
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        t0 = last = time.monotonic()
+        said = False
+        while not self._try():
+            now = time.monotonic()
+            if not self.quiet and (not said or now - last >= self.say_every):
+                print(f"torch_envcheck: waiting for the build running in {self.holder()} to finish "
+                      f"({now - t0:.0f} s; lock {self.path})", file=sys.stderr, flush=True)
+                said, last = True, now
+            time.sleep(self.poll)
+        os.ftruncate(self.fd, 0)
+        os.write(self.fd, f"pid {os.getpid()} on {platform_node()}\n".encode())
+        return self
+
+    def _try(self) -> bool:
+        try:
+            if fcntl is not None:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            else:  # Windows: a byte-range lock, also released by the OS when the process dies
+                import msvcrt  # noqa: PLC0415
+                msvcrt.locking(self.fd, msvcrt.LK_NBLCK, 1)
+            return True
+        except BlockingIOError:
+            return False
+        except OSError as exc:
+            if getattr(exc, "errno", None) in (errno.EAGAIN, errno.EACCES, errno.EDEADLK):
+                return False
+            # No locks on this file system (some network mounts): build unlocked rather than never.
+            if not self.quiet:
+                print(f"torch_envcheck: cannot lock {self.path} ({exc.strerror or exc}); building without "
+                      "a lock", file=sys.stderr, flush=True)
+            return True
+
+    def __exit__(self, *exc):
+        try:
+            os.ftruncate(self.fd, 0)
+        except OSError:
+            pass
+        os.close(self.fd)  # closing the descriptor releases the lock
+        self.fd = None
+        return False
+
+
+def platform_node() -> str:
+    import socket  # noqa: PLC0415
+    try:
+        return socket.gethostname()
+    except OSError:
+        return "this host"
+
+
+def _remove_stale_torch_lock(directory: str, quiet: bool) -> None:
+    """torch < 2.14's cpp_extension.load waits while `<build dir>/lock` exists, and a build killed
+    by SIGKILL never removes it.  Under BuildLock no other build of ours runs, so one found now is a
+    dead build's."""
+    path = os.path.join(directory, "lock")
+    if not os.path.lexists(path):
+        return
+    try:
+        os.remove(path)
+    except OSError:
+        return
+    if not quiet:
+        print(f"torch_envcheck: removed {path}, left by a build that was killed", file=sys.stderr, flush=True)
 
 
 def _safe(text: str) -> str:
@@ -118,7 +283,8 @@ def _stale_reason(meta: dict | None, torch) -> str | None:
 
 
 def _try_aot(torch, status: dict):
-    if os.environ.get(ENV_IGNORE_AOT):
+    from .envflags import env_flag  # noqa: PLC0415
+    if env_flag(ENV_IGNORE_AOT, default=False, invalid=True):
         return None
     libs, meta_path = _aot_paths()
     if not libs:
@@ -210,21 +376,46 @@ class _Progress:
         self._thread.join(timeout=1)
 
 
-def build_jit(verbose: bool = False, quiet: bool = False, torch=None) -> tuple[object, dict]:
+def build_jit(verbose: bool = False, quiet: bool = False, torch=None, force: bool = False) -> tuple[object, dict]:
     """Compile the extension for the running torch into the cache and load it.
-    Returns (module, build meta).  Raises ExtensionUnavailable with the reason."""
+    Returns (module, build meta).  Raises ExtensionUnavailable with the reason.
+
+    One build per cache folder at a time (BuildLock): a second caller waits, then loads what the
+    first built; force=True deletes the cached build first, under the same lock, so it never pulls
+    the folder from under a running build."""
     torch = torch or _torch()
     try:
         p = buildcfg.plan(torch)
     except buildcfg.BuildConfigError as exc:
         raise ExtensionUnavailable(str(exc)) from exc
     buildcfg.apply_env(p)
+    try:
+        base = jit_dir(torch)
+    except buildcfg.BuildConfigError as exc:
+        raise ExtensionUnavailable(str(exc)) from exc
+    directory = base + ("-cpuonly" if torch.version.cuda and not p["with_cuda"] else "")
+    directory = _usable_cache_dir(directory, quiet)
+    base = os.path.join(os.path.dirname(directory), os.path.basename(base))
+    with BuildLock(directory, quiet=quiet):
+        if force:
+            for d in (base, base + "-cpuonly"):
+                if os.path.isdir(d):
+                    if not quiet:
+                        print(f"torch_envcheck: removing {d}", file=sys.stderr, flush=True)
+                    shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(directory, exist_ok=True)
+        else:
+            st = _base_status(torch)
+            mod = _try_jit_cache(torch, st)
+            if mod is not None:  # built by the process we waited for
+                return mod, st["meta"]
+        _remove_stale_torch_lock(directory, quiet)
+        return _compile(torch, p, directory, verbose, quiet)
+
+
+def _compile(torch, p: dict, directory: str, verbose: bool, quiet: bool) -> tuple[object, dict]:
     from torch.utils import cpp_extension  # noqa: PLC0415  (after apply_env: it reads CUDA_HOME on import)
     csrc = buildcfg.csrc_dir()
-    directory = jit_dir(torch)
-    if torch.version.cuda and not p["with_cuda"]:
-        directory += "-cpuonly"
-    os.makedirs(directory, exist_ok=True)
     flags = buildcfg.compile_args(p)
     what = f"the torch_envcheck extension for torch {torch.__version__}"
     what_detail = (f"CUDA {p['nvcc_version']}, {' '.join(p['gencode']['sass'])}" if p["with_cuda"]
@@ -268,7 +459,8 @@ class _nullcontext:
 
 
 def _autobuild_default() -> bool:
-    return os.environ.get(ENV_AUTOBUILD, "1").strip().lower() not in ("0", "false", "no", "off")
+    from .envflags import env_flag  # noqa: PLC0415
+    return env_flag(ENV_AUTOBUILD, default=True, invalid=True)
 
 
 def status(probe: bool = True) -> dict:

@@ -14,6 +14,7 @@ import difflib
 import os
 import re
 import sys
+import tempfile
 
 FILENAME = "env_check.py"
 TEMPLATE = "env_check.py"
@@ -74,16 +75,26 @@ def check(path: str, template: str) -> int:
 
 
 def write(path: str, template: str, force: bool) -> int:
-    if os.path.exists(path) and not force:
+    if os.path.lexists(path) and not force:
         _err(f"{path} already exists; not overwriting it. "
              f"`torch-envcheck init --check` shows how it differs from the template; "
              f"add --force to replace it.")
         return 1
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write(template)
-    os.chmod(tmp, 0o755)  # so `./env_check.py` works; harmless on Windows
-    os.replace(tmp, path)
+    # A fresh temp file (O_EXCL, random name, in the target folder so os.replace is atomic): a file
+    # or symlink already at some fixed name such as env_check.py.tmp is never written through.
+    # os.replace swaps the directory entry: a symlink at env_check.py is replaced, not followed.
+    fd, tmp = tempfile.mkstemp(prefix=".env_check.", suffix=".tmp", dir=os.path.dirname(path) or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(template)
+        os.chmod(tmp, 0o755)  # so `./env_check.py` works; harmless on Windows
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
     print(f"wrote {path} (template version {template_version(template)}); run it with: python {path}")
     return 0
 

@@ -10,7 +10,9 @@ With --envcheck:
   * with --junitxml the same facts become <property> elements of the <testsuite>, so a CI dashboard
     shows which stack each run had.
 
-`environment_facts()` is also used by the self-test (torch_envcheck.selftest).
+`environment_facts()` is also used by the self-test (torch_envcheck.selftest).  It asks the running
+torch directly (a header must not cost a full doctor run), and decodes through the doctor's facts
+layer (torch_envcheck.doctor.facts: cudnn_text) so its cuDNN and the doctor's can never differ.
 """
 
 from __future__ import annotations
@@ -34,12 +36,9 @@ def _cuda_version(v: int | None) -> str | None:
 
 
 def _cudnn_version(v: int | None) -> str | None:
-    # cuDNN 9 encodes major*10000 + minor*100 + patch (92400); cuDNN <= 8 used major*1000 (8907).
-    if not v:
-        return None
-    if v >= 90000:
-        return f"{v // 10000}.{(v % 10000) // 100}.{v % 100}"
-    return f"{v // 1000}.{(v % 1000) // 100}.{v % 100}"
+    # the facts layer's one decoder (imported here, not at the top: the plugin loads in every pytest run)
+    from torch_envcheck.doctor.facts import cudnn_text  # noqa: PLC0415
+    return cudnn_text(v)
 
 
 def driver_release() -> str | None:

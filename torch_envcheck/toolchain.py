@@ -10,7 +10,6 @@ import glob
 import os
 import re
 import shutil
-import subprocess
 import sys
 import sysconfig
 
@@ -32,18 +31,21 @@ def parse_nvcc_version(text: str) -> str | None:
 
 
 def nvcc_version(nvcc: str, timeout: float = NVCC_TIMEOUT_S) -> dict:
-    """Run `nvcc --version`; a fact dict that never raises."""
+    """Run `nvcc --version`; a fact dict that never raises.
+
+    Runs under the doctor's process-group time limit (a wrapper script's hung children are killed
+    with it) and decodes the output with undecodable bytes replaced (a localised or broken nvcc)."""
+    from .doctor.probes import _proc  # noqa: PLC0415
+
     try:
-        proc = subprocess.run([nvcc, "--version"], capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"version": None, "error": f"`{nvcc} --version` timed out after {timeout:g} s"}
-    except OSError as exc:
-        return {"version": None, "error": f"`{nvcc} --version` could not run: {exc}"}
-    version = parse_nvcc_version(proc.stdout + proc.stderr)
+        rc, out, err = _proc.run([nvcc, "--version"], timeout, shown=f"{nvcc} --version")
+    except _proc.CommandFailed as exc:
+        return {"version": None, "error": str(exc)}
+    version = parse_nvcc_version(out + err)
     if version is None:
-        out = (proc.stdout + proc.stderr).strip().splitlines()
-        return {"version": None, "error": f"unrecognised `nvcc --version` output (exit {proc.returncode}): "
-                                          f"{out[-1] if out else '<empty>'}"}
+        lines = (out + err).strip().splitlines()
+        return {"version": None, "error": f"unrecognised `nvcc --version` output (exit {rc}): "
+                                          f"{lines[-1][:200] if lines else '<empty>'}"}
     return {"version": version, "error": None}
 
 

@@ -2,7 +2,7 @@
 
 `torch-envcheck bench [--quick] [--json] [--plot FILE.png] [--device cpu|cuda|all]`.  Exit status 0
 when the benchmark ran (missed speed targets are reported, not failures), 1 when it could not run
-(extension unavailable), 2 on bad arguments.
+(extension unavailable, or --device cuda without a usable GPU), 2 on bad arguments.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     try:
-        import torch  # noqa: F401
+        import torch
     except Exception as exc:  # noqa: BLE001  (any failure to import torch is reported the same way)
         print(f"torch-envcheck bench: torch is not importable ({type(exc).__name__}: {exc})", file=sys.stderr)
         return 1
@@ -33,6 +33,12 @@ def run(args) -> int:
     from . import report as rep
     from .suite import plan_steps, run_benchmarks
 
+    if args.device == "cuda":
+        why = _no_cuda_reason(torch)
+        if why:  # asked for CUDA only: measuring nothing is not a successful run
+            print(f"torch-envcheck bench: --device cuda needs a usable NVIDIA GPU, but {why}; "
+                  "run `torch-envcheck` to see why, or use --device cpu", file=sys.stderr)
+            return 1
     devices = ["cpu", "cuda"] if args.device == "all" else [args.device]
     only = None
     if args.ops:
@@ -62,3 +68,16 @@ def run(args) -> int:
         if args.plot and not result["plot"]["error"]:
             print(f"chart written to {args.plot}")
     return 0
+
+
+def _no_cuda_reason(torch) -> str | None:
+    """Why CUDA cannot be benchmarked here, or None when it can."""
+    if not getattr(torch.version, "cuda", None):
+        return f"torch {torch.__version__} is a build without CUDA"
+    try:
+        if torch.cuda.is_available():
+            return None
+        torch.cuda.init()  # raises with the reason (no driver, no device, CUDA_VISIBLE_DEVICES)
+    except Exception as exc:  # noqa: BLE001
+        return f"CUDA cannot initialise ({str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__})"
+    return "torch.cuda.is_available() is False"

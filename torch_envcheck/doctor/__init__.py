@@ -2,8 +2,12 @@
 snapshot into findings, renderers print the report.  A saved snapshot or report can be diagnosed
 again anywhere (`torch-envcheck --from-json FILE`).
 
-    collect(timeout=5.0) -> snapshot dict      (schema torch_envcheck.snapshot/1)
+    collect(timeout=5.0) -> snapshot dict      (schema torch_envcheck.snapshot/1, contract.normalise()d)
     report(snapshot)     -> report dict        (schema torch_envcheck.report/1)
+
+Causes before symptoms: a finding whose code is named in another finding's `explains` gets
+"explained_by": <the cause's code>; the renderers fold it under its cause, and the per-area summary,
+the verdict and the exit status count only findings that are not explained.
     diagnose(snapshot=None) -> report dict     (collects first when no snapshot is given)
 """
 
@@ -24,12 +28,12 @@ def _tool_version() -> str:
     return __version__
 
 
-def collect(timeout: float = 5.0, only=None) -> dict:
+def collect(timeout: float = 5.0, only=None, torch_timeout: float | None = None) -> dict:
     """Run the probes (all, or those named in `only`) and return the snapshot.  Never raises
     because of what it finds: failures are facts in probe_errors / driver.errors."""
     from . import probes  # noqa: PLC0415
 
-    res = probes.run(timeout=timeout, only=only)
+    res = probes.run(timeout=timeout, only=only, torch_timeout=torch_timeout)
     snap = {
         "schema": SNAPSHOT_SCHEMA,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -38,7 +42,8 @@ def collect(timeout: float = 5.0, only=None) -> dict:
         "probe_seconds": res["probe_seconds"],
     }
     snap.update(res["sections"])
-    return jsonable(snap)
+    from .contract import normalise  # noqa: PLC0415
+    return normalise(jsonable(snap))
 
 
 def _clean(finding) -> dict | None:
@@ -51,11 +56,33 @@ def _clean(finding) -> dict | None:
     return f
 
 
+def link_explained(findings: list[dict]) -> list[dict]:
+    """Set "explained_by" on each finding another one explains (finding(..., explains=[codes])).
+    The first cause wins; a cause is never explained by its own symptom (no cycles)."""
+    for cause in findings:
+        codes = cause.get("explains")
+        if not isinstance(codes, list) or cause.get("explained_by"):
+            continue
+        for f in findings:
+            if f is cause or f.get("code") not in codes or f.get("explained_by"):
+                continue
+            if f.get("severity") == "ok":
+                continue  # an ok finding is not a symptom
+            f["explained_by"] = cause.get("code")
+    return findings
+
+
+def causes(findings: list[dict]) -> list[dict]:
+    """The findings that count: those no other finding explains."""
+    return [f for f in findings if not f.get("explained_by")]
+
+
 def summarize(findings: list[dict]) -> dict:
-    """Worst severity per area, in report order ("ok" where an area has no finding)."""
+    """Worst severity per area over the findings that count (causes), in report order ("ok" where
+    an area has none)."""
     rank = {s: i for i, s in enumerate(SEVERITIES)}
     summary = {area: "ok" for area in AREAS}
-    for f in findings:
+    for f in causes(findings):
         area = f.get("area")
         if rank[f["severity"]] > rank[summary.get(area, "ok")]:
             summary[area] = f["severity"]
@@ -69,18 +96,20 @@ def report(snapshot: dict) -> dict:
     try:
         from . import rules  # noqa: PLC0415
         raw = rules.evaluate(snapshot)
-        findings = [f for f in map(_clean, raw or []) if f is not None]
+        findings = link_explained([f for f in map(_clean, raw or []) if f is not None])
     except Exception as exc:  # a crashing rule must not hide the facts already gathered
         findings = []
         errors.append(f"the rules could not run: {type(exc).__name__}: {exc}")
     summary = summarize(findings)
-    failed = bool(errors) or any(f["severity"] == "failure" for f in findings)
+    failed = bool(errors) or any(f["severity"] == "failure" for f in causes(findings))
+    from .render import areas as _areas  # noqa: PLC0415
     out = {
         "schema": REPORT_SCHEMA,
         "tool_version": _tool_version(),
         "snapshot": snapshot,
         "findings": jsonable(findings),
         "summary": summary,
+        "areas": _areas.area_lines(snapshot, findings, summary),
         "exit_status": 1 if failed else 0,
     }
     if errors:

@@ -22,8 +22,9 @@ def add_source(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--from-json", metavar="FILE", default=None,
                         help="read a saved report or snapshot (from `torch-envcheck --json`) instead of "
                              "probing this machine ('-' reads stdin)")
-    parser.add_argument("--timeout", type=seconds, default=5.0, metavar="SECONDS",
-                        help="time limit for each helper program (nvidia-smi, nvcc, ...); default 5")
+    parser.add_argument("--timeout", type=seconds, default=None, metavar="SECONDS",
+                        help="time limit for each helper program (nvidia-smi, nvcc, ...) and for the "
+                             "torch import; default 5 for programs and 30 for the torch import")
 
 
 def snapshot(args, only=None) -> dict | None:
@@ -31,15 +32,26 @@ def snapshot(args, only=None) -> dict | None:
     from .snapshot import SnapshotError, load  # noqa: PLC0415
 
     path = getattr(args, "from_json", None)
-    if path:
+    if path is not None:  # '' is a mistake to report, never a reason to probe this machine
         try:
             return load(path)
         except SnapshotError as exc:
-            print(f"torch-envcheck: error: {exc}", file=sys.stderr)
+            error(str(exc))
             return None
     from . import collect  # noqa: PLC0415
     with stdout_to_stderr():
-        return collect(timeout=getattr(args, "timeout", 5.0), only=only)
+        limit = getattr(args, "timeout", None)
+        return collect(timeout=limit or 5.0, only=only, torch_timeout=limit)
+
+
+def error(message: str) -> None:
+    """One line on stderr; the message may quote input, so it is escaped for the terminal."""
+    from .escape import terminal  # noqa: PLC0415
+
+    try:
+        print(f"torch-envcheck: error: {terminal(message)}", file=sys.stderr)
+    except (OSError, ValueError, AttributeError):  # no usable stderr
+        pass
 
 
 @contextlib.contextmanager

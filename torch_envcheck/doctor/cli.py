@@ -17,6 +17,25 @@ def add_arguments(parser) -> None:
     parser.add_argument("--no-color", action="store_true", help="no colour (also: NO_COLOR=1, or when piped)")
 
 
+def _render(rep: dict, args) -> None:
+    if getattr(args, "json", False):
+        from .render import json_render  # noqa: PLC0415
+        sys.stdout.write(json_render.render(rep))
+    elif getattr(args, "markdown", False):
+        from .render import markdown  # noqa: PLC0415
+        sys.stdout.write(markdown.render(rep))
+    else:
+        from .render import terminal  # noqa: PLC0415
+        terminal.print_report(rep, color=terminal.wants_color(sys.stdout, getattr(args, "no_color", False)),
+                              verbose=getattr(args, "verbose", False))
+
+
+def _fallback(rep: dict) -> None:
+    """The report when its renderer failed: JSON, which cannot fail on what report() returns."""
+    from .render import json_render  # noqa: PLC0415
+    sys.stdout.write(json_render.render(rep))
+
+
 def run(args) -> int:
     snap = _args.snapshot(args)
     if snap is None:
@@ -25,19 +44,18 @@ def run(args) -> int:
 
     rep = report(snap)
     try:
-        if getattr(args, "json", False):
-            from .render import json_render  # noqa: PLC0415
-            sys.stdout.write(json_render.render(rep))
-        elif getattr(args, "markdown", False):
-            from .render import markdown  # noqa: PLC0415
-            sys.stdout.write(markdown.render(rep))
-        else:
-            from .render import terminal  # noqa: PLC0415
-            terminal.print_report(rep, color=terminal.wants_color(sys.stdout, getattr(args, "no_color", False)),
-                                  verbose=getattr(args, "verbose", False))
+        _render(rep, args)
         sys.stdout.flush()
     except BrokenPipeError:  # `torch-envcheck | head`
         pass
+    except Exception as exc:  # noqa: BLE001  (a renderer bug must not hide the diagnosis)
+        _args.error(f"the report could not be rendered ({type(exc).__name__}: {exc}); printing it as JSON")
+        try:
+            _fallback(rep)
+            sys.stdout.flush()
+        except Exception:  # noqa: BLE001
+            pass
+        return 1
     return int(rep.get("exit_status", 1))
 
 
@@ -45,6 +63,14 @@ def main(argv=None) -> int:
     """`python -m torch_envcheck.doctor`: the doctor command alone."""
     import argparse  # noqa: PLC0415
 
+    from ..cli import internal_error  # noqa: PLC0415
+
     parser = argparse.ArgumentParser(prog="torch-envcheck doctor", description=__doc__.splitlines()[0])
     add_arguments(parser)
-    return run(parser.parse_args(argv))
+    args = parser.parse_args(argv)
+    try:
+        return run(args)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001  (last resort: one line, never a traceback)
+        return internal_error("doctor", exc)

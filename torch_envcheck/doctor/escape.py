@@ -8,6 +8,8 @@ through the function for its destination:
     md_code_block(text)     a fenced code block the text cannot close early
     md_inline_code(text)    inline code the text cannot close early
     shell_quote(word, sh)   one word of a command for "posix", "powershell" or "cmd"
+    shell_join(words, sh)   a command line of such words (PowerShell: `&` before a quoted program)
+    env_assign(name, v, sh) set (or, with None, remove) an environment variable in that shell
     shell_for(os_name)      which of those a snapshot's OS uses
     requirement_version(v)  a version fit for a requirements line (PEP 440), else None
 """
@@ -17,9 +19,11 @@ from __future__ import annotations
 import re
 
 # C0 and C1 control characters (tab and newline handled by the callers that allow them), DEL,
-# lone surrogates (unprintable: print() raises on them), and the bidirectional overrides that can
-# make a terminal or a rendered page show text in another order than it runs.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# lone surrogates (unprintable: print() raises on them), the bidirectional marks and overrides that
+# can make a terminal or a rendered page show text in another order than it runs (Unicode UAX #9),
+# the line and paragraph separators (a new line to some viewers) and the byte-order mark.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u061c\u200e\u200f\u2028-\u202e"
+                     "\u2066-\u2069\ufeff]")
 
 
 def _show(match: re.Match) -> str:
@@ -41,15 +45,28 @@ def terminal(text, multiline: bool = False) -> str:
     return _UNSAFE.sub(_show, s).replace("\r", "\\x0d")
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
+# Characters that act anywhere in a line: code spans, emphasis, links and images, HTML and
+# entities (handled below), tables, strikethrough, GitHub @mentions, emoji :codes: and $math$.
+_MD_INLINE = re.compile(r"([\\`*_\[\]!|~@:$])")
+# What acts only at the start of a line: headings, lists, quotes, setext underlines, thematic
+# breaks, ordered lists ("1." / "1)").
+_MD_LINE_START = re.compile(r"^(\s*)([#>+=-]|\d+(?=[.)]))")
 
 
-def md_text(text) -> str:
-    """`text` as literal Markdown text on one line: HTML is entity-escaped and Markdown's
-    punctuation backslash-escaped, so no value can open a tag, a link, emphasis or a new block."""
+def md_text(text, line_start: bool = False) -> str:
+    """`text` as literal Markdown text on one line: HTML is entity-escaped and Markdown's inline
+    punctuation backslash-escaped, so no value can open a tag, a link, an autolink, emphasis, a
+    table cell, math or an @mention.  line_start=True: the text begins a line, so a leading `#`,
+    `-`, `+`, `=` or `1.` is escaped too (it would open a heading, list or underline)."""
     s = terminal(text)
     s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-    return _MD_SPECIAL.sub(r"\\\1", s)
+    s = _MD_INLINE.sub(r"\\\1", s)
+    if line_start:
+        m = _MD_LINE_START.match(s)
+        if m:
+            lead, mark = m.group(1), m.group(2)
+            s = lead + (mark + "\\" if mark[0].isdigit() else "\\" + mark) + s[m.end():]
+    return s
 
 
 def _longest_run(text: str, ch: str) -> int:
@@ -76,19 +93,34 @@ def md_inline_code(text) -> str:
 
 SHELLS = ("posix", "powershell", "cmd")
 _POSIX_SAFE = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
+_PS_SAFE = re.compile(r"[A-Za-z0-9_%+=:./\\-]+")
+# A plain option (-m, --index-url) passes to a native program as it is; an option word with `.`,
+# `:` or `=` is quoted (Windows PowerShell 5.1 splits such words), and so is `--%`, which stops
+# PowerShell's parsing of the rest of the line.
+_PS_OPTION = re.compile(r"--?[A-Za-z][A-Za-z0-9-]*")
 _CMD_SAFE = re.compile(r"[A-Za-z0-9_@+=:,./\\-]+")
+# Words that are safe but for spaces ("/opt/my env/bin/python", "C:\Program Files\..."): written
+# in double quotes, the way people write them; nothing in them expands inside double quotes.
+_POSIX_SPACED = re.compile(r"[A-Za-z0-9_@%+=:,./ -]+")
+_PS_SPACED = re.compile(r"[A-Za-z0-9_%+=:./\\ -]+")
 
 
 def shell_quote(word, shell: str = "posix") -> str:
     """One command word quoted so that `shell` passes it through literally."""
     s = terminal(word)  # a newline or escape sequence in a command is never wanted
     if shell == "posix":
-        return s if _POSIX_SAFE.fullmatch(s) else "'" + s.replace("'", "'\"'\"'") + "'"
+        if _POSIX_SAFE.fullmatch(s):
+            return s
+        if _POSIX_SPACED.fullmatch(s):
+            return f'"{s}"'
+        return "'" + s.replace("'", "'\"'\"'") + "'"
     if shell == "powershell":
         # Single quotes are literal in PowerShell; a quote inside is doubled (curly quotes too,
         # which PowerShell also treats as quote characters).  `&` runs a quoted program path.
-        if _POSIX_SAFE.fullmatch(s) and not s.startswith("-"):
+        if _PS_SAFE.fullmatch(s) and (not s.startswith("-") or _PS_OPTION.fullmatch(s)):
             return s
+        if _PS_SPACED.fullmatch(s) and not s.startswith("-"):
+            return f'"{s}"'
         return "'" + re.sub("(['\u2018\u2019\u201a\u201b])", r"\1\1", s) + "'"
     if shell == "cmd":
         if _CMD_SAFE.fullmatch(s):
@@ -104,9 +136,30 @@ def shell_join(words, shell: str = "posix") -> str:
     """A command line from words, each quoted for `shell`.  In PowerShell a quoted program path
     needs the call operator `&` in front."""
     quoted = [shell_quote(w, shell) for w in words]
-    if shell == "powershell" and quoted and quoted[0].startswith("'"):
+    if shell == "powershell" and quoted and quoted[0][:1] in ("'", '"'):
         quoted.insert(0, "&")
     return " ".join(quoted)
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def env_assign(name: str, value, shell: str = "posix") -> str:
+    """A command that sets environment variable `name` to `value` (None: removes it) in `shell`.
+    POSIX `export NAME=value`, PowerShell `$env:NAME = 'value'`, cmd `set "NAME=value"`."""
+    if not _ENV_NAME.fullmatch(str(name)):
+        raise ValueError(f"not an environment variable name: {name!r}")
+    if shell == "posix":
+        return f"unset {name}" if value is None else f"export {name}={shell_quote(value, 'posix')}"
+    if shell == "powershell":
+        if value is None:
+            return f"Remove-Item Env:{name}"
+        return f"$env:{name} = '" + re.sub("(['\u2018\u2019\u201a\u201b])", r"\1\1", terminal(value)) + "'"
+    if shell == "cmd":
+        # The quotes around NAME=value keep & | < > literal; % cannot be escaped at a prompt, so
+        # it and the quote character are dropped rather than let them expand.
+        return f'set "{name}=' + ("" if value is None else re.sub('[%"]', "", terminal(value))) + '"'
+    raise ValueError(f"unknown shell {shell!r}; expected one of {', '.join(SHELLS)}")
 
 
 def shell_for(os_name) -> str:

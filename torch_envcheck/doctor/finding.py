@@ -8,12 +8,18 @@ from .codes import CODES
 SEVERITIES = ("ok", "warning", "failure")
 
 
+BASES = ("fact", "table")
+
+
 def finding(code: str, severity: str, message: str, explanation: str = "", fix: str | None = None,
-            details: dict | None = None, area: str | None = None, explains=()) -> dict:
+            details: dict | None = None, area: str | None = None, explains=(), basis: str | None = None) -> dict:
     """One finding.  `area` overrides the code's area only for the per-area probe-failure codes.
     `explains` names the codes of other findings that this one causes (a symptom such as a failed
     CUDA initialisation explained by an invalid CUDA_VISIBLE_DEVICES): the report folds those under
-    this one, and the verdict counts the cause."""
+    this one, and the verdict counts the cause.
+    `basis` "table" marks a finding inferred from the knowledge tables (a driver minimum, an arch
+    list) rather than observed; when a fact proves the layer works (facts.proof()), the report
+    outranks it: it becomes "ok" with "outranked_by" naming the proving fact."""
     if code not in CODES:
         raise KeyError(f"unknown finding code {code!r}: add it to torch_envcheck/doctor/codes.py")
     if severity not in SEVERITIES:
@@ -21,6 +27,10 @@ def finding(code: str, severity: str, message: str, explanation: str = "", fix: 
     slug, code_area, _title = CODES[code]
     out = {"code": code, "slug": slug, "area": area or code_area, "severity": severity,
            "message": message, "explanation": explanation, "fix": fix, "details": dict(details or {})}
+    if basis is not None:
+        if basis not in BASES:
+            raise ValueError(f"basis must be one of {BASES}, not {basis!r}")
+        out["basis"] = basis
     if explains:
         unknown = [c for c in explains if c not in CODES]
         if unknown:

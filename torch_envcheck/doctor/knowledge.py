@@ -16,6 +16,7 @@ import re
 DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 DRIVERS_FILE = "cuda_drivers.json"
 RELEASES_FILE = "torch_releases.json"
+CAPABILITIES_FILE = "cuda_capabilities.json"
 
 
 class KnowledgeError(RuntimeError):
@@ -38,10 +39,24 @@ def load_table(name: str) -> dict:
 # ---------------------------------------------------------------- version helpers
 
 def version_tuple(text) -> tuple[int, ...] | None:
-    """'580.65.06' -> (580, 65, 6); '2.14.1+cu130' -> (2, 14, 1); junk -> None."""
-    if text is None:
+    """'580.65.06' -> (580, 65, 6); '2.14.1+cu130' -> (2, 14, 1); '2.15.0.dev20260101' -> (2, 15, 0);
+    junk -> None.  PEP 440 versions are parsed by `packaging` (a declared dependency, pure Python),
+    imported here rather than at the top so the doctor still runs where it is missing (a broken
+    environment, a source checkout on PYTHONPATH); then, like any string packaging rejects (a
+    driver's '535.104.05-1ubuntu'), the leading dotted number is taken."""
+    if text is None or isinstance(text, bool):
         return None
-    m = re.match(r"\s*(\d+(?:\.\d+)*)", str(text))
+    text = str(text).strip()[:64]
+    try:
+        from packaging.version import InvalidVersion, Version  # noqa: PLC0415
+    except ImportError:
+        Version = None
+    if Version is not None:
+        try:
+            return tuple(Version(text).release)
+        except InvalidVersion:
+            pass
+    m = re.match(r"(\d+(?:\.\d+)*)", text)
     if not m:
         return None
     return tuple(int(p) for p in m.group(1).split("."))
@@ -227,12 +242,70 @@ def _arch_entries(arch_list) -> list[tuple[str, tuple[int, int]]]:
     return out
 
 
-def capability_match(capability, arch_list) -> dict:
+def _cc_text(v: tuple[int, int]) -> str:
+    return f"{v[0]}.{v[1]}"
+
+
+def _requirement(code: tuple[int, int], build_cuda=None) -> dict | None:
+    """The device requirement of SASS built for `code` (cuda_capabilities.json, torch's own table):
+    builds with CUDA >= 13.2 use the rows where SBSA binaries also run on Jetson."""
+    table = load_table(CAPABILITIES_FILE)
+    key = _cc_text(code)
+    bc = major_minor(build_cuda)
+    if bc is not None and bc >= (13, 2) and key in table["device_requirement_from_cuda_13_2"]:
+        return table["device_requirement_from_cuda_13_2"][key]
+    return table["device_requirement"].get(key)
+
+
+def sass_runs_on(code, device, build_cuda=None) -> bool:
+    """Whether SASS sm_XY (code 'X.Y' or (X, Y)) runs on a GPU of capability `device`, by the rule
+    torch checks GPUs with (pytorch/pytorch torch/cuda/__init__.py, DEVICE_REQUIREMENT): the same
+    major with an equal or higher minor, except that discrete-GPU code does not run on the Jetson
+    (Tegra) GPUs 5.3, 6.2, 7.2, 8.7 and Jetson code only on its own GPU (10.1 and 11.0 are one GPU,
+    renamed).  A code torch's table does not list gets the same-major interval, as torch does."""
+    c = code if isinstance(code, tuple) else major_minor(code)
+    d = device if isinstance(device, tuple) else major_minor(device)
+    if c is None or d is None:
+        return False
+    req = _requirement(c, build_cuda)
+    if req is None:
+        return d[0] == c[0] and d[1] >= c[1]
+    dt = _cc_text(d)
+    if "set" in req:
+        return dt in req["set"]
+    lo = major_minor(req["interval"])
+    return d[0] == lo[0] and d[1] >= lo[1] and dt not in req.get("exclude", ())
+
+
+def is_tegra(capability) -> bool:
+    """A Jetson/Tegra (integrated) GPU's compute capability (cuda_capabilities.json)."""
+    mm = major_minor(capability)
+    return mm is not None and _cc_text(mm) in load_table(CAPABILITIES_FILE)["tegra_capabilities"]
+
+
+def cudnn_min_capability(cudnn_version) -> str | None:
+    """The smallest compute capability a cuDNN major supports ('5.0' for cuDNN 9: no Kepler)."""
+    t = version_tuple(cudnn_version)
+    if not t:
+        return None
+    return load_table(CAPABILITIES_FILE)["cudnn_min_capability"].get(str(t[0]))
+
+
+def cudnn_supports(cudnn_version, capability) -> bool | None:
+    lo, cc = cudnn_min_capability(cudnn_version), major_minor(capability)
+    if lo is None or cc is None:
+        return None
+    return cc >= major_minor(lo)
+
+
+def capability_match(capability, arch_list, build_cuda=None) -> dict:
     """How (if at all) a GPU of this compute capability can run code built for `arch_list`.
 
-    SASS (sm_XY) runs on GPUs of the same major with minor >= Y (binary compatibility within a
-    major; arch-specific 'sm_90a'-style entries run only on exactly that GPU).  PTX (compute_XY)
-    is JIT-compiled by the driver for any GPU with capability >= X.Y, any major.
+    SASS (sm_XY) runs where torch's own device-requirement table says it does (`sass_runs_on`:
+    same major, minor >= Y, Jetson GPUs apart); arch-specific 'sm_90a'-style entries run only on
+    exactly that GPU.  PTX (compute_XY) is JIT-compiled by the driver for any GPU with capability
+    >= X.Y, any major.  `build_cuda` (the build's CUDA version) selects torch's table for builds
+    with CUDA >= 13.2, whose server-aarch64 binaries also run on Jetson.
     Returns {'ok': bool|None, 'via': 'sass'|'ptx'|None, 'entry': str|None,
              'min': 'X.Y'|None, 'max': 'X.Y'|None}; ok None when the capability is unknown."""
     cc = major_minor(capability)
@@ -244,7 +317,7 @@ def capability_match(capability, arch_list) -> dict:
     if cc is None or not entries:
         return result
     for kind, v in sorted(entries, key=lambda e: e[1], reverse=True):
-        if kind == "sm" and v[0] == cc[0] and v[1] <= cc[1]:
+        if kind == "sm" and sass_runs_on(v, cc, build_cuda):
             result.update(ok=True, via="sass", entry=f"sm_{v[0]}{v[1]}")
             return result
         if kind in ("sm_a", "sm_f") and v == cc:
@@ -259,6 +332,26 @@ def capability_match(capability, arch_list) -> dict:
     return result
 
 
+def _build_serves(build: dict, capability) -> bool:
+    """False when the build's cuDNN does not support the GPU (cuDNN 9 and Kepler): its kernels may
+    load, but every cuDNN op (convolutions, RNNs) fails."""
+    return cudnn_supports(build.get("cudnn"), capability) is not False if capability is not None else True
+
+
+def min_driver_any_build(os_name: str | None = "Linux") -> dict | None:
+    """The lowest driver that runs at least one build in the tables (the compatibility floor of the
+    oldest CUDA major a build uses): {'driver', 'cuda', 'torch', 'tag'}.  A driver below it needs
+    an upgrade: no torch build in the tables runs on it."""
+    best = None
+    for rel in releases():
+        for b in rel["builds"]:
+            need = min_driver_for_cuda(cuda_from_tag(b["tag"]), os_name) or {}
+            drv = need.get("compat_floor") or need.get("toolkit_minimum")
+            if drv and (best is None or version_tuple(drv) < version_tuple(best["driver"])):
+                best = {"driver": drv, "cuda": cuda_from_tag(b["tag"]), "torch": rel["torch"], "tag": b["tag"]}
+    return best
+
+
 def releases_supporting(capability, os_name: str | None = "Linux", machine: str | None = None) -> list[dict]:
     """Every (release, build) whose wheel runs on a GPU of this capability, newest release first,
     newest CUDA first within a release.  Items: {'torch', 'tag', 'cuda', 'via', 'entry',
@@ -267,8 +360,8 @@ def releases_supporting(capability, os_name: str | None = "Linux", machine: str 
     for rel in reversed(releases()):
         for b in sorted(rel["builds"], key=lambda b: version_tuple(cuda_from_tag(b["tag"])), reverse=True):
             arch = build_arch_list(b, os_name, machine)
-            m = capability_match(capability, arch) if arch else {"ok": False}
-            if m["ok"]:
+            m = capability_match(capability, arch, cuda_from_tag(b["tag"])) if arch else {"ok": False}
+            if m["ok"] and _build_serves(b, capability):
                 lo, hi = python_range(rel["torch"])
                 out.append({"torch": rel["torch"], "tag": b["tag"], "cuda": cuda_from_tag(b["tag"]),
                             "via": m["via"], "entry": m["entry"], "python_min": lo, "python_max": hi,
@@ -312,8 +405,8 @@ def latest_release_for(driver_cuda=None, capability=None, os_name: str | None = 
             if arch is None:
                 continue  # no arch list known for this CPU architecture's wheels
             if capability is not None:
-                m = capability_match(capability, arch)
-                if not m["ok"]:
+                m = capability_match(capability, arch, cuda)
+                if not m["ok"] or not _build_serves(b, capability):
                     continue
                 via, entry = m["via"], m["entry"]
                 if via == "ptx" and support == "compat":
@@ -338,29 +431,39 @@ def torchvision_for(torch_version) -> str | None:
     return rel.get("torchvision") if rel else None
 
 
-def pip_install_command(python: str | None, torch_spec: str | None, tag: str,
-                        companions=(), no_deps: bool = False) -> str:
-    """A pasteable pip command installing torch (and the companions named) from one index.
+def pip_install_words(python: str | None, torch_spec: str | None, tag: str,
+                      companions=(), no_deps: bool = False) -> list[str]:
+    """The words of a pip command installing torch (and the companions named) from one index.
     torch_spec '2.14.1' pins exactly (it matches 2.14.1+cu126 on that index), '2.14' pins the
-    release ('2.14.*'), None takes the newest."""
-    exe = python or "python"
-    if " " in exe and not exe.startswith('"'):
-        exe = f'"{exe}"'
+    release ('2.14.*'), None takes the newest.  A torch_spec that is not a PEP 440 version (from a
+    stranger's snapshot) is never pasted into the command: its release key is used instead."""
+    from .escape import requirement_version  # noqa: PLC0415
+    if torch_spec is not None and requirement_version(torch_spec) is None:
+        torch_spec = release_key(torch_spec)
     rel = release_key(torch_spec) if torch_spec else None
     pins = []
     if torch_spec is not None:
-        exact = len(version_tuple(torch_spec) or ()) >= 3
-        # Quoted: an unquoted `torch==2.14.*` is a shell glob.
-        pins.append(("torch", f'"torch=={torch_spec}"' if exact else f'"torch=={rel}.*"'))
+        # Only a plain X.Y.Z exists on the index; a source build's '2.14.0a0+git...' pins its release.
+        exact = re.fullmatch(r"\d+\.\d+\.\d+", str(torch_spec).split("+", 1)[0]) is not None
+        pins.append(f"torch=={torch_spec}" if exact else f"torch=={rel}.*")
     else:
-        pins.append(("torch", "torch"))
+        pins.append("torch")
     for c in companions:
         if c == "torchvision" and rel and torchvision_for(rel):
-            pins.append((c, f'"torchvision=={torchvision_for(rel)}.*"'))
+            pins.append(f"torchvision=={torchvision_for(rel)}.*")
         elif c == "torchaudio" and rel:
             # torchaudio 2.N pairs with torch 2.N; a missing pin fails loudly instead of mixing builds.
-            pins.append((c, f'"torchaudio=={rel}.*"'))
+            pins.append(f"torchaudio=={rel}.*")
         else:
-            pins.append((c, c))
-    flags = "--force-reinstall --no-deps" if no_deps else "--force-reinstall"
-    return f"{exe} -m pip install {flags} {' '.join(p for _, p in pins)} --index-url {index_url(tag)}"
+            pins.append(c)
+    flags = ["--force-reinstall", "--no-deps"] if no_deps else ["--force-reinstall"]
+    return [python or "python", "-m", "pip", "install", *flags, *pins, "--index-url", index_url(tag)]
+
+
+def pip_install_command(python: str | None, torch_spec: str | None, tag: str,
+                        companions=(), no_deps: bool = False, shell: str = "posix") -> str:
+    """pip_install_words() as one command line, every word quoted for `shell` (escape.shell_join:
+    "posix", "powershell" or "cmd"), so an interpreter path or version from a snapshot cannot
+    inject anything."""
+    from .escape import shell_join  # noqa: PLC0415
+    return shell_join(pip_install_words(python, torch_spec, tag, companions, no_deps), shell)

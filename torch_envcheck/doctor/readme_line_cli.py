@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from . import _args
-from .facts import cudnn_mm, d, gpus, python_mm
+from . import facts as F
 
 PROBES = ("platform", "torch", "driver")
 
@@ -14,29 +14,33 @@ def add_arguments(parser) -> None:
 
 
 def line(snap: dict) -> str:
-    t, drv, plat = d(snap.get("torch")), d(snap.get("driver")), d(snap.get("platform"))
+    t = F.torch(snap)
     parts = []
-    if t.get("version"):
-        build = f"CUDA {t['cuda']}" if t.get("cuda") else (f"ROCm {t['hip']}" if t.get("hip") else None)
-        text = f"torch {t['version']}" + (f" ({build})" if build and not t.get("local") else "")
-        if not t.get("importable", True):
+    version = F.torch_version(snap)
+    if version:
+        cuda = F.text(t.get("cuda"))
+        build = f"CUDA {cuda}" if cuda else (f"ROCm {F.text(t.get('hip'))}" if F.text(t.get("hip")) else None)
+        text = f"torch {version}" + (f" ({build})" if build and not F.text(t.get("local")) else "")
+        if F.torch_importable(snap) is False:
             text += " (not importable)"
         parts.append(text)
+    elif F.torch_importable(snap) is None:
+        parts.append("torch unknown")
     else:
         parts.append("torch not installed")
-    if python_mm(snap):
-        parts.append(f"Python {python_mm(snap)}")
-    if plat.get("system") == "Darwin":
-        parts.append(plat.get("os_pretty") or "macOS")
-        if d(t.get("mps")).get("available"):
+    if F.python_mm(snap):
+        parts.append(f"Python {F.python_mm(snap)}")
+    if F.is_macos(snap):
+        parts.append(F.text(F.dig(snap, "platform", "os_pretty")) or "macOS")
+        if F.as_dict(t.get("mps")).get("available") is True:
             parts.append("MPS")
-    elif drv.get("present"):
-        parts.append(f"driver {drv.get('version') or '?'}")
-    elif t.get("cuda") or drv:
+    elif F.driver_present(snap) is True:
+        parts.append(f"driver {F.driver_version(snap) or '?'}")
+    elif F.driver_present(snap) is False:
         parts.append("no NVIDIA driver")
-    if cudnn_mm(t.get("cudnn")):
-        parts.append(f"cuDNN {cudnn_mm(t['cudnn'])}")
-    names = [str(g.get("name")) for g in gpus(snap) if g.get("name")]
+    if F.cudnn_mm(t.get("cudnn")):
+        parts.append(f"cuDNN {F.cudnn_mm(t['cudnn'])}")
+    names = [F.text(g.get("name")) for g in F.gpus(snap) if F.text(g.get("name"))]
     if names:
         parts.append(names[0] + (f" x{len(names)}" if len(names) > 1 and len(set(names)) == 1 else
                                  (f" +{len(names) - 1}" if len(names) > 1 else "")))
@@ -47,5 +51,6 @@ def run(args) -> int:
     snap = _args.snapshot(args, only=PROBES)
     if snap is None:
         return 2
-    print(line(snap))
+    from .escape import terminal  # noqa: PLC0415
+    print(terminal(line(snap)))
     return 0

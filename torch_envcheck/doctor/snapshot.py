@@ -1,17 +1,21 @@
 """The snapshot's schema name, and loading a saved snapshot or report (`--from-json`) with a clear
-error for anything else.  The data contract itself is documented in the README ("The doctor")."""
+error for anything else.  The data contract is declared in doctor/contract.py; validate() normalises
+every snapshot it accepts against it (once, on load), so wrong types and missing fields are unknown."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 
 SNAPSHOT_SCHEMA = "torch_envcheck.snapshot/1"
 REPORT_SCHEMA = "torch_envcheck.report/1"
 SCHEMA_FAMILY = {"torch_envcheck.snapshot": SNAPSHOT_SCHEMA, "torch_envcheck.report": REPORT_SCHEMA}
 
-# Top-level sections: each an object (or null when its probe could not run).
-SECTIONS = ("platform", "torch", "packages", "driver", "env", "libraries", "toolchain", "extension")
-MAPS = ("probe_errors", "probe_seconds")
+from . import contract
+
+# Top-level sections: each an object (or null when its probe could not run or the fact is unknown).
+SECTIONS = tuple(contract.SECTIONS)
 
 
 class SnapshotError(ValueError):
@@ -24,7 +28,9 @@ def _kind(value) -> str:
 
 
 def validate(data, source: str = "snapshot") -> dict:
-    """Return the snapshot inside `data` (a snapshot, or a report holding one); raise SnapshotError."""
+    """Return the snapshot inside `data` (a snapshot, or a report holding one), normalised against
+    the contract (contract.normalise: every declared field present, a wrong type read as unknown);
+    raise SnapshotError when `data` is not a torch_envcheck snapshot or report at all."""
     expected = f"a torch_envcheck snapshot or report (schema {SNAPSHOT_SCHEMA} or {REPORT_SCHEMA})"
     if not isinstance(data, dict):
         raise SnapshotError(f"{source}: expected {expected}, got {_kind(data)}")
@@ -45,37 +51,127 @@ def validate(data, source: str = "snapshot") -> dict:
         if not isinstance(snap, dict):
             raise SnapshotError(f"{source}: the report's \"snapshot\" is {_kind(snap)}; expected an object")
         return validate(snap, f"{source} (its \"snapshot\")")
-    for key in SECTIONS:
-        if data.get(key) is not None and not isinstance(data[key], dict):
-            raise SnapshotError(f"{source}: \"{key}\" is {_kind(data[key])}; expected an object or null")
-    for key in MAPS:
-        if data.get(key) is not None and not isinstance(data[key], dict):
-            raise SnapshotError(f"{source}: \"{key}\" is {_kind(data[key])}; expected an object")
-    return data
+    return contract.normalise(data)
+
+
+# Bounds for a report read from a stranger (`--from-json`): a real report is ~10-100 KiB, a few
+# levels deep, with a handful of GPUs and a few hundred packages.
+MAX_BYTES = 16 * 2**20
+MAX_DEPTH = 64
+MAX_ITEMS = 10_000        # entries in one list or object
+MAX_NODES = 1_000_000     # values in the whole document
+
+# A JSON string, or an unterminated one running to the end: "unrolled" so that it always matches
+# at its first attempt (no backtracking, so linear even for `"\"\"\"...`).
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _read_bytes(path: str) -> bytes:
+    """At most MAX_BYTES + 1 bytes of `path` ("-" = stdin)."""
+    import os  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    if path == "-":
+        stream = getattr(sys.stdin, "buffer", None)
+        if sys.stdin is None or stream is None:
+            raise SnapshotError("-: standard input is closed; pipe a report into it or give a file name")
+        try:
+            return stream.read(MAX_BYTES + 1)
+        except (OSError, ValueError) as exc:  # ValueError: a closed file object
+            raise SnapshotError(f"-: cannot read standard input: {getattr(exc, 'strerror', None) or exc}") from None
+    if os.path.isdir(path):
+        raise SnapshotError(f"{path}: is a directory; expected a torch_envcheck JSON report file")
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise SnapshotError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+
+
+def _decode(raw: bytes, path: str) -> str:
+    """UTF-8 (with or without a BOM), UTF-16 and UTF-32 (a BOM, or the NUL pattern of ASCII JSON):
+    PowerShell 5.1's `>` writes UTF-16 LE with a BOM."""
+    codecs_by_bom = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
+                     (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+    encoding = next((enc for bom, enc in codecs_by_bom if raw.startswith(bom)), None)
+    if encoding is None and len(raw) >= 4:
+        head = raw[:4]
+        if head[1:4] == b"\x00\x00\x00" and head[0]:
+            encoding = "utf-32-le"
+        elif head[:3] == b"\x00\x00\x00" and head[3]:
+            encoding = "utf-32-be"
+        elif head[0] and not head[1] and head[2] and not head[3]:
+            encoding = "utf-16-le"
+        elif not head[0] and head[1] and not head[2] and head[3]:
+            encoding = "utf-16-be"
+    try:
+        return raw.decode(encoding or "utf-8")
+    except UnicodeDecodeError:
+        raise SnapshotError(f"{path}: not UTF-8 or UTF-16 text; expected a torch_envcheck JSON report "
+                            "(saved with `torch-envcheck --json > report.json`)") from None
+
+
+def _depth(text: str) -> int:
+    """How deep the brackets of JSON `text` nest (brackets inside strings do not count)."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    return max(itertools.accumulate(map(_STEP.__getitem__, brackets)), default=0)
+
+
+def _clean(value, path: str, budget: list) -> object:
+    """`value` with lone surrogates replaced (U+FFFD) in every string and key; raises SnapshotError
+    when a list or object is larger than a report can be.  Depth is bounded before this runs."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise SnapshotError(f"{path}: more than {MAX_NODES} values; expected a torch_envcheck report (a few thousand)")
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        if len(value) > MAX_ITEMS:
+            raise SnapshotError(f"{path}: an object with {len(value)} entries (at most {MAX_ITEMS} expected)")
+        return {_SURROGATE.sub("\ufffd", k): _clean(v, path, budget) for k, v in value.items()}
+    if isinstance(value, list):
+        if len(value) > MAX_ITEMS:
+            raise SnapshotError(f"{path}: a list with {len(value)} entries (at most {MAX_ITEMS} expected)")
+        return [_clean(v, path, budget) for v in value]
+    return value
+
+
+def _constant(name: str):
+    return None  # NaN / Infinity are not JSON: read them as unknown
 
 
 def load(path: str) -> dict:
-    """Read a saved snapshot or report from `path` ("-" = stdin); return the snapshot."""
-    import sys  # noqa: PLC0415
-
+    """Read a saved snapshot or report from `path` ("-" = stdin); return the snapshot.  The file is
+    input from a stranger: its size, nesting, list lengths and encoding are checked before use, and
+    every problem is a SnapshotError whose one-line message names it."""
+    if not isinstance(path, str) or not path:
+        raise SnapshotError("--from-json needs a file name (or '-' for standard input); got an empty name")
+    raw = _read_bytes(path)
+    if len(raw) > MAX_BYTES:
+        raise SnapshotError(f"{path}: larger than {MAX_BYTES // 2**20} MiB; a torch_envcheck report is well under "
+                            "1 MiB")
+    if not raw.strip():
+        raise SnapshotError(f"{path}: empty; expected a torch_envcheck report saved with `torch-envcheck --json`")
+    text = _decode(raw, path).lstrip("\ufeff")
+    if "\x00" in text:
+        raise SnapshotError(f"{path}: contains NUL characters; expected a torch_envcheck JSON report")
+    if _depth(text) > MAX_DEPTH:
+        raise SnapshotError(f"{path}: JSON nested more than {MAX_DEPTH} levels deep; a torch_envcheck report "
+                            "nests a few levels")
     try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-    except OSError as exc:
-        raise SnapshotError(f"{path}: cannot read it: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise SnapshotError(f"{path}: not a text file; expected a torch_envcheck JSON report") from None
-    try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_constant)
+    except RecursionError:  # the depth check above should make this unreachable
+        raise SnapshotError(f"{path}: JSON nested too deep") from None
     except ValueError as exc:
         line = getattr(exc, "lineno", None)
         where = f" (line {line}, column {exc.colno})" if line else ""
-        raise SnapshotError(f"{path}: not valid JSON{where}: {getattr(exc, 'msg', exc)}; expected a "
+        msg = str(getattr(exc, "msg", exc)).splitlines()[0][:200]
+        raise SnapshotError(f"{path}: not valid JSON{where}: {msg}; expected a "
                             "torch_envcheck report saved with `torch-envcheck --json`") from None
-    return validate(data, path)
+    return validate(_clean(data, path, [MAX_NODES]), path)
 
 
 def jsonable(value):

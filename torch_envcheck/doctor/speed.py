@@ -9,7 +9,7 @@ processes of PYTHON:
   import torch `python -c "import torch"`
 and, inside one process, what `import torch_envcheck` adds after `import torch`.
 Prints the medians and the ratios against the targets: report <= 0.5x collect_env,
-report <= 1.5x bare import torch, import torch_envcheck adds < 50 ms.
+report <= 1.1x bare import torch, import torch_envcheck adds < 50 ms.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 
-TARGETS = {"vs_collect_env": 0.5, "vs_import_torch": 1.5, "import_ms": 50.0}
+TARGETS = {"vs_collect_env": 0.5, "vs_import_torch": 1.1, "import_ms": 50.0}
 _ADDED = ("import time, torch; t = time.perf_counter(); import torch_envcheck; "
           "print((time.perf_counter() - t) * 1000)")
 

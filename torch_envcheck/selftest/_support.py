@@ -28,7 +28,8 @@ def fail(code: str, message: str, fix: str | None = None):
 
 
 def gpu_required() -> bool:
-    return os.environ.get(ENV_REQUIRE_GPU, "").strip().lower() not in ("", "0", "false", "no", "off")
+    from torch_envcheck.envflags import env_flag  # noqa: PLC0415
+    return env_flag(ENV_REQUIRE_GPU, default=False, invalid=True)  # a garbled "require" fails closed
 
 
 def nvidia_driver_loaded() -> bool:

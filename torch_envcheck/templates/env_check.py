@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# env_check.py: written by `torch-envcheck init` from template version 1 (torch_envcheck 0.1.0).
+# env_check.py: written by `torch-envcheck init` from template version 2 (torch_envcheck 0.1.0).
 # Edit it freely; `torch-envcheck init --check` shows how it differs from the current template.
 """Does this machine's Python + PyTorch + CUDA + GPU stack work?  Run it after moving to a new machine.
 
@@ -7,10 +7,14 @@
     python env_check.py --require-gpu    the same, and fail when no CUDA GPU is usable (GPU CI runners)
 
 Exit status: 0 healthy, 1 broken (the reasons are printed at the end), 2 bad command line.
-A machine without a GPU is healthy unless a GPU is required (--require-gpu or ENV_CHECK_REQUIRE_GPU=1).
+A machine without a GPU is healthy unless a GPU is required (--require-gpu or ENV_CHECK_REQUIRE_GPU=1;
+ENV_CHECK_REQUIRE_GPU=0/false/no/off means not required, any other value is a command-line error).
 
 Needs only torch, and even reports cleanly when torch is missing.  When the torch_envcheck package is
-installed its doctor adds a full diagnosis (driver, libraries, toolchain...), each problem with a fix.
+installed its doctor adds a full diagnosis (driver, libraries, toolchain...), each problem with a fix;
+that diagnosis reads the machine through torch_envcheck's facts layer.  This file's own checks stay
+inline so it works alone; its flag parser and cuDNN decoder are copies of torch_envcheck's
+(envflags.parse_flag, doctor.facts.cudnn_text), and torch_envcheck's tests check they agree.
 """
 
 import argparse
@@ -20,13 +24,34 @@ import statistics
 import sys
 import time
 
-TEMPLATE_VERSION = 1
+TEMPLATE_VERSION = 2
+
+
+def parse_flag(value):
+    """True for 1/true/yes/on, False for 0/false/no/off (any case), None for unset, empty or other."""
+    if not isinstance(value, str):
+        return None
+    v = value.strip().lower()
+    return True if v in ("1", "true", "yes", "on") else (False if v in ("0", "false", "no", "off") else None)
+
+
+def cudnn_text(value):
+    """cuDNN's version integer as text: 92400 -> 9.24.0 (cuDNN 9+: major*10000 + minor*100 + patch),
+    8907 -> 8.9.7 (cuDNN 8 and older: major*1000 + minor*100 + patch)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1000:
+        return None
+    base = 10000 if value >= 10000 else 1000
+    return f"{value // base}.{(value % base) // 100}.{value % 100}"
 
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(description="Check that Python, PyTorch, CUDA and the GPU work together.")
+    raw = os.environ.get("ENV_CHECK_REQUIRE_GPU", "")
+    required = parse_flag(raw)
+    if required is None and raw.strip():
+        parser.error(f"ENV_CHECK_REQUIRE_GPU={raw!r} is not a boolean; expected 1/true/yes/on or 0/false/no/off")
     parser.add_argument("--require-gpu", action="store_true",
-                        default=os.environ.get("ENV_CHECK_REQUIRE_GPU", "") not in ("", "0"),
+                        default=bool(required),
                         help="fail when no CUDA GPU is usable (also: ENV_CHECK_REQUIRE_GPU=1)")
     parser.add_argument("--size", type=int, default=2048,
                         help="matrix size n of the n x n matmul timing (default 2048)")
@@ -159,9 +184,7 @@ def report_cuda(torch, problems):
     except Exception as exc:  # a cuDNN that fails to load says so here rather than in the middle of training
         cudnn = f"fails to load: {type(exc).__name__}: {exc}"
     if isinstance(cudnn, int):
-        # cuDNN 9 encodes its version as major*10000 + minor*100 + patch (92400); cuDNN 8 as major*1000 + ...
-        base = 10000 if cudnn >= 90000 else 1000
-        cudnn = f"{cudnn // base}.{(cudnn % base) // 100}.{cudnn % 100}"
+        cudnn = cudnn_text(cudnn) or str(cudnn)
     show("cuDNN", cudnn or "none")
 
     if not built:
@@ -277,10 +300,15 @@ def report_doctor(problems):
     except Exception as exc:  # the doctor itself failing is not a verdict on the environment
         print(f"torch_envcheck {version}: the diagnosis did not run: {type(exc).__name__}: {exc}")
         return
-    findings = [f for f in report.get("findings", []) if f.get("severity") in ("warning", "failure")]
+    every = [f for f in report.get("findings", []) if isinstance(f, dict)]
+    # causes before symptoms: a finding another one explains is printed under it and not counted
+    findings = [f for f in every if f.get("severity") in ("warning", "failure") and not f.get("explained_by")]
     print(f"torch_envcheck {version} diagnosis: {len(findings)} problem(s)")
     for f in findings:
         print(f"  [{f.get('code')}] {f.get('severity')}: {f.get('message')}")
+        for e in every:
+            if e.get("explained_by") == f.get("code"):
+                print(f"      explains [{e.get('code')}] {e.get('message')}")
         if f.get("fix"):
             print(f"      fix: {f['fix']}")
         # The doctor's own severity decides: "CUDA torch, no driver" (TE301) is a failure only when an NVIDIA

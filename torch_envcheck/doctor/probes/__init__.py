@@ -1,9 +1,10 @@
 """The doctor's probes: each gathers facts about one area and never judges them.
 
 run() calls them so that a probe that raises, or a thread that never returns, becomes a line in
-probe_errors instead of a crash, and records each probe's seconds.  The probes that wait on programs
-(driver: nvidia-smi; toolchain: nvcc, c++, ninja) run in threads while this thread imports torch,
-so the report costs little more than `import torch` itself.
+probe_errors instead of a crash, and records each probe's seconds.  torch is imported in a child
+process started first (torch_probe: a torch that hangs, exits or crashes becomes facts); the probes
+that wait on programs (driver: nvidia-smi; toolchain: nvcc, c++, ninja) run in threads and the rest
+on this thread meanwhile, so the report costs little more than `import torch` itself.
 """
 
 from __future__ import annotations
@@ -50,35 +51,63 @@ class _Runner:
         return th
 
 
-def _probe_fn(name: str):
+def _probe_module(name: str):
     # Imported on demand: a probe module that fails to import is reported like a probe that fails.
     import importlib  # noqa: PLC0415
     module = {"torch": "torch_probe", "env": "env_vars", "toolchain": "toolchain_probe",
               "extension": "extension_probe"}.get(name, name)
-    return importlib.import_module(f"{__name__}.{module}").probe
+    return importlib.import_module(f"{__name__}.{module}")
 
 
-def run(timeout: float = 5.0, only=None, env: dict | None = None) -> dict:
-    """Run the probes named in `only` (default: all); return {"sections", "probe_errors", "probe_seconds"}."""
+def _probe_fn(name: str):
+    return _probe_module(name).probe
+
+
+# The torch import's own limit when the caller sets none: a CUDA torch's first import on a busy
+# machine or a network file system can take well over the 5 s a helper program gets.
+TORCH_IMPORT_LIMIT_S = 30.0
+
+
+def run(timeout: float = 5.0, only=None, env: dict | None = None, torch_timeout: float | None = None) -> dict:
+    """Run the probes named in `only` (default: all); return {"sections", "probe_errors", "probe_seconds"}.
+
+    `timeout` bounds each helper program; `torch_timeout` bounds the child that imports torch
+    (default: the larger of `timeout` and TORCH_IMPORT_LIMIT_S)."""
     names = [n for n in ALL if only is None or n in only]
     r = _Runner()
     threads = {}
+    # torch first: its child imports torch (seconds) while everything below runs here.
+    child = None
+    if "torch" in names or "extension" in names:
+        limit = torch_timeout if torch_timeout else max(timeout, TORCH_IMPORT_LIMIT_S)
+        child = r.call("torch-start", lambda: _probe_module("torch").start(limit, env=env,
+                                                                         extension="extension" in names))
     for name, kwargs in (("driver", {"timeout": timeout, "env": env}),
                          ("toolchain", {"timeout": timeout, "env": env})):
         if name in names:
             threads[name] = r.start(name, lambda n=name, kw=kwargs: _probe_fn(n)(**kw))
-    # The package metadata (importlib.metadata: file reads, ~50 ms) overlaps the torch import too;
-    # run on this thread it added its whole time to the report.
+    # The package metadata (importlib.metadata: file reads, ~50 ms) overlaps the torch import too.
     if "packages" in names:
         threads["packages"] = r.start("packages", lambda: _probe_fn("packages")())
     for name in ("platform", "env", "libraries"):
         if name in names:
             r.call(name, lambda n=name: _probe_fn(n)(env=env))
-    if "torch" in names:
-        r.call("torch", lambda: _probe_fn("torch")())
+    torch_facts = ext_facts = None
+    if child is not None:
+        both = r.call("torch", lambda: _probe_module("torch").finish(child))
+        torch_facts, ext_facts = both if both else (None, None)
+        r.results["torch"] = torch_facts
     if "extension" in names:
-        torch_facts = r.results.get("torch")
-        r.call("extension", lambda: _probe_fn("extension")(torch_facts=torch_facts))
+        if ext_facts is not None:
+            r.results["extension"] = ext_facts
+            r.seconds["extension"] = 0.0  # measured inside the torch child's time
+        else:
+            r.call("extension", lambda: _extension_without_child(torch_facts))
+    with r._lock:
+        r.results.pop("torch-start", None)
+        r.seconds.pop("torch-start", None)
+        if "torch-start" in r.errors:
+            r.errors["torch"] = r.errors.pop("torch-start")
     # Every program has its own time limit; this bound only catches a probe stuck elsewhere
     # (e.g. inside NVML).  Two programs run one after the other at most, hence 2x.
     deadline = time.monotonic() + 2 * timeout + 2.0
@@ -92,3 +121,22 @@ def run(timeout: float = 5.0, only=None, env: dict | None = None) -> dict:
     with r._lock:
         return {"sections": {SECTIONS[n]: r.results.get(n) for n in names},
                 "probe_errors": dict(r.errors), "probe_seconds": dict(r.seconds)}
+
+
+def _extension_without_child(torch_facts: dict | None) -> dict:
+    """The extension section when the torch child did not report it: torch failed to import
+    (the extension probe says so without importing torch here), or the child died after torch."""
+    ext = _probe_fn("extension")
+    if torch_facts is not None and torch_facts.get("importable"):
+        proc = torch_facts.get("import_process") or {}
+        why = ("did not finish" if proc.get("timed_out") else
+               f"died with {proc['signal']}" if proc.get("signal") else
+               f"exited with status {proc.get('returncode')}")
+        tail = (proc.get("stderr_tail") or "").strip().splitlines()
+        return {"status": {"state": "broken", "mode": None, "path": None, "built_against": None,
+                           "running_torch": torch_facts.get("version"),
+                           "error": f"the process that imported torch {why} while loading the extension"
+                                    + (f": {tail[-1]}" if tail else ""),
+                           "meta": None},
+                "build_info": None, "runtime_info": None, "errors": []}
+    return ext(torch_facts=torch_facts if torch_facts is not None else {"importable": False})

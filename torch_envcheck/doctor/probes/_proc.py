@@ -16,10 +16,12 @@ class CommandFailed(RuntimeError):
     """The program could not run or did not finish; the message is a one-line fact for the report."""
 
 
-def run(argv: list[str], timeout: float, env: dict | None = None) -> tuple[int, str, str]:
-    """(returncode, stdout, stderr) of argv; raises CommandFailed with a readable message."""
+def run(argv: list[str], timeout: float, env: dict | None = None, shown: str | None = None) -> tuple[int, str, str]:
+    """(returncode, stdout, stderr) of argv, decoded as UTF-8 with undecodable bytes replaced;
+    raises CommandFailed with a readable message naming `shown` (default: the program's name)."""
     # "`nvidia-smi` timed out after 5 s": the program and a short first argument, not the whole query.
-    shown = os.path.basename(argv[0]) + (f" {argv[1]}" if len(argv) > 1 and len(argv[1]) <= 12 else "")
+    if shown is None:
+        shown = os.path.basename(argv[0]) + (f" {argv[1]}" if len(argv) > 1 and len(argv[1]) <= 12 else "")
     kwargs = {}
     if os.name == "posix":
         kwargs["start_new_session"] = True
@@ -31,7 +33,7 @@ def run(argv: list[str], timeout: float, env: dict | None = None) -> tuple[int, 
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        _kill(proc)
+        kill_group(proc)
         try:
             proc.communicate(timeout=1.0)
         except (subprocess.TimeoutExpired, OSError, ValueError):
@@ -40,7 +42,9 @@ def run(argv: list[str], timeout: float, env: dict | None = None) -> tuple[int, 
     return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
 
 
-def _kill(proc: subprocess.Popen) -> None:
+def kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL the process and, on POSIX, everything in its session (it was started with
+    start_new_session=True), so a wrapper's children cannot outlive it."""
     try:
         if os.name == "posix":
             os.killpg(proc.pid, signal.SIGKILL)

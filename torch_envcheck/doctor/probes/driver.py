@@ -116,6 +116,14 @@ def _nvidia_smi(out: dict, timeout: float, env: dict) -> bool:
         out["errors"].append(f"`nvidia-smi` failed (exit {rc}): {msg[0] if msg else '<no output>'}")
         return False
     gpus = parse_query_csv(stdout)
+    if not gpus:
+        # Exit 0 yet no row this tool can read (a wrapper, a stub, a broken install printing
+        # garbage): that is no evidence of a driver or a GPU, only an error to show.
+        lines = [ln.strip() for ln in stdout.splitlines() if ln.strip()]
+        shown = lines[0][:120] if lines else "<no output>"
+        out["errors"].append(f"`nvidia-smi` exited 0 but its output is unreadable (expected CSV rows of "
+                             f"{QUERY}): {shown}")
+        return False
     out["source"], out["present"] = "nvidia-smi", True
     versions = [g.pop("driver_version") for g in gpus]
     out["version"] = next((v for v in versions if v), None)

@@ -94,6 +94,22 @@ def _rosetta() -> bool | None:
         return None
 
 
+TEGRA_RELEASE = "/etc/nv_tegra_release"  # written by NVIDIA's L4T (JetPack) on Jetson boards
+DEVICE_TREE_MODEL = "/proc/device-tree/model"
+
+
+def detect_jetson(read=_read) -> dict | None:
+    """{'model': 'NVIDIA Jetson AGX Orin Developer Kit', 'l4t': 'R36 (release), REVISION: 4.3'} on a
+    Jetson board (L4T's /etc/nv_tegra_release), None elsewhere."""
+    rel = read(TEGRA_RELEASE, 4096)
+    if not rel:
+        return None
+    line = rel.strip().splitlines()[0] if rel.strip() else ""
+    l4t = line.lstrip("# ").split(", GCID")[0].strip()[:120] or None
+    model = (read(DEVICE_TREE_MODEL, 256) or "").replace("\x00", "").strip()[:120] or None
+    return {"model": model, "l4t": l4t}
+
+
 def probe(env: dict | None = None) -> dict:
     env = dict(os.environ) if env is None else env
     system = _platform.system()
@@ -115,6 +131,7 @@ def probe(env: dict | None = None) -> dict:
         out["wsl"] = detect_wsl(_read("/proc/sys/kernel/osrelease"), _read("/proc/version"),
                                 os.path.exists("/dev/dxg"), env)
         out["container"] = detect_container(env)
+        out["jetson"] = detect_jetson()
     elif system == "Darwin":
         ver = _platform.mac_ver()[0] or None
         out["mac_ver"] = ver

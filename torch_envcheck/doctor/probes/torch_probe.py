@@ -1,18 +1,33 @@
-"""Facts about torch, taken by importing it in this process (the doctor's one expensive step).
+"""Facts about torch, taken by importing it in a child process (the doctor's one expensive step).
+
+A torch can take down the process that imports it: oneMKL prints "FATAL ERROR" and exits, a wheel
+built for newer CPUs dies with SIGILL, a broken library with SIGSEGV, a lock or a network file
+system can hang the import.  So torch is imported in a child (_torch_child.py) whose stdout is the
+facts as JSON; this side starts it first thing, lets the other probes run meanwhile, and turns an
+exit, a signal or the time limit into facts (import_error, import_process) the rules read.
 
 An ImportError or OSError is kept verbatim: its text ("libcudnn.so.9: cannot open shared object
 file", "undefined symbol ...") is usually the diagnosis.  CUDA initialisation errors are captured
-from the warning torch emits ("CUDA initialization: ...") or from torch.cuda.init()."""
+from the warning torch emits ("CUDA initialization: ...") or from torch.cuda.init().  torch's
+"Failed to initialize NumPy" warning becomes the fact numpy_error and never reaches the terminal.
+"""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import signal
+import subprocess
+import sys
 import time
-import warnings
 
-from . import dists
+from . import _proc
 
 _LOCAL_RE = re.compile(r"\+(.+)$")
+CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_torch_child.py")
+STDERR_TAIL_CHARS = 2000
+ENV_NO_EXTENSION = "TORCH_ENVCHECK_CHILD_NO_EXTENSION"
 
 
 def local_suffix(version: str | None) -> str | None:
@@ -27,10 +42,14 @@ def _blank() -> dict:
         "arch_list": [], "cuda_available": None, "device_count": None, "cuda_init_error": None,
         "cuda_warnings": [], "devices": [], "mps": None, "mkldnn": None, "cxx11_abi": None,
         "installer": None, "location": None, "requires_python": None, "file": None,
+        "numpy_error": None, "import_process": None,
     }
 
 
 def _metadata(out: dict) -> None:
+    # importlib.metadata costs ~15 ms to import: after the child has started, not before.
+    from . import dists  # noqa: PLC0415
+
     dist = dists.distribution("torch")
     if dist is None:
         return
@@ -45,93 +64,133 @@ def _metadata(out: dict) -> None:
         pass
 
 
-def _text(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"
+def child_sys_path() -> list[str]:
+    """This interpreter's sys.path less the entry `python -m` / `-c` put first (the current
+    directory): a stray ./torch folder must not stand in for the installed torch."""
+    path = list(sys.path)
+    if path and not getattr(sys.flags, "safe_path", False) and path[0] in ("", os.getcwd()):
+        path = path[1:]
+    return path
 
 
-def _note(out: dict, caught) -> None:
-    for w in caught:
-        msg = str(w.message).strip()
-        if msg and msg not in out["cuda_warnings"]:
-            out["cuda_warnings"].append(msg)
-        if out["cuda_init_error"] is None and "CUDA initialization" in msg:
-            out["cuda_init_error"] = msg
+def signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
-def _cuda(torch, out: dict) -> None:
-    cuda = torch.cuda
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+def _tail(text: str) -> str | None:
+    text = (text or "").strip()
+    return text[-STDERR_TAIL_CHARS:] if text else None
+
+
+def _last_line(text: str | None) -> str | None:
+    for line in reversed((text or "").splitlines()):
+        if line.strip():
+            return line.strip()
+    return None
+
+
+class Child:
+    """The running child: start() returns at once; result() waits (at most the time left)."""
+
+    def __init__(self, limit: float, env: dict | None = None, extension: bool = True):
+        self.limit = limit
+        self.t0 = time.monotonic()
+        self.error: str | None = None
+        env = dict(os.environ if env is None else env)
+        if not extension:
+            env[ENV_NO_EXTENSION] = "1"
+        pkg_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+        argv = [sys.executable, "-I", CHILD, json.dumps(child_sys_path()), pkg_root]
         try:
-            flags = torch._C._cuda_getArchFlags() if hasattr(torch._C, "_cuda_getArchFlags") else None
-            # get_arch_list() returns [] when no GPU is usable; the build's list is what we want.
-            out["arch_list"] = flags.split() if flags else list(cuda.get_arch_list())
-        except Exception as exc:
-            out["cuda_warnings"].append(f"arch list: {_text(exc)}")
+            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, env=env, start_new_session=os.name == "posix")
+        except OSError as exc:
+            self.proc = None
+            self.error = f"could not start {sys.executable} to import torch: {exc.strerror or exc}"
+
+    def result(self) -> tuple[dict | None, dict | None, dict]:
+        """(torch facts or None, extension facts or None, process facts)."""
+        proc_facts = {"returncode": None, "signal": None, "timed_out": False, "limit_s": self.limit,
+                      "seconds": None, "stderr_tail": None, "error": self.error}
+        if self.proc is None:
+            return None, None, proc_facts
+        timed_out = False
         try:
-            out["cuda_available"] = bool(cuda.is_available())
-            out["device_count"] = int(cuda.device_count())
-        except Exception as exc:
-            out["cuda_init_error"] = _text(exc)
-        if out["cuda_available"]:
+            out, err = self.proc.communicate(timeout=max(0.0, self.limit - (time.monotonic() - self.t0)))
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _proc.kill_group(self.proc)
             try:
-                for i in range(out["device_count"] or 0):
-                    p = cuda.get_device_properties(i)
-                    out["devices"].append({"index": i, "name": p.name, "capability": f"{p.major}.{p.minor}",
-                                           "total_memory_bytes": int(p.total_memory)})
-            except Exception as exc:
-                out["cuda_init_error"] = out["cuda_init_error"] or _text(exc)
-        elif (out["cuda"] or out["hip"]) and out["cuda_init_error"] is None:
-            # is_available() can be False without a word (no driver, CUDA_VISIBLE_DEVICES="");
-            # torch.cuda.init() says why, and creates no context when it fails.
+                out, err = self.proc.communicate(timeout=2.0)
+            except (subprocess.TimeoutExpired, OSError, ValueError):
+                out, err = b"", b""
+        rc = self.proc.returncode
+        proc_facts.update(seconds=round(time.monotonic() - self.t0, 3), timed_out=timed_out,
+                          returncode=None if timed_out else rc,
+                          signal=signal_name(-rc) if (rc is not None and rc < 0 and not timed_out) else None)
+        sections = {}
+        for line in (out or b"").decode("utf-8", "replace").splitlines():
             try:
-                cuda.init()
-            except Exception as exc:
-                out["cuda_init_error"] = _text(exc)
-        _note(out, caught)
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(msg, dict) and isinstance(msg.get("facts"), dict):
+                sections[msg.get("section")] = msg["facts"]
+        stderr = (err or b"").decode("utf-8", "replace")
+        if timed_out or rc != 0 or "torch" not in sections:
+            proc_facts["stderr_tail"] = _tail(stderr)
+        torch_facts = sections.get("torch")
+        if torch_facts is not None and torch_facts.get("numpy_error") is None and "Failed to initialize NumPy" in stderr:
+            # printed rather than warned (an older torch): still the fact
+            line = next(ln for ln in stderr.splitlines() if "Failed to initialize NumPy" in ln)
+            torch_facts["numpy_error"] = line[line.index("Failed to initialize NumPy"):].split(" (Triggered")[0]
+        return torch_facts, sections.get("extension"), proc_facts
 
 
-def probe() -> dict:
+def start(limit: float, env: dict | None = None, extension: bool = True) -> Child:
+    return Child(limit, env=env, extension=extension)
+
+
+def describe_failure(p: dict) -> str:
+    """import_error's text for a child that gave no torch facts."""
+    hint = _last_line(p.get("stderr_tail"))
+    if p.get("error"):
+        return p["error"]
+    if p.get("timed_out"):
+        return (f"`import torch` did not finish within {p['limit_s']:g} s and was stopped"
+                + (f"; its last output: {hint}" if hint else ""))
+    if p.get("signal"):
+        return f"`import torch` killed the Python process with {p['signal']}" + (f": {hint}" if hint else "")
+    if p.get("returncode"):
+        return (f"`import torch` ended the Python process with exit status {p['returncode']}"
+                + (f": {hint}" if hint else " and no message"))
+    return "the torch probe's process gave no facts" + (f": {hint}" if hint else "")
+
+
+def finish(child: Child) -> tuple[dict, dict | None]:
+    """The torch section, and the extension section when the child got that far."""
     out = _blank()
     _metadata(out)
-    t0 = time.perf_counter()
-    try:
-        import torch  # noqa: PLC0415
-    except (Exception, SystemExit) as exc:  # ImportError, OSError, even SystemExit from a broken install
-        out["import_seconds"] = round(time.perf_counter() - t0, 3)
-        out["import_error"] = _text(exc)
-        return out
-    out["import_seconds"] = round(time.perf_counter() - t0, 3)
-    out["importable"] = True
-    out["installed"] = True
-    out["file"] = getattr(torch, "__file__", None)
-    out["version"] = str(getattr(torch, "__version__", out["version"]))
-    out["local"] = local_suffix(out["version"])
-    version = getattr(torch, "version", None)
-    out["cuda"] = getattr(version, "cuda", None)
-    out["hip"] = getattr(version, "hip", None)
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            out["cudnn"] = torch.backends.cudnn.version()
-        for w in caught:
-            out["cudnn_error"] = out["cudnn_error"] or str(w.message)
-    except Exception as exc:  # "cuDNN version incompatibility: ..." is raised from here
-        out["cudnn_error"] = _text(exc)
-    if out["cuda"] or out["hip"]:
-        _cuda(torch, out)
+    facts, ext, proc_facts = child.result()
+    out["import_process"] = proc_facts
+    if facts is None:
+        out["import_error"] = describe_failure(proc_facts)
+        out["import_seconds"] = proc_facts["seconds"]
+        return out, None
+    meta_version = out["version"]
+    out.update(facts)
+    if facts.get("importable"):
+        out["installed"] = True
+        out["version"] = facts.get("version") or meta_version
     else:
-        out["cuda_available"] = False
-        out["device_count"] = 0
-    try:
-        mps = torch.backends.mps
-        out["mps"] = {"built": bool(mps.is_built()), "available": bool(mps.is_available())}
-    except Exception:
-        out["mps"] = None
-    try:
-        out["mkldnn"] = bool(torch.backends.mkldnn.is_available())
-    except Exception:
-        pass
-    abi = getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", None)
-    out["cxx11_abi"] = None if abi is None else bool(abi)
-    return out
+        out["version"] = meta_version
+    out["local"] = local_suffix(out["version"])
+    return out, ext
+
+
+def probe(timeout: float = 30.0, env: dict | None = None) -> dict:
+    """The torch section alone (no extension facts)."""
+    return finish(start(timeout, env=env, extension=False))[0]

@@ -1,7 +1,10 @@
-"""One-line descriptions of each area's facts (the headline next to the [✓] mark) and the full
-fact list shown by --verbose.  Works on any snapshot, however incomplete."""
+"""One-line descriptions of each area's facts (the headline next to the [✓] mark), report["areas"]
+(status from the area's findings, never judged here again) and the full fact list shown by
+--verbose.  Reads facts only through the facts layer; works on any snapshot, however incomplete."""
 
 from __future__ import annotations
+
+from .. import facts as F
 
 TITLES = {
     "platform": "Platform", "torch": "PyTorch", "driver": "NVIDIA driver", "gpu": "GPUs",
@@ -9,138 +12,168 @@ TITLES = {
 }
 
 
-def _d(value) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _l(value) -> list:
-    return value if isinstance(value, list) else []
-
-
 def cudnn_text(v) -> str | None:
-    """92400 -> "9.24.0", 8902 -> "8.9.2" (cuDNN 9 encodes major*10000+minor*100+patch, 8 major*1000+...)."""
-    if not isinstance(v, int) or v <= 0:
-        return None
-    if v >= 10000:
-        return f"{v // 10000}.{(v % 10000) // 100}.{v % 100}"
-    return f"{v // 1000}.{(v % 1000) // 100}.{v % 100}"
+    """92400 -> "9.24.0", 8907 -> "8.9.7": the facts layer's one decoder."""
+    return F.cudnn_text(v)
 
 
 def _gib(nbytes) -> str | None:
-    return f"{nbytes / 2**30:.0f} GiB" if isinstance(nbytes, (int, float)) and nbytes > 0 else None
+    return f"{nbytes / 2**30:.0f} GiB" if isinstance(nbytes, (int, float)) and not isinstance(nbytes, bool) \
+        and nbytes > 0 else None
 
 
 def headline(area: str, snap: dict) -> str:
+    """The area's facts in one line.  Descriptive only: whether they are good is the findings'
+    call (area_lines() takes the status from them), and an unknown fact reads "unknown"."""
     try:
         return _HEADLINES[area](snap) or ""
     except Exception:  # a hand-edited snapshot must not break the report
         return "(unreadable facts)"
 
 
+def area_lines(snap: dict, findings: list[dict], summary: dict) -> dict:
+    """report["areas"]: per area its status (from its findings that count, as summary holds it),
+    its headline, the codes of its causes and of the symptoms folded under other areas' causes.
+    An area that could not be judged (a TEx80 finding) says so in its headline."""
+    out = {}
+    for area in TITLES:
+        mine = [f for f in findings if isinstance(f, dict) and f.get("area") == area]
+        unknown = [f for f in mine if str(f.get("slug", "")).endswith("-unknown") and not f.get("explained_by")]
+        text = "could not judge: its facts are missing from the snapshot" if unknown else headline(area, snap)
+        explained = [f"{f.get('code')} (explained by {f.get('explained_by')})" for f in mine if f.get("explained_by")]
+        out[area] = {"title": TITLES[area], "status": summary.get(area, "ok"), "headline": text,
+                     "causes": [f.get("code") for f in mine if not f.get("explained_by") and f.get("severity") != "ok"],
+                     "explained": explained}
+    return out
+
+
+def _unknown(what: str) -> str:
+    return f"{what} unknown"
+
+
 def _platform(s):
-    p, py = _d(s.get("platform")), _d(_d(s.get("platform")).get("python"))
-    parts = [p.get("os_pretty") or p.get("system"), p.get("machine")]
-    if p.get("wsl"):
-        parts.append(f"WSL {p['wsl']}")
-    if p.get("container"):
+    if not F.section_known(s, "platform"):
+        return _unknown("platform")
+    p = F.as_dict(F.dig(s, "platform"))
+    parts = [F.text(p.get("os_pretty")) or F.system(s), F.machine(s)]
+    if F.wsl(s):
+        parts.append(f"WSL {F.wsl(s)}")
+    if F.text(p.get("container")):
         parts.append(f"in {p['container']}")
-    env = "conda env " + str(py.get("conda_env")) if py.get("conda_env") else ("venv" if py.get("venv") else None)
-    if py.get("version"):
-        parts.append(f"Python {py['version']}" + (f" ({env})" if env else ""))
+    py = F.as_dict(p.get("python"))
+    env = ("conda env " + py["conda_env"]) if F.text(py.get("conda_env")) else \
+        ("venv" if py.get("venv") is True else None)
+    if F.python_version(s):
+        parts.append(f"Python {F.python_version(s)}" + (f" ({env})" if env else ""))
     return ", ".join(str(x) for x in parts if x)
 
 
 def _torch(s):
-    t = _d(s.get("torch"))
-    if not t.get("importable"):
-        if t.get("installed") or t.get("version"):
-            return f"torch {t.get('version') or '?'} is installed but cannot be imported"
-        return "torch is not installed in this interpreter"
-    parts = [f"torch {t.get('version')}"]
-    if t.get("cuda"):
+    imp = F.torch_importable(s)
+    if imp is None:
+        return _unknown("torch")
+    if not imp:
+        if F.torch(s).get("installed") is True or F.torch_version(s):
+            return f"torch {F.torch_version(s) or '?'} is installed but cannot be imported"
+        if F.torch(s).get("installed") is False:
+            return "torch is not installed in this interpreter"
+        return "torch cannot be imported"
+    t = F.torch(s)
+    parts = [f"torch {F.torch_version(s) or '?'}"]
+    if F.text(t.get("cuda")):
         parts.append(f"CUDA {t['cuda']}")
-    elif t.get("hip"):
+    elif F.text(t.get("hip")):
         parts.append(f"ROCm/HIP {t['hip']}")
     else:
         parts.append("CPU-only build")
-    if cudnn_text(t.get("cudnn")):
-        parts.append(f"cuDNN {cudnn_text(t['cudnn'])}")
-    if t.get("cuda") or t.get("hip"):
-        n = t.get("device_count")
-        parts.append(f"CUDA available ({n} device{'s' if n != 1 else ''})" if t.get("cuda_available")
-                     else "CUDA not available")
-    mps = _d(t.get("mps"))
-    if mps.get("available"):
+    if F.cudnn_text(t.get("cudnn")):
+        parts.append(f"cuDNN {F.cudnn_text(t['cudnn'])}")
+    if F.text(t.get("cuda")) or F.text(t.get("hip")):
+        n, avail = t.get("device_count"), t.get("cuda_available")
+        if avail is True:
+            parts.append(f"CUDA available ({n} device{'s' if n != 1 else ''})" if isinstance(n, int)
+                         else "CUDA available")
+        elif avail is False:
+            parts.append("CUDA not available")
+    if F.as_dict(t.get("mps")).get("available") is True:
         parts.append("MPS available")
     return ", ".join(parts)
 
 
 def _driver(s):
-    d = _d(s.get("driver"))
-    if not d.get("present"):
-        pci = d.get("pci_gpus")
-        # WSL 2's GPU is never on the Linux PCI bus: there the bus says nothing about it.
-        if isinstance(pci, list) and _d(s.get("platform")).get("wsl") != 2:
+    present = F.driver_present(s)
+    if present is None:
+        return _unknown("NVIDIA driver")
+    if not present:
+        pci = F.pci_gpus(s)  # None under WSL 2: its GPU is never on the Linux PCI bus
+        if pci is not None:
             return "no NVIDIA driver found; " + (f"{len(pci)} NVIDIA GPU{'s' if len(pci) != 1 else ''} on the PCI bus"
                                                  if pci else "no NVIDIA GPU on the PCI bus")
         return "no NVIDIA driver found"
-    text = f"driver {d.get('version') or '?'}"
-    if d.get("cuda_version"):
-        text += f" (supports CUDA up to {d['cuda_version']})"
-    return text + f", read through {d.get('source')}"
+    text = f"driver {F.driver_version(s) or '?'}"
+    if F.driver_cuda(s):
+        text += f" (supports CUDA up to {F.driver_cuda(s)})"
+    src = F.text(F.driver(s).get("source"))
+    return text + (f", read through {src}" if src else "")
 
 
 def _gpu(s):
-    t, d = _d(s.get("torch")), _d(s.get("driver"))
-    gpus = _l(t.get("devices")) or _l(d.get("gpus"))
+    gpus = F.gpus(s)
     if not gpus:
-        vis = _d(s.get("env")).get("CUDA_VISIBLE_DEVICES")
+        if F.driver_present(s) is None and F.torch_importable(s) is None:
+            return _unknown("GPUs")
+        vis = F.env(s, "CUDA_VISIBLE_DEVICES")
         return "no GPU visible" + (f" (CUDA_VISIBLE_DEVICES={vis!r})" if vis is not None else "")
     names = []
     for g in gpus[:4]:
-        g = _d(g)
-        mem = _gib(g.get("total_memory_bytes")) or (
-            f"{g['memory_total_mib'] / 1024:.0f} GiB" if isinstance(g.get("memory_total_mib"), int) else None)
-        extra = ", ".join(x for x in (f"sm_{str(g.get('capability')).replace('.', '')}"
-                                      if g.get("capability") else None, mem) if x)
-        names.append(f"{g.get('name')}" + (f" ({extra})" if extra else ""))
+        mem = _gib(F.gpu_memory_bytes(s, g))
+        cap = F.text(g.get("capability"))
+        extra = ", ".join(x for x in (f"sm_{cap.replace('.', '')}" if cap else None, mem) if x)
+        names.append(f"{F.text(g.get('name')) or '?'}" + (f" ({extra})" if extra else ""))
     more = f" and {len(gpus) - 4} more" if len(gpus) > 4 else ""
     return f"{len(gpus)} GPU{'s' if len(gpus) != 1 else ''}: " + "; ".join(names) + more
 
 
 def _libraries(s):
-    lib = _d(s.get("libraries"))
-    var = lib.get("search_path_var") or "LD_LIBRARY_PATH"
-    entries = _l(lib.get("entries"))
+    if not F.section_known(s, "libraries"):
+        return _unknown("CUDA libraries")
+    lib = F.as_dict(F.dig(s, "libraries"))
+    var = F.text(lib.get("search_path_var")) or "LD_LIBRARY_PATH"
+    entries = [e for e in F.as_list(lib.get("entries")) if isinstance(e, dict)]
     if not entries:
         return f"no CUDA/cuDNN libraries in {var}"
-    files = sum(len(_l(_d(e).get("libs"))) for e in entries)
-    dirs = ", ".join(str(_d(e).get("dir")) for e in entries[:3])
+    files = sum(len(F.as_list(e.get("libs"))) for e in entries)
+    dirs = ", ".join(str(F.text(e.get("dir")) or "?") for e in entries[:3])
     return f"{files} CUDA/cuDNN librar{'ies' if files != 1 else 'y'} in {var}: {dirs}"
 
 
 def _toolchain(s):
-    tc = _d(s.get("toolchain"))
+    if not F.section_known(s, "toolchain"):
+        return _unknown("toolchain")
+    tc = F.as_dict(F.dig(s, "toolchain"))
     parts = []
-    nvcc = [_d(n) for n in _l(tc.get("nvcc"))]
-    if nvcc:
-        # the first nvcc with a toolkit beside it is the one a build can use (a bare wrapper cannot)
-        first = next((n for n in nvcc if n.get("toolkit_found")), nvcc[0])
-        parts.append(f"nvcc {first.get('version') or '?'} ({first.get('path')})"
-                     + (f" + {len(nvcc) - 1} more" if len(nvcc) > 1 else ""))
+    cands = F.nvcc_candidates(s)
+    used = F.nvcc_in_use(s)  # the same nvcc TE600-TE603 judge
+    if used:
+        parts.append(f"nvcc {used.get('version')} ({F.text(used.get('path')) or '?'})"
+                     + (f" + {len(cands) - 1} more" if len(cands) > 1 else ""))
+    elif cands:
+        parts.append(f"{len(cands)} nvcc that do{'es' if len(cands) == 1 else ''} not run")
     else:
         parts.append("no nvcc")
-    hc = _d(tc.get("host_compiler"))
-    parts.append((hc.get("version") or f"C++ compiler {hc.get('path')} (version unknown)") if hc
-                 else "no C++ compiler")
-    nj = _d(tc.get("ninja"))
-    parts.append(f"ninja {nj.get('version')}" if nj else "no ninja")
+    hc = tc.get("host_compiler")
+    if isinstance(hc, dict):
+        parts.append(F.text(hc.get("version")) or f"C++ compiler {F.text(hc.get('path')) or '?'} (version unknown)")
+    else:
+        parts.append("no C++ compiler")
+    nj = tc.get("ninja")
+    parts.append(f"ninja {F.text(nj.get('version')) or '?'}" if isinstance(nj, dict) else "no ninja")
     return ", ".join(str(p) for p in parts)
 
 
 def _extension(s):
-    st = _d(_d(s.get("extension")).get("status"))
-    state = st.get("state")
+    st = F.as_dict(F.dig(s, "extension", "status"))
+    state = F.text(st.get("state"))
     if state == "ok":
         return f"compiled ({st.get('mode')}) for torch {st.get('built_against') or st.get('running_torch')}"
     if state == "stale":
@@ -149,7 +182,7 @@ def _extension(s):
         return "not compiled for this torch yet"
     if state == "torch-missing":
         return "needs torch"
-    return f"{state}: {st.get('error')}" if state else "unknown"
+    return f"{state}: {st.get('error')}" if state else _unknown("extension state")
 
 
 _HEADLINES = {"platform": _platform, "torch": _torch, "driver": _driver, "gpu": _gpu, "libraries": _libraries,

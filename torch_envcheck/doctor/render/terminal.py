@@ -13,6 +13,7 @@ import sys
 import textwrap
 
 from .. import AREAS
+from ..escape import terminal as _safe
 from . import areas
 
 UNICODE_MARKS = {"ok": "✓", "warning": "!", "failure": "✗", "bullet": "•", "arrow": "→"}
@@ -50,26 +51,38 @@ def build(report: dict, verbose: bool = False, unicode: bool = True, width: int 
     marks = UNICODE_MARKS if unicode else ASCII_MARKS
     width = width or _width()
     snap = report.get("snapshot") if isinstance(report.get("snapshot"), dict) else {}
-    findings = [f for f in report.get("findings") or [] if isinstance(f, dict)]
+    all_findings = [f for f in report.get("findings") or [] if isinstance(f, dict)]
+    # causes before symptoms: an explained finding is printed under its cause, and only causes
+    # count in the fixes and the verdict
+    findings = [f for f in all_findings if not f.get("explained_by")]
+    folded = [f for f in all_findings if f.get("explained_by")]
+    area_info = report.get("areas") if isinstance(report.get("areas"), dict) else {}
     summary = report.get("summary") or {}
     lines: list[list] = [[(f"torch-envcheck {report.get('tool_version', '')}", "bold"),
                           (f"  (report of {snap.get('created') or 'an unknown time'})", "dim")], []]
 
     def wrap(text: str, indent: int, style=None):
-        for piece in textwrap.wrap(str(text), width=width - indent) or [""]:
+        for piece in textwrap.wrap(_safe(text), width=width - indent) or [""]:
             lines.append([(" " * indent + piece, style)])
 
     area_list = list(AREAS) + sorted({f.get("area") for f in findings} - set(AREAS) - {None})
     for area in area_list:
         sev = summary.get(area, "ok")
         title = areas.TITLES.get(area, area)
-        lines.append([(f"[{marks[sev]}] ", sev), (title, "bold"), (": " + areas.headline(area, snap), None)])
+        info = area_info.get(area) if isinstance(area_info.get(area), dict) else {}
+        head = info.get("headline") if isinstance(info.get("headline"), str) else areas.headline(area, snap)
+        lines.append([(f"[{marks[sev]}] ", sev), (title, "bold"), (": " + head, None)])
         for f in (f for f in findings if f.get("area") == area):
             fsev = f.get("severity", "warning")
             mark = marks["bullet"] if fsev == "ok" else marks[fsev]
-            lines.append([(f"    {mark} ", fsev), (f"{f.get('code', '')} ", "dim"), (str(f.get("message", "")), None)])
+            lines.append([(f"    {mark} ", fsev), (f"{f.get('code', '')} ", "dim"), (str(f.get("message", "")), None)]
+                         + ([(f" (the table's {f.get('table_severity')} is outranked by {f['outranked_by']})", "dim")]
+                            if f.get("outranked_by") else []))
             if f.get("explanation") and (verbose or fsev != "ok"):
                 wrap(f["explanation"], 8, "dim")
+            for e in (e for e in folded if e.get("explained_by") == f.get("code")):
+                lines.append([(f"        {marks['arrow']} explains ", "dim"), (f"{e.get('code', '')} ", "dim"),
+                              (f"({areas.TITLES.get(e.get('area'), e.get('area'))}) {e.get('message', '')}", None)])
         if verbose:
             for section in areas.SECTIONS.get(area, ()):
                 for key, value in areas.flatten(snap.get(section), section):
@@ -123,7 +136,10 @@ def build(report: dict, verbose: bool = False, unicode: bool = True, width: int 
         lines.append([(f"{marks['ok']} ", "ok"), ("No issues found.", "bold")])
     if not verbose:
         lines.append([("Run with --verbose for every fact, --markdown to paste into an issue.", "dim")])
-    return lines
+    # Every value came from a snapshot, which may be a stranger's: no segment reaches the terminal
+    # with a control character in it (an escape sequence could retitle the window, clear the
+    # screen or hide text); they are shown as \xNN instead.  The segments written above are plain.
+    return [[(_safe(text), style) for text, style in line] for line in lines]
 
 
 def to_plain(lines: list[list]) -> str:
@@ -135,6 +151,19 @@ def to_ansi(lines: list[list]) -> str:
     for line in lines:
         out.append("".join(f"\x1b[{ANSI[s]}m{t}\x1b[0m" if s in ANSI else t for t, s in line))
     return "\n".join(out) + "\n"
+
+
+def _encodable(text: str, stream) -> str:
+    """`text` as `stream` can encode it: a character its encoding lacks is written as an escape
+    rather than raising UnicodeEncodeError halfway through the report."""
+    enc = getattr(stream, "encoding", None) or "ascii"
+    try:
+        text.encode(enc)
+        return text
+    except UnicodeEncodeError:
+        return text.encode(enc, "backslashreplace").decode(enc)
+    except LookupError:
+        return text.encode("ascii", "backslashreplace").decode("ascii")
 
 
 def render(report: dict, color: bool = False, verbose: bool = False, unicode: bool = True) -> str:
@@ -153,13 +182,16 @@ def print_report(report: dict, stream=None, color: bool | None = None, verbose: 
             from rich.console import Console  # noqa: PLC0415  (optional extra)
             from rich.text import Text  # noqa: PLC0415
         except ImportError:
-            stream.write(to_ansi(lines))
+            stream.write(_encodable(to_ansi(lines), stream))
             return
-        console = Console(file=stream, force_terminal=True, highlight=False, soft_wrap=True)
+        # Text.append takes its string literally: no rich markup ("[link=...]", "[/]") and no
+        # emoji codes are read from a value; markup=False and emoji=False say so for the console.
+        console = Console(file=stream, force_terminal=True, highlight=False, soft_wrap=True,
+                          markup=False, emoji=False)
         for line in lines:
             text = Text()
             for t, s in line:
-                text.append(t, style=RICH.get(s))
+                text.append(_encodable(t, stream), style=RICH.get(s))
             console.print(text)
         return
-    stream.write(to_plain(lines))
+    stream.write(_encodable(to_plain(lines), stream))

@@ -2,13 +2,19 @@
 
 `evaluate(snapshot)` runs them all in report order and never raises: a probe that crashed (listed in
 snapshot["probe_errors"]) becomes a warning finding, and a rule that trips over an unexpected
-snapshot is reported the same way instead of taking the whole report down.
+snapshot is reported the same way instead of taking the whole report down.  An area whose judging
+facts (contract.JUDGED_BY) are all unknown is not judged at all: it gets one "could not judge"
+failure (TEx80) instead of findings guessed from nothing.
+
+Rules read the snapshot only through the facts layer (`from . import _facts as F`; F.name(s)).
 """
 
 from __future__ import annotations
 
+from .. import contract
 from ..codes import CODES
 from ..finding import finding
+from . import _facts as F
 from . import driver, extension, gpu, libraries, platform, toolchain, torch_rules
 
 AREAS = ("platform", "torch", "driver", "gpu", "libraries", "toolchain", "extension")
@@ -56,6 +62,39 @@ def probe_errors(snapshot) -> list[dict]:
     return out
 
 
+COULD_NOT_JUDGE = {area: next(c for c, (slug, a, _t) in CODES.items() if a == area and slug.endswith("-unknown"))
+                   for area in AREAS}
+
+
+def judgeable(snapshot, area: str) -> bool:
+    """Whether any fact the area is judged from is known (contract.JUDGED_BY)."""
+    return any(F.known(snapshot, path) for path in contract.JUDGED_BY.get(area, ()))
+
+
+def could_not_judge(area: str) -> dict:
+    paths = contract.JUDGED_BY.get(area, ())
+    return finding(COULD_NOT_JUDGE[area], "failure",
+                   f"could not judge this area: the snapshot does not record {' or '.join(paths)}",
+                   "Unknown facts are not health: the probe did not run, crashed, or the report was saved by an "
+                   "older torch_envcheck or edited.  Run `torch-envcheck doctor` on the machine itself (or save a "
+                   "new report with `torch-envcheck --json > report.json`) to judge it.",
+                   "torch-envcheck doctor", {"missing": list(paths)})
+
+
+def outrank_tables(snapshot, found: list[dict]) -> list[dict]:
+    """A fact that proves a layer works outranks a table that says it cannot: a non-ok finding with
+    basis "table" in an area F.proof() proves becomes "ok", with "outranked_by" naming the fact and
+    the table's verdict kept in "table_severity"."""
+    for f in found:
+        if f.get("basis") != "table" or f.get("severity") == "ok":
+            continue
+        proven = F.proof(snapshot, f.get("area"))
+        if proven:
+            f["table_severity"], f["severity"], f["outranked_by"] = f["severity"], "ok", proven
+            f["fix"] = None
+    return found
+
+
 def rules() -> list[tuple[str, object]]:
     """(area, rule function) in report order."""
     return [(area, fn) for area in AREAS for fn in MODULES[area].RULES]
@@ -73,6 +112,9 @@ def evaluate(snapshot) -> list[dict]:
     out: list[dict] = []
     for area in AREAS:
         out.extend(f for f in crashed if f["area"] == area)
+        if not judgeable(snapshot, area):
+            out.append(could_not_judge(area))
+            continue
         for fn in MODULES[area].RULES:
             try:
                 found = fn(snapshot)
@@ -84,7 +126,7 @@ def evaluate(snapshot) -> list[dict]:
                                  "with `torch-envcheck doctor --json`.", None,
                                  {"rule": f"{fn.__module__}.{fn.__name__}", "error": f"{type(exc).__name__}: {exc}"})]
             out.extend(found)
-    return out
+    return outrank_tables(snapshot, out)
 
 
 def summary(findings: list[dict]) -> dict:

@@ -39,7 +39,7 @@ def _torch_says_no_driver(s) -> bool:
 
 
 def driver_missing(s) -> list[dict]:
-    if not _applies(s) or F.torch(s).get("cuda_available") is True:
+    if not _applies(s) or F.torch(s).get("cuda_available") is True or library_mismatch(s):
         return []
     present = F.driver_present(s)
     # The driver probe's verdict; when it has none (crashed: TE390), torch's own error is the evidence.
@@ -51,7 +51,7 @@ def driver_missing(s) -> list[dict]:
     need_txt = f">= {floor}" if floor else "new enough"
     exe = F.python_exe(s)
     rel = F.torch_version(s).split("+", 1)[0] if F.torch_version(s) else None
-    cpu_fix = kb.pip_install_command(exe, rel, "cpu")
+    cpu_fix = kb.pip_install_command(exe, rel, "cpu", shell=F.shell(s))
     if F.wsl(s) == 2:
         gpu_side = (f"install the NVIDIA Windows driver {need_txt} on the Windows side (WSL 2 uses it through "
                     "/usr/lib/wsl/lib; do not install a Linux driver inside WSL)")
@@ -115,12 +115,44 @@ def driver_missing(s) -> list[dict]:
     return [finding("TE301", "warning", msg, expl, fix, details)]
 
 
+def _forward_compat_evidence(s) -> list[str]:
+    """Where a forward-compatibility libcuda (NVIDIA's cuda-compat package) shows in the snapshot."""
+    out = []
+    for e in F.library_entries(s):
+        if "compat" in e["dir"].lower() and any(l["kind"] == "cuda" or (l["file"] or "").startswith("libcuda.")
+                                                 for l in e["libs"]):
+            out.append(e["dir"])
+    ld = F.env(s, "LD_LIBRARY_PATH") or ""
+    out += [p for p in ld.split(":") if p and "compat" in p.lower() and p not in out]
+    return out
+
+
 def driver_too_old(s) -> list[dict]:
     if not _applies(s) or F.driver_present(s) is not True:
         return []
     verdict = _support(s)
     if verdict not in ("no", "compat"):
         return []
+    if verdict == "no" and F.cuda_works(s):
+        # A proving fact outranks the table: torch initialised CUDA on this driver, so a newer libcuda
+        # (NVIDIA's forward-compatibility package, typical of data-center containers) is doing the work.
+        need = _needs(s) or {}
+        dv, tc = F.driver_version(s), F.torch_cuda(s)
+        compat = _forward_compat_evidence(s)
+        n = F.device_count(s)
+        return [finding(
+            "TE305", "ok",
+            f"{F.torch_label(s)} initialised CUDA {tc} and sees {n if n is not None else 'its'} GPU{'s' if n != 1 else ''} "
+            f"on NVIDIA driver {dv or '?'}, older than the {need.get('compat_floor') or need.get('toolkit_minimum') or '?'} "
+            "CUDA " + f"{tc} needs: forward compatibility is at work",
+            "NVIDIA's CUDA forward-compatibility package (cuda-compat, preinstalled in NGC and many data-center "
+            "containers) ships a newer user-space libcuda that runs newer CUDA on an older data-center driver "
+            "branch. CUDA works here, so nothing needs reinstalling. Forward compatibility covers data-center GPUs "
+            "only, and the kernel driver still decides which GPUs and features exist; upgrading the host driver "
+            "removes the dependency on the compat libraries."
+            + (f" Compat libraries seen in: {', '.join(compat[:3])}." if compat else ""),
+            None, {"driver_version": dv, "torch_cuda": tc, "needs": need, "forward_compat_dirs": compat,
+                   "proved_by": "torch.cuda.is_available() is True"})]
     need = _needs(s) or {}
     dv, dc, tc = F.driver_version(s), F.driver_cuda(s), F.torch_cuda(s)
     what = f"NVIDIA driver {dv or '?'}" + (f" (supports CUDA up to {dc})" if dc else "")
@@ -132,8 +164,12 @@ def driver_too_old(s) -> list[dict]:
             f"(needed by GPUs this build has no SASS for) and a few newer APIs need CUDA {tc}'s own driver "
             f"{need.get('toolkit_minimum') or '(unknown)'}.", None,
             {"driver_version": dv, "driver_cuda": dc, "torch_cuda": tc, "needs": need})]
-    cap = next((g.get("capability") for g in F.gpus(s) if F.text(g.get("capability"))), None)
+    cap = F.build_capability(s)
     build = F.recommend_build(s, capability=cap)
+    oldest = _oldest_build(s)
+    dvt = kb.version_tuple(dv)
+    if build is None and oldest and dvt and dvt < kb.version_tuple(oldest["driver"]):
+        return [_older_than_every_build(s, oldest, need)]
     expl = (f"torch's CUDA {tc} runtime needs driver >= {need.get('compat_floor') or need.get('toolkit_minimum') or '?'}"
             f" on {F.driver_os(s)}; CUDA initialisation fails (\"The NVIDIA driver on your system is too old\"). "
             f"Either upgrade the driver, or install a torch build for this driver")
@@ -146,6 +182,80 @@ def driver_too_old(s) -> list[dict]:
                      "recommended_build": build, "cuda_init_error": F.torch(s).get("cuda_init_error")})]
 
 
+def _oldest_build(s) -> dict | None:
+    try:
+        return kb.min_driver_any_build(F.driver_os(s))
+    except kb.KnowledgeError:
+        return None
+
+
+def _driver_upgrade_fix(s, need_txt: str) -> str:
+    if F.wsl(s) == 2 or F.system(s) == "Windows":
+        return (f"# install the NVIDIA Windows driver {need_txt} (https://www.nvidia.com/Download/index.aspx), "
+                "reboot Windows, then:\nnvidia-smi")
+    ubuntu = "ubuntu" in (F.text(F.dig(s, "platform", "os_pretty")) or "").lower()
+    if ubuntu:
+        return "sudo ubuntu-drivers install   # the newest recommended NVIDIA driver; reboot, then:\nnvidia-smi"
+    return (f"# install the NVIDIA driver {need_txt} (your distribution's package or "
+            "https://www.nvidia.com/Download/index.aspx), reboot, then:\nnvidia-smi")
+
+
+def _older_than_every_build(s, oldest: dict, need: dict) -> dict:
+    dv, tc = F.driver_version(s), F.torch_cuda(s)
+    want = need.get("compat_floor") or need.get("toolkit_minimum")
+    return finding(
+        "TE307", "failure",
+        f"NVIDIA driver {dv} is older than every torch build needs (the oldest CUDA in any build, {oldest['cuda']}, "
+        f"needs >= {oldest['driver']}): upgrade the driver",
+        f"No torch build in the doctor's tables runs on this driver, so reinstalling torch cannot help. "
+        f"{F.torch_label(s)} (CUDA {tc}) needs driver >= {want or '?'}; upgrading to it (or newer) makes the "
+        "installed torch work as it is.",
+        _driver_upgrade_fix(s, f">= {want}" if want else "(the newest for this GPU)"),
+        {"driver_version": dv, "torch_cuda": tc, "needs": need, "oldest_build": oldest})
+
+
+_MISMATCH_MARKERS = ("driver/library version mismatch", "error 803",
+                     "system has unsupported display driver / cuda driver combination")
+
+
+def library_mismatch(s) -> list[dict]:
+    """CUDA error 803 / NVML "Driver/library version mismatch": the kernel module still loaded is not
+    the version of the user-space driver (libcuda, libnvidia-ml) installed since, typically right
+    after a driver upgrade without a reboot."""
+    if F.is_macos(s):
+        return []
+    texts = [F.cuda_init_error(s)] + F.driver_errors(s) + F.cuda_warnings(s)
+    hit = next((t for t in texts if t and any(m in t.lower() for m in _MISMATCH_MARKERS)), None)
+    if not hit:
+        return []
+    if F.wsl(s) == 2 or F.system(s) == "Windows":
+        fix = "# restart Windows (WSL 2: `wsl --shutdown` in PowerShell, then reopen), then:\nnvidia-smi"
+    else:
+        fix = ("sudo reboot\n# or, with no process using the GPU, reload the NVIDIA kernel modules:\n"
+               "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia nvidia_uvm\nnvidia-smi")
+    explains = ["TE303"] if F.cuda_available(s) is False else []
+    return [finding(
+        "TE306", "failure",
+        "the NVIDIA kernel module and the user-space driver libraries are different versions (CUDA error 803, "
+        "\"Driver/library version mismatch\"): " + hit.splitlines()[0][:200],
+        "This usually follows a driver upgrade: the new libcuda/libnvidia-ml are installed, but the old kernel "
+        "module is still loaded. Reinstalling torch cannot fix it. Reboot, or reload the nvidia kernel modules "
+        "once no process uses the GPU (`nvidia-smi` and `lsof /dev/nvidia*` list them). If it persists after a "
+        "reboot, two driver installations are mixed (a distribution package and a .run installer, or a "
+        "container's own libcuda): remove one.",
+        fix, {"error": hit, "driver_version": F.driver_version(s)}, explains=explains)]
+
+
+def _explained_by(s) -> str | None:
+    """The finding that causes a failed CUDA initialisation, when another rule found one."""
+    if library_mismatch(s):
+        return "TE306 (driver/library version mismatch)"
+    from . import gpu  # noqa: PLC0415 (gpu imports nothing from here; avoids a cycle at import time)
+    if any(f["code"] == "TE403" and f["severity"] == "failure" for f in gpu.visible_devices(s)):
+        return "TE403 (CUDA_VISIBLE_DEVICES names no usable GPU)"
+    return None
+
+
 def cuda_init_failed(s) -> list[dict]:
     t = F.torch(s)
     if not _applies(s) or F.driver_present(s) is False or t.get("cuda_available") is not False:
@@ -153,10 +263,13 @@ def cuda_init_failed(s) -> list[dict]:
     if F.driver_present(s) is None and (_torch_says_no_driver(s) or not F.text(t.get("cuda_init_error"))):
         return []  # TE301 from torch's own words, or nothing known to report
     if _support(s) == "no" or F.cvd_hides_all(s):
-        return []  # explained by TE302 / TE402
+        return []  # explained by TE302 / TE307 / TE402
     err = F.text(t.get("cuda_init_error"))
     expl = "The driver is loaded and new enough, yet torch could not initialise CUDA."
-    if err and "804" in err:
+    cause = _explained_by(s)
+    if cause:
+        expl += f" The cause is reported as {cause}: fix that first."
+    elif err and "804" in err:
         expl += (" Error 804 means a CUDA forward-compatibility libcuda (cuda-compat package, or a container's "
                  "compat libs) is loaded on a GPU that does not support it: remove it from LD_LIBRARY_PATH / "
                  "ld.so.conf so the driver's own libcuda is used.")
@@ -186,4 +299,4 @@ def driver_ok(s) -> list[dict]:
     return []
 
 
-RULES = [driver_missing, driver_too_old, cuda_init_failed, driver_ok]
+RULES = [driver_missing, driver_too_old, library_mismatch, cuda_init_failed, driver_ok]

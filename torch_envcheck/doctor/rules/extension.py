@@ -3,11 +3,17 @@ kernel image for every GPU."""
 
 from __future__ import annotations
 
+import re
+
 from .. import knowledge as kb
+from ..escape import shell_quote
 from ..finding import finding
 from . import _facts as F
 
 BUILD = "torch-envcheck build"
+# The rebuild commands torch_envcheck.extension writes into a snapshot; anything else is not run.
+_KNOWN_COMMAND = re.compile(r"torch-envcheck build(?: --force)?|pip install --no-build-isolation --force-reinstall "
+                            r"--no-deps torch_envcheck")
 
 
 def _status(s) -> dict:
@@ -18,6 +24,8 @@ def state(s) -> list[dict]:
     st = _status(s)
     state = F.text(st.get("state"))
     cmd = F.text(st.get("rebuild_command")) or BUILD
+    if not _KNOWN_COMMAND.fullmatch(cmd):  # a stranger's snapshot could name any command here
+        cmd = BUILD
     if state == "stale":
         stale = F.as_dict(st.get("stale_aot"))
         reason = F.text(stale.get("reason")) or F.text(st.get("error")) or "built against another torch"
@@ -60,7 +68,7 @@ def kernel_image(s) -> list[dict]:
                            "It was compiled for other GPU architectures (its build chose them when no GPU was visible, "
                            "or from TORCH_CUDA_ARCH_LIST); its CUDA ops fail with \"no kernel image is available\". "
                            "Rebuild it for this GPU.",
-                           f"TORCH_CUDA_ARCH_LIST={cap} {BUILD} --force" if cap else f"{BUILD} --force",
+                           f"TORCH_CUDA_ARCH_LIST={shell_quote(cap)} {BUILD} --force" if cap else f"{BUILD} --force",
                            {"device": d, "error": d["kernel_error"],
                             "built_for": F.dig(s, "extension", "build_info", "cuda", "gencode")}))
     return out

@@ -16,14 +16,30 @@ def _applies(s) -> bool:
 
 
 def _coverage(s):
-    """[(gpu, capability_match)] for GPUs with a known capability."""
+    """[(gpu, capability_match)] for GPUs with a known capability.  The arch list is the installed
+    binary's (torch._C._cuda_getArchFlags() in the snapshot) whenever recorded, else the tables'."""
     arch = F.arch_list(s)
     out = []
     for g in F.gpus(s):
         cap = F.text(g.get("capability"))
         if cap and arch:
-            out.append((g, kb.capability_match(cap, arch)))
+            out.append((g, kb.capability_match(cap, arch, F.torch_cuda(s))))
     return out, arch
+
+
+def _arch_from(s) -> str:
+    return "" if F.arch_list_source(s) == "binary" else " (arch list from the doctor's tables: the snapshot has none from the binary)"
+
+
+JETPACK_URL = "https://docs.nvidia.com/deeplearning/frameworks/install-pytorch-jetson-platform/index.html"
+CUDNN9_MIN = "5.0"
+
+
+def _jetpack_fix(s) -> str:
+    return (f"# NVIDIA publishes torch wheels built for Jetson with each JetPack release ({JETPACK_URL});\n"
+            "# check the JetPack version (cat /etc/nv_tegra_release), then install the matching wheel:\n"
+            f"{F.python_cmd(s)} -m pip uninstall -y torch\n"
+            f"{F.python_cmd(s)} -m pip install <the torch wheel for your JetPack from NVIDIA's page above>")
 
 
 def arch_unsupported(s) -> list[dict]:
@@ -35,6 +51,8 @@ def arch_unsupported(s) -> list[dict]:
         if m["ok"] is not False:
             continue
         cap = g["capability"]
+        if _tegra_gpu(s, cap):
+            continue  # jetson_wheel() reports it with the fix that works on Jetson
         lo, hi = m["min"], m["max"]
         if lo and kb.major_minor(cap) < kb.major_minor(lo):
             how = "too old"
@@ -49,7 +67,7 @@ def arch_unsupported(s) -> list[dict]:
         except kb.KnowledgeError:
             pass
         msg = (f"{F.gpu_label(g)} is {how} for {F.torch_label(s)}, whose kernels cover {lo}-{hi} "
-               f"({' '.join(arch)})")
+               f"({' '.join(arch)})" + _arch_from(s))
         expl = (f"CUDA ops fail with \"no kernel image is available for execution on the device\" (torch warns "
                 f"\"... with CUDA capability sm_{cap.replace('.', '')} is not compatible with the current PyTorch installation\"). "
                 "SASS sm_XY runs only on the same major with minor >= Y; PTX compute_XY runs on capability >= X.Y.")
@@ -64,10 +82,92 @@ def arch_unsupported(s) -> list[dict]:
                      "driver or Python: upgrade the driver first.")
         else:
             expl += " No PyTorch release in the doctor's tables ships kernels for this GPU; build PyTorch from source."
+        if kb.major_minor(cap) < kb.major_minor(CUDNN9_MIN):
+            expl += (f" This is a Kepler-generation GPU (compute capability below {CUDNN9_MIN}): cuDNN 9, which every "
+                     "torch wheel ships since torch 2.4, does not support it, so only torch <= 2.3 builds with cuDNN 8 "
+                     "(cu118: sm_37) can run convolutions on it" + (f"; torch {build['torch']} {build['tag']} is one."
+                                                                     if build else "."))
         out.append(finding("TE401", "failure", msg, expl, F.install_command(s, build) if build else None,
                            {"gpu": g, "capability": cap, "arch_list": arch, "problem": how,
                             "recommended_build": build,
                             "other_builds": [f"{b['torch']} {b['tag']}" for b in fits_any[:6]]}))
+    return out
+
+
+def _tegra_gpu(s, cap) -> bool:
+    try:
+        return kb.is_tegra(cap) or (bool(F.jetson(s)) and len(F.gpus(s)) == 1)
+    except kb.KnowledgeError:
+        return False
+
+
+def jetson_wheel(s) -> list[dict]:
+    """A Jetson (Tegra) GPU with a torch whose kernels do not cover it.  By torch's own table
+    (pytorch/pytorch torch/cuda/__init__.py, DEVICE_REQUIREMENT) discrete-GPU SASS (sm_80, sm_86)
+    does not run on the integrated Jetson GPUs (8.7 Orin, 7.2 Xavier, ...), so the generic aarch64
+    wheel of download.pytorch.org does not serve them; NVIDIA's JetPack wheels do."""
+    if not _applies(s):
+        return []
+    cov, arch = _coverage(s)
+    out = []
+    for g, m in cov:
+        cap = g["capability"]
+        if m["ok"] is not False or not _tegra_gpu(s, cap):
+            continue
+        board = F.text(F.as_dict(F.jetson(s)).get("model"))
+        msg = (f"{F.gpu_label(g)} is a Jetson (integrated) GPU and {F.torch_label(s)} has no kernels for it "
+               f"({' '.join(arch)})" + _arch_from(s))
+        expl = ("The torch wheels on download.pytorch.org are built for discrete GPUs (aarch64: server boards such "
+                "as Grace Hopper). Their sm_80/sm_86 code does not run on a Jetson GPU of the same major: torch's own "
+                f"capability table lists {cap} only as its own target, so CUDA ops fail with \"no kernel image is "
+                "available\". NVIDIA builds torch for each JetPack release: install that wheel"
+                + (f" (board: {board})" if board else "") + ".")
+        out.append(finding("TE405", "failure", msg, expl, _jetpack_fix(s),
+                           {"gpu": g, "capability": cap, "arch_list": arch, "arch_list_source": F.arch_list_source(s),
+                            "jetson": F.jetson(s), "jetpack_wheels": JETPACK_URL},
+                           explains=["TE401"] + _jetson_driver_codes(s)))
+    return out
+
+
+def _jetson_driver_codes(s) -> list[str]:
+    """On Jetson the driver comes with JetPack and cannot be upgraded alone: a too-old-driver finding
+    is one more symptom of a wheel that is not built for the board."""
+    from . import driver  # noqa: PLC0415 (driver imports gpu lazily too; no cycle at import time)
+    return [f["code"] for f in driver.driver_too_old(s) if f["code"] in ("TE302", "TE307")]
+
+
+def cudnn_unsupported(s) -> list[dict]:
+    """A GPU older than torch's cuDNN supports (cuDNN 9: compute capability >= 5.0, so no Kepler): the
+    kernels may load, but every cuDNN op fails.  Only when the arch list covers the GPU; otherwise
+    TE401 says so and names a build that fits both."""
+    if not _applies(s):
+        return []
+    cudnn = F.cudnn_tuple(F.torch(s).get("cudnn"))
+    pkg = F.nvidia_package_version(s, "nvidia-cudnn")
+    ver = F.fmt_version(cudnn) if cudnn else (pkg[1] if pkg else None)
+    if not ver:
+        return []
+    cov, _ = _coverage(s)
+    out = []
+    for g, m in cov:
+        try:
+            ok = kb.cudnn_supports(ver, g["capability"])
+            lo = kb.cudnn_min_capability(ver)
+        except kb.KnowledgeError:
+            continue
+        if ok is not False or m["ok"] is False:
+            continue
+        build = F.recommend_build(s, capability=g["capability"])
+        out.append(finding(
+            "TE406", "failure",
+            f"{F.gpu_label(g)} is older than cuDNN {ver} supports (compute capability >= {lo}): convolutions and "
+            f"other cuDNN ops fail with {F.torch_label(s)}",
+            f"cuDNN {ver.split('.')[0]} supports compute capability {lo} and newer (NVIDIA cuDNN support matrix); "
+            "every torch wheel since torch 2.4 ships cuDNN 9, so Kepler GPUs (3.x) need torch <= 2.3 with cuDNN 8"
+            + (f": torch {build['torch']} {build['tag']} (command below)." if build else
+               ". Or disable cuDNN (torch.backends.cudnn.enabled = False) and accept slower ops."),
+            F.install_command(s, build) if build else None,
+            {"gpu": g, "cudnn": ver, "cudnn_min_capability": lo, "recommended_build": build}))
     return out
 
 
@@ -99,9 +199,8 @@ def ptx_driver(s) -> list[dict]:
 
 
 def _cvd_fix(s, value: str | None) -> str:
-    if F.system(s) == "Windows":
-        return f"set CUDA_VISIBLE_DEVICES={value or ''}"
-    return f"export CUDA_VISIBLE_DEVICES={value}" if value else "unset CUDA_VISIBLE_DEVICES"
+    from ..escape import env_assign  # noqa: PLC0415  (the value comes from the snapshot: quoted)
+    return env_assign("CUDA_VISIBLE_DEVICES", value or None, F.shell(s))
 
 
 def visible_devices(s) -> list[dict]:
@@ -137,19 +236,21 @@ def visible_devices(s) -> list[dict]:
         return []
     sev = "failure" if not valid else "warning"
     keep = ",".join(valid) if valid else ",".join(str(i) for i in range(n))
+    explains = ["TE303"] if sev == "failure" and F.cuda_available(s) is False else []
     return [finding("TE403", sev,
                     f"CUDA_VISIBLE_DEVICES={raw} names '{bad}', but this machine has {n} GPU{'s' if n != 1 else ''} "
                     f"(indices 0-{n - 1})" + ("" if valid else ": CUDA sees no GPU"),
                     "CUDA reads the list up to the first invalid entry and ignores the rest; with none valid it "
                     "reports \"no CUDA-capable device is detected\".", _cvd_fix(s, keep),
-                    {"CUDA_VISIBLE_DEVICES": raw, "invalid": bad, "valid_prefix": valid, "driver_gpu_count": n})]
+                    {"CUDA_VISIBLE_DEVICES": raw, "invalid": bad, "valid_prefix": valid, "driver_gpu_count": n},
+                    explains=explains)]
 
 
 def gpu_ok(s) -> list[dict]:
     if not _applies(s):
         return []
     cov, arch = _coverage(s)
-    if not cov or any(m["ok"] is False for _, m in cov) or ptx_driver(s):
+    if not cov or any(m["ok"] is False for _, m in cov) or ptx_driver(s) or cudnn_unsupported(s):
         return []
     parts = [f"{F.gpu_label(g)} via {m['entry']}" + (" (PTX JIT: the first use compiles kernels)" if m["via"] == "ptx" else "")
              for g, m in cov]
@@ -157,4 +258,4 @@ def gpu_ok(s) -> list[dict]:
                     {"arch_list": arch, "gpus": [g for g, _ in cov]})]
 
 
-RULES = [arch_unsupported, ptx_driver, visible_devices, gpu_ok]
+RULES = [arch_unsupported, jetson_wheel, cudnn_unsupported, ptx_driver, visible_devices, gpu_ok]

@@ -4,6 +4,7 @@ the ones torch ships, and cuDNN build/run-time mismatches or failed handles."""
 from __future__ import annotations
 
 import os
+import re
 
 from .. import knowledge as kb
 from ..finding import finding
@@ -69,7 +70,8 @@ def ld_library_path(s) -> list[dict]:
     current = F.env(s, var) if var == "LD_LIBRARY_PATH" else None
     if current is not None and F.system(s) != "Windows":
         keep = [p for p in current.split(os.pathsep) if p and os.path.normpath(p) not in {os.path.normpath(x) for x in dirs}]
-        fix = f"export LD_LIBRARY_PATH={':'.join(keep)}" if keep else "unset LD_LIBRARY_PATH"
+        from ..escape import env_assign  # noqa: PLC0415  (the dirs come from the snapshot: quoted)
+        fix = env_assign("LD_LIBRARY_PATH", ":".join(keep) if keep else None, "posix")
     first = hits[0]
     older = any(h["older"] for h in hits)
     listing = "; ".join(f"{h['file'] or h['kind']} ({h['version']}, torch has {h['torch_has']}) in {h['dir']}" for h in hits[:4])
@@ -84,6 +86,95 @@ def ld_library_path(s) -> list[dict]:
            "Newer ones usually work but are not what torch was tested with. ")
         + f"Drop these directories from {var} for Python sessions that use torch.",
         fix, {"shadowing": hits, "search_path_var": var})]
+
+
+_IMPORT_LIB_MARKERS = ("undefined symbol", "cannot open shared object", "version `", "symbol lookup error",
+                       "libcu", "libnv", "libcudnn", "libnccl")
+
+
+def _cuda_libs_on_path(s) -> list[dict]:
+    """CUDA/cuDNN libraries in the folders of the search path, with how they differ from the copies
+    torch's pip packages ship (older/newer/unknown)."""
+    out = []
+    for e in F.library_entries(s):
+        for lib in e["libs"]:
+            kind = lib["kind"]
+            if not kind:
+                continue
+            exp = _expected(s, kind)
+            mm = kb.major_minor(lib["version"]) if lib["version"] and len(kb.version_tuple(lib["version"]) or ()) >= 2 else None
+            out.append({"dir": e["dir"], "file": lib["file"], "kind": kind, "version": lib["version"],
+                        "torch_has": f"{exp[0][0]}.{exp[0][1]}" if exp else None,
+                        "older": bool(mm and exp and mm < exp[0])})
+    return out
+
+
+def _symbol_needs(err: str) -> tuple[str, tuple[int, int]] | None:
+    """'undefined symbol: __nvJitLinkComplete_12_4' -> ('nvjitlink', (12, 4)): the library and the
+    version whose symbol torch (or one of its libraries) needs."""
+    m = re.search(r"undefined symbol:\s*_*(\w+?)_(\d+)_(\d+)\b", err)
+    if not m:
+        return None
+    name = m.group(1).lower()
+    # longest prefixes first: cublasLt before cublas, cuda (cudart's cudaXxx) last
+    for prefix, kind in (("nvjitlink", "nvjitlink"), ("cusparselt", "cusparselt"), ("cusparse", "cusparse"),
+                         ("cublaslt", "cublaslt"), ("cublas", "cublas"), ("cudnn", "cudnn"), ("nccl", "nccl"),
+                         ("cufft", "cufft"), ("curand", "curand"), ("cusolver", "cusolver"), ("nvrtc", "nvrtc"),
+                         ("cuda", "cudart")):
+        if name.startswith(prefix):
+            return kind, (int(m.group(2)), int(m.group(3)))
+    return None
+
+
+def _path_fix(s, var: str, dirs: list[str]) -> str | None:
+    current = F.env(s, var) if var == "LD_LIBRARY_PATH" else None
+    if current is None or F.system(s) == "Windows":
+        return None
+    drop = {os.path.normpath(x) for x in dirs}
+    keep = [p for p in current.split(os.pathsep) if p and os.path.normpath(p) not in drop]
+    return f"export LD_LIBRARY_PATH={':'.join(keep)}" if keep else "unset LD_LIBRARY_PATH"
+
+
+def path_breaks_import(s) -> list[dict]:
+    """`import torch` fails on a library error while the search path holds CUDA libraries: that
+    folder is the cause (e.g. an older CUDA's libnvJitLink, "undefined symbol: __nvJitLinkComplete_12_4"),
+    and reinstalling torch cannot help while it wins.  Explains TE201."""
+    if F.torch_importable(s) is not False or F.is_macos(s):
+        return []
+    err = F.import_error(s) or ""
+    low = err.lower()
+    if not any(m in low for m in _IMPORT_LIB_MARKERS) or "no module named" in low:
+        return []
+    libs = _cuda_libs_on_path(s)
+    if not libs:
+        return []
+    need = _symbol_needs(err)
+    suspects = [l for l in libs if need and l["kind"] == need[0]]
+    if need and suspects:
+        # the library named by the symbol, in a version older than the symbol's
+        suspects = [l for l in suspects if not (kb.major_minor(l["version"]) and kb.major_minor(l["version"]) >= need[1])] \
+            or suspects
+    suspects = suspects or [l for l in libs if l["older"]] or [l for l in libs if l["kind"] and l["kind"] in err.lower()] or libs
+    var = F.library_path_var(s)
+    dirs = list(dict.fromkeys(l["dir"] for l in suspects))
+    first = suspects[0]
+    need_txt = f", which needs {need[0]} {need[1][0]}.{need[1][1]}" if need else ""
+    listing = "; ".join(f"{l['file'] or l['kind']} {l['version'] or ''}".strip() + f" in {l['dir']}" for l in suspects[:4])
+    fix = _path_fix(s, var, dirs)
+    if fix is None:
+        fix = f"# remove {', '.join(dirs)} from {var} (where your shell or job script sets it), then:"
+    fix += f"\n{F.python_cmd(s)} -c \"import torch; print(torch.__version__)\""
+    return [finding(
+        "TE505", "failure",
+        f"{var} folder {first['dir']} makes `import torch` fail: its {first['file'] or first['kind']}"
+        + (f" ({first['version']})" if first["version"] else "") + f" is loaded instead of torch's own{need_txt}",
+        f"torch's import error: {err.splitlines()[0][:240]}. The dynamic loader searches {var} before the "
+        f"CUDA libraries torch ships in its nvidia-* pip packages, and this folder holds another CUDA's "
+        f"libraries: {listing}. Reinstalling torch cannot help while that folder comes first; drop it from "
+        f"{var} for Python sessions that use torch (command below).",
+        fix, {"import_error": err, "suspects": suspects, "search_path_var": var, "symbol_needs": need and
+              {"library": need[0], "version": f"{need[1][0]}.{need[1][1]}"}},
+        explains=["TE201"])]
 
 
 FAMILY_PACKAGE = {"cudart": "nvidia-cuda-runtime", "cudnn": "nvidia-cudnn", "cublas": "nvidia-cublas"}
@@ -211,4 +302,4 @@ def libraries_ok(s) -> list[dict]:
     return [finding("TE500", "ok", msg, "", None, {"search_path_var": var})]
 
 
-RULES = [ld_library_path, loaded_elsewhere, cudnn_mismatch, handle_failed, libraries_ok]
+RULES = [path_breaks_import, ld_library_path, loaded_elsewhere, cudnn_mismatch, handle_failed, libraries_ok]

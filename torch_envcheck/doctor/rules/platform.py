@@ -23,6 +23,35 @@ def wsl1(s) -> list[dict]:
         {"wsl": 1, "run_fix_in": "Windows PowerShell"})]
 
 
+ARM64_PYTHON_FIX = (
+    "# install an arm64 (native) Python: the python.org macOS installer (universal2), or Homebrew in /opt/homebrew\n"
+    "/opt/homebrew/bin/python3 -m venv ~/venvs/torch-arm64\n"
+    "~/venvs/torch-arm64/bin/python -c \"import platform; print(platform.machine())\"   # must print arm64\n"
+    "~/venvs/torch-arm64/bin/python -m pip install torch")
+
+
+def rosetta(s) -> list[dict]:
+    """An x86_64 Python translated by Rosetta 2 on an Apple silicon Mac: it gets x86_64 macOS wheels,
+    which have no MPS backend (and no torch release after 2.2), so the GPU is unreachable."""
+    if not F.is_macos(s):
+        return []
+    translated = F.rosetta(s)
+    if translated is not True:
+        return []
+    exe = F.python_exe(s)
+    return [finding(
+        "TE105", "failure",
+        f"this Python ({exe}) is an x86_64 build running under Rosetta 2 on an Apple silicon Mac: torch cannot use "
+        "the GPU (MPS) from it",
+        "Rosetta translates x86_64 programs, so pip installs torch's x86_64 macOS wheels: they have no MPS backend "
+        "(torch.backends.mps.is_available() is False) and torch stopped publishing them after 2.2. Use a native "
+        "arm64 Python (a new venv from it) and install torch there; `python -c \"import platform; "
+        "print(platform.machine())\"` must print arm64.",
+        ARM64_PYTHON_FIX,
+        {"rosetta": True, "machine": F.machine(s), "executable": exe},
+        explains=["TE102"])]
+
+
 def macos(s) -> list[dict]:
     if not F.is_macos(s):
         return []
@@ -36,6 +65,9 @@ def macos(s) -> list[dict]:
         return [finding("TE102", "ok", f"{where} on Apple silicon: {base}; torch's MPS backend is available",
                         "Use the GPU through MPS: tensor.to('mps') / torch.device('mps'). CUDA code paths "
                         "(.cuda(), device='cuda') cannot work here.", None, details)]
+    if F.rosetta(s) is True:
+        return [finding("TE102", "warning", f"{where} on Apple silicon: {base}; MPS is unavailable to this x86_64 Python",
+                        "See TE105: the Python runs under Rosetta 2.", None, details)]
     if silicon is False:
         return [finding("TE102", "warning", f"{where} on an Intel Mac: {base} and MPS is not available: torch runs on the CPU",
                         "Intel Macs have no CUDA and no MPS support in torch; only the CPU is used.", None, details)]
@@ -45,7 +77,7 @@ def macos(s) -> list[dict]:
     if mps.get("built") is False:
         return [finding("TE102", "warning", f"{where}: {base}, and this {F.torch_label(s)} was built without MPS",
                         "The standard PyPI torch wheel for macOS arm64 includes MPS; reinstall it.",
-                        f"{F.python_cmd(s)} -m pip install --force-reinstall torch", details)]
+                        F.pip_command(s, "install", "--force-reinstall", "torch"), details)]
     return [finding("TE102", "warning", f"{where}: {base}; MPS is built into {F.torch_label(s)} but not available",
                     "MPS needs Apple silicon and macOS 12.3 or newer (torch's own docs recommend 14+); "
                     "torch.backends.mps.is_available() returned False.", None, details)]
@@ -136,4 +168,4 @@ def platform_ok(s) -> list[dict]:
                      "executable": py.get("executable")})]
 
 
-RULES = [wsl1, macos, python_range, platform_ok]
+RULES = [wsl1, rosetta, macos, python_range, platform_ok]

@@ -11,21 +11,13 @@ WHEEL_NOTE = ("torch itself still works: the wheel ships its own CUDA runtime; a
               "needed only to compile extensions.")
 
 
-def _candidates(s) -> list[dict]:
-    return [F.as_dict(c) for c in F.as_list(F.dig(s, "toolchain", "nvcc")) if isinstance(c, dict)]
-
-
-def used_nvcc(s) -> dict | None:
-    """The nvcc a build would use: the first candidate (cpp_extension's lookup order) that runs and
-    has a toolkit beside it, else the first that runs."""
-    runs = [c for c in _candidates(s) if F.text(c.get("version"))]
-    return next((c for c in runs if c.get("toolkit_found") is not False), runs[0] if runs else None)
+_candidates = F.nvcc_candidates
+used_nvcc = F.nvcc_in_use  # the one nvcc-in-use decision, shared with the toolchain headline
 
 
 def _export(s, var, value) -> str:
-    if F.system(s) == "Windows":
-        return f"set {var}={value}"
-    return f"export {var}={value}"
+    from ..escape import env_assign  # noqa: PLC0415  (the value comes from the snapshot: quoted)
+    return env_assign(var, value, F.shell(s))
 
 
 def nvcc_missing(s) -> list[dict]:
@@ -75,7 +67,7 @@ def cuda_home(s) -> list[dict]:
         problem = "does not exist" if st.get("exists") is False else "has no bin/nvcc"
         nv = used_nvcc(s)
         good = nv.get("cuda_home") if nv and nv.get("toolkit_found") and nv.get("source") not in ("CUDA_HOME", "CUDA_PATH") else None
-        fix = _export(s, var, good) if good else (f"set {var}=" if F.system(s) == "Windows" else f"unset {var}")
+        fix = _export(s, var, good) if good else _export(s, var, None)
         out.append(finding("TE603", "warning", f"{var}={val} {problem}",
                            f"torch.utils.cpp_extension takes the toolkit from {var} before PATH, so CUDA extension "
                            f"builds fail or use a wrong toolkit. {WHEEL_NOTE}", fix,

@@ -16,20 +16,20 @@ def not_importable(s) -> list[dict]:
     exe = F.python_exe(s)
     py = F.as_dict(F.dig(s, "platform", "python"))
     missing = "No module named 'torch'" in err or "No module named \"torch\"" in err
-    cap = next((g.get("capability") for g in F.gpus(s) if F.text(g.get("capability"))), None)
+    cap = F.build_capability(s)
     build = None
     if F.driver_present(s) and not F.is_macos(s):
         build = F.recommend_build(s, capability=cap)
     if F.is_macos(s):
-        fix = f"{F.python_cmd(s)} -m pip install torch"
+        fix = F.pip_command(s, "install", "torch")
     elif build:
-        fix = kb.pip_install_command(exe, build["torch"], build["tag"])
+        fix = kb.pip_install_command(exe, build["torch"], build["tag"], shell=F.shell(s))
     elif F.driver_present(s) is False:
-        fix = kb.pip_install_command(exe, None, "cpu")
+        fix = kb.pip_install_command(exe, None, "cpu", shell=F.shell(s))
     else:
-        fix = f"{F.python_cmd(s)} -m pip install torch"
+        fix = F.pip_command(s, "install", "torch")
     if F.system(s) == "Windows" and not build and not F.driver_present(s):
-        fix = f"{F.python_cmd(s)} -m pip install torch"  # PyPI's Windows wheel is the CPU build
+        fix = F.pip_command(s, "install", "torch")  # PyPI's Windows wheel is the CPU build
     conda = F.text(py.get("conda_env"))
     where = f"conda env {conda}" if conda else ("a venv" if py.get("venv") is True else "no venv")
     if missing:
@@ -41,9 +41,50 @@ def not_importable(s) -> list[dict]:
         msg = f"torch is installed but fails to import in {exe}: {err.splitlines()[0][:200]}"
         expl = ("The torch installation is broken (a missing or mismatched shared library, a partial "
                 "upgrade, or two torch copies on sys.path). Reinstalling it in this interpreter usually fixes it.")
+        from . import libraries  # noqa: PLC0415 (no import cycle: libraries does not import this module)
+        cause = libraries.path_breaks_import(s)
+        if cause:
+            # The cause is a folder on the library search path: reinstalling torch cannot help.
+            expl = (f"Caused by {cause[0]['details']['search_path_var']} (TE505 in the libraries area): "
+                    + cause[0]["message"] + ". Reinstalling torch cannot help while that folder wins.")
+            fix = cause[0]["fix"]
+    # How the import process ended (the probe imports torch in a child): a signal, an exit or a hang.
+    proc = F.as_dict(t.get("import_process"))
+    if proc.get("timed_out") is True:
+        expl = ("`import torch` did not finish in time: a hung import (a file lock or a slow network file "
+                "system, a stuck GPU driver, a .pth file or sitecustomize that waits). Give it longer with "
+                "the command below; if it still hangs, `python -X importtime -c \"import torch\"` shows "
+                "where it stops.")
+        fix = "torch-envcheck --timeout 120"
+    elif F.text(proc.get("signal")) == "SIGILL":
+        expl = ("The process died on an illegal instruction while importing torch: this torch build uses "
+                "CPU instructions this processor (or the emulator running it) lacks, e.g. AVX2 on an old "
+                "x86 CPU. Install a torch build for this CPU, or run on a newer machine. " + expl)
+    elif F.text(proc.get("signal")):
+        expl = (f"The process died with {F.text(proc.get('signal'))} while importing torch: a crash inside "
+                "a native library (a mismatched CUDA/MKL library, LD_PRELOAD or LD_LIBRARY_PATH pulling in "
+                "another copy). " + expl)
+    elif isinstance(proc.get("returncode"), int) and proc.get("returncode") not in (0, None):
+        expl = ("`import torch` ended the whole Python process (a native library that exits instead of "
+                "raising, e.g. oneMKL's \"FATAL ERROR: Cannot load ...\"). " + expl)
     return [finding("TE201", "failure", msg, expl, fix,
                     {"executable": exe, "import_error": err, "venv": py.get("venv"), "conda_env": py.get("conda_env"),
-                     "prefix": py.get("prefix"), "recommended_build": build})]
+                     "prefix": py.get("prefix"), "recommended_build": build,
+                     "import_process": proc or None})]
+
+
+def numpy_missing(s) -> list[dict]:
+    """torch imported but could not initialise NumPy (not installed, or an ABI it cannot use)."""
+    err = F.text(F.torch(s).get("numpy_error"))
+    if F.torch_importable(s) is not True or not err:
+        return []
+    return [finding("TE250", "warning", f"torch runs without NumPy: {err[:200]}",
+                    "torch imported, but tensor.numpy() and torch.from_numpy() fail until NumPy can be "
+                    "loaded (torch printed \"Failed to initialize NumPy\" on import). Install NumPy into "
+                    "this interpreter; if it is installed, its version does not fit this torch "
+                    "(e.g. NumPy 2 with a torch built for NumPy 1): reinstall it with the command below.",
+                    F.pip_command(s, "install", "numpy"),
+                    {"numpy_error": err})]
 
 
 def cpu_wheel(s) -> list[dict]:
@@ -54,7 +95,7 @@ def cpu_wheel(s) -> list[dict]:
     # A GPU on the PCI bus counts even with no driver loaded: the CPU wheel still leaves it unused.
     if F.driver_present(s) is True or gl or pci:
         names = ", ".join(F.gpu_label(g) for g in gl) or (F.pci_label(pci) if pci else "an NVIDIA GPU")
-        cap = next((g.get("capability") for g in gl if F.text(g.get("capability"))), None)
+        cap = F.build_capability(s)
         build = F.recommend_build(s, capability=cap)
         dv = F.driver_version(s)
         msg = (f"{F.torch_label(s)} is a CPU-only build, but this machine has {names}"
@@ -86,6 +127,28 @@ def cpu_wheel(s) -> list[dict]:
     return []
 
 
+def rocm_wheel(s) -> list[dict]:
+    """A ROCm torch on a machine whose GPUs are NVIDIA only: like a CPU wheel, the GPU goes unused.
+    A ROCm torch that sees a GPU (an AMD one) is not this case."""
+    if not F.is_rocm_torch(s) or F.torch_importable(s) is not True or F.is_macos(s):
+        return []
+    if F.cuda_available(s) is True or not F.has_nvidia_gpu(s):
+        return []
+    gl = F.driver_gpus(s)
+    pci = F.pci_gpus(s)
+    names = ", ".join(F.gpu_label(g) for g in gl) or (F.pci_label(pci) if pci else "an NVIDIA GPU")
+    cap = next((g.get("capability") for g in gl if F.text(g.get("capability"))), None)
+    build = F.recommend_build(s, capability=cap)
+    msg = (f"{F.torch_label(s)} is a ROCm (AMD) build, but this machine's GPU is {names}: torch runs on the CPU")
+    expl = ("ROCm builds drive AMD GPUs through HIP only; on NVIDIA hardware torch.cuda.is_available() is False "
+            "and everything runs on the CPU, exactly as with a CPU-only wheel. Install a CUDA build instead"
+            + (f": torch {build['torch']} {build['tag']} fits this driver and GPU." if build else
+               (" (install the NVIDIA driver first)." if F.driver_present(s) is not True else ".")))
+    return [finding("TE206", "failure", msg, expl, F.install_command(s, build) if build else None,
+                    {"torch": F.torch_version(s), "hip": F.torch(s).get("hip"), "gpus": gl, "pci_gpus": pci,
+                     "recommended_build": build})]
+
+
 def companions(s) -> list[dict]:
     tv = F.torch_version(s)
     # A PyPI torch carries no local tag; its flavour still shows in torch.version.cuda.
@@ -115,13 +178,13 @@ def companions(s) -> list[dict]:
         fix = None
         if tag and rel:
             if name == "torchvision" and kb.torchvision_for(rel):
-                spec = f'"torchvision=={kb.torchvision_for(rel)}.*"'
+                spec = f"torchvision=={kb.torchvision_for(rel)}.*"  # quoted by pip_command
             elif name == "torchaudio":
-                spec = f'"torchaudio=={rel}.*"'  # torchaudio 2.N pairs with torch 2.N
+                spec = f"torchaudio=={rel}.*"  # torchaudio 2.N pairs with torch 2.N
             else:
                 spec = name
             # --no-deps: replace only the companion, keep the torch that is installed.
-            fix = f"{F.python_cmd(s)} -m pip install --force-reinstall --no-deps {spec} --index-url {kb.index_url(tag)}"
+            fix = F.pip_command(s, "install", "--force-reinstall", "--no-deps", spec, "--index-url", kb.index_url(tag))
         out.append(finding(
             "TE204", "failure", "; ".join(problems),
             f"{name}'s compiled operators are built against one exact torch and CUDA: a mismatch fails at "
@@ -145,6 +208,8 @@ def torch_ok(s) -> list[dict]:
                             {"torch": F.torch_version(s), "cuda": F.torch_cuda(s), "device_count": n})]
         return []
     if F.is_rocm_torch(s):
+        if rocm_wheel(s):
+            return []
         return [finding("TE200", "ok", f"{F.torch_label(s)} is a ROCm build (HIP {t.get('hip') or '?'}): the CUDA checks do not apply",
                         "", None, {"torch": F.torch_version(s), "hip": t.get("hip")})]
     if F.is_macos(s):
@@ -157,4 +222,4 @@ def torch_ok(s) -> list[dict]:
     return []
 
 
-RULES = [not_importable, cpu_wheel, companions, torch_ok]
+RULES = [not_importable, cpu_wheel, rocm_wheel, companions, numpy_missing, torch_ok]
