@@ -21,7 +21,7 @@ def main() -> None:
     from torch_envcheck.fleet import worker
 
     if fault == "hang-probe":
-        def collect_snapshot(probe_timeout):
+        def collect_snapshot(probe_timeout, torch_timeout=None):
             threading.Event().wait()
         worker.collect_snapshot = collect_snapshot
     elif fault == "hang-process":

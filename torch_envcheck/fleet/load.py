@@ -10,7 +10,7 @@ import json
 from . import FLEET_SCHEMA, aggregate, bandwidth
 from .launch import MAX_WORLD
 
-MAX_FILE = 1 << 30
+MAX_FILE = 256 << 20
 MAX_TEXT = 2000
 
 
@@ -103,27 +103,70 @@ def parse(data, source: str = "fleet report") -> dict:
     return rep
 
 
-def load(path: str) -> dict:
+def _read(path: str) -> bytes:
+    import os  # noqa: PLC0415
     import sys  # noqa: PLC0415
+
+    if path == "-":
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:
+            raise FleetFileError("-: standard input is closed; pipe a fleet report into it or give a file name")
+        try:
+            return stream.read(MAX_FILE + 1)
+        except (OSError, ValueError) as exc:
+            raise FleetFileError(f"-: cannot read standard input: {getattr(exc, 'strerror', None) or exc}") from None
+    if os.path.isdir(path):
+        raise FleetFileError(f"{path}: is a directory; expected a fleet report saved with `torch-envcheck fleet --json`")
     try:
-        if path == "-":
-            text = sys.stdin.read(MAX_FILE + 1)
-        else:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read(MAX_FILE + 1)
+        with open(path, "rb") as fh:
+            return fh.read(MAX_FILE + 1)
     except OSError as exc:
         raise FleetFileError(f"{path}: cannot read it: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise FleetFileError(f"{path}: not a text file; expected a fleet report saved with "
-                             "`torch-envcheck fleet --json`") from None
-    if len(text) > MAX_FILE:
-        raise FleetFileError(f"{path}: larger than {MAX_FILE >> 20} MiB; expected a fleet report")
+
+
+def load(path: str) -> dict:
+    """Read a saved fleet report (a file, or "-" for stdin) with the doctor's defences against a
+    stranger's file (snapshot.py: encodings, nesting depth checked before parsing, lone
+    surrogates, NaN), at a fleet's size: each rank record is bounded like one report."""
+    from ..doctor import snapshot as snapmod  # noqa: PLC0415
+
+    if not isinstance(path, str) or not path:
+        raise FleetFileError("--from-json needs a file name (or '-' for standard input)")
+    raw = _read(path)
+    if len(raw) > MAX_FILE:
+        raise FleetFileError(f"{path}: larger than {MAX_FILE >> 20} MiB; a 1024-rank fleet report is about 11 MB")
+    if not raw.strip():
+        raise FleetFileError(f"{path}: empty; expected a fleet report saved with `torch-envcheck fleet --json`")
     try:
-        data = json.loads(text)
+        text = snapmod._decode(raw, path).lstrip("\ufeff")  # noqa: SLF001  (the doctor's one decoder)
+        if "\x00" in text:
+            raise FleetFileError(f"{path}: contains NUL characters; expected a fleet report")
+        if snapmod._depth(text) > snapmod.MAX_DEPTH + 2:  # noqa: SLF001  (a report sits two levels down)
+            raise FleetFileError(f"{path}: JSON nested more than {snapmod.MAX_DEPTH + 2} levels deep; "
+                                 "a fleet report nests a few levels")
+    except snapmod.SnapshotError as exc:
+        raise FleetFileError(str(exc).replace("torch_envcheck report", "fleet report")) from None
+    try:
+        data = json.loads(text, parse_constant=snapmod._constant)  # noqa: SLF001  (NaN -> unknown)
     except RecursionError:
-        raise FleetFileError(f"{path}: JSON nested too deeply; expected a fleet report") from None
+        raise FleetFileError(f"{path}: JSON nested too deep; expected a fleet report") from None
     except ValueError as exc:
         raise FleetFileError(f"{path}: not valid JSON (line {getattr(exc, 'lineno', '?')}): "
-                             f"{getattr(exc, 'msg', exc)}; expected a fleet report saved with "
-                             "`torch-envcheck fleet --json`") from None
+                             f"{str(getattr(exc, 'msg', exc)).splitlines()[0][:200]}; expected a fleet report "
+                             "saved with `torch-envcheck fleet --json`") from None
+    if isinstance(data, dict) and isinstance(data.get("ranks"), list):
+        if len(data["ranks"]) > MAX_WORLD:
+            raise FleetFileError(f"{path}: {len(data['ranks'])} ranks, more than the {MAX_WORLD} this tool reads")
+        cleaned = []
+        for i, rec in enumerate(data["ranks"]):
+            try:  # each rank's record bounded like one report; a bad one is that rank's problem only
+                cleaned.append(snapmod._clean(rec, path, [snapmod.MAX_NODES]))  # noqa: SLF001
+            except snapmod.SnapshotError as exc:
+                cleaned.append({"rank": i, "status": "garbage", "error": str(exc)[:MAX_TEXT]})
+        data["ranks"] = cleaned
+        for key in ("group", "bandwidth"):
+            try:
+                data[key] = snapmod._clean(data.get(key), path, [100_000])  # noqa: SLF001
+            except snapmod.SnapshotError:
+                data[key] = None
     return parse(data, path)

@@ -32,9 +32,9 @@ def log(launch, text: str) -> None:
         pass
 
 
-def collect_snapshot(probe_timeout: float) -> dict:
+def collect_snapshot(probe_timeout: float, torch_timeout: float | None = None) -> dict:
     from ..doctor import collect  # noqa: PLC0415
-    return collect(timeout=probe_timeout)
+    return collect(timeout=probe_timeout, torch_timeout=torch_timeout)
 
 
 def own_report(snap: dict) -> dict:
@@ -53,8 +53,12 @@ def build_payload(launch, probe_timeout: float, deadline_s: float) -> dict:
     from .. import __version__  # noqa: PLC0415
     payload = {"schema": wire.RANK_SCHEMA, "tool_version": __version__, "snapshot": None, "probe_error": None}
     try:
+        # The doctor imports torch in a child with its own limit (30 s by default): kept inside
+        # this rank's deadline, so a hanging import is the doctor's fact, not a late rank.
+        from ..doctor.probes import TORCH_IMPORT_LIMIT_S  # noqa: PLC0415
+        torch_timeout = min(TORCH_IMPORT_LIMIT_S, max(1.0, 0.9 * deadline_s))
         snap, facts = call_with_deadline(
-            lambda: (lambda s: (s, rank_facts.collect(launch, s)))(collect_snapshot(probe_timeout)),
+            lambda: (lambda s: (s, rank_facts.collect(launch, s)))(collect_snapshot(probe_timeout, torch_timeout)),
             deadline_s, "the probes")
         payload["snapshot"], payload["rank_facts"] = snap, facts
         payload["report"] = own_report(snap)
