@@ -126,7 +126,7 @@ def test_heterogeneous_fleet_by_hand(cuda_python, cpu_python, tmp_path):
     assert [x["rank_facts"]["local_rank"] for x in rep["ranks"]] == [0, 1, 2, 3]
 
 
-FAULT_TIMEOUT, BARRIER_TIMEOUT = 30, 20
+FAULT_TIMEOUT, BARRIER_TIMEOUT = 40, 20
 
 
 @pytest.fixture(scope="module")
