@@ -6,7 +6,6 @@ results rank 0 measured); each rank's own findings come from the doctor's rules.
 
 from __future__ import annotations
 
-from ..doctor import facts as doctor_facts
 from ..doctor.escape import requirement_version
 from ..doctor.finding import finding
 from ..doctor.rules import _facts as F
@@ -86,8 +85,8 @@ def _torch_fix(gs) -> str | None:
     if not v:
         return None
     release, _, local = v.partition("+")
-    tag = doctor_facts.index_tag(local)
-    index = f" --index-url {doctor_facts.index_url(tag)}" if tag else ""
+    tag = F.index_tag(local)
+    index = f" --index-url {F.index_url(tag)}" if tag else ""
     return (f"python -m pip install \"torch=={release}\"{index}   # on "
             f"{ranks_label([r for g in gs[1:] for r in g['ranks']])}, to match the others")
 

@@ -39,7 +39,7 @@ def _device(rec) -> dict:
 
 
 def _cudnn(s):
-    t = F.cudnn_tuple(F.dig(s, "torch", "cudnn"))
+    t = F.torch_cudnn(s)
     return F.fmt_version(t) if t else None
 
 
