@@ -66,8 +66,8 @@ def test_stale_is_reported_not_loaded(stale):
 
 
 def test_raw_import_of_the_stale_binary(stale):
-    """What happens without the stale check.  Either the loader refuses ("undefined symbol", stack-facts
-    #5), or the binary loads and its compiled-in facts still name the torch it was built for: the
+    """What happens without the stale check.  Either the loader refuses ("undefined symbol", as in
+    facebookresearch/maskrcnn-benchmark#421), or the binary loads and its compiled-in facts still name the torch it was built for: the
     build_info fields detect a stale binary even when its metadata file is lost."""
     code = ("import json, importlib, torch\ntry:\n    m = importlib.import_module('torch_envcheck._C')\n"
             "    print(json.dumps({'error': None, 'b': json.loads(m.build_info_json()), 'torch': torch.__version__}))\n"

@@ -238,7 +238,7 @@ def template_module():
     ((9, 0), ["sm_80", "sm_90"], True),
     ((8, 6), ["sm_80"], True),                  # same major, newer minor: the sm_80 code runs
     ((7, 5), ["sm_80", "sm_90"], False),        # older than every binary
-    ((12, 0), ["sm_80", "sm_90"], False),       # newer than every binary and no PTX (stack-facts row 3)
+    ((12, 0), ["sm_80", "sm_90"], False),       # newer than every binary and no PTX (pytorch/pytorch#150733)
     ((12, 0), ["sm_90", "compute_90"], True),   # PTX is JIT-compiled by the driver for newer GPUs
     ((9, 0), ["sm_90a"], True),
     ((6, 1), ["sm_75", "sm_80", "compute_80"], False),

@@ -137,7 +137,8 @@ def test_build_info_version_comparison():
 
 def test_cuda_error_texts_map_to_codes():
     from torch_envcheck.selftest._support import classify_cuda_error
-    # Texts from /work/shared/reference/stack-facts.md (rows 1, 2, 10) and torch on a machine without a driver.
+    # Texts users report: pytorch/pytorch torch/cuda/__init__.py `_lazy_init` (no driver, no CUDA build), the
+    # driver-too-old text quoted in ultralytics/yolov5#2389, error 804 quoted in PKU-YuanGroup/Video-LLaVA#22.
     assert classify_cuda_error("RuntimeError: Found no NVIDIA driver on your system.")[0] == "TE301"
     assert classify_cuda_error("The NVIDIA driver on your system is too old (found version 11040).")[0] == "TE302"
     assert classify_cuda_error("AssertionError: Torch not compiled with CUDA enabled")[0] == "TE202"

@@ -43,7 +43,8 @@ def nvidia_driver_loaded() -> bool:
 
 
 def classify_cuda_error(text: str) -> tuple[str, str]:
-    """(finding code, fix) for a CUDA initialisation error text (see stack-facts.md for the texts)."""
+    """(finding code, fix) for a CUDA initialisation error text (the texts of torch/cuda/__init__.py's
+    _lazy_init and the driver's CUDA errors, as users report them, e.g. ultralytics/yolov5#2389)."""
     low = text.lower()
     if "too old" in low or "insufficient" in low:
         return "TE302", "install a newer NVIDIA driver (see `torch-envcheck` for the minimum), or a torch built for an older CUDA"

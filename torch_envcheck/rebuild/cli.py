@@ -1,0 +1,117 @@
+"""`torch-envcheck rebuild DEST`: build a fresh environment in DEST from the plan that fits this
+machine (or from a pinned requirements file), install torch_envcheck into it, run the self-test
+there, and print the one line that switches to it.  The current environment is never touched.
+
+Exit status: 0 built and verified; 1 a step failed (DEST removed unless --keep-failed); 2 bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ..doctor import escape
+from .plan import COMPANIONS, PlanError
+from .sources import SourceError, Sources
+
+PROBES = ("platform", "driver")
+
+
+def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that shape a plan, shared by `advise` and `rebuild`."""
+    g = parser.add_argument_group("what to install")
+    g.add_argument("--torch", metavar="VERSION", default=None,
+                   help="this torch version (e.g. 2.13.0 or 2.13) on the index that fits the machine, instead of "
+                        "the newest that fits")
+    g.add_argument("--with", dest="companions", action="append", choices=COMPANIONS + ("none",), default=None,
+                   help="a companion package at the version paired with torch (default: torchvision; `none` for "
+                        "torch alone); repeatable")
+    g.add_argument("--tensorflow", action="store_true", help="install TensorFlow too")
+    g.add_argument("-r", "--requirements", metavar="FILE", default=None,
+                   help="the project's requirements file, installed after torch (its torch pin, if any, wins)")
+    g.add_argument("--conda", action="store_true",
+                   help="a conda environment (conda, mamba or micromamba) instead of a venv; packages still come "
+                        "from pip, as PyTorch publishes no conda packages after 2.5")
+    s = parser.add_argument_group("where packages come from (passed to every pip step)")
+    s.add_argument("--index-url", metavar="URL", default=None,
+                   help="a package index for every step (e.g. a PyPI mirror)")
+    s.add_argument("--mirror", metavar="BASE", default=None,
+                   help="a mirror of https://download.pytorch.org/whl/: torch comes from BASE/<cu130|cpu|...>")
+    s.add_argument("--find-links", metavar="DIR", action="append", default=[],
+                   help="a folder (or page) of wheels; repeatable")
+    s.add_argument("--no-index", action="store_true", help="use no index at all: only --find-links (offline)")
+
+
+def sources_from(args) -> Sources:
+    return Sources(index_url=args.index_url, mirror=args.mirror, find_links=tuple(args.find_links or ()),
+                   no_index=bool(args.no_index))
+
+
+def make_plan(args, snap: dict):
+    from . import plan as planmod  # noqa: PLC0415
+
+    sources = sources_from(args)
+    if getattr(args, "from_requirements", None):
+        return planmod.from_requirements(args.from_requirements, snap, sources=sources, conda=args.conda)
+    return planmod.from_advice(snap, torch=args.torch, companions=tuple(args.companions or ("torchvision",)),
+                               tensorflow=args.tensorflow, requirements=args.requirements, sources=sources,
+                               conda=args.conda)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dest", metavar="DEST", help="the folder of the new environment (must not exist)")
+    add_plan_arguments(parser)
+    parser.add_argument("--from-requirements", metavar="FILE", default=None,
+                        help="reproduce a pinned environment (`torch-envcheck pin > requirements.txt`) and verify it")
+    parser.add_argument("--python", metavar="EXE", default=None,
+                        help="the interpreter to create the venv with (default: this one, or pythonX.Y for the plan)")
+    parser.add_argument("--dry-run", action="store_true", help="print the plan and the commands; run nothing")
+    parser.add_argument("-v", "--verbose", action="store_true", help="show pip's own output")
+    parser.add_argument("--keep-failed", action="store_true",
+                        help="leave DEST in place when a step fails (it is never marked verified)")
+    parser.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS",
+                        help="time limit for each probe of this machine (nvidia-smi, ...)")
+
+
+def _dry_run(plan, dest: str) -> None:
+    from . import runner  # noqa: PLC0415
+
+    print(f"# plan for {escape.terminal(dest)} (dry run: nothing is run)")
+    for line in plan.describe():
+        print(f"# {escape.terminal(line)}")
+    py = runner.env_python(os.path.abspath(dest), plan.conda)
+    if plan.conda:
+        print(escape.shell_join(["conda", "create", "-y", "-p", os.path.abspath(dest), f"python={plan.python or '3'}", "pip"]))
+    else:
+        print(escape.shell_join(["python" + (plan.python or "3"), "-m", "venv", os.path.abspath(dest)]))
+    for s in plan.steps():
+        print(escape.shell_join([py, "-m", "pip", "install", *s["pip"]]))
+    print(escape.shell_join([py, "-m", "pip", "install", "<this torch_envcheck, as a wheel>", "pytest",
+                             *plan.sources.pip_args()]))
+    print(escape.shell_join([py, "-m", "torch_envcheck", "selftest"]))
+
+
+def run(args) -> int:
+    from ..doctor import _args  # noqa: PLC0415
+    from . import runner  # noqa: PLC0415
+
+    if args.from_requirements and (args.torch or args.requirements or args.tensorflow or args.companions):
+        print("torch-envcheck rebuild: --from-requirements reproduces that file exactly; it takes no --torch, -r, "
+              "--tensorflow or --with", file=sys.stderr)
+        return 2
+    with _args.stdout_to_stderr():
+        from .. import doctor  # noqa: PLC0415
+        snap = doctor.collect(timeout=args.timeout, only=PROBES)
+    try:
+        plan = make_plan(args, snap)
+    except (PlanError, SourceError) as exc:
+        print(f"torch-envcheck rebuild: {exc}", file=sys.stderr)
+        return 2
+    if args.dry_run:
+        _dry_run(plan, args.dest)
+        return 0
+    for line in plan.describe():
+        print(f"# {escape.terminal(line)}")
+    return runner.Runner(plan, args.dest, verbose=args.verbose, keep_failed=args.keep_failed,
+                         python=args.python).run()

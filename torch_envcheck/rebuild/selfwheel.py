@@ -1,0 +1,116 @@
+"""A wheel of the torch_envcheck that is running, so that a rebuilt environment gets this very
+version, offline, whether it was installed from a wheel, from a checkout, or runs from a source tree.
+
+The wheel holds the Python package, the knowledge tables, the templates and the C++/CUDA sources;
+never a compiled `_C` (it was built against the old environment's torch: the new environment
+compiles its own on first use, or with `torch-envcheck build`).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import zipfile
+
+NAME = "torch_envcheck"
+# The package's own entry points (pyproject.toml), used when no installed metadata can be read.
+ENTRY_POINTS = ("[console_scripts]\ntorch-envcheck = torch_envcheck.cli:main\n\n"
+                "[pytest11]\nenvcheck = torch_envcheck.pytest_plugin\n")
+_SKIP_DIRS = {"__pycache__", ".pytest_cache"}
+_SKIP_FILES = ("_build_meta.json",)
+_SKIP_SUFFIXES = (".so", ".pyd", ".dll", ".dylib", ".o", ".pyc", ".lib", ".exp")
+
+
+def _package_dir() -> str:
+    import torch_envcheck  # noqa: PLC0415
+    return os.path.dirname(os.path.abspath(torch_envcheck.__file__))
+
+
+def _metadata() -> tuple[str, str, str]:
+    """(version, METADATA text, entry_points.txt text) of the running package."""
+    from .. import __version__  # noqa: PLC0415
+    try:
+        from importlib.metadata import PackageNotFoundError, distribution  # noqa: PLC0415
+        try:
+            dist = distribution(NAME)
+            if dist.version == __version__:
+                meta = dist.read_text("METADATA")
+                eps = dist.read_text("entry_points.txt")
+                if meta:
+                    return __version__, meta, eps or ENTRY_POINTS
+        except PackageNotFoundError:
+            pass
+    except ImportError:
+        pass
+    return __version__, f"Metadata-Version: 2.1\nName: {NAME}\nVersion: {__version__}\n", ENTRY_POINTS
+
+
+def _files() -> list[tuple[str, str]]:
+    """(path inside the wheel, path on disk) for every file the wheel carries."""
+    from .. import buildcfg  # noqa: PLC0415
+
+    pkg = _package_dir()
+    out = []
+    for root, dirs, files in os.walk(pkg):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and d != "csrc")
+        for f in sorted(files):
+            if f in _SKIP_FILES or f.endswith(_SKIP_SUFFIXES):
+                continue
+            full = os.path.join(root, f)
+            out.append((NAME + "/" + os.path.relpath(full, pkg).replace(os.sep, "/"), full))
+    csrc = buildcfg.csrc_dir()  # shipped in the package, or the checkout's csrc/
+    for root, dirs, files in os.walk(csrc):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
+        for f in sorted(files):
+            if not f.endswith(_SKIP_SUFFIXES):
+                full = os.path.join(root, f)
+                out.append((f"{NAME}/csrc/" + os.path.relpath(full, csrc).replace(os.sep, "/"), full))
+    return out
+
+
+def _record_hash(data: bytes) -> str:
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def build(dest_dir: str) -> str:
+    """Write the wheel into dest_dir; return its path."""
+    version, metadata, entry_points = _metadata()
+    dist_info = f"{NAME}-{version}.dist-info"
+    path = os.path.join(dest_dir, f"{NAME}-{version}-py3-none-any.whl")
+    record = []
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        def add(arcname: str, data: bytes) -> None:
+            zf.writestr(arcname, data)
+            record.append(f"{arcname},{_record_hash(data)},{len(data)}")
+
+        for arcname, full in _files():
+            with open(full, "rb") as fh:
+                add(arcname, fh.read())
+        add(f"{dist_info}/METADATA", metadata.encode())
+        add(f"{dist_info}/entry_points.txt", entry_points.encode())
+        add(f"{dist_info}/top_level.txt", f"{NAME}\n".encode())
+        add(f"{dist_info}/WHEEL", b"Wheel-Version: 1.0\nGenerator: torch_envcheck.rebuild\n"
+                                  b"Root-Is-Purelib: true\nTag: py3-none-any\n")
+        record.append(f"{dist_info}/RECORD,,")
+        zf.writestr(f"{dist_info}/RECORD", "\n".join(record) + "\n")
+    return path
+
+
+def install_spec() -> str:
+    """What a setup script installs torch_envcheck from: the local folder pip installed it from
+    (PEP 610's direct_url.json), a source tree this copy runs from, else the release by name."""
+    from .. import __version__  # noqa: PLC0415
+    try:
+        from importlib.metadata import distribution  # noqa: PLC0415
+        text = distribution(NAME).read_text("direct_url.json")
+        url = json.loads(text).get("url", "") if text else ""
+        if url.startswith("file://") and os.path.isdir(url[len("file://"):]):
+            return url[len("file://"):]
+    except Exception:  # noqa: BLE001  (no metadata: fall through)
+        pass
+    tree = os.path.dirname(_package_dir())
+    if os.path.isfile(os.path.join(tree, "pyproject.toml")) and os.path.isdir(os.path.join(tree, "csrc")):
+        return tree
+    return f"{NAME}=={__version__}"
