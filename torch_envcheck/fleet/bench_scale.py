@@ -83,7 +83,9 @@ def payloads(snaps: dict[str, dict], ranks: int, per_node: int = 8, all_distinct
             s = copy.deepcopy(base)
             s["created"] = f"2026-11-30T06:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}+00:00"
             s["probe_seconds"] = {k: round(rng.uniform(0.01, 2.5), 3) for k in ("platform", "torch", "driver")}
-            env = s.setdefault("env", {}) if isinstance(s.get("env"), dict) or s.get("env") is None else {}
+            if not isinstance(s.get("env"), dict):  # a recorded scenario may have no env section
+                s["env"] = {}
+            env = s["env"]
             if node % 2 == 1 or all_distinct:
                 env["CUDA_VISIBLE_DEVICES"] = str(local)
             if all_distinct:
