@@ -393,3 +393,12 @@ def test_a_rank_report_is_used_only_from_the_same_tool_version():
     assert rec["report"] is None  # rank 0 diagnoses it itself
     fleet([rec])
     assert rec["report"]["findings"] == own["findings"]
+
+
+@pytest.mark.parametrize("flags", [[], ["--all-distinct", "--no-rank-reports"]])
+def test_bench_scale_runs_on_every_recorded_snapshot(capsys, flags):
+    from torch_envcheck.fleet import bench_scale
+    bench_scale.main(["--ranks", "48"] + flags)  # 48 ranks = 6 nodes: every code path, not the timing
+    out = capsys.readouterr().out
+    assert "fleet aggregation: 48 ranks" in out and "peak RSS" in out
+    assert "45 of 48 ranks reported; 1 missing; 2 garbage" in out
