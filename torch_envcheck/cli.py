@@ -23,6 +23,7 @@ COMMANDS = {
     "init": ("torch_envcheck.init_cli", "write env_check.py into a project"),
     "selftest": ("torch_envcheck.selftest_cli", "run the pytest self-test shipped in the package"),
     "rebuild": ("torch_envcheck.rebuild.cli", "build a fresh environment from the advised plan and verify it"),
+    "fleet": ("torch_envcheck.fleet.cli", "every rank of a torchrun/srun/mpirun job in one report"),
 }
 DEFAULT = "doctor"
 

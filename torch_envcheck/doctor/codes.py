@@ -102,6 +102,25 @@ CODES: dict[str, tuple[str, str, str]] = {
     "TE890": ("tensorflow-probe-failed", "tensorflow", "a TensorFlow probe crashed: its facts are missing"),
     "TE891": ("tensorflow-child-timeout", "tensorflow", "importing TensorFlow in a child process did not finish in time"),
     "TE892": ("tensorflow-child-crashed", "tensorflow", "the TensorFlow child process died without a result"),
+    # fleet mode (torch-envcheck fleet): findings about a whole job, never about one environment
+    "TE940": ("fleet-ok", "fleet", "every rank reported and their stacks match"),
+    "TE941": ("fleet-rank-missing", "fleet", "a rank never reached rank 0 (died or was never started)"),
+    "TE942": ("fleet-rank-late", "fleet", "a rank arrived but sent no snapshot in time (hung in a probe)"),
+    "TE943": ("fleet-rank-unreadable", "fleet", "a rank sent a snapshot rank 0 cannot read"),
+    "TE944": ("fleet-mixed-torch", "fleet", "the ranks run different torch versions"),
+    "TE945": ("fleet-mixed-nccl", "fleet", "the ranks run different NCCL versions"),
+    "TE946": ("fleet-mixed-cudnn", "fleet", "the ranks run different cuDNN versions"),
+    "TE947": ("fleet-mixed-gpu-generations", "fleet", "the ranks use GPUs of different generations"),
+    "TE948": ("fleet-driver-behind", "fleet", "a node's NVIDIA driver is older than the one most nodes run"),
+    "TE949": ("fleet-same-stack-different-results", "fleet", "ranks with identical stacks report different findings"),
+    "TE950": ("fleet-nccl-env-differs", "fleet", "NCCL_* variables differ across ranks"),
+    "TE951": ("fleet-mixed-python", "fleet", "the ranks run different Python versions"),
+    "TE952": ("fleet-gpu-count-differs", "fleet", "the nodes see different numbers of GPUs"),
+    "TE953": ("fleet-gpu-shared", "fleet", "more ranks on a node than GPUs visible to them"),
+    "TE954": ("fleet-group-failed", "fleet", "the ranks could not form a gloo process group"),
+    "TE955": ("fleet-barrier-missing", "fleet", "monitored_barrier named ranks that did not reach it"),
+    "TE956": ("fleet-bandwidth-failed", "fleet", "the collective bandwidth measurement failed"),
+    "TE957": ("fleet-rank-failures", "fleet", "ranks whose own environment has failures"),
 }
 
 

@@ -1,0 +1,12 @@
+"""Fleet mode (`torch-envcheck fleet`): every rank of a torchrun / srun / mpirun job collects the
+doctor's snapshot, rank 0 gathers them and prints one report: the fleet's verdict, what differs
+across ranks, each rank's failures, findings only a fleet can have, and the collective bandwidth.
+
+Modules: launch (RANK/WORLD_SIZE from torchrun, Slurm or Open MPI), timeouts (deadlines, probes
+under a time limit), wire (the snapshot exchange over the rendezvous store: JSON bytes, size-limited),
+rank_facts (what a rank knows about itself), table (the heterogeneity table), rules (fleet-only
+findings), bandwidth (all_reduce sweep), aggregate (records -> the fleet report), render (terminal,
+Markdown, JSON), cli (the command), bench_scale (1024-rank aggregation benchmark).
+"""
+
+FLEET_SCHEMA = "torch_envcheck.fleet/1"

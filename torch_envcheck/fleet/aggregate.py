@@ -1,0 +1,182 @@
+"""Rank 0's side: turn what arrived (payload bytes per rank, or nothing) into rank records, diagnose
+each rank's snapshot with the doctor's rules, and assemble the fleet report (schema
+torch_envcheck.fleet/1) that the renderers print and `fleet --from-json` reads back.
+
+Ranks of one job mostly share one stack, so a rank's findings are cached under its snapshot minus
+the fields that differ on every run (timestamps, probe timings): 1024 ranks cost a few distinct
+diagnoses, not 1024."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+
+from ..doctor import report as doctor_report
+from . import FLEET_SCHEMA, rules, table, wire
+
+STATUSES = ("ok", "late", "missing", "garbage")
+VOLATILE = ("created", "probe_seconds")
+
+
+def _stable_key(snap: dict) -> str:
+    s = {k: v for k, v in snap.items() if k not in VOLATILE}
+    t = s.get("torch")
+    if isinstance(t, dict) and "import_seconds" in t:
+        s["torch"] = {k: v for k, v in t.items() if k != "import_seconds"}
+    return json.dumps(s, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def short_report(snap: dict) -> dict:
+    rep = doctor_report(snap)
+    out = {"findings": rep["findings"], "summary": rep["summary"], "exit_status": rep["exit_status"]}
+    if rep.get("errors"):
+        out["errors"] = rep["errors"]
+    return out
+
+
+MAX_FINDINGS = 200
+_TEXT_LIMIT = 4000
+
+
+def use_rank_report(payload: dict) -> dict | None:
+    """The report a rank computed for itself, when rank 0 can take it as its own: the same
+    torch_envcheck version (so the same rules) and well-formed findings with known codes.  Else
+    None, and rank 0 diagnoses the snapshot itself."""
+    from .. import __version__  # noqa: PLC0415
+    from ..doctor import SEVERITIES  # noqa: PLC0415
+    from ..doctor.codes import CODES  # noqa: PLC0415
+
+    rep = payload.get("report")
+    if payload.get("tool_version") != __version__ or not isinstance(rep, dict):
+        return None
+    findings = rep.get("findings")
+    if not isinstance(findings, list) or len(findings) > MAX_FINDINGS:
+        return None
+    for f in findings:
+        if not (isinstance(f, dict) and f.get("code") in CODES and f.get("severity") in SEVERITIES
+                and isinstance(f.get("message"), str) and len(f["message"]) <= _TEXT_LIMIT
+                and all(f.get(k) is None or isinstance(f.get(k), str) for k in ("explanation", "fix"))):
+            return None
+    if rep.get("exit_status") not in (0, 1) or not isinstance(rep.get("summary"), dict):
+        return None
+    return {"findings": findings, "summary": rep["summary"], "exit_status": rep["exit_status"],
+            **({"errors": rep["errors"]} if isinstance(rep.get("errors"), list) else {})}
+
+
+class Diagnoser:
+    def __init__(self):
+        self._cache: dict[str, dict] = {}
+        self.distinct = 0
+
+    def __call__(self, snap: dict) -> dict:
+        key = _stable_key(snap)
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = self._cache[key] = short_report(snap)
+            self.distinct += 1
+        return hit
+
+
+def record_from_arrival(rank: int, arrival: dict | None) -> dict:
+    """One rank's record from what the store held for it."""
+    arrival = arrival or {}
+    hello = arrival.get("hello") if isinstance(arrival.get("hello"), dict) else None
+    rec = {"rank": rank, "status": "missing", "error": None, "rank_facts": None, "snapshot": None, "report": None}
+    if hello:
+        rec["rank_facts"] = {k: hello.get(k) for k in ("host", "pid", "local_rank", "torch") if k in hello}
+        rec["rank_facts"]["rank"] = rank
+    data = arrival.get("data")
+    if data is None:
+        if hello or arrival.get("arrived"):
+            rec["status"] = "late"
+            rec["error"] = "no snapshot before rank 0's deadline"
+        return rec
+    try:
+        payload = wire.decode(data, rank)
+    except wire.WireError as exc:
+        rec["status"] = "garbage"
+        rec["error"] = str(exc)[:400]
+        return rec
+    rec["rank_facts"] = payload["rank_facts"]
+    rec["snapshot"] = payload.get("snapshot")
+    if rec["snapshot"] is not None:
+        rec["report"] = use_rank_report(payload)
+    rec["probe_seconds"] = payload.get("probe_seconds")
+    if payload.get("probe_error") or rec["snapshot"] is None:
+        rec["status"] = "late"
+        rec["error"] = str(payload.get("probe_error") or "no snapshot")[:400]
+    else:
+        rec["status"] = "ok"
+    return rec
+
+
+def diagnose_records(records, diagnoser=None) -> dict:
+    """Diagnose the records that carry a snapshot but no report yet (from a rank of another
+    torch_envcheck version, or read back with --from-json)."""
+    diagnoser = diagnoser or Diagnoser()
+    from_ranks = 0
+    for rec in records:
+        if not isinstance(rec.get("snapshot"), dict):
+            continue
+        if isinstance(rec.get("report"), dict):
+            from_ranks += 1
+        else:
+            rec["report"] = diagnoser(rec["snapshot"])
+    return {"diagnosed_by_rank_0": diagnoser.distinct, "diagnosed_by_their_rank": from_ranks}
+
+
+def _counted(rec, severity: str) -> bool:
+    """The rank has a finding of this severity that counts (not one explained by another)."""
+    rep = rec.get("report") if isinstance(rec.get("report"), dict) else {}
+    return any(isinstance(f, dict) and f.get("severity") == severity and not f.get("explained_by")
+               for f in rep.get("findings") or [])
+
+
+def verdict(records, findings) -> dict:
+    counts = {s: sum(1 for r in records if r["status"] == s) for s in STATUSES}
+    failing = sum(1 for r in records if _counted(r, "failure"))
+    n_fail = sum(1 for f in findings if f["severity"] == "failure")
+    n_warn = sum(1 for f in findings if f["severity"] == "warning")
+    warned = sum(1 for r in records if _counted(r, "warning"))
+    status = "failure" if n_fail or failing else "warning" if n_warn or warned else "ok"
+    n = len(records)
+    parts = [f"{counts['ok']} of {n} rank{'s' if n != 1 else ''} reported"]
+    parts += [f"{counts[s]} {s}" for s in ("missing", "late", "garbage") if counts[s]]
+    if failing:
+        parts.append(f"{failing} with failures")
+    if warned:
+        parts.append(f"{warned} with warnings")
+    parts.append(f"{n_fail} fleet failure{'s' if n_fail != 1 else ''}, {n_warn} fleet warning{'s' if n_warn != 1 else ''}")
+    return {"status": status, "exit_status": 1 if status == "failure" else 0, "text": "; ".join(parts),
+            "counts": dict(counts, with_failures=failing, with_warnings=warned)}
+
+
+def build(records, group=None, bandwidth=None, timeout=None, created=None, diagnoser=None, world_size=None) -> dict:
+    """The fleet report from rank records (each already carrying its doctor report or not)."""
+    from .. import __version__  # noqa: PLC0415
+
+    table.reset()
+    stats = diagnose_records(records, diagnoser)
+    errors = []
+    findings = rules.evaluate(records, group=group, bandwidth=bandwidth, timeout=timeout, errors=errors)
+    try:
+        hetero = table.build(records)
+        same = table.common(records, {row["key"] for row in hetero})
+    except Exception as exc:
+        hetero, same = [], []
+        errors.append(f"the heterogeneity table could not be built: {type(exc).__name__}: {exc}")
+    v = verdict(records, findings)
+    if errors:
+        v.update(status="failure", exit_status=1)
+    out = {
+        "schema": FLEET_SCHEMA, "tool_version": __version__,
+        "created": created or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "world_size": world_size if world_size is not None else len(records),
+        "timeout_s": timeout, "verdict": v, "findings": findings, "heterogeneity": hetero, "same_on_every_rank": same,
+        "group": group, "bandwidth": bandwidth, "ranks": records,
+        "stats": stats,
+    }
+    if errors:
+        out["errors"] = errors
+    table.reset()
+    return out

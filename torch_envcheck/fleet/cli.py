@@ -1,0 +1,215 @@
+"""`torch-envcheck fleet`: run under a launcher, every rank probes its environment and rank 0 prints
+one report for the whole job; `fleet --from-json FILE` re-renders (and re-diagnoses) a saved one.
+
+    torchrun --nproc-per-node 8 -m torch_envcheck fleet
+    torchrun --nnodes 4 --nproc-per-node 8 --rdzv-backend c10d --rdzv-endpoint HOST:29500 -m torch_envcheck fleet
+    srun python -m torch_envcheck fleet          (MASTER_ADDR, MASTER_PORT exported; see the README)
+
+Exit status: 0 healthy fleet, 1 a failure (a rank missing, late or failing, a fleet finding),
+2 bad usage or input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ..doctor._args import seconds
+from . import bandwidth
+
+
+def _bytes(text: str) -> int:
+    units = {"": 1, "B": 1, "K": 1 << 10, "KIB": 1 << 10, "M": 1 << 20, "MIB": 1 << 20, "G": 1 << 30, "GIB": 1 << 30}
+    t = text.strip().upper()
+    num = t.rstrip("KMGIB")
+    unit = t[len(num):]
+    try:
+        value = int(num) * units[unit]
+    except (ValueError, KeyError):
+        raise argparse.ArgumentTypeError(f"expected a size such as 64K, 16M or 256M, got {text!r}") from None
+    if not bandwidth.MIN_BYTES <= value <= 16 << 30:
+        raise argparse.ArgumentTypeError(f"expected a size between 1K and 16G, got {text}")
+    return value
+
+
+def _count(low: int, high: int):
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if not low <= v <= high:
+            raise argparse.ArgumentTypeError(f"expected {low} to {high}, got {v}")
+        return v
+    return parse
+
+
+def _ops(text: str) -> list[str]:
+    ops = [o.strip() for o in text.split(",") if o.strip()]
+    bad = [o for o in ops if o not in bandwidth.OPS]
+    if bad or not ops:
+        raise argparse.ArgumentTypeError(f"unknown collective {', '.join(bad) or text!r}; "
+                                         f"expected some of {', '.join(bandwidth.OPS)}")
+    return ops
+
+
+def _rank(text: str) -> int:
+    return _count(0, 1 << 20)(text)
+
+
+def _long_seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 < v <= 3600:
+        raise argparse.ArgumentTypeError(f"expected seconds between 0 and 3600, got {text}")
+    return v
+
+
+def add_arguments(parser) -> None:
+    fmt = parser.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true",
+                     help="print the fleet report as JSON (schema torch_envcheck.fleet/1, every rank's snapshot)")
+    fmt.add_argument("--markdown", action="store_true", help="print the report as Markdown")
+    parser.add_argument("--from-json", metavar="FILE", default=None,
+                        help="re-render a saved fleet report ('-' reads stdin), re-diagnosing each rank")
+    parser.add_argument("--rank", type=_rank, default=None, metavar="N",
+                        help="with --from-json: the doctor's report of rank N alone (--json gives its snapshot "
+                             "in the doctor's format, for `torch-envcheck --from-json`)")
+    parser.add_argument("--save", metavar="FILE", default=None,
+                        help="rank 0 also writes the JSON report to FILE")
+    parser.add_argument("--timeout", type=_long_seconds, default=120.0, metavar="SECONDS",
+                        help="how long rank 0 waits for every rank's snapshot; ranks not in by then are "
+                             "reported missing or late (default 120)")
+    parser.add_argument("--probe-timeout", type=seconds, default=5.0, metavar="SECONDS",
+                        help="time limit for each helper program a probe runs (nvidia-smi, nvcc); default 5")
+    parser.add_argument("--backend", choices=("auto", "gloo", "nccl"), default="auto",
+                        help="backend of the measured collectives: NCCL when every rank has a GPU (auto)")
+    parser.add_argument("--no-bandwidth", action="store_true", help="skip the collective bandwidth sweep")
+    parser.add_argument("--bandwidth-max", type=_bytes, default=bandwidth.MAX_BYTES, metavar="SIZE",
+                        help="largest message of the sweep (default 256M; capped by memory)")
+    parser.add_argument("--ops", type=_ops, default=["all_reduce"], metavar="OPS",
+                        help="collectives to time, comma-separated: all_reduce (default), all_gather, broadcast")
+    parser.add_argument("--iters", type=_count(1, 10000), default=20, metavar="N",
+                        help="timed iterations per size (default 20; the median counts)")
+    parser.add_argument("--warmup", type=_count(0, 1000), default=5, metavar="N",
+                        help="untimed warm-up iterations per size (default 5)")
+    parser.add_argument("--bandwidth-seconds", type=_long_seconds, default=60.0, metavar="SECONDS",
+                        help="time budget of the sweep: it stops before a size that would pass it (default 60)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="list every host and group")
+
+
+def _write(text: str, out_fd: int | None = None) -> None:
+    if out_fd is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    data = text.encode("utf-8", "replace")
+    while data:
+        n = os.write(out_fd, data)
+        data = data[n:]
+
+
+def render_text(report: dict, args) -> str:
+    from . import render  # noqa: PLC0415
+    if args.json:
+        return render.to_json(report)
+    if args.markdown:
+        return render.to_markdown(report)
+    from ..doctor.render.terminal import can_encode  # noqa: PLC0415
+    return render.to_terminal(report, unicode=can_encode(sys.stdout), verbose=args.verbose)
+
+
+def emit(report: dict, args, out_fd: int | None = None) -> None:
+    if getattr(args, "save", None):
+        from . import render  # noqa: PLC0415
+        try:
+            with open(args.save, "w", encoding="utf-8") as fh:
+                fh.write(render.to_json(report))
+        except OSError as exc:
+            print(f"torch-envcheck fleet: cannot write {args.save}: {exc.strerror or exc}", file=sys.stderr)
+    try:
+        _write(render_text(report, args), out_fd)
+    except BrokenPipeError:
+        pass
+
+
+def _one_rank(report: dict, args) -> int:
+    recs = {r["rank"]: r for r in report["ranks"]}
+    rec = recs.get(args.rank)
+    if rec is None or not isinstance(rec.get("snapshot"), dict):
+        why = "is not in the report" if rec is None else f"sent no snapshot ({rec.get('status')}: {rec.get('error')})"
+        from ..doctor.escape import terminal  # noqa: PLC0415
+        print(f"torch-envcheck fleet: error: rank {args.rank} {terminal(why)}; the report has ranks "
+              f"0-{len(recs) - 1}", file=sys.stderr)
+        return 2
+    if args.json:
+        from ..doctor.render import json_render  # noqa: PLC0415
+        _write(json_render.render(rec["snapshot"]))
+        return 0
+    from ..doctor import report as doctor_report  # noqa: PLC0415
+    rep = doctor_report(rec["snapshot"])
+    if args.markdown:
+        from ..doctor.render import markdown  # noqa: PLC0415
+        _write(markdown.render(rep))
+    else:
+        from ..doctor.render import terminal  # noqa: PLC0415
+        terminal.print_report(rep, color=False, verbose=args.verbose)
+    return int(rep.get("exit_status", 1))
+
+
+def run(args) -> int:
+    if args.from_json:
+        from .load import FleetFileError, load  # noqa: PLC0415
+        try:
+            report = load(args.from_json)
+        except FleetFileError as exc:
+            from ..doctor.escape import terminal  # noqa: PLC0415
+            print(f"torch-envcheck fleet: error: {terminal(exc)}", file=sys.stderr)
+            return 2
+        if args.rank is not None:
+            return _one_rank(report, args)
+        emit(report, args)
+        return int(report["verdict"]["exit_status"])
+    if args.rank is not None:
+        print("torch-envcheck fleet: error: --rank goes with --from-json FILE (a saved fleet report)", file=sys.stderr)
+        return 2
+    from .launch import LaunchError, from_env  # noqa: PLC0415
+    try:
+        launch = from_env()
+    except LaunchError as exc:
+        print(f"torch-envcheck fleet: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        import torch.distributed as dist  # noqa: PLC0415
+        if not dist.is_available():
+            raise ImportError("this torch was built without torch.distributed")
+    except Exception as exc:  # noqa: BLE001
+        print(f"torch-envcheck fleet: error: torch.distributed is not usable here ({type(exc).__name__}: {exc}); "
+              "run `torch-envcheck` for this environment alone", file=sys.stderr)
+        return 2
+    # Only rank 0's report goes to stdout: everything else (library banners, NCCL_DEBUG output,
+    # other ranks) is sent to stderr, so `--json > fleet.json` stays valid JSON under torchrun.
+    sys.stdout.flush()
+    out_fd = os.dup(1)
+    os.dup2(2, 1)
+    from . import worker  # noqa: PLC0415
+    try:
+        code = worker.run(launch, args, out_fd)
+    except KeyboardInterrupt:
+        code = 130
+    except BaseException as exc:  # noqa: BLE001  (never a traceback, never a hang in shutdown)
+        worker.log(launch, f"internal error: {type(exc).__name__}: {exc}")
+        code = 1
+    try:
+        sys.stderr.flush()
+    finally:
+        os._exit(code)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="torch-envcheck fleet", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))

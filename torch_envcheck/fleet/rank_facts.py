@@ -1,0 +1,104 @@
+"""What a rank knows about itself beyond the doctor's snapshot: where it runs (host, rank, local
+rank, launcher), the GPU it uses (LOCAL_RANK's device), the NCCL torch bundles, and the NCCL_*
+variables (the snapshot's env section lists CUDA's variables, not NCCL's)."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+MAX_VARS = 64
+MAX_TEXT = 512
+# NCCL_* plus torch's own NCCL knobs; values of these are settings, not secrets.
+ENV_PREFIXES = ("NCCL_", "TORCH_NCCL_")
+
+
+def _clip(value, limit: int = MAX_TEXT):
+    return value[:limit] if isinstance(value, str) else value
+
+
+def nccl_env(env=None) -> dict:
+    env = os.environ if env is None else env
+    names = sorted(k for k in env if k.startswith(ENV_PREFIXES))[:MAX_VARS]
+    return {_clip(k, 128): _clip(env[k]) for k in names}
+
+
+def nccl_version() -> str | None:
+    try:
+        import torch  # noqa: PLC0415
+        v = torch.cuda.nccl.version()
+    except Exception:  # a CPU build has no NCCL
+        return None
+    if isinstance(v, tuple):
+        return ".".join(str(x) for x in v)
+    return str(v) if v else None
+
+
+def own_device(snapshot: dict | None, local_rank: int) -> dict | None:
+    """The GPU this rank uses by torchrun's convention (cuda:LOCAL_RANK among the visible ones)."""
+    torch_facts = snapshot.get("torch") if isinstance(snapshot, dict) else None
+    devices = torch_facts.get("devices") if isinstance(torch_facts, dict) else None
+    devices = [d for d in devices or [] if isinstance(d, dict)]
+    if not devices:
+        return None
+    d = devices[local_rank % len(devices)]
+    out = {k: d.get(k) for k in ("index", "name", "capability", "total_memory_bytes")}
+    out["shared"] = local_rank >= len(devices)  # more ranks on this host than visible GPUs
+    return out
+
+
+def backends() -> dict:
+    try:
+        import torch.distributed as dist  # noqa: PLC0415
+        return {"gloo": bool(dist.is_gloo_available()), "nccl": bool(dist.is_nccl_available())}
+    except Exception:
+        return {"gloo": False, "nccl": False}
+
+
+def gpu_memory_and_link(local_rank: int) -> dict:
+    """Free memory of this rank's GPU and how it reaches the other GPUs of the host: NVLink when
+    NVML (nvidia-ml-py, optional) reports an active link, else PCIe with or without peer access."""
+    out = {"gpu_free_bytes": None, "gpu_link": None}
+    try:
+        import torch  # noqa: PLC0415
+        if not torch.cuda.is_available():
+            return out
+        n = torch.cuda.device_count()
+        dev = local_rank % n
+        out["gpu_free_bytes"] = int(torch.cuda.mem_get_info(dev)[0])
+        if n == 1:
+            out["gpu_link"] = "one GPU per host"
+        else:
+            peers = [torch.cuda.can_device_access_peer(dev, o) for o in range(n) if o != dev]
+            out["gpu_link"] = "PCIe with peer access" if all(peers) else "PCIe through host memory (no peer access)"
+        try:
+            import pynvml  # noqa: PLC0415
+            pynvml.nvmlInit()
+            h = pynvml.nvmlDeviceGetHandleByIndex(dev)
+            active = 0
+            for link in range(18):  # NVML_NVLINK_MAX_LINKS
+                try:
+                    active += pynvml.nvmlDeviceGetNvLinkState(h, link) == 1
+                except pynvml.NVMLError:
+                    break
+            if active:
+                out["gpu_link"] = f"NVLink ({active} active links)"
+        except Exception:  # no nvidia-ml-py, or NVML without NVLink: the PCIe answer stands
+            pass
+    except Exception:
+        pass
+    return out
+
+
+def collect(launch, snapshot: dict | None, gpu: bool = True) -> dict:
+    from .bandwidth import mem_available  # noqa: PLC0415
+
+    out = {
+        "rank": launch.rank, "world_size": launch.world_size, "local_rank": launch.local_rank,
+        "host": _clip(socket.gethostname(), 255), "pid": os.getpid(), "launcher": launch.launcher,
+        "device": own_device(snapshot, launch.local_rank), "nccl_version": nccl_version(),
+        "nccl_env": nccl_env(), "backends": backends(), "mem_available_bytes": mem_available(),
+    }
+    if gpu:
+        out.update(gpu_memory_and_link(launch.local_rank))
+    return out
