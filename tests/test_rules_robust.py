@@ -6,12 +6,20 @@ import copy
 import glob
 import json
 import os
+import sys
 
 import pytest
 
 from torch_envcheck.doctor.rules import evaluate
 
 from _rules_helpers import SNAP_DIR
+
+# The rules are pure Python and never import torch: with both CI venvs under test, this (the slowest
+# module: every key of every recorded snapshot, ten ways) runs once, in the CUDA-torch venv.
+_CUDA_PY = os.environ.get("TE_TEST_CUDA_PYTHON")
+pytestmark = pytest.mark.skipif(bool(_CUDA_PY) and os.path.abspath(_CUDA_PY) != os.path.abspath(sys.executable),
+                                reason="pure-Python rules, independent of torch: run once per CI, in the "
+                                       "TE_TEST_CUDA_PYTHON venv")
 
 NAMES = sorted(os.path.basename(p)[:-5] for p in glob.glob(os.path.join(SNAP_DIR, "*.json")))
 ODD_VALUES = [None, "", -1, True, [], {}, "garbage", ["x"]]
