@@ -398,7 +398,9 @@ def test_a_rank_report_is_used_only_from_the_same_tool_version():
 @pytest.mark.parametrize("flags", [[], ["--all-distinct", "--no-rank-reports"]])
 def test_bench_scale_runs_on_every_recorded_snapshot(capsys, flags):
     from torch_envcheck.fleet import bench_scale
-    bench_scale.main(["--ranks", "48"] + flags)  # 48 ranks = 6 nodes: every code path, not the timing
+    snaps = os.path.join(os.path.dirname(os.path.abspath(__file__)), "snapshots")  # also when installed
+    rc = bench_scale.main(["--ranks", "48", "--snapshots", snaps] + flags)  # 48 ranks = 6 nodes: every code path
     out = capsys.readouterr().out
+    assert rc in (0, 1), out  # 1 = over the speed target: timing is the benchmark's job, not this test's
     assert "fleet aggregation: 48 ranks" in out and "peak RSS" in out
     assert "45 of 48 ranks reported; 1 missing; 2 garbage" in out
