@@ -8,14 +8,20 @@ import os
 import sys
 
 
-def seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not 0 < value <= 600:
-        raise argparse.ArgumentTypeError(f"expected seconds between 0 and 600, got {text}")
-    return value
+def seconds_up_to(limit: float):
+    """An argparse type: a number of seconds in (0, limit]."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+        if not 0 < value <= limit:
+            raise argparse.ArgumentTypeError(f"expected seconds between 0 and {limit:g}, got {text}")
+        return value
+    return parse
+
+
+seconds = seconds_up_to(600)
 
 
 def add_source(parser: argparse.ArgumentParser) -> None:

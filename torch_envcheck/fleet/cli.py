@@ -59,13 +59,8 @@ def _rank(text: str) -> int:
 
 
 def _long_seconds(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not 0 < v <= 3600:
-        raise argparse.ArgumentTypeError(f"expected seconds between 0 and 3600, got {text}")
-    return v
+    from ..doctor._args import seconds_up_to  # noqa: PLC0415
+    return seconds_up_to(3600)(text)
 
 
 def add_arguments(parser) -> None:

@@ -70,7 +70,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-v", "--verbose", action="store_true", help="show pip's own output")
     parser.add_argument("--keep-failed", action="store_true",
                         help="leave DEST in place when a step fails (it is never marked verified)")
-    parser.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS",
+    from ..doctor._args import seconds  # noqa: PLC0415
+    parser.add_argument("--timeout", type=seconds, default=5.0, metavar="SECONDS",
                         help="time limit for each probe of this machine (nvidia-smi, ...)")
 
 
