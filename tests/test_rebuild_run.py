@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 
@@ -54,7 +55,8 @@ def test_offline_rebuild_is_verified(wheelhouse, jit_cache, tmp_path):
                  "run the self-test inside the new environment", "check the installed torch against the plan"):
         assert step in r.stdout
     assert f"has torch {TORCH}+cpu (CPU build) and its self-test passed" in r.stdout
-    assert f"source {dest}/bin/activate".replace(str(dest), "'" + str(dest) + "'") in r.stdout
+    switch = [line for line in r.stdout.splitlines() if line.startswith("Switch to it:")]
+    assert switch and shlex.split(switch[0].split(":", 1)[1]) == ["source", str(dest / "bin" / "activate")], switch
     marker = json.loads((dest / "torch-envcheck-rebuild.json").read_text())
     assert marker["verified"] is True and marker["torch"]["version"] == f"{TORCH}+cpu"
     py = dest / "bin" / "python"
