@@ -46,7 +46,9 @@ def wheelhouse(tmp_path_factory):
 
 @pytest.mark.slow
 def test_offline_rebuild_is_verified(wheelhouse, jit_cache, tmp_path):
-    dest = tmp_path / "fresh env"
+    # No space in the path: torch.utils.cpp_extension does not quote the -L path of the venv's torch
+    # in its ninja file, so the self-test's extension build cannot link in a path with a space.
+    dest = tmp_path / "fresh-env"
     before = subprocess.run([sys.executable, "-m", "pip", "freeze"], capture_output=True, text=True).stdout
     r = _run([str(dest), "--torch", TORCH, "--with", "none", "--no-index", "--find-links", wheelhouse],
              env={**os.environ, "TORCH_ENVCHECK_CACHE": jit_cache})
