@@ -63,7 +63,8 @@ def test_offline_rebuild_is_verified(wheelhouse, jit_cache, tmp_path):
     assert marker["verified"] is True and marker["torch"]["version"] == f"{TORCH}+cpu"
     py = dest / "bin" / "python"
     out = subprocess.run([str(py), "-c", "import torch_envcheck, torch; print(torch_envcheck.__file__, torch.__version__)"],
-                         capture_output=True, text=True, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+                         capture_output=True, text=True, cwd=str(tmp_path),  # not the checkout: `-c` puts cwd first
+                         env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
     assert str(dest) in out.stdout and f"{TORCH}+cpu" in out.stdout
     after = subprocess.run([sys.executable, "-m", "pip", "freeze"], capture_output=True, text=True).stdout
     assert before == after  # the environment this ran in is untouched
