@@ -69,26 +69,30 @@ _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _read_bytes(path: str) -> bytes:
-    """At most MAX_BYTES + 1 bytes of `path` ("-" = stdin)."""
+def read_bounded(path: str, limit: int, error=None, what: str = "a torch_envcheck JSON report file",
+                 pipe: str = "a report") -> bytes:
+    """At most limit + 1 bytes of `path` ("-" = stdin); `error` (default SnapshotError) with one line
+    naming the problem when it cannot be read.  `what` is the file expected, `pipe` what stdin takes.
+    Also read by fleet reports (fleet/load.py)."""
     import os  # noqa: PLC0415
     import sys  # noqa: PLC0415
 
+    error = error or SnapshotError
     if path == "-":
         stream = getattr(sys.stdin, "buffer", None)
         if sys.stdin is None or stream is None:
-            raise SnapshotError("-: standard input is closed; pipe a report into it or give a file name")
+            raise error(f"-: standard input is closed; pipe {pipe} into it or give a file name")
         try:
-            return stream.read(MAX_BYTES + 1)
+            return stream.read(limit + 1)
         except (OSError, ValueError) as exc:  # ValueError: a closed file object
-            raise SnapshotError(f"-: cannot read standard input: {getattr(exc, 'strerror', None) or exc}") from None
+            raise error(f"-: cannot read standard input: {getattr(exc, 'strerror', None) or exc}") from None
     if os.path.isdir(path):
-        raise SnapshotError(f"{path}: is a directory; expected a torch_envcheck JSON report file")
+        raise error(f"{path}: is a directory; expected {what}")
     try:
         with open(path, "rb") as fh:
-            return fh.read(MAX_BYTES + 1)
+            return fh.read(limit + 1)
     except OSError as exc:
-        raise SnapshotError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+        raise error(f"{path}: cannot read it: {exc.strerror or exc}") from None
 
 
 def _decode(raw: bytes, path: str) -> str:
@@ -149,7 +153,7 @@ def load(path: str) -> dict:
     every problem is a SnapshotError whose one-line message names it."""
     if not isinstance(path, str) or not path:
         raise SnapshotError("--from-json needs a file name (or '-' for standard input); got an empty name")
-    raw = _read_bytes(path)
+    raw = read_bounded(path, MAX_BYTES)
     if len(raw) > MAX_BYTES:
         raise SnapshotError(f"{path}: larger than {MAX_BYTES // 2**20} MiB; a torch_envcheck report is well under "
                             "1 MiB")

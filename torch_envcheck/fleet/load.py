@@ -104,24 +104,9 @@ def parse(data, source: str = "fleet report") -> dict:
 
 
 def _read(path: str) -> bytes:
-    import os  # noqa: PLC0415
-    import sys  # noqa: PLC0415
-
-    if path == "-":
-        stream = getattr(sys.stdin, "buffer", None)
-        if stream is None:
-            raise FleetFileError("-: standard input is closed; pipe a fleet report into it or give a file name")
-        try:
-            return stream.read(MAX_FILE + 1)
-        except (OSError, ValueError) as exc:
-            raise FleetFileError(f"-: cannot read standard input: {getattr(exc, 'strerror', None) or exc}") from None
-    if os.path.isdir(path):
-        raise FleetFileError(f"{path}: is a directory; expected a fleet report saved with `torch-envcheck fleet --json`")
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(MAX_FILE + 1)
-    except OSError as exc:
-        raise FleetFileError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    from ..doctor.snapshot import read_bounded  # noqa: PLC0415
+    return read_bounded(path, MAX_FILE, FleetFileError,
+                        what="a fleet report saved with `torch-envcheck fleet --json`", pipe="a fleet report")
 
 
 def load(path: str) -> dict:
