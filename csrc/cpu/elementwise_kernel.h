@@ -71,11 +71,24 @@ void bias_gelu_kernel(const float* x, const float* bias, float* y, int64_t rows,
       const float* br = bias + col0;
       float* yr = y + i;
       int64_t j = 0;
+#if defined(ENVCHECK_SSE2_KERNELS)
+      for (; j + 8 <= seg; j += 8) {
+        _mm_storeu_ps(yr + j, gelu_ps(_mm_add_ps(_mm_loadu_ps(xr + j), _mm_loadu_ps(br + j))));
+        _mm_storeu_ps(yr + j + 4, gelu_ps(_mm_add_ps(_mm_loadu_ps(xr + j + 4), _mm_loadu_ps(br + j + 4))));
+      }
+      for (; j < seg; j += 4) {
+        const int64_t cnt = std::min<int64_t>(4, seg - j);
+        sse_store_partial(yr + j, gelu_ps(_mm_add_ps(sse_load_partial(xr + j, cnt), sse_load_partial(br + j, cnt))),
+                          cnt);
+      }
+      (void)V;
+#else
       for (; j + V <= seg; j += V) gelu_vec(Vec::loadu(xr + j) + Vec::loadu(br + j)).store(yr + j);
       if (j < seg) {
         const int64_t cnt = seg - j;
         gelu_vec(Vec::loadu(xr + j, cnt) + Vec::loadu(br + j, cnt)).store(yr + j, cnt);
       }
+#endif
       i += seg;
     }
   });

@@ -10,16 +10,24 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <limits>
 #include <vector>
 
 #include "cpu/kernels.h"
 
+#if defined(ENVCHECK_SSE2_KERNELS)
+#include <emmintrin.h>
+#endif
+
 namespace envcheck {
 namespace CPU_CAPABILITY {
 namespace {
 
+#if defined(ENVCHECK_SSE2_KERNELS)
+#include "cpu/sse2_math.h"
+#endif
 #include "cpu/elementwise_kernel.h"
 #include "cpu/softmax_kernel.h"
 #include "cpu/sum_kernel.h"

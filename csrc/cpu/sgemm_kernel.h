@@ -19,7 +19,8 @@
 // Register blocks per variant:
 //   AVX512 (32 zmm): 14 x 32 -> 28 accumulators + 2 B vectors + 1 broadcast = 31
 //   AVX2   (16 ymm):  6 x 16 -> 12 accumulators + 2 B vectors + 1 broadcast = 15
-//   DEFAULT on x86 (SSE2, 16 xmm, Vectorized<float> is 8 floats = 2 xmm, no FMA):
+//   DEFAULT on x86 (SSE2 intrinsics, 16 xmm of 4 floats, no FMA; not Vectorized<float>, whose generic
+//                     form compiled to scalar code through the stack with torch 2.13.0's headers):
 //                     5 x 8  -> 10 xmm accumulators + 2 xmm of B + 1 broadcast + 2 products = 15
 //                     (6 x 8 spilled one accumulator: a multiply and an add need a temporary)
 //   DEFAULT elsewhere (aarch64: 32 NEON registers; torch 2.14's Vectorized<float> there is one 4-float
@@ -27,17 +28,21 @@
 // tests/test_ops_isa.py disassembles the built library and checks these loops: FMAs on ymm/zmm and
 // no stack access (spill or reload) inside them.
 
-#if defined(CPU_CAPABILITY_AVX512)
+// kNV vector registers of kLanes floats per row of the tile.
+#if defined(ENVCHECK_SSE2_KERNELS)
+constexpr int kMR = 5;
+constexpr int kNV = 2;
+constexpr int64_t kLanes = 4;
+#elif defined(CPU_CAPABILITY_AVX512)
 constexpr int kMR = 14;
 constexpr int kNV = 2;
-#elif defined(CPU_CAPABILITY_AVX2) || !(defined(__x86_64__) || defined(_M_X64))
+constexpr int64_t kLanes = Vec::size();
+#else
 constexpr int kMR = 6;
 constexpr int kNV = 2;
-#else
-constexpr int kMR = 5;
-constexpr int kNV = 1;
+constexpr int64_t kLanes = Vec::size();
 #endif
-constexpr int kNR = kNV * Vec::size();
+constexpr int kNR = kNV * kLanes;
 
 #if defined(__GNUC__)
 #define ENVCHECK_NOINLINE __attribute__((noinline))
@@ -49,6 +54,7 @@ constexpr int kNR = kNV * Vec::size();
 // NR per step).  A separate (not inlined) function, so that its loop can be found and checked in the
 // disassembly, and so that the caller's loops cannot change how its registers are allocated.  One call
 // does MR * NR * kc FMAs (AVX2, KC 256: 24576), so the call costs nothing.
+#if !defined(ENVCHECK_SSE2_KERNELS)
 template <int MR, int NV>
 ENVCHECK_NOINLINE void micro_kernel(int64_t kc, const float* __restrict__ pa, const float* __restrict__ pb,
                                     float* __restrict__ c, int64_t ldc, bool accumulate) {
@@ -86,6 +92,45 @@ ENVCHECK_NOINLINE void micro_kernel(int64_t kc, const float* __restrict__ pa, co
     }
 }
 
+#else
+// The same loop on __m128: the packed panels are 64-byte aligned and NR = 8 floats, so every load
+// of B is aligned.
+template <int MR, int NV>
+ENVCHECK_NOINLINE void micro_kernel(int64_t kc, const float* __restrict__ pa, const float* __restrict__ pb,
+                                        float* __restrict__ c, int64_t ldc, bool accumulate) {
+  constexpr int64_t NR = NV * 4;
+  __m128 acc[MR][NV];
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i) {
+    __builtin_prefetch(c + i * ldc, 1);
+    __builtin_prefetch(c + i * ldc + NR - 1, 1);
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[i][v] = _mm_setzero_ps();
+  }
+#pragma GCC unroll 4
+  for (int64_t p = 0; p < kc; ++p) {
+    __m128 bv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) bv[v] = _mm_load_ps(pb + v * 4);
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      const __m128 av = _mm_set1_ps(pa[i]);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[i][v] = _mm_add_ps(acc[i][v], _mm_mul_ps(av, bv[v]));
+    }
+    pa += MR;
+    pb += NR;
+  }
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      float* cp = c + i * ldc + v * 4;
+      _mm_storeu_ps(cp, accumulate ? _mm_add_ps(_mm_loadu_ps(cp), acc[i][v]) : acc[i][v]);
+    }
+}
+#endif
+
 // One tile of C: the micro-kernel straight into C when the tile is whole, else through a buffer.
 inline void tile(int64_t kc, const float* pa, const float* pb, float* c, int64_t ldc, bool accumulate,
                  int64_t mr_valid, int64_t nr_valid) {
@@ -121,15 +166,12 @@ inline void pack_a(const float* a, int64_t sa0, int64_t sa1, int64_t i0, int64_t
 // NR columns, k-major, zero-padded.
 inline void pack_b(const float* b, int64_t sb0, int64_t sb1, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
                    int64_t jr0, int64_t jr1, float* panel) {
-  constexpr int64_t V = Vec::size();
   for (int64_t jr = jr0; jr < jr1; jr += kNR) {
     float* dst = panel + jr * kc;
     const int64_t cols = std::min<int64_t>(kNR, nc - jr);
     const float* src = b + p0 * sb0 + (j0 + jr) * sb1;
     if (cols == kNR && sb1 == 1) {
-      for (int64_t p = 0; p < kc; ++p)
-#pragma GCC unroll 4
-        for (int v = 0; v < kNV; ++v) Vec::loadu(src + p * sb0 + v * V).store(dst + p * kNR + v * V);
+      for (int64_t p = 0; p < kc; ++p) std::memcpy(dst + p * kNR, src + p * sb0, kNR * sizeof(float));
     } else {
       for (int64_t p = 0; p < kc; ++p)
         for (int64_t j = 0; j < kNR; ++j) dst[p * kNR + j] = j < cols ? src[p * sb0 + j * sb1] : 0.f;

@@ -3,6 +3,51 @@
 // Three passes over a row (max; exp and sum, writing exp to y; scale); a row is usually in L1/L2
 // after the first pass, so memory traffic is about one read and one write.
 
+#if defined(ENVCHECK_SSE2_KERNELS)
+// One row with SSE2 (the DEFAULT variant on x86-64): the same three passes, exp_ps for exp.
+inline void softmax_row_sse(const float* xr, float* yr, int64_t cols) {
+  // pass 1: max.  maxps drops a nan in its first operand, so nan is tracked on the side: a row with a
+  // nan is all nan, as in torch.
+  __m128 m0 = _mm_set1_ps(-INFINITY), m1 = m0, bad = _mm_setzero_ps();
+  int64_t j = 0;
+  for (; j + 8 <= cols; j += 8) {
+    const __m128 a = _mm_loadu_ps(xr + j), b = _mm_loadu_ps(xr + j + 4);
+    m0 = _mm_max_ps(m0, a);
+    m1 = _mm_max_ps(m1, b);
+    bad = _mm_or_ps(bad, _mm_or_ps(_mm_cmpunord_ps(a, a), _mm_cmpunord_ps(b, b)));
+  }
+  alignas(16) float lanes[4];
+  _mm_store_ps(lanes, _mm_max_ps(m0, m1));
+  float mx = std::max(std::max(lanes[0], lanes[1]), std::max(lanes[2], lanes[3]));
+  for (; j < cols; ++j)
+    if (xr[j] > mx || std::isnan(xr[j])) mx = xr[j];
+  if (_mm_movemask_ps(bad) != 0) mx = std::numeric_limits<float>::quiet_NaN();
+  // pass 2: e = exp(x - max) into y, running sum
+  const __m128 m4 = _mm_set1_ps(mx);
+  __m128 s0 = _mm_setzero_ps(), s1 = _mm_setzero_ps();
+  for (j = 0; j + 8 <= cols; j += 8) {
+    const __m128 e0 = exp_ps(_mm_sub_ps(_mm_loadu_ps(xr + j), m4));
+    const __m128 e1 = exp_ps(_mm_sub_ps(_mm_loadu_ps(xr + j + 4), m4));
+    _mm_storeu_ps(yr + j, e0);
+    _mm_storeu_ps(yr + j + 4, e1);
+    s0 = _mm_add_ps(s0, e0);
+    s1 = _mm_add_ps(s1, e1);
+  }
+  _mm_store_ps(lanes, _mm_add_ps(s0, s1));
+  float s = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+  for (; j < cols; j += 4) {
+    const int64_t cnt = std::min<int64_t>(4, cols - j);
+    const __m128 e = exp_ps(_mm_sub_ps(sse_load_partial(xr + j, cnt), m4));
+    sse_store_partial(yr + j, e, cnt);
+    for (int64_t t = 0; t < cnt; ++t) s += yr[j + t];
+  }
+  // pass 3: scale
+  const __m128 inv = _mm_set1_ps(1.0f / s);
+  for (j = 0; j + 4 <= cols; j += 4) _mm_storeu_ps(yr + j, _mm_mul_ps(_mm_loadu_ps(yr + j), inv));
+  for (; j < cols; ++j) yr[j] *= 1.0f / s;
+}
+#endif
+
 void softmax_kernel(const float* x, float* y, int64_t rows, int64_t cols) {
   if (rows == 0 || cols == 0) return;
   // Group rows so that each task has at least ~kGrain elements.
@@ -12,6 +57,11 @@ void softmax_kernel(const float* x, float* y, int64_t rows, int64_t cols) {
     for (int64_t r = r0; r < r1; ++r) {
       const float* xr = x + r * cols;
       float* yr = y + r * cols;
+#if defined(ENVCHECK_SSE2_KERNELS)
+      softmax_row_sse(xr, yr, cols);
+      (void)V;
+      continue;
+#endif
       // pass 1: max
       float mx = -std::numeric_limits<float>::infinity();
       int64_t j = 0;
@@ -22,7 +72,9 @@ void softmax_kernel(const float* x, float* y, int64_t rows, int64_t cols) {
       } else {
         j = 0;
       }
-      for (; j < cols; ++j) mx = std::max(mx, xr[j]);
+      // A nan in the tail must win too (std::max would drop it): a row with a nan is all nan, as in torch.
+      for (; j < cols; ++j)
+        if (xr[j] > mx || std::isnan(xr[j])) mx = xr[j];
       // A row of all -inf would give nan from (-inf) - (-inf); torch gives nan there too, keep it.
       const Vec vmx(mx);
       // pass 2: e = exp(x - max), running sum
