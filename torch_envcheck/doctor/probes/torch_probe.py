@@ -95,7 +95,7 @@ def _last_line(text: str | None) -> str | None:
 class Child:
     """The running child: start() returns at once; result() waits (at most the time left)."""
 
-    def __init__(self, limit: float, env: dict | None = None, extension: bool = True):
+    def __init__(self, limit: float, env: dict | None = None, extension: bool = True, nice: int = 0):
         self.limit = limit
         self.t0 = time.monotonic()
         self.error: str | None = None
@@ -110,6 +110,8 @@ class Child:
         except OSError as exc:
             self.proc = None
             self.error = f"could not start {sys.executable} to import torch: {exc.strerror or exc}"
+        if nice > 0 and self.proc is not None:
+            lower_priority(self.proc.pid, nice)
 
     def result(self) -> tuple[dict | None, dict | None, dict]:
         """(torch facts or None, extension facts or None, process facts)."""
@@ -150,8 +152,20 @@ class Child:
         return torch_facts, sections.get("extension"), proc_facts
 
 
-def start(limit: float, env: dict | None = None, extension: bool = True) -> Child:
-    return Child(limit, env=env, extension=extension)
+def lower_priority(pid: int, nice: int) -> bool:
+    """Raise a child's nice value by `nice` (POSIX; an unprivileged process may always lower its
+    children's priority).  False where it could not, which only costs speed."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, pid, min(19, os.getpriority(os.PRIO_PROCESS, pid) + nice))
+        return True
+    except (AttributeError, OSError):  # Windows has no setpriority; the child may have exited already
+        return False
+
+
+def start(limit: float, env: dict | None = None, extension: bool = True, nice: int = 0) -> Child:
+    """Start the child.  nice > 0: at a lower priority than this process (the doctor does so while
+    TensorFlow's slower import runs beside it, so that the two imports do not share a core evenly)."""
+    return Child(limit, env=env, extension=extension, nice=nice)
 
 
 def describe_failure(p: dict) -> str:
