@@ -71,9 +71,10 @@ TORCH_IMPORT_LIMIT_S = 30.0
 # TensorFlow's import takes about twice torch's: its child gets twice the torch import's limit.
 TENSORFLOW_LIMIT_FACTOR = 2.0
 # While TensorFlow's child runs, torch's runs this much nicer.  TensorFlow's import is the report's
-# critical path; shared evenly with torch's child and this process on two cores it took 1.1-1.45x a
-# bare `import tensorflow`.  At nice 10 (weight 110 against 1024) torch's import still ends long
-# before TensorFlow's, on the core TensorFlow does not use.
+# critical path and torch's ends well before it: with fewer free cores than busy processes, the
+# scheduler should give the spare time to TensorFlow's, not split it evenly.  (On 2 quiet cores the
+# gain was within the noise: 0.91x and 0.99x of a bare `import tensorflow` without it, 0.93x and 0.93x
+# with it; the big cut was skipping TensorFlow's interpreter teardown in its child.)
 TORCH_NICE_BESIDE_TENSORFLOW = 10
 
 
