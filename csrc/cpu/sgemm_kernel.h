@@ -28,19 +28,34 @@
 // tests/test_ops_isa.py disassembles the built library and checks these loops: FMAs on ymm/zmm and
 // no stack access (spill or reload) inside them.
 
-// kNV vector registers of kLanes floats per row of the tile.
+// The micro-kernel's register type and the five operations it needs: __m128 on the DEFAULT variant
+// on x86-64, Vectorized<float> elsewhere.  kNV registers of kLanes floats per row of the tile.
 #if defined(ENVCHECK_SSE2_KERNELS)
+using Reg = __m128;
+constexpr int64_t kLanes = 4;
+inline Reg reg_zero() { return _mm_setzero_ps(); }
+inline Reg reg_loadu(const float* p) { return _mm_loadu_ps(p); }
+inline Reg reg_broadcast(float x) { return _mm_set1_ps(x); }
+inline Reg reg_madd(Reg a, Reg b, Reg acc) { return _mm_add_ps(acc, _mm_mul_ps(a, b)); }
+inline Reg reg_add(Reg a, Reg b) { return _mm_add_ps(a, b); }
+inline void reg_storeu(float* p, Reg v) { _mm_storeu_ps(p, v); }
 constexpr int kMR = 5;
 constexpr int kNV = 2;
-constexpr int64_t kLanes = 4;
-#elif defined(CPU_CAPABILITY_AVX512)
-constexpr int kMR = 14;
-constexpr int kNV = 2;
+#else
+using Reg = Vec;
 constexpr int64_t kLanes = Vec::size();
+inline Reg reg_zero() { return Vec(0.f); }
+inline Reg reg_loadu(const float* p) { return Vec::loadu(p); }
+inline Reg reg_broadcast(float x) { return Vec(x); }
+inline Reg reg_madd(const Reg& a, const Reg& b, const Reg& acc) { return at::vec::fmadd(a, b, acc); }
+inline Reg reg_add(const Reg& a, const Reg& b) { return a + b; }
+inline void reg_storeu(float* p, const Reg& v) { v.store(p); }
+#if defined(CPU_CAPABILITY_AVX512)
+constexpr int kMR = 14;
 #else
 constexpr int kMR = 6;
+#endif
 constexpr int kNV = 2;
-constexpr int64_t kLanes = Vec::size();
 #endif
 constexpr int kNR = kNV * kLanes;
 
@@ -54,31 +69,29 @@ constexpr int kNR = kNV * kLanes;
 // NR per step).  A separate (not inlined) function, so that its loop can be found and checked in the
 // disassembly, and so that the caller's loops cannot change how its registers are allocated.  One call
 // does MR * NR * kc FMAs (AVX2, KC 256: 24576), so the call costs nothing.
-#if !defined(ENVCHECK_SSE2_KERNELS)
 template <int MR, int NV>
 ENVCHECK_NOINLINE void micro_kernel(int64_t kc, const float* __restrict__ pa, const float* __restrict__ pb,
                                     float* __restrict__ c, int64_t ldc, bool accumulate) {
-  constexpr int64_t V = Vec::size();
-  constexpr int64_t NR = NV * V;
-  Vec acc[MR][NV];
+  constexpr int64_t NR = NV * kLanes;
+  Reg acc[MR][NV];
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i) {
     // The tile of C is read (or written) right after the loop: start bringing it in now.
     __builtin_prefetch(c + i * ldc, 1);
     __builtin_prefetch(c + i * ldc + NR - 1, 1);
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) acc[i][v] = Vec(0.f);
+    for (int v = 0; v < NV; ++v) acc[i][v] = reg_zero();
   }
 #pragma GCC unroll 4
   for (int64_t p = 0; p < kc; ++p) {
-    Vec bv[NV];
+    Reg bv[NV];
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) bv[v] = Vec::loadu(pb + v * V);
+    for (int v = 0; v < NV; ++v) bv[v] = reg_loadu(pb + v * kLanes);
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
-      const Vec av(pa[i]);
+      const Reg av = reg_broadcast(pa[i]);
 #pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) acc[i][v] = at::vec::fmadd(av, bv[v], acc[i][v]);
+      for (int v = 0; v < NV; ++v) acc[i][v] = reg_madd(av, bv[v], acc[i][v]);
     }
     pa += MR;
     pb += NR;
@@ -87,49 +100,10 @@ ENVCHECK_NOINLINE void micro_kernel(int64_t kc, const float* __restrict__ pa, co
   for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
-      float* cp = c + i * ldc + v * V;
-      (accumulate ? Vec::loadu(cp) + acc[i][v] : acc[i][v]).store(cp);
+      float* cp = c + i * ldc + v * kLanes;
+      reg_storeu(cp, accumulate ? reg_add(reg_loadu(cp), acc[i][v]) : acc[i][v]);
     }
 }
-
-#else
-// The same loop on __m128: the packed panels are 64-byte aligned and NR = 8 floats, so every load
-// of B is aligned.
-template <int MR, int NV>
-ENVCHECK_NOINLINE void micro_kernel(int64_t kc, const float* __restrict__ pa, const float* __restrict__ pb,
-                                        float* __restrict__ c, int64_t ldc, bool accumulate) {
-  constexpr int64_t NR = NV * 4;
-  __m128 acc[MR][NV];
-#pragma GCC unroll 16
-  for (int i = 0; i < MR; ++i) {
-    __builtin_prefetch(c + i * ldc, 1);
-    __builtin_prefetch(c + i * ldc + NR - 1, 1);
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) acc[i][v] = _mm_setzero_ps();
-  }
-#pragma GCC unroll 4
-  for (int64_t p = 0; p < kc; ++p) {
-    __m128 bv[NV];
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) bv[v] = _mm_load_ps(pb + v * 4);
-#pragma GCC unroll 16
-    for (int i = 0; i < MR; ++i) {
-      const __m128 av = _mm_set1_ps(pa[i]);
-#pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) acc[i][v] = _mm_add_ps(acc[i][v], _mm_mul_ps(av, bv[v]));
-    }
-    pa += MR;
-    pb += NR;
-  }
-#pragma GCC unroll 16
-  for (int i = 0; i < MR; ++i)
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) {
-      float* cp = c + i * ldc + v * 4;
-      _mm_storeu_ps(cp, accumulate ? _mm_add_ps(_mm_loadu_ps(cp), acc[i][v]) : acc[i][v]);
-    }
-}
-#endif
 
 // One tile of C: the micro-kernel straight into C when the tile is whole, else through a buffer.
 inline void tile(int64_t kc, const float* pa, const float* pb, float* c, int64_t ldc, bool accumulate,
