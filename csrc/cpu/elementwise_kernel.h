@@ -18,6 +18,8 @@ constexpr bool kHaveStreamingStore = true;
 #elif defined(CPU_CAPABILITY_AVX2)
 inline void stream_store(float* p, const Vec& v) { _mm256_stream_ps(p, v); }
 constexpr bool kHaveStreamingStore = true;
+#elif defined(ENVCHECK_SSE2_KERNELS)
+constexpr bool kHaveStreamingStore = true;  // _mm_stream_ps, in triad_kernel's SSE2 loop
 #else
 inline void stream_store(float* p, const Vec& v) { v.store(p); }
 constexpr bool kHaveStreamingStore = false;
@@ -28,6 +30,24 @@ void triad_kernel(const float* b, const float* c, float s, float* out, int64_t n
   const bool streaming = kHaveStreamingStore && n >= kStreamingStoreMin;
   at::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) {
     int64_t i = begin;
+#if defined(ENVCHECK_SSE2_KERNELS)
+    // The DEFAULT variant on x86-64: __m128 and SSE's own streaming store (a multiply and an add: no FMA).
+    const __m128 s4 = _mm_set1_ps(s);
+    if (streaming) {
+      for (; i < end && reinterpret_cast<uintptr_t>(out + i) % 16 != 0; ++i) out[i] = b[i] + s * c[i];
+      for (; i + 8 <= end; i += 8) {
+        _mm_stream_ps(out + i, _mm_add_ps(_mm_loadu_ps(b + i), _mm_mul_ps(_mm_loadu_ps(c + i), s4)));
+        _mm_stream_ps(out + i + 4, _mm_add_ps(_mm_loadu_ps(b + i + 4), _mm_mul_ps(_mm_loadu_ps(c + i + 4), s4)));
+      }
+      _mm_sfence();
+    }
+    for (; i + 8 <= end; i += 8) {
+      _mm_storeu_ps(out + i, _mm_add_ps(_mm_loadu_ps(b + i), _mm_mul_ps(_mm_loadu_ps(c + i), s4)));
+      _mm_storeu_ps(out + i + 4, _mm_add_ps(_mm_loadu_ps(b + i + 4), _mm_mul_ps(_mm_loadu_ps(c + i + 4), s4)));
+    }
+    for (; i < end; ++i) out[i] = b[i] + s * c[i];
+    (void)vs;
+#else
     constexpr int64_t V = Vec::size();
     if (streaming) {
       // Scalar head up to the vector alignment the streaming store requires, then aligned stores.
@@ -47,6 +67,7 @@ void triad_kernel(const float* b, const float* c, float s, float* out, int64_t n
       const int64_t cnt = std::min<int64_t>(V, end - i);
       at::vec::fmadd(Vec::loadu(c + i, cnt), vs, Vec::loadu(b + i, cnt)).store(out + i, cnt);
     }
+#endif
   });
 }
 

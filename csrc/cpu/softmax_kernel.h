@@ -60,8 +60,7 @@ void softmax_kernel(const float* x, float* y, int64_t rows, int64_t cols) {
 #if defined(ENVCHECK_SSE2_KERNELS)
       softmax_row_sse(xr, yr, cols);
       (void)V;
-      continue;
-#endif
+#else
       // pass 1: max
       float mx = -std::numeric_limits<float>::infinity();
       int64_t j = 0;
@@ -99,6 +98,7 @@ void softmax_kernel(const float* x, float* y, int64_t rows, int64_t cols) {
       j = 0;
       for (; j + V <= cols; j += V) (Vec::loadu(yr + j) * inv).store(yr + j);
       if (j < cols) (Vec::loadu(yr + j, cols - j) * inv).store(yr + j, cols - j);
+#endif
     }
   });
 }
