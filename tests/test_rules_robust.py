@@ -17,7 +17,10 @@ from _rules_helpers import SNAP_DIR
 # The rules are pure Python and never import torch: with both CI venvs under test, this (the slowest
 # module: every key of every recorded snapshot, ten ways) runs once, in the CUDA-torch venv.
 _CUDA_PY = os.environ.get("TE_TEST_CUDA_PYTHON")
-pytestmark = pytest.mark.skipif(bool(_CUDA_PY) and os.path.abspath(_CUDA_PY) != os.path.abspath(sys.executable),
+# Compared by the venv's bin folder: CI names bin/python, and the `pytest` script runs bin/python3.
+_OTHER_VENV = bool(_CUDA_PY) and (os.path.realpath(os.path.dirname(os.path.abspath(_CUDA_PY)))
+                                  != os.path.realpath(os.path.dirname(os.path.abspath(sys.executable))))
+pytestmark = pytest.mark.skipif(_OTHER_VENV,
                                 reason="pure-Python rules, independent of torch: run once per CI, in the "
                                        "TE_TEST_CUDA_PYTHON venv")
 
