@@ -46,7 +46,13 @@ def version_tuple(text) -> tuple[int, ...] | None:
     driver's '535.104.05-1ubuntu'), the leading dotted number is taken."""
     if text is None or isinstance(text, bool):
         return None
-    text = str(text).strip()[:64]
+    return _parse_version(str(text).strip()[:64])
+
+
+# The rules parse the same few strings (the tables' CUDA versions, the snapshot's) hundreds of times
+# per report; bounded, so a report full of distinct strings cannot grow it.
+@functools.lru_cache(maxsize=4096)
+def _parse_version(text: str) -> tuple[int, ...] | None:
     try:
         from packaging.version import InvalidVersion, Version  # noqa: PLC0415
     except ImportError:
