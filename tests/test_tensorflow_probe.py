@@ -193,8 +193,7 @@ def test_torch_child_is_nicer_while_tensorflow_child_runs(monkeypatch, tf_child)
     real = probes._probe_fn
     monkeypatch.setattr(probes, "_probe_fn", lambda name: (lambda **kw: {"installed": tf_child})
                         if name == "tensorflow" else real(name))
-    monkeypatch.setattr(torch_probe, "start", lambda limit, env=None, extension=True, nice=0:
-                        seen.setdefault("nice", nice) and None)
+    monkeypatch.setattr(torch_probe, "start", lambda limit, env=None, extension=True, nice=0: seen.update(nice=nice))
     monkeypatch.setattr(torch_probe, "finish", lambda child: (None, None))
     probes.run(timeout=2, only=("torch", "tensorflow"))
     assert seen["nice"] == (probes.TORCH_NICE_BESIDE_TENSORFLOW if tf_child else 0)
