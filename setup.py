@@ -11,7 +11,7 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_envcheck import buildcfg  # noqa: E402  (cheap: imports no torch)
+from torch_envcheck.ext import buildcfg  # noqa: E402  (cheap: imports no torch)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

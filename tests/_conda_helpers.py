@@ -1,10 +1,10 @@
-"""Build conda prefixes for the tests: the records come from torch_envcheck.doctor.conda_bench
+"""Build conda prefixes for the tests: the records come from conda_probe
 (record(): the shapes conda and micromamba write; write_prefix(): conda-meta, history and
 pip-installed dist-info folders), arranged here into the envs the tests need."""
 
 from __future__ import annotations
 
-from torch_envcheck.doctor.conda_bench import PY, record, write_prefix  # noqa: F401
+from conda_probe import PY, record, write_prefix  # noqa: F401
 
 def pytorch_cuda_env(style="conda", torch="2.3.0", cuda="12.1", cudnn="8.9.2"):
     """The records of `conda install pytorch=2.3 torchvision pytorch-cuda=12.1 -c pytorch -c nvidia`."""

@@ -10,7 +10,8 @@ EPS32 = 2.0 ** -24
 
 def load_ops():
     """torch.ops.envcheck with fakes/autograd registered; fails (not skips) when the extension is broken."""
-    from torch_envcheck import extension, ops
+    from torch_envcheck.ext import extension
+    from torch_envcheck.ext import ops
     try:
         return ops.load()
     except extension.ExtensionUnavailable as exc:

@@ -9,7 +9,8 @@ import types
 
 import pytest
 
-from torch_envcheck import buildcfg, toolchain
+from torch_envcheck.ext import buildcfg
+from torch_envcheck.ext import toolchain
 
 
 def fake_toolkit(root, release: str, build: str) -> str:

@@ -213,7 +213,7 @@ def test_windows_system_cuda_ahead_of_the_env(tmp_path, order, expected):
     assert conda_codes(s) == expected
     if expected[0][0] == "TE908":
         fix = by_code(rules.evaluate(s), "TE908")[0]["fix"]
-        from torch_envcheck.doctor.escape import shell_quote
+        from torch_envcheck._util.escape import shell_quote
         assert fix.startswith("$env:Path = ($env:Path -split ';' | Where-Object { $_ -ne "
                               + shell_quote(order[0][2], "powershell") + " }) -join ';'")
 

@@ -15,13 +15,14 @@ import pytest
 from doctor_support import run_cli
 
 import torch_envcheck.doctor as doctor
-from torch_envcheck import envflags
-from torch_envcheck.doctor import contract, facts as F, rules
+from torch_envcheck._util import envflags
+from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.doctor import contract, rules
 from torch_envcheck.doctor import snapshot as snapmod
-from torch_envcheck.doctor.advise_cli import advise
+from torch_envcheck.commands.advise import advise
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.pin_cli import lines as pin_lines
-from torch_envcheck.doctor.readme_line_cli import line as readme_line
+from torch_envcheck.commands.pin import lines as pin_lines
+from torch_envcheck.commands.readme_line import line as readme_line
 from torch_envcheck.doctor.render import areas, markdown, terminal
 from torch_envcheck.doctor.rules import toolchain as toolchain_rules
 

@@ -11,7 +11,8 @@ import pytest
 
 from doctor_support import fake_program
 from torch_envcheck.doctor import probes
-from torch_envcheck.doctor.probes import _proc, driver, env_vars, libraries, packages, platform, torch_probe
+from torch_envcheck._util import proc as _proc
+from torch_envcheck.doctor.probes import driver, env_vars, libraries, packages, platform, torch_probe
 
 
 
@@ -234,7 +235,7 @@ def test_output_during_probes_goes_to_stderr(tmp_path):
     # A library that prints while the probes run (here: the platform probe) must not corrupt --json.
     import subprocess
 
-    code = ("import json, os, sys; from torch_envcheck.doctor import _args\n"
+    code = ("import json, os, sys; from torch_envcheck.commands import _source as _args\n"
             "from torch_envcheck.doctor.probes import platform\n"
             "real = platform.probe\n"
             "def noisy(env=None):\n"
@@ -255,11 +256,11 @@ def test_output_during_probes_goes_to_stderr(tmp_path):
 def test_extension_probe_never_builds_and_records_errors(monkeypatch):
     import types
 
-    from torch_envcheck import extension
+    from torch_envcheck.ext import extension
     from torch_envcheck.doctor.probes import extension_probe
 
     calls = []
-    fake_info = types.ModuleType("torch_envcheck.info")
+    fake_info = types.ModuleType("torch_envcheck.ext.info")
 
     def build_info(build=None):
         calls.append(("build_info", build))
@@ -270,7 +271,7 @@ def test_extension_probe_never_builds_and_records_errors(monkeypatch):
         raise RuntimeError("cudnnCreate failed: CUDNN_STATUS_NOT_INITIALIZED")
 
     fake_info.build_info, fake_info.runtime_info = build_info, runtime_info
-    monkeypatch.setitem(sys.modules, "torch_envcheck.info", fake_info)
+    monkeypatch.setitem(sys.modules, "torch_envcheck.ext.info", fake_info)
     import torch_envcheck  # `from ... import info` reads the package attribute once info was imported
     monkeypatch.setattr(torch_envcheck, "info", fake_info, raising=False)
     monkeypatch.setattr(extension, "status", lambda probe=True: {"state": "ok", "mode": "jit"})

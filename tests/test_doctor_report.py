@@ -279,7 +279,7 @@ def test_cli_markdown_and_human_output(saved):
 # ---------------------------------------------------------------- readme-line, pin, advise
 
 def test_readme_line():
-    from torch_envcheck.doctor.readme_line_cli import line
+    from torch_envcheck.commands.readme_line import line
 
     assert line(_synthetic()) == ("torch 2.14.1+cu130 / Python 3.12 / driver 580.65.06 / cuDNN 9.24 / "
                                   "NVIDIA H100 80GB HBM3")
@@ -289,7 +289,7 @@ def test_readme_line():
 
 
 def test_pin_cuda_build():
-    from torch_envcheck.doctor.pin_cli import lines
+    from torch_envcheck.commands.pin import lines
 
     out = lines(_synthetic())
     assert out[1:] == ["--extra-index-url https://download.pytorch.org/whl/cu130", "torch==2.14.1+cu130",
@@ -298,7 +298,7 @@ def test_pin_cuda_build():
 
 
 def test_pin_pypi_and_missing_torch():
-    from torch_envcheck.doctor.pin_cli import lines
+    from torch_envcheck.commands.pin import lines
 
     out = lines(_synthetic(torch={"version": "2.14.1", "cuda": "13.2"}, packages={}))
     assert "torch==2.14.1" in out and not any(x.startswith("--extra-index-url") for x in out)
@@ -323,12 +323,12 @@ def _knowledge_present() -> bool:
 
 
 needs_knowledge = pytest.mark.skipif(not _knowledge_present(),
-                                     reason="torch_envcheck.doctor.knowledge (the rules branch) is not merged yet")
+                                     reason="torch_envcheck.knowledge (the rules branch) is not merged yet")
 
 
 @needs_knowledge
 def test_advise_for_a_driver_and_gpu():
-    from torch_envcheck.doctor.advise_cli import advise
+    from torch_envcheck.commands.advise import advise
 
     why, cmd = advise(_synthetic())
     assert cmd and "--index-url https://download.pytorch.org/whl/cu1" in cmd and cmd.startswith("/venv/bin/python")
@@ -340,7 +340,7 @@ def test_advise_for_a_driver_and_gpu():
 
 
 def test_advise_without_driver_or_on_macos():
-    from torch_envcheck.doctor.advise_cli import advise
+    from torch_envcheck.commands.advise import advise
 
     why, cmd = advise(_synthetic(driver={"present": False, "gpus": []}))
     assert cmd.endswith("--index-url https://download.pytorch.org/whl/cpu") and "no NVIDIA driver" in why[0]
@@ -355,7 +355,7 @@ def test_advise_without_driver_or_on_macos():
 @needs_knowledge
 def test_advise_on_aarch64_uses_the_aarch64_wheels_arch_lists():
     from _rules_helpers import load
-    from torch_envcheck.doctor.advise_cli import advise
+    from torch_envcheck.commands.advise import advise
 
     # A T4G (7.5) on Graviton: the aarch64 CUDA wheels start at sm_80, so no CUDA build fits
     snap = load("aarch64_t4g_cu130")
@@ -375,7 +375,7 @@ def test_advise_on_aarch64_uses_the_aarch64_wheels_arch_lists():
 @needs_knowledge
 def test_advise_on_wsl2_reads_the_windows_driver_table():
     from _rules_helpers import by_code, load
-    from torch_envcheck.doctor.advise_cli import advise
+    from torch_envcheck.commands.advise import advise
     from torch_envcheck.doctor.rules import evaluate
 
     # Windows driver 527.41 runs CUDA 12.0 itself, but minor-version compat for 12.x needs >= 528.33 on Windows
@@ -392,7 +392,7 @@ def test_advise_on_wsl2_reads_the_windows_driver_table():
 
 
 def test_advise_without_driver_reads_the_pci_bus():
-    from torch_envcheck.doctor.advise_cli import advise
+    from torch_envcheck.commands.advise import advise
 
     why, cmd = advise(_synthetic(driver={"present": False, "gpus": [], "pci_gpus": []}))
     assert cmd.endswith("/whl/cpu") and "no NVIDIA GPU on this machine's PCI bus" in why[0]

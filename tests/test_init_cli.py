@@ -11,7 +11,7 @@ import sys
 import pytest
 
 import torch_envcheck
-from torch_envcheck import init_cli
+from torch_envcheck.commands import init as init_cli
 
 
 def run_init(argv, capsys):

@@ -13,7 +13,7 @@ import textwrap
 import pytest
 
 import torch_envcheck
-from torch_envcheck import init_cli
+from torch_envcheck.commands import init as init_cli
 
 PKG_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(torch_envcheck.__file__)))
 QUICK = ["--size", "128", "--repeats", "2"]

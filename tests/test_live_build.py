@@ -17,7 +17,9 @@ import types
 
 import pytest
 
-from torch_envcheck import build_cli, buildcfg, extension
+from torch_envcheck.commands import build as build_cli
+from torch_envcheck.ext import buildcfg
+from torch_envcheck.ext import extension
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="signals and flock are POSIX")
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -28,7 +30,7 @@ def _holder(directory: str, torch_lock: bool = False, handle_term: bool = False)
     `<dir>/lock`), says so, and then stays until killed or told to go (a line on stdin)."""
     code = textwrap.dedent(f"""
         import os, sys
-        from torch_envcheck import extension
+        from torch_envcheck.ext import extension
         d = {directory!r}
         os.makedirs(d, exist_ok=True)
         with extension.BuildLock(d, quiet=True):

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from torch_envcheck import init_cli
+from torch_envcheck.commands import init as init_cli
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="symlinks and modes")
 

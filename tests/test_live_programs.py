@@ -13,7 +13,8 @@ import types
 import pytest
 
 from doctor_support import fake_program, run_cli
-from torch_envcheck import buildcfg, toolchain
+from torch_envcheck.ext import buildcfg
+from torch_envcheck.ext import toolchain
 from torch_envcheck.doctor.probes import driver, toolchain_probe
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="uses shell scripts as fake programs")

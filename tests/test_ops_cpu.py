@@ -147,7 +147,7 @@ def test_sgemm_blocking_follows_the_cache_sizes():
     KC x NR micro-panel of B is the largest multiple of 16 rows that fits in L1d, the MC x KC block of A
     fits in half of L2, the KC x NC panel of B in half of L3 (within the clamps), and MC/NC are
     multiples of the register block."""
-    from torch_envcheck import ops
+    from torch_envcheck.ext import ops
     info = ops.cpu_kernel_isa()
     cache, blk = info["cache_bytes"], info["sgemm_blocking"]
     mr, nr = info["sgemm_register_block"]
@@ -209,7 +209,7 @@ def test_wrong_device_is_refused(E):
 
 
 def test_openmp_is_really_on(E):
-    from torch_envcheck import ops
+    from torch_envcheck.ext import ops
     isa = ops.cpu_kernel_isa()
     assert isa["openmp"] is True, "the extension was compiled without -fopenmp: at::parallel_for is serial"
     if torch.get_num_threads() < 2:
@@ -219,7 +219,7 @@ def test_openmp_is_really_on(E):
 
 
 def test_cpu_kernel_isa_json(E):
-    from torch_envcheck import ops
+    from torch_envcheck.ext import ops
     isa = ops.cpu_kernel_isa()
     assert isa["selected"] in isa["compiled"]
     assert "DEFAULT" in isa["compiled"]

@@ -20,7 +20,7 @@ def E():
     ops = load_ops()
     if not torch.cuda.is_available():
         pytest.skip("no GPU")
-    from torch_envcheck import extension
+    from torch_envcheck.ext import extension
     meta = extension.status().get("meta") or {}
     if not meta.get("cuda", {}).get("compiled"):
         pytest.fail("a GPU is present but the extension was built without CUDA kernels")

@@ -18,7 +18,7 @@ import json, math, sys
 import torch, torch.nn.functional as F
 sys.path.insert(0, sys.argv[1])
 from _ops_helpers import rand, EPS32
-from torch_envcheck import ops
+from torch_envcheck.ext import ops
 E = ops.load()
 torch.manual_seed(0)
 res = {"isa": ops.cpu_kernel_isa()}
@@ -82,7 +82,7 @@ print(json.dumps(res))
 
 @pytest.fixture(scope="module")
 def isa_info():
-    from torch_envcheck import ops
+    from torch_envcheck.ext import ops
     load_ops()  # builds the extension once in this process; the subprocesses reuse it
     return ops.cpu_kernel_isa()
 
@@ -139,7 +139,7 @@ def test_variant_correct_with_tiny_cache_blocks(isa_info, variant):
 
 
 def test_bad_blocking_variable_is_a_clear_error(isa_info):
-    script = ("import sys, torch; sys.path.insert(0, sys.argv[1]); from torch_envcheck import ops; "
+    script = ("import sys, torch; sys.path.insert(0, sys.argv[1]); from torch_envcheck.ext import ops; "
               "ops.load().sgemm(torch.ones(3, 4), torch.ones(4, 5))")
     err = _run_forced(isa_info, "default", {"TORCH_ENVCHECK_SGEMM_BLOCKING": "64,abc"}, script=script,
                       expect_failure=True)
@@ -166,7 +166,7 @@ def test_variants_really_emit_vector_code(isa_info):
     the AVX2 variant ymm FMAs and no zmm, the DEFAULT variant neither."""
     import shutil
 
-    from torch_envcheck import extension
+    from torch_envcheck.ext import extension
     if "AVX512" not in isa_info["compiled"]:
         pytest.skip("not an x86-64 build")
     if not shutil.which("objdump"):
@@ -227,7 +227,7 @@ def test_micro_kernel_loops_use_all_registers_without_spills(isa_info):
     has no FMA), and touches no stack slot inside the loop (no spill or reload)."""
     import shutil
 
-    from torch_envcheck import extension
+    from torch_envcheck.ext import extension
     if "AVX512" not in isa_info["compiled"]:
         pytest.skip("not an x86-64 build")
     if not shutil.which("objdump"):

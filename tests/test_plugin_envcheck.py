@@ -12,7 +12,7 @@ import pytest
 
 import torch_envcheck
 from torch_envcheck import pytest_plugin
-from torch_envcheck.selftest_cli import _plugin_autoloaded
+from torch_envcheck.commands.selftest import _plugin_autoloaded
 
 PKG_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(torch_envcheck.__file__)))
 

@@ -9,9 +9,10 @@ import os
 
 import pytest
 
-from torch_envcheck.doctor import advise_cli
-from torch_envcheck.rebuild import docker, plan as planmod
-from torch_envcheck.rebuild.sources import SourceError, Sources
+from torch_envcheck.commands import advise as advise_cli
+from torch_envcheck.advice import docker
+from torch_envcheck.advice import plan as planmod
+from torch_envcheck.advice.sources import SourceError, Sources
 
 SNAPS = os.path.join(os.path.dirname(__file__), "snapshots")
 

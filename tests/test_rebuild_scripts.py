@@ -15,9 +15,10 @@ import textwrap
 import pytest
 
 from torch_envcheck import cli
-from torch_envcheck.doctor import escape
-from torch_envcheck.rebuild import plan as planmod, scripts
-from torch_envcheck.rebuild.sources import Sources
+from torch_envcheck._util import escape
+from torch_envcheck.advice import plan as planmod
+from torch_envcheck.advice import scripts
+from torch_envcheck.advice.sources import Sources
 
 SNAPS = os.path.join(os.path.dirname(__file__), "snapshots")
 HOSTILE_DEST = "/tmp/my env/it's $(touch PWNED) `touch PWNED2` \"q\" ; rm -rf ~"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from torch_envcheck.doctor import knowledge as kb
+from torch_envcheck import knowledge as kb
 
 
 @pytest.mark.parametrize("name", [kb.DRIVERS_FILE, kb.RELEASES_FILE])

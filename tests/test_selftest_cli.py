@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import torch_envcheck
-from torch_envcheck import selftest_cli
+from torch_envcheck.commands import selftest as selftest_cli
 
 PKG_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(torch_envcheck.__file__)))
 
@@ -82,7 +82,7 @@ def test_without_pytest(monkeypatch, capsys):
 def test_really_runs(tmp_path):
     # A real run, narrowed to the quick torch checks: the header comes first, the result last.
     pytest.importorskip("torch")
-    code = ("import sys; from torch_envcheck import selftest_cli as s; import argparse;"
+    code = ("import sys; from torch_envcheck.commands import selftest as s; import argparse;"
             "p = argparse.ArgumentParser(); s.add_arguments(p);"
             "sys.exit(s.run(p.parse_args(sys.argv[1:])))")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (PKG_PARENT, os.environ.get("PYTHONPATH")) if p))

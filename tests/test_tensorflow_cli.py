@@ -12,9 +12,9 @@ import sys
 
 import pytest
 
-from torch_envcheck.doctor import tf_advise
-from torch_envcheck.doctor.pin_cli import lines as pin_lines
-from torch_envcheck.doctor.readme_line_cli import line as readme_line
+from torch_envcheck.advice import tensorflow as tf_advise
+from torch_envcheck.commands.pin import lines as pin_lines
+from torch_envcheck.commands.readme_line import line as readme_line
 
 from _rules_helpers import load
 

@@ -13,7 +13,7 @@ from torch_envcheck.doctor.codes import CODES
 from torch_envcheck.doctor.render import areas
 from torch_envcheck.doctor.rules import evaluate
 from torch_envcheck.doctor.rules import tensorflow as R
-from torch_envcheck.doctor.tf_knowledge import decode_build_version, describe_library
+from torch_envcheck.knowledge.tensorflow import decode_build_version, describe_library
 
 from _rules_helpers import by_code, load
 

@@ -6,37 +6,37 @@ no CUDA context.  Everything heavy is loaded on first use of the function that n
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from torch_envcheck._version import __version__
 
 __all__ = ["__version__", "build_info", "runtime_info", "extension_status", "diagnose", "ops"]
 
 
 def build_info(build: bool | None = None) -> dict:
     """What the `_C` extension was compiled with (see README, "build_info fields")."""
-    from .info import build_info as _impl
+    from torch_envcheck.ext.info import build_info as _impl
     return _impl(build=build)
 
 
 def runtime_info(build: bool | None = None) -> dict:
     """What the `_C` extension finds at run time (see README, "runtime_info fields")."""
-    from .info import runtime_info as _impl
+    from torch_envcheck.ext.info import runtime_info as _impl
     return _impl(build=build)
 
 
 def extension_status() -> dict:
     """The extension's state (ok / stale / missing / ...) without compiling anything."""
-    from .extension import status
+    from torch_envcheck.ext.extension import status
     return status()
 
 
 def diagnose(snapshot: dict | None = None):
     """Run the doctor's probes (or take a saved snapshot) and return its findings."""
-    from .doctor import diagnose as _impl
+    from torch_envcheck.doctor import diagnose as _impl
     return _impl(snapshot)
 
 
 def __getattr__(name: str):
     if name == "ops":
         import importlib
-        return importlib.import_module(".ops", __name__)
+        return importlib.import_module("torch_envcheck.ext.ops")
     raise AttributeError(f"module 'torch_envcheck' has no attribute {name!r}")

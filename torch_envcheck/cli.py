@@ -13,15 +13,15 @@ import sys
 
 # name -> (module, help).  The module defines add_arguments(parser) and run(args).
 COMMANDS = {
-    "doctor": ("torch_envcheck.doctor.cli", "diagnose this environment (the default command)"),
-    "advise": ("torch_envcheck.doctor.advise_cli", "print the torch install command that fits this machine"),
-    "readme-line": ("torch_envcheck.doctor.readme_line_cli", "one line describing this stack, for a README"),
-    "pin": ("torch_envcheck.doctor.pin_cli", "requirements.txt lines that reproduce this torch exactly"),
-    "build": ("torch_envcheck.build_cli", "compile the extension for the installed torch (into the cache)"),
-    "info": ("torch_envcheck.info_cli", "print the extension's build_info() and runtime_info() as JSON"),
+    "doctor": ("torch_envcheck.commands.doctor", "diagnose this environment (the default command)"),
+    "advise": ("torch_envcheck.commands.advise", "print the torch install command that fits this machine"),
+    "readme-line": ("torch_envcheck.commands.readme_line", "one line describing this stack, for a README"),
+    "pin": ("torch_envcheck.commands.pin", "requirements.txt lines that reproduce this torch exactly"),
+    "build": ("torch_envcheck.commands.build", "compile the extension for the installed torch (into the cache)"),
+    "info": ("torch_envcheck.commands.info", "print the extension's build_info() and runtime_info() as JSON"),
     "bench": ("torch_envcheck.bench.cli", "time the custom kernels against torch's built-in ops"),
-    "init": ("torch_envcheck.init_cli", "write env_check.py into a project"),
-    "selftest": ("torch_envcheck.selftest_cli", "run the pytest self-test shipped in the package"),
+    "init": ("torch_envcheck.commands.init", "write env_check.py into a project"),
+    "selftest": ("torch_envcheck.commands.selftest", "run the pytest self-test shipped in the package"),
     "rebuild": ("torch_envcheck.rebuild.cli", "build a fresh environment from the advised plan and verify it"),
     "fleet": ("torch_envcheck.fleet.cli", "every rank of a torchrun/srun/mpirun job in one report"),
 }
@@ -38,7 +38,7 @@ _BROKEN: dict[str, str] = {}
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from torch_envcheck._version import __version__
 
     parser = argparse.ArgumentParser(
         prog="torch-envcheck",
@@ -128,7 +128,7 @@ def internal_error(command: str, exc: BaseException) -> int:
 
     if os.environ.get("TORCH_ENVCHECK_DEBUG", "").strip().lower() in ("1", "true", "yes", "on"):
         raise exc
-    from .doctor.escape import terminal  # noqa: PLC0415
+    from torch_envcheck._util.escape import terminal  # noqa: PLC0415
 
     where = exc.__traceback__
     while where is not None and where.tb_next is not None:

@@ -12,7 +12,7 @@ With --envcheck:
 
 `environment_facts()` is also used by the self-test (torch_envcheck.selftest).  It asks the running
 torch directly (a header must not cost a full doctor run), and decodes through the doctor's facts
-layer (torch_envcheck.doctor.facts: cudnn_text) so its cuDNN and the doctor's can never differ.
+layer (torch_envcheck.doctor.facts.core: cudnn_text) so its cuDNN and the doctor's can never differ.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def _cuda_version(v: int | None) -> str | None:
 
 def _cudnn_version(v: int | None) -> str | None:
     # the facts layer's one decoder (imported here, not at the top: the plugin loads in every pytest run)
-    from torch_envcheck.doctor.facts import cudnn_text  # noqa: PLC0415
+    from torch_envcheck.doctor.facts.core import cudnn_text  # noqa: PLC0415
     return cudnn_text(v)
 
 

@@ -11,5 +11,5 @@ __all__ = ["run_benchmarks"]
 
 def run_benchmarks(*args, **kwargs):
     """See torch_envcheck.bench.suite.run_benchmarks."""
-    from .suite import run_benchmarks as _impl
+    from torch_envcheck.bench.suite import run_benchmarks as _impl
     return _impl(*args, **kwargs)

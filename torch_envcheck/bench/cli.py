@@ -35,21 +35,21 @@ def run(args) -> int:
     except Exception as exc:  # noqa: BLE001  (any failure to import torch is reported the same way)
         print(f"torch-envcheck bench: torch is not importable ({type(exc).__name__}: {exc})", file=sys.stderr)
         return 1
-    from .. import extension
-    from . import report as rep
-    from .suite import plan_steps, run_benchmarks
+    from torch_envcheck.ext import extension
+    from torch_envcheck.bench import report as rep
+    from torch_envcheck.bench.suite import plan_steps, run_benchmarks
 
     devices = ["cpu", "cuda"] if args.device == "all" else [args.device]
     only = None
     if args.ops:
-        from .suite import OPS
+        from torch_envcheck.bench.suite import OPS
         only = [o.strip() for o in args.ops.split(",") if o.strip()]
         unknown = [o for o in only if o not in OPS]
         if unknown:
             print(f"torch-envcheck bench: unknown op(s) {', '.join(unknown)}; expected some of {', '.join(OPS)}",
                   file=sys.stderr)
             return 2
-    from . import isa as isa_mod
+    from torch_envcheck.bench import isa as isa_mod
     try:
         variants = isa_mod.parse(args.isa)
     except isa_mod.IsaUsageError as exc:
@@ -103,9 +103,9 @@ def _no_cuda_reason(torch) -> str | None:
 
 
 def _run_isa(args, variants: list, only) -> int:
-    from .. import extension
-    from . import isa as isa_mod
-    from . import report as rep
+    from torch_envcheck.ext import extension
+    from torch_envcheck.bench import isa as isa_mod
+    from torch_envcheck.bench import report as rep
 
     try:
         with rep.Progress(len(variants), enabled=not args.no_progress) as progress:

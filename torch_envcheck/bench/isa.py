@@ -127,8 +127,8 @@ def isa_report(variants: list, quick: bool, ops: str | None, progress=None, runn
 
     import torch  # noqa: PLC0415
 
-    from .. import ops as ops_mod  # noqa: PLC0415
-    from . import machine  # noqa: PLC0415
+    from torch_envcheck.ext import ops as ops_mod  # noqa: PLC0415
+    from torch_envcheck.bench import machine  # noqa: PLC0415
 
     isa_info = ops_mod.cpu_kernel_isa()
     return {

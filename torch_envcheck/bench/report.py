@@ -145,7 +145,7 @@ def print_isa_report(report: dict, file=None) -> None:
     """Each measured variant's full table, then one summary row per variant."""
     file = file or sys.stdout
     flags = set(report["machine"].get("cpu_flags", []))
-    from .machine import SIMD_FLAGS
+    from torch_envcheck.bench.machine import SIMD_FLAGS
     simd = [f for f in SIMD_FLAGS if f in flags]
     print(f"CPU: {report['machine']['cpu']}; SIMD flags: {' '.join(simd) or 'unknown'}; torch {report['torch']}, "
           f"{report['threads']} threads; {report['how']}", file=file)

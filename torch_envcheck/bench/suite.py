@@ -13,8 +13,8 @@ import math
 import platform
 import time
 
-from . import machine
-from .timing import Timing, interleaved, measure
+from torch_envcheck.bench import machine
+from torch_envcheck.bench.timing import Timing, interleaved, measure
 
 OPS = ("triad", "sum", "softmax", "bias_gelu", "sgemm")
 
@@ -187,7 +187,7 @@ def run_benchmarks(quick: bool = False, devices: list | None = None, progress=No
     """Run the benchmark; returns the report dict (see README, section kernels)."""
     import torch  # noqa: PLC0415
 
-    from .. import ops as ops_mod  # noqa: PLC0415
+    from torch_envcheck.ext import ops as ops_mod  # noqa: PLC0415
 
     progress = progress or (lambda step: None)
     ops = ops_mod.load()

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from .snapshot import REPORT_SCHEMA, SNAPSHOT_SCHEMA, jsonable
+from torch_envcheck.doctor.snapshot import REPORT_SCHEMA, SNAPSHOT_SCHEMA, jsonable
 
 AREAS = ("platform", "torch", "driver", "gpu", "libraries", "toolchain", "extension", "tensorflow")
 # Areas shown only where they apply: conda when the snapshot was taken in a conda env (or has conda
@@ -27,7 +27,7 @@ __all__ = ["AREAS", "OPTIONAL_AREAS", "SEVERITIES", "areas_for", "collect", "rep
 
 
 def _tool_version() -> str:
-    from .. import __version__  # noqa: PLC0415
+    from torch_envcheck._version import __version__  # noqa: PLC0415
     return __version__
 
 
@@ -35,7 +35,7 @@ def collect(timeout: float = 5.0, only=None, torch_timeout: float | None = None,
     """Run the probes (all, or those named in `only`) and return the snapshot.  Never raises
     because of what it finds: failures are facts in probe_errors / driver.errors.
     tensorflow=False: TensorFlow's metadata only, without importing it in a child process."""
-    from . import probes  # noqa: PLC0415
+    from torch_envcheck.doctor import probes  # noqa: PLC0415
 
     res = probes.run(timeout=timeout, only=only, torch_timeout=torch_timeout, tensorflow=tensorflow)
     snap = {
@@ -46,7 +46,7 @@ def collect(timeout: float = 5.0, only=None, torch_timeout: float | None = None,
         "probe_seconds": res["probe_seconds"],
     }
     snap.update(res["sections"])
-    from .contract import normalise  # noqa: PLC0415
+    from torch_envcheck.doctor.contract import normalise  # noqa: PLC0415
     return normalise(jsonable(snap))
 
 
@@ -63,7 +63,7 @@ def _clean(finding) -> dict | None:
 def areas_for(snapshot=None, findings=()) -> tuple:
     """The areas a report shows, in order: AREAS, then each optional area that applies (conda: the
     snapshot was taken in a conda env, or has conda findings)."""
-    from .conda_facts import in_conda_env  # noqa: PLC0415
+    from torch_envcheck.doctor.facts.conda import in_conda_env  # noqa: PLC0415
 
     with_findings = {f.get("area") for f in findings or () if isinstance(f, dict)}
     shown = [a for a in OPTIONAL_AREAS if a in with_findings or (a == "conda" and in_conda_env(snapshot))]
@@ -108,7 +108,7 @@ def report(snapshot: dict) -> dict:
     the exit status (1 when any finding is a failure)."""
     errors = []
     try:
-        from . import rules  # noqa: PLC0415
+        from torch_envcheck.doctor import rules  # noqa: PLC0415
         raw = rules.evaluate(snapshot)
         findings = link_explained([f for f in map(_clean, raw or []) if f is not None])
     except Exception as exc:  # a crashing rule must not hide the facts already gathered
@@ -116,7 +116,7 @@ def report(snapshot: dict) -> dict:
         errors.append(f"the rules could not run: {type(exc).__name__}: {exc}")
     summary = summarize(findings, snapshot)
     failed = bool(errors) or any(f["severity"] == "failure" for f in causes(findings))
-    from .render import areas as _areas  # noqa: PLC0415
+    from torch_envcheck.doctor.render import areas as _areas  # noqa: PLC0415
     out = {
         "schema": REPORT_SCHEMA,
         "tool_version": _tool_version(),

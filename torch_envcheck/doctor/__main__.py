@@ -2,6 +2,6 @@
 
 import sys
 
-from .cli import main
+from torch_envcheck.commands.doctor import main
 
 sys.exit(main())

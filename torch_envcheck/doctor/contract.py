@@ -204,7 +204,7 @@ SECTIONS: dict[str, dict[str, Field]] = {
             "path": _f(STR, "its path"), "version": _f(STR, "its version"), "error": _f(STR, "why not")}),
     },
     "extension": {
-        "status": _f(DICT, "torch_envcheck.extension.status()", unknown=False, fields={
+        "status": _f(DICT, "torch_envcheck.ext.extension.status()", unknown=False, fields={
             "state": _f(STR, "ok, stale, missing, torch-missing, broken", unknown=False),
             "mode": _f(STR, "aot or jit"), "path": _f(STR, "the compiled library"),
             "built_against": _f(STR, "the torch it was compiled for"),

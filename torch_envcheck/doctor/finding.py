@@ -3,7 +3,7 @@ rule cannot mistype them."""
 
 from __future__ import annotations
 
-from .codes import CODES
+from torch_envcheck.doctor.codes import CODES
 
 SEVERITIES = ("ok", "warning", "failure")
 

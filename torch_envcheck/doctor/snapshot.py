@@ -12,7 +12,7 @@ SNAPSHOT_SCHEMA = "torch_envcheck.snapshot/1"
 REPORT_SCHEMA = "torch_envcheck.report/1"
 SCHEMA_FAMILY = {"torch_envcheck.snapshot": SNAPSHOT_SCHEMA, "torch_envcheck.report": REPORT_SCHEMA}
 
-from . import contract
+from torch_envcheck.doctor import contract
 
 # Top-level sections: each an object (or null when its probe could not run or the fact is unknown).
 SECTIONS = tuple(contract.SECTIONS)

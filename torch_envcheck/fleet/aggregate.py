@@ -11,8 +11,11 @@ from __future__ import annotations
 import datetime as _dt
 import json
 
-from ..doctor import report as doctor_report
-from . import FLEET_SCHEMA, rules, table, wire
+from torch_envcheck.doctor import report as doctor_report
+from torch_envcheck.fleet import rules
+from torch_envcheck.fleet import table
+from torch_envcheck.fleet import wire
+from torch_envcheck.fleet import FLEET_SCHEMA
 
 STATUSES = ("ok", "late", "missing", "garbage")
 VOLATILE = ("created", "probe_seconds")
@@ -42,9 +45,9 @@ def use_rank_report(payload: dict) -> dict | None:
     """The report a rank computed for itself, when rank 0 can take it as its own: the same
     torch_envcheck version (so the same rules) and well-formed findings with known codes.  Else
     None, and rank 0 diagnoses the snapshot itself."""
-    from .. import __version__  # noqa: PLC0415
-    from ..doctor import SEVERITIES  # noqa: PLC0415
-    from ..doctor.codes import CODES  # noqa: PLC0415
+    from torch_envcheck._version import __version__  # noqa: PLC0415
+    from torch_envcheck.doctor import SEVERITIES  # noqa: PLC0415
+    from torch_envcheck.doctor.codes import CODES  # noqa: PLC0415
 
     rep = payload.get("report")
     if payload.get("tool_version") != __version__ or not isinstance(rep, dict):
@@ -153,7 +156,7 @@ def verdict(records, findings) -> dict:
 
 def build(records, group=None, bandwidth=None, timeout=None, created=None, diagnoser=None, world_size=None) -> dict:
     """The fleet report from rank records (each already carrying its doctor report or not)."""
-    from .. import __version__  # noqa: PLC0415
+    from torch_envcheck._version import __version__  # noqa: PLC0415
 
     table.reset()
     stats = diagnose_records(records, diagnoser)

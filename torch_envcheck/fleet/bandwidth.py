@@ -176,5 +176,5 @@ def sweep(dist, group, control_group, rank: int, world: int, device, plan: dict)
 
 
 def human(n: int) -> str:
-    from .render import human_bytes  # noqa: PLC0415
+    from torch_envcheck.fleet.render import human_bytes  # noqa: PLC0415
     return human_bytes(n)

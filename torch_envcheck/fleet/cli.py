@@ -15,8 +15,8 @@ import argparse
 import os
 import sys
 
-from ..doctor._args import seconds
-from . import bandwidth
+from torch_envcheck._util.args import seconds
+from torch_envcheck.fleet import bandwidth
 
 
 def _bytes(text: str) -> int:
@@ -59,7 +59,7 @@ def _rank(text: str) -> int:
 
 
 def _long_seconds(text: str) -> float:
-    from ..doctor._args import seconds_up_to  # noqa: PLC0415
+    from torch_envcheck._util.args import seconds_up_to  # noqa: PLC0415
     return seconds_up_to(3600)(text)
 
 
@@ -108,18 +108,18 @@ def _write(text: str, out_fd: int | None = None) -> None:
 
 
 def render_text(report: dict, args) -> str:
-    from . import render  # noqa: PLC0415
+    from torch_envcheck.fleet import render  # noqa: PLC0415
     if args.json:
         return render.to_json(report)
     if args.markdown:
         return render.to_markdown(report)
-    from ..doctor.render.terminal import can_encode  # noqa: PLC0415
+    from torch_envcheck.doctor.render.terminal import can_encode  # noqa: PLC0415
     return render.to_terminal(report, unicode=can_encode(sys.stdout), verbose=args.verbose)
 
 
 def emit(report: dict, args, out_fd: int | None = None) -> None:
     if getattr(args, "save", None):
-        from . import render  # noqa: PLC0415
+        from torch_envcheck.fleet import render  # noqa: PLC0415
         try:
             with open(args.save, "w", encoding="utf-8") as fh:
                 fh.write(render.to_json(report))
@@ -136,32 +136,32 @@ def _one_rank(report: dict, args) -> int:
     rec = recs.get(args.rank)
     if rec is None or not isinstance(rec.get("snapshot"), dict):
         why = "is not in the report" if rec is None else f"sent no snapshot ({rec.get('status')}: {rec.get('error')})"
-        from ..doctor.escape import terminal  # noqa: PLC0415
+        from torch_envcheck._util.escape import terminal  # noqa: PLC0415
         print(f"torch-envcheck fleet: error: rank {args.rank} {terminal(why)}; the report has ranks "
               f"0-{len(recs) - 1}", file=sys.stderr)
         return 2
     if args.json:
-        from ..doctor.render import json_render  # noqa: PLC0415
+        from torch_envcheck.doctor.render import json_render  # noqa: PLC0415
         _write(json_render.render(rec["snapshot"]))
         return 0
-    from ..doctor import report as doctor_report  # noqa: PLC0415
+    from torch_envcheck.doctor import report as doctor_report  # noqa: PLC0415
     rep = doctor_report(rec["snapshot"])
     if args.markdown:
-        from ..doctor.render import markdown  # noqa: PLC0415
+        from torch_envcheck.doctor.render import markdown  # noqa: PLC0415
         _write(markdown.render(rep))
     else:
-        from ..doctor.render import terminal  # noqa: PLC0415
+        from torch_envcheck.doctor.render import terminal  # noqa: PLC0415
         terminal.print_report(rep, color=False, verbose=args.verbose)
     return int(rep.get("exit_status", 1))
 
 
 def run(args) -> int:
     if args.from_json:
-        from .load import FleetFileError, load  # noqa: PLC0415
+        from torch_envcheck.fleet.load import FleetFileError, load  # noqa: PLC0415
         try:
             report = load(args.from_json)
         except FleetFileError as exc:
-            from ..doctor.escape import terminal  # noqa: PLC0415
+            from torch_envcheck._util.escape import terminal  # noqa: PLC0415
             print(f"torch-envcheck fleet: error: {terminal(exc)}", file=sys.stderr)
             return 2
         if args.rank is not None:
@@ -171,7 +171,7 @@ def run(args) -> int:
     if args.rank is not None:
         print("torch-envcheck fleet: error: --rank goes with --from-json FILE (a saved fleet report)", file=sys.stderr)
         return 2
-    from .launch import LaunchError, from_env  # noqa: PLC0415
+    from torch_envcheck.fleet.launch import LaunchError, from_env  # noqa: PLC0415
     try:
         launch = from_env()
     except LaunchError as exc:
@@ -190,7 +190,7 @@ def run(args) -> int:
     sys.stdout.flush()
     out_fd = os.dup(1)
     os.dup2(2, 1)
-    from . import worker  # noqa: PLC0415
+    from torch_envcheck.fleet import worker  # noqa: PLC0415
     try:
         code = worker.run(launch, args, out_fd)
     except KeyboardInterrupt:

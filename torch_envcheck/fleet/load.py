@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 
-from . import FLEET_SCHEMA, aggregate, bandwidth
-from .launch import MAX_WORLD
+from torch_envcheck.fleet import aggregate
+from torch_envcheck.fleet import bandwidth
+from torch_envcheck.fleet import FLEET_SCHEMA
+from torch_envcheck.fleet.launch import MAX_WORLD
 
 MAX_FILE = 256 << 20
 MAX_TEXT = 2000
@@ -27,7 +29,7 @@ def _num(v):
 
 
 def _rank_record(i: int, raw) -> dict:
-    from ..doctor.snapshot import SnapshotError, validate  # noqa: PLC0415
+    from torch_envcheck.doctor.snapshot import SnapshotError, validate  # noqa: PLC0415
 
     if not isinstance(raw, dict):
         return {"rank": i, "status": "garbage", "error": f"record {i} is not an object",
@@ -104,7 +106,7 @@ def parse(data, source: str = "fleet report") -> dict:
 
 
 def _read(path: str) -> bytes:
-    from ..doctor.snapshot import read_bounded  # noqa: PLC0415
+    from torch_envcheck.doctor.snapshot import read_bounded  # noqa: PLC0415
     return read_bounded(path, MAX_FILE, FleetFileError,
                         what="a fleet report saved with `torch-envcheck fleet --json`", pipe="a fleet report")
 
@@ -113,7 +115,7 @@ def load(path: str) -> dict:
     """Read a saved fleet report (a file, or "-" for stdin) with the doctor's defences against a
     stranger's file (snapshot.py: encodings, nesting depth checked before parsing, lone
     surrogates, NaN), at a fleet's size: each rank record is bounded like one report."""
-    from ..doctor import snapshot as snapmod  # noqa: PLC0415
+    from torch_envcheck.doctor import snapshot as snapmod  # noqa: PLC0415
 
     if not isinstance(path, str) or not path:
         raise FleetFileError("--from-json needs a file name (or '-' for standard input)")

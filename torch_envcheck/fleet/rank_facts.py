@@ -91,7 +91,7 @@ def gpu_memory_and_link(local_rank: int) -> dict:
 
 
 def collect(launch, snapshot: dict | None, gpu: bool = True) -> dict:
-    from .bandwidth import mem_available  # noqa: PLC0415
+    from torch_envcheck.fleet.bandwidth import mem_available  # noqa: PLC0415
 
     out = {
         "rank": launch.rank, "world_size": launch.world_size, "local_rank": launch.local_rank,

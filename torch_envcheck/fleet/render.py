@@ -1,14 +1,14 @@
 """The fleet report for people: terminal text and Markdown (and JSON, schema torch_envcheck.fleet/1).
 Every value that came from a rank (versions, hosts, variables, messages built from them) is passed
-through torch_envcheck.doctor.escape for where it lands: a rank's snapshot is input from a stranger."""
+through torch_envcheck._util.escape for where it lands: a rank's snapshot is input from a stranger."""
 
 from __future__ import annotations
 
 import json
 import textwrap
 
-from ..doctor.escape import md_code_block, md_inline_code, md_text, terminal
-from . import table
+from torch_envcheck._util.escape import md_code_block, md_inline_code, md_text, terminal
+from torch_envcheck.fleet import table
 
 MARKS = {"ok": "✓", "warning": "!", "failure": "✗", "bullet": "•"}
 ASCII = {"ok": "+", "warning": "!", "failure": "x", "bullet": "-"}

@@ -6,11 +6,11 @@ results rank 0 measured); each rank's own findings come from the doctor's rules.
 
 from __future__ import annotations
 
-from ..doctor.escape import requirement_version
-from ..doctor.finding import finding
-from ..doctor.rules import _facts as F
-from . import table
-from .table import ranks_label
+from torch_envcheck._util.escape import requirement_version
+from torch_envcheck.doctor.finding import finding
+from torch_envcheck.doctor.rules import _facts as F
+from torch_envcheck.fleet import table
+from torch_envcheck.fleet.table import ranks_label
 
 
 def _where(records, ranks) -> str:
@@ -237,7 +237,7 @@ def gpu_shared(records) -> list[dict]:
 
 
 def rank_failures(records) -> list[dict]:
-    from .aggregate import _counted  # noqa: PLC0415
+    from torch_envcheck.fleet.aggregate import _counted  # noqa: PLC0415
     failing = [r["rank"] for r in records if _counted(r, "failure")]
     if not failing:
         return []

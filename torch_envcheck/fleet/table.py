@@ -5,7 +5,7 @@ Facts are read through the doctor's accessors (rules/_facts.py), never by indexi
 
 from __future__ import annotations
 
-from ..doctor.rules import _facts as F
+from torch_envcheck.doctor.rules import _facts as F
 
 UNKNOWN = "unknown"
 UNSET = "(unset)"

@@ -67,7 +67,7 @@ def decode(data, rank: int) -> dict:
         raise WireError(f"it says it is rank {str(facts.get('rank'))[:20]}, but was sent as rank {rank}")
     snap = obj.get("snapshot")
     if snap is not None:
-        from ..doctor.snapshot import SnapshotError, validate  # noqa: PLC0415
+        from torch_envcheck.doctor.snapshot import SnapshotError, validate  # noqa: PLC0415
         try:
             # validate() returns the snapshot as the doctor reads it (normalised where the contract says so)
             obj["snapshot"] = validate(snap, f"rank {rank}'s snapshot")

@@ -20,8 +20,11 @@ import re
 import sys
 import time
 
-from . import aggregate, bandwidth, rank_facts, wire
-from .timeouts import Deadline, TimedOut, call_with_deadline
+from torch_envcheck.fleet import aggregate
+from torch_envcheck.fleet import bandwidth
+from torch_envcheck.fleet import rank_facts
+from torch_envcheck.fleet import wire
+from torch_envcheck.fleet.timeouts import Deadline, TimedOut, call_with_deadline
 
 
 def log(launch, text: str) -> None:
@@ -33,7 +36,7 @@ def log(launch, text: str) -> None:
 
 
 def collect_snapshot(probe_timeout: float, torch_timeout: float | None = None) -> dict:
-    from ..doctor import collect  # noqa: PLC0415
+    from torch_envcheck.doctor import collect  # noqa: PLC0415
     return collect(timeout=probe_timeout, torch_timeout=torch_timeout)
 
 
@@ -50,7 +53,7 @@ def encode_payload(payload: dict) -> bytes:
 def build_payload(launch, probe_timeout: float, deadline_s: float) -> dict:
     """This rank's payload; the probes and the GPU facts run under `deadline_s` together."""
     t0 = time.monotonic()
-    from .. import __version__  # noqa: PLC0415
+    from torch_envcheck._version import __version__  # noqa: PLC0415
     payload = {"schema": wire.RANK_SCHEMA, "tool_version": __version__, "snapshot": None, "probe_error": None}
     try:
         # The doctor imports torch in a child with its own limit.  Here the limit is most of this
@@ -220,7 +223,7 @@ def run(launch, args, out_fd: int) -> int:
                              world_size=launch.world_size)
     report["launch"] = {"launcher": launch.launcher, "world_size": launch.world_size,
                         "seconds": round(deadline.elapsed(), 3)}
-    from .cli import emit  # noqa: PLC0415
+    from torch_envcheck.fleet.cli import emit  # noqa: PLC0415
     emit(report, args, out_fd)
     # Rank 0 may serve the store: give the ranks that got the plan a moment to leave cleanly
     # (a rank that never sent a payload is hung or gone and is not waited for).

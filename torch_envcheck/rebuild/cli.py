@@ -11,9 +11,9 @@ import argparse
 import os
 import sys
 
-from ..doctor import escape
-from .plan import COMPANIONS, PlanError
-from .sources import SourceError, Sources
+from torch_envcheck._util import escape
+from torch_envcheck.advice.plan import COMPANIONS, PlanError
+from torch_envcheck.advice.sources import SourceError, Sources
 
 PROBES = ("platform", "driver")
 
@@ -49,7 +49,7 @@ def sources_from(args) -> Sources:
 
 
 def make_plan(args, snap: dict):
-    from . import plan as planmod  # noqa: PLC0415
+    from torch_envcheck.advice import plan as planmod  # noqa: PLC0415
 
     sources = sources_from(args)
     if getattr(args, "from_requirements", None):
@@ -70,13 +70,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-v", "--verbose", action="store_true", help="show pip's own output")
     parser.add_argument("--keep-failed", action="store_true",
                         help="leave DEST in place when a step fails (it is never marked verified)")
-    from ..doctor._args import seconds  # noqa: PLC0415
+    from torch_envcheck._util.args import seconds  # noqa: PLC0415
     parser.add_argument("--timeout", type=seconds, default=5.0, metavar="SECONDS",
                         help="time limit for each probe of this machine (nvidia-smi, ...)")
 
 
 def _dry_run(plan, dest: str) -> None:
-    from . import runner  # noqa: PLC0415
+    from torch_envcheck.rebuild import runner  # noqa: PLC0415
 
     print(f"# plan for {escape.terminal(dest)} (dry run: nothing is run)")
     for line in plan.describe():
@@ -94,15 +94,15 @@ def _dry_run(plan, dest: str) -> None:
 
 
 def run(args) -> int:
-    from ..doctor import _args  # noqa: PLC0415
-    from . import runner  # noqa: PLC0415
+    from torch_envcheck._util import args as _args  # noqa: PLC0415
+    from torch_envcheck.rebuild import runner  # noqa: PLC0415
 
     if args.from_requirements and (args.torch or args.requirements or args.tensorflow or args.companions):
         print("torch-envcheck rebuild: --from-requirements reproduces that file exactly; it takes no --torch, -r, "
               "--tensorflow or --with", file=sys.stderr)
         return 2
     with _args.stdout_to_stderr():
-        from .. import doctor  # noqa: PLC0415
+        from torch_envcheck import doctor  # noqa: PLC0415
         snap = doctor.collect(timeout=args.timeout, only=PROBES)
     try:
         plan = make_plan(args, snap)

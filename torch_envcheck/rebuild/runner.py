@@ -17,8 +17,8 @@ import sys
 import tempfile
 import time
 
-from ..doctor import escape
-from . import selfwheel
+from torch_envcheck._util import escape
+from torch_envcheck.rebuild import selfwheel
 
 MARKER = "torch-envcheck-rebuild.json"
 TAIL_LINES = 25

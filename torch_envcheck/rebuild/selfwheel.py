@@ -30,7 +30,7 @@ def _package_dir() -> str:
 
 def _metadata() -> tuple[str, str, str]:
     """(version, METADATA text, entry_points.txt text) of the running package."""
-    from .. import __version__  # noqa: PLC0415
+    from torch_envcheck._version import __version__  # noqa: PLC0415
     try:
         from importlib.metadata import PackageNotFoundError, distribution  # noqa: PLC0415
         try:
@@ -49,7 +49,7 @@ def _metadata() -> tuple[str, str, str]:
 
 def _files() -> list[tuple[str, str]]:
     """(path inside the wheel, path on disk) for every file the wheel carries."""
-    from .. import buildcfg  # noqa: PLC0415
+    from torch_envcheck.ext import buildcfg  # noqa: PLC0415
 
     pkg = _package_dir()
     out = []
@@ -101,7 +101,7 @@ def build(dest_dir: str) -> str:
 def install_spec() -> str:
     """What a setup script installs torch_envcheck from: the local folder pip installed it from
     (PEP 610's direct_url.json), a source tree this copy runs from, else the release by name."""
-    from .. import __version__  # noqa: PLC0415
+    from torch_envcheck._version import __version__  # noqa: PLC0415
     try:
         from importlib.metadata import distribution  # noqa: PLC0415
         text = distribution(NAME).read_text("direct_url.json")

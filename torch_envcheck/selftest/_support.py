@@ -28,7 +28,7 @@ def fail(code: str, message: str, fix: str | None = None):
 
 
 def gpu_required() -> bool:
-    from torch_envcheck.envflags import env_flag  # noqa: PLC0415
+    from torch_envcheck._util.envflags import env_flag  # noqa: PLC0415
     return env_flag(ENV_REQUIRE_GPU, default=False, invalid=True)  # a garbled "require" fails closed
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from ._support import classify_cuda_error, fail, gpu_required, nvidia_driver_loaded, tagged
+from torch_envcheck.selftest._support import classify_cuda_error, fail, gpu_required, nvidia_driver_loaded, tagged
 
 NO_GPU = "no-gpu"
 
@@ -116,7 +116,7 @@ def device(request, torch, cuda_state):
 @pytest.fixture(scope="session")
 def extension(torch):
     """The loaded `_C` extension (built on first use), or a record of why it failed to load."""
-    from torch_envcheck import extension as ext
+    from torch_envcheck.ext import extension as ext
     try:
         module = ext.load()
     except Exception as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from ._support import DOCTOR, classify_cuda_error, fail
+from torch_envcheck.selftest._support import DOCTOR, classify_cuda_error, fail
 
 ENV_ALLOC_CAP = "TORCH_ENVCHECK_SELFTEST_ALLOC_GIB"
 DEFAULT_ALLOC_CAP_GIB = 8.0  # enough to prove a big block works, small enough to stay quick

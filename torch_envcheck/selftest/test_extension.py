@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from ._support import REBUILD, fail
+from torch_envcheck.selftest._support import REBUILD, fail
 
 OPS = ("triad", "sum", "softmax", "bias_gelu", "sgemm")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-from ._support import REBUILD, fail
+from torch_envcheck.selftest._support import REBUILD, fail
 
 
 def test_torch_imports():

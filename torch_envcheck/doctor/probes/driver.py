@@ -8,7 +8,7 @@ import os
 import re
 import shutil
 
-from . import _proc
+from torch_envcheck._util import proc as _proc
 
 QUERY = "index,name,compute_cap,memory.total,uuid,pci.bus_id,driver_version"
 # WSL 2 puts nvidia-smi next to the Windows driver's libcuda, often not on PATH.

@@ -16,7 +16,7 @@ def probe(torch_facts: dict | None = None) -> dict:
                          "running_torch": None, "error": torch_facts.get("import_error"), "meta": None}
         return out
     try:
-        from ... import extension  # noqa: PLC0415
+        from torch_envcheck.ext import extension  # noqa: PLC0415
         out["status"] = extension.status()
     except Exception as exc:
         out["errors"].append(f"extension.status(): {_text(exc)}")
@@ -24,9 +24,9 @@ def probe(torch_facts: dict | None = None) -> dict:
     if (out["status"] or {}).get("state") != "ok":
         return out
     try:
-        from ... import info  # noqa: PLC0415
+        from torch_envcheck.ext import info  # noqa: PLC0415
     except Exception as exc:
-        out["errors"].append(f"torch_envcheck.info: {_text(exc)}")
+        out["errors"].append(f"torch_envcheck.ext.info: {_text(exc)}")
         return out
     for name in ("build_info", "runtime_info"):
         try:

@@ -8,7 +8,7 @@ import os
 import re
 import sys
 
-from . import dists
+from torch_envcheck.doctor.probes import dists
 
 COMPANIONS = ("torchvision", "torchaudio", "triton")
 # nvidia_cudnn_cu13-9.24.0.43.dist-info -> ("nvidia_cudnn_cu13", "9.24.0.43")

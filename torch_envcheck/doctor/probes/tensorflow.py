@@ -18,8 +18,9 @@ import re
 import sys
 import time
 
-from . import _proc, dists
-from .libraries import parse_library
+from torch_envcheck._util import proc as _proc
+from torch_envcheck.doctor.probes import dists
+from torch_envcheck.doctor.probes.libraries import parse_library
 
 # Distributions that provide (or extend) the `tensorflow` module, and Keras.
 DISTRIBUTIONS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-intel", "tensorflow-macos",

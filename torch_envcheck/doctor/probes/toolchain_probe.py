@@ -1,4 +1,4 @@
-"""The compilers a CUDA extension build would use: every reachable nvcc (torch_envcheck.toolchain
+"""The compilers a CUDA extension build would use: every reachable nvcc (torch_envcheck.ext.toolchain
 finds them in torch.utils.cpp_extension's order), CUDA_HOME / CUDA_PATH, the host C++ compiler and
 ninja.  The programs run in parallel, each with a time limit."""
 
@@ -8,8 +8,8 @@ import os
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 
-from ... import toolchain
-from . import _proc
+from torch_envcheck.ext import toolchain
+from torch_envcheck._util import proc as _proc
 
 
 def _first_line(text: str) -> str | None:

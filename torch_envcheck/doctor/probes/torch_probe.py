@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 
-from . import _proc
+from torch_envcheck._util import proc as _proc
 
 _LOCAL_RE = re.compile(r"\+(.+)$")
 CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_torch_child.py")
@@ -48,7 +48,7 @@ def _blank() -> dict:
 
 def _metadata(out: dict) -> None:
     # importlib.metadata costs ~15 ms to import: after the child has started, not before.
-    from . import dists  # noqa: PLC0415
+    from torch_envcheck.doctor.probes import dists  # noqa: PLC0415
 
     dist = dists.distribution("torch")
     if dist is None:

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from .. import facts as F
+from torch_envcheck.doctor.facts import core as F
 
 TITLES = {
     "platform": "Platform", "torch": "PyTorch", "driver": "NVIDIA driver", "gpu": "GPUs",
@@ -37,7 +37,7 @@ def area_lines(snap: dict, findings: list[dict], summary: dict) -> dict:
     """report["areas"]: per area its status (from its findings that count, as summary holds it),
     its headline, the codes of its causes and of the symptoms folded under other areas' causes.
     An area that could not be judged (a TEx80 finding) says so in its headline."""
-    from .. import areas_for  # noqa: PLC0415
+    from torch_envcheck.doctor import areas_for  # noqa: PLC0415
 
     out = {}
     for area in areas_for(snap, findings):
@@ -190,12 +190,12 @@ def _extension(s):
 
 
 def _conda(s):
-    from ..conda_headline import headline as conda_headline  # noqa: PLC0415
+    from torch_envcheck.doctor.render.conda_headline import headline as conda_headline  # noqa: PLC0415
     return conda_headline(s)
 
 
 def _tensorflow(s):
-    from .tf_headline import headline as tf_headline  # noqa: PLC0415
+    from torch_envcheck.doctor.render.tf_headline import headline as tf_headline  # noqa: PLC0415
     return tf_headline(s)
 
 

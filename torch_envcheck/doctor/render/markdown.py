@@ -2,7 +2,7 @@
 collapsed <details> block (instead of pasting `python -m torch.utils.collect_env`).
 
 Every value comes from a snapshot that may be a stranger's, so each is escaped for the place it
-lands (torch_envcheck.doctor.escape): running text and table cells with md_text (no HTML, links,
+lands (torch_envcheck._util.escape): running text and table cells with md_text (no HTML, links,
 emphasis or new blocks), finding codes as inline code, fix commands and the JSON in code fences
 longer than any backtick run inside them (a value cannot close the fence and continue as Markdown
 or HTML such as `</details>` or `<script>`)."""
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 
-from .. import areas_for
-from ..escape import md_code_block, md_text
-from . import areas
+from torch_envcheck.doctor import areas_for
+from torch_envcheck._util.escape import md_code_block, md_text
+from torch_envcheck.doctor.render import areas
 
 MARK = {"ok": "✅", "warning": "⚠️", "failure": "❌"}
 

@@ -12,9 +12,9 @@ import shutil
 import sys
 import textwrap
 
-from .. import areas_for
-from ..escape import terminal as _safe
-from . import areas
+from torch_envcheck.doctor import areas_for
+from torch_envcheck._util.escape import terminal as _safe
+from torch_envcheck.doctor.render import areas
 
 UNICODE_MARKS = {"ok": "✓", "warning": "!", "failure": "✗", "bullet": "•", "arrow": "→"}
 ASCII_MARKS = {"ok": "+", "warning": "!", "failure": "x", "bullet": "-", "arrow": "->"}

@@ -11,11 +11,19 @@ Rules read the snapshot only through the facts layer (`from . import _facts as F
 
 from __future__ import annotations
 
-from .. import contract
-from ..codes import CODES
-from ..finding import finding
-from . import _facts as F
-from . import conda, driver, extension, gpu, libraries, platform, tensorflow, toolchain, torch_rules
+from torch_envcheck.doctor import contract
+from torch_envcheck.doctor.codes import CODES
+from torch_envcheck.doctor.finding import finding
+from torch_envcheck.doctor.rules import _facts as F
+from torch_envcheck.doctor.rules import conda
+from torch_envcheck.doctor.rules import driver
+from torch_envcheck.doctor.rules import extension
+from torch_envcheck.doctor.rules import gpu
+from torch_envcheck.doctor.rules import libraries
+from torch_envcheck.doctor.rules import platform
+from torch_envcheck.doctor.rules import tensorflow
+from torch_envcheck.doctor.rules import toolchain
+from torch_envcheck.doctor.rules import torch_rules
 
 AREAS = ("platform", "torch", "driver", "gpu", "libraries", "toolchain", "extension", "tensorflow")
 OPTIONAL_AREAS = ("conda",)  # their rules are silent where the area does not apply

@@ -3,7 +3,7 @@ not read its facts).  Fixes are written in conda's own words (`conda install ...
 nvidia`, `conda install --force-reinstall cudatoolkit=11.2`, `conda remove cpuonly`), with the
 program that manages the env (conda, mamba or micromamba).  They stay silent outside a conda env.
 
-What the rules compare against: torch_envcheck/data/conda_cuda.json (TensorFlow's tested CUDA and
+What the rules compare against: torch_envcheck/knowledge/data/conda_cuda.json (TensorFlow's tested CUDA and
 cuDNN, the pytorch-cuda versions of each conda pytorch release, and the last release the pytorch
 channel published: 2.5, pytorch/pytorch#138506), each row with its source.
 """
@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import re
 
-from .. import knowledge as kb
-from ..escape import shell_for, shell_quote, terminal
-from ..finding import finding
-from .. import conda_facts as C
-from . import _facts as F
+from torch_envcheck import knowledge as kb
+from torch_envcheck._util.escape import shell_for, shell_quote, terminal
+from torch_envcheck.doctor.finding import finding
+from torch_envcheck.doctor.facts import conda as C
+from torch_envcheck.doctor.rules import _facts as F
 
 DATA_FILE = "conda_cuda.json"
 _CONDA_VERSION = re.compile(r"^[A-Za-z0-9_.+!]{1,64}$")

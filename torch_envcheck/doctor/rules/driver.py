@@ -3,9 +3,9 @@ initialise."""
 
 from __future__ import annotations
 
-from .. import knowledge as kb
-from ..finding import finding
-from . import _facts as F
+from torch_envcheck import knowledge as kb
+from torch_envcheck.doctor.finding import finding
+from torch_envcheck.doctor.rules import _facts as F
 
 
 def _needs(s) -> dict | None:
@@ -250,7 +250,7 @@ def _explained_by(s) -> str | None:
     """The finding that causes a failed CUDA initialisation, when another rule found one."""
     if library_mismatch(s):
         return "TE306 (driver/library version mismatch)"
-    from . import gpu  # noqa: PLC0415 (gpu imports nothing from here; avoids a cycle at import time)
+    from torch_envcheck.doctor.rules import gpu  # noqa: PLC0415 (gpu imports nothing from here; avoids a cycle at import time)
     if any(f["code"] == "TE403" and f["severity"] == "failure" for f in gpu.visible_devices(s)):
         return "TE403 (CUDA_VISIBLE_DEVICES names no usable GPU)"
     return None

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import re
 
-from .. import knowledge as kb
-from ..escape import shell_quote
-from ..finding import finding
-from . import _facts as F
+from torch_envcheck import knowledge as kb
+from torch_envcheck._util.escape import shell_quote
+from torch_envcheck.doctor.finding import finding
+from torch_envcheck.doctor.rules import _facts as F
 
 BUILD = "torch-envcheck build"
-# The rebuild commands torch_envcheck.extension writes into a snapshot; anything else is not run.
+# The rebuild commands torch_envcheck.ext.extension writes into a snapshot; anything else is not run.
 _KNOWN_COMMAND = re.compile(r"torch-envcheck build(?: --force)?|pip install --no-build-isolation --force-reinstall "
                             r"--no-deps torch_envcheck")
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-from .. import knowledge as kb
-from ..finding import finding
-from . import _facts as F
+from torch_envcheck import knowledge as kb
+from torch_envcheck.doctor.finding import finding
+from torch_envcheck.doctor.rules import _facts as F
 
 
 def _applies(s) -> bool:
@@ -132,7 +132,7 @@ def jetson_wheel(s) -> list[dict]:
 def _jetson_driver_codes(s) -> list[str]:
     """On Jetson the driver comes with JetPack and cannot be upgraded alone: a too-old-driver finding
     is one more symptom of a wheel that is not built for the board."""
-    from . import driver  # noqa: PLC0415 (driver imports gpu lazily too; no cycle at import time)
+    from torch_envcheck.doctor.rules import driver  # noqa: PLC0415 (driver imports gpu lazily too; no cycle at import time)
     return [f["code"] for f in driver.driver_too_old(s) if f["code"] in ("TE302", "TE307")]
 
 
@@ -199,7 +199,7 @@ def ptx_driver(s) -> list[dict]:
 
 
 def _cvd_fix(s, value: str | None) -> str:
-    from ..escape import env_assign  # noqa: PLC0415  (the value comes from the snapshot: quoted)
+    from torch_envcheck._util.escape import env_assign  # noqa: PLC0415  (the value comes from the snapshot: quoted)
     return env_assign("CUDA_VISIBLE_DEVICES", value or None, F.shell(s))
 
 

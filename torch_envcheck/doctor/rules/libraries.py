@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 import re
 
-from .. import knowledge as kb
-from ..finding import finding
-from . import _facts as F
+from torch_envcheck import knowledge as kb
+from torch_envcheck.doctor.finding import finding
+from torch_envcheck.doctor.rules import _facts as F
 
 # library kind -> pip distribution (with or without -cuXX) that ships torch's copy
 PIP_PACKAGE = {
@@ -70,7 +70,7 @@ def ld_library_path(s) -> list[dict]:
     current = F.env(s, var) if var == "LD_LIBRARY_PATH" else None
     if current is not None and F.system(s) != "Windows":
         keep = [p for p in current.split(os.pathsep) if p and os.path.normpath(p) not in {os.path.normpath(x) for x in dirs}]
-        from ..escape import env_assign  # noqa: PLC0415  (the dirs come from the snapshot: quoted)
+        from torch_envcheck._util.escape import env_assign  # noqa: PLC0415  (the dirs come from the snapshot: quoted)
         fix = env_assign("LD_LIBRARY_PATH", ":".join(keep) if keep else None, "posix")
     first = hits[0]
     older = any(h["older"] for h in hits)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .. import knowledge as kb
-from ..finding import finding
-from . import _facts as F
+from torch_envcheck import knowledge as kb
+from torch_envcheck.doctor.finding import finding
+from torch_envcheck.doctor.rules import _facts as F
 
 
 def wsl1(s) -> list[dict]:

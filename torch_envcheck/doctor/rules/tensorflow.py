@@ -6,11 +6,11 @@ distributions own, and numpy/protobuf requirements that do not agree."""
 
 from __future__ import annotations
 
-from .. import knowledge as kb
-from .. import tf_knowledge as tk
-from ..finding import finding
-from . import _facts as F
-from . import _tf_facts as T
+from torch_envcheck import knowledge as kb
+from torch_envcheck.knowledge import tensorflow as tk
+from torch_envcheck.doctor.finding import finding
+from torch_envcheck.doctor.rules import _facts as F
+from torch_envcheck.doctor.facts import tensorflow as T
 
 _GPU_KINDS = ("cudart", "cudnn", "cublas", "cublasLt", "cufft", "curand", "cusolver", "cusparse", "nvjitlink",
               "nvrtc", "cupti", "nccl")

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from .. import knowledge as kb
-from ..finding import finding
-from . import _facts as F
+from torch_envcheck import knowledge as kb
+from torch_envcheck.doctor.finding import finding
+from torch_envcheck.doctor.rules import _facts as F
 
 WHEEL_NOTE = ("torch itself still works: the wheel ships its own CUDA runtime; a CUDA toolkit (nvcc) is "
               "needed only to compile extensions.")
@@ -16,7 +16,7 @@ used_nvcc = F.nvcc_in_use  # the one nvcc-in-use decision, shared with the toolc
 
 
 def _export(s, var, value) -> str:
-    from ..escape import env_assign  # noqa: PLC0415  (the value comes from the snapshot: quoted)
+    from torch_envcheck._util.escape import env_assign  # noqa: PLC0415  (the value comes from the snapshot: quoted)
     return env_assign(var, value, F.shell(s))
 
 

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from .. import knowledge as kb
-from ..finding import finding
-from . import _facts as F
+from torch_envcheck import knowledge as kb
+from torch_envcheck.doctor.finding import finding
+from torch_envcheck.doctor.rules import _facts as F
 
 
 def not_importable(s) -> list[dict]:
@@ -41,7 +41,7 @@ def not_importable(s) -> list[dict]:
         msg = f"torch is installed but fails to import in {exe}: {err.splitlines()[0][:200]}"
         expl = ("The torch installation is broken (a missing or mismatched shared library, a partial "
                 "upgrade, or two torch copies on sys.path). Reinstalling it in this interpreter usually fixes it.")
-        from . import libraries  # noqa: PLC0415 (no import cycle: libraries does not import this module)
+        from torch_envcheck.doctor.rules import libraries  # noqa: PLC0415 (no import cycle: libraries does not import this module)
         cause = libraries.path_breaks_import(s)
         if cause:
             # The cause is a folder on the library search path: reinstalling torch cannot help.

@@ -1,0 +1,3 @@
+"""Small helpers every room may use and that import nothing else of the package: running a helper
+program with a time limit (proc), escaping a value for where it lands (escape), writing a file
+atomically (atomic_write), boolean environment flags (envflags)."""

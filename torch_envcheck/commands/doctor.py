@@ -1,0 +1,76 @@
+"""`torch-envcheck` / `torch-envcheck doctor`: probe this environment, diagnose it and print the
+report (terminal, --json or --markdown).  Exit status 0 healthy, 1 a failure finding, 2 bad input."""
+
+from __future__ import annotations
+
+import sys
+
+from torch_envcheck.commands import _source as _args
+
+
+def add_arguments(parser) -> None:
+    fmt = parser.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print the report as JSON (snapshot, findings, summary)")
+    fmt.add_argument("--markdown", action="store_true", help="print the report as Markdown for a GitHub issue")
+    _args.add_source(parser)
+    parser.add_argument("-v", "--verbose", action="store_true", help="show every fact the probes gathered")
+    parser.add_argument("--no-color", action="store_true", help="no colour (also: NO_COLOR=1, or when piped)")
+
+
+def _render(rep: dict, args) -> None:
+    if getattr(args, "json", False):
+        from torch_envcheck.doctor.render import json_render  # noqa: PLC0415
+        sys.stdout.write(json_render.render(rep))
+    elif getattr(args, "markdown", False):
+        from torch_envcheck.doctor.render import markdown  # noqa: PLC0415
+        sys.stdout.write(markdown.render(rep))
+    else:
+        from torch_envcheck.doctor.render import terminal  # noqa: PLC0415
+        terminal.print_report(rep, color=terminal.wants_color(sys.stdout, getattr(args, "no_color", False)),
+                              verbose=getattr(args, "verbose", False))
+
+
+def _fallback(rep: dict) -> None:
+    """The report when its renderer failed: JSON, which cannot fail on what report() returns."""
+    from torch_envcheck.doctor.render import json_render  # noqa: PLC0415
+    sys.stdout.write(json_render.render(rep))
+
+
+def run(args) -> int:
+    snap = _args.snapshot(args)
+    if snap is None:
+        return 2
+    from torch_envcheck.doctor import report  # noqa: PLC0415
+
+    rep = report(snap)
+    try:
+        _render(rep, args)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `torch-envcheck | head`
+        pass
+    except Exception as exc:  # noqa: BLE001  (a renderer bug must not hide the diagnosis)
+        _args.error(f"the report could not be rendered ({type(exc).__name__}: {exc}); printing it as JSON")
+        try:
+            _fallback(rep)
+            sys.stdout.flush()
+        except Exception:  # noqa: BLE001
+            pass
+        return 1
+    return int(rep.get("exit_status", 1))
+
+
+def main(argv=None) -> int:
+    """`python -m torch_envcheck.doctor`: the doctor command alone."""
+    import argparse  # noqa: PLC0415
+
+    from torch_envcheck.cli import internal_error  # noqa: PLC0415
+
+    parser = argparse.ArgumentParser(prog="torch-envcheck doctor", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        return run(args)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001  (last resort: one line, never a traceback)
+        return internal_error("doctor", exc)
