@@ -12,8 +12,12 @@ from ..doctor.escape import terminal
 _MARK = {True: "[present]", False: "[not seen]", None: "[ ]"}
 
 
-def text(result: dict, prog: str = "torch-envcheck explain") -> str:
-    """The diagnosis as plain lines for a terminal (ends with a newline)."""
+UNCHECKED = "run `torch-envcheck explain` without --no-probe to see which cause is present"
+
+
+def text(result: dict, prog: str = "torch-envcheck explain", unchecked: str = UNCHECKED) -> str:
+    """The diagnosis as plain lines for a terminal (ends with a newline).  `unchecked`: what to do
+    to check the machine, said when it was not checked."""
     t = terminal
     if not result.get("recognised"):
         return (f"{prog}: not recognised: no known environment error in this text. torch-envcheck explains the errors "
@@ -47,7 +51,7 @@ def text(result: dict, prog: str = "torch-envcheck explain") -> str:
                 for line in result.get("on_this_machine") or []:
                     lines.append(f"    {t(line)}")
         else:
-            lines.append("  this machine was not checked; run `torch-envcheck explain` without --no-probe to see which cause is present")
+            lines.append(f"  this machine was not checked; {unchecked}")
     label = "fix" if result.get("environment_problem") else "look at instead"
     fix = result.get("fix")
     if fix:
@@ -68,8 +72,9 @@ def as_json(result: dict, extra: dict | None = None) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
-def html_block(result: dict) -> str:
-    """The diagnosis as an HTML fragment (Jupyter): title, meaning, causes, fix, source."""
+def html_block(result: dict, unchecked: str = "") -> str:
+    """The diagnosis as an HTML fragment (Jupyter): title, meaning, causes, fix, source.  `unchecked`:
+    what to do to check the machine, shown when it was not checked."""
     e = html.escape
     if not result.get("recognised"):
         return ""
@@ -84,6 +89,8 @@ def html_block(result: dict) -> str:
         parts.append("<ul>" + "".join(
             f"<li>{e(_MARK.get(c.get('present')))} {e(str(c.get('text')))} ({e(', '.join(c.get('findings') or []))})</li>"
             for c in causes) + "</ul>")
+    if env and result.get("machine") == "not checked" and unchecked:
+        parts.append(f"<div><i>This machine was not checked: {e(unchecked)}</i></div>")
     if result.get("fix"):
         parts.append(f"<div>{'fix' if env else 'look at instead'}:</div><pre>{e(str(result['fix']))}</pre>")
     if result.get("source"):
