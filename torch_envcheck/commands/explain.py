@@ -29,6 +29,17 @@ def add_arguments(parser) -> None:
     _args.add_source(parser)
 
 
+def _stdin_is_data(stdin) -> bool:
+    """Standard input is a pipe or a regular file (not /dev/null or another device)."""
+    import os  # noqa: PLC0415
+    import stat  # noqa: PLC0415
+    try:
+        mode = os.fstat(stdin.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISSOCK(mode)
+
+
 def read_input(args):
     """The Input to explain, or None after printing the usage error."""
     from ..explain import textin  # noqa: PLC0415
@@ -49,7 +60,7 @@ def read_input(args):
                 interactive = stdin is None or stdin.isatty()
             except (AttributeError, ValueError, OSError):
                 interactive = True
-            if interactive:
+            if interactive or not _stdin_is_data(stdin):
                 _args.error('no error to explain: give it as TEXT ("..."), with --file LOG, or on standard input')
                 return None
             inp = textin.read_path("-")
@@ -62,7 +73,22 @@ def read_input(args):
     return inp
 
 
-def machine_report(args, areas=(), what: str = "explain"):
+def saved_snapshot(args):
+    """The snapshot of --from-json, read once (cached on args); None after printing the error."""
+    cached = getattr(args, "_saved_snapshot", None)
+    if cached is not None:
+        return cached
+    from ..doctor.snapshot import SnapshotError, load  # noqa: PLC0415
+    try:
+        snap = load(args.from_json)
+    except SnapshotError as exc:
+        _args.error(str(exc))
+        return None
+    args._saved_snapshot = snap
+    return snap
+
+
+def machine_report(args, areas=()):
     """(report, machine state) for checking causes: the saved report of --from-json, else a live probe
     (bounded by --timeout); (None, "not checked") with --no-probe.  Returns None after printing the
     error when --from-json cannot be read."""
@@ -72,11 +98,8 @@ def machine_report(args, areas=(), what: str = "explain"):
         return None, "not checked"
     path = getattr(args, "from_json", None)
     if path is not None:
-        from ..doctor.snapshot import SnapshotError, load  # noqa: PLC0415
-        try:
-            snap = load(path)
-        except SnapshotError as exc:
-            _args.error(str(exc))
+        snap = saved_snapshot(args)
+        if snap is None:
             return None
         state = "from-json"
     else:
@@ -114,6 +137,8 @@ def run(args) -> int:
     if getattr(args, "from_json", None) == "-" and not getattr(args, "text", None) and getattr(args, "file", None) in (None, "-"):
         _args.error("--from-json - and the error text cannot both come from standard input; give the error as TEXT or --file")
         return 2
+    if getattr(args, "from_json", None) is not None and saved_snapshot(args) is None:
+        return 2  # a bad --from-json is bad input, whatever the error turns out to be
     inp = read_input(args)
     if inp is None:
         return 2

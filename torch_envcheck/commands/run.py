@@ -227,6 +227,10 @@ def run(args) -> int:
     if getattr(args, "no_probe", False) and getattr(args, "from_json", None) is not None:
         _args.error("--no-probe and --from-json cannot be combined")
         return 2
+    if getattr(args, "from_json", None) is not None:
+        from .explain import saved_snapshot  # noqa: PLC0415
+        if saved_snapshot(args) is None:
+            return 2  # bad usage: said before the command runs
     from ..explain.gpu_usage import Sampler  # noqa: PLC0415
 
     try:
