@@ -145,7 +145,10 @@ def _die_by(signum: int) -> int:
     except (ImportError, OSError, ValueError):
         pass
     try:
-        signal.signal(signum, signal.SIG_DFL)
+        signal.signal(signum, signal.SIG_DFL)  # SIGKILL and SIGSTOP have no handler to reset
+    except (OSError, ValueError):
+        pass
+    try:
         if hasattr(signal, "pthread_sigmask"):
             signal.pthread_sigmask(signal.SIG_UNBLOCK, [signum])
         os.kill(os.getpid(), signum)

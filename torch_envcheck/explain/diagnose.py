@@ -43,10 +43,12 @@ def _finding_view(f: dict) -> dict:
 
 
 def _shell(report) -> str:
+    """The shell a fix is quoted for: the checked machine's (through the doctor's facts layer), else
+    this one's."""
+    from ..doctor import facts as F  # noqa: PLC0415
     from ..doctor.escape import shell_for  # noqa: PLC0415
-    system = None
-    if isinstance(report, dict):
-        system = ((report.get("snapshot") or {}).get("platform") or {}).get("system")
+    snap = report.get("snapshot") if isinstance(report, dict) else None
+    system = F.system(snap) if isinstance(snap, dict) else None
     if system is None:
         import platform  # noqa: PLC0415
         system = platform.system()
