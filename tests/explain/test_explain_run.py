@@ -181,3 +181,11 @@ def test_a_gpu_process_that_is_not_the_job_does_not_count(tmp_path):
     (tmp_path / "pid").write_text(str(os.getpid()))  # this test process "uses the GPU", the job does not
     err = _with_fake_nvml(tmp_path, 90, "import time; time.sleep(0.8)").stderr.decode()
     assert "this job never appeared on a GPU" in err and "used GPU" not in err
+
+
+def test_a_background_process_holding_stderr_does_not_keep_run_waiting():
+    # The command exits at once; the `sleep` it leaves behind keeps the stderr pipe open for 20 s.
+    t0 = time.monotonic()
+    p = run("--no-probe", "-q", "--", "sh", "-c", "sleep 20 >/dev/null & echo started >&2; exit 3", timeout=60)
+    assert p.returncode == 3 and b"started" in p.stderr
+    assert time.monotonic() - t0 < 15  # it did not wait for the sleep

@@ -53,7 +53,9 @@ def _say(text: str) -> None:
 
 
 def _foreground() -> bool:
-    """This process is in the foreground group of its controlling terminal."""
+    """This process is in the foreground group of its controlling terminal (POSIX; elsewhere False)."""
+    if not (hasattr(os, "tcgetpgrp") and hasattr(os, "getpgrp")):
+        return False
     for fd in (0, 1, 2):
         try:
             if os.isatty(fd) and os.tcgetpgrp(fd) == os.getpgrp():
@@ -108,27 +110,47 @@ def _write_all(fd: int, data: bytes) -> bool:
     return True
 
 
-def _tee_stderr(proc) -> bytes:
-    """Pass the command's stderr to ours as it comes; return its last TAIL_BYTES."""
-    fd = proc.stderr.fileno()
-    tail = bytearray()
-    ours_ok = True
-    while True:
-        try:
-            chunk = os.read(fd, 65536)
-        except InterruptedError:
-            continue
-        except OSError:
-            break
-        if not chunk:
-            break
-        if ours_ok:
-            ours_ok = _write_all(2, chunk)
-        tail += chunk
-        if len(tail) > 2 * TAIL_BYTES:
-            del tail[:len(tail) - TAIL_BYTES]
-    proc.stderr.close()
-    return bytes(tail[-TAIL_BYTES:])
+class _Tee:
+    """Pass the command's stderr to ours as it comes, in a thread, keeping its last TAIL_BYTES.  A
+    thread, so that a background process the command left behind, still holding the pipe open,
+    cannot keep `run` waiting after the command itself has ended."""
+
+    GRACE_S = 2.0  # after the command ends: time for the rest of its output to arrive
+
+    def __init__(self, proc):
+        import threading  # noqa: PLC0415
+        self._fd = proc.stderr.fileno()
+        self._file = proc.stderr
+        self._tail = bytearray()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._pump, name="torch_envcheck-run-stderr", daemon=True)
+        self._thread.start()
+
+    def _pump(self) -> None:
+        ours_ok = True
+        while True:
+            try:
+                chunk = os.read(self._fd, 65536)
+            except InterruptedError:
+                continue
+            except OSError:
+                break
+            if not chunk:
+                break
+            if ours_ok:
+                ours_ok = _write_all(2, chunk)
+            with self._lock:
+                self._tail += chunk
+                if len(self._tail) > 2 * TAIL_BYTES:
+                    del self._tail[:len(self._tail) - TAIL_BYTES]
+
+    def finish(self) -> bytes:
+        """The tail, once the pipe is closed or the grace period after the command's end is over."""
+        self._thread.join(self.GRACE_S)
+        if not self._thread.is_alive():
+            self._file.close()
+        with self._lock:
+            return bytes(self._tail[-TAIL_BYTES:])
 
 
 def _die_by(signum: int) -> int:
@@ -248,8 +270,9 @@ def run(args) -> int:
     sampler = Sampler()
     try:
         sampler.start(proc.pid)
-        tail = _tee_stderr(proc)
-        rc = proc.wait()
+        tee = _Tee(proc)
+        rc = proc.wait()  # the main thread waits: signal handlers run here, forwarding to the command
+        tail = tee.finish()
     finally:
         _restore(saved)
     usage = sampler.stop()

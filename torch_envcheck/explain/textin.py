@@ -87,7 +87,8 @@ def _stream(fd: int, source: str) -> Input:
 
 def _regular(fd: int, size: int, source: str) -> Input:
     try:
-        head = os.pread(fd, 4, 0) if hasattr(os, "pread") else b""
+        os.lseek(fd, 0, os.SEEK_SET)
+        head = os.read(fd, 4)
         encoding, skip = _encoding(head)
         start = max(skip, size - TAIL_BYTES)
         if encoding.startswith("utf-16") and (start - skip) % 2:
@@ -131,14 +132,14 @@ def read_path(path: str) -> Input:
         if os.isatty(fd):
             raise InputError("-: standard input is a terminal; pipe the error into it, e.g. `python train.py 2>&1 | torch-envcheck explain`")
         return notebook_outputs(_from_fd(fd, "stdin"))
+    nonblock = getattr(os, "O_NONBLOCK", 0)  # POSIX: opening a FIFO must not wait for a writer
     try:
-        # O_NONBLOCK: opening a FIFO must not wait for a writer (cleared below for regular reads)
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        fd = os.open(path, os.O_RDONLY | nonblock | getattr(os, "O_BINARY", 0))
     except OSError as exc:
         raise InputError(f"{path}: cannot open it: {exc.strerror or exc}") from None
     try:
         st = os.fstat(fd)
-        if stat.S_ISREG(st.st_mode) and hasattr(os, "set_blocking"):
+        if nonblock and stat.S_ISREG(st.st_mode):
             os.set_blocking(fd, True)
         result = _from_fd(fd, path)
     finally:
