@@ -189,3 +189,18 @@ def test_a_background_process_holding_stderr_does_not_keep_run_waiting():
     p = run("--no-probe", "-q", "--", "sh", "-c", "sleep 20 >/dev/null & echo started >&2; exit 3", timeout=60)
     assert p.returncode == 3 and b"started" in p.stderr
     assert time.monotonic() - t0 < 15  # it did not wait for the sleep
+
+
+def test_a_real_torch_cuda_failure_is_explained_against_this_machine():
+    # torch's own words on this machine, not a recorded text: a CPU build says "Torch not compiled
+    # with CUDA enabled", a CUDA build without a driver "Found no NVIDIA driver on your system"; the
+    # live probe must then find the cause here (TE203 / TE202, or TE301).
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("CUDA works here: this failure cannot be produced")
+    p = run("--timeout", "30", "--", PY, "-c", "import torch; torch.zeros(1, device='cuda')", timeout=240)
+    err = p.stderr.decode()
+    assert p.returncode == 1, err
+    assert "the command failed with exit status 1." in err
+    assert any(s in err for s in ("torch-not-compiled-with-cuda", "no-nvidia-driver", "cuda-driver-insufficient")), err
+    assert "on this machine: " in err and "none of these causes shows" not in err, err
