@@ -108,7 +108,7 @@ def report_html(report: dict) -> str:
 
 def _magic_parser() -> argparse.ArgumentParser:
     from .doctor._args import seconds  # noqa: PLC0415
-    p = argparse.ArgumentParser(prog="%envcheck", add_help=False)
+    p = argparse.ArgumentParser(prog="%envcheck", add_help=False, exit_on_error=False)
     p.add_argument("--from-json", metavar="FILE", default=None)
     p.add_argument("--timeout", type=seconds, default=None)
     p.add_argument("--no-tensorflow", action="store_true")
@@ -118,10 +118,14 @@ def _magic_parser() -> argparse.ArgumentParser:
 def envcheck(line: str = ""):
     """%envcheck [--from-json FILE] [--timeout SECONDS] [--no-tensorflow]: the doctor's report."""
     from . import doctor  # noqa: PLC0415
+    usage = "usage: %envcheck [--from-json FILE] [--timeout SECONDS] [--no-tensorflow]"
     try:
-        args = _magic_parser().parse_args(shlex.split(line or ""))
-    except (SystemExit, ValueError) as exc:
-        print(f"%envcheck: bad arguments ({exc}); usage: %envcheck [--from-json FILE] [--timeout SECONDS]")
+        args, extra = _magic_parser().parse_known_args(shlex.split(line or ""))
+    except (argparse.ArgumentError, ValueError, SystemExit) as exc:
+        print(f"%envcheck: {exc}; {usage}")
+        return None
+    if extra:
+        print(f"%envcheck: unknown arguments {' '.join(extra)}; {usage}")
         return None
     if args.from_json is not None:
         from .doctor.snapshot import SnapshotError, load  # noqa: PLC0415

@@ -125,3 +125,12 @@ def test_import_torch_envcheck_stays_light():
             "sys.exit(repr(heavy) if heavy else 0)")
     p = subprocess.run([sys.executable, "-c", code], env=child_env(), capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
+
+
+def test_envcheck_magic_in_process(capsys):
+    rep = notebook.envcheck(f"--from-json {snapshot('old_driver_535_cu130.json')}")
+    assert "TE302" in repr(rep) and "TE302" in rep._repr_html_()
+    for bad in ("--bogus", "--timeout nope", f"--from-json {snapshot('no-such.json')}"):
+        assert notebook.envcheck(bad) is None
+        out = capsys.readouterr().out
+        assert out.startswith("%envcheck: ") and len(out.strip().splitlines()) == 1, out
