@@ -23,7 +23,12 @@ from __future__ import annotations
 import platform
 import sys
 
-import pytest  # loaded by pytest itself before its plugins: free
+try:  # pytest imports its plugins, so this is free; the module stays importable without pytest
+    import pytest
+    _hookwrapper = pytest.hookimpl(hookwrapper=True)
+except ImportError:  # pragma: no cover
+    def _hookwrapper(fn):
+        return fn
 
 _FACTS_KEY = "_torch_envcheck_facts"
 
@@ -225,7 +230,7 @@ def explain_failure(excinfo_value, captured_stderr: str = "") -> str | None:
     return render.text(result, prog="torch-envcheck", unchecked="run `torch-envcheck` to see which cause this machine shows")
 
 
-@pytest.hookimpl(hookwrapper=True)
+@_hookwrapper
 def pytest_runtest_makereport(item, call):
     outcome = yield
     if call.excinfo is None or not _enabled(item.config):
