@@ -147,13 +147,24 @@ def nvmlDeviceGetName(h): return b"Fake GPU"
 def nvmlDeviceGetComputeRunningProcesses(h):
     pid = _pid()
     return [] if pid is None else [_P(pid, 512 * 1024 * 1024)]
+class NVMLError_NotSupported(Exception):
+    pass
+
+class _Rates:
+    gpu = 33
+
 def nvmlDeviceGetProcessUtilization(h, ts):
+    if os.environ["FAKE_NVML_SM"] == "unsupported":
+        raise NVMLError_NotSupported()
     pid = _pid()
     return [] if pid is None else [_S(pid, int(os.environ["FAKE_NVML_SM"]), ts + 1)]
+
+def nvmlDeviceGetUtilizationRates(h):
+    return _Rates()
 '''
 
 
-def _with_fake_nvml(tmp_path, sm: int, job: str):
+def _with_fake_nvml(tmp_path, sm, job: str):
     (tmp_path / "fake").mkdir()
     (tmp_path / "fake" / "pynvml.py").write_text(FAKE_NVML)
     env = child_env(PYTHONPATH_FIRST=str(tmp_path / "fake"), FAKE_NVML_PIDFILE=str(tmp_path / "pid"), FAKE_NVML_SM=str(sm))
@@ -175,6 +186,12 @@ def test_idle_gpu_is_called_out(tmp_path):
     job = f"import os, time; open({str(tmp_path / 'pid')!r}, 'w').write(str(os.getpid())); time.sleep(1.0)"
     err = _with_fake_nvml(tmp_path, 2, job).stderr.decode()
     assert "SM utilisation mean 2%" in err and "sat mostly idle" in err
+
+
+def test_device_utilisation_when_per_process_samples_are_not_supported(tmp_path):
+    job = f"import os, time; open({str(tmp_path / 'pid')!r}, 'w').write(str(os.getpid())); time.sleep(1.0)"
+    err = _with_fake_nvml(tmp_path, "unsupported", job).stderr.decode()
+    assert "this job used GPU 0 (Fake GPU)" in err and "SM utilisation mean 33%" in err
 
 
 def test_a_gpu_process_that_is_not_the_job_does_not_count(tmp_path):

@@ -138,8 +138,10 @@ class Sampler:
                     if s.pid in tree:
                         gpu["sm_util"].append(int(s.smUtil))
                     last_ts[i] = max(last_ts[i], int(s.timeStamp))
-            except Exception:  # noqa: BLE001  (not supported on every GPU: fall back to the device's rate)
-                try:
+            except Exception as exc:  # noqa: BLE001
+                if "NotFound" in type(exc).__name__:
+                    continue  # no new sample since the last one: nothing to add this round
+                try:  # per-process samples not supported on this GPU: the device's rate while the job is on it
                     gpu["sm_util"].append(int(pynvml.nvmlDeviceGetUtilizationRates(h).gpu))
                 except Exception:  # noqa: BLE001
                     pass
