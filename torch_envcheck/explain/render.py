@@ -55,8 +55,12 @@ def text(result: dict, prog: str = "torch-envcheck explain", unchecked: str = UN
     label = "fix" if result.get("environment_problem") else "look at instead"
     fix = result.get("fix")
     if fix:
-        lines.append(f"  {label}:")
+        lines.append(f"  {label}:" if result.get("fix") == result.get("generic_fix") else "  fix (the doctor's, for the machine checked):")
         lines.extend("    " + line for line in terminal(fix, multiline=True).split("\n"))
+    generic = result.get("generic_fix")
+    if generic and fix and generic != fix:
+        lines.append("  in general:")
+        lines.extend("    " + line for line in terminal(generic, multiline=True).split("\n"))
     if result.get("source"):
         lines.append(f"  source: {t(result['source'])}")
     also = result.get("also") or []
