@@ -35,6 +35,17 @@ def diagnose(snapshot: dict | None = None):
     return _impl(snapshot)
 
 
+def load_ipython_extension(ipython) -> None:
+    """`%load_ext torch_envcheck`: explanations under environment errors, and `%envcheck`."""
+    from torch_envcheck.notebook import load_ipython_extension as _load
+    _load(ipython)
+
+
+def unload_ipython_extension(ipython) -> None:
+    from torch_envcheck.notebook import unload_ipython_extension as _unload
+    _unload(ipython)
+
+
 def __getattr__(name: str):
     if name == "ops":
         import importlib

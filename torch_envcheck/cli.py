@@ -24,6 +24,8 @@ COMMANDS = {
     "selftest": ("torch_envcheck.commands.selftest", "run the pytest self-test shipped in the package"),
     "rebuild": ("torch_envcheck.rebuild.cli", "build a fresh environment from the advised plan and verify it"),
     "fleet": ("torch_envcheck.fleet.cli", "every rank of a torchrun/srun/mpirun job in one report"),
+    "explain": ("torch_envcheck.commands.explain", "explain an error message: its layer, cause on this machine, fix"),
+    "run": ("torch_envcheck.commands.run", "run a command; explain its error, or say whether it used a GPU"),
 }
 DEFAULT = "doctor"
 

@@ -8,7 +8,10 @@ With --envcheck:
   * the terminal header gets two lines: Python, torch, CUDA build / runtime, cuDNN, the NVIDIA driver
     and the GPUs (or "no GPU" and why);
   * with --junitxml the same facts become <property> elements of the <testsuite>, so a CI dashboard
-    shows which stack each run had.
+    shows which stack each run had;
+  * a failing test whose error (its exception chain, or its captured stderr) is an environment error
+    of `torch-envcheck explain`'s catalogue gets the explanation as a report section
+    ("torch-envcheck: environment error"), from the text alone (no machine probe per test).
 
 `environment_facts()` is also used by the self-test (torch_envcheck.selftest).  It asks the running
 torch directly (a header must not cost a full doctor run), and decodes through the doctor's facts
@@ -19,6 +22,13 @@ from __future__ import annotations
 
 import platform
 import sys
+
+try:  # pytest imports its plugins, so this is free; the module stays importable without pytest
+    import pytest
+    _hookwrapper = pytest.hookimpl(hookwrapper=True)
+except ImportError:  # pragma: no cover
+    def _hookwrapper(fn):
+        return fn
 
 _FACTS_KEY = "_torch_envcheck_facts"
 
@@ -201,3 +211,37 @@ def pytest_sessionstart(session):
         return
     for name, value in _facts(config).items():
         xml.add_global_property(f"envcheck.{name}", value)
+
+
+_SECTION = "torch-envcheck: environment error"
+
+
+def explain_failure(excinfo_value, captured_stderr: str = "") -> str | None:
+    """The explanation of a test failure when it is an environment error of the catalogue, else None.
+    The captured stderr comes first: torch's "CUDA initialization: ..." warning is often printed
+    there before a test fails on `torch.cuda.is_available()`."""
+    from torch_envcheck.explain import diagnose
+    from torch_envcheck.explain import render  # noqa: PLC0415
+    from torch_envcheck.explain.excinfo import exception_text  # noqa: PLC0415
+
+    text = (captured_stderr or "")[-65536:] + "\n" + exception_text(excinfo_value)
+    result = diagnose.diagnose(text)
+    if not result.get("recognised") or not result.get("environment_problem"):
+        return None
+    return render.text(result, prog="torch-envcheck", unchecked="run `torch-envcheck` to see which cause this machine shows")
+
+
+@_hookwrapper
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    if call.excinfo is None or not _enabled(item.config):
+        return
+    report = outcome.get_result()
+    if not report.failed:
+        return
+    try:
+        text = explain_failure(call.excinfo.value, report.capstderr)
+    except Exception:  # noqa: BLE001  (an explanation must never turn a test failure into a crash)
+        text = None
+    if text:
+        report.sections.append((_SECTION, text))

@@ -1,0 +1,120 @@
+"""From a matched error to a diagnosis: the layer, the causes, which cause the machine shows (the
+doctor's findings), the explanation and the fix.  Pure: the caller supplies the doctor's report
+(a live probe or a saved one) or None when the machine is not checked.
+
+    diagnose(text, report=None, machine="not checked") -> dict   (RESULT_SCHEMA, the --json object)
+
+Fields: recognised, environment_problem, layer, signature, title, matched, captures, cause, cause_id,
+cause_confirmed, causes[], explanation, fix, generic_fix, findings[], machine, on_this_machine[],
+source, sources[], also[].  Values come from the input: renderers escape them for where they land."""
+
+from __future__ import annotations
+
+import re
+
+from torch_envcheck.explain import match as _match
+
+RESULT_SCHEMA = "torch_envcheck.explain/1"
+# "not checked": --no-probe (or a renderer without a report); "not needed": not an environment error
+MACHINE_STATES = ("probed", "from-json", "not checked", "not needed")
+
+_FIELD = re.compile(r"\{([a-z_]{1,40})(?:\|([^{}]{0,200}))?\}")
+
+
+def fill(template: str, values: dict, quote=None) -> str:
+    """`template` with {name} replaced by values[name] and {name|default} by the value or the
+    default.  quote(value) is applied to each value (shell quoting for a fix)."""
+    def one(m: re.Match) -> str:
+        value = values.get(m.group(1))
+        if value in (None, ""):
+            return m.group(2) if m.group(2) is not None else "?"
+        return quote(str(value)) if quote else str(value)
+    return _FIELD.sub(one, template or "")
+
+
+def fields(template: str) -> list:
+    """The (name, has_default) pairs of a template (the catalogue test checks them)."""
+    return [(m.group(1), m.group(2) is not None) for m in _FIELD.finditer(template or "")]
+
+
+def _finding_view(f: dict) -> dict:
+    keep = ("code", "slug", "area", "severity", "message", "fix", "explained_by")
+    return {k: f.get(k) for k in keep if f.get(k) is not None}
+
+
+def _shell(report) -> str:
+    """The shell a fix is quoted for: the checked machine's (through the doctor's facts layer), else
+    this one's."""
+    from torch_envcheck.doctor.facts import core as F  # noqa: PLC0415
+    from torch_envcheck._util.escape import shell_for  # noqa: PLC0415
+    snap = report.get("snapshot") if isinstance(report, dict) else None
+    system = F.system(snap) if isinstance(snap, dict) else None
+    if system is None:
+        import platform  # noqa: PLC0415
+        system = platform.system()
+    return shell_for(system)
+
+
+def unrecognised(machine: str = "not checked") -> dict:
+    return {"schema": RESULT_SCHEMA, "recognised": False, "environment_problem": None, "layer": None, "signature": None,
+            "title": None, "matched": None, "captures": {}, "cause": None, "cause_id": None, "cause_confirmed": False,
+            "causes": [], "explanation": None, "fix": None, "generic_fix": None, "findings": [], "machine": machine,
+            "on_this_machine": [], "source": None, "sources": [], "also": []}
+
+
+def diagnose(text: str, report: dict | None = None, machine: str = "not checked", found: list | None = None) -> dict:
+    """The diagnosis of `text` (an error message or a log).  `report`: the doctor's report for the
+    machine to check the causes on (None: not checked).  `found`: match.find(text) when the caller
+    already has it."""
+    found = _match.find(text) if found is None else found
+    if not found:
+        return unrecognised(machine if report is not None else "not checked")
+    m = found[0]
+    sig = m.signature
+    values = m.values
+    from torch_envcheck._util.escape import shell_quote  # noqa: PLC0415
+    shell = _shell(report)
+    out = unrecognised()
+    out.update(recognised=True, environment_problem=sig.environment_problem, layer=sig.layer, signature=sig.id,
+               title=sig.title, matched=m.line, captures=dict(values), explanation=fill(sig.explanation, values),
+               source=sig.source, sources=[dict(s) for s in sig.sources],
+               also=[x.signature.id for x in found[1:]])
+    if not sig.environment_problem:
+        # Not an installation problem: no cause to look for on the machine and never a reinstall.
+        out.update(fix=fill(sig.look_at, values), generic_fix=fill(sig.look_at, values), machine="not needed")
+        return out
+    generic = fill(sig.fix, values, quote=lambda v: shell_quote(v, shell))
+    findings = report.get("findings") if isinstance(report, dict) else None
+    findings = [f for f in findings if isinstance(f, dict)] if isinstance(findings, list) else None
+    causes = []
+    for c in sig.causes:
+        hits = [f for f in findings or () if f.get("code") in c.findings]
+        causes.append({"id": c.id, "text": fill(c.text, values), "findings": list(c.findings),
+                       "present": (bool(hits) if findings is not None else None), "_hits": hits})
+    present = [c for c in causes if c["present"]]
+    # A cause whose finding no other finding explains is the root: it goes first.
+    present.sort(key=lambda c: all(h.get("explained_by") for h in c["_hits"]))
+    chosen = present[0] if present else (causes[0] if causes else None)
+    fix = generic
+    if present:
+        doctor_fix = next((h.get("fix") for h in chosen["_hits"] if h.get("fix")), None)
+        fix = doctor_fix or generic
+    confirming = [_finding_view(h) for c in present for h in c["_hits"]]
+    seen, uniq = set(), []
+    for f in confirming:
+        if f["code"] not in seen:
+            seen.add(f["code"])
+            uniq.append(f)
+    on_machine = []
+    if findings is not None and not present:
+        areas = report.get("areas") if isinstance(report.get("areas"), dict) else {}
+        for a in sig.areas:
+            info = areas.get(a) if isinstance(areas.get(a), dict) else None
+            if info:
+                on_machine.append(f"{info.get('title') or a}: {info.get('headline') or '?'} ({info.get('status') or '?'})")
+    for c in causes:
+        del c["_hits"]
+    out.update(cause=chosen["text"] if chosen else None, cause_id=chosen["id"] if chosen else None,
+               cause_confirmed=bool(present), causes=causes, fix=fix, generic_fix=generic, findings=uniq,
+               machine=machine if findings is not None else "not checked", on_this_machine=on_machine)
+    return out

@@ -1,0 +1,92 @@
+"""Find the catalogue's signatures in an error text.
+
+The text is a stranger's log: it is cleaned (ANSI colour codes and carriage-return progress bars
+removed) and only its last MAX_SCAN characters are searched, where a traceback ends.  Every pattern
+is compiled once and has no nested quantifiers (a test checks), so a search is linear in the text.
+
+    find(text) -> list[Match]   every signature found, best first
+    best(text) -> Match | None
+
+Best: the highest catalogue priority (the most specific message: "sm_120 is not compatible" before
+the "no kernel image" it causes), then the one nearest the end of the text (the final error)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from torch_envcheck.explain import catalogue
+from torch_envcheck.explain.decode import DECODERS
+
+MAX_SCAN = 1 << 20  # characters searched, from the end of the text
+MAX_LINE = 400      # characters of the matched line kept for display
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[A-Za-z]|\x1b\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)")
+
+
+def clean(text: str) -> str:
+    """The last MAX_SCAN characters of `text`, without terminal colour codes, with every line ending a
+    newline (a progress bar's carriage returns, Windows' CRLF) and without NUL characters."""
+    s = text[-(MAX_SCAN + 4096):] if len(text) > MAX_SCAN + 4096 else text
+    s = _ANSI.sub("", s).replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    return s[-MAX_SCAN:]
+
+
+@dataclass(frozen=True)
+class Match:
+    signature: "catalogue.Signature"
+    start: int
+    end: int
+    line: str        # the line(s) that matched, at most MAX_LINE characters
+    captures: dict   # named group -> text (groups that matched something)
+    decoded: dict    # decoded name -> meaning
+
+    @property
+    def values(self) -> dict:
+        return {**self.captures, **self.decoded}
+
+
+def _line(text: str, start: int, end: int) -> str:
+    a = text.rfind("\n", max(0, start - MAX_LINE), start) + 1
+    b = text.find("\n", end, end + MAX_LINE)
+    b = len(text) if b < 0 or b > end + MAX_LINE else b
+    line = text[max(a, start - MAX_LINE):b].strip()
+    return line if len(line) <= MAX_LINE else line[:MAX_LINE - 1] + "\u2026"
+
+
+def _last(pattern: re.Pattern, text: str):
+    last = None
+    for last in pattern.finditer(text):  # linear: patterns cannot backtrack catastrophically
+        pass
+    return last
+
+
+def _match(sig, text: str) -> Match | None:
+    found = None
+    for pattern in sig.patterns:
+        m = _last(pattern, text)
+        if m is not None and (found is None or m.end() > found.end()):
+            found = m
+    if found is None:
+        return None
+    captures = {k: v for k, v in found.groupdict().items() if v}
+    decoded = {}
+    for group, (name, decoder) in sig.decode.items():
+        if group in captures:
+            value = DECODERS[decoder](captures[group])
+            if value:
+                decoded[name] = value
+    return Match(sig, found.start(), found.end(), _line(text, found.start(), found.end()), captures, decoded)
+
+
+def find(text: str, cleaned: bool = False) -> list:
+    """Every catalogue signature found in `text`, best first."""
+    s = text if cleaned else clean(text or "")
+    found = [m for m in (_match(sig, s) for sig in catalogue.signatures()) if m is not None]
+    found.sort(key=lambda m: (m.signature.priority, m.end), reverse=True)
+    return found
+
+
+def best(text: str) -> Match | None:
+    found = find(text)
+    return found[0] if found else None
