@@ -47,6 +47,6 @@ PYEOF
   torch-envcheck --no-color || true   # the report itself, for the log
   stamp "TensorFlow tests"
   # python -m: over the CPU venv, pytest is the base's (no script in this venv's bin)
-  python -m pytest -rs tests/test_tensorflow_*.py
+  python -m pytest -rs tests/unit/rules/test_tensorflow_rules.py tests/integration/probes/test_tensorflow_probe.py tests/integration/probes/test_tensorflow_overlap.py tests/integration/cli/test_tensorflow_cli.py
 )
 stamp "done"

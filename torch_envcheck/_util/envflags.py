@@ -4,7 +4,7 @@ surrounding spaces ignored), unset or empty is the default.  Anything else is an
 variable and what it accepts, never a guess: `ENV_CHECK_REQUIRE_GPU=false` must not mean true.
 
 The drop-in templates/env_check.py keeps an inline copy (it must run without this package);
-tests/test_doctor_design.py checks that the two agree."""
+tests/unit/contract/test_doctor_design.py checks that the two agree."""
 
 from __future__ import annotations
 

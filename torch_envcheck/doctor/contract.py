@@ -6,7 +6,7 @@ type, its meaning and whether it may be unknown (null).  One declaration, used t
   a value of the declared type or None ("unknown").  A missing section becomes None.  Nothing is
   guessed: a wrong type is unknown, never coerced.  What was replaced is listed in the snapshot's
   "normalised" list, so a report says which facts it could not read.
-* `violations(snapshot)`: the contract test (tests/test_doctor_contract.py) checks a live snapshot;
+* `violations(snapshot)`: the contract test (tests/unit/contract/test_doctor_contract.py) checks a live snapshot;
 * `record_reads(snapshot)` gives a view that records every field read through it; the read-path
   test runs every rule, renderer and command over every recorded snapshot through that view and
   fails when one reads a path `declared()` does not know.
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-CONTRACT_VERSION = 2  # 1: the CONTRACT dict of tests/test_doctor_contract.py; 2: this module
+CONTRACT_VERSION = 2  # 1: the CONTRACT dict of tests/unit/contract/test_doctor_contract.py; 2: this module
 
 STR, INT, BOOL, FLOAT, LIST, DICT = "str", "int", "bool", "float", "list", "dict"
 

@@ -1,5 +1,5 @@
 """The catalogue section of docs/explain.md, generated from the catalogue so the documentation cannot
-drift from the data (tests/explain/test_explain_docs.py compares them).
+drift from the data (tests/unit/knowledge/test_explain_catalogue.py compares them).
 
     python -m torch_envcheck.explain.docs            print the section
     python -m torch_envcheck.explain.docs --write F  replace the section between the markers in F"""

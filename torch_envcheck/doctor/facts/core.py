@@ -6,7 +6,7 @@ disagree about which GPU counts, which nvcc is in use or what a cuDNN integer me
 Every field may be missing, null or of the wrong type (a snapshot given to report() directly is not
 normalised; one loaded by --from-json or made by collect() is, see contract.py): accessors check
 types and return None for unknown, never a guessed value.  Only fields declared in contract.py are
-read (tests/test_doctor_readpaths.py fails otherwise).
+read (tests/unit/contract/test_doctor_readpaths.py fails otherwise).
 
 The single decisions, used everywhere:
   gpus(s)              torch's devices when it lists any (what a program sees), else the driver's

@@ -12,8 +12,7 @@ import os
 import stat
 import subprocess
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
+from paths import REPO
 
 
 def fake_program(directory, name: str, body: str) -> str:

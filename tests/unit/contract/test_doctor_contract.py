@@ -8,6 +8,8 @@ import json
 
 import pytest
 
+from paths import SNAP_DIR
+
 import torch_envcheck.doctor as doctor
 from torch_envcheck.doctor import contract
 from torch_envcheck.doctor import snapshot as snapmod
@@ -89,7 +91,7 @@ def test_every_section_declares_meaning_and_kind():
 def test_recorded_snapshots_hold_only_declared_facts():
     import glob
     import os
-    for path in sorted(glob.glob(os.path.join(os.path.dirname(__file__), "snapshots", "*.json"))):
+    for path in sorted(glob.glob(os.path.join(SNAP_DIR, "*.json"))):
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
         assert contract.undeclared_keys(data) == [], os.path.basename(path)

@@ -124,7 +124,7 @@ def test_sgemm_transposed_and_strided(E):
 
 def test_sgemm_large_k_blocks(E):
     # K beyond one packed slice (KC is 128-1024 with the usual caches) and N over several micro-panels;
-    # tests/test_ops_isa.py also runs every variant with tiny MC/KC/NC so that every blocking loop turns.
+    # tests/integration/ext/test_ops_isa.py also runs every variant with tiny MC/KC/NC so that every blocking loop turns.
     a, b = rand(30, 2100), rand(2100, 3100)
     assert_sgemm_close(E.sgemm(a, b), a, b)
 

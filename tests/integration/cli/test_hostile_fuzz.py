@@ -21,7 +21,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from doctor_support import run_inprocess  # noqa: E402
 
-SNAP_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "snapshots")
+from paths import SNAP_DIR
 SNAPSHOTS = {os.path.basename(p)[:-5]: json.load(open(p, encoding="utf-8"))
              for p in sorted(glob.glob(os.path.join(SNAP_DIR, "*.json")))}
 COMMANDS = (["doctor", "--no-color"], ["doctor", "--verbose", "--no-color"], ["doctor", "--json"],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from paths import REPO
 from torch_envcheck import knowledge as kb
 
 
@@ -92,7 +93,7 @@ def test_broken_table_gives_a_clear_error(tmp_path, monkeypatch):
 def test_readme_lists_every_code():
     import os
     from torch_envcheck.doctor.codes import CODES
-    doc = open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md"),
+    doc = open(os.path.join(REPO, "README.md"),
                encoding="utf-8").read()
     for code, (slug, _area, _title) in CODES.items():
         assert f"| {code} | `{slug}` |" in doc, code

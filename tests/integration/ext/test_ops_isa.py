@@ -102,7 +102,7 @@ def _run_forced(isa_info, variant, extra_env=None, script=SCRIPT, expect_failure
     import torch_envcheck
     pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(torch_envcheck.__file__)))
     env["PYTHONPATH"] = os.pathsep.join([pkg_parent] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
-    tests_dir = os.path.dirname(os.path.abspath(__file__))
+    from paths import SUPPORT as tests_dir
     # cwd=tests_dir: `python -c` puts the working directory first on sys.path, and from the repo root
     # that would be the checkout's torch_envcheck, not the installed one this process uses.
     proc = subprocess.run([sys.executable, "-c", script, tests_dir], env=env, capture_output=True, text=True,

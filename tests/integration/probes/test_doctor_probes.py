@@ -245,7 +245,7 @@ def test_output_during_probes_goes_to_stderr(tmp_path):
             "class A: from_json = None; timeout = 2\n"
             "snap = _args.snapshot(A(), only=('platform',))\n"
             "print(json.dumps(snap['platform']['system']))\n")
-    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    from paths import REPO as repo
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                           env=dict(os.environ, PYTHONPATH=repo))
     assert proc.returncode == 0, proc.stderr

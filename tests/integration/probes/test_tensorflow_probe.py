@@ -17,7 +17,7 @@ import pytest
 
 from torch_envcheck.doctor.probes import tensorflow as P
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from paths import REPO
 
 WIN_TF26_LOG = """\
 2022-03-14 10:21:07.516183: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found

@@ -1,5 +1,5 @@
 """Helpers for the fleet tests (not a test module): free loopback ports, the environment of a rank
-started by hand through env://, torchrun, and ranks with a fault injected (tests/fleet_rank_fault.py).
+started by hand through env://, torchrun, and ranks with a fault injected (tests/support/fleet_rank_fault.py).
 Every process binds 127.0.0.1 only."""
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
+from paths import REPO, SUPPORT as HERE
 FAULT_SCRIPT = os.path.join(HERE, "fleet_rank_fault.py")
 # Small and quick: the tests check that the sweep runs and reports, not the machine's bandwidth.
 QUICK_BW = ["--bandwidth-max", "64K", "--iters", "3", "--warmup", "1"]

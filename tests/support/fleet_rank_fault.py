@@ -1,6 +1,6 @@
 """A fleet rank with a fault injected, for tests/test_fleet_*.py (not a test module):
 
-    python tests/fleet_rank_fault.py FAULT fleet [ARGS...]
+    python tests/support/fleet_rank_fault.py FAULT fleet [ARGS...]
 
 FAULT is one of
     exit-early    exits with status 3 before reaching the store (a rank that dies while starting)

@@ -10,9 +10,9 @@ import sys
 
 import torch_envcheck
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, "data")
-REPO = os.path.dirname(os.path.dirname(HERE))
+from paths import DATA as _DATA, REPO
+
+DATA = os.path.join(_DATA, "explain")
 SNAPSHOTS = os.path.join(REPO, "tests", "snapshots")
 PKG_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(torch_envcheck.__file__)))
 

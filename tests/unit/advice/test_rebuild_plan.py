@@ -14,7 +14,7 @@ from torch_envcheck.advice import docker
 from torch_envcheck.advice import plan as planmod
 from torch_envcheck.advice.sources import SourceError, Sources
 
-SNAPS = os.path.join(os.path.dirname(__file__), "snapshots")
+from paths import SNAP_DIR as SNAPS
 
 
 def snap(name: str) -> dict:

@@ -318,15 +318,6 @@ def test_pin_and_readme_line_commands_on_this_environment():
     assert rl.returncode == 0 and rl.stdout.startswith(f"torch {torch.__version__} / Python ")
 
 
-def _knowledge_present() -> bool:
-    return os.path.isfile(os.path.join(os.path.dirname(doctor.__file__), "knowledge.py"))
-
-
-needs_knowledge = pytest.mark.skipif(not _knowledge_present(),
-                                     reason="torch_envcheck.knowledge (the rules branch) is not merged yet")
-
-
-@needs_knowledge
 def test_advise_for_a_driver_and_gpu():
     from torch_envcheck.commands.advise import advise
 
@@ -352,7 +343,6 @@ def test_advise_without_driver_or_on_macos():
     assert "WSL 1" in advise(wsl1)[0][0]
 
 
-@needs_knowledge
 def test_advise_on_aarch64_uses_the_aarch64_wheels_arch_lists():
     from _rules_helpers import load
     from torch_envcheck.commands.advise import advise
@@ -372,7 +362,6 @@ def test_advise_on_aarch64_uses_the_aarch64_wheels_arch_lists():
     assert cmd and " torch==2.14." in cmd and cmd.endswith("/whl/cu130")
 
 
-@needs_knowledge
 def test_advise_on_wsl2_reads_the_windows_driver_table():
     from _rules_helpers import by_code, load
     from torch_envcheck.commands.advise import advise

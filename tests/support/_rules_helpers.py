@@ -6,7 +6,7 @@ import copy
 import json
 import os
 
-SNAP_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "snapshots")
+from paths import SNAP_DIR
 
 
 def load(name: str) -> dict:

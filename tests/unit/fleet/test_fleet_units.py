@@ -15,11 +15,11 @@ import pytest
 from torch_envcheck.fleet import FLEET_SCHEMA, aggregate, bandwidth, launch, load, render, rules, table, wire
 from torch_envcheck.fleet.cli import main as fleet_main
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from paths import REPO, SNAP_DIR
 
 
 def snap(name: str) -> dict:
-    with open(os.path.join(HERE, "snapshots", name + ".json"), encoding="utf-8") as fh:
+    with open(os.path.join(SNAP_DIR, name + ".json"), encoding="utf-8") as fh:
         return json.load(fh)
 
 
@@ -82,7 +82,7 @@ def test_launch_errors_name_the_variable(env, words):
 
 def test_fleet_outside_a_launcher_is_a_one_line_usage_error():
     env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK")}
-    env["PYTHONPATH"] = os.path.dirname(HERE)
+    env["PYTHONPATH"] = REPO
     r = subprocess.run([sys.executable, "-m", "torch_envcheck", "fleet"], env=env, capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 2
@@ -398,7 +398,7 @@ def test_a_rank_report_is_used_only_from_the_same_tool_version():
 @pytest.mark.parametrize("flags", [[], ["--all-distinct", "--no-rank-reports"]])
 def test_bench_scale_runs_on_every_recorded_snapshot(capsys, flags):
     import fleet_scale as bench_scale
-    snaps = os.path.join(os.path.dirname(os.path.abspath(__file__)), "snapshots")  # also when installed
+    snaps = SNAP_DIR  # also when installed
     rc = bench_scale.main(["--ranks", "48", "--snapshots", snaps] + flags)  # 48 ranks = 6 nodes: every code path
     out = capsys.readouterr().out
     assert rc in (0, 1), out  # 1 = over the speed target: timing is the benchmark's job, not this test's

@@ -22,7 +22,7 @@ from torch_envcheck.ext import buildcfg
 from torch_envcheck.ext import extension
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="signals and flock are POSIX")
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from paths import REPO
 
 
 def _holder(directory: str, torch_lock: bool = False, handle_term: bool = False) -> subprocess.Popen:

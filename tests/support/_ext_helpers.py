@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from paths import REPO
 
 
 # The introspection part of csrc/: enough for a complete, loadable extension (the ops register

@@ -21,7 +21,7 @@ from torch_envcheck.commands.pin import lines as pin_lines
 from torch_envcheck.commands.readme_line import line as readme_line
 from torch_envcheck.doctor.render import areas, json_render, markdown, terminal
 
-SNAP_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "snapshots")
+from paths import SNAP_DIR
 SNAPSHOTS = sorted(glob.glob(os.path.join(SNAP_DIR, "*.json")))
 
 

@@ -18,7 +18,7 @@ from torch_envcheck.commands.readme_line import line as readme_line
 
 from _rules_helpers import load
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from paths import REPO
 TEMPLATE = os.path.join(REPO, "torch_envcheck", "templates", "env_check.py")
 
 

@@ -26,9 +26,8 @@ from torch_envcheck.commands.readme_line import line as readme_line
 from torch_envcheck.doctor.render import areas, markdown, terminal
 from torch_envcheck.doctor.rules import toolchain as toolchain_rules
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SNAP_DIR = os.path.join(HERE, "snapshots")
-TEMPLATE = os.path.join(os.path.dirname(HERE), "torch_envcheck", "templates", "env_check.py")
+from paths import REPO, SNAP_DIR
+TEMPLATE = os.path.join(REPO, "torch_envcheck", "templates", "env_check.py")
 
 
 def _snap(name: str) -> dict:

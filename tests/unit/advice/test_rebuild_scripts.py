@@ -20,7 +20,7 @@ from torch_envcheck.advice import plan as planmod
 from torch_envcheck.advice import scripts
 from torch_envcheck.advice.sources import Sources
 
-SNAPS = os.path.join(os.path.dirname(__file__), "snapshots")
+from paths import SNAP_DIR as SNAPS
 HOSTILE_DEST = "/tmp/my env/it's $(touch PWNED) `touch PWNED2` \"q\" ; rm -rf ~"
 HOSTILE_SPEC = "/home/user/src/torch_envcheck $(touch PWNED3)"
 

@@ -1,4 +1,4 @@
-"""`explain` on real error texts from public issue threads (tests/explain/data/real_errors.json): the
+"""`explain` on real error texts from public issue threads (tests/data/explain/real_errors.json): the
 layer and signature their maintainers identified, a fix with the words their accepted answer used,
 the versions and names the message carries, decoded.  From the text alone (the machine is checked in
 test_explain_cli.py)."""
