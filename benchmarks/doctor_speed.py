@@ -48,18 +48,14 @@ def _wall(argv: list[str], env: dict) -> float:
     return dt
 
 
-def _report_argv(python: str, env: dict) -> list[str]:
-    # The full command line (`python -m torch_envcheck`), or the doctor alone where the package's
-    # other subcommands are absent (a partial checkout).
-    probe = subprocess.run([python, "-c", "import torch_envcheck.cli as c; c.build_parser()"],
-                           capture_output=True, env=env)
-    return [python, "-m", "torch_envcheck" if probe.returncode == 0 else "torch_envcheck.doctor", "--json"]
+def _report_argv(python: str) -> list[str]:
+    return [python, "-m", "torch_envcheck", "--json"]
 
 
 def measure(python: str, repeat: int) -> dict:
     env = _env()
     cmds = {
-        "report": _report_argv(python, env),
+        "report": _report_argv(python),
         "collect_env": [python, "-m", "torch.utils.collect_env"],
         "import_torch": [python, "-c", "import torch"],
     }

@@ -25,7 +25,7 @@ def measure(python: str, repeat: int) -> dict:
     env = _env()
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     cmds = {
-        "report": _report_argv(python, env),
+        "report": _report_argv(python),
         "import_torch": [python, "-c", "import torch"],
         "import_tensorflow": [python, "-c", "import tensorflow"],
     }

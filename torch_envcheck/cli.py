@@ -1,6 +1,11 @@
-"""The `torch-envcheck` command: a thin dispatcher.  Each subcommand lives in its own module with
-`add_arguments(parser)` and `run(args) -> int`; modules are imported only when their command runs,
-so `torch-envcheck` stays fast.  With no subcommand it runs the doctor.
+"""The `torch-envcheck` command: a registry of subcommands, each imported only when it runs.
+
+Each command lives in a module with `add_arguments(parser)` and `run(args) -> int` (commands/, or
+bench/, fleet/, rebuild/ for the rooms that carry their own).  As in pip's command registry
+(src/pip/_internal/commands/__init__.py), the registry holds each command's module *name* and
+summary: `torch-envcheck --help` lists every command without importing one, and a run imports the
+doctor (whose flags are global: they may stand before a subcommand) and the command that runs.
+With no subcommand it runs the doctor.
 
 Exit status: 0 healthy, 1 a failure finding (or a failed command), 2 usage or input error.
 """
@@ -10,37 +15,47 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from typing import NamedTuple
 
-# name -> (module, help).  The module defines add_arguments(parser) and run(args).
-COMMANDS = {
-    "doctor": ("torch_envcheck.commands.doctor", "diagnose this environment (the default command)"),
-    "advise": ("torch_envcheck.commands.advise", "print the torch install command that fits this machine"),
-    "readme-line": ("torch_envcheck.commands.readme_line", "one line describing this stack, for a README"),
-    "pin": ("torch_envcheck.commands.pin", "requirements.txt lines that reproduce this torch exactly"),
-    "build": ("torch_envcheck.commands.build", "compile the extension for the installed torch (into the cache)"),
-    "info": ("torch_envcheck.commands.info", "print the extension's build_info() and runtime_info() as JSON"),
-    "bench": ("torch_envcheck.bench.cli", "time the custom kernels against torch's built-in ops"),
-    "init": ("torch_envcheck.commands.init", "write env_check.py into a project"),
-    "selftest": ("torch_envcheck.commands.selftest", "run the pytest self-test shipped in the package"),
-    "rebuild": ("torch_envcheck.rebuild.cli", "build a fresh environment from the advised plan and verify it"),
-    "fleet": ("torch_envcheck.fleet.cli", "every rank of a torchrun/srun/mpirun job in one report"),
-    "explain": ("torch_envcheck.commands.explain", "explain an error message: its layer, cause on this machine, fix"),
-    "run": ("torch_envcheck.commands.run", "run a command; explain its error, or say whether it used a GPU"),
+
+class CommandInfo(NamedTuple):
+    module: str
+    summary: str
+
+
+COMMANDS: dict[str, CommandInfo] = {
+    "doctor": CommandInfo("torch_envcheck.commands.doctor", "diagnose this environment (the default command)"),
+    "advise": CommandInfo("torch_envcheck.commands.advise", "print the torch install command that fits this machine"),
+    "readme-line": CommandInfo("torch_envcheck.commands.readme_line", "one line describing this stack, for a README"),
+    "pin": CommandInfo("torch_envcheck.commands.pin", "requirements.txt lines that reproduce this torch exactly"),
+    "build": CommandInfo("torch_envcheck.commands.build", "compile the extension for the installed torch (into the cache)"),
+    "info": CommandInfo("torch_envcheck.commands.info", "print the extension's build_info() and runtime_info() as JSON"),
+    "bench": CommandInfo("torch_envcheck.bench.cli", "time the custom kernels against torch's built-in ops"),
+    "init": CommandInfo("torch_envcheck.commands.init", "write env_check.py into a project"),
+    "selftest": CommandInfo("torch_envcheck.commands.selftest", "run the pytest self-test shipped in the package"),
+    "rebuild": CommandInfo("torch_envcheck.rebuild.cli", "build a fresh environment from the advised plan and verify it"),
+    "fleet": CommandInfo("torch_envcheck.fleet.cli", "every rank of a torchrun/srun/mpirun job in one report"),
+    "explain": CommandInfo("torch_envcheck.commands.explain", "explain an error message: its layer, cause on this machine, fix"),
+    "run": CommandInfo("torch_envcheck.commands.run", "run a command; explain its error, or say whether it used a GPU"),
 }
 DEFAULT = "doctor"
+# The doctor's flags are kept under these names on the main parser (see build_parser).
+GLOBAL = "global__"
 
 
 def _module(name: str):
-    return importlib.import_module(COMMANDS[name][0])
+    return importlib.import_module(COMMANDS[name].module)
 
 
-# Commands whose module failed to import, with the reason: one broken command must not take the
-# whole tool (and so the doctor) down with it.
-_BROKEN: dict[str, str] = {}
+class CommandUnavailable(Exception):
+    """A command's module failed to import: reported when that command is run, never before, so one
+    broken command cannot take the others (and so the doctor) down with it."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from torch_envcheck._version import __version__
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser: the doctor's flags at the top, every command listed, and the arguments of
+    `command` alone (the only command module imported besides the doctor's)."""
+    from torch_envcheck._version import __version__  # noqa: PLC0415
 
     parser = argparse.ArgumentParser(
         prog="torch-envcheck",
@@ -57,17 +72,45 @@ def build_parser() -> argparse.ArgumentParser:
             action.default = argparse.SUPPRESS
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     parser.subcommands = {}
-    for name, (_, help_text) in COMMANDS.items():
-        sp = sub.add_parser(name, help=help_text, description=help_text)
+    for name, info in COMMANDS.items():
+        sp = sub.add_parser(name, help=info.summary, description=info.summary)
         parser.subcommands[name] = sp
-        try:
-            _module(name).add_arguments(sp)
-        except Exception as exc:  # noqa: BLE001  (reported when that command is run)
-            _BROKEN[name] = f"{type(exc).__name__}: {exc}"
+        if name in (command, DEFAULT):  # the doctor's module is imported anyway (its flags are global)
+            try:
+                _module(name).add_arguments(sp)
+            except Exception as exc:  # noqa: BLE001  (reported as that command's failure)
+                raise CommandUnavailable(f"{type(exc).__name__}: {exc}") from exc
     return parser
 
 
-GLOBAL = "global__"
+def _takes_value(parser: argparse.ArgumentParser, token: str) -> bool:
+    """Whether the main parser's option `token` (possibly abbreviated, as argparse allows) reads the
+    next word as its value."""
+    if "=" in token or not token.startswith("-"):
+        return False
+    exact = parser._option_string_actions.get(token)  # noqa: SLF001
+    if exact is None and token.startswith("--"):
+        matches = {a for opt, a in parser._option_string_actions.items() if opt.startswith(token)}  # noqa: SLF001
+        exact = matches.pop() if len(matches) == 1 else None
+    return exact is not None and exact.nargs != 0
+
+
+def find_command(argv: list[str]) -> str | None:
+    """The subcommand named on the command line (None: the doctor), found before any command
+    module is imported: the first word that is not one of the doctor's flags or its value."""
+    parser = build_parser()
+    skip = False
+    for token in argv:
+        if skip:
+            skip = False
+            continue
+        if token == "--":
+            return None
+        if token.startswith("-") and token != "-":
+            skip = _takes_value(parser, token)
+            continue
+        return token if token in COMMANDS else None
+    return None
 
 
 def _refuse(message: str):
@@ -93,7 +136,7 @@ def _apply_globals(parser: argparse.ArgumentParser, args: argparse.Namespace, ar
         flag = main_opts.get(dest, dest)
         if dest not in own:
             _refuse(f"{flag} does not apply to the {command} command; "
-                         f"see `torch-envcheck {command} --help`")
+                    f"see `torch-envcheck {command} --help`")
         current = getattr(args, dest, own[dest].default)
         if current != own[dest].default and current != value:
             _refuse(f"{flag} is given both before and after {command} with different values")
@@ -105,15 +148,21 @@ def _apply_globals(parser: argparse.ArgumentParser, args: argparse.Namespace, ar
     return args
 
 
+def _unavailable(command: str, reason: str) -> int:
+    print(f"torch-envcheck: the {command} command is unavailable: {reason}; "
+          "reinstall torch_envcheck (pip install .)", file=sys.stderr)
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser()
+    named = find_command(argv)
+    try:
+        parser = build_parser(named)
+    except CommandUnavailable as exc:
+        return _unavailable(named, str(exc))
     args = _apply_globals(parser, parser.parse_args(argv), argv)
     command = getattr(args, "command", None) or DEFAULT
-    if command in _BROKEN:
-        print(f"torch-envcheck: the {command} command is unavailable: {_BROKEN[command]}; "
-              "reinstall torch_envcheck (pip install .)", file=sys.stderr)
-        return 2
     try:
         return int(_module(command).run(args) or 0)
     except KeyboardInterrupt:

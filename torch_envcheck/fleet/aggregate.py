@@ -13,6 +13,7 @@ import json
 
 from torch_envcheck.doctor import report as doctor_report
 from torch_envcheck.fleet import rules
+from torch_envcheck.fleet.records import counted
 from torch_envcheck.fleet import table
 from torch_envcheck.fleet import wire
 from torch_envcheck.fleet import FLEET_SCHEMA
@@ -128,19 +129,12 @@ def diagnose_records(records, diagnoser=None) -> dict:
     return {"diagnosed_by_rank_0": diagnoser.distinct, "diagnosed_by_their_rank": from_ranks}
 
 
-def _counted(rec, severity: str) -> bool:
-    """The rank has a finding of this severity that counts (not one explained by another)."""
-    rep = rec.get("report") if isinstance(rec.get("report"), dict) else {}
-    return any(isinstance(f, dict) and f.get("severity") == severity and not f.get("explained_by")
-               for f in rep.get("findings") or [])
-
-
 def verdict(records, findings) -> dict:
     counts = {s: sum(1 for r in records if r["status"] == s) for s in STATUSES}
-    failing = sum(1 for r in records if _counted(r, "failure"))
+    failing = sum(1 for r in records if counted(r, "failure"))
     n_fail = sum(1 for f in findings if f["severity"] == "failure")
     n_warn = sum(1 for f in findings if f["severity"] == "warning")
-    warned = sum(1 for r in records if _counted(r, "warning"))
+    warned = sum(1 for r in records if counted(r, "warning"))
     status = "failure" if n_fail or failing else "warning" if n_warn or warned else "ok"
     n = len(records)
     parts = [f"{counts['ok']} of {n} rank{'s' if n != 1 else ''} reported"]

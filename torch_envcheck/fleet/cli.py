@@ -17,6 +17,7 @@ import sys
 
 from torch_envcheck._util.args import seconds
 from torch_envcheck.fleet import bandwidth
+from torch_envcheck.fleet.output import write, emit
 
 
 def _bytes(text: str) -> int:
@@ -96,41 +97,6 @@ def add_arguments(parser) -> None:
     parser.add_argument("-v", "--verbose", action="store_true", help="list every host and group")
 
 
-def _write(text: str, out_fd: int | None = None) -> None:
-    if out_fd is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    data = text.encode("utf-8", "replace")
-    while data:
-        n = os.write(out_fd, data)
-        data = data[n:]
-
-
-def render_text(report: dict, args) -> str:
-    from torch_envcheck.fleet import render  # noqa: PLC0415
-    if args.json:
-        return render.to_json(report)
-    if args.markdown:
-        return render.to_markdown(report)
-    from torch_envcheck.doctor.render.terminal import can_encode  # noqa: PLC0415
-    return render.to_terminal(report, unicode=can_encode(sys.stdout), verbose=args.verbose)
-
-
-def emit(report: dict, args, out_fd: int | None = None) -> None:
-    if getattr(args, "save", None):
-        from torch_envcheck.fleet import render  # noqa: PLC0415
-        try:
-            with open(args.save, "w", encoding="utf-8") as fh:
-                fh.write(render.to_json(report))
-        except OSError as exc:
-            print(f"torch-envcheck fleet: cannot write {args.save}: {exc.strerror or exc}", file=sys.stderr)
-    try:
-        _write(render_text(report, args), out_fd)
-    except BrokenPipeError:
-        pass
-
-
 def _one_rank(report: dict, args) -> int:
     recs = {r["rank"]: r for r in report["ranks"]}
     rec = recs.get(args.rank)
@@ -142,13 +108,13 @@ def _one_rank(report: dict, args) -> int:
         return 2
     if args.json:
         from torch_envcheck.doctor.render import json_render  # noqa: PLC0415
-        _write(json_render.render(rec["snapshot"]))
+        write(json_render.render(rec["snapshot"]))
         return 0
     from torch_envcheck.doctor import report as doctor_report  # noqa: PLC0415
     rep = doctor_report(rec["snapshot"])
     if args.markdown:
         from torch_envcheck.doctor.render import markdown  # noqa: PLC0415
-        _write(markdown.render(rep))
+        write(markdown.render(rep))
     else:
         from torch_envcheck.doctor.render import terminal  # noqa: PLC0415
         terminal.print_report(rep, color=False, verbose=args.verbose)

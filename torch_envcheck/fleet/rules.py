@@ -10,6 +10,7 @@ from torch_envcheck._util.escape import requirement_version
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.rules import _facts as F
 from torch_envcheck.fleet import table
+from torch_envcheck.fleet.records import counted
 from torch_envcheck.fleet.table import ranks_label
 
 
@@ -237,8 +238,7 @@ def gpu_shared(records) -> list[dict]:
 
 
 def rank_failures(records) -> list[dict]:
-    from torch_envcheck.fleet.aggregate import _counted  # noqa: PLC0415
-    failing = [r["rank"] for r in records if _counted(r, "failure")]
+    failing = [r["rank"] for r in records if counted(r, "failure")]
     if not failing:
         return []
     return [finding("TE957", "failure", f"{_where(records, failing)} {'has' if len(failing) == 1 else 'have'} "

@@ -223,7 +223,7 @@ def run(launch, args, out_fd: int) -> int:
                              world_size=launch.world_size)
     report["launch"] = {"launcher": launch.launcher, "world_size": launch.world_size,
                         "seconds": round(deadline.elapsed(), 3)}
-    from torch_envcheck.fleet.cli import emit  # noqa: PLC0415
+    from torch_envcheck.fleet.output import emit  # noqa: PLC0415
     emit(report, args, out_fd)
     # Rank 0 may serve the store: give the ranks that got the plan a moment to leave cleanly
     # (a rank that never sent a payload is hung or gone and is not waited for).
