@@ -272,8 +272,8 @@ def test_extension_probe_never_builds_and_records_errors(monkeypatch):
 
     fake_info.build_info, fake_info.runtime_info = build_info, runtime_info
     monkeypatch.setitem(sys.modules, "torch_envcheck.ext.info", fake_info)
-    import torch_envcheck  # `from ... import info` reads the package attribute once info was imported
-    monkeypatch.setattr(torch_envcheck, "info", fake_info, raising=False)
+    import torch_envcheck.ext  # `from torch_envcheck.ext import info` reads the package attribute once info was imported
+    monkeypatch.setattr(torch_envcheck.ext, "info", fake_info, raising=False)
     monkeypatch.setattr(extension, "status", lambda probe=True: {"state": "ok", "mode": "jit"})
     out = extension_probe.probe({"importable": True})
     assert calls == [("build_info", False), ("runtime_info", False)]  # build=False: never compile
