@@ -12,13 +12,13 @@ __all__ = ["__version__", "build_info", "runtime_info", "extension_status", "dia
 
 
 def build_info(build: bool | None = None) -> dict:
-    """What the `_C` extension was compiled with (see README, "build_info fields")."""
+    """What the `_C` extension was compiled with (docs/extension.md, "build_info() and runtime_info() fields")."""
     from torch_envcheck.ext.info import build_info as _impl
     return _impl(build=build)
 
 
 def runtime_info(build: bool | None = None) -> dict:
-    """What the `_C` extension finds at run time (see README, "runtime_info fields")."""
+    """What the `_C` extension finds at run time (docs/extension.md, "build_info() and runtime_info() fields")."""
     from torch_envcheck.ext.info import runtime_info as _impl
     return _impl(build=build)
 

@@ -184,7 +184,7 @@ def plan_steps(devices: list) -> int:
 
 
 def run_benchmarks(quick: bool = False, devices: list | None = None, progress=None, only=None) -> dict:
-    """Run the benchmark; returns the report dict (see README, section kernels)."""
+    """Run the benchmark; returns the report dict (see docs/kernels.md)."""
     import torch  # noqa: PLC0415
 
     from torch_envcheck.ext import ops as ops_mod  # noqa: PLC0415

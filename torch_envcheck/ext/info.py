@@ -1,5 +1,5 @@
 """build_info() and runtime_info(): what the compiled `_C` extension was built with, and what it finds
-when it runs, as plain JSON-serialisable dicts (fields documented in the README, "extension-fields").
+when it runs, as plain JSON-serialisable dicts (fields documented in docs/extension.md).
 
 Both load the extension first (building it when allowed, see extension.load) and never raise: when the
 extension cannot be had (torch missing, build disabled or failed) they return `"available": false`, the

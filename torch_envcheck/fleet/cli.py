@@ -3,7 +3,7 @@ one report for the whole job; `fleet --from-json FILE` re-renders (and re-diagno
 
     torchrun --nproc-per-node 8 -m torch_envcheck fleet
     torchrun --nnodes 4 --nproc-per-node 8 --rdzv-backend c10d --rdzv-endpoint HOST:29500 -m torch_envcheck fleet
-    srun python -m torch_envcheck fleet          (MASTER_ADDR, MASTER_PORT exported; see the README)
+    srun python -m torch_envcheck fleet          (MASTER_ADDR, MASTER_PORT exported; see docs/fleet.md)
 
 Exit status: 0 healthy fleet, 1 a failure (a rank missing, late or failing, a fleet finding),
 2 bad usage or input.
