@@ -1,5 +1,7 @@
-"""Build finding dicts (the contract in notes/snapshot.md): code, slug and area come from codes.py so a
-rule cannot mistype them."""
+"""Build finding dicts, the items of a report's "findings" (schema torch_envcheck.report/1): code,
+slug, area, severity, message, explanation, fix, details, and optionally basis and explains.  Code,
+slug and area come from codes.py, so a rule cannot mistype them; the fields are checked by
+tests/unit/rules (every finding of every recorded snapshot)."""
 
 from __future__ import annotations
 
