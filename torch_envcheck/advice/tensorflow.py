@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from torch_envcheck.doctor.facts import core as F
 from torch_envcheck import knowledge as kb
+from torch_envcheck._util import versions
 from torch_envcheck.knowledge import tensorflow as tk
 from torch_envcheck._util.escape import shell_quote
 from torch_envcheck.doctor.facts.core import python_mm
@@ -113,7 +114,7 @@ def extend(snap: dict, why: list[str], cmd: str | None, torch_cuda: str | None, 
         return tf_why, [tf_cmd] if tf_cmd else []
     reasons = [f"torch: {w}" for w in why] + [f"tensorflow: {w}" for w in tf_why]
     cmds = [c for c in (cmd, tf_cmd) if c]
-    if cmd and tf_cmd and torch_cuda and tf_cuda and torch_cuda.split(".")[0] != tf_cuda.split(".")[0]:
+    if cmd and tf_cmd and torch_cuda and tf_cuda and versions.major(torch_cuda) != versions.major(tf_cuda):
         reasons.append(f"one environment cannot serve both: torch's CUDA {torch_cuda} wheels and TensorFlow's CUDA "
                        f"{tf_cuda} wheels install the same files (nvidia/cudnn/lib/libcudnn.so.9, ...) in different "
                        "builds; use two environments")

@@ -6,6 +6,7 @@ results rank 0 measured); each rank's own findings come from the doctor's rules.
 
 from __future__ import annotations
 
+from torch_envcheck._util import versions
 from torch_envcheck._util.escape import requirement_version
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.rules import _facts as F
@@ -110,8 +111,8 @@ def mixed_versions(records) -> list[dict]:
     return out
 
 
-def _major(cap: str) -> str:
-    return str(cap).split(".", 1)[0]
+def _major(cap: str):
+    return versions.major(cap)
 
 
 def gpu_generations(records) -> list[dict]:
@@ -131,10 +132,7 @@ def gpu_generations(records) -> list[dict]:
 
 
 def _version_key(v: str):
-    parts = []
-    for p in str(v).split("."):
-        parts.append(int(p) if p.isdigit() else -1)
-    return tuple(parts)
+    return versions.version_tuple(v) or ()
 
 
 def driver_behind(records) -> list[dict]:

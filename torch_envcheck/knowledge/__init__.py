@@ -37,66 +37,11 @@ def load_table(name: str) -> dict:
 
 
 # ---------------------------------------------------------------- version helpers
-
-def version_tuple(text) -> tuple[int, ...] | None:
-    """'580.65.06' -> (580, 65, 6); '2.14.1+cu130' -> (2, 14, 1); '2.15.0.dev20260101' -> (2, 15, 0);
-    junk -> None.  PEP 440 versions are parsed by `packaging` (a declared dependency, pure Python),
-    imported here rather than at the top so the doctor still runs where it is missing (a broken
-    environment, a source checkout on PYTHONPATH); then, like any string packaging rejects (a
-    driver's '535.104.05-1ubuntu'), the leading dotted number is taken."""
-    if text is None or isinstance(text, bool):
-        return None
-    return _parse_version(str(text).strip()[:64])
-
-
-# The rules parse the same few strings (the tables' CUDA versions, the snapshot's) hundreds of times
-# per report; bounded, so a report full of distinct strings cannot grow it.
-@functools.lru_cache(maxsize=4096)
-def _parse_version(text: str) -> tuple[int, ...] | None:
-    try:
-        from packaging.version import InvalidVersion, Version  # noqa: PLC0415
-    except ImportError:
-        Version = None
-    if Version is not None:
-        try:
-            return tuple(Version(text).release)
-        except InvalidVersion:
-            pass
-    m = re.match(r"(\d+(?:\.\d+)*)", text)
-    if not m:
-        return None
-    return tuple(int(p) for p in m.group(1).split("."))
-
-
-def major_minor(text) -> tuple[int, int] | None:
-    t = version_tuple(text)
-    if not t:
-        return None
-    return (t[0], t[1] if len(t) > 1 else 0)
-
-
-def release_key(torch_version) -> str | None:
-    """'2.14.1+cu130' -> '2.14'."""
-    mm = major_minor(torch_version)
-    return f"{mm[0]}.{mm[1]}" if mm else None
-
-
-def cuda_from_tag(tag: str | None) -> str | None:
-    """'cu130' -> '13.0', 'cu118' -> '11.8'; anything else -> None."""
-    m = re.fullmatch(r"cu(\d+)(\d)", tag or "")
-    return f"{int(m.group(1))}.{m.group(2)}" if m else None
-
-
-def tag_from_cuda(cuda: str | None) -> str | None:
-    mm = major_minor(cuda)
-    return f"cu{mm[0]}{mm[1]}" if mm else None
-
-
-def local_tag(version: str | None) -> str | None:
-    """The local version label of a wheel: '0.29.1+cu130' -> 'cu130'; no label -> None."""
-    if not version or "+" not in str(version):
-        return None
-    return str(version).split("+", 1)[1].strip().lower() or None
+# The one version parser and the CUDA tag helpers live in _util/versions.py; re-exported here
+# because the questions below are asked in their terms.
+from torch_envcheck._util.versions import (  # noqa: E402,F401
+    cuda_from_tag, local_tag, major_minor, release_key, tag_from_cuda, version_tuple,
+)
 
 
 def _os_column(os_name: str | None) -> str:

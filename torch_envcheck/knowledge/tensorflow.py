@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from torch_envcheck import knowledge as kb
+from torch_envcheck._util import versions
 
 TABLE = "tensorflow_builds.json"
 
@@ -93,9 +94,9 @@ def describe_library(name: str) -> dict:
     if kind == "cudart":
         text = f"the CUDA {version} runtime" if version else "the CUDA runtime"
     elif kind == "cudnn":
-        text = f"cuDNN {version.split('.')[0]}" if version else "cuDNN"
+        text = f"cuDNN {versions.major(version)}" if versions.major(version) is not None else "cuDNN"
     elif kind in ("cublas", "cublasLt"):
-        major = version.split(".")[0] if version else None
+        major = versions.major(version)
         text = f"{_NAMES[kind]} of CUDA {major}" if major else _NAMES[kind]
     elif kind == "cuda" or base.lower() == "nvcuda.dll":
         kind, text = "cuda", "the NVIDIA driver's CUDA library (libcuda / nvcuda.dll): no NVIDIA driver is installed"

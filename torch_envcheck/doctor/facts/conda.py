@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from torch_envcheck._util.versions import major_minor
 from torch_envcheck.doctor.facts.core import as_dict, as_list, dig, text
 
 MAX_ITEMS = 5000
@@ -160,8 +161,8 @@ def depends_range(rec, name: str) -> str | None:
 
 
 def mm(version) -> tuple[int, int] | None:
-    m = re.match(r"^\s*(\d+)\.(\d+)", version or "") if isinstance(version, str) else None
-    return (int(m.group(1)), int(m.group(2))) if m else None
+    """(major, minor) of a conda version (the one parser: _util/versions.py)."""
+    return major_minor(version) if isinstance(version, str) else None
 
 
 def cuda_toolkit(s) -> tuple[str, str] | None:

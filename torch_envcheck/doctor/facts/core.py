@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from torch_envcheck._util import escape
+from torch_envcheck._util import escape, versions
 from torch_envcheck import knowledge as kb
 
 # download.pytorch.org serves one index per build variant: /whl/cu130, /whl/cpu, /whl/rocm6.4, /whl/xpu.
@@ -173,29 +173,9 @@ def torch_label(s) -> str:
     return f"torch {torch_version(s)}" if torch_version(s) else "torch"
 
 
-def cudnn_tuple(value) -> tuple[int, int, int] | None:
-    """torch.backends.cudnn.version() style int (92400 = 9.24.0; 8700 = 8.7.0) or '9.24.0' -> tuple."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (list, tuple)) and len(value) >= 2 and all(isinstance(x, int) for x in value):
-        return (value[0], value[1], value[2] if len(value) > 2 else 0)
-    if isinstance(value, int):
-        # cuDNN 9 switched from major*1000+minor*100+patch (8907) to major*10000+minor*100+patch (92400)
-        if value >= 10000:
-            return (value // 10000, (value // 100) % 100, value % 100)
-        if value >= 1000:
-            return (value // 1000, (value // 100) % 10, value % 100)
-        return None
-    t = kb.version_tuple(value) if isinstance(value, str) else None
-    if t and len(t) == 1 and t[0] >= 1000:
-        return cudnn_tuple(t[0])
-    if t:
-        return (t[0], t[1] if len(t) > 1 else 0, t[2] if len(t) > 2 else 0)
-    return None
-
-
-def fmt_version(t) -> str:
-    return ".".join(str(x) for x in t) if t else "?"
+# cuDNN's integer and version tuples are decoded by the one parser (_util/versions.py).
+cudnn_tuple = versions.cudnn_tuple
+fmt_version = versions.fmt_version
 
 
 def cudnn_text(value) -> str | None:
@@ -303,7 +283,7 @@ def has_nvidia_gpu(s) -> bool:
 
 
 def capability_tuple(cap) -> tuple[int, int] | None:
-    return kb.major_minor(cap) if isinstance(cap, str) else None
+    return versions.major_minor(cap) if isinstance(cap, str) else None
 
 
 def capabilities(s) -> list[str]:

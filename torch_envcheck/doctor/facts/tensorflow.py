@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from torch_envcheck import knowledge as kb
+from torch_envcheck._util import versions
 from torch_envcheck.knowledge import tensorflow as tk
 from torch_envcheck.doctor.rules import _facts as F
 
@@ -245,8 +246,9 @@ def path_libs(s, kind: str) -> list[dict]:
     return out
 
 
-def path_has(s, kind: str, major: str | None) -> bool:
-    return any(str(lib.get("version") or "").split(".")[0] == major for lib in path_libs(s, kind)) if major else False
+def path_has(s, kind: str, major: int | None) -> bool:
+    """Whether a library of this kind and CUDA/cuDNN major is on the library path."""
+    return major is not None and any(versions.major(lib.get("version")) == major for lib in path_libs(s, kind))
 
 
 def requires(s, dep: str) -> list[dict]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from torch_envcheck import knowledge as kb
+from torch_envcheck._util import versions
 from torch_envcheck._util.escape import shell_for, shell_quote, terminal
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.facts import conda as C
@@ -217,9 +218,9 @@ def _imported(s, conda_rec, pip_item) -> str | None:
         return None
     if tv == pip_item.get("version") or inst in ("pip", "uv"):
         return "pip"
-    if tv.split("+", 1)[0] == C.version(conda_rec):
+    if versions.public(tv) == C.version(conda_rec):
         return "conda"
-    return "pip" if tv.split("+", 1)[0] == str(pip_item.get("version")).split("+", 1)[0] else None
+    return "pip" if versions.public(tv) == versions.public(str(pip_item.get("version"))) else None
 
 
 def torch_installed_twice(s) -> list[dict]:

@@ -4,6 +4,7 @@ initialise."""
 from __future__ import annotations
 
 from torch_envcheck import knowledge as kb
+from torch_envcheck._util import versions
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.rules import _facts as F
 
@@ -50,7 +51,7 @@ def driver_missing(s) -> list[dict]:
     tc = F.torch_cuda(s)
     need_txt = f">= {floor}" if floor else "new enough"
     exe = F.python_exe(s)
-    rel = F.torch_version(s).split("+", 1)[0] if F.torch_version(s) else None
+    rel = versions.public(F.torch_version(s))
     cpu_fix = kb.pip_install_command(exe, rel, "cpu", shell=F.shell(s))
     if F.wsl(s) == 2:
         gpu_side = (f"install the NVIDIA Windows driver {need_txt} on the Windows side (WSL 2 uses it through "

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from torch_envcheck import knowledge as kb
+from torch_envcheck._util import versions
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.rules import _facts as F
 
@@ -162,7 +163,7 @@ def cudnn_unsupported(s) -> list[dict]:
             "TE406", "failure",
             f"{F.gpu_label(g)} is older than cuDNN {ver} supports (compute capability >= {lo}): convolutions and "
             f"other cuDNN ops fail with {F.torch_label(s)}",
-            f"cuDNN {ver.split('.')[0]} supports compute capability {lo} and newer (NVIDIA cuDNN support matrix); "
+            f"cuDNN {versions.major(ver)} supports compute capability {lo} and newer (NVIDIA cuDNN support matrix); "
             "every torch wheel since torch 2.4 ships cuDNN 9, so Kepler GPUs (3.x) need torch <= 2.3 with cuDNN 8"
             + (f": torch {build['torch']} {build['tag']} (command below)." if build else
                ". Or disable cuDNN (torch.backends.cudnn.enabled = False) and accept slower ops."),

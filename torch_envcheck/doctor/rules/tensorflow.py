@@ -7,6 +7,7 @@ distributions own, and numpy/protobuf requirements that do not agree."""
 from __future__ import annotations
 
 from torch_envcheck import knowledge as kb
+from torch_envcheck._util import versions
 from torch_envcheck.knowledge import tensorflow as tk
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.rules import _facts as F
@@ -77,7 +78,7 @@ def _fix_libraries(s) -> str:
     cuda, cudnn = row.get("cuda") or "?", row.get("cudnn") or "?"
     if T.is_native_windows(s):
         return (f"# install the CUDA Toolkit {cuda} (https://developer.nvidia.com/cuda-toolkit-archive) and cuDNN {cudnn} "
-                f"for CUDA {cuda.split('.')[0]}.x (https://developer.nvidia.com/rdp/cudnn-archive),\n"
+                f"for CUDA {versions.major(cuda) or '?'}.x (https://developer.nvidia.com/rdp/cudnn-archive),\n"
                 f"# copy cuDNN's bin\\*.dll into the toolkit's bin folder, put that folder on PATH, then check:\n"
                 f"$env:PATH = \"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v{cuda}\\bin;$env:PATH\"\n"
                 + "torch-envcheck   # in a new terminal: TE801/TE807 are gone when TensorFlow finds them")
@@ -91,7 +92,7 @@ def _generations_differ(s) -> bool:
     """torch and TF are CUDA builds of different CUDA majors (TE809)."""
     tc, fc = F.torch_cuda(s), T.tf_cuda(s)
     return (F.is_cuda_torch(s) and T.is_cuda_build(s) is True and bool(tc) and bool(fc)
-            and tc.split(".")[0] != fc.split(".")[0])
+            and versions.major(tc) != versions.major(fc))
 
 
 # ---------------------------------------------------------------- probe failures (TE890-TE892)
@@ -145,8 +146,8 @@ def cuda_libs_missing(s) -> list[dict]:
     missing = _missing_and_cuda(s)
     failures = _gpu_failures(s)
     cuda, cudnn = T.tf_cuda(s), T.tf_cudnn(s)
-    major = cuda.split(".")[0] if cuda else None
-    on_path = T.path_has(s, "cudart", major) and T.path_has(s, "cudnn", (cudnn or "").split(".")[0] or None)
+    major = versions.major(cuda)
+    on_path = T.path_has(s, "cudart", major) and T.path_has(s, "cudnn", versions.major(cudnn))
     from_wheels = bool(T.and_cuda(s)) and missing and not on_path
     if not from_wheels and not failures:
         return []
@@ -171,8 +172,8 @@ def cuda_libs_missing(s) -> list[dict]:
     else:
         expl += (f"TensorFlow {T.tf_release(s)} was tested with {_tested_text(s)}; they must be installed and "
                  + ("on PATH." if T.is_native_windows(s) else "on the library path (LD_LIBRARY_PATH or ldconfig)."))
-    if F.is_cuda_torch(s) and F.torch_cuda(s) and major and F.torch_cuda(s).split(".")[0] != major:
-        expl += (f" torch here is a CUDA {F.torch_cuda(s)} build: its CUDA {F.torch_cuda(s).split('.')[0]} wheels do "
+    if F.is_cuda_torch(s) and F.torch_cuda(s) and major and versions.major(F.torch_cuda(s)) != major:
+        expl += (f" torch here is a CUDA {F.torch_cuda(s)} build: its CUDA {versions.major(F.torch_cuda(s))} wheels do "
                  f"not serve TensorFlow's CUDA {major} (see TE809).")
     return [finding("TE801", _severity(s), msg, expl, _fix_libraries(s),
                     {"tf_cuda": cuda, "tf_cudnn": cudnn, "missing_wheels": [r["name"] for r in missing],
@@ -327,18 +328,18 @@ def untested_stack(s) -> list[dict]:
     if py and lo and hi and not lo <= py <= hi:
         problems.append(f"Python {F.python_version(s)} (tested: {row['python_min']}-{row['python_max']})")
     if _gpu_build_applies(s) and row.get("cuda"):
-        tmaj = row["cuda"].split(".")[0]
-        cudnn_major = str(row.get("cudnn") or "").split(".")[0]
+        tmaj = versions.major(row["cuda"])
+        cudnn_major = versions.major(row.get("cudnn"))
         wheels = F.nvidia_packages(s)
-        rt = next((v for n, v in wheels.items() if n.startswith("nvidia-cuda-runtime-cu" + tmaj)), None)
+        rt = next((v for n, v in wheels.items() if n.startswith(f"nvidia-cuda-runtime-cu{tmaj}")), None)
         dnn = next((v for n, v in wheels.items() if n == f"nvidia-cudnn-cu{tmaj}"), None)
-        if dnn and cudnn_major and dnn.split(".")[0] != cudnn_major:
+        if dnn and cudnn_major is not None and versions.major(dnn) != cudnn_major:
             problems.append(f"nvidia-cudnn-cu{tmaj} {dnn} (tested: cuDNN {row['cudnn']})")
-        if rt and kb.major_minor(rt) and kb.major_minor(rt)[0] != int(tmaj):
+        if rt and versions.major(rt) is not None and versions.major(rt) != tmaj:
             problems.append(f"CUDA runtime {rt} (tested: CUDA {row['cuda']})")
         for kind, want in (("cudart", tmaj), ("cudnn", cudnn_major)):
             found = sorted({str(lib.get("version")) for lib in T.path_libs(s, kind) if lib.get("version")})
-            if found and want and not any(v.split(".")[0] == want for v in found):
+            if found and want is not None and not any(versions.major(v) == want for v in found):
                 problems.append(f"{kind} {', '.join(found)} on the library path (tested: "
                                 f"{'CUDA ' + row['cuda'] if kind == 'cudart' else 'cuDNN ' + row['cudnn']})")
     if not problems:
@@ -375,11 +376,11 @@ def cuda_generations(s) -> list[dict]:
     tc, fc = F.torch_cuda(s), T.tf_cuda(s)
     if not _generations_differ(s):
         return []
-    tm, fm = tc.split(".")[0], fc.split(".")[0]
+    tm, fm = versions.major(tc), versions.major(fc)
     nvidia_clash = any(any(d.startswith("nvidia-") for d in p["distributions"]) and p["differing"]
                        for p in T.owner_pairs(s))
     venv = "python3 -m venv" if not T.is_native_windows(s) else "py -m venv"
-    torch_cmd = F.torch_version(s).split("+", 1)[0] if F.torch_version(s) else None
+    torch_cmd = versions.public(F.torch_version(s))
     return [finding("TE809", "warning",
                     f"{F.torch_label(s)} (CUDA {tc}) and {T.tf_label(s)} (CUDA {fc}) need different CUDA generations "
                     "in one environment",
@@ -427,7 +428,7 @@ def _candidates(specs: list[str]) -> list[str]:
     out = set()
     for spec in specs:
         for v in re.findall(r"\d+(?:\.\d+)*", spec):
-            t = [int(x) for x in v.split(".")][:3] + [0] * (3 - min(3, len(v.split("."))))
+            t = list(versions.version_tuple(v))[:3] + [0] * (3 - min(3, len(versions.version_tuple(v))))
             out.update({v, f"{t[0]}.{t[1]}.{t[2] + 1}", f"{t[0]}.{t[1] + 1}.0", f"{t[0] + 1}.0.0"})
             if t[2] > 0:
                 out.add(f"{t[0]}.{t[1]}.{t[2] - 1}")
