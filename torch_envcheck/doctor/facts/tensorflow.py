@@ -228,12 +228,8 @@ def has_and_cuda_extra(s) -> bool | None:
 
 
 def satisfies(version, specifier: str) -> bool | None:
-    try:
-        from packaging.specifiers import SpecifierSet  # noqa: PLC0415
-        from packaging.version import Version  # noqa: PLC0415
-        return Version(str(version)) in SpecifierSet(specifier or "", prereleases=True)
-    except Exception:
-        return None
+    """The one specifier check (_util/versions.py)."""
+    return versions.satisfies(version, specifier or "")
 
 
 def path_libs(s, kind: str) -> list[dict]:

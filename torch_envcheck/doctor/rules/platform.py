@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from torch_envcheck import knowledge as kb
+from torch_envcheck._util import versions
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.rules import _facts as F
 
@@ -91,7 +92,7 @@ def python_range(s) -> list[dict]:
         req = F.text(F.torch(s).get("requires_python"))
         if F.torch_importable(s) is not False and F.torch_release(s) and kb.release(F.torch_release(s)) is None and req:
             # A release newer than the tables: its own metadata (Requires-Python) is the reference.
-            if _satisfies(py, req) is False:
+            if versions.satisfies(py, req) is False:
                 return [finding("TE103", "warning", f"Python {py} does not satisfy torch {F.torch_version(s)}'s Requires-Python {req}",
                                 "torch's own package metadata excludes this Python: an untested combination.",
                                 None, {"python": py, "torch": F.torch_version(s), "requires_python": req})]
@@ -125,28 +126,6 @@ def python_range(s) -> list[dict]:
     except kb.KnowledgeError:
         return []
     return []
-
-
-def _satisfies(version: str, spec: str) -> bool | None:
-    """A small PEP 440 subset (>=, >, <=, <, ==, != with release numbers) so the rules need no
-    `packaging`; None when the specifier is not understood."""
-    import re
-    v = kb.version_tuple(version)
-    if v is None:
-        return None
-    for part in spec.split(","):
-        m = re.fullmatch(r"\s*(>=|<=|==|!=|>|<)\s*([\d.]+)(\.\*)?\s*", part)
-        if not m:
-            return None
-        op, bound, star = m.group(1), kb.version_tuple(m.group(2)), m.group(3)
-        n = len(bound)
-        vv = (v + (0,) * n)[:n] if star or op in ("==", "!=") else v
-        bb = bound if star or op in ("==", "!=") else bound + (0,) * max(0, len(v) - n)
-        vv = vv + (0,) * max(0, len(bb) - len(vv))
-        ok = {">=": vv >= bb, "<=": vv <= bb, ">": vv > bb, "<": vv < bb, "==": vv == bb, "!=": vv != bb}[op]
-        if not ok:
-            return False
-    return True
 
 
 def platform_ok(s) -> list[dict]:
