@@ -69,11 +69,8 @@ def advise(snap: dict, torch_cuda: str | None = None) -> tuple[list[str], str | 
     if not present or not row.get("cuda"):
         why.append("no NVIDIA driver: the CPU build" if not present else "no tested GPU build")
         return why, pip(f"tensorflow=={spec}" if arm else f"tensorflow-cpu=={spec}"), None
-    driver_os = "Windows" if wsl == 2 else "Linux"
-    try:
-        verdict = kb.driver_supports(dv, row["cuda"], driver_os) if dv else None
-    except kb.KnowledgeError:
-        verdict = None
+    # the one answer (WSL 2 runs on the Windows driver: F.driver_os picks its table)
+    verdict = F.driver_runs(snap, row["cuda"]) if dv else None
     if verdict == "no":
         why.append(f"NVIDIA driver {dv} is too old for TensorFlow {rel}'s CUDA {row['cuda']}: "
                    "update the driver for the GPU; until then the CPU build")

@@ -10,6 +10,7 @@ import re
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
+from torch_envcheck.knowledge.libraries import parse_library
 
 TABLE = "tensorflow_builds.json"
 
@@ -86,8 +87,6 @@ def describe_library(name: str) -> dict:
     """What a library file TF failed to load is: {'file', 'kind', 'version', 'text'}.
     cudart64_110.dll -> 'the CUDA 11.0 runtime'; cudnn64_8.dll -> 'cuDNN 8'; libcudart.so.12 ->
     'the CUDA 12 runtime'; libnvinfer.so.7 -> 'TensorRT 7'."""
-    from torch_envcheck.doctor.probes.libraries import parse_library  # noqa: PLC0415  (pure: a file-name parser)
-
     base = re.split(r"[\\/]", str(name))[-1][:200]
     p = parse_library(base) or {}
     kind, version = p.get("kind"), p.get("version")

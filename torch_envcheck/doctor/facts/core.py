@@ -213,6 +213,14 @@ def driver_cuda(s) -> str | None:
     return text(driver(s).get("cuda_version"))
 
 
+def driver_runs(s, cuda) -> str | None:
+    """How this machine's NVIDIA driver runs code built with CUDA `cuda`: "toolkit", "compat"
+    (minor-version compatibility only), "no" or None (unknown): knowledge.driver_runs, the one
+    answer, asked with everything the snapshot knows of the driver (its version, the CUDA it
+    reports, the OS whose driver table applies)."""
+    return kb.driver_runs(cuda, driver_version(s), driver_cuda(s), driver_os(s))
+
+
 def driver_gpus(s) -> list[dict]:
     return [g for g in as_list(driver(s).get("gpus")) if isinstance(g, dict)]
 

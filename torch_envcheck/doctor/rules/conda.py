@@ -86,10 +86,10 @@ def _pick_pytorch_cuda(s, options) -> str | None:
     opts = sorted((o for o in options if C.mm(o)), key=C.mm)
     if not opts:
         return None
-    dcuda = C.mm(F.driver_cuda(s))
-    if dcuda is None:
+    if C.mm(F.driver_cuda(s)) is None:
         return opts[-1]
-    fit = [o for o in opts if C.mm(o) <= dcuda]
+    # conda's CUDA runtime comes with pytorch-cuda: the driver's own CUDA must reach it
+    fit = [o for o in opts if kb.driver_runs(o, driver_cuda=F.driver_cuda(s)) == kb.TOOLKIT]
     return fit[-1] if fit else None
 
 

@@ -21,17 +21,8 @@ def _applies(s) -> bool:
 
 
 def _support(s) -> str | None:
-    """'toolkit' / 'compat' / 'no' / None, from the driver version, else from its CUDA version."""
-    dv, dc, tc = F.driver_version(s), F.driver_cuda(s), F.torch_cuda(s)
-    try:
-        verdict = kb.driver_supports(dv, tc, F.driver_os(s)) if dv else None
-    except kb.KnowledgeError:
-        verdict = None
-    if verdict is None and dc and tc:
-        d, t = kb.major_minor(dc), kb.major_minor(tc)
-        if d and t:
-            verdict = "toolkit" if d >= t else ("compat" if d[0] == t[0] else "no")
-    return verdict
+    """How the driver runs torch's CUDA: 'toolkit' / 'compat' / 'no' / None (the one answer)."""
+    return F.driver_runs(s, F.torch_cuda(s))
 
 
 def _torch_says_no_driver(s) -> bool:

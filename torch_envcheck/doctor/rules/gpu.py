@@ -182,7 +182,7 @@ def ptx_driver(s) -> list[dict]:
         if m["via"] != "ptx":
             continue
         try:
-            verdict = kb.driver_supports(F.driver_version(s), F.torch_cuda(s), F.driver_os(s))
+            verdict = F.driver_runs(s, F.torch_cuda(s))
             need = kb.min_driver_for_cuda(F.torch_cuda(s), F.driver_os(s)) or {}
         except kb.KnowledgeError:
             continue

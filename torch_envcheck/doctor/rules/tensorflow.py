@@ -270,7 +270,7 @@ def driver_too_old(s) -> list[dict]:
         return []
     cuda, dv = T.tf_cuda(s), F.driver_version(s)
     try:
-        verdict = kb.driver_supports(dv, cuda, F.driver_os(s)) if dv and cuda else None
+        verdict = F.driver_runs(s, cuda) if dv and cuda else None
         need = kb.min_driver_for_cuda(cuda, F.driver_os(s)) if cuda else None
     except kb.KnowledgeError:
         return []
