@@ -9,7 +9,7 @@ from torch_envcheck._util import escape
 
 
 def image(rec: dict, devel: bool = False, machine: str | None = None) -> dict:
-    """{'image', 'reasons'} for a recommendation from advise_cli.recommend(); 'image' is None with
+    """{'image', 'reasons'} for a recommendation from advice.recommend.recommend(); 'image' is None with
     the reason when no official image fits (a CPU or macOS machine, an arm64 devel image)."""
     from torch_envcheck import knowledge  # noqa: PLC0415
 

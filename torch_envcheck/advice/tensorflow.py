@@ -6,6 +6,7 @@ install guides do."""
 
 from __future__ import annotations
 
+from torch_envcheck.advice.recommend import pip_command
 from torch_envcheck.doctor.facts import core as F
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
@@ -37,7 +38,7 @@ def advise(snap: dict, torch_cuda: str | None = None) -> tuple[list[str], str | 
     system, wsl = F.system(snap), F.wsl(snap)
 
     def pip(*words):
-        return F.pip_command(snap, "install", *words)
+        return pip_command(snap, "install", *words)
 
     os_name = tk.os_column(system, wsl)
     row = pick_release(snap, os_name)

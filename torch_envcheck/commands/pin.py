@@ -9,6 +9,7 @@ a comment saying so; an invalid torch version is refused."""
 
 from __future__ import annotations
 
+from torch_envcheck.advice.recommend import index_tag, index_url
 from torch_envcheck.commands import _source as _args
 from torch_envcheck.doctor.facts import core as F
 from torch_envcheck._util.escape import requirement_version, terminal
@@ -54,13 +55,13 @@ def lines(snap: dict) -> list[str]:
         out.append("# torch was installed by conda; these lines install the matching pip wheels instead")
     tags = []
     for _, v in pins:
-        tag = F.index_tag(v.split("+", 1)[1] if "+" in v else None)
+        tag = index_tag(v.split("+", 1)[1] if "+" in v else None)
         if tag and tag not in tags:
             tags.append(tag)
     if not tags and "+" not in version:
         out.append("# a plain PyPI build: PyPI's default index serves it")
     # --extra-index-url keeps PyPI for everything else in the file (numpy, ...).
-    out += [f"--extra-index-url {F.index_url(tag)}" for tag in tags]
+    out += [f"--extra-index-url {index_url(tag)}" for tag in tags]
     out += [f"{name}=={v}" for name, v in pins]
     from torch_envcheck.doctor.facts import tensorflow as T  # noqa: PLC0415
     if T.tf_installed(snap):

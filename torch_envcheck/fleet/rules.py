@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from torch_envcheck._util import versions
 from torch_envcheck._util.escape import requirement_version
+from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.rules import _facts as F
 from torch_envcheck.fleet import table
@@ -86,8 +87,8 @@ def _torch_fix(gs) -> str | None:
     if not v:
         return None
     release, _, local = v.partition("+")
-    tag = F.index_tag(local)
-    index = f" --index-url {F.index_url(tag)}" if tag else ""
+    tag = A.index_tag(local)
+    index = f" --index-url {A.index_url(tag)}" if tag else ""
     return (f"python -m pip install \"torch=={release}\"{index}   # on "
             f"{ranks_label([r for g in gs[1:] for r in g['ranks']])}, to match the others")
 

@@ -16,10 +16,11 @@ from doctor_support import run_cli
 
 import torch_envcheck.doctor as doctor
 from torch_envcheck._util import envflags
+from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.facts import core as F
 from torch_envcheck.doctor import contract, rules
 from torch_envcheck.doctor import snapshot as snapmod
-from torch_envcheck.commands.advise import advise
+from torch_envcheck.advice.recommend import advise
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.commands.pin import lines as pin_lines
 from torch_envcheck.commands.readme_line import line as readme_line
@@ -173,7 +174,7 @@ def test_one_gpu_selection_for_advise_and_rules():
     assert F.build_capability(s) == "7.5" == min(F.capabilities(s), key=F.capability_tuple)
     why, _cmd = advise(s)
     assert "compute capability 7.5 (the lowest of this machine's GPUs)" in " ".join(why)
-    assert F.recommend_build(s) == F.recommend_build(s, capability="7.5")
+    assert A.recommend_build(s) == A.recommend_build(s, capability="7.5")
 
 
 def test_one_nvcc_in_use_for_headline_and_rules():
@@ -208,16 +209,16 @@ def test_one_cudnn_decoder(value, text):
 def test_python_cmd_is_one_quoted_word():
     s = _snap("h100_cu130_healthy")
     s["platform"]["python"]["executable"] = "/home/user/$(touch pwned)/`id`/bin/python"
-    assert F.python_cmd(s) == "'/home/user/$(touch pwned)/`id`/bin/python'"
-    build = F.recommend_build(s)
-    cmd = F.install_command(s, build)
+    assert A.python_cmd(s) == "'/home/user/$(touch pwned)/`id`/bin/python'"
+    build = A.recommend_build(s)
+    cmd = A.install_command(s, build)
     assert cmd.startswith("'/home/user/$(touch pwned)/`id`/bin/python' -m pip install")
     import shlex
     assert shlex.split(cmd)[0] == s["platform"]["python"]["executable"]
     s["platform"]["system"] = "Windows"
     s["platform"]["python"]["executable"] = "C:\\Users\\o'neil\\py\\python.exe"
-    assert F.python_cmd(s) == "'C:\\Users\\o''neil\\py\\python.exe'"
-    assert F.install_command(s, build).startswith("& 'C:\\Users\\o''neil\\py\\python.exe'")
+    assert A.python_cmd(s) == "'C:\\Users\\o''neil\\py\\python.exe'"
+    assert A.install_command(s, build).startswith("& 'C:\\Users\\o''neil\\py\\python.exe'")
 
 
 def test_advise_and_the_fix_lines_share_one_recommendation():

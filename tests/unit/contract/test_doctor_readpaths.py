@@ -16,7 +16,7 @@ import pytest
 import torch_envcheck.doctor as doctor
 from torch_envcheck.doctor import contract, rules
 from torch_envcheck.doctor import snapshot as snapmod
-from torch_envcheck.commands.advise import advise
+from torch_envcheck.advice.recommend import advise
 from torch_envcheck.commands.pin import lines as pin_lines
 from torch_envcheck.commands.readme_line import line as readme_line
 from torch_envcheck.doctor.render import areas, json_render, markdown, terminal

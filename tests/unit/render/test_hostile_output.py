@@ -21,7 +21,7 @@ from _rules_helpers import healthy, load
 from test_hostile_escape import SHELL_HOSTILE, _powershell_words
 from torch_envcheck._util import escape
 from torch_envcheck.doctor import report
-from torch_envcheck.commands.advise import advise
+from torch_envcheck.advice.recommend import advise
 from torch_envcheck.commands.pin import lines as pin_lines
 from torch_envcheck.commands.readme_line import line as readme_line
 from torch_envcheck.doctor.render import json_render, markdown, terminal

@@ -24,27 +24,6 @@ import re
 from torch_envcheck._util import escape, versions
 from torch_envcheck import knowledge as kb
 
-# download.pytorch.org serves one index per build variant: /whl/cu130, /whl/cpu, /whl/rocm6.4, /whl/xpu.
-INDEX_BASE = "https://download.pytorch.org/whl/"
-_TAG_RE = re.compile(r"^(cu\d+|cpu|rocm[\d.]+|xpu)$")
-
-
-def d(value) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def index_tag(local) -> str | None:
-    """The download.pytorch.org index of a local version label ('cu130' -> 'cu130'), else None."""
-    return local if isinstance(local, str) and _TAG_RE.match(local) else None
-
-
-def index_url(tag: str) -> str:
-    try:
-        return kb.index_url(tag)
-    except Exception:  # knowledge tables unavailable: the URL scheme is stable
-        return INDEX_BASE + tag
-
-
 def as_dict(value) -> dict:
     return value if isinstance(value, dict) else {}
 
@@ -339,6 +318,11 @@ def package(s, name) -> dict:
     return as_dict(dig(s, "packages", name))
 
 
+def package_version(s, name) -> str | None:
+    """The installed version of a package the packages probe records (torchvision, torchaudio)."""
+    return text(package(s, name).get("version"))
+
+
 def nvidia_packages(s) -> dict:
     return {k: v for k, v in as_dict(dig(s, "packages", "nvidia")).items() if isinstance(v, str)}
 
@@ -354,54 +338,6 @@ def nvidia_package_version(s, prefix: str) -> tuple[str, str] | None:
 def cvd_hides_all(s) -> bool:
     v = env(s, "CUDA_VISIBLE_DEVICES")
     return v is not None and not v.strip()
-
-
-def recommend_build(s, capability=None) -> dict | None:
-    """THE recommendation (the fix lines of the rules and `advise` both call it): the build to
-    install: the installed release if one of its builds fits this driver, GPU and Python, else the
-    newest release that does.  `capability` defaults to build_capability(s).  None when nothing fits
-    or the tables cannot be read."""
-    if capability is None:
-        capability = build_capability(s)
-    args = dict(driver_cuda=driver_cuda(s), capability=capability, os_name=system(s), driver_os_name=driver_os(s),
-                python_version=python_version(s), driver_version=driver_version(s),
-                machine=machine(s))
-    try:
-        rel = torch_release(s)
-        if rel and kb.release(rel):
-            same = kb.latest_release_for(torch_release=rel, **args)
-            if same:
-                return same
-        return kb.latest_release_for(**args)
-    except kb.KnowledgeError:
-        return None
-
-
-def companions_installed(s) -> list[str]:
-    return [n for n in ("torchvision", "torchaudio") if text(package(s, n).get("version"))]
-
-
-def install_command(s, build: dict, companions=True) -> str:
-    """The pip command installing `build` (from recommend_build) into this interpreter, quoted for
-    the snapshot's shell.  companions: True = the torchvision/torchaudio installed now, or a list."""
-    rel = build["torch"]
-    tv = torch_version(s)
-    spec = rel
-    if tv and kb.release_key(tv) == rel:
-        # keep the installed release exactly, change only its flavour (a valid PEP 440 version only)
-        spec = escape.requirement_version(tv.split("+", 1)[0]) or rel
-    names = companions_installed(s) if companions is True else list(companions or ())
-    return kb.pip_install_command(python_exe(s), spec, build["tag"], names, shell=shell(s))
-
-
-def pip_command(s, *args: str) -> str:
-    """`<python> -m pip ARGS...` with every word quoted for the snapshot's shell."""
-    return escape.shell_join([python_exe(s), "-m", "pip", *args], shell(s))
-
-
-def python_cmd(s) -> str:
-    """This interpreter as one word quoted for the snapshot's shell (`&` prefix not included)."""
-    return escape.shell_quote(python_exe(s), shell(s))
 
 
 def nvcc_candidates(s) -> list[dict]:
@@ -546,17 +482,6 @@ def library_entries(s) -> list[dict]:
                  "version": text(x.get("version"))} for x in as_list(e.get("libs")) if isinstance(x, dict)]
         out.append({"dir": d, "libs": libs})
     return out
-
-
-def torch_cuda_any(s) -> str | None:
-    """torch's CUDA version even when torch does not import (from the wheel's local tag)."""
-    v = torch(s).get("cuda")
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
-        v = str(v)
-    if text(v):
-        return v
-    tag = torch_local(s)
-    return kb.cuda_from_tag(tag) if tag and tag.startswith("cu") else None
 
 
 def gpu_capabilities(s) -> list[str]:

@@ -291,22 +291,3 @@ def gpu_state(s) -> str:
     if F.pci_gpus(s) == [] and F.driver_present(s) is not True:
         return "no"
     return "unknown"
-
-
-def pip(s, *words) -> str:
-    """`python -m pip <words>` for this interpreter, each word quoted for the machine's shell (the
-    facts layer's pip_command)."""
-    return F.pip_command(s, *words)
-
-
-def pinned(name: str, version) -> str:
-    """'tensorflow[and-cuda]==2.21.0', or the bare name when the version is not a clean PEP 440 one."""
-    from torch_envcheck._util.escape import requirement_version  # noqa: PLC0415
-    v = requirement_version(version)
-    return f"{name}=={v}" if v else name
-
-
-def q(word: str) -> str:
-    """One word quoted for a POSIX shell (the WSL 2 / Linux lines of a fix)."""
-    from torch_envcheck._util.escape import shell_quote  # noqa: PLC0415
-    return shell_quote(word, "posix")

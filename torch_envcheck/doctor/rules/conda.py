@@ -15,6 +15,8 @@ import re
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
 from torch_envcheck._util.escape import shell_for, shell_quote, terminal
+from torch_envcheck.advice import recommend as A
+from torch_envcheck.advice.conda import command_line
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.facts import conda as C
 from torch_envcheck.doctor.rules import _facts as F
@@ -35,20 +37,6 @@ def _table() -> dict:
 
 def _safe_version(v) -> str | None:
     return v if isinstance(v, str) and _CONDA_VERSION.match(v) else None
-
-
-# The options these fixes use: written as they are (PowerShell would otherwise get '-c'); every
-# other word, and any data from the snapshot, is quoted for the shell.
-_FLAGS = frozenset(("-c", "-n", "-f", "-m", "-y", "--force", "--force-reinstall", "--conda"))
-
-
-def command_line(s, *words) -> str:
-    """A command line for this snapshot's OS (shell_join's quoting, known options left bare)."""
-    shell = shell_for(F.system(s))
-    out = [w if w in _FLAGS else shell_quote(w, shell) for w in words if w]
-    if shell == "powershell" and out and out[0].startswith("'"):
-        out.insert(0, "&")  # a quoted program path needs the call operator
-    return " ".join(out)
 
 
 def _conda(s, *words) -> str:
@@ -99,13 +87,13 @@ def _last_conda_release() -> str:
 
 def _pip_route(s, remove: list[str]) -> list[str]:
     """The pip route inside the conda env: take conda's torch packages out, then the wheel that fits."""
-    build = F.recommend_build(s)
+    build = A.recommend_build(s)
     if not build:
         return []
     lines = []
     if remove:
         lines.append(_conda(s, "remove", "--force", *remove))
-    lines.append(F.install_command(s, build))
+    lines.append(A.install_command(s, build))
     return lines
 
 
@@ -151,7 +139,7 @@ def _cuda_install_lines(s, rec, flavour_note: str) -> tuple[list[str], str]:
     route = _pip_route(s, [n for n in ("pytorch", "torchvision", "torchaudio", "pytorch-cuda", "cpuonly")
                            if C.package(s, n)])
     if route:
-        newest = F.recommend_build(s) or {}
+        newest = A.recommend_build(s) or {}
         lines.append(f"# or with pip inside the env (the only route to torch newer than {_last_conda_release()}, the "
                      f"pytorch channel's last release): torch {newest.get('torch')} from download.pytorch.org")
         lines += route

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
+from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.rules import _facts as F
 
@@ -157,7 +158,7 @@ def driver_too_old(s) -> list[dict]:
             f"{need.get('toolkit_minimum') or '(unknown)'}.", None,
             {"driver_version": dv, "driver_cuda": dc, "torch_cuda": tc, "needs": need})]
     cap = F.build_capability(s)
-    build = F.recommend_build(s, capability=cap)
+    build = A.recommend_build(s, capability=cap)
     oldest = _oldest_build(s)
     dvt = kb.version_tuple(dv)
     if build is None and oldest and dvt and dvt < kb.version_tuple(oldest["driver"]):
@@ -169,7 +170,7 @@ def driver_too_old(s) -> list[dict]:
     return [finding("TE302", "failure",
                     f"{what} is too old for {F.torch_label(s)} (CUDA {tc} needs driver >= "
                     f"{need.get('compat_floor') or need.get('toolkit_minimum') or '?'})",
-                    expl, F.install_command(s, build) if build else None,
+                    expl, A.install_command(s, build) if build else None,
                     {"driver_version": dv, "driver_cuda": dc, "torch_cuda": tc, "needs": need,
                      "recommended_build": build, "cuda_init_error": F.torch(s).get("cuda_init_error")})]
 

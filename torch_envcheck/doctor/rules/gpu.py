@@ -8,6 +8,7 @@ import re
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
+from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.rules import _facts as F
 
@@ -39,8 +40,8 @@ CUDNN9_MIN = "5.0"
 def _jetpack_fix(s) -> str:
     return (f"# NVIDIA publishes torch wheels built for Jetson with each JetPack release ({JETPACK_URL});\n"
             "# check the JetPack version (cat /etc/nv_tegra_release), then install the matching wheel:\n"
-            f"{F.python_cmd(s)} -m pip uninstall -y torch\n"
-            f"{F.python_cmd(s)} -m pip install <the torch wheel for your JetPack from NVIDIA's page above>")
+            f"{A.python_cmd(s)} -m pip uninstall -y torch\n"
+            f"{A.python_cmd(s)} -m pip install <the torch wheel for your JetPack from NVIDIA's page above>")
 
 
 def arch_unsupported(s) -> list[dict]:
@@ -61,7 +62,7 @@ def arch_unsupported(s) -> list[dict]:
             how = "too new"
         else:
             how = "not covered"
-        build = F.recommend_build(s, capability=cap)
+        build = A.recommend_build(s, capability=cap)
         fits_any = []
         try:
             fits_any = kb.releases_supporting(cap, F.system(s), F.text(F.dig(s, "platform", "machine")))
@@ -88,7 +89,7 @@ def arch_unsupported(s) -> list[dict]:
                      "torch wheel ships since torch 2.4, does not support it, so only torch <= 2.3 builds with cuDNN 8 "
                      "(cu118: sm_37) can run convolutions on it" + (f"; torch {build['torch']} {build['tag']} is one."
                                                                      if build else "."))
-        out.append(finding("TE401", "failure", msg, expl, F.install_command(s, build) if build else None,
+        out.append(finding("TE401", "failure", msg, expl, A.install_command(s, build) if build else None,
                            {"gpu": g, "capability": cap, "arch_list": arch, "problem": how,
                             "recommended_build": build,
                             "other_builds": [f"{b['torch']} {b['tag']}" for b in fits_any[:6]]}))
@@ -158,7 +159,7 @@ def cudnn_unsupported(s) -> list[dict]:
             continue
         if ok is not False or m["ok"] is False:
             continue
-        build = F.recommend_build(s, capability=g["capability"])
+        build = A.recommend_build(s, capability=g["capability"])
         out.append(finding(
             "TE406", "failure",
             f"{F.gpu_label(g)} is older than cuDNN {ver} supports (compute capability >= {lo}): convolutions and "
@@ -167,7 +168,7 @@ def cudnn_unsupported(s) -> list[dict]:
             "every torch wheel since torch 2.4 ships cuDNN 9, so Kepler GPUs (3.x) need torch <= 2.3 with cuDNN 8"
             + (f": torch {build['torch']} {build['tag']} (command below)." if build else
                ". Or disable cuDNN (torch.backends.cudnn.enabled = False) and accept slower ops."),
-            F.install_command(s, build) if build else None,
+            A.install_command(s, build) if build else None,
             {"gpu": g, "cudnn": ver, "cudnn_min_capability": lo, "recommended_build": build}))
     return out
 

@@ -7,6 +7,7 @@ import os
 import re
 
 from torch_envcheck import knowledge as kb
+from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.rules import _facts as F
 
@@ -163,7 +164,7 @@ def path_breaks_import(s) -> list[dict]:
     fix = _path_fix(s, var, dirs)
     if fix is None:
         fix = f"# remove {', '.join(dirs)} from {var} (where your shell or job script sets it), then:"
-    fix += f"\n{F.python_cmd(s)} -c \"import torch; print(torch.__version__)\""
+    fix += f"\n{A.python_cmd(s)} -c \"import torch; print(torch.__version__)\""
     return [finding(
         "TE505", "failure",
         f"{var} folder {first['dir']} makes `import torch` fail: its {first['file'] or first['kind']}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
+from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.rules import _facts as F
 
@@ -78,7 +79,7 @@ def macos(s) -> list[dict]:
     if mps.get("built") is False:
         return [finding("TE102", "warning", f"{where}: {base}, and this {F.torch_label(s)} was built without MPS",
                         "The standard PyPI torch wheel for macOS arm64 includes MPS; reinstall it.",
-                        F.pip_command(s, "install", "--force-reinstall", "torch"), details)]
+                        A.pip_command(s, "install", "--force-reinstall", "torch"), details)]
     return [finding("TE102", "warning", f"{where}: {base}; MPS is built into {F.torch_label(s)} but not available",
                     "MPS needs Apple silicon and macOS 12.3 or newer (torch's own docs recommend 14+); "
                     "torch.backends.mps.is_available() returned False.", None, details)]

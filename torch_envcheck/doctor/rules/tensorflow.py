@@ -9,6 +9,7 @@ from __future__ import annotations
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
 from torch_envcheck.knowledge import tensorflow as tk
+from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.rules import _facts as F
 from torch_envcheck.doctor.facts import tensorflow as T
@@ -62,18 +63,18 @@ def _fix_libraries(s) -> str:
     """The command that installs TF's CUDA libraries: its `and-cuda` extra where it has one (TF >= 2.14
     on Linux/WSL 2), else the tested toolkit and cuDNN."""
     if T.has_and_cuda_extra(s) and not T.is_native_windows(s):
-        and_cuda = T.pinned("tensorflow[and-cuda]", T.tf_version(s))
+        and_cuda = A.pinned("tensorflow[and-cuda]", T.tf_version(s))
         if _generations_differ(s):
             # Installing TF's CUDA 12 wheels next to torch's CUDA 13 ones overwrites shared files (TE809).
             return (f"# torch here uses CUDA {F.torch_cuda(s)}: give TensorFlow its own environment, where its CUDA "
                     f"{T.tf_cuda(s)} wheels cannot overwrite torch's\n"
-                    f"python3 -m venv ~/venvs/tf && ~/venvs/tf/bin/python -m pip install {T.q(and_cuda)}")
+                    f"python3 -m venv ~/venvs/tf && ~/venvs/tf/bin/python -m pip install {A.posix_word(and_cuda)}")
         if T.gpu_state(s) == "no":
-            cpu = T.pinned("tensorflow-cpu", T.tf_version(s))
+            cpu = A.pinned("tensorflow-cpu", T.tf_version(s))
             return ("# no NVIDIA GPU here: TensorFlow's CPU build fits this machine (the CUDA libraries would go unused)\n"
-                    + T.pip(s, "uninstall", "-y", T.tf_distribution(s)) + "\n" + T.pip(s, "install", cpu)
-                    + "\n# on a machine with an NVIDIA GPU instead:\n" + T.pip(s, "install", and_cuda))
-        return T.pip(s, "install", and_cuda)
+                    + A.pip_command(s, "uninstall", "-y", T.tf_distribution(s)) + "\n" + A.pip_command(s, "install", cpu)
+                    + "\n# on a machine with an NVIDIA GPU instead:\n" + A.pip_command(s, "install", and_cuda))
+        return A.pip_command(s, "install", and_cuda)
     row = T.tested(s) or {}
     cuda, cudnn = row.get("cuda") or "?", row.get("cudnn") or "?"
     if T.is_native_windows(s):
@@ -85,7 +86,7 @@ def _fix_libraries(s) -> str:
     return (f"# install the CUDA Toolkit {cuda} and cuDNN {cudnn} (https://developer.nvidia.com/cuda-toolkit-archive, "
             f"https://developer.nvidia.com/rdp/cudnn-archive),\n# put their lib64 folders on LD_LIBRARY_PATH, or move to "
             f"TensorFlow >= {tk.and_cuda_since()}, whose wheels bring their CUDA libraries:\n"
-            + T.pip(s, "install", "tensorflow[and-cuda]"))
+            + A.pip_command(s, "install", "tensorflow[and-cuda]"))
 
 
 def _generations_differ(s) -> bool:
@@ -134,7 +135,7 @@ def not_importable(s) -> list[dict]:
                     "The import error is kept verbatim below; a numpy or protobuf of the wrong major (TE851 names one), "
                     "a broken install or a CPU without AVX are the usual causes. Reinstalling TensorFlow with its "
                     "dependencies repairs a broken install.",
-                    T.pip(s, "install", "--force-reinstall", T.pinned(T.tf_distribution(s), T.tf_version(s))),
+                    A.pip_command(s, "install", "--force-reinstall", A.pinned(T.tf_distribution(s), T.tf_version(s))),
                     {"import_error": err}, explains=explains)]
 
 
@@ -235,9 +236,9 @@ def windows_no_gpu(s) -> list[dict]:
                     "Windows wheels are CPU-only. Run TensorFlow in WSL 2 (which uses this Windows driver), or pin "
                     f"tensorflow<2.11 with CUDA {row.get('cuda', '11.2')} and cuDNN {row.get('cudnn', '8.1')}." + py_note,
                     "wsl --install   # then, inside WSL 2 (Ubuntu):\n"
-                    + "python3 -m pip install " + T.q(T.pinned("tensorflow[and-cuda]", T.tf_version(s)))
+                    + "python3 -m pip install " + A.posix_word(A.pinned("tensorflow[and-cuda]", T.tf_version(s)))
                     + f"\n# or, staying on native Windows (CUDA {row.get('cuda', '11.2')} + cuDNN {row.get('cudnn', '8.1')} on PATH):\n"
-                    + T.pip(s, "install", f"tensorflow<{'.'.join(str(x) for x in (2, 11))}"),
+                    + A.pip_command(s, "install", f"tensorflow<{'.'.join(str(x) for x in (2, 11))}"),
                     {"tf_version": T.tf_version(s), "last_windows_gpu_release": last})]
 
 
@@ -254,8 +255,8 @@ def cpu_build_with_gpu(s) -> list[dict]:
         return [finding("TE806", "warning", f"{T.tf_label(s)} on macOS cannot use this machine's NVIDIA GPU",
                         "TensorFlow has no CUDA support on macOS; on Apple silicon tensorflow-metal adds the GPU.",
                         None, {"distribution": dist})]
-    fix = (T.pip(s, "uninstall", "-y", dist) + "\n" + T.pip(s, "install", T.pinned("tensorflow[and-cuda]", T.tf_version(s)))
-           if dist != "tensorflow" else T.pip(s, "install", "--force-reinstall", T.pinned("tensorflow[and-cuda]", T.tf_version(s))))
+    fix = (A.pip_command(s, "uninstall", "-y", dist) + "\n" + A.pip_command(s, "install", A.pinned("tensorflow[and-cuda]", T.tf_version(s)))
+           if dist != "tensorflow" else A.pip_command(s, "install", "--force-reinstall", A.pinned("tensorflow[and-cuda]", T.tf_version(s))))
     return [finding("TE806", "warning",
                     f"{T.tf_label(s)} is a CPU-only TensorFlow, but this machine has an NVIDIA GPU",
                     "tensorflow-cpu never uses the GPU. The `tensorflow` package is the CUDA build on Linux and "
@@ -349,12 +350,12 @@ def untested_stack(s) -> list[dict]:
     if problems[0].startswith("Python"):
         fix = (f"# use Python {row['python_min']}-{row['python_max']} for TensorFlow {T.tf_release(s)}, e.g.\n"
                f"python{row['python_max']} -m venv .venv-tf && .venv-tf/bin/python -m pip install "
-               + T.q(T.pinned(T.tf_distribution(s), T.tf_version(s)))
+               + A.posix_word(A.pinned(T.tf_distribution(s), T.tf_version(s)))
                if not T.is_native_windows(s) else
                f"# install Python {row['python_max']} (https://www.python.org/downloads/windows/), then:\n"
-               f"py -{row['python_max']} -m pip install {T.pinned(T.tf_distribution(s), T.tf_version(s))}")
+               f"py -{row['python_max']} -m pip install {A.pinned(T.tf_distribution(s), T.tf_version(s))}")
     elif T.has_and_cuda_extra(s):
-        fix = T.pip(s, "install", "--force-reinstall", T.pinned("tensorflow[and-cuda]", T.tf_version(s)))
+        fix = A.pip_command(s, "install", "--force-reinstall", A.pinned("tensorflow[and-cuda]", T.tf_version(s)))
     return [finding("TE802", "warning",
                     f"{T.tf_label(s)} was not tested with " + "; ".join(problems),
                     f"TensorFlow's tested build configuration for {T.tf_release(s)} on {row['os'].capitalize()}: "
@@ -390,10 +391,10 @@ def cuda_generations(s) -> list[dict]:
                     "last wins, and uninstalling either deletes the file the other needs. TensorFlow's own guide and "
                     "PyTorch's install selector each assume one framework per environment: use two.",
                     f"{venv} ~/venvs/torch && ~/venvs/torch/bin/python -m pip install "
-                    + T.q(T.pinned("torch", torch_cmd) if torch_cmd else "torch") + " --index-url "
-                    + T.q(kb.index_url(F.torch_local(s) or kb.tag_from_cuda(tc))) + "\n"
+                    + A.posix_word(A.pinned("torch", torch_cmd) if torch_cmd else "torch") + " --index-url "
+                    + A.posix_word(kb.index_url(F.torch_local(s) or kb.tag_from_cuda(tc))) + "\n"
                     f"{venv} ~/venvs/tf && ~/venvs/tf/bin/python -m pip install "
-                    + T.q(T.pinned("tensorflow[and-cuda]", T.tf_version(s))),
+                    + A.posix_word(A.pinned("tensorflow[and-cuda]", T.tf_version(s))),
                     {"torch_cuda": tc, "tf_cuda": fc}, explains=("TE850",) if nvidia_clash else ())]
 
 
@@ -417,7 +418,7 @@ def files_owned_twice(s) -> list[dict]:
                     "either deletes the shared files, breaking the other. Keep such distributions in separate "
                     "environments (for nvidia-*-cu12 beside nvidia-*-cu13: one environment per framework); to repair "
                     "this one now, reinstall the one whose copy must win.",
-                    T.pip(s, "install", "--force-reinstall", "--no-deps", keep),
+                    A.pip_command(s, "install", "--force-reinstall", "--no-deps", keep),
                     {"pairs": pairs[:10], "pairs_total": T.owners_summary(s)["pairs_total"],
                      "identical_shared_files": T.owners_summary(s)["identical"]})]
 
@@ -463,7 +464,7 @@ def shared_dependency_conflict(s) -> list[dict]:
             msg = (f"{dep} {installed} does not satisfy " +
                    "; ".join(f"{r['distribution']} {r['version']} ({dep}{r['specifier']})" for r in broken[:4]))
             common = ",".join(sorted(set(specs)))
-            fix = T.pip(s, "install", f"{dep}{common}")
+            fix = A.pip_command(s, "install", f"{dep}{common}")
             expl = (f"The installed {dep} is outside what {', '.join(sorted({r['distribution'] for r in broken}))} "
                     f"declare{'s' if len(broken) == 1 else ''} in Requires-Dist (another package, or a later `pip install`, "
                     f"replaced it); that framework can fail at import or at run time. Every framework here accepts "

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from torch_envcheck import knowledge as kb
+from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.rules import _facts as F
 
@@ -19,17 +20,17 @@ def not_importable(s) -> list[dict]:
     cap = F.build_capability(s)
     build = None
     if F.driver_present(s) and not F.is_macos(s):
-        build = F.recommend_build(s, capability=cap)
+        build = A.recommend_build(s, capability=cap)
     if F.is_macos(s):
-        fix = F.pip_command(s, "install", "torch")
+        fix = A.pip_command(s, "install", "torch")
     elif build:
         fix = kb.pip_install_command(exe, build["torch"], build["tag"], shell=F.shell(s))
     elif F.driver_present(s) is False:
         fix = kb.pip_install_command(exe, None, "cpu", shell=F.shell(s))
     else:
-        fix = F.pip_command(s, "install", "torch")
+        fix = A.pip_command(s, "install", "torch")
     if F.system(s) == "Windows" and not build and not F.driver_present(s):
-        fix = F.pip_command(s, "install", "torch")  # PyPI's Windows wheel is the CPU build
+        fix = A.pip_command(s, "install", "torch")  # PyPI's Windows wheel is the CPU build
     conda = F.text(py.get("conda_env"))
     where = f"conda env {conda}" if conda else ("a venv" if py.get("venv") is True else "no venv")
     if missing:
@@ -83,7 +84,7 @@ def numpy_missing(s) -> list[dict]:
                     "loaded (torch printed \"Failed to initialize NumPy\" on import). Install NumPy into "
                     "this interpreter; if it is installed, its version does not fit this torch "
                     "(e.g. NumPy 2 with a torch built for NumPy 1): reinstall it with the command below.",
-                    F.pip_command(s, "install", "numpy"),
+                    A.pip_command(s, "install", "numpy"),
                     {"numpy_error": err})]
 
 
@@ -96,7 +97,7 @@ def cpu_wheel(s) -> list[dict]:
     if F.driver_present(s) is True or gl or pci:
         names = ", ".join(F.gpu_label(g) for g in gl) or (F.pci_label(pci) if pci else "an NVIDIA GPU")
         cap = F.build_capability(s)
-        build = F.recommend_build(s, capability=cap)
+        build = A.recommend_build(s, capability=cap)
         dv = F.driver_version(s)
         msg = (f"{F.torch_label(s)} is a CPU-only build, but this machine has {names}"
                + (f" with driver {dv}" + (f" (CUDA {F.driver_cuda(s)})" if F.driver_cuda(s) else "") if dv else ""))
@@ -111,7 +112,7 @@ def cpu_wheel(s) -> list[dict]:
             expl += (f" torch {build['torch']} {build['tag']} fits "
                      + ("this driver" if F.driver_present(s) is True else "a current driver")
                      + (f" and the GPU ({build['entry']} kernels)" if build.get("entry") else "") + ".")
-        return [finding("TE202", "failure", msg, expl, F.install_command(s, build) if build else None,
+        return [finding("TE202", "failure", msg, expl, A.install_command(s, build) if build else None,
                         {"torch": F.torch_version(s), "gpus": gl, "pci_gpus": pci, "driver_version": dv,
                          "driver_cuda": F.driver_cuda(s), "recommended_build": build})]
     if F.driver_present(s) is False:
@@ -138,13 +139,13 @@ def rocm_wheel(s) -> list[dict]:
     pci = F.pci_gpus(s)
     names = ", ".join(F.gpu_label(g) for g in gl) or (F.pci_label(pci) if pci else "an NVIDIA GPU")
     cap = next((g.get("capability") for g in gl if F.text(g.get("capability"))), None)
-    build = F.recommend_build(s, capability=cap)
+    build = A.recommend_build(s, capability=cap)
     msg = (f"{F.torch_label(s)} is a ROCm (AMD) build, but this machine's GPU is {names}: torch runs on the CPU")
     expl = ("ROCm builds drive AMD GPUs through HIP only; on NVIDIA hardware torch.cuda.is_available() is False "
             "and everything runs on the CPU, exactly as with a CPU-only wheel. Install a CUDA build instead"
             + (f": torch {build['torch']} {build['tag']} fits this driver and GPU." if build else
                (" (install the NVIDIA driver first)." if F.driver_present(s) is not True else ".")))
-    return [finding("TE206", "failure", msg, expl, F.install_command(s, build) if build else None,
+    return [finding("TE206", "failure", msg, expl, A.install_command(s, build) if build else None,
                     {"torch": F.torch_version(s), "hip": F.torch(s).get("hip"), "gpus": gl, "pci_gpus": pci,
                      "recommended_build": build})]
 
@@ -184,7 +185,7 @@ def companions(s) -> list[dict]:
             else:
                 spec = name
             # --no-deps: replace only the companion, keep the torch that is installed.
-            fix = F.pip_command(s, "install", "--force-reinstall", "--no-deps", spec, "--index-url", kb.index_url(tag))
+            fix = A.pip_command(s, "install", "--force-reinstall", "--no-deps", spec, "--index-url", kb.index_url(tag))
         out.append(finding(
             "TE204", "failure", "; ".join(problems),
             f"{name}'s compiled operators are built against one exact torch and CUDA: a mismatch fails at "
