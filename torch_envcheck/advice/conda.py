@@ -47,7 +47,7 @@ def _fit(snap: dict, release: str, options: list[str]) -> dict | None:
         pick = knowledge.latest_release_for(
             driver_cuda=F.driver_cuda(snap), capability=cap, os_name=F.system(snap),
             python_version=F.python_version(snap), driver_version=F.driver_version(snap),
-            torch_release=release, machine=F.text(F.dig(snap, "platform", "machine")),
+            torch_release=release, machine=F.machine(snap),
             driver_os_name=F.driver_os(snap))
     except knowledge.KnowledgeError:
         return None

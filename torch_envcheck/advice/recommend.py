@@ -14,6 +14,7 @@ through the facts layer; the tables through knowledge.
 
 from __future__ import annotations
 
+import os
 import re
 
 from torch_envcheck import knowledge as kb
@@ -75,6 +76,21 @@ def install_command(s, build: dict, companions=True) -> str:
         spec = escape.requirement_version(versions.public(tv)) or rel
     names = companions_installed(s) if companions is True else list(companions or ())
     return kb.pip_install_command(F.python_exe(s), spec, build["tag"], names, shell=F.shell(s))
+
+
+def search_path_fix(s, broken: dict) -> str:
+    """The fix for F.import_broken_by_search_path(): drop its folders from the search path (for
+    LD_LIBRARY_PATH, the command that sets it without them), then check that torch imports."""
+    var, dirs = broken["var"], broken["dirs"]
+    current = F.env(s, var) if var == "LD_LIBRARY_PATH" else None
+    fix = None
+    if current is not None and F.system(s) != "Windows":
+        drop = {os.path.normpath(x) for x in dirs}
+        keep = [p for p in current.split(os.pathsep) if p and os.path.normpath(p) not in drop]
+        fix = f"export LD_LIBRARY_PATH={':'.join(keep)}" if keep else "unset LD_LIBRARY_PATH"
+    if fix is None:
+        fix = f"# remove {', '.join(dirs)} from {var} (where your shell or job script sets it), then:"
+    return fix + f"\n{python_cmd(s)} -c \"import torch; print(torch.__version__)\""
 
 
 # ---------------------------------------------------------------- the build

@@ -129,9 +129,9 @@ def _dist_name(snap: dict) -> str:
 
 
 def _build_text(snap: dict) -> str | None:
-    cuda = T.build_info(snap).get("is_cuda_build")
+    cuda = T.recorded_cuda_build(snap)
     if cuda is True:
-        v = tk.decode_build_version(T.build_info(snap).get("cuda_version"), "cuda")
+        v = T.build_cuda(snap)
         return f"CUDA {v}" if v else "CUDA"
     if cuda is False:
         return "CPU"

@@ -39,19 +39,18 @@ def lines(snap: dict) -> list[str]:
     pins = [("torch", version)]
     dropped = []
     for name in COMPANIONS:
-        v = F.text(F.package(snap, name).get("version"))
+        v = F.package_version(snap, name)
         if v and requirement_version(v):
             pins.append((name, requirement_version(v)))
         elif v:
             dropped.append(name)
     where = " ".join(x for x in (F.system(snap), F.machine(snap)) if x)
-    t = F.torch(snap)
-    build = f"CUDA {F.torch_cuda(snap)}" if F.torch_cuda(snap) else (f"ROCm {F.text(t.get('hip'))}" if F.is_rocm_torch(snap)
-                                                                      and F.text(t.get("hip")) else "CPU")
+    build = f"CUDA {F.torch_cuda(snap)}" if F.torch_cuda(snap) else (f"ROCm {F.torch_hip(snap)}" if F.is_rocm_torch(snap)
+                                                                      and F.torch_hip(snap) else "CPU")
     out = [terminal(f"# torch {version} ({build}) on {where or 'unknown OS'}, Python {F.python_mm(snap) or '?'}; "
                     "from `torch-envcheck pin`")]
     out += [f"# {name}: left out: its version in this report is not a PEP 440 version" for name in dropped]
-    if t.get("installer") == "conda":
+    if F.torch_installer(snap) == "conda":
         out.append("# torch was installed by conda; these lines install the matching pip wheels instead")
     tags = []
     for _, v in pins:

@@ -14,13 +14,12 @@ def add_arguments(parser) -> None:
 
 
 def line(snap: dict) -> str:
-    t = F.torch(snap)
     parts = []
     version = F.torch_version(snap)
     if version:
-        cuda = F.text(t.get("cuda"))
-        build = f"CUDA {cuda}" if cuda else (f"ROCm {F.text(t.get('hip'))}" if F.text(t.get("hip")) else None)
-        text = f"torch {version}" + (f" ({build})" if build and not F.text(t.get("local")) else "")
+        cuda, hip = F.torch_recorded_cuda(snap), F.torch_hip(snap)
+        build = f"CUDA {cuda}" if cuda else (f"ROCm {hip}" if hip else None)
+        text = f"torch {version}" + (f" ({build})" if build and not F.torch_recorded_local(snap) else "")
         if F.torch_importable(snap) is False:
             text += " (not importable)"
         parts.append(text)
@@ -31,15 +30,15 @@ def line(snap: dict) -> str:
     if F.python_mm(snap):
         parts.append(f"Python {F.python_mm(snap)}")
     if F.is_macos(snap):
-        parts.append(F.text(F.dig(snap, "platform", "os_pretty")) or "macOS")
-        if F.as_dict(t.get("mps")).get("available") is True:
+        parts.append(F.os_pretty(snap) or "macOS")
+        if F.mps_available(snap):
             parts.append("MPS")
     elif F.driver_present(snap) is True:
         parts.append(f"driver {F.driver_version(snap) or '?'}")
     elif F.driver_present(snap) is False:
         parts.append("no NVIDIA driver")
-    if F.cudnn_mm(t.get("cudnn")):
-        parts.append(f"cuDNN {F.cudnn_mm(t['cudnn'])}")
+    if F.cudnn_mm(F.torch_cudnn(snap)):
+        parts.append(f"cuDNN {F.cudnn_mm(F.torch_cudnn(snap))}")
     from torch_envcheck.doctor.facts import tensorflow as T  # noqa: PLC0415
     if T.tf_installed(snap):
         from torch_envcheck.advice.tensorflow import tf_line  # noqa: PLC0415

@@ -42,6 +42,11 @@ def manager(s) -> str:
     return m if m in ("conda", "mamba", "micromamba") else "conda"
 
 
+def manager_recorded(s) -> bool:
+    """Whether the probe recorded which program manages the env (else conda-meta alone was read)."""
+    return bool(conda(s).get("manager"))
+
+
 def records(s) -> int | None:
     v = conda(s).get("records")
     return v if isinstance(v, int) and not isinstance(v, bool) else None

@@ -58,15 +58,12 @@ def _unknown(what: str) -> str:
 def _platform(s):
     if not F.section_known(s, "platform"):
         return _unknown("platform")
-    p = F.as_dict(F.dig(s, "platform"))
-    parts = [F.text(p.get("os_pretty")) or F.system(s), F.machine(s)]
+    parts = [F.os_pretty(s) or F.system(s), F.machine(s)]
     if F.wsl(s):
         parts.append(f"WSL {F.wsl(s)}")
-    if F.text(p.get("container")):
-        parts.append(f"in {p['container']}")
-    py = F.as_dict(p.get("python"))
-    env = ("conda env " + py["conda_env"]) if F.text(py.get("conda_env")) else \
-        ("venv" if py.get("venv") is True else None)
+    if F.container(s):
+        parts.append(f"in {F.container(s)}")
+    env = ("conda env " + F.conda_env(s)) if F.conda_env(s) else ("venv" if F.in_venv(s) is True else None)
     if F.python_version(s):
         parts.append(f"Python {F.python_version(s)}" + (f" ({env})" if env else ""))
     return ", ".join(str(x) for x in parts if x)
@@ -77,29 +74,29 @@ def _torch(s):
     if imp is None:
         return _unknown("torch")
     if not imp:
-        if F.torch(s).get("installed") is True or F.torch_version(s):
+        if F.torch_installed(s) is True or F.torch_version(s):
             return f"torch {F.torch_version(s) or '?'} is installed but cannot be imported"
-        if F.torch(s).get("installed") is False:
+        if F.torch_installed(s) is False:
             return "torch is not installed in this interpreter"
         return "torch cannot be imported"
-    t = F.torch(s)
+    cuda, hip = F.torch_recorded_cuda(s), F.torch_hip(s)
     parts = [f"torch {F.torch_version(s) or '?'}"]
-    if F.text(t.get("cuda")):
-        parts.append(f"CUDA {t['cuda']}")
-    elif F.text(t.get("hip")):
-        parts.append(f"ROCm/HIP {t['hip']}")
+    if cuda:
+        parts.append(f"CUDA {cuda}")
+    elif hip:
+        parts.append(f"ROCm/HIP {hip}")
     else:
         parts.append("CPU-only build")
-    if F.cudnn_text(t.get("cudnn")):
-        parts.append(f"cuDNN {F.cudnn_text(t['cudnn'])}")
-    if F.text(t.get("cuda")) or F.text(t.get("hip")):
-        n, avail = t.get("device_count"), t.get("cuda_available")
+    if F.cudnn_text(F.torch_cudnn(s)):
+        parts.append(f"cuDNN {F.cudnn_text(F.torch_cudnn(s))}")
+    if cuda or hip:
+        n, avail = F.device_count(s), F.cuda_available(s)
         if avail is True:
-            parts.append(f"CUDA available ({n} device{'s' if n != 1 else ''})" if isinstance(n, int)
+            parts.append(f"CUDA available ({n} device{'s' if n != 1 else ''})" if n is not None
                          else "CUDA available")
         elif avail is False:
             parts.append("CUDA not available")
-    if F.as_dict(t.get("mps")).get("available") is True:
+    if F.mps_available(s):
         parts.append("MPS available")
     return ", ".join(parts)
 
@@ -117,7 +114,7 @@ def _driver(s):
     text = f"driver {F.driver_version(s) or '?'}"
     if F.driver_cuda(s):
         text += f" (supports CUDA up to {F.driver_cuda(s)})"
-    src = F.text(F.driver(s).get("source"))
+    src = F.driver_source(s)
     return text + (f", read through {src}" if src else "")
 
 
@@ -141,20 +138,18 @@ def _gpu(s):
 def _libraries(s):
     if not F.section_known(s, "libraries"):
         return _unknown("CUDA libraries")
-    lib = F.as_dict(F.dig(s, "libraries"))
-    var = F.text(lib.get("search_path_var")) or "LD_LIBRARY_PATH"
-    entries = [e for e in F.as_list(lib.get("entries")) if isinstance(e, dict)]
+    var = F.library_path_var(s)
+    entries = F.library_listing(s)
     if not entries:
         return f"no CUDA/cuDNN libraries in {var}"
-    files = sum(len(F.as_list(e.get("libs"))) for e in entries)
-    dirs = ", ".join(str(F.text(e.get("dir")) or "?") for e in entries[:3])
+    files = sum(e["files"] for e in entries)
+    dirs = ", ".join(e["dir"] or "?" for e in entries[:3])
     return f"{files} CUDA/cuDNN librar{'ies' if files != 1 else 'y'} in {var}: {dirs}"
 
 
 def _toolchain(s):
     if not F.section_known(s, "toolchain"):
         return _unknown("toolchain")
-    tc = F.as_dict(F.dig(s, "toolchain"))
     parts = []
     cands = F.nvcc_candidates(s)
     used = F.nvcc_in_use(s)  # the same nvcc TE600-TE603 judge
@@ -165,18 +160,18 @@ def _toolchain(s):
         parts.append(f"{len(cands)} nvcc that do{'es' if len(cands) == 1 else ''} not run")
     else:
         parts.append("no nvcc")
-    hc = tc.get("host_compiler")
-    if isinstance(hc, dict):
+    hc = F.host_compiler(s)
+    if hc is not None:
         parts.append(F.text(hc.get("version")) or f"C++ compiler {F.text(hc.get('path')) or '?'} (version unknown)")
     else:
         parts.append("no C++ compiler")
-    nj = tc.get("ninja")
-    parts.append(f"ninja {F.text(nj.get('version')) or '?'}" if isinstance(nj, dict) else "no ninja")
+    nj = F.ninja(s)
+    parts.append(f"ninja {F.text(nj.get('version')) or '?'}" if nj is not None else "no ninja")
     return ", ".join(str(p) for p in parts)
 
 
 def _extension(s):
-    st = F.as_dict(F.dig(s, "extension", "status"))
+    st = F.ext_status(s)
     state = F.text(st.get("state"))
     if state == "ok":
         return f"compiled ({st.get('mode')}) for torch {st.get('built_against') or st.get('running_torch')}"

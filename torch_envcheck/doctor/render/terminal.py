@@ -14,6 +14,7 @@ import textwrap
 
 from torch_envcheck.doctor import areas_for
 from torch_envcheck._util.escape import terminal as _safe
+from torch_envcheck.doctor.facts import core as F
 from torch_envcheck.doctor.render import areas
 
 UNICODE_MARKS = {"ok": "✓", "warning": "!", "failure": "✗", "bullet": "•", "arrow": "→"}
@@ -59,7 +60,7 @@ def build(report: dict, verbose: bool = False, unicode: bool = True, width: int 
     area_info = report.get("areas") if isinstance(report.get("areas"), dict) else {}
     summary = report.get("summary") or {}
     lines: list[list] = [[(f"torch-envcheck {report.get('tool_version', '')}", "bold"),
-                          (f"  (report of {snap.get('created') or 'an unknown time'})", "dim")], []]
+                          (f"  (report of {F.created(snap) or 'an unknown time'})", "dim")], []]
 
     def wrap(text: str, indent: int, style=None):
         for piece in textwrap.wrap(_safe(text), width=width - indent) or [""]:
@@ -86,13 +87,12 @@ def build(report: dict, verbose: bool = False, unicode: bool = True, width: int 
                               (f"({areas.TITLES.get(e.get('area'), e.get('area'))}) {e.get('message', '')}", None)])
         if verbose:
             for section in areas.SECTIONS.get(area, ()):
-                for key, value in areas.flatten(snap.get(section), section):
+                for key, value in areas.flatten(F.section(snap, section), section):
                     lines.append([(f"        {key}: ", "dim"), (value, None)])
     errors = list(report.get("errors") or [])
-    probe_errors = snap.get("probe_errors") if isinstance(snap.get("probe_errors"), dict) else {}
     if verbose:
-        errors += [f"probe {k}: {v}" for k, v in probe_errors.items()]
-        seconds = snap.get("probe_seconds") if isinstance(snap.get("probe_seconds"), dict) else {}
+        errors += [f"probe {k}: {v}" for k, v in F.probe_errors(snap).items()]
+        seconds = F.probe_seconds(snap)
         if seconds:
             lines.append([])
             lines.append([("Probe seconds: ", "dim"),

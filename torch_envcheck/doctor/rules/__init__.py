@@ -14,7 +14,7 @@ from __future__ import annotations
 from torch_envcheck.doctor import contract
 from torch_envcheck.doctor.codes import CODES
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.rules import _facts as F
+from torch_envcheck.doctor.facts import core as F
 from torch_envcheck.doctor.rules import conda
 from torch_envcheck.doctor.rules import driver
 from torch_envcheck.doctor.rules import extension
@@ -52,11 +52,8 @@ def probe_area(name: str) -> str:
 
 
 def probe_errors(snapshot) -> list[dict]:
-    errs = snapshot.get("probe_errors") if isinstance(snapshot, dict) else None
-    if not isinstance(errs, dict):
-        return []
     out = []
-    for name, err in errs.items():
+    for name, err in F.probe_errors(snapshot).items():
         area = probe_area(name)
         out.append(finding(PROBE_FAILED[area], "warning",
                            f"the '{name}' probe crashed: {str(err).splitlines()[0][:240] if err else '(no text)'}",
@@ -64,12 +61,10 @@ def probe_errors(snapshot) -> list[dict]:
                            "Please report this with the output of `torch-envcheck doctor --json`.",
                            None, {"probe": name, "error": err}))
     # the extension probe keeps its own errors (extension.status(), build_info(), runtime_info())
-    ext_errors = snapshot.get("extension", {}).get("errors") if isinstance(snapshot.get("extension"), dict) else None
-    for err in ext_errors if isinstance(ext_errors, list) else []:
-        if isinstance(err, str) and err.strip():
-            out.append(finding(PROBE_FAILED["extension"], "warning", f"an extension probe failed: {err.splitlines()[0][:240]}",
-                               "The extension's facts (kernel images, cuDNN/cuBLAS handles) are missing, so those checks "
-                               "were skipped.", None, {"probe": "extension", "error": err}))
+    for err in F.extension_errors(snapshot):
+        out.append(finding(PROBE_FAILED["extension"], "warning", f"an extension probe failed: {err.splitlines()[0][:240]}",
+                           "The extension's facts (kernel images, cuDNN/cuBLAS handles) are missing, so those checks "
+                           "were skipped.", None, {"probe": "extension", "error": err}))
     return out
 
 

@@ -19,7 +19,7 @@ from torch_envcheck.advice import recommend as A
 from torch_envcheck.advice.conda import command_line
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.facts import conda as C
-from torch_envcheck.doctor.rules import _facts as F
+from torch_envcheck.doctor.facts import core as F
 
 DATA_FILE = "conda_cuda.json"
 _CONDA_VERSION = re.compile(r"^[A-Za-z0-9_.+!]{1,64}$")
@@ -54,7 +54,7 @@ def _pkg_label(name: str, rec) -> str:
 
 
 def _gpu_label(s) -> str:
-    gpus = F.driver_gpus(s) or F.gpus(s)
+    gpus = F.machine_gpus(s)
     if gpus:
         return terminal(F.gpu_label(gpus[0])) + (f" and {len(gpus) - 1} more" if len(gpus) > 1 else "")
     pci = F.pci_gpus(s)
@@ -201,7 +201,7 @@ def pytorch_cuda_missing(s) -> list[dict]:
 def _imported(s, conda_rec, pip_item) -> str | None:
     """'pip' / 'conda' / None: which of the two copies Python imports (the torch probe's facts)."""
     tv = F.torch_version(s)
-    inst = (F.torch(s).get("installer") or "").lower() if isinstance(F.torch(s).get("installer"), str) else ""
+    inst = (F.torch_installer(s) or "").lower()
     if F.torch_importable(s) is False or not tv:
         return None
     if tv == pip_item.get("version") or inst in ("pip", "uv"):

@@ -7,7 +7,7 @@ from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.rules import _facts as F
+from torch_envcheck.doctor.facts import core as F
 
 
 def _needs(s) -> dict | None:
@@ -27,12 +27,11 @@ def _support(s) -> str | None:
 
 
 def _torch_says_no_driver(s) -> bool:
-    err = F.text(F.torch(s).get("cuda_init_error")) or ""
-    return "Found no NVIDIA driver" in err
+    return "Found no NVIDIA driver" in (F.cuda_init_error(s) or "")
 
 
 def driver_missing(s) -> list[dict]:
-    if not _applies(s) or F.torch(s).get("cuda_available") is True or library_mismatch(s):
+    if not _applies(s) or F.cuda_available(s) is True or library_mismatch(s):
         return []
     present = F.driver_present(s)
     # The driver probe's verdict; when it has none (crashed: TE390), torch's own error is the evidence.
@@ -50,16 +49,16 @@ def driver_missing(s) -> list[dict]:
                     "/usr/lib/wsl/lib; do not install a Linux driver inside WSL)")
     else:
         gpu_side = f"install the NVIDIA driver {need_txt}" + (f" ({exact} is CUDA {tc}'s own)" if exact and exact != floor else "")
-    errors = [e for e in F.as_list(F.driver(s).get("errors")) if isinstance(e, str)]
-    container = F.text(F.dig(s, "platform", "container"))
+    errors = F.driver_errors(s)
+    container = F.container(s)
     container_txt = (f" This runs in a container ({container}): the driver lives on the host and is mapped in only "
                      "when the container is started with GPU access (Docker: `--gpus all` with the NVIDIA Container "
                      "Toolkit; Kubernetes: an nvidia.com/gpu resource).") if container else ""
     errors_txt = (" Driver probe errors: " + "; ".join(errors[:3])) if errors else ""
     pci = F.pci_gpus(s)
     details = {"torch_cuda": tc, "driver_needed_compat_floor": floor, "driver_needed_toolkit": exact,
-               "driver_source": F.driver(s).get("source"), "driver_errors": errors, "pci_gpus": pci,
-               "cuda_init_error": F.torch(s).get("cuda_init_error")}
+               "driver_source": F.driver_source(s), "driver_errors": errors, "pci_gpus": pci,
+               "cuda_init_error": F.cuda_init_error_recorded(s)}
     if pci:
         # A GPU is on the bus (also seen from a container, which lists its host's PCI devices): it sits
         # unused until the driver is loaded or mapped in, so this environment is broken.
@@ -78,7 +77,7 @@ def driver_missing(s) -> list[dict]:
                        "with GPU access,\n# e.g. docker run --gpus all <image> ...; then, inside it:\nnvidia-smi")
         else:
             expl += f" To use the GPU, {gpu_side}, then check with `nvidia-smi`."
-            ubuntu = "ubuntu" in (F.text(F.dig(s, "platform", "os_pretty")) or "").lower()
+            ubuntu = "ubuntu" in (F.os_pretty(s) or "").lower()
             fix = ("sudo ubuntu-drivers install   # Ubuntu's recommended NVIDIA driver; reboot, then:\nnvidia-smi"
                    if ubuntu else f"# install the NVIDIA driver {need_txt} (your distribution's package or "
                    "https://www.nvidia.com/Download/index.aspx), reboot, then:\nnvidia-smi")
@@ -172,7 +171,7 @@ def driver_too_old(s) -> list[dict]:
                     f"{need.get('compat_floor') or need.get('toolkit_minimum') or '?'})",
                     expl, A.install_command(s, build) if build else None,
                     {"driver_version": dv, "driver_cuda": dc, "torch_cuda": tc, "needs": need,
-                     "recommended_build": build, "cuda_init_error": F.torch(s).get("cuda_init_error")})]
+                     "recommended_build": build, "cuda_init_error": F.cuda_init_error_recorded(s)})]
 
 
 def _oldest_build(s) -> dict | None:
@@ -186,7 +185,7 @@ def _driver_upgrade_fix(s, need_txt: str) -> str:
     if F.wsl(s) == 2 or F.system(s) == "Windows":
         return (f"# install the NVIDIA Windows driver {need_txt} (https://www.nvidia.com/Download/index.aspx), "
                 "reboot Windows, then:\nnvidia-smi")
-    ubuntu = "ubuntu" in (F.text(F.dig(s, "platform", "os_pretty")) or "").lower()
+    ubuntu = "ubuntu" in (F.os_pretty(s) or "").lower()
     if ubuntu:
         return "sudo ubuntu-drivers install   # the newest recommended NVIDIA driver; reboot, then:\nnvidia-smi"
     return (f"# install the NVIDIA driver {need_txt} (your distribution's package or "
@@ -250,14 +249,13 @@ def _explained_by(s) -> str | None:
 
 
 def cuda_init_failed(s) -> list[dict]:
-    t = F.torch(s)
-    if not _applies(s) or F.driver_present(s) is False or t.get("cuda_available") is not False:
+    if not _applies(s) or F.driver_present(s) is False or F.cuda_available(s) is not False:
         return []
-    if F.driver_present(s) is None and (_torch_says_no_driver(s) or not F.text(t.get("cuda_init_error"))):
+    if F.driver_present(s) is None and (_torch_says_no_driver(s) or not F.cuda_init_error(s)):
         return []  # TE301 from torch's own words, or nothing known to report
     if _support(s) == "no" or F.cvd_hides_all(s):
         return []  # explained by TE302 / TE307 / TE402
-    err = F.text(t.get("cuda_init_error"))
+    err = F.cuda_init_error(s)
     expl = "The driver is loaded and new enough, yet torch could not initialise CUDA."
     cause = _explained_by(s)
     if cause:

@@ -7,10 +7,11 @@ from __future__ import annotations
 import re
 
 from torch_envcheck import knowledge as kb
+from torch_envcheck._util.escape import env_assign
 from torch_envcheck._util import versions
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.rules import _facts as F
+from torch_envcheck.doctor.facts import core as F
 
 
 def _applies(s) -> bool:
@@ -65,7 +66,7 @@ def arch_unsupported(s) -> list[dict]:
         build = A.recommend_build(s, capability=cap)
         fits_any = []
         try:
-            fits_any = kb.releases_supporting(cap, F.system(s), F.text(F.dig(s, "platform", "machine")))
+            fits_any = kb.releases_supporting(cap, F.system(s), F.machine(s))
         except kb.KnowledgeError:
             pass
         msg = (f"{F.gpu_label(g)} is {how} for {F.torch_label(s)}, whose kernels cover {lo}-{hi} "
@@ -116,7 +117,7 @@ def jetson_wheel(s) -> list[dict]:
         cap = g["capability"]
         if m["ok"] is not False or not _tegra_gpu(s, cap):
             continue
-        board = F.text(F.as_dict(F.jetson(s)).get("model"))
+        board = F.jetson_model(s)
         msg = (f"{F.gpu_label(g)} is a Jetson (integrated) GPU and {F.torch_label(s)} has no kernels for it "
                f"({' '.join(arch)})" + _arch_from(s))
         expl = ("The torch wheels on download.pytorch.org are built for discrete GPUs (aarch64: server boards such "
@@ -144,7 +145,7 @@ def cudnn_unsupported(s) -> list[dict]:
     TE401 says so and names a build that fits both."""
     if not _applies(s):
         return []
-    cudnn = F.cudnn_tuple(F.torch(s).get("cudnn"))
+    cudnn = F.torch_cudnn(s)
     pkg = F.nvidia_package_version(s, "nvidia-cudnn")
     ver = F.fmt_version(cudnn) if cudnn else (pkg[1] if pkg else None)
     if not ver:
@@ -201,8 +202,7 @@ def ptx_driver(s) -> list[dict]:
 
 
 def _cvd_fix(s, value: str | None) -> str:
-    from torch_envcheck._util.escape import env_assign  # noqa: PLC0415  (the value comes from the snapshot: quoted)
-    return env_assign("CUDA_VISIBLE_DEVICES", value or None, F.shell(s))
+    return env_assign("CUDA_VISIBLE_DEVICES", value or None, F.shell(s))  # the value comes from the snapshot: quoted
 
 
 def visible_devices(s) -> list[dict]:

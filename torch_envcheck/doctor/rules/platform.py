@@ -6,7 +6,7 @@ from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.rules import _facts as F
+from torch_envcheck.doctor.facts import core as F
 
 
 def wsl1(s) -> list[dict]:
@@ -57,11 +57,10 @@ def rosetta(s) -> list[dict]:
 def macos(s) -> list[dict]:
     if not F.is_macos(s):
         return []
-    p = F.as_dict(F.dig(s, "platform"))
-    where = f"macOS {p.get('mac_ver') or ''}".strip()
-    silicon = p.get("apple_silicon")
-    mps = F.as_dict(F.torch(s).get("mps"))
-    details = {"mac_ver": p.get("mac_ver"), "apple_silicon": silicon, "mps": mps or None}
+    where = f"macOS {F.mac_ver(s) or ''}".strip()
+    silicon = F.apple_silicon(s)
+    mps = F.mps(s)
+    details = {"mac_ver": F.mac_ver(s), "apple_silicon": silicon, "mps": mps or None}
     base = "CUDA does not exist on macOS (NVIDIA's last macOS CUDA was 10.2)"
     if mps.get("available") is True:
         return [finding("TE102", "ok", f"{where} on Apple silicon: {base}; torch's MPS backend is available",
@@ -90,7 +89,7 @@ def python_range(s) -> list[dict]:
     if not py:
         return []
     try:
-        req = F.text(F.torch(s).get("requires_python"))
+        req = F.torch_requires_python(s)
         if F.torch_importable(s) is not False and F.torch_release(s) and kb.release(F.torch_release(s)) is None and req:
             # A release newer than the tables: its own metadata (Requires-Python) is the reference.
             if versions.satisfies(py, req) is False:
@@ -134,18 +133,14 @@ def platform_ok(s) -> list[dict]:
         return []
     if python_range(s):
         return []
-    p = F.as_dict(F.dig(s, "platform"))
-    py = F.as_dict(p.get("python"))
-    where = " ".join(x for x in (F.system(s), p.get("machine")) if isinstance(x, str))
-    extra = [x for x in (F.text(p.get("os_pretty")), "WSL 2" if F.wsl(s) == 2 else None,
-                         f"container: {p['container']}" if F.text(p.get("container")) else None) if x]
-    conda = F.text(py.get("conda_env"))
-    env_kind = f"conda env {conda}" if conda else ("venv" if py.get("venv") is True else "no venv")
+    where = " ".join(x for x in (F.system(s), F.machine(s)) if x)
+    extra = [x for x in (F.os_pretty(s), "WSL 2" if F.wsl(s) == 2 else None,
+                         f"container: {F.container(s)}" if F.container(s) else None) if x]
     msg = f"{where}" + (f" ({', '.join(extra)})" if extra else "") + \
-        f", {F.text(py.get('implementation')) or 'Python'} {F.python_version(s) or '?'} ({env_kind}: {F.python_exe(s)})"
+        f", {F.python_implementation(s) or 'Python'} {F.python_version(s) or '?'} ({F.env_kind(s)}: {F.python_exe(s)})"
     return [finding("TE100", "ok", msg, "", None,
-                    {"system": F.system(s), "machine": p.get("machine"), "python": py.get("version"),
-                     "executable": py.get("executable")})]
+                    {"system": F.system(s), "machine": F.machine(s), "python": F.python_version(s),
+                     "executable": F.python_executable(s)})]
 
 
 RULES = [wsl1, rosetta, macos, python_range, platform_ok]

@@ -11,7 +11,7 @@ from torch_envcheck._util import versions
 from torch_envcheck.knowledge import tensorflow as tk
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.rules import _facts as F
+from torch_envcheck.doctor.facts import core as F
 from torch_envcheck.doctor.facts import tensorflow as T
 
 _GPU_KINDS = ("cudart", "cudnn", "cublas", "cublasLt", "cufft", "curand", "cusolver", "cusparse", "nvjitlink",

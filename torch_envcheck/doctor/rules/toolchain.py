@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 from torch_envcheck import knowledge as kb
+from torch_envcheck._util.escape import env_assign
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.rules import _facts as F
+from torch_envcheck.doctor.facts import core as F
 
 WHEEL_NOTE = ("torch itself still works: the wheel ships its own CUDA runtime; a CUDA toolkit (nvcc) is "
               "needed only to compile extensions.")
@@ -16,8 +17,7 @@ used_nvcc = F.nvcc_in_use  # the one nvcc-in-use decision, shared with the toolc
 
 
 def _export(s, var, value) -> str:
-    from torch_envcheck._util.escape import env_assign  # noqa: PLC0415  (the value comes from the snapshot: quoted)
-    return env_assign(var, value, F.shell(s))
+    return env_assign(var, value, F.shell(s))  # the value comes from the snapshot: quoted
 
 
 def nvcc_missing(s) -> list[dict]:
@@ -60,7 +60,7 @@ def cuda_home(s) -> list[dict]:
         return []
     out = []
     for var in ("CUDA_HOME", "CUDA_PATH"):
-        st = F.as_dict(F.dig(s, "toolchain", "cuda_home", var))
+        st = F.cuda_home(s, var)
         val = F.text(st.get("value"))
         if not val or (st.get("exists") is not False and st.get("has_nvcc") is not False):
             continue
@@ -82,7 +82,7 @@ def toolchain_ok(s) -> list[dict]:
         if F.is_rocm_torch(s):
             return []
         return [finding("TE600", "ok", f"{F.torch_label(s)} has no CUDA: extensions need only a C++ compiler, no CUDA toolkit",
-                        "", None, {"host_compiler": F.dig(s, "toolchain", "host_compiler")})]
+                        "", None, {"host_compiler": F.host_compiler(s)})]
     if F.is_macos(s) or nvcc_missing(s) or nvcc_major(s) or cuda_home(s):
         return []
     nv = used_nvcc(s)

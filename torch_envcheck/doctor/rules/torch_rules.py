@@ -6,16 +6,14 @@ from __future__ import annotations
 from torch_envcheck import knowledge as kb
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.rules import _facts as F
+from torch_envcheck.doctor.facts import core as F
 
 
 def not_importable(s) -> list[dict]:
     if F.torch_importable(s) is not False:
         return []
-    t = F.torch(s)
-    err = F.text(t.get("import_error")) or "(no error text recorded)"
+    err = F.import_error(s) or "(no error text recorded)"
     exe = F.python_exe(s)
-    py = F.as_dict(F.dig(s, "platform", "python"))
     missing = "No module named 'torch'" in err or "No module named \"torch\"" in err
     cap = F.build_capability(s)
     build = None
@@ -31,8 +29,8 @@ def not_importable(s) -> list[dict]:
         fix = A.pip_command(s, "install", "torch")
     if F.system(s) == "Windows" and not build and not F.driver_present(s):
         fix = A.pip_command(s, "install", "torch")  # PyPI's Windows wheel is the CPU build
-    conda = F.text(py.get("conda_env"))
-    where = f"conda env {conda}" if conda else ("a venv" if py.get("venv") is True else "no venv")
+    conda = F.conda_env(s)
+    where = f"conda env {conda}" if conda else ("a venv" if F.in_venv(s) is True else "no venv")
     if missing:
         msg = f"torch is not installed for this interpreter ({exe}, {where})"
         expl = ("If you installed torch elsewhere, the wrong environment is active: activate that one "
@@ -42,15 +40,15 @@ def not_importable(s) -> list[dict]:
         msg = f"torch is installed but fails to import in {exe}: {err.splitlines()[0][:200]}"
         expl = ("The torch installation is broken (a missing or mismatched shared library, a partial "
                 "upgrade, or two torch copies on sys.path). Reinstalling it in this interpreter usually fixes it.")
-        from torch_envcheck.doctor.rules import libraries  # noqa: PLC0415 (no import cycle: libraries does not import this module)
-        cause = libraries.path_breaks_import(s)
+        cause = F.import_broken_by_search_path(s)
         if cause:
-            # The cause is a folder on the library search path: reinstalling torch cannot help.
-            expl = (f"Caused by {cause[0]['details']['search_path_var']} (TE505 in the libraries area): "
-                    + cause[0]["message"] + ". Reinstalling torch cannot help while that folder wins.")
-            fix = cause[0]["fix"]
+            # The cause is a folder on the library search path (TE505, which explains this finding):
+            # reinstalling torch cannot help.
+            expl = (f"Caused by {cause['var']} (TE505 in the libraries area): "
+                    + F.import_breaker_label(cause) + ". Reinstalling torch cannot help while that folder wins.")
+            fix = A.search_path_fix(s, cause)
     # How the import process ended (the probe imports torch in a child): a signal, an exit or a hang.
-    proc = F.as_dict(t.get("import_process"))
+    proc = F.import_process(s)
     if proc.get("timed_out") is True:
         expl = ("`import torch` did not finish in time: a hung import (a file lock or a slow network file "
                 "system, a stuck GPU driver, a .pth file or sitecustomize that waits). Give it longer with "
@@ -69,14 +67,14 @@ def not_importable(s) -> list[dict]:
         expl = ("`import torch` ended the whole Python process (a native library that exits instead of "
                 "raising, e.g. oneMKL's \"FATAL ERROR: Cannot load ...\"). " + expl)
     return [finding("TE201", "failure", msg, expl, fix,
-                    {"executable": exe, "import_error": err, "venv": py.get("venv"), "conda_env": py.get("conda_env"),
-                     "prefix": py.get("prefix"), "recommended_build": build,
+                    {"executable": exe, "import_error": err, "venv": F.in_venv(s), "conda_env": F.conda_env(s),
+                     "prefix": F.python_prefix(s), "recommended_build": build,
                      "import_process": proc or None})]
 
 
 def numpy_missing(s) -> list[dict]:
     """torch imported but could not initialise NumPy (not installed, or an ABI it cannot use)."""
-    err = F.text(F.torch(s).get("numpy_error"))
+    err = F.numpy_error(s)
     if F.torch_importable(s) is not True or not err:
         return []
     return [finding("TE250", "warning", f"torch runs without NumPy: {err[:200]}",
@@ -146,7 +144,7 @@ def rocm_wheel(s) -> list[dict]:
             + (f": torch {build['torch']} {build['tag']} fits this driver and GPU." if build else
                (" (install the NVIDIA driver first)." if F.driver_present(s) is not True else ".")))
     return [finding("TE206", "failure", msg, expl, A.install_command(s, build) if build else None,
-                    {"torch": F.torch_version(s), "hip": F.torch(s).get("hip"), "gpus": gl, "pci_gpus": pci,
+                    {"torch": F.torch_version(s), "hip": F.torch_hip(s), "gpus": gl, "pci_gpus": pci,
                      "recommended_build": build})]
 
 
@@ -198,11 +196,10 @@ def companions(s) -> list[dict]:
 def torch_ok(s) -> list[dict]:
     if F.torch_importable(s) is not True or not F.torch_version(s):
         return []
-    t = F.torch(s)
     if F.is_cuda_torch(s):
-        if t.get("cuda_available") is True and isinstance(t.get("device_count"), int) and t["device_count"] > 0:
-            names = ", ".join(F.text(d.get("name")) or "?" for d in F.as_list(t.get("devices")) if isinstance(d, dict))
-            n = t["device_count"]
+        n = F.device_count(s)
+        if F.cuda_available(s) is True and n is not None and n > 0:
+            names = ", ".join(F.text(d.get("name")) or "?" for d in F.torch_devices(s))
             return [finding("TE205", "ok",
                             f"{F.torch_label(s)} initialised CUDA {F.torch_cuda(s)} and sees {n} GPU{'s' if n != 1 else ''}"
                             + (f" ({names})" if names else ""), "", None,
@@ -211,11 +208,10 @@ def torch_ok(s) -> list[dict]:
     if F.is_rocm_torch(s):
         if rocm_wheel(s):
             return []
-        return [finding("TE200", "ok", f"{F.torch_label(s)} is a ROCm build (HIP {t.get('hip') or '?'}): the CUDA checks do not apply",
-                        "", None, {"torch": F.torch_version(s), "hip": t.get("hip")})]
+        return [finding("TE200", "ok", f"{F.torch_label(s)} is a ROCm build (HIP {F.torch_hip(s) or '?'}): the CUDA checks do not apply",
+                        "", None, {"torch": F.torch_version(s), "hip": F.torch_hip(s)})]
     if F.is_macos(s):
-        mps = F.as_dict(t.get("mps"))
-        state = "MPS available" if mps.get("available") else "no MPS"
+        state = "MPS available" if F.mps(s).get("available") else "no MPS"
         return [finding("TE200", "ok", f"{F.torch_label(s)} imports ({state})", "", None, {"torch": F.torch_version(s)})]
     if F.is_cpu_torch(s) and F.driver_present(s) is None and not F.driver_gpus(s):
         return [finding("TE200", "ok", f"{F.torch_label(s)} (CPU-only build) imports; whether an NVIDIA driver exists is unknown",
