@@ -41,11 +41,9 @@ def _releases() -> tuple[str, dict]:
 
 def _fit(snap: dict, release: str, options: list[str]) -> dict | None:
     """The CUDA build of `release` this driver, GPU and Python run, when the pytorch channel had it."""
-    caps = [g.get("capability") for g in F.gpus(snap) if isinstance(g.get("capability"), str)]
-    cap = min(caps, key=lambda c: knowledge.version_tuple(c) or (0,)) if caps else None
     try:
         pick = knowledge.latest_release_for(
-            driver_cuda=F.driver_cuda(snap), capability=cap, os_name=F.system(snap),
+            driver_cuda=F.driver_cuda(snap), capability=F.build_capability(snap), os_name=F.system(snap),
             python_version=F.python_version(snap), driver_version=F.driver_version(snap),
             torch_release=release, machine=F.machine(snap),
             driver_os_name=F.driver_os(snap))
