@@ -136,7 +136,8 @@ def test_conda_consumers_read_only_declared_facts(name):
     view, reads = contract.record_reads(load(name))
     build(view)
     conda_form(view, *advise(view))
-    conda_rules.evaluate(view)
+    for rule in conda_rules.RULES:
+        rule(view)
     headline(view)
     assert any(p.startswith("conda.packages[]") for p in reads)
     assert contract.undeclared(reads) == []

@@ -440,6 +440,24 @@ def driver_runs(s, cuda) -> str | None:
     return kb.driver_runs(cuda, driver_version(s), driver_cuda(s), driver_os(s))
 
 
+def driver_too_old_for_torch(s) -> bool:
+    """A loaded driver that cannot run this CUDA torch (driver_runs "no"), with no fact proving that
+    it does anyway (cuda_works: NVIDIA's forward-compatibility package)."""
+    return (is_cuda_torch(s) and not is_macos(s) and wsl(s) != 1 and driver_present(s) is True
+            and driver_runs(s, torch_cuda(s)) == "no" and not cuda_works(s))
+
+
+def oldest_build_beyond_driver(s) -> dict | None:
+    """The torch build of the tables that needs the lowest driver ({'driver', 'cuda', 'torch', 'tag'}),
+    when this driver is older than even that one: then no torch build runs on it."""
+    try:
+        oldest = kb.min_driver_any_build(driver_os(s))
+    except kb.KnowledgeError:
+        return None
+    dvt = versions.version_tuple(driver_version(s))
+    return oldest if oldest and dvt and dvt < versions.version_tuple(oldest["driver"]) else None
+
+
 _MISMATCH_MARKERS = ("driver/library version mismatch", "error 803",
                      "system has unsupported display driver / cuda driver combination")
 

@@ -135,7 +135,20 @@ def evaluate(snapshot) -> list[dict]:
                                  "with `torch-envcheck doctor --json`.", None,
                                  {"rule": f"{fn.__module__}.{fn.__name__}", "error": f"{type(exc).__name__}: {exc}"})]
             out.extend(found)
-    return outrank_tables(snapshot, out)
+    return outrank_tables(snapshot, apply_hides(out))
+
+
+def apply_hides(found: list[dict]) -> list[dict]:
+    """The one way a cause silences a finding: a finding whose code another finding names in its
+    `hides` is removed (finding(..., hides=[codes])); every `hides` is removed from the output.
+    What a cause merely explains stays, folded under it (doctor.link_explained)."""
+    hidden = set()
+    for f in found:
+        hidden.update(c for c in f.get("hides", ()) if c != f.get("code"))
+    out = [f for f in found if f.get("code") not in hidden]
+    for f in out:
+        f.pop("hides", None)
+    return out
 
 
 def summary(findings: list[dict]) -> dict:

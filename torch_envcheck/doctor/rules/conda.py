@@ -146,11 +146,18 @@ def _cuda_install_lines(s, rec, flavour_note: str) -> tuple[list[str], str]:
     return lines, why + flavour_note
 
 
+def _problem(*args, **kw) -> dict:
+    """A conda problem: it hides TE900 ("the env is consistent")."""
+    return finding(*args, hides=["TE900"], **kw)
+
+
 # ---------------------------------------------------------------- rules
 
 def cpu_pytorch_with_gpu(s) -> list[dict]:
     """TE901: conda's pytorch is a CPU build (build string, or cpuonly / pytorch-mutex cpu) while an
     NVIDIA GPU is there."""
+    if not C.has_conda_facts(s):
+        return []
     rec = C.package(s, "pytorch")
     flav = C.pytorch_flavour(s)
     if rec is None or flav is None or not F.has_nvidia_gpu(s):
@@ -164,7 +171,7 @@ def cpu_pytorch_with_gpu(s) -> list[dict]:
     if C.channel(rec) == "pytorch" and not C.package(s, "pytorch-cuda"):
         reasons.append("no pytorch-cuda package")
     lines, why = _cuda_install_lines(s, rec, "")
-    return [finding(
+    return [_problem(
         "TE901", "failure",
         f"conda's pytorch {terminal(C.version(rec))} in {_env_label(s)} is a CPU build ({'; '.join(reasons)}), "
         f"but this machine has {_gpu_label(s)}",
@@ -178,6 +185,8 @@ def cpu_pytorch_with_gpu(s) -> list[dict]:
 def pytorch_cuda_missing(s) -> list[dict]:
     """TE902: a pytorch-channel pytorch (1.13 or later: the pytorch-cuda era) without pytorch-cuda on a
     GPU machine, when the build string does not already say CPU (TE901 covers that)."""
+    if not C.has_conda_facts(s):
+        return []
     rec = C.package(s, "pytorch")
     flav = C.pytorch_flavour(s)
     if rec is None or C.channel(rec) != "pytorch" or C.package(s, "pytorch-cuda") or C.package(s, "cpuonly"):
@@ -188,7 +197,7 @@ def pytorch_cuda_missing(s) -> list[dict]:
     if not rel or rel[:2] < (1, 13):
         return []  # before 1.13 the pytorch channel used cudatoolkit, not pytorch-cuda
     lines, why = _cuda_install_lines(s, rec, "")
-    return [finding(
+    return [_problem(
         "TE902", "failure",
         f"conda's pytorch {terminal(C.version(rec))} in {_env_label(s)} comes from the pytorch channel without "
         f"pytorch-cuda ({flav['why'] if flav else 'build unknown'})",
@@ -213,6 +222,8 @@ def _imported(s, conda_rec, pip_item) -> str | None:
 
 def torch_installed_twice(s) -> list[dict]:
     """TE903: conda's pytorch record and a pip-installed torch distribution in one prefix."""
+    if not C.has_conda_facts(s):
+        return []
     rec = C.package(s, "pytorch")
     pip_torch = C.pip_dist(s, "torch")
     if rec is None or pip_torch is None:
@@ -235,7 +246,7 @@ def torch_installed_twice(s) -> list[dict]:
                   *(["-c", "pytorch", "-c", "nvidia"] if C.channel(rec) == "pytorch" else
                     ["-c", C.channel(rec)] if C.channel(rec) and C.channel(rec) != "pkgs/main" else [])),
            "# or keep pip's torch: a new env without conda's pytorch (torch-envcheck pin --conda writes its environment.yml)"]
-    return [finding(
+    return [_problem(
         "TE903", "failure" if who is None and F.torch_importable(s) is False else "warning",
         f"torch is installed twice in {_env_label(s)}: conda's {_pkg_label('pytorch', rec)} and pip's torch {pv}; "
         f"{imports}",
@@ -250,6 +261,8 @@ def torch_installed_twice(s) -> list[dict]:
 def runtime_replaced_by_pip(s) -> list[dict]:
     """TE904: a pip distribution wrote a C++/OpenMP runtime library (libstdc++, libgomp, libiomp5,
     libomp) into the env over the copy a conda package owns."""
+    if not C.has_conda_facts(s):
+        return []
     owners = {}
     for name, rec in C.packages(s).items():
         for f in C.runtime_files(rec):
@@ -263,7 +276,7 @@ def runtime_replaced_by_pip(s) -> list[dict]:
         return []
     d, f, owner = hits[0]
     more = f" and {len(hits) - 1} more" if len(hits) > 1 else ""
-    return [finding(
+    return [_problem(
         "TE904", "warning",
         f"pip's {terminal(d['name'])} {terminal(d['version'])} overwrote {terminal(f)}, which conda's {owner} owns, "
         f"in {_env_label(s)}{more}",
@@ -282,13 +295,15 @@ _CONDA_CUDA = ("cudatoolkit", "cudnn", "cuda-runtime", "cuda-cudart", "cuda-libr
 
 def pip_nvidia_wheels(s) -> list[dict]:
     """TE905: pip's nvidia-* wheels beside conda's CUDA packages (two copies of the CUDA libraries)."""
+    if not C.has_conda_facts(s):
+        return []
     wheels = [d for d in C.pip_dists(s) if d["name"].startswith("nvidia-")]
     conda_cuda = [(n, C.package(s, n)) for n in _CONDA_CUDA if C.package(s, n)]
     if not wheels or not conda_cuda:
         return []
     w = ", ".join(f"{terminal(d['name'])} {terminal(d['version'])}" for d in wheels[:3])
     c = ", ".join(f"{n} {terminal(C.version(r))}" for n, r in conda_cuda[:3])
-    return [finding(
+    return [_problem(
         "TE905", "warning",
         f"pip's CUDA wheels ({w}{f' and {len(wheels) - 3} more' if len(wheels) > 3 else ''}) sit beside conda's "
         f"CUDA packages ({c}) in {_env_label(s)}",
@@ -311,6 +326,8 @@ def _tf_row(version) -> dict | None:
 def tensorflow_cuda_mismatch(s) -> list[dict]:
     """TE906: the env's cudatoolkit / cudnn against the CUDA and cuDNN its TensorFlow was built and
     tested with (TensorFlow's 'Tested build configurations')."""
+    if not C.has_conda_facts(s):
+        return []
     tf = C.tensorflow(s)
     if not tf or not tf[1]:
         return []
@@ -344,7 +361,7 @@ def tensorflow_cuda_mismatch(s) -> list[dict]:
             pins.append(f"cudnn={need_cudnn}")
     if not problems:
         return []
-    return [finding(
+    return [_problem(
         "TE906", severity,
         f"{tf[0]} {terminal(tf[1])} was built with CUDA {need_cuda}" + (f" and cuDNN {need_cudnn}" if need_cudnn else "")
         + f", but {_env_label(s)} "
@@ -360,6 +377,8 @@ def tensorflow_cuda_mismatch(s) -> list[dict]:
 
 def pytorch_cuda_mismatch(s) -> list[dict]:
     """TE907: conda's pytorch CUDA build against the env's pytorch-cuda / cudatoolkit."""
+    if not C.has_conda_facts(s):
+        return []
     rec = C.package(s, "pytorch")
     flav = C.pytorch_flavour(s)
     if rec is None or not flav or flav["kind"] != "cuda":
@@ -374,7 +393,7 @@ def pytorch_cuda_mismatch(s) -> list[dict]:
             continue
         extra = ["-c", "pytorch", "-c", "nvidia"] if pkg == "pytorch-cuda" else \
             ["-c", "pytorch"] + (["-c", "conda-forge"] if C.mm(want) >= (11, 1) else [])
-        return [finding(
+        return [_problem(
             "TE907", "failure",
             f"conda's pytorch {terminal(C.version(rec))} was built for CUDA {want} ({flav['why']}), but "
             f"{_env_label(s)} has {pkg} {terminal(C.version(inst))}",
@@ -389,6 +408,8 @@ def pytorch_cuda_mismatch(s) -> list[dict]:
 def system_cuda_first_on_path(s) -> list[dict]:
     """TE908 (Windows): a CUDA toolkit's bin directory outside the env comes before the env's
     Library\\bin on PATH, so its DLLs shadow conda's cudatoolkit."""
+    if not C.has_conda_facts(s):
+        return []
     if F.system(s) != "Windows":
         return []
     toolkit = C.cuda_toolkit(s)
@@ -404,7 +425,7 @@ def system_cuda_first_on_path(s) -> list[dict]:
     d = e["dir"]
     session = ("$env:Path = ($env:Path -split ';' | Where-Object { $_ -ne " + shell_quote(d, "powershell")
                + " }) -join ';'")
-    return [finding(
+    return [_problem(
         "TE908", "failure" if other else "warning",
         f"PATH puts the CUDA {terminal(e.get('cuda_version') or '?')} toolkit in {terminal(d)} before the "
         f"Library\\bin of {_env_label(s)}" + ("" if env_idx is not None else " (which is not on PATH at all)")
@@ -435,28 +456,23 @@ def records_unreadable(s) -> list[dict]:
         None, {"errors": errs[:50]})]
 
 
-_PROBLEM_RULES = (cpu_pytorch_with_gpu, pytorch_cuda_missing, torch_installed_twice, runtime_replaced_by_pip,
-                  pip_nvidia_wheels, tensorflow_cuda_mismatch, pytorch_cuda_mismatch, system_cuda_first_on_path)
-
-
-def evaluate(s) -> list[dict]:
-    """Every conda finding, or TE900 when the env is consistent.  Silent outside a conda env."""
+def conda_ok(s) -> list[dict]:
+    """TE900: the env's CUDA packages fit each other, the driver and pip's packages (every conda
+    problem hides it: _problem)."""
     if not C.has_conda_facts(s):
         return []
-    out = []
-    for rule in _PROBLEM_RULES:
-        out += rule(s)
-    out += records_unreadable(s)
-    if not any(f["severity"] != "ok" and f["code"] != "TE991" for f in out):
-        pkgs = C.packages(s)
-        parts = [_pkg_label(n, pkgs[n]) for n in ("pytorch", "pytorch-cuda", "cudatoolkit", "cudnn", "tensorflow")
-                 if n in pkgs]
-        out.insert(0, finding(
-            "TE900", "ok",
-            f"{_env_label(s)}: " + ("; ".join(parts) if parts else f"{C.records(s) or 0} conda packages, none CUDA-related"),
-            "conda's CUDA packages fit each other, the driver and the packages pip added.", None,
-            {"records": C.records(s)}))
-    return out
+    pkgs = C.packages(s)
+    parts = [_pkg_label(n, pkgs[n]) for n in ("pytorch", "pytorch-cuda", "cudatoolkit", "cudnn", "tensorflow")
+             if n in pkgs]
+    return [finding(
+        "TE900", "ok",
+        f"{_env_label(s)}: " + ("; ".join(parts) if parts else f"{C.records(s) or 0} conda packages, none CUDA-related"),
+        "conda's CUDA packages fit each other, the driver and the packages pip added.", None,
+        {"records": C.records(s)})]
 
 
-RULES = [evaluate]
+# conda_ok first: the area's summary line comes before its problems.  Every rule is silent outside
+# a conda env (no conda facts).
+RULES = [conda_ok, cpu_pytorch_with_gpu, pytorch_cuda_missing, torch_installed_twice, runtime_replaced_by_pip,
+         pip_nvidia_wheels, tensorflow_cuda_mismatch, pytorch_cuda_mismatch, system_cuda_first_on_path,
+         records_unreadable]

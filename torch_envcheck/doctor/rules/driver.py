@@ -31,8 +31,8 @@ def _torch_says_no_driver(s) -> bool:
 
 
 def driver_missing(s) -> list[dict]:
-    if not _applies(s) or F.cuda_available(s) is True or library_mismatch(s):
-        return []
+    if not _applies(s) or F.cuda_available(s) is True:
+        return []  # (a driver/library version mismatch, TE306, hides it: the driver is there)
     present = F.driver_present(s)
     # The driver probe's verdict; when it has none (crashed: TE390), torch's own error is the evidence.
     if present is True or (present is None and not _torch_says_no_driver(s)):
@@ -156,11 +156,9 @@ def driver_too_old(s) -> list[dict]:
             f"(needed by GPUs this build has no SASS for) and a few newer APIs need CUDA {tc}'s own driver "
             f"{need.get('toolkit_minimum') or '(unknown)'}.", None,
             {"driver_version": dv, "driver_cuda": dc, "torch_cuda": tc, "needs": need})]
-    cap = F.build_capability(s)
-    build = A.recommend_build(s, capability=cap)
-    oldest = _oldest_build(s)
-    dvt = kb.version_tuple(dv)
-    if build is None and oldest and dvt and dvt < kb.version_tuple(oldest["driver"]):
+    build = A.recommend_build(s, capability=F.build_capability(s))
+    oldest = F.oldest_build_beyond_driver(s)
+    if build is None and oldest:
         return [_older_than_every_build(s, oldest, need)]
     expl = (f"torch's CUDA {tc} runtime needs driver >= {need.get('compat_floor') or need.get('toolkit_minimum') or '?'}"
             f" on {F.driver_os(s)}; CUDA initialisation fails (\"The NVIDIA driver on your system is too old\"). "
@@ -172,13 +170,6 @@ def driver_too_old(s) -> list[dict]:
                     expl, A.install_command(s, build) if build else None,
                     {"driver_version": dv, "driver_cuda": dc, "torch_cuda": tc, "needs": need,
                      "recommended_build": build, "cuda_init_error": F.cuda_init_error_recorded(s)})]
-
-
-def _oldest_build(s) -> dict | None:
-    try:
-        return kb.min_driver_any_build(F.driver_os(s))
-    except kb.KnowledgeError:
-        return None
 
 
 def _driver_upgrade_fix(s, need_txt: str) -> str:
@@ -206,18 +197,11 @@ def _older_than_every_build(s, oldest: dict, need: dict) -> dict:
         {"driver_version": dv, "torch_cuda": tc, "needs": need, "oldest_build": oldest})
 
 
-_MISMATCH_MARKERS = ("driver/library version mismatch", "error 803",
-                     "system has unsupported display driver / cuda driver combination")
-
-
 def library_mismatch(s) -> list[dict]:
     """CUDA error 803 / NVML "Driver/library version mismatch": the kernel module still loaded is not
     the version of the user-space driver (libcuda, libnvidia-ml) installed since, typically right
     after a driver upgrade without a reboot."""
-    if F.is_macos(s):
-        return []
-    texts = [F.cuda_init_error(s)] + F.driver_errors(s) + F.cuda_warnings(s)
-    hit = next((t for t in texts if t and any(m in t.lower() for m in _MISMATCH_MARKERS)), None)
+    hit = F.library_mismatch(s)
     if not hit:
         return []
     if F.wsl(s) == 2 or F.system(s) == "Windows":
@@ -235,15 +219,17 @@ def library_mismatch(s) -> list[dict]:
         "once no process uses the GPU (`nvidia-smi` and `lsof /dev/nvidia*` list them). If it persists after a "
         "reboot, two driver installations are mixed (a distribution package and a .run installer, or a "
         "container's own libcuda): remove one.",
-        fix, {"error": hit, "driver_version": F.driver_version(s)}, explains=explains)]
+        fix, {"error": hit, "driver_version": F.driver_version(s)}, explains=explains,
+        hides=["TE301"])]  # "no NVIDIA driver is loaded": it is, in another version than its libraries
 
 
 def _explained_by(s) -> str | None:
-    """The finding that causes a failed CUDA initialisation, when another rule found one."""
-    if library_mismatch(s):
+    """The cause of a failed CUDA initialisation that another finding reports (and explains this
+    one by), named in this one's text."""
+    if F.library_mismatch(s):
         return "TE306 (driver/library version mismatch)"
-    from torch_envcheck.doctor.rules import gpu  # noqa: PLC0415 (gpu imports nothing from here; avoids a cycle at import time)
-    if any(f["code"] == "TE403" and f["severity"] == "failure" for f in gpu.visible_devices(s)):
+    cvd = F.cuda_visible_devices(s)
+    if cvd and cvd["invalid"] is not None and not cvd["valid"]:
         return "TE403 (CUDA_VISIBLE_DEVICES names no usable GPU)"
     return None
 
@@ -253,8 +239,8 @@ def cuda_init_failed(s) -> list[dict]:
         return []
     if F.driver_present(s) is None and (_torch_says_no_driver(s) or not F.cuda_init_error(s)):
         return []  # TE301 from torch's own words, or nothing known to report
-    if _support(s) == "no" or F.cvd_hides_all(s):
-        return []  # explained by TE302 / TE307 / TE402
+    if _support(s) == "no":
+        return []  # TE303 is a failure "for another reason" than a driver too old for this CUDA: it says the driver is new enough
     err = F.cuda_init_error(s)
     expl = "The driver is loaded and new enough, yet torch could not initialise CUDA."
     cause = _explained_by(s)

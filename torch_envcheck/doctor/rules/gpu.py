@@ -4,7 +4,6 @@ needs the driver of the toolkit that wrote it), and CUDA_VISIBLE_DEVICES."""
 
 from __future__ import annotations
 
-import re
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util.escape import env_assign
@@ -93,7 +92,8 @@ def arch_unsupported(s) -> list[dict]:
         out.append(finding("TE401", "failure", msg, expl, A.install_command(s, build) if build else None,
                            {"gpu": g, "capability": cap, "arch_list": arch, "problem": how,
                             "recommended_build": build,
-                            "other_builds": [f"{b['torch']} {b['tag']}" for b in fits_any[:6]]}))
+                            "other_builds": [f"{b['torch']} {b['tag']}" for b in fits_any[:6]]},
+                           hides=["TE400"]))
     return out
 
 
@@ -128,15 +128,16 @@ def jetson_wheel(s) -> list[dict]:
         out.append(finding("TE405", "failure", msg, expl, _jetpack_fix(s),
                            {"gpu": g, "capability": cap, "arch_list": arch, "arch_list_source": F.arch_list_source(s),
                             "jetson": F.jetson(s), "jetpack_wheels": JETPACK_URL},
-                           explains=["TE401"] + _jetson_driver_codes(s)))
+                           explains=["TE401"] + _jetson_driver_codes(s), hides=["TE400"]))
     return out
 
 
 def _jetson_driver_codes(s) -> list[str]:
     """On Jetson the driver comes with JetPack and cannot be upgraded alone: a too-old-driver finding
-    is one more symptom of a wheel that is not built for the board."""
-    from torch_envcheck.doctor.rules import driver  # noqa: PLC0415 (driver imports gpu lazily too; no cycle at import time)
-    return [f["code"] for f in driver.driver_too_old(s) if f["code"] in ("TE302", "TE307")]
+    (TE307 when no build runs on it, else TE302) is one more symptom of a wheel not built for the board."""
+    if not F.driver_too_old_for_torch(s):
+        return []
+    return ["TE307"] if F.oldest_build_beyond_driver(s) else ["TE302"]
 
 
 def cudnn_unsupported(s) -> list[dict]:
@@ -170,7 +171,7 @@ def cudnn_unsupported(s) -> list[dict]:
             + (f": torch {build['torch']} {build['tag']} (command below)." if build else
                ". Or disable cuDNN (torch.backends.cudnn.enabled = False) and accept slower ops."),
             A.install_command(s, build) if build else None,
-            {"gpu": g, "cudnn": ver, "cudnn_min_capability": lo, "recommended_build": build}))
+            {"gpu": g, "cudnn": ver, "cudnn_min_capability": lo, "recommended_build": build}, hides=["TE400"]))
     return out
 
 
@@ -197,7 +198,7 @@ def ptx_driver(s) -> list[dict]:
             "The driver JIT-compiles PTX only if it is at least as new as the toolkit that wrote it "
             "(CUDA_ERROR_UNSUPPORTED_PTX_VERSION otherwise); minor-version compatibility does not cover PTX. "
             "Upgrade the driver, or install a build with SASS for this GPU.", None,
-            {"gpu": g, "entry": m["entry"], "driver_version": F.driver_version(s), "needs": need}))
+            {"gpu": g, "entry": m["entry"], "driver_version": F.driver_version(s), "needs": need}, hides=["TE400"]))
     return out
 
 
@@ -206,34 +207,20 @@ def _cvd_fix(s, value: str | None) -> str:
 
 
 def visible_devices(s) -> list[dict]:
-    raw = F.env(s, "CUDA_VISIBLE_DEVICES")
-    if raw is None or F.is_macos(s) or not (F.is_cuda_torch(s) or F.driver_gpus(s)):
+    cvd = F.cuda_visible_devices(s)
+    if cvd is None:
         return []
-    n = len(F.driver_gpus(s)) if F.driver_present(s) else None
-    if not raw.strip():
+    raw, n = cvd["raw"], cvd["n"]
+    if cvd["empty"]:
         sev = "failure" if n else "warning"
         return [finding("TE402", sev,
                         "CUDA_VISIBLE_DEVICES is set but empty: CUDA sees no GPU"
                         + (f" (this machine has {n})" if n else ""),
                         "An empty CUDA_VISIBLE_DEVICES hides every GPU (torch.cuda.device_count() == 0). It must be "
                         "set before CUDA initialises; changing it later in the process has no effect.",
-                        _cvd_fix(s, None), {"CUDA_VISIBLE_DEVICES": raw, "driver_gpu_count": n})]
-    if not n:
-        return []  # without the driver's GPU list an index cannot be judged
-    uuids = [F.text(g.get("uuid")) for g in F.driver_gpus(s)]
-    valid, bad = [], None
-    for item in (x.strip() for x in raw.split(",")):
-        if re.fullmatch(r"\d+", item):
-            ok = int(item) < n
-        elif item.upper().startswith(("GPU-", "MIG-")):
-            ok = None if not any(uuids) or item.upper().startswith("MIG-") else \
-                any(u and u.lower().startswith(item.lower()) for u in uuids)
-        else:
-            ok = False
-        if ok is False:
-            bad = item
-            break  # CUDA stops parsing at the first invalid entry
-        valid.append(item)
+                        _cvd_fix(s, None), {"CUDA_VISIBLE_DEVICES": raw, "driver_gpu_count": n},
+                        hides=["TE303"])]  # "CUDA failed to initialise": no, it was told to see no GPU
+    bad, valid = cvd["invalid"], cvd["valid"]
     if bad is None:
         return []
     sev = "failure" if not valid else "warning"
@@ -252,8 +239,8 @@ def gpu_ok(s) -> list[dict]:
     if not _applies(s):
         return []
     cov, arch = _coverage(s)
-    if not cov or any(m["ok"] is False for _, m in cov) or ptx_driver(s) or cudnn_unsupported(s):
-        return []
+    if not cov:
+        return []  # a GPU without kernels (TE401/TE405), PTX on too old a driver (TE404) or cuDNN (TE406) hides it
     parts = [f"{F.gpu_label(g)} via {m['entry']}" + (" (PTX JIT: the first use compiles kernels)" if m["via"] == "ptx" else "")
              for g, m in cov]
     return [finding("TE400", "ok", f"{F.torch_label(s)} has kernels for " + "; ".join(parts), "", None,

@@ -57,7 +57,7 @@ def ld_library_path(s) -> list[dict]:
            "or a cuDNN version incompatibility error). " if older else
            "Newer ones usually work but are not what torch was tested with. ")
         + f"Drop these directories from {var} for Python sessions that use torch.",
-        fix, {"shadowing": hits, "search_path_var": var})]
+        fix, {"shadowing": hits, "search_path_var": var}, hides=["TE500"])]
 
 
 def path_breaks_import(s) -> list[dict]:
@@ -113,7 +113,7 @@ def loaded_elsewhere(s) -> list[dict]:
         + (f" (+{len(foreign) - 1} more)" if len(foreign) > 1 else ""),
         "The process mapped a CUDA library from outside the Python environment, so a system copy shadows the "
         "one torch ships (LD_LIBRARY_PATH, LD_PRELOAD or /etc/ld.so.conf.d). If versions differ this breaks "
-        "torch at import or first use.", None, {"foreign": foreign, "site_packages": site})]
+        "torch at import or first use.", None, {"foreign": foreign, "site_packages": site}, hides=["TE500"])]
 
 
 def _first(d: dict, *keys):
@@ -134,7 +134,7 @@ def cudnn_mismatch(s) -> list[dict]:
         out.append(finding("TE502", "failure", "torch refuses the loaded cuDNN: " + hit.splitlines()[0][:240],
                            "The cuDNN found at run time is not the one torch was built with; usually a system "
                            "cuDNN on LD_LIBRARY_PATH wins over the wheel's nvidia-cudnn package.", None,
-                           {"error": hit}))
+                           {"error": hit}, hides=["TE500"]))
         return out
     # Expected: the cuDNN torch ships (its nvidia-cudnn wheel), else the cudnn.h our extension was
     # compiled with.  Loaded: what cudnnGetVersion() returns in this process, else torch's view.
@@ -165,7 +165,7 @@ def cudnn_mismatch(s) -> list[dict]:
         + (f"It was loaded from {lib_path}. " if lib_path else "")
         + "Another cuDNN is being found first: check LD_LIBRARY_PATH and /etc/ld.so.conf.d for a system cuDNN.",
         None, {"expected": F.fmt_version(built), "loaded": F.fmt_version(loaded), "compared": source,
-               "loaded_from_path": lib_path}))
+               "loaded_from_path": lib_path}, hides=["TE500"]))
     return out
 
 
@@ -182,15 +182,15 @@ def handle_failed(s) -> list[dict]:
                                f"creating a {lib} handle on GPU {d['index']} ({d['name'] or '?'}) failed: {status}",
                                f"{lib} loaded but could not initialise on the GPU: operations that use it (convolutions, "
                                "matmuls) fail. Usual causes: out of GPU memory, a mismatched library copy, or a GPU this "
-                               "library version does not support.", None, {"library": lib, "device": d}))
+                               "library version does not support.", None, {"library": lib, "device": d},
+                               hides=["TE500"]))
     return out
 
 
 def libraries_ok(s) -> list[dict]:
     if not F.is_cuda_torch(s) or F.is_macos(s):
         return []
-    if ld_library_path(s) or loaded_elsewhere(s) or cudnn_mismatch(s) or handle_failed(s):
-        return []
+    # (a library shadowing torch's, a cuDNN mismatch or a failed handle, TE501-TE503, hides it)
     var = F.library_path_var(s)
     cudnn = F.torch_cudnn(s)
     msg = f"{var} holds no other copies of torch's CUDA/cuDNN libraries"

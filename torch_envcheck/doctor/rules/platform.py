@@ -95,7 +95,8 @@ def python_range(s) -> list[dict]:
             if versions.satisfies(py, req) is False:
                 return [finding("TE103", "warning", f"Python {py} does not satisfy torch {F.torch_version(s)}'s Requires-Python {req}",
                                 "torch's own package metadata excludes this Python: an untested combination.",
-                                None, {"python": py, "torch": F.torch_version(s), "requires_python": req})]
+                                None, {"python": py, "torch": F.torch_version(s), "requires_python": req},
+                                hides=["TE100"])]
             return []
         if F.torch_importable(s) is not False and F.torch_release(s):
             ok = kb.python_supported(F.torch_release(s), py)
@@ -106,7 +107,7 @@ def python_range(s) -> list[dict]:
                     f"Python {py} is outside torch {F.torch_release(s)}'s supported range {lo}-{hi}",
                     "torch imports here, but this release publishes no wheels for this Python, so it is an "
                     "untested combination (a source build, or metadata that disagrees with the wheel).",
-                    None, {"python": py, "torch": F.torch_version(s), "supported": [lo, hi]})]
+                    None, {"python": py, "torch": F.torch_version(s), "supported": [lo, hi]}, hides=["TE100"])]
             return []
         if F.torch_importable(s) is False:
             latest = kb.latest_known_release()
@@ -122,7 +123,8 @@ def python_range(s) -> list[dict]:
             return [finding("TE103", "failure" if too_old else "warning", msg,
                             expl + " Use a Python in the supported range (a new venv or conda env).",
                             None, {"python": py, "latest_torch": latest, "supported": [lo, hi],
-                                   "newest_release_for_this_python": fits[0] if fits else None})]
+                                   "newest_release_for_this_python": fits[0] if fits else None},
+                            hides=["TE100"])]
     except kb.KnowledgeError:
         return []
     return []
@@ -130,9 +132,7 @@ def python_range(s) -> list[dict]:
 
 def platform_ok(s) -> list[dict]:
     if F.wsl(s) == 1 or F.is_macos(s) or not F.system(s):
-        return []
-    if python_range(s):
-        return []
+        return []  # (a Python outside torch's range, TE103, hides it)
     where = " ".join(x for x in (F.system(s), F.machine(s)) if x)
     extra = [x for x in (F.os_pretty(s), "WSL 2" if F.wsl(s) == 2 else None,
                          f"container: {F.container(s)}" if F.container(s) else None) if x]

@@ -96,6 +96,11 @@ def _generations_differ(s) -> bool:
             and versions.major(tc) != versions.major(fc))
 
 
+def _problem(*args, hides=(), **kw) -> dict:
+    """A finding that TensorFlow does not work as installed here: it hides TE800 ("TensorFlow works")."""
+    return finding(*args, hides=["TE800", *hides], **kw)
+
+
 # ---------------------------------------------------------------- probe failures (TE890-TE892)
 
 def child_failed(s) -> list[dict]:
@@ -105,7 +110,7 @@ def child_failed(s) -> list[dict]:
     limit = T.child_timeout(s)
     details = {"error": err, "returncode": T.child_returncode(s), "timeout": limit}
     if T.child_timed_out(s):
-        return [finding("TE891", "warning", f"importing {T.tf_label(s)} in a child process did not finish within "
+        return [_problem("TE891", "warning", f"importing {T.tf_label(s)} in a child process did not finish within "
                                            f"{limit if limit is not None else '?'} s",
                         "TensorFlow's facts (build info, GPUs, the libraries it could not load) are missing, so those "
                         "checks were skipped. A cold start after installing can be that slow; run the doctor again, "
@@ -117,7 +122,7 @@ def child_failed(s) -> list[dict]:
         # tensorflow/docs site/en/install/pip.md, "Hardware requirements": TF binaries use AVX instructions.
         hint = (" It died of SIGILL (an illegal instruction): TensorFlow's wheels need AVX, which this CPU (or "
                 "virtual machine) does not offer.")
-    return [finding("TE892", "warning", f"the child process that imports {T.tf_label(s)} died without a result"
+    return [_problem("TE892", "warning", f"the child process that imports {T.tf_label(s)} died without a result"
                                        + (f" (exit status {rc})" if rc is not None else ""),
                     f"{err}.{hint} TensorFlow's facts are missing, so those checks were skipped; `python -c \"import "
                     "tensorflow\"` shows the same failure.", None, details)]
@@ -131,7 +136,7 @@ def not_importable(s) -> list[dict]:
     err = T.import_error(s) or "(no message)"
     first = err.splitlines()[0][:300]
     explains = ("TE807",) if _gpu_failures(s) else ()
-    return [finding("TE808", "failure", f"{T.tf_label(s)} is installed but `import tensorflow` fails: {first}",
+    return [_problem("TE808", "failure", f"{T.tf_label(s)} is installed but `import tensorflow` fails: {first}",
                     "The import error is kept verbatim below; a numpy or protobuf of the wrong major (TE851 names one), "
                     "a broken install or a CPU without AVX are the usual causes. Reinstalling TensorFlow with its "
                     "dependencies repairs a broken install.",
@@ -176,7 +181,7 @@ def cuda_libs_missing(s) -> list[dict]:
     if F.is_cuda_torch(s) and F.torch_cuda(s) and major and versions.major(F.torch_cuda(s)) != major:
         expl += (f" torch here is a CUDA {F.torch_cuda(s)} build: its CUDA {versions.major(F.torch_cuda(s))} wheels do "
                  f"not serve TensorFlow's CUDA {major} (see TE809).")
-    return [finding("TE801", _severity(s), msg, expl, _fix_libraries(s),
+    return [_problem("TE801", _severity(s), msg, expl, _fix_libraries(s),
                     {"tf_cuda": cuda, "tf_cudnn": cudnn, "missing_wheels": [r["name"] for r in missing],
                      "dlopen_failures": [f["file"] for f in failures], "libraries_on_path": on_path},
                     explains=("TE807",) if failures else ())]
@@ -210,7 +215,7 @@ def dlopen_failed(s) -> list[dict]:
                 + _gpu_clause(s))
         fix = "# install the NVIDIA driver (https://www.nvidia.com/Download/index.aspx), then check:\nnvidia-smi"
     lines = T.log_lines(s)[:10]
-    return [finding("TE807", sev, msg, expl, fix,
+    return [_problem("TE807", sev, msg, expl, fix,
                     {"libraries": [{k: f[k] for k in ("file", "kind", "version", "text")} for f in fails],
                      "log_lines": lines})]
 
@@ -230,7 +235,7 @@ def windows_no_gpu(s) -> list[dict]:
     if py_mm and hi and py_mm > hi:
         py_note = (f" TensorFlow {last} supports Python {row.get('python_min')}-{row['python_max']}, not {py}: that "
                    "route also needs another Python.")
-    return [finding("TE803", "warning",
+    return [_problem("TE803", "warning",
                     f"{T.tf_label(s)} on native Windows has no GPU support: the NVIDIA GPU stays unused",
                     f"TensorFlow {last} was the last release with GPU support on native Windows; from 2.11 on, the "
                     "Windows wheels are CPU-only. Run TensorFlow in WSL 2 (which uses this Windows driver), or pin "
@@ -239,25 +244,23 @@ def windows_no_gpu(s) -> list[dict]:
                     + "python3 -m pip install " + A.posix_word(A.pinned("tensorflow[and-cuda]", T.tf_version(s)))
                     + f"\n# or, staying on native Windows (CUDA {row.get('cuda', '11.2')} + cuDNN {row.get('cudnn', '8.1')} on PATH):\n"
                     + A.pip_command(s, "install", f"tensorflow<{'.'.join(str(x) for x in (2, 11))}"),
-                    {"tf_version": T.tf_version(s), "last_windows_gpu_release": last})]
+                    {"tf_version": T.tf_version(s), "last_windows_gpu_release": last}, hides=["TE806"])]
 
 
 def cpu_build_with_gpu(s) -> list[dict]:
     if not T.tf_installed(s) or T.gpu_state(s) != "yes":
         return []
-    if T.is_native_windows(s) and tk.at_least(T.tf_version(s), "2.11"):
-        return []  # TE803
-    dist = T.tf_distribution(s)
+    dist = T.tf_distribution(s)  # (on native Windows after 2.10 TE803 hides it: no TF there has GPU support)
     macos = F.is_macos(s)
     if not macos and not (dist in ("tensorflow-cpu", "tf-nightly-cpu") or T.is_cuda_build(s) is False):
         return []
     if macos:
-        return [finding("TE806", "warning", f"{T.tf_label(s)} on macOS cannot use this machine's NVIDIA GPU",
+        return [_problem("TE806", "warning", f"{T.tf_label(s)} on macOS cannot use this machine's NVIDIA GPU",
                         "TensorFlow has no CUDA support on macOS; on Apple silicon tensorflow-metal adds the GPU.",
                         None, {"distribution": dist})]
     fix = (A.pip_command(s, "uninstall", "-y", dist) + "\n" + A.pip_command(s, "install", A.pinned("tensorflow[and-cuda]", T.tf_version(s)))
            if dist != "tensorflow" else A.pip_command(s, "install", "--force-reinstall", A.pinned("tensorflow[and-cuda]", T.tf_version(s))))
-    return [finding("TE806", "warning",
+    return [_problem("TE806", "warning",
                     f"{T.tf_label(s)} is a CPU-only TensorFlow, but this machine has an NVIDIA GPU",
                     "tensorflow-cpu never uses the GPU. The `tensorflow` package is the CUDA build on Linux and "
                     "WSL 2; uninstall the CPU one first, since both install the same `tensorflow` module.",
@@ -280,7 +283,7 @@ def driver_too_old(s) -> list[dict]:
     need = need or {}
     floor = need.get("compat_floor") or need.get("toolkit_minimum")
     where = "the Windows driver (WSL 2 uses it)" if F.wsl(s) == 2 else "the NVIDIA driver"
-    return [finding("TE804", _severity(s),
+    return [_problem("TE804", _severity(s),
                     f"NVIDIA driver {dv} is too old for {T.tf_label(s)}, a CUDA {cuda} build (needs >= {floor})",
                     f"TensorFlow's CUDA {cuda} runtime refuses to start on an older driver, so TF runs on the CPU. "
                     f"Update {where} to {floor} or newer"
@@ -303,7 +306,7 @@ def gpu_arch_unsupported(s) -> list[dict]:
             continue
         m = kb.capability_match(cap, arch)
         if m.get("ok") is False:
-            out.append(finding("TE805", "failure",
+            out.append(_problem("TE805", "failure",
                                f"{F.gpu_label(g)} is not covered by {T.tf_label(s)}'s compute capabilities "
                                f"({', '.join(arch)})",
                                "TensorFlow's wheels carry GPU code (SASS) for the listed sm_XY and PTX for the listed "
@@ -356,7 +359,7 @@ def untested_stack(s) -> list[dict]:
                f"py -{row['python_max']} -m pip install {A.pinned(T.tf_distribution(s), T.tf_version(s))}")
     elif T.has_and_cuda_extra(s):
         fix = A.pip_command(s, "install", "--force-reinstall", A.pinned("tensorflow[and-cuda]", T.tf_version(s)))
-    return [finding("TE802", "warning",
+    return [_problem("TE802", "warning",
                     f"{T.tf_label(s)} was not tested with " + "; ".join(problems),
                     f"TensorFlow's tested build configuration for {T.tf_release(s)} on {row['os'].capitalize()}: "
                     f"Python {row['python_min']}-{row['python_max']}"
@@ -382,7 +385,7 @@ def cuda_generations(s) -> list[dict]:
                        for p in T.owner_pairs(s))
     venv = "python3 -m venv" if not T.is_native_windows(s) else "py -m venv"
     torch_cmd = versions.public(F.torch_version(s))
-    return [finding("TE809", "warning",
+    return [_problem("TE809", "warning",
                     f"{F.torch_label(s)} (CUDA {tc}) and {T.tf_label(s)} (CUDA {fc}) need different CUDA generations "
                     "in one environment",
                     f"torch uses the CUDA {tm} wheels (nvidia-*-cu{tm} or the unsuffixed CUDA {tm} ones) and TensorFlow "
@@ -476,13 +479,9 @@ def shared_dependency_conflict(s) -> list[dict]:
 
 # ---------------------------------------------------------------- TE800
 
-_PROBLEMS = (child_failed, not_importable, cuda_libs_missing, dlopen_failed, windows_no_gpu, cpu_build_with_gpu,
-             driver_too_old, gpu_arch_unsupported, untested_stack, cuda_generations)
-
-
 def tensorflow_ok(s) -> list[dict]:
-    if not T.tf_installed(s) or any(fn(s) for fn in _PROBLEMS):
-        return []
+    if not T.tf_installed(s):
+        return []  # (every problem of TensorFlow itself hides it: _problem)
     cuda = T.is_cuda_build(s)
     gpus = T.tf_gpus(s)
     if T.child_ran(s) and T.importable(s):

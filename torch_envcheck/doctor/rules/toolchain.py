@@ -32,7 +32,7 @@ def nvcc_missing(s) -> list[dict]:
                     f"{WHEEL_NOTE} To compile CUDA extensions install a CUDA {kb.major_minor(tc)[0] if kb.major_minor(tc) else ''}.x "
                     f"toolkit (ideally {tc}; https://developer.nvidia.com/cuda-downloads) and set CUDA_HOME to it. "
                     "torch_envcheck then builds its CUDA kernels; without it, it builds CPU-only.",
-                    None, {"candidates": cands, "torch_cuda": tc})]
+                    None, {"candidates": cands, "torch_cuda": tc}, hides=["TE600"])]
 
 
 def nvcc_major(s) -> list[dict]:
@@ -52,7 +52,7 @@ def nvcc_major(s) -> list[dict]:
                     "(\"The detected CUDA version ... mismatches the version that was used to compile PyTorch\"). "
                     + WHEEL_NOTE + (f" A matching toolkit exists at {better.get('cuda_home')}." if better else ""),
                     _export(s, "CUDA_HOME", better["cuda_home"]) if better and better.get("cuda_home") else None,
-                    {"nvcc": nv, "torch_cuda": tc, "matching_candidate": better})]
+                    {"nvcc": nv, "torch_cuda": tc, "matching_candidate": better}, hides=["TE600"])]
 
 
 def cuda_home(s) -> list[dict]:
@@ -71,7 +71,8 @@ def cuda_home(s) -> list[dict]:
         out.append(finding("TE603", "warning", f"{var}={val} {problem}",
                            f"torch.utils.cpp_extension takes the toolkit from {var} before PATH, so CUDA extension "
                            f"builds fail or use a wrong toolkit. {WHEEL_NOTE}", fix,
-                           {"variable": var, "value": val, "exists": st.get("exists"), "has_nvcc": st.get("has_nvcc")}))
+                           {"variable": var, "value": val, "exists": st.get("exists"), "has_nvcc": st.get("has_nvcc")},
+                           hides=["TE600"]))
     return out
 
 
@@ -83,9 +84,9 @@ def toolchain_ok(s) -> list[dict]:
             return []
         return [finding("TE600", "ok", f"{F.torch_label(s)} has no CUDA: extensions need only a C++ compiler, no CUDA toolkit",
                         "", None, {"host_compiler": F.host_compiler(s)})]
-    if F.is_macos(s) or nvcc_missing(s) or nvcc_major(s) or cuda_home(s):
-        return []
     nv = used_nvcc(s)
+    if F.is_macos(s) or nv is None:
+        return []  # (no nvcc, TE601; another CUDA major, TE602; a bad CUDA_HOME, TE603: each hides it)
     tc = F.torch_cuda(s)
     note = ""
     if kb.major_minor(nv["version"]) != kb.major_minor(tc):
