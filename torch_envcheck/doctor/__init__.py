@@ -15,13 +15,9 @@ from __future__ import annotations
 
 import datetime as _dt
 
+from torch_envcheck.doctor.areas import AREAS, OPTIONAL_AREAS, areas_for
+from torch_envcheck.doctor.finding import SEVERITIES
 from torch_envcheck.doctor.snapshot import REPORT_SCHEMA, SNAPSHOT_SCHEMA, jsonable
-
-AREAS = ("platform", "torch", "driver", "gpu", "libraries", "toolchain", "extension", "tensorflow")
-# Areas shown only where they apply: conda when the snapshot was taken in a conda env (or has conda
-# facts or findings).
-OPTIONAL_AREAS = ("conda",)
-SEVERITIES = ("ok", "warning", "failure")
 
 __all__ = ["AREAS", "OPTIONAL_AREAS", "SEVERITIES", "areas_for", "collect", "report", "diagnose", "SNAPSHOT_SCHEMA", "REPORT_SCHEMA"]
 
@@ -58,16 +54,6 @@ def _clean(finding) -> dict | None:
         f["severity"] = "warning"
     f.setdefault("area", "platform")
     return f
-
-
-def areas_for(snapshot=None, findings=()) -> tuple:
-    """The areas a report shows, in order: AREAS, then each optional area that applies (conda: the
-    snapshot was taken in a conda env, or has conda findings)."""
-    from torch_envcheck.doctor.facts.conda import in_conda_env  # noqa: PLC0415
-
-    with_findings = {f.get("area") for f in findings or () if isinstance(f, dict)}
-    shown = [a for a in OPTIONAL_AREAS if a in with_findings or (a == "conda" and in_conda_env(snapshot))]
-    return AREAS + tuple(shown)
 
 
 def link_explained(findings: list[dict]) -> list[dict]:

@@ -1,17 +1,16 @@
-"""One-line descriptions of each area's facts (the headline next to the [✓] mark), report["areas"]
-(status from the area's findings, never judged here again) and the full fact list shown by
---verbose.  Reads facts only through the facts layer; works on any snapshot, however incomplete."""
+"""One-line descriptions of each area's facts (the headline next to the [✓] mark, the function its
+doctor/areas.py record names), report["areas"] (status from the area's findings, never judged here
+again) and the full fact list shown by --verbose.  Reads facts only through the facts layer; works
+on any snapshot, however incomplete."""
 
 from __future__ import annotations
 
-from torch_envcheck.doctor.facts import core as F
+import sys
 
-TITLES = {
-    "platform": "Platform", "torch": "PyTorch", "driver": "NVIDIA driver", "gpu": "GPUs",
-    "libraries": "CUDA libraries", "toolchain": "Compiler toolchain", "extension": "torch_envcheck extension",
-    "conda": "conda env",
-    "tensorflow": "TensorFlow",
-}
+from torch_envcheck.doctor import areas as _areas
+from torch_envcheck.doctor.areas import areas_for, title
+from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.doctor.render import conda_headline, tf_headline
 
 
 def cudnn_text(v) -> str | None:
@@ -28,8 +27,8 @@ def headline(area: str, snap: dict) -> str:
     """The area's facts in one line.  Descriptive only: whether they are good is the findings'
     call (area_lines() takes the status from them), and an unknown fact reads "unknown"."""
     try:
-        return _HEADLINES[area](snap) or ""
-    except Exception:  # a hand-edited snapshot must not break the report
+        return _headline(area)(snap) or ""
+    except Exception:  # a hand-edited snapshot must not break the report (or an unknown area)
         return "(unreadable facts)"
 
 
@@ -37,15 +36,13 @@ def area_lines(snap: dict, findings: list[dict], summary: dict) -> dict:
     """report["areas"]: per area its status (from its findings that count, as summary holds it),
     its headline, the codes of its causes and of the symptoms folded under other areas' causes.
     An area that could not be judged (a TEx80 finding) says so in its headline."""
-    from torch_envcheck.doctor import areas_for  # noqa: PLC0415
-
     out = {}
     for area in areas_for(snap, findings):
         mine = [f for f in findings if isinstance(f, dict) and f.get("area") == area]
         unknown = [f for f in mine if str(f.get("slug", "")).endswith("-unknown") and not f.get("explained_by")]
         text = "could not judge: its facts are missing from the snapshot" if unknown else headline(area, snap)
         explained = [f"{f.get('code')} (explained by {f.get('explained_by')})" for f in mine if f.get("explained_by")]
-        out[area] = {"title": TITLES[area], "status": summary.get(area, "ok"), "headline": text,
+        out[area] = {"title": title(area), "status": summary.get(area, "ok"), "headline": text,
                      "causes": [f.get("code") for f in mine if not f.get("explained_by") and f.get("severity") != "ok"],
                      "explained": explained}
     return out
@@ -55,7 +52,7 @@ def _unknown(what: str) -> str:
     return f"{what} unknown"
 
 
-def _platform(s):
+def platform_headline(s):
     if not F.section_known(s, "platform"):
         return _unknown("platform")
     parts = [F.os_pretty(s) or F.system(s), F.machine(s)]
@@ -69,7 +66,7 @@ def _platform(s):
     return ", ".join(str(x) for x in parts if x)
 
 
-def _torch(s):
+def torch_headline(s):
     imp = F.torch_importable(s)
     if imp is None:
         return _unknown("torch")
@@ -101,7 +98,7 @@ def _torch(s):
     return ", ".join(parts)
 
 
-def _driver(s):
+def driver_headline(s):
     present = F.driver_present(s)
     if present is None:
         return _unknown("NVIDIA driver")
@@ -118,7 +115,7 @@ def _driver(s):
     return text + (f", read through {src}" if src else "")
 
 
-def _gpu(s):
+def gpu_headline(s):
     gpus = F.gpus(s)
     if not gpus:
         if F.driver_present(s) is None and F.torch_importable(s) is None:
@@ -135,7 +132,7 @@ def _gpu(s):
     return f"{len(gpus)} GPU{'s' if len(gpus) != 1 else ''}: " + "; ".join(names) + more
 
 
-def _libraries(s):
+def libraries_headline(s):
     if not F.section_known(s, "libraries"):
         return _unknown("CUDA libraries")
     var = F.library_path_var(s)
@@ -147,7 +144,7 @@ def _libraries(s):
     return f"{files} CUDA/cuDNN librar{'ies' if files != 1 else 'y'} in {var}: {dirs}"
 
 
-def _toolchain(s):
+def toolchain_headline(s):
     if not F.section_known(s, "toolchain"):
         return _unknown("toolchain")
     parts = []
@@ -170,7 +167,7 @@ def _toolchain(s):
     return ", ".join(str(p) for p in parts)
 
 
-def _extension(s):
+def extension_headline(s):
     st = F.ext_status(s)
     state = F.text(st.get("state"))
     if state == "ok":
@@ -184,23 +181,19 @@ def _extension(s):
     return f"{state}: {st.get('error')}" if state else _unknown("extension state")
 
 
-def _conda(s):
-    from torch_envcheck.doctor.render.conda_headline import headline as conda_headline  # noqa: PLC0415
-    return conda_headline(s)
+def _headline(area: str):
+    """The headline function the area's record names ("module:function" in this package)."""
+    module, fn = _areas.BY_NAME[area].headline.split(":")
+    return getattr(_MODULES[module], fn)
 
 
-def _tensorflow(s):
-    from torch_envcheck.doctor.render.tf_headline import headline as tf_headline  # noqa: PLC0415
-    return tf_headline(s)
+_MODULES = {"areas": sys.modules[__name__], "conda_headline": conda_headline, "tf_headline": tf_headline}
 
 
-_HEADLINES = {"platform": _platform, "torch": _torch, "driver": _driver, "gpu": _gpu, "libraries": _libraries,
-              "toolchain": _toolchain, "extension": _extension, "conda": _conda, "tensorflow": _tensorflow}
-
-# --verbose: which snapshot sections are listed under which area.
-SECTIONS = {"platform": ("platform",), "torch": ("torch", "packages"), "driver": ("driver",),
-            "gpu": (), "libraries": ("libraries", "env"), "toolchain": ("toolchain",), "extension": ("extension",),
-            "conda": ("conda",), "tensorflow": ("tensorflow", "file_owners")}
+def sections(area: str) -> tuple[str, ...]:
+    """The snapshot sections --verbose lists under an area (its record's `shows`)."""
+    a = _areas.BY_NAME.get(area)
+    return a.shows if a else ()
 
 
 def flatten(value, prefix: str = "") -> list[tuple[str, str]]:
