@@ -11,7 +11,8 @@ from torch_envcheck.doctor.facts import core as F
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
 from torch_envcheck.knowledge import tensorflow as tk
-from torch_envcheck._util.escape import shell_quote
+from torch_envcheck._util.escape import requirement_version, shell_quote
+from torch_envcheck.doctor.probes.tensorflow import TF_PROVIDERS
 from torch_envcheck.doctor.facts.core import python_mm
 from torch_envcheck.doctor.facts import tensorflow as T
 
@@ -123,7 +124,6 @@ def extend(snap: dict, why: list[str], cmd: str | None, torch_cuda: str | None, 
 def _dist_name(snap: dict) -> str:
     """The installed TensorFlow distribution's name, only when it is one of the known ones (a saved
     snapshot is input from a stranger: this name goes into requirements lines)."""
-    from torch_envcheck.doctor.probes.tensorflow import TF_PROVIDERS  # noqa: PLC0415
     name = T.tf_distribution(snap)
     return name if name in TF_PROVIDERS else "tensorflow"
 
@@ -140,7 +140,6 @@ def _build_text(snap: dict) -> str | None:
 
 def tf_line(snap: dict) -> str:
     """readme-line's TensorFlow part: 'tensorflow 2.21.0 (CUDA 12.5.1)', 'tensorflow-cpu 2.21.0'."""
-    from torch_envcheck._util.escape import requirement_version  # noqa: PLC0415
     dist = _dist_name(snap)
     text = f"{dist} {requirement_version(T.tf_version(snap)) or '?'}"
     build = _build_text(snap)
@@ -154,7 +153,6 @@ def tf_line(snap: dict) -> str:
 def pin_lines(snap: dict) -> list[str]:
     """pin's TensorFlow lines: the installed distribution pinned, with its `and-cuda` extra when all of
     that extra's nvidia wheels are installed, and Keras."""
-    from torch_envcheck._util.escape import requirement_version  # noqa: PLC0415
     dist, version = _dist_name(snap), requirement_version(T.tf_version(snap))
     if not version:
         return [f"# {dist}: installed version unreadable; not pinned"]

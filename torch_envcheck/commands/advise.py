@@ -9,16 +9,24 @@ import os
 import re
 import sys
 
-from torch_envcheck.commands import _source as _args
 from torch_envcheck._util import escape, versions
+from torch_envcheck._util.atomic_write import write_atomic
 from torch_envcheck._util.escape import terminal
+from torch_envcheck.advice import tensorflow as tf_advise
+from torch_envcheck.advice.conda import conda_form
+from torch_envcheck.advice.plan import PlanError
+from torch_envcheck.advice.recommend import advise, recommend
+from torch_envcheck.advice.sources import SourceError
+from torch_envcheck.commands import _source as _args
+from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.doctor.facts import tensorflow as T
+from torch_envcheck.doctor.facts.conda import in_conda_env
+from torch_envcheck.rebuild.cli import add_plan_arguments, make_plan
 
 PROBES = ("platform", "driver", "conda")
 
 
 def add_arguments(parser) -> None:
-    from torch_envcheck.rebuild.cli import add_plan_arguments  # noqa: PLC0415
-
     _args.add_source(parser)
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the command")
     parser.add_argument("--framework", choices=("torch", "tensorflow", "both"), default=None,
@@ -46,9 +54,7 @@ def _wants_plan(args) -> bool:
 
 
 def _docker(args, snap: dict) -> int:
-    from torch_envcheck.advice import docker  # noqa: PLC0415
-    from torch_envcheck.advice.recommend import recommend  # noqa: PLC0415
-    from torch_envcheck.doctor.facts import core as F  # noqa: PLC0415
+    from torch_envcheck.advice import docker  # noqa: PLC0415  (only with --docker)
 
     rec = recommend(snap)
     img = docker.image(rec, devel=bool(args.devel), machine=F.machine(snap))
@@ -67,19 +73,14 @@ def _docker(args, snap: dict) -> int:
 
 
 def _plan_output(args, snap: dict) -> int:
-    from torch_envcheck.advice import scripts  # noqa: PLC0415
-    from torch_envcheck.advice.plan import PlanError  # noqa: PLC0415
-    from torch_envcheck.advice.sources import SourceError  # noqa: PLC0415
-    from torch_envcheck.doctor.facts import core as F  # noqa: PLC0415
-    from torch_envcheck.rebuild import cli as rebuild_cli  # noqa: PLC0415
-    from torch_envcheck.rebuild import selfwheel  # noqa: PLC0415
-
     try:
-        plan = rebuild_cli.make_plan(args, snap)
+        plan = make_plan(args, snap)
     except (PlanError, SourceError) as exc:
         print(f"torch-envcheck advise: {exc}", file=sys.stderr)
         return 2
     if args.script:
+        from torch_envcheck.advice import scripts  # noqa: PLC0415  (only with --script)
+        from torch_envcheck.rebuild import selfwheel  # noqa: PLC0415
         text = scripts.render(plan, args.script, args.dest or ".venv-torch", selfwheel.install_spec())
         if args.output:
             return _write_script(args.output, text)
@@ -102,8 +103,6 @@ def _plan_output(args, snap: dict) -> int:
 
 
 def _write_script(path: str, text: str) -> int:
-    from torch_envcheck._util.atomic_write import write_atomic  # noqa: PLC0415
-
     try:
         write_atomic(path, text, 0o755)
     except OSError as exc:
@@ -123,13 +122,6 @@ def run(args) -> int:
         return _docker(args, snap)
     if _wants_plan(args):
         return _plan_output(args, snap)
-    # the advice is imported when the command runs: every command's parser is built at start-up
-    from torch_envcheck.advice import tensorflow as tf_advise  # noqa: PLC0415
-    from torch_envcheck.advice.conda import conda_form  # noqa: PLC0415
-    from torch_envcheck.advice.recommend import advise  # noqa: PLC0415
-    from torch_envcheck.doctor.facts import tensorflow as T  # noqa: PLC0415
-    from torch_envcheck.doctor.facts.conda import in_conda_env  # noqa: PLC0415
-
     why, cmd = advise(snap)
     if in_conda_env(snap):  # the conda form (conda install ... -c pytorch -c nvidia), pip for newer torch
         why, cmd = conda_form(snap, why, cmd)

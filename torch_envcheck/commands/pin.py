@@ -9,7 +9,10 @@ a comment saying so; an invalid torch version is refused."""
 
 from __future__ import annotations
 
+from torch_envcheck.advice.env_yml import NotACondaEnv, build
 from torch_envcheck.advice.recommend import index_tag, index_url
+from torch_envcheck.advice.tensorflow import pin_lines
+from torch_envcheck.doctor.facts import tensorflow as T
 from torch_envcheck.commands import _source as _args
 from torch_envcheck.doctor.facts import core as F
 from torch_envcheck._util.escape import requirement_version, terminal
@@ -62,9 +65,7 @@ def lines(snap: dict) -> list[str]:
     # --extra-index-url keeps PyPI for everything else in the file (numpy, ...).
     out += [f"--extra-index-url {index_url(tag)}" for tag in tags]
     out += [f"{name}=={v}" for name, v in pins]
-    from torch_envcheck.doctor.facts import tensorflow as T  # noqa: PLC0415
     if T.tf_installed(snap):
-        from torch_envcheck.advice.tensorflow import pin_lines  # noqa: PLC0415
         out += pin_lines(snap)
     return out
 
@@ -78,7 +79,6 @@ def run(args) -> int:
     if snap is None:
         return 2
     if conda:
-        from torch_envcheck.advice.env_yml import NotACondaEnv, build  # noqa: PLC0415
         try:
             sys.stdout.write(build(snap))
         except NotACondaEnv as exc:

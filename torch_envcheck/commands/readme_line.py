@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+from torch_envcheck._util.escape import terminal
+from torch_envcheck.advice.tensorflow import tf_line
 from torch_envcheck.commands import _source as _args
+from torch_envcheck.doctor.facts import tensorflow as T
 from torch_envcheck.doctor.facts import core as F
 
 PROBES = ("platform", "torch", "driver", "tensorflow")
@@ -39,9 +42,7 @@ def line(snap: dict) -> str:
         parts.append("no NVIDIA driver")
     if F.cudnn_mm(F.torch_cudnn(snap)):
         parts.append(f"cuDNN {F.cudnn_mm(F.torch_cudnn(snap))}")
-    from torch_envcheck.doctor.facts import tensorflow as T  # noqa: PLC0415
     if T.tf_installed(snap):
-        from torch_envcheck.advice.tensorflow import tf_line  # noqa: PLC0415
         parts.append(tf_line(snap))
     names = [F.text(g.get("name")) for g in F.gpus(snap) if F.text(g.get("name"))]
     if names:
@@ -54,6 +55,5 @@ def run(args) -> int:
     snap = _args.snapshot(args, only=PROBES)
     if snap is None:
         return 2
-    from torch_envcheck._util.escape import terminal  # noqa: PLC0415
     print(terminal(line(snap)))
     return 0

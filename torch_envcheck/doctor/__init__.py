@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import datetime as _dt
 
+from torch_envcheck._version import __version__
 from torch_envcheck.doctor.areas import AREAS, OPTIONAL_AREAS, areas_for
+from torch_envcheck.doctor.contract import normalise
 from torch_envcheck.doctor.finding import SEVERITIES
 from torch_envcheck.doctor.snapshot import REPORT_SCHEMA, SNAPSHOT_SCHEMA, jsonable
 
@@ -23,7 +25,6 @@ __all__ = ["AREAS", "OPTIONAL_AREAS", "SEVERITIES", "areas_for", "collect", "rep
 
 
 def _tool_version() -> str:
-    from torch_envcheck._version import __version__  # noqa: PLC0415
     return __version__
 
 
@@ -31,6 +32,8 @@ def collect(timeout: float = 5.0, only=None, torch_timeout: float | None = None,
     """Run the probes (all, or those named in `only`) and return the snapshot.  Never raises
     because of what it finds: failures are facts in probe_errors / driver.errors.
     tensorflow=False: TensorFlow's metadata only, without importing it in a child process."""
+    # The probes, rules and renderers are imported when they run: every reader of the facts layer
+    # imports this package, and must not pay for them.
     from torch_envcheck.doctor import probes  # noqa: PLC0415
 
     res = probes.run(timeout=timeout, only=only, torch_timeout=torch_timeout, tensorflow=tensorflow)
@@ -42,7 +45,6 @@ def collect(timeout: float = 5.0, only=None, torch_timeout: float | None = None,
         "probe_seconds": res["probe_seconds"],
     }
     snap.update(res["sections"])
-    from torch_envcheck.doctor.contract import normalise  # noqa: PLC0415
     return normalise(jsonable(snap))
 
 
