@@ -235,13 +235,6 @@ def test_python_cmd_is_one_quoted_word():
     assert A.install_command(s, build).startswith("& 'C:\\Users\\o''neil\\py\\python.exe'")
 
 
-def test_advise_and_the_fix_lines_share_one_recommendation():
-    # an old driver: TE302's fix and advise's command must be the same command
-    s = _snap("old_driver_535_cu130")
-    fix = next(f["fix"] for f in rules.evaluate(s) if f["code"] == "TE302")
-    assert advise(s)[1] == fix
-
-
 # ---------------------------------------------------------------- one flag parser
 
 @pytest.mark.parametrize("raw,expected", [("1", True), ("true", True), (" YES ", True), ("on", True), ("0", False),
