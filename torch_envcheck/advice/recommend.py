@@ -78,18 +78,25 @@ def install_command(s, build: dict, companions=True) -> str:
     return kb.pip_install_command(F.python_exe(s), spec, build["tag"], names, shell=F.shell(s))
 
 
+def drop_from_library_path(s, var: str, dirs) -> str | None:
+    """The POSIX command that sets LD_LIBRARY_PATH to the snapshot's value without `dirs` (quoted:
+    the folders come from the snapshot), or unsets it; None where it cannot be written (another
+    variable, Windows' PATH, the value unknown)."""
+    current = F.env(s, var) if var == "LD_LIBRARY_PATH" else None
+    if current is None or F.system(s) == "Windows":
+        return None
+    drop = {os.path.normpath(x) for x in dirs}
+    keep = [p for p in current.split(os.pathsep) if p and os.path.normpath(p) not in drop]
+    return escape.env_assign("LD_LIBRARY_PATH", ":".join(keep) if keep else None, "posix")
+
+
 def search_path_fix(s, broken: dict) -> str:
     """The fix for F.import_broken_by_search_path(): drop its folders from the search path (for
     LD_LIBRARY_PATH, the command that sets it without them), then check that torch imports."""
     var, dirs = broken["var"], broken["dirs"]
-    current = F.env(s, var) if var == "LD_LIBRARY_PATH" else None
-    fix = None
-    if current is not None and F.system(s) != "Windows":
-        drop = {os.path.normpath(x) for x in dirs}
-        keep = [p for p in current.split(os.pathsep) if p and os.path.normpath(p) not in drop]
-        fix = f"export LD_LIBRARY_PATH={':'.join(keep)}" if keep else "unset LD_LIBRARY_PATH"
-    if fix is None:
-        fix = f"# remove {', '.join(dirs)} from {var} (where your shell or job script sets it), then:"
+    fix = drop_from_library_path(s, var, dirs)
+    if fix is None:  # one comment line: a newline in a folder's name cannot end it
+        fix = escape.terminal(f"# remove {', '.join(dirs)} from {var} (where your shell or job script sets it), then:")
     return fix + f"\n{python_cmd(s)} -c \"import torch; print(torch.__version__)\""
 
 

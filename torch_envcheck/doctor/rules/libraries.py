@@ -3,10 +3,7 @@ the ones torch ships, and cuDNN build/run-time mismatches or failed handles."""
 
 from __future__ import annotations
 
-import os
-
 from torch_envcheck._util import versions
-from torch_envcheck._util.escape import env_assign
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.facts import core as F
@@ -39,11 +36,7 @@ def ld_library_path(s) -> list[dict]:
         return []
     var = F.library_path_var(s)
     dirs = list(dict.fromkeys(h["dir"] for h in hits))
-    fix = None
-    current = F.env(s, var) if var == "LD_LIBRARY_PATH" else None
-    if current is not None and F.system(s) != "Windows":
-        keep = [p for p in current.split(os.pathsep) if p and os.path.normpath(p) not in {os.path.normpath(x) for x in dirs}]
-        fix = env_assign("LD_LIBRARY_PATH", ":".join(keep) if keep else None, "posix")
+    fix = A.drop_from_library_path(s, var, dirs)
     first = hits[0]
     older = any(h["older"] for h in hits)
     listing = "; ".join(f"{h['file'] or h['kind']} ({h['version']}, torch has {h['torch_has']}) in {h['dir']}" for h in hits[:4])
