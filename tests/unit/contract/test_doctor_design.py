@@ -92,6 +92,22 @@ def test_cause_cycles_do_not_hide_both():
     assert [f for f in (a, b) if not f.get("explained_by")], "one of the two still counts"
 
 
+def test_a_cause_hides_what_it_names_and_nothing_else():
+    ok = finding("TE400", "ok", "kernels for every GPU")
+    cause = finding("TE404", "failure", "PTX needs a newer driver", "why", hides=["TE400"])
+    other = finding("TE402", "warning", "empty CUDA_VISIBLE_DEVICES", "why", hides=["TE402", "TE303"])
+    out = rules.apply_hides([ok, cause, other])
+    assert [f["code"] for f in out] == ["TE404", "TE402"], "a finding never hides itself"
+    assert all("hides" not in f for f in out), "hides is not part of a report"
+    # through evaluate: the gpu area's ok finding and a problem never stand side by side
+    s = _snap("h100_cu130_healthy")
+    s["torch"].update(version="2.11.0+cu128", local="cu128", cuda="12.8", arch_list=["sm_90", "compute_90"])
+    s["torch"]["devices"][0].update(capability="10.0", name="NVIDIA B200")
+    s["driver"].update(version="560.35.03", cuda_version="12.6")
+    codes = [f["code"] for f in rules.evaluate(s) if f["area"] == "gpu"]
+    assert "TE404" in codes and "TE400" not in codes
+
+
 # ---------------------------------------------------------------- could not judge
 
 @pytest.mark.parametrize("torch_value", ["null", "missing", "wrong-type"])

@@ -1,5 +1,5 @@
 """The facts layer's conda block: accessors for the `conda` snapshot section (probes/conda.py,
-declared in contract.py), built on facts.py's primitives.  The conda rules, the conda headline,
+declared in contract.py), built on core.py's primitives.  The conda rules, the conda headline,
 `pin --conda`, `advise` and doctor/areas.py read conda facts only through these.  Every field may be
 missing, null or of the wrong type in a saved snapshot; these return safe values and bound what
 they hand on."""
