@@ -30,6 +30,10 @@ def _torch_says_no_driver(s) -> bool:
     return "Found no NVIDIA driver" in (F.cuda_init_error(s) or "")
 
 
+# CUDA failing to initialise without a driver is no other reason (TE303's): the missing driver is it
+_NO_DRIVER_HIDES = ("TE303",)
+
+
 def driver_missing(s) -> list[dict]:
     if not _applies(s) or F.cuda_available(s) is True:
         return []  # (a driver/library version mismatch, TE306, hides it: the driver is there)
@@ -81,7 +85,7 @@ def driver_missing(s) -> list[dict]:
             fix = ("sudo ubuntu-drivers install   # Ubuntu's recommended NVIDIA driver; reboot, then:\nnvidia-smi"
                    if ubuntu else f"# install the NVIDIA driver {need_txt} (your distribution's package or "
                    "https://www.nvidia.com/Download/index.aspx), reboot, then:\nnvidia-smi")
-        return [finding("TE301", "failure", msg, expl + errors_txt, fix, details)]
+        return [finding("TE301", "failure", msg, expl + errors_txt, fix, details, hides=_NO_DRIVER_HIDES)]
     if pci == []:
         # The PCI bus was read and holds no NVIDIA device: CUDA can never work here, and torch on the CPU
         # is a working setup, so this is a warning about wasted disk space, not a broken environment.
@@ -92,7 +96,7 @@ def driver_missing(s) -> list[dict]:
                 "is the same torch without them.")
         if container:
             expl += f" This runs in a container ({container}), which normally lists its host's PCI devices: the host has no NVIDIA GPU either."
-        return [finding("TE301", "warning", msg, expl + errors_txt, cpu_fix, details)]
+        return [finding("TE301", "warning", msg, expl + errors_txt, cpu_fix, details, hides=_NO_DRIVER_HIDES)]
     # Whether a GPU exists is unknown (Windows, WSL 2, no readable sysfs, a snapshot from before the PCI
     # fact): a warning, not a failure.  The exit status 1 claims "broken"; without evidence of a GPU a
     # CUDA torch on the CPU is a working setup (the default `pip install torch` on Linux is a CUDA build),
@@ -104,7 +108,7 @@ def driver_missing(s) -> list[dict]:
             f"driver on your system\".") + container_txt + errors_txt
     fix = "# only if this machine has no NVIDIA GPU (check: lspci | grep -i nvidia):\n" + cpu_fix \
         if F.system(s) == "Linux" else cpu_fix
-    return [finding("TE301", "warning", msg, expl, fix, details)]
+    return [finding("TE301", "warning", msg, expl, fix, details, hides=_NO_DRIVER_HIDES)]
 
 
 def _forward_compat_evidence(s) -> list[str]:
@@ -237,8 +241,8 @@ def _explained_by(s) -> str | None:
 def cuda_init_failed(s) -> list[dict]:
     if not _applies(s) or F.driver_present(s) is False or F.cuda_available(s) is not False:
         return []
-    if F.driver_present(s) is None and (_torch_says_no_driver(s) or not F.cuda_init_error(s)):
-        return []  # TE301 from torch's own words, or nothing known to report
+    if F.driver_present(s) is None and not F.cuda_init_error(s):
+        return []  # neither the driver probe nor torch says anything
     if _support(s) == "no":
         return []  # TE303 is a failure "for another reason" than a driver too old for this CUDA: it says the driver is new enough
     err = F.cuda_init_error(s)

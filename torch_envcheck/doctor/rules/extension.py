@@ -61,7 +61,7 @@ def kernel_image(s) -> list[dict]:
             continue
         cap = d["capability"]
         if cap and not _torch_covers(s, cap):
-            continue  # torch itself has no kernels for this GPU: TE401 says what to install first
+            continue  # a GPU torch has no kernels for (TE401/TE405 judge that): the extension's cannot matter there
         label = F.gpu_label(d)
         out.append(finding("TE702", "warning",
                            f"the extension has no kernel image for {label}",

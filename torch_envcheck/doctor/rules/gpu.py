@@ -4,10 +4,9 @@ needs the driver of the toolkit that wrote it), and CUDA_VISIBLE_DEVICES."""
 
 from __future__ import annotations
 
-
 from torch_envcheck import knowledge as kb
-from torch_envcheck._util.escape import env_assign
 from torch_envcheck._util import versions
+from torch_envcheck._util.escape import env_assign
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.facts import core as F
@@ -54,7 +53,7 @@ def arch_unsupported(s) -> list[dict]:
             continue
         cap = g["capability"]
         if _tegra_gpu(s, cap):
-            continue  # jetson_wheel() reports it with the fix that works on Jetson
+            continue  # a Jetson GPU is TE405's (jetson_wheel), with the fix that works on Jetson
         lo, hi = m["min"], m["max"]
         if lo and kb.major_minor(cap) < kb.major_minor(lo):
             how = "too old"

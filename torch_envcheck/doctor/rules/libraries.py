@@ -164,7 +164,7 @@ def cudnn_mismatch(s) -> list[dict]:
 
 def handle_failed(s) -> list[dict]:
     if not F.is_cuda_torch(s) or F.driver_present(s) is not True or F.cuda_available(s) is not True:
-        return []  # without a working driver every handle fails; the driver findings say why
+        return []  # handles are judged where CUDA works: without it every handle fails (the driver area says why)
     out = []
     for d in F.ext_devices(s):
         for lib in ("cudnn", "cublas"):
