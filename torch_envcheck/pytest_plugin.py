@@ -14,14 +14,17 @@ With --envcheck:
     ("torch-envcheck: environment error"), from the text alone (no machine probe per test).
 
 `environment_facts()` is also used by the self-test (torch_envcheck.selftest).  It asks the running
-torch directly (a header must not cost a full doctor run), and decodes through the doctor's facts
-layer (torch_envcheck.doctor.facts.core: cudnn_text) so its cuDNN and the doctor's can never differ.
+torch directly (a header must not cost a full doctor run), and decodes CUDA's and cuDNN's integers
+with the doctor's own decoders (torch_envcheck._util.versions), so its versions and the doctor's can
+never differ.
 """
 
 from __future__ import annotations
 
 import platform
 import sys
+
+from torch_envcheck._util import versions
 
 try:  # pytest imports its plugins, so this is free; the module stays importable without pytest
     import pytest
@@ -41,14 +44,14 @@ def pytest_addoption(parser):
 
 
 def _cuda_version(v: int | None) -> str | None:
-    # CUDA encodes versions as 1000 * major + 10 * minor (13000 -> "13.0").
-    return f"{v // 1000}.{(v % 1000) // 10}" if v else None
+    # CUDA encodes versions as 1000 * major + 10 * minor (13000 -> "13.0"): the one decoder
+    return versions.cuda_from_int(v)
 
 
 def _cudnn_version(v: int | None) -> str | None:
-    # the facts layer's one decoder (imported here, not at the top: the plugin loads in every pytest run)
-    from torch_envcheck.doctor.facts.core import cudnn_text  # noqa: PLC0415
-    return cudnn_text(v)
+    # the one cuDNN decoder, the doctor's too (so the plugin's cuDNN and the doctor's can never differ)
+    t = versions.cudnn_tuple(v)
+    return versions.fmt_version(t) if t else None
 
 
 def driver_release() -> str | None:

@@ -11,9 +11,23 @@ newer than 2.5 knows, Python 3.13).
 from __future__ import annotations
 
 from torch_envcheck import knowledge
+from torch_envcheck._util.escape import shell_for, shell_quote
 from torch_envcheck.doctor.facts import conda as C
-from torch_envcheck.doctor.rules import _facts as F
-from torch_envcheck.doctor.rules.conda import command_line
+from torch_envcheck.doctor.facts import core as F
+
+
+# The options these fixes use: written as they are (PowerShell would otherwise get '-c'); every
+# other word, and any data from the snapshot, is quoted for the shell.
+_FLAGS = frozenset(("-c", "-n", "-f", "-m", "-y", "--force", "--force-reinstall", "--conda"))
+
+
+def command_line(s, *words) -> str:
+    """A command line for this snapshot's OS (shell_join's quoting, known options left bare)."""
+    shell = shell_for(F.system(s))
+    out = [w if w in _FLAGS else shell_quote(w, shell) for w in words if w]
+    if shell == "powershell" and out and out[0].startswith("'"):
+        out.insert(0, "&")  # a quoted program path needs the call operator
+    return " ".join(out)
 
 
 def _releases() -> tuple[str, dict]:
@@ -27,13 +41,11 @@ def _releases() -> tuple[str, dict]:
 
 def _fit(snap: dict, release: str, options: list[str]) -> dict | None:
     """The CUDA build of `release` this driver, GPU and Python run, when the pytorch channel had it."""
-    caps = [g.get("capability") for g in F.gpus(snap) if isinstance(g.get("capability"), str)]
-    cap = min(caps, key=lambda c: knowledge.version_tuple(c) or (0,)) if caps else None
     try:
         pick = knowledge.latest_release_for(
-            driver_cuda=F.driver_cuda(snap), capability=cap, os_name=F.system(snap),
+            driver_cuda=F.driver_cuda(snap), capability=F.build_capability(snap), os_name=F.system(snap),
             python_version=F.python_version(snap), driver_version=F.driver_version(snap),
-            torch_release=release, machine=F.text(F.dig(snap, "platform", "machine")),
+            torch_release=release, machine=F.machine(snap),
             driver_os_name=F.driver_os(snap))
     except knowledge.KnowledgeError:
         return None

@@ -5,14 +5,13 @@ headers, so it is the one to pick when extensions must compile inside the contai
 
 from __future__ import annotations
 
+from torch_envcheck import knowledge
 from torch_envcheck._util import escape
 
 
 def image(rec: dict, devel: bool = False, machine: str | None = None) -> dict:
-    """{'image', 'reasons'} for a recommendation from advise_cli.recommend(); 'image' is None with
+    """{'image', 'reasons'} for a recommendation from advice.recommend.recommend(); 'image' is None with
     the reason when no official image fits (a CPU or macOS machine, an arm64 devel image)."""
-    from torch_envcheck import knowledge  # noqa: PLC0415
-
     table = knowledge.load_table("docker_images.json")
     reasons = []
     if rec.get("kind") != "cuda":

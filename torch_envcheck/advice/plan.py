@@ -13,8 +13,11 @@ import dataclasses
 import os
 import re
 
+from torch_envcheck import knowledge
 from torch_envcheck._util import escape
+from torch_envcheck.advice.recommend import recommend
 from torch_envcheck.advice.sources import Sources
+from torch_envcheck.doctor.facts import core as F
 
 COMPANIONS = ("torchvision", "torchaudio")
 TORCH_FAMILY = ("torch",) + COMPANIONS
@@ -45,8 +48,6 @@ class Plan:
 
     def torch_requirements(self) -> list[str]:
         """The torch step's requirement words (unquoted): torch and its companions, paired."""
-        from torch_envcheck import knowledge  # noqa: PLC0415
-
         rel = knowledge.release_key(self.torch) if self.torch else None
         exact = self.torch is not None and len(knowledge.version_tuple(self.torch) or ()) >= 3
         out = [f"torch=={self.torch}" if exact else (f"torch=={rel}.*" if rel else "torch")]
@@ -87,7 +88,6 @@ class Plan:
 
 
 def _tags_of(lines: list[str]) -> list[str]:
-    from torch_envcheck import knowledge  # noqa: PLC0415
     tags = []
     for line in lines:
         m = re.match(r"(torch|torchvision|torchaudio)==\S+\+(\w+)$", line)
@@ -148,10 +148,7 @@ def from_advice(snap: dict, *, torch: str | None = None, companions=("torchvisio
                 requirements: str | None = None, sources: Sources | None = None, conda: bool = False) -> Plan:
     """The plan for the machine described by `snap`: advise's recommendation, or `torch` (a version
     the user asks for) on the index that fits the machine."""
-    from torch_envcheck.commands import advise as advise_cli
-    from torch_envcheck import knowledge  # noqa: PLC0415
-
-    rec = advise_cli.recommend(snap)
+    rec = recommend(snap)
     if rec["kind"] is None:
         raise PlanError("no torch build fits this machine: " + "; ".join(rec["reasons"]))
     reasons = list(rec["reasons"])
@@ -189,7 +186,6 @@ def from_advice(snap: dict, *, torch: str | None = None, companions=("torchvisio
 
 
 def _os_name(snap: dict) -> str:
-    from torch_envcheck.doctor.facts import core as F  # noqa: PLC0415
     system = F.system(snap)
     return system if system in ("Linux", "Windows", "Darwin") else "Linux"
 
@@ -199,7 +195,6 @@ def _tensorflow_requirement(os_name: str, tag: str | None) -> tuple[str, str]:
     # its CUDA libraries on Linux; native Windows has no GPU support since TF 2.11.
     if os_name == "Linux" and tag and tag.startswith("cu"):
         note = ""
-        from torch_envcheck import knowledge  # noqa: PLC0415
         if (knowledge.major_minor(knowledge.cuda_from_tag(tag)) or (0, 0))[0] >= 13:
             note = (" (TensorFlow's CUDA 12 wheels and torch's CUDA 13 wheels install some of the same "
                     "files, e.g. nvidia/cudnn/lib/libcudnn.so.9: two environments are safer)")
@@ -215,7 +210,6 @@ def from_requirements(path: str, snap: dict, *, sources: Sources | None = None, 
     version = pinned_torch(lines)
     if version is None:
         raise PlanError(f"{path} pins no torch (expected a line torch==VERSION, as `torch-envcheck pin` writes)")
-    from torch_envcheck.doctor.facts import core as F  # noqa: PLC0415
     return Plan(os_name=_os_name(snap), python=F.python_mm(snap),
                 reasons=[f"reproduce {os.path.basename(path)}: torch=={version} and every other pin in it"],
                 torch=version.split("+")[0], tag=_tags_of(lines)[0] if _tags_of(lines) else None,

@@ -12,13 +12,13 @@ from __future__ import annotations
 import datetime as _dt
 
 from torch_envcheck._util import escape
+from torch_envcheck._version import __version__
 
 SHELLS = {"sh": "posix", "ps1": "powershell", "bat": "cmd"}
 VC_REDIST_URL = "https://aka.ms/vs/17/release/vc_redist.x64.exe"  # Microsoft Learn: "Latest supported Visual C++ Redistributable downloads"
 
 
 def _comment_lines(plan, shell: str, dest: str) -> list[str]:
-    from torch_envcheck._version import __version__  # noqa: PLC0415
     mark = "::" if shell == "bat" else "#"
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d")
     lines = [f"Fresh {'conda' if plan.conda else 'virtual'} environment for PyTorch, written by "

@@ -6,10 +6,13 @@ install guides do."""
 
 from __future__ import annotations
 
+from torch_envcheck.advice.recommend import pip_command
 from torch_envcheck.doctor.facts import core as F
 from torch_envcheck import knowledge as kb
+from torch_envcheck._util import versions
 from torch_envcheck.knowledge import tensorflow as tk
-from torch_envcheck._util.escape import shell_quote
+from torch_envcheck._util.escape import requirement_version, shell_quote
+from torch_envcheck.doctor.probes.tensorflow import TF_PROVIDERS
 from torch_envcheck.doctor.facts.core import python_mm
 from torch_envcheck.doctor.facts import tensorflow as T
 
@@ -36,7 +39,7 @@ def advise(snap: dict, torch_cuda: str | None = None) -> tuple[list[str], str | 
     system, wsl = F.system(snap), F.wsl(snap)
 
     def pip(*words):
-        return F.pip_command(snap, "install", *words)
+        return pip_command(snap, "install", *words)
 
     os_name = tk.os_column(system, wsl)
     row = pick_release(snap, os_name)
@@ -68,11 +71,8 @@ def advise(snap: dict, torch_cuda: str | None = None) -> tuple[list[str], str | 
     if not present or not row.get("cuda"):
         why.append("no NVIDIA driver: the CPU build" if not present else "no tested GPU build")
         return why, pip(f"tensorflow=={spec}" if arm else f"tensorflow-cpu=={spec}"), None
-    driver_os = "Windows" if wsl == 2 else "Linux"
-    try:
-        verdict = kb.driver_supports(dv, row["cuda"], driver_os) if dv else None
-    except kb.KnowledgeError:
-        verdict = None
+    # the one answer (WSL 2 runs on the Windows driver: F.driver_os picks its table)
+    verdict = F.driver_runs(snap, row["cuda"]) if dv else None
     if verdict == "no":
         why.append(f"NVIDIA driver {dv} is too old for TensorFlow {rel}'s CUDA {row['cuda']}: "
                    "update the driver for the GPU; until then the CPU build")
@@ -113,7 +113,7 @@ def extend(snap: dict, why: list[str], cmd: str | None, torch_cuda: str | None, 
         return tf_why, [tf_cmd] if tf_cmd else []
     reasons = [f"torch: {w}" for w in why] + [f"tensorflow: {w}" for w in tf_why]
     cmds = [c for c in (cmd, tf_cmd) if c]
-    if cmd and tf_cmd and torch_cuda and tf_cuda and torch_cuda.split(".")[0] != tf_cuda.split(".")[0]:
+    if cmd and tf_cmd and torch_cuda and tf_cuda and versions.major(torch_cuda) != versions.major(tf_cuda):
         reasons.append(f"one environment cannot serve both: torch's CUDA {torch_cuda} wheels and TensorFlow's CUDA "
                        f"{tf_cuda} wheels install the same files (nvidia/cudnn/lib/libcudnn.so.9, ...) in different "
                        "builds; use two environments")
@@ -124,15 +124,14 @@ def extend(snap: dict, why: list[str], cmd: str | None, torch_cuda: str | None, 
 def _dist_name(snap: dict) -> str:
     """The installed TensorFlow distribution's name, only when it is one of the known ones (a saved
     snapshot is input from a stranger: this name goes into requirements lines)."""
-    from torch_envcheck.doctor.probes.tensorflow import TF_PROVIDERS  # noqa: PLC0415
     name = T.tf_distribution(snap)
     return name if name in TF_PROVIDERS else "tensorflow"
 
 
 def _build_text(snap: dict) -> str | None:
-    cuda = T.build_info(snap).get("is_cuda_build")
+    cuda = T.recorded_cuda_build(snap)
     if cuda is True:
-        v = tk.decode_build_version(T.build_info(snap).get("cuda_version"), "cuda")
+        v = T.build_cuda(snap)
         return f"CUDA {v}" if v else "CUDA"
     if cuda is False:
         return "CPU"
@@ -141,7 +140,6 @@ def _build_text(snap: dict) -> str | None:
 
 def tf_line(snap: dict) -> str:
     """readme-line's TensorFlow part: 'tensorflow 2.21.0 (CUDA 12.5.1)', 'tensorflow-cpu 2.21.0'."""
-    from torch_envcheck._util.escape import requirement_version  # noqa: PLC0415
     dist = _dist_name(snap)
     text = f"{dist} {requirement_version(T.tf_version(snap)) or '?'}"
     build = _build_text(snap)
@@ -155,7 +153,6 @@ def tf_line(snap: dict) -> str:
 def pin_lines(snap: dict) -> list[str]:
     """pin's TensorFlow lines: the installed distribution pinned, with its `and-cuda` extra when all of
     that extra's nvidia wheels are installed, and Keras."""
-    from torch_envcheck._util.escape import requirement_version  # noqa: PLC0415
     dist, version = _dist_name(snap), requirement_version(T.tf_version(snap))
     if not version:
         return [f"# {dist}: installed version unreadable; not pinned"]

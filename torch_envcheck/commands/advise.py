@@ -6,19 +6,27 @@ Prints the reasons as `#` lines, then the command (`--quiet`: the command alone)
 from __future__ import annotations
 
 import os
+import re
 import sys
 
-from torch_envcheck.commands import _source as _args
-from torch_envcheck._util import escape
+from torch_envcheck._util import escape, versions
+from torch_envcheck._util.atomic_write import write_atomic
 from torch_envcheck._util.escape import terminal
+from torch_envcheck.advice import tensorflow as tf_advise
+from torch_envcheck.advice.conda import conda_form
+from torch_envcheck.advice.plan import PlanError
+from torch_envcheck.advice.recommend import advise, recommend
+from torch_envcheck.advice.sources import SourceError
+from torch_envcheck.commands import _source as _args
 from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.doctor.facts import tensorflow as T
+from torch_envcheck.doctor.facts.conda import in_conda_env
+from torch_envcheck.rebuild.cli import add_plan_arguments, make_plan
 
 PROBES = ("platform", "driver", "conda")
 
 
 def add_arguments(parser) -> None:
-    from torch_envcheck.rebuild.cli import add_plan_arguments  # noqa: PLC0415
-
     _args.add_source(parser)
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the command")
     parser.add_argument("--framework", choices=("torch", "tensorflow", "both"), default=None,
@@ -40,91 +48,13 @@ def add_arguments(parser) -> None:
     add_plan_arguments(parser)
 
 
-def recommend(snap: dict) -> dict:
-    """The build that fits the machine of `snap`, as data, for advise() and for rebuild plans and
-    scripts: {'kind': 'cuda' | 'cpu' | 'pypi' (macOS: PyPI's own torch) | None (nothing fits),
-    'torch': release or None, 'tag': index tag or None, 'cuda', 'cudnn', 'python': 'X.Y',
-    'reasons': [...]}.  The CUDA build is F.recommend_build(), the function the doctor's fix lines
-    use, so none of them can disagree."""
-    system, mach = F.system(snap), F.machine(snap)
-    out = {"kind": "cpu", "torch": None, "tag": "cpu", "cuda": None, "cudnn": None, "python": F.python_mm(snap),
-           "reasons": []}
-    why = out["reasons"]
-    if F.is_macos(snap):
-        out.update(kind="pypi", tag=None)
-        if F.dig(snap, "platform", "apple_silicon") is True or mach == "arm64":
-            why.append("macOS on Apple silicon: no CUDA; PyPI's torch uses the GPU through MPS (torch.backends.mps)")
-        else:
-            why.append("macOS on an Intel CPU: no CUDA and no MPS; the CPU build is the only choice")
-        return out
-    if F.wsl(snap) == 1:
-        why.append("WSL 1 cannot reach the GPU (CUDA on WSL needs WSL 2: `wsl --set-version <distro> 2` in "
-                   "Windows); until then only the CPU build works")
-        return out
-    if F.driver_present(snap) is not True:
-        pci = F.pci_gpus(snap)  # None under WSL 2: its GPU is never on the Linux PCI bus
-        if pci is not None:
-            if not pci:
-                why.append("no NVIDIA GPU on this machine's PCI bus and no NVIDIA driver: the CPU build is the one "
-                           "that fits (a CUDA build would only add several GB of unused libraries)")
-                return out
-            why.append(f"an NVIDIA GPU is on the PCI bus ({', '.join(str(F.text(g.get('bus_id')) or '?') for g in pci)}) "
-                       "but no NVIDIA driver is loaded: install the driver (in a container: start it with GPU access, "
-                       "e.g. `docker run --gpus all`) and run `torch-envcheck advise` again for a CUDA build; until "
-                       "then only the CPU build works")
-            return out
-        why.append("no NVIDIA driver found: install the NVIDIA driver and run `torch-envcheck advise` again for a "
-                   "CUDA build; without a driver only the CPU build works")
-        return out
-    cap = F.build_capability(snap)
-    windows_driver = F.wsl(snap) == 2  # WSL 2 runs Linux wheels on the Windows driver
-    why += [f"NVIDIA driver {F.driver_version(snap) or '?'}"
-            + (" (the Windows driver, used by WSL 2)" if windows_driver else "")
-            + (f" supports CUDA up to {F.driver_cuda(snap)}" if F.driver_cuda(snap) else ""),
-            (f"GPU compute capability {cap}" + (" (the lowest of this machine's GPUs)"
-                                                if len(set(F.capabilities(snap))) > 1 else "")) if cap
-            else "GPU compute capability unknown",
-            f"Python {F.python_mm(snap) or '?'} on {system or '?'}" + (f" {mach}" if mach else "")]
-    out.update(kind=None, tag=None)
-    try:
-        from torch_envcheck import knowledge  # noqa: PLC0415
-        knowledge.releases()
-    except Exception as exc:  # missing or malformed tables: say so rather than guess
-        why[:] = [f"the release tables could not be read ({type(exc).__name__}: {exc})"]
-        return out
-    pick = F.recommend_build(snap, capability=cap)
-    if pick is None:
-        why.append("no known torch release has a CUDA build for this driver, GPU, CPU architecture and Python: "
-                   "update the NVIDIA driver (or Python), or use the CPU build")
-        return out
-    why.append(f"newest fit: torch {pick['torch']} built with CUDA {pick['cuda']} ({pick['tag']})"
-               + (", through PTX JIT (first use compiles kernels)" if pick.get("via") == "ptx" else "")
-               + (" [table row marked unverified]" if pick.get("unverified") else ""))
-    out.update(kind="cuda", torch=pick["torch"], tag=pick["tag"], cuda=pick["cuda"], cudnn=pick.get("cudnn"),
-               build=pick)
-    return out
-
-
-def advise(snap: dict) -> tuple[list[str], str | None]:
-    """(reasons, command); command None when nothing fits (the reasons say why)."""
-    rec = recommend(snap)
-    if rec["kind"] is None:
-        return rec["reasons"], None
-    if rec["kind"] == "pypi":
-        return rec["reasons"], F.pip_command(snap, "install", "torch", "torchvision")
-    if rec["kind"] == "cpu":
-        return rec["reasons"], F.pip_command(snap, "install", "torch", "torchvision", "--index-url", F.index_url("cpu"))
-    companions = F.companions_installed(snap) if F.section_known(snap, "packages") else ["torchvision"]
-    return rec["reasons"], F.install_command(snap, rec["build"], companions=companions)
-
-
 def _wants_plan(args) -> bool:
     return bool(args.script or args.conda or args.index_url or args.mirror or args.find_links or args.no_index
                 or args.torch or args.companions or args.tensorflow or args.requirements)
 
 
 def _docker(args, snap: dict) -> int:
-    from torch_envcheck.advice import docker  # noqa: PLC0415
+    from torch_envcheck.advice import docker  # noqa: PLC0415  (only with --docker)
 
     rec = recommend(snap)
     img = docker.image(rec, devel=bool(args.devel), machine=F.machine(snap))
@@ -143,18 +73,14 @@ def _docker(args, snap: dict) -> int:
 
 
 def _plan_output(args, snap: dict) -> int:
-    from torch_envcheck.rebuild import cli as rebuild_cli
-    from torch_envcheck.advice import scripts
-    from torch_envcheck.rebuild import selfwheel  # noqa: PLC0415
-    from torch_envcheck.advice.plan import PlanError  # noqa: PLC0415
-    from torch_envcheck.advice.sources import SourceError  # noqa: PLC0415
-
     try:
-        plan = rebuild_cli.make_plan(args, snap)
+        plan = make_plan(args, snap)
     except (PlanError, SourceError) as exc:
         print(f"torch-envcheck advise: {exc}", file=sys.stderr)
         return 2
     if args.script:
+        from torch_envcheck.advice import scripts  # noqa: PLC0415  (only with --script)
+        from torch_envcheck.rebuild import selfwheel  # noqa: PLC0415
         text = scripts.render(plan, args.script, args.dest or ".venv-torch", selfwheel.install_spec())
         if args.output:
             return _write_script(args.output, text)
@@ -177,8 +103,6 @@ def _plan_output(args, snap: dict) -> int:
 
 
 def _write_script(path: str, text: str) -> int:
-    from torch_envcheck._util.atomic_write import write_atomic  # noqa: PLC0415
-
     try:
         write_atomic(path, text, 0o755)
     except OSError as exc:
@@ -199,13 +123,9 @@ def run(args) -> int:
     if _wants_plan(args):
         return _plan_output(args, snap)
     why, cmd = advise(snap)
-    from torch_envcheck.doctor.facts.conda import in_conda_env  # noqa: PLC0415
     if in_conda_env(snap):  # the conda form (conda install ... -c pytorch -c nvidia), pip for newer torch
-        from torch_envcheck.advice.conda import conda_form  # noqa: PLC0415
         why, cmd = conda_form(snap, why, cmd)
-    from torch_envcheck.doctor.facts import tensorflow as T  # noqa: PLC0415
     if framework in ("tensorflow", "both") or (framework is None and T.tf_installed(snap)):
-        from torch_envcheck.advice import tensorflow as tf_advise  # noqa: PLC0415
         why, cmds = tf_advise.extend(snap, why, cmd, _picked_cuda(cmd), framework or "both")
     else:
         cmds = [cmd] if cmd else []
@@ -226,7 +146,5 @@ def run(args) -> int:
 def _picked_cuda(cmd: str | None) -> str | None:
     """The CUDA of the torch build advise picked (its command's index: .../whl/cu130 -> '13.0'), None for
     a CPU build."""
-    import re  # noqa: PLC0415
-    from torch_envcheck import knowledge  # noqa: PLC0415
     m = re.search(r"/whl/(cu\d+)\b", cmd or "")
-    return knowledge.cuda_from_tag(m.group(1)) if m else None
+    return versions.cuda_from_tag(m.group(1)) if m else None

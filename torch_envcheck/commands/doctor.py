@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 
+from torch_envcheck.cli import internal_error
 from torch_envcheck.commands import _source as _args
 
 
@@ -62,8 +63,6 @@ def run(args) -> int:
 def main(argv=None) -> int:
     """`python -m torch_envcheck.doctor`: the doctor command alone."""
     import argparse  # noqa: PLC0415
-
-    from torch_envcheck.cli import internal_error  # noqa: PLC0415
 
     parser = argparse.ArgumentParser(prog="torch-envcheck doctor", description=__doc__.splitlines()[0])
     add_arguments(parser)

@@ -9,6 +9,10 @@ a comment saying so; an invalid torch version is refused."""
 
 from __future__ import annotations
 
+from torch_envcheck.advice.env_yml import NotACondaEnv, build
+from torch_envcheck.advice.recommend import index_tag, index_url
+from torch_envcheck.advice.tensorflow import pin_lines
+from torch_envcheck.doctor.facts import tensorflow as T
 from torch_envcheck.commands import _source as _args
 from torch_envcheck.doctor.facts import core as F
 from torch_envcheck._util.escape import requirement_version, terminal
@@ -38,33 +42,30 @@ def lines(snap: dict) -> list[str]:
     pins = [("torch", version)]
     dropped = []
     for name in COMPANIONS:
-        v = F.text(F.package(snap, name).get("version"))
+        v = F.package_version(snap, name)
         if v and requirement_version(v):
             pins.append((name, requirement_version(v)))
         elif v:
             dropped.append(name)
     where = " ".join(x for x in (F.system(snap), F.machine(snap)) if x)
-    t = F.torch(snap)
-    build = f"CUDA {F.torch_cuda(snap)}" if F.torch_cuda(snap) else (f"ROCm {F.text(t.get('hip'))}" if F.is_rocm_torch(snap)
-                                                                      and F.text(t.get("hip")) else "CPU")
+    build = f"CUDA {F.torch_cuda(snap)}" if F.torch_cuda(snap) else (f"ROCm {F.torch_hip(snap)}" if F.is_rocm_torch(snap)
+                                                                      and F.torch_hip(snap) else "CPU")
     out = [terminal(f"# torch {version} ({build}) on {where or 'unknown OS'}, Python {F.python_mm(snap) or '?'}; "
                     "from `torch-envcheck pin`")]
     out += [f"# {name}: left out: its version in this report is not a PEP 440 version" for name in dropped]
-    if t.get("installer") == "conda":
+    if F.torch_installer(snap) == "conda":
         out.append("# torch was installed by conda; these lines install the matching pip wheels instead")
     tags = []
     for _, v in pins:
-        tag = F.index_tag(v.split("+", 1)[1] if "+" in v else None)
+        tag = index_tag(v.split("+", 1)[1] if "+" in v else None)
         if tag and tag not in tags:
             tags.append(tag)
     if not tags and "+" not in version:
         out.append("# a plain PyPI build: PyPI's default index serves it")
     # --extra-index-url keeps PyPI for everything else in the file (numpy, ...).
-    out += [f"--extra-index-url {F.index_url(tag)}" for tag in tags]
+    out += [f"--extra-index-url {index_url(tag)}" for tag in tags]
     out += [f"{name}=={v}" for name, v in pins]
-    from torch_envcheck.doctor.facts import tensorflow as T  # noqa: PLC0415
     if T.tf_installed(snap):
-        from torch_envcheck.advice.tensorflow import pin_lines  # noqa: PLC0415
         out += pin_lines(snap)
     return out
 
@@ -78,7 +79,6 @@ def run(args) -> int:
     if snap is None:
         return 2
     if conda:
-        from torch_envcheck.advice.env_yml import NotACondaEnv, build  # noqa: PLC0415
         try:
             sys.stdout.write(build(snap))
         except NotACondaEnv as exc:

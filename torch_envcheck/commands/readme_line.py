@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+from torch_envcheck._util.escape import terminal
+from torch_envcheck.advice.tensorflow import tf_line
 from torch_envcheck.commands import _source as _args
+from torch_envcheck.doctor.facts import tensorflow as T
 from torch_envcheck.doctor.facts import core as F
 
 PROBES = ("platform", "torch", "driver", "tensorflow")
@@ -14,13 +17,12 @@ def add_arguments(parser) -> None:
 
 
 def line(snap: dict) -> str:
-    t = F.torch(snap)
     parts = []
     version = F.torch_version(snap)
     if version:
-        cuda = F.text(t.get("cuda"))
-        build = f"CUDA {cuda}" if cuda else (f"ROCm {F.text(t.get('hip'))}" if F.text(t.get("hip")) else None)
-        text = f"torch {version}" + (f" ({build})" if build and not F.text(t.get("local")) else "")
+        cuda, hip = F.torch_recorded_cuda(snap), F.torch_hip(snap)
+        build = f"CUDA {cuda}" if cuda else (f"ROCm {hip}" if hip else None)
+        text = f"torch {version}" + (f" ({build})" if build and not F.torch_recorded_local(snap) else "")
         if F.torch_importable(snap) is False:
             text += " (not importable)"
         parts.append(text)
@@ -31,18 +33,16 @@ def line(snap: dict) -> str:
     if F.python_mm(snap):
         parts.append(f"Python {F.python_mm(snap)}")
     if F.is_macos(snap):
-        parts.append(F.text(F.dig(snap, "platform", "os_pretty")) or "macOS")
-        if F.as_dict(t.get("mps")).get("available") is True:
+        parts.append(F.os_pretty(snap) or "macOS")
+        if F.mps_available(snap):
             parts.append("MPS")
     elif F.driver_present(snap) is True:
         parts.append(f"driver {F.driver_version(snap) or '?'}")
     elif F.driver_present(snap) is False:
         parts.append("no NVIDIA driver")
-    if F.cudnn_mm(t.get("cudnn")):
-        parts.append(f"cuDNN {F.cudnn_mm(t['cudnn'])}")
-    from torch_envcheck.doctor.facts import tensorflow as T  # noqa: PLC0415
+    if F.cudnn_mm(F.torch_cudnn(snap)):
+        parts.append(f"cuDNN {F.cudnn_mm(F.torch_cudnn(snap))}")
     if T.tf_installed(snap):
-        from torch_envcheck.advice.tensorflow import tf_line  # noqa: PLC0415
         parts.append(tf_line(snap))
     names = [F.text(g.get("name")) for g in F.gpus(snap) if F.text(g.get("name"))]
     if names:
@@ -55,6 +55,5 @@ def run(args) -> int:
     snap = _args.snapshot(args, only=PROBES)
     if snap is None:
         return 2
-    from torch_envcheck._util.escape import terminal  # noqa: PLC0415
     print(terminal(line(snap)))
     return 0

@@ -15,19 +15,16 @@ from __future__ import annotations
 
 import datetime as _dt
 
+from torch_envcheck._version import __version__
+from torch_envcheck.doctor.areas import AREAS, OPTIONAL_AREAS, areas_for
+from torch_envcheck.doctor.contract import normalise
+from torch_envcheck.doctor.finding import SEVERITIES
 from torch_envcheck.doctor.snapshot import REPORT_SCHEMA, SNAPSHOT_SCHEMA, jsonable
-
-AREAS = ("platform", "torch", "driver", "gpu", "libraries", "toolchain", "extension", "tensorflow")
-# Areas shown only where they apply: conda when the snapshot was taken in a conda env (or has conda
-# facts or findings).
-OPTIONAL_AREAS = ("conda",)
-SEVERITIES = ("ok", "warning", "failure")
 
 __all__ = ["AREAS", "OPTIONAL_AREAS", "SEVERITIES", "areas_for", "collect", "report", "diagnose", "SNAPSHOT_SCHEMA", "REPORT_SCHEMA"]
 
 
 def _tool_version() -> str:
-    from torch_envcheck._version import __version__  # noqa: PLC0415
     return __version__
 
 
@@ -35,6 +32,8 @@ def collect(timeout: float = 5.0, only=None, torch_timeout: float | None = None,
     """Run the probes (all, or those named in `only`) and return the snapshot.  Never raises
     because of what it finds: failures are facts in probe_errors / driver.errors.
     tensorflow=False: TensorFlow's metadata only, without importing it in a child process."""
+    # The probes, rules and renderers are imported when they run: every reader of the facts layer
+    # imports this package, and must not pay for them.
     from torch_envcheck.doctor import probes  # noqa: PLC0415
 
     res = probes.run(timeout=timeout, only=only, torch_timeout=torch_timeout, tensorflow=tensorflow)
@@ -46,7 +45,6 @@ def collect(timeout: float = 5.0, only=None, torch_timeout: float | None = None,
         "probe_seconds": res["probe_seconds"],
     }
     snap.update(res["sections"])
-    from torch_envcheck.doctor.contract import normalise  # noqa: PLC0415
     return normalise(jsonable(snap))
 
 
@@ -58,16 +56,6 @@ def _clean(finding) -> dict | None:
         f["severity"] = "warning"
     f.setdefault("area", "platform")
     return f
-
-
-def areas_for(snapshot=None, findings=()) -> tuple:
-    """The areas a report shows, in order: AREAS, then each optional area that applies (conda: the
-    snapshot was taken in a conda env, or has conda findings)."""
-    from torch_envcheck.doctor.facts.conda import in_conda_env  # noqa: PLC0415
-
-    with_findings = {f.get("area") for f in findings or () if isinstance(f, dict)}
-    shown = [a for a in OPTIONAL_AREAS if a in with_findings or (a == "conda" and in_conda_env(snapshot))]
-    return AREAS + tuple(shown)
 
 
 def link_explained(findings: list[dict]) -> list[dict]:

@@ -47,7 +47,7 @@ CODES: dict[str, tuple[str, str, str]] = {
     "TE304": ("driver-minor-compat-only", "driver", "the driver runs this CUDA only through minor-version compatibility"),
     "TE404": ("ptx-jit-driver-too-old", "gpu", "the GPU needs PTX JIT, which needs a newer driver than it has"),
     "TE705": ("extension-broken", "extension", "the compiled extension exists but fails to load"),
-    # "could not judge": the facts an area is judged from are unknown (contract.JUDGED_BY), so the
+    # "could not judge": the facts an area is judged from are unknown (an Area's judged_by, doctor/areas.py), so the
     # doctor says so instead of reading missing facts as health.  TEx80-TEx89 per area.
     "TE180": ("platform-unknown", "platform", "could not judge the platform: its facts are missing from the snapshot"),
     "TE280": ("torch-unknown", "torch", "could not judge torch: its facts are missing from the snapshot"),

@@ -19,8 +19,8 @@ Adding a section (tensorflow, conda, ...) is one entry in SECTIONS:
         "gpus": Field(LIST, "tf.config.list_physical_devices('GPU') names", of=STR),
     }
 
-then a probe that writes it (probes/), facts-layer accessors that read it (doctor/facts.py) and,
-when an area is judged from it, an entry in JUDGED_BY.  Bump CONTRACT_VERSION when a field
+then a probe that writes it (probes/), facts-layer accessors that read it (doctor/facts/) and,
+when an area is judged from it, its path in that area's judged_by (doctor/areas.py).  Bump CONTRACT_VERSION when a field
 changes meaning or type (adding fields or sections does not need it: normalise fills them).
 
 Paths, as `declared()` and the read-path test spell them: "torch.devices[].capability" (an item of
@@ -408,18 +408,6 @@ TOP: dict[str, Field] = {
     "probe_seconds": _f(DICT, "probe name -> seconds it took", unknown=False, of=FLOAT),
     "normalised": _f(LIST, "facts normalise() replaced by unknown ('torch.cudnn: expected int, got str')",
                      unknown=False, of=STR),
-}
-
-# An area can be judged only when one of these facts is known; otherwise the doctor says "could not
-# judge" (the TEx80 codes) instead of running that area's rules on nothing.
-JUDGED_BY: dict[str, tuple[str, ...]] = {
-    "platform": ("platform.system",),
-    "torch": ("torch.importable",),
-    "driver": ("driver.present", "torch.cuda_available"),  # torch's CUDA init says much about it
-    "gpu": ("driver.present", "torch.importable"),
-    "libraries": ("libraries.entries",),
-    "toolchain": ("toolchain.nvcc",),
-    "extension": ("extension.status",),
 }
 
 

@@ -14,9 +14,6 @@ SCHEMA_FAMILY = {"torch_envcheck.snapshot": SNAPSHOT_SCHEMA, "torch_envcheck.rep
 
 from torch_envcheck.doctor import contract
 
-# Top-level sections: each an object (or null when its probe could not run or the fact is unknown).
-SECTIONS = tuple(contract.SECTIONS)
-
 
 class SnapshotError(ValueError):
     """A file that is not a torch_envcheck snapshot or report; the message names what was expected."""

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import re
 
+from torch_envcheck._util import versions
+
 
 def cuda_int(text: str) -> str | None:
     """CUDA's integer version (1000 * major + 10 * minor): 11040 -> "11.4", 9000 -> "9.0"."""
     if not text.isdigit() or len(text) > 6:
         return None
-    v = int(text)
-    return f"{v // 1000}.{(v % 1000) // 10}" if v >= 1000 else None
+    return versions.cuda_from_int(int(text))
 
 
 def sm(text: str) -> str | None:
@@ -26,8 +27,8 @@ def sm(text: str) -> str | None:
 
 def major(text: str) -> str | None:
     """The first component of a dotted version: "11.0" -> "11", "8" -> "8"."""
-    m = re.match(r"(\d{1,3})", text or "")
-    return m.group(1) if m else None
+    v = versions.major(text[:16]) if isinstance(text, str) else None
+    return str(v) if v is not None else None
 
 
 def underscore_version(text: str) -> str | None:
@@ -46,12 +47,8 @@ def cudnn(text: str) -> str | None:
         return ".".join(str(int(p)) for p in parts)
     if not s.isdigit():
         return None
-    v = int(s)
-    if v >= 10000:
-        return f"{v // 10000}.{(v % 10000) // 100}.{v % 100}"
-    if v >= 1000:
-        return f"{v // 1000}.{(v % 1000) // 100}.{v % 100}"
-    return None
+    t = versions.cudnn_tuple(int(s))  # the one decoder of cuDNN's integer
+    return versions.fmt_version(t) if t else None
 
 
 def _dll_cuda(digits: str) -> str:

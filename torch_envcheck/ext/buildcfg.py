@@ -15,6 +15,7 @@ import platform
 import sys
 import time
 
+from torch_envcheck._util import versions
 from torch_envcheck.ext import toolchain
 from torch_envcheck._util.envflags import parse_flag
 
@@ -154,7 +155,7 @@ def plan(torch) -> dict:
         candidates = [c for c in candidates if c["source"] == explicit[0]]
         if not candidates:
             return skip(f"{explicit[0]}={os.environ[explicit[0]]} has no bin/nvcc",
-                        f"point {explicit[0]} at a CUDA {torch_cuda.split('.')[0]}.x toolkit, or unset it")
+                        f"point {explicit[0]} at a CUDA {versions.major(torch_cuda)}.x toolkit, or unset it")
     if not candidates:
         return skip("no nvcc found (looked in CUDA_HOME, CUDA_PATH, PATH, /usr/local/cuda*, /opt/cuda, "
                     "the conda env and the pip nvidia-cuda-nvcc wheel)",

@@ -13,6 +13,8 @@ import shutil
 import sys
 import sysconfig
 
+from torch_envcheck._util import versions
+
 NVCC_TIMEOUT_S = 10.0
 
 # Toolkit folders searched after CUDA_HOME, CUDA_PATH and PATH.  Unset: /usr/local/cuda,
@@ -129,8 +131,5 @@ def cuda_home_status(env: dict | None = None) -> dict:
     return out
 
 
-def major_minor(version: str | None) -> tuple[int, int] | None:
-    if not version:
-        return None
-    m = re.match(r"(\d+)\.(\d+)", version)
-    return (int(m.group(1)), int(m.group(2))) if m else None
+# the one version parser (re-exported: buildcfg and the extension tests ask it here)
+major_minor = versions.major_minor

@@ -12,6 +12,7 @@ import datetime as _dt
 import json
 
 from torch_envcheck.doctor import report as doctor_report
+from torch_envcheck.doctor.facts import core as F
 from torch_envcheck.fleet import rules
 from torch_envcheck.fleet.records import counted
 from torch_envcheck.fleet import table
@@ -19,15 +20,10 @@ from torch_envcheck.fleet import wire
 from torch_envcheck.fleet import FLEET_SCHEMA
 
 STATUSES = ("ok", "late", "missing", "garbage")
-VOLATILE = ("created", "probe_seconds")
 
 
 def _stable_key(snap: dict) -> str:
-    s = {k: v for k, v in snap.items() if k not in VOLATILE}
-    t = s.get("torch")
-    if isinstance(t, dict) and "import_seconds" in t:
-        s["torch"] = {k: v for k, v in t.items() if k != "import_seconds"}
-    return json.dumps(s, sort_keys=True, separators=(",", ":"), default=str)
+    return json.dumps(F.stable_key(snap), sort_keys=True, separators=(",", ":"), default=str)
 
 
 def short_report(snap: dict) -> dict:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 import socket
 
+from torch_envcheck.doctor.facts import core as F
+
 MAX_VARS = 64
 MAX_TEXT = 512
 # NCCL_* plus torch's own NCCL knobs; values of these are settings, not secrets.
@@ -36,9 +38,7 @@ def nccl_version() -> str | None:
 
 def own_device(snapshot: dict | None, local_rank: int) -> dict | None:
     """The GPU this rank uses by torchrun's convention (cuda:LOCAL_RANK among the visible ones)."""
-    torch_facts = snapshot.get("torch") if isinstance(snapshot, dict) else None
-    devices = torch_facts.get("devices") if isinstance(torch_facts, dict) else None
-    devices = [d for d in devices or [] if isinstance(d, dict)]
+    devices = F.torch_devices(snapshot)
     if not devices:
         return None
     d = devices[local_rank % len(devices)]

@@ -6,9 +6,11 @@ results rank 0 measured); each rank's own findings come from the doctor's rules.
 
 from __future__ import annotations
 
+from torch_envcheck._util import versions
 from torch_envcheck._util.escape import requirement_version
+from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.rules import _facts as F
+from torch_envcheck.doctor.facts import core as F
 from torch_envcheck.fleet import table
 from torch_envcheck.fleet.records import counted
 from torch_envcheck.fleet.table import ranks_label
@@ -86,8 +88,8 @@ def _torch_fix(gs) -> str | None:
     if not v:
         return None
     release, _, local = v.partition("+")
-    tag = F.index_tag(local)
-    index = f" --index-url {F.index_url(tag)}" if tag else ""
+    tag = A.index_tag(local)
+    index = f" --index-url {A.index_url(tag)}" if tag else ""
     return (f"python -m pip install \"torch=={release}\"{index}   # on "
             f"{ranks_label([r for g in gs[1:] for r in g['ranks']])}, to match the others")
 
@@ -111,8 +113,8 @@ def mixed_versions(records) -> list[dict]:
     return out
 
 
-def _major(cap: str) -> str:
-    return str(cap).split(".", 1)[0]
+def _major(cap: str):
+    return versions.major(cap)
 
 
 def gpu_generations(records) -> list[dict]:
@@ -132,10 +134,7 @@ def gpu_generations(records) -> list[dict]:
 
 
 def _version_key(v: str):
-    parts = []
-    for p in str(v).split("."):
-        parts.append(int(p) if p.isdigit() else -1)
-    return tuple(parts)
+    return versions.version_tuple(v) or ()
 
 
 def driver_behind(records) -> list[dict]:

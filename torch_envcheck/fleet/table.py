@@ -5,7 +5,7 @@ Facts are read through the doctor's accessors (rules/_facts.py), never by indexi
 
 from __future__ import annotations
 
-from torch_envcheck.doctor.rules import _facts as F
+from torch_envcheck.doctor.facts import core as F
 
 UNKNOWN = "unknown"
 UNSET = "(unset)"
@@ -60,7 +60,7 @@ def _capability(rec):
 
 
 def _extension(s):
-    st = F.as_dict(F.dig(s, "extension", "status"))
+    st = F.ext_status(s)
     state = F.text(st.get("state"))
     if not state:
         return None

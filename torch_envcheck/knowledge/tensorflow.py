@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 
 from torch_envcheck import knowledge as kb
+from torch_envcheck._util import versions
+from torch_envcheck.knowledge.libraries import parse_library
 
 TABLE = "tensorflow_builds.json"
 
@@ -85,17 +87,15 @@ def describe_library(name: str) -> dict:
     """What a library file TF failed to load is: {'file', 'kind', 'version', 'text'}.
     cudart64_110.dll -> 'the CUDA 11.0 runtime'; cudnn64_8.dll -> 'cuDNN 8'; libcudart.so.12 ->
     'the CUDA 12 runtime'; libnvinfer.so.7 -> 'TensorRT 7'."""
-    from torch_envcheck.doctor.probes.libraries import parse_library  # noqa: PLC0415  (pure: a file-name parser)
-
     base = re.split(r"[\\/]", str(name))[-1][:200]
     p = parse_library(base) or {}
     kind, version = p.get("kind"), p.get("version")
     if kind == "cudart":
         text = f"the CUDA {version} runtime" if version else "the CUDA runtime"
     elif kind == "cudnn":
-        text = f"cuDNN {version.split('.')[0]}" if version else "cuDNN"
+        text = f"cuDNN {versions.major(version)}" if versions.major(version) is not None else "cuDNN"
     elif kind in ("cublas", "cublasLt"):
-        major = version.split(".")[0] if version else None
+        major = versions.major(version)
         text = f"{_NAMES[kind]} of CUDA {major}" if major else _NAMES[kind]
     elif kind == "cuda" or base.lower() == "nvcuda.dll":
         kind, text = "cuda", "the NVIDIA driver's CUDA library (libcuda / nvcuda.dll): no NVIDIA driver is installed"

@@ -88,7 +88,7 @@ def test_pin_conda_and_advise_from_the_command_line(tmp_path):
 
 
 def test_advise_in_a_conda_env_without_a_driver_gives_cpuonly():
-    from torch_envcheck.commands.advise import advise
+    from torch_envcheck.advice.recommend import advise
     from torch_envcheck.advice.conda import conda_form
     s = load(HEALTHY)
     s["driver"].update({"present": False, "gpus": []})
@@ -98,7 +98,7 @@ def test_advise_in_a_conda_env_without_a_driver_gives_cpuonly():
 
 
 def test_advise_in_a_conda_env_takes_the_last_conda_release_when_the_installed_one_does_not_fit():
-    from torch_envcheck.commands.advise import advise
+    from torch_envcheck.advice.recommend import advise
     from torch_envcheck.advice.conda import conda_form
     s = load(HEALTHY)
     s["conda"]["packages"] = [p for p in s["conda"]["packages"] if p["name"] != "pytorch"]
@@ -129,14 +129,15 @@ def _write(tmp_path, name):
 def test_conda_consumers_read_only_declared_facts(name):
     """pin --conda, advise's conda form, the conda rules and headline read through the contract's view."""
     from torch_envcheck.doctor import contract
-    from torch_envcheck.commands.advise import advise
+    from torch_envcheck.advice.recommend import advise
     from torch_envcheck.advice.conda import conda_form
     from torch_envcheck.doctor.render.conda_headline import headline
     from torch_envcheck.doctor.rules import conda as conda_rules
     view, reads = contract.record_reads(load(name))
     build(view)
     conda_form(view, *advise(view))
-    conda_rules.evaluate(view)
+    for rule in conda_rules.RULES:
+        rule(view)
     headline(view)
     assert any(p.startswith("conda.packages[]") for p in reads)
     assert contract.undeclared(reads) == []

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from torch_envcheck.commands import advise as advise_cli
+from torch_envcheck.advice import recommend as advise_cli
 from torch_envcheck.advice import docker
 from torch_envcheck.advice import plan as planmod
 from torch_envcheck.advice.sources import SourceError, Sources

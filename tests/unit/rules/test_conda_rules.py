@@ -9,7 +9,6 @@ import pytest
 
 from torch_envcheck import doctor
 from torch_envcheck.doctor.probes import conda as probe
-from torch_envcheck.doctor.rules import conda as rules
 from torch_envcheck.doctor.rules import evaluate
 
 from _conda_helpers import pytorch_cuda_env, record, write_prefix
@@ -34,8 +33,13 @@ def conda_snap(tmp_path, recs, pip=(), base=GPU_BASE, torch=None, system="Linux"
     return s
 
 
+def conda_findings(s):
+    """The conda area's findings, as the doctor evaluates them."""
+    return [f for f in evaluate(s) if f["area"] == "conda"]
+
+
 def conda_codes(s):
-    return [(f["code"], f["severity"]) for f in rules.evaluate(s)]
+    return [(f["code"], f["severity"]) for f in conda_findings(s)]
 
 
 def cpu_env():
@@ -48,14 +52,14 @@ def cpu_env():
 
 def test_silent_outside_a_conda_env():
     s = load(GPU_BASE)
-    assert rules.evaluate(s) == []
+    assert conda_findings(s) == []
     assert not any(f["area"] == "conda" for f in evaluate(s))
     assert "conda" not in doctor.report(s)["summary"]
 
 
 def test_healthy_env_is_ok(tmp_path):
     s = conda_snap(tmp_path, pytorch_cuda_env())
-    found = rules.evaluate(s)
+    found = conda_findings(s)
     assert [(f["code"], f["severity"]) for f in found] == [("TE900", "ok")]
     assert "pytorch 2.3.0 (py3.11_cuda12.1_cudnn8.9.2_0, channel pytorch)" in found[0]["message"]
     assert doctor.report(s)["summary"]["conda"] == "ok"
@@ -65,7 +69,7 @@ def test_healthy_env_is_ok(tmp_path):
 
 def test_cpu_pytorch_with_gpu_fires_with_the_conda_fix(tmp_path):
     s = conda_snap(tmp_path, cpu_env())
-    f = by_code(rules.evaluate(s), "TE901")[0]
+    f = by_code(conda_findings(s), "TE901")[0]
     assert f["severity"] == "failure" and "py3.11_cpu_0" in f["message"] and "cpuonly" in f["message"]
     lines = f["fix"].splitlines()
     # the driver of the base snapshot runs CUDA 13.0: the newest pytorch-cuda of 2.3 (12.1)
@@ -79,7 +83,7 @@ def test_cpu_pytorch_fix_fits_an_old_driver(tmp_path):
     s = conda_snap(tmp_path, cpu_env())
     s["driver"]["cuda_version"] = "11.8"
     s["driver"]["version"] = "520.61.05"
-    assert "pytorch-cuda=11.8 -c pytorch -c nvidia" in by_code(rules.evaluate(s), "TE901")[0]["fix"]
+    assert "pytorch-cuda=11.8 -c pytorch -c nvidia" in by_code(conda_findings(s), "TE901")[0]["fix"]
 
 
 def test_cpu_pytorch_silent_without_a_gpu(tmp_path):
@@ -89,17 +93,17 @@ def test_cpu_pytorch_silent_without_a_gpu(tmp_path):
 
 def test_conda_forge_cpu_build_gets_the_conda_forge_fix(tmp_path):
     recs = [record("pytorch", "2.4.1", "cpu_mkl_py311h2b2b7e0_100", "conda-forge"), record("python", "3.11.9", "h1_0")]
-    f = by_code(rules.evaluate(conda_snap(tmp_path, recs)), "TE901")[0]
+    f = by_code(conda_findings(conda_snap(tmp_path, recs)), "TE901")[0]
     assert "conda install -c conda-forge 'pytorch=2.4.1=cuda*'" in f["fix"]  # quoted: a shell glob
 
 
 def test_pytorch_cuda_missing_fires_and_is_silent_with_it(tmp_path):
     recs = [r for r in pytorch_cuda_env() if r["name"] not in ("pytorch-cuda", "pytorch-mutex")]
     s = conda_snap(tmp_path / "a", recs)
-    f = by_code(rules.evaluate(s), "TE902")[0]
+    f = by_code(conda_findings(s), "TE902")[0]
     assert f["severity"] == "failure" and "without pytorch-cuda" in f["message"]
     assert "pytorch-cuda=12.1 -c pytorch -c nvidia" in f["fix"]
-    assert not by_code(rules.evaluate(conda_snap(tmp_path / "b", pytorch_cuda_env())), "TE902")
+    assert not by_code(conda_findings(conda_snap(tmp_path / "b", pytorch_cuda_env())), "TE902")
     # before 1.13 the pytorch channel used cudatoolkit: no pytorch-cuda expected
     old = [record("pytorch", "1.12.1", "py3.9_cuda11.3_cudnn8.3.2_0", "pytorch",
                   depends=["cudatoolkit >=11.3,<11.4"]), record("cudatoolkit", "11.3.1", "h2bc3f7f_2", "pkgs/main")]
@@ -111,7 +115,7 @@ def test_pytorch_cuda_missing_fires_and_is_silent_with_it(tmp_path):
 def test_torch_twice_says_pip_is_imported(tmp_path):
     s = conda_snap(tmp_path, pytorch_cuda_env(), pip=[("torch", "2.3.1", "pip", []), ("nvidia-cudnn-cu12", "8.9.2.26", "pip", [])],
                    torch={"version": "2.3.1", "installer": "pip"})
-    f = by_code(rules.evaluate(s), "TE903")[0]
+    f = by_code(conda_findings(s), "TE903")[0]
     assert f["severity"] == "warning" and "Python imports pip's torch 2.3.1" in f["message"]
     assert f["details"]["imported"] == "pip" and f["explains"] == ["TE905"]
     assert f["fix"].splitlines()[1] == ("conda install --force-reinstall pytorch==2.3.0 torchvision==0.18.0 "
@@ -122,9 +126,9 @@ def test_torch_twice_says_pip_is_imported(tmp_path):
 def test_torch_twice_says_conda_is_imported_and_fails_when_torch_breaks(tmp_path):
     s = conda_snap(tmp_path, pytorch_cuda_env(), pip=[("torch", "2.2.0", "pip", [])],
                    torch={"version": "2.3.0", "installer": "conda"})
-    assert "Python imports conda's pytorch 2.3.0" in by_code(rules.evaluate(s), "TE903")[0]["message"]
+    assert "Python imports conda's pytorch 2.3.0" in by_code(conda_findings(s), "TE903")[0]["message"]
     s["torch"].update({"importable": False, "version": None})
-    f = by_code(rules.evaluate(s), "TE903")[0]
+    f = by_code(conda_findings(s), "TE903")[0]
     assert f["severity"] == "failure" and "torch does not import" in f["message"]
 
 
@@ -137,24 +141,24 @@ def test_torch_once_is_silent(tmp_path):
 
 def test_pip_overwriting_conda_runtime_libraries(tmp_path):
     s = conda_snap(tmp_path, pytorch_cuda_env(), pip=[("intel-openmp", "2024.1.0", "pip", ["../../libgomp.so.1,,"])])
-    f = by_code(rules.evaluate(s), "TE904")[0]
+    f = by_code(conda_findings(s), "TE904")[0]
     assert f["severity"] == "warning" and "lib/libgomp.so.1, which conda's libgomp owns" in f["message"]
     assert "torch-envcheck pin --conda > environment.yml" in f["fix"] and "conda env create -n dl-new" in f["fix"]
 
 
 def test_pip_runtime_file_conda_does_not_own_is_silent(tmp_path):
     s = conda_snap(tmp_path, pytorch_cuda_env(), pip=[("intel-openmp", "2024.1.0", "pip", ["../../libiomp5.so,,"])])
-    assert not by_code(rules.evaluate(s), "TE904")
+    assert not by_code(conda_findings(s), "TE904")
 
 
 def test_nvidia_wheels_beside_conda_cuda(tmp_path):
     s = conda_snap(tmp_path / "a", pytorch_cuda_env(), pip=[("nvidia-cublas-cu12", "12.1.3.1", "pip", [])])
-    f = by_code(rules.evaluate(s), "TE905")[0]
+    f = by_code(conda_findings(s), "TE905")[0]
     assert "nvidia-cublas-cu12 12.1.3.1" in f["message"] and "pytorch-cuda 12.1" in f["message"]
     # the same wheels in an env where conda has no CUDA package: nothing to clash with
     recs = [record("python", "3.11.9", "h1_0", "pkgs/main")]
     s = conda_snap(tmp_path / "b", recs, pip=[("nvidia-cublas-cu12", "12.1.3.1", "pip", [])])
-    assert not by_code(rules.evaluate(s), "TE905")
+    assert not by_code(conda_findings(s), "TE905")
 
 
 # ---------------------------------------------------------------- TE906 TensorFlow
@@ -172,7 +176,7 @@ def tf_env(toolkit="11.2.2", cudnn="8.1.0.77"):
 ])
 def test_tensorflow_against_cudatoolkit_and_cudnn(tmp_path, toolkit, cudnn, severity, pins):
     s = conda_snap(tmp_path, tf_env(toolkit, cudnn), pip=[("tensorflow", "2.6.0", "pip", [])])
-    f = by_code(rules.evaluate(s), "TE906")[0]
+    f = by_code(conda_findings(s), "TE906")[0]
     assert f["severity"] == severity and "CUDA 11.2 and cuDNN 8.1" in f["message"]
     assert f["fix"] == f"conda install --force-reinstall -c conda-forge {pins}"
 
@@ -186,14 +190,14 @@ def test_tensorflow_with_its_tested_toolkit_is_silent(tmp_path):
 
 def test_pytorch_cuda_version_mismatch(tmp_path):
     recs = [r for r in pytorch_cuda_env() if r["name"] != "pytorch-cuda"] + [record("pytorch-cuda", "11.8", "h7e8668a_5", "pytorch")]
-    f = by_code(rules.evaluate(conda_snap(tmp_path / "a", recs)), "TE907")[0]
+    f = by_code(conda_findings(conda_snap(tmp_path / "a", recs)), "TE907")[0]
     assert "built for CUDA 12.1" in f["message"] and "pytorch-cuda 11.8" in f["message"]
     assert f["fix"] == "conda install --force-reinstall pytorch-cuda=12.1 -c pytorch -c nvidia"
     old = [record("pytorch", "1.12.1", "py3.9_cuda11.3_cudnn8.3.2_0", "pytorch", depends=["cudatoolkit >=11.3,<11.4"]),
            record("cudatoolkit", "10.2.89", "hfd86e86_1", "pkgs/main")]
-    f = by_code(rules.evaluate(conda_snap(tmp_path / "b", old)), "TE907")[0]
+    f = by_code(conda_findings(conda_snap(tmp_path / "b", old)), "TE907")[0]
     assert f["fix"] == "conda install --force-reinstall cudatoolkit=11.3 -c pytorch -c conda-forge"
-    assert not by_code(rules.evaluate(conda_snap(tmp_path / "c", pytorch_cuda_env())), "TE907")
+    assert not by_code(conda_findings(conda_snap(tmp_path / "c", pytorch_cuda_env())), "TE907")
 
 
 # ---------------------------------------------------------------- TE908 Windows PATH
@@ -212,7 +216,7 @@ def test_windows_system_cuda_ahead_of_the_env(tmp_path, order, expected):
     s = conda_snap(tmp_path, tf_env(), system="Windows", search_path=sp)
     assert conda_codes(s) == expected
     if expected[0][0] == "TE908":
-        fix = by_code(rules.evaluate(s), "TE908")[0]["fix"]
+        fix = by_code(conda_findings(s), "TE908")[0]["fix"]
         from torch_envcheck._util.escape import shell_quote
         assert fix.startswith("$env:Path = ($env:Path -split ';' | Where-Object { $_ -ne "
                               + shell_quote(order[0][2], "powershell") + " }) -join ';'")
@@ -242,7 +246,7 @@ def test_hostile_snapshot_values_are_escaped(tmp_path):
     s = conda_snap(tmp_path, cpu_env(), name="dl\x1b[31m\nevil")
     next(p for p in s["conda"]["packages"] if p["name"] == "pytorch")["version"] = "2.3.0; rm -rf ~\n"
     s["conda"]["manager"] = "rm -rf /"
-    found = rules.evaluate(s)
+    found = conda_findings(s)
     f = by_code(found, "TE901")[0]
     assert "\x1b" not in f["message"] and "\n" not in f["message"]
     assert "rm -rf ~" not in f["fix"] and f["fix"].splitlines()[1].startswith("conda install pytorch=2.3 ")
@@ -268,12 +272,12 @@ def test_conda_built_tensorflow_depends_win_over_the_upstream_table(tmp_path):
     s = conda_snap(tmp_path / "a", tf_env("11.3.1", "8.2.1") + tf)
     assert conda_codes(s) == [("TE900", "ok")]
     s = conda_snap(tmp_path / "b", tf_env("11.2.2", "8.2.1") + tf)
-    f = by_code(rules.evaluate(s), "TE906")[0]
+    f = by_code(conda_findings(s), "TE906")[0]
     assert "built with CUDA 11.3," in f["message"] and f["fix"] == "conda install --force-reinstall -c conda-forge cudatoolkit=11.3"
 
 
 def test_new_env_fix_on_windows_writes_utf8(tmp_path):
     s = conda_snap(tmp_path, tf_env(), pip=[("nvidia-cublas-cu11", "11.11.3.6", "pip", [])], system="Windows", search_path=[])
-    fix = by_code(rules.evaluate(s), "TE905")[0]["fix"].splitlines()
+    fix = by_code(conda_findings(s), "TE905")[0]["fix"].splitlines()
     assert fix[1] == "torch-envcheck pin --conda | Out-File -Encoding utf8 environment.yml"
     assert fix[2] == "conda env create -n dl-new -f environment.yml"

@@ -1,5 +1,5 @@
-"""TensorFlow rules (TE800-TE851, TE890-TE892): the recorded TensorFlow snapshots give exactly the
-expected TensorFlow findings, and every rule has one case where it fires and one where it stays silent."""
+"""TensorFlow rules (TE800-TE851, TE890-TE892): every rule has one case where it fires and one where it
+stays silent (the recorded TensorFlow snapshots' findings are in tests/data/scenarios.json)."""
 
 from __future__ import annotations
 
@@ -17,34 +17,15 @@ from torch_envcheck.knowledge.tensorflow import decode_build_version, describe_l
 
 from _rules_helpers import by_code, load
 
-# TensorFlow-area findings of each recorded snapshot, in report order.
-EXPECTED = {
-    # recorded with the doctor on the development machine: torch 2.14.1+cu130 + tensorflow 2.21.0 in one venv,
-    # no NVIDIA GPU on its PCI bus, TF's [and-cuda] wheels not installed
-    "tf_torch_cu130_one_venv": [("TE801", "warning"), ("TE809", "warning")],
-    # WSL 2, RTX 3070, Windows driver 566.36, tensorflow[and-cuda] 2.21.0 beside torch cu126
-    "tf_wsl2_tf221_and_cuda": [("TE800", "ok")],
-    # Windows 10, GTX 1660 SUPER, TF 2.6 (CUDA 11.2 / cuDNN 8.1 build): cudart64_110.dll, cudnn64_8.dll ... not found
-    "tf_win10_tf26_cudart_missing": [("TE801", "failure"), ("TE807", "failure")],
-    # Windows 11, RTX 4070, TF 2.15: native Windows has no TF GPU support after 2.10
-    "tf_win11_tf215_rtx4070": [("TE803", "warning")],
-}
-
-
-def tf_codes(findings):
-    return [(f["code"], f["severity"]) for f in findings if f["area"] == "tensorflow"]
+# The recorded TensorFlow snapshots' expected findings are in tests/data/scenarios.json (test_scenarios.py).
 
 
 def snap(name):
     return copy.deepcopy(load(name))
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_recorded_snapshots(name):
-    found = evaluate(snap(name))
-    assert tf_codes(found) == EXPECTED[name]
-    # no rule of any area crashed on the new sections
-    assert not [f for f in found if f["slug"].endswith("probe-failed")]
+def tf_codes(findings):
+    return [(f["code"], f["severity"]) for f in findings if f["area"] == "tensorflow"]
 
 
 def test_codes_in_their_ranges():
@@ -374,18 +355,3 @@ def test_te801_fix_without_a_gpu_and_without_torch_cuda():
     s["driver"]["pci_gpus"] = None  # unknown: the plain and-cuda install
     f = by_code(evaluate(s), "TE801")[0]
     assert f["fix"] == "/home/user/venvs/tf-torch/bin/python -m pip install 'tensorflow[and-cuda]==2.21.0'"
-
-
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_findings_follow_the_contract(name):
-    from torch_envcheck.doctor.rules import AREAS
-    found = evaluate(snap(name))
-    order = [AREAS.index(f["area"]) for f in found]
-    assert order == sorted(order)
-    for f in [x for x in found if x["area"] == "tensorflow"]:
-        assert set(f) - {"explains"} == {"code", "slug", "area", "severity", "message", "explanation", "fix", "details"}
-        assert CODES[f["code"]][0] == f["slug"] and CODES[f["code"]][1] == f["area"]
-        assert f["message"] and "\n" not in f["message"]
-        assert f["fix"] is None or isinstance(f["fix"], str) and f["fix"].strip()
-        assert f["severity"] == "ok" or f["explanation"]
-        json.dumps(f)

@@ -1,6 +1,6 @@
 """The facts layer's conda block: accessors for the `conda` snapshot section (probes/conda.py,
-declared in contract.py), built on facts.py's primitives.  The conda rules, the conda headline,
-`pin --conda`, `advise` and areas_for() read conda facts only through these.  Every field may be
+declared in contract.py), built on core.py's primitives.  The conda rules, the conda headline,
+`pin --conda`, `advise` and doctor/areas.py read conda facts only through these.  Every field may be
 missing, null or of the wrong type in a saved snapshot; these return safe values and bound what
 they hand on."""
 
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from torch_envcheck._util.versions import major_minor
 from torch_envcheck.doctor.facts.core import as_dict, as_list, dig, text
 
 MAX_ITEMS = 5000
@@ -39,6 +40,11 @@ def manager(s) -> str:
     micromamba), else conda."""
     m = conda(s).get("manager")
     return m if m in ("conda", "mamba", "micromamba") else "conda"
+
+
+def manager_recorded(s) -> bool:
+    """Whether the probe recorded which program manages the env (else conda-meta alone was read)."""
+    return bool(conda(s).get("manager"))
 
 
 def records(s) -> int | None:
@@ -160,8 +166,8 @@ def depends_range(rec, name: str) -> str | None:
 
 
 def mm(version) -> tuple[int, int] | None:
-    m = re.match(r"^\s*(\d+)\.(\d+)", version or "") if isinstance(version, str) else None
-    return (int(m.group(1)), int(m.group(2))) if m else None
+    """(major, minor) of a conda version (the one parser: _util/versions.py)."""
+    return major_minor(version) if isinstance(version, str) else None
 
 
 def cuda_toolkit(s) -> tuple[str, str] | None:

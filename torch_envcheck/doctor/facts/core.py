@@ -1,7 +1,9 @@
-"""The facts layer: the one place that reads a snapshot.  Every rule (as `F.name(s)` through
-rules/_facts.py, which re-exports this module), renderer, `advise`, `pin`, `readme-line`, the pytest
-plugin and the doctor path of env_check.py read facts through these accessors, so they cannot
-disagree about which GPU counts, which nvcc is in use or what a cuDNN integer means.
+"""The facts layer: the one place that reads a snapshot.  Every rule (`from
+torch_envcheck.doctor.facts import core as F`; F.name(s)), renderer, command, the advice, fleet's
+table and rules, explain and the pytest plugin read facts through these accessors, so they cannot
+disagree about which GPU counts, which nvcc is in use or what a cuDNN integer means
+(tests/unit/contract/test_facts_only.py fails on a raw section read anywhere else).  The conda and
+TensorFlow sections have their own modules beside this one (conda.py, tensorflow.py).
 
 Every field may be missing, null or of the wrong type (a snapshot given to report() directly is not
 normalised; one loaded by --from-json or made by collect() is, see contract.py): accessors check
@@ -9,40 +11,25 @@ types and return None for unknown, never a guessed value.  Only fields declared 
 read (tests/unit/contract/test_doctor_readpaths.py fails otherwise).
 
 The single decisions, used everywhere:
-  gpus(s)              torch's devices when it lists any (what a program sees), else the driver's
-  build_capability(s)  the capability a wheel must serve: the lowest of every GPU in the machine
+  gpus(s)              the GPUs the program sees: torch's devices when it lists any, else the driver's
+  machine_gpus(s)      every GPU of the machine: the driver's list, else torch's devices
+  build_capability(s)  the capability a wheel must serve: the lowest of the machine's GPUs
+  driver_runs(s, cuda) how the driver runs a CUDA version (knowledge.driver_runs, the one answer)
   nvcc_in_use(s)       the first nvcc candidate that runs and has a toolkit, else the first that runs
-  cudnn_tuple(v)       cuDNN's integer (>= 10000: major*10000+minor*100+patch, else major*1000+...)
-  recommend_build(s)   the build to install (fix lines and `advise`), install_command(s, build)
-  python_cmd(s)        the interpreter as one word quoted for the snapshot's shell
+  cudnn_text(v)        cuDNN's integer decoded (_util/versions.py, the one decoder)
+  cuda_visible_devices(s), library_mismatch(s), import_broken_by_search_path(s): what several rules
+                       judge from, derived once
+Install commands are not facts: advice/recommend.py makes them.
 """
 
 from __future__ import annotations
 
 import re
 
-from torch_envcheck._util import escape
 from torch_envcheck import knowledge as kb
+from torch_envcheck._util import escape, versions
 
-# download.pytorch.org serves one index per build variant: /whl/cu130, /whl/cpu, /whl/rocm6.4, /whl/xpu.
-INDEX_BASE = "https://download.pytorch.org/whl/"
-_TAG_RE = re.compile(r"^(cu\d+|cpu|rocm[\d.]+|xpu)$")
-
-
-def d(value) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def index_tag(local) -> str | None:
-    """The download.pytorch.org index of a local version label ('cu130' -> 'cu130'), else None."""
-    return local if isinstance(local, str) and _TAG_RE.match(local) else None
-
-
-def index_url(tag: str) -> str:
-    try:
-        return kb.index_url(tag)
-    except Exception:  # knowledge tables unavailable: the URL scheme is stable
-        return INDEX_BASE + tag
+# ---------------------------------------------------------------- primitives (for the accessors here)
 
 
 def as_dict(value) -> dict:
@@ -70,48 +57,15 @@ def text(value) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
-# ---------------------------------------------------------------- platform
-
-def system(s) -> str | None:
-    return text(dig(s, "platform", "system"))
+def _bool(value) -> bool | None:
+    return value if isinstance(value, bool) else None
 
 
-def is_macos(s) -> bool:
-    return system(s) == "Darwin"
+def _int(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def wsl(s):
-    v = dig(s, "platform", "wsl")
-    return v if v in (1, 2) else None
-
-
-def driver_os(s) -> str:
-    """The OS whose driver tables apply: WSL uses the Windows driver."""
-    return "Windows" if system(s) == "Windows" or wsl(s) == 2 else "Linux"
-
-
-def python_version(s) -> str | None:
-    return text(dig(s, "platform", "python", "version"))
-
-
-def python_exe(s) -> str:
-    return text(dig(s, "platform", "python", "executable")) or "python"
-
-
-def python_mm(s) -> str | None:
-    """'3.11' from platform.python.version, None when unknown."""
-    m = re.match(r"(\d+)\.(\d+)", python_version(s) or "")
-    return f"{m.group(1)}.{m.group(2)}" if m else None
-
-
-def machine(s) -> str | None:
-    return text(dig(s, "platform", "machine"))
-
-
-def shell(s) -> str:
-    """The shell fix commands are written for: the snapshot's OS's (escape.shell_for)."""
-    return escape.shell_for(system(s))
-
+# ---------------------------------------------------------------- the snapshot as a whole
 
 def known(s, path: str) -> bool:
     """Whether the fact at a contract path ('torch.importable') is known (present and not null)."""
@@ -122,37 +76,208 @@ def section_known(s, name: str) -> bool:
     return isinstance(dig(s, name), dict)
 
 
+def section(s, name: str):
+    """A whole section as recorded, for the --verbose listing of every fact (never judged)."""
+    return dig(s, name)
+
+
+def created(s) -> str | None:
+    return text(dig(s, "created"))
+
+
+def probe_errors(s) -> dict:
+    """probe name -> the error it raised (a probe that crashed)."""
+    return as_dict(dig(s, "probe_errors"))
+
+
+def probe_seconds(s) -> dict:
+    return as_dict(dig(s, "probe_seconds"))
+
+
+def stable_key(s) -> dict:
+    """The snapshot without what changes from one run to the next on the same machine (when it was
+    taken, how long the probes and the torch import took): equal for two ranks of one machine state."""
+    out = {k: v for k, v in as_dict(s).items() if k not in ("created", "probe_seconds")}
+    t = out.get("torch")
+    if isinstance(t, dict) and "import_seconds" in t:
+        out["torch"] = {k: v for k, v in t.items() if k != "import_seconds"}
+    return out
+
+
+# ---------------------------------------------------------------- platform
+
+def _platform(s) -> dict:
+    return as_dict(dig(s, "platform"))
+
+
+def system(s) -> str | None:
+    return text(_platform(s).get("system"))
+
+
+def is_macos(s) -> bool:
+    return system(s) == "Darwin"
+
+
+def wsl(s):
+    v = _platform(s).get("wsl")
+    return v if v in (1, 2) else None
+
+
+def driver_os(s) -> str:
+    """The OS whose driver tables apply: WSL uses the Windows driver."""
+    return "Windows" if system(s) == "Windows" or wsl(s) == 2 else "Linux"
+
+
+def machine(s) -> str | None:
+    return text(_platform(s).get("machine"))
+
+
+def os_pretty(s) -> str | None:
+    return text(_platform(s).get("os_pretty"))
+
+
+def mac_ver(s):
+    return _platform(s).get("mac_ver")
+
+
+def container(s) -> str | None:
+    return text(_platform(s).get("container"))
+
+
+def rosetta(s) -> bool | None:
+    """platform.rosetta: True when this Python runs translated by Rosetta 2 (sysctl.proc_translated)."""
+    return _bool(_platform(s).get("rosetta"))
+
+
+def apple_silicon(s) -> bool | None:
+    return _bool(_platform(s).get("apple_silicon"))
+
+
+def jetson(s) -> dict | None:
+    """platform.jetson: {'model', 'l4t'} on a Jetson/Tegra board, None elsewhere or unknown."""
+    v = _platform(s).get("jetson")
+    return v if isinstance(v, dict) else None
+
+
+def jetson_model(s) -> str | None:
+    return text(as_dict(jetson(s)).get("model"))
+
+
+def _python(s) -> dict:
+    return as_dict(_platform(s).get("python"))
+
+
+def python_version(s) -> str | None:
+    return text(_python(s).get("version"))
+
+
+def python_exe(s) -> str:
+    """The interpreter, for commands ("python" when unknown)."""
+    return text(_python(s).get("executable")) or "python"
+
+
+def python_executable(s) -> str | None:
+    """The interpreter as recorded (None when unknown)."""
+    return text(_python(s).get("executable"))
+
+
+def python_implementation(s) -> str | None:
+    return text(_python(s).get("implementation"))
+
+
+def python_mm(s) -> str | None:
+    """'3.11' from platform.python.version, None when unknown."""
+    m = re.match(r"(\d+)\.(\d+)", python_version(s) or "")
+    return f"{m.group(1)}.{m.group(2)}" if m else None
+
+
+def conda_env(s) -> str | None:
+    """The conda env this Python runs in (the platform probe's CONDA_DEFAULT_ENV), None outside one."""
+    return text(_python(s).get("conda_env"))
+
+
+def in_venv(s) -> bool | None:
+    return _bool(_python(s).get("venv"))
+
+
+def python_prefix(s) -> str | None:
+    return text(_python(s).get("prefix"))
+
+
+def env_kind(s) -> str:
+    """'conda env NAME', 'venv' or 'no venv'."""
+    return f"conda env {conda_env(s)}" if conda_env(s) else ("venv" if in_venv(s) is True else "no venv")
+
+
+def shell(s) -> str:
+    """The shell fix commands are written for: the snapshot's OS's (escape.shell_for)."""
+    return escape.shell_for(system(s))
+
+
 # ---------------------------------------------------------------- torch
 
-def torch(s) -> dict:
+def _torch(s) -> dict:
     return as_dict(dig(s, "torch"))
 
 
 def torch_importable(s) -> bool | None:
-    v = torch(s).get("importable")
-    return v if isinstance(v, bool) else None
+    return _bool(_torch(s).get("importable"))
+
+
+def torch_installed(s) -> bool | None:
+    return _bool(_torch(s).get("installed"))
 
 
 def torch_version(s) -> str | None:
-    return text(torch(s).get("version"))
+    return text(_torch(s).get("version"))
 
 
 def torch_release(s) -> str | None:
-    return kb.release_key(torch_version(s))
+    return versions.release_key(torch_version(s))
+
+
+def torch_recorded_local(s) -> str | None:
+    """torch's local version label as the probe recorded it ('cu130'), without guessing from the version."""
+    return text(_torch(s).get("local"))
 
 
 def torch_local(s) -> str | None:
-    return text(torch(s).get("local")) or kb.local_tag(torch_version(s))
+    return torch_recorded_local(s) or versions.local_tag(torch_version(s))
+
+
+def torch_recorded_cuda(s) -> str | None:
+    """torch.version.cuda as the probe recorded it (text), without guessing from the local tag."""
+    return text(_torch(s).get("cuda"))
 
 
 def torch_cuda(s) -> str | None:
-    v = torch(s).get("cuda")
+    """The CUDA torch is built with: torch.version.cuda, else the wheel's local tag (cu130 -> 13.0),
+    so it is known even when torch does not import."""
+    v = _torch(s).get("cuda")
     if isinstance(v, (int, float)):
         v = str(v)
     if text(v):
         return v
     tag = torch_local(s)
-    return kb.cuda_from_tag(tag) if tag and tag.startswith("cu") else None
+    return versions.cuda_from_tag(tag) if tag and tag.startswith("cu") else None
+
+
+def torch_hip(s) -> str | None:
+    return text(_torch(s).get("hip"))
+
+
+def torch_installer(s) -> str | None:
+    """The installer that wrote torch's files (pip, uv, conda) as recorded; None when unknown."""
+    v = _torch(s).get("installer")
+    return v if isinstance(v, str) else None
+
+
+def torch_location(s) -> str | None:
+    return text(_torch(s).get("location"))
+
+
+def torch_requires_python(s) -> str | None:
+    return text(_torch(s).get("requires_python"))
 
 
 def is_cuda_torch(s) -> bool:
@@ -160,7 +285,7 @@ def is_cuda_torch(s) -> bool:
 
 
 def is_rocm_torch(s) -> bool:
-    return bool(text(torch(s).get("hip"))) or (torch_local(s) or "").startswith("rocm")
+    return bool(torch_hip(s)) or (torch_local(s) or "").startswith("rocm")
 
 
 def is_cpu_torch(s) -> bool:
@@ -173,29 +298,68 @@ def torch_label(s) -> str:
     return f"torch {torch_version(s)}" if torch_version(s) else "torch"
 
 
-def cudnn_tuple(value) -> tuple[int, int, int] | None:
-    """torch.backends.cudnn.version() style int (92400 = 9.24.0; 8700 = 8.7.0) or '9.24.0' -> tuple."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (list, tuple)) and len(value) >= 2 and all(isinstance(x, int) for x in value):
-        return (value[0], value[1], value[2] if len(value) > 2 else 0)
-    if isinstance(value, int):
-        # cuDNN 9 switched from major*1000+minor*100+patch (8907) to major*10000+minor*100+patch (92400)
-        if value >= 10000:
-            return (value // 10000, (value // 100) % 100, value % 100)
-        if value >= 1000:
-            return (value // 1000, (value // 100) % 10, value % 100)
-        return None
-    t = kb.version_tuple(value) if isinstance(value, str) else None
-    if t and len(t) == 1 and t[0] >= 1000:
-        return cudnn_tuple(t[0])
-    if t:
-        return (t[0], t[1] if len(t) > 1 else 0, t[2] if len(t) > 2 else 0)
-    return None
+def import_error(s) -> str | None:
+    return text(_torch(s).get("import_error"))
 
 
-def fmt_version(t) -> str:
-    return ".".join(str(x) for x in t) if t else "?"
+def import_process(s) -> dict:
+    """How the child that imported torch ended: {'timed_out', 'signal', 'returncode', ...}."""
+    return as_dict(_torch(s).get("import_process"))
+
+
+def numpy_error(s) -> str | None:
+    return text(_torch(s).get("numpy_error"))
+
+
+def cudnn_error(s) -> str | None:
+    return text(_torch(s).get("cudnn_error"))
+
+
+def cuda_available(s) -> bool | None:
+    return _bool(_torch(s).get("cuda_available"))
+
+
+def device_count(s) -> int | None:
+    return _int(_torch(s).get("device_count"))
+
+
+def cuda_works(s) -> bool:
+    """A proving fact: torch initialised CUDA and sees at least one GPU.  It outranks any table that
+    says the driver cannot run this build (e.g. NVIDIA's forward-compatibility package)."""
+    n = device_count(s)
+    return torch_importable(s) is True and cuda_available(s) is True and (n is None or n > 0)
+
+
+def cuda_init_error(s) -> str | None:
+    return text(_torch(s).get("cuda_init_error"))
+
+
+def cuda_init_error_recorded(s):
+    """torch's CUDA initialisation error exactly as recorded (kept verbatim in findings' details)."""
+    return _torch(s).get("cuda_init_error")
+
+
+def cuda_warnings(s) -> list[str]:
+    return [w for w in as_list(_torch(s).get("cuda_warnings")) if isinstance(w, str)]
+
+
+def mps(s) -> dict:
+    """torch.backends.mps: {'built', 'available'} (macOS), {} when unknown."""
+    return as_dict(_torch(s).get("mps"))
+
+
+def mps_available(s) -> bool:
+    return mps(s).get("available") is True
+
+
+def torch_devices(s) -> list[dict]:
+    """torch.cuda's devices (what the program sees, after CUDA_VISIBLE_DEVICES)."""
+    return [d for d in as_list(_torch(s).get("devices")) if isinstance(d, dict)]
+
+
+# cuDNN's integer and version tuples are decoded by the one parser (_util/versions.py).
+cudnn_tuple = versions.cudnn_tuple
+fmt_version = versions.fmt_version
 
 
 def cudnn_text(value) -> str | None:
@@ -211,42 +375,119 @@ def cudnn_mm(value) -> str | None:
 
 
 def torch_cudnn(s) -> tuple[int, int, int] | None:
-    return cudnn_tuple(torch(s).get("cudnn"))
+    return cudnn_tuple(_torch(s).get("cudnn"))
 
 
-# ---------------------------------------------------------------- driver and GPUs
+def binary_arch_list(s) -> list[str]:
+    """The arch list read from the installed torch binary (torch._C._cuda_getArchFlags()), [] when
+    the snapshot has none."""
+    return [a for a in as_list(_torch(s).get("arch_list")) if isinstance(a, str)]
 
-def driver(s) -> dict:
+
+def arch_list(s) -> list[str]:
+    """torch's arch list: the binary's when recorded, else the tables' for this wheel."""
+    lst = binary_arch_list(s)
+    if lst:
+        return lst
+    tag = torch_local(s) or versions.tag_from_cuda(torch_cuda(s))
+    if torch_version(s) and tag:
+        try:
+            return kb.wheel_arch_list(torch_version(s), tag, system(s), machine(s)) or []
+        except kb.KnowledgeError:
+            return []
+    return []
+
+
+def arch_list_source(s) -> str | None:
+    """'binary' when arch_list() comes from the installed torch, 'table' when from the tables."""
+    if binary_arch_list(s):
+        return "binary"
+    return "table" if arch_list(s) else None
+
+
+# ---------------------------------------------------------------- driver
+
+def _driver(s) -> dict:
     return as_dict(dig(s, "driver"))
 
 
 def driver_present(s) -> bool | None:
-    v = driver(s).get("present")
-    return v if isinstance(v, bool) else None
+    return _bool(_driver(s).get("present"))
 
 
 def driver_version(s) -> str | None:
-    return text(driver(s).get("version"))
+    return text(_driver(s).get("version"))
 
 
 def driver_cuda(s) -> str | None:
-    return text(driver(s).get("cuda_version"))
+    return text(_driver(s).get("cuda_version"))
 
+
+def driver_source(s) -> str | None:
+    """How the driver was read: nvml, nvidia-smi, /proc/driver/nvidia."""
+    return text(_driver(s).get("source"))
+
+
+def driver_errors(s) -> list[str]:
+    return [e for e in as_list(_driver(s).get("errors")) if isinstance(e, str)]
+
+
+def driver_runs(s, cuda) -> str | None:
+    """How this machine's NVIDIA driver runs code built with CUDA `cuda`: "toolkit", "compat"
+    (minor-version compatibility only), "no" or None (unknown): knowledge.driver_runs, the one
+    answer, asked with everything the snapshot knows of the driver (its version, the CUDA it
+    reports, the OS whose driver table applies)."""
+    return kb.driver_runs(cuda, driver_version(s), driver_cuda(s), driver_os(s))
+
+
+def driver_too_old_for_torch(s) -> bool:
+    """A loaded driver that cannot run this CUDA torch (driver_runs "no"), with no fact proving that
+    it does anyway (cuda_works: NVIDIA's forward-compatibility package)."""
+    return (is_cuda_torch(s) and not is_macos(s) and wsl(s) != 1 and driver_present(s) is True
+            and driver_runs(s, torch_cuda(s)) == "no" and not cuda_works(s))
+
+
+def oldest_build_beyond_driver(s) -> dict | None:
+    """The torch build of the tables that needs the lowest driver ({'driver', 'cuda', 'torch', 'tag'}),
+    when this driver is older than even that one: then no torch build runs on it."""
+    try:
+        oldest = kb.min_driver_any_build(driver_os(s))
+    except kb.KnowledgeError:
+        return None
+    dvt = versions.version_tuple(driver_version(s))
+    return oldest if oldest and dvt and dvt < versions.version_tuple(oldest["driver"]) else None
+
+
+_MISMATCH_MARKERS = ("driver/library version mismatch", "error 803",
+                     "system has unsupported display driver / cuda driver combination")
+
+
+def library_mismatch(s) -> str | None:
+    """The error text that shows CUDA error 803 / NVML "Driver/library version mismatch" (the kernel
+    module still loaded is not the version of the user-space driver installed since), from torch's
+    CUDA initialisation, the driver probe or torch's CUDA warnings; None elsewhere and on macOS."""
+    if is_macos(s):
+        return None
+    texts = [cuda_init_error(s)] + driver_errors(s) + cuda_warnings(s)
+    return next((t for t in texts if t and any(m in t.lower() for m in _MISMATCH_MARKERS)), None)
+
+
+# ---------------------------------------------------------------- GPUs
 
 def driver_gpus(s) -> list[dict]:
-    return [g for g in as_list(driver(s).get("gpus")) if isinstance(g, dict)]
+    """The driver's GPUs (NVML / nvidia-smi): every NVIDIA GPU of the machine."""
+    return [g for g in as_list(_driver(s).get("gpus")) if isinstance(g, dict)]
 
 
 def gpus(s) -> list[dict]:
-    """The GPUs with a capability where known: torch's view when it has one (it is what the program
-    sees), else the driver's."""
-    devs = [d for d in as_list(torch(s).get("devices")) if isinstance(d, dict)]
-    return devs or driver_gpus(s)
+    """The GPUs the program sees: torch's devices when it lists any (after CUDA_VISIBLE_DEVICES),
+    else the driver's.  The GPUs a build must serve are the machine's (machine_gpus, capabilities)."""
+    return torch_devices(s) or driver_gpus(s)
 
 
 def gpus_source(s) -> str | None:
     """Whose list gpus(s) is: "torch" or "driver" (None when there is none)."""
-    if [d for d in as_list(torch(s).get("devices")) if isinstance(d, dict)]:
+    if torch_devices(s):
         return "torch"
     return "driver" if driver_gpus(s) else None
 
@@ -260,29 +501,47 @@ def gpu_memory_bytes(s, g: dict) -> int | None:
     return v if key == "total_memory_bytes" else v * 2**20
 
 
-def proof(s, area: str) -> str | None:
-    """The observed fact that proves an area's layer works, as "path=value", else None.  A proving
-    fact outranks a table (a finding with basis="table"): torch that initialised CUDA and sees its
-    GPUs proves the driver runs this torch's CUDA, whatever the driver table says (a data-center GPU
-    with NVIDIA's forward-compatibility package); the extension's kernels launching on every device
-    proves the GPUs run this build's code."""
-    t = torch(s)
-    n = t.get("device_count")
-    cuda_ok = t.get("cuda_available") is True and isinstance(n, int) and not isinstance(n, bool) and n > 0
-    if area == "driver" and cuda_ok:
-        return f"torch.cuda_available=True, torch.device_count={n}"
-    if area == "gpu" and cuda_ok:
-        devs = ext_devices(s)
-        if devs and all(d.get("kernel_image") is True for d in devs):
-            return "extension.runtime_info.cuda.devices[].kernel_image.available=True"
-    return None
+def gpu_label(g: dict) -> str:
+    name = text(g.get("name")) or f"GPU {g.get('index', '?')}"
+    cap = text(g.get("capability"))
+    return f"{name} (compute capability {cap})" if cap else name
+
+
+def capability_tuple(cap) -> tuple[int, int] | None:
+    return versions.major_minor(cap) if isinstance(cap, str) else None
+
+
+def gpu_capabilities(s) -> list[str]:
+    return [c for c in (text(g.get("capability")) for g in gpus(s)) if c]
+
+
+def machine_gpus(s) -> list[dict]:
+    """Every NVIDIA GPU of the machine: the driver's list (CUDA_VISIBLE_DEVICES hides none of it),
+    else torch's devices."""
+    return driver_gpus(s) or torch_devices(s)
+
+
+def capabilities(s) -> list[str]:
+    """The known compute capabilities of the machine's GPUs ('8.0', '12.0'), in device order: the
+    driver's, else (where it records none) torch's devices'."""
+    def caps(lst):
+        return [c for c in (text(g.get("capability")) for g in lst) if c and capability_tuple(c)]
+    return caps(driver_gpus(s)) or caps(torch_devices(s))
+
+
+def build_capability(s) -> str | None:
+    """The capability a torch build must serve: the lowest of the machine's GPUs (capabilities(s)),
+    also those CUDA_VISIBLE_DEVICES hides from this process (a wheel that covers the oldest GPU's
+    architecture is the one the release tables can answer for); None when unknown."""
+    caps = capabilities(s)
+    return min(caps, key=capability_tuple) if caps else None
 
 
 def pci_gpus(s) -> list[dict] | None:
     """NVIDIA display/3D devices on the PCI bus (driver.pci_gpus): a GPU is there even when no driver
     is loaded.  None = unknown: not recorded, not readable (Windows, macOS), or WSL 2, whose GPU is
     paravirtualised through /dev/dxg and never shows on the Linux PCI bus."""
-    v = driver(s).get("pci_gpus")
+    v = _driver(s).get("pci_gpus")
     if not isinstance(v, list) or wsl(s) == 2:
         return None
     return [g for g in v if isinstance(g, dict)]
@@ -298,57 +557,84 @@ def pci_label(devs: list[dict]) -> str:
 
 
 def has_nvidia_gpu(s) -> bool:
-    return bool(driver_gpus(s)) or bool(pci_gpus(s)) or \
-        bool([d for d in as_list(torch(s).get("devices")) if isinstance(d, dict)])
+    return bool(driver_gpus(s)) or bool(pci_gpus(s)) or bool(torch_devices(s))
 
 
-def capability_tuple(cap) -> tuple[int, int] | None:
-    return kb.major_minor(cap) if isinstance(cap, str) else None
+def is_tegra(s) -> bool:
+    """A Jetson board: the platform probe says so, or a GPU has a Tegra compute capability."""
+    if jetson(s):
+        return True
+    try:
+        return any(kb.is_tegra(c) for c in gpu_capabilities(s))
+    except kb.KnowledgeError:
+        return False
 
 
-def capabilities(s) -> list[str]:
-    """The known compute capabilities of every GPU in the machine, in device order ('8.0', '12.0'):
-    the driver's list (CUDA_VISIBLE_DEVICES hides none of it), else torch's devices."""
-    def caps(lst):
-        return [c for c in (text(g.get("capability")) for g in lst) if c and capability_tuple(c)]
-    return caps(driver_gpus(s)) or caps([d for d in as_list(torch(s).get("devices")) if isinstance(d, dict)])
+def proof(s, area: str) -> str | None:
+    """The observed fact that proves an area's layer works, as "path=value", else None.  A proving
+    fact outranks a table (a finding with basis="table"): torch that initialised CUDA and sees its
+    GPUs proves the driver runs this torch's CUDA, whatever the driver table says (a data-center GPU
+    with NVIDIA's forward-compatibility package); the extension's kernels launching on every device
+    proves the GPUs run this build's code."""
+    n = device_count(s)
+    cuda_ok = cuda_available(s) is True and n is not None and n > 0
+    if area == "driver" and cuda_ok:
+        return f"torch.cuda_available=True, torch.device_count={n}"
+    if area == "gpu" and cuda_ok:
+        devs = ext_devices(s)
+        if devs and all(d.get("kernel_image") is True for d in devs):
+            return "extension.runtime_info.cuda.devices[].kernel_image.available=True"
+    return None
 
 
-def build_capability(s) -> str | None:
-    """The capability a torch build must serve: the lowest of capabilities(s) (a wheel that covers
-    the oldest GPU's architecture is the one the release tables can answer for); None when unknown."""
-    caps = capabilities(s)
-    return min(caps, key=capability_tuple) if caps else None
-
-
-def gpu_label(g: dict) -> str:
-    name = text(g.get("name")) or f"GPU {g.get('index', '?')}"
-    cap = text(g.get("capability"))
-    return f"{name} (compute capability {cap})" if cap else name
-
-
-def arch_list(s) -> list[str]:
-    lst = [a for a in as_list(torch(s).get("arch_list")) if isinstance(a, str)]
-    if lst:
-        return lst
-    tag = torch_local(s) or kb.tag_from_cuda(torch_cuda(s))
-    if torch_version(s) and tag:
-        try:
-            return kb.wheel_arch_list(torch_version(s), tag, system(s), text(dig(s, "platform", "machine"))) or []
-        except kb.KnowledgeError:
-            return []
-    return []
-
-
-# ---------------------------------------------------------------- environment, packages
+# ---------------------------------------------------------------- environment variables, packages
 
 def env(s, name) -> str | None:
     v = dig(s, "env", name)
     return v if isinstance(v, str) else None
 
 
+def cvd_hides_all(s) -> bool:
+    v = env(s, "CUDA_VISIBLE_DEVICES")
+    return v is not None and not v.strip()
+
+
+def cuda_visible_devices(s) -> dict | None:
+    """CUDA_VISIBLE_DEVICES read as CUDA reads it, against the driver's GPUs: None when it is unset,
+    on macOS, or where neither a CUDA torch nor a driver GPU makes it matter; else {'raw', 'n' (the
+    driver's GPU count, None when unknown), 'empty', 'valid' (the entries before the first invalid
+    one), 'invalid' (that entry, or None)}.  CUDA stops reading at the first invalid entry; a UUID
+    ('GPU-...') is judged when the driver lists UUIDs, a MIG one never."""
+    raw = env(s, "CUDA_VISIBLE_DEVICES")
+    if raw is None or is_macos(s) or not (is_cuda_torch(s) or driver_gpus(s)):
+        return None
+    n = len(driver_gpus(s)) if driver_present(s) else None
+    out = {"raw": raw, "n": n, "empty": not raw.strip(), "valid": [], "invalid": None}
+    if out["empty"] or not n:
+        return out  # without the driver's GPU list an index cannot be judged
+    uuids = [text(g.get("uuid")) for g in driver_gpus(s)]
+    for item in (x.strip() for x in raw.split(",")):
+        if re.fullmatch(r"\d+", item):
+            ok = int(item) < n
+        elif item.upper().startswith(("GPU-", "MIG-")):
+            ok = None if not any(uuids) or item.upper().startswith("MIG-") else \
+                any(u and u.lower().startswith(item.lower()) for u in uuids)
+        else:
+            ok = False
+        if ok is False:
+            out["invalid"] = item
+            break  # CUDA stops parsing at the first invalid entry
+        out["valid"].append(item)
+    return out
+
+
 def package(s, name) -> dict:
     return as_dict(dig(s, "packages", name))
+
+
+def package_version(s, name) -> str | None:
+    """The installed version of a package the packages probe records (torchvision, torchaudio)."""
+    return text(package(s, name).get("version"))
 
 
 def nvidia_packages(s) -> dict:
@@ -363,58 +649,133 @@ def nvidia_package_version(s, prefix: str) -> tuple[str, str] | None:
     return None
 
 
-def cvd_hides_all(s) -> bool:
-    v = env(s, "CUDA_VISIBLE_DEVICES")
-    return v is not None and not v.strip()
+# ---------------------------------------------------------------- libraries on the search path
+
+def library_path_var(s) -> str:
+    return text(dig(s, "libraries", "search_path_var")) or "LD_LIBRARY_PATH"
 
 
-def recommend_build(s, capability=None) -> dict | None:
-    """THE recommendation (the fix lines of the rules and `advise` both call it): the build to
-    install: the installed release if one of its builds fits this driver, GPU and Python, else the
-    newest release that does.  `capability` defaults to build_capability(s).  None when nothing fits
-    or the tables cannot be read."""
-    if capability is None:
-        capability = build_capability(s)
-    args = dict(driver_cuda=driver_cuda(s), capability=capability, os_name=system(s), driver_os_name=driver_os(s),
-                python_version=python_version(s), driver_version=driver_version(s),
-                machine=machine(s))
-    try:
-        rel = torch_release(s)
-        if rel and kb.release(rel):
-            same = kb.latest_release_for(torch_release=rel, **args)
-            if same:
-                return same
-        return kb.latest_release_for(**args)
-    except kb.KnowledgeError:
+def library_listing(s) -> list[dict]:
+    """Every folder the libraries probe recorded, as it recorded it: [{'dir': str|None, 'files': int}]."""
+    return [{"dir": text(e.get("dir")), "files": len(as_list(e.get("libs")))}
+            for e in as_list(dig(s, "libraries", "entries")) if isinstance(e, dict)]
+
+
+def library_entries(s) -> list[dict]:
+    """libraries.entries: [{'dir', 'libs': [{'file', 'kind', 'version'}]}] normalised."""
+    out = []
+    for e in as_list(dig(s, "libraries", "entries")):
+        e = as_dict(e)
+        d = text(e.get("dir"))
+        if not d:
+            continue
+        libs = [{"file": text(x.get("file")), "kind": (text(x.get("kind")) or "").lower() or None,
+                 "version": text(x.get("version"))} for x in as_list(e.get("libs")) if isinstance(x, dict)]
+        out.append({"dir": d, "libs": libs})
+    return out
+
+
+# library kind -> pip distribution (with or without -cuXX) that ships torch's copy
+PIP_PACKAGE = {
+    "cudart": "nvidia-cuda-runtime", "cublas": "nvidia-cublas", "cublaslt": "nvidia-cublas",
+    "cudnn": "nvidia-cudnn", "cusparse": "nvidia-cusparse", "nvjitlink": "nvidia-nvjitlink",
+    "nvrtc": "nvidia-cuda-nvrtc", "cufft": "nvidia-cufft", "curand": "nvidia-curand",
+    "cusolver": "nvidia-cusolver", "nccl": "nvidia-nccl", "cupti": "nvidia-cuda-cupti",
+    "cusparselt": "nvidia-cusparselt",
+}
+
+
+def torch_library(s, kind: str) -> tuple[tuple[int, int], str] | None:
+    """torch's own copy of a CUDA library: ((major, minor), where that fact came from): its pip
+    nvidia-* package, else torch's cuDNN or CUDA version."""
+    pkg = nvidia_package_version(s, PIP_PACKAGE.get(kind, "")) if kind in PIP_PACKAGE else None
+    if pkg:
+        mm = versions.major_minor(pkg[1])
+        if mm:
+            return mm, f"pip package {pkg[0]} {pkg[1]}"
+    if kind == "cudnn":
+        t = torch_cudnn(s)
+        if t:
+            return (t[0], t[1]), f"torch.backends.cudnn.version() {fmt_version(t)}"
+    if kind in ("cudart", "nvrtc") and torch_cuda(s):
+        return versions.major_minor(torch_cuda(s)), f"torch.version.cuda {torch_cuda(s)}"
+    return None
+
+
+def _cuda_libs_on_path(s) -> list[dict]:
+    """CUDA/cuDNN libraries in the folders of the search path, with how they differ from the copies
+    torch's pip packages ship (older/newer/unknown)."""
+    out = []
+    for e in library_entries(s):
+        for lib in e["libs"]:
+            kind = lib["kind"]
+            if not kind:
+                continue
+            exp = torch_library(s, kind)
+            mm = versions.major_minor(lib["version"]) if lib["version"] and len(versions.version_tuple(lib["version"]) or ()) >= 2 else None
+            out.append({"dir": e["dir"], "file": lib["file"], "kind": kind, "version": lib["version"],
+                        "torch_has": f"{exp[0][0]}.{exp[0][1]}" if exp else None,
+                        "older": bool(mm and exp and mm < exp[0])})
+    return out
+
+
+_IMPORT_LIB_MARKERS = ("undefined symbol", "cannot open shared object", "version `", "symbol lookup error",
+                       "libcu", "libnv", "libcudnn", "libnccl")
+
+
+def _symbol_needs(err: str) -> tuple[str, tuple[int, int]] | None:
+    """'undefined symbol: __nvJitLinkComplete_12_4' -> ('nvjitlink', (12, 4)): the library and the
+    version whose symbol torch (or one of its libraries) needs."""
+    m = re.search(r"undefined symbol:\s*_*(\w+?)_(\d+)_(\d+)\b", err)
+    if not m:
         return None
+    name = m.group(1).lower()
+    # longest prefixes first: cublasLt before cublas, cuda (cudart's cudaXxx) last
+    for prefix, kind in (("nvjitlink", "nvjitlink"), ("cusparselt", "cusparselt"), ("cusparse", "cusparse"),
+                         ("cublaslt", "cublaslt"), ("cublas", "cublas"), ("cudnn", "cudnn"), ("nccl", "nccl"),
+                         ("cufft", "cufft"), ("curand", "curand"), ("cusolver", "cusolver"), ("nvrtc", "nvrtc"),
+                         ("cuda", "cudart")):
+        if name.startswith(prefix):
+            return kind, (int(m.group(2)), int(m.group(3)))
+    return None
 
 
-def companions_installed(s) -> list[str]:
-    return [n for n in ("torchvision", "torchaudio") if text(package(s, n).get("version"))]
+def import_broken_by_search_path(s) -> dict | None:
+    """`import torch` fails on a library error while the search path holds CUDA libraries: which
+    folders are the cause (e.g. an older CUDA's libnvJitLink, "undefined symbol:
+    __nvJitLinkComplete_12_4").  {'error', 'var', 'suspects': [{'dir', 'file', 'kind', 'version', ...}],
+    'dirs', 'needs': (kind, (major, minor)) | None}, else None.  Judged by the libraries rule (TE505)
+    and named by the torch rule's TE201, which it explains."""
+    if torch_importable(s) is not False or is_macos(s):
+        return None
+    err = import_error(s) or ""
+    low = err.lower()
+    if not any(m in low for m in _IMPORT_LIB_MARKERS) or "no module named" in low:
+        return None
+    libs = _cuda_libs_on_path(s)
+    if not libs:
+        return None
+    need = _symbol_needs(err)
+    suspects = [l for l in libs if need and l["kind"] == need[0]]
+    if need and suspects:
+        # the library named by the symbol, in a version older than the symbol's
+        suspects = [l for l in suspects
+                    if not (versions.major_minor(l["version"]) and versions.major_minor(l["version"]) >= need[1])] \
+            or suspects
+    suspects = suspects or [l for l in libs if l["older"]] or [l for l in libs if l["kind"] and l["kind"] in low] or libs
+    return {"error": err, "var": library_path_var(s), "suspects": suspects, "needs": need,
+            "dirs": list(dict.fromkeys(l["dir"] for l in suspects))}
 
 
-def install_command(s, build: dict, companions=True) -> str:
-    """The pip command installing `build` (from recommend_build) into this interpreter, quoted for
-    the snapshot's shell.  companions: True = the torchvision/torchaudio installed now, or a list."""
-    rel = build["torch"]
-    tv = torch_version(s)
-    spec = rel
-    if tv and kb.release_key(tv) == rel:
-        # keep the installed release exactly, change only its flavour (a valid PEP 440 version only)
-        spec = escape.requirement_version(tv.split("+", 1)[0]) or rel
-    names = companions_installed(s) if companions is True else list(companions or ())
-    return kb.pip_install_command(python_exe(s), spec, build["tag"], names, shell=shell(s))
+def import_breaker_label(b: dict) -> str:
+    """import_broken_by_search_path()'s verdict in one line (TE505's message, quoted by TE201)."""
+    first, need = b["suspects"][0], b["needs"]
+    need_txt = f", which needs {need[0]} {need[1][0]}.{need[1][1]}" if need else ""
+    return (f"{b['var']} folder {first['dir']} makes `import torch` fail: its {first['file'] or first['kind']}"
+            + (f" ({first['version']})" if first["version"] else "") + f" is loaded instead of torch's own{need_txt}")
 
 
-def pip_command(s, *args: str) -> str:
-    """`<python> -m pip ARGS...` with every word quoted for the snapshot's shell."""
-    return escape.shell_join([python_exe(s), "-m", "pip", *args], shell(s))
-
-
-def python_cmd(s) -> str:
-    """This interpreter as one word quoted for the snapshot's shell (`&` prefix not included)."""
-    return escape.shell_quote(python_exe(s), shell(s))
-
+# ---------------------------------------------------------------- toolchain
 
 def nvcc_candidates(s) -> list[dict]:
     return [c for c in as_list(dig(s, "toolchain", "nvcc")) if isinstance(c, dict)]
@@ -425,6 +786,62 @@ def nvcc_in_use(s) -> dict | None:
     has a toolkit beside it, else the first that runs; None when none runs."""
     runs = [c for c in nvcc_candidates(s) if text(c.get("version"))]
     return next((c for c in runs if c.get("toolkit_found") is not False), runs[0] if runs else None)
+
+
+def cuda_home(s, var: str) -> dict:
+    """toolchain.cuda_home.<CUDA_HOME|CUDA_PATH>: {'value', 'exists', 'has_nvcc'}."""
+    return as_dict(dig(s, "toolchain", "cuda_home", var))
+
+
+def host_compiler(s) -> dict | None:
+    v = dig(s, "toolchain", "host_compiler")
+    return v if isinstance(v, dict) else None
+
+
+def ninja(s) -> dict | None:
+    v = dig(s, "toolchain", "ninja")
+    return v if isinstance(v, dict) else None
+
+
+# ---------------------------------------------------------------- torch_envcheck's extension
+
+def ext_status(s) -> dict:
+    """extension.status: {'state', 'mode', 'path', 'built_against', 'running_torch', 'error', ...}."""
+    return as_dict(dig(s, "extension", "status"))
+
+
+def extension_errors(s) -> list[str]:
+    """The extension probe's own errors (status(), build_info(), runtime_info() that raised)."""
+    return [e for e in as_list(dig(s, "extension", "errors")) if isinstance(e, str) and e.strip()]
+
+
+def ext_gencode(s):
+    """The GPU code the extension was compiled for (build_info.cuda.gencode: {'sass': [...], 'ptx':
+    [...]}), as recorded: it is shown, never judged."""
+    return dig(s, "extension", "build_info", "cuda", "gencode")
+
+
+def ext_cudnn_headers_version(s):
+    """The cudnn.h version the extension was compiled with (CUDNN_VERSION, an integer)."""
+    return dig(s, "extension", "build_info", "cudnn_headers", "version_int")
+
+
+def _runtime_info(s) -> dict:
+    return as_dict(dig(s, "extension", "runtime_info"))
+
+
+def ext_runtime_cudnn(s) -> dict:
+    """runtime_info.cudnn: the cuDNN this process loaded ({'version', 'library': {'path'}, ...})."""
+    return as_dict(_runtime_info(s).get("cudnn"))
+
+
+def ext_loaded_libraries(s) -> dict:
+    """runtime_info.loaded_libraries: family -> the files mapped into the process (/proc/self/maps)."""
+    return as_dict(_runtime_info(s).get("loaded_libraries"))
+
+
+def ext_torch_cudnn_error(s) -> str | None:
+    return text(dig(_runtime_info(s), "python", "torch_cudnn_error"))
 
 
 def _cap_text(value) -> str | None:
@@ -448,7 +865,7 @@ def ext_devices(s) -> list[dict]:
     """The extension's per-device facts (runtime_info.cuda.devices[], README "runtime_info fields"),
     normalised: index, name, capability 'X.Y', kernel_image bool|None, kernel_error, cudnn_handle /
     cublas_handle (bool|None) with their status texts."""
-    ri = as_dict(dig(s, "extension", "runtime_info"))
+    ri = _runtime_info(s)
     raw = as_list(dig(ri, "cuda", "devices")) or as_list(ri.get("devices"))
     out = []
     for d in raw:
@@ -463,123 +880,3 @@ def ext_devices(s) -> list[dict]:
             "cublas_handle": _avail(bh), "cublas_status": as_dict(bh).get("status") or as_dict(bh).get("message"),
         })
     return out
-
-
-# ---- knowledge additions
-# Accessors the knowledge rules added (Jetson, Rosetta, forward compatibility, error 803, the binary's
-# arch list, libraries breaking `import torch`).  New snapshot keys read here: platform.rosetta,
-# platform.jetson, torch.installed, torch.cuda_warnings, libraries.entries[].libs[].
-
-def container(s) -> str | None:
-    return text(dig(s, "platform", "container"))
-
-
-def rosetta(s) -> bool | None:
-    """platform.rosetta: True when this Python runs translated by Rosetta 2 (sysctl.proc_translated)."""
-    v = dig(s, "platform", "rosetta")
-    return v if isinstance(v, bool) else None
-
-
-def apple_silicon(s) -> bool | None:
-    v = dig(s, "platform", "apple_silicon")
-    return v if isinstance(v, bool) else None
-
-
-def jetson(s) -> dict | None:
-    """platform.jetson: {'model', 'l4t'} on a Jetson/Tegra board, None elsewhere or unknown."""
-    v = dig(s, "platform", "jetson")
-    return v if isinstance(v, dict) else None
-
-
-def import_error(s) -> str | None:
-    return text(torch(s).get("import_error"))
-
-
-def torch_installed(s) -> bool | None:
-    v = torch(s).get("installed")
-    return v if isinstance(v, bool) else None
-
-
-def cuda_available(s) -> bool | None:
-    v = torch(s).get("cuda_available")
-    return v if isinstance(v, bool) else None
-
-
-def device_count(s) -> int | None:
-    v = torch(s).get("device_count")
-    return v if isinstance(v, int) and not isinstance(v, bool) else None
-
-
-def cuda_works(s) -> bool:
-    """A proving fact: torch initialised CUDA and sees at least one GPU.  It outranks any table that
-    says the driver cannot run this build (e.g. NVIDIA's forward-compatibility package)."""
-    n = device_count(s)
-    return torch_importable(s) is True and cuda_available(s) is True and (n is None or n > 0)
-
-
-def cuda_init_error(s) -> str | None:
-    return text(torch(s).get("cuda_init_error"))
-
-
-def cuda_warnings(s) -> list[str]:
-    return [w for w in as_list(torch(s).get("cuda_warnings")) if isinstance(w, str)]
-
-
-def driver_errors(s) -> list[str]:
-    return [e for e in as_list(driver(s).get("errors")) if isinstance(e, str)]
-
-
-def binary_arch_list(s) -> list[str]:
-    """The arch list read from the installed torch binary (torch._C._cuda_getArchFlags()), [] when
-    the snapshot has none."""
-    return [a for a in as_list(torch(s).get("arch_list")) if isinstance(a, str)]
-
-
-def arch_list_source(s) -> str | None:
-    """'binary' when arch_list() comes from the installed torch, 'table' when from the tables."""
-    if binary_arch_list(s):
-        return "binary"
-    return "table" if arch_list(s) else None
-
-
-def library_path_var(s) -> str:
-    return text(dig(s, "libraries", "search_path_var")) or "LD_LIBRARY_PATH"
-
-
-def library_entries(s) -> list[dict]:
-    """libraries.entries: [{'dir', 'libs': [{'file', 'kind', 'version'}]}] normalised."""
-    out = []
-    for e in as_list(dig(s, "libraries", "entries")):
-        e = as_dict(e)
-        d = text(e.get("dir"))
-        if not d:
-            continue
-        libs = [{"file": text(x.get("file")), "kind": (text(x.get("kind")) or "").lower() or None,
-                 "version": text(x.get("version"))} for x in as_list(e.get("libs")) if isinstance(x, dict)]
-        out.append({"dir": d, "libs": libs})
-    return out
-
-
-def torch_cuda_any(s) -> str | None:
-    """torch's CUDA version even when torch does not import (from the wheel's local tag)."""
-    v = torch(s).get("cuda")
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
-        v = str(v)
-    if text(v):
-        return v
-    tag = torch_local(s)
-    return kb.cuda_from_tag(tag) if tag and tag.startswith("cu") else None
-
-
-def gpu_capabilities(s) -> list[str]:
-    return [c for c in (text(g.get("capability")) for g in gpus(s)) if c]
-
-
-def is_tegra(s) -> bool:
-    """A Jetson board: the platform probe says so, or a GPU has a Tegra compute capability."""
-    if jetson(s):
-        return True
-    try:
-        return any(kb.is_tegra(c) for c in gpu_capabilities(s))
-    except kb.KnowledgeError:
-        return False

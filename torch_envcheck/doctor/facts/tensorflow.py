@@ -1,5 +1,5 @@
 """Accessors for the TensorFlow and file-ownership facts (snapshot sections `tensorflow` and
-`file_owners`).  Like _facts.py: every field may be missing, null or of the wrong type, and every
+`file_owners`).  Like core.py: every field may be missing, null or of the wrong type, and every
 list is bounded, so the rules read these facts only through here."""
 
 from __future__ import annotations
@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 
 from torch_envcheck import knowledge as kb
+from torch_envcheck._util import versions
 from torch_envcheck.knowledge import tensorflow as tk
-from torch_envcheck.doctor.rules import _facts as F
+from torch_envcheck.doctor.facts import core as F
 
 MAX_ITEMS = 50  # no list read from a snapshot is used beyond this
 
@@ -118,12 +119,23 @@ def build_info(s) -> dict:
     return F.as_dict(tf(s).get("build_info"))
 
 
+def recorded_cuda_build(s) -> bool | None:
+    """get_build_info()'s is_cuda_build, as the child recorded it (None: not recorded)."""
+    v = build_info(s).get("is_cuda_build")
+    return v if isinstance(v, bool) else None
+
+
+def build_cuda(s) -> str | None:
+    """get_build_info()'s cuda_version as a dotted version (decoded on Windows: '64_112' = 11.2)."""
+    return tk.decode_build_version(build_info(s).get("cuda_version"), "cuda")
+
+
 def is_cuda_build(s) -> bool | None:
     """From get_build_info() when the child ran; else from the distribution: tensorflow-cpu, the
     macOS builds and native-Windows releases after 2.10 have no CUDA; `tensorflow` on Linux x86_64
     is a CUDA build.  None when unknown."""
-    v = build_info(s).get("is_cuda_build")
-    if isinstance(v, bool):
+    v = recorded_cuda_build(s)
+    if v is not None:
         return v
     dist = tf_distribution(s)
     if dist in ("tensorflow-cpu", "tensorflow-macos", "tensorflow-intel", "tensorflow-cpu-aws", "tf-nightly-cpu",
@@ -132,7 +144,7 @@ def is_cuda_build(s) -> bool | None:
     if is_native_windows(s):
         newer = tk.at_least(tf_version(s), "2.11")
         return None if newer is None else (not newer if dist in ("tensorflow", "tensorflow-gpu") else False)
-    if dist in ("tensorflow", "tensorflow-gpu", "tf-nightly") and F.text(F.dig(s, "platform", "machine")) in ("x86_64", "AMD64"):
+    if dist in ("tensorflow", "tensorflow-gpu", "tf-nightly") and F.machine(s) in ("x86_64", "AMD64"):
         return True
     return None
 
@@ -147,7 +159,7 @@ def tested(s) -> dict | None:
 
 def tf_cuda(s) -> str | None:
     """The CUDA TF was built with: get_build_info()'s cuda_version (decoded on Windows), else the table's."""
-    v = tk.decode_build_version(build_info(s).get("cuda_version"), "cuda")
+    v = build_cuda(s)
     if v:
         return v
     if is_cuda_build(s):
@@ -227,12 +239,8 @@ def has_and_cuda_extra(s) -> bool | None:
 
 
 def satisfies(version, specifier: str) -> bool | None:
-    try:
-        from packaging.specifiers import SpecifierSet  # noqa: PLC0415
-        from packaging.version import Version  # noqa: PLC0415
-        return Version(str(version)) in SpecifierSet(specifier or "", prereleases=True)
-    except Exception:
-        return None
+    """The one specifier check (_util/versions.py)."""
+    return versions.satisfies(version, specifier or "")
 
 
 def path_libs(s, kind: str) -> list[dict]:
@@ -245,8 +253,9 @@ def path_libs(s, kind: str) -> list[dict]:
     return out
 
 
-def path_has(s, kind: str, major: str | None) -> bool:
-    return any(str(lib.get("version") or "").split(".")[0] == major for lib in path_libs(s, kind)) if major else False
+def path_has(s, kind: str, major: int | None) -> bool:
+    """Whether a library of this kind and CUDA/cuDNN major is on the library path."""
+    return major is not None and any(versions.major(lib.get("version")) == major for lib in path_libs(s, kind))
 
 
 def requires(s, dep: str) -> list[dict]:
@@ -293,22 +302,3 @@ def gpu_state(s) -> str:
     if F.pci_gpus(s) == [] and F.driver_present(s) is not True:
         return "no"
     return "unknown"
-
-
-def pip(s, *words) -> str:
-    """`python -m pip <words>` for this interpreter, each word quoted for the machine's shell (the
-    facts layer's pip_command)."""
-    return F.pip_command(s, *words)
-
-
-def pinned(name: str, version) -> str:
-    """'tensorflow[and-cuda]==2.21.0', or the bare name when the version is not a clean PEP 440 one."""
-    from torch_envcheck._util.escape import requirement_version  # noqa: PLC0415
-    v = requirement_version(version)
-    return f"{name}=={v}" if v else name
-
-
-def q(word: str) -> str:
-    """One word quoted for a POSIX shell (the WSL 2 / Linux lines of a fix)."""
-    from torch_envcheck._util.escape import shell_quote  # noqa: PLC0415
-    return shell_quote(word, "posix")

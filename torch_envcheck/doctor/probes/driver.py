@@ -8,7 +8,7 @@ import os
 import re
 import shutil
 
-from torch_envcheck._util import proc as _proc
+from torch_envcheck._util import proc as _proc, versions
 
 QUERY = "index,name,compute_cap,memory.total,uuid,pci.bus_id,driver_version"
 # WSL 2 puts nvidia-smi next to the Windows driver's libcuda, often not on PATH.
@@ -42,7 +42,7 @@ def _nvml(out: dict) -> bool:
             v = pynvml.nvmlSystemGetCudaDriverVersion_v2()
         except Exception:
             v = pynvml.nvmlSystemGetCudaDriverVersion()
-        out["cuda_version"] = f"{v // 1000}.{(v % 1000) // 10}"
+        out["cuda_version"] = versions.cuda_from_int(v)
         for i in range(pynvml.nvmlDeviceGetCount()):
             gpu = {"index": i, "name": None, "capability": None, "memory_total_mib": None, "uuid": None,
                    "pci_bus_id": None}

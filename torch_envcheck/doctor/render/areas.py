@@ -1,17 +1,16 @@
-"""One-line descriptions of each area's facts (the headline next to the [✓] mark), report["areas"]
-(status from the area's findings, never judged here again) and the full fact list shown by
---verbose.  Reads facts only through the facts layer; works on any snapshot, however incomplete."""
+"""One-line descriptions of each area's facts (the headline next to the [✓] mark, the function its
+doctor/areas.py record names), report["areas"] (status from the area's findings, never judged here
+again) and the full fact list shown by --verbose.  Reads facts only through the facts layer; works
+on any snapshot, however incomplete."""
 
 from __future__ import annotations
 
-from torch_envcheck.doctor.facts import core as F
+import sys
 
-TITLES = {
-    "platform": "Platform", "torch": "PyTorch", "driver": "NVIDIA driver", "gpu": "GPUs",
-    "libraries": "CUDA libraries", "toolchain": "Compiler toolchain", "extension": "torch_envcheck extension",
-    "conda": "conda env",
-    "tensorflow": "TensorFlow",
-}
+from torch_envcheck.doctor import areas as _areas
+from torch_envcheck.doctor.areas import areas_for, title
+from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.doctor.render import conda_headline, tf_headline
 
 
 def cudnn_text(v) -> str | None:
@@ -28,8 +27,8 @@ def headline(area: str, snap: dict) -> str:
     """The area's facts in one line.  Descriptive only: whether they are good is the findings'
     call (area_lines() takes the status from them), and an unknown fact reads "unknown"."""
     try:
-        return _HEADLINES[area](snap) or ""
-    except Exception:  # a hand-edited snapshot must not break the report
+        return _headline(area)(snap) or ""
+    except Exception:  # a hand-edited snapshot must not break the report (or an unknown area)
         return "(unreadable facts)"
 
 
@@ -37,15 +36,13 @@ def area_lines(snap: dict, findings: list[dict], summary: dict) -> dict:
     """report["areas"]: per area its status (from its findings that count, as summary holds it),
     its headline, the codes of its causes and of the symptoms folded under other areas' causes.
     An area that could not be judged (a TEx80 finding) says so in its headline."""
-    from torch_envcheck.doctor import areas_for  # noqa: PLC0415
-
     out = {}
     for area in areas_for(snap, findings):
         mine = [f for f in findings if isinstance(f, dict) and f.get("area") == area]
         unknown = [f for f in mine if str(f.get("slug", "")).endswith("-unknown") and not f.get("explained_by")]
         text = "could not judge: its facts are missing from the snapshot" if unknown else headline(area, snap)
         explained = [f"{f.get('code')} (explained by {f.get('explained_by')})" for f in mine if f.get("explained_by")]
-        out[area] = {"title": TITLES[area], "status": summary.get(area, "ok"), "headline": text,
+        out[area] = {"title": title(area), "status": summary.get(area, "ok"), "headline": text,
                      "causes": [f.get("code") for f in mine if not f.get("explained_by") and f.get("severity") != "ok"],
                      "explained": explained}
     return out
@@ -55,56 +52,53 @@ def _unknown(what: str) -> str:
     return f"{what} unknown"
 
 
-def _platform(s):
+def platform_headline(s):
     if not F.section_known(s, "platform"):
         return _unknown("platform")
-    p = F.as_dict(F.dig(s, "platform"))
-    parts = [F.text(p.get("os_pretty")) or F.system(s), F.machine(s)]
+    parts = [F.os_pretty(s) or F.system(s), F.machine(s)]
     if F.wsl(s):
         parts.append(f"WSL {F.wsl(s)}")
-    if F.text(p.get("container")):
-        parts.append(f"in {p['container']}")
-    py = F.as_dict(p.get("python"))
-    env = ("conda env " + py["conda_env"]) if F.text(py.get("conda_env")) else \
-        ("venv" if py.get("venv") is True else None)
+    if F.container(s):
+        parts.append(f"in {F.container(s)}")
+    env = ("conda env " + F.conda_env(s)) if F.conda_env(s) else ("venv" if F.in_venv(s) is True else None)
     if F.python_version(s):
         parts.append(f"Python {F.python_version(s)}" + (f" ({env})" if env else ""))
     return ", ".join(str(x) for x in parts if x)
 
 
-def _torch(s):
+def torch_headline(s):
     imp = F.torch_importable(s)
     if imp is None:
         return _unknown("torch")
     if not imp:
-        if F.torch(s).get("installed") is True or F.torch_version(s):
+        if F.torch_installed(s) is True or F.torch_version(s):
             return f"torch {F.torch_version(s) or '?'} is installed but cannot be imported"
-        if F.torch(s).get("installed") is False:
+        if F.torch_installed(s) is False:
             return "torch is not installed in this interpreter"
         return "torch cannot be imported"
-    t = F.torch(s)
+    cuda, hip = F.torch_recorded_cuda(s), F.torch_hip(s)
     parts = [f"torch {F.torch_version(s) or '?'}"]
-    if F.text(t.get("cuda")):
-        parts.append(f"CUDA {t['cuda']}")
-    elif F.text(t.get("hip")):
-        parts.append(f"ROCm/HIP {t['hip']}")
+    if cuda:
+        parts.append(f"CUDA {cuda}")
+    elif hip:
+        parts.append(f"ROCm/HIP {hip}")
     else:
         parts.append("CPU-only build")
-    if F.cudnn_text(t.get("cudnn")):
-        parts.append(f"cuDNN {F.cudnn_text(t['cudnn'])}")
-    if F.text(t.get("cuda")) or F.text(t.get("hip")):
-        n, avail = t.get("device_count"), t.get("cuda_available")
+    if F.cudnn_text(F.torch_cudnn(s)):
+        parts.append(f"cuDNN {F.cudnn_text(F.torch_cudnn(s))}")
+    if cuda or hip:
+        n, avail = F.device_count(s), F.cuda_available(s)
         if avail is True:
-            parts.append(f"CUDA available ({n} device{'s' if n != 1 else ''})" if isinstance(n, int)
+            parts.append(f"CUDA available ({n} device{'s' if n != 1 else ''})" if n is not None
                          else "CUDA available")
         elif avail is False:
             parts.append("CUDA not available")
-    if F.as_dict(t.get("mps")).get("available") is True:
+    if F.mps_available(s):
         parts.append("MPS available")
     return ", ".join(parts)
 
 
-def _driver(s):
+def driver_headline(s):
     present = F.driver_present(s)
     if present is None:
         return _unknown("NVIDIA driver")
@@ -117,11 +111,11 @@ def _driver(s):
     text = f"driver {F.driver_version(s) or '?'}"
     if F.driver_cuda(s):
         text += f" (supports CUDA up to {F.driver_cuda(s)})"
-    src = F.text(F.driver(s).get("source"))
+    src = F.driver_source(s)
     return text + (f", read through {src}" if src else "")
 
 
-def _gpu(s):
+def gpu_headline(s):
     gpus = F.gpus(s)
     if not gpus:
         if F.driver_present(s) is None and F.torch_importable(s) is None:
@@ -138,23 +132,21 @@ def _gpu(s):
     return f"{len(gpus)} GPU{'s' if len(gpus) != 1 else ''}: " + "; ".join(names) + more
 
 
-def _libraries(s):
+def libraries_headline(s):
     if not F.section_known(s, "libraries"):
         return _unknown("CUDA libraries")
-    lib = F.as_dict(F.dig(s, "libraries"))
-    var = F.text(lib.get("search_path_var")) or "LD_LIBRARY_PATH"
-    entries = [e for e in F.as_list(lib.get("entries")) if isinstance(e, dict)]
+    var = F.library_path_var(s)
+    entries = F.library_listing(s)
     if not entries:
         return f"no CUDA/cuDNN libraries in {var}"
-    files = sum(len(F.as_list(e.get("libs"))) for e in entries)
-    dirs = ", ".join(str(F.text(e.get("dir")) or "?") for e in entries[:3])
+    files = sum(e["files"] for e in entries)
+    dirs = ", ".join(e["dir"] or "?" for e in entries[:3])
     return f"{files} CUDA/cuDNN librar{'ies' if files != 1 else 'y'} in {var}: {dirs}"
 
 
-def _toolchain(s):
+def toolchain_headline(s):
     if not F.section_known(s, "toolchain"):
         return _unknown("toolchain")
-    tc = F.as_dict(F.dig(s, "toolchain"))
     parts = []
     cands = F.nvcc_candidates(s)
     used = F.nvcc_in_use(s)  # the same nvcc TE600-TE603 judge
@@ -165,18 +157,18 @@ def _toolchain(s):
         parts.append(f"{len(cands)} nvcc that do{'es' if len(cands) == 1 else ''} not run")
     else:
         parts.append("no nvcc")
-    hc = tc.get("host_compiler")
-    if isinstance(hc, dict):
+    hc = F.host_compiler(s)
+    if hc is not None:
         parts.append(F.text(hc.get("version")) or f"C++ compiler {F.text(hc.get('path')) or '?'} (version unknown)")
     else:
         parts.append("no C++ compiler")
-    nj = tc.get("ninja")
-    parts.append(f"ninja {F.text(nj.get('version')) or '?'}" if isinstance(nj, dict) else "no ninja")
+    nj = F.ninja(s)
+    parts.append(f"ninja {F.text(nj.get('version')) or '?'}" if nj is not None else "no ninja")
     return ", ".join(str(p) for p in parts)
 
 
-def _extension(s):
-    st = F.as_dict(F.dig(s, "extension", "status"))
+def extension_headline(s):
+    st = F.ext_status(s)
     state = F.text(st.get("state"))
     if state == "ok":
         return f"compiled ({st.get('mode')}) for torch {st.get('built_against') or st.get('running_torch')}"
@@ -189,23 +181,19 @@ def _extension(s):
     return f"{state}: {st.get('error')}" if state else _unknown("extension state")
 
 
-def _conda(s):
-    from torch_envcheck.doctor.render.conda_headline import headline as conda_headline  # noqa: PLC0415
-    return conda_headline(s)
+def _headline(area: str):
+    """The headline function the area's record names ("module:function" in this package)."""
+    module, fn = _areas.BY_NAME[area].headline.split(":")
+    return getattr(_MODULES[module], fn)
 
 
-def _tensorflow(s):
-    from torch_envcheck.doctor.render.tf_headline import headline as tf_headline  # noqa: PLC0415
-    return tf_headline(s)
+_MODULES = {"areas": sys.modules[__name__], "conda_headline": conda_headline, "tf_headline": tf_headline}
 
 
-_HEADLINES = {"platform": _platform, "torch": _torch, "driver": _driver, "gpu": _gpu, "libraries": _libraries,
-              "toolchain": _toolchain, "extension": _extension, "conda": _conda, "tensorflow": _tensorflow}
-
-# --verbose: which snapshot sections are listed under which area.
-SECTIONS = {"platform": ("platform",), "torch": ("torch", "packages"), "driver": ("driver",),
-            "gpu": (), "libraries": ("libraries", "env"), "toolchain": ("toolchain",), "extension": ("extension",),
-            "conda": ("conda",), "tensorflow": ("tensorflow", "file_owners")}
+def sections(area: str) -> tuple[str, ...]:
+    """The snapshot sections --verbose lists under an area (its record's `shows`)."""
+    a = _areas.BY_NAME.get(area)
+    return a.shows if a else ()
 
 
 def flatten(value, prefix: str = "") -> list[tuple[str, str]]:

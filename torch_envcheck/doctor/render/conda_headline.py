@@ -12,7 +12,7 @@ def headline(s) -> str:
     if not C.has_conda_facts(s):
         name = C.env_name(s)
         return f"conda env {terminal(name)} (no conda facts in this snapshot)" if name else "not a conda env"
-    parts = [f"{C.env_name(s) or C.prefix(s)} ({C.manager(s) if C.conda(s).get('manager') else 'conda-meta'}, "
+    parts = [f"{C.env_name(s) or C.prefix(s)} ({C.manager(s) if C.manager_recorded(s) else 'conda-meta'}, "
              f"{C.records(s) or 0} packages)"]
     pkgs = C.packages(s)
     for name in ("pytorch", "pytorch-cuda", "cpuonly", "cudatoolkit", "cuda-runtime", "cudnn", "tensorflow",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from torch_envcheck.doctor import areas_for
+from torch_envcheck.doctor.areas import areas_for, title
 from torch_envcheck._util.escape import md_code_block, md_text
 from torch_envcheck.doctor.render import areas
 
@@ -32,7 +32,7 @@ def render(report: dict) -> str:
            "| | Area | Facts |", "|---|---|---|"]
     for area in areas_for(snap, all_findings):
         sev = summary.get(area, "ok")
-        out.append(f"| {MARK.get(sev) or md_text(sev)} | {areas.TITLES.get(area, area)} | "
+        out.append(f"| {MARK.get(sev) or md_text(sev)} | {title(area)} | "
                    f"{md_text(areas.headline(area, snap))} |")
     out.append("")
     problems = [f for f in findings if f.get("severity") in ("failure", "warning")]

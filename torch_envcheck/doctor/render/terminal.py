@@ -12,8 +12,9 @@ import shutil
 import sys
 import textwrap
 
-from torch_envcheck.doctor import areas_for
+from torch_envcheck.doctor.areas import areas_for, title
 from torch_envcheck._util.escape import terminal as _safe
+from torch_envcheck.doctor.facts import core as F
 from torch_envcheck.doctor.render import areas
 
 UNICODE_MARKS = {"ok": "✓", "warning": "!", "failure": "✗", "bullet": "•", "arrow": "→"}
@@ -59,7 +60,7 @@ def build(report: dict, verbose: bool = False, unicode: bool = True, width: int 
     area_info = report.get("areas") if isinstance(report.get("areas"), dict) else {}
     summary = report.get("summary") or {}
     lines: list[list] = [[(f"torch-envcheck {report.get('tool_version', '')}", "bold"),
-                          (f"  (report of {snap.get('created') or 'an unknown time'})", "dim")], []]
+                          (f"  (report of {F.created(snap) or 'an unknown time'})", "dim")], []]
 
     def wrap(text: str, indent: int, style=None):
         for piece in textwrap.wrap(_safe(text), width=width - indent) or [""]:
@@ -69,10 +70,10 @@ def build(report: dict, verbose: bool = False, unicode: bool = True, width: int 
     area_list = list(shown) + sorted({f.get("area") for f in findings} - set(shown) - {None})
     for area in area_list:
         sev = summary.get(area, "ok")
-        title = areas.TITLES.get(area, area)
+        name = title(area)
         info = area_info.get(area) if isinstance(area_info.get(area), dict) else {}
         head = info.get("headline") if isinstance(info.get("headline"), str) else areas.headline(area, snap)
-        lines.append([(f"[{marks[sev]}] ", sev), (title, "bold"), (": " + head, None)])
+        lines.append([(f"[{marks[sev]}] ", sev), (name, "bold"), (": " + head, None)])
         for f in (f for f in findings if f.get("area") == area):
             fsev = f.get("severity", "warning")
             mark = marks["bullet"] if fsev == "ok" else marks[fsev]
@@ -83,16 +84,15 @@ def build(report: dict, verbose: bool = False, unicode: bool = True, width: int 
                 wrap(f["explanation"], 8, "dim")
             for e in (e for e in folded if e.get("explained_by") == f.get("code")):
                 lines.append([(f"        {marks['arrow']} explains ", "dim"), (f"{e.get('code', '')} ", "dim"),
-                              (f"({areas.TITLES.get(e.get('area'), e.get('area'))}) {e.get('message', '')}", None)])
+                              (f"({title(e.get('area'))}) {e.get('message', '')}", None)])
         if verbose:
-            for section in areas.SECTIONS.get(area, ()):
-                for key, value in areas.flatten(snap.get(section), section):
+            for section in areas.sections(area):
+                for key, value in areas.flatten(F.section(snap, section), section):
                     lines.append([(f"        {key}: ", "dim"), (value, None)])
     errors = list(report.get("errors") or [])
-    probe_errors = snap.get("probe_errors") if isinstance(snap.get("probe_errors"), dict) else {}
     if verbose:
-        errors += [f"probe {k}: {v}" for k, v in probe_errors.items()]
-        seconds = snap.get("probe_seconds") if isinstance(snap.get("probe_seconds"), dict) else {}
+        errors += [f"probe {k}: {v}" for k, v in F.probe_errors(snap).items()]
+        seconds = F.probe_seconds(snap)
         if seconds:
             lines.append([])
             lines.append([("Probe seconds: ", "dim"),
@@ -125,7 +125,7 @@ def build(report: dict, verbose: bool = False, unicode: bool = True, width: int 
     if n_fail or errors:
         # Name the failing areas rather than guess a cause: a failure may be a missing torch, a mismatched
         # companion or a stale extension just as well as an unusable GPU.
-        failing = [areas.TITLES.get(a, a) for a in area_list
+        failing = [title(a) for a in area_list
                    if any(f.get("area") == a and f.get("severity") == "failure" for f in findings)]
         verdict = (f"{n_fail} failure{'s' if n_fail != 1 else ''}, {n_warn} warning{'s' if n_warn != 1 else ''}: "
                    f"this environment needs fixing ({', '.join(failing)})" if n_fail else "the doctor hit errors")

@@ -1,20 +1,24 @@
-"""The doctor's rules: pure functions snapshot -> list of findings, grouped by area.
+"""The doctor's rules: pure functions snapshot -> list of findings, one module per area (the module
+each doctor/areas.py record names).
 
 `evaluate(snapshot)` runs them all in report order and never raises: a probe that crashed (listed in
 snapshot["probe_errors"]) becomes a warning finding, and a rule that trips over an unexpected
 snapshot is reported the same way instead of taking the whole report down.  An area whose judging
-facts (contract.JUDGED_BY) are all unknown is not judged at all: it gets one "could not judge"
-failure (TEx80) instead of findings guessed from nothing.
+facts (its Area record's judged_by) are all unknown is not judged at all: it gets one "could not
+judge" failure (TEx80) instead of findings guessed from nothing.
 
-Rules read the snapshot only through the facts layer (`from . import _facts as F`; F.name(s)).
+Rules read the snapshot only through the facts layer (`from torch_envcheck.doctor.facts import core
+as F`; F.name(s)), take their tables from knowledge and their install commands from advice.  A rule
+never calls another rule and a rule module never imports another (import-linter's independence
+contract); how findings relate is declared on the cause: finding(..., explains=[codes]) folds a
+symptom under it, finding(..., hides=[codes]) removes one (apply_hides, below).
 """
 
 from __future__ import annotations
 
-from torch_envcheck.doctor import contract
-from torch_envcheck.doctor.codes import CODES
+from torch_envcheck.doctor import areas
+from torch_envcheck.doctor.facts import core as F
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.rules import _facts as F
 from torch_envcheck.doctor.rules import conda
 from torch_envcheck.doctor.rules import driver
 from torch_envcheck.doctor.rules import extension
@@ -25,38 +29,18 @@ from torch_envcheck.doctor.rules import tensorflow
 from torch_envcheck.doctor.rules import toolchain
 from torch_envcheck.doctor.rules import torch_rules
 
-AREAS = ("platform", "torch", "driver", "gpu", "libraries", "toolchain", "extension", "tensorflow")
-OPTIONAL_AREAS = ("conda",)  # their rules are silent where the area does not apply
-MODULES = {"platform": platform, "torch": torch_rules, "driver": driver, "gpu": gpu,
-           "libraries": libraries, "toolchain": toolchain, "extension": extension, "tensorflow": tensorflow,
-           "conda": conda}
-PROBE_FAILED = {area: next(c for c, (slug, a, _t) in CODES.items() if a == area and slug.endswith("probe-failed"))
-                for area in AREAS + OPTIONAL_AREAS}
-
-# probe name (or a word in it) -> area; probes are named by the doctor-probes helper
-_PROBE_AREAS = (
-    ("conda", "conda"), ("tensorflow", "tensorflow"), ("file_owner", "tensorflow"),
-    ("platform", "platform"), ("python", "platform"), ("wsl", "platform"),
-    ("torch", "torch"), ("package", "torch"),
-    ("driver", "driver"), ("nvml", "driver"), ("nvidia-smi", "driver"), ("nvidia_smi", "driver"),
-    ("gpu", "gpu"), ("device", "gpu"),
-    ("librar", "libraries"), ("cudnn", "libraries"), ("env", "platform"),
-    ("toolchain", "toolchain"), ("nvcc", "toolchain"), ("compiler", "toolchain"),
-    ("extension", "extension"), ("build_info", "extension"), ("runtime_info", "extension"),
-)
-
-
-def probe_area(name: str) -> str:
-    low = str(name).lower()
-    return next((area for key, area in _PROBE_AREAS if key in low), "platform")
+AREAS, OPTIONAL_AREAS = areas.AREAS, areas.OPTIONAL_AREAS
+_BY_MODULE = {m.__name__.rsplit(".", 1)[-1]: m for m in (conda, driver, extension, gpu, libraries, platform,
+                                                         tensorflow, toolchain, torch_rules)}
+MODULES = {a.name: _BY_MODULE[a.rules] for a in areas.ALL}   # area -> its rule module
+PROBE_FAILED = {a.name: a.probe_failed for a in areas.ALL}
+COULD_NOT_JUDGE = {a.name: a.could_not_judge for a in areas.ALL if a.could_not_judge}
+probe_area = areas.probe_area
 
 
 def probe_errors(snapshot) -> list[dict]:
-    errs = snapshot.get("probe_errors") if isinstance(snapshot, dict) else None
-    if not isinstance(errs, dict):
-        return []
     out = []
-    for name, err in errs.items():
+    for name, err in F.probe_errors(snapshot).items():
         area = probe_area(name)
         out.append(finding(PROBE_FAILED[area], "warning",
                            f"the '{name}' probe crashed: {str(err).splitlines()[0][:240] if err else '(no text)'}",
@@ -64,28 +48,22 @@ def probe_errors(snapshot) -> list[dict]:
                            "Please report this with the output of `torch-envcheck doctor --json`.",
                            None, {"probe": name, "error": err}))
     # the extension probe keeps its own errors (extension.status(), build_info(), runtime_info())
-    ext_errors = snapshot.get("extension", {}).get("errors") if isinstance(snapshot.get("extension"), dict) else None
-    for err in ext_errors if isinstance(ext_errors, list) else []:
-        if isinstance(err, str) and err.strip():
-            out.append(finding(PROBE_FAILED["extension"], "warning", f"an extension probe failed: {err.splitlines()[0][:240]}",
-                               "The extension's facts (kernel images, cuDNN/cuBLAS handles) are missing, so those checks "
-                               "were skipped.", None, {"probe": "extension", "error": err}))
+    for err in F.extension_errors(snapshot):
+        out.append(finding(PROBE_FAILED["extension"], "warning", f"an extension probe failed: {err.splitlines()[0][:240]}",
+                           "The extension's facts (kernel images, cuDNN/cuBLAS handles) are missing, so those checks "
+                           "were skipped.", None, {"probe": "extension", "error": err}))
     return out
 
 
-COULD_NOT_JUDGE = {area: next(c for c, (slug, a, _t) in CODES.items() if a == area and slug.endswith("-unknown"))
-                   for area in AREAS}
-
-
 def judgeable(snapshot, area: str) -> bool:
-    """Whether any fact the area is judged from is known (contract.JUDGED_BY).  An area that lists
+    """Whether any fact the area is judged from is known (its Area's judged_by).  An area that lists
     none (TensorFlow: judged only when it is installed) is optional: unknown facts give no finding."""
-    paths = contract.JUDGED_BY.get(area, ())
+    paths = areas.BY_NAME[area].judged_by
     return not paths or any(F.known(snapshot, path) for path in paths)
 
 
 def could_not_judge(area: str) -> dict:
-    paths = contract.JUDGED_BY.get(area, ())
+    paths = areas.BY_NAME[area].judged_by
     return finding(COULD_NOT_JUDGE[area], "failure",
                    f"could not judge this area: the snapshot does not record {' or '.join(paths)}",
                    "Unknown facts are not health: the probe did not run, crashed, or the report was saved by an "
@@ -110,7 +88,7 @@ def outrank_tables(snapshot, found: list[dict]) -> list[dict]:
 
 def rules() -> list[tuple[str, object]]:
     """(area, rule function) in report order."""
-    return [(area, fn) for area in AREAS + OPTIONAL_AREAS for fn in MODULES[area].RULES]
+    return [(area, fn) for area in areas.ORDER for fn in MODULES[area].RULES]
 
 
 def evaluate(snapshot) -> list[dict]:
@@ -123,10 +101,10 @@ def evaluate(snapshot) -> list[dict]:
         crashed = [finding(PROBE_FAILED["platform"], "warning", f"probe_errors could not be read: {type(exc).__name__}: {exc}",
                            "", None, {"rule": "probe_errors", "error": str(exc)})]
     out: list[dict] = []
-    for area in AREAS + OPTIONAL_AREAS:
+    for area in areas.ORDER:
         out.extend(f for f in crashed if f["area"] == area)
         # an optional area (conda) has no could-not-judge: its rules are silent without its facts
-        if area in AREAS and not judgeable(snapshot, area):
+        if area in COULD_NOT_JUDGE and not judgeable(snapshot, area):
             out.append(could_not_judge(area))
             continue
         for fn in MODULES[area].RULES:
@@ -140,7 +118,20 @@ def evaluate(snapshot) -> list[dict]:
                                  "with `torch-envcheck doctor --json`.", None,
                                  {"rule": f"{fn.__module__}.{fn.__name__}", "error": f"{type(exc).__name__}: {exc}"})]
             out.extend(found)
-    return outrank_tables(snapshot, out)
+    return outrank_tables(snapshot, apply_hides(out))
+
+
+def apply_hides(found: list[dict]) -> list[dict]:
+    """The one way a cause silences a finding: a finding whose code another finding names in its
+    `hides` is removed (finding(..., hides=[codes])); every `hides` is removed from the output.
+    What a cause merely explains stays, folded under it (doctor.link_explained)."""
+    hidden = set()
+    for f in found:
+        hidden.update(c for c in f.get("hides", ()) if c != f.get("code"))
+    out = [f for f in found if f.get("code") not in hidden]
+    for f in out:
+        f.pop("hides", None)
+    return out
 
 
 def summary(findings: list[dict]) -> dict:

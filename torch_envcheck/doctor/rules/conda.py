@@ -13,10 +13,13 @@ from __future__ import annotations
 import re
 
 from torch_envcheck import knowledge as kb
+from torch_envcheck._util import versions
 from torch_envcheck._util.escape import shell_for, shell_quote, terminal
+from torch_envcheck.advice import recommend as A
+from torch_envcheck.advice.conda import command_line
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.facts import conda as C
-from torch_envcheck.doctor.rules import _facts as F
+from torch_envcheck.doctor.facts import core as F
 
 DATA_FILE = "conda_cuda.json"
 _CONDA_VERSION = re.compile(r"^[A-Za-z0-9_.+!]{1,64}$")
@@ -36,20 +39,6 @@ def _safe_version(v) -> str | None:
     return v if isinstance(v, str) and _CONDA_VERSION.match(v) else None
 
 
-# The options these fixes use: written as they are (PowerShell would otherwise get '-c'); every
-# other word, and any data from the snapshot, is quoted for the shell.
-_FLAGS = frozenset(("-c", "-n", "-f", "-m", "-y", "--force", "--force-reinstall", "--conda"))
-
-
-def command_line(s, *words) -> str:
-    """A command line for this snapshot's OS (shell_join's quoting, known options left bare)."""
-    shell = shell_for(F.system(s))
-    out = [w if w in _FLAGS else shell_quote(w, shell) for w in words if w]
-    if shell == "powershell" and out and out[0].startswith("'"):
-        out.insert(0, "&")  # a quoted program path needs the call operator
-    return " ".join(out)
-
-
 def _conda(s, *words) -> str:
     return command_line(s, C.manager(s), *words)
 
@@ -65,7 +54,7 @@ def _pkg_label(name: str, rec) -> str:
 
 
 def _gpu_label(s) -> str:
-    gpus = F.driver_gpus(s) or F.gpus(s)
+    gpus = F.machine_gpus(s)
     if gpus:
         return terminal(F.gpu_label(gpus[0])) + (f" and {len(gpus) - 1} more" if len(gpus) > 1 else "")
     pci = F.pci_gpus(s)
@@ -85,10 +74,10 @@ def _pick_pytorch_cuda(s, options) -> str | None:
     opts = sorted((o for o in options if C.mm(o)), key=C.mm)
     if not opts:
         return None
-    dcuda = C.mm(F.driver_cuda(s))
-    if dcuda is None:
+    if C.mm(F.driver_cuda(s)) is None:
         return opts[-1]
-    fit = [o for o in opts if C.mm(o) <= dcuda]
+    # conda's CUDA runtime comes with pytorch-cuda: the driver's own CUDA must reach it
+    fit = [o for o in opts if kb.driver_runs(o, driver_cuda=F.driver_cuda(s)) == kb.TOOLKIT]
     return fit[-1] if fit else None
 
 
@@ -98,13 +87,13 @@ def _last_conda_release() -> str:
 
 def _pip_route(s, remove: list[str]) -> list[str]:
     """The pip route inside the conda env: take conda's torch packages out, then the wheel that fits."""
-    build = F.recommend_build(s)
+    build = A.recommend_build(s)
     if not build:
         return []
     lines = []
     if remove:
         lines.append(_conda(s, "remove", "--force", *remove))
-    lines.append(F.install_command(s, build))
+    lines.append(A.install_command(s, build))
     return lines
 
 
@@ -150,11 +139,16 @@ def _cuda_install_lines(s, rec, flavour_note: str) -> tuple[list[str], str]:
     route = _pip_route(s, [n for n in ("pytorch", "torchvision", "torchaudio", "pytorch-cuda", "cpuonly")
                            if C.package(s, n)])
     if route:
-        newest = F.recommend_build(s) or {}
+        newest = A.recommend_build(s) or {}
         lines.append(f"# or with pip inside the env (the only route to torch newer than {_last_conda_release()}, the "
                      f"pytorch channel's last release): torch {newest.get('torch')} from download.pytorch.org")
         lines += route
     return lines, why + flavour_note
+
+
+def _problem(*args, **kw) -> dict:
+    """A conda problem: it hides TE900 ("the env is consistent")."""
+    return finding(*args, hides=["TE900"], **kw)
 
 
 # ---------------------------------------------------------------- rules
@@ -162,6 +156,8 @@ def _cuda_install_lines(s, rec, flavour_note: str) -> tuple[list[str], str]:
 def cpu_pytorch_with_gpu(s) -> list[dict]:
     """TE901: conda's pytorch is a CPU build (build string, or cpuonly / pytorch-mutex cpu) while an
     NVIDIA GPU is there."""
+    if not C.has_conda_facts(s):
+        return []
     rec = C.package(s, "pytorch")
     flav = C.pytorch_flavour(s)
     if rec is None or flav is None or not F.has_nvidia_gpu(s):
@@ -175,7 +171,7 @@ def cpu_pytorch_with_gpu(s) -> list[dict]:
     if C.channel(rec) == "pytorch" and not C.package(s, "pytorch-cuda"):
         reasons.append("no pytorch-cuda package")
     lines, why = _cuda_install_lines(s, rec, "")
-    return [finding(
+    return [_problem(
         "TE901", "failure",
         f"conda's pytorch {terminal(C.version(rec))} in {_env_label(s)} is a CPU build ({'; '.join(reasons)}), "
         f"but this machine has {_gpu_label(s)}",
@@ -189,6 +185,8 @@ def cpu_pytorch_with_gpu(s) -> list[dict]:
 def pytorch_cuda_missing(s) -> list[dict]:
     """TE902: a pytorch-channel pytorch (1.13 or later: the pytorch-cuda era) without pytorch-cuda on a
     GPU machine, when the build string does not already say CPU (TE901 covers that)."""
+    if not C.has_conda_facts(s):
+        return []
     rec = C.package(s, "pytorch")
     flav = C.pytorch_flavour(s)
     if rec is None or C.channel(rec) != "pytorch" or C.package(s, "pytorch-cuda") or C.package(s, "cpuonly"):
@@ -199,7 +197,7 @@ def pytorch_cuda_missing(s) -> list[dict]:
     if not rel or rel[:2] < (1, 13):
         return []  # before 1.13 the pytorch channel used cudatoolkit, not pytorch-cuda
     lines, why = _cuda_install_lines(s, rec, "")
-    return [finding(
+    return [_problem(
         "TE902", "failure",
         f"conda's pytorch {terminal(C.version(rec))} in {_env_label(s)} comes from the pytorch channel without "
         f"pytorch-cuda ({flav['why'] if flav else 'build unknown'})",
@@ -212,18 +210,20 @@ def pytorch_cuda_missing(s) -> list[dict]:
 def _imported(s, conda_rec, pip_item) -> str | None:
     """'pip' / 'conda' / None: which of the two copies Python imports (the torch probe's facts)."""
     tv = F.torch_version(s)
-    inst = (F.torch(s).get("installer") or "").lower() if isinstance(F.torch(s).get("installer"), str) else ""
+    inst = (F.torch_installer(s) or "").lower()
     if F.torch_importable(s) is False or not tv:
         return None
     if tv == pip_item.get("version") or inst in ("pip", "uv"):
         return "pip"
-    if tv.split("+", 1)[0] == C.version(conda_rec):
+    if versions.public(tv) == C.version(conda_rec):
         return "conda"
-    return "pip" if tv.split("+", 1)[0] == str(pip_item.get("version")).split("+", 1)[0] else None
+    return "pip" if versions.public(tv) == versions.public(str(pip_item.get("version"))) else None
 
 
 def torch_installed_twice(s) -> list[dict]:
     """TE903: conda's pytorch record and a pip-installed torch distribution in one prefix."""
+    if not C.has_conda_facts(s):
+        return []
     rec = C.package(s, "pytorch")
     pip_torch = C.pip_dist(s, "torch")
     if rec is None or pip_torch is None:
@@ -246,7 +246,7 @@ def torch_installed_twice(s) -> list[dict]:
                   *(["-c", "pytorch", "-c", "nvidia"] if C.channel(rec) == "pytorch" else
                     ["-c", C.channel(rec)] if C.channel(rec) and C.channel(rec) != "pkgs/main" else [])),
            "# or keep pip's torch: a new env without conda's pytorch (torch-envcheck pin --conda writes its environment.yml)"]
-    return [finding(
+    return [_problem(
         "TE903", "failure" if who is None and F.torch_importable(s) is False else "warning",
         f"torch is installed twice in {_env_label(s)}: conda's {_pkg_label('pytorch', rec)} and pip's torch {pv}; "
         f"{imports}",
@@ -261,6 +261,8 @@ def torch_installed_twice(s) -> list[dict]:
 def runtime_replaced_by_pip(s) -> list[dict]:
     """TE904: a pip distribution wrote a C++/OpenMP runtime library (libstdc++, libgomp, libiomp5,
     libomp) into the env over the copy a conda package owns."""
+    if not C.has_conda_facts(s):
+        return []
     owners = {}
     for name, rec in C.packages(s).items():
         for f in C.runtime_files(rec):
@@ -274,7 +276,7 @@ def runtime_replaced_by_pip(s) -> list[dict]:
         return []
     d, f, owner = hits[0]
     more = f" and {len(hits) - 1} more" if len(hits) > 1 else ""
-    return [finding(
+    return [_problem(
         "TE904", "warning",
         f"pip's {terminal(d['name'])} {terminal(d['version'])} overwrote {terminal(f)}, which conda's {owner} owns, "
         f"in {_env_label(s)}{more}",
@@ -293,13 +295,15 @@ _CONDA_CUDA = ("cudatoolkit", "cudnn", "cuda-runtime", "cuda-cudart", "cuda-libr
 
 def pip_nvidia_wheels(s) -> list[dict]:
     """TE905: pip's nvidia-* wheels beside conda's CUDA packages (two copies of the CUDA libraries)."""
+    if not C.has_conda_facts(s):
+        return []
     wheels = [d for d in C.pip_dists(s) if d["name"].startswith("nvidia-")]
     conda_cuda = [(n, C.package(s, n)) for n in _CONDA_CUDA if C.package(s, n)]
     if not wheels or not conda_cuda:
         return []
     w = ", ".join(f"{terminal(d['name'])} {terminal(d['version'])}" for d in wheels[:3])
     c = ", ".join(f"{n} {terminal(C.version(r))}" for n, r in conda_cuda[:3])
-    return [finding(
+    return [_problem(
         "TE905", "warning",
         f"pip's CUDA wheels ({w}{f' and {len(wheels) - 3} more' if len(wheels) > 3 else ''}) sit beside conda's "
         f"CUDA packages ({c}) in {_env_label(s)}",
@@ -322,6 +326,8 @@ def _tf_row(version) -> dict | None:
 def tensorflow_cuda_mismatch(s) -> list[dict]:
     """TE906: the env's cudatoolkit / cudnn against the CUDA and cuDNN its TensorFlow was built and
     tested with (TensorFlow's 'Tested build configurations')."""
+    if not C.has_conda_facts(s):
+        return []
     tf = C.tensorflow(s)
     if not tf or not tf[1]:
         return []
@@ -355,7 +361,7 @@ def tensorflow_cuda_mismatch(s) -> list[dict]:
             pins.append(f"cudnn={need_cudnn}")
     if not problems:
         return []
-    return [finding(
+    return [_problem(
         "TE906", severity,
         f"{tf[0]} {terminal(tf[1])} was built with CUDA {need_cuda}" + (f" and cuDNN {need_cudnn}" if need_cudnn else "")
         + f", but {_env_label(s)} "
@@ -371,6 +377,8 @@ def tensorflow_cuda_mismatch(s) -> list[dict]:
 
 def pytorch_cuda_mismatch(s) -> list[dict]:
     """TE907: conda's pytorch CUDA build against the env's pytorch-cuda / cudatoolkit."""
+    if not C.has_conda_facts(s):
+        return []
     rec = C.package(s, "pytorch")
     flav = C.pytorch_flavour(s)
     if rec is None or not flav or flav["kind"] != "cuda":
@@ -385,7 +393,7 @@ def pytorch_cuda_mismatch(s) -> list[dict]:
             continue
         extra = ["-c", "pytorch", "-c", "nvidia"] if pkg == "pytorch-cuda" else \
             ["-c", "pytorch"] + (["-c", "conda-forge"] if C.mm(want) >= (11, 1) else [])
-        return [finding(
+        return [_problem(
             "TE907", "failure",
             f"conda's pytorch {terminal(C.version(rec))} was built for CUDA {want} ({flav['why']}), but "
             f"{_env_label(s)} has {pkg} {terminal(C.version(inst))}",
@@ -400,6 +408,8 @@ def pytorch_cuda_mismatch(s) -> list[dict]:
 def system_cuda_first_on_path(s) -> list[dict]:
     """TE908 (Windows): a CUDA toolkit's bin directory outside the env comes before the env's
     Library\\bin on PATH, so its DLLs shadow conda's cudatoolkit."""
+    if not C.has_conda_facts(s):
+        return []
     if F.system(s) != "Windows":
         return []
     toolkit = C.cuda_toolkit(s)
@@ -415,7 +425,7 @@ def system_cuda_first_on_path(s) -> list[dict]:
     d = e["dir"]
     session = ("$env:Path = ($env:Path -split ';' | Where-Object { $_ -ne " + shell_quote(d, "powershell")
                + " }) -join ';'")
-    return [finding(
+    return [_problem(
         "TE908", "failure" if other else "warning",
         f"PATH puts the CUDA {terminal(e.get('cuda_version') or '?')} toolkit in {terminal(d)} before the "
         f"Library\\bin of {_env_label(s)}" + ("" if env_idx is not None else " (which is not on PATH at all)")
@@ -446,28 +456,23 @@ def records_unreadable(s) -> list[dict]:
         None, {"errors": errs[:50]})]
 
 
-_PROBLEM_RULES = (cpu_pytorch_with_gpu, pytorch_cuda_missing, torch_installed_twice, runtime_replaced_by_pip,
-                  pip_nvidia_wheels, tensorflow_cuda_mismatch, pytorch_cuda_mismatch, system_cuda_first_on_path)
-
-
-def evaluate(s) -> list[dict]:
-    """Every conda finding, or TE900 when the env is consistent.  Silent outside a conda env."""
+def conda_ok(s) -> list[dict]:
+    """TE900: the env's CUDA packages fit each other, the driver and pip's packages (every conda
+    problem hides it: _problem)."""
     if not C.has_conda_facts(s):
         return []
-    out = []
-    for rule in _PROBLEM_RULES:
-        out += rule(s)
-    out += records_unreadable(s)
-    if not any(f["severity"] != "ok" and f["code"] != "TE991" for f in out):
-        pkgs = C.packages(s)
-        parts = [_pkg_label(n, pkgs[n]) for n in ("pytorch", "pytorch-cuda", "cudatoolkit", "cudnn", "tensorflow")
-                 if n in pkgs]
-        out.insert(0, finding(
-            "TE900", "ok",
-            f"{_env_label(s)}: " + ("; ".join(parts) if parts else f"{C.records(s) or 0} conda packages, none CUDA-related"),
-            "conda's CUDA packages fit each other, the driver and the packages pip added.", None,
-            {"records": C.records(s)}))
-    return out
+    pkgs = C.packages(s)
+    parts = [_pkg_label(n, pkgs[n]) for n in ("pytorch", "pytorch-cuda", "cudatoolkit", "cudnn", "tensorflow")
+             if n in pkgs]
+    return [finding(
+        "TE900", "ok",
+        f"{_env_label(s)}: " + ("; ".join(parts) if parts else f"{C.records(s) or 0} conda packages, none CUDA-related"),
+        "conda's CUDA packages fit each other, the driver and the packages pip added.", None,
+        {"records": C.records(s)})]
 
 
-RULES = [evaluate]
+# conda_ok first: the area's summary line comes before its problems.  Every rule is silent outside
+# a conda env (no conda facts).
+RULES = [conda_ok, cpu_pytorch_with_gpu, pytorch_cuda_missing, torch_installed_twice, runtime_replaced_by_pip,
+         pip_nvidia_wheels, tensorflow_cuda_mismatch, pytorch_cuda_mismatch, system_cuda_first_on_path,
+         records_unreadable]

@@ -4,8 +4,10 @@ initialise."""
 from __future__ import annotations
 
 from torch_envcheck import knowledge as kb
+from torch_envcheck._util import versions
+from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.rules import _facts as F
+from torch_envcheck.doctor.facts import core as F
 
 
 def _needs(s) -> dict | None:
@@ -20,27 +22,21 @@ def _applies(s) -> bool:
 
 
 def _support(s) -> str | None:
-    """'toolkit' / 'compat' / 'no' / None, from the driver version, else from its CUDA version."""
-    dv, dc, tc = F.driver_version(s), F.driver_cuda(s), F.torch_cuda(s)
-    try:
-        verdict = kb.driver_supports(dv, tc, F.driver_os(s)) if dv else None
-    except kb.KnowledgeError:
-        verdict = None
-    if verdict is None and dc and tc:
-        d, t = kb.major_minor(dc), kb.major_minor(tc)
-        if d and t:
-            verdict = "toolkit" if d >= t else ("compat" if d[0] == t[0] else "no")
-    return verdict
+    """How the driver runs torch's CUDA: 'toolkit' / 'compat' / 'no' / None (the one answer)."""
+    return F.driver_runs(s, F.torch_cuda(s))
 
 
 def _torch_says_no_driver(s) -> bool:
-    err = F.text(F.torch(s).get("cuda_init_error")) or ""
-    return "Found no NVIDIA driver" in err
+    return "Found no NVIDIA driver" in (F.cuda_init_error(s) or "")
+
+
+# CUDA failing to initialise without a driver is no other reason (TE303's): the missing driver is it
+_NO_DRIVER_HIDES = ("TE303",)
 
 
 def driver_missing(s) -> list[dict]:
-    if not _applies(s) or F.torch(s).get("cuda_available") is True or library_mismatch(s):
-        return []
+    if not _applies(s) or F.cuda_available(s) is True:
+        return []  # (a driver/library version mismatch, TE306, hides it: the driver is there)
     present = F.driver_present(s)
     # The driver probe's verdict; when it has none (crashed: TE390), torch's own error is the evidence.
     if present is True or (present is None and not _torch_says_no_driver(s)):
@@ -50,23 +46,23 @@ def driver_missing(s) -> list[dict]:
     tc = F.torch_cuda(s)
     need_txt = f">= {floor}" if floor else "new enough"
     exe = F.python_exe(s)
-    rel = F.torch_version(s).split("+", 1)[0] if F.torch_version(s) else None
+    rel = versions.public(F.torch_version(s))
     cpu_fix = kb.pip_install_command(exe, rel, "cpu", shell=F.shell(s))
     if F.wsl(s) == 2:
         gpu_side = (f"install the NVIDIA Windows driver {need_txt} on the Windows side (WSL 2 uses it through "
                     "/usr/lib/wsl/lib; do not install a Linux driver inside WSL)")
     else:
         gpu_side = f"install the NVIDIA driver {need_txt}" + (f" ({exact} is CUDA {tc}'s own)" if exact and exact != floor else "")
-    errors = [e for e in F.as_list(F.driver(s).get("errors")) if isinstance(e, str)]
-    container = F.text(F.dig(s, "platform", "container"))
+    errors = F.driver_errors(s)
+    container = F.container(s)
     container_txt = (f" This runs in a container ({container}): the driver lives on the host and is mapped in only "
                      "when the container is started with GPU access (Docker: `--gpus all` with the NVIDIA Container "
                      "Toolkit; Kubernetes: an nvidia.com/gpu resource).") if container else ""
     errors_txt = (" Driver probe errors: " + "; ".join(errors[:3])) if errors else ""
     pci = F.pci_gpus(s)
     details = {"torch_cuda": tc, "driver_needed_compat_floor": floor, "driver_needed_toolkit": exact,
-               "driver_source": F.driver(s).get("source"), "driver_errors": errors, "pci_gpus": pci,
-               "cuda_init_error": F.torch(s).get("cuda_init_error")}
+               "driver_source": F.driver_source(s), "driver_errors": errors, "pci_gpus": pci,
+               "cuda_init_error": F.cuda_init_error_recorded(s)}
     if pci:
         # A GPU is on the bus (also seen from a container, which lists its host's PCI devices): it sits
         # unused until the driver is loaded or mapped in, so this environment is broken.
@@ -85,11 +81,11 @@ def driver_missing(s) -> list[dict]:
                        "with GPU access,\n# e.g. docker run --gpus all <image> ...; then, inside it:\nnvidia-smi")
         else:
             expl += f" To use the GPU, {gpu_side}, then check with `nvidia-smi`."
-            ubuntu = "ubuntu" in (F.text(F.dig(s, "platform", "os_pretty")) or "").lower()
+            ubuntu = "ubuntu" in (F.os_pretty(s) or "").lower()
             fix = ("sudo ubuntu-drivers install   # Ubuntu's recommended NVIDIA driver; reboot, then:\nnvidia-smi"
                    if ubuntu else f"# install the NVIDIA driver {need_txt} (your distribution's package or "
                    "https://www.nvidia.com/Download/index.aspx), reboot, then:\nnvidia-smi")
-        return [finding("TE301", "failure", msg, expl + errors_txt, fix, details)]
+        return [finding("TE301", "failure", msg, expl + errors_txt, fix, details, hides=_NO_DRIVER_HIDES)]
     if pci == []:
         # The PCI bus was read and holds no NVIDIA device: CUDA can never work here, and torch on the CPU
         # is a working setup, so this is a warning about wasted disk space, not a broken environment.
@@ -100,7 +96,7 @@ def driver_missing(s) -> list[dict]:
                 "is the same torch without them.")
         if container:
             expl += f" This runs in a container ({container}), which normally lists its host's PCI devices: the host has no NVIDIA GPU either."
-        return [finding("TE301", "warning", msg, expl + errors_txt, cpu_fix, details)]
+        return [finding("TE301", "warning", msg, expl + errors_txt, cpu_fix, details, hides=_NO_DRIVER_HIDES)]
     # Whether a GPU exists is unknown (Windows, WSL 2, no readable sysfs, a snapshot from before the PCI
     # fact): a warning, not a failure.  The exit status 1 claims "broken"; without evidence of a GPU a
     # CUDA torch on the CPU is a working setup (the default `pip install torch` on Linux is a CUDA build),
@@ -112,7 +108,7 @@ def driver_missing(s) -> list[dict]:
             f"driver on your system\".") + container_txt + errors_txt
     fix = "# only if this machine has no NVIDIA GPU (check: lspci | grep -i nvidia):\n" + cpu_fix \
         if F.system(s) == "Linux" else cpu_fix
-    return [finding("TE301", "warning", msg, expl, fix, details)]
+    return [finding("TE301", "warning", msg, expl, fix, details, hides=_NO_DRIVER_HIDES)]
 
 
 def _forward_compat_evidence(s) -> list[str]:
@@ -164,11 +160,9 @@ def driver_too_old(s) -> list[dict]:
             f"(needed by GPUs this build has no SASS for) and a few newer APIs need CUDA {tc}'s own driver "
             f"{need.get('toolkit_minimum') or '(unknown)'}.", None,
             {"driver_version": dv, "driver_cuda": dc, "torch_cuda": tc, "needs": need})]
-    cap = F.build_capability(s)
-    build = F.recommend_build(s, capability=cap)
-    oldest = _oldest_build(s)
-    dvt = kb.version_tuple(dv)
-    if build is None and oldest and dvt and dvt < kb.version_tuple(oldest["driver"]):
+    build = A.recommend_build(s, capability=F.build_capability(s))
+    oldest = F.oldest_build_beyond_driver(s)
+    if build is None and oldest:
         return [_older_than_every_build(s, oldest, need)]
     expl = (f"torch's CUDA {tc} runtime needs driver >= {need.get('compat_floor') or need.get('toolkit_minimum') or '?'}"
             f" on {F.driver_os(s)}; CUDA initialisation fails (\"The NVIDIA driver on your system is too old\"). "
@@ -177,23 +171,16 @@ def driver_too_old(s) -> list[dict]:
     return [finding("TE302", "failure",
                     f"{what} is too old for {F.torch_label(s)} (CUDA {tc} needs driver >= "
                     f"{need.get('compat_floor') or need.get('toolkit_minimum') or '?'})",
-                    expl, F.install_command(s, build) if build else None,
+                    expl, A.install_command(s, build) if build else None,
                     {"driver_version": dv, "driver_cuda": dc, "torch_cuda": tc, "needs": need,
-                     "recommended_build": build, "cuda_init_error": F.torch(s).get("cuda_init_error")})]
-
-
-def _oldest_build(s) -> dict | None:
-    try:
-        return kb.min_driver_any_build(F.driver_os(s))
-    except kb.KnowledgeError:
-        return None
+                     "recommended_build": build, "cuda_init_error": F.cuda_init_error_recorded(s)})]
 
 
 def _driver_upgrade_fix(s, need_txt: str) -> str:
     if F.wsl(s) == 2 or F.system(s) == "Windows":
         return (f"# install the NVIDIA Windows driver {need_txt} (https://www.nvidia.com/Download/index.aspx), "
                 "reboot Windows, then:\nnvidia-smi")
-    ubuntu = "ubuntu" in (F.text(F.dig(s, "platform", "os_pretty")) or "").lower()
+    ubuntu = "ubuntu" in (F.os_pretty(s) or "").lower()
     if ubuntu:
         return "sudo ubuntu-drivers install   # the newest recommended NVIDIA driver; reboot, then:\nnvidia-smi"
     return (f"# install the NVIDIA driver {need_txt} (your distribution's package or "
@@ -214,18 +201,11 @@ def _older_than_every_build(s, oldest: dict, need: dict) -> dict:
         {"driver_version": dv, "torch_cuda": tc, "needs": need, "oldest_build": oldest})
 
 
-_MISMATCH_MARKERS = ("driver/library version mismatch", "error 803",
-                     "system has unsupported display driver / cuda driver combination")
-
-
 def library_mismatch(s) -> list[dict]:
     """CUDA error 803 / NVML "Driver/library version mismatch": the kernel module still loaded is not
     the version of the user-space driver (libcuda, libnvidia-ml) installed since, typically right
     after a driver upgrade without a reboot."""
-    if F.is_macos(s):
-        return []
-    texts = [F.cuda_init_error(s)] + F.driver_errors(s) + F.cuda_warnings(s)
-    hit = next((t for t in texts if t and any(m in t.lower() for m in _MISMATCH_MARKERS)), None)
+    hit = F.library_mismatch(s)
     if not hit:
         return []
     if F.wsl(s) == 2 or F.system(s) == "Windows":
@@ -243,28 +223,29 @@ def library_mismatch(s) -> list[dict]:
         "once no process uses the GPU (`nvidia-smi` and `lsof /dev/nvidia*` list them). If it persists after a "
         "reboot, two driver installations are mixed (a distribution package and a .run installer, or a "
         "container's own libcuda): remove one.",
-        fix, {"error": hit, "driver_version": F.driver_version(s)}, explains=explains)]
+        fix, {"error": hit, "driver_version": F.driver_version(s)}, explains=explains,
+        hides=["TE301"])]  # "no NVIDIA driver is loaded": it is, in another version than its libraries
 
 
 def _explained_by(s) -> str | None:
-    """The finding that causes a failed CUDA initialisation, when another rule found one."""
-    if library_mismatch(s):
+    """The cause of a failed CUDA initialisation that another finding reports (and explains this
+    one by), named in this one's text."""
+    if F.library_mismatch(s):
         return "TE306 (driver/library version mismatch)"
-    from torch_envcheck.doctor.rules import gpu  # noqa: PLC0415 (gpu imports nothing from here; avoids a cycle at import time)
-    if any(f["code"] == "TE403" and f["severity"] == "failure" for f in gpu.visible_devices(s)):
+    cvd = F.cuda_visible_devices(s)
+    if cvd and cvd["invalid"] is not None and not cvd["valid"]:
         return "TE403 (CUDA_VISIBLE_DEVICES names no usable GPU)"
     return None
 
 
 def cuda_init_failed(s) -> list[dict]:
-    t = F.torch(s)
-    if not _applies(s) or F.driver_present(s) is False or t.get("cuda_available") is not False:
+    if not _applies(s) or F.driver_present(s) is False or F.cuda_available(s) is not False:
         return []
-    if F.driver_present(s) is None and (_torch_says_no_driver(s) or not F.text(t.get("cuda_init_error"))):
-        return []  # TE301 from torch's own words, or nothing known to report
-    if _support(s) == "no" or F.cvd_hides_all(s):
-        return []  # explained by TE302 / TE307 / TE402
-    err = F.text(t.get("cuda_init_error"))
+    if F.driver_present(s) is None and not F.cuda_init_error(s):
+        return []  # neither the driver probe nor torch says anything
+    if _support(s) == "no":
+        return []  # TE303 is a failure "for another reason" than a driver too old for this CUDA: it says the driver is new enough
+    err = F.cuda_init_error(s)
     expl = "The driver is loaded and new enough, yet torch could not initialise CUDA."
     cause = _explained_by(s)
     if cause:

@@ -8,7 +8,7 @@ import re
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util.escape import shell_quote
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.rules import _facts as F
+from torch_envcheck.doctor.facts import core as F
 
 BUILD = "torch-envcheck build"
 # The rebuild commands torch_envcheck.ext.extension writes into a snapshot; anything else is not run.
@@ -17,7 +17,7 @@ _KNOWN_COMMAND = re.compile(r"torch-envcheck build(?: --force)?|pip install --no
 
 
 def _status(s) -> dict:
-    return F.as_dict(F.dig(s, "extension", "status"))
+    return F.ext_status(s)
 
 
 def state(s) -> list[dict]:
@@ -61,7 +61,7 @@ def kernel_image(s) -> list[dict]:
             continue
         cap = d["capability"]
         if cap and not _torch_covers(s, cap):
-            continue  # torch itself has no kernels for this GPU: TE401 says what to install first
+            continue  # a GPU torch has no kernels for (TE401/TE405 judge that): the extension's cannot matter there
         label = F.gpu_label(d)
         out.append(finding("TE702", "warning",
                            f"the extension has no kernel image for {label}",
@@ -70,14 +70,14 @@ def kernel_image(s) -> list[dict]:
                            "Rebuild it for this GPU.",
                            f"TORCH_CUDA_ARCH_LIST={shell_quote(cap)} {BUILD} --force" if cap else f"{BUILD} --force",
                            {"device": d, "error": d["kernel_error"],
-                            "built_for": F.dig(s, "extension", "build_info", "cuda", "gencode")}))
+                            "built_for": F.ext_gencode(s)}, hides=["TE700"]))
     return out
 
 
 def extension_ok(s) -> list[dict]:
     st = _status(s)
-    if F.text(st.get("state")) != "ok" or kernel_image(s):
-        return []
+    if F.text(st.get("state")) != "ok":
+        return []  # (a GPU without a kernel image, TE702, hides it)
     mode = F.text(st.get("mode"))
     return [finding("TE700", "ok",
                     f"the extension ({mode or 'built'}) matches {F.torch_label(s)} and loads"

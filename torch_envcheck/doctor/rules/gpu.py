@@ -4,11 +4,12 @@ needs the driver of the toolkit that wrote it), and CUDA_VISIBLE_DEVICES."""
 
 from __future__ import annotations
 
-import re
-
 from torch_envcheck import knowledge as kb
+from torch_envcheck._util import versions
+from torch_envcheck._util.escape import env_assign
+from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.rules import _facts as F
+from torch_envcheck.doctor.facts import core as F
 
 
 def _applies(s) -> bool:
@@ -38,8 +39,8 @@ CUDNN9_MIN = "5.0"
 def _jetpack_fix(s) -> str:
     return (f"# NVIDIA publishes torch wheels built for Jetson with each JetPack release ({JETPACK_URL});\n"
             "# check the JetPack version (cat /etc/nv_tegra_release), then install the matching wheel:\n"
-            f"{F.python_cmd(s)} -m pip uninstall -y torch\n"
-            f"{F.python_cmd(s)} -m pip install <the torch wheel for your JetPack from NVIDIA's page above>")
+            f"{A.python_cmd(s)} -m pip uninstall -y torch\n"
+            f"{A.python_cmd(s)} -m pip install <the torch wheel for your JetPack from NVIDIA's page above>")
 
 
 def arch_unsupported(s) -> list[dict]:
@@ -52,7 +53,7 @@ def arch_unsupported(s) -> list[dict]:
             continue
         cap = g["capability"]
         if _tegra_gpu(s, cap):
-            continue  # jetson_wheel() reports it with the fix that works on Jetson
+            continue  # a Jetson GPU is TE405's (jetson_wheel), with the fix that works on Jetson
         lo, hi = m["min"], m["max"]
         if lo and kb.major_minor(cap) < kb.major_minor(lo):
             how = "too old"
@@ -60,10 +61,10 @@ def arch_unsupported(s) -> list[dict]:
             how = "too new"
         else:
             how = "not covered"
-        build = F.recommend_build(s, capability=cap)
+        build = A.recommend_build(s, capability=cap)
         fits_any = []
         try:
-            fits_any = kb.releases_supporting(cap, F.system(s), F.text(F.dig(s, "platform", "machine")))
+            fits_any = kb.releases_supporting(cap, F.system(s), F.machine(s))
         except kb.KnowledgeError:
             pass
         msg = (f"{F.gpu_label(g)} is {how} for {F.torch_label(s)}, whose kernels cover {lo}-{hi} "
@@ -87,10 +88,11 @@ def arch_unsupported(s) -> list[dict]:
                      "torch wheel ships since torch 2.4, does not support it, so only torch <= 2.3 builds with cuDNN 8 "
                      "(cu118: sm_37) can run convolutions on it" + (f"; torch {build['torch']} {build['tag']} is one."
                                                                      if build else "."))
-        out.append(finding("TE401", "failure", msg, expl, F.install_command(s, build) if build else None,
+        out.append(finding("TE401", "failure", msg, expl, A.install_command(s, build) if build else None,
                            {"gpu": g, "capability": cap, "arch_list": arch, "problem": how,
                             "recommended_build": build,
-                            "other_builds": [f"{b['torch']} {b['tag']}" for b in fits_any[:6]]}))
+                            "other_builds": [f"{b['torch']} {b['tag']}" for b in fits_any[:6]]},
+                           hides=["TE400"]))
     return out
 
 
@@ -114,7 +116,7 @@ def jetson_wheel(s) -> list[dict]:
         cap = g["capability"]
         if m["ok"] is not False or not _tegra_gpu(s, cap):
             continue
-        board = F.text(F.as_dict(F.jetson(s)).get("model"))
+        board = F.jetson_model(s)
         msg = (f"{F.gpu_label(g)} is a Jetson (integrated) GPU and {F.torch_label(s)} has no kernels for it "
                f"({' '.join(arch)})" + _arch_from(s))
         expl = ("The torch wheels on download.pytorch.org are built for discrete GPUs (aarch64: server boards such "
@@ -125,15 +127,16 @@ def jetson_wheel(s) -> list[dict]:
         out.append(finding("TE405", "failure", msg, expl, _jetpack_fix(s),
                            {"gpu": g, "capability": cap, "arch_list": arch, "arch_list_source": F.arch_list_source(s),
                             "jetson": F.jetson(s), "jetpack_wheels": JETPACK_URL},
-                           explains=["TE401"] + _jetson_driver_codes(s)))
+                           explains=["TE401"] + _jetson_driver_codes(s), hides=["TE400"]))
     return out
 
 
 def _jetson_driver_codes(s) -> list[str]:
     """On Jetson the driver comes with JetPack and cannot be upgraded alone: a too-old-driver finding
-    is one more symptom of a wheel that is not built for the board."""
-    from torch_envcheck.doctor.rules import driver  # noqa: PLC0415 (driver imports gpu lazily too; no cycle at import time)
-    return [f["code"] for f in driver.driver_too_old(s) if f["code"] in ("TE302", "TE307")]
+    (TE307 when no build runs on it, else TE302) is one more symptom of a wheel not built for the board."""
+    if not F.driver_too_old_for_torch(s):
+        return []
+    return ["TE307"] if F.oldest_build_beyond_driver(s) else ["TE302"]
 
 
 def cudnn_unsupported(s) -> list[dict]:
@@ -142,7 +145,7 @@ def cudnn_unsupported(s) -> list[dict]:
     TE401 says so and names a build that fits both."""
     if not _applies(s):
         return []
-    cudnn = F.cudnn_tuple(F.torch(s).get("cudnn"))
+    cudnn = F.torch_cudnn(s)
     pkg = F.nvidia_package_version(s, "nvidia-cudnn")
     ver = F.fmt_version(cudnn) if cudnn else (pkg[1] if pkg else None)
     if not ver:
@@ -157,17 +160,17 @@ def cudnn_unsupported(s) -> list[dict]:
             continue
         if ok is not False or m["ok"] is False:
             continue
-        build = F.recommend_build(s, capability=g["capability"])
+        build = A.recommend_build(s, capability=g["capability"])
         out.append(finding(
             "TE406", "failure",
             f"{F.gpu_label(g)} is older than cuDNN {ver} supports (compute capability >= {lo}): convolutions and "
             f"other cuDNN ops fail with {F.torch_label(s)}",
-            f"cuDNN {ver.split('.')[0]} supports compute capability {lo} and newer (NVIDIA cuDNN support matrix); "
+            f"cuDNN {versions.major(ver)} supports compute capability {lo} and newer (NVIDIA cuDNN support matrix); "
             "every torch wheel since torch 2.4 ships cuDNN 9, so Kepler GPUs (3.x) need torch <= 2.3 with cuDNN 8"
             + (f": torch {build['torch']} {build['tag']} (command below)." if build else
                ". Or disable cuDNN (torch.backends.cudnn.enabled = False) and accept slower ops."),
-            F.install_command(s, build) if build else None,
-            {"gpu": g, "cudnn": ver, "cudnn_min_capability": lo, "recommended_build": build}))
+            A.install_command(s, build) if build else None,
+            {"gpu": g, "cudnn": ver, "cudnn_min_capability": lo, "recommended_build": build}, hides=["TE400"]))
     return out
 
 
@@ -181,7 +184,7 @@ def ptx_driver(s) -> list[dict]:
         if m["via"] != "ptx":
             continue
         try:
-            verdict = kb.driver_supports(F.driver_version(s), F.torch_cuda(s), F.driver_os(s))
+            verdict = F.driver_runs(s, F.torch_cuda(s))
             need = kb.min_driver_for_cuda(F.torch_cuda(s), F.driver_os(s)) or {}
         except kb.KnowledgeError:
             continue
@@ -194,44 +197,29 @@ def ptx_driver(s) -> list[dict]:
             "The driver JIT-compiles PTX only if it is at least as new as the toolkit that wrote it "
             "(CUDA_ERROR_UNSUPPORTED_PTX_VERSION otherwise); minor-version compatibility does not cover PTX. "
             "Upgrade the driver, or install a build with SASS for this GPU.", None,
-            {"gpu": g, "entry": m["entry"], "driver_version": F.driver_version(s), "needs": need}))
+            {"gpu": g, "entry": m["entry"], "driver_version": F.driver_version(s), "needs": need}, hides=["TE400"]))
     return out
 
 
 def _cvd_fix(s, value: str | None) -> str:
-    from torch_envcheck._util.escape import env_assign  # noqa: PLC0415  (the value comes from the snapshot: quoted)
-    return env_assign("CUDA_VISIBLE_DEVICES", value or None, F.shell(s))
+    return env_assign("CUDA_VISIBLE_DEVICES", value or None, F.shell(s))  # the value comes from the snapshot: quoted
 
 
 def visible_devices(s) -> list[dict]:
-    raw = F.env(s, "CUDA_VISIBLE_DEVICES")
-    if raw is None or F.is_macos(s) or not (F.is_cuda_torch(s) or F.driver_gpus(s)):
+    cvd = F.cuda_visible_devices(s)
+    if cvd is None:
         return []
-    n = len(F.driver_gpus(s)) if F.driver_present(s) else None
-    if not raw.strip():
+    raw, n = cvd["raw"], cvd["n"]
+    if cvd["empty"]:
         sev = "failure" if n else "warning"
         return [finding("TE402", sev,
                         "CUDA_VISIBLE_DEVICES is set but empty: CUDA sees no GPU"
                         + (f" (this machine has {n})" if n else ""),
                         "An empty CUDA_VISIBLE_DEVICES hides every GPU (torch.cuda.device_count() == 0). It must be "
                         "set before CUDA initialises; changing it later in the process has no effect.",
-                        _cvd_fix(s, None), {"CUDA_VISIBLE_DEVICES": raw, "driver_gpu_count": n})]
-    if not n:
-        return []  # without the driver's GPU list an index cannot be judged
-    uuids = [F.text(g.get("uuid")) for g in F.driver_gpus(s)]
-    valid, bad = [], None
-    for item in (x.strip() for x in raw.split(",")):
-        if re.fullmatch(r"\d+", item):
-            ok = int(item) < n
-        elif item.upper().startswith(("GPU-", "MIG-")):
-            ok = None if not any(uuids) or item.upper().startswith("MIG-") else \
-                any(u and u.lower().startswith(item.lower()) for u in uuids)
-        else:
-            ok = False
-        if ok is False:
-            bad = item
-            break  # CUDA stops parsing at the first invalid entry
-        valid.append(item)
+                        _cvd_fix(s, None), {"CUDA_VISIBLE_DEVICES": raw, "driver_gpu_count": n},
+                        hides=["TE303"])]  # "CUDA failed to initialise": no, it was told to see no GPU
+    bad, valid = cvd["invalid"], cvd["valid"]
     if bad is None:
         return []
     sev = "failure" if not valid else "warning"
@@ -250,8 +238,8 @@ def gpu_ok(s) -> list[dict]:
     if not _applies(s):
         return []
     cov, arch = _coverage(s)
-    if not cov or any(m["ok"] is False for _, m in cov) or ptx_driver(s) or cudnn_unsupported(s):
-        return []
+    if not cov:
+        return []  # a GPU without kernels (TE401/TE405), PTX on too old a driver (TE404) or cuDNN (TE406) hides it
     parts = [f"{F.gpu_label(g)} via {m['entry']}" + (" (PTX JIT: the first use compiles kernels)" if m["via"] == "ptx" else "")
              for g, m in cov]
     return [finding("TE400", "ok", f"{F.torch_label(s)} has kernels for " + "; ".join(parts), "", None,

@@ -3,56 +3,26 @@ the ones torch ships, and cuDNN build/run-time mismatches or failed handles."""
 
 from __future__ import annotations
 
-import os
-import re
-
-from torch_envcheck import knowledge as kb
+from torch_envcheck._util import versions
+from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.rules import _facts as F
-
-# library kind -> pip distribution (with or without -cuXX) that ships torch's copy
-PIP_PACKAGE = {
-    "cudart": "nvidia-cuda-runtime", "cublas": "nvidia-cublas", "cublaslt": "nvidia-cublas",
-    "cudnn": "nvidia-cudnn", "cusparse": "nvidia-cusparse", "nvjitlink": "nvidia-nvjitlink",
-    "nvrtc": "nvidia-cuda-nvrtc", "cufft": "nvidia-cufft", "curand": "nvidia-curand",
-    "cusolver": "nvidia-cusolver", "nccl": "nvidia-nccl", "cupti": "nvidia-cuda-cupti",
-    "cusparselt": "nvidia-cusparselt",
-}
-
-
-def _expected(s, kind: str) -> tuple[tuple[int, int], str] | None:
-    """Torch's own copy of a library: (major, minor), and where that fact came from."""
-    pkg = F.nvidia_package_version(s, PIP_PACKAGE.get(kind, "")) if kind in PIP_PACKAGE else None
-    if pkg:
-        mm = kb.major_minor(pkg[1])
-        if mm:
-            return mm, f"pip package {pkg[0]} {pkg[1]}"
-    if kind == "cudnn":
-        t = F.cudnn_tuple(F.torch(s).get("cudnn"))
-        if t:
-            return (t[0], t[1]), f"torch.backends.cudnn.version() {F.fmt_version(t)}"
-    if kind in ("cudart", "nvrtc") and F.torch_cuda(s):
-        return kb.major_minor(F.torch_cuda(s)), f"torch.version.cuda {F.torch_cuda(s)}"
-    return None
+from torch_envcheck.doctor.facts import core as F
 
 
 def _shadows(s) -> list[dict]:
     found = []
-    for e in F.as_list(F.dig(s, "libraries", "entries")):
-        e = F.as_dict(e)
-        d = F.text(e.get("dir"))
-        for lib in F.as_list(e.get("libs")):
-            lib = F.as_dict(lib)
-            kind, ver = (F.text(lib.get("kind")) or "").lower() or None, F.text(lib.get("version"))
+    for e in F.library_entries(s):
+        for lib in e["libs"]:
+            kind, ver = lib["kind"], lib["version"]
             # "libcudnn_ops.so.9" carries the major only: it cannot be compared to a minor
-            mm = kb.major_minor(ver) if ver and len(kb.version_tuple(ver) or ()) >= 2 else None
-            exp = _expected(s, kind) if kind else None
-            if not (d and mm and exp):
+            mm = versions.major_minor(ver) if ver and len(versions.version_tuple(ver) or ()) >= 2 else None
+            exp = F.torch_library(s, kind) if kind else None
+            if not (mm and exp):
                 continue
             # A different major has a different soname (libcudart.so.12 vs .so.13): it cannot be
             # picked up in place of torch's copy.  Same major, other minor: it can.
             if mm[0] == exp[0][0] and mm != exp[0]:
-                found.append({"dir": d, "file": lib.get("file"), "kind": kind, "version": ver,
+                found.append({"dir": e["dir"], "file": lib["file"], "kind": kind, "version": ver,
                               "torch_has": f"{exp[0][0]}.{exp[0][1]}", "torch_source": exp[1],
                               "older": mm < exp[0]})
     return found
@@ -64,14 +34,9 @@ def ld_library_path(s) -> list[dict]:
     hits = _shadows(s)
     if not hits:
         return []
-    var = F.text(F.dig(s, "libraries", "search_path_var")) or "LD_LIBRARY_PATH"
+    var = F.library_path_var(s)
     dirs = list(dict.fromkeys(h["dir"] for h in hits))
-    fix = None
-    current = F.env(s, var) if var == "LD_LIBRARY_PATH" else None
-    if current is not None and F.system(s) != "Windows":
-        keep = [p for p in current.split(os.pathsep) if p and os.path.normpath(p) not in {os.path.normpath(x) for x in dirs}]
-        from torch_envcheck._util.escape import env_assign  # noqa: PLC0415  (the dirs come from the snapshot: quoted)
-        fix = env_assign("LD_LIBRARY_PATH", ":".join(keep) if keep else None, "posix")
+    fix = A.drop_from_library_path(s, var, dirs)
     first = hits[0]
     older = any(h["older"] for h in hits)
     listing = "; ".join(f"{h['file'] or h['kind']} ({h['version']}, torch has {h['torch_has']}) in {h['dir']}" for h in hits[:4])
@@ -85,95 +50,26 @@ def ld_library_path(s) -> list[dict]:
            "or a cuDNN version incompatibility error). " if older else
            "Newer ones usually work but are not what torch was tested with. ")
         + f"Drop these directories from {var} for Python sessions that use torch.",
-        fix, {"shadowing": hits, "search_path_var": var})]
-
-
-_IMPORT_LIB_MARKERS = ("undefined symbol", "cannot open shared object", "version `", "symbol lookup error",
-                       "libcu", "libnv", "libcudnn", "libnccl")
-
-
-def _cuda_libs_on_path(s) -> list[dict]:
-    """CUDA/cuDNN libraries in the folders of the search path, with how they differ from the copies
-    torch's pip packages ship (older/newer/unknown)."""
-    out = []
-    for e in F.library_entries(s):
-        for lib in e["libs"]:
-            kind = lib["kind"]
-            if not kind:
-                continue
-            exp = _expected(s, kind)
-            mm = kb.major_minor(lib["version"]) if lib["version"] and len(kb.version_tuple(lib["version"]) or ()) >= 2 else None
-            out.append({"dir": e["dir"], "file": lib["file"], "kind": kind, "version": lib["version"],
-                        "torch_has": f"{exp[0][0]}.{exp[0][1]}" if exp else None,
-                        "older": bool(mm and exp and mm < exp[0])})
-    return out
-
-
-def _symbol_needs(err: str) -> tuple[str, tuple[int, int]] | None:
-    """'undefined symbol: __nvJitLinkComplete_12_4' -> ('nvjitlink', (12, 4)): the library and the
-    version whose symbol torch (or one of its libraries) needs."""
-    m = re.search(r"undefined symbol:\s*_*(\w+?)_(\d+)_(\d+)\b", err)
-    if not m:
-        return None
-    name = m.group(1).lower()
-    # longest prefixes first: cublasLt before cublas, cuda (cudart's cudaXxx) last
-    for prefix, kind in (("nvjitlink", "nvjitlink"), ("cusparselt", "cusparselt"), ("cusparse", "cusparse"),
-                         ("cublaslt", "cublaslt"), ("cublas", "cublas"), ("cudnn", "cudnn"), ("nccl", "nccl"),
-                         ("cufft", "cufft"), ("curand", "curand"), ("cusolver", "cusolver"), ("nvrtc", "nvrtc"),
-                         ("cuda", "cudart")):
-        if name.startswith(prefix):
-            return kind, (int(m.group(2)), int(m.group(3)))
-    return None
-
-
-def _path_fix(s, var: str, dirs: list[str]) -> str | None:
-    current = F.env(s, var) if var == "LD_LIBRARY_PATH" else None
-    if current is None or F.system(s) == "Windows":
-        return None
-    drop = {os.path.normpath(x) for x in dirs}
-    keep = [p for p in current.split(os.pathsep) if p and os.path.normpath(p) not in drop]
-    return f"export LD_LIBRARY_PATH={':'.join(keep)}" if keep else "unset LD_LIBRARY_PATH"
+        fix, {"shadowing": hits, "search_path_var": var}, hides=["TE500"])]
 
 
 def path_breaks_import(s) -> list[dict]:
     """`import torch` fails on a library error while the search path holds CUDA libraries: that
     folder is the cause (e.g. an older CUDA's libnvJitLink, "undefined symbol: __nvJitLinkComplete_12_4"),
     and reinstalling torch cannot help while it wins.  Explains TE201."""
-    if F.torch_importable(s) is not False or F.is_macos(s):
+    b = F.import_broken_by_search_path(s)
+    if b is None:
         return []
-    err = F.import_error(s) or ""
-    low = err.lower()
-    if not any(m in low for m in _IMPORT_LIB_MARKERS) or "no module named" in low:
-        return []
-    libs = _cuda_libs_on_path(s)
-    if not libs:
-        return []
-    need = _symbol_needs(err)
-    suspects = [l for l in libs if need and l["kind"] == need[0]]
-    if need and suspects:
-        # the library named by the symbol, in a version older than the symbol's
-        suspects = [l for l in suspects if not (kb.major_minor(l["version"]) and kb.major_minor(l["version"]) >= need[1])] \
-            or suspects
-    suspects = suspects or [l for l in libs if l["older"]] or [l for l in libs if l["kind"] and l["kind"] in err.lower()] or libs
-    var = F.library_path_var(s)
-    dirs = list(dict.fromkeys(l["dir"] for l in suspects))
-    first = suspects[0]
-    need_txt = f", which needs {need[0]} {need[1][0]}.{need[1][1]}" if need else ""
+    err, var, suspects, need = b["error"], b["var"], b["suspects"], b["needs"]
     listing = "; ".join(f"{l['file'] or l['kind']} {l['version'] or ''}".strip() + f" in {l['dir']}" for l in suspects[:4])
-    fix = _path_fix(s, var, dirs)
-    if fix is None:
-        fix = f"# remove {', '.join(dirs)} from {var} (where your shell or job script sets it), then:"
-    fix += f"\n{F.python_cmd(s)} -c \"import torch; print(torch.__version__)\""
     return [finding(
-        "TE505", "failure",
-        f"{var} folder {first['dir']} makes `import torch` fail: its {first['file'] or first['kind']}"
-        + (f" ({first['version']})" if first["version"] else "") + f" is loaded instead of torch's own{need_txt}",
+        "TE505", "failure", F.import_breaker_label(b),
         f"torch's import error: {err.splitlines()[0][:240]}. The dynamic loader searches {var} before the "
         f"CUDA libraries torch ships in its nvidia-* pip packages, and this folder holds another CUDA's "
         f"libraries: {listing}. Reinstalling torch cannot help while that folder comes first; drop it from "
         f"{var} for Python sessions that use torch (command below).",
-        fix, {"import_error": err, "suspects": suspects, "search_path_var": var, "symbol_needs": need and
-              {"library": need[0], "version": f"{need[1][0]}.{need[1][1]}"}},
+        A.search_path_fix(s, b), {"import_error": err, "suspects": suspects, "search_path_var": var, "symbol_needs": need and
+                                  {"library": need[0], "version": f"{need[1][0]}.{need[1][1]}"}},
         explains=["TE201"])]
 
 
@@ -186,8 +82,8 @@ def loaded_elsewhere(s) -> list[dict]:
     outside site-packages means another copy won."""
     if not F.is_cuda_torch(s):
         return []
-    loaded = F.as_dict(F.dig(s, "extension", "runtime_info", "loaded_libraries"))
-    site = F.text(F.torch(s).get("location"))
+    loaded = F.ext_loaded_libraries(s)
+    site = F.torch_location(s)
     if not loaded or not site:
         return []
     site = site.rstrip("/\\")
@@ -210,11 +106,7 @@ def loaded_elsewhere(s) -> list[dict]:
         + (f" (+{len(foreign) - 1} more)" if len(foreign) > 1 else ""),
         "The process mapped a CUDA library from outside the Python environment, so a system copy shadows the "
         "one torch ships (LD_LIBRARY_PATH, LD_PRELOAD or /etc/ld.so.conf.d). If versions differ this breaks "
-        "torch at import or first use.", None, {"foreign": foreign, "site_packages": site})]
-
-
-def _runtime_cudnn(s) -> dict:
-    return F.as_dict(F.dig(s, "extension", "runtime_info", "cudnn"))
+        "torch at import or first use.", None, {"foreign": foreign, "site_packages": site}, hides=["TE500"])]
 
 
 def _first(d: dict, *keys):
@@ -228,33 +120,32 @@ def cudnn_mismatch(s) -> list[dict]:
     if not F.is_cuda_torch(s):
         return []
     out = []
-    texts = [F.text(F.torch(s).get(k)) for k in ("cudnn_error", "cuda_init_error", "import_error")] + \
-        [F.text(F.dig(s, "extension", "runtime_info", "python", "torch_cudnn_error"))] + \
-        [v for v in F.as_dict(F.dig(s, "probe_errors")).values() if isinstance(v, str)]
+    texts = [F.cudnn_error(s), F.cuda_init_error(s), F.import_error(s), F.ext_torch_cudnn_error(s)] + \
+        [v for v in F.probe_errors(s).values() if isinstance(v, str)]
     hit = next((t for t in texts if t and "cuDNN version incompatibility" in t), None)
     if hit:
         out.append(finding("TE502", "failure", "torch refuses the loaded cuDNN: " + hit.splitlines()[0][:240],
                            "The cuDNN found at run time is not the one torch was built with; usually a system "
                            "cuDNN on LD_LIBRARY_PATH wins over the wheel's nvidia-cudnn package.", None,
-                           {"error": hit}))
+                           {"error": hit}, hides=["TE500"]))
         return out
     # Expected: the cuDNN torch ships (its nvidia-cudnn wheel), else the cudnn.h our extension was
     # compiled with.  Loaded: what cudnnGetVersion() returns in this process, else torch's view.
-    rt = _runtime_cudnn(s)
+    rt = F.ext_runtime_cudnn(s)
     pkg = F.nvidia_package_version(s, "nvidia-cudnn")
     built = F.cudnn_tuple(pkg[1]) if pkg else None
     expected_from = f"the installed {pkg[0]} {pkg[1]}" if pkg else None
     if built is None:
-        built = F.cudnn_tuple(F.dig(s, "extension", "build_info", "cudnn_headers", "version_int")) or \
+        built = F.cudnn_tuple(F.ext_cudnn_headers_version(s)) or \
             F.cudnn_tuple(_first(rt, "compiled_version", "compile_version", "build_version"))
         expected_from = "the cudnn.h the extension was compiled with" if built else None
     loaded = F.cudnn_tuple(_first(rt, "version", "runtime_version"))
     loaded_from = "cudnnGetVersion() in this process" if loaded else None
     if loaded is None:
-        loaded = F.cudnn_tuple(F.torch(s).get("cudnn"))
+        loaded = F.torch_cudnn(s)
         loaded_from = "torch.backends.cudnn.version()" if loaded else None
     source = f"{loaded_from} vs {expected_from}"
-    lib_path = F.text(F.dig(rt, "library", "path"))
+    lib_path = F.text(F.as_dict(rt.get("library")).get("path"))
     if not (built and loaded) or built[:2] == loaded[:2]:
         return out
     # torch accepts a run-time cuDNN of the same major with minor >= the build's (backends/cudnn).
@@ -267,14 +158,13 @@ def cudnn_mismatch(s) -> list[dict]:
         + (f"It was loaded from {lib_path}. " if lib_path else "")
         + "Another cuDNN is being found first: check LD_LIBRARY_PATH and /etc/ld.so.conf.d for a system cuDNN.",
         None, {"expected": F.fmt_version(built), "loaded": F.fmt_version(loaded), "compared": source,
-               "loaded_from_path": lib_path}))
+               "loaded_from_path": lib_path}, hides=["TE500"]))
     return out
 
 
 def handle_failed(s) -> list[dict]:
-    t = F.torch(s)
-    if not F.is_cuda_torch(s) or F.driver_present(s) is not True or t.get("cuda_available") is not True:
-        return []  # without a working driver every handle fails; the driver findings say why
+    if not F.is_cuda_torch(s) or F.driver_present(s) is not True or F.cuda_available(s) is not True:
+        return []  # handles are judged where CUDA works: without it every handle fails (the driver area says why)
     out = []
     for d in F.ext_devices(s):
         for lib in ("cudnn", "cublas"):
@@ -285,17 +175,17 @@ def handle_failed(s) -> list[dict]:
                                f"creating a {lib} handle on GPU {d['index']} ({d['name'] or '?'}) failed: {status}",
                                f"{lib} loaded but could not initialise on the GPU: operations that use it (convolutions, "
                                "matmuls) fail. Usual causes: out of GPU memory, a mismatched library copy, or a GPU this "
-                               "library version does not support.", None, {"library": lib, "device": d}))
+                               "library version does not support.", None, {"library": lib, "device": d},
+                               hides=["TE500"]))
     return out
 
 
 def libraries_ok(s) -> list[dict]:
     if not F.is_cuda_torch(s) or F.is_macos(s):
         return []
-    if ld_library_path(s) or loaded_elsewhere(s) or cudnn_mismatch(s) or handle_failed(s):
-        return []
-    var = F.text(F.dig(s, "libraries", "search_path_var")) or "LD_LIBRARY_PATH"
-    cudnn = F.cudnn_tuple(F.torch(s).get("cudnn"))
+    # (a library shadowing torch's, a cuDNN mismatch or a failed handle, TE501-TE503, hides it)
+    var = F.library_path_var(s)
+    cudnn = F.torch_cudnn(s)
     msg = f"{var} holds no other copies of torch's CUDA/cuDNN libraries"
     if cudnn:
         msg += f"; torch reports cuDNN {F.fmt_version(cudnn)}"

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from torch_envcheck import knowledge as kb
+from torch_envcheck._util import versions
+from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.rules import _facts as F
+from torch_envcheck.doctor.facts import core as F
 
 
 def wsl1(s) -> list[dict]:
@@ -55,11 +57,10 @@ def rosetta(s) -> list[dict]:
 def macos(s) -> list[dict]:
     if not F.is_macos(s):
         return []
-    p = F.as_dict(F.dig(s, "platform"))
-    where = f"macOS {p.get('mac_ver') or ''}".strip()
-    silicon = p.get("apple_silicon")
-    mps = F.as_dict(F.torch(s).get("mps"))
-    details = {"mac_ver": p.get("mac_ver"), "apple_silicon": silicon, "mps": mps or None}
+    where = f"macOS {F.mac_ver(s) or ''}".strip()
+    silicon = F.apple_silicon(s)
+    mps = F.mps(s)
+    details = {"mac_ver": F.mac_ver(s), "apple_silicon": silicon, "mps": mps or None}
     base = "CUDA does not exist on macOS (NVIDIA's last macOS CUDA was 10.2)"
     if mps.get("available") is True:
         return [finding("TE102", "ok", f"{where} on Apple silicon: {base}; torch's MPS backend is available",
@@ -77,7 +78,7 @@ def macos(s) -> list[dict]:
     if mps.get("built") is False:
         return [finding("TE102", "warning", f"{where}: {base}, and this {F.torch_label(s)} was built without MPS",
                         "The standard PyPI torch wheel for macOS arm64 includes MPS; reinstall it.",
-                        F.pip_command(s, "install", "--force-reinstall", "torch"), details)]
+                        A.pip_command(s, "install", "--force-reinstall", "torch"), details)]
     return [finding("TE102", "warning", f"{where}: {base}; MPS is built into {F.torch_label(s)} but not available",
                     "MPS needs Apple silicon and macOS 12.3 or newer (torch's own docs recommend 14+); "
                     "torch.backends.mps.is_available() returned False.", None, details)]
@@ -88,13 +89,14 @@ def python_range(s) -> list[dict]:
     if not py:
         return []
     try:
-        req = F.text(F.torch(s).get("requires_python"))
+        req = F.torch_requires_python(s)
         if F.torch_importable(s) is not False and F.torch_release(s) and kb.release(F.torch_release(s)) is None and req:
             # A release newer than the tables: its own metadata (Requires-Python) is the reference.
-            if _satisfies(py, req) is False:
+            if versions.satisfies(py, req) is False:
                 return [finding("TE103", "warning", f"Python {py} does not satisfy torch {F.torch_version(s)}'s Requires-Python {req}",
                                 "torch's own package metadata excludes this Python: an untested combination.",
-                                None, {"python": py, "torch": F.torch_version(s), "requires_python": req})]
+                                None, {"python": py, "torch": F.torch_version(s), "requires_python": req},
+                                hides=["TE100"])]
             return []
         if F.torch_importable(s) is not False and F.torch_release(s):
             ok = kb.python_supported(F.torch_release(s), py)
@@ -105,7 +107,7 @@ def python_range(s) -> list[dict]:
                     f"Python {py} is outside torch {F.torch_release(s)}'s supported range {lo}-{hi}",
                     "torch imports here, but this release publishes no wheels for this Python, so it is an "
                     "untested combination (a source build, or metadata that disagrees with the wheel).",
-                    None, {"python": py, "torch": F.torch_version(s), "supported": [lo, hi]})]
+                    None, {"python": py, "torch": F.torch_version(s), "supported": [lo, hi]}, hides=["TE100"])]
             return []
         if F.torch_importable(s) is False:
             latest = kb.latest_known_release()
@@ -121,51 +123,24 @@ def python_range(s) -> list[dict]:
             return [finding("TE103", "failure" if too_old else "warning", msg,
                             expl + " Use a Python in the supported range (a new venv or conda env).",
                             None, {"python": py, "latest_torch": latest, "supported": [lo, hi],
-                                   "newest_release_for_this_python": fits[0] if fits else None})]
+                                   "newest_release_for_this_python": fits[0] if fits else None},
+                            hides=["TE100"])]
     except kb.KnowledgeError:
         return []
     return []
 
 
-def _satisfies(version: str, spec: str) -> bool | None:
-    """A small PEP 440 subset (>=, >, <=, <, ==, != with release numbers) so the rules need no
-    `packaging`; None when the specifier is not understood."""
-    import re
-    v = kb.version_tuple(version)
-    if v is None:
-        return None
-    for part in spec.split(","):
-        m = re.fullmatch(r"\s*(>=|<=|==|!=|>|<)\s*([\d.]+)(\.\*)?\s*", part)
-        if not m:
-            return None
-        op, bound, star = m.group(1), kb.version_tuple(m.group(2)), m.group(3)
-        n = len(bound)
-        vv = (v + (0,) * n)[:n] if star or op in ("==", "!=") else v
-        bb = bound if star or op in ("==", "!=") else bound + (0,) * max(0, len(v) - n)
-        vv = vv + (0,) * max(0, len(bb) - len(vv))
-        ok = {">=": vv >= bb, "<=": vv <= bb, ">": vv > bb, "<": vv < bb, "==": vv == bb, "!=": vv != bb}[op]
-        if not ok:
-            return False
-    return True
-
-
 def platform_ok(s) -> list[dict]:
     if F.wsl(s) == 1 or F.is_macos(s) or not F.system(s):
-        return []
-    if python_range(s):
-        return []
-    p = F.as_dict(F.dig(s, "platform"))
-    py = F.as_dict(p.get("python"))
-    where = " ".join(x for x in (F.system(s), p.get("machine")) if isinstance(x, str))
-    extra = [x for x in (F.text(p.get("os_pretty")), "WSL 2" if F.wsl(s) == 2 else None,
-                         f"container: {p['container']}" if F.text(p.get("container")) else None) if x]
-    conda = F.text(py.get("conda_env"))
-    env_kind = f"conda env {conda}" if conda else ("venv" if py.get("venv") is True else "no venv")
+        return []  # (a Python outside torch's range, TE103, hides it)
+    where = " ".join(x for x in (F.system(s), F.machine(s)) if x)
+    extra = [x for x in (F.os_pretty(s), "WSL 2" if F.wsl(s) == 2 else None,
+                         f"container: {F.container(s)}" if F.container(s) else None) if x]
     msg = f"{where}" + (f" ({', '.join(extra)})" if extra else "") + \
-        f", {F.text(py.get('implementation')) or 'Python'} {F.python_version(s) or '?'} ({env_kind}: {F.python_exe(s)})"
+        f", {F.python_implementation(s) or 'Python'} {F.python_version(s) or '?'} ({F.env_kind(s)}: {F.python_exe(s)})"
     return [finding("TE100", "ok", msg, "", None,
-                    {"system": F.system(s), "machine": p.get("machine"), "python": py.get("version"),
-                     "executable": py.get("executable")})]
+                    {"system": F.system(s), "machine": F.machine(s), "python": F.python_version(s),
+                     "executable": F.python_executable(s)})]
 
 
 RULES = [wsl1, rosetta, macos, python_range, platform_ok]

@@ -7,9 +7,11 @@ distributions own, and numpy/protobuf requirements that do not agree."""
 from __future__ import annotations
 
 from torch_envcheck import knowledge as kb
+from torch_envcheck._util import versions
 from torch_envcheck.knowledge import tensorflow as tk
+from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.rules import _facts as F
+from torch_envcheck.doctor.facts import core as F
 from torch_envcheck.doctor.facts import tensorflow as T
 
 _GPU_KINDS = ("cudart", "cudnn", "cublas", "cublasLt", "cufft", "curand", "cusolver", "cusparse", "nvjitlink",
@@ -61,37 +63,42 @@ def _fix_libraries(s) -> str:
     """The command that installs TF's CUDA libraries: its `and-cuda` extra where it has one (TF >= 2.14
     on Linux/WSL 2), else the tested toolkit and cuDNN."""
     if T.has_and_cuda_extra(s) and not T.is_native_windows(s):
-        and_cuda = T.pinned("tensorflow[and-cuda]", T.tf_version(s))
+        and_cuda = A.pinned("tensorflow[and-cuda]", T.tf_version(s))
         if _generations_differ(s):
             # Installing TF's CUDA 12 wheels next to torch's CUDA 13 ones overwrites shared files (TE809).
             return (f"# torch here uses CUDA {F.torch_cuda(s)}: give TensorFlow its own environment, where its CUDA "
                     f"{T.tf_cuda(s)} wheels cannot overwrite torch's\n"
-                    f"python3 -m venv ~/venvs/tf && ~/venvs/tf/bin/python -m pip install {T.q(and_cuda)}")
+                    f"python3 -m venv ~/venvs/tf && ~/venvs/tf/bin/python -m pip install {A.posix_word(and_cuda)}")
         if T.gpu_state(s) == "no":
-            cpu = T.pinned("tensorflow-cpu", T.tf_version(s))
+            cpu = A.pinned("tensorflow-cpu", T.tf_version(s))
             return ("# no NVIDIA GPU here: TensorFlow's CPU build fits this machine (the CUDA libraries would go unused)\n"
-                    + T.pip(s, "uninstall", "-y", T.tf_distribution(s)) + "\n" + T.pip(s, "install", cpu)
-                    + "\n# on a machine with an NVIDIA GPU instead:\n" + T.pip(s, "install", and_cuda))
-        return T.pip(s, "install", and_cuda)
+                    + A.pip_command(s, "uninstall", "-y", T.tf_distribution(s)) + "\n" + A.pip_command(s, "install", cpu)
+                    + "\n# on a machine with an NVIDIA GPU instead:\n" + A.pip_command(s, "install", and_cuda))
+        return A.pip_command(s, "install", and_cuda)
     row = T.tested(s) or {}
     cuda, cudnn = row.get("cuda") or "?", row.get("cudnn") or "?"
     if T.is_native_windows(s):
         return (f"# install the CUDA Toolkit {cuda} (https://developer.nvidia.com/cuda-toolkit-archive) and cuDNN {cudnn} "
-                f"for CUDA {cuda.split('.')[0]}.x (https://developer.nvidia.com/rdp/cudnn-archive),\n"
+                f"for CUDA {versions.major(cuda) or '?'}.x (https://developer.nvidia.com/rdp/cudnn-archive),\n"
                 f"# copy cuDNN's bin\\*.dll into the toolkit's bin folder, put that folder on PATH, then check:\n"
                 f"$env:PATH = \"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v{cuda}\\bin;$env:PATH\"\n"
                 + "torch-envcheck   # in a new terminal: TE801/TE807 are gone when TensorFlow finds them")
     return (f"# install the CUDA Toolkit {cuda} and cuDNN {cudnn} (https://developer.nvidia.com/cuda-toolkit-archive, "
             f"https://developer.nvidia.com/rdp/cudnn-archive),\n# put their lib64 folders on LD_LIBRARY_PATH, or move to "
             f"TensorFlow >= {tk.and_cuda_since()}, whose wheels bring their CUDA libraries:\n"
-            + T.pip(s, "install", "tensorflow[and-cuda]"))
+            + A.pip_command(s, "install", "tensorflow[and-cuda]"))
 
 
 def _generations_differ(s) -> bool:
     """torch and TF are CUDA builds of different CUDA majors (TE809)."""
     tc, fc = F.torch_cuda(s), T.tf_cuda(s)
     return (F.is_cuda_torch(s) and T.is_cuda_build(s) is True and bool(tc) and bool(fc)
-            and tc.split(".")[0] != fc.split(".")[0])
+            and versions.major(tc) != versions.major(fc))
+
+
+def _problem(*args, hides=(), **kw) -> dict:
+    """A finding that TensorFlow does not work as installed here: it hides TE800 ("TensorFlow works")."""
+    return finding(*args, hides=["TE800", *hides], **kw)
 
 
 # ---------------------------------------------------------------- probe failures (TE890-TE892)
@@ -103,7 +110,7 @@ def child_failed(s) -> list[dict]:
     limit = T.child_timeout(s)
     details = {"error": err, "returncode": T.child_returncode(s), "timeout": limit}
     if T.child_timed_out(s):
-        return [finding("TE891", "warning", f"importing {T.tf_label(s)} in a child process did not finish within "
+        return [_problem("TE891", "warning", f"importing {T.tf_label(s)} in a child process did not finish within "
                                            f"{limit if limit is not None else '?'} s",
                         "TensorFlow's facts (build info, GPUs, the libraries it could not load) are missing, so those "
                         "checks were skipped. A cold start after installing can be that slow; run the doctor again, "
@@ -115,7 +122,7 @@ def child_failed(s) -> list[dict]:
         # tensorflow/docs site/en/install/pip.md, "Hardware requirements": TF binaries use AVX instructions.
         hint = (" It died of SIGILL (an illegal instruction): TensorFlow's wheels need AVX, which this CPU (or "
                 "virtual machine) does not offer.")
-    return [finding("TE892", "warning", f"the child process that imports {T.tf_label(s)} died without a result"
+    return [_problem("TE892", "warning", f"the child process that imports {T.tf_label(s)} died without a result"
                                        + (f" (exit status {rc})" if rc is not None else ""),
                     f"{err}.{hint} TensorFlow's facts are missing, so those checks were skipped; `python -c \"import "
                     "tensorflow\"` shows the same failure.", None, details)]
@@ -129,11 +136,11 @@ def not_importable(s) -> list[dict]:
     err = T.import_error(s) or "(no message)"
     first = err.splitlines()[0][:300]
     explains = ("TE807",) if _gpu_failures(s) else ()
-    return [finding("TE808", "failure", f"{T.tf_label(s)} is installed but `import tensorflow` fails: {first}",
+    return [_problem("TE808", "failure", f"{T.tf_label(s)} is installed but `import tensorflow` fails: {first}",
                     "The import error is kept verbatim below; a numpy or protobuf of the wrong major (TE851 names one), "
                     "a broken install or a CPU without AVX are the usual causes. Reinstalling TensorFlow with its "
                     "dependencies repairs a broken install.",
-                    T.pip(s, "install", "--force-reinstall", T.pinned(T.tf_distribution(s), T.tf_version(s))),
+                    A.pip_command(s, "install", "--force-reinstall", A.pinned(T.tf_distribution(s), T.tf_version(s))),
                     {"import_error": err}, explains=explains)]
 
 
@@ -145,8 +152,8 @@ def cuda_libs_missing(s) -> list[dict]:
     missing = _missing_and_cuda(s)
     failures = _gpu_failures(s)
     cuda, cudnn = T.tf_cuda(s), T.tf_cudnn(s)
-    major = cuda.split(".")[0] if cuda else None
-    on_path = T.path_has(s, "cudart", major) and T.path_has(s, "cudnn", (cudnn or "").split(".")[0] or None)
+    major = versions.major(cuda)
+    on_path = T.path_has(s, "cudart", major) and T.path_has(s, "cudnn", versions.major(cudnn))
     from_wheels = bool(T.and_cuda(s)) and missing and not on_path
     if not from_wheels and not failures:
         return []
@@ -171,10 +178,10 @@ def cuda_libs_missing(s) -> list[dict]:
     else:
         expl += (f"TensorFlow {T.tf_release(s)} was tested with {_tested_text(s)}; they must be installed and "
                  + ("on PATH." if T.is_native_windows(s) else "on the library path (LD_LIBRARY_PATH or ldconfig)."))
-    if F.is_cuda_torch(s) and F.torch_cuda(s) and major and F.torch_cuda(s).split(".")[0] != major:
-        expl += (f" torch here is a CUDA {F.torch_cuda(s)} build: its CUDA {F.torch_cuda(s).split('.')[0]} wheels do "
+    if F.is_cuda_torch(s) and F.torch_cuda(s) and major and versions.major(F.torch_cuda(s)) != major:
+        expl += (f" torch here is a CUDA {F.torch_cuda(s)} build: its CUDA {versions.major(F.torch_cuda(s))} wheels do "
                  f"not serve TensorFlow's CUDA {major} (see TE809).")
-    return [finding("TE801", _severity(s), msg, expl, _fix_libraries(s),
+    return [_problem("TE801", _severity(s), msg, expl, _fix_libraries(s),
                     {"tf_cuda": cuda, "tf_cudnn": cudnn, "missing_wheels": [r["name"] for r in missing],
                      "dlopen_failures": [f["file"] for f in failures], "libraries_on_path": on_path},
                     explains=("TE807",) if failures else ())]
@@ -208,7 +215,7 @@ def dlopen_failed(s) -> list[dict]:
                 + _gpu_clause(s))
         fix = "# install the NVIDIA driver (https://www.nvidia.com/Download/index.aspx), then check:\nnvidia-smi"
     lines = T.log_lines(s)[:10]
-    return [finding("TE807", sev, msg, expl, fix,
+    return [_problem("TE807", sev, msg, expl, fix,
                     {"libraries": [{k: f[k] for k in ("file", "kind", "version", "text")} for f in fails],
                      "log_lines": lines})]
 
@@ -228,34 +235,32 @@ def windows_no_gpu(s) -> list[dict]:
     if py_mm and hi and py_mm > hi:
         py_note = (f" TensorFlow {last} supports Python {row.get('python_min')}-{row['python_max']}, not {py}: that "
                    "route also needs another Python.")
-    return [finding("TE803", "warning",
+    return [_problem("TE803", "warning",
                     f"{T.tf_label(s)} on native Windows has no GPU support: the NVIDIA GPU stays unused",
                     f"TensorFlow {last} was the last release with GPU support on native Windows; from 2.11 on, the "
                     "Windows wheels are CPU-only. Run TensorFlow in WSL 2 (which uses this Windows driver), or pin "
                     f"tensorflow<2.11 with CUDA {row.get('cuda', '11.2')} and cuDNN {row.get('cudnn', '8.1')}." + py_note,
                     "wsl --install   # then, inside WSL 2 (Ubuntu):\n"
-                    + "python3 -m pip install " + T.q(T.pinned("tensorflow[and-cuda]", T.tf_version(s)))
+                    + "python3 -m pip install " + A.posix_word(A.pinned("tensorflow[and-cuda]", T.tf_version(s)))
                     + f"\n# or, staying on native Windows (CUDA {row.get('cuda', '11.2')} + cuDNN {row.get('cudnn', '8.1')} on PATH):\n"
-                    + T.pip(s, "install", f"tensorflow<{'.'.join(str(x) for x in (2, 11))}"),
-                    {"tf_version": T.tf_version(s), "last_windows_gpu_release": last})]
+                    + A.pip_command(s, "install", f"tensorflow<{'.'.join(str(x) for x in (2, 11))}"),
+                    {"tf_version": T.tf_version(s), "last_windows_gpu_release": last}, hides=["TE806"])]
 
 
 def cpu_build_with_gpu(s) -> list[dict]:
     if not T.tf_installed(s) or T.gpu_state(s) != "yes":
         return []
-    if T.is_native_windows(s) and tk.at_least(T.tf_version(s), "2.11"):
-        return []  # TE803
-    dist = T.tf_distribution(s)
+    dist = T.tf_distribution(s)  # (on native Windows after 2.10 TE803 hides it: no TF there has GPU support)
     macos = F.is_macos(s)
     if not macos and not (dist in ("tensorflow-cpu", "tf-nightly-cpu") or T.is_cuda_build(s) is False):
         return []
     if macos:
-        return [finding("TE806", "warning", f"{T.tf_label(s)} on macOS cannot use this machine's NVIDIA GPU",
+        return [_problem("TE806", "warning", f"{T.tf_label(s)} on macOS cannot use this machine's NVIDIA GPU",
                         "TensorFlow has no CUDA support on macOS; on Apple silicon tensorflow-metal adds the GPU.",
                         None, {"distribution": dist})]
-    fix = (T.pip(s, "uninstall", "-y", dist) + "\n" + T.pip(s, "install", T.pinned("tensorflow[and-cuda]", T.tf_version(s)))
-           if dist != "tensorflow" else T.pip(s, "install", "--force-reinstall", T.pinned("tensorflow[and-cuda]", T.tf_version(s))))
-    return [finding("TE806", "warning",
+    fix = (A.pip_command(s, "uninstall", "-y", dist) + "\n" + A.pip_command(s, "install", A.pinned("tensorflow[and-cuda]", T.tf_version(s)))
+           if dist != "tensorflow" else A.pip_command(s, "install", "--force-reinstall", A.pinned("tensorflow[and-cuda]", T.tf_version(s))))
+    return [_problem("TE806", "warning",
                     f"{T.tf_label(s)} is a CPU-only TensorFlow, but this machine has an NVIDIA GPU",
                     "tensorflow-cpu never uses the GPU. The `tensorflow` package is the CUDA build on Linux and "
                     "WSL 2; uninstall the CPU one first, since both install the same `tensorflow` module.",
@@ -269,7 +274,7 @@ def driver_too_old(s) -> list[dict]:
         return []
     cuda, dv = T.tf_cuda(s), F.driver_version(s)
     try:
-        verdict = kb.driver_supports(dv, cuda, F.driver_os(s)) if dv and cuda else None
+        verdict = F.driver_runs(s, cuda) if dv and cuda else None
         need = kb.min_driver_for_cuda(cuda, F.driver_os(s)) if cuda else None
     except kb.KnowledgeError:
         return []
@@ -278,7 +283,7 @@ def driver_too_old(s) -> list[dict]:
     need = need or {}
     floor = need.get("compat_floor") or need.get("toolkit_minimum")
     where = "the Windows driver (WSL 2 uses it)" if F.wsl(s) == 2 else "the NVIDIA driver"
-    return [finding("TE804", _severity(s),
+    return [_problem("TE804", _severity(s),
                     f"NVIDIA driver {dv} is too old for {T.tf_label(s)}, a CUDA {cuda} build (needs >= {floor})",
                     f"TensorFlow's CUDA {cuda} runtime refuses to start on an older driver, so TF runs on the CPU. "
                     f"Update {where} to {floor} or newer"
@@ -301,7 +306,7 @@ def gpu_arch_unsupported(s) -> list[dict]:
             continue
         m = kb.capability_match(cap, arch)
         if m.get("ok") is False:
-            out.append(finding("TE805", "failure",
+            out.append(_problem("TE805", "failure",
                                f"{F.gpu_label(g)} is not covered by {T.tf_label(s)}'s compute capabilities "
                                f"({', '.join(arch)})",
                                "TensorFlow's wheels carry GPU code (SASS) for the listed sm_XY and PTX for the listed "
@@ -327,18 +332,18 @@ def untested_stack(s) -> list[dict]:
     if py and lo and hi and not lo <= py <= hi:
         problems.append(f"Python {F.python_version(s)} (tested: {row['python_min']}-{row['python_max']})")
     if _gpu_build_applies(s) and row.get("cuda"):
-        tmaj = row["cuda"].split(".")[0]
-        cudnn_major = str(row.get("cudnn") or "").split(".")[0]
+        tmaj = versions.major(row["cuda"])
+        cudnn_major = versions.major(row.get("cudnn"))
         wheels = F.nvidia_packages(s)
-        rt = next((v for n, v in wheels.items() if n.startswith("nvidia-cuda-runtime-cu" + tmaj)), None)
+        rt = next((v for n, v in wheels.items() if n.startswith(f"nvidia-cuda-runtime-cu{tmaj}")), None)
         dnn = next((v for n, v in wheels.items() if n == f"nvidia-cudnn-cu{tmaj}"), None)
-        if dnn and cudnn_major and dnn.split(".")[0] != cudnn_major:
+        if dnn and cudnn_major is not None and versions.major(dnn) != cudnn_major:
             problems.append(f"nvidia-cudnn-cu{tmaj} {dnn} (tested: cuDNN {row['cudnn']})")
-        if rt and kb.major_minor(rt) and kb.major_minor(rt)[0] != int(tmaj):
+        if rt and versions.major(rt) is not None and versions.major(rt) != tmaj:
             problems.append(f"CUDA runtime {rt} (tested: CUDA {row['cuda']})")
         for kind, want in (("cudart", tmaj), ("cudnn", cudnn_major)):
             found = sorted({str(lib.get("version")) for lib in T.path_libs(s, kind) if lib.get("version")})
-            if found and want and not any(v.split(".")[0] == want for v in found):
+            if found and want is not None and not any(versions.major(v) == want for v in found):
                 problems.append(f"{kind} {', '.join(found)} on the library path (tested: "
                                 f"{'CUDA ' + row['cuda'] if kind == 'cudart' else 'cuDNN ' + row['cudnn']})")
     if not problems:
@@ -348,13 +353,13 @@ def untested_stack(s) -> list[dict]:
     if problems[0].startswith("Python"):
         fix = (f"# use Python {row['python_min']}-{row['python_max']} for TensorFlow {T.tf_release(s)}, e.g.\n"
                f"python{row['python_max']} -m venv .venv-tf && .venv-tf/bin/python -m pip install "
-               + T.q(T.pinned(T.tf_distribution(s), T.tf_version(s)))
+               + A.posix_word(A.pinned(T.tf_distribution(s), T.tf_version(s)))
                if not T.is_native_windows(s) else
                f"# install Python {row['python_max']} (https://www.python.org/downloads/windows/), then:\n"
-               f"py -{row['python_max']} -m pip install {T.pinned(T.tf_distribution(s), T.tf_version(s))}")
+               f"py -{row['python_max']} -m pip install {A.pinned(T.tf_distribution(s), T.tf_version(s))}")
     elif T.has_and_cuda_extra(s):
-        fix = T.pip(s, "install", "--force-reinstall", T.pinned("tensorflow[and-cuda]", T.tf_version(s)))
-    return [finding("TE802", "warning",
+        fix = A.pip_command(s, "install", "--force-reinstall", A.pinned("tensorflow[and-cuda]", T.tf_version(s)))
+    return [_problem("TE802", "warning",
                     f"{T.tf_label(s)} was not tested with " + "; ".join(problems),
                     f"TensorFlow's tested build configuration for {T.tf_release(s)} on {row['os'].capitalize()}: "
                     f"Python {row['python_min']}-{row['python_max']}"
@@ -375,12 +380,12 @@ def cuda_generations(s) -> list[dict]:
     tc, fc = F.torch_cuda(s), T.tf_cuda(s)
     if not _generations_differ(s):
         return []
-    tm, fm = tc.split(".")[0], fc.split(".")[0]
+    tm, fm = versions.major(tc), versions.major(fc)
     nvidia_clash = any(any(d.startswith("nvidia-") for d in p["distributions"]) and p["differing"]
                        for p in T.owner_pairs(s))
     venv = "python3 -m venv" if not T.is_native_windows(s) else "py -m venv"
-    torch_cmd = F.torch_version(s).split("+", 1)[0] if F.torch_version(s) else None
-    return [finding("TE809", "warning",
+    torch_cmd = versions.public(F.torch_version(s))
+    return [_problem("TE809", "warning",
                     f"{F.torch_label(s)} (CUDA {tc}) and {T.tf_label(s)} (CUDA {fc}) need different CUDA generations "
                     "in one environment",
                     f"torch uses the CUDA {tm} wheels (nvidia-*-cu{tm} or the unsuffixed CUDA {tm} ones) and TensorFlow "
@@ -389,10 +394,10 @@ def cuda_generations(s) -> list[dict]:
                     "last wins, and uninstalling either deletes the file the other needs. TensorFlow's own guide and "
                     "PyTorch's install selector each assume one framework per environment: use two.",
                     f"{venv} ~/venvs/torch && ~/venvs/torch/bin/python -m pip install "
-                    + T.q(T.pinned("torch", torch_cmd) if torch_cmd else "torch") + " --index-url "
-                    + T.q(kb.index_url(F.torch_local(s) or kb.tag_from_cuda(tc))) + "\n"
+                    + A.posix_word(A.pinned("torch", torch_cmd) if torch_cmd else "torch") + " --index-url "
+                    + A.posix_word(kb.index_url(F.torch_local(s) or kb.tag_from_cuda(tc))) + "\n"
                     f"{venv} ~/venvs/tf && ~/venvs/tf/bin/python -m pip install "
-                    + T.q(T.pinned("tensorflow[and-cuda]", T.tf_version(s))),
+                    + A.posix_word(A.pinned("tensorflow[and-cuda]", T.tf_version(s))),
                     {"torch_cuda": tc, "tf_cuda": fc}, explains=("TE850",) if nvidia_clash else ())]
 
 
@@ -416,7 +421,7 @@ def files_owned_twice(s) -> list[dict]:
                     "either deletes the shared files, breaking the other. Keep such distributions in separate "
                     "environments (for nvidia-*-cu12 beside nvidia-*-cu13: one environment per framework); to repair "
                     "this one now, reinstall the one whose copy must win.",
-                    T.pip(s, "install", "--force-reinstall", "--no-deps", keep),
+                    A.pip_command(s, "install", "--force-reinstall", "--no-deps", keep),
                     {"pairs": pairs[:10], "pairs_total": T.owners_summary(s)["pairs_total"],
                      "identical_shared_files": T.owners_summary(s)["identical"]})]
 
@@ -427,7 +432,7 @@ def _candidates(specs: list[str]) -> list[str]:
     out = set()
     for spec in specs:
         for v in re.findall(r"\d+(?:\.\d+)*", spec):
-            t = [int(x) for x in v.split(".")][:3] + [0] * (3 - min(3, len(v.split("."))))
+            t = list(versions.version_tuple(v))[:3] + [0] * (3 - min(3, len(versions.version_tuple(v))))
             out.update({v, f"{t[0]}.{t[1]}.{t[2] + 1}", f"{t[0]}.{t[1] + 1}.0", f"{t[0] + 1}.0.0"})
             if t[2] > 0:
                 out.add(f"{t[0]}.{t[1]}.{t[2] - 1}")
@@ -462,7 +467,7 @@ def shared_dependency_conflict(s) -> list[dict]:
             msg = (f"{dep} {installed} does not satisfy " +
                    "; ".join(f"{r['distribution']} {r['version']} ({dep}{r['specifier']})" for r in broken[:4]))
             common = ",".join(sorted(set(specs)))
-            fix = T.pip(s, "install", f"{dep}{common}")
+            fix = A.pip_command(s, "install", f"{dep}{common}")
             expl = (f"The installed {dep} is outside what {', '.join(sorted({r['distribution'] for r in broken}))} "
                     f"declare{'s' if len(broken) == 1 else ''} in Requires-Dist (another package, or a later `pip install`, "
                     f"replaced it); that framework can fail at import or at run time. Every framework here accepts "
@@ -474,13 +479,9 @@ def shared_dependency_conflict(s) -> list[dict]:
 
 # ---------------------------------------------------------------- TE800
 
-_PROBLEMS = (child_failed, not_importable, cuda_libs_missing, dlopen_failed, windows_no_gpu, cpu_build_with_gpu,
-             driver_too_old, gpu_arch_unsupported, untested_stack, cuda_generations)
-
-
 def tensorflow_ok(s) -> list[dict]:
-    if not T.tf_installed(s) or any(fn(s) for fn in _PROBLEMS):
-        return []
+    if not T.tf_installed(s):
+        return []  # (every problem of TensorFlow itself hides it: _problem)
     cuda = T.is_cuda_build(s)
     gpus = T.tf_gpus(s)
     if T.child_ran(s) and T.importable(s):

@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 from torch_envcheck import knowledge as kb
+from torch_envcheck._util.escape import env_assign
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.rules import _facts as F
+from torch_envcheck.doctor.facts import core as F
 
 WHEEL_NOTE = ("torch itself still works: the wheel ships its own CUDA runtime; a CUDA toolkit (nvcc) is "
               "needed only to compile extensions.")
@@ -16,8 +17,7 @@ used_nvcc = F.nvcc_in_use  # the one nvcc-in-use decision, shared with the toolc
 
 
 def _export(s, var, value) -> str:
-    from torch_envcheck._util.escape import env_assign  # noqa: PLC0415  (the value comes from the snapshot: quoted)
-    return env_assign(var, value, F.shell(s))
+    return env_assign(var, value, F.shell(s))  # the value comes from the snapshot: quoted
 
 
 def nvcc_missing(s) -> list[dict]:
@@ -32,7 +32,7 @@ def nvcc_missing(s) -> list[dict]:
                     f"{WHEEL_NOTE} To compile CUDA extensions install a CUDA {kb.major_minor(tc)[0] if kb.major_minor(tc) else ''}.x "
                     f"toolkit (ideally {tc}; https://developer.nvidia.com/cuda-downloads) and set CUDA_HOME to it. "
                     "torch_envcheck then builds its CUDA kernels; without it, it builds CPU-only.",
-                    None, {"candidates": cands, "torch_cuda": tc})]
+                    None, {"candidates": cands, "torch_cuda": tc}, hides=["TE600"])]
 
 
 def nvcc_major(s) -> list[dict]:
@@ -52,7 +52,7 @@ def nvcc_major(s) -> list[dict]:
                     "(\"The detected CUDA version ... mismatches the version that was used to compile PyTorch\"). "
                     + WHEEL_NOTE + (f" A matching toolkit exists at {better.get('cuda_home')}." if better else ""),
                     _export(s, "CUDA_HOME", better["cuda_home"]) if better and better.get("cuda_home") else None,
-                    {"nvcc": nv, "torch_cuda": tc, "matching_candidate": better})]
+                    {"nvcc": nv, "torch_cuda": tc, "matching_candidate": better}, hides=["TE600"])]
 
 
 def cuda_home(s) -> list[dict]:
@@ -60,7 +60,7 @@ def cuda_home(s) -> list[dict]:
         return []
     out = []
     for var in ("CUDA_HOME", "CUDA_PATH"):
-        st = F.as_dict(F.dig(s, "toolchain", "cuda_home", var))
+        st = F.cuda_home(s, var)
         val = F.text(st.get("value"))
         if not val or (st.get("exists") is not False and st.get("has_nvcc") is not False):
             continue
@@ -71,7 +71,8 @@ def cuda_home(s) -> list[dict]:
         out.append(finding("TE603", "warning", f"{var}={val} {problem}",
                            f"torch.utils.cpp_extension takes the toolkit from {var} before PATH, so CUDA extension "
                            f"builds fail or use a wrong toolkit. {WHEEL_NOTE}", fix,
-                           {"variable": var, "value": val, "exists": st.get("exists"), "has_nvcc": st.get("has_nvcc")}))
+                           {"variable": var, "value": val, "exists": st.get("exists"), "has_nvcc": st.get("has_nvcc")},
+                           hides=["TE600"]))
     return out
 
 
@@ -82,10 +83,10 @@ def toolchain_ok(s) -> list[dict]:
         if F.is_rocm_torch(s):
             return []
         return [finding("TE600", "ok", f"{F.torch_label(s)} has no CUDA: extensions need only a C++ compiler, no CUDA toolkit",
-                        "", None, {"host_compiler": F.dig(s, "toolchain", "host_compiler")})]
-    if F.is_macos(s) or nvcc_missing(s) or nvcc_major(s) or cuda_home(s):
-        return []
+                        "", None, {"host_compiler": F.host_compiler(s)})]
     nv = used_nvcc(s)
+    if F.is_macos(s) or nv is None:
+        return []  # (no nvcc, TE601; another CUDA major, TE602; a bad CUDA_HOME, TE603: each hides it)
     tc = F.torch_cuda(s)
     note = ""
     if kb.major_minor(nv["version"]) != kb.major_minor(tc):

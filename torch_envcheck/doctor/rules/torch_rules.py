@@ -4,34 +4,33 @@
 from __future__ import annotations
 
 from torch_envcheck import knowledge as kb
+from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.rules import _facts as F
+from torch_envcheck.doctor.facts import core as F
 
 
 def not_importable(s) -> list[dict]:
     if F.torch_importable(s) is not False:
         return []
-    t = F.torch(s)
-    err = F.text(t.get("import_error")) or "(no error text recorded)"
+    err = F.import_error(s) or "(no error text recorded)"
     exe = F.python_exe(s)
-    py = F.as_dict(F.dig(s, "platform", "python"))
     missing = "No module named 'torch'" in err or "No module named \"torch\"" in err
     cap = F.build_capability(s)
     build = None
     if F.driver_present(s) and not F.is_macos(s):
-        build = F.recommend_build(s, capability=cap)
+        build = A.recommend_build(s, capability=cap)
     if F.is_macos(s):
-        fix = F.pip_command(s, "install", "torch")
+        fix = A.pip_command(s, "install", "torch")
     elif build:
         fix = kb.pip_install_command(exe, build["torch"], build["tag"], shell=F.shell(s))
     elif F.driver_present(s) is False:
         fix = kb.pip_install_command(exe, None, "cpu", shell=F.shell(s))
     else:
-        fix = F.pip_command(s, "install", "torch")
+        fix = A.pip_command(s, "install", "torch")
     if F.system(s) == "Windows" and not build and not F.driver_present(s):
-        fix = F.pip_command(s, "install", "torch")  # PyPI's Windows wheel is the CPU build
-    conda = F.text(py.get("conda_env"))
-    where = f"conda env {conda}" if conda else ("a venv" if py.get("venv") is True else "no venv")
+        fix = A.pip_command(s, "install", "torch")  # PyPI's Windows wheel is the CPU build
+    conda = F.conda_env(s)
+    where = f"conda env {conda}" if conda else ("a venv" if F.in_venv(s) is True else "no venv")
     if missing:
         msg = f"torch is not installed for this interpreter ({exe}, {where})"
         expl = ("If you installed torch elsewhere, the wrong environment is active: activate that one "
@@ -41,15 +40,15 @@ def not_importable(s) -> list[dict]:
         msg = f"torch is installed but fails to import in {exe}: {err.splitlines()[0][:200]}"
         expl = ("The torch installation is broken (a missing or mismatched shared library, a partial "
                 "upgrade, or two torch copies on sys.path). Reinstalling it in this interpreter usually fixes it.")
-        from torch_envcheck.doctor.rules import libraries  # noqa: PLC0415 (no import cycle: libraries does not import this module)
-        cause = libraries.path_breaks_import(s)
+        cause = F.import_broken_by_search_path(s)
         if cause:
-            # The cause is a folder on the library search path: reinstalling torch cannot help.
-            expl = (f"Caused by {cause[0]['details']['search_path_var']} (TE505 in the libraries area): "
-                    + cause[0]["message"] + ". Reinstalling torch cannot help while that folder wins.")
-            fix = cause[0]["fix"]
+            # The cause is a folder on the library search path (TE505, which explains this finding):
+            # reinstalling torch cannot help.
+            expl = (f"Caused by {cause['var']} (TE505 in the libraries area): "
+                    + F.import_breaker_label(cause) + ". Reinstalling torch cannot help while that folder wins.")
+            fix = A.search_path_fix(s, cause)
     # How the import process ended (the probe imports torch in a child): a signal, an exit or a hang.
-    proc = F.as_dict(t.get("import_process"))
+    proc = F.import_process(s)
     if proc.get("timed_out") is True:
         expl = ("`import torch` did not finish in time: a hung import (a file lock or a slow network file "
                 "system, a stuck GPU driver, a .pth file or sitecustomize that waits). Give it longer with "
@@ -68,14 +67,14 @@ def not_importable(s) -> list[dict]:
         expl = ("`import torch` ended the whole Python process (a native library that exits instead of "
                 "raising, e.g. oneMKL's \"FATAL ERROR: Cannot load ...\"). " + expl)
     return [finding("TE201", "failure", msg, expl, fix,
-                    {"executable": exe, "import_error": err, "venv": py.get("venv"), "conda_env": py.get("conda_env"),
-                     "prefix": py.get("prefix"), "recommended_build": build,
+                    {"executable": exe, "import_error": err, "venv": F.in_venv(s), "conda_env": F.conda_env(s),
+                     "prefix": F.python_prefix(s), "recommended_build": build,
                      "import_process": proc or None})]
 
 
 def numpy_missing(s) -> list[dict]:
     """torch imported but could not initialise NumPy (not installed, or an ABI it cannot use)."""
-    err = F.text(F.torch(s).get("numpy_error"))
+    err = F.numpy_error(s)
     if F.torch_importable(s) is not True or not err:
         return []
     return [finding("TE250", "warning", f"torch runs without NumPy: {err[:200]}",
@@ -83,7 +82,7 @@ def numpy_missing(s) -> list[dict]:
                     "loaded (torch printed \"Failed to initialize NumPy\" on import). Install NumPy into "
                     "this interpreter; if it is installed, its version does not fit this torch "
                     "(e.g. NumPy 2 with a torch built for NumPy 1): reinstall it with the command below.",
-                    F.pip_command(s, "install", "numpy"),
+                    A.pip_command(s, "install", "numpy"),
                     {"numpy_error": err})]
 
 
@@ -96,7 +95,7 @@ def cpu_wheel(s) -> list[dict]:
     if F.driver_present(s) is True or gl or pci:
         names = ", ".join(F.gpu_label(g) for g in gl) or (F.pci_label(pci) if pci else "an NVIDIA GPU")
         cap = F.build_capability(s)
-        build = F.recommend_build(s, capability=cap)
+        build = A.recommend_build(s, capability=cap)
         dv = F.driver_version(s)
         msg = (f"{F.torch_label(s)} is a CPU-only build, but this machine has {names}"
                + (f" with driver {dv}" + (f" (CUDA {F.driver_cuda(s)})" if F.driver_cuda(s) else "") if dv else ""))
@@ -111,7 +110,7 @@ def cpu_wheel(s) -> list[dict]:
             expl += (f" torch {build['torch']} {build['tag']} fits "
                      + ("this driver" if F.driver_present(s) is True else "a current driver")
                      + (f" and the GPU ({build['entry']} kernels)" if build.get("entry") else "") + ".")
-        return [finding("TE202", "failure", msg, expl, F.install_command(s, build) if build else None,
+        return [finding("TE202", "failure", msg, expl, A.install_command(s, build) if build else None,
                         {"torch": F.torch_version(s), "gpus": gl, "pci_gpus": pci, "driver_version": dv,
                          "driver_cuda": F.driver_cuda(s), "recommended_build": build})]
     if F.driver_present(s) is False:
@@ -138,15 +137,15 @@ def rocm_wheel(s) -> list[dict]:
     pci = F.pci_gpus(s)
     names = ", ".join(F.gpu_label(g) for g in gl) or (F.pci_label(pci) if pci else "an NVIDIA GPU")
     cap = next((g.get("capability") for g in gl if F.text(g.get("capability"))), None)
-    build = F.recommend_build(s, capability=cap)
+    build = A.recommend_build(s, capability=cap)
     msg = (f"{F.torch_label(s)} is a ROCm (AMD) build, but this machine's GPU is {names}: torch runs on the CPU")
     expl = ("ROCm builds drive AMD GPUs through HIP only; on NVIDIA hardware torch.cuda.is_available() is False "
             "and everything runs on the CPU, exactly as with a CPU-only wheel. Install a CUDA build instead"
             + (f": torch {build['torch']} {build['tag']} fits this driver and GPU." if build else
                (" (install the NVIDIA driver first)." if F.driver_present(s) is not True else ".")))
-    return [finding("TE206", "failure", msg, expl, F.install_command(s, build) if build else None,
-                    {"torch": F.torch_version(s), "hip": F.torch(s).get("hip"), "gpus": gl, "pci_gpus": pci,
-                     "recommended_build": build})]
+    return [finding("TE206", "failure", msg, expl, A.install_command(s, build) if build else None,
+                    {"torch": F.torch_version(s), "hip": F.torch_hip(s), "gpus": gl, "pci_gpus": pci,
+                     "recommended_build": build}, hides=["TE200"])]
 
 
 def companions(s) -> list[dict]:
@@ -184,7 +183,7 @@ def companions(s) -> list[dict]:
             else:
                 spec = name
             # --no-deps: replace only the companion, keep the torch that is installed.
-            fix = F.pip_command(s, "install", "--force-reinstall", "--no-deps", spec, "--index-url", kb.index_url(tag))
+            fix = A.pip_command(s, "install", "--force-reinstall", "--no-deps", spec, "--index-url", kb.index_url(tag))
         out.append(finding(
             "TE204", "failure", "; ".join(problems),
             f"{name}'s compiled operators are built against one exact torch and CUDA: a mismatch fails at "
@@ -197,24 +196,20 @@ def companions(s) -> list[dict]:
 def torch_ok(s) -> list[dict]:
     if F.torch_importable(s) is not True or not F.torch_version(s):
         return []
-    t = F.torch(s)
     if F.is_cuda_torch(s):
-        if t.get("cuda_available") is True and isinstance(t.get("device_count"), int) and t["device_count"] > 0:
-            names = ", ".join(F.text(d.get("name")) or "?" for d in F.as_list(t.get("devices")) if isinstance(d, dict))
-            n = t["device_count"]
+        n = F.device_count(s)
+        if F.cuda_available(s) is True and n is not None and n > 0:
+            names = ", ".join(F.text(d.get("name")) or "?" for d in F.torch_devices(s))
             return [finding("TE205", "ok",
                             f"{F.torch_label(s)} initialised CUDA {F.torch_cuda(s)} and sees {n} GPU{'s' if n != 1 else ''}"
                             + (f" ({names})" if names else ""), "", None,
                             {"torch": F.torch_version(s), "cuda": F.torch_cuda(s), "device_count": n})]
         return []
-    if F.is_rocm_torch(s):
-        if rocm_wheel(s):
-            return []
-        return [finding("TE200", "ok", f"{F.torch_label(s)} is a ROCm build (HIP {t.get('hip') or '?'}): the CUDA checks do not apply",
-                        "", None, {"torch": F.torch_version(s), "hip": t.get("hip")})]
+    if F.is_rocm_torch(s):  # (on an NVIDIA-only machine TE206 hides it)
+        return [finding("TE200", "ok", f"{F.torch_label(s)} is a ROCm build (HIP {F.torch_hip(s) or '?'}): the CUDA checks do not apply",
+                        "", None, {"torch": F.torch_version(s), "hip": F.torch_hip(s)})]
     if F.is_macos(s):
-        mps = F.as_dict(t.get("mps"))
-        state = "MPS available" if mps.get("available") else "no MPS"
+        state = "MPS available" if F.mps(s).get("available") else "no MPS"
         return [finding("TE200", "ok", f"{F.torch_label(s)} imports ({state})", "", None, {"torch": F.torch_version(s)})]
     if F.is_cpu_torch(s) and F.driver_present(s) is None and not F.driver_gpus(s):
         return [finding("TE200", "ok", f"{F.torch_label(s)} (CPU-only build) imports; whether an NVIDIA driver exists is unknown",

@@ -1,0 +1,201 @@
+"""THE recommendation: which torch build fits a machine, and the commands that install it.
+
+    recommend_build(s, capability=None) -> build dict | None   the build (the doctor's fix lines)
+    recommend(s) -> dict                                        the same as data with its reasons
+                                                                (`advise`, rebuild plans, scripts)
+    advise(s) -> (reasons, command)                             what `torch-envcheck advise` prints
+    install_command(s, build), pip_command(s, *args), python_cmd(s), pinned(name, version)
+
+The rules' fix lines, `advise`, `advise --script/--docker` and `rebuild` all take their build from
+recommend_build(), so none of them can disagree; every command is quoted for the snapshot's shell
+(its OS), and every value from the snapshot is quoted or checked against PEP 440.  Facts are read
+through the facts layer; the tables through knowledge.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from torch_envcheck import knowledge as kb
+from torch_envcheck._util import escape, versions
+from torch_envcheck.doctor.facts import core as F
+
+# download.pytorch.org serves one index per build variant: /whl/cu130, /whl/cpu, /whl/rocm6.4, /whl/xpu.
+INDEX_BASE = "https://download.pytorch.org/whl/"
+_TAG_RE = re.compile(r"^(cu\d+|cpu|rocm[\d.]+|xpu)$")
+
+
+def index_tag(local) -> str | None:
+    """The download.pytorch.org index of a local version label ('cu130' -> 'cu130'), else None."""
+    return local if isinstance(local, str) and _TAG_RE.match(local) else None
+
+
+def index_url(tag: str) -> str:
+    try:
+        return kb.index_url(tag)
+    except Exception:  # knowledge tables unavailable: the URL scheme is stable
+        return INDEX_BASE + tag
+
+
+# ---------------------------------------------------------------- commands for the snapshot's machine
+
+def pip_command(s, *args: str) -> str:
+    """`<python> -m pip ARGS...` with every word quoted for the snapshot's shell."""
+    return escape.shell_join([F.python_exe(s), "-m", "pip", *args], F.shell(s))
+
+
+def python_cmd(s) -> str:
+    """This interpreter as one word quoted for the snapshot's shell (`&` prefix not included)."""
+    return escape.shell_quote(F.python_exe(s), F.shell(s))
+
+
+def pinned(name: str, version) -> str:
+    """'tensorflow[and-cuda]==2.21.0', or the bare name when the version is not a clean PEP 440 one."""
+    v = escape.requirement_version(version)
+    return f"{name}=={v}" if v else name
+
+
+def posix_word(word: str) -> str:
+    """One word quoted for a POSIX shell (the WSL 2 / Linux lines of a fix)."""
+    return escape.shell_quote(word, "posix")
+
+
+def companions_installed(s) -> list[str]:
+    return [n for n in ("torchvision", "torchaudio") if F.package_version(s, n)]
+
+
+def install_command(s, build: dict, companions=True) -> str:
+    """The pip command installing `build` (from recommend_build) into this interpreter, quoted for
+    the snapshot's shell.  companions: True = the torchvision/torchaudio installed now, or a list."""
+    rel = build["torch"]
+    tv = F.torch_version(s)
+    spec = rel
+    if tv and versions.release_key(tv) == rel:
+        # keep the installed release exactly, change only its flavour (a valid PEP 440 version only)
+        spec = escape.requirement_version(versions.public(tv)) or rel
+    names = companions_installed(s) if companions is True else list(companions or ())
+    return kb.pip_install_command(F.python_exe(s), spec, build["tag"], names, shell=F.shell(s))
+
+
+def drop_from_library_path(s, var: str, dirs) -> str | None:
+    """The POSIX command that sets LD_LIBRARY_PATH to the snapshot's value without `dirs` (quoted:
+    the folders come from the snapshot), or unsets it; None where it cannot be written (another
+    variable, Windows' PATH, the value unknown)."""
+    current = F.env(s, var) if var == "LD_LIBRARY_PATH" else None
+    if current is None or F.system(s) == "Windows":
+        return None
+    drop = {os.path.normpath(x) for x in dirs}
+    keep = [p for p in current.split(os.pathsep) if p and os.path.normpath(p) not in drop]
+    return escape.env_assign("LD_LIBRARY_PATH", ":".join(keep) if keep else None, "posix")
+
+
+def search_path_fix(s, broken: dict) -> str:
+    """The fix for F.import_broken_by_search_path(): drop its folders from the search path (for
+    LD_LIBRARY_PATH, the command that sets it without them), then check that torch imports."""
+    var, dirs = broken["var"], broken["dirs"]
+    fix = drop_from_library_path(s, var, dirs)
+    if fix is None:  # one comment line: a newline in a folder's name cannot end it
+        fix = escape.terminal(f"# remove {', '.join(dirs)} from {var} (where your shell or job script sets it), then:")
+    return fix + f"\n{python_cmd(s)} -c \"import torch; print(torch.__version__)\""
+
+
+# ---------------------------------------------------------------- the build
+
+def recommend_build(s, capability=None) -> dict | None:
+    """THE recommendation (the fix lines of the rules and `advise` both call it): the build to
+    install: the installed release if one of its builds fits this driver, GPU and Python, else the
+    newest release that does.  `capability` defaults to F.build_capability(s).  None when nothing
+    fits or the tables cannot be read."""
+    if capability is None:
+        capability = F.build_capability(s)
+    args = dict(driver_cuda=F.driver_cuda(s), capability=capability, os_name=F.system(s),
+                driver_os_name=F.driver_os(s), python_version=F.python_version(s),
+                driver_version=F.driver_version(s), machine=F.machine(s))
+    try:
+        rel = F.torch_release(s)
+        if rel and kb.release(rel):
+            same = kb.latest_release_for(torch_release=rel, **args)
+            if same:
+                return same
+        return kb.latest_release_for(**args)
+    except kb.KnowledgeError:
+        return None
+
+
+def recommend(snap: dict) -> dict:
+    """The build that fits the machine of `snap`, as data, for advise() and for rebuild plans and
+    scripts: {'kind': 'cuda' | 'cpu' | 'pypi' (macOS: PyPI's own torch) | None (nothing fits),
+    'torch': release or None, 'tag': index tag or None, 'cuda', 'cudnn', 'python': 'X.Y',
+    'reasons': [...]}.  The CUDA build is recommend_build(), the function the doctor's fix lines
+    use, so none of them can disagree."""
+    system, mach = F.system(snap), F.machine(snap)
+    out = {"kind": "cpu", "torch": None, "tag": "cpu", "cuda": None, "cudnn": None, "python": F.python_mm(snap),
+           "reasons": []}
+    why = out["reasons"]
+    if F.is_macos(snap):
+        out.update(kind="pypi", tag=None)
+        if F.apple_silicon(snap) is True or mach == "arm64":
+            why.append("macOS on Apple silicon: no CUDA; PyPI's torch uses the GPU through MPS (torch.backends.mps)")
+        else:
+            why.append("macOS on an Intel CPU: no CUDA and no MPS; the CPU build is the only choice")
+        return out
+    if F.wsl(snap) == 1:
+        why.append("WSL 1 cannot reach the GPU (CUDA on WSL needs WSL 2: `wsl --set-version <distro> 2` in "
+                   "Windows); until then only the CPU build works")
+        return out
+    if F.driver_present(snap) is not True:
+        pci = F.pci_gpus(snap)  # None under WSL 2: its GPU is never on the Linux PCI bus
+        if pci is not None:
+            if not pci:
+                why.append("no NVIDIA GPU on this machine's PCI bus and no NVIDIA driver: the CPU build is the one "
+                           "that fits (a CUDA build would only add several GB of unused libraries)")
+                return out
+            why.append(f"an NVIDIA GPU is on the PCI bus ({', '.join(str(F.text(g.get('bus_id')) or '?') for g in pci)}) "
+                       "but no NVIDIA driver is loaded: install the driver (in a container: start it with GPU access, "
+                       "e.g. `docker run --gpus all`) and run `torch-envcheck advise` again for a CUDA build; until "
+                       "then only the CPU build works")
+            return out
+        why.append("no NVIDIA driver found: install the NVIDIA driver and run `torch-envcheck advise` again for a "
+                   "CUDA build; without a driver only the CPU build works")
+        return out
+    cap = F.build_capability(snap)
+    windows_driver = F.wsl(snap) == 2  # WSL 2 runs Linux wheels on the Windows driver
+    why += [f"NVIDIA driver {F.driver_version(snap) or '?'}"
+            + (" (the Windows driver, used by WSL 2)" if windows_driver else "")
+            + (f" supports CUDA up to {F.driver_cuda(snap)}" if F.driver_cuda(snap) else ""),
+            (f"GPU compute capability {cap}" + (" (the lowest of this machine's GPUs)"
+                                                if len(set(F.capabilities(snap))) > 1 else "")) if cap
+            else "GPU compute capability unknown",
+            f"Python {F.python_mm(snap) or '?'} on {system or '?'}" + (f" {mach}" if mach else "")]
+    out.update(kind=None, tag=None)
+    try:
+        kb.releases()
+    except Exception as exc:  # missing or malformed tables: say so rather than guess
+        why[:] = [f"the release tables could not be read ({type(exc).__name__}: {exc})"]
+        return out
+    pick = recommend_build(snap, capability=cap)
+    if pick is None:
+        why.append("no known torch release has a CUDA build for this driver, GPU, CPU architecture and Python: "
+                   "update the NVIDIA driver (or Python), or use the CPU build")
+        return out
+    why.append(f"newest fit: torch {pick['torch']} built with CUDA {pick['cuda']} ({pick['tag']})"
+               + (", through PTX JIT (first use compiles kernels)" if pick.get("via") == "ptx" else "")
+               + (" [table row marked unverified]" if pick.get("unverified") else ""))
+    out.update(kind="cuda", torch=pick["torch"], tag=pick["tag"], cuda=pick["cuda"], cudnn=pick.get("cudnn"),
+               build=pick)
+    return out
+
+
+def advise(snap: dict) -> tuple[list[str], str | None]:
+    """What `torch-envcheck advise` prints: (reasons, command); command None when nothing fits (the
+    reasons say why)."""
+    rec = recommend(snap)
+    if rec["kind"] is None:
+        return rec["reasons"], None
+    if rec["kind"] == "pypi":
+        return rec["reasons"], pip_command(snap, "install", "torch", "torchvision")
+    if rec["kind"] == "cpu":
+        return rec["reasons"], pip_command(snap, "install", "torch", "torchvision", "--index-url", index_url("cpu"))
+    companions = companions_installed(snap) if F.section_known(snap, "packages") else ["torchvision"]
+    return rec["reasons"], install_command(snap, rec["build"], companions=companions)

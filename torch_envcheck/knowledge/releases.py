@@ -1,0 +1,198 @@
+"""PyTorch's releases and their builds (torch_releases.json): Python ranges, arch lists, the
+download.pytorch.org index of each build, and the search for the newest build a machine runs (its
+driver through drivers.driver_runs, its GPU through gpus.capability_match, its Python), plus the pip
+command that installs one."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from torch_envcheck._util.escape import requirement_version, shell_join
+from torch_envcheck._util.versions import cuda_from_tag, major_minor, release_key, version_tuple
+from torch_envcheck.knowledge.drivers import COMPAT, NO, driver_runs, min_driver_for_cuda
+from torch_envcheck.knowledge.gpus import build_arch_list, capability_match, cudnn_supports
+from torch_envcheck.knowledge.tables import RELEASES_FILE, load_table
+
+
+@functools.lru_cache(maxsize=None)
+def _releases_sorted() -> tuple:
+    return tuple(sorted(load_table(RELEASES_FILE)["releases"], key=lambda r: version_tuple(r["torch"])))
+
+
+def releases() -> list[dict]:
+    """All known releases, oldest first (shared rows: do not modify them)."""
+    return list(_releases_sorted())
+
+
+@functools.lru_cache(maxsize=256)
+def _release_by_key(key: str | None) -> dict | None:
+    return next((r for r in _releases_sorted() if r["torch"] == key), None)
+
+
+def release(torch_version) -> dict | None:
+    return _release_by_key(release_key(torch_version))
+
+
+def latest_known_release() -> str:
+    return releases()[-1]["torch"]
+
+
+def index_url(tag: str) -> str:
+    return load_table(RELEASES_FILE)["index_url_template"].format(tag=tag)
+
+
+def wheel_arch_list(torch_version, cuda_tag: str, os_name: str | None = "Linux",
+                    machine: str | None = None) -> list[str] | None:
+    rel = release(torch_version)
+    if rel is None:
+        return None
+    build = next((b for b in rel["builds"] if b["tag"] == cuda_tag), None)
+    return build_arch_list(build, os_name, machine) if build else None
+
+
+def python_range(torch_version) -> tuple[str, str] | None:
+    """(min, max) Python minor versions with wheels for a release ('experimental' ones included:
+    wheels are published for them)."""
+    rel = release(torch_version)
+    if rel is None:
+        return None
+    hi = rel.get("python_experimental") or rel["python_max"]
+    if version_tuple(rel["python_max"]) > version_tuple(hi):
+        hi = rel["python_max"]
+    return rel["python_min"], hi
+
+
+def python_supported(torch_version, python_version) -> bool | None:
+    rng = python_range(torch_version)
+    py = major_minor(python_version)
+    if rng is None or py is None:
+        return None
+    return major_minor(rng[0]) <= py <= major_minor(rng[1])
+
+
+def _build_serves(build: dict, capability) -> bool:
+    """False when the build's cuDNN does not support the GPU (cuDNN 9 and Kepler): its kernels may
+    load, but every cuDNN op (convolutions, RNNs) fails."""
+    return cudnn_supports(build.get("cudnn"), capability) is not False if capability is not None else True
+
+
+def min_driver_any_build(os_name: str | None = "Linux") -> dict | None:
+    """The lowest driver that runs at least one build in the tables (the compatibility floor of the
+    oldest CUDA major a build uses): {'driver', 'cuda', 'torch', 'tag'}.  A driver below it needs
+    an upgrade: no torch build in the tables runs on it."""
+    best = None
+    for rel in releases():
+        for b in rel["builds"]:
+            need = min_driver_for_cuda(cuda_from_tag(b["tag"]), os_name) or {}
+            drv = need.get("compat_floor") or need.get("toolkit_minimum")
+            if drv and (best is None or version_tuple(drv) < version_tuple(best["driver"])):
+                best = {"driver": drv, "cuda": cuda_from_tag(b["tag"]), "torch": rel["torch"], "tag": b["tag"]}
+    return best
+
+
+def releases_supporting(capability, os_name: str | None = "Linux", machine: str | None = None) -> list[dict]:
+    """Every (release, build) whose wheel runs on a GPU of this capability, newest release first,
+    newest CUDA first within a release.  Items: {'torch', 'tag', 'cuda', 'via', 'entry',
+    'python_min', 'python_max', 'index_url', 'unverified'}."""
+    out = []
+    for rel in reversed(releases()):
+        for b in sorted(rel["builds"], key=lambda b: version_tuple(cuda_from_tag(b["tag"])), reverse=True):
+            arch = build_arch_list(b, os_name, machine)
+            m = capability_match(capability, arch, cuda_from_tag(b["tag"])) if arch else {"ok": False}
+            if m["ok"] and _build_serves(b, capability):
+                lo, hi = python_range(rel["torch"])
+                out.append({"torch": rel["torch"], "tag": b["tag"], "cuda": cuda_from_tag(b["tag"]),
+                            "via": m["via"], "entry": m["entry"], "python_min": lo, "python_max": hi,
+                            "index_url": index_url(b["tag"]),
+                            "unverified": bool(b.get("unverified") or rel.get("unverified"))})
+    return out
+
+
+def latest_release_for(driver_cuda=None, capability=None, os_name: str | None = "Linux",
+                       python_version=None, driver_version=None, torch_release=None,
+                       machine: str | None = None, driver_os_name: str | None = None) -> dict | None:
+    """The newest release and CUDA build that this machine can run: a CUDA the driver runs
+    (`driver_version` checked against the tables, else `driver_cuda`, nvidia-smi's 'CUDA Version';
+    minor-version compatibility counts, except for PTX JIT), the GPU's capability covered (SASS
+    preferred over PTX JIT), and wheels for this Python; `torch_release` restricts it to one
+    release.  `os_name`/`machine` select the wheels' arch lists, `driver_os_name` (default
+    os_name) the driver table.  Any argument may be None (= no constraint).  None when nothing fits."""
+    candidates = []
+    for rel in reversed(releases()):
+        if torch_release is not None and rel["torch"] != release_key(torch_release):
+            continue
+        if python_version and python_supported(rel["torch"], python_version) is False:
+            continue
+        for b in sorted(rel["builds"], key=lambda b: version_tuple(cuda_from_tag(b["tag"])), reverse=True):
+            cuda = cuda_from_tag(b["tag"])
+            # How the driver runs this build: its own toolkit's driver, or only minor-version compat
+            # (WSL 2 runs Linux wheels on the Windows driver: driver_os_name picks its table).
+            support = driver_runs(cuda, driver_version, driver_cuda, driver_os_name or os_name)
+            if support == NO:
+                continue
+            via = entry = None
+            arch = build_arch_list(b, os_name, machine)
+            if arch is None:
+                continue  # no arch list known for this CPU architecture's wheels
+            if capability is not None:
+                m = capability_match(capability, arch, cuda)
+                if not m["ok"] or not _build_serves(b, capability):
+                    continue
+                via, entry = m["via"], m["entry"]
+                if via == "ptx" and support == COMPAT:
+                    continue  # PTX JIT needs the toolkit's own driver
+            candidates.append((rel, b, cuda, via, support, entry))
+    if not candidates:
+        return None
+    # The newest release with SASS for the GPU (no JIT delay, no extra driver requirement), else the
+    # newest at all; within it the build the driver fully supports, then the newest CUDA.
+    first = next((c for c in candidates if c[3] != "ptx"), candidates[0])
+    same = [c for c in candidates if c[0] is first[0] and (c[3] != "ptx") == (first[3] != "ptx")]
+    rel, b, cuda, via, support, entry = max(same, key=lambda c: (c[4] != COMPAT, version_tuple(c[2])))
+    return {"torch": rel["torch"], "tag": b["tag"], "cuda": cuda, "via": via, "entry": entry,
+            "driver_support": support, "cudnn": b.get("cudnn"),
+            "index_url": index_url(b["tag"]), "python_min": python_range(rel["torch"])[0],
+            "python_max": python_range(rel["torch"])[1],
+            "unverified": bool(b.get("unverified") or rel.get("unverified"))}
+
+
+def torchvision_for(torch_version) -> str | None:
+    rel = release(torch_version)
+    return rel.get("torchvision") if rel else None
+
+
+def pip_install_words(python: str | None, torch_spec: str | None, tag: str,
+                      companions=(), no_deps: bool = False) -> list[str]:
+    """The words of a pip command installing torch (and the companions named) from one index.
+    torch_spec '2.14.1' pins exactly (it matches 2.14.1+cu126 on that index), '2.14' pins the
+    release ('2.14.*'), None takes the newest.  A torch_spec that is not a PEP 440 version (from a
+    stranger's snapshot) is never pasted into the command: its release key is used instead."""
+    if torch_spec is not None and requirement_version(torch_spec) is None:
+        torch_spec = release_key(torch_spec)
+    rel = release_key(torch_spec) if torch_spec else None
+    pins = []
+    if torch_spec is not None:
+        # Only a plain X.Y.Z exists on the index; a source build's '2.14.0a0+git...' pins its release.
+        exact = re.fullmatch(r"\d+\.\d+\.\d+", str(torch_spec).split("+", 1)[0]) is not None
+        pins.append(f"torch=={torch_spec}" if exact else f"torch=={rel}.*")
+    else:
+        pins.append("torch")
+    for c in companions:
+        if c == "torchvision" and rel and torchvision_for(rel):
+            pins.append(f"torchvision=={torchvision_for(rel)}.*")
+        elif c == "torchaudio" and rel:
+            # torchaudio 2.N pairs with torch 2.N; a missing pin fails loudly instead of mixing builds.
+            pins.append(f"torchaudio=={rel}.*")
+        else:
+            pins.append(c)
+    flags = ["--force-reinstall", "--no-deps"] if no_deps else ["--force-reinstall"]
+    return [python or "python", "-m", "pip", "install", *flags, *pins, "--index-url", index_url(tag)]
+
+
+def pip_install_command(python: str | None, torch_spec: str | None, tag: str,
+                        companions=(), no_deps: bool = False, shell: str = "posix") -> str:
+    """pip_install_words() as one command line, every word quoted for `shell` (escape.shell_join:
+    "posix", "powershell" or "cmd"), so an interpreter path or version from a snapshot cannot
+    inject anything."""
+    return shell_join(pip_install_words(python, torch_spec, tag, companions, no_deps), shell)
