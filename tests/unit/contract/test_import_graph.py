@@ -19,10 +19,7 @@ from paths import REPO
 
 PACKAGE = "torch_envcheck"
 
-# The two fleet cycles of issue 19 (aggregate <-> rules, cli <-> worker) are being removed on main;
-# this list must be empty once that lands.
-KNOWN = {frozenset({"torch_envcheck.fleet.aggregate", "torch_envcheck.fleet.rules"}),
-         frozenset({"torch_envcheck.fleet.cli", "torch_envcheck.fleet.worker"})}
+
 
 
 def modules(root: str = REPO) -> dict[str, str]:
@@ -97,7 +94,7 @@ def cycles(edges: dict[str, set[str]]) -> list[set[str]]:
 
 def test_no_import_cycle_anywhere():
     found = {frozenset(c) for c in cycles(graph(modules()))}
-    assert found - KNOWN == set(), [sorted(c) for c in found - KNOWN]
+    assert found == set(), [sorted(c) for c in found]
 
 
 def test_the_cycle_check_sees_function_local_imports(tmp_path):
