@@ -46,10 +46,12 @@ def test_driver_supports():
 
 
 def test_arch_lists_and_capability_match():
-    # the real 2.14.1+cu130 wheel ships no PTX (torch._C._cuda_getArchFlags()); 2.13's row keeps the matrix's +PTX
+    # the published 2.13.0 and 2.14.1 cu130 wheels ship no PTX (their libtorch_cuda.so, docs/knowledge-audit.md);
+    # 2.12's cu132 row keeps the release matrix's +PTX (no wheel of it could be read)
     assert kb.wheel_arch_list("2.14.1", "cu130") == ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]
-    assert kb.wheel_arch_list("2.13.0", "cu130")[-1] == "compute_120"
-    assert "compute_120" not in kb.wheel_arch_list("2.13.0", "cu130", "Windows")  # PTX on Linux builds only
+    assert "compute_120" not in kb.wheel_arch_list("2.13.0", "cu130")
+    assert kb.wheel_arch_list("2.12.0", "cu132")[-1] == "compute_120"
+    assert "compute_120" not in kb.wheel_arch_list("2.12.0", "cu132", "Windows")  # PTX on Linux builds only
     assert kb.wheel_arch_list("2.14", "cu999") is None
     assert kb.capability_match("8.9", ["sm_80", "sm_86"])["entry"] == "sm_86"
     assert kb.capability_match("8.0", ["sm_86"])["ok"] is False
@@ -65,7 +67,10 @@ def test_releases_supporting_and_latest_release_for():
     assert all(b["tag"] != "cu130" for b in pascal)
     best = kb.latest_release_for(driver_cuda="12.9", capability="12.0", python_version="3.11")
     assert (best["torch"], best["tag"]) == ("2.11", "cu128")
-    assert kb.latest_release_for(driver_version="581.57", capability="8.9", os_name="Windows")["tag"] == "cu130"
+    # 581.57 meets CUDA 13.0's Windows driver (580.88): the cu130 build, not only minor-version compatibility
+    # (2.14: the newest release whose Windows CUDA builds are documented; 2.15's cu132 was seen for Linux only)
+    win = kb.latest_release_for(driver_version="581.57", capability="8.9", os_name="Windows", torch_release="2.14")
+    assert (win["tag"], win["driver_support"]) == ("cu130", "toolkit")
     assert kb.latest_release_for(capability="3.5") is None  # Kepler: nothing in the tables
 
 
@@ -100,8 +105,9 @@ def test_readme_lists_every_code():
 
 
 def test_aarch64_wheels_use_their_own_arch_lists():
+    # the published 2.14 cu130 aarch64 wheel: SASS for 8.0-12.0 and no PTX (its libtorch_cuda.so)
     assert kb.wheel_arch_list("2.14", "cu130", "Linux", "aarch64") == [
-        "sm_80", "sm_90", "sm_100", "sm_110", "sm_120", "compute_120"]
+        "sm_80", "sm_90", "sm_100", "sm_110", "sm_120"]
     assert kb.wheel_arch_list("2.8", "cu128", "Linux", "aarch64") is None  # not in the tables: unknown
     # a T4 (7.5) on an aarch64 server: the x86_64 cu130 list would cover it, the aarch64 one does not
     assert kb.latest_release_for(capability="7.5", machine="aarch64") is None
