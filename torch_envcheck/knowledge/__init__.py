@@ -33,7 +33,16 @@ def load_table(name: str) -> dict:
         raise KnowledgeError(f"cannot read the knowledge table {path}: {exc}") from exc
     if not isinstance(table, dict) or "schema_version" not in table:
         raise KnowledgeError(f"{path} is not a torch_envcheck knowledge table (no schema_version)")
-    return table
+    # issue 17: rows learned by `torch-envcheck knowledge update` (a dated overlay in the user's
+    # cache) are preferred over the shipped rows; without an overlay the shipped table is returned.
+    from torch_envcheck.knowledge import overlay  # noqa: PLC0415
+    return overlay.apply(name, table)
+
+
+def clear_caches() -> None:
+    """Forget the loaded tables (after `knowledge update` wrote a new overlay, or in tests)."""
+    for fn in (load_table, _releases_sorted, _release_by_key):
+        fn.cache_clear()
 
 
 # ---------------------------------------------------------------- version helpers
@@ -207,7 +216,24 @@ def build_arch_list(build: dict, os_name: str | None = "Linux", machine: str | N
     if _is_arm(machine) and _os_column(os_name) == "linux":
         spec = build.get("arch_list_linux_aarch64")
         return parse_arch_list(spec, os_name) if spec else None
-    return parse_arch_list(build["arch_list"], os_name)
+    spec = build.get("arch_list")  # None for a build learned from a package index (no binary read)
+    return parse_arch_list(spec, os_name) if spec else None
+
+
+_PLATFORM_KEYS = {("linux", False): "linux_x86_64", ("linux", True): "linux_aarch64", ("windows", False): "win_amd64"}
+
+
+def build_on_platform(build: dict, os_name: str | None = "Linux", machine: str | None = None) -> bool:
+    """Whether a build exists for this OS and CPU.  A build row with 'platforms' (issue 17: e.g. 2.15
+    cu132, seen for Linux x86_64 and aarch64 only) is never offered elsewhere; without it every
+    build is assumed to exist on Linux and Windows, as before."""
+    plats = build.get("platforms")
+    if not isinstance(plats, list):
+        return True
+    col = _os_column(os_name)
+    if col == "linux" and not machine:
+        return any(str(p).startswith("linux_") for p in plats)
+    return _PLATFORM_KEYS.get((col, _is_arm(machine))) in plats
 
 
 def wheel_arch_list(torch_version, cuda_tag: str, os_name: str | None = "Linux",
@@ -223,8 +249,8 @@ def python_range(torch_version) -> tuple[str, str] | None:
     """(min, max) Python minor versions with wheels for a release ('experimental' ones included:
     wheels are published for them)."""
     rel = release(torch_version)
-    if rel is None:
-        return None
+    if rel is None or not rel.get("python_min") or not rel.get("python_max"):
+        return None  # (an overlay row learned without wheels to read the range from)
     hi = rel.get("python_experimental") or rel["python_max"]
     if version_tuple(rel["python_max"]) > version_tuple(hi):
         hi = rel["python_max"]
@@ -290,11 +316,20 @@ def is_tegra(capability) -> bool:
 
 
 def cudnn_min_capability(cudnn_version) -> str | None:
-    """The smallest compute capability a cuDNN major supports ('5.0' for cuDNN 9: no Kepler)."""
+    """The smallest compute capability a cuDNN release supports: the row of
+    cudnn_min_capability_by_version with the greatest cuDNN not above this one's major.minor
+    (9.10: '5.0'; 9.11 and newer: '7.5'), else the per-major value ('5.0' for cuDNN 9: no Kepler)."""
     t = version_tuple(cudnn_version)
     if not t:
         return None
-    return load_table(CAPABILITIES_FILE)["cudnn_min_capability"].get(str(t[0]))
+    table = load_table(CAPABILITIES_FILE)
+    mm = (t[0], t[1] if len(t) > 1 else 0)
+    rows = [r for r in table.get("cudnn_min_capability_by_version") or []
+            if major_minor(r.get("cudnn")) and major_minor(r.get("cudnn"))[0] == mm[0]
+            and major_minor(r.get("cudnn")) <= mm]
+    if rows:
+        return max(rows, key=lambda r: major_minor(r["cudnn"]))["min"]
+    return table["cudnn_min_capability"].get(str(t[0]))
 
 
 def cudnn_supports(cudnn_version, capability) -> bool | None:
@@ -365,10 +400,12 @@ def releases_supporting(capability, os_name: str | None = "Linux", machine: str 
     out = []
     for rel in reversed(releases()):
         for b in sorted(rel["builds"], key=lambda b: version_tuple(cuda_from_tag(b["tag"])), reverse=True):
+            if not build_on_platform(b, os_name, machine):
+                continue
             arch = build_arch_list(b, os_name, machine)
             m = capability_match(capability, arch, cuda_from_tag(b["tag"])) if arch else {"ok": False}
             if m["ok"] and _build_serves(b, capability):
-                lo, hi = python_range(rel["torch"])
+                lo, hi = python_range(rel["torch"]) or (None, None)
                 out.append({"torch": rel["torch"], "tag": b["tag"], "cuda": cuda_from_tag(b["tag"]),
                             "via": m["via"], "entry": m["entry"], "python_min": lo, "python_max": hi,
                             "index_url": index_url(b["tag"]),
@@ -393,6 +430,8 @@ def latest_release_for(driver_cuda=None, capability=None, os_name: str | None = 
         if python_version and python_supported(rel["torch"], python_version) is False:
             continue
         for b in sorted(rel["builds"], key=lambda b: version_tuple(cuda_from_tag(b["tag"])), reverse=True):
+            if not build_on_platform(b, os_name, machine):
+                continue
             cuda = cuda_from_tag(b["tag"])
             # How the driver runs this build: its own toolkit's driver, or only minor-version compat.
             support = None
@@ -427,14 +466,24 @@ def latest_release_for(driver_cuda=None, capability=None, os_name: str | None = 
     rel, b, cuda, via, support, entry = max(same, key=lambda c: (c[4] != "compat", version_tuple(c[2])))
     return {"torch": rel["torch"], "tag": b["tag"], "cuda": cuda, "via": via, "entry": entry,
             "driver_support": support, "cudnn": b.get("cudnn"),
-            "index_url": index_url(b["tag"]), "python_min": python_range(rel["torch"])[0],
-            "python_max": python_range(rel["torch"])[1],
+            "index_url": index_url(b["tag"]), "python_min": (python_range(rel["torch"]) or (None, None))[0],
+            "python_max": (python_range(rel["torch"]) or (None, None))[1],
             "unverified": bool(b.get("unverified") or rel.get("unverified"))}
 
 
 def torchvision_for(torch_version) -> str | None:
     rel = release(torch_version)
     return rel.get("torchvision") if rel else None
+
+
+def torchaudio_for(torch_version) -> str | None:
+    """The torchaudio minor that pairs with a release: the row's 'torchaudio' where it has one (2.15
+    -> '2.11'; null for 2.12-2.14, which no torchaudio release pins), else the release itself
+    (torchaudio 2.N paired with torch 2.N up to 2.10).  None: pin no torchaudio version."""
+    rel = release(torch_version)
+    if rel is None:
+        return None
+    return rel["torchaudio"] if "torchaudio" in rel else rel["torch"]
 
 
 def pip_install_words(python: str | None, torch_spec: str | None, tag: str,
@@ -457,9 +506,9 @@ def pip_install_words(python: str | None, torch_spec: str | None, tag: str,
     for c in companions:
         if c == "torchvision" and rel and torchvision_for(rel):
             pins.append(f"torchvision=={torchvision_for(rel)}.*")
-        elif c == "torchaudio" and rel:
-            # torchaudio 2.N pairs with torch 2.N; a missing pin fails loudly instead of mixing builds.
-            pins.append(f"torchaudio=={rel}.*")
+        elif c == "torchaudio" and rel and torchaudio_for(rel):
+            # the paired torchaudio; a missing pin fails loudly instead of mixing builds.
+            pins.append(f"torchaudio=={torchaudio_for(rel)}.*")
         else:
             pins.append(c)
     flags = ["--force-reinstall", "--no-deps"] if no_deps else ["--force-reinstall"]

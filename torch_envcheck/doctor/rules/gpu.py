@@ -190,7 +190,8 @@ def ptx_driver(s) -> list[dict]:
         out.append(finding(
             "TE404", "failure",
             f"{F.gpu_label(g)} runs {F.torch_label(s)} only through PTX JIT ({m['entry']}), which needs driver >= "
-            f"{need.get('toolkit_minimum')}; this driver is {F.driver_version(s)}",
+            f"{need.get('toolkit_minimum') or '(the CUDA ' + str(F.torch_cuda(s)) + ' toolkit driver: not in the tables)'}; "
+            f"this driver is {F.driver_version(s)}",
             "The driver JIT-compiles PTX only if it is at least as new as the toolkit that wrote it "
             "(CUDA_ERROR_UNSUPPORTED_PTX_VERSION otherwise); minor-version compatibility does not cover PTX. "
             "Upgrade the driver, or install a build with SASS for this GPU.", None,

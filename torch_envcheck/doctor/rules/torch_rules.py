@@ -170,8 +170,10 @@ def companions(s) -> list[dict]:
             want = kb.torchvision_for(rel) if rel else None
             if want and kb.release_key(ver) != want:
                 problems.append(f"{name} {ver} belongs to another torch (torch {rel} pairs with torchvision {want})")
-        elif name == "torchaudio" and rel and kb.release(rel) and kb.release_key(ver) != rel:
-            problems.append(f"{name} {ver} belongs to another torch (torch {rel} pairs with torchaudio {rel})")
+        elif name == "torchaudio" and rel and kb.torchaudio_for(rel) and kb.release_key(ver) != kb.torchaudio_for(rel):
+            # the release's paired torchaudio (2.15 -> 2.11); none for 2.12-2.14, which no torchaudio pins
+            problems.append(f"{name} {ver} belongs to another torch (torch {rel} pairs with torchaudio "
+                            f"{kb.torchaudio_for(rel)})")
         if not problems:
             continue
         tag = ttag if ttag and (ttag.startswith("cu") or ttag == "cpu" or ttag.startswith("rocm")) else None
@@ -179,8 +181,8 @@ def companions(s) -> list[dict]:
         if tag and rel:
             if name == "torchvision" and kb.torchvision_for(rel):
                 spec = f"torchvision=={kb.torchvision_for(rel)}.*"  # quoted by pip_command
-            elif name == "torchaudio":
-                spec = f"torchaudio=={rel}.*"  # torchaudio 2.N pairs with torch 2.N
+            elif name == "torchaudio" and kb.torchaudio_for(rel):
+                spec = f"torchaudio=={kb.torchaudio_for(rel)}.*"  # the release's paired torchaudio
             else:
                 spec = name
             # --no-deps: replace only the companion, keep the torch that is installed.
