@@ -100,8 +100,33 @@ def recommend(snap: dict) -> dict:
     why.append(f"newest fit: torch {pick['torch']} built with CUDA {pick['cuda']} ({pick['tag']})"
                + (", through PTX JIT (first use compiles kernels)" if pick.get("via") == "ptx" else "")
                + (" [table row marked unverified]" if pick.get("unverified") else ""))
+    why[:] = why[:-1] + _freshness_reasons(snap, pick, why[-1])  # issue 17
     out.update(kind="cuda", torch=pick["torch"], tag=pick["tag"], cuda=pick["cuda"], cudnn=pick.get("cudnn"),
                build=pick)
+    return out
+
+
+def _freshness_reasons(snap: dict, pick: dict, newest_fit: str) -> list[str]:
+    """issue 17: the installed torch kept when the tables cannot describe it (judged from live
+    facts), and a pick that is an older release than the installed torch said in so many words,
+    with the driver upgrade that keeps it where the driver is what rules it out."""
+    from torch_envcheck import knowledge  # noqa: PLC0415
+    from torch_envcheck.knowledge import freshness  # noqa: PLC0415
+    if pick.get("kept"):
+        return [freshness.kept_line(pick)]
+    tv = F.torch_version(snap)
+    note = freshness.downgrade_note(tv, pick, "the newest build the tables know that fits this machine")
+    if not note:
+        return [newest_fit]
+    if freshness.tables_incomplete_for(tv):
+        newest_fit = newest_fit.replace("newest fit:", "newest fit that the tables know:", 1)
+    out = [newest_fit, freshness.DOWNGRADE_PREFIX + note]
+    verdict = knowledge.driver_supports(F.driver_version(snap), F.torch_cuda(snap), F.driver_os(snap))
+    if verdict == "no":
+        need = knowledge.min_driver_for_cuda(F.torch_cuda(snap), F.driver_os(snap)) or {}
+        want = need.get("compat_floor") or need.get("toolkit_minimum")
+        out.append(f"or keep torch {tv}: it needs an NVIDIA driver for CUDA {F.torch_cuda(snap)}"
+                   + (f" (>= {want})" if want else "") + "; upgrading the driver is what the doctor's TE302 fix does")
     return out
 
 
@@ -212,6 +237,11 @@ def run(args) -> int:
     if not args.quiet:
         for line in why:
             print(f"# {terminal(line)}")
+    else:  # issue 17: a downgrade is never silent, not even with -q (stdout keeps the command alone)
+        from torch_envcheck.knowledge.freshness import DOWNGRADE_PREFIX  # noqa: PLC0415
+        for line in why:
+            if line.startswith(DOWNGRADE_PREFIX):
+                print(f"torch-envcheck advise: note: {terminal(line)}", file=sys.stderr)
     if not cmds:
         if args.quiet:
             for line in why:

@@ -121,6 +121,12 @@ CODES: dict[str, tuple[str, str, str]] = {
     "TE955": ("fleet-barrier-missing", "fleet", "monitored_barrier named ranks that did not reach it"),
     "TE956": ("fleet-bandwidth-failed", "fleet", "the collective bandwidth measurement failed"),
     "TE957": ("fleet-rank-failures", "fleet", "ranks whose own environment has failures"),
+    # knowledge older than the machine (issue 17): judged from live facts, `torch-envcheck knowledge update`
+    "TE207": ("torch-newer-than-knowledge", "torch", "torch is newer than the doctor's release tables: judged from live facts"),
+    "TE208": ("torch-build-not-in-knowledge", "torch", "this CUDA build of torch is not in the doctor's release tables"),
+    "TE308": ("driver-newer-than-knowledge", "driver", "the CUDA of the driver or of torch is newer than the doctor's driver tables"),
+    "TE407": ("gpu-newer-than-knowledge", "gpu", "the GPU's compute capability is newer than the doctor's GPU tables"),
+    "TE810": ("tensorflow-newer-than-knowledge", "tensorflow", "TensorFlow is newer than the doctor's TensorFlow tables"),
 }
 
 

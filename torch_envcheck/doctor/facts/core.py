@@ -379,6 +379,9 @@ def recommend_build(s, capability=None) -> dict | None:
                 python_version=python_version(s), driver_version=driver_version(s),
                 machine=machine(s))
     try:
+        kept = keep_installed(s, capability)  # issue 17: never trade a working torch the tables lack
+        if kept:
+            return kept
         rel = torch_release(s)
         if rel and kb.release(rel):
             same = kb.latest_release_for(torch_release=rel, **args)
@@ -387,6 +390,37 @@ def recommend_build(s, capability=None) -> dict | None:
         return kb.latest_release_for(**args)
     except kb.KnowledgeError:
         return None
+
+
+def installed_fits(s, capability=None) -> bool | None:
+    """Whether the live facts show the installed CUDA torch running here: True when torch
+    initialised CUDA and its binary's kernels cover the GPU (or the extension's kernels launched);
+    False when they rule it out (the driver reports an older CUDA major or minor than torch needs,
+    torch says the driver is too old, or the binary has no kernels for the GPU); None unknown."""
+    tc, dc = kb.major_minor(torch_cuda(s)), kb.major_minor(driver_cuda(s))
+    arch = binary_arch_list(s)
+    if capability is not None and arch and kb.capability_match(capability, arch, torch_cuda(s))["ok"] is False:
+        return False
+    if cuda_works(s):
+        return True if (arch or proof(s, "gpu") or capability is None) else None
+    if dc and tc and dc[0] < tc[0]:
+        return False  # a driver of an older CUDA major never runs it (an older minor may: compatibility)
+    if "driver on your system is too old" in (cuda_init_error(s) or ""):
+        return False
+    return None
+
+
+def keep_installed(s, capability=None) -> dict | None:
+    """The installed CUDA torch as the build to recommend when the tables cannot describe it (a
+    newer release, a build they do not list) and the live facts do not rule it out
+    (knowledge/freshness.py decides; issue 17)."""
+    from torch_envcheck.knowledge import freshness  # noqa: PLC0415
+    tv = torch_version(s)
+    if not tv or (not is_cuda_torch(s) and torch_importable(s) is not False):
+        return None  # only a CUDA torch, or one that does not import (its version says which build)
+    tag = torch_local(s) or kb.tag_from_cuda(torch_cuda(s))
+    return freshness.keep_installed(tv, tag, torch_cuda_any(s), installed_fits(s, capability), capability,
+                                    binary_arch_list(s))
 
 
 def companions_installed(s) -> list[str]:
