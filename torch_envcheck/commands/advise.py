@@ -115,9 +115,11 @@ def _freshness_reasons(snap: dict, pick: dict, newest_fit: str) -> list[str]:
     if pick.get("kept"):
         return [freshness.kept_line(pick)]
     tv = F.torch_version(snap)
-    note = freshness.downgrade_note(tv, pick, "the newest build the tables know that fits this machine")
+    note = freshness.downgrade_note(tv, pick, "the newest build the tables know that fits this machine",
+                                    driver=(F.driver_version(snap), F.driver_os(snap)))
     if not note:
-        return [newest_fit]
+        newer = freshness.newer_unpicked(pick)
+        return [newest_fit] + ([newer] if newer else [])
     if freshness.tables_incomplete_for(tv):
         newest_fit = newest_fit.replace("newest fit:", "newest fit that the tables know:", 1)
     out = [newest_fit, freshness.DOWNGRADE_PREFIX + note]

@@ -38,6 +38,12 @@ def tables_label(name: str = kb.RELEASES_FILE, what: str = "torch") -> str:
     return text + ")"
 
 
+def learned_label() -> str:
+    """Where rows without arch lists come from: 'learned by `torch-envcheck knowledge update` on DATE'."""
+    d = table_dates()
+    return f"learned by `{UPDATE_COMMAND}` on {d['overlay'][:10]}" if d["overlay"] else "from a package index"
+
+
 def newest_release() -> str | None:
     rels = kb.releases()
     return rels[-1]["torch"] if rels else None
@@ -194,16 +200,33 @@ def look_at(release: str, tags=()) -> str:
             f"or run `{UPDATE_COMMAND}` to learn them")
 
 
-def downgrade_note(installed_version, build: dict | None, reason: str = "") -> str | None:
+def unpicked_builds(release: str, driver=None) -> list[str]:
+    """The CUDA tags of a release's builds that the tables know only from a package index (no arch
+    list, so never recommended), restricted to those the driver runs when `driver` =
+    (driver_version, os_name) is given."""
+    row = kb.release(release)
+    tags = [b["tag"] for b in (row or {}).get("builds", []) if not b.get("arch_list") and b.get("tag")]
+    if driver and driver[0]:
+        tags = [t for t in tags if kb.driver_supports(driver[0], kb.cuda_from_tag(t), driver[1]) != "no"]
+    return tags
+
+
+def downgrade_note(installed_version, build: dict | None, reason: str = "", driver=None) -> str | None:
     """The sentence that says a recommended build is an older release than the installed one, why
     (`reason`), and, where the tables' list of the installed release's builds is incomplete or the
-    release is unknown, which release family and index to look at instead of taking it."""
+    release is unknown, which release family and index to look at instead of taking it.  `driver`
+    (driver_version, os_name) narrows the builds named to those the driver runs."""
     if not is_downgrade(installed_version, build):
         return None
     rel = kb.release_key(installed_version)
     note = (f"torch {build['torch']} {build['tag']} is an older release than the installed {installed_version}"
             + (f" ({reason})" if reason else ""))
     row = kb.release(rel)
+    others = unpicked_builds(rel, driver) if row else []
+    if others:
+        return (note + f"; the package index also lists torch {rel} " + ", ".join(others) + f" ({learned_label()}), "
+                "whose GPU architectures the tables do not know, so it was not picked: "
+                + look_at(rel, others).split(", or run", 1)[0] + ".")
     if row is None or not builds_complete(row):
         known = ", ".join(b.get("tag", "?") for b in (row or {}).get("builds", [])) or "none"
         note += (f"; {tables_label()} " + (f"list only {known} for torch {rel}" if row else f"end at torch {newest_release()}")
@@ -227,8 +250,25 @@ def tables_incomplete_for(installed_version) -> bool:
 
 def kept_line(build: dict) -> str:
     """advise's reason for keeping the installed torch (keep_installed's answer)."""
-    what = {"release": "is newer than", "build": "is a build not listed in", "arch": "has no arch list in"}.get(
-        build.get("gap"), "is not described by")
-    return (f"keep the installed torch {build.get('installed')}: it {what} {tables_label()}, and nothing in the live "
+    if build.get("gap") == "arch":
+        what = "is known to " + tables_label() + " from a package index, without its GPU architectures"
+        learn_more = "the installed binary's own list is used"
+    else:
+        what = ("is newer than " if build.get("gap") == "release" else "is a build not listed in ") + tables_label()
+        learn_more = f"`{UPDATE_COMMAND}` learns it"
+    return (f"keep the installed torch {build.get('installed')}: it {what}, and nothing in the live "
             f"facts shows it failing here" + (f" (its {build['entry']} kernels cover the GPU)" if build.get("entry") else "")
-            + f"; judged from live facts, not from the tables (`{UPDATE_COMMAND}` learns it)")
+            + f"; judged from live facts, not from the tables ({learn_more})")
+
+
+def newer_unpicked(pick: dict | None) -> str | None:
+    """advise's note when the tables (with an overlay) know newer releases than the pick but not
+    their GPU architectures: which release, which builds, where to look."""
+    newest = newest_release()
+    if not pick or not newest or not is_newer_release(newest, pick.get("torch")):
+        return None
+    tags = unpicked_builds(newest)
+    if not tags:
+        return None
+    return (f"torch {newest} is newer ({learned_label()}), but the tables do not know its GPU architectures, "
+            f"so it was not picked; its builds {', '.join(tags)}: " + look_at(newest, tags).split(", or run", 1)[0])

@@ -190,7 +190,8 @@ def _no_silent_downgrade(s, build, need: dict, expl: str, fix):
     other builds (2.15 lists cu132 only, or a release newer than the tables), the fix is the driver
     upgrade that keeps the installed torch, with the older build named as the alternative."""
     from torch_envcheck.knowledge import freshness  # noqa: PLC0415
-    note = freshness.downgrade_note(F.torch_version(s), build, "the newest build the tables know for this driver")
+    note = freshness.downgrade_note(F.torch_version(s), build, "the newest build the tables know for this driver",
+                                    driver=(F.driver_version(s), F.driver_os(s)))
     if not note:
         return expl, fix
     if not freshness.tables_incomplete_for(F.torch_version(s)):
