@@ -224,6 +224,15 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             with open(local, "rb") as fh:
                 data = fh.read()
             ctype = "application/json" if local.endswith("json") else "application/octet-stream"
+            m = re.fullmatch(r"bytes=(\d*)-(\d*)", self.headers.get("Range", "") or "")
+            if m and (m.group(1) or m.group(2)) and self.server.ranges:  # RFC 9110 byte ranges
+                if not m.group(1):  # a suffix: the last N bytes
+                    lo, end = max(0, len(data) - int(m.group(2))), len(data) - 1
+                else:
+                    lo = int(m.group(1))
+                    end = min(len(data) - 1, int(m.group(2))) if m.group(2) else len(data) - 1
+                return self._send(206, ctype, data[lo:end + 1],
+                                  {"Content-Range": f"bytes {lo}-{end}/{len(data)}"})
             return self._send(200, ctype, data)
         return self._send(404, "text/plain", b"not found")
 
@@ -237,8 +246,10 @@ class IndexServer:
         self.slow_seconds = 3.0
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self.httpd.daemon_threads = True
+        self.httpd.handle_error = lambda request, address: None  # a client that stops reading is expected
         self.httpd.tree = tree
         self.httpd.hostile = self._hostile
+        self.httpd.ranges = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self._rewrite("file://" + tree, self.url)
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
@@ -263,7 +274,10 @@ class IndexServer:
 
     def _hostile(self, h: _Handler, path: str) -> bool:
         if path.startswith("/garbage/"):
-            h._send(200, "text/html", b"<html><body>\x00\xff<<<a href=>>> not an index <a>text</a></body>")
+            h._send(200, "text/html", "<html><body><<<a href=>>> not an index <a>text</a><a href='../../'>up</a>"
+                                      "</div></table><script>".encode() + bytes(range(1, 9)))
+        elif path.startswith("/binary/"):
+            h._send(200, "text/html", b"\x00\xff\xfe<a href=x>\x80\x81</a>")
         elif path.startswith("/huge/"):
             h.send_response(200)
             h.send_header("Content-Type", "text/html")

@@ -92,13 +92,14 @@ def compare(got: learn.Learned, pytorch_read: bool = True) -> tuple[list[Differe
     for rel in sorted(got.torch, key=_mm):
         tr = got.torch[rel]
         row = rows.get(rel)
-        if row is None:
-            diffs.append(Difference(T, f"torch {rel}", "release", None, tr.latest, "on the index, not in the tables"))
-            continue
         if rel in patches and patches[rel] != tr.latest:
             diffs.append(Difference("docker_images.json", f"latest_patch {rel}", "newest patch", patches[rel], tr.latest))
-        elif rel not in patches:
+        elif rel not in patches and (row is not None or not rows or _mm(rel) > max(_mm(r) for r in rows)):
             diffs.append(Difference("docker_images.json", f"latest_patch {rel}", "newest patch", None, tr.latest))
+        if row is None:
+            if _mm(rel) > max(_mm(r) for r in rows) or _mm(rel) >= min(_mm(r) for r in rows):
+                diffs.append(Difference(T, f"torch {rel}", "release", None, tr.latest, "on the index, not in the tables"))
+            continue
         if tr.pythons and tr.pypi_platforms:
             hi_t = row.get("python_max")
             if row.get("source") != "pypi_files" and row.get("python_experimental") and \

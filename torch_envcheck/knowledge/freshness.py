@@ -169,6 +169,12 @@ def keep_installed(torch_version, tag, cuda, fits: bool | None, capability=None,
     from torch_envcheck._util.escape import requirement_version  # noqa: PLC0415
     if requirement_version(str(torch_version).split("+", 1)[0]) is None:
         return None  # a version that is not PEP 440 is never put into a command
+    try:
+        from packaging.version import Version  # noqa: PLC0415
+        if Version(str(torch_version)).is_prerelease:
+            return None  # a nightly or release candidate: its index is not <tag>'s, so it is not re-advised
+    except Exception:  # noqa: BLE001  (packaging missing or the version unparsable: keep the check above)
+        pass
     via = entry = None
     if capability is not None and arch_list:
         m = kb.capability_match(capability, list(arch_list), cuda)

@@ -128,8 +128,8 @@ class Fetcher:
             raise
         except urllib.error.HTTPError as exc:
             if 300 <= exc.code < 400:
-                raise IndexReadError(f"{_show(url)}: too many redirects, or a redirect loop (HTTP {exc.code})",
-                                     exc.code) from None
+                raise IndexReadError(f"{_show(url)}: redirect refused: a loop, more than {MAX_REDIRECTS}, or to "
+                                     f"another scheme (HTTP {exc.code}: {_show(exc.reason, 120)})", exc.code) from None
             raise IndexReadError(f"{_show(url)}: HTTP {exc.code} {_show(exc.reason, 60)}", exc.code) from None
         except (urllib.error.URLError, OSError, ValueError) as exc:
             reason = getattr(exc, "reason", exc)
@@ -390,6 +390,9 @@ def read_simple(fetcher: Fetcher, index_url: str, project: str) -> Listing:
                 skipped += 1 if str(e.get("filename", "")).endswith(".whl") else 0
             else:
                 files.append(f)
+        if not files:
+            raise IndexReadError(f"{_show(url)}: the page lists no wheels of {_show(project, 40)}"
+                                 + (f" ({skipped} files with invalid names skipped)" if skipped else ""))
         return Listing(url, files, skipped, None, "pep691")
     if ct not in ("text/html", SIMPLE_HTML):
         raise IndexReadError(f"{_show(url)}: expected a simple index page (PEP 691 JSON or PEP 503 HTML), "
@@ -425,9 +428,10 @@ def read_simple(fetcher: Fetcher, index_url: str, project: str) -> Listing:
             skipped += 1 if name.endswith(".whl") or not name else 0
         else:
             files.append(f)
-    if not files and (anchors == 0 or skipped):
+    if not files:
         raise IndexReadError(f"{_show(url)}: the page lists no wheels of {_show(project, 40)} "
-                             + (f"({skipped} links with invalid names skipped)" if skipped else "(no links)"))
+                             + (f"({skipped} links with invalid names skipped)" if skipped else
+                                f"({anchors} links, none to a wheel)"))
     return Listing(url, files, skipped, None, "pep503")
 
 

@@ -295,6 +295,7 @@ def load() -> dict | None:
 def reset() -> None:
     """Forget the loaded overlay and the tables merged with it (after a new one was written)."""
     _load.cache_clear()
+    _warned.clear()
     from torch_envcheck import knowledge  # noqa: PLC0415
     knowledge.clear_caches()
 

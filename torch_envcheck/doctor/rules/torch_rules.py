@@ -111,6 +111,10 @@ def cpu_wheel(s) -> list[dict]:
             expl += (f" torch {build['torch']} {build['tag']} fits "
                      + ("this driver" if F.driver_present(s) is True else "a current driver")
                      + (f" and the GPU ({build['entry']} kernels)" if build.get("entry") else "") + ".")
+            from torch_envcheck.knowledge import freshness  # noqa: PLC0415  (issue 17: a downgrade is never silent)
+            note = freshness.downgrade_note(F.torch_version(s), build, "the newest CUDA build the tables know for "
+                                            "this machine", driver=(F.driver_version(s), F.driver_os(s)))
+            expl += f" Note: {note}" if note else ""
         return [finding("TE202", "failure", msg, expl, F.install_command(s, build) if build else None,
                         {"torch": F.torch_version(s), "gpus": gl, "pci_gpus": pci, "driver_version": dv,
                          "driver_cuda": F.driver_cuda(s), "recommended_build": build})]
