@@ -101,17 +101,17 @@ def compare(got: learn.Learned, pytorch_read: bool = True) -> tuple[list[Differe
                 diffs.append(Difference(T, f"torch {rel}", "release", None, tr.latest, "on the index, not in the tables"))
             continue
         if tr.pythons and tr.pypi_platforms:
-            hi_t = row.get("python_max")
-            if row.get("source") != "pypi_files" and row.get("python_experimental") and \
-                    _mm(row["python_experimental"]) > _mm(hi_t):
-                hi_t = row["python_experimental"]  # RELEASE.md's rows: experimental Pythons had wheels too
             if row.get("python_min") != tr.pythons[0]:
                 diffs.append(Difference(T, f"torch {rel}", "python_min", row.get("python_min"), tr.pythons[0],
-                                        f"CPython wheels of {tr.latest}"))
-            if hi_t != tr.pythons[-1]:
-                diffs.append(Difference(T, f"torch {rel}", "python_max", hi_t, tr.pythons[-1],
-                                        f"CPython wheels of {tr.latest}"))
-        if tr.requires_python and _lower(tr.requires_python) and _lower(tr.requires_python) != row.get("python_min"):
+                                        f"CPython wheels of {rel}.x"))
+            # the newest CPython with wheels is python_max, or python_experimental where the release
+            # published its experimental Python's wheels on PyPI too (2.5: 3.13)
+            if tr.pythons[-1] not in (row.get("python_max"), row.get("python_experimental")):
+                diffs.append(Difference(T, f"torch {rel}", "python_max", row.get("python_max"), tr.pythons[-1],
+                                        f"CPython wheels of {rel}.x"))
+        low = _lower(tr.requires_python)
+        if low and row.get("python_min") and _mm(low) > _mm(row["python_min"]):
+            # Requires-Python may be looser than the wheels (2.5.1: >=3.8.0, wheels from 3.9), never stricter
             diffs.append(Difference(T, f"torch {rel}", "python_min (Requires-Python)", row.get("python_min"),
                                     tr.requires_python))
         table_pypi = row.get("pypi") or {}
@@ -145,7 +145,7 @@ def compare(got: learn.Learned, pytorch_read: bool = True) -> tuple[list[Differe
                                         f"the {tag} index has no torch {rel} wheel"))
     if got.torch:
         lo, hi = min((_mm(r) for r in got.torch)), max((_mm(r) for r in got.torch))
-        for rel, row in rows.items():
+        for rel in rows:
             if lo <= _mm(rel) <= hi and rel not in got.torch:
                 diffs.append(Difference(T, f"torch {rel}", "release", "listed", None, "no wheel of it on the index"))
     if no_pins:
@@ -167,15 +167,17 @@ def compare(got: learn.Learned, pytorch_read: bool = True) -> tuple[list[Differe
         tr = got.tensorflow[rel]
         row = tf_rows.get(rel)
         if row is None:
-            diffs.append(Difference(F, f"tensorflow {rel} linux", "release", None, tr.latest, "on the index, not in the tables"))
+            if tf_rows and _mm(rel) >= min(_mm(r) for r in tf_rows):  # older than the first row: never covered
+                diffs.append(Difference(F, f"tensorflow {rel} linux", "release", None, tr.latest,
+                                        "on the index, not in the tables"))
             continue
         if tr.pythons:
             if row.get("python_min") != tr.pythons[0]:
                 diffs.append(Difference(F, f"tensorflow {rel} linux", "python_min", row.get("python_min"), tr.pythons[0],
-                                        f"CPython wheels of {tr.latest}"))
+                                        f"CPython wheels of {rel}.x"))
             if row.get("python_max") != tr.pythons[-1]:
                 diffs.append(Difference(F, f"tensorflow {rel} linux", "python_max", row.get("python_max"), tr.pythons[-1],
-                                        f"CPython wheels of {tr.latest}"))
+                                        f"CPython wheels of {rel}.x"))
         if "requires_python" in row and tr.requires_python and row["requires_python"] != tr.requires_python:
             diffs.append(Difference(F, f"tensorflow {rel} linux", "requires_python", row["requires_python"], tr.requires_python))
         if tr.unread:
@@ -185,10 +187,11 @@ def compare(got: learn.Learned, pytorch_read: bool = True) -> tuple[list[Differe
             continue
         if "and_cuda" in row or tr.and_cuda:
             if _canon_reqs(row.get("and_cuda")) != _canon_reqs(tr.and_cuda):
-                diffs.append(Difference(F, f"tensorflow {rel} linux", "and_cuda",
-                                        sorted(_canon_reqs(row.get("and_cuda")) - _canon_reqs(tr.and_cuda)) or "(same+)",
-                                        sorted(_canon_reqs(tr.and_cuda) - _canon_reqs(row.get("and_cuda"))) or "(same-)",
-                                        "Requires-Dist with extra == 'and-cuda'"))
+                # the pins only one side has (the others agree)
+                diffs.append(Difference(F, f"tensorflow {rel} linux", "and_cuda pins on one side only",
+                                        sorted(_canon_reqs(row.get("and_cuda")) - _canon_reqs(tr.and_cuda)) or None,
+                                        sorted(_canon_reqs(tr.and_cuda) - _canon_reqs(row.get("and_cuda"))) or None,
+                                        f"Requires-Dist with extra == 'and-cuda' of {tr.latest}"))
             if tr.cuda and _mm(row.get("cuda")) != _mm(tr.cuda):
                 diffs.append(Difference(F, f"tensorflow {rel} linux", "cuda", row.get("cuda"), tr.cuda, "and-cuda pins"))
             if tr.cudnn and _mm(row.get("cudnn")) != _mm(tr.cudnn):

@@ -233,9 +233,12 @@ def _platform(tag_platform: str) -> str | None:
     return None
 
 
+PRE = ()  # parse_filename's answer for a valid pre-release or dev wheel: ignored, not counted as invalid
+
+
 def parse_filename(filename: str, project: str) -> tuple | None:
-    """(version, local tag, pythons, platforms) of a wheel of `project`, None when the name is not
-    a valid wheel name of that project (or has an unknown local label)."""
+    """(version, local tag, pythons, platforms) of a wheel of `project`; PRE for a pre-release; None
+    when the name is not a valid wheel name of that project (or has an unknown local label)."""
     from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename  # noqa: PLC0415
     if not isinstance(filename, str) or len(filename) > MAX_NAME or not filename.endswith(".whl"):
         return None
@@ -245,8 +248,10 @@ def parse_filename(filename: str, project: str) -> tuple | None:
         name, version, _build, tags = parse_wheel_filename(filename)
     except (InvalidWheelFilename, ValueError):
         return None
-    if name != canonicalize_name(project) or version.is_prerelease or version.is_devrelease:
+    if name != canonicalize_name(project):
         return None
+    if version.is_prerelease or version.is_devrelease:
+        return PRE
     local = version.local
     if local is not None and not LOCAL_TAG.fullmatch(local):
         return None
@@ -267,6 +272,8 @@ def _mm(v: str):
 
 def _file(project: str, filename, url, hashes=None, requires_python=None, metadata=None, yanked=False, size=None):
     parsed = parse_filename(filename, project)
+    if parsed is PRE:
+        return PRE
     if parsed is None or not isinstance(url, str) or len(url) > 4000:
         return None
     version, local, pythons, plats = parsed
@@ -319,7 +326,7 @@ def read_json_api(fetcher: Fetcher, base: str, project: str) -> Listing:
                       e.get("digests"), e.get("requires_python"), meta, e.get("yanked") is True, e.get("size"))
             if f is None:
                 skipped += 1
-            elif len(files) < MAX_LINKS:
+            elif f is not PRE and len(files) < MAX_LINKS:
                 files.append(f)
     info = doc.get("info") if isinstance(doc.get("info"), dict) else {}
     clean = {"version": info.get("version") if isinstance(info.get("version"), str) else None,
@@ -388,7 +395,7 @@ def read_simple(fetcher: Fetcher, index_url: str, project: str) -> Listing:
                       e.get("requires-python"), meta, bool(e.get("yanked")), e.get("size"))
             if f is None:
                 skipped += 1 if str(e.get("filename", "")).endswith(".whl") else 0
-            else:
+            elif f is not PRE:
                 files.append(f)
         if not files:
             raise IndexReadError(f"{_show(url)}: the page lists no wheels of {_show(project, 40)}"
@@ -426,7 +433,7 @@ def read_simple(fetcher: Fetcher, index_url: str, project: str) -> Listing:
                   "data-yanked" in a)
         if f is None:
             skipped += 1 if name.endswith(".whl") or not name else 0
-        else:
+        elif f is not PRE:
             files.append(f)
     if not files:
         raise IndexReadError(f"{_show(url)}: the page lists no wheels of {_show(project, 40)} "

@@ -262,8 +262,9 @@ def learn_torch(fetcher: ix.Fetcher, src: Sources, out: Learned, want=lambda rel
         versions = sorted({f.version for f in fs}, key=_vkey)
         latest = versions[-1]
         latest_files = [f for f in fs if f.version == latest]
+        # the CPython versions with wheels of any patch of the release (a later patch may drop one)
         tr = TorchRelease(rel, latest, versions,
-                          pythons=sorted({p for f in latest_files for p in f.pythons}, key=_mm),
+                          pythons=sorted({p for f in fs for p in f.pythons}, key=_mm),
                           requires_python=next((f.requires_python for f in latest_files if f.requires_python), None),
                           pypi_platforms=sorted({p for f in latest_files for p in f.platforms}),
                           learned_from=latest_files[0].url)
@@ -356,7 +357,8 @@ def learn_tensorflow(fetcher: ix.Fetcher, src: Sources, out: Learned, want=lambd
         versions = sorted({f.version for f in fs}, key=_vkey)
         latest = [f for f in fs if f.version == versions[-1]]
         linux = [f for f in latest if "linux_x86_64" in f.platforms]
-        tr = TfRelease(rel, versions[-1], pythons=sorted({p for f in linux for p in f.pythons}, key=_mm),
+        tr = TfRelease(rel, versions[-1], pythons=sorted({p for f in fs if "linux_x86_64" in f.platforms
+                                                           for p in f.pythons}, key=_mm),
                        requires_python=next((f.requires_python for f in latest if f.requires_python), None),
                        learned_from=(linux or latest)[0].url)
         out.tensorflow[rel] = tr

@@ -78,6 +78,8 @@ def render(info: dict) -> str:
                      + (f" by torch_envcheck {terminal(ov['tool_version'])}" if ov.get("tool_version") else ""))
         for s in ov["sources"][:20]:
             lines.append(f"  from {terminal(s)}")
-        for a in ov["adds"] or ["(adds nothing: the shipped tables knew everything the indexes listed)"]:
+        for a in ov["adds"]:
             lines.append(f"  adds {terminal(a)}")
+        if not ov["adds"]:
+            lines.append("  adds nothing: the shipped tables knew every release and build the indexes listed")
     return "\n".join(lines) + "\n"

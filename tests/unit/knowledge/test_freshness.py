@@ -15,7 +15,6 @@ import pytest
 
 from torch_envcheck import cli
 from torch_envcheck import knowledge as kb
-from torch_envcheck.commands import advise as advise_cli
 from torch_envcheck.doctor import report
 from torch_envcheck.doctor.facts import core as F
 from torch_envcheck.knowledge import freshness

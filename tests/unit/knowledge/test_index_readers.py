@@ -198,7 +198,7 @@ def test_filenames_are_validated():
     ok = ix.parse_filename("torch-2.15.0+cu132-cp312-cp312-manylinux_2_28_x86_64.whl", "torch")
     assert ok == ("2.15.0", "cu132", ("3.12",), ("linux_x86_64",))
     assert ix.parse_filename("torch-2.15.0+evil-cp312-cp312-win_amd64.whl", "torch") is None   # unknown label
-    assert ix.parse_filename("torch-2.16.0rc1-cp312-cp312-win_amd64.whl", "torch") is None     # pre-release
+    assert ix.parse_filename("torch-2.16.0rc1-cp312-cp312-win_amd64.whl", "torch") is ix.PRE   # ignored, not invalid
     assert ix.parse_filename("torchvision-0.29.0-cp312-cp312-win_amd64.whl", "torch") is None  # another project
     assert ix.parse_filename("torch-2.16.0.tar.gz", "torch") is None
     assert ix.parse_filename("torch-2.16.0-cp312-cp312-win_amd64.whl\n", "torch") is None
