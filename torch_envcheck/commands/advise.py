@@ -127,8 +127,8 @@ def _freshness_reasons(snap: dict, pick: dict, newest_fit: str) -> list[str]:
     if verdict == "no":
         need = knowledge.min_driver_for_cuda(F.torch_cuda(snap), F.driver_os(snap)) or {}
         want = need.get("compat_floor") or need.get("toolkit_minimum")
-        out.append(f"or keep torch {tv}: it needs an NVIDIA driver for CUDA {F.torch_cuda(snap)}"
-                   + (f" (>= {want})" if want else "") + "; upgrading the driver is what the doctor's TE302 fix does")
+        out.append(f"or keep torch {tv}: upgrade the NVIDIA driver to one for CUDA {F.torch_cuda(snap)}"
+                   + (f" (>= {want} on {F.driver_os(snap)})" if want else "") + " and it runs as it is")
     return out
 
 

@@ -328,14 +328,17 @@ def apply(name: str, table: dict) -> dict:
     if name not in TABLES:
         return table
     ov = load()
-    part = (ov or {}).get("tables", {}).get(name)
-    if not part:
+    if ov is None:
         return table
+    mark = {"fetched": ov["fetched"], "path": path(), "sources": list(ov["sources"])}
+    part = ov.get("tables", {}).get(name)
+    if not part:
+        # nothing to add, but the indexes were read on that date: the tables are current as of it
+        return dict(table, overlay=mark)
     out = copy.deepcopy(table)
     shipped_date, ov_date = _date(table.get("updated")), _date(ov["fetched"])
     # An overlay older than the shipped table only fills gaps: the newer shipped rows win.
     override = shipped_date is None or (ov_date is not None and ov_date >= shipped_date)
-    mark = {"fetched": ov["fetched"], "path": path(), "sources": list(ov["sources"])}
     if name == "torch_releases.json":
         rows = out.setdefault("releases", [])
         for new in part.get("releases", []):

@@ -163,7 +163,7 @@ def test_driver_570_fix_is_the_driver_and_the_downgrade_is_said(tmp_path):
     assert "https://download.pytorch.org/whl/cu126" in f["explanation"]
     rc, out, err = run_cli(["advise"], s, tmp_path)
     assert "# a downgrade: torch 2.14 cu126 is an older release than the installed 2.15.0+cu132" in out
-    assert "newest fit that the tables know" in out and "or keep torch 2.15.0+cu132" in out
+    assert "newest fit that the tables know" in out and "or keep torch 2.15.0+cu132: upgrade the NVIDIA driver to one for CUDA 13.2 (>= 580 on Linux)" in out
     rc, out, err = run_cli(["advise", "-q"], s, tmp_path)
     assert rc == 0 and out.count("\n") == 1 and "torch==2.14.*" in out     # stdout: the command alone
     assert err.startswith("torch-envcheck advise: note: a downgrade:")      # never silent

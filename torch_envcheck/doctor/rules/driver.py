@@ -170,12 +170,12 @@ def driver_too_old(s) -> list[dict]:
     dvt = kb.version_tuple(dv)
     if build is None and oldest and dvt and dvt < kb.version_tuple(oldest["driver"]):
         return [_older_than_every_build(s, oldest, need)]
-    expl = (f"torch's CUDA {tc} runtime needs driver >= {need.get('compat_floor') or need.get('toolkit_minimum') or '?'}"
-            f" on {F.driver_os(s)}; CUDA initialisation fails (\"The NVIDIA driver on your system is too old\"). "
-            f"Either upgrade the driver, or install a torch build for this driver")
+    cause = (f"torch's CUDA {tc} runtime needs driver >= {need.get('compat_floor') or need.get('toolkit_minimum') or '?'}"
+             f" on {F.driver_os(s)}; CUDA initialisation fails (\"The NVIDIA driver on your system is too old\"). ")
+    expl = cause + "Either upgrade the driver, or install a torch build for this driver"
     expl += (f": torch {build['torch']} {build['tag']} (command below)." if build else ".")
     fix = F.install_command(s, build) if build else None
-    expl, fix = _no_silent_downgrade(s, build, need, expl, fix)
+    expl, fix = _no_silent_downgrade(s, build, need, cause, expl, fix)
     return [finding("TE302", "failure",
                     f"{what} is too old for {F.torch_label(s)} (CUDA {tc} needs driver >= "
                     f"{need.get('compat_floor') or need.get('toolkit_minimum') or '?'})",
@@ -184,7 +184,7 @@ def driver_too_old(s) -> list[dict]:
                      "recommended_build": build, "cuda_init_error": F.torch(s).get("cuda_init_error")})]
 
 
-def _no_silent_downgrade(s, build, need: dict, expl: str, fix):
+def _no_silent_downgrade(s, build, need: dict, cause: str, expl: str, fix):
     """issue 17: when the build that fits this driver is an older release than the installed one,
     the explanation says so; and when that is only because the tables lack the installed release's
     other builds (2.15 lists cu132 only, or a release newer than the tables), the fix is the driver
@@ -197,8 +197,7 @@ def _no_silent_downgrade(s, build, need: dict, expl: str, fix):
     if not freshness.tables_incomplete_for(F.torch_version(s)):
         return expl + " Note: " + note, fix
     want = need.get("compat_floor") or need.get("toolkit_minimum")
-    expl = (expl.split(" Either upgrade the driver", 1)[0]
-            + f" Upgrade the driver to {'>= ' + want if want else 'a newer one'} (command below): it keeps "
+    expl = (cause + f"Upgrade the driver to {'>= ' + want if want else 'a newer one'} (command below): it keeps "
             f"{F.torch_label(s)} as it is. The alternative is an older release: {note} Its command: {fix}")
     return expl, _driver_upgrade_fix(s, f">= {want}" if want else "(the newest for this GPU)")
 
