@@ -19,6 +19,16 @@ import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+# The knowledge overlay (`torch-envcheck knowledge update`, issue 17) lives in the user's cache; the
+# tests judge against the shipped tables unless a test writes its own overlay (into a folder of its own,
+# through this variable).  An empty folder of this session, inherited by every subprocess.
+if not os.environ.get("TORCH_ENVCHECK_KNOWLEDGE_DIR"):
+    import atexit as _atexit
+    import tempfile as _tempfile
+
+    os.environ["TORCH_ENVCHECK_KNOWLEDGE_DIR"] = _tempfile.mkdtemp(prefix="te-tests-knowledge-")
+    _atexit.register(shutil.rmtree, os.environ["TORCH_ENVCHECK_KNOWLEDGE_DIR"], True)
+
 
 def _gpu_available() -> bool:
     try:

@@ -37,6 +37,8 @@ COMMANDS: dict[str, CommandInfo] = {
     "fleet": CommandInfo("torch_envcheck.fleet.cli", "every rank of a torchrun/srun/mpirun job in one report"),
     "explain": CommandInfo("torch_envcheck.commands.explain", "explain an error message: its layer, cause on this machine, fix"),
     "run": CommandInfo("torch_envcheck.commands.run", "run a command; explain its error, or say whether it used a GPU"),
+    "knowledge": CommandInfo("torch_envcheck.commands.knowledge",
+                             "update, show or check the doctor's knowledge of releases (package indexes)"),
 }
 DEFAULT = "doctor"
 # The doctor's flags are kept under these names on the main parser (see build_parser).

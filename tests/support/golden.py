@@ -49,8 +49,32 @@ def capture_one(path: str) -> dict:
 
 def capture(snap_dir: str = SNAP_DIR) -> dict:
     os.environ.setdefault("NO_COLOR", "1")
-    return {os.path.basename(p)[:-5]: capture_one(p)
-            for p in sorted(glob.glob(os.path.join(snap_dir, "*.json")))}
+    with shipped_tables_only():
+        return {os.path.basename(p)[:-5]: capture_one(p)
+                for p in sorted(glob.glob(os.path.join(snap_dir, "*.json")))}
+
+
+@contextlib.contextmanager
+def shipped_tables_only():
+    """The record is of the shipped knowledge tables: a `knowledge update` overlay in the user's
+    cache must not change it (TORCH_ENVCHECK_KNOWLEDGE_DIR points at an empty folder)."""
+    import tempfile  # noqa: PLC0415
+
+    from torch_envcheck import knowledge as kb  # noqa: PLC0415
+    from torch_envcheck.knowledge import overlay  # noqa: PLC0415
+
+    old = os.environ.get(overlay.ENV_DIR)
+    with tempfile.TemporaryDirectory(prefix="te-golden-") as empty:
+        os.environ[overlay.ENV_DIR] = empty
+        kb.clear_caches()
+        try:
+            yield
+        finally:
+            if old is None:
+                os.environ.pop(overlay.ENV_DIR, None)
+            else:
+                os.environ[overlay.ENV_DIR] = old
+            kb.clear_caches()
 
 
 def main(argv=None) -> int:

@@ -54,8 +54,8 @@ class Plan:
         for name in self.companions:
             if name == "torchvision" and rel and knowledge.torchvision_for(rel):
                 out.append(f"torchvision=={knowledge.torchvision_for(rel)}.*")
-            elif name == "torchaudio" and rel:
-                out.append(f"torchaudio=={rel}.*")  # torchaudio 2.N pairs with torch 2.N
+            elif name == "torchaudio" and rel and knowledge.torchaudio_for(rel):
+                out.append(f"torchaudio=={knowledge.torchaudio_for(rel)}.*")  # the release's paired torchaudio
             else:
                 out.append(name)
         return out

@@ -20,6 +20,7 @@ import re
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import escape, versions
 from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.knowledge import freshness
 
 # download.pytorch.org serves one index per build variant: /whl/cu130, /whl/cpu, /whl/rocm6.4, /whl/xpu.
 INDEX_BASE = "https://download.pytorch.org/whl/"
@@ -113,6 +114,9 @@ def recommend_build(s, capability=None) -> dict | None:
                 driver_os_name=F.driver_os(s), python_version=F.python_version(s),
                 driver_version=F.driver_version(s), machine=F.machine(s))
     try:
+        kept = keep_installed(s, capability)  # never trade a working torch that the tables lack
+        if kept:
+            return kept
         rel = F.torch_release(s)
         if rel and kb.release(rel):
             same = kb.latest_release_for(torch_release=rel, **args)
@@ -121,6 +125,18 @@ def recommend_build(s, capability=None) -> dict | None:
         return kb.latest_release_for(**args)
     except kb.KnowledgeError:
         return None
+
+
+def keep_installed(s, capability=None) -> dict | None:
+    """The installed CUDA torch as the build to recommend when the tables cannot describe it (a
+    newer release, a build they do not list) and the live facts do not rule it out
+    (knowledge/freshness.py decides)."""
+    tv = F.torch_version(s)
+    if not tv or (not F.is_cuda_torch(s) and F.torch_importable(s) is not False):
+        return None  # only a CUDA torch, or one that does not import (its version says which build)
+    tag = F.torch_local(s) or versions.tag_from_cuda(F.torch_cuda(s))
+    return freshness.keep_installed(tv, tag, F.torch_cuda(s), F.installed_fits(s, capability), capability,
+                                    F.binary_arch_list(s))
 
 
 def recommend(snap: dict) -> dict:
@@ -182,8 +198,32 @@ def recommend(snap: dict) -> dict:
     why.append(f"newest fit: torch {pick['torch']} built with CUDA {pick['cuda']} ({pick['tag']})"
                + (", through PTX JIT (first use compiles kernels)" if pick.get("via") == "ptx" else "")
                + (" [table row marked unverified]" if pick.get("unverified") else ""))
+    why[:] = why[:-1] + _freshness_reasons(snap, pick, why[-1])
     out.update(kind="cuda", torch=pick["torch"], tag=pick["tag"], cuda=pick["cuda"], cudnn=pick.get("cudnn"),
                build=pick)
+    return out
+
+
+def _freshness_reasons(snap: dict, pick: dict, newest_fit: str) -> list[str]:
+    """The installed torch kept when the tables cannot describe it (judged from live facts), and a
+    pick that is an older release than the installed torch said in so many words, with the driver
+    upgrade that keeps it where the driver is what rules it out."""
+    if pick.get("kept"):
+        return [freshness.kept_line(pick)]
+    tv = F.torch_version(snap)
+    note = freshness.downgrade_note(tv, pick, "the newest build the tables know that fits this machine",
+                                    driver=(F.driver_version(snap), F.driver_os(snap)))
+    if not note:
+        newer = freshness.newer_unpicked(pick)
+        return [newest_fit] + ([newer] if newer else [])
+    if freshness.tables_incomplete_for(tv):
+        newest_fit = newest_fit.replace("newest fit:", "newest fit that the tables know:", 1)
+    out = [newest_fit, freshness.DOWNGRADE_PREFIX + note]
+    if kb.driver_runs(F.torch_cuda(snap), F.driver_version(snap), F.driver_cuda(snap), F.driver_os(snap)) == kb.NO:
+        need = kb.min_driver_for_cuda(F.torch_cuda(snap), F.driver_os(snap)) or {}
+        want = need.get("compat_floor") or need.get("toolkit_minimum")
+        out.append(f"or keep torch {tv}: upgrade the NVIDIA driver to one for CUDA {F.torch_cuda(snap)}"
+                   + (f" (>= {want} on {F.driver_os(snap)})" if want else "") + " and it runs as it is")
     return out
 
 

@@ -132,6 +132,11 @@ def run(args) -> int:
     if not args.quiet:
         for line in why:
             print(f"# {terminal(line)}")
+    else:  # issue 17: a downgrade is never silent, not even with -q (stdout keeps the command alone)
+        from torch_envcheck.knowledge.freshness import DOWNGRADE_PREFIX  # noqa: PLC0415
+        for line in why:
+            if line.startswith(DOWNGRADE_PREFIX):
+                print(f"torch-envcheck advise: note: {terminal(line)}", file=sys.stderr)
     if not cmds:
         if args.quiet:
             for line in why:

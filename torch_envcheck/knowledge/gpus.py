@@ -40,7 +40,8 @@ def build_arch_list(build: dict, os_name: str | None = "Linux", machine: str | N
     if _is_arm(machine) and os_column(os_name) == "linux":
         spec = build.get("arch_list_linux_aarch64")
         return parse_arch_list(spec, os_name) if spec else None
-    return parse_arch_list(build["arch_list"], os_name)
+    spec = build.get("arch_list")  # None for a build learned from a package index (no binary read)
+    return parse_arch_list(spec, os_name) if spec else None
 
 
 
@@ -95,11 +96,19 @@ def is_tegra(capability) -> bool:
 
 
 def cudnn_min_capability(cudnn_version) -> str | None:
-    """The smallest compute capability a cuDNN major supports ('5.0' for cuDNN 9: no Kepler)."""
-    t = version_tuple(cudnn_version)
-    if not t:
+    """The smallest compute capability a cuDNN release supports: the row of
+    cudnn_min_capability_by_version with the greatest cuDNN not above this one's major.minor
+    (9.10: '5.0'; 9.11 and newer: '7.5'), else the per-major value ('5.0' for cuDNN 9: no Kepler)."""
+    mm = major_minor(cudnn_version)
+    if not mm:
         return None
-    return load_table(CAPABILITIES_FILE)["cudnn_min_capability"].get(str(t[0]))
+    table = load_table(CAPABILITIES_FILE)
+    rows = [r for r in table.get("cudnn_min_capability_by_version") or []
+            if major_minor(r.get("cudnn")) and major_minor(r.get("cudnn"))[0] == mm[0]
+            and major_minor(r.get("cudnn")) <= mm]
+    if rows:
+        return max(rows, key=lambda r: major_minor(r["cudnn"]))["min"]
+    return table["cudnn_min_capability"].get(str(mm[0]))
 
 
 def cudnn_supports(cudnn_version, capability) -> bool | None:

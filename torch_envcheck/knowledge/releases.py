@@ -12,26 +12,27 @@ from torch_envcheck._util.escape import requirement_version, shell_join
 from torch_envcheck._util.versions import cuda_from_tag, major_minor, release_key, version_tuple
 from torch_envcheck.knowledge.drivers import COMPAT, NO, driver_runs, min_driver_for_cuda
 from torch_envcheck.knowledge.gpus import build_arch_list, capability_match, cudnn_supports
-from torch_envcheck.knowledge.tables import RELEASES_FILE, load_table
+from torch_envcheck.knowledge import overlay
+from torch_envcheck.knowledge.tables import RELEASES_FILE, clear_loaded, os_column, load_table
 
 
-@functools.lru_cache(maxsize=None)
-def _releases_sorted() -> tuple:
+@functools.lru_cache(maxsize=8)
+def _releases_sorted(_generation: int) -> tuple:
     return tuple(sorted(load_table(RELEASES_FILE)["releases"], key=lambda r: version_tuple(r["torch"])))
 
 
 def releases() -> list[dict]:
     """All known releases, oldest first (shared rows: do not modify them)."""
-    return list(_releases_sorted())
+    return list(_releases_sorted(overlay.generation()))
 
 
 @functools.lru_cache(maxsize=256)
-def _release_by_key(key: str | None) -> dict | None:
-    return next((r for r in _releases_sorted() if r["torch"] == key), None)
+def _release_by_key(key: str | None, generation: int) -> dict | None:
+    return next((r for r in _releases_sorted(generation) if r["torch"] == key), None)
 
 
 def release(torch_version) -> dict | None:
-    return _release_by_key(release_key(torch_version))
+    return _release_by_key(release_key(torch_version), overlay.generation())
 
 
 def latest_known_release() -> str:
@@ -55,8 +56,8 @@ def python_range(torch_version) -> tuple[str, str] | None:
     """(min, max) Python minor versions with wheels for a release ('experimental' ones included:
     wheels are published for them)."""
     rel = release(torch_version)
-    if rel is None:
-        return None
+    if rel is None or not rel.get("python_min") or not rel.get("python_max"):
+        return None  # (an overlay row learned without wheels to read the range from)
     hi = rel.get("python_experimental") or rel["python_max"]
     if version_tuple(rel["python_max"]) > version_tuple(hi):
         hi = rel["python_max"]
@@ -91,6 +92,22 @@ def min_driver_any_build(os_name: str | None = "Linux") -> dict | None:
     return best
 
 
+_PLATFORM_KEYS = {("linux", False): "linux_x86_64", ("linux", True): "linux_aarch64", ("windows", False): "win_amd64"}
+
+
+def build_on_platform(build: dict, os_name: str | None = "Linux", machine: str | None = None) -> bool:
+    """Whether a build exists for this OS and CPU.  A build row with 'platforms' (e.g. 2.15 cu132,
+    seen for Linux x86_64 and aarch64 only) is never offered elsewhere; without it every build is
+    assumed to exist on Linux and Windows."""
+    plats = build.get("platforms")
+    if not isinstance(plats, list):
+        return True
+    col = os_column(os_name)
+    if col == "linux" and not machine:
+        return any(str(p).startswith("linux_") for p in plats)
+    return _PLATFORM_KEYS.get((col, (machine or "").lower() in ("aarch64", "arm64"))) in plats
+
+
 def releases_supporting(capability, os_name: str | None = "Linux", machine: str | None = None) -> list[dict]:
     """Every (release, build) whose wheel runs on a GPU of this capability, newest release first,
     newest CUDA first within a release.  Items: {'torch', 'tag', 'cuda', 'via', 'entry',
@@ -98,10 +115,12 @@ def releases_supporting(capability, os_name: str | None = "Linux", machine: str 
     out = []
     for rel in reversed(releases()):
         for b in sorted(rel["builds"], key=lambda b: version_tuple(cuda_from_tag(b["tag"])), reverse=True):
+            if not build_on_platform(b, os_name, machine):
+                continue
             arch = build_arch_list(b, os_name, machine)
             m = capability_match(capability, arch, cuda_from_tag(b["tag"])) if arch else {"ok": False}
             if m["ok"] and _build_serves(b, capability):
-                lo, hi = python_range(rel["torch"])
+                lo, hi = python_range(rel["torch"]) or (None, None)
                 out.append({"torch": rel["torch"], "tag": b["tag"], "cuda": cuda_from_tag(b["tag"]),
                             "via": m["via"], "entry": m["entry"], "python_min": lo, "python_max": hi,
                             "index_url": index_url(b["tag"]),
@@ -125,6 +144,8 @@ def latest_release_for(driver_cuda=None, capability=None, os_name: str | None = 
         if python_version and python_supported(rel["torch"], python_version) is False:
             continue
         for b in sorted(rel["builds"], key=lambda b: version_tuple(cuda_from_tag(b["tag"])), reverse=True):
+            if not build_on_platform(b, os_name, machine):
+                continue
             cuda = cuda_from_tag(b["tag"])
             # How the driver runs this build: its own toolkit's driver, or only minor-version compat
             # (WSL 2 runs Linux wheels on the Windows driver: driver_os_name picks its table).
@@ -152,14 +173,24 @@ def latest_release_for(driver_cuda=None, capability=None, os_name: str | None = 
     rel, b, cuda, via, support, entry = max(same, key=lambda c: (c[4] != COMPAT, version_tuple(c[2])))
     return {"torch": rel["torch"], "tag": b["tag"], "cuda": cuda, "via": via, "entry": entry,
             "driver_support": support, "cudnn": b.get("cudnn"),
-            "index_url": index_url(b["tag"]), "python_min": python_range(rel["torch"])[0],
-            "python_max": python_range(rel["torch"])[1],
+            "index_url": index_url(b["tag"]), "python_min": (python_range(rel["torch"]) or (None, None))[0],
+            "python_max": (python_range(rel["torch"]) or (None, None))[1],
             "unverified": bool(b.get("unverified") or rel.get("unverified"))}
 
 
 def torchvision_for(torch_version) -> str | None:
     rel = release(torch_version)
     return rel.get("torchvision") if rel else None
+
+
+def torchaudio_for(torch_version) -> str | None:
+    """The torchaudio minor that pairs with a release: the row's 'torchaudio' where it has one (2.15
+    -> '2.11'; null for 2.12-2.14, which no torchaudio release pins), else the release itself
+    (torchaudio 2.N paired with torch 2.N up to 2.10).  None: pin no torchaudio version."""
+    rel = release(torch_version)
+    if rel is None:
+        return None
+    return rel["torchaudio"] if "torchaudio" in rel else rel["torch"]
 
 
 def pip_install_words(python: str | None, torch_spec: str | None, tag: str,
@@ -181,9 +212,9 @@ def pip_install_words(python: str | None, torch_spec: str | None, tag: str,
     for c in companions:
         if c == "torchvision" and rel and torchvision_for(rel):
             pins.append(f"torchvision=={torchvision_for(rel)}.*")
-        elif c == "torchaudio" and rel:
-            # torchaudio 2.N pairs with torch 2.N; a missing pin fails loudly instead of mixing builds.
-            pins.append(f"torchaudio=={rel}.*")
+        elif c == "torchaudio" and rel and torchaudio_for(rel):
+            # the paired torchaudio; a missing pin fails loudly instead of mixing builds.
+            pins.append(f"torchaudio=={torchaudio_for(rel)}.*")
         else:
             pins.append(c)
     flags = ["--force-reinstall", "--no-deps"] if no_deps else ["--force-reinstall"]
@@ -196,3 +227,13 @@ def pip_install_command(python: str | None, torch_spec: str | None, tag: str,
     "posix", "powershell" or "cmd"), so an interpreter path or version from a snapshot cannot
     inject anything."""
     return shell_join(pip_install_words(python, torch_spec, tag, companions, no_deps), shell)
+
+
+def clear_caches() -> None:
+    """Forget the loaded tables, the overlay merged into them and what was computed from them
+    (after `knowledge update` wrote a new overlay, or in tests)."""
+    overlay.reset()
+    clear_loaded()
+    for fn in (_releases_sorted, _release_by_key):
+        fn.cache_clear()
+

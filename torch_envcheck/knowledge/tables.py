@@ -8,6 +8,8 @@ import functools
 import json
 import os
 
+from torch_envcheck.knowledge import overlay
+
 DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 DRIVERS_FILE = "cuda_drivers.json"
 RELEASES_FILE = "torch_releases.json"
@@ -18,8 +20,14 @@ class KnowledgeError(RuntimeError):
     """A data table is missing or malformed (a packaging bug, not a user error)."""
 
 
-@functools.lru_cache(maxsize=None)
 def load_table(name: str) -> dict:
+    """A table, with the rows of the `knowledge update` overlay (a dated file in the user's cache)
+    preferred over the shipped ones; without an overlay, the shipped table."""
+    return _load_table(name, overlay.generation())
+
+
+@functools.lru_cache(maxsize=32)
+def _load_table(name: str, _generation: int) -> dict:
     path = os.path.join(DATA_DIR, name)
     try:
         with open(path, encoding="utf-8") as fh:
@@ -28,7 +36,12 @@ def load_table(name: str) -> dict:
         raise KnowledgeError(f"cannot read the knowledge table {path}: {exc}") from exc
     if not isinstance(table, dict) or "schema_version" not in table:
         raise KnowledgeError(f"{path} is not a torch_envcheck knowledge table (no schema_version)")
-    return table
+    return overlay.apply(name, table)
+
+
+def clear_loaded() -> None:
+    """Forget the tables read so far (their memory; a new overlay is seen anyway: see load_table)."""
+    _load_table.cache_clear()
 
 
 def os_column(os_name: str | None) -> str:

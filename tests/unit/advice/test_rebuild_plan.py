@@ -29,7 +29,8 @@ def test_h100_plan_is_the_advised_cuda_build_with_paired_companions():
     assert rec["kind"] == "cuda" and p.tag == rec["tag"] and p.torch == rec["torch"]
     words = p.torch_requirements()
     rel = p.torch
-    assert words[0] == f"torch=={rel}.*" and words[2] == f"torchaudio=={rel}.*"
+    # torch 2.14: no torchaudio release pins it (torchaudio_pypi), so torchaudio is not pinned
+    assert words[0] == f"torch=={rel}.*" and words[2] == "torchaudio"
     assert words[1].startswith("torchvision==0.") and words[1].endswith(".*")
     (step,) = p.steps()
     assert step["pip"][:3] == words

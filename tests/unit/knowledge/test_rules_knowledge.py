@@ -51,10 +51,12 @@ def test_driver_runs():
 
 
 def test_arch_lists_and_capability_match():
-    # the real 2.14.1+cu130 wheel ships no PTX (torch._C._cuda_getArchFlags()); 2.13's row keeps the matrix's +PTX
+    # the published 2.13.0 and 2.14.1 cu130 wheels ship no PTX (their libtorch_cuda.so, docs/knowledge-audit.md);
+    # 2.12's cu132 row keeps the release matrix's +PTX (no wheel of it could be read)
     assert kb.wheel_arch_list("2.14.1", "cu130") == ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]
-    assert kb.wheel_arch_list("2.13.0", "cu130")[-1] == "compute_120"
-    assert "compute_120" not in kb.wheel_arch_list("2.13.0", "cu130", "Windows")  # PTX on Linux builds only
+    assert "compute_120" not in kb.wheel_arch_list("2.13.0", "cu130")
+    assert kb.wheel_arch_list("2.12.0", "cu132")[-1] == "compute_120"
+    assert "compute_120" not in kb.wheel_arch_list("2.12.0", "cu132", "Windows")  # PTX on Linux builds only
     assert kb.wheel_arch_list("2.14", "cu999") is None
     assert kb.capability_match("8.9", ["sm_80", "sm_86"])["entry"] == "sm_86"
     assert kb.capability_match("8.0", ["sm_86"])["ok"] is False
@@ -70,7 +72,10 @@ def test_releases_supporting_and_latest_release_for():
     assert all(b["tag"] != "cu130" for b in pascal)
     best = kb.latest_release_for(driver_cuda="12.9", capability="12.0", python_version="3.11")
     assert (best["torch"], best["tag"]) == ("2.11", "cu128")
-    assert kb.latest_release_for(driver_version="581.57", capability="8.9", os_name="Windows")["tag"] == "cu130"
+    # 581.57 meets CUDA 13.0's Windows driver (580.88): the cu130 build, not only minor-version compatibility
+    # (2.14: the newest release whose Windows CUDA builds are documented; 2.15's cu132 was seen for Linux only)
+    win = kb.latest_release_for(driver_version="581.57", capability="8.9", os_name="Windows", torch_release="2.14")
+    assert (win["tag"], win["driver_support"]) == ("cu130", "toolkit")
     assert kb.latest_release_for(capability="3.5") is None  # Kepler: nothing in the tables
 
 
@@ -82,9 +87,15 @@ def test_python_range():
 
 
 def test_pip_command():
+    # No torchaudio release pins torch 2.12-2.14 (torchaudio_pypi): torchaudio is left to pip's resolver,
+    # never pinned to a torchaudio 2.14 that does not exist.
     cmd = kb.pip_install_command("/opt/my env/bin/python", "2.14.1", "cu126", ["torchvision", "torchaudio"])
     assert cmd == ('"/opt/my env/bin/python" -m pip install --force-reinstall torch==2.14.1 '
-                   "'torchvision==0.29.*' 'torchaudio==2.14.*' --index-url https://download.pytorch.org/whl/cu126")
+                   "'torchvision==0.29.*' torchaudio --index-url https://download.pytorch.org/whl/cu126")
+    # torch 2.15 pairs with torchaudio 2.11 (2.11.1 was published with it); up to 2.10, 2.N with 2.N.
+    assert "'torchaudio==2.11.*'" in kb.pip_install_command("python", "2.15.0", "cu132", ["torchaudio"])
+    assert "'torchaudio==2.10.*'" in kb.pip_install_command("python", "2.10", "cu128", ["torchaudio"])
+    assert "'torchaudio==2.3.*'" in kb.pip_install_command("python", "2.3", "cu121", ["torchaudio"])
     assert kb.cuda_from_tag("cu118") == "11.8" and kb.tag_from_cuda("13.0") == "cu130" and kb.local_tag("0.29.1+cu130") == "cu130"
 
 
@@ -95,18 +106,10 @@ def test_broken_table_gives_a_clear_error(tmp_path, monkeypatch):
         kb.load_table("bad.json")
 
 
-def test_readme_lists_every_code():
-    import os
-    from torch_envcheck.doctor.codes import CODES
-    doc = open(os.path.join(REPO, "README.md"),
-               encoding="utf-8").read()
-    for code, (slug, _area, _title) in CODES.items():
-        assert f"| {code} | `{slug}` |" in doc, code
-
-
 def test_aarch64_wheels_use_their_own_arch_lists():
+    # the published 2.14 cu130 aarch64 wheel: SASS for 8.0-12.0 and no PTX (its libtorch_cuda.so)
     assert kb.wheel_arch_list("2.14", "cu130", "Linux", "aarch64") == [
-        "sm_80", "sm_90", "sm_100", "sm_110", "sm_120", "compute_120"]
+        "sm_80", "sm_90", "sm_100", "sm_110", "sm_120"]
     assert kb.wheel_arch_list("2.8", "cu128", "Linux", "aarch64") is None  # not in the tables: unknown
     # a T4 (7.5) on an aarch64 server: the x86_64 cu130 list would cover it, the aarch64 one does not
     assert kb.latest_release_for(capability="7.5", machine="aarch64") is None

@@ -23,7 +23,8 @@ def test_every_recorded_snapshot_has_a_golden_entry():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_behaviour_matches_the_golden_record(name):
-    now = golden.capture_one(os.path.join(golden.SNAP_DIR, name + ".json"))
+    with golden.shipped_tables_only():
+        now = golden.capture_one(os.path.join(golden.SNAP_DIR, name + ".json"))
     want = RECORD[name]
     assert now["exit_status"] == want["exit_status"]
     assert now["findings"] == want["findings"]

@@ -71,7 +71,8 @@ def test_torch_not_importable_shows_interpreter_and_error():
     f = only(torch_rules.not_importable(s), "TE201")
     assert f["severity"] == "failure" and "/usr/bin/python3" in f["message"]
     assert f["details"]["import_error"].startswith("ModuleNotFoundError")
-    assert f["fix"].startswith("/usr/bin/python3 -m pip install") and f["fix"].endswith("/whl/cu130")
+    # torch 2.15.0's cu132 build (PyPI, Linux x86_64) is the newest that runs this H100 on its CUDA 13.0 driver
+    assert f["fix"].startswith("/usr/bin/python3 -m pip install") and f["fix"].endswith("/whl/cu132")
     assert torch_rules.not_importable(healthy()) == []
 
 

@@ -880,3 +880,22 @@ def ext_devices(s) -> list[dict]:
             "cublas_handle": _avail(bh), "cublas_status": as_dict(bh).get("status") or as_dict(bh).get("message"),
         })
     return out
+
+
+def installed_fits(s, capability=None) -> bool | None:
+    """Whether the live facts show the installed CUDA torch running here: True when torch
+    initialised CUDA and its binary's kernels cover the GPU (or the extension's kernels launched);
+    False when they rule it out (the driver reports an older CUDA major than torch needs, torch says
+    the driver is too old, or the binary has no kernels for the GPU); None unknown."""
+    tc, dc = versions.major_minor(torch_cuda(s)), versions.major_minor(driver_cuda(s))
+    arch = binary_arch_list(s)
+    if capability is not None and arch and kb.capability_match(capability, arch, torch_cuda(s))["ok"] is False:
+        return False
+    if cuda_works(s):
+        return True if (arch or proof(s, "gpu") or capability is None) else None
+    if dc and tc and dc[0] < tc[0]:
+        return False  # a driver of an older CUDA major never runs it (an older minor may: compatibility)
+    if "driver on your system is too old" in (cuda_init_error(s) or ""):
+        return False
+    return None
+

@@ -8,6 +8,7 @@ from torch_envcheck._util import versions
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.knowledge import freshness
 
 
 def _needs(s) -> dict | None:
@@ -164,16 +165,35 @@ def driver_too_old(s) -> list[dict]:
     oldest = F.oldest_build_beyond_driver(s)
     if build is None and oldest:
         return [_older_than_every_build(s, oldest, need)]
-    expl = (f"torch's CUDA {tc} runtime needs driver >= {need.get('compat_floor') or need.get('toolkit_minimum') or '?'}"
-            f" on {F.driver_os(s)}; CUDA initialisation fails (\"The NVIDIA driver on your system is too old\"). "
-            f"Either upgrade the driver, or install a torch build for this driver")
+    cause = (f"torch's CUDA {tc} runtime needs driver >= {need.get('compat_floor') or need.get('toolkit_minimum') or '?'}"
+             f" on {F.driver_os(s)}; CUDA initialisation fails (\"The NVIDIA driver on your system is too old\"). ")
+    expl = cause + "Either upgrade the driver, or install a torch build for this driver"
     expl += (f": torch {build['torch']} {build['tag']} (command below)." if build else ".")
+    fix = A.install_command(s, build) if build else None
+    expl, fix = _no_silent_downgrade(s, build, need, cause, expl, fix)
     return [finding("TE302", "failure",
                     f"{what} is too old for {F.torch_label(s)} (CUDA {tc} needs driver >= "
                     f"{need.get('compat_floor') or need.get('toolkit_minimum') or '?'})",
-                    expl, A.install_command(s, build) if build else None,
+                    expl, fix,
                     {"driver_version": dv, "driver_cuda": dc, "torch_cuda": tc, "needs": need,
                      "recommended_build": build, "cuda_init_error": F.cuda_init_error_recorded(s)})]
+
+
+def _no_silent_downgrade(s, build, need: dict, cause: str, expl: str, fix):
+    """When the build that fits this driver is an older release than the installed one, the
+    explanation says so; and when that is only because the tables lack the installed release's
+    other builds (2.15 lists cu132 only, or a release newer than the tables), the fix is the driver
+    upgrade that keeps the installed torch, with the older build named as the alternative."""
+    note = freshness.downgrade_note(F.torch_version(s), build, "the newest build the tables know for this driver",
+                                    driver=(F.driver_version(s), F.driver_os(s)))
+    if not note:
+        return expl, fix
+    if not freshness.tables_incomplete_for(F.torch_version(s)):
+        return expl + " Note: " + note, fix
+    want = need.get("compat_floor") or need.get("toolkit_minimum")
+    expl = (cause + f"Upgrade the driver to {'>= ' + want if want else 'a newer one'} (command below): it keeps "
+            f"{F.torch_label(s)} as it is. The alternative is an older release: {note} Its command: {fix}")
+    return expl, _driver_upgrade_fix(s, f">= {want}" if want else "(the newest for this GPU)")
 
 
 def _driver_upgrade_fix(s, need_txt: str) -> str:
@@ -272,12 +292,50 @@ def driver_ok(s) -> list[dict]:
         if _support(s) != "toolkit":
             return []
         need = _needs(s) or {}
-        return [finding("TE300", "ok", f"{desc} is new enough for {F.torch_label(s)} (CUDA {F.torch_cuda(s)} needs >= "
-                        f"{need.get('toolkit_minimum') or need.get('compat_floor') or '?'})", "", None,
+        want = need.get('toolkit_minimum') or need.get('compat_floor')
+        return [finding("TE300", "ok", f"{desc} is new enough for {F.torch_label(s)} (CUDA {F.torch_cuda(s)} "
+                        + (f"needs >= {want})" if want else "is not in the driver tables: judged by the driver's own "
+                           "CUDA version, see TE308)"), "", None,
                         {"driver_version": dv, "driver_cuda": dc, "needs": need})]
     if F.is_cpu_torch(s):
         return [finding("TE300", "ok", f"{desc} is loaded", "", None, {"driver_version": dv, "driver_cuda": dc})]
     return []
 
 
-RULES = [driver_missing, driver_too_old, library_mismatch, cuda_init_failed, driver_ok]
+def knowledge_gap(s) -> list[dict]:
+    """The driver table ends before torch's CUDA or the driver's own (issue 17): the report says so
+    and names the table's date; the driver is then judged by its own report (nvidia-smi's CUDA
+    version) and by whether CUDA initialised."""
+    if F.is_macos(s) or F.driver_present(s) is not True:
+        return []
+    tc = F.torch_cuda(s) if F.is_cuda_torch(s) else None
+    try:
+        gap = freshness.driver_gap(F.driver_version(s), F.driver_cuda(s), tc, F.driver_os(s))
+    except kb.KnowledgeError:
+        return []
+    if gap is None:
+        return []
+    dv, dc = F.driver_version(s) or "?", F.driver_cuda(s)
+    details = {"driver_version": F.driver_version(s), "driver_cuda": dc, "torch_cuda": tc,
+               "newest_cuda_in_tables": gap["newest_cuda"], "tables_updated": gap["updated"], "judged_from": "live facts"}
+    later = ("Driver minimums come with torch_envcheck's tables (NVIDIA publishes them with each CUDA release); a "
+             "newer torch_envcheck knows newer ones.")
+    if gap["kind"] == "driver":
+        return [finding("TE308", "ok",
+                        f"NVIDIA driver {dv} (CUDA {dc}) is newer than {gap['tables']}, which end at CUDA "
+                        f"{gap['newest_cuda']}: it meets every minimum they list", later, None, details)]
+    dct, tct = kb.major_minor(dc), kb.major_minor(tc)
+    runs = F.cuda_works(s) or bool(dct and tct and dct >= tct)
+    how = ("torch initialised CUDA on it" if F.cuda_works(s) else
+           f"the driver reports CUDA up to {dc}" if dc else "the driver does not report its CUDA version")
+    return [finding("TE308", "ok" if runs else "warning",
+                    f"{F.torch_label(s)}'s CUDA {tc} is newer than {gap['tables']}, which end at CUDA "
+                    f"{gap['newest_cuda']}: the driver was judged from live facts ({how})",
+                    ("The tables cannot say which driver CUDA " + f"{tc} needs; " +
+                     ("the live facts show this driver runs it. " if runs else
+                      "the live facts do not show that this driver runs it: if CUDA fails to initialise, upgrade the "
+                      "driver to one whose nvidia-smi shows CUDA " + f"{tc} or newer. ") + later),
+                    None, details)]
+
+
+RULES = [driver_missing, driver_too_old, library_mismatch, cuda_init_failed, driver_ok, knowledge_gap]

@@ -77,6 +77,9 @@ def arch_unsupported(s) -> list[dict]:
                        else f"PTX JIT of {build['entry']}")
             expl += (f" torch {build['torch']} {build['tag']} supports it ({how_run}) and fits this driver"
                      + (" (table row not independently verified)" if build.get("unverified") else "") + ".")
+            from torch_envcheck.knowledge import freshness  # noqa: PLC0415  (issue 17: a downgrade is never silent)
+            note = freshness.downgrade_note(F.torch_version(s), build, "the newest build the tables know with kernels for it")
+            expl += f" Note: {note}" if note else ""
         elif fits_any:
             f0 = fits_any[0]
             expl += (f" The newest build that supports it is torch {f0['torch']} {f0['tag']}, but it does not fit this "
@@ -193,7 +196,8 @@ def ptx_driver(s) -> list[dict]:
         out.append(finding(
             "TE404", "failure",
             f"{F.gpu_label(g)} runs {F.torch_label(s)} only through PTX JIT ({m['entry']}), which needs driver >= "
-            f"{need.get('toolkit_minimum')}; this driver is {F.driver_version(s)}",
+            f"{need.get('toolkit_minimum') or '(the CUDA ' + str(F.torch_cuda(s)) + ' toolkit driver: not in the tables)'}; "
+            f"this driver is {F.driver_version(s)}",
             "The driver JIT-compiles PTX only if it is at least as new as the toolkit that wrote it "
             "(CUDA_ERROR_UNSUPPORTED_PTX_VERSION otherwise); minor-version compatibility does not cover PTX. "
             "Upgrade the driver, or install a build with SASS for this GPU.", None,
@@ -246,4 +250,39 @@ def gpu_ok(s) -> list[dict]:
                     {"arch_list": arch, "gpus": [g for g, _ in cov]})]
 
 
-RULES = [arch_unsupported, jetson_wheel, cudnn_unsupported, ptx_driver, visible_devices, gpu_ok]
+def knowledge_gap(s) -> list[dict]:
+    """A GPU whose compute capability is newer than the GPU table (torch's device requirements as
+    copied; issue 17): which kernels run on it was judged by the same-major rule torch applies to
+    capabilities it does not list, and by what torch and the extension report."""
+    from torch_envcheck.knowledge import freshness  # noqa: PLC0415
+    out = []
+    seen = set()
+    for g in F.gpus(s):
+        cap = F.text(g.get("capability"))
+        if not cap or cap in seen:
+            continue
+        seen.add(cap)
+        try:
+            gap = freshness.gpu_gap(cap)
+        except kb.KnowledgeError:
+            return []
+        if gap is None:
+            continue
+        proven = F.proof(s, "gpu")
+        exact = f"sm_{cap.replace('.', '')}" in F.binary_arch_list(s)
+        ok = bool(proven) or (F.cuda_works(s) and exact)
+        out.append(finding(
+            "TE407", "ok" if ok else "warning",
+            f"{F.gpu_label(g)} is newer than {gap['tables']}, which end at compute capability {gap['newest']}",
+            "Whether a build's kernels run on it was judged by the rule torch applies to capabilities its own table "
+            "does not list (the same major, an equal or higher minor)"
+            + (f", and the live facts confirm it ({proven or 'torch initialised CUDA and its binary has ' + 'sm_' + cap.replace('.', '')})."
+               if ok else "; no live fact confirms it yet (run `torch-envcheck doctor` on the machine with the extension built).")
+            + " The GPU table comes with torch_envcheck: a newer torch_envcheck knows newer GPUs "
+            f"(`{freshness.UPDATE_COMMAND}` learns releases, not GPUs).",
+            None, {"gpu": g, "capability": cap, "newest_in_tables": gap["newest"], "tables_updated": gap["updated"],
+                   "judged_from": "live facts" if ok else "same-major rule"}))
+    return out
+
+
+RULES = [arch_unsupported, jetson_wheel, cudnn_unsupported, ptx_driver, visible_devices, gpu_ok, knowledge_gap]

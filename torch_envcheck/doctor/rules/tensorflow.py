@@ -499,6 +499,34 @@ def tensorflow_ok(s) -> list[dict]:
                     "", None, {"build_info": T.build_info(s), "gpus": gpus})]
 
 
+def knowledge_gap(s) -> list[dict]:
+    """A TensorFlow release newer than the TensorFlow table (issue 17): its tested configuration is
+    unknown, so it is judged from its own build info (CUDA, cuDNN, compute capabilities)."""
+    from torch_envcheck.knowledge import freshness  # noqa: PLC0415
+    if not T.tf_installed(s) or not T.tf_version(s):
+        return []
+    try:
+        gap = freshness.tensorflow_gap(T.tf_version(s), T.tf_os(s))
+    except kb.KnowledgeError:
+        return []
+    if gap is None:
+        return []
+    bi = T.build_info(s)
+    live = ", ".join(x for x in (f"CUDA {T.tf_cuda(s)}" if T.tf_cuda(s) else None,
+                                 f"cuDNN {T.tf_cudnn(s)}" if T.tf_cudnn(s) else None,
+                                 "kernels for " + " ".join(T.tf_arch_list(s)[:12]) if T.tf_arch_list(s) else None) if x)
+    return [finding("TE810", "warning",
+                    f"{T.tf_label(s)} is newer than {gap['tables']}, which end at TensorFlow {gap['newest']}: its tested "
+                    "Python/CUDA/cuDNN configuration is unknown to the doctor",
+                    ("Judged from TensorFlow's own build info instead" + (f" ({live})." if live else
+                                                                          " (none was recorded: run the doctor without --no-tensorflow).")
+                     + f" `{freshness.UPDATE_COMMAND}` learns newer TensorFlow releases (Requires-Python and the and-cuda "
+                     "pins) from PyPI."),
+                    freshness.UPDATE_COMMAND,
+                    {"tensorflow": T.tf_version(s), "newest_known": gap["newest"], "tables_updated": gap["updated"],
+                     "build_info": bi or None, "judged_from": "live facts"})]
+
+
 RULES = [child_failed, not_importable, cuda_libs_missing, dlopen_failed, windows_no_gpu, cpu_build_with_gpu,
          driver_too_old, gpu_arch_unsupported, untested_stack, cuda_generations, files_owned_twice,
-         shared_dependency_conflict, tensorflow_ok]
+         shared_dependency_conflict, knowledge_gap, tensorflow_ok]

@@ -7,6 +7,7 @@ from torch_envcheck import knowledge as kb
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.knowledge import freshness
 
 
 def not_importable(s) -> list[dict]:
@@ -110,6 +111,9 @@ def cpu_wheel(s) -> list[dict]:
             expl += (f" torch {build['torch']} {build['tag']} fits "
                      + ("this driver" if F.driver_present(s) is True else "a current driver")
                      + (f" and the GPU ({build['entry']} kernels)" if build.get("entry") else "") + ".")
+            note = freshness.downgrade_note(F.torch_version(s), build, "the newest CUDA build the tables know for "
+                                            "this machine", driver=(F.driver_version(s), F.driver_os(s)))
+            expl += f" Note: {note}" if note else ""  # a downgrade is never silent
         return [finding("TE202", "failure", msg, expl, A.install_command(s, build) if build else None,
                         {"torch": F.torch_version(s), "gpus": gl, "pci_gpus": pci, "driver_version": dv,
                          "driver_cuda": F.driver_cuda(s), "recommended_build": build})]
@@ -169,8 +173,10 @@ def companions(s) -> list[dict]:
             want = kb.torchvision_for(rel) if rel else None
             if want and kb.release_key(ver) != want:
                 problems.append(f"{name} {ver} belongs to another torch (torch {rel} pairs with torchvision {want})")
-        elif name == "torchaudio" and rel and kb.release(rel) and kb.release_key(ver) != rel:
-            problems.append(f"{name} {ver} belongs to another torch (torch {rel} pairs with torchaudio {rel})")
+        elif name == "torchaudio" and rel and kb.torchaudio_for(rel) and kb.release_key(ver) != kb.torchaudio_for(rel):
+            # the release's paired torchaudio (2.15 -> 2.11); none for 2.12-2.14, which no torchaudio pins
+            problems.append(f"{name} {ver} belongs to another torch (torch {rel} pairs with torchaudio "
+                            f"{kb.torchaudio_for(rel)})")
         if not problems:
             continue
         tag = ttag if ttag and (ttag.startswith("cu") or ttag == "cpu" or ttag.startswith("rocm")) else None
@@ -178,8 +184,8 @@ def companions(s) -> list[dict]:
         if tag and rel:
             if name == "torchvision" and kb.torchvision_for(rel):
                 spec = f"torchvision=={kb.torchvision_for(rel)}.*"  # quoted by pip_command
-            elif name == "torchaudio":
-                spec = f"torchaudio=={rel}.*"  # torchaudio 2.N pairs with torch 2.N
+            elif name == "torchaudio" and kb.torchaudio_for(rel):
+                spec = f"torchaudio=={kb.torchaudio_for(rel)}.*"  # the release's paired torchaudio
             else:
                 spec = name
             # --no-deps: replace only the companion, keep the torch that is installed.
@@ -217,4 +223,59 @@ def torch_ok(s) -> list[dict]:
     return []
 
 
-RULES = [not_importable, cpu_wheel, rocm_wheel, companions, numpy_missing, torch_ok]
+def _live_summary(s) -> str:
+    """What torch itself reports, in words: the facts a release the tables lack is judged from."""
+    parts = []
+    if F.cuda_works(s):
+        n = F.device_count(s)
+        parts.append(f"it initialised CUDA {F.torch_cuda(s) or '?'} and sees {n if n is not None else 'its'} "
+                     f"GPU{'s' if n != 1 else ''}")
+    elif F.torch_importable(s) is False:
+        parts.append("it does not import in this interpreter, so nothing could be read from it")
+    elif F.cuda_available(s) is False:
+        err = F.cuda_init_error(s)
+        parts.append("CUDA did not initialise" + (f" ({err.splitlines()[0][:160]})" if err else ""))
+    if F.binary_arch_list(s):
+        parts.append("its binary has kernels for " + " ".join(F.binary_arch_list(s)[:16]))
+    if F.torch_requires_python(s):
+        parts.append(f"its metadata requires Python {F.torch_requires_python(s)}")
+    return "; ".join(parts) or "nothing beyond its version"
+
+
+def knowledge_gap(s) -> list[dict]:
+    """A torch the knowledge tables cannot describe (issue 17): a release newer than every row
+    (TE207) or a CUDA build its release's row does not list (TE208).  The report says so, names the
+    tables' date, and the other rules judge it from live facts; `knowledge update` learns it."""
+    tv = F.torch_version(s)
+    if not tv or F.is_macos(s) or F.is_rocm_torch(s):
+        return []
+    tag = F.torch_local(s) or kb.tag_from_cuda(F.torch_cuda(s))
+    try:
+        gap = freshness.torch_gap(tv, tag)
+    except kb.KnowledgeError:
+        return []
+    if gap is None or gap["kind"] not in ("release", "build"):
+        return []
+    live = _live_summary(s)
+    expl = (f"What torch itself reports: {live}. The checks that need a release's row (its CUDA builds and their "
+            "GPU architectures, its Python range, the paired torchvision/torchaudio) used those live facts instead, "
+            "and no fix in this report replaces this torch with an older release because the tables end earlier. "
+            f"`{freshness.UPDATE_COMMAND}` learns newer releases and their builds from the package indexes (PyPI and "
+            "download.pytorch.org, or your mirror: --index-url, --mirror).")
+    details = {"torch": tv, "tag": tag, "newest_known": gap["newest"], "tables_updated": gap["updated"],
+               "overlay_fetched": gap["overlay"], "judged_from": "live facts", "live": live}
+    if gap["kind"] == "release":
+        return [finding("TE207", "warning",
+                        f"{F.torch_label(s)} is newer than {gap['tables']}, which end at torch {gap['newest']}: "
+                        "judged from live facts", expl, freshness.UPDATE_COMMAND, details)]
+    known = ", ".join(t for t in gap["known_tags"] if t) or "no CUDA build"
+    if not gap.get("complete", True):
+        expl = (f"The tables' list of torch {gap['release']} builds is known to be incomplete (only the builds that "
+                f"could be read are listed). " + expl)
+    details["known_tags"] = gap["known_tags"]
+    return [finding("TE208", "warning",
+                    f"{F.torch_label(s)} is a {tag} build, which {gap['tables']} do not list for torch {gap['release']} "
+                    f"(they list {known}): judged from live facts", expl, freshness.UPDATE_COMMAND, details)]
+
+
+RULES = [not_importable, cpu_wheel, rocm_wheel, companions, numpy_missing, torch_ok, knowledge_gap]
