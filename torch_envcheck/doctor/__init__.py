@@ -47,7 +47,12 @@ def collect(timeout: float = 5.0, only=None, torch_timeout: float | None = None,
     }
     snap.update(res["sections"])
     from torch_envcheck.doctor.contract import normalise  # noqa: PLC0415
-    return normalise(jsonable(snap))
+    from torch_envcheck._util import bounds  # noqa: PLC0415
+    # The bounds a saved report is read with (--from-json) apply here too: what this run collects,
+    # its own --json can always be read back; a cut is named in probe_errors.
+    snap, cut = bounds.fit_snapshot(jsonable(snap))
+    bounds.note_into(snap, cut)
+    return normalise(snap)
 
 
 def _clean(finding) -> dict | None:
