@@ -17,10 +17,14 @@ waits for the pipes' EOF, which a grandchild holding them never sends; it also b
 On POSIX the child is waited for with waitid(WNOWAIT): it stays a zombie, so its process-group id
 cannot be reused, until its group has been killed.  Windows has no process groups here: the child
 itself is killed, and its pipes are read by a thread each.
+
+A child still running when this process ends (Ctrl-C, SIGTERM turned into SystemExit, a fleet rank
+leaving with os._exit) is killed with its group too: kill_all(), registered with atexit.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import subprocess
@@ -74,6 +78,21 @@ def kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
+_LIVE: set = set()
+_LIVE_LOCK = threading.Lock()
+
+
+def kill_all() -> None:
+    """Kill the process group of every child still running (this process is about to end)."""
+    with _LIVE_LOCK:
+        live = list(_LIVE)
+    for child in live:
+        child.kill()
+
+
+atexit.register(kill_all)
+
+
 class Child:
     """A running program.  stdout_cap / stderr_cap: (head, tail) bytes kept of each.  merge=True
     sends stderr into stdout (one stream, in order).  on_output(bytes), if given, sees every chunk
@@ -93,6 +112,8 @@ class Child:
                                      stderr=subprocess.STDOUT if merge else subprocess.PIPE, env=env, cwd=cwd,
                                      start_new_session=POSIX, close_fds=True)
         self.pid = self.proc.pid
+        with _LIVE_LOCK:
+            _LIVE.add(self)
         streams = [(self.proc.stdout, self.out, on_output)]
         if not merge:
             streams.append((self.proc.stderr, self.err, None))
@@ -158,6 +179,8 @@ class Child:
             except subprocess.TimeoutExpired:  # SIGKILL never failed to end a process; stay bounded anyway
                 pass
             held = _join_readers(self._readers, self._stop, grace)
+            with _LIVE_LOCK:
+                _LIVE.discard(self)
         rc = self.proc.returncode
         self._result = Result(rc if exited else None, self.out.value(),
                               self.err.value() if self.err is not None else b"", not exited,
