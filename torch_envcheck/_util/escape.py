@@ -128,9 +128,17 @@ def shell_quote(word, shell: str = "posix") -> str:
             return s
         # cmd has no literal quoting: inside double quotes `"` is doubled, and `%` is doubled,
         # which is right in the .bat files this project writes (at an interactive prompt a `%`
-        # cannot be escaped at all).
-        return '"' + s.replace('"', '""').replace("%", "%%") + '"'
+        # cannot be escaped at all).  The program then splits its command line by the C runtime's
+        # rules, where backslashes before a quote escape it: those are doubled (a path ending in
+        # `\` must not swallow its closing quote).
+        body = re.sub(r'(\\+)(?="|$)', r"\1\1", s)
+        return '"' + body.replace('"', '""').replace("%", "%%") + '"'
     raise ValueError(f"unknown shell {shell!r}; expected one of {', '.join(SHELLS)}")
+
+
+_POSIX_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_POSIX_RESERVED = frozenset(("!", "{", "}", "case", "do", "done", "elif", "else", "esac", "fi", "for", "if", "in",
+                             "then", "until", "while", "function", "select", "time", "[[", "]]", "coproc"))
 
 
 class Command(str):
@@ -156,6 +164,10 @@ def shell_join(words, shell: str = "posix") -> Command:
     needs the call operator `&` in front.  The result is a str that remembers `words` (Command)."""
     words = [str(w) for w in words]
     quoted = [shell_quote(w, shell) for w in words]
+    if shell == "posix" and quoted and quoted[0] == words[0] and (
+            _POSIX_ASSIGNMENT.match(words[0]) or words[0] in _POSIX_RESERVED):
+        # as the program, `A=b` would be a variable assignment and `if` a keyword: quoted, they are words
+        quoted[0] = "'" + words[0] + "'"
     if shell == "powershell" and quoted and quoted[0][:1] in ("'", '"'):
         quoted.insert(0, "&")
     return Command(" ".join(quoted), words, shell)
