@@ -71,28 +71,37 @@ def _name_version(dist_info: str) -> tuple[str, str]:
 
 
 def _lines(path: str, stats: dict):
-    """The lines of a RECORD (bytes, newline stripped), at most MAX_RECORD_BYTES read; a line
-    longer than MAX_LINE_BYTES is skipped whole and counted in stats["skipped"]."""
+    """The lines of a RECORD (decoded, newline stripped), at most MAX_RECORD_BYTES read, in chunks of
+    1 MiB; a line longer than MAX_LINE_BYTES is skipped whole and counted in stats["skipped"]."""
     try:
         fh = safe_open.open_binary(path)
     except OSError:
         return
-    left = MAX_RECORD_BYTES
+    left, rest, skipping = MAX_RECORD_BYTES, b"", False
     with fh:
         while left > 0:
-            raw = fh.readline(min(MAX_LINE_BYTES + 1, left))
-            if not raw:
-                return
-            left -= len(raw)
-            if len(raw) > MAX_LINE_BYTES or (not raw.endswith(b"\n") and len(raw) == MAX_LINE_BYTES + 1):
+            chunk = fh.read(min(1 << 20, left))
+            if not chunk:
+                break
+            left -= len(chunk)
+            if skipping:  # the rest of an overlong line, up to its newline
+                cut = chunk.find(b"\n")
+                if cut < 0:
+                    continue
+                chunk, skipping = chunk[cut + 1:], False
+            parts = (rest + chunk).split(b"\n")
+            rest = parts.pop()
+            if len(rest) > MAX_LINE_BYTES:
                 stats["skipped"] += 1
-                while left > 0 and not raw.endswith(b"\n"):  # the rest of that line
-                    raw = fh.readline(min(1 << 20, left))
-                    if not raw:
-                        return
-                    left -= len(raw)
-                continue
-            yield raw.rstrip(b"\r\n")
+                rest, skipping = b"", True
+            long = [p for p in parts if len(p) > MAX_LINE_BYTES]
+            if long:
+                stats["skipped"] += len(long)
+                parts = [p for p in parts if len(p) <= MAX_LINE_BYTES]
+            # whole lines only: a multi-byte character is never cut
+            yield from b"\n".join(parts).decode("utf-8", "replace").split("\n")
+    if rest and not skipping:
+        yield rest.decode("utf-8", "replace")
 
 
 def _records(dist_info: str, stats: dict | None = None):
@@ -104,12 +113,12 @@ def _records(dist_info: str, stats: dict | None = None):
     root = os.path.dirname(dist_info)
     windows = os.name == "nt"
     prefix = root + os.sep
-    for i, raw in enumerate(_lines(os.path.join(dist_info, "RECORD"), stats)):
+    for i, line in enumerate(_lines(os.path.join(dist_info, "RECORD"), stats)):
         if i >= MAX_RECORD_LINES:
             return
-        if not raw:
+        line = line.rstrip("\r")
+        if not line:
             continue
-        line = raw.decode("utf-8", "replace")
         if line.startswith('"'):  # a quoted path (it holds a comma or a quote): let csv read it
             try:
                 row = next(csv.reader(io.StringIO(line)), None) or [""]
