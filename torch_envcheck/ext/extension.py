@@ -180,9 +180,9 @@ class BuildLock:
         self.fd = None
 
     def holder(self) -> str:
+        from torch_envcheck._util import safe_open  # noqa: PLC0415
         try:
-            with open(self.path, encoding="utf-8", errors="replace") as fh:
-                return fh.read(200).strip() or "another process"
+            return safe_open.read_text(self.path, 200, overflow="head").strip() or "another process"
         except OSError:
             return "another process"
 
@@ -279,11 +279,11 @@ def _aot_paths() -> tuple[list[str], str]:
 
 
 def _read_meta(path: str) -> dict | None:
+    from torch_envcheck._util import safe_open  # noqa: PLC0415  (a FIFO in the cache must not hang status())
     try:
-        with open(path) as fh:
-            meta = json.load(fh)
+        meta = json.loads(safe_open.read_text(path, 4 << 20, errors="strict"))
         return meta if isinstance(meta, dict) else None
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
 
 
