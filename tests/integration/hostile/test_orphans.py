@@ -101,3 +101,36 @@ def test_torch_and_tensorflow_imports_that_spawn_leave_nothing(tmp_path):
     assert torch_pid.exists() and tf_pid.exists(), "the fake imports did not run"
     assert wait_gone(int(torch_pid.read_text())), "the torch import's background process outlived the doctor"
     assert wait_gone(int(tf_pid.read_text())), "the TensorFlow import's background process outlived the doctor"
+
+
+def test_a_doctor_stopped_by_sigterm_takes_its_children_along(tmp_path):
+    """SIGTERM while the probes run (a torch import that hangs and has started a helper): the doctor
+    ends through SystemExit, and the children it started in their own sessions go with it."""
+    import signal
+    import subprocess
+
+    from doctor_support import REPO
+
+    pidfile = tmp_path / "grandchild.pid"
+    root = _fake_pkg(tmp_path, "torch", f"""
+        import subprocess, time
+        p = subprocess.Popen(["sleep", "300"])
+        open({str(pidfile)!r}, "w").write(str(p.pid))
+        time.sleep(300)
+    """)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([REPO, root]), NO_COLOR="1")
+    doctor = subprocess.Popen([sys.executable, "-m", "torch_envcheck", "--json", "--timeout", "120"], env=env, cwd=REPO,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        end = time.monotonic() + 120
+        while not pidfile.exists() and time.monotonic() < end and doctor.poll() is None:
+            time.sleep(0.05)
+        assert pidfile.exists(), "the fake torch import never started"
+        time.sleep(0.2)
+        doctor.send_signal(signal.SIGTERM)
+        doctor.wait(60)
+    finally:
+        if doctor.poll() is None:
+            doctor.kill()
+    assert doctor.returncode == 143
+    assert wait_gone(int(pidfile.read_text())), "the torch child's helper outlived the doctor"
