@@ -7,6 +7,8 @@ fleet rank's payload, a fleet report.  One set of numbers, applied on both sides
 so that nothing the tool accepts live (a TensorFlow child listing 20,000 GPUs, a rank's snapshot
 nested 900 deep) makes a saved report the tool then refuses to read.
 
+    certainly_within(text, depth=, nodes=)      -> True when raw JSON text cannot pass the bounds (a
+                                                 cheap test on the text: fit() is then not needed)
     fit(value, depth=, items=, nodes=, chars=)  -> (value within the bounds, notes on what was cut)
     fit_snapshot(snapshot)                      -> (snapshot that a saved report of it can hold, notes)
     note_into(snapshot, notes)                  the notes as probe_errors entries "<section> (bounds)"
@@ -14,7 +16,9 @@ nested 900 deep) makes a saved report the tool then refuses to read.
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 
 # A real report is ~10-100 KiB, a few levels deep, with a handful of GPUs and a few hundred packages.
 MAX_BYTES = 16 * 2**20    # one saved report (doctor)
@@ -29,6 +33,29 @@ SNAPSHOT_DEPTH = MAX_DEPTH - 1
 SNAPSHOT_NODES = MAX_NODES // 2
 SNAPSHOT_BYTES = MAX_BYTES // 4
 MAX_NOTES = 20
+
+
+# A JSON string, or an unterminated one running to the end: "unrolled" so that it always matches
+# at its first attempt (no backtracking, so linear even for `"\"\"\"...`).
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def depth(text: str) -> int:
+    """How deep the brackets of JSON `text` nest (brackets inside strings do not count)."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    return max(itertools.accumulate(map(_STEP.__getitem__, brackets)), default=0)
+
+
+def certainly_within(text: str, depth_limit: int = MAX_DEPTH, nodes: int = MAX_NODES) -> bool:
+    """Whether the JSON `text` is certainly within the bounds, from the text alone: no string can be
+    longer than the text, no list or object can hold more entries, and the document no more
+    values, than there are `,` `:` `[` in it (plus one).  False only means "walk it" (fit())."""
+    if len(text) > MAX_CHARS:
+        return False
+    separators = text.count(",") + text.count(":") + text.count("[") + 1
+    return separators < min(MAX_ITEMS, nodes) and depth(text) <= depth_limit
 
 
 class _Fit:

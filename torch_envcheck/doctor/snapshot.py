@@ -4,7 +4,6 @@ every snapshot it accepts against it (once, on load), so wrong types and missing
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
 
@@ -58,11 +57,6 @@ def validate(data, source: str = "snapshot") -> dict:
 # snapshot to (_util/bounds.py), so that every report this tool writes, it reads back.
 from torch_envcheck._util.bounds import MAX_BYTES, MAX_DEPTH, MAX_ITEMS, MAX_NODES  # noqa: E402
 
-# A JSON string, or an unterminated one running to the end: "unrolled" so that it always matches
-# at its first attempt (no backtracking, so linear even for `"\"\"\"...`).
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -121,8 +115,8 @@ def _decode(raw: bytes, path: str) -> str:
 
 def _depth(text: str) -> int:
     """How deep the brackets of JSON `text` nest (brackets inside strings do not count)."""
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
-    return max(itertools.accumulate(map(_STEP.__getitem__, brackets)), default=0)
+    from torch_envcheck._util.bounds import depth  # noqa: PLC0415  (one implementation, shared with collect)
+    return depth(text)
 
 
 def _clean(value, path: str, budget: list) -> object:

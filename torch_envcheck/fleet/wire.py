@@ -51,7 +51,8 @@ def decode(data, rank: int) -> dict:
         raise WireError(f"{len(data)} bytes, over the {MAX_PAYLOAD}-byte limit")
     from torch_envcheck._util import bounds  # noqa: PLC0415
     try:
-        obj = json.loads(bytes(data).decode("utf-8"))
+        text = bytes(data).decode("utf-8")
+        obj = json.loads(text)
     except UnicodeDecodeError as exc:
         raise WireError(f"not UTF-8 text (byte {exc.start} of {len(data)})") from None
     except RecursionError:
@@ -71,8 +72,11 @@ def decode(data, rank: int) -> dict:
         raise WireError(f"it says it is rank {str(facts.get('rank'))[:20]}, but was sent as rank {rank}")
     from torch_envcheck.fleet.rank_facts import normalise  # noqa: PLC0415
     obj["rank_facts"] = normalise(facts)
-    # the payload sits two levels down in a fleet report (ranks[i].snapshot is the payload's snapshot)
-    obj, cut = bounds.fit(obj, depth=bounds.MAX_DEPTH, nodes=bounds.SNAPSHOT_NODES)
+    # the payload sits two levels down in a fleet report (ranks[i].snapshot is the payload's snapshot);
+    # a payload whose text is plainly small and shallow (every real one) is not walked
+    cut = []
+    if not bounds.certainly_within(text, bounds.MAX_DEPTH, bounds.SNAPSHOT_NODES):
+        obj, cut = bounds.fit(obj, depth=bounds.MAX_DEPTH, nodes=bounds.SNAPSHOT_NODES)
     snap = obj.get("snapshot")
     if cut and isinstance(snap, dict):
         bounds.note_into(snap, [c.split(".", 1)[1] if c.startswith("snapshot.") else c for c in cut])
