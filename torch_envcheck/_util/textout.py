@@ -58,7 +58,9 @@ def harden(stream) -> None:
     """Let `stream` (sys.stdout, sys.stderr) write what its encoding lacks as escapes instead of
     raising UnicodeEncodeError mid-report; a stream that cannot be reconfigured is left alone."""
     reconfigure = getattr(stream, "reconfigure", None)
-    if reconfigure is None or getattr(stream, "errors", None) not in ("strict", None):
+    # strict, or surrogateescape (Python's choice for a C/POSIX locale), raise on a character the
+    # encoding lacks; a stream already set to escape or replace is left as it is
+    if reconfigure is None or getattr(stream, "errors", None) not in ("strict", "surrogateescape", None):
         return
     try:
         if not can_encode("✓✅…", encoding_of(stream)):
