@@ -158,6 +158,13 @@ def _unavailable(command: str, reason: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv is sys.argv[1:] or argv == sys.argv[1:]:  # the torch-envcheck script: no __main__.py ran
+        from torch_envcheck._util import stopflag  # noqa: PLC0415
+        if not stopflag.received:
+            stopflag.install_early(argv)
+    from torch_envcheck._util.textout import harden  # noqa: PLC0415
+    for stream in (sys.stdout, sys.stderr):  # a cp1252 or ASCII console: escapes, never a crash mid-report
+        harden(stream)
     named = find_command(argv)
     try:
         parser = build_parser(named)

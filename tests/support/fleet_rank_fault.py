@@ -8,6 +8,8 @@ FAULT is one of
     hang-process  reaches the store, then its main thread stops forever (never sends a snapshot)
     garbage       sends its snapshot cut in half (a truncated payload)
     hang-barrier  joins the process group, then never reaches monitored_barrier
+    by-rank       under torchrun (one script for every rank): TE_FLEET_FAULT="RANK:FAULT" injects FAULT
+                  into that rank only; the others run the plain command
 """
 
 import sys
@@ -16,7 +18,15 @@ import threading
 
 def main() -> None:
     fault, argv = sys.argv[1], sys.argv[2:]
-    if fault == "exit-early":
+    if fault == "by-rank":
+        import os
+        rank, _, fault = os.environ.get("TE_FLEET_FAULT", "").partition(":")
+        if rank != os.environ.get("RANK"):
+            fault = "none"
+    if fault == "none":  # a plain rank, as `python -m torch_envcheck` starts it (__main__.py)
+        from torch_envcheck._util import stopflag
+        stopflag.install_early(argv)
+    elif fault == "exit-early":
         sys.exit(3)
     from torch_envcheck.fleet import worker
 
@@ -41,7 +51,7 @@ def main() -> None:
         def monitored_barrier(*args, **kwargs):
             threading.Event().wait()
         dist.monitored_barrier = monitored_barrier
-    else:
+    elif fault != "none":
         raise SystemExit(f"unknown fault {fault!r}")
     from torch_envcheck.cli import main as cli_main
     sys.exit(cli_main(argv))

@@ -8,7 +8,8 @@ through the function for its destination:
     md_code_block(text)     a fenced code block the text cannot close early
     md_inline_code(text)    inline code the text cannot close early
     shell_quote(word, sh)   one word of a command for "posix", "powershell" or "cmd"
-    shell_join(words, sh)   a command line of such words (PowerShell: `&` before a quoted program)
+    shell_join(words, sh)   a command line of such words (PowerShell: `&` before a quoted program),
+                            as a Command: a str that keeps its words, to be rebuilt, never edited
     env_assign(name, v, sh) set (or, with None, remove) an environment variable in that shell
     shell_for(os_name)      which of those a snapshot's OS uses
     requirement_version(v)  a version fit for a requirements line (PEP 440), else None
@@ -127,18 +128,49 @@ def shell_quote(word, shell: str = "posix") -> str:
             return s
         # cmd has no literal quoting: inside double quotes `"` is doubled, and `%` is doubled,
         # which is right in the .bat files this project writes (at an interactive prompt a `%`
-        # cannot be escaped at all).
-        return '"' + s.replace('"', '""').replace("%", "%%") + '"'
+        # cannot be escaped at all).  The program then splits its command line by the C runtime's
+        # rules, where backslashes before a quote escape it: those are doubled (a path ending in
+        # `\` must not swallow its closing quote).
+        body = re.sub(r'(\\+)(?="|$)', r"\1\1", s)
+        return '"' + body.replace('"', '""').replace("%", "%%") + '"'
     raise ValueError(f"unknown shell {shell!r}; expected one of {', '.join(SHELLS)}")
 
 
-def shell_join(words, shell: str = "posix") -> str:
+_POSIX_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_POSIX_RESERVED = frozenset(("!", "{", "}", "case", "do", "done", "elif", "else", "esac", "fi", "for", "if", "in",
+                             "then", "until", "while", "function", "select", "time", "[[", "]]", "coproc"))
+
+
+class Command(str):
+    """A command line as text (a str), which also keeps the words it was quoted from (`argv`) and
+    the shell it was quoted for.  A caller that needs another form of the command (the same pip
+    call in another environment's Python) builds it from `argv` and quotes it again, once: quoted
+    text is never edited, cut or searched for words (a quoted path can hold ` -m pip `)."""
+
+    argv: tuple = ()
+    shell: str = "posix"
+
+    def __new__(cls, text: str, argv=(), shell: str = "posix"):
+        obj = super().__new__(cls, text)
+        obj.argv, obj.shell = tuple(argv), shell
+        return obj
+
+    def __reduce__(self):  # pickles (and deep-copies) as what it is
+        return (Command, (str(self), self.argv, self.shell))
+
+
+def shell_join(words, shell: str = "posix") -> Command:
     """A command line from words, each quoted for `shell`.  In PowerShell a quoted program path
-    needs the call operator `&` in front."""
+    needs the call operator `&` in front.  The result is a str that remembers `words` (Command)."""
+    words = [str(w) for w in words]
     quoted = [shell_quote(w, shell) for w in words]
+    if shell == "posix" and quoted and quoted[0] == words[0] and (
+            _POSIX_ASSIGNMENT.match(words[0]) or words[0] in _POSIX_RESERVED):
+        # as the program, `A=b` would be a variable assignment and `if` a keyword: quoted, they are words
+        quoted[0] = "'" + words[0] + "'"
     if shell == "powershell" and quoted and quoted[0][:1] in ("'", '"'):
         quoted.insert(0, "&")
-    return " ".join(quoted)
+    return Command(" ".join(quoted), words, shell)
 
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

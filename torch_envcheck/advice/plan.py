@@ -21,8 +21,8 @@ from torch_envcheck.doctor.facts import core as F
 
 COMPANIONS = ("torchvision", "torchaudio")
 TORCH_FAMILY = ("torch",) + COMPANIONS
-MAX_REQUIREMENTS_BYTES = 1 << 20
-MAX_REQUIREMENT_LINES = 5000
+MAX_REQUIREMENTS_BYTES = 1 << 20   # requirements_file.MAX_BYTES
+MAX_REQUIREMENT_LINES = 5000      # requirements_file.MAX_LINES
 
 
 class PlanError(ValueError):
@@ -43,6 +43,7 @@ class Plan:
     pinned_file: str | None = None
     sources: Sources = dataclasses.field(default_factory=Sources)
     conda: bool = False
+    requirement_lines: list[str] | None = None  # the project's requirements as checked (rebuild hands pip these)
 
     # ------------------------------------------------------------ what pip installs, step by step
 
@@ -99,38 +100,19 @@ def _tags_of(lines: list[str]) -> list[str]:
 
 # ------------------------------------------------------------ reading requirements files
 
-_REQ_LINE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9._,-]+\])?"
-                       r"((===?|~=|!=|<=|>=|<|>)[A-Za-z0-9.*+!_-]+(,(===?|~=|!=|<=|>=|<|>)[A-Za-z0-9.*+!_-]+)*)?"
-                       r"(\s*;\s*[A-Za-z0-9_ .'\"<>=!()]+)?")
-_OPTION_LINE = re.compile(r"--(extra-index-url|index-url|find-links)\s+\S+|--no-index|--pre")
+def _read(path: str):
+    """The file, read and checked once (requirements_file.py: no option line, no `${VAR}`)."""
+    from torch_envcheck.advice import requirements_file  # noqa: PLC0415
+    try:
+        return requirements_file.read(path)
+    except requirements_file.RequirementsError as exc:
+        raise PlanError(str(exc)) from None
 
 
 def read_requirements(path: str) -> list[str]:
-    """The requirement and index lines of a requirements file, comments dropped; PlanError names
-    the first line that is neither (so nothing unexpected reaches pip through a plan)."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_REQUIREMENTS_BYTES + 1)
-    except OSError as exc:
-        raise PlanError(f"cannot read the requirements file {path}: {exc.strerror or exc}") from None
-    if len(data) > MAX_REQUIREMENTS_BYTES:
-        raise PlanError(f"{path} is larger than {MAX_REQUIREMENTS_BYTES >> 20} MiB; expected a requirements file")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise PlanError(f"{path} is not UTF-8 text; expected a requirements file") from None
-    out = []
-    for n, raw in enumerate(text.splitlines(), 1):
-        line = raw.split(" #", 1)[0].strip() if not raw.lstrip().startswith("#") else ""
-        if not line:
-            continue
-        if len(out) >= MAX_REQUIREMENT_LINES:
-            raise PlanError(f"{path} has more than {MAX_REQUIREMENT_LINES} requirement lines")
-        if not (_REQ_LINE.fullmatch(line) or _OPTION_LINE.fullmatch(line)):
-            raise PlanError(f"{path}, line {n}: {escape.terminal(line)[:120]!r} is not a requirement this "
-                            "command installs (expected NAME[==VERSION] or an index option)")
-        out.append(line)
-    return out
+    """The requirement lines of a requirements file, comments dropped; PlanError names the first
+    line that is not one (so nothing unexpected reaches pip through a plan)."""
+    return list(_read(path).lines)
 
 
 def pinned_torch(lines: list[str]) -> str | None:
@@ -162,7 +144,9 @@ def from_advice(snap: dict, *, torch: str | None = None, companions=("torchvisio
         version = torch
     req_lines = None
     if requirements:
-        req_lines = read_requirements(requirements)
+        parsed = _read(requirements)
+        req_lines = list(parsed.lines)
+        reasons += list(parsed.notes)
         pin = pinned_torch(req_lines)
         if pin and pin.split("+")[0] != (version or "").split("+")[0]:
             if torch is not None:
@@ -182,7 +166,7 @@ def from_advice(snap: dict, *, torch: str | None = None, companions=("torchvisio
         reasons.append(tf_reason)
     return Plan(os_name=os_name, python=rec.get("python"), reasons=reasons, torch=version, tag=tag,
                 companions=tuple(c for c in companions if c != "none"), tensorflow=tf_req, requirements=requirements,
-                sources=sources or Sources(), conda=conda)
+                sources=sources or Sources(), conda=conda, requirement_lines=req_lines)
 
 
 def _os_name(snap: dict) -> str:
@@ -206,11 +190,13 @@ def _tensorflow_requirement(os_name: str, tag: str | None) -> tuple[str, str]:
 
 def from_requirements(path: str, snap: dict, *, sources: Sources | None = None, conda: bool = False) -> Plan:
     """The plan that reproduces a pinned environment (`torch-envcheck pin > requirements.txt`)."""
-    lines = read_requirements(path)
+    parsed = _read(path)
+    lines = list(parsed.lines)
     version = pinned_torch(lines)
     if version is None:
         raise PlanError(f"{path} pins no torch (expected a line torch==VERSION, as `torch-envcheck pin` writes)")
     return Plan(os_name=_os_name(snap), python=F.python_mm(snap),
-                reasons=[f"reproduce {os.path.basename(path)}: torch=={version} and every other pin in it"],
+                reasons=[f"reproduce {os.path.basename(path)}: torch=={version} and every other pin in it"]
+                + list(parsed.notes),
                 torch=version.split("+")[0], tag=_tags_of(lines)[0] if _tags_of(lines) else None,
                 companions=(), pinned=lines, pinned_file=path, sources=sources or Sources(), conda=conda)

@@ -3,8 +3,15 @@ the one it built before, never anything else), installs the plan, then runs the 
 
     render(plan, shell, dest, envcheck_spec) -> script text;  shell: "sh", "ps1" or "bat"
 
-Every value from the plan is quoted for the script's shell (doctor/escape.py), and comments carry
+Every value from the plan is quoted for the script's shell (_util/escape.py), and comments carry
 no value that could end the comment line.
+
+"The one it built before" is a folder holding the script's own marker file (MARKER), written into
+the folder as soon as the script made it.  A venv or conda env the script did not make (say
+~/miniconda3) has none: the script refuses to touch it, however much it looks like an environment.
+A symlink in DEST's place is refused too (removing it would not remove what the script built).
+The cmd script keeps the folder in `set "ENV_DIR=..."` and uses it only as "%ENV_DIR%": cmd splits
+an unquoted value at `,` `;` `=` and spaces, and runs what follows an `&`.
 """
 
 from __future__ import annotations
@@ -15,6 +22,8 @@ from torch_envcheck._util import escape
 from torch_envcheck._version import __version__
 
 SHELLS = {"sh": "posix", "ps1": "powershell", "bat": "cmd"}
+MARKER = ".torch-envcheck-setup"
+MARKER_TEXT = "made by a torch-envcheck setup script, which removes this folder when it runs again"
 VC_REDIST_URL = "https://aka.ms/vs/17/release/vc_redist.x64.exe"  # Microsoft Learn: "Latest supported Visual C++ Redistributable downloads"
 
 
@@ -58,16 +67,18 @@ def _sh(plan, dest: str, spec: str) -> str:
         'step() { printf \'\\n== %s\\n\' "$*"; }',
         'fail() { printf \'torch-envcheck setup: step failed: %s\\n\' "$*" >&2; exit 1; }',
         "",
-        "# A folder holding pyvenv.cfg (venv) or conda-meta/ (conda) is an environment an earlier run made;",
-        "# anything else at that path is refused rather than deleted.",
-        'if [ -e "$ENV_DIR" ]; then',
-        '  if [ -f "$ENV_DIR/pyvenv.cfg" ] || [ -d "$ENV_DIR/conda-meta" ]; then',
+        f"# Only a folder holding the marker of this script ({MARKER}) is one an earlier run made; anything",
+        "# else at that path (another venv or conda env, a symlink, a file) is refused, never deleted.",
+        f"MARK={q(MARKER)}",
+        'if [ -e "$ENV_DIR" ] || [ -L "$ENV_DIR" ]; then',
+        '  if [ ! -L "$ENV_DIR" ] && [ -d "$ENV_DIR" ] && [ -f "$ENV_DIR/$MARK" ] && [ ! -L "$ENV_DIR/$MARK" ]; then',
         '    step "remove the environment an earlier run built: $ENV_DIR"',
         '    rm -rf -- "$ENV_DIR"',
         "  else",
-        '    fail "$ENV_DIR exists and is not an environment this script made; choose another folder"',
+        '    fail "$ENV_DIR exists and is not an environment this script made (no $MARK in it); choose another folder"',
         "  fi",
         "fi",
+        f"mark() {{ printf '%s\\n' {q(MARKER_TEXT)} > \"$ENV_DIR/$MARK\" || fail \"mark $ENV_DIR as this script's\"; }}",
     ]
     if plan.conda:
         out += ['step "create a conda environment in $ENV_DIR"',
@@ -75,9 +86,12 @@ def _sh(plan, dest: str, spec: str) -> str:
                 '[ -n "$CONDA" ] || fail "no conda, mamba or micromamba on PATH"',
                 f'"$CONDA" create -y -p "$ENV_DIR" {q("python=" + (plan.python or "3"))} pip '
                 '|| fail "create the conda environment"',
+                "mark",
                 'PY="$ENV_DIR/bin/python"']
     else:
         out += ['step "create a virtual environment in $ENV_DIR with $PYTHON"',
+                'mkdir -p -- "$ENV_DIR" || fail "create $ENV_DIR"',
+                "mark",
                 '"$PYTHON" -m venv "$ENV_DIR" || fail "create the virtual environment (is $PYTHON installed?)"',
                 'PY="$ENV_DIR/bin/python"']
     for name, words in _pip_lines(plan):
@@ -124,13 +138,20 @@ def _ps1(plan, dest: str, spec: str) -> str:
         "that entry after the environment''s Scripts folder or remove it.')",
         "}",
         "",
+        f"# Only a folder holding the marker of this script ({MARKER}) is one an earlier run made; anything",
+        "# else at that path (another venv or conda env, a link, a file) is refused, never deleted.",
+        f"$Mark = {q(MARKER)}",
+        "function Mark { Set-Content -LiteralPath (Join-Path $EnvDir $Mark) -Value " + q(MARKER_TEXT) + " }",
         "if (Test-Path -LiteralPath $EnvDir) {",
-        "  if ((Test-Path -LiteralPath (Join-Path $EnvDir 'pyvenv.cfg')) -or "
-        "(Test-Path -LiteralPath (Join-Path $EnvDir 'conda-meta'))) {",
+        "  $item = Get-Item -LiteralPath $EnvDir -Force",
+        "  $ours = $item.PSIsContainer -and -not ($item.Attributes -band [IO.FileAttributes]::ReparsePoint) -and "
+        "(Test-Path -LiteralPath (Join-Path $EnvDir $Mark) -PathType Leaf)",
+        "  if ($ours) {",
         "    Step \"remove the environment an earlier run built: $EnvDir\"",
         "    Remove-Item -LiteralPath $EnvDir -Recurse -Force",
         "  } else {",
-        "    throw \"torch-envcheck setup: $EnvDir exists and is not an environment this script made; choose another folder\"",
+        "    throw \"torch-envcheck setup: $EnvDir exists and is not an environment this script made (no $Mark in it); "
+        "choose another folder\"",
         "  }",
         "}",
     ]
@@ -138,9 +159,11 @@ def _ps1(plan, dest: str, spec: str) -> str:
         out += ["Step \"create a conda environment in $EnvDir\"",
                 "$conda = if ($env:CONDA_EXE) { $env:CONDA_EXE } else { (Get-Command conda -ErrorAction Stop).Source }",
                 f"& $conda create -y -p $EnvDir {q('python=' + ver)} pip; Check 'create the conda environment'",
+                "Mark",
                 "$Py = Join-Path $EnvDir 'python.exe'"]
     else:
         out += ["Step \"create a virtual environment in $EnvDir (Python " + ver + " through the py launcher)\"",
+                "[IO.Directory]::CreateDirectory($EnvDir) | Out-Null; Mark",
                 f"py -{ver} -m venv $EnvDir; Check 'create the virtual environment (is Python {ver} installed? "
                 "py --list shows them)'",
                 "$Py = Join-Path $EnvDir 'Scripts\\python.exe'"]
@@ -170,46 +193,55 @@ def _bat(plan, dest: str, spec: str) -> str:
         return "".join(ch for ch in escape.terminal(text) if ch not in '&|<>^%"()')
 
     ver = plan.python or "3"
+    # `set "NAME=value"`: the quotes keep & | < > and cmd's separators (, ; = space) literal; in a
+    # .bat file %% is one %; a `"` cannot be in a Windows path and would end the quoting: dropped.
+    dest_value = escape.terminal(dest).replace('"', "").replace("%", "%%")
     out = ["@echo off"] + _comment_lines(plan, "bat", dest) + [
         "setlocal",
-        f"set ENV_DIR={q(dest)}",
-        'if not "%~1"=="" set ENV_DIR="%~1"',
+        f'set "ENV_DIR={dest_value}"',
+        'if not "%~1"=="" set "ENV_DIR=%~1"',
+        f'set "MARK={MARKER}"',
         "",
         ":: torch's Windows wheels need the Microsoft Visual C++ Redistributable (vcruntime140.dll).",
         'reg query "HKLM\\SOFTWARE\\Microsoft\\VisualStudio\\14.0\\VC\\Runtimes\\x64" /v Installed >nul 2>&1 '
         f"|| echo WARNING: the Visual C++ Redistributable (x64) is not installed; install it from {VC_REDIST_URL}",
         ":: A CUDA toolkit's bin folder early on PATH can put its DLLs before the ones torch bundles.",
-        'echo %PATH% | find /i "NVIDIA GPU Computing Toolkit" >nul && echo WARNING: a CUDA toolkit is on PATH; '
+        'echo "%PATH%" | find /i "NVIDIA GPU Computing Toolkit" >nul && echo WARNING: a CUDA toolkit is on PATH; '
         "torch brings its own CUDA libraries. If torch fails to load a DLL, move that entry after the "
         "environment's Scripts folder.",
         "",
-        "if exist %ENV_DIR%\\pyvenv.cfg goto :remove",
-        "if exist %ENV_DIR%\\conda-meta\\ goto :remove",
-        "if exist %ENV_DIR% (echo torch-envcheck setup: %ENV_DIR% exists and is not an environment this script "
-        "made; choose another folder & exit /b 1)",
+        f":: Only a folder holding the marker of this script ({MARKER}) is one an earlier run made; anything",
+        ":: else at that path (another venv or conda env, a file) is refused, never deleted.",
+        'if exist "%ENV_DIR%\\%MARK%" goto :remove',
+        'if exist "%ENV_DIR%" (echo torch-envcheck setup: "%ENV_DIR%" exists and is not an environment this script '
+        "made, no %MARK% in it; choose another folder & exit /b 1)",
         "goto :create",
         ":remove",
-        "echo == remove the environment an earlier run built: %ENV_DIR%",
-        "rmdir /s /q %ENV_DIR% || goto :fail",
+        'echo == remove the environment an earlier run built: "%ENV_DIR%"',
+        'rmdir /s /q "%ENV_DIR%" || goto :fail',
         ":create",
     ]
+    mark = f'(echo {label(MARKER_TEXT)})> "%ENV_DIR%\\%MARK%" || goto :fail'
     if plan.conda:
-        out += ["echo == create a conda environment in %ENV_DIR%",
-                f"call conda create -y -p %ENV_DIR% {q('python=' + ver)} pip || goto :fail",
-                "set PY=%ENV_DIR%\\python.exe"]
+        out += ['echo == create a conda environment in "%ENV_DIR%"',
+                f'call conda create -y -p "%ENV_DIR%" {q("python=" + ver)} pip || goto :fail',
+                mark,
+                'set "PY=%ENV_DIR%\\python.exe"']
     else:
-        out += [f"echo == create a virtual environment in %ENV_DIR% (Python {ver} through the py launcher)",
-                f"py -{ver} -m venv %ENV_DIR% || goto :fail",
-                "set PY=%ENV_DIR%\\Scripts\\python.exe"]
+        out += [f'echo == create a virtual environment in "%ENV_DIR%" (Python {ver} through the py launcher)',
+                'mkdir "%ENV_DIR%" || goto :fail',
+                mark,
+                f'py -{ver} -m venv "%ENV_DIR%" || goto :fail',
+                'set "PY=%ENV_DIR%\\Scripts\\python.exe"']
     for name, words in _pip_lines(plan):
-        out += [f"echo == {label(name)}", f"%PY% -m pip install {j(words)} || goto :fail"]
+        out += [f"echo == {label(name)}", f'"%PY%" -m pip install {j(words)} || goto :fail']
     out += ["echo == install torch_envcheck and pytest (for the self-test)",
-            f"%PY% -m pip install {j([spec, 'pytest'] + plan.sources.pip_args())} || goto :fail",
+            f'"%PY%" -m pip install {j([spec, "pytest"] + plan.sources.pip_args())} || goto :fail',
             "echo == self-test inside the new environment",
-            "%PY% -m torch_envcheck selftest || goto :fail",
+            '"%PY%" -m torch_envcheck selftest || goto :fail',
             "echo.",
-            ("echo The environment works. Switch to it with: conda activate %ENV_DIR%" if plan.conda else
-             "echo The environment works. Switch to it with: %ENV_DIR%\\Scripts\\activate.bat"),
+            ('echo The environment works. Switch to it with: conda activate "%ENV_DIR%"' if plan.conda else
+             'echo The environment works. Switch to it with: "%ENV_DIR%\\Scripts\\activate.bat"'),
             "exit /b 0",
             ":fail",
             "echo torch-envcheck setup: a step failed (see above) 1>&2",

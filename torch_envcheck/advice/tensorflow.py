@@ -91,17 +91,8 @@ def advise(snap: dict, torch_cuda: str | None = None) -> tuple[list[str], str | 
 
 def two_environments(torch_cmd: str, tf_cmd: str, system: str | None) -> list[str]:
     """The two commands, each in its own virtual environment."""
-    if system == "Windows":
-        return [f"py -m venv $HOME\\venvs\\torch; & $HOME\\venvs\\torch\\Scripts\\{_tail(torch_cmd)}",
-                f"py -m venv $HOME\\venvs\\tf; & $HOME\\venvs\\tf\\Scripts\\{_tail(tf_cmd)}"]
-    return [f"python3 -m venv ~/venvs/torch && ~/venvs/torch/bin/{_tail(torch_cmd)}",
-            f"python3 -m venv ~/venvs/tf && ~/venvs/tf/bin/{_tail(tf_cmd)}"]
-
-
-def _tail(cmd: str) -> str:
-    """'/usr/bin/python3 -m pip install x' -> 'python -m pip install x' (the venv's own python)."""
-    idx = cmd.find(" -m pip ")
-    return "python" + cmd[idx:] if idx >= 0 else cmd
+    from torch_envcheck.advice.venv_commands import in_new_venv  # noqa: PLC0415
+    return [in_new_venv(torch_cmd, "torch", system), in_new_venv(tf_cmd, "tf", system)]
 
 
 def extend(snap: dict, why: list[str], cmd: str | None, torch_cuda: str | None, framework: str) -> tuple[list[str], list[str]]:

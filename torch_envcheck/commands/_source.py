@@ -5,6 +5,7 @@ pin and the other commands that diagnose."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 
 from torch_envcheck._util.args import error, seconds, stdout_to_stderr
 
@@ -35,7 +36,31 @@ def snapshot(args, only=None) -> dict | None:
             error(str(exc))
             return None
     from torch_envcheck.doctor import collect  # noqa: PLC0415
-    with stdout_to_stderr():
+    with stdout_to_stderr(), _terminate_as_exit():
         limit = getattr(args, "timeout", None)
         return collect(timeout=limit or 5.0, only=only, torch_timeout=limit,
                        tensorflow=not getattr(args, "no_tensorflow", False))
+
+
+@contextlib.contextmanager
+def _terminate_as_exit():
+    """While the probes run, SIGTERM ends this process through SystemExit (status 143) rather than
+    at once, so that the helper programs it started in their own sessions are killed with it
+    (_util/proc.kill_all, at exit) instead of running on."""
+    import signal  # noqa: PLC0415
+
+    def handler(signum, frame):
+        raise SystemExit(128 + signum)
+
+    try:
+        old = signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError, AttributeError):  # not the main thread, or no SIGTERM
+        yield
+        return
+    try:
+        yield
+    finally:
+        try:
+            signal.signal(signal.SIGTERM, old)
+        except (ValueError, OSError, TypeError):
+            pass

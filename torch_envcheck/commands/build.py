@@ -40,6 +40,9 @@ def run(args) -> int:
         print(f"torch-envcheck build: torch is not importable ({type(exc).__name__}: {exc}); "
               "install torch first, then run this again", file=sys.stderr)
         return 1
+    # Which cache, and why: a TORCH_ENVCHECK_CACHE that cannot be used sends builds to a private
+    # temp folder, which must never be used without a word (also when a build is already there).
+    extension.announce_cache()
     if not args.force:
         st = extension.status()
         if st.get("state") == "ok":

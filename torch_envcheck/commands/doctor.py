@@ -24,7 +24,8 @@ def _render(rep: dict, args) -> None:
         sys.stdout.write(json_render.render(rep))
     elif getattr(args, "markdown", False):
         from torch_envcheck.doctor.render import markdown  # noqa: PLC0415
-        sys.stdout.write(markdown.render(rep))
+        from torch_envcheck._util import textout  # noqa: PLC0415
+        textout.write(markdown.render(rep))  # ✅ ⚠️ ❌ as [ok] [!] [x] where stdout is cp1252 or ASCII
     else:
         from torch_envcheck.doctor.render import terminal  # noqa: PLC0415
         terminal.print_report(rep, color=terminal.wants_color(sys.stdout, getattr(args, "no_color", False)),

@@ -16,6 +16,7 @@ import re
 import sys
 
 from torch_envcheck._util.atomic_write import write_atomic
+from torch_envcheck._util.escape import terminal
 
 FILENAME = "env_check.py"
 TEMPLATE = "env_check.py"
@@ -48,36 +49,52 @@ def template_version(text: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+# A folder name is the user's (or a cloned repository's): it may hold escape sequences (OSC, CSI)
+# that a terminal would obey.  Every path and every line of the user's file is printed through
+# escape.terminal(); the file itself is read through safe_open (a FIFO named env_check.py is refused).
+MAX_FILE = 4 << 20
+
+
 def _err(msg: str) -> None:
     print(f"torch-envcheck init: {msg}", file=sys.stderr)
 
 
+def _p(path: str) -> str:
+    return terminal(path)
+
+
 def check(path: str, template: str) -> int:
-    if not os.path.isfile(path):
-        _err(f"{path} does not exist; create it with `torch-envcheck init {os.path.dirname(path) or '.'}`")
+    from torch_envcheck._util import safe_open  # noqa: PLC0415
+
+    folder = _p(os.path.dirname(path) or ".")
+    if not os.path.lexists(path):
+        _err(f"{_p(path)} does not exist; create it with `torch-envcheck init {folder}`")
         return 2
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        current = fh.read()
+    try:
+        current = safe_open.read_text(path, MAX_FILE)
+    except OSError as exc:
+        _err(f"{_p(path)} cannot be read: {exc.strerror or exc}")
+        return 2
     if current == template:
-        print(f"{path} is up to date (template version {template_version(template)})")
+        print(f"{_p(path)} is up to date (template version {template_version(template)})")
         return 0
     diff = list(difflib.unified_diff(current.splitlines(keepends=True), template.splitlines(keepends=True),
-                                     fromfile=f"{path} (yours)", tofile="template (current)"))
+                                     fromfile=f"{_p(path)} (yours)", tofile="template (current)"))
     added = sum(1 for line in diff if line.startswith("+") and not line.startswith("+++"))
     removed = sum(1 for line in diff if line.startswith("-") and not line.startswith("---"))
     theirs, ours = template_version(current), template_version(template)
     origin = (f"yours was written from template version {theirs}" if theirs is not None
               else "yours has no TEMPLATE_VERSION line")
-    print(f"{path} differs from the current template (version {ours}; {origin}): "
+    print(f"{_p(path)} differs from the current template (version {ours}; {origin}): "
           f"{removed} line(s) of yours are not in the template, {added} line(s) of the template are not in yours.")
-    sys.stdout.writelines(line if line.endswith("\n") else line + "\n" for line in diff)
-    print(f"To replace it with the current template: torch-envcheck init --force {os.path.dirname(path) or '.'}")
+    sys.stdout.writelines(terminal(line.rstrip("\n"), multiline=True) + "\n" for line in diff)
+    print(f"To replace it with the current template: torch-envcheck init --force {folder}")
     return 1
 
 
 def write(path: str, template: str, force: bool) -> int:
     if os.path.lexists(path) and not force:
-        _err(f"{path} already exists; not overwriting it. "
+        _err(f"{_p(path)} already exists; not overwriting it. "
              f"`torch-envcheck init --check` shows how it differs from the template; "
              f"add --force to replace it.")
         return 1
@@ -85,7 +102,9 @@ def write(path: str, template: str, force: bool) -> int:
     # directory entry: a symlink at env_check.py is replaced, not followed, and a file or symlink
     # already at some fixed name such as env_check.py.tmp is never written through.
     write_atomic(path, template, 0o755, prefix=".env_check.")  # 0o755: ./env_check.py runs
-    print(f"wrote {path} (template version {template_version(template)}); run it with: python {path}")
+    from torch_envcheck._util.escape import shell_quote  # noqa: PLC0415
+    print(f"wrote {_p(path)} (template version {template_version(template)}); run it with: "
+          f"python {shell_quote(path)}")
     return 0
 
 
@@ -93,7 +112,7 @@ def run(args) -> int:
     directory = args.directory
     if not os.path.isdir(directory):
         what = "is not a directory" if os.path.exists(directory) else "does not exist"
-        _err(f"{directory} {what}; expected the project directory to put env_check.py in")
+        _err(f"{_p(directory)} {what}; expected the project directory to put env_check.py in")
         return 2
     path = os.path.join(directory, FILENAME)
     try:
@@ -106,5 +125,5 @@ def run(args) -> int:
     try:
         return write(path, template, args.force)
     except OSError as exc:
-        _err(f"cannot write {path}: {exc.strerror or exc}")
+        _err(f"cannot write {_p(path)}: {exc.strerror or exc}")
         return 1

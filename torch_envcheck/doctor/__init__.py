@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
+from torch_envcheck._util import bounds
 from torch_envcheck._version import __version__
 from torch_envcheck.doctor.areas import AREAS, OPTIONAL_AREAS, areas_for
 from torch_envcheck.doctor.contract import normalise
@@ -45,7 +46,11 @@ def collect(timeout: float = 5.0, only=None, torch_timeout: float | None = None,
         "probe_seconds": res["probe_seconds"],
     }
     snap.update(res["sections"])
-    return normalise(jsonable(snap))
+    # The bounds a saved report is read with (--from-json) apply here too: what this run collects,
+    # its own --json can always be read back; a cut is named in probe_errors.
+    snap, cut = bounds.fit_snapshot(jsonable(snap))
+    bounds.note_into(snap, cut)
+    return normalise(snap)
 
 
 def _clean(finding) -> dict | None:

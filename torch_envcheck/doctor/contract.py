@@ -118,7 +118,9 @@ SECTIONS: dict[str, dict[str, Field]] = {
             "limit_s": _f(FLOAT, "that time limit"),
             "seconds": _f(FLOAT, "how long it ran"),
             "stderr_tail": _f(STR, "the end of what it printed on stderr (only when it failed)"),
-            "error": _f(STR, "why it could not be started or read")}),
+            "error": _f(STR, "why it could not be started or read"),
+            "output_dropped_bytes": _f(INT, "bytes of its output dropped from the middle (it printed more than is "
+                                            "kept: the head and the tail)", always=False)}),
         "devices": _f(LIST, "the CUDA devices torch sees", unknown=False, fields={
             "index": _f(INT, "torch's device index", unknown=False),
             "name": _f(STR, "device name", unknown=False),
@@ -353,7 +355,9 @@ SECTIONS: dict[str, dict[str, Field]] = {
             "ran": _f(BOOL, "it ran"), "skipped": _f(STR, "why not: not installed, --no-tensorflow"),
             "seconds": _f(FLOAT, "how long it ran"), "returncode": _f(INT, "its exit status"),
             "error": _f(STR, "why it gave no result (timed out, died)"), "timed_out": _f(BOOL, "killed at the limit"),
-            "timeout": _f(FLOAT, "that limit")}),
+            "timeout": _f(FLOAT, "that limit"),
+            "output_dropped_bytes": _f(INT, "bytes of its output dropped from the middle (it printed more than is "
+                                            "kept: the head and the tail)", always=False)}),
         "log": _f(DICT, "what TensorFlow logged while loading (stderr, TF_CPP_MIN_LOG_LEVEL=0)", always=False, fields={
             "dlopen_failures": _f(LIST, "each \"Could not load dynamic library '...'\"", fields={
                 "library": _f(STR, "the file: cudart64_110.dll, libcudnn.so.9"), "kind": _f(STR, "cudart, cudnn, cublas, ..."),
@@ -395,7 +399,10 @@ SECTIONS: dict[str, dict[str, Field]] = {
                 "path": _f(STR, "relative to site-packages"), "same_content": _f(BOOL, "the hashes agree")}),
             "location": _f(STR, "the site-packages of the second one")}),
         "pairs_total": _f(INT, "pairs found (also beyond the 100 kept)", unknown=False),
-        "truncated": _f(BOOL, "a bound was reached (5000 distributions or 100 pairs)", unknown=False),
+        "lines_skipped": _f(INT, "RECORD lines skipped: longer than any path, or unreadable as CSV", unknown=False,
+                            always=False),
+        "truncated": _f(BOOL, "a bound was reached (5000 distributions, 1,000,000 files in all, or 100 pairs)",
+                        unknown=False),
     },
 }
 

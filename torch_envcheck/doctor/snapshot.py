@@ -4,7 +4,6 @@ every snapshot it accepts against it (once, on load), so wrong types and missing
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
 
@@ -51,18 +50,10 @@ def validate(data, source: str = "snapshot") -> dict:
     return contract.normalise(data)
 
 
-# Bounds for a report read from a stranger (`--from-json`): a real report is ~10-100 KiB, a few
-# levels deep, with a handful of GPUs and a few hundred packages.
-MAX_BYTES = 16 * 2**20
-MAX_DEPTH = 64
-MAX_ITEMS = 10_000        # entries in one list or object
-MAX_NODES = 1_000_000     # values in the whole document
+# Bounds for a report read from a stranger (`--from-json`): the same numbers collect() cuts a live
+# snapshot to (_util/bounds.py), so that every report this tool writes, it reads back.
+from torch_envcheck._util.bounds import MAX_BYTES, MAX_DEPTH, MAX_ITEMS, MAX_NODES  # noqa: E402
 
-# A JSON string, or an unterminated one running to the end: "unrolled" so that it always matches
-# at its first attempt (no backtracking, so linear even for `"\"\"\"...`).
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -85,9 +76,13 @@ def read_bounded(path: str, limit: int, error=None, what: str = "a torch_envchec
             raise error(f"-: cannot read standard input: {getattr(exc, 'strerror', None) or exc}") from None
     if os.path.isdir(path):
         raise error(f"{path}: is a directory; expected {what}")
+    from torch_envcheck._util import safe_open  # noqa: PLC0415
+
     try:
-        with open(path, "rb") as fh:
-            return fh.read(limit + 1)
+        # a regular file only: a FIFO or a device is refused, never waited on
+        return safe_open.read_bytes(path, limit + 1, overflow="head")
+    except safe_open.NotRegularFile as exc:
+        raise error(f"{path}: {exc}; expected {what}") from None
     except OSError as exc:
         raise error(f"{path}: cannot read it: {exc.strerror or exc}") from None
 
@@ -117,8 +112,8 @@ def _decode(raw: bytes, path: str) -> str:
 
 def _depth(text: str) -> int:
     """How deep the brackets of JSON `text` nest (brackets inside strings do not count)."""
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
-    return max(itertools.accumulate(map(_STEP.__getitem__, brackets)), default=0)
+    from torch_envcheck._util.bounds import depth  # noqa: PLC0415  (one implementation, shared with collect)
+    return depth(text)
 
 
 def _clean(value, path: str, budget: list) -> object:

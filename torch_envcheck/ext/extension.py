@@ -109,6 +109,38 @@ def cache_root() -> str:
     return root if cache_problem(root) is None else fallback_cache_root()
 
 
+# (configured root, cache in use) pairs this process has announced: each said once (announce_cache)
+_announced: set = set()
+
+
+def cache_choice() -> tuple[str, str]:
+    """(the cache builds go to, why that one): the configured one and where it was configured, or
+    the temp fallback and why the configured one cannot be used."""
+    root = configured_cache_root()
+    if os.environ.get(ENV_CACHE):
+        origin = f"set by {ENV_CACHE}"
+    elif os.environ.get("XDG_CACHE_HOME"):
+        origin = "the default under XDG_CACHE_HOME"
+    else:
+        origin = "the default"
+    problem = cache_problem(root)
+    if problem is None:
+        return root, origin
+    return fallback_cache_root(), (f"the private fallback: {root} ({origin}) cannot be used: {problem}; set "
+                                   f"{ENV_CACHE} to a writable folder to keep builds there")
+
+
+def announce_cache(stream=None) -> None:
+    """Say, once per process, which build cache is in use and why (a fallback is never silent)."""
+    from torch_envcheck._util.escape import terminal  # noqa: PLC0415
+    root, why = cache_choice()
+    key = (configured_cache_root(), root)
+    if key in _announced:
+        return
+    _announced.add(key)
+    print(f"torch_envcheck: build cache {terminal(root)} ({terminal(why)})", file=stream or sys.stderr, flush=True)
+
+
 def _usable_cache_dir(directory: str, quiet: bool) -> str:
     """Create `directory` for a build; on an unusable cache, move it under the temp fallback with
     one line on stderr.  Raises ExtensionUnavailable (one line) when neither can be used."""
@@ -122,7 +154,8 @@ def _usable_cache_dir(directory: str, quiet: bool) -> str:
             problem = exc.strerror or str(exc)
     fallback = fallback_cache_root()
     target = os.path.join(fallback, os.path.basename(directory))
-    if not quiet:
+    if not quiet and (root, fallback) not in _announced:
+        _announced.add((root, fallback))
         print(f"torch_envcheck: the build cache {root} cannot be used ({problem}); building in {fallback} "
               f"instead (set {ENV_CACHE} to a writable folder to keep builds)", file=sys.stderr, flush=True)
     try:
@@ -147,9 +180,9 @@ class BuildLock:
         self.fd = None
 
     def holder(self) -> str:
+        from torch_envcheck._util import safe_open  # noqa: PLC0415
         try:
-            with open(self.path, encoding="utf-8", errors="replace") as fh:
-                return fh.read(200).strip() or "another process"
+            return safe_open.read_text(self.path, 200, overflow="head").strip() or "another process"
         except OSError:
             return "another process"
 
@@ -246,11 +279,11 @@ def _aot_paths() -> tuple[list[str], str]:
 
 
 def _read_meta(path: str) -> dict | None:
+    from torch_envcheck._util import safe_open  # noqa: PLC0415  (a FIFO in the cache must not hang status())
     try:
-        with open(path) as fh:
-            meta = json.load(fh)
+        meta = json.loads(safe_open.read_text(path, 4 << 20, errors="strict"))
         return meta if isinstance(meta, dict) else None
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
 
 

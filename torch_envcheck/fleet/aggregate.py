@@ -59,8 +59,12 @@ def use_rank_report(payload: dict) -> dict | None:
             return None
     if rep.get("exit_status") not in (0, 1) or not isinstance(rep.get("summary"), dict):
         return None
-    return {"findings": findings, "summary": rep["summary"], "exit_status": rep["exit_status"],
-            **({"errors": rep["errors"]} if isinstance(rep.get("errors"), list) else {})}
+    # area -> severity, as the doctor writes it; anything else from the rank is not kept
+    summary = {k[:40]: v for k, v in list(rep["summary"].items())[:64] if isinstance(k, str) and v in SEVERITIES}
+    errors = [e[:_TEXT_LIMIT] for e in rep.get("errors")[:20] if isinstance(e, str)] \
+        if isinstance(rep.get("errors"), list) else None
+    return {"findings": findings, "summary": summary, "exit_status": rep["exit_status"],
+            **({"errors": errors} if errors is not None else {})}
 
 
 class Diagnoser:
@@ -83,7 +87,8 @@ def record_from_arrival(rank: int, arrival: dict | None) -> dict:
     hello = arrival.get("hello") if isinstance(arrival.get("hello"), dict) else None
     rec = {"rank": rank, "status": "missing", "error": None, "rank_facts": None, "snapshot": None, "report": None}
     if hello:
-        rec["rank_facts"] = {k: hello.get(k) for k in ("host", "pid", "local_rank", "torch") if k in hello}
+        from torch_envcheck.fleet.rank_facts import normalise  # noqa: PLC0415
+        rec["rank_facts"] = normalise({k: hello.get(k) for k in ("host", "pid", "local_rank", "torch") if k in hello})
         rec["rank_facts"]["rank"] = rank
     data = arrival.get("data")
     if data is None:
@@ -101,7 +106,8 @@ def record_from_arrival(rank: int, arrival: dict | None) -> dict:
     rec["snapshot"] = payload.get("snapshot")
     if rec["snapshot"] is not None:
         rec["report"] = use_rank_report(payload)
-    rec["probe_seconds"] = payload.get("probe_seconds")
+    secs = payload.get("probe_seconds")
+    rec["probe_seconds"] = secs if isinstance(secs, (int, float)) and not isinstance(secs, bool) else None
     if payload.get("probe_error") or rec["snapshot"] is None:
         rec["status"] = "late"
         rec["error"] = str(payload.get("probe_error") or "no snapshot")[:400]

@@ -37,11 +37,11 @@ def sizes(max_bytes: int, min_bytes: int = MIN_BYTES, factor: int = 2) -> list[i
 
 def mem_available() -> int | None:
     """MemAvailable of this host in bytes (Linux), else None."""
+    from torch_envcheck._util import safe_open  # noqa: PLC0415
     try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
+        for line in safe_open.read_text("/proc/meminfo", 64 << 10, overflow="head").splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         return None
     return None

@@ -122,7 +122,7 @@ def _one_rank(report: dict, args) -> int:
 
 
 def run(args) -> int:
-    if args.from_json:
+    if args.from_json is not None:  # '' is a mistake to report, never a reason to run a live fleet
         from torch_envcheck.fleet.load import FleetFileError, load  # noqa: PLC0415
         try:
             report = load(args.from_json)
@@ -166,6 +166,8 @@ def run(args) -> int:
         code = 1
     try:
         sys.stderr.flush()
+        from torch_envcheck._util import proc as _proc  # noqa: PLC0415
+        _proc.kill_all()  # os._exit skips atexit: the helper programs still running go now
     finally:
         os._exit(code)
 

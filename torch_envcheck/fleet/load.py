@@ -38,8 +38,9 @@ def _rank_record(i: int, raw) -> dict:
     if not isinstance(rank, int) or isinstance(rank, bool) or not 0 <= rank < MAX_WORLD:
         rank = i
     status = raw.get("status") if raw.get("status") in aggregate.STATUSES else "garbage"
+    from torch_envcheck.fleet.rank_facts import normalise  # noqa: PLC0415
     rec = {"rank": rank, "status": status, "error": _text(raw.get("error")),
-           "rank_facts": raw.get("rank_facts") if isinstance(raw.get("rank_facts"), dict) else None,
+           "rank_facts": normalise(raw.get("rank_facts")) if isinstance(raw.get("rank_facts"), dict) else None,
            "snapshot": None, "report": None, "probe_seconds": _num(raw.get("probe_seconds"))}
     snap = raw.get("snapshot")
     if snap is not None:

@@ -8,11 +8,15 @@ import sys
 
 
 def write(text: str, out_fd: int | None = None) -> None:
+    from torch_envcheck._util import textout  # noqa: PLC0415
+
     if out_fd is None:
-        sys.stdout.write(text)
+        # a cp1252 or ASCII stdout gets the ASCII marks, never a UnicodeEncodeError (_util/textout)
+        textout.write(text, sys.stdout)
         sys.stdout.flush()
         return
-    data = text.encode("utf-8", "replace")
+    # rank 0's saved stdout descriptor: in the encoding sys.stdout had (the job's locale)
+    data = textout.for_stream(text, sys.stdout).encode(textout.encoding_of(sys.stdout), "replace")
     while data:
         n = os.write(out_fd, data)
         data = data[n:]
@@ -31,11 +35,13 @@ def render_text(report: dict, args) -> str:
 def emit(report: dict, args, out_fd: int | None = None) -> None:
     if getattr(args, "save", None):
         from torch_envcheck.fleet import render  # noqa: PLC0415
+        from torch_envcheck._util.atomic_write import write_atomic  # noqa: PLC0415
+        from torch_envcheck._util.escape import terminal  # noqa: PLC0415
         try:
-            with open(args.save, "w", encoding="utf-8") as fh:
-                fh.write(render.to_json(report))
+            # a new file renamed into place: a symlink planted at FILE is replaced, never written through
+            write_atomic(args.save, render.to_json(report), prefix=".torch-envcheck-fleet.")
         except OSError as exc:
-            print(f"torch-envcheck fleet: cannot write {args.save}: {exc.strerror or exc}", file=sys.stderr)
+            print(f"torch-envcheck fleet: cannot write {terminal(args.save)}: {exc.strerror or exc}", file=sys.stderr)
     try:
         write(render_text(report, args), out_fd)
     except BrokenPipeError:

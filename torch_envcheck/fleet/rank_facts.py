@@ -102,3 +102,36 @@ def collect(launch, snapshot: dict | None, gpu: bool = True) -> dict:
     if gpu:
         out.update(gpu_memory_and_link(launch.local_rank))
     return out
+
+
+# The shape of rank_facts as rank 0 keeps it: a rank's payload is input from a stranger (another
+# version of this tool, a broken or hostile rank), so every field is checked and anything else is
+# dropped, before the plan, the rules or the saved report read it.
+_INT = (int,)
+_FIELDS = {"rank": "int", "world_size": "int", "local_rank": "int", "host": "str", "pid": "int",
+           "launcher": "str", "nccl_version": "str", "mem_available_bytes": "int", "gpu_free_bytes": "int",
+           "gpu_link": "str", "torch": "str"}
+_DEVICE = {"index": "int", "name": "str", "capability": "str", "total_memory_bytes": "int", "shared": "bool"}
+
+
+def _typed(value, kind: str):
+    if kind == "int":
+        return value if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 1 << 62 else None
+    if kind == "bool":
+        return value if isinstance(value, bool) else None
+    return _clip(value) if isinstance(value, str) else None
+
+
+def normalise(raw) -> dict:
+    """rank_facts as rank 0 reads them: the declared fields with their types (else null), the
+    device and backends as flat objects, NCCL_* variables as at most MAX_VARS strings."""
+    raw = raw if isinstance(raw, dict) else {}
+    out = {k: _typed(raw.get(k), kind) for k, kind in _FIELDS.items() if k in raw}
+    dev = raw.get("device")
+    out["device"] = ({k: _typed(dev.get(k), kind) for k, kind in _DEVICE.items()} if isinstance(dev, dict) else None)
+    back = raw.get("backends")
+    out["backends"] = {k: back.get(k) is True for k in ("gloo", "nccl")} if isinstance(back, dict) else {}
+    env = raw.get("nccl_env")
+    out["nccl_env"] = ({_clip(str(k), 128): _clip(v) for k, v in list(env.items())[:MAX_VARS] if isinstance(v, str)}
+                       if isinstance(env, dict) else {})
+    return out

@@ -7,7 +7,10 @@ Over the store each key stands alone, so rank 0 always keeps what did arrive, an
 that never arrived (no hello) from one that arrived but hung (hello, no snapshot).
 
 Nothing is unpickled: payloads are JSON, size-limited on both ends, and validated on rank 0
-(a truncated or foreign payload becomes a "garbage" record, never an exception).
+(a truncated or foreign payload becomes a "garbage" record, never an exception).  What rank 0
+accepts is cut to the bounds a saved fleet report is read with (_util/bounds.py: nesting, entries,
+values), the cut named in that rank's probe_errors, and its rank_facts reduced to their declared
+shape (rank_facts.normalise): every fleet report rank 0 writes, `fleet --from-json` reads back.
 """
 
 from __future__ import annotations
@@ -46,8 +49,10 @@ def decode(data, rank: int) -> dict:
         raise WireError(f"expected bytes, got {_kind(data)}")
     if len(data) > MAX_PAYLOAD:
         raise WireError(f"{len(data)} bytes, over the {MAX_PAYLOAD}-byte limit")
+    from torch_envcheck._util import bounds  # noqa: PLC0415
     try:
-        obj = json.loads(bytes(data).decode("utf-8"))
+        text = bytes(data).decode("utf-8")
+        obj = json.loads(text)
     except UnicodeDecodeError as exc:
         raise WireError(f"not UTF-8 text (byte {exc.start} of {len(data)})") from None
     except RecursionError:
@@ -65,7 +70,16 @@ def decode(data, rank: int) -> dict:
         raise WireError(f"\"rank_facts\" is {_kind(facts)}, expected an object")
     if facts.get("rank") != rank:
         raise WireError(f"it says it is rank {str(facts.get('rank'))[:20]}, but was sent as rank {rank}")
+    from torch_envcheck.fleet.rank_facts import normalise  # noqa: PLC0415
+    obj["rank_facts"] = normalise(facts)
+    # the payload sits two levels down in a fleet report (ranks[i].snapshot is the payload's snapshot);
+    # a payload whose text is plainly small and shallow (every real one) is not walked
+    cut = []
+    if not bounds.certainly_within(text, bounds.MAX_DEPTH, bounds.SNAPSHOT_NODES):
+        obj, cut = bounds.fit(obj, depth=bounds.MAX_DEPTH, nodes=bounds.SNAPSHOT_NODES)
     snap = obj.get("snapshot")
+    if cut and isinstance(snap, dict):
+        bounds.note_into(snap, [c.split(".", 1)[1] if c.startswith("snapshot.") else c for c in cut])
     if snap is not None:
         from torch_envcheck.doctor.snapshot import SnapshotError, validate  # noqa: PLC0415
         try:

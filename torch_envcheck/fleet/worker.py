@@ -10,6 +10,10 @@
 
 Processes leave with os._exit: a probe thread stuck in a driver call, or a process group whose
 peer died, must not keep the job alive in interpreter shutdown.
+
+When one rank exits with an error, torchrun stops every other rank with SIGTERM (and SIGKILL 30 s
+later).  Rank 0 turns SIGTERM (and Ctrl-C's SIGINT) into a report of what had arrived by then,
+naming the ranks that never did, instead of dying without a word.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import datetime
 import os
 import re
+import signal
 import sys
 import time
 
@@ -176,7 +181,104 @@ def group_phase(launch, store, plan: dict) -> tuple[dict, dict | None]:
     return result, bw
 
 
+class Stopped(BaseException):
+    """Rank 0 was sent SIGTERM or SIGINT (torchrun stopping the job); raised in its main thread."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+        try:
+            self.name = signal.Signals(signum).name
+        except ValueError:
+            self.name = f"signal {signum}"
+
+
+class _StopHandler:
+    """On rank 0: SIGTERM / SIGINT raise Stopped once; while the report of what arrived is written,
+    further signals are ignored (torchrun's SIGKILL 30 s later still bounds it)."""
+
+    SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGINT") if hasattr(signal, n))
+
+    def __init__(self):
+        self.armed = True
+        for sig in self.SIGNALS:
+            try:
+                signal.signal(sig, self._handle)
+            except (ValueError, OSError):  # not the main thread (tests): no handler
+                pass
+
+    def check_early(self) -> None:
+        """A signal that came before this handler (recorded by _util/stopflag): stop now."""
+        from torch_envcheck._util import stopflag  # noqa: PLC0415
+        if stopflag.received and self.armed:
+            self.armed = False
+            raise Stopped(stopflag.received[0])
+
+    def _handle(self, signum, frame):
+        if self.armed:
+            self.armed = False
+            raise Stopped(signum)
+
+    def disarm(self) -> None:
+        self.armed = False
+
+
+def report_after_stop(launch, args, ex, out_fd: int, stop: Stopped, sent: bool) -> int:
+    """Rank 0's report when the launcher stopped the job: every rank's record from what the store
+    holds now (a rank that never arrived is missing, by name), no process group, exit 1."""
+    reason = (f"rank 0 was stopped by {stop.name} before every rank had reported (torchrun stops the whole "
+              "job when one rank exits with an error): this report holds what had arrived by then")
+    arrivals = {}
+    if ex is None and launch.agent_store:
+        # stopped before it reached the store: torchrun's agent still serves it; read what is there
+        try:
+            ex = wire.Exchange(open_store(launch, 3.0), launch.rank, launch.world_size)
+        except Exception as exc:  # noqa: BLE001
+            log(launch, f"could not reach the rendezvous store after {stop.name}: {type(exc).__name__}: {exc}")
+    if ex is not None:
+        try:
+            arrivals = ex.gather(Deadline(0.0))
+        except Exception as exc:  # noqa: BLE001  (the store went away with the job)
+            log(launch, f"could not read the rendezvous store after {stop.name}: {type(exc).__name__}: {exc}")
+    records = [aggregate.record_from_arrival(r, arrivals.get(r)) for r in range(launch.world_size)]
+    if not sent and records:
+        records[0]["status"] = "late"
+        records[0]["error"] = f"stopped by {stop.name} before its own probes finished"
+        records[0]["rank_facts"] = records[0].get("rank_facts") or {"rank": 0, "host": rank_facts.socket.gethostname()[:255]}
+    if ex is not None:
+        try:
+            ex.post_plan({"group": False, "reason": reason})  # ranks waiting for a plan leave
+        except Exception:  # noqa: BLE001
+            pass
+    report = aggregate.build(records, group={"formed": False, "skipped": reason},
+                             bandwidth=None if args.no_bandwidth else {"skipped": reason, "ops": {}},
+                             timeout=args.timeout, world_size=launch.world_size)
+    report.setdefault("errors", []).append(reason)
+    report["verdict"].update(status="failure", exit_status=1)
+    report["launch"] = {"launcher": launch.launcher, "world_size": launch.world_size, "stopped_by": stop.name}
+    from torch_envcheck.fleet.output import emit  # noqa: PLC0415
+    emit(report, args, out_fd)
+    return 1
+
+
 def run(launch, args, out_fd: int) -> int:
+    stop = _StopHandler() if launch.rank == 0 else None
+    state = {"ex": None, "sent": False}
+    try:
+        if stop is not None:
+            stop.check_early()
+        return _run(launch, args, out_fd, stop, state)
+    except Stopped as exc:  # only rank 0 has the handler that raises it
+        stop.disarm()
+        from torch_envcheck._util import proc as _proc  # noqa: PLC0415
+        _proc.kill_all()  # the probes' helper programs (the torch import) go with this run
+        return report_after_stop(launch, args, state["ex"], out_fd, exc, state["sent"])
+    finally:
+        if stop is not None:
+            stop.disarm()
+
+
+def _run(launch, args, out_fd: int, stop, state: dict) -> int:
     deadline = Deadline(args.timeout)
     try:
         store = open_store(launch, args.timeout)
@@ -186,7 +288,7 @@ def run(launch, args, out_fd: int) -> int:
         log(launch, f"{what} the rendezvous store at {where} within {args.timeout:g} s: "
                     f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
         return 1
-    ex = wire.Exchange(store, launch.rank, launch.world_size)
+    ex = state["ex"] = wire.Exchange(store, launch.rank, launch.world_size)
     try:
         import torch  # noqa: PLC0415
         ex.hello({"host": rank_facts.socket.gethostname()[:255], "pid": os.getpid(),
@@ -195,6 +297,7 @@ def run(launch, args, out_fd: int) -> int:
         # reports itself as late instead of leaving rank 0 to guess.
         payload = build_payload(launch, args.probe_timeout, max(1.0, 0.75 * args.timeout))
         ex.send(encode_payload(payload))
+        state["sent"] = True
     except Exception as exc:  # noqa: BLE001  (the store went away: rank 0 died)
         log(launch, f"lost the rendezvous store: {type(exc).__name__}: {exc}")
         return 1
@@ -224,6 +327,8 @@ def run(launch, args, out_fd: int) -> int:
     report["launch"] = {"launcher": launch.launcher, "world_size": launch.world_size,
                         "seconds": round(deadline.elapsed(), 3)}
     from torch_envcheck.fleet.output import emit  # noqa: PLC0415
+    if stop is not None:
+        stop.disarm()  # the report is coming out: a signal from here on no longer changes it
     emit(report, args, out_fd)
     # Rank 0 may serve the store: give the ranks that got the plan a moment to leave cleanly
     # (a rank that never sent a payload is hung or gone and is not waited for).

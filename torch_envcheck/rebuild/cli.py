@@ -52,7 +52,7 @@ def make_plan(args, snap: dict):
     from torch_envcheck.advice import plan as planmod  # noqa: PLC0415
 
     sources = sources_from(args)
-    if getattr(args, "from_requirements", None):
+    if getattr(args, "from_requirements", None) is not None:  # '' is a mistake to report, not "no file"
         return planmod.from_requirements(args.from_requirements, snap, sources=sources, conda=args.conda)
     return planmod.from_advice(snap, torch=args.torch, companions=tuple(args.companions or ("torchvision",)),
                                tensorflow=args.tensorflow, requirements=args.requirements, sources=sources,
@@ -81,6 +81,10 @@ def _dry_run(plan, dest: str) -> None:
     print(f"# plan for {escape.terminal(dest)} (dry run: nothing is run)")
     for line in plan.describe():
         print(f"# {escape.terminal(line)}")
+    for path, lines in ((plan.pinned_file, plan.pinned), (plan.requirements, plan.requirement_lines)):
+        if path and lines is not None:
+            print(f"# -r {escape.terminal(path)}: its {len(lines)} requirement lines, checked; pip gets exactly "
+                  "these, through a private copy")
     py = runner.env_python(os.path.abspath(dest), plan.conda)
     if plan.conda:
         print(escape.shell_join(["conda", "create", "-y", "-p", os.path.abspath(dest), f"python={plan.python or '3'}", "pip"]))
@@ -97,7 +101,7 @@ def run(args) -> int:
     from torch_envcheck._util import args as _args  # noqa: PLC0415
     from torch_envcheck.rebuild import runner  # noqa: PLC0415
 
-    if args.from_requirements and (args.torch or args.requirements or args.tensorflow or args.companions):
+    if args.from_requirements is not None and (args.torch or args.requirements or args.tensorflow or args.companions):
         print("torch-envcheck rebuild: --from-requirements reproduces that file exactly; it takes no --torch, -r, "
               "--tensorflow or --with", file=sys.stderr)
         return 2

@@ -14,10 +14,13 @@ import json
 import os
 import zipfile
 
+from torch_envcheck._util import safe_open
+
 NAME = "torch_envcheck"
 # The package's own entry points (pyproject.toml), used when no installed metadata can be read.
 ENTRY_POINTS = ("[console_scripts]\ntorch-envcheck = torch_envcheck.cli:main\n\n"
                 "[pytest11]\nenvcheck = torch_envcheck.pytest_plugin\n")
+MAX_FILE_BYTES = 64 << 20  # no file of the package comes near it
 _SKIP_DIRS = {"__pycache__", ".pytest_cache"}
 _SKIP_FILES = ("_build_meta.json",)
 _SKIP_SUFFIXES = (".so", ".pyd", ".dll", ".dylib", ".o", ".pyc", ".lib", ".exp")
@@ -31,19 +34,14 @@ def _package_dir() -> str:
 def _metadata() -> tuple[str, str, str]:
     """(version, METADATA text, entry_points.txt text) of the running package."""
     from torch_envcheck._version import __version__  # noqa: PLC0415
-    try:
-        from importlib.metadata import PackageNotFoundError, distribution  # noqa: PLC0415
-        try:
-            dist = distribution(NAME)
-            if dist.version == __version__:
-                meta = dist.read_text("METADATA")
-                eps = dist.read_text("entry_points.txt")
-                if meta:
-                    return __version__, meta, eps or ENTRY_POINTS
-        except PackageNotFoundError:
-            pass
-    except ImportError:
-        pass
+    from torch_envcheck.doctor.probes import dists  # noqa: PLC0415  (dist-info files read safely)
+
+    dist = dists.distribution(NAME)
+    if dist is not None and dists.version(dist) == __version__:
+        meta = dist.read_text("METADATA")
+        eps = dist.read_text("entry_points.txt")
+        if meta:
+            return __version__, meta, eps or ENTRY_POINTS
     return __version__, f"Metadata-Version: 2.1\nName: {NAME}\nVersion: {__version__}\n", ENTRY_POINTS
 
 
@@ -86,8 +84,8 @@ def build(dest_dir: str) -> str:
             record.append(f"{arcname},{_record_hash(data)},{len(data)}")
 
         for arcname, full in _files():
-            with open(full, "rb") as fh:
-                add(arcname, fh.read())
+            # regular files only (safe_open): a FIFO planted in the package folder cannot hang this
+            add(arcname, safe_open.read_bytes(full, MAX_FILE_BYTES))
         add(f"{dist_info}/METADATA", metadata.encode())
         add(f"{dist_info}/entry_points.txt", entry_points.encode())
         add(f"{dist_info}/top_level.txt", f"{NAME}\n".encode())
@@ -103,8 +101,9 @@ def install_spec() -> str:
     (PEP 610's direct_url.json), a source tree this copy runs from, else the release by name."""
     from torch_envcheck._version import __version__  # noqa: PLC0415
     try:
-        from importlib.metadata import distribution  # noqa: PLC0415
-        text = distribution(NAME).read_text("direct_url.json")
+        from torch_envcheck.doctor.probes import dists  # noqa: PLC0415
+        dist = dists.distribution(NAME)
+        text = dist.read_text("direct_url.json") if dist is not None else None
         url = json.loads(text).get("url", "") if text else ""
         if url.startswith("file://") and os.path.isdir(url[len("file://"):]):
             return url[len("file://"):]

@@ -99,12 +99,17 @@ def test_requirements_pin_wins_and_conflicts_are_refused(tmp_path):
         planmod.from_advice(snap("cpu_venv_no_gpu.json"), requirements=str(req), torch="2.12.0")
 
 
-@pytest.mark.parametrize("line", ["torch==2.1 --index-url http://evil", "-e git+https://x", "numpy; $(id)",
-                                  "https://evil/x.whl", "--trusted-host evil"])
-def test_requirements_lines_that_are_not_requirements_are_refused(tmp_path, line):
+@pytest.mark.parametrize("line, why", [
+    ("torch==2.1 --index-url http://evil", "is not a requirement this command installs"),
+    ("-e git+https://x", r"is a pip option \(-e\), which this command does not take from a file: write plain"),
+    ("numpy; $(id)", r"holds `\$`: pip would replace \$\{VAR\}"),
+    ("https://evil/x.whl", "is not a requirement this command installs"),
+    ("--trusted-host evil", r"is a pip option \(--trusted-host\).*package sources go on the command line"),
+])
+def test_requirements_lines_that_are_not_requirements_are_refused(tmp_path, line, why):
     req = tmp_path / "r.txt"
     req.write_text(line + "\n")
-    with pytest.raises(planmod.PlanError, match="is not a requirement this command installs|is not"):
+    with pytest.raises(planmod.PlanError, match=why):
         planmod.read_requirements(str(req))
 
 

@@ -122,9 +122,9 @@ def test_bat_script_quotes_every_value_for_cmd(tmp_path):
     plan = _plan(tmp_path)
     plan.os_name = "Windows"
     text = scripts.render(plan, "bat", "C:\\env 100%", "C:\\src\\torch_envcheck")
-    assert 'set ENV_DIR="C:\\env 100%%"' in text
+    assert 'set "ENV_DIR=C:\\env 100%%"' in text
     for s in plan.steps():
-        assert "%PY% -m pip install " + " ".join(escape.shell_quote(w, "cmd") for w in s["pip"]) + " || goto :fail" in text
+        assert '"%PY%" -m pip install ' + " ".join(escape.shell_quote(w, "cmd") for w in s["pip"]) + " || goto :fail" in text
     assert text.count("goto :fail") >= len(plan.steps()) + 2
     assert "\r\n" in text and text.startswith("@echo off")
 

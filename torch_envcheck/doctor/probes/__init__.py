@@ -2,9 +2,9 @@
 
 run() calls them so that a probe that raises, or a thread that never returns, becomes a line in
 probe_errors instead of a crash, and records each probe's seconds.  torch is imported in a child
-process started first (torch_probe: a torch that hangs, exits or crashes becomes facts); the probes
-that wait on programs (driver: nvidia-smi; toolchain: nvcc, c++, ninja) run in threads and the rest
-on this thread meanwhile, so the report costs little more than `import torch` itself.
+process started first (torch_probe: a torch that hangs, exits or crashes becomes facts); every probe
+runs on a thread of its own under a deadline (a probe stuck on a driver call or a file is abandoned
+and named), so the report costs little more than `import torch` itself and always comes out.
 """
 
 from __future__ import annotations
@@ -78,72 +78,93 @@ TENSORFLOW_LIMIT_FACTOR = 2.0
 TORCH_NICE_BESIDE_TENSORFLOW = 10
 
 
+# Every probe has a deadline: one stuck on something the runner cannot interrupt (a driver call,
+# a file the safe reader missed) is abandoned on its daemon thread and named in probe_errors.
+# Probes that run programs: two programs one after the other at most, hence 2x.  The probes that
+# only read files and variables get the same bound (they take milliseconds).
+def probe_bound(timeout: float) -> float:
+    return 2 * timeout + 2.0
+
+
 def run(timeout: float = 5.0, only=None, env: dict | None = None, torch_timeout: float | None = None,
         tensorflow: bool = True) -> dict:
     """Run the probes named in `only` (default: all); return {"sections", "probe_errors", "probe_seconds"}.
 
     `timeout` bounds each helper program; `torch_timeout` bounds the child that imports torch
     (default: the larger of `timeout` and TORCH_IMPORT_LIMIT_S), and twice it the child that imports
-    TensorFlow.  tensorflow=False (--no-tensorflow): TensorFlow's metadata only, no child process."""
+    TensorFlow.  tensorflow=False (--no-tensorflow): TensorFlow's metadata only, no child process.
+    Every probe runs on a thread of its own under a deadline (probe_bound); the report names a
+    probe that did not finish in time, and the doctor goes on without it."""
     names = [n for n in ALL if only is None or n in only]
     r = _Runner()
-    threads = {}
+    start = time.monotonic()
+    threads: dict = {}   # name -> (thread, bound in seconds from start)
     limit = torch_timeout if torch_timeout else max(timeout, TORCH_IMPORT_LIMIT_S)
     tf_limit = TENSORFLOW_LIMIT_FACTOR * limit
+    quick = probe_bound(timeout)
+
+    def launch(name, fn, bound):
+        threads[name] = (r.start(name, fn), bound)
+
     # TensorFlow's child (the slowest import of all) first, on its own thread; torch's child next.
     tf_child = "tensorflow" in names and tensorflow and _probe_module("tensorflow").will_run_child()
     if "tensorflow" in names:
-        threads["tensorflow"] = r.start("tensorflow", lambda: _probe_fn("tensorflow")(
-            timeout=timeout, run_child=tensorflow, env=env, limit=tf_limit))
+        # its child's own limit, plus the time to read its output and metadata
+        launch("tensorflow", lambda: _probe_fn("tensorflow")(timeout=timeout, run_child=tensorflow, env=env,
+                                                           limit=tf_limit), tf_limit + quick)
     if "file_owners" in names:
-        threads["file_owners"] = r.start("file_owners", lambda: _probe_fn("file_owners")())
-    # torch first: its child imports torch (seconds) while everything below runs here.
+        launch("file_owners", lambda: _probe_fn("file_owners")(), quick)
+    # torch first: its child imports torch (seconds) while everything below runs.  Starting it is one
+    # fork and exec on this thread.
     child = None
     if "torch" in names or "extension" in names:
         nice = TORCH_NICE_BESIDE_TENSORFLOW if tf_child else 0
         child = r.call("torch-start", lambda: _probe_module("torch").start(limit, env=env, nice=nice,
                                                                          extension="extension" in names))
-    for name, kwargs in (("driver", {"timeout": timeout, "env": env}),
-                         ("toolchain", {"timeout": timeout, "env": env})):
+    for name in ("driver", "toolchain"):
         if name in names:
-            threads[name] = r.start(name, lambda n=name, kw=kwargs: _probe_fn(n)(**kw))
-    # The package metadata (importlib.metadata: file reads, ~50 ms) overlaps the torch import too.
+            launch(name, lambda n=name: _probe_fn(n)(timeout=timeout, env=env), quick)
+    # The package metadata (file reads, ~50 ms) overlaps the torch import too.
     if "packages" in names:
-        threads["packages"] = r.start("packages", lambda: _probe_fn("packages")())
+        launch("packages", lambda: _probe_fn("packages")(), quick)
     for name in ("platform", "env", "libraries", "conda"):
         if name in names:
-            r.call(name, lambda n=name: _probe_fn(n)(env=env))
+            launch(name, lambda n=name: _probe_fn(n)(env=env), quick)
+    if child is not None:
+        # the child's own limit, then reading its output and torch's metadata
+        launch("torch", lambda: _probe_module("torch").finish(child), limit + quick)
+    _join(r, threads, start)
+    threads.clear()
     torch_facts = ext_facts = None
     if child is not None:
-        both = r.call("torch", lambda: _probe_module("torch").finish(child))
-        torch_facts, ext_facts = both if both else (None, None)
+        both = r.results.get("torch")
+        torch_facts, ext_facts = both if isinstance(both, tuple) else (None, None)
         r.results["torch"] = torch_facts
     if "extension" in names:
         if ext_facts is not None:
             r.results["extension"] = ext_facts
             r.seconds["extension"] = 0.0  # measured inside the torch child's time
         else:
-            r.call("extension", lambda: _extension_without_child(torch_facts))
+            launch("extension", lambda: _extension_without_child(torch_facts), quick)
+            _join(r, threads, time.monotonic())
     with r._lock:
         r.results.pop("torch-start", None)
         r.seconds.pop("torch-start", None)
         if "torch-start" in r.errors:
             r.errors["torch"] = r.errors.pop("torch-start")
-    # Every program has its own time limit; this bound only catches a probe stuck elsewhere
-    # (e.g. inside NVML).  Two programs run one after the other at most, hence 2x.
-    start = time.monotonic()
-    for name, th in threads.items():
-        # The TensorFlow child has its own, longer limit (tf_limit, plus the time to read its output).
-        bound = tf_limit + 5.0 if name == "tensorflow" else 2 * timeout + 2.0
+        return {"sections": {SECTIONS[n]: r.results.get(n) for n in names},
+                "probe_errors": dict(r.errors), "probe_seconds": dict(r.seconds)}
+
+
+def _join(r: _Runner, threads: dict, start: float) -> None:
+    """Wait for each probe thread until its deadline; one still running is abandoned and named."""
+    for name, (th, bound) in threads.items():
         th.join(max(0.0, start + bound - time.monotonic()))
         if th.is_alive():
             with r._lock:
                 r.errors[name] = f"the {name} probe did not finish within {bound:g} s"
                 r.seconds.setdefault(name, round(bound, 4))
                 r.results.setdefault(name, None)
-    with r._lock:
-        return {"sections": {SECTIONS[n]: r.results.get(n) for n in names},
-                "probe_errors": dict(r.errors), "probe_seconds": dict(r.seconds)}
 
 
 def _extension_without_child(torch_facts: dict | None) -> dict:

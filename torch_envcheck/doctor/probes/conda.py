@@ -19,6 +19,8 @@ import os
 import re
 import sys
 
+from torch_envcheck._util import safe_open
+
 # The packages whose records are parsed and kept (the issue's list, plus the variant mutexes and the
 # companions `pin --conda` pins with their build strings).
 RELEVANT = (
@@ -75,12 +77,9 @@ def _s(value, limit: int = MAX_STR):
 
 
 def _read_bytes(path: str, limit: int) -> bytes:
-    """The file's bytes; ValueError when it is larger than `limit`."""
-    with open(path, "rb") as fh:
-        data = fh.read(limit + 1)
-    if len(data) > limit:
-        raise ValueError(f"larger than {limit} bytes")
-    return data
+    """The regular file's bytes (a FIFO or device is never opened for a blocking read:
+    _util/safe_open.py); an OSError naming the problem when it is not one or larger than `limit`."""
+    return safe_open.read_bytes(path, limit)
 
 
 def split_record_name(filename: str) -> tuple[str, str, str] | None:
@@ -172,7 +171,7 @@ def read_record(path: str, filename: str) -> dict:
     """parse_record() of the file at `path`; a large record is read only at both ends (see
     _fields_from_ends), which keeps a 500-record prefix well under 50 ms.  OSError / ValueError
     name what is wrong."""
-    with open(path, "rb") as fh:
+    with safe_open.open_binary(path) as fh:  # regular files only, never a blocking open
         size = os.fstat(fh.fileno()).st_size
         if size > MAX_RECORD_BYTES:
             raise ValueError(f"larger than {MAX_RECORD_BYTES} bytes")
@@ -243,11 +242,7 @@ def read_history(meta_dir: str, errors: _Errors) -> tuple[dict, str | None]:
     mamba or micromamba: the fix commands use its name)."""
     path = os.path.join(meta_dir, "history")
     try:
-        size = os.path.getsize(path)
-        with open(path, "rb") as fh:
-            if size > MAX_HISTORY:
-                fh.seek(size - MAX_HISTORY)
-            text = fh.read(MAX_HISTORY).decode("utf-8", "replace")
+        text = safe_open.read_text(path, MAX_HISTORY, overflow="tail")
     except FileNotFoundError:
         return {}, None
     except OSError as exc:
@@ -300,11 +295,11 @@ def _record_outside_files(site_dir: str, prefix: str, dist_path: str, budget: li
     as prefix-relative paths."""
     path = os.path.join(dist_path, "RECORD")
     try:
-        size = os.path.getsize(path)
+        size = os.stat(path).st_size
         if size > MAX_PIP_RECORD or size > budget[0]:
             return []
         budget[0] -= size
-        text = _read_bytes(path, MAX_PIP_RECORD).decode("utf-8", "replace")
+        text = _read_bytes(path, min(MAX_PIP_RECORD, budget[0] + size)).decode("utf-8", "replace")
     except (OSError, ValueError):
         return []
     if "../" not in text and "..\\" not in text:

@@ -8,7 +8,7 @@ import os
 import re
 import shutil
 
-from torch_envcheck._util import proc as _proc, versions
+from torch_envcheck._util import proc as _proc, safe_open, versions
 
 QUERY = "index,name,compute_cap,memory.total,uuid,pci.bus_id,driver_version"
 # WSL 2 puts nvidia-smi next to the Windows driver's libcuda, often not on PATH.
@@ -145,8 +145,7 @@ _PROC_RE = re.compile(r"Kernel Module(?:\s+for\s+\S+)?\s+([\d.]+)")
 
 def _proc_version(out: dict) -> bool:
     try:
-        with open("/proc/driver/nvidia/version", encoding="utf-8", errors="replace") as fh:
-            text = fh.read(4096)
+        text = safe_open.read_text("/proc/driver/nvidia/version", 4096, overflow="head")
     except OSError:
         out["errors"].append("/proc/driver/nvidia/version: not present (no NVIDIA kernel module loaded)")
         return False
@@ -163,8 +162,7 @@ TEGRA_RELEASE = "/etc/nv_tegra_release"  # present on Jetson (L4T) systems
 
 def _sysfs(path: str) -> str | None:
     try:
-        with open(path, encoding="ascii", errors="replace") as fh:
-            return fh.read(64).strip().lower()
+        return safe_open.read_text(path, 64, overflow="head", encoding="ascii").strip().lower()
     except OSError:
         return None
 

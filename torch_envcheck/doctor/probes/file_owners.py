@@ -7,8 +7,13 @@ lists each installed file with its hash, so an overlap whose hashes differ is a 
 equal hashes (an empty namespace __init__.py shipped by several wheels) is counted but harmless until
 an uninstall.
 
-Bounded: at most MAX_DISTS distributions and MAX_RECORD_LINES lines of each RECORD are read, and at
-most MAX_REPORTED overlaps are kept in the snapshot (the totals are always exact for what was read).
+Bounded: at most MAX_DISTS distributions, MAX_RECORD_LINES lines (MAX_RECORD_BYTES) of each RECORD
+and MAX_TOTAL_FILES files in all are read, a line longer than MAX_LINE_BYTES (no real path is) is
+skipped and counted, and at most MAX_REPORTED overlaps are kept in the snapshot (the totals are
+exact for what was read).  Memory stays small whatever the RECORDs hold: each file is kept as the
+hash of its path and the hash of its RECORD digest (two ints; 64-bit hashes, so two of a million
+paths collide with a chance of about 1 in 30 million), and RECORDs are read line by line through
+_util/safe_open (a FIFO in their place is never opened for a blocking read).
 """
 
 from __future__ import annotations
@@ -19,10 +24,15 @@ import os
 import re
 import sys
 
+from torch_envcheck._util import safe_open
+
 MAX_DISTS = 5000
 MAX_RECORD_BYTES = 32 * 1024 * 1024
 MAX_RECORD_LINES = 500_000
+MAX_TOTAL_FILES = 1_000_000
+MAX_LINE_BYTES = 16 * 1024
 MAX_REPORTED = 100
+_IDX_BITS = 16  # MAX_DISTS < 2**16: the owner's index sits in the low bits of the owner value
 _LIB_RE = re.compile(r"\.(so(\.[\d.]+)?|dll|dylib|pyd)$", re.IGNORECASE)
 
 
@@ -60,25 +70,61 @@ def _name_version(dist_info: str) -> tuple[str, str]:
     return _norm(name), version
 
 
-def _records(dist_info: str):
-    """(absolute normalised path, hash) for each file in RECORD, paths resolved against the folder
-    that holds the .dist-info (RECORD paths are relative to it).  Plain string splitting: the csv
-    module and normpath on every line made this probe cost as much as a third of `import torch`."""
-    root = os.path.dirname(dist_info)
+def _lines(path: str, stats: dict):
+    """The lines of a RECORD (decoded, newline stripped), at most MAX_RECORD_BYTES read, in chunks of
+    1 MiB; a line longer than MAX_LINE_BYTES is skipped whole and counted in stats["skipped"]."""
     try:
-        with open(os.path.join(dist_info, "RECORD"), "rb") as fh:
-            data = fh.read(MAX_RECORD_BYTES)
+        fh = safe_open.open_binary(path)
     except OSError:
         return
+    left, rest, skipping = MAX_RECORD_BYTES, b"", False
+    with fh:
+        while left > 0:
+            chunk = fh.read(min(1 << 20, left))
+            if not chunk:
+                break
+            left -= len(chunk)
+            if skipping:  # the rest of an overlong line, up to its newline
+                cut = chunk.find(b"\n")
+                if cut < 0:
+                    continue
+                chunk, skipping = chunk[cut + 1:], False
+            parts = (rest + chunk).split(b"\n")
+            rest = parts.pop()
+            if len(rest) > MAX_LINE_BYTES:
+                stats["skipped"] += 1
+                rest, skipping = b"", True
+            long = [p for p in parts if len(p) > MAX_LINE_BYTES]
+            if long:
+                stats["skipped"] += len(long)
+                parts = [p for p in parts if len(p) <= MAX_LINE_BYTES]
+            # whole lines only: a multi-byte character is never cut
+            yield from b"\n".join(parts).decode("utf-8", "replace").split("\n")
+    if rest and not skipping:
+        yield rest.decode("utf-8", "replace")
+
+
+def _records(dist_info: str, stats: dict | None = None):
+    """(absolute normalised path, hash) for each file in RECORD, paths resolved against the folder
+    that holds the .dist-info (RECORD paths are relative to it).  Plain string splitting: the csv
+    module and normpath on every line made this probe cost as much as a third of `import torch`.
+    A line csv cannot read is skipped and counted, never the end of the scan."""
+    stats = stats if stats is not None else {"skipped": 0}
+    root = os.path.dirname(dist_info)
     windows = os.name == "nt"
     prefix = root + os.sep
-    for i, line in enumerate(data.decode("utf-8", "replace").splitlines()):
+    for i, line in enumerate(_lines(os.path.join(dist_info, "RECORD"), stats)):
         if i >= MAX_RECORD_LINES:
             return
+        line = line.rstrip("\r")
         if not line:
             continue
         if line.startswith('"'):  # a quoted path (it holds a comma or a quote): let csv read it
-            row = next(csv.reader(io.StringIO(line)), None) or [""]
+            try:
+                row = next(csv.reader(io.StringIO(line)), None) or [""]
+            except csv.Error:  # e.g. a field over csv's limit: this line only
+                stats["skipped"] += 1
+                continue
             rel, digest = row[0], (row[1] if len(row) > 1 else "")
         else:
             parts = line.rsplit(",", 2)
@@ -96,29 +142,40 @@ def _records(dist_info: str):
 
 def probe(paths=None) -> dict:
     dist_infos = _dist_infos(sys.path if paths is None else paths)
-    owner: dict[str, tuple[int, str]] = {}
+    # path hash -> (digest hash << _IDX_BITS) | index of its first owner: two ints per file
+    owner: dict[int, int] = {}
     names = [_name_version(d) for d in dist_infos]
     clashes: dict[tuple[str, ...], dict] = {}
     files = 0
     differ_total = same_total = 0
+    stats = {"skipped": 0}
+    capped = False
+    mask = (1 << _IDX_BITS) - 1
     for i, d in enumerate(dist_infos):
-        for path, digest in _records(d):
+        if capped:
+            break
+        for path, digest in _records(d, stats):
+            if files >= MAX_TOTAL_FILES:
+                capped = True
+                break
             files += 1
-            prev = owner.get(path)
+            dh = hash(digest) >> _IDX_BITS << _IDX_BITS if digest else 0
+            key = hash(path)
+            prev = owner.get(key)
             if prev is None:
-                owner[path] = (i, digest)
+                owner[key] = dh | i
                 continue
-            j, prev_digest = prev
+            j, prev_dh = prev & mask, prev & ~mask
             if j == i:
                 continue
-            same = bool(digest) and digest == prev_digest
+            same = bool(dh) and dh == prev_dh
             if same:
                 same_total += 1
             else:
                 differ_total += 1
-            key = (names[j][0], names[i][0])
-            c = clashes.setdefault(key, {"distributions": [f"{names[j][0]}=={names[j][1]}", f"{names[i][0]}=={names[i][1]}"],
-                                         "files": 0, "differing": 0, "examples": [], "location": os.path.dirname(d)})
+            pair = (names[j][0], names[i][0])
+            c = clashes.setdefault(pair, {"distributions": [f"{names[j][0]}=={names[j][1]}", f"{names[i][0]}=={names[i][1]}"],
+                                          "files": 0, "differing": 0, "examples": [], "location": os.path.dirname(d)})
             c["files"] += 1
             c["differing"] += 0 if same else 1
             if len(c["examples"]) < 50:
@@ -129,4 +186,5 @@ def probe(paths=None) -> dict:
     pairs = sorted(clashes.values(), key=lambda c: (-c["differing"], -c["files"]))
     return {"distributions": len(dist_infos), "files": files, "shared_files_differing": differ_total,
             "shared_files_identical": same_total, "pairs": pairs[:MAX_REPORTED], "pairs_total": len(pairs),
-            "truncated": len(dist_infos) >= MAX_DISTS or len(pairs) > MAX_REPORTED}
+            "lines_skipped": stats["skipped"],
+            "truncated": len(dist_infos) >= MAX_DISTS or len(pairs) > MAX_REPORTED or capped}

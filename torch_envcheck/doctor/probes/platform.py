@@ -7,11 +7,14 @@ import os
 import platform as _platform
 import sys
 
+from torch_envcheck._util import safe_open
+
 
 def _read(path: str, limit: int = 65536) -> str | None:
+    """The start of a text file; None when it is missing, unreadable or not a regular file (a FIFO
+    at /etc/os-release must not hang the doctor: _util/safe_open.py)."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return fh.read(limit)
+        return safe_open.read_text(path, limit, overflow="head")
     except OSError:
         return None
 

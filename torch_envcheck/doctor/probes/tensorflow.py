@@ -100,8 +100,7 @@ _INTERESTING = ("Could not load dynamic library", "Cannot dlopen", "Could not fi
 
 
 def _version_of(name: str) -> str | None:
-    dist = dists.distribution(name)
-    return dist.version if dist is not None else None
+    return dists.version(dists.distribution(name))
 
 
 def _requires(dist) -> list[str]:
@@ -172,7 +171,7 @@ def metadata() -> dict:
                 r = _req_facts(line)
                 if r and r["name"] in SHARED_DEPS and r["extra"] is None:
                     out["requires"][r["name"]].append({"framework": framework, "distribution": name,
-                                                       "version": dist.version, "specifier": r["specifier"],
+                                                       "version": dists.version(dist), "specifier": r["specifier"],
                                                        "applies": r["applies"]})
     return out
 
@@ -200,6 +199,12 @@ def parse_log(text: str) -> dict:
     return {"dlopen_failures": failures[:50], **flags, "lines": lines}
 
 
+# What is kept of the child's output: stdout's end holds the result line (long only for a machine
+# with very many GPUs), stderr's end the log lines parse_log reads.
+STDOUT_CAP = (64 << 10, 16 << 20)
+STDERR_CAP = (64 << 10, MAX_LOG_CHARS)
+
+
 def child(timeout: float, python: str | None = None, env: dict | None = None) -> dict:
     """Import TensorFlow in a fresh interpreter (this one by default) under `timeout` seconds."""
     env = dict(os.environ if env is None else env)
@@ -208,23 +213,31 @@ def child(timeout: float, python: str | None = None, env: dict | None = None) ->
     t0 = time.perf_counter()
     out: dict = {"ran": True, "seconds": None, "returncode": None, "error": None, "timed_out": False}
     try:
-        rc, stdout, stderr = _proc.run([python or sys.executable, "-c", _CHILD], timeout=timeout, env=env)
+        # its own session, output capped, the whole group killed when it ends (_util/proc.py)
+        res = _proc.run_capped([python or sys.executable, "-c", _CHILD], timeout=timeout, env=env,
+                               stdout_cap=STDOUT_CAP, stderr_cap=STDERR_CAP)
     except _proc.CommandFailed as exc:
         out["seconds"] = round(time.perf_counter() - t0, 3)
         out["error"] = str(exc)
-        out["timed_out"] = "timed out" in str(exc)
         return out
     out["seconds"] = round(time.perf_counter() - t0, 3)
+    if res.dropped:
+        out["output_dropped_bytes"] = res.dropped
+    if res.timed_out:
+        out["error"] = f"`{os.path.basename(python or sys.executable)} -c` timed out after {timeout:g} s"
+        out["timed_out"] = True
+        return out
+    rc, stdout, stderr = res.returncode, res.text("stdout"), res.text("stderr")
     out["returncode"] = rc
     head, sep, tail = stdout.rpartition(MARKER)
     result = None
     if sep:
         try:
             result = json.loads(tail.strip().splitlines()[0])
-        except (ValueError, IndexError):
+        except (ValueError, IndexError, RecursionError):
             result = None
     # TF writes its C++ logs to stderr; a Python-level print on import lands in stdout before the marker.
-    out["log"] = parse_log(stderr + "\n" + head)
+    out["log"] = parse_log(stderr + "\n" + head[-MAX_LOG_CHARS:])
     if not isinstance(result, dict):
         last = [ln for ln in stderr.strip().splitlines() if ln.strip()][-1:] or ["(no output)"]
         out["error"] = f"the TensorFlow child exited {rc} without a result: {last[0][:300]}"

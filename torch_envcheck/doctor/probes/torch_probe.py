@@ -18,7 +18,6 @@ import json
 import os
 import re
 import signal
-import subprocess
 import sys
 import time
 
@@ -54,8 +53,8 @@ def _metadata(out: dict) -> None:
     if dist is None:
         return
     out["installed"] = True
-    out["version"] = dist.version
-    out["local"] = local_suffix(dist.version)
+    out["version"] = dists.version(dist)
+    out["local"] = local_suffix(out["version"])
     out["installer"] = dists.installer(dist, "torch")
     out["location"] = dists.location(dist)
     try:
@@ -92,6 +91,12 @@ def _last_line(text: str | None) -> str | None:
     return None
 
 
+# What is kept of the child's output: its protocol lines (stdout: a few KiB; more only for a
+# machine with very many GPUs) and the start and the end of what torch printed (stderr).
+STDOUT_CAP = (8 << 20, 1 << 20)
+STDERR_CAP = (64 << 10, 256 << 10)
+
+
 class Child:
     """The running child: start() returns at once; result() waits (at most the time left)."""
 
@@ -105,50 +110,42 @@ class Child:
         pkg_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
         argv = [sys.executable, "-I", CHILD, json.dumps(child_sys_path()), pkg_root]
         try:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, env=env, start_new_session=os.name == "posix")
-        except OSError as exc:
+            # its own session, its output capped, and its whole group killed when it ends (_util/proc.py)
+            self.proc = _proc.Child(argv, env=env, stdout_cap=STDOUT_CAP, stderr_cap=STDERR_CAP)
+        except (OSError, ValueError) as exc:
             self.proc = None
-            self.error = f"could not start {sys.executable} to import torch: {exc.strerror or exc}"
+            self.error = f"could not start {sys.executable} to import torch: {getattr(exc, 'strerror', None) or exc}"
         if nice > 0 and self.proc is not None:
             lower_priority(self.proc.pid, nice)
 
     def result(self) -> tuple[dict | None, dict | None, dict]:
         """(torch facts or None, extension facts or None, process facts)."""
         proc_facts = {"returncode": None, "signal": None, "timed_out": False, "limit_s": self.limit,
-                      "seconds": None, "stderr_tail": None, "error": self.error}
+                      "seconds": None, "stderr_tail": None, "error": self.error, "output_dropped_bytes": None}
         if self.proc is None:
             return None, None, proc_facts
-        timed_out = False
-        try:
-            out, err = self.proc.communicate(timeout=max(0.0, self.limit - (time.monotonic() - self.t0)))
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _proc.kill_group(self.proc)
-            try:
-                out, err = self.proc.communicate(timeout=2.0)
-            except (subprocess.TimeoutExpired, OSError, ValueError):
-                out, err = b"", b""
-        rc = self.proc.returncode
+        res = self.proc.wait(max(0.0, self.limit - (time.monotonic() - self.t0)))
+        timed_out, rc = res.timed_out, res.returncode
         proc_facts.update(seconds=round(time.monotonic() - self.t0, 3), timed_out=timed_out,
                           returncode=None if timed_out else rc,
-                          signal=signal_name(-rc) if (rc is not None and rc < 0 and not timed_out) else None)
+                          signal=signal_name(-rc) if (rc is not None and rc < 0 and not timed_out) else None,
+                          output_dropped_bytes=res.dropped or None)
         sections = {}
-        for line in (out or b"").decode("utf-8", "replace").splitlines():
+        for line in res.text("stdout").splitlines():
             try:
                 msg = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(msg, dict) and isinstance(msg.get("facts"), dict):
                 sections[msg.get("section")] = msg["facts"]
-        stderr = (err or b"").decode("utf-8", "replace")
+        stderr = res.text("stderr")
         if timed_out or rc != 0 or "torch" not in sections:
             proc_facts["stderr_tail"] = _tail(stderr)
         torch_facts = sections.get("torch")
         if torch_facts is not None and torch_facts.get("numpy_error") is None and "Failed to initialize NumPy" in stderr:
             # printed rather than warned (an older torch): still the fact
             line = next(ln for ln in stderr.splitlines() if "Failed to initialize NumPy" in ln)
-            torch_facts["numpy_error"] = line[line.index("Failed to initialize NumPy"):].split(" (Triggered")[0]
+            torch_facts["numpy_error"] = line[line.index("Failed to initialize NumPy"):].split(" (Triggered")[0][:STDERR_TAIL_CHARS]
         return torch_facts, sections.get("extension"), proc_facts
 
 

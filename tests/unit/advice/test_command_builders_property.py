@@ -1,0 +1,422 @@
+"""Every command builder, fed interpreter paths and values drawn from shell metacharacters, writes
+commands that a shell parses back into exactly the argv that was meant (issue 21, class 6).
+
+The shells are modelled in tests/support/shell_models.py (POSIX, PowerShell, cmd: the rules and
+their sources are listed there); POSIX lines are also split with shlex (posix=True) as a second
+opinion.  The oracle is the words the builder was given: argv must come out equal to them, as the
+tool normalises a value for a command line (escape.terminal: a tab or newline becomes a space;
+nothing else changes).  Builders covered: the doctor's fix lines (all rules, metamorphic: a drawn
+value against a plain one, every other token equal), `advise` (one and two environments, the plan
+form), `advise --script` (sh, ps1, bat), `pin`, `pin --conda` (environment.yml, parsed as YAML) and
+`rebuild --dry-run`.
+
+Bounded: at most 100 examples per builder, derandomized, no deadline; the file runs in seconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import json
+import os
+import re
+import shlex
+
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, example, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+import shell_models as M  # noqa: E402
+from _rules_helpers import load  # noqa: E402
+from torch_envcheck._util import escape  # noqa: E402
+from torch_envcheck.doctor import snapshot as snapmod  # noqa: E402
+
+META = ";|&$`'\"\\ \t\n*?[]{}()<>!#~%^,="
+UNICODE = "é中ß\u2018\u2019\u201c\u201d\u2013\u2014"
+PLAIN = "aZ09_.-:@+"
+SETTINGS = settings(max_examples=100, deadline=None, derandomize=True, database=None,
+                    suppress_health_check=list(HealthCheck))
+INJECTED = "/home/u/a -m pip ;touch PWNED; #/bin/python"  # the issue's example
+
+
+def values(exclude: str = "", min_size: int = 1):
+    chars = [c for c in META + UNICODE + PLAIN if c not in exclude]
+    return st.text(st.sampled_from(chars), min_size=min_size, max_size=20)
+
+
+def norm(word: str) -> str:
+    """A word as the tool writes it into a command: escape.terminal (tab, newline -> space)."""
+    return escape.terminal(word)
+
+
+def parse(line: str, shell: str, **kw) -> list[list[str]]:
+    tokens = M.MODELS[shell](line, **kw)
+    return M.argvs(tokens)
+
+
+def check_posix_with_shlex(line: str, expected: list[list[str]]) -> None:
+    """shlex (POSIX mode, punctuation split) agrees on the words and the command boundaries."""
+    lex = shlex.shlex(line, posix=True, punctuation_chars=";&|")
+    lex.whitespace_split = True
+    lex.commenters = ""
+    words, cmds = list(lex), []
+    cur: list[str] = []
+    for w in words:
+        if w in ("&&", "||", ";", "|"):
+            cmds.append(cur)
+            cur = []
+        else:
+            cur.append(w)
+    cmds.append(cur)
+    assert [c for c in cmds if c] == expected, (line, cmds, expected)
+
+
+# ------------------------------------------------------------------------------------------ advise
+
+def _snap(name: str) -> dict:
+    return snapmod.validate(copy.deepcopy(load(name)))
+
+
+def _two_env_snapshot() -> dict:
+    s = copy.deepcopy(load("tf_wsl2_tf221_and_cuda"))
+    s["driver"].update(version="581.57", cuda_version="13.0")  # torch cu130, TensorFlow CUDA 12
+    return snapmod.validate(s)
+
+
+def _advise_lines(s: dict) -> list:
+    from torch_envcheck.advice import tensorflow as tfa
+    from torch_envcheck.commands import advise as A
+
+    why, cmd = A.advise(s)
+    _why, cmds = tfa.extend(s, why, cmd, A._picked_cuda(cmd), "both")
+    return [cmd] + list(cmds)
+
+
+@SETTINGS
+@given(exe=st.one_of(values(), values().map(lambda v: f"/home/u/{v}/bin/python")))
+@example(exe=INJECTED)
+def test_advise_commands_parse_back_to_their_words_posix(exe):
+    s = _two_env_snapshot()
+    s["platform"]["python"]["executable"] = exe
+    lines = _advise_lines(s)
+    assert len(lines) == 3, lines  # the one-environment command, then the two environments
+    one, torch_env, tf_env = lines
+    assert parse(one, "posix") == [[norm(w) for w in one.argv]]
+    check_posix_with_shlex(one, [[norm(w) for w in one.argv]])
+    for line, name, src in ((torch_env, "torch", one), (tf_env, "tf", None)):
+        got = parse(line, "posix", allow_tilde=("~/venvs/",))
+        assert got[0] == ["python3", "-m", "venv", f"~/venvs/{name}"], line
+        assert got[1][:3] == [f"~/venvs/{name}/bin/python", "-m", "pip"], line
+        if src is not None:
+            assert got[1][3:] == [norm(w) for w in src.argv[3:]]
+        assert len(got) == 2 and "PWNED" not in "".join(got[0] + got[1][:3])
+
+
+@SETTINGS
+@given(exe=st.one_of(values(), values().map(lambda v: f"C:\\Users\\{v}\\python.exe")))
+@example(exe="C:\\Users\\a -m pip ;calc; #\\python.exe")
+def test_advise_commands_parse_back_to_their_words_powershell(exe):
+    s = _snap("windows_cpu_wheel_rtx4070")
+    s["platform"]["python"]["executable"] = exe
+    from torch_envcheck.commands import advise as A
+    _why, cmd = A.advise(s)
+    assert cmd.shell == "powershell"
+    assert parse(cmd, "powershell") == [[norm(w) for w in cmd.argv]]
+    from torch_envcheck.advice.venv_commands import in_new_venv
+    line = in_new_venv(cmd, "torch", "Windows")
+    prefix = "py -m venv $HOME\\venvs\\torch; & $HOME\\venvs\\torch\\Scripts\\python "  # our own text
+    assert line.startswith(prefix), line
+    assert parse("x " + line[len(prefix):], "powershell") == [["x", *[norm(w) for w in cmd.argv[1:]]]]
+
+
+def test_the_issue_example_cannot_run_touch():
+    s = _two_env_snapshot()
+    s["platform"]["python"]["executable"] = INJECTED
+    for line in _advise_lines(s):
+        for argv in parse(line, "posix", allow_tilde=("~/venvs/",)):
+            assert argv[0] != "touch", line
+
+
+@SETTINGS
+@given(exe=values().map(lambda v: f"/home/u/{v}/bin/python"), dest=values(), mirror=values(exclude=" \t\n\"'`<>"))
+def test_advise_plan_form_parses_back(exe, dest, mirror):
+    import argparse
+
+    from torch_envcheck.commands import advise as A
+    from torch_envcheck.advice.sources import SourceError
+
+    s = _snap("h100_cu130_healthy")
+    s["platform"]["python"]["executable"] = exe
+    args = argparse.Namespace(script=None, conda=False, index_url=None, mirror="https://m.example/" + mirror,
+                              find_links=[dest], no_index=False, torch=None, companions=None, tensorflow=False,
+                              requirements=None, from_requirements=None, dest=None, quiet=True, output=None)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        try:
+            rc = A._plan_output(args, s)
+        except SourceError:
+            return
+    if rc == 2:
+        return  # a mirror URL the plan refuses: nothing printed to parse
+    from torch_envcheck.rebuild import cli as rebuild_cli
+    plan = rebuild_cli.make_plan(args, s)
+    lines = [ln for ln in out.getvalue().splitlines() if ln and not ln.startswith("#")]
+    assert len(lines) == len(plan.steps())
+    for line, step in zip(lines, plan.steps()):
+        want = [norm(w) for w in [exe, "-m", "pip", "install", *step["pip"]]]
+        assert parse(line, "posix") == [want], line
+        check_posix_with_shlex(line, [want])
+
+
+# -------------------------------------------------------------------------------------- fix lines
+
+_FIX_SNAPSHOTS = {"posix": ("rtx5090_cu121", "cpu_wheel_gpu_without_driver", "conda_linux_pytorch23_pip_torch_over",
+                            "jetson_agx_orin_pytorch_index_aarch64_wheel", "tf_torch_cu130_one_venv",
+                            "ld_library_path_cuda121_breaks_import_torch"),
+                  "powershell": ("windows_cpu_wheel_rtx4070", "tf_win10_tf26_cudart_missing",
+                                 "conda_windows10_tf26_cuda110_on_path")}
+_BENIGN = "BENIGNVALUE"
+
+
+def _fix_lines(s: dict) -> list[tuple[str, list[str]]]:
+    from torch_envcheck.doctor import rules
+    return [(f["code"], (f.get("fix") or "").split("\n")) for f in rules.evaluate(s) if f.get("fix")]
+
+
+def _with_exe(name: str, exe: str) -> dict:
+    s = copy.deepcopy(load(name))
+    s["platform"]["python"]["executable"] = exe
+    return snapmod.validate(s)
+
+
+def _tokens(shell: str, line: str):
+    """The line's tokens; PowerShell's call operator (`&` before a quoted program) is not compared:
+    a plain path needs none, a quoted one does."""
+    toks = M.MODELS[shell](line, allow_tilde=("~/",)) if shell == "posix" else M.MODELS[shell](line)
+    return [t for t in toks if t != ("op", "&")]
+
+
+def _metamorphic(name: str, shell: str, template: str, drawn: str) -> None:
+    base = _fix_lines(_with_exe(name, template.format(_BENIGN)))
+    got = _fix_lines(_with_exe(name, template.format(drawn)))
+    assert [c for c, _ in base] == [c for c, _ in got], name
+    for (code, base_lines), (_, lines) in zip(base, got):
+        assert len(base_lines) == len(lines), (code, lines)  # a value never adds a line
+        for b, line in zip(base_lines, lines):
+            if _BENIGN not in b:
+                assert b == line
+                continue
+            try:
+                want_tokens = _tokens(shell, b)
+            except M.Unsafe:
+                continue  # a prose line of the fix (an instruction, not a command): nothing to compare
+            got_tokens = _tokens(shell, line)
+            want = [(k, t.replace(_BENIGN, norm(drawn))) for k, t in want_tokens]
+            assert got_tokens == want, (code, line)
+
+
+@SETTINGS
+@given(v=values(exclude="/\\"))
+@example(v="a -m pip ;touch PWNED; #")
+def test_fix_lines_posix_keep_their_shape(v):
+    for name in _FIX_SNAPSHOTS["posix"]:
+        _metamorphic(name, "posix", "/home/u/{}/bin/python", v)
+
+
+@SETTINGS
+@given(v=values(exclude="/\\"))
+@example(v="a'; calc; '")
+def test_fix_lines_powershell_keep_their_shape(v):
+    for name in _FIX_SNAPSHOTS["powershell"]:
+        _metamorphic(name, "powershell", "C:\\Users\\{}\\python.exe", v)
+
+
+# ----------------------------------------------------------------------------------- setup scripts
+
+def _script_plan(tmp_path_factory, find_link: str, req_name: str):
+    from torch_envcheck.advice import plan as planmod
+    from torch_envcheck.advice.sources import Sources
+
+    d = tmp_path_factory.mktemp("req")
+    req = d / req_name
+    req.write_text("numpy>=1.26\n")
+    return planmod.from_advice(_snap("h100_cu130_healthy"), companions=("torchvision",), requirements=str(req),
+                               sources=Sources(find_links=(find_link,)))
+
+
+def _pip_expectations(plan, spec):
+    steps = [(s["name"], ["-m", "pip", "install", *s["pip"]]) for s in plan.steps()]
+    steps.append(("install torch_envcheck", ["-m", "pip", "install", spec, "pytest", *plan.sources.pip_args()]))
+    return [(name, [norm(w) for w in words]) for name, words in steps]
+
+
+_FILE_NAME_EXCLUDE = "/\\\x00\n"
+
+
+@SETTINGS
+@given(dest=values(), link=values(exclude="\n"), req=values(exclude=_FILE_NAME_EXCLUDE), spec=values())
+@example(dest="envs,old", link="x", req="r.txt", spec="s")
+def test_setup_scripts_parse_back(tmp_path_factory, dest, link, req, spec):
+    from torch_envcheck.advice import scripts
+
+    if req in (".", ".."):
+        return
+    plan = _script_plan(tmp_path_factory, link, req)
+    want = _pip_expectations(plan, spec)
+    # sh
+    text = scripts.render(plan, "sh", dest, spec)
+    env_line = next(ln for ln in text.splitlines() if ln.startswith("ENV_DIR=${1:-"))
+    assert parse("x " + env_line[len("ENV_DIR=${1:-"):-1], "posix") == [["x", norm(dest)]]
+    pip = [parse(ln, "posix", allow_vars=("PY",)) for ln in text.splitlines() if ln.startswith('"$PY" -m pip install')]
+    assert [p[0] for p in pip] == [["$PY", *w] for _n, w in want]
+    assert [p[1][0] for p in pip] == ["fail"] * len(want)
+    # ps1
+    text = scripts.render(plan, "ps1", dest, spec)
+    lines = text.split("\r\n")
+    param = next(ln for ln in lines if ln.startswith("param([string]$EnvDir = "))
+    assert parse("x " + param[len("param([string]$EnvDir = "):-1], "powershell") == [["x", norm(dest)]]
+    pip = [parse(ln, "powershell", allow_vars=("Py",)) for ln in lines if ln.startswith("& $Py -m pip install")]
+    assert [p[0] for p in pip] == [["$Py", *w] for _n, w in want]
+    # bat: the pip lines, and DEST only ever inside quotes
+    text = scripts.render(plan, "bat", dest, spec)
+    lines = text.split("\r\n")
+    pip = [parse(ln, "cmd", allow_vars=("PY",)) for ln in lines if ln.startswith('"%PY%" -m pip install')]
+    assert [p[0] for p in pip] == [["$PY", *w] for _n, w in want]
+    set_line = next(ln for ln in lines if ln.startswith('set "ENV_DIR='))
+    assert set_line.endswith('"') and set_line[len('set "ENV_DIR='):-1].replace("%%", "%") == norm(dest).replace('"', "")
+    benign = scripts.render(plan, "bat", "plainenv", spec).split("\r\n")
+    value = norm(dest).replace('"', "")
+    for mine, plain in zip(lines, benign):
+        if "%ENV_DIR%" in plain:
+            # what cmd sees after expanding %ENV_DIR%: the same characters act as with a plain name
+            assert _cmd_specials(mine.replace("%ENV_DIR%", value)) == _cmd_specials(plain.replace("%ENV_DIR%", "plainenv")), mine
+
+
+def _cmd_specials(line: str) -> list[str]:
+    """The characters cmd acts on outside quotes, in order (after %-expansion)."""
+    out, quoted = [], False
+    for ch in line:
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted and ch in "&|<>()^,;= ":
+            out.append(ch)
+    return out
+
+
+# ------------------------------------------------------------------------------------ pin, env.yml
+
+@SETTINGS
+@given(torch_v=values(), tv=values(), tf=values())
+@example(torch_v="2.14.1+cu130\n--index-url http://evil/", tv="0.29.1; rm -rf ~", tf="2.21.0")
+def test_pin_lines_are_requirements_or_comments(torch_v, tv, tf):
+    from packaging.requirements import Requirement
+
+    from torch_envcheck.commands.pin import lines
+
+    s = copy.deepcopy(load("tf_torch_cu130_one_venv"))
+    s["torch"]["version"] = torch_v
+    s["packages"]["torchvision"] = {"version": tv, "installer": "pip", "location": None}
+    s["tensorflow"]["version"] = tf
+    s = snapmod.validate(s)
+    try:
+        out = lines(s)
+    except ValueError:
+        assert escape.requirement_version(torch_v) is None  # refused only for an invalid torch version
+        return
+    for line in out:
+        assert "\n" not in line
+        if line.startswith("#"):
+            continue
+        if line.startswith("--extra-index-url "):
+            assert re.fullmatch(r"--extra-index-url https://download\.pytorch\.org/whl/[a-z0-9.]+", line), line
+            continue
+        req = Requirement(line)
+        assert str(req) == line or line.replace(" ", "") == str(req).replace(" ", ""), line
+    pinned = {Requirement(ln).name: str(Requirement(ln).specifier) for ln in out
+              if not ln.startswith(("#", "--"))}
+    assert pinned["torch"] == f"=={escape.requirement_version(torch_v)}"
+    if escape.requirement_version(tv):
+        assert pinned["torchvision"] == f"=={escape.requirement_version(tv)}"
+    else:
+        assert "torchvision" not in pinned
+
+
+@SETTINGS
+@given(version=values(), build=values(), channel=values(), env_name=values(), pip_name=values(), pip_version=values())
+def test_environment_yml_is_yaml_holding_only_valid_values(version, build, channel, env_name, pip_name, pip_version):
+    yaml = pytest.importorskip("yaml")
+    from torch_envcheck.advice import env_yml
+
+    s = copy.deepcopy(load("conda_linux_pytorch23_cu121_healthy"))
+    pkgs = s["conda"]["packages"]
+    rec = next(p for p in pkgs if p["name"] == "pytorch")
+    rec.update(version=version, build=build, channel=channel)
+    for item in s["conda"]["requested"]:
+        if item["name"] == "pytorch":
+            item["version"] = version
+    s["conda"]["env_name"] = env_name
+    s["conda"]["pip"] = [{"name": pip_name, "version": pip_version, "installer": "pip", "dist_info": "x",
+                          "runtime_files": None}]
+    from torch_envcheck.doctor.facts import conda as C
+
+    s = snapmod.validate(s)
+    text = env_yml.build(s)
+    data = yaml.safe_load(text)  # one YAML document; a value cannot add a key or an entry
+    assert set(data) == {"name", "channels", "dependencies"}
+    name = C.env_name(s)
+    assert data["name"] == (name if name and re.fullmatch(r"[A-Za-z0-9_.\-]{1,64}", name) else "env")
+    deps = [d for d in data["dependencies"] if isinstance(d, str)]
+    spec = [d for d in deps if d.split("::")[-1].split("=")[0] == "pytorch"]
+    if re.fullmatch(r"[A-Za-z0-9_.+!*]{1,64}", version):
+        assert len(spec) == 1 and f"pytorch={version}" in spec[0]
+    else:
+        assert spec == []
+    pips = [d for d in data["dependencies"] if isinstance(d, dict)]
+    for block in pips:
+        for line in block["pip"] or []:  # only comments: an empty pip list
+            assert line == f"{pip_name}=={escape.requirement_version(pip_version)}"
+
+
+# ------------------------------------------------------------------------------------ rebuild --dry-run
+
+@SETTINGS
+@given(dest=values(), link=values(exclude="\n"))
+@example(dest="a -m pip ;touch PWNED; #", link="$(touch PWNED)")
+def test_rebuild_dry_run_commands_parse_back(dest, link):
+    from torch_envcheck.advice import plan as planmod
+    from torch_envcheck.advice.sources import Sources
+    from torch_envcheck.rebuild import cli as rebuild_cli
+    from torch_envcheck.rebuild import runner
+
+    plan = planmod.from_advice(_snap("h100_cu130_healthy"), sources=Sources(find_links=(link,)))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rebuild_cli._dry_run(plan, dest)
+    lines = [ln for ln in out.getvalue().splitlines() if not ln.startswith("#")]
+    py = runner.env_python(os.path.abspath(dest), plan.conda)
+    want = [["python" + plan.python, "-m", "venv", os.path.abspath(dest)]]
+    want += [[py, "-m", "pip", "install", *s["pip"]] for s in plan.steps()]
+    want += [[py, "-m", "pip", "install", "<this torch_envcheck, as a wheel>", "pytest", *plan.sources.pip_args()],
+             [py, "-m", "torch_envcheck", "selftest"]]
+    assert len(lines) == len(want)
+    for line, words in zip(lines, want):
+        expected = [[norm(w) for w in words]]
+        assert parse(line, "posix") == expected, line
+        check_posix_with_shlex(line, expected)
+
+
+def test_a_program_that_looks_like_an_assignment_or_a_keyword_is_quoted():
+    # `A=b -m pip` would set a variable and run `-m`; `if -m pip` is a syntax error
+    for prog in ("A=b", "if", "!", "{"):
+        line = escape.shell_join([prog, "-m", "pip"])
+        assert parse(line, "posix") == [[prog, "-m", "pip"]], line
+
+
+def test_control_characters_never_leave_their_word():
+    line = escape.shell_join(["/x/py\nthon\x1b[31m", "-m", "pip"])
+    assert "\n" not in line and "\x1b" not in line
+    assert parse(line, "posix") == [["/x/py thon\\x1b[31m", "-m", "pip"]]
+    assert json.dumps(line)  # plain text
