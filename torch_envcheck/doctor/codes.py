@@ -238,8 +238,8 @@ SEVERITY: dict[str, str] = {
     "TE957": "failure",
     "TE207": "warning",
     "TE208": "warning",
-    "TE308": "ok (the live facts show the driver runs it) / warning",
-    "TE407": "ok (the live facts show kernels run on it) / warning",
+    "TE308": "ok / warning (the live facts do not show the driver running torch's CUDA)",
+    "TE407": "ok (proved by live facts) / warning",
     "TE810": "warning",
 }
 
