@@ -299,13 +299,22 @@ def satisfiable_together(reqs_a: list[str], reqs_b: list[str], env: dict) -> lis
     pins that differ, or an exact pin outside the other's range): [(name, line_a, line_b)]."""
     out = []
     by_name: dict = {}
+
+    def applies(req) -> bool:
+        if req.marker is None:
+            return True
+        try:
+            return any(req.marker.evaluate(dict(env, extra=x)) for x in ("", "and-cuda"))
+        except Exception:
+            return False
+
     for line in reqs_a:
         req = _req(line)
-        if req is not None:
+        if req is not None and applies(req):
             by_name.setdefault(canonical(req.name), []).append(req)
     for line in reqs_b:
         req = _req(line)
-        if req is None:
+        if req is None or not applies(req):
             continue
         for other in by_name.get(canonical(req.name), []):
             pa, pb = _exact(other.specifier), _exact(req.specifier)

@@ -78,27 +78,27 @@ class Platform:
         """A command line from words, quoted for this platform's shell."""
         return escape.shell_join(words, self.shell)
 
-    def new_environment(self, name: str, pip_words) -> list[str]:
-        """Command lines that create a fresh environment NAME (the platform's manager: a conda env by
-        `conda create -n NAME`, else a venv in ~/venvs/NAME or $HOME\\venvs\\NAME) and run
-        `python -m pip PIP_WORDS` in it.  `name` is this program's own word (torch, tf)."""
+    def new_environment(self, name: str, pip_words) -> str:
+        """One command line that creates a fresh environment NAME and runs `python -m pip PIP_WORDS`
+        in it, with the platform's manager: `conda create -n NAME` then `conda run -n NAME` (also mamba,
+        micromamba), else a venv in ~/venvs/NAME (POSIX: `python3 -m venv`) or $HOME\\venvs\\NAME
+        (Windows: the `py` launcher, its python.exe in Scripts\\).  `name` is this program's own word."""
         if not _NAME.fullmatch(name):
             raise ValueError(f"not an environment name: {name!r}")
         words = [str(w) for w in pip_words]
+        sep = "; " if self.shell == "powershell" else " && "
         if self.conda_like:
             mgr = self.manager
             py = f"python={self.python}" if self.python else "python"
-            return [self.join(mgr, "create", "-y", "-n", name, py, "pip"),
-                    self.join(mgr, "run", "-n", name, "python", "-m", "pip", *words)]
+            return (self.join(mgr, "create", "-y", "-n", name, py, "pip") + sep
+                    + self.join(mgr, "run", "-n", name, "python", "-m", "pip", *words))
         folder = _HOME_VENV[self.shell].format(name=name)
         rest = escape.shell_join(["-m", "pip", *words], self.shell)
         if self.windows:
-            # `py` (the Python launcher) makes the venv; its python.exe is in Scripts\\.  `&` calls a path.
-            ver = [f"-{self.python}"] if self.python else []
-            create = " ".join(["py", *ver, "-m", "venv", folder])
-            return [create, f"& {self.venv_python(folder)} {rest}"]
-        base = f"python{self.python}" if self.python else "python3"
-        return [f"{base} -m venv {folder}", f"{self.venv_python(folder)} {rest}"]
+            # `py` (the Python launcher) makes the venv with this Python's X.Y; `&` calls the path.
+            ver = f" -{self.python}" if self.python else ""
+            return f"py{ver} -m venv {folder}{sep}& {self.venv_python(folder)} {rest}"
+        return f"python3 -m venv {folder}{sep}{self.venv_python(folder)} {rest}"
 
     # ------------------------------------------------------------------ checks
 
