@@ -172,6 +172,13 @@ class _Envs:
         return ("other", exe), words, False
 
 
+def _short(line: str) -> str:
+    """'nvidia-cudnn-cu12 (==9.1.0.70) ; platform_system == "Linux"' -> 'nvidia-cudnn-cu12==9.1.0.70'."""
+    from torch_envcheck.advice.deps import _req  # noqa: PLC0415
+    req = _req(line)
+    return f"{req.name}{req.specifier}" if req is not None else line
+
+
 def _section(line: str, current: Platform, base: Platform) -> Platform:
     """A fix for native Windows may carry lines to run inside WSL 2 (TensorFlow's GPU route): a
     comment naming WSL ("then, inside WSL 2 (Ubuntu):") starts them, one naming native Windows ends
@@ -215,7 +222,7 @@ def problems(s, text, platform: Platform | None = None) -> list[Problem]:
             before = envs.get(key)
             after = before.pip(words)
             for dist, req, have in regressions(before, after):
-                out.append(Problem("requires", line, f"{dist} requires {req}, which would leave "
+                out.append(Problem("requires", line, f"{dist} requires {_short(req)}, which would leave "
                                                      + (f"{have} installed" if have else "it missing")))
             envs.envs[key] = after
     return out

@@ -207,6 +207,7 @@ class Env:
                 return
             name, extras, specifier = canonical(req.name), set(req.extras), req.specifier
             version = _exact(req.specifier)
+        release = _wildcard_release(specifier) if not wheel else None
         if version and label and name in ("torch", "torchvision", "torchaudio") and "+" not in version:
             version = f"{version}+{label}"
         old = self.versions.get(name)
@@ -217,7 +218,8 @@ class Env:
                 version = UNKNOWN
         same = old not in (None, UNKNOWN) and version not in (None, UNKNOWN) and \
             versions.public(old) == versions.public(version) and versions.local_label(old) == versions.local_label(version)
-        reqs = self.requires.get(name) if same else _known_requires(self.snapshot, name, version, label)
+        reqs = self.requires.get(name) if same else _known_requires(
+            self.snapshot, name, version if version != UNKNOWN else release, label)
         self.versions[name] = version
         if reqs is not None:
             self.requires[name] = list(reqs)
@@ -257,6 +259,14 @@ def _exact(specifier) -> str | None:
     specs = list(specifier or ())
     if len(specs) == 1 and specs[0].operator in ("==", "===") and not specs[0].version.endswith(".*"):
         return specs[0].version
+    return None
+
+
+def _wildcard_release(specifier) -> str | None:
+    """The release an `==X.Y.*` specifier names ('2.18'), else None: its pins are the release's."""
+    specs = list(specifier or ())
+    if len(specs) == 1 and specs[0].operator == "==" and specs[0].version.endswith(".*"):
+        return versions.release_key(specs[0].version[:-2])
     return None
 
 

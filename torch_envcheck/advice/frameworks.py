@@ -90,6 +90,9 @@ def pin_clash(s) -> dict | None:
         out.append({"name": name, "torch": _spec(a), "tensorflow": _spec(b), "installed": have, "follows": follows})
     if not out:
         return None
+    # the libraries whose versions frameworks check at run time first (cuDNN's major.minor, the runtime)
+    order = ("nvidia-cudnn", "nvidia-cuda-runtime", "nvidia-cublas", "nvidia-nvjitlink", "nvidia-cusparse")
+    out.sort(key=lambda c: (next((i for i, p in enumerate(order) if c["name"].startswith(p)), len(order)), c["name"]))
     sides = {c["follows"] for c in out if c["installed"]}
     follows = sides.pop() if len(sides) == 1 else ("neither" if sides else None)
     broken = {"torch": "tensorflow", "tensorflow": "torch"}.get(follows)

@@ -58,14 +58,24 @@ def parse(line: str, shell: str, **kw) -> list[list[str]]:
 
 
 def check_posix_with_shlex(line: str, expected: list[list[str]]) -> None:
-    """shlex (POSIX mode, punctuation split) agrees on the words and the command boundaries."""
-    lex = shlex.shlex(line, posix=True, punctuation_chars=";&|")
+    """shlex (POSIX mode, punctuation split) agrees on the words and the command boundaries.  shlex
+    returns a quoted ';' as ';' too: a token counts as an operator only when the text it was read
+    from does not begin with a quote or a backslash (a program named ';' is quoted, not a separator)."""
+    import io
+
+    stream = io.StringIO(line)
+    lex = shlex.shlex(stream, posix=True, punctuation_chars=";&|")
     lex.whitespace_split = True
     lex.commenters = ""
-    words, cmds = list(lex), []
-    cur: list[str] = []
-    for w in words:
-        if w in ("&&", "||", ";", "|"):
+    cmds, cur = [], []
+    while True:
+        start = stream.tell()
+        w = lex.get_token()
+        if w is None or w == lex.eof:
+            break
+        end = stream.tell()
+        raw = line[start:end].lstrip()
+        if w in ("&&", "||", ";", "|") and raw[:1] not in ("'", '"', "\\"):
             cmds.append(cur)
             cur = []
         else:
@@ -127,7 +137,7 @@ def test_advise_commands_parse_back_to_their_words_powershell(exe):
     assert parse(cmd, "powershell") == [[norm(w) for w in cmd.argv]]
     from torch_envcheck.advice.venv_commands import in_new_venv
     line = in_new_venv(cmd, "torch", "Windows")
-    prefix = "py -m venv $HOME\\venvs\\torch; & $HOME\\venvs\\torch\\Scripts\\python "  # our own text
+    prefix = "py -m venv $HOME\\venvs\\torch; & $HOME\\venvs\\torch\\Scripts\\python.exe "  # our own text
     assert line.startswith(prefix), line
     assert parse("x " + line[len(prefix):], "powershell") == [["x", *[norm(w) for w in cmd.argv[1:]]]]
 

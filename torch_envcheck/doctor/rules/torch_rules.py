@@ -23,7 +23,9 @@ def not_importable(s) -> list[dict]:
     build = None
     if F.driver_present(s) and not F.is_macos(s):
         build = A.recommend_build(s, capability=cap)
-    if F.is_macos(s):
+    if F.is_macos(s) and F.rosetta(s) is True:
+        fix = A.advise(s)[1]  # an x86_64 Python under Rosetta: a native one first (TE105's steps, `advise`'s)
+    elif F.is_macos(s):
         fix = A.pip_command(s, "install", "torch")
     elif build:
         fix = kb.pip_install_command(exe, build["torch"], build["tag"], shell=F.shell(s))
