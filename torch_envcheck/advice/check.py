@@ -24,7 +24,7 @@ import dataclasses
 import re
 
 from torch_envcheck import knowledge as kb
-from torch_envcheck._util import versions
+from torch_envcheck._util import escape, versions
 from torch_envcheck.advice import shellwords
 from torch_envcheck.advice.platform import Platform
 from torch_envcheck.doctor.facts import core as F
@@ -202,10 +202,17 @@ def problems(s, text, platform: Platform | None = None) -> list[Problem]:
     p = base
     envs = _Envs(s, p)
     out: list[Problem] = []
+    exe = F.python_exe(s)
+    own = {exe, escape.shell_quote(exe, base.shell)} if exe else set()
     for line in text.splitlines():
         p = _section(line, p, base)
         envs.p = p
-        out += [Problem("path", line, f"{bad} is not a {p.os} path") for bad in p.path_problems(line)]
+        # the recorded interpreter is the machine's own path, whatever it looks like: the layout check
+        # judges the paths the tool writes
+        scrubbed = line
+        for word in sorted(own, key=len, reverse=True):
+            scrubbed = scrubbed.replace(word, "EXE")
+        out += [Problem("path", line, f"{bad} is not a {p.os} path") for bad in p.path_problems(scrubbed)]
         cmds = shellwords.commands(line, p.shell)
         if not cmds:
             continue

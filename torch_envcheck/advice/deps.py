@@ -134,6 +134,14 @@ class Env:
                 return False
         return False
 
+    def _applies_with(self, req, extras) -> bool:
+        if req.marker is None:
+            return True
+        try:
+            return any(req.marker.evaluate(dict(self.env, extra=x)) for x in [""] + sorted(extras))
+        except Exception:
+            return False
+
     def unsatisfied(self) -> set:
         """{(dist, line, installed)} for every requirement of an installed distribution that the
         installed versions do not meet (a requirement on an UNKNOWN version is not judged)."""
@@ -231,7 +239,9 @@ class Env:
             return
         for line in reqs:
             req = _req(line)
-            if req is None or not self._applies(req, name):
+            # pip resolves the extras this command asks for (it records none: the environment's own
+            # notion of an extra in use, self.extras, only judges what is installed)
+            if req is None or not self._applies_with(req, extras):
                 continue
             target = canonical(req.name)
             have = self.versions.get(target)

@@ -96,7 +96,8 @@ class Platform:
         rest = escape.shell_join(["-m", "pip", *words], self.shell)
         if self.windows:
             # `py` (the Python launcher) makes the venv with this Python's X.Y; `&` calls the path.
-            ver = f" -{self.python}" if self.python else ""
+            # '-3.10' quoted: Windows PowerShell 5.1 may split an option-like word holding a '.'
+            ver = " " + escape.shell_quote(f"-{self.python}", "powershell") if self.python else ""
             return f"py{ver} -m venv {folder}{sep}& {self.venv_python(folder)} {rest}"
         return f"python3 -m venv {folder}{sep}{self.venv_python(folder)} {rest}"
 
@@ -129,7 +130,8 @@ def _accelerator(s) -> str:
         return "none"
     if F.is_tegra(s):
         return "jetson"
-    if F.is_rocm_torch(s) and not F.has_nvidia_gpu(s):
+    # a ROCm torch's devices are AMD GPUs: NVIDIA's are those of the driver and the PCI bus
+    if F.is_rocm_torch(s) and F.driver_present(s) is not True and not F.driver_gpus(s) and not F.pci_gpus(s):
         return "rocm"
     if F.has_nvidia_gpu(s) or F.driver_present(s) is True:
         return "nvidia"
