@@ -225,7 +225,9 @@ def problems(s, text, platform: Platform | None = None) -> list[Problem]:
             out += _wheel_problems(s, p, is_current, words, line)
             if not words or words[0] not in ("install", "uninstall"):
                 continue
-            from torch_envcheck.advice.deps import regressions  # noqa: PLC0415
+            from torch_envcheck.advice.deps import available, regressions  # noqa: PLC0415
+            if not available():
+                continue  # without packaging the requirements are not judged
             before = envs.get(key)
             after = before.pip(words)
             for dist, req, have in regressions(before, after):

@@ -40,6 +40,16 @@ def canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", str(name)).lower()
 
 
+def available() -> bool:
+    """Whether `packaging` can be imported: without it (a broken environment, a source checkout) the
+    requirements are not judged, and nothing is claimed about them."""
+    try:
+        import packaging.requirements  # noqa: F401, PLC0415
+    except ImportError:
+        return False
+    return True
+
+
 @functools.lru_cache(maxsize=4096)
 def _req(line: str):
     from packaging.requirements import InvalidRequirement, Requirement  # noqa: PLC0415

@@ -72,10 +72,12 @@ def pin_clash(s) -> dict | None:
         return None
     if F.system(s) != "Linux" or not T.uses_and_cuda(s):
         return None
+    from torch_envcheck.advice import deps  # noqa: PLC0415
+    if not deps.available():
+        return None  # without packaging the pins are not compared
     tl, fl = _torch_lines(s), _tf_lines(s)
     if not tl or not fl:
         return None
-    from torch_envcheck.advice import deps  # noqa: PLC0415
     env = deps.marker_env(s)
     installed = {deps.canonical(k): v for k, v in F.nvidia_packages(s).items()}
     installed.update({deps.canonical(k): v for k, v in F.installed_versions(s).items() if v})

@@ -192,3 +192,18 @@ def test_the_msvc_probe_asks_vswhere(tmp_path):
     assert toolchain_probe.msvc(env, 5.0)["vc_tools"] is False
     assert toolchain_probe.msvc({"PATH": ""}, 5.0)["vc_tools"] is None   # no installer at all: unknown
     assert sys.platform  # (the probe runs it only on Windows: probe() gates it on os.name)
+
+
+def test_without_packaging_requirements_are_not_judged_and_nothing_breaks(monkeypatch):
+    # the doctor runs where packaging is missing: no requirement claim, no caution line, no crashed rule
+    from torch_envcheck.advice import check, frameworks
+    from torch_envcheck.doctor.rules import evaluate
+
+    monkeypatch.setattr(deps, "available", lambda: False)
+    s = load("tf217_after_torch251_import_fails")
+    bad = ("/home/lee/ml/bin/python -m pip install --force-reinstall torch==2.5.1 --index-url "
+           "https://download.pytorch.org/whl/cu124")
+    assert not [p for p in check.problems(s, bad) if p.kind == "requires"]
+    assert frameworks.pin_clash(s) is None
+    found = evaluate(s)
+    assert not [f for f in found if f["slug"].endswith("probe-failed") or (f.get("fix") or "").startswith("# caution")]

@@ -680,7 +680,8 @@ def requires_dist(s) -> list[dict]:
     out = []
     for item in as_list(dig(s, "packages", "requires"))[:MAX_REQUIRES]:
         if isinstance(item, dict) and text(item.get("name")):
-            lines = [x for x in as_list(item.get("requires"))[:200] if isinstance(x, str) and x.strip()]
+            # a Requires-Dist line is short; a stranger's snapshot bounds nothing, so the reader does
+            lines = [x[:500] for x in as_list(item.get("requires"))[:200] if isinstance(x, str) and x.strip()]
             out.append({"name": item["name"], "version": text(item.get("version")), "requires": lines})
     return out
 
