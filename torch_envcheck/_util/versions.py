@@ -88,6 +88,41 @@ def local_tag(version) -> str | None:
     return str(version).split("+", 1)[1].strip().lower() or None
 
 
+# The local labels download.pytorch.org's indexes publish (/whl/cu130, /whl/cpu, /whl/rocm6.4, /whl/xpu).
+# Anything else after the '+' is a build's own label: NVIDIA's JetPack wheels ('2.5.0a0+872d972e41.nv24.08'),
+# a source build ('0.20.0a0+afc54f7', '2.14.0a0+git1a2b3c4'), a distribution's patch level.
+_INDEX_LABEL = re.compile(r"cu\d{2,3}|cpu|rocm\d+(?:\.\d+)*|xpu")
+
+
+def local_label(version) -> str | None:
+    """The local version label as packaging reads it (normalised: lower case, '-' and '_' as '.'):
+    '2.14.1+cu130' -> 'cu130', '0.20.0a0+afc54f7' -> 'afc54f7'; None without one, or for a string
+    that is not a version at all."""
+    if version is None or isinstance(version, bool) or "+" not in str(version):
+        return None
+    text = str(version).strip()[:64]
+    pk = _packaging()
+    if pk is not None:
+        try:
+            return pk.version.Version(text).local
+        except pk.version.InvalidVersion:
+            return None
+    return local_tag(text)
+
+
+def index_label(version) -> str | None:
+    """The download.pytorch.org index a version's local label names ('2.14.1+cu130' -> 'cu130',
+    '2.6.0+rocm6.2' -> 'rocm6.2'), else None: a source build's or a vendor's label
+    ('0.20.0a0+afc54f7', '2.5.0a0+872d972e41.nv24.08') is not an index."""
+    label = local_label(version)
+    return label if label and _INDEX_LABEL.fullmatch(label) else None
+
+
+def is_index_label(label) -> bool:
+    """Whether a bare local label ('cu130', 'cpu') is one of the PyTorch index's."""
+    return isinstance(label, str) and _INDEX_LABEL.fullmatch(label.strip().lower()) is not None
+
+
 def fmt_version(t) -> str:
     """(9, 24, 0) -> '9.24.0'; '?' for None."""
     return ".".join(str(x) for x in t) if t else "?"

@@ -44,11 +44,17 @@ class Plan:
     sources: Sources = dataclasses.field(default_factory=Sources)
     conda: bool = False
     requirement_lines: list[str] | None = None  # the project's requirements as checked (rebuild hands pip these)
+    wheel: str | None = None          # a torch wheel by URL (a Jetson's JetPack wheel) instead of an index
+    base_python: str | None = None    # the interpreter the environment is made from, when it must be a given
+                                      # one (an arm64 Python on a Mac whose Python runs under Rosetta)
 
     # ------------------------------------------------------------ what pip installs, step by step
 
     def torch_requirements(self) -> list[str]:
-        """The torch step's requirement words (unquoted): torch and its companions, paired."""
+        """The torch step's requirement words (unquoted): torch and its companions, paired; a JetPack
+        wheel alone (NVIDIA publishes no torchvision for it: the plan's reasons say how to build it)."""
+        if self.wheel:
+            return [self.wheel]
         rel = knowledge.release_key(self.torch) if self.torch else None
         exact = self.torch is not None and len(knowledge.version_tuple(self.torch) or ()) >= 3
         out = [f"torch=={self.torch}" if exact else (f"torch=={rel}.*" if rel else "torch")]
@@ -155,7 +161,19 @@ def from_advice(snap: dict, *, torch: str | None = None, companions=("torchvisio
             reasons.append(f"torch {pin}: pinned by {os.path.basename(requirements)} (advised: {version or 'newest'})")
             version = pin
     tag = rec.get("tag")
-    if version and "+" in version:
+    wheel = base_python = None
+    if rec["kind"] == "jetpack":
+        if torch is not None or requirements:
+            raise PlanError("a Jetson installs NVIDIA's JetPack wheel (" + rec["wheel"] + "): --torch and -r pins "
+                            "of other torch versions cannot be installed from the PyTorch index on it")
+        wheel, version, tag = rec["wheel"], rec["torch"], None
+        companions = ()
+    elif rec["kind"] == "native-python":
+        from torch_envcheck.advice.recommend import NATIVE_PYTHON  # noqa: PLC0415
+        base_python = NATIVE_PYTHON
+        reasons.append(f"the new environment is made from {NATIVE_PYTHON} (Homebrew's arm64 Python; any native "
+                       "arm64 Python will do: pass it with --python, or PYTHON=... for the script)")
+    if wheel is None and version and "+" in version:
         local = knowledge.local_tag(version)
         tag = local or tag
         version = version.split("+")[0]
@@ -166,7 +184,8 @@ def from_advice(snap: dict, *, torch: str | None = None, companions=("torchvisio
         reasons.append(tf_reason)
     return Plan(os_name=os_name, python=rec.get("python"), reasons=reasons, torch=version, tag=tag,
                 companions=tuple(c for c in companions if c != "none"), tensorflow=tf_req, requirements=requirements,
-                sources=sources or Sources(), conda=conda, requirement_lines=req_lines)
+                sources=sources or Sources(), conda=conda, requirement_lines=req_lines, wheel=wheel,
+                base_python=base_python)
 
 
 def _os_name(snap: dict) -> str:

@@ -46,6 +46,11 @@ def pip_command(s, *args: str) -> str:
     return escape.shell_join([F.python_exe(s), "-m", "pip", *args], F.shell(s))
 
 
+def command(s, *words) -> str:
+    """Any program's command line, every word quoted for the snapshot's shell."""
+    return escape.shell_join(words, F.shell(s))
+
+
 def python_cmd(s) -> str:
     """This interpreter as one word quoted for the snapshot's shell (`&` prefix not included)."""
     return escape.shell_quote(F.python_exe(s), F.shell(s))
@@ -139,16 +144,82 @@ def keep_installed(s, capability=None) -> dict | None:
                                     F.binary_arch_list(s))
 
 
+# ---------------------------------------------------------------- Apple silicon under Rosetta
+
+# Homebrew on Apple silicon installs to /opt/homebrew (arm64 only), so its python3 is a native one.
+NATIVE_PYTHON = "/opt/homebrew/bin/python3"
+NATIVE_VENV = "~/venvs/torch-arm64"
+
+
+def native_python_steps(companions=()) -> str:
+    """What an x86_64 Python under Rosetta is told (TE105's fix and `advise`, one text): make a venv
+    from a native arm64 Python, check that it is one, install torch there.  Its own text: no value
+    from the snapshot goes into it."""
+    words = escape.shell_join(["-m", "pip", "install", "torch", *companions], "posix")
+    return ("# install an arm64 (native) Python: the python.org macOS installer (universal2), or Homebrew in /opt/homebrew\n"
+            f"{NATIVE_PYTHON} -m venv {NATIVE_VENV}\n"
+            f"{NATIVE_VENV}/bin/python -c \"import platform; print(platform.machine())\"   # must print arm64\n"
+            f"{NATIVE_VENV}/bin/python {words}")
+
+
+# ---------------------------------------------------------------- Jetson
+
+JETSON_FORUM = "https://forums.developer.nvidia.com/t/pytorch-for-jetson/72048"
+
+def jetson_pick(s) -> dict | None:
+    """On a Jetson board (F.is_tegra): the wheel it takes (knowledge/jetson.py): {'kind': 'jetpack',
+    'row', 'why'}, {'kind': 'sbsa', ...} (JetPack 7: the ordinary recommendation), {'kind': None,
+    'why'}; None elsewhere."""
+    if not F.is_tegra(s) or F.is_macos(s):
+        return None
+    from torch_envcheck.knowledge import jetson as kj  # noqa: PLC0415
+    try:
+        return kj.wheel_for(F.jetson_l4t(s), F.python_version(s))
+    except kb.KnowledgeError as exc:
+        return {"kind": None, "why": f"the JetPack wheel table could not be read ({exc})"}
+
+
+def jetpack_command(s, row: dict) -> str:
+    """The install line of NVIDIA's page (`python3 -m pip install --no-cache $TORCH_INSTALL`) for this
+    interpreter and the JetPack row's wheel URL (the table's own text, quoted anyway), under a comment
+    naming the page."""
+    from torch_envcheck.knowledge import jetson as kj  # noqa: PLC0415
+    return (escape.terminal(f"# NVIDIA's torch {row['torch']} for JetPack {row['jetpack']}: "
+                            f"{kj.source(row).get('url', kj.table().get('redist_base', ''))}") + "\n"
+            + pip_command(s, "install", "--no-cache", row["wheel"]))
+
+
+def torchvision_from_source(s, release: str) -> str:
+    """torchvision built against the installed torch (a JetPack torch, for which no wheel is published),
+    as NVIDIA's forum describes it: the release's source tag, compiled without build isolation so that
+    it links the torch that is installed."""
+    tag = f"v{release}.0"
+    return "\n".join([f"# NVIDIA publishes no torchvision for JetPack: build torchvision {release} against this torch "
+                      f"({JETSON_FORUM})",
+                      pip_command(s, "uninstall", "-y", "torchvision"),
+                      command(s, "git", "clone", "--branch", tag, "https://github.com/pytorch/vision", "torchvision"),
+                      pip_command(s, "install", "--no-build-isolation", "--no-deps", "./torchvision")])
+
+
+# ---------------------------------------------------------------- the recommendation as data
+
 def recommend(snap: dict) -> dict:
     """The build that fits the machine of `snap`, as data, for advise() and for rebuild plans and
-    scripts: {'kind': 'cuda' | 'cpu' | 'pypi' (macOS: PyPI's own torch) | None (nothing fits),
-    'torch': release or None, 'tag': index tag or None, 'cuda', 'cudnn', 'python': 'X.Y',
-    'reasons': [...]}.  The CUDA build is recommend_build(), the function the doctor's fix lines
-    use, so none of them can disagree."""
+    scripts: {'kind': 'cuda' | 'cpu' | 'pypi' (macOS: PyPI's own torch) | 'native-python' (an x86_64
+    Python under Rosetta: a native one first) | 'jetpack' (NVIDIA's wheel for a Jetson's JetPack) |
+    None (nothing fits), 'torch': release or None, 'tag': index tag or None, 'cuda', 'cudnn',
+    'python': 'X.Y', 'wheel': a wheel URL (jetpack), 'reasons': [...]}.  The CUDA build is
+    recommend_build(), the function the doctor's fix lines use, so none of them can disagree."""
     system, mach = F.system(snap), F.machine(snap)
     out = {"kind": "cpu", "torch": None, "tag": "cpu", "cuda": None, "cudnn": None, "python": F.python_mm(snap),
            "reasons": []}
     why = out["reasons"]
+    if F.is_macos(snap) and F.rosetta(snap) is True:
+        out.update(kind="native-python", tag=None)
+        why.append("this Python is an x86_64 build running under Rosetta 2 on Apple silicon: pip would give it torch's "
+                   "x86_64 macOS wheels, which have no MPS (and none exists after torch 2.2); make a venv from a native "
+                   "arm64 Python and install torch there")
+        return out
     if F.is_macos(snap):
         out.update(kind="pypi", tag=None)
         if F.apple_silicon(snap) is True or mach == "arm64":
@@ -174,6 +245,20 @@ def recommend(snap: dict) -> dict:
             return out
         why.append("no NVIDIA driver found: install the NVIDIA driver and run `torch-envcheck advise` again for a "
                    "CUDA build; without a driver only the CPU build works")
+        return out
+    jet = jetson_pick(snap)
+    if jet is not None and jet["kind"] != "sbsa":
+        out.update(kind=None, tag=None)
+        board = F.jetson_model(snap)
+        why.append(f"a Jetson board{f' ({board})' if board else ''}: the PyTorch index's aarch64 wheels are built for "
+                   "server GPUs, whose code does not run on a Jetson GPU before CUDA 13.2 (torch's own device table); "
+                   "NVIDIA builds torch for each JetPack release")
+        why.append(jet["why"])
+        if jet["kind"] == "jetpack":
+            row = jet["row"]
+            out.update(kind="jetpack", torch=row["torch"], cuda=row.get("cuda"), wheel=row["wheel"], jetpack=row)
+            why.append(f"torchvision {row.get('torchvision') or ''}".rstrip() + " for it is built from source (NVIDIA's "
+                       f"forum: {JETSON_FORUM}); the torchvision wheels of PyPI and the PyTorch index pin another torch")
         return out
     cap = F.build_capability(snap)
     windows_driver = F.wsl(snap) == 2  # WSL 2 runs Linux wheels on the Windows driver
@@ -233,6 +318,10 @@ def advise(snap: dict) -> tuple[list[str], str | None]:
     rec = recommend(snap)
     if rec["kind"] is None:
         return rec["reasons"], None
+    if rec["kind"] == "native-python":
+        return rec["reasons"], native_python_steps(companions_installed(snap))
+    if rec["kind"] == "jetpack":
+        return rec["reasons"], jetpack_command(snap, rec["jetpack"])
     if rec["kind"] == "pypi":
         return rec["reasons"], pip_command(snap, "install", "torch", "torchvision")
     if rec["kind"] == "cpu":

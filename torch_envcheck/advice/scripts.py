@@ -59,7 +59,7 @@ def _sh(plan, dest: str, spec: str) -> str:
     def j(words):
         return escape.shell_join(words, "posix")
 
-    py = f"python{plan.python}" if plan.python else "python3"
+    py = getattr(plan, "base_python", None) or (f"python{plan.python}" if plan.python else "python3")
     out = ["#!/usr/bin/env bash"] + _comment_lines(plan, "sh", dest) + [
         "set -euo pipefail",
         f"ENV_DIR=${{1:-{q(dest)}}}",
@@ -130,13 +130,8 @@ def _ps1(plan, dest: str, spec: str) -> str:
         f"  Write-Warning 'The Visual C++ Redistributable (x64) is not installed: `import torch` will fail "
         f"loading its DLLs. Install it from {VC_REDIST_URL}'",
         "}",
-        "# A CUDA toolkit's bin folder early on PATH can put its DLLs before the ones torch bundles.",
-        "$cudaOnPath = @($env:PATH -split ';' | Where-Object { $_ -like '*NVIDIA GPU Computing Toolkit*' })",
-        "if ($cudaOnPath.Count -gt 0) {",
-        "  Write-Warning (\"A CUDA toolkit is on PATH ($($cudaOnPath -join ', ')). torch brings its own CUDA \" +",
-        "    'libraries; the toolkit is needed only to compile extensions. If torch fails to load a DLL, move "
-        "that entry after the environment''s Scripts folder or remove it.')",
-        "}",
+        # PATH's CUDA folders are not checked: torch loads the DLLs its wheel bundles and never searches
+        # PATH for them (knowledge/data/windows_dll_search.json).
         "",
         f"# Only a folder holding the marker of this script ({MARKER}) is one an earlier run made; anything",
         "# else at that path (another venv or conda env, a link, a file) is refused, never deleted.",
@@ -205,10 +200,6 @@ def _bat(plan, dest: str, spec: str) -> str:
         ":: torch's Windows wheels need the Microsoft Visual C++ Redistributable (vcruntime140.dll).",
         'reg query "HKLM\\SOFTWARE\\Microsoft\\VisualStudio\\14.0\\VC\\Runtimes\\x64" /v Installed >nul 2>&1 '
         f"|| echo WARNING: the Visual C++ Redistributable (x64) is not installed; install it from {VC_REDIST_URL}",
-        ":: A CUDA toolkit's bin folder early on PATH can put its DLLs before the ones torch bundles.",
-        'echo "%PATH%" | find /i "NVIDIA GPU Computing Toolkit" >nul && echo WARNING: a CUDA toolkit is on PATH; '
-        "torch brings its own CUDA libraries. If torch fails to load a DLL, move that entry after the "
-        "environment's Scripts folder.",
         "",
         f":: Only a folder holding the marker of this script ({MARKER}) is one an earlier run made; anything",
         ":: else at that path (another venv or conda env, a file) is refused, never deleted.",

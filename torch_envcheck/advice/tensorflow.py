@@ -89,10 +89,19 @@ def advise(snap: dict, torch_cuda: str | None = None) -> tuple[list[str], str | 
     return why, cmd, row["cuda"]
 
 
-def two_environments(torch_cmd: str, tf_cmd: str, system: str | None) -> list[str]:
-    """The two commands, each in its own virtual environment."""
+def two_environments(torch_cmd: str, tf_cmd: str, system: str | None, platform=None) -> list[str]:
+    """The two commands, each in its own new environment (the platform's manager and layout)."""
     from torch_envcheck.advice.venv_commands import in_new_venv  # noqa: PLC0415
-    return [in_new_venv(torch_cmd, "torch", system), in_new_venv(tf_cmd, "tf", system)]
+    return [in_new_venv(torch_cmd, "torch", system, platform), in_new_venv(tf_cmd, "tf", system, platform)]
+
+
+def breaks_installed(snap: dict, cmd) -> list[str]:
+    """What `cmd`, run in the snapshot's environment, would break: the requirements of installed
+    distributions it leaves unmet (the fix checker, check.py)."""
+    from torch_envcheck.advice import check  # noqa: PLC0415
+    if not cmd:
+        return []
+    return [p.detail for p in check.problems(snap, str(cmd)) if p.kind == "requires"]
 
 
 def extend(snap: dict, why: list[str], cmd: str | None, torch_cuda: str | None, framework: str) -> tuple[list[str], list[str]]:
@@ -104,11 +113,21 @@ def extend(snap: dict, why: list[str], cmd: str | None, torch_cuda: str | None, 
         return tf_why, [tf_cmd] if tf_cmd else []
     reasons = [f"torch: {w}" for w in why] + [f"tensorflow: {w}" for w in tf_why]
     cmds = [c for c in (cmd, tf_cmd) if c]
-    if cmd and tf_cmd and torch_cuda and tf_cuda and versions.major(torch_cuda) != versions.major(tf_cuda):
+    if not (cmd and tf_cmd):
+        return reasons, cmds
+    from torch_envcheck.advice.platform import Platform  # noqa: PLC0415
+    platform = Platform.of(snap)
+    if torch_cuda and tf_cuda and versions.major(torch_cuda) != versions.major(tf_cuda) and not platform.windows:
         reasons.append(f"one environment cannot serve both: torch's CUDA {torch_cuda} wheels and TensorFlow's CUDA "
                        f"{tf_cuda} wheels install the same files (nvidia/cudnn/lib/libcudnn.so.9, ...) in different "
                        "builds; use two environments")
-        cmds = two_environments(cmd, tf_cmd, F.system(snap))
+        return reasons, two_environments(cmd, tf_cmd, F.system(snap), platform)
+    broken = breaks_installed(snap, cmd) + breaks_installed(snap, tf_cmd)
+    if broken:
+        # the fix checker: one framework's command would break the other's pins in this environment
+        reasons.append("one environment cannot serve both: " + broken[0]
+                       + (f" (and {len(broken) - 1} more)" if len(broken) > 1 else "") + "; use two environments")
+        return reasons, two_environments(cmd, tf_cmd, F.system(snap), platform)
     return reasons, cmds
 
 
@@ -148,10 +167,19 @@ def pin_lines(snap: dict) -> list[str]:
     if not version:
         return [f"# {dist}: installed version unreadable; not pinned"]
     and_cuda = T.and_cuda(snap)
-    full = bool(and_cuda) and all(r["installed"] for r in and_cuda)
+    # the extra is pinned only when its wheels are installed in the versions it pins: else `pip install -r`
+    # would change them (another framework's pins may hold them: advice/frameworks.py, TE852)
+    full = bool(and_cuda) and all(r["installed"] and r["satisfied"] is not False for r in and_cuda)
     name = f"{dist}[and-cuda]" if full and dist == "tensorflow" else dist
     out = [f"# {dist} {version}" + (" with its CUDA libraries (the and-cuda extra)" if name.endswith("]") else "")
            + "; from `torch-envcheck pin`"]
+    from torch_envcheck.advice.frameworks import pin_clash  # noqa: PLC0415
+    clash = pin_clash(snap)
+    if clash:
+        out.append(f"# torch and {dist}[and-cuda] pin {len(clash['clashes'])} nvidia-* wheels differently (TE852): "
+                   "these lines reproduce this environment, where the installed wheels follow "
+                   + {"torch": "torch's pins", "tensorflow": f"{dist}'s pins"}.get(clash["follows"], "neither")
+                   + "; `torch-envcheck advise` gives one environment per framework")
     out.append(f"{name}=={version}")
     for extra in ("keras", "tf-keras"):
         v = requirement_version(T.tf_distributions(snap).get(extra))

@@ -1,19 +1,17 @@
-"""A pip command moved into a new virtual environment (advise's two-environment answer: torch's CUDA
-13 wheels and TensorFlow's CUDA 12 wheels cannot share one).
+"""A pip command moved into a new environment (advise's two-environment answer: torch's CUDA 13
+wheels and TensorFlow's CUDA 12 wheels cannot share one).
 
 The command arrives quoted (escape.Command, from escape.shell_join).  It is never edited as text: a
 quoted interpreter path can itself hold ` -m pip ` (`/home/u/a -m pip ;touch PWNED; #/bin/python`),
 so cutting the text there would turn part of a path into a command.  The new line is built from the
-command's words (Command.argv) and quoted once; the venv part in front is this module's own text.
+command's words (Command.argv) by the platform model (platform.py: the venv or conda env, the
+layout, the shell), quoted once.
 """
 
 from __future__ import annotations
 
-from torch_envcheck._util.escape import shell_join
-
-# (create the venv, the venv's python): our own text, with the home folder left to the shell
-_POSIX = ("python3 -m venv ~/venvs/{name} && ", "~/venvs/{name}/bin/python")
-_WINDOWS = ("py -m venv $HOME\\venvs\\{name}; ", "& $HOME\\venvs\\{name}\\Scripts\\python")
+from torch_envcheck._util.escape import shell_for
+from torch_envcheck.advice.platform import Platform
 
 
 def pip_words(cmd) -> list[str] | None:
@@ -25,13 +23,18 @@ def pip_words(cmd) -> list[str] | None:
     return None
 
 
-def in_new_venv(cmd, name: str, system: str | None) -> str:
-    """`cmd` (a pip command) run by the Python of a new venv ~/venvs/NAME; a command that is not a
+def in_new_venv(cmd, name: str, system: str | None, platform: Platform | None = None) -> str:
+    """`cmd` (a pip command) run by the Python of a new environment NAME; a command that is not a
     pip command built from words is returned as it is (the reasons say to use two environments)."""
     words = pip_words(cmd)
     if words is None:
         return cmd
-    # the shell the words were quoted for (the snapshot's: PowerShell on Windows) decides the form
-    shell = getattr(cmd, "shell", None) or ("powershell" if system == "Windows" else "posix")
-    create, python = _WINDOWS if shell == "powershell" else _POSIX
-    return create.format(name=name) + python.format(name=name) + " " + shell_join(["-m", "pip", *words], shell)
+    if platform is None:
+        # the shell the words were quoted for (the snapshot's: PowerShell on Windows) decides the form
+        shell = getattr(cmd, "shell", None) or shell_for(system)
+        platform = Platform(os="Windows" if shell == "powershell" else (system or "Linux"), shell=shell,
+                            manager="venv", accelerator="unknown")
+    return platform.new_environment(name, words)
+
+
+__all__ = ["pip_words", "in_new_venv"]

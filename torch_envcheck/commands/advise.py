@@ -123,12 +123,21 @@ def run(args) -> int:
     if _wants_plan(args):
         return _plan_output(args, snap)
     why, cmd = advise(snap)
-    if in_conda_env(snap):  # the conda form (conda install ... -c pytorch -c nvidia), pip for newer torch
+    kind = recommend(snap)["kind"]
+    if in_conda_env(snap) and kind not in ("native-python", "jetpack"):
+        # the conda form (conda install ... -c pytorch -c nvidia), pip for newer torch
         why, cmd = conda_form(snap, why, cmd)
     if framework in ("tensorflow", "both") or (framework is None and T.tf_installed(snap)):
         why, cmds = tf_advise.extend(snap, why, cmd, _picked_cuda(cmd), framework or "both")
     else:
         cmds = [cmd] if cmd else []
+        broken = tf_advise.breaks_installed(snap, cmd)
+        if broken:
+            # checked before it is printed: in this environment the command would break another package
+            from torch_envcheck.advice.platform import Platform  # noqa: PLC0415
+            from torch_envcheck.advice.venv_commands import in_new_venv  # noqa: PLC0415
+            why = why + [f"in this environment it would break another package: {broken[0]}; it goes into a new one"]
+            cmds = [in_new_venv(cmd, "torch", F.system(snap), Platform.of(snap))]
     if not args.quiet:
         for line in why:
             print(f"# {terminal(line)}")

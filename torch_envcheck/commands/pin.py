@@ -10,7 +10,8 @@ a comment saying so; an invalid torch version is refused."""
 from __future__ import annotations
 
 from torch_envcheck.advice.env_yml import NotACondaEnv, build
-from torch_envcheck.advice.recommend import index_tag, index_url
+from torch_envcheck.advice.recommend import index_tag, index_url, recommend
+from torch_envcheck._util import versions
 from torch_envcheck.advice.tensorflow import pin_lines
 from torch_envcheck.doctor.facts import tensorflow as T
 from torch_envcheck.commands import _source as _args
@@ -55,6 +56,18 @@ def lines(snap: dict) -> list[str]:
     out += [f"# {name}: left out: its version in this report is not a PEP 440 version" for name in dropped]
     if F.torch_installer(snap) == "conda":
         out.append("# torch was installed by conda; these lines install the matching pip wheels instead")
+    if F.is_macos(snap) and F.rosetta(snap) is True:
+        # the pins reproduce this Python's x86_64 wheels, without MPS; `advise` says how to leave them
+        out.append("# this Python runs under Rosetta (x86_64): these are torch's x86_64 macOS wheels, without MPS; on a "
+                   "native arm64 Python install a current torch instead (`torch-envcheck advise`)")
+    rec = recommend(snap) if F.is_tegra(snap) else None
+    if rec is not None and rec["kind"] == "jetpack":
+        if versions.public(rec["torch"]) == versions.public(version):
+            out.append(terminal(f"# torch is NVIDIA's JetPack wheel, on no package index: install it first with "
+                                f"`pip install {rec['wheel']}`; torchvision is built from source for it"))
+        else:
+            out.append(terminal(f"# a Jetson: NVIDIA's JetPack wheel fits this board ({rec['wheel']}); the torch "
+                                "pinned below is not one (`torch-envcheck advise`)"))
     tags = []
     for _, v in pins:
         tag = index_tag(v.split("+", 1)[1] if "+" in v else None)

@@ -128,6 +128,12 @@ CODES: dict[str, tuple[str, str, str]] = {
     "TE308": ("driver-newer-than-knowledge", "driver", "the CUDA of the driver or of torch is newer than the doctor's driver tables"),
     "TE407": ("gpu-newer-than-knowledge", "gpu", "the GPU's compute capability is newer than the doctor's GPU tables"),
     "TE810": ("tensorflow-newer-than-knowledge", "tensorflow", "TensorFlow is newer than the doctor's TensorFlow tables"),
+    # added by the advice work (issue 18): fixes that fit the platform and never break the other framework
+    "TE811": ("tensorflow-windows-path-order", "tensorflow", "native Windows: PATH puts another CUDA before the one TensorFlow <= 2.10 finds there"),
+    "TE812": ("windows-shared-cuda-dlls", "tensorflow", "native Windows: torch and TensorFlow load CUDA DLLs of the same name in other versions"),
+    "TE852": ("nvidia-pins-clash", "tensorflow", "torch's and TensorFlow's pins of the same nvidia-* wheels cannot both hold in one environment"),
+    "TE309": ("container-without-gpu", "driver", "a container started without a GPU (NVIDIA_VISIBLE_DEVICES void/none/empty)"),
+    "TE604": ("msvc-missing", "toolchain", "native Windows: no Microsoft C++ compiler (cl.exe) for building extensions"),
 }
 
 
@@ -241,6 +247,11 @@ SEVERITY: dict[str, str] = {
     "TE308": "ok / warning (the live facts do not show the driver running torch's CUDA)",
     "TE407": "ok (proved by live facts) / warning",
     "TE810": "warning",
+    "TE811": "warning",
+    "TE812": "warning",
+    "TE852": "failure when a framework is broken by it (torch does not import, TensorFlow's GPU lost), else warning",
+    "TE309": "failure",
+    "TE604": "warning",
 }
 
 def slug(code: str) -> str:

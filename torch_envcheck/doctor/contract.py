@@ -149,6 +149,17 @@ SECTIONS: dict[str, dict[str, Field]] = {
             "version": _f(STR, "its version"), "installer": _f(STR, "its INSTALLER"),
             "location": _f(STR, "its site-packages")}),
         "nvidia": _f(DICT, "installed nvidia-* wheels: name -> version", unknown=False, of=STR),
+        # The dependency checker's facts (advice/deps.py): what the frameworks and the CUDA wheels
+        # require, and the installed versions of everything those requirements name.
+        "requires": _f(LIST, "Requires-Dist of the frameworks' distributions (torch, torchvision, torchaudio, triton, "
+                              "TensorFlow and Keras) and of every nvidia-* wheel (at most 100, 200 lines each)",
+                       fields={
+                           "name": _f(STR, "the distribution (normalised name)", unknown=False),
+                           "version": _f(STR, "its installed version"),
+                           "requires": _f(LIST, "its Requires-Dist lines, verbatim", of=STR)}),
+        "installed": _f(DICT, "installed versions of those distributions and of every distribution their "
+                              "Requires-Dist names (normalised name -> version; null: not installed; at most 500)",
+                        of=STR, values_unknown=True),
     },
     "driver": {
         "source": _f(STR, "how the driver was read: nvml, nvidia-smi, /proc"),
@@ -174,7 +185,9 @@ SECTIONS: dict[str, dict[str, Field]] = {
     "env": {name: _f(STR, f"the {name} environment variable (null: not set)") for name in (
         "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH",
         "PYTORCH_CUDA_ALLOC_CONF", "TORCH_CUDA_ARCH_LIST", "CUDNN_HOME", "LD_PRELOAD", "CUDA_LAUNCH_BLOCKING",
-        "PYTORCH_NVML_BASED_CUDA_CHECK", "HIP_VISIBLE_DEVICES")},
+        "PYTORCH_NVML_BASED_CUDA_CHECK", "HIP_VISIBLE_DEVICES",
+        # the NVIDIA Container Toolkit's: which GPUs (void/none: none) and driver parts a container gets
+        "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES")},
     "libraries": {
         "search_path_var": _f(STR, "LD_LIBRARY_PATH, DYLD_LIBRARY_PATH or PATH", unknown=False),
         "entries": _f(LIST, "folders on that path holding CUDA/cuDNN libraries", unknown=False, fields={
@@ -204,6 +217,12 @@ SECTIONS: dict[str, dict[str, Field]] = {
             "path": _f(STR, "its path"), "version": _f(STR, "its version line"), "error": _f(STR, "why not")}),
         "ninja": _f(DICT, "ninja", fields={
             "path": _f(STR, "its path"), "version": _f(STR, "its version"), "error": _f(STR, "why not")}),
+        "msvc": _f(DICT, "Windows: Microsoft's C++ compiler, which nvcc and torch's extension builds need", always=False,
+                   fields={"cl": _f(STR, "cl.exe found on PATH (a developer prompt)"),
+                           "vswhere": _f(STR, "the Visual Studio Installer's vswhere.exe, when present"),
+                           "installation": _f(STR, "the Visual Studio (or Build Tools) install with the C++ tools"),
+                           "vc_tools": _f(BOOL, "an install with the C++ build tools (VC.Tools.x86.x64) was found"),
+                           "error": _f(STR, "why vswhere could not say")}),
     },
     "extension": {
         "status": _f(DICT, "torch_envcheck.ext.extension.status()", unknown=False, fields={

@@ -29,11 +29,14 @@ def _newest(name: str, table: dict) -> str | None:
         return f"torch {max(p.values(), key=lambda v: kb.version_tuple(v) or ())}" if p else None
     if name == "conda_cuda.json":
         return None
+    if name == "jetpack_wheels.json":
+        rows = table.get("rows", [])
+        return f"JetPack {rows[0]['jetpack']} (torch {rows[0]['torch']})" if rows else None
     return None
 
 
 TABLES = (kb.RELEASES_FILE, kb.DRIVERS_FILE, kb.CAPABILITIES_FILE, "tensorflow_builds.json", "docker_images.json",
-          "conda_cuda.json")
+          "conda_cuda.json", "jetpack_wheels.json", "windows_dll_search.json")
 
 
 def known() -> dict:

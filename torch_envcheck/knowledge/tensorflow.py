@@ -55,6 +55,22 @@ def and_cuda_since() -> str:
     return table().get("and_cuda_extra_since", {}).get("tensorflow", "2.14")
 
 
+def and_cuda_exists(version, os_name: str = "linux") -> bool | None:
+    """Whether `tensorflow[and-cuda]==version` exists for this OS column: the extra is in the Linux
+    wheels' Provides-Extra from 2.14 on (PyPI METADATA, table 'and_cuda_extra_since'), and native
+    Windows has no GPU build after 2.10 (and never had the extra).  None when the version is unreadable."""
+    if os_name == "windows":
+        return False
+    return at_least(version, and_cuda_since())
+
+
+def and_cuda_pins(release) -> list[str]:
+    """The Requires-Dist lines of a release's `and-cuda` extra (Linux x86_64 wheel, PyPI METADATA),
+    as the table records them; [] when unknown."""
+    row = build(release_key(release), "linux") or {}
+    return [str(p) for p in row.get("and_cuda") or [] if isinstance(p, str)]
+
+
 def at_least(version, release: str) -> bool | None:
     v, r = kb.major_minor(version), kb.major_minor(release)
     return None if v is None or r is None else v >= r

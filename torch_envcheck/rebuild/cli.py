@@ -67,6 +67,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--python", metavar="EXE", default=None,
                         help="the interpreter to create the venv with (default: this one, or pythonX.Y for the plan)")
     parser.add_argument("--dry-run", action="store_true", help="print the plan and the commands; run nothing")
+    parser.add_argument("--from-json", metavar="FILE", default=None,
+                        help="with --dry-run: plan for the machine a saved report or snapshot describes (its OS, "
+                             "shell and layout) instead of this one ('-' reads stdin)")
     parser.add_argument("-v", "--verbose", action="store_true", help="show pip's own output")
     parser.add_argument("--keep-failed", action="store_true",
                         help="leave DEST in place when a step fails (it is never marked verified)")
@@ -75,26 +78,40 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="time limit for each probe of this machine (nvidia-smi, ...)")
 
 
-def _dry_run(plan, dest: str) -> None:
+def _dry_run(plan, dest: str, target=None) -> None:
+    """The plan and its commands.  `target` (a Platform, for a plan made from a saved snapshot): the
+    commands are written for that machine (its layout, its shell) and DEST is taken as that machine's
+    path; without it, for this one."""
     from torch_envcheck.rebuild import runner  # noqa: PLC0415
 
-    print(f"# plan for {escape.terminal(dest)} (dry run: nothing is run)")
+    print(f"# plan for {escape.terminal(dest)} (dry run: nothing is run)"
+          + (f"; commands for the recorded {target.os} machine ({target.shell})" if target is not None else ""))
     for line in plan.describe():
         print(f"# {escape.terminal(line)}")
     for path, lines in ((plan.pinned_file, plan.pinned), (plan.requirements, plan.requirement_lines)):
         if path and lines is not None:
             print(f"# -r {escape.terminal(path)}: its {len(lines)} requirement lines, checked; pip gets exactly "
                   "these, through a private copy")
-    py = runner.env_python(os.path.abspath(dest), plan.conda)
-    if plan.conda:
-        print(escape.shell_join(["conda", "create", "-y", "-p", os.path.abspath(dest), f"python={plan.python or '3'}", "pip"]))
+    if target is None:
+        folder, shell = os.path.abspath(dest), "posix" if os.name != "nt" else "powershell"
+        py = runner.env_python(folder, plan.conda)
     else:
-        print(escape.shell_join(["python" + (plan.python or "3"), "-m", "venv", os.path.abspath(dest)]))
+        folder, shell = dest, target.shell
+        py = target.venv_python(folder, plan.conda)
+
+    def line(words):
+        print(escape.shell_join(words, shell))
+
+    if plan.conda:
+        line(["conda", "create", "-y", "-p", folder, f"python={plan.python or '3'}", "pip"])
+    elif target is not None and target.windows:
+        line(["py", f"-{plan.python or '3'}", "-m", "venv", folder])
+    else:
+        line([plan.base_python or ("python" + (plan.python or "3")), "-m", "venv", folder])
     for s in plan.steps():
-        print(escape.shell_join([py, "-m", "pip", "install", *s["pip"]]))
-    print(escape.shell_join([py, "-m", "pip", "install", "<this torch_envcheck, as a wheel>", "pytest",
-                             *plan.sources.pip_args()]))
-    print(escape.shell_join([py, "-m", "torch_envcheck", "selftest"]))
+        line([py, "-m", "pip", "install", *s["pip"]])
+    line([py, "-m", "pip", "install", "<this torch_envcheck, as a wheel>", "pytest", *plan.sources.pip_args()])
+    line([py, "-m", "torch_envcheck", "selftest"])
 
 
 def run(args) -> int:
@@ -105,18 +122,34 @@ def run(args) -> int:
         print("torch-envcheck rebuild: --from-requirements reproduces that file exactly; it takes no --torch, -r, "
               "--tensorflow or --with", file=sys.stderr)
         return 2
-    with _args.stdout_to_stderr():
-        from torch_envcheck import doctor  # noqa: PLC0415
-        snap = doctor.collect(timeout=args.timeout, only=PROBES)
+    target = None
+    if getattr(args, "from_json", None) is not None:
+        if not args.dry_run:
+            print("torch-envcheck rebuild: --from-json plans for another machine: it needs --dry-run (a rebuild "
+                  "runs on the machine it builds for)", file=sys.stderr)
+            return 2
+        from torch_envcheck.advice.platform import Platform  # noqa: PLC0415
+        from torch_envcheck.doctor.snapshot import SnapshotError, load  # noqa: PLC0415
+        try:
+            snap = load(args.from_json)
+        except SnapshotError as exc:
+            print(f"torch-envcheck rebuild: {exc}", file=sys.stderr)
+            return 2
+        target = Platform.of(snap)
+    else:
+        with _args.stdout_to_stderr():
+            from torch_envcheck import doctor  # noqa: PLC0415
+            snap = doctor.collect(timeout=args.timeout, only=PROBES)
     try:
         plan = make_plan(args, snap)
     except (PlanError, SourceError) as exc:
         print(f"torch-envcheck rebuild: {exc}", file=sys.stderr)
         return 2
     if args.dry_run:
-        _dry_run(plan, args.dest)
+        _dry_run(plan, args.dest, target)
         return 0
     for line in plan.describe():
         print(f"# {escape.terminal(line)}")
+    # an x86_64 Python under Rosetta: the environment is made from a native arm64 one (the plan says which)
     return runner.Runner(plan, args.dest, verbose=args.verbose, keep_failed=args.keep_failed,
-                         python=args.python).run()
+                         python=args.python or plan.base_python).run()

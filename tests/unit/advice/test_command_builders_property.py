@@ -58,11 +58,30 @@ def parse(line: str, shell: str, **kw) -> list[list[str]]:
 
 
 def check_posix_with_shlex(line: str, expected: list[list[str]]) -> None:
-    """shlex (POSIX mode) reads the same words.  It cannot tell a quoted ';' from the operator (its
-    punctuation mode returns both as ';'), so the command boundaries are the POSIX model's to check
-    (parse(..., "posix")); here, one command's words, quotes removed."""
-    assert len(expected) == 1, expected
-    assert shlex.split(line, comments=False, posix=True) == expected[0], (line, expected)
+    """shlex (POSIX mode, punctuation split) agrees on the words and the command boundaries.  shlex
+    returns a quoted ';' as ';' too: a token counts as an operator only when the text it was read
+    from does not begin with a quote or a backslash (a program named ';' is quoted, not a separator)."""
+    import io
+
+    stream = io.StringIO(line)
+    lex = shlex.shlex(stream, posix=True, punctuation_chars=";&|")
+    lex.whitespace_split = True
+    lex.commenters = ""
+    cmds, cur = [], []
+    while True:
+        start = stream.tell()
+        w = lex.get_token()
+        if w is None or w == lex.eof:
+            break
+        end = stream.tell()
+        raw = line[start:end].lstrip()
+        if w in ("&&", "||", ";", "|") and raw[:1] not in ("'", '"', "\\"):
+            cmds.append(cur)
+            cur = []
+        else:
+            cur.append(w)
+    cmds.append(cur)
+    assert [c for c in cmds if c] == expected, (line, cmds, expected)
 
 
 # ------------------------------------------------------------------------------------------ advise
@@ -118,7 +137,7 @@ def test_advise_commands_parse_back_to_their_words_powershell(exe):
     assert parse(cmd, "powershell") == [[norm(w) for w in cmd.argv]]
     from torch_envcheck.advice.venv_commands import in_new_venv
     line = in_new_venv(cmd, "torch", "Windows")
-    prefix = "py -m venv $HOME\\venvs\\torch; & $HOME\\venvs\\torch\\Scripts\\python "  # our own text
+    prefix = "py -m venv $HOME\\venvs\\torch; & $HOME\\venvs\\torch\\Scripts\\python.exe "  # our own text
     assert line.startswith(prefix), line
     assert parse("x " + line[len(prefix):], "powershell") == [["x", *[norm(w) for w in cmd.argv[1:]]]]
 
@@ -166,9 +185,11 @@ def test_advise_plan_form_parses_back(exe, dest, mirror):
 
 _FIX_SNAPSHOTS = {"posix": ("rtx5090_cu121", "cpu_wheel_gpu_without_driver", "conda_linux_pytorch23_pip_torch_over",
                             "jetson_agx_orin_pytorch_index_aarch64_wheel", "tf_torch_cu130_one_venv",
-                            "ld_library_path_cuda121_breaks_import_torch"),
+                            "ld_library_path_cuda121_breaks_import_torch",
+                            # issue 18: the JetPack torchvision build, and-cuda only where it exists
+                            "jetson_orin_jetpack_torch_pypi_torchvision", "linux_tf212_cpu_build_rtx3090"),
                   "powershell": ("windows_cpu_wheel_rtx4070", "tf_win10_tf26_cudart_missing",
-                                 "conda_windows10_tf26_cuda110_on_path")}
+                                 "conda_windows10_tf26_cuda110_on_path", "win10_tf210_cpu_build_gtx1660")}
 _BENIGN = "BENIGNVALUE"
 
 
@@ -223,6 +244,30 @@ def test_fix_lines_posix_keep_their_shape(v):
 def test_fix_lines_powershell_keep_their_shape(v):
     for name in _FIX_SNAPSHOTS["powershell"]:
         _metamorphic(name, "powershell", "C:\\Users\\{}\\python.exe", v)
+
+
+@SETTINGS
+@given(v=values(exclude="\\"))
+@example(v="x' }) ; calc ; ({ '")
+def test_a_path_folder_in_a_fix_stays_one_word(v):
+    """TE811 (and TE908) edit PATH for the session with the folder named in the snapshot: whatever the
+    folder's name, the PowerShell line reads back with that one value as one literal word."""
+    base_dir = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.0\\bin"
+    for name, code in (("win11_tf210_cuda110_first_on_path", "TE811"), ("conda_windows10_tf26_cuda110_on_path", "TE908")):
+        s = copy.deepcopy(load(name))
+        drawn = "C:\\" + v + "\\CUDA\\v11.0\\bin"
+        if code == "TE811":
+            s["libraries"]["entries"][0]["dir"] = drawn
+        else:
+            s["conda"]["search_path"] = [dict(e, dir=drawn) if e["dir"] == base_dir else e for e in s["conda"]["search_path"]]
+        s = snapmod.validate(s)
+        from torch_envcheck.doctor import rules
+        f = next((f for f in rules.evaluate(s) if f["code"] == code), None)
+        assert f is not None, (name, drawn)
+        first = f["fix"].splitlines()[0]
+        m = re.fullmatch(r"\$env:Path = \(\$env:Path -split ';' \| Where-Object \{ \$_ -ne (.+) \}\) -join ';'", first)
+        assert m, first
+        assert parse("x " + m.group(1), "powershell") == [["x", norm(drawn)]], first
 
 
 # ----------------------------------------------------------------------------------- setup scripts

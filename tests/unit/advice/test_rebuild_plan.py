@@ -51,7 +51,11 @@ def test_the_plan_and_advise_agree_on_every_recorded_machine():
         assert p.tag == rec["tag"], name
         if rec["tag"]:
             assert f"/whl/{rec['tag']}" in cmd, name
-        if rec["torch"]:
+        if rec["kind"] == "jetpack":  # NVIDIA's wheel for the board's JetPack, by URL, in both
+            assert rec["wheel"] in cmd and p.torch_requirements() == [rec["wheel"]], name
+        elif rec["kind"] == "native-python":  # Rosetta: both make a venv from a native arm64 Python
+            assert p.base_python in cmd, name
+        elif rec["torch"]:
             assert f"torch=={rec['torch']}" in cmd and p.torch == rec["torch"], name
 
 

@@ -206,14 +206,18 @@ TOOLKIT = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.0\\bin"
 ENV_BIN = "C:\\Users\\user\\miniconda3\\envs\\dl\\Library\\bin"
 
 
-@pytest.mark.parametrize("order,expected", [
-    ([(0, "cuda", TOOLKIT, "11.0"), (4, "env-library-bin", ENV_BIN, None)], [("TE908", "failure")]),
-    ([(0, "cuda", TOOLKIT.replace("11.0", "11.2"), "11.2"), (4, "env-library-bin", ENV_BIN, None)], [("TE908", "warning")]),
-    ([(0, "env-library-bin", ENV_BIN, None), (3, "cuda", TOOLKIT, "11.0")], [("TE900", "ok")]),
+@pytest.mark.parametrize("order,expected,tf", [
+    ([(0, "cuda", TOOLKIT, "11.0"), (4, "env-library-bin", ENV_BIN, None)], [("TE908", "failure")], True),
+    ([(0, "cuda", TOOLKIT.replace("11.0", "11.2"), "11.2"), (4, "env-library-bin", ENV_BIN, None)], [("TE908", "warning")], True),
+    ([(0, "env-library-bin", ENV_BIN, None), (3, "cuda", TOOLKIT, "11.0")], [("TE900", "ok")], True),
+    # issue 18: PATH's order matters only to a framework that searches PATH (TensorFlow <= 2.10); torch
+    # loads its DLLs through os.add_dll_directory, so the same PATH in an env without TensorFlow is fine
+    ([(0, "cuda", TOOLKIT, "11.0"), (4, "env-library-bin", ENV_BIN, None)], [("TE900", "ok")], False),
 ])
-def test_windows_system_cuda_ahead_of_the_env(tmp_path, order, expected):
+def test_windows_system_cuda_ahead_of_the_env(tmp_path, order, expected, tf):
     sp = [{"index": i, "kind": k, "dir": d, "cuda_version": v} for i, k, d, v in order]
-    s = conda_snap(tmp_path, tf_env(), system="Windows", search_path=sp)
+    s = conda_snap(tmp_path, tf_env(), system="Windows", search_path=sp,
+                   pip=[("tensorflow", "2.6.0", "pip", [])] if tf else ())
     assert conda_codes(s) == expected
     if expected[0][0] == "TE908":
         fix = by_code(conda_findings(s), "TE908")[0]["fix"]

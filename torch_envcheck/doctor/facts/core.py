@@ -163,6 +163,12 @@ def jetson_model(s) -> str | None:
     return text(as_dict(jetson(s)).get("model"))
 
 
+def jetson_l4t(s) -> tuple[int, int, int] | None:
+    """The Jetson's L4T (Jetson Linux) release, (36, 4, 3), from /etc/nv_tegra_release's line."""
+    from torch_envcheck.knowledge import jetson as kj  # noqa: PLC0415  (Jetson boards only)
+    return kj.parse_l4t(text(as_dict(jetson(s)).get("l4t")))
+
+
 def _python(s) -> dict:
     return as_dict(_platform(s).get("python"))
 
@@ -243,6 +249,15 @@ def torch_recorded_local(s) -> str | None:
 
 def torch_local(s) -> str | None:
     return torch_recorded_local(s) or versions.local_tag(torch_version(s))
+
+
+def torch_index_label(s) -> str | None:
+    """The download.pytorch.org index torch's local label names (cu130, cpu, rocm6.4, xpu), None for
+    no label or a build's own one (NVIDIA's JetPack '872d972e41.nv24.08', a source build's '+git...')."""
+    rec = torch_recorded_local(s)
+    if rec is not None:
+        return rec.strip().lower() if versions.is_index_label(rec) else None
+    return versions.index_label(torch_version(s))
 
 
 def torch_recorded_cuda(s) -> str | None:
@@ -594,6 +609,30 @@ def env(s, name) -> str | None:
     return v if isinstance(v, str) else None
 
 
+# NVIDIA Container Toolkit (cmd/nvidia-container-runtime/README.md): `none` mounts the driver but no
+# GPU; `void`, empty or unset behave like runc (neither GPUs nor driver libraries).
+_NO_GPU_VALUES = {"void": "neither GPUs nor the driver's libraries are given to the container",
+                  "none": "the driver's libraries are given to the container, but no GPU",
+                  "": "(empty) neither GPUs nor the driver's libraries are given to the container"}
+
+
+def container_without_gpu(s) -> dict | None:
+    """A container started without a GPU: NVIDIA_VISIBLE_DEVICES is void, none or empty, this runs in
+    a container, and CUDA sees no GPU (a CDI-injected GPU works with `void` set, so the value alone is
+    no proof).  {'value', 'meaning', 'container'}, else None."""
+    raw = env(s, "NVIDIA_VISIBLE_DEVICES")
+    if raw is None or container(s) is None or is_macos(s):
+        return None
+    value = raw.strip().lower()
+    if value not in _NO_GPU_VALUES:
+        return None
+    if cuda_available(s) is True and (device_count(s) or 0) > 0:
+        return None
+    if driver_gpus(s) and cuda_available(s) is not False:
+        return None
+    return {"value": raw, "meaning": _NO_GPU_VALUES[value], "container": container(s)}
+
+
 def cvd_hides_all(s) -> bool:
     v = env(s, "CUDA_VISIBLE_DEVICES")
     return v is not None and not v.strip()
@@ -630,6 +669,27 @@ def cuda_visible_devices(s) -> dict | None:
 
 def package(s, name) -> dict:
     return as_dict(dig(s, "packages", name))
+
+
+MAX_REQUIRES = 100
+
+
+def requires_dist(s) -> list[dict]:
+    """packages.requires: [{'name', 'version', 'requires': [lines]}] of the frameworks' distributions and
+    the nvidia-* wheels, as recorded ([] for a snapshot from before the field)."""
+    out = []
+    for item in as_list(dig(s, "packages", "requires"))[:MAX_REQUIRES]:
+        if isinstance(item, dict) and text(item.get("name")):
+            # a Requires-Dist line is short; a stranger's snapshot bounds nothing, so the reader does
+            lines = [x[:500] for x in as_list(item.get("requires"))[:200] if isinstance(x, str) and x.strip()]
+            out.append({"name": item["name"], "version": text(item.get("version")), "requires": lines})
+    return out
+
+
+def installed_versions(s) -> dict:
+    """packages.installed: {normalised name: version or None (recorded as not installed)}."""
+    raw = as_dict(dig(s, "packages", "installed"))
+    return {k: (v if isinstance(v, str) else None) for k, v in list(raw.items())[:500] if isinstance(k, str)}
 
 
 def package_version(s, name) -> str | None:
@@ -801,6 +861,16 @@ def host_compiler(s) -> dict | None:
 def ninja(s) -> dict | None:
     v = dig(s, "toolchain", "ninja")
     return v if isinstance(v, dict) else None
+
+
+def msvc(s) -> dict | None:
+    """toolchain.msvc (Windows): {'cl', 'vswhere', 'installation', 'vc_tools', 'error'}; None when not
+    recorded (another OS, or a snapshot from before the field)."""
+    v = dig(s, "toolchain", "msvc")
+    if not isinstance(v, dict):
+        return None
+    return {"cl": text(v.get("cl")), "vswhere": text(v.get("vswhere")), "installation": text(v.get("installation")),
+            "vc_tools": _bool(v.get("vc_tools")), "error": text(v.get("error"))}
 
 
 # ---------------------------------------------------------------- torch_envcheck's extension

@@ -302,3 +302,33 @@ def gpu_state(s) -> str:
     if F.pci_gpus(s) == [] and F.driver_present(s) is not True:
         return "no"
     return "unknown"
+
+
+_TOOLKIT_DIR = re.compile(r"[\\/]CUDA[\\/]v(\d+\.\d+)(?:[\\/]|$)", re.IGNORECASE)
+
+
+def windows_path_cuda_dirs(s) -> list[dict]:
+    """Native Windows: the PATH folders (in PATH order) holding a CUDA runtime or cuDNN DLL, each
+    {'position', 'dir', 'cuda', 'cudnn', 'files'}: 'cuda' from the toolkit folder's name
+    (...\\CUDA\\v11.0\\bin) where it has one, since every CUDA 11.x runtime is named cudart64_110.dll;
+    else from the DLL's name.  [] elsewhere."""
+    if F.system(s) != "Windows" or F.library_path_var(s) != "PATH":
+        return []
+    out = []
+    for i, e in enumerate(F.library_entries(s)[:MAX_ITEMS]):
+        rt = [lib for lib in e["libs"] if lib["kind"] == "cudart"]
+        dnn = [lib for lib in e["libs"] if lib["kind"] == "cudnn"]
+        if not rt and not dnn:
+            continue
+        m = _TOOLKIT_DIR.search(e["dir"])
+        cuda = m.group(1) if m else (rt[0]["version"] if rt else None)
+        out.append({"position": i, "dir": e["dir"], "cuda": cuda,
+                    "cudnn": dnn[0]["version"] if dnn else None,
+                    "files": [lib["file"] for lib in rt + dnn if lib["file"]][:6]})
+    return out
+
+
+def uses_and_cuda(s) -> bool:
+    """TensorFlow's `and-cuda` extra is in use: at least one of its nvidia wheels is installed (pip
+    records no extras, so this is the evidence that the user asked for it)."""
+    return any(r["installed"] for r in and_cuda(s))

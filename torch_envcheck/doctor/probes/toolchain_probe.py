@@ -52,6 +52,39 @@ def _ninja(env: dict, timeout: float) -> dict | None:
     return {"path": path, "version": _first_line(out), "error": None if rc == 0 else _first_line(err)}
 
 
+# The Visual Studio Installer puts vswhere.exe here (VS 2017 15.2 and later); `-requires
+# Microsoft.VisualStudio.Component.VC.Tools.x86.x64` selects installs with the C++ build tools, as
+# microsoft/vswhere's wiki ("Find VC") and setuptools' msvc module ask it.
+VSWHERE = ("{ProgramFiles(x86)}", "Microsoft Visual Studio", "Installer", "vswhere.exe")
+VC_TOOLS = "Microsoft.VisualStudio.Component.VC.Tools.x86.x64"
+
+
+def msvc(env: dict, timeout: float) -> dict:
+    """Windows: whether Microsoft's C++ compiler exists (nvcc calls cl.exe; torch's extension builds
+    activate it through vswhere when it is not on PATH): {'cl', 'vswhere', 'installation',
+    'vc_tools', 'error'}."""
+    out = {"cl": shutil.which("cl", path=env.get("PATH", os.defpath)), "vswhere": None, "installation": None,
+           "vc_tools": None, "error": None}
+    root = env.get("ProgramFiles(x86)") or env.get("ProgramFiles")
+    exe = os.path.join(root, *VSWHERE[1:]) if root else None
+    if not exe or not os.path.isfile(exe):
+        out["vc_tools"] = True if out["cl"] else None  # no installer to ask: cl on PATH is the only evidence
+        return out
+    out["vswhere"] = exe
+    try:
+        rc, text, err = _proc.run([exe, "-latest", "-products", "*", "-requires", VC_TOOLS,
+                                   "-property", "installationPath"], timeout)
+    except _proc.CommandFailed as exc:
+        out["error"] = str(exc)
+        return out
+    path = _first_line(text)
+    out["installation"] = path
+    out["vc_tools"] = bool(path) or bool(out["cl"])
+    if rc != 0 and not path:
+        out["error"] = _first_line(err) or f"vswhere exited with status {rc}"
+    return out
+
+
 def _nvcc_version(path: str, timeout: float) -> dict:
     try:
         return toolchain.nvcc_version(path, timeout=timeout)
@@ -62,10 +95,14 @@ def _nvcc_version(path: str, timeout: float) -> dict:
 def probe(timeout: float = 5.0, env: dict | None = None) -> dict:
     env = dict(os.environ) if env is None else env
     candidates = toolchain.nvcc_candidates(env)
-    with ThreadPoolExecutor(max_workers=max(2, len(candidates) + 2)) as pool:
+    with ThreadPoolExecutor(max_workers=max(2, len(candidates) + 3)) as pool:
         versions = [pool.submit(_nvcc_version, c["path"], timeout) for c in candidates]
         host = pool.submit(_host_compiler, env, timeout)
         ninja = pool.submit(_ninja, env, timeout)
+        vc = pool.submit(msvc, env, timeout) if os.name == "nt" else None
         nvcc = [dict(c, **f.result()) for c, f in zip(candidates, versions)]
-        return {"nvcc": nvcc, "cuda_home": toolchain.cuda_home_status(env),
-                "host_compiler": host.result(), "ninja": ninja.result()}
+        out = {"nvcc": nvcc, "cuda_home": toolchain.cuda_home_status(env),
+               "host_compiler": host.result(), "ninja": ninja.result()}
+        if vc is not None:
+            out["msvc"] = vc.result()
+        return out

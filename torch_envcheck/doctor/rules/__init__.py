@@ -22,6 +22,7 @@ from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.rules import conda
 from torch_envcheck.doctor.rules import driver
 from torch_envcheck.doctor.rules import extension
+from torch_envcheck.doctor.rules import fixcheck
 from torch_envcheck.doctor.rules import gpu
 from torch_envcheck.doctor.rules import libraries
 from torch_envcheck.doctor.rules import platform
@@ -118,7 +119,7 @@ def evaluate(snapshot) -> list[dict]:
                                  "with `torch-envcheck doctor --json`.", None,
                                  {"rule": f"{fn.__module__}.{fn.__name__}", "error": f"{type(exc).__name__}: {exc}"})]
             out.extend(found)
-    return outrank_tables(snapshot, apply_hides(out))
+    return fixcheck.check_fixes(snapshot, outrank_tables(snapshot, apply_hides(out)))
 
 
 def apply_hides(found: list[dict]) -> list[dict]:

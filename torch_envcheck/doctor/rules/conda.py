@@ -20,6 +20,8 @@ from torch_envcheck.advice.conda import command_line
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.facts import conda as C
 from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.doctor.facts import tensorflow as T
+from torch_envcheck.knowledge import windows_dlls as WD
 
 DATA_FILE = "conda_cuda.json"
 _CONDA_VERSION = re.compile(r"^[A-Za-z0-9_.+!]{1,64}$")
@@ -415,6 +417,12 @@ def system_cuda_first_on_path(s) -> list[dict]:
     toolkit = C.cuda_toolkit(s)
     if toolkit is None:
         return []
+    # Only a framework that finds its CUDA DLLs through PATH is affected by PATH's order
+    # (data/windows_dll_search.json): TensorFlow <= 2.10 is; torch (conda's pytorch included, whose
+    # DLLs are in the env's Library\bin) loads them through os.add_dll_directory and never searches PATH.
+    readers = _path_readers(s)
+    if not readers:
+        return []
     entries = C.search_path(s)
     env_idx = next((e["index"] for e in entries if e.get("kind") == "env-library-bin"), None)
     first = [e for e in entries if e.get("kind") == "cuda" and (env_idx is None or e["index"] < env_idx)]
@@ -430,15 +438,31 @@ def system_cuda_first_on_path(s) -> list[dict]:
         f"PATH puts the CUDA {terminal(e.get('cuda_version') or '?')} toolkit in {terminal(d)} before the "
         f"Library\\bin of {_env_label(s)}" + ("" if env_idx is not None else " (which is not on PATH at all)")
         + f": its DLLs shadow conda's {toolkit[0]} {toolkit[1]}",
-        "On Windows the DLL loader searches PATH in order, so the system toolkit's cudart64_*.dll, cublas and cuDNN "
-        "are loaded instead of the env's" + (" — another CUDA version than conda installed, which TensorFlow and "
-        "pytorch then fail to load or load only in part" if other else "") + ". The guides' fix: remove the NVIDIA "
+        f"{' and '.join(readers)} find{'s' if len(readers) == 1 else ''} CUDA DLLs by name through PATH, in order "
+        f"({WD.source_text('tensorflow', '2.10')}), so the system toolkit's cudart64_*.dll, cublas and cuDNN "
+        "are loaded instead of the env's" + (" — another CUDA version than conda installed, which TensorFlow then "
+        "fails to load or loads only in part" if other else "") + " (torch is not affected: it loads its DLLs through "
+        "os.add_dll_directory and never searches PATH). The guides' fix: remove the NVIDIA "
         "GPU Computing Toolkit entry from PATH (System Properties > Environment Variables), or leave CUDA to conda. "
         "The command below drops it for the current PowerShell session.",
         "\n".join([session, "# permanently: remove that entry from Path in System Properties > Environment Variables, "
                             "then open a new terminal and `conda activate` the env"]),
         {"entry": e, "env_library_bin_index": env_idx, "conda_toolkit": list(toolkit)},
         explains=("TE501", "TE502"))]
+
+
+def _path_readers(s) -> list[str]:
+    """The frameworks in the env that find CUDA DLLs through PATH: 'tensorflow 2.6.0' (<= 2.10)."""
+    out = []
+    tf = C.tensorflow(s)
+    version = tf[1] if tf else (T.tf_version(s) if T.tf_installed(s) else None)
+    name = tf[0] if tf else "tensorflow"
+    try:
+        if version and WD.path_searched("tensorflow", version):
+            out.append(f"{terminal(name)} {terminal(version)}")
+    except kb.KnowledgeError:
+        pass
+    return out
 
 
 def records_unreadable(s) -> list[dict]:

@@ -252,6 +252,9 @@ def _explained_by(s) -> str | None:
     one by), named in this one's text."""
     if F.library_mismatch(s):
         return "TE306 (driver/library version mismatch)"
+    hit = F.container_without_gpu(s)
+    if hit is not None:
+        return f"TE309 (NVIDIA_VISIBLE_DEVICES={hit['value']}: the container was started without a GPU)"
     cvd = F.cuda_visible_devices(s)
     if cvd and cvd["invalid"] is not None and not cvd["valid"]:
         return "TE403 (CUDA_VISIBLE_DEVICES names no usable GPU)"
@@ -281,6 +284,50 @@ def cuda_init_failed(s) -> list[dict]:
     return [finding("TE303", "failure",
                     "CUDA failed to initialise: " + (err.splitlines()[0][:240] if err else "torch.cuda.is_available() is False (no error text recorded)"),
                     expl, None, {"cuda_init_error": err, "driver_version": F.driver_version(s)})]
+
+
+# NVIDIA Container Toolkit: NVIDIA/nvidia-container-toolkit cmd/nvidia-container-runtime/README.md
+# (commit 12e005e6e83a), "NVIDIA_VISIBLE_DEVICES ... none: no GPU will be accessible, but driver
+# capabilities will be enabled; void or empty or unset: nvidia-container-runtime will have the same
+# behavior as runc".  Kubernetes gives a container GPUs only through a resource limit
+# (https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/; NVIDIA/k8s-device-plugin README).
+K8S_GPU_FIX = ("# request a GPU for this pod: in its spec, under the container, add\n"
+               "#   resources:\n"
+               "#     limits:\n"
+               "#       nvidia.com/gpu: 1\n"
+               "# then recreate the pod (the NVIDIA device plugin gives the container the GPU and sets "
+               "NVIDIA_VISIBLE_DEVICES), and inside it check:\n"
+               "nvidia-smi")
+DOCKER_GPU_FIX = ("# start the container with GPU access (NVIDIA Container Toolkit on the host), e.g.\n"
+                  "#   docker run --gpus all <image> ...   (or -e NVIDIA_VISIBLE_DEVICES=all with --runtime=nvidia)\n"
+                  "# then, inside it:\n"
+                  "nvidia-smi")
+
+
+def container_without_gpu(s) -> list[dict]:
+    """TE309: a container started without a GPU (NVIDIA_VISIBLE_DEVICES void/none/empty) where CUDA sees
+    none: the value names the cause, which `CUDA failed to initialise` (TE303) or `no driver` (TE301)
+    only shows."""
+    hit = F.container_without_gpu(s)
+    if hit is None:
+        return []
+    value = hit["value"]
+    k8s = hit["container"] == "kubernetes"
+    expl = (f"NVIDIA_VISIBLE_DEVICES={value!r} tells the NVIDIA Container Toolkit that this container gets no GPU: "
+            f"{hit['meaning']} (NVIDIA Container Toolkit, 'NVIDIA_VISIBLE_DEVICES'). ")
+    if k8s:
+        expl += ("In Kubernetes a container gets a GPU only when its pod spec requests one (resources.limits "
+                 "nvidia.com/gpu); the NVIDIA device plugin then sets this variable to the GPUs it assigned. A pod "
+                 "without the request runs on the GPU node with no GPU, whatever the image sets.")
+    else:
+        expl += "The container was started without GPU access; the GPU and driver stay on the host."
+    explains = ["TE301"] if F.driver_present(s) is False else ["TE303"]
+    return [finding("TE309", "failure",
+                    f"this {hit['container']} container was started without a GPU: NVIDIA_VISIBLE_DEVICES={value}"
+                    + (" (the pod requests no nvidia.com/gpu)" if k8s else ""),
+                    expl + " torch falls back to the CPU.", K8S_GPU_FIX if k8s else DOCKER_GPU_FIX,
+                    {"NVIDIA_VISIBLE_DEVICES": value, "container": hit["container"],
+                     "cuda_init_error": F.cuda_init_error_recorded(s)}, explains=explains)]
 
 
 def driver_ok(s) -> list[dict]:
@@ -338,4 +385,5 @@ def knowledge_gap(s) -> list[dict]:
                     None, details)]
 
 
-RULES = [driver_missing, driver_too_old, library_mismatch, cuda_init_failed, driver_ok, knowledge_gap]
+RULES = [driver_missing, driver_too_old, library_mismatch, container_without_gpu, cuda_init_failed, driver_ok,
+         knowledge_gap]

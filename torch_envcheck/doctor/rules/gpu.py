@@ -37,6 +37,11 @@ CUDNN9_MIN = "5.0"
 
 
 def _jetpack_fix(s) -> str:
+    """The JetPack wheel for this board's L4T release and Python (`advise` prints the same); without
+    one in the table, NVIDIA's page to pick it from."""
+    rec = A.recommend(s)
+    if rec["kind"] == "jetpack":
+        return A.jetpack_command(s, rec["jetpack"])
     return (f"# NVIDIA publishes torch wheels built for Jetson with each JetPack release ({JETPACK_URL});\n"
             "# check the JetPack version (cat /etc/nv_tegra_release), then install the matching wheel:\n"
             f"{A.python_cmd(s)} -m pip uninstall -y torch\n"

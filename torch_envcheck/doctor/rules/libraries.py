@@ -3,14 +3,30 @@ the ones torch ships, and cuDNN build/run-time mismatches or failed handles."""
 
 from __future__ import annotations
 
+from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
+from torch_envcheck.knowledge import windows_dlls as WD
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.facts import core as F
 
 
+def _path_searched_by_torch(s) -> bool:
+    """Whether torch finds its CUDA libraries through the recorded search path.  On native Windows it
+    does not (torch 1.5.1 on: os.add_dll_directory and LOAD_LIBRARY_SEARCH flags, never PATH;
+    data/windows_dll_search.json), so PATH's CUDA folders cannot shadow torch's own DLLs."""
+    if F.system(s) != "Windows":
+        return True
+    try:
+        return WD.path_searched("torch", F.torch_version(s)) is not False
+    except kb.KnowledgeError:
+        return True
+
+
 def _shadows(s) -> list[dict]:
     found = []
+    if not _path_searched_by_torch(s):
+        return found
     for e in F.library_entries(s):
         for lib in e["libs"]:
             kind, ver = lib["kind"], lib["version"]

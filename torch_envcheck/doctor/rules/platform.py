@@ -25,13 +25,6 @@ def wsl1(s) -> list[dict]:
         {"wsl": 1, "run_fix_in": "Windows PowerShell"})]
 
 
-ARM64_PYTHON_FIX = (
-    "# install an arm64 (native) Python: the python.org macOS installer (universal2), or Homebrew in /opt/homebrew\n"
-    "/opt/homebrew/bin/python3 -m venv ~/venvs/torch-arm64\n"
-    "~/venvs/torch-arm64/bin/python -c \"import platform; print(platform.machine())\"   # must print arm64\n"
-    "~/venvs/torch-arm64/bin/python -m pip install torch")
-
-
 def rosetta(s) -> list[dict]:
     """An x86_64 Python translated by Rosetta 2 on an Apple silicon Mac: it gets x86_64 macOS wheels,
     which have no MPS backend (and no torch release after 2.2), so the GPU is unreachable."""
@@ -49,7 +42,7 @@ def rosetta(s) -> list[dict]:
         "(torch.backends.mps.is_available() is False) and torch stopped publishing them after 2.2. Use a native "
         "arm64 Python (a new venv from it) and install torch there; `python -c \"import platform; "
         "print(platform.machine())\"` must print arm64.",
-        ARM64_PYTHON_FIX,
+        A.advise(s)[1],  # the one recommendation: `advise` prints the same steps
         {"rosetta": True, "machine": F.machine(s), "executable": exe},
         explains=["TE102"])]
 

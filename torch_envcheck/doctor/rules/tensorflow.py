@@ -8,9 +8,14 @@ from __future__ import annotations
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
+from torch_envcheck._util.escape import shell_quote, terminal
 from torch_envcheck.knowledge import tensorflow as tk
+from torch_envcheck.advice import frameworks as FW
 from torch_envcheck.advice import recommend as A
+from torch_envcheck.advice.platform import Platform
+from torch_envcheck.knowledge import windows_dlls as WD
 from torch_envcheck.doctor.finding import finding
+from torch_envcheck.doctor.facts import conda as C
 from torch_envcheck.doctor.facts import core as F
 from torch_envcheck.doctor.facts import tensorflow as T
 
@@ -49,7 +54,10 @@ def _gpu_failures(s) -> list[dict]:
 
 
 def _missing_and_cuda(s) -> list[dict]:
-    return [r for r in T.and_cuda(s) if not r["satisfied"]]
+    """The and-cuda wheels TensorFlow needs and does not have: absent, or (when no torch pin explains
+    it: TE852) installed in a version outside TensorFlow's pin."""
+    clash = {c["name"] for c in (FW.pin_clash(s) or {}).get("clashes", [])}
+    return [r for r in T.and_cuda(s) if not r["installed"] or (not r["satisfied"] and r["name"] not in clash)]
 
 
 def _tested_text(s) -> str:
@@ -68,7 +76,7 @@ def _fix_libraries(s) -> str:
             # Installing TF's CUDA 12 wheels next to torch's CUDA 13 ones overwrites shared files (TE809).
             return (f"# torch here uses CUDA {F.torch_cuda(s)}: give TensorFlow its own environment, where its CUDA "
                     f"{T.tf_cuda(s)} wheels cannot overwrite torch's\n"
-                    f"python3 -m venv ~/venvs/tf && ~/venvs/tf/bin/python -m pip install {A.posix_word(and_cuda)}")
+                    + Platform.of(s).new_environment("tf", FW.tf_words(s)))
         if T.gpu_state(s) == "no":
             cpu = A.pinned("tensorflow-cpu", T.tf_version(s))
             return ("# no NVIDIA GPU here: TensorFlow's CPU build fits this machine (the CUDA libraries would go unused)\n"
@@ -162,9 +170,15 @@ def cuda_libs_missing(s) -> list[dict]:
     names = [r["name"] + (f" (installed {r['installed']}, needs {r['specifier']})" if r["installed"] else "")
              for r in missing]
     build = f"a CUDA {cuda or '?'} build" + (f" with cuDNN {cudnn}" if cudnn else "")
-    if from_wheels:
+    absent = [r for r in missing if not r["installed"]]
+    other = len(missing) - len(absent)
+    if from_wheels and absent:
         msg = (f"{T.tf_label(s)} is {build}, but its CUDA {major or '?'} libraries are not installed: "
-               f"{len(missing)} of the {len(T.and_cuda(s))} nvidia-* wheels of tensorflow[and-cuda] are missing")
+               f"{len(absent)} of the {len(T.and_cuda(s))} nvidia-* wheels of tensorflow[and-cuda] are missing"
+               + (f" and {other} installed in another version than it pins" if other else ""))
+    elif from_wheels:
+        msg = (f"{T.tf_label(s)} is {build}, but {other} of the {len(T.and_cuda(s))} nvidia-* wheels of "
+               "tensorflow[and-cuda] are installed in another version than it pins")
     else:
         msg = (f"{T.tf_label(s)} is {build}, but it could not load "
                + ", ".join(f"{f['file']} ({f['text']})" for f in failures[:4]))
@@ -241,7 +255,7 @@ def windows_no_gpu(s) -> list[dict]:
                     "Windows wheels are CPU-only. Run TensorFlow in WSL 2 (which uses this Windows driver), or pin "
                     f"tensorflow<2.11 with CUDA {row.get('cuda', '11.2')} and cuDNN {row.get('cudnn', '8.1')}." + py_note,
                     "wsl --install   # then, inside WSL 2 (Ubuntu):\n"
-                    + "python3 -m pip install " + A.posix_word(A.pinned("tensorflow[and-cuda]", T.tf_version(s)))
+                    + "python3 -m pip install " + A.posix_word(FW.tf_gpu_requirement(T.tf_version(s), "linux")[0])
                     + f"\n# or, staying on native Windows (CUDA {row.get('cuda', '11.2')} + cuDNN {row.get('cudnn', '8.1')} on PATH):\n"
                     + A.pip_command(s, "install", f"tensorflow<{'.'.join(str(x) for x in (2, 11))}"),
                     {"tf_version": T.tf_version(s), "last_windows_gpu_release": last}, hides=["TE806"])]
@@ -258,13 +272,21 @@ def cpu_build_with_gpu(s) -> list[dict]:
         return [_problem("TE806", "warning", f"{T.tf_label(s)} on macOS cannot use this machine's NVIDIA GPU",
                         "TensorFlow has no CUDA support on macOS; on Apple silicon tensorflow-metal adds the GPU.",
                         None, {"distribution": dist})]
-    fix = (A.pip_command(s, "uninstall", "-y", dist) + "\n" + A.pip_command(s, "install", A.pinned("tensorflow[and-cuda]", T.tf_version(s)))
-           if dist != "tensorflow" else A.pip_command(s, "install", "--force-reinstall", A.pinned("tensorflow[and-cuda]", T.tf_version(s))))
+    # The GPU package of this release for this OS: tensorflow[and-cuda] only where that extra exists
+    # (Linux, 2.14 on); native Windows up to 2.10 and Linux before 2.14 take `tensorflow` and NVIDIA's
+    # CUDA/cuDNN beside it (knowledge/tensorflow.py, advice/frameworks.py).
+    gpu, note = FW.tf_gpu_requirement(T.tf_version(s), T.tf_os(s))
+    fix = (A.pip_command(s, "uninstall", "-y", dist) + "\n" + A.pip_command(s, "install", gpu)
+           if dist != "tensorflow" else A.pip_command(s, "install", "--force-reinstall", gpu))
+    if note:
+        fix += "\n" + terminal("# " + note)
+    where = ("on native Windows up to 2.10" if T.is_native_windows(s) else "on Linux and WSL 2")
     return [_problem("TE806", "warning",
                     f"{T.tf_label(s)} is a CPU-only TensorFlow, but this machine has an NVIDIA GPU",
-                    "tensorflow-cpu never uses the GPU. The `tensorflow` package is the CUDA build on Linux and "
-                    "WSL 2; uninstall the CPU one first, since both install the same `tensorflow` module.",
-                    fix, {"distribution": dist})]
+                    f"tensorflow-cpu never uses the GPU. The `tensorflow` package is the CUDA build {where}; uninstall "
+                    "the CPU one first, since both install the same `tensorflow` module."
+                    + (f" {note}." if note else ""),
+                    fix, {"distribution": dist, "gpu_requirement": gpu})]
 
 
 # ---------------------------------------------------------------- TE804 / TE805
@@ -357,8 +379,8 @@ def untested_stack(s) -> list[dict]:
                if not T.is_native_windows(s) else
                f"# install Python {row['python_max']} (https://www.python.org/downloads/windows/), then:\n"
                f"py -{row['python_max']} -m pip install {A.pinned(T.tf_distribution(s), T.tf_version(s))}")
-    elif T.has_and_cuda_extra(s):
-        fix = A.pip_command(s, "install", "--force-reinstall", A.pinned("tensorflow[and-cuda]", T.tf_version(s)))
+    elif T.has_and_cuda_extra(s) and not T.is_native_windows(s):
+        fix = A.pip_command(s, "install", "--force-reinstall", FW.tf_gpu_requirement(T.tf_version(s), T.tf_os(s))[0])
     return [_problem("TE802", "warning",
                     f"{T.tf_label(s)} was not tested with " + "; ".join(problems),
                     f"TensorFlow's tested build configuration for {T.tf_release(s)} on {row['os'].capitalize()}: "
@@ -375,7 +397,10 @@ def untested_stack(s) -> list[dict]:
 def cuda_generations(s) -> list[dict]:
     if not T.tf_installed(s) or not F.is_cuda_torch(s) or T.is_cuda_build(s) is not True:
         return []
-    if T.is_native_windows(s) and tk.at_least(T.tf_version(s), "2.11"):
+    if T.is_native_windows(s):
+        # No nvidia/ folders on native Windows: torch loads the DLLs its wheel bundles (torch\lib, never
+        # PATH), TensorFlow <= 2.10 finds CUDA through PATH.  Different generations have different DLL
+        # names and coexist; where the names are the same, TE812 says so.
         return []
     tc, fc = F.torch_cuda(s), T.tf_cuda(s)
     if not _generations_differ(s):
@@ -383,8 +408,6 @@ def cuda_generations(s) -> list[dict]:
     tm, fm = versions.major(tc), versions.major(fc)
     nvidia_clash = any(any(d.startswith("nvidia-") for d in p["distributions"]) and p["differing"]
                        for p in T.owner_pairs(s))
-    venv = "python3 -m venv" if not T.is_native_windows(s) else "py -m venv"
-    torch_cmd = versions.public(F.torch_version(s))
     return [_problem("TE809", "warning",
                     f"{F.torch_label(s)} (CUDA {tc}) and {T.tf_label(s)} (CUDA {fc}) need different CUDA generations "
                     "in one environment",
@@ -393,12 +416,133 @@ def cuda_generations(s) -> list[dict]:
                     "libraries such as nvidia/cudnn/lib/libcudnn.so.9 have one name for two builds: the one installed "
                     "last wins, and uninstalling either deletes the file the other needs. TensorFlow's own guide and "
                     "PyTorch's install selector each assume one framework per environment: use two.",
-                    f"{venv} ~/venvs/torch && ~/venvs/torch/bin/python -m pip install "
-                    + A.posix_word(A.pinned("torch", torch_cmd) if torch_cmd else "torch") + " --index-url "
-                    + A.posix_word(kb.index_url(F.torch_local(s) or kb.tag_from_cuda(tc))) + "\n"
-                    f"{venv} ~/venvs/tf && ~/venvs/tf/bin/python -m pip install "
-                    + A.posix_word(A.pinned("tensorflow[and-cuda]", T.tf_version(s))),
+                    FW.two_environments(s),
                     {"torch_cuda": tc, "tf_cuda": fc}, explains=("TE850",) if nvidia_clash else ())]
+
+
+# ---------------------------------------------------------------- TE811 / TE812 (native Windows)
+
+def _torch_cudnn_version(s) -> str | None:
+    t = F.torch_cudnn(s)
+    if t:
+        return F.fmt_version(t)
+    rel = kb.release(F.torch_version(s)) or {}
+    tag = F.torch_index_label(s) or kb.tag_from_cuda(F.torch_cuda(s))
+    build = next((b for b in rel.get("builds", []) if b.get("tag") == tag), None)
+    return build.get("cudnn") if build else None
+
+
+def windows_shared_dlls(s) -> list[dict]:
+    """TE812: torch and TensorFlow <= 2.10 on native Windows load CUDA/cuDNN DLLs of the same name in
+    other versions (torch cu118 and TF 2.10 both load cudnn64_8.dll and cudart64_110.dll): in one
+    process the module loaded first serves both (data/windows_dll_search.json)."""
+    if not T.tf_installed(s) or not T.is_native_windows(s) or not F.is_cuda_torch(s) or T.is_cuda_build(s) is not True:
+        return []
+    try:
+        if WD.path_searched("tensorflow", T.tf_version(s)) is not True:
+            return []
+        tcd, fcd = _torch_cudnn_version(s), T.tf_cudnn(s)
+        tn, fn = WD.dll_names(F.torch_cuda(s), tcd), WD.dll_names(T.tf_cuda(s), fcd)
+        shared = WD.shared_names(tn, fn)
+    except kb.KnowledgeError:
+        return []
+    versions_of = {"cudart": (F.torch_cuda(s), T.tf_cuda(s)), "cublas": (F.torch_cuda(s), T.tf_cuda(s)),
+                   "cudnn": (tcd, fcd)}
+    differ = [(kind, tn[kind]) for kind in tn if tn[kind].lower() in shared
+              and kb.major_minor(versions_of[kind][0]) != kb.major_minor(versions_of[kind][1])]
+    if not differ:
+        return []
+    names = ", ".join(n for _k, n in differ)
+    detail = "; ".join(f"{n}: torch's {'cuDNN' if k == 'cudnn' else 'CUDA'} {versions_of[k][0]}, TensorFlow's "
+                       f"{versions_of[k][1]}" for k, n in differ)
+    return [_problem("TE812", "warning",
+                     f"{F.torch_label(s)} and {T.tf_label(s)} load DLLs of the same name in other versions ({names}): "
+                     "in one process, the framework imported first decides which copy both get",
+                     f"torch loads the CUDA DLLs its wheel bundles from torch\\lib ({WD.how('torch', F.torch_version(s))}; "
+                     f"{WD.source_text('torch', F.torch_version(s))}); TensorFlow {T.tf_release(s)} finds its CUDA "
+                     f"{T.tf_cuda(s)} and cuDNN {T.tf_cudnn(s)} through PATH "
+                     f"({WD.source_text('tensorflow', T.tf_version(s))}). Windows resolves a DLL asked for by name to a "
+                     "module of that name already loaded, whichever folder it came from (Microsoft Learn, 'Dynamic-link "
+                     f"library search order'): {detail}. Importing TensorFlow first gives torch the older cuDNN (\"cuDNN "
+                     "version incompatibility\"); importing torch first gives TensorFlow torch's copies. Give each "
+                     "framework its own environment.",
+                     FW.two_environments(s),
+                     {"shared_dlls": [n for _k, n in differ], "torch_dlls": tn, "tensorflow_dlls": fn})]
+
+
+def windows_path_order(s) -> list[dict]:
+    """TE811: TensorFlow <= 2.10 on native Windows finds its CUDA DLLs through PATH, and a folder of
+    another CUDA version comes first (every CUDA 11.x runtime is named cudart64_110.dll).  A conda env's
+    PATH order is TE908's; torch never searches PATH (data/windows_dll_search.json), so its users are
+    not warned."""
+    if not T.tf_installed(s) or not T.is_native_windows(s) or C.has_conda_facts(s) or T.is_cuda_build(s) is not True:
+        return []
+    try:
+        if WD.path_searched("tensorflow", T.tf_version(s)) is not True:
+            return []
+    except kb.KnowledgeError:
+        return []
+    want = kb.major_minor(T.tf_cuda(s))
+    dirs = T.windows_path_cuda_dirs(s)
+    if want is None or not dirs:
+        return []
+    first_ok = next((d["position"] for d in dirs if kb.major_minor(d["cuda"]) == want), None)
+    wrong = [d for d in dirs if (first_ok is None or d["position"] < first_ok) and d["cuda"]
+             and kb.major_minor(d["cuda"]) != want and ("\\cuda\\v" in d["dir"].lower()
+                                                       or versions.major(d["cuda"]) != want[0])]
+    if not wrong:
+        return []
+    d = wrong[0]
+    drop = ("$env:Path = ($env:Path -split ';' | Where-Object { $_ -ne " + shell_quote(d["dir"], "powershell")
+            + " }) -join ';'")
+    where = "and no folder of CUDA " + f"{want[0]}.{want[1]} is on PATH" if first_ok is None else \
+        f"before the CUDA {want[0]}.{want[1]} folder"
+    return [_problem("TE811", "warning",
+                     terminal(f"PATH puts the CUDA {d['cuda']} folder {d['dir']} {where}: {T.tf_label(s)}, built with "
+                              f"CUDA {T.tf_cuda(s)}, loads {', '.join(d['files'][:3]) or 'its CUDA DLLs'} from there"),
+                     f"TensorFlow {T.tf_release(s)} loads cudart64_110.dll, cudnn64_8.dll and the other CUDA DLLs by name "
+                     f"from the first PATH folder that has them ({WD.source_text('tensorflow', T.tf_version(s))}); every "
+                     "CUDA 11.x toolkit names its runtime cudart64_110.dll, so an older toolkit's copy is taken for the "
+                     f"one TensorFlow was built with (CUDA {T.tf_cuda(s)}, cuDNN {T.tf_cudnn(s)}). torch is not affected: "
+                     "it loads its own DLLs and never searches PATH. Put the matching toolkit's folder first, or take "
+                     "the other one off PATH (the command below does it for this PowerShell session).",
+                     "\n".join([drop, "# permanently: in System Properties > Environment Variables, move the CUDA "
+                                       f"{want[0]}.{want[1]} bin folder above it in Path (or remove it), then open a new "
+                                       "terminal"]),
+                     {"entry": d, "tf_cuda": T.tf_cuda(s), "path_cuda_dirs": dirs[:10]})]
+
+
+# ---------------------------------------------------------------- TE852
+
+def nvidia_pins_clash(s) -> list[dict]:
+    """TE852: torch's Requires-Dist and TensorFlow's and-cuda extra pin the same nvidia-* wheels to
+    versions no single one satisfies: whichever framework was installed last replaced the other's
+    wheels, and reinstalling either breaks the other again.  The fix is two environments."""
+    clash = FW.pin_clash(s)
+    if clash is None:
+        return []
+    broken = clash["broken"]
+    torch_fails = F.torch_importable(s) is False
+    tf_gpu_lost = broken == "tensorflow" and T.gpu_state(s) == "yes" and not T.tf_gpus(s)
+    sev = "failure" if torch_fails or tf_gpu_lost or (broken == "tensorflow" and T.gpu_state(s) == "yes") else "warning"
+    n = len(clash["clashes"])
+    who = {"torch": f"the installed wheels follow torch's pins, so {T.tf_label(s)} runs with libraries it was not "
+                    "built for",
+           "tensorflow": f"the installed wheels follow TensorFlow's pins, so {F.torch_label(s)} runs with libraries "
+                         "it was not built for" + (" and does not import" if torch_fails else "")}.get(
+        clash["follows"], "the installed wheels follow neither framework's pins")
+    explains = ["TE201"] if torch_fails else []
+    return [_problem("TE852", sev,
+                     f"{F.torch_label(s)} and {T.tf_label(s)}[and-cuda] pin {n} nvidia-* wheel{'s' if n != 1 else ''} to "
+                     f"versions no single one satisfies: {FW.clash_text(s, clash)}",
+                     "Both frameworks take their CUDA libraries from the same nvidia-* wheels, and pip keeps one version "
+                     f"of each: the framework installed last replaced the other's ({who}). pip does not check what is "
+                     "already installed, so reinstalling either framework re-pins the wheels and breaks the other again. "
+                     "No single environment satisfies both: give each framework its own (the commands below install the "
+                     "same releases, each with its own pins), or move one to a release whose pins agree with the other's.",
+                     FW.two_environments(s),
+                     {"clashes": clash["clashes"], "follows": clash["follows"], "broken": broken},
+                     explains=explains)]
 
 
 def files_owned_twice(s) -> list[dict]:
@@ -528,5 +672,6 @@ def knowledge_gap(s) -> list[dict]:
 
 
 RULES = [child_failed, not_importable, cuda_libs_missing, dlopen_failed, windows_no_gpu, cpu_build_with_gpu,
-         driver_too_old, gpu_arch_unsupported, untested_stack, cuda_generations, files_owned_twice,
-         shared_dependency_conflict, knowledge_gap, tensorflow_ok]
+         driver_too_old, gpu_arch_unsupported, untested_stack, cuda_generations, windows_shared_dlls,
+         windows_path_order, nvidia_pins_clash, files_owned_twice, shared_dependency_conflict, knowledge_gap,
+         tensorflow_ok]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util.escape import env_assign
+from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.facts import core as F
 
@@ -76,6 +77,41 @@ def cuda_home(s) -> list[dict]:
     return out
 
 
+# NVIDIA's CUDA Installation Guide for Microsoft Windows (https://docs.nvidia.com/cuda/cuda-installation-guide-
+# microsoft-windows/, "System Requirements") makes a supported Microsoft Visual Studio a requirement: nvcc
+# compiles host code with cl.exe.  The Build Tools' C++ workload id: Microsoft Learn, "Visual Studio Build
+# Tools component directory" (https://learn.microsoft.com/en-us/visualstudio/install/workload-component-id-vs-build-tools).
+MSVC_WORKLOAD = "Microsoft.VisualStudio.Workload.VCTools"
+
+
+def msvc_missing(s) -> list[dict]:
+    """TE604: native Windows without Microsoft's C++ compiler: no extension (torch_envcheck's own
+    included) can be compiled, CUDA or not.  Judged from toolchain.msvc: vswhere found no install
+    with the C++ tools, or there is neither vswhere (the Visual Studio Installer) nor cl.exe."""
+    if F.system(s) != "Windows" or F.torch_importable(s) is not True:
+        return []
+    vc = F.msvc(s)
+    if vc is None:
+        return []  # not recorded: unknown, not missing
+    missing = vc["vc_tools"] is False or (vc["vc_tools"] is None and not vc["vswhere"] and not vc["cl"])
+    if not missing:
+        return []
+    why = ("the Visual Studio Installer's vswhere found no install with the C++ build tools"
+           if vc["vswhere"] else "no Visual Studio Installer (vswhere.exe) and no cl.exe on PATH")
+    cuda = F.is_cuda_torch(s)
+    fix = A.command(s, "winget", "install", "--id", "Microsoft.VisualStudio.2022.BuildTools", "-e", "--override",
+                    f"--passive --wait --add {MSVC_WORKLOAD} --includeRecommended")
+    return [finding("TE604", "warning",
+                    f"no Microsoft C++ compiler (cl.exe): extensions cannot be compiled for {F.torch_label(s)} ({why})",
+                    ("torch.utils.cpp_extension compiles C++ with cl.exe on Windows" + (
+                        ", and nvcc calls cl.exe for the host code of CUDA extensions: NVIDIA's CUDA Installation "
+                        "Guide for Windows makes a supported Visual Studio a requirement" if cuda else "")
+                     + ". torch itself runs without it; `torch-envcheck build` and any package built from source need "
+                     "it. The Visual Studio Build Tools with the C++ workload are enough (command below; a new terminal "
+                     "afterwards, or the \"Developer PowerShell\" it installs)."),
+                    fix, {"msvc": vc}, hides=["TE600"])]
+
+
 def toolchain_ok(s) -> list[dict]:
     if F.torch_importable(s) is not True or not F.torch_version(s):
         return []
@@ -95,4 +131,4 @@ def toolchain_ok(s) -> list[dict]:
                     {"nvcc": nv, "torch_cuda": tc})]
 
 
-RULES = [nvcc_missing, nvcc_major, cuda_home, toolchain_ok]
+RULES = [nvcc_missing, nvcc_major, cuda_home, msvc_missing, toolchain_ok]

@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 from torch_envcheck import knowledge as kb
+from torch_envcheck.advice import frameworks as FW
 from torch_envcheck.advice import recommend as A
+from torch_envcheck._util import versions
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.doctor.facts import tensorflow as T
 from torch_envcheck.knowledge import freshness
 
 
@@ -20,7 +23,9 @@ def not_importable(s) -> list[dict]:
     build = None
     if F.driver_present(s) and not F.is_macos(s):
         build = A.recommend_build(s, capability=cap)
-    if F.is_macos(s):
+    if F.is_macos(s) and F.rosetta(s) is True:
+        fix = A.advise(s)[1]  # an x86_64 Python under Rosetta: a native one first (TE105's steps, `advise`'s)
+    elif F.is_macos(s):
         fix = A.pip_command(s, "install", "torch")
     elif build:
         fix = kb.pip_install_command(exe, build["torch"], build["tag"], shell=F.shell(s))
@@ -42,7 +47,16 @@ def not_importable(s) -> list[dict]:
         expl = ("The torch installation is broken (a missing or mismatched shared library, a partial "
                 "upgrade, or two torch copies on sys.path). Reinstalling it in this interpreter usually fixes it.")
         cause = F.import_broken_by_search_path(s)
-        if cause:
+        clash = FW.pin_clash(s)
+        if clash and clash["broken"] == "torch":
+            # TensorFlow's and-cuda pins replaced the CUDA wheels torch pins (TE852 explains this):
+            # reinstalling torch would re-pin them and break TensorFlow again.
+            expl = (f"Caused by TE852: {T.tf_label(s)}'s and-cuda extra pins other versions of the nvidia-* wheels "
+                    f"torch requires, and pip replaced torch's: {FW.clash_text(s, clash)}. Reinstalling torch would "
+                    "put its versions back and break TensorFlow the same way; one environment per framework keeps both "
+                    "(commands below).")
+            fix = FW.two_environments(s)
+        elif cause:
             # The cause is a folder on the library search path (TE505, which explains this finding):
             # reinstalling torch cannot help.
             expl = (f"Caused by {cause['var']} (TE505 in the libraries area): "
@@ -154,9 +168,12 @@ def rocm_wheel(s) -> list[dict]:
 
 def companions(s) -> list[dict]:
     tv = F.torch_version(s)
-    # A PyPI torch carries no local tag; its flavour still shows in torch.version.cuda.
-    ttag = F.torch_local(s) or kb.tag_from_cuda(F.torch_cuda(s)) or \
-        ("cpu" if F.is_cpu_torch(s) and not F.is_macos(s) else None)
+    # A PyPI torch carries no local tag; its flavour still shows in torch.version.cuda.  Only the PyTorch
+    # index's labels name an index (cu130, cpu, rocm6.4): NVIDIA's JetPack torch ('+872d972e41.nv24.08')
+    # and a source build ('+git...', '0.20.0a0+afc54f7') carry their own, which say nothing of a CUDA index.
+    own_label = F.torch_index_label(s) is None and versions.local_label(tv) is not None
+    ttag = F.torch_index_label(s) or (None if own_label else kb.tag_from_cuda(F.torch_cuda(s))) or \
+        ("cpu" if F.is_cpu_torch(s) and not F.is_macos(s) and not own_label else None)
     if not tv or F.torch_importable(s) is False:
         return []
     out = []
@@ -164,7 +181,7 @@ def companions(s) -> list[dict]:
         ver = F.text(F.package(s, name).get("version"))
         if not ver:
             continue
-        ctag = kb.local_tag(ver)
+        ctag = versions.index_label(ver)
         problems = []
         if ttag and ctag and ctag != ttag:
             problems.append(f"{name} {ver} is a {ctag} build, torch {tv} a {ttag} build")
@@ -181,7 +198,10 @@ def companions(s) -> list[dict]:
             continue
         tag = ttag if ttag and (ttag.startswith("cu") or ttag == "cpu" or ttag.startswith("rocm")) else None
         fix = None
-        if tag and rel:
+        if name == "torchvision" and rel and F.is_tegra(s) and own_label and kb.torchvision_for(rel):
+            # NVIDIA publishes torch, not torchvision, for JetPack: it is built from source against that torch
+            fix = A.torchvision_from_source(s, kb.torchvision_for(rel))
+        elif tag and rel:
             if name == "torchvision" and kb.torchvision_for(rel):
                 spec = f"torchvision=={kb.torchvision_for(rel)}.*"  # quoted by pip_command
             elif name == "torchaudio" and kb.torchaudio_for(rel):
