@@ -71,9 +71,13 @@ void triad_kernel(const float* b, const float* c, float s, float* out, int64_t n
   });
 }
 
-// Exact GELU: 0.5 * z * (1 + erf(z / sqrt(2))).
+// Exact GELU: 0.5 * z * (1 + erf(z / sqrt(2))).  z is first raised to at least kGeluFloor: below it the
+// true GELU rounds to -0 in float (|GELU(-15)| < 1e-49), and the formula alone would give
+// -inf * 0 = nan at z = -inf, where the limit is 0.  maximum() keeps a nan.
+constexpr float kGeluFloor = -20.0f;
 inline Vec gelu_vec(Vec z) {
   const Vec half(0.5f), one(1.0f), rsqrt2(static_cast<float>(M_SQRT1_2));
+  z = at::vec::maximum(z, Vec(kGeluFloor));
   return half * z * (one + (z * rsqrt2).erf());
 }
 

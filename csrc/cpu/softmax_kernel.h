@@ -2,6 +2,20 @@
 // exp_u20 is ATen's fast exp (max error about 2 ulp, the one torch's own softmax kernel uses).
 // Three passes over a row (max; exp and sum, writing exp to y; scale); a row is usually in L1/L2
 // after the first pass, so memory traffic is about one read and one write.
+//
+// Special values (the rules of tests/_ops_helpers.py, the same in every variant and on CUDA): a masked
+// (-inf) entry is exactly 0; a row with a nan is all nan; a row of only -inf is all nan (0/0); a row
+// whose maximum is +inf takes the limit where there is one: one +inf -> one-hot at it, two or more
+// +inf -> all nan.
+
+// A row whose maximum is +inf (and that has no nan): rare, so scalar.
+inline void softmax_row_posinf(const float* xr, float* yr, int64_t cols) {
+  int64_t n_inf = 0;
+  for (int64_t j = 0; j < cols; ++j) n_inf += xr[j] == std::numeric_limits<float>::infinity();
+  const float hit = n_inf == 1 ? 1.0f : std::numeric_limits<float>::quiet_NaN();
+  const float miss = n_inf == 1 ? 0.0f : std::numeric_limits<float>::quiet_NaN();
+  for (int64_t j = 0; j < cols; ++j) yr[j] = xr[j] == std::numeric_limits<float>::infinity() ? hit : miss;
+}
 
 #if defined(ENVCHECK_SSE2_KERNELS)
 // One row with SSE2 (the DEFAULT variant on x86-64): the same three passes, exp_ps for exp.
@@ -22,6 +36,7 @@ inline void softmax_row_sse(const float* xr, float* yr, int64_t cols) {
   for (; j < cols; ++j)
     if (xr[j] > mx || std::isnan(xr[j])) mx = xr[j];
   if (_mm_movemask_ps(bad) != 0) mx = std::numeric_limits<float>::quiet_NaN();
+  if (mx == std::numeric_limits<float>::infinity()) return softmax_row_posinf(xr, yr, cols);
   // pass 2: e = exp(x - max) into y, running sum
   const __m128 m4 = _mm_set1_ps(mx);
   __m128 s0 = _mm_setzero_ps(), s1 = _mm_setzero_ps();
@@ -74,7 +89,11 @@ void softmax_kernel(const float* x, float* y, int64_t rows, int64_t cols) {
       // A nan in the tail must win too (std::max would drop it): a row with a nan is all nan, as in torch.
       for (; j < cols; ++j)
         if (xr[j] > mx || std::isnan(xr[j])) mx = xr[j];
-      // A row of all -inf would give nan from (-inf) - (-inf); torch gives nan there too, keep it.
+      // A row of all -inf gives nan from (-inf) - (-inf): that is the rule (0/0, no limit).
+      if (mx == std::numeric_limits<float>::infinity()) {
+        softmax_row_posinf(xr, yr, cols);
+        continue;
+      }
       const Vec vmx(mx);
       // pass 2: e = exp(x - max), running sum
       Vec vs(0.f);

@@ -67,8 +67,11 @@ inline __m128 erf_ps(__m128 x) {
   return _mm_div_ps(_mm_mul_ps(xc, p), q);
 }
 
-// GELU (exact form): 0.5 z (1 + erf(z / sqrt 2)).
+// GELU (exact form): 0.5 z (1 + erf(z / sqrt 2)), z raised to at least -20 first (see gelu_vec in
+// elementwise_kernel.h: GELU(-inf) is 0, not -inf * 0).  maxps returns its second operand when one is
+// nan, so a nan z stays nan.
 inline __m128 gelu_ps(__m128 z) {
+  z = _mm_max_ps(_mm_set1_ps(-20.0f), z);
   const __m128 w = erf_ps(_mm_mul_ps(z, _mm_set1_ps(static_cast<float>(M_SQRT1_2))));
   return _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(0.5f), z), _mm_add_ps(_mm_set1_ps(1.0f), w));
 }

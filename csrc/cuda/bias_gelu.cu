@@ -8,7 +8,12 @@ namespace envcheck {
 namespace cuda {
 namespace {
 
-__device__ __forceinline__ float gelu_erf(float z) { return 0.5f * z * (1.0f + erff(z * 0.70710678118654752f)); }
+// z is raised to at least -20 first: below it GELU rounds to -0 in float, and at z = -inf the formula
+// alone gives -inf * 0 = nan where the limit is 0.  A comparison (not fmaxf, which drops a nan) keeps nan.
+__device__ __forceinline__ float gelu_erf(float z) {
+  z = z < -20.0f ? -20.0f : z;
+  return 0.5f * z * (1.0f + erff(z * 0.70710678118654752f));
+}
 
 template <typename T, int VEC>
 __global__ void bias_gelu_kernel(const T* __restrict__ x, const T* __restrict__ bias, T* __restrict__ y, int64_t n,

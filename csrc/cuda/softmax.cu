@@ -3,7 +3,9 @@
 // Online softmax: one pass keeps a running (max, sum of exp(x - max)) per thread, rescaling the sum
 // when the max grows; the pairs are merged across the group (a warp for rows of <= 1024 elements, a
 // block of 256 threads otherwise); a second pass writes exp(x - max) / sum.  The second read of the
-// row mostly hits L1/L2.  A row of all -inf gives nan, as torch.softmax does.
+// row mostly hits L1/L2.  Special values as on the CPU (csrc/cpu/softmax_kernel.h): a row of all -inf
+// or with a nan is all nan; a row whose maximum is +inf is one-hot at a single +inf, else all nan
+// (row_stats then counts the +inf entries in s: exp(+inf - +inf) would be nan).
 // Checks and op registration: csrc/cuda/softmax_cuda.cpp.
 #include <cmath>
 
@@ -50,6 +52,12 @@ __device__ __forceinline__ MaxSum row_stats(const T* __restrict__ xr, int64_t co
 template <typename T>
 __device__ __forceinline__ void row_write(const T* __restrict__ xr, T* __restrict__ yr, int64_t cols, MaxSum st,
                                           int tid, int nthreads) {
+  if (st.m == INFINITY) {  // s counts the +inf entries (nan if one thread met two: inf - inf)
+    const float hit = st.s == 1.f ? 1.f : NAN, miss = st.s == 1.f ? 0.f : NAN;
+    for (int64_t j = tid; j < cols; j += nthreads)
+      yr[j] = static_cast<T>(static_cast<float>(xr[j]) == INFINITY ? hit : miss);
+    return;
+  }
   const float inv = 1.f / st.s;
   for (int64_t j = tid; j < cols; j += nthreads)
     yr[j] = static_cast<T>(expf(static_cast<float>(xr[j]) - st.m) * inv);
