@@ -1,7 +1,7 @@
 """`torch-envcheck bench --isa ...`: the CPU benchmark once per forced kernel variant.
 
 The extension compiles its CPU kernels once per instruction set (DEFAULT, AVX2, AVX512) and picks one
-per process, the way ATen does, honouring ATEN_CPU_CAPABILITY (see csrc/cpu/isa.cpp).  The choice is
+per process, the way ATen does, honouring ATEN_CPU_CAPABILITY (see csrc/ops/cpu/isa.cpp).  The choice is
 made once per process, so each forced variant is benchmarked in a fresh child process
 (`python -m torch_envcheck.bench --json --device cpu ...` with ATEN_CPU_CAPABILITY set).  A variant this
 CPU cannot run is reported as "not runnable on this CPU" and never started.
