@@ -10,6 +10,7 @@
 #include <ATen/Version.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 #include <set>
@@ -45,6 +46,26 @@ const CpuKernels& select() {
 const CpuKernels& cpu_kernels() {
   static const CpuKernels& chosen = select();
   return chosen;
+}
+
+std::vector<std::string> cpu_runnable_variants() {
+  std::vector<std::string> out{"DEFAULT"};
+#ifdef ENVCHECK_CPU_X86
+  if (cpu_has_avx2()) out.push_back("AVX2");
+  if (cpu_has_avx512()) out.push_back("AVX512");
+#endif
+  return out;
+}
+
+const CpuKernels* cpu_kernels_for(const std::string& isa) {
+  const std::vector<std::string> ok = cpu_runnable_variants();
+  const std::string want = isa == "best" ? ok.back() : isa;
+  if (std::find(ok.begin(), ok.end(), want) == ok.end()) return nullptr;
+#ifdef ENVCHECK_CPU_X86
+  if (want == "AVX512") return &AVX512::kernel_table();
+  if (want == "AVX2") return &AVX2::kernel_table();
+#endif
+  return &DEFAULT::kernel_table();
 }
 
 std::string cpu_kernel_isa_json() {

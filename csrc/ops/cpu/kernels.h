@@ -26,6 +26,19 @@ struct GemmBlocking {
   std::string how;  // "model" or "TORCH_ENVCHECK_SGEMM_BLOCKING"
 };
 
+// The machine-limit microkernels of one variant (roofline_kernel_isa.h), each for one thread.
+struct RooflineKernels {
+  int vec_floats;                        // floats per vector register
+  int fma_chains;                        // independent chains of the "fma" kernel
+  int mix_fma_chains, mix_add_chains;    // FMA and add chains of the "mixed" kernel
+  const char* fma_instruction;           // what one chain step is, e.g. "vfmadd231ps zmm"
+  float (*fma_peak)(int64_t iters, bool mixed);   // returns a checksum of the chains
+  int64_t (*fma_flops_per_iter)(bool mixed);      // FLOPs of one step of all chains
+  float (*mem_read)(const float* x, int64_t n);  // returns the sum of x
+  void (*mem_write)(float* y, int64_t n, float value);
+  void (*mem_copy)(const float* x, float* y, int64_t n);
+};
+
 struct CpuKernels {
   const char* isa;      // "DEFAULT", "AVX2", "AVX512"
   int vec_floats;       // floats per at::vec::Vectorized<float> in this variant
@@ -39,6 +52,7 @@ struct CpuKernels {
                 int64_t m, int64_t n, int64_t k);
   // The blocking sgemm uses in this variant on this CPU.
   GemmBlocking (*sgemm_blocking)();
+  const RooflineKernels* roofline;
 };
 
 // One per compiled variant; the x86 variants exist only on x86-64 builds.
@@ -51,6 +65,11 @@ namespace AVX512 { const CpuKernels& kernel_table(); }
 
 // The table selected for this process (cached after the first call).
 const CpuKernels& cpu_kernels();
+// The variants compiled into this build that this CPU can run, lowest first ("DEFAULT", "AVX2", ...).
+std::vector<std::string> cpu_runnable_variants();
+// The table of a variant by name ("DEFAULT", "AVX2", "AVX512", or "best": the highest runnable one);
+// nullptr when it is not compiled or this CPU cannot run it.
+const CpuKernels* cpu_kernels_for(const std::string& isa);
 // JSON for envcheck::cpu_kernel_isa().
 std::string cpu_kernel_isa_json();
 

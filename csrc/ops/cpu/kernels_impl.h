@@ -29,6 +29,7 @@ namespace {
 #include "ops/cpu/sse2_math.h"
 #endif
 #include "ops/cpu/common_isa.h"
+#include "ops/cpu/roofline_kernel_isa.h"
 #include "ops/cpu/triad_kernel_isa.h"
 #include "ops/cpu/bias_gelu_kernel_isa.h"
 #include "ops/cpu/softmax_kernel_isa.h"
@@ -43,7 +44,7 @@ namespace {
 const CpuKernels& kernel_table() {
   static const CpuKernels table{ENVCHECK_STR(CPU_CAPABILITY), static_cast<int>(Vec::size()), kMR, kNR,
                                 triad_kernel, sum_kernel, softmax_kernel, bias_gelu_kernel, sgemm_kernel,
-                                sgemm_blocking};
+                                sgemm_blocking, &roofline_table()};
   return table;
 }
 
