@@ -1,5 +1,6 @@
-"""`torch-envcheck bench --quick --json`: the report's structure, and that its ratios and percentages
-are computed from the measured times (no speed assertions: those belong to the benchmark itself)."""
+"""`torch-envcheck bench --quick --json`: the report's structure, that its ratios and roofline percentages
+are computed from the measured times and peaks, the roofline arithmetic, and the figure (no speed
+assertions: those belong to the benchmark itself)."""
 
 from __future__ import annotations
 
@@ -62,9 +63,12 @@ def test_ratios_and_roofline_come_from_measured_times(report):
     ceil = cpu["peaks"]["ceilings"]
     for r in cpu["ops"]:
         c, b, rl = r["custom"], r["builtin_timing"], r["roofline"]
-        assert c["blocks"] >= 2 and b["blocks"] >= 2
+        # Sampled in pairs (timing.paired): as many custom as built-in samples, at least 10 pairs.
+        assert c["blocks"] == b["blocks"] == r["pairs"] >= 10
         assert c["median_s"] > 0 and b["median_s"] > 0 and c["iqr_s"] >= 0
-        assert math.isclose(r["speed_ratio"], b["median_s"] / c["median_s"], rel_tol=1e-9)
+        q1, med, q3 = r["ratio_quartiles"]
+        assert q1 <= med <= q3 and math.isclose(r["speed_ratio"], med, rel_tol=1e-9)
+        assert math.isclose(r["ratio_of_medians"], b["median_s"] / c["median_s"], rel_tol=1e-9)
         assert math.isclose(c["rate"], r["amount"] / c["median_s"] / 1e9, rel_tol=1e-9)
         # The bound: the largest of the three least times, from the ceilings in the report.
         compute = ceil["fma_gflops"] if rl["ceiling"] == "fma" else ceil["mixed_gflops"]
@@ -102,6 +106,32 @@ def test_op_model_counts():
     assert math.isclose(roofline.op_model("sum", [400], "aten_vec")["intensity"], 400 / (1600 + 4))
     assert roofline.code_family("DEFAULT", "x86_64") == "sse2"
     assert roofline.code_family("DEFAULT", "aarch64") == "aten_vec" == roofline.code_family("AVX2", "x86_64")
+
+
+def test_paired_timing_alternates_and_pairs_samples():
+    """Two fake ops whose calls take known, alternating amounts of time: each pair's ratio is computed from
+    adjacent samples, so a slow phase that hits both sides does not move the median ratio."""
+    import time
+
+    from torch_envcheck.bench import timing
+    state = {"calls": 0}
+
+    def slow_phase():
+        return (state["calls"] // 8) % 2 == 1  # every other group of 8 calls runs 3x slower
+
+    def custom():
+        state["calls"] += 1
+        time.sleep(0.002 * (3 if slow_phase() else 1))
+
+    def builtin():
+        state["calls"] += 1
+        time.sleep(0.003 * (3 if slow_phase() else 1))
+
+    tc, tb, ratios = timing.paired(custom, builtin, min_run_time=0.05, min_pairs=12)
+    assert len(tc.times) == len(tb.times) == len(ratios) >= 12
+    assert all(math.isclose(r, b / c) for r, b, c in zip(ratios, tb.times, tc.times))
+    import statistics
+    assert 1.2 < statistics.median(ratios) < 1.8  # 1.5 within sleep jitter
 
 
 def test_bound_takes_the_slowest_limit_and_violations_are_reported():

@@ -1,8 +1,8 @@
 """The benchmark itself: which ops, which inputs, the machine's physical limits and each op's roofline;
 returns a JSON-able report.
 
-`speed_ratio` is built-in median time / custom median time (above 1: ours is faster), measured side by
-side in one run.  Next to it, each op's roofline (see roofline.py): its FLOPs and compulsory bytes for
+`speed_ratio` is the median over interleaved call pairs of built-in time / custom time (above 1: ours is
+faster), measured side by side in one run (timing.paired).  Next to it, each op's roofline (see roofline.py): its FLOPs and compulsory bytes for
 the shape run, the least time the machine allows (from the measured peak FP32 arithmetic and read / write
 bandwidth) and both sides' median time as % of that bound.  Rates: bandwidth ops in GB/s of compulsory
 bytes (inputs read once, outputs written once), sgemm in GFLOP/s (2*M*N*K).
@@ -14,10 +14,11 @@ import json
 import math
 import os
 import platform
+import statistics
 import time
 
 from . import machine, roofline
-from .timing import interleaved, measure
+from .timing import measure, paired
 
 OPS = ("triad", "sum", "softmax", "bias_gelu", "sgemm")
 
@@ -156,10 +157,8 @@ def _bench_device(torch, ops, device: str, quick: bool, threads: int, progress, 
     else:
         cache, cache_src = machine.cpu_llc_bytes()
     sizes = _sizes(device, quick, cache)
-    # Many short rounds rather than a few long ones: the two sides alternate more often, so a burst of
-    # other load on a shared machine falls on both alike.
-    rounds = 2 if quick else 12
-    min_run_time = 0.05 if quick else 0.1
+    min_run_time = 0.1 if quick else 1.2  # per side and op: the two sides alternate call by call (timing.py)
+    sync = (lambda: torch.cuda.synchronize()) if device == "cuda" else None
     peaks = _peaks(torch, ops, device, sizes, quick, threads, progress)
     family = roofline.code_family(peaks.get("selected")) if device == "cpu" else "aten_vec"
     results, timings = [], []
@@ -167,22 +166,23 @@ def _bench_device(torch, ops, device: str, quick: bool, threads: int, progress, 
         if only and name not in only:
             progress(f"{device}: {name} (not selected)")
             continue
-        # sgemm calls take ~0.1 s on a small CPU: give each round time for several of them.
+        # sgemm calls take ~0.1 s on a small CPU: give it time for a few dozen pairs.
         run_time = min_run_time * (3 if name == "sgemm" else 1)
-        tc, tb = interleaved(custom_fn, builtin_fn, rounds, run_time, threads)
+        tc, tb, ratios = paired(custom_fn, builtin_fn, run_time, sync=sync)
         cr, br = _rate(amount, tc.median, unit), _rate(amount, tb.median, unit)
         timings.append((roofline.op_model(name, shape, family), tc.median, tb.median))
         results.append({
             "op": name, "builtin": builtin, "shape": shape, "dtype": "float32", "unit": unit, "amount": amount,
             "custom": {"rate": cr, **tc.as_dict()}, "builtin_timing": {"rate": br, **tb.as_dict()},
-            "speed_ratio": tb.median / tc.median,
+            "speed_ratio": statistics.median(ratios), "ratio_of_medians": tb.median / tc.median,
+            "pairs": len(ratios), "ratio_quartiles": _quartiles(ratios),
         })
         progress(f"{device}: {name}")
     peaks = _remeasure(torch, ops, device, sizes, quick, threads, peaks, progress)
     for row, (model, custom_s, builtin_s) in zip(results, timings):
         row["roofline"] = _roofline_row(model, peaks, device, custom_s, builtin_s)
     return {"device": device, "cache_bytes": cache, "cache_source": cache_src, "sizes": sizes,
-            "rounds": rounds, "min_run_time_s": min_run_time, "peaks": peaks, "ops": results}
+            "min_run_time_s": min_run_time, "peaks": peaks, "ops": results}
 
 
 def _targets(report: dict) -> list:
@@ -220,6 +220,12 @@ def _classic_matmul(torch, quick: bool, threads: int, has_cuda: bool, cuda_reaso
         res["speedup"] = None
     progress("classic: GPU matmul")
     return res
+
+
+def _quartiles(values: list) -> list:
+    if len(values) < 2:
+        return [values[0]] * 3 if values else []
+    return statistics.quantiles(values, n=4, method="inclusive")
 
 
 def _load_average() -> list | None:
@@ -260,7 +266,8 @@ def run_benchmarks(quick: bool = False, devices: list | None = None, progress=No
         "machine": {"cpu": machine.cpu_model(), "platform": platform.platform(),
                     "gpu": torch.cuda.get_device_name() if cuda_ok else None},
         "cpu_kernel_isa": ops_mod.cpu_kernel_isa(),
-        "ratio_definition": "speed_ratio = built-in median time / custom median time (>1: custom faster)",
+        "ratio_definition": "speed_ratio = median over interleaved call pairs of built-in time / custom time "
+                            "(>1: custom faster); ratio_of_medians beside it",
         "roofline_definition": "% of bound = least time the measured peaks allow / median time (100%: nothing "
                                "left); bound = max(FLOPs / compute ceiling, bytes read / read bandwidth, bytes "
                                "written / write bandwidth)",

@@ -98,20 +98,12 @@ inline float pairwise(const float* p, int64_t n) {
   return pairwise(p, h) + pairwise(p + h, n - h);
 }
 
-// Blocks are handed out one at a time from a shared counter (dynamic scheduling), not cut into one
-// equal range per thread: with equal ranges the sum lasts as long as its slowest thread, so a core that
-// is slowed for a moment (another process, a lower clock) slowed the whole call; torch.sum splits
-// statically too, and a run where that happened to ours but not to torch.sum's measurements read 0.6x.
-// Now the other threads take over the blocks.  Each block's partial is still stored by its index and
-// added in block order, so the result does not depend on which thread summed which block.
 float sum_kernel(const float* x, int64_t n) {
   if (n == 0) return 0.f;
   const int64_t blocks = (n + kSumBlock - 1) / kSumBlock;
   std::vector<float> partial(blocks);
-  std::atomic<int64_t> next{0};
-  const int64_t workers = std::min<int64_t>(blocks, at::get_num_threads());
-  at::parallel_for(0, workers, 1, [&](int64_t, int64_t) {
-    for (int64_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < blocks;) {
+  at::parallel_for(0, blocks, 1, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
       const int64_t start = b * kSumBlock;
       partial[b] = sum_block(x + start, std::min(kSumBlock, n - start));
     }
