@@ -1,6 +1,7 @@
 """Time the custom kernels against torch's built-in ops and the machine's measured limits.
 
-`torch-envcheck bench [--quick] [--json] [--plot FILE.png|FILE.svg] [--device cpu|cuda|all] [--isa auto|all|VARIANT,...]`.
+`torch-envcheck bench [--quick] [--json] [--plot FILE.png|FILE.svg] [--device cpu|cuda|all]
+[--isa auto|all|VARIANT,...]`.
 Each op is timed against its torch built-in (speed ratio) and placed on the machine's roofline: the
 peak FP32 arithmetic and memory bandwidth measured by the extension's microkernels, and the op's least
 possible time from its FLOPs and bytes (% of bound).  `--plot` draws that roofline (matplotlib, the

@@ -105,14 +105,14 @@ def _panel(ax, dev: str, entries: list, Line2D) -> list:
         read = max(read, pk["ceilings"]["read_gbs"])
         copy = max(copy, pk["ceilings"]["copy_gbs"])
     grid = [lo * (hi / lo) ** (i / 50) for i in range(51)]
-    # One line per distinct ceiling (instruction sets within 3% of each other share it and its label).
+    # One line per distinct ceiling (instruction sets within 8% of each other share it and its label).
     lines: list = []
     for isa, c in compute.items():
         for kind, style in (("fma", "-"), ("mixed", ":")):
             if kind == "mixed" and c["mixed"] <= c["fma"] * 1.02:
                 continue
             label = "FMA" if kind == "fma" else "FMA+add"
-            same = next((ln for ln in lines if ln[2] == style and abs(ln[1] / c[kind] - 1) < 0.03), None)
+            same = next((ln for ln in lines if ln[2] == style and abs(ln[1] / c[kind] - 1) < 0.08), None)
             if same:
                 same[0].append(isa)
             else:

@@ -2,10 +2,11 @@
 returns a JSON-able report.
 
 `speed_ratio` is the median over interleaved call pairs of built-in time / custom time (above 1: ours is
-faster), measured side by side in one run (timing.paired).  Next to it, each op's roofline (see roofline.py): its FLOPs and compulsory bytes for
-the shape run, the least time the machine allows (from the measured peak FP32 arithmetic and read / write
-bandwidth) and both sides' median time as % of that bound.  Rates: bandwidth ops in GB/s of compulsory
-bytes (inputs read once, outputs written once), sgemm in GFLOP/s (2*M*N*K).
+faster), measured side by side in one run (timing.paired).  Next to it, each op's roofline (see
+roofline.py): its FLOPs and compulsory bytes for the shape run, the least time the machine allows (from
+the measured peak FP32 arithmetic and read / write bandwidth) and both sides' median time as % of that
+bound.  Rates: bandwidth ops in GB/s of compulsory bytes (inputs read once, outputs written once), sgemm
+in GFLOP/s (2*M*N*K).
 """
 
 from __future__ import annotations
