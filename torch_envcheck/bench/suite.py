@@ -99,14 +99,14 @@ def _peaks(torch, ops, device: str, sizes: dict, quick: bool, threads: int, prog
 
     if device == "cpu":
         info = json.loads(ops.roofline_info())
-        variants, mem_isa = list(info["variants"]), info["best"]
+        variants = list(info["variants"])
     else:
-        info, variants, mem_isa = None, ["best"], "best"
+        info, variants = None, ["best"]
     compute = roofline.compute_peaks(torch, ops, device, variants, quick, threads, measure)
     progress(f"{device}: peak FP32 arithmetic")
-    memory = roofline.memory_peaks(torch, ops, device, sizes["working_set_bytes"], mem_isa, quick, threads, measure)
+    memory = roofline.memory_peaks(torch, ops, device, sizes["working_set_bytes"], variants, quick, threads, measure)
     progress(f"{device}: memory bandwidth")
-    out = {"threads": threads, "compute": compute, "memory": memory, "variants": variants, "mem_isa": mem_isa,
+    out = {"threads": threads, "compute": compute, "memory": memory, "variants": variants,
            "how": "extension microkernels (csrc/ops/cpu/roofline_kernel_isa.h, csrc/ops/cuda/roofline_kernel.cu) "
                   "on every thread (every SM), best block of several, measured before and after the ops; see "
                   "torch_envcheck/bench/roofline.py"}
@@ -121,7 +121,7 @@ def _remeasure(torch, ops, device: str, sizes: dict, quick: bool, threads: int, 
     the theoretical figures."""
     if not quick:
         compute = roofline.compute_peaks(torch, ops, device, peaks["variants"], quick, threads, measure)
-        memory = roofline.memory_peaks(torch, ops, device, sizes["working_set_bytes"], peaks["mem_isa"], quick,
+        memory = roofline.memory_peaks(torch, ops, device, sizes["working_set_bytes"], peaks["variants"], quick,
                                        threads, measure)
         peaks.update(roofline.merge_best(peaks, {"compute": compute, "memory": memory}))
     progress(f"{device}: peaks again" if not quick else f"{device}: peaks (measured once in --quick)")
