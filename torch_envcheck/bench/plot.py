@@ -117,9 +117,14 @@ def _panel(ax, dev: str, entries: list, Line2D) -> list:
                 same[0].append(isa)
             else:
                 lines.append([[isa], c[kind], style, label])
-    for isas, value, style, label in lines:
+    last_y, slot = None, 0
+    for isas, value, style, label in sorted(lines, key=lambda ln: ln[1]):
         ax.plot([lo, hi * 6], [value, value], color="0.25", linewidth=1, linestyle=style)
-        ax.text(lo * 1.1, value * 1.04, f"{', '.join(isas)} {label} {value:.0f} GFLOP/s", va="bottom", fontsize=7)
+        # Labels of ceilings close together go side by side instead of on top of each other.
+        slot = slot + 1 if last_y is not None and value < last_y * 1.25 else 0
+        last_y = value
+        ax.text(lo * 1.1 * (hi / lo) ** (0.3 * slot), value * 1.04, f"{', '.join(isas)} {label} {value:.0f} GFLOP/s",
+                va="bottom", fontsize=7)
     top = max(max(c["mixed"], c["fma"]) for c in compute.values())
     ax.plot(grid, [min(top, read * x) for x in grid], color="0.4", linestyle="--", linewidth=1)
     ax.plot(grid, [min(top, copy * x) for x in grid], color="0.6", linestyle="-.", linewidth=1)
