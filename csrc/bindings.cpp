@@ -11,9 +11,9 @@
 #include <exception>
 #include <string>
 
-#include "build_info.h"
-#include "json.h"
-#include "runtime_info.h"
+#include "info/build_info.h"
+#include "info/json.h"
+#include "info/runtime_info.h"
 
 #define ENVCHECK_STR2(x) #x
 #define ENVCHECK_STR(x) ENVCHECK_STR2(x)

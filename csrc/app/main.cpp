@@ -10,9 +10,9 @@
 #include <exception>
 #include <string>
 
-#include "build_info.h"
-#include "json.h"
-#include "runtime_info.h"
+#include "info/build_info.h"
+#include "info/json.h"
+#include "info/runtime_info.h"
 
 int main(int argc, char** argv) {
   if (argc > 1) {

@@ -16,8 +16,8 @@ from paths import REPO
 # The introspection part of csrc/: enough for a complete, loadable extension (the ops register
 # themselves from their own files and nothing here calls them).  Test builds compile only these, so
 # each takes well under a minute on 2 cores instead of also compiling every kernel ISA variant.
-INTROSPECTION_SOURCES = ("bindings.cpp", "build_info.cpp", "build_info.h", "runtime_info.cpp", "runtime_info.h",
-                         "json.h", "cuda/build_info_cuda.cu", "cuda/runtime_probe.cu")
+INTROSPECTION_SOURCES = ("bindings.cpp", "info/build_info.cpp", "info/build_info.h", "info/runtime_info.cpp",
+                         "info/runtime_info.h", "info/json.h", "info/build_info_cuda.cu", "info/runtime_probe.cu")
 
 
 def copy_repo(dest: str, full: bool = False) -> str:

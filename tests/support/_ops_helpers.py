@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import torch
 
 EPS32 = 2.0 ** -24
+INF, NAN = float("inf"), float("nan")
 
 
 def load_ops():
@@ -40,3 +43,63 @@ def assert_gelu_close(y: torch.Tensor, x: torch.Tensor, bias: torch.Tensor, atol
     (torch's own float32 F.gelu is off by up to ~1.2e-6 on CPU)."""
     ref = torch.nn.functional.gelu(x.double().cpu() + bias.double().cpu())
     torch.testing.assert_close(y.double().cpu(), ref, atol=atol, rtol=rtol)
+
+
+# The right answers at special values.  The oracle is math in float64, never a float32 kernel (torch's own
+# float32 F.gelu(+inf) is nan on some CPUs and torch builds and +inf on others).  The rule: the value of
+# the function where it is defined, its limit where the argument is infinite and the limit exists, and nan
+# where it has none:
+#   gelu(+inf) = +inf (GELU(x) -> x), gelu(-inf) = -0 (GELU(x) -> 0 from below), gelu(nan) = nan;
+#   softmax: exp(-inf) = 0 exactly, so a masked (-inf) entry is exactly 0; a row with a nan is all nan;
+#   a row of only -inf is all nan (0/0: no limit); a row with exactly one +inf is one-hot at it (the
+#   limit as that entry grows); two or more +inf: all nan (the limit depends on how they grow).
+
+
+def gelu_ref(x: torch.Tensor) -> torch.Tensor:
+    """Exact GELU 0.5 x erfc(-x / sqrt 2) in float64 from math.erfc, element by element (for small
+    tensors), with the limits above at the infinities."""
+    def one(v: float) -> float:
+        if math.isnan(v):
+            return NAN
+        if math.isinf(v):
+            return v if v > 0 else -0.0
+        return 0.5 * v * math.erfc(-v / math.sqrt(2.0))
+    flat = [one(v) for v in x.detach().double().cpu().flatten().tolist()]
+    return torch.tensor(flat, dtype=torch.float64).reshape(x.shape)
+
+
+def softmax_ref(x: torch.Tensor) -> torch.Tensor:
+    """Softmax over the last dimension in float64 from math.exp and math.fsum, row by row (for small
+    tensors), with the special-value rules above."""
+    cols = x.shape[-1] if x.dim() else 1
+    rows = x.detach().double().cpu().reshape(-1, cols).tolist() if cols else []
+    out = []
+    for row in rows:
+        n_pos = sum(v == INF for v in row)
+        if any(math.isnan(v) for v in row) or n_pos > 1 or (row and max(row) == -INF):
+            out.append([NAN] * len(row))
+        elif n_pos == 1:
+            out.append([1.0 if v == INF else 0.0 for v in row])
+        else:
+            m = max(row)
+            e = [math.exp(v - m) for v in row]  # math.exp(-inf) is exactly 0.0
+            s = math.fsum(e)
+            out.append([v / s for v in e])
+    return torch.tensor(out, dtype=torch.float64).reshape(x.shape)
+
+
+def special_error(got: torch.Tensor, want: torch.Tensor, atol: float, rtol: float) -> float:
+    """The worst error of `got` against the float64 reference `want`, as a multiple of the tolerance
+    atol + rtol * |want| (<= 1 passes).  nan exactly where `want` is nan; where `want` is exact (an
+    infinity, or 0 from a masked entry, an infinite limit or a one-hot) `got` must equal it; 1e9 if not."""
+    got = got.detach().double().cpu()
+    want = want.double()
+    if got.shape != want.shape or not torch.equal(torch.isnan(got), torch.isnan(want)):
+        return 1e9
+    exact = torch.isinf(want) | (want == 0)
+    if not torch.equal(got[exact], want[exact]):
+        return 1e9
+    rest = ~exact & ~torch.isnan(want)
+    if not rest.any():
+        return 0.0
+    return ((got[rest] - want[rest]).abs() / (atol + rtol * want[rest].abs())).max().item()

@@ -1,5 +1,6 @@
-"""`torch-envcheck bench`: the custom kernels timed against torch's built-in ops, and the machine's
-own limits (memory bandwidth, built-in matmul rate) measured in the same run.
+"""`torch-envcheck bench`: the custom kernels timed against torch's built-in ops, and both placed on the
+machine's roofline (peak FP32 arithmetic and memory bandwidth measured by the extension's microkernels
+in the same run; see roofline.py).
 
 Python API: ``from torch_envcheck.bench import run_benchmarks; report = run_benchmarks(quick=True)``.
 """

@@ -1,10 +1,15 @@
 """Time the custom kernels against torch's built-in ops and the machine's measured limits.
 
-`torch-envcheck bench [--quick] [--json] [--plot FILE.png] [--device cpu|cuda|all] [--isa auto|all|VARIANT,...]`.
-`--isa all` benchmarks every compiled CPU kernel variant (DEFAULT, AVX2, AVX512), each forced in its own
-process; a variant this CPU cannot run is reported as not runnable, never executed.  Exit status 0
-when the benchmark ran (missed speed targets are reported, not failures), 1 when it could not run
-(extension unavailable, or --device cuda without a usable GPU), 2 on bad arguments.
+`torch-envcheck bench [--quick] [--json] [--plot FILE.png|FILE.svg] [--device cpu|cuda|all]
+[--isa auto|all|VARIANT,...]`.
+Each op is timed against its torch built-in (speed ratio) and placed on the machine's roofline: the
+peak FP32 arithmetic and memory bandwidth measured by the extension's microkernels, and the op's least
+possible time from its FLOPs and bytes (% of bound).  `--plot` draws that roofline (matplotlib, the
+optional `plot` extra).  `--isa all` benchmarks every compiled CPU kernel variant (DEFAULT, AVX2,
+AVX512), each forced in its own process; a variant this CPU cannot run is reported as not runnable,
+never executed.  Exit status 0 when the benchmark ran (missed speed targets are reported, not
+failures), 1 when it could not run (extension unavailable, --device cuda without a usable GPU, the
+figure could not be written), 2 on bad arguments (including --plot without matplotlib).
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ import sys
 def add_arguments(parser) -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes and short timings (a few seconds)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON instead of a table")
-    parser.add_argument("--plot", metavar="FILE.png", help="also write a chart (needs matplotlib)")
+    parser.add_argument("--plot", metavar="FILE.png|FILE.svg",
+                        help="also draw the roofline figure to FILE (PNG or SVG; needs matplotlib: "
+                             "pip install 'torch_envcheck[plot]')")
     parser.add_argument("--device", choices=["cpu", "cuda", "all"], default="all",
                         help="which devices to benchmark (default: all; CUDA is skipped, with the reason, "
                              "when no GPU is usable)")
@@ -49,6 +56,12 @@ def run(args) -> int:
             print(f"torch-envcheck bench: unknown op(s) {', '.join(unknown)}; expected some of {', '.join(OPS)}",
                   file=sys.stderr)
             return 2
+    if args.plot:
+        from torch_envcheck.bench import plot as plot_mod
+        why = plot_mod.check_target(args.plot)
+        if why:  # before minutes of measuring, not after
+            print(f"torch-envcheck bench: {why}", file=sys.stderr)
+            return 2
     from torch_envcheck.bench import isa as isa_mod
     try:
         variants = isa_mod.parse(args.isa)
@@ -74,19 +87,26 @@ def run(args) -> int:
     except extension.ExtensionUnavailable as exc:
         print(f"torch-envcheck bench: the extension is not available: {exc}", file=sys.stderr)
         return 1
-    if args.plot:
-        err = rep.plot(result, args.plot)
-        result["plot"] = {"path": args.plot, "error": err}
-        if err:
-            print(f"torch-envcheck bench: no chart written: {err}", file=sys.stderr)
+    err = _plot(rep, result, args.plot)
     if args.json:
         json.dump(result, sys.stdout, indent=2)
         print()
     else:
         rep.print_report(result)
-        if args.plot and not result["plot"]["error"]:
-            print(f"chart written to {args.plot}")
-    return 0
+        if args.plot and not err:
+            print(f"roofline figure written to {args.plot}")
+    return 1 if err else 0
+
+
+def _plot(rep, result: dict, path: str | None) -> str | None:
+    """Draw the figure when asked; the error line (also printed), or None."""
+    if not path:
+        return None
+    err = rep.plot(result, path)
+    result.setdefault("plot", {}).update(path=path, error=err)
+    if err:
+        print(f"torch-envcheck bench: no figure written: {err}", file=sys.stderr)
+    return err
 
 
 def _no_cuda_reason(torch) -> str | None:
@@ -113,12 +133,12 @@ def _run_isa(args, variants: list, only) -> int:
     except extension.ExtensionUnavailable as exc:
         print(f"torch-envcheck bench: the extension is not available: {exc}", file=sys.stderr)
         return 1
-    if args.plot:
-        print("torch-envcheck bench: --plot is not drawn with --isa (one chart per variant: run each without "
-              "--isa, with ATEN_CPU_CAPABILITY set)", file=sys.stderr)
+    err = _plot(rep, result, args.plot)
     if args.json:
         json.dump(result, sys.stdout, indent=2)
         print()
     else:
         rep.print_isa_report(result)
-    return 0
+        if args.plot and not err:
+            print(f"roofline figure written to {args.plot}")
+    return 1 if err else 0

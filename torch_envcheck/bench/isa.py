@@ -1,7 +1,7 @@
 """`torch-envcheck bench --isa ...`: the CPU benchmark once per forced kernel variant.
 
 The extension compiles its CPU kernels once per instruction set (DEFAULT, AVX2, AVX512) and picks one
-per process, the way ATen does, honouring ATEN_CPU_CAPABILITY (see csrc/cpu/isa.cpp).  The choice is
+per process, the way ATen does, honouring ATEN_CPU_CAPABILITY (see csrc/ops/cpu/isa.cpp).  The choice is
 made once per process, so each forced variant is benchmarked in a fresh child process
 (`python -m torch_envcheck.bench --json --device cpu ...` with ATEN_CPU_CAPABILITY set).  A variant this
 CPU cannot run is reported as "not runnable on this CPU" and never started.
@@ -130,8 +130,11 @@ def isa_report(variants: list, quick: bool, ops: str | None, progress=None, runn
     from torch_envcheck.ext import ops as ops_mod  # noqa: PLC0415
     from torch_envcheck.bench import machine  # noqa: PLC0415
 
+    from torch_envcheck.bench.suite import _load_average  # noqa: PLC0415
+
     isa_info = ops_mod.cpu_kernel_isa()
-    return {
+    load_start = _load_average()
+    report = {
         "schema": 1, "kind": "isa_variants", "quick": quick, "torch": torch.__version__,
         "threads": torch.get_num_threads(),
         "machine": {"cpu": machine.cpu_model(), "platform": platform.platform(), "cpu_flags": machine.cpu_flags()},
@@ -140,3 +143,5 @@ def isa_report(variants: list, quick: bool, ops: str | None, progress=None, runn
                "ATEN_CPU_CAPABILITY (and MKL_ENABLE_INSTRUCTIONS) set as in forced_with",
         "variants": run_variants(variants, isa_info, quick, ops, progress=progress, runner=runner),
     }
+    report["machine"]["load_average"] = {"start": load_start, "end": _load_average(), "cpus": os.cpu_count()}
+    return report

@@ -1,5 +1,5 @@
-"""Rendering the benchmark report: a terminal table (rich when installed, plain text otherwise) and an
-optional bar chart (matplotlib, optional extra)."""
+"""Rendering the benchmark report: a terminal table (rich when installed, plain text otherwise); the
+roofline figure is plot.py's."""
 
 from __future__ import annotations
 
@@ -14,38 +14,63 @@ def _fmt_time(s: float) -> str:
     return f"{s * 1e6:.1f} us"
 
 
+def _pct(v) -> str:
+    return "-" if v is None else f"{v:.0f}%"
+
+
 def rows(report: dict) -> list:
     out = []
     for dev, d in report["devices"].items():
         for r in d.get("ops", []):
+            rl = r.get("roofline") or {}
             out.append([
                 dev, r["op"], "x".join(str(s) for s in r["shape"]),
                 _fmt_time(r["custom"]["median_s"]), _fmt_time(r["custom"]["iqr_s"]),
                 f"{r['custom']['rate']:.1f} {r['unit']}",
                 r["builtin"], _fmt_time(r["builtin_timing"]["median_s"]),
                 f"{r['builtin_timing']['rate']:.1f} {r['unit']}",
-                f"{r['speed_ratio']:.2f}x", f"{r['pct_of_limit']:.0f}% of {r['limit']['name']}",
+                f"{r['speed_ratio']:.2f}x", _pct(rl.get("custom_pct")), _pct(rl.get("builtin_pct")),
+                f"{rl['intensity']:.2f}" if rl else "-", rl.get("bound_by", "-"),
             ])
     return out
 
 
 HEADERS = ["device", "op", "shape", "custom median", "IQR", "custom rate", "built-in", "built-in median",
-           "built-in rate", "speed ratio", "of limit"]
+           "built-in rate", "speed ratio", "ours % of bound", "built-in % of bound", "FLOP/byte", "bound by"]
 
 
-def _limit_lines(report: dict) -> list:
+def peak_lines(report: dict) -> list:
+    """The measured physical limits, one line per kind, and the classic matmul check."""
     lines = []
     for dev, d in report["devices"].items():
         if "skipped" in d:
             lines.append(f"{dev}: skipped: {d['skipped']}")
             continue
-        lim = d["limits"]
-        lines.append(
-            f"{dev} limits: STREAM copy {lim['stream_copy']['rate']:.1f} GB/s, STREAM triad "
-            f"{lim['stream_triad']['rate']:.1f} GB/s"
-            + (f", built-in matmul {lim['matmul']['rate']:.1f} GFLOP/s" if "matmul" in lim else "") + " "
-            f"(working sets >= {d['sizes']['triad_n'] * 12 / d['cache_bytes']:.0f}x {d['cache_source']} "
-            f"of {d['cache_bytes'] >> 20} MiB)")
+        pk = d["peaks"]
+        comp = ", ".join(f"{v} {e['fma']['gflops']:.0f} (FMA) / {e['mixed']['gflops']:.0f} (FMA+add)"
+                         for v, e in pk["compute"].items())
+        lines.append(f"{dev} peak FP32 GFLOP/s on {pk['threads']} thread(s): {comp}")
+        th = pk.get("theoretical") or {}
+        if dev == "cpu" and th.get("variants"):
+            parts = []
+            for v, t in th["variants"].items():
+                part = f"{v} {t['flops_per_cycle_per_core']} FLOP/cycle/core"
+                part += f" = {t['gflops']:.0f} GFLOP/s at {th['max_clock_ghz']:.2f} GHz" if "gflops" in t else \
+                    f" (measured FMA peak implies {t['implied_clock_ghz']:.2f} GHz)"
+                parts.append(part)
+            lines.append(f"{dev} theoretical ({th['microarchitecture']}; clock {th['clock_source']}): "
+                         + "; ".join(parts))
+        elif dev == "cpu":
+            lines.append(f"{dev} theoretical: {th.get('note', 'unknown')}")
+        elif th.get("fp32_gflops") or th.get("memory_gbs"):
+            lines.append(f"{dev} published-peak formula ({th.get('name')}): FP32 "
+                         f"{th.get('fp32_gflops', float('nan')):.0f} GFLOP/s, memory "
+                         f"{th.get('memory_gbs', float('nan')):.0f} GB/s")
+        mem = pk["memory"]
+        lines.append(f"{dev} memory: read {mem['read']['gbs']:.1f} GB/s, write (non-temporal) "
+                     f"{mem['write']['gbs']:.1f} GB/s, copy {mem['copy']['gbs']:.1f} GB/s "
+                     f"(working set {mem['working_set_bytes'] / d['cache_bytes']:.0f}x {d['cache_source']} "
+                     f"of {d['cache_bytes'] >> 20} MiB)")
     cm = report.get("classic_matmul")
     if cm:
         line = f"classic check: torch.matmul {cm['n']}^3 on CPU {cm['cpu']['gflops']:.1f} GFLOP/s"
@@ -54,6 +79,12 @@ def _limit_lines(report: dict) -> list:
         else:
             line += f"; GPU part skipped: {cm['cuda'].get('skipped')}"
         lines.append(line)
+    load = (report.get("machine") or {}).get("load_average") or {}
+    if load.get("start") and load["start"][0] > 0.5:
+        lines.append(f"note: load average {load['start'][0]:.2f} at the start ({load.get('cpus')} CPUs): other "
+                     "processes were running, so the peaks, the times and the % of bound are less reliable")
+    for v in report.get("roofline_violations", []):
+        lines.append(f"WARNING: {v}: a measured peak is too low (the bound is wrong, not the op)")
     return lines
 
 
@@ -64,7 +95,7 @@ def _target_lines(report: dict) -> list:
             status, value = "skipped", t.get("note", "")
         else:
             status = "met" if t["met"] else "MISSED"
-            unit = "x" if t["metric"] == "ratio" else "%"
+            unit = "x" if t["metric"] == "ratio" else "%"  # "pct_bound": % of the roofline bound
             value = f"{t['value']:.2f}{unit}" if unit == "x" else f"{t['value']:.0f}{unit}"
             if t.get("note"):
                 value += f" ({t['note']})"
@@ -92,7 +123,7 @@ def print_report(report: dict, file=None) -> None:
         for r in rows(report):
             table.add_row(*r)
         console.print(table)
-        for line in _limit_lines(report):
+        for line in peak_lines(report):
             console.print(line)
         tt = Table(title="targets")
         for h in ("device", "target", "status", "value"):
@@ -109,7 +140,7 @@ def print_report(report: dict, file=None) -> None:
         print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)), file=file)
         if i == 0:
             print("  ".join("-" * w for w in widths), file=file)
-    for line in _limit_lines(report):
+    for line in peak_lines(report):
         print(line, file=file)
     print("targets:", file=file)
     for dev, target, status, value in _target_lines(report):
@@ -129,7 +160,7 @@ def isa_summary_rows(report: dict) -> list:
             out.append([v["variant"], v["status"], forced] + ["-"] * len(ISA_OPS) + ["-"])
             continue
         ops = {r["op"]: r for r in sub.get("devices", {}).get("cpu", {}).get("ops", [])}
-        ratios = [f"{ops[o]['speed_ratio']:.2f}x" if o in ops else "-" for o in ISA_OPS]
+        ratios = [_isa_cell(ops[o]) if o in ops else "-" for o in ISA_OPS]
         cpu_targets = [t for t in sub.get("targets", []) if t["device"] == "cpu" and t["met"] is not None]
         missed = [t["target"] for t in cpu_targets if not t["met"]]
         met = f"{len(cpu_targets) - len(missed)}/{len(cpu_targets)}"
@@ -138,7 +169,17 @@ def isa_summary_rows(report: dict) -> list:
     return out
 
 
-ISA_HEADERS = ["variant", "status", "forced with"] + [f"{o} ratio" for o in ISA_OPS] + ["CPU targets met"]
+def _isa_cell(row: dict) -> str:
+    """'1.23x (45%/38%)': speed ratio, then ours / the built-in as % of the op's roofline bound."""
+    rl = row.get("roofline") or {}
+    cell = f"{row['speed_ratio']:.2f}x"
+    if rl:
+        cell += f" ({rl['custom_pct']:.0f}%/{rl['builtin_pct']:.0f}%)"
+    return cell
+
+
+ISA_HEADERS = ["variant", "status", "forced with"] + [f"{o} ratio (% bound ours/built-in)" for o in ISA_OPS] + \
+    ["CPU targets met"]
 
 
 def print_isa_report(report: dict, file=None) -> None:
@@ -158,7 +199,8 @@ def print_isa_report(report: dict, file=None) -> None:
             print(f"=== CPU kernels {v['variant']}: {v['status']}: {v.get('reason') or v.get('error', '')} ===",
                   file=file)
     print(file=file)
-    print("summary (speed ratio = built-in median time / ours; >1: ours faster):", file=file)
+    print("summary (speed ratio = built-in median time / ours, >1: ours faster; in brackets ours and the "
+          "built-in as % of the op's roofline bound):", file=file)
     data = [ISA_HEADERS] + isa_summary_rows(report)
     widths = [max(len(str(r[i])) for r in data) for i in range(len(ISA_HEADERS))]
     for i, r in enumerate(data):
@@ -208,31 +250,17 @@ class Progress:
 
 
 def plot(report: dict, path: str) -> str | None:
-    """Bar chart of custom vs built-in vs limit, as % of each device's limit.  Returns an error text
-    when matplotlib is missing, else None."""
+    """Draw the roofline figure (plot.py).  Returns an error text when it cannot, else None."""
+    from torch_envcheck.bench import plot as plot_mod  # noqa: PLC0415
+
+    why = plot_mod.check_target(path)
+    if why:
+        return why
     try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return "matplotlib is not installed (pip install 'torch_envcheck[plot]')"
-    labels, custom, builtin = [], [], []
-    for dev, d in report["devices"].items():
-        for r in d.get("ops", []):
-            labels.append(f"{dev}\n{r['op']}")
-            custom.append(r["pct_of_limit"])
-            builtin.append(100.0 * r["builtin_timing"]["rate"] / r["limit"]["rate"])
-    fig, ax = plt.subplots(figsize=(max(6, 1.4 * len(labels)), 4))
-    xs = range(len(labels))
-    ax.bar([x - 0.2 for x in xs], custom, width=0.4, label="custom (envcheck)")
-    ax.bar([x + 0.2 for x in xs], builtin, width=0.4, label="torch built-in")
-    ax.axhline(100, color="k", linestyle="--", linewidth=1, label="measured limit")
-    ax.set_xticks(list(xs))
-    ax.set_xticklabels(labels)
-    ax.set_ylabel("% of measured limit (bandwidth / matmul rate)")
-    ax.set_title(f"torch_envcheck kernels, torch {report['torch']}")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+        report_points = plot_mod.draw(report, path)
+    except plot_mod.PlotUnavailable as exc:
+        return str(exc)
+    except OSError as exc:
+        return f"cannot write {path}: {exc.strerror or exc}"
+    report.setdefault("plot", {})["points"] = report_points
     return None

@@ -1,34 +1,41 @@
-"""The benchmark itself: which ops, which inputs, which limits and targets; returns a JSON-able report.
+"""The benchmark itself: which ops, which inputs, the machine's physical limits and each op's roofline;
+returns a JSON-able report.
 
-Rates: bandwidth ops count the bytes each call must move at least (inputs read once, output written
-once, as STREAM counts them); sgemm counts 2*M*N*K flops.  `speed_ratio` is built-in median time /
-custom median time (above 1: ours is faster).  Machine limits are STREAM-style: the best (shortest)
-time over all measured blocks of a plain copy (dst.copy_(src)) and a triad (torch.add(b, c, alpha=s,
-out=a)) on arrays several times the last-level cache, and the built-in matmul's rate.
+`speed_ratio` is the median over interleaved call pairs of built-in time / custom time (above 1: ours is
+faster), measured side by side in one run (timing.paired).  Next to it, each op's roofline (see
+roofline.py): its FLOPs and compulsory bytes for the shape run, the least time the machine allows (from
+the measured peak FP32 arithmetic and read / write bandwidth) and both sides' median time as % of that
+bound.  Rates: bandwidth ops in GB/s of compulsory bytes (inputs read once, outputs written once), sgemm
+in GFLOP/s (2*M*N*K).
 """
 
 from __future__ import annotations
 
+import json
 import math
+import os
 import platform
+import statistics
 import time
 
 from torch_envcheck.bench import machine
-from torch_envcheck.bench.timing import Timing, interleaved, measure
+from torch_envcheck.bench import roofline
+from torch_envcheck.bench.timing import measure, paired
 
 OPS = ("triad", "sum", "softmax", "bias_gelu", "sgemm")
 
-# (device, op, metric, threshold, label).  metric: "ratio" = speed_ratio, "pct_limit" = % of limit.
+# (device, op, metric, threshold, label).  metric: "ratio" = speed_ratio, "pct_bound" = % of the op's
+# roofline bound (the machine's physical limit for it).
 TARGETS = [
     ("cpu", "triad", "ratio", 0.95, "triad >= 0.95x torch.add"),
-    ("cpu", "triad", "pct_limit", 80.0, "triad >= 80% of measured STREAM triad"),
+    ("cpu", "triad", "pct_bound", 80.0, "triad >= 80% of its roofline bound"),
     ("cpu", "sum", "ratio", 0.95, "sum >= 0.95x torch.sum"),
     ("cpu", "softmax", "ratio", 0.9, "softmax >= 0.9x torch.softmax"),
     ("cpu", "bias_gelu", "ratio", 1.4, "bias_gelu >= 1.4x eager F.gelu(x + b)"),
     ("cpu", "sgemm", "ratio", 0.6, "sgemm >= 0.6x torch.matmul (2048^3)"),
     ("cpu", "sgemm", "ratio", 0.8, "sgemm stretch >= 0.8x torch.matmul (2048^3)"),
-    ("cuda", "triad", "pct_limit", 85.0, "triad >= 85% of measured device bandwidth"),
-    ("cuda", "sum", "pct_limit", 85.0, "sum >= 85% of measured device bandwidth"),
+    ("cuda", "triad", "pct_bound", 85.0, "triad >= 85% of its roofline bound"),
+    ("cuda", "sum", "pct_bound", 85.0, "sum >= 85% of its roofline bound"),
     ("cuda", "softmax", "ratio", 0.9, "softmax >= 0.9x torch.softmax"),
     ("cuda", "bias_gelu", "ratio", 1.7, "bias_gelu >= 1.7x eager F.gelu(x + b)"),
     ("cuda", "sgemm", "ratio", 0.5, "sgemm >= 0.5x cuBLAS FP32, TF32 off (4096^3)"),
@@ -48,6 +55,7 @@ def _sizes(device: str, quick: bool, cache_bytes: int) -> dict:
         ws = max(ws, (64 if quick else 512) << 20)
     cols = 4096
     return {
+        "working_set_bytes": int(ws),
         "triad_n": int(math.ceil(ws / 12)),
         "sum_n": int(math.ceil(ws / 4)),
         "rowwise": (max(1, int(math.ceil(ws / 8 / cols))), cols),
@@ -56,7 +64,7 @@ def _sizes(device: str, quick: bool, cache_bytes: int) -> dict:
 
 
 def _cases(torch, ops, device: str, sizes: dict):
-    """(name, builtin label, unit, amount, shape, custom fn, builtin fn, limit key) for each op."""
+    """(name, builtin label, unit, amount, shape, custom fn, builtin fn) for each op."""
     F = torch.nn.functional
     gen = torch.Generator(device="cpu").manual_seed(1234)
 
@@ -66,46 +74,83 @@ def _cases(torch, ops, device: str, sizes: dict):
     n = sizes["triad_n"]
     b, c, a = rnd(n), rnd(n), torch.empty(n, device=device)
     yield ("triad", "torch.add(b, c, alpha=s, out=)", "GB/s", 12.0 * n, [n],
-           lambda: ops.triad_out(b, c, 3.0, a), lambda: torch.add(b, c, alpha=3.0, out=a), "stream_triad")
+           lambda: ops.triad_out(b, c, 3.0, a), lambda: torch.add(b, c, alpha=3.0, out=a))
     del b, c, a
     n = sizes["sum_n"]
     x = rnd(n)
-    yield ("sum", "torch.sum(x)", "GB/s", 4.0 * n, [n], lambda: ops.sum(x), lambda: torch.sum(x), "bandwidth")
+    yield ("sum", "torch.sum(x)", "GB/s", 4.0 * n, [n], lambda: ops.sum(x), lambda: torch.sum(x))
     del x
     rows, cols = sizes["rowwise"]
     x = rnd(rows, cols)
     yield ("softmax", "torch.softmax(x, -1)", "GB/s", 8.0 * rows * cols, [rows, cols],
-           lambda: ops.softmax(x), lambda: torch.softmax(x, -1), "bandwidth")
+           lambda: ops.softmax(x), lambda: torch.softmax(x, -1))
     bias = rnd(cols)
     yield ("bias_gelu", "F.gelu(x + b) (eager)", "GB/s", 8.0 * rows * cols + 4 * cols, [rows, cols],
-           lambda: ops.bias_gelu(x, bias), lambda: F.gelu(x + bias), "bandwidth")
+           lambda: ops.bias_gelu(x, bias), lambda: F.gelu(x + bias))
     del x, bias
     g = sizes["gemm"]
     ga, gb, gc = rnd(g, g), rnd(g, g), torch.empty(g, g, device=device)
     yield ("sgemm", "torch.matmul(a, b, out=)" + (" TF32 off" if device == "cuda" else ""), "GFLOP/s",
-           2.0 * g ** 3, [g, g, g], lambda: ops.sgemm(ga, gb), lambda: torch.matmul(ga, gb, out=gc), "matmul")
+           2.0 * g ** 3, [g, g, g], lambda: ops.sgemm(ga, gb), lambda: torch.matmul(ga, gb, out=gc))
 
 
-def _limits(torch, device: str, sizes: dict, rounds: int, min_run_time: float, threads: int, progress) -> dict:
-    n = sizes["triad_n"]
-    src, dst = torch.randn(n, device=device), torch.empty(n, device=device)
-    b, c = torch.randn(n, device=device), torch.randn(n, device=device)
-    copy_t, triad_t = Timing(), Timing()
-    for _ in range(rounds):
-        measure(lambda: dst.copy_(src), min_run_time, threads, into=copy_t)
-        measure(lambda: torch.add(b, c, alpha=3.0, out=dst), min_run_time, threads, into=triad_t)
+def _peaks(torch, ops, device: str, sizes: dict, quick: bool, threads: int, progress) -> dict:
+    """The machine's physical limits on `device` (roofline.py): compute per instruction set, memory."""
+    from torch_envcheck.ext import ops as ops_mod  # noqa: PLC0415
+
+    if device == "cpu":
+        info = json.loads(ops.roofline_info())
+        variants = list(info["variants"])
+    else:
+        info, variants = None, ["best"]
+    compute = roofline.compute_peaks(torch, ops, device, variants, quick, threads, measure)
+    progress(f"{device}: peak FP32 arithmetic")
+    memory = roofline.memory_peaks(torch, ops, device, sizes["working_set_bytes"], variants, quick, threads, measure)
     progress(f"{device}: memory bandwidth")
-    copy_bw = _rate(8.0 * n, copy_t.best, "GB/s")
-    triad_bw = _rate(12.0 * n, triad_t.best, "GB/s")
-    del src, dst, b, c
-    return {
-        "stream_copy": {"rate": copy_bw, "unit": "GB/s", "how": "best of dst.copy_(src), 8 bytes/element",
-                        "elements": n, **copy_t.as_dict()},
-        "stream_triad": {"rate": triad_bw, "unit": "GB/s",
-                         "how": "best of torch.add(b, c, alpha=s, out=a), 12 bytes/element", "elements": n,
-                         **triad_t.as_dict()},
-        "bandwidth": {"rate": max(copy_bw, triad_bw), "unit": "GB/s", "how": "max(STREAM copy, STREAM triad)"},
-    }
+    out = {"threads": threads, "compute": compute, "memory": memory, "variants": variants,
+           "how": "extension microkernels (csrc/ops/cpu/roofline_kernel_isa.h, csrc/ops/cuda/roofline_kernel.cu) "
+                  "on every thread (every SM), best block of several, measured before and after the ops; see "
+                  "torch_envcheck/bench/roofline.py"}
+    if device == "cpu":
+        out["kernels"] = info["variants"]
+        out["selected"] = ops_mod.cpu_kernel_isa()["selected"]
+    return out
+
+
+def _remeasure(torch, ops, device: str, sizes: dict, quick: bool, threads: int, peaks: dict, progress) -> dict:
+    """Measure the peaks again after the ops and keep the best of both (not in --quick); add ceilings and
+    the theoretical figures."""
+    if not quick:
+        compute = roofline.compute_peaks(torch, ops, device, peaks["variants"], quick, threads, measure)
+        memory = roofline.memory_peaks(torch, ops, device, sizes["working_set_bytes"], peaks["variants"], quick,
+                                       threads, measure)
+        peaks.update(roofline.merge_best(peaks, {"compute": compute, "memory": memory}))
+    progress(f"{device}: peaks again" if not quick else f"{device}: peaks (measured once in --quick)")
+    peaks["ceilings"] = roofline.ceilings(peaks["compute"], peaks["memory"])
+    if device == "cpu":
+        peaks["theoretical"] = roofline.cpu_theoretical(peaks["compute"], threads)
+    else:
+        peaks["theoretical"] = roofline.gpu_theoretical(
+            torch.cuda.get_device_properties(torch.cuda.current_device()))
+    return peaks
+
+
+def _roofline_row(model: dict, peaks: dict, device: str, custom_s: float, builtin_s: float) -> dict:
+    ceil = peaks["ceilings"]
+    kind = model["ceiling"]
+    b = roofline.bound(model, roofline.ceiling_gflops(ceil, kind), ceil["read_gbs"], ceil["write_gbs"])
+    row = {**model, "bound_s": b["seconds"], "bound_by": b["by"], "bound_gflops": b["gflops"],
+           "compute_ceiling_gflops": b["compute_gflops"],
+           "custom_gflops": model["flops"] / custom_s / 1e9, "builtin_gflops": model["flops"] / builtin_s / 1e9,
+           "custom_pct": roofline.pct(b["seconds"], custom_s), "builtin_pct": roofline.pct(b["seconds"], builtin_s)}
+    if device == "cpu":
+        v = peaks["selected"]
+        own = peaks["compute"].get(v)
+        if own is not None:
+            bi = roofline.bound(model, roofline.isa_ceiling_gflops(own, kind), ceil["read_gbs"], ceil["write_gbs"])
+            row.update(isa=v, isa_bound_s=bi["seconds"], isa_bound_by=bi["by"],
+                       custom_isa_pct=roofline.pct(bi["seconds"], custom_s))
+    return row
 
 
 def _bench_device(torch, ops, device: str, quick: bool, threads: int, progress, only) -> dict:
@@ -114,32 +159,32 @@ def _bench_device(torch, ops, device: str, quick: bool, threads: int, progress, 
     else:
         cache, cache_src = machine.cpu_llc_bytes()
     sizes = _sizes(device, quick, cache)
-    rounds = 2 if quick else 4
-    min_run_time = 0.05 if quick else 0.3
-    limits = _limits(torch, device, sizes, rounds, min_run_time, threads, progress)
-    results = []
-    for name, builtin, unit, amount, shape, custom_fn, builtin_fn, limit_key in _cases(torch, ops, device, sizes):
+    min_run_time = 0.1 if quick else 1.2  # per side and op: the two sides alternate call by call (timing.py)
+    sync = (lambda: torch.cuda.synchronize()) if device == "cuda" else None
+    peaks = _peaks(torch, ops, device, sizes, quick, threads, progress)
+    family = roofline.code_family(peaks.get("selected")) if device == "cpu" else "aten_vec"
+    results, timings = [], []
+    for name, builtin, unit, amount, shape, custom_fn, builtin_fn in _cases(torch, ops, device, sizes):
         if only and name not in only:
             progress(f"{device}: {name} (not selected)")
             continue
-        # sgemm calls take ~0.1 s on a small CPU: give each round time for several of them.
+        # sgemm calls take ~0.1 s on a small CPU: give it time for a few dozen pairs.
         run_time = min_run_time * (3 if name == "sgemm" else 1)
-        tc, tb = interleaved(custom_fn, builtin_fn, rounds, run_time, threads)
+        tc, tb, ratios = paired(custom_fn, builtin_fn, run_time, sync=sync)
         cr, br = _rate(amount, tc.median, unit), _rate(amount, tb.median, unit)
-        if name == "sgemm":  # the built-in matmul's best rate is the compute limit
-            limits["matmul"] = {"rate": _rate(amount, tb.best, unit), "unit": unit,
-                                "how": f"best of the built-in {builtin}"}
-        lim = limits[limit_key]
+        timings.append((roofline.op_model(name, shape, family), tc.median, tb.median))
         results.append({
             "op": name, "builtin": builtin, "shape": shape, "dtype": "float32", "unit": unit, "amount": amount,
             "custom": {"rate": cr, **tc.as_dict()}, "builtin_timing": {"rate": br, **tb.as_dict()},
-            "speed_ratio": tb.median / tc.median,
-            "limit": {"name": limit_key, "rate": lim["rate"]},
-            "pct_of_limit": 100.0 * cr / lim["rate"],
+            "speed_ratio": statistics.median(ratios), "ratio_of_medians": tb.median / tc.median,
+            "pairs": len(ratios), "ratio_quartiles": _quartiles(ratios),
         })
         progress(f"{device}: {name}")
+    peaks = _remeasure(torch, ops, device, sizes, quick, threads, peaks, progress)
+    for row, (model, custom_s, builtin_s) in zip(results, timings):
+        row["roofline"] = _roofline_row(model, peaks, device, custom_s, builtin_s)
     return {"device": device, "cache_bytes": cache, "cache_source": cache_src, "sizes": sizes,
-            "rounds": rounds, "min_run_time_s": min_run_time, "limits": limits, "ops": results}
+            "min_run_time_s": min_run_time, "peaks": peaks, "ops": results}
 
 
 def _targets(report: dict) -> list:
@@ -151,7 +196,7 @@ def _targets(report: dict) -> list:
         if row is None:
             entry.update(value=None, met=None, note=dev.get("skipped", "not measured in this run"))
         else:
-            value = row["speed_ratio"] if metric == "ratio" else row["pct_of_limit"]
+            value = row["speed_ratio"] if metric == "ratio" else row["roofline"]["custom_pct"]
             entry.update(value=value, met=bool(value >= threshold))
             if report["quick"]:
                 entry["note"] = "--quick: smaller sizes than the target assumes"
@@ -179,8 +224,22 @@ def _classic_matmul(torch, quick: bool, threads: int, has_cuda: bool, cuda_reaso
     return res
 
 
+def _quartiles(values: list) -> list:
+    if len(values) < 2:
+        return [values[0]] * 3 if values else []
+    return statistics.quantiles(values, n=4, method="inclusive")
+
+
+def _load_average() -> list | None:
+    """1, 5 and 15-minute load averages (Unix), or None."""
+    try:
+        return [round(v, 2) for v in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
+
+
 def plan_steps(devices: list) -> int:
-    return sum(6 for _ in devices) + 2
+    return sum(8 for _ in devices) + 2
 
 
 def run_benchmarks(quick: bool = False, devices: list | None = None, progress=None, only=None) -> dict:
@@ -203,12 +262,17 @@ def run_benchmarks(quick: bool = False, devices: list | None = None, progress=No
     prev_tf32 = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
     torch.backends.cuda.matmul.allow_tf32 = False  # FP32 cuBLAS, as our kernel computes in FP32
     t0 = time.monotonic()
+    load_start = _load_average()
     report = {
         "schema": 1, "quick": quick, "torch": torch.__version__, "threads": threads,
         "machine": {"cpu": machine.cpu_model(), "platform": platform.platform(),
                     "gpu": torch.cuda.get_device_name() if cuda_ok else None},
         "cpu_kernel_isa": ops_mod.cpu_kernel_isa(),
-        "ratio_definition": "speed_ratio = built-in median time / custom median time (>1: custom faster)",
+        "ratio_definition": "speed_ratio = median over interleaved call pairs of built-in time / custom time "
+                            "(>1: custom faster); ratio_of_medians beside it",
+        "roofline_definition": "% of bound = least time the measured peaks allow / median time (100%: nothing "
+                               "left); bound = max(FLOPs / compute ceiling, bytes read / read bandwidth, bytes "
+                               "written / write bandwidth)",
         "devices": {},
     }
     try:
@@ -216,7 +280,7 @@ def run_benchmarks(quick: bool = False, devices: list | None = None, progress=No
             for dev in devices:
                 if dev == "cuda" and not cuda_ok:
                     report["devices"]["cuda"] = {"skipped": cuda_reason}
-                    for _ in range(6):
+                    for _ in range(8):
                         progress("cuda: skipped")
                     continue
                 report["devices"][dev] = _bench_device(torch, ops, dev, quick, threads, progress, only)
@@ -224,6 +288,9 @@ def run_benchmarks(quick: bool = False, devices: list | None = None, progress=No
                                                        cuda_reason or "not requested", progress)
     finally:
         torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = prev_tf32
+    report["machine"]["load_average"] = {"start": load_start, "end": _load_average(),
+                                          "cpus": os.cpu_count()}
     report["targets"] = _targets(report)
+    report["roofline_violations"] = roofline.violations(report)
     report["seconds"] = round(time.monotonic() - t0, 1)
     return report

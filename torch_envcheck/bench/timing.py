@@ -1,9 +1,17 @@
-"""Timing with torch.utils.benchmark, interleaving the custom op and its built-in.
+"""Timing: the custom op and its built-in side by side, and single functions (the peaks).
 
-Each side is measured with Timer.blocked_autorange (the Timer runs the statement before measuring to
-size its blocks, so warm-up is excluded; on CUDA it synchronises the device around each block).
-The two sides alternate in rounds (custom, built-in, built-in, custom, ...) so that slow drifts of
-the machine (frequency, other load) hit both alike; all per-run times of a side are pooled.
+paired(): the two sides alternate sample by sample (custom, built-in, built-in, custom, ...), each
+sample one call (or a few, for calls under a millisecond), and the speed ratio is the median over the
+pairs of built-in time / custom time.  On a machine shared with other processes a call of a
+multi-threaded op waits whenever one of its worker threads is not running (on Linux in steps of the
+scheduler tick: the times of a 2-thread sum cluster at 4, 8, 12, 16 ms); such waits come in bursts, and
+a side measured for a few hundred milliseconds at a time could catch a burst the other side did not (a
+sum ran at "0.62x" torch.sum that way).  Adjacent calls share the machine's state, so the per-pair
+ratios see the same bursts, and their median is what the two kernels' speeds are.  The per-side medians
+over the same samples give the rates.
+
+measure(): one function with torch.utils.benchmark's Timer.blocked_autorange (warm-up excluded; on CUDA
+it synchronises the device around each block).
 """
 
 from __future__ import annotations
@@ -62,10 +70,44 @@ def measure(fn, min_run_time: float, num_threads: int, into: Timing | None = Non
     return into
 
 
-def interleaved(custom, builtin, rounds: int, min_run_time: float, num_threads: int) -> tuple[Timing, Timing]:
-    tc, tb = Timing(), Timing()
-    for r in range(rounds):
-        order = [(custom, tc), (builtin, tb)] if r % 2 == 0 else [(builtin, tb), (custom, tc)]
-        for fn, acc in order:
-            measure(fn, min_run_time, num_threads, into=acc)
-    return tc, tb
+def paired(custom, builtin, min_run_time: float, sync=None, min_pairs: int = 10,
+           max_pairs: int = 100_000) -> tuple[Timing, Timing, list]:
+    """(custom times, built-in times, per-pair ratios built-in / custom), each time per call in seconds,
+    sampled alternately for about 2 * min_run_time in all (and at least min_pairs pairs)."""
+    import gc  # noqa: PLC0415
+    import time  # noqa: PLC0415
+
+    sync = sync or (lambda: None)
+    clock = time.perf_counter
+
+    def sample(fn, k: int) -> float:
+        sync()
+        t0 = clock()
+        for _ in range(k):
+            fn()
+        sync()
+        return (clock() - t0) / k
+
+    for fn in (custom, builtin):  # lazy initialisation, allocator and cache warm-up
+        fn()
+    # Calls per sample: enough for a millisecond, so that the clock and sync overheads stay small.
+    k = max(1, min(10_000, int(1e-3 / max(1e-9, min(sample(custom, 1), sample(builtin, 1))))))
+    tc, tb, ratios = Timing(), Timing(), []
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        start = clock()
+        i = 0
+        while i < max_pairs and (i < min_pairs or clock() - start < 2 * min_run_time):
+            if i % 2 == 0:
+                c, b = sample(custom, k), sample(builtin, k)
+            else:
+                b, c = sample(builtin, k), sample(custom, k)
+            tc.times.append(c)
+            tb.times.append(b)
+            ratios.append(b / c if c > 0 else float("nan"))
+            i += 1
+    finally:
+        if was_enabled:
+            gc.enable()
+    return tc, tb, ratios

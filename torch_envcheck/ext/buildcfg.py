@@ -57,13 +57,23 @@ def csrc_dir() -> str:
         "reinstall torch_envcheck from a source checkout: pip install .")
 
 
+# csrc/ layout (as torchvision's csrc/ops): bindings.cpp; info/ (build and run-time facts, json.h; its
+# .cu files are the CUDA probes); ops/<op>.cpp (schemas); ops/cpu/<op>_kernel.cpp (CPU entry points) with
+# the per-ISA kernel bodies; ops/cuda/<op>_kernel.cu + <op>_glue.cpp (CUDA kernels and their checks).
+_ALWAYS = ("", "info", "ops", os.path.join("ops", "cpu"))
+_CUDA_ONLY = (("info", "*.cu"), (os.path.join("ops", "cuda"), "*.cu"), (os.path.join("ops", "cuda"), "*.cpp"))
+
+
 def sources(csrc: str, with_cuda: bool) -> list[str]:
-    """csrc/*.cpp and csrc/cpu/*.cpp always; csrc/cuda/* only for a CUDA build.
-    csrc/app/ holds the stand-alone C++ program and is never part of the Python extension."""
-    found = sorted(glob.glob(os.path.join(csrc, "*.cpp"))) + sorted(glob.glob(os.path.join(csrc, "cpu", "*.cpp")))
+    """The .cpp files of csrc/, csrc/info/, csrc/ops/ and csrc/ops/cpu/ always; the CUDA probes
+    (csrc/info/*.cu) and csrc/ops/cuda/* only for a CUDA build.  csrc/app/ holds the stand-alone C++
+    program and is never part of the Python extension."""
+    found = []
+    for sub in _ALWAYS:
+        found += sorted(glob.glob(os.path.join(csrc, sub, "*.cpp")))
     if with_cuda:
-        found += sorted(glob.glob(os.path.join(csrc, "cuda", "*.cu")))
-        found += sorted(glob.glob(os.path.join(csrc, "cuda", "*.cpp")))
+        for sub, pattern in _CUDA_ONLY:
+            found += sorted(glob.glob(os.path.join(csrc, sub, pattern)))
     return found
 
 

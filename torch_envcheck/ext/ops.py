@@ -1,10 +1,11 @@
 """The custom kernels as Python functions: triad, sum, softmax, bias_gelu, sgemm.
 
 They are real torch operators in the `envcheck` namespace (torch.ops.envcheck.*), defined in
-csrc/<op>.cpp (TORCH_LIBRARY_FRAGMENT) with CPU kernels in csrc/cpu/ and CUDA kernels in csrc/cuda/.  The first call
-loads the compiled extension (building it if needed, see torch_envcheck.ext.extension) and registers,
-once, what the C++ side does not: fake (meta) kernels, so torch.compile and torch.library.opcheck
-can trace the ops, and autograd formulas for the differentiable ones.
+csrc/ops/<op>.cpp (TORCH_LIBRARY_FRAGMENT) with CPU kernels in csrc/ops/cpu/<op>_kernel.cpp and CUDA
+kernels in csrc/ops/cuda/<op>_kernel.cu (+ <op>_glue.cpp).  The first call loads the compiled extension
+(building it if needed, see torch_envcheck.ext.extension) and registers, once, what the C++ side does not:
+fake (meta) kernels, so torch.compile and torch.library.opcheck can trace the ops, and autograd formulas
+for the differentiable ones.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""`torch-envcheck bench --quick --json`: the report's structure, and that its ratios and percentages
-are computed from the measured times (no speed assertions: those belong to the benchmark itself)."""
+"""`torch-envcheck bench --quick --json`: the report's structure, that its ratios and roofline percentages
+are computed from the measured times and peaks, the roofline arithmetic, and the figure (no speed
+assertions: those belong to the benchmark itself)."""
 
 from __future__ import annotations
 
@@ -34,24 +35,51 @@ def test_structure(report):
     assert report["quick"] is True
     cpu = report["devices"]["cpu"]
     assert [r["op"] for r in cpu["ops"]] == ["triad", "sum", "softmax", "bias_gelu", "sgemm"]
-    for key in ("stream_copy", "stream_triad", "bandwidth", "matmul"):
-        assert cpu["limits"][key]["rate"] > 0
-    assert cpu["sizes"]["triad_n"] * 12 >= 2 * cpu["cache_bytes"]  # working set >= 2x LLC even in --quick
+    peaks = cpu["peaks"]
+    isa = report["cpu_kernel_isa"]
+    assert list(peaks["compute"]) == ["DEFAULT"] + [v for v in ("AVX2", "AVX512") if v in isa["cpu_supports"]]
+    for v, e in peaks["compute"].items():
+        assert e["fma"]["gflops"] > 0 and e["mixed"]["gflops"] > 0
+        assert e["ceiling_gflops"] == max(e["fma"]["gflops"], e["mixed"]["gflops"])
+        assert e["fma"]["flops_per_call"] > 0 and e["fma"]["blocks"] >= 1
+    for k in ("read", "write", "copy"):
+        assert peaks["memory"][k]["gbs"] > 0
+    assert peaks["memory"]["working_set_bytes"] >= 2 * cpu["cache_bytes"]  # >= 2x LLC even in --quick
+    assert peaks["ceilings"]["read_gbs"] == peaks["memory"]["read"]["gbs"]
+    assert peaks["ceilings"]["mixed_gflops"] == max(e["ceiling_gflops"] for e in peaks["compute"].values())
+    assert cpu["sizes"]["triad_n"] * 12 >= 2 * cpu["cache_bytes"]
     assert report["classic_matmul"]["cpu"]["gflops"] > 0
+    assert len(report["machine"]["load_average"]["start"]) == 3
     assert {t["device"] for t in report["targets"]} == {"cpu", "cuda"}
     for t in report["targets"]:
         if t["device"] == "cpu":
             assert t["met"] == (t["value"] >= t["threshold"])
+    assert report["roofline_violations"] == [f for f in report["roofline_violations"] if "% of its bound" in f]
 
 
-def test_ratios_come_from_measured_times(report):
-    for r in report["devices"]["cpu"]["ops"]:
-        c, b = r["custom"], r["builtin_timing"]
-        assert c["blocks"] >= 2 and b["blocks"] >= 2
+def test_ratios_and_roofline_come_from_measured_times(report):
+    from torch_envcheck.bench import roofline
+    cpu = report["devices"]["cpu"]
+    ceil = cpu["peaks"]["ceilings"]
+    for r in cpu["ops"]:
+        c, b, rl = r["custom"], r["builtin_timing"], r["roofline"]
+        # Sampled in pairs (timing.paired): as many custom as built-in samples, at least 10 pairs.
+        assert c["blocks"] == b["blocks"] == r["pairs"] >= 10
         assert c["median_s"] > 0 and b["median_s"] > 0 and c["iqr_s"] >= 0
-        assert math.isclose(r["speed_ratio"], b["median_s"] / c["median_s"], rel_tol=1e-9)
+        q1, med, q3 = r["ratio_quartiles"]
+        assert q1 <= med <= q3 and math.isclose(r["speed_ratio"], med, rel_tol=1e-9)
+        assert math.isclose(r["ratio_of_medians"], b["median_s"] / c["median_s"], rel_tol=1e-9)
         assert math.isclose(c["rate"], r["amount"] / c["median_s"] / 1e9, rel_tol=1e-9)
-        assert math.isclose(r["pct_of_limit"], 100 * c["rate"] / r["limit"]["rate"], rel_tol=1e-9)
+        # The bound: the largest of the three least times, from the ceilings in the report.
+        compute = ceil["fma_gflops"] if rl["ceiling"] == "fma" else ceil["mixed_gflops"]
+        want = max(rl["flops"] / compute / 1e9, rl["bytes_read"] / ceil["read_gbs"] / 1e9,
+                   rl["bytes_written"] / ceil["write_gbs"] / 1e9)
+        assert math.isclose(rl["bound_s"], want, rel_tol=1e-9)
+        assert math.isclose(rl["custom_pct"], 100 * want / c["median_s"], rel_tol=1e-9)
+        assert math.isclose(rl["builtin_pct"], 100 * want / b["median_s"], rel_tol=1e-9)
+        assert math.isclose(rl["custom_gflops"], rl["flops"] / c["median_s"] / 1e9, rel_tol=1e-9)
+        assert rl["isa"] == report["cpu_kernel_isa"]["selected"] and rl["custom_isa_pct"] >= rl["custom_pct"] - 1e-9
+        assert rl == {**rl, **roofline.op_model(r["op"], r["shape"], roofline.code_family(rl["isa"]))}
 
 
 def test_plain_table_renders(report, capsys):
@@ -60,19 +88,174 @@ def test_plain_table_renders(report, capsys):
     text = capsys.readouterr().out
     for op in ("triad", "sum", "softmax", "bias_gelu", "sgemm"):
         assert op in text
-    assert "targets" in text
+    assert "targets" in text and "peak FP32 GFLOP/s" in text and "memory: read" in text
 
 
-def test_plot_or_clear_reason(report, tmp_path):
+# --- the roofline model (pure arithmetic: no measurement) --------------------------------------------
+
+def test_op_model_counts():
+    from torch_envcheck.bench import roofline
+    m = roofline.op_model("sgemm", [64, 32, 16], "aten_vec")
+    assert m["flops"] == 2 * 64 * 16 * 32 and m["bytes_read"] == 4 * (64 * 32 + 32 * 16)
+    assert m["bytes_written"] == 4 * 64 * 16 and m["ceiling"] == "fma"
+    t = roofline.op_model("triad", [1000], "sse2")
+    assert (t["flops"], t["bytes_read"], t["bytes_written"]) == (2000, 8000, 4000)
+    g = roofline.op_model("bias_gelu", [10, 100], "aten_vec")
+    assert g["flops"] == 40 * 1000 and g["bytes_read"] == 4 * 1000 + 4 * 100 and g["bytes_written"] == 4000
+    assert roofline.op_model("softmax", [4, 8], "sse2")["flops"] == 23 * 32
+    assert math.isclose(roofline.op_model("sum", [400], "aten_vec")["intensity"], 400 / (1600 + 4))
+    assert roofline.code_family("DEFAULT", "x86_64") == "sse2"
+    assert roofline.code_family("DEFAULT", "aarch64") == "aten_vec" == roofline.code_family("AVX2", "x86_64")
+
+
+def test_paired_timing_alternates_and_pairs_samples():
+    """Two fake ops whose calls take known, alternating amounts of time: each pair's ratio is computed from
+    adjacent samples, so a slow phase that hits both sides does not move the median ratio."""
+    import time
+
+    from torch_envcheck.bench import timing
+    state = {"calls": 0}
+
+    def slow_phase():
+        return (state["calls"] // 8) % 2 == 1  # every other group of 8 calls runs 3x slower
+
+    def custom():
+        state["calls"] += 1
+        time.sleep(0.002 * (3 if slow_phase() else 1))
+
+    def builtin():
+        state["calls"] += 1
+        time.sleep(0.003 * (3 if slow_phase() else 1))
+
+    tc, tb, ratios = timing.paired(custom, builtin, min_run_time=0.05, min_pairs=12)
+    assert len(tc.times) == len(tb.times) == len(ratios) >= 12
+    assert all(math.isclose(r, b / c) for r, b, c in zip(ratios, tb.times, tc.times))
+    import statistics
+    assert 1.2 < statistics.median(ratios) < 1.8  # 1.5 within sleep jitter
+
+
+def test_bound_takes_the_slowest_limit_and_violations_are_reported():
+    from torch_envcheck.bench import roofline
+    model = {"flops": 1e9, "bytes_read": 8e9, "bytes_written": 4e9}
+    b = roofline.bound(model, compute_gflops=100.0, read_gbs=40.0, write_gbs=10.0)
+    assert b["by"] == "memory write" and math.isclose(b["seconds"], 0.4)
+    b = roofline.bound(model, compute_gflops=1.0, read_gbs=40.0, write_gbs=10.0)
+    assert b["by"] == "compute" and math.isclose(b["seconds"], 1.0)
+    assert math.isclose(roofline.pct(0.4, 0.5), 80.0)
+    rep = {"devices": {"cpu": {"ops": [{"op": "sum", "roofline": {"custom_pct": 101.0, "builtin_pct": 50.0}},
+                                       {"op": "triad", "roofline": {"custom_pct": 99.0, "builtin_pct": 100.0}}]}}}
+    assert roofline.violations(rep) == ["cpu sum custom pct 101% of its bound"]
+
+
+def test_merge_keeps_the_best_measurement():
+    from torch_envcheck.bench import roofline
+
+    def peaks(f, m, r):
+        return {"compute": {"AVX2": {"fma": {"gflops": f}, "mixed": {"gflops": m}, "ceiling_gflops": max(f, m)}},
+                "memory": {"read": {"gbs": r}, "write": {"gbs": 5.0}, "copy": {"gbs": 6.0}}}
+    merged = roofline.merge_best(peaks(10.0, 30.0, 20.0), peaks(12.0, 25.0, 18.0))
+    e = merged["compute"]["AVX2"]
+    assert (e["fma"]["gflops"], e["mixed"]["gflops"], e["ceiling_gflops"]) == (12.0, 30.0, 30.0)
+    assert merged["memory"]["read"]["gbs"] == 20.0
+
+
+def test_microarchitecture_table():
+    from torch_envcheck.bench import roofline
+    zen4 = {"vendor_id": "AuthenticAMD", "cpu family": "25", "model": "17"}
+    assert roofline.microarchitecture(zen4) == "AMD Zen 4"
+    assert roofline.microarchitecture({**zen4, "model": "33"}) is None  # family 19h model 21h: Zen 3
+    assert roofline.microarchitecture({**zen4, "cpu family": "26", "model": "68"}).startswith("AMD Zen 5")
+    assert roofline.microarchitecture({"vendor_id": "GenuineIntel", "cpu family": "6", "model": "143"}) is None
+
+
+# --- the roofline figure --------------------------------------------------------------------------
+
+def _fake_device_report(variant: str, scale: float) -> dict:
+    """A device report as _bench_device returns it, with invented times (the figure's input, not a
+    measurement)."""
+    from torch_envcheck.bench import roofline
+    compute = {v: {"fma": {"gflops": g}, "mixed": {"gflops": 1.4 * g}, "ceiling_gflops": 1.4 * g}
+               for v, g in (("DEFAULT", 50.0), ("AVX2", 100.0), ("AVX512", 100.0))}
+    memory = {"read": {"gbs": 40.0}, "write": {"gbs": 30.0}, "copy": {"gbs": 35.0}}
+    peaks = {"threads": 2, "compute": compute, "memory": memory, "ceilings": roofline.ceilings(compute, memory)}
+    ops = []
+    for name, shape in (("triad", [1 << 20]), ("sum", [1 << 20]), ("softmax", [256, 4096]),
+                        ("bias_gelu", [256, 4096]), ("sgemm", [512, 512, 512])):
+        model = roofline.op_model(name, shape, roofline.code_family(variant, "x86_64"))
+        ceil = peaks["ceilings"]
+        b = roofline.bound(model, roofline.ceiling_gflops(ceil, model["ceiling"]), ceil["read_gbs"], ceil["write_gbs"])
+        custom_s, builtin_s = b["seconds"] * 1.5 * scale, b["seconds"] * 2.0
+        ops.append({"op": name, "roofline": {**model, "bound_s": b["seconds"], "bound_gflops": b["gflops"],
+                                             "custom_gflops": model["flops"] / custom_s / 1e9,
+                                             "builtin_gflops": model["flops"] / builtin_s / 1e9}})
+    return {"peaks": peaks, "ops": ops}
+
+
+def _fake_isa_report() -> dict:
+    variants = []
+    for i, v in enumerate(("DEFAULT", "AVX2", "AVX512")):
+        sub = {"devices": {"cpu": _fake_device_report(v, 1.0 + 0.2 * i), "cuda": {"skipped": "no GPU"}}}
+        variants.append({"variant": v, "status": "measured", "report": sub})
+    variants.append({"variant": "AMX", "status": "not runnable on this CPU"})
+    return {"kind": "isa_variants", "torch": "2.x", "machine": {"cpu": "test CPU"}, "variants": variants}
+
+
+def test_svg_figure_has_one_element_per_point():
+    """One point per op and variant, ours and the built-in: 5 ops x 3 variants x 2 = 30 elements with ids
+    in the SVG, exactly the ids plot.point_ids lists for the report (independent of this machine's CPU)."""
+    pytest.importorskip("matplotlib", reason="matplotlib (the `plot` extra) is not installed")
+    import tempfile
+    import xml.etree.ElementTree as ET
+
+    from torch_envcheck.bench import plot
+    report = _fake_isa_report()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = f"{tmp}/roofline.svg"
+        drawn = plot.draw(report, path)
+        root = ET.parse(path).getroot()
+    ids = [el.get("id") for el in root.iter() if (el.get("id") or "").startswith("point-")]
+    assert sorted(ids) == sorted(drawn) == sorted(plot.point_ids(report))
+    assert len(ids) == 5 * 3 * 2 and len(set(ids)) == len(ids)
+    assert "point-cpu-AVX2-sgemm-builtin" in ids and "point-cpu-DEFAULT-sum-custom" in ids
+
+
+def test_png_figure_of_a_real_run_is_a_valid_image(report, tmp_path):
+    """The figure of the measured report: a PNG matplotlib reads back, with one point per op, ours and the
+    built-in, for the variant this process ran."""
+    pytest.importorskip("matplotlib", reason="matplotlib (the `plot` extra) is not installed")
+    import matplotlib.image
+
     from torch_envcheck.bench import report as rep
     path = tmp_path / "bench.png"
-    err = rep.plot(report, str(path))
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        assert err and "matplotlib" in err
-    else:
-        assert err is None and path.stat().st_size > 1000
+    assert rep.plot(report, str(path)) is None
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    img = matplotlib.image.imread(str(path))
+    assert img.ndim == 3 and img.shape[0] > 300 and img.shape[1] > 400
+    assert img.std() > 0.01  # not a blank canvas
+    sel = report["cpu_kernel_isa"]["selected"]
+    assert sorted(report["plot"]["points"]) == sorted(f"point-cpu-{sel}-{op}-{side}" for op in
+                                                      ("triad", "sum", "softmax", "bias_gelu", "sgemm")
+                                                      for side in ("custom", "builtin"))
+
+
+def test_plot_target_is_checked_before_measuring(capsys, monkeypatch):
+    """A name that is neither .png nor .svg, or no matplotlib: one line and exit 2, before any measurement."""
+    import sys
+
+    from torch_envcheck.bench import suite
+
+    def no_run(*a, **k):
+        raise AssertionError("the benchmark ran")
+    monkeypatch.setattr(suite, "run_benchmarks", no_run)
+    rc, _ = _run_cli(["--plot", "figure.jpg", "--device", "cpu", "--no-progress"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.strip() == "torch-envcheck bench: --plot writes PNG or SVG; got 'figure.jpg' (name it " \
+                                      ".png or .svg)"
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
+    rc, _ = _run_cli(["--plot", "figure.png", "--device", "cpu", "--no-progress"])
+    err = capsys.readouterr().err
+    assert rc == 2 and len(err.strip().splitlines()) == 1
+    assert "--plot needs matplotlib, which is not installed (pip install 'torch_envcheck[plot]')" in err
 
 
 def test_unknown_op_is_a_usage_error(capsys):

@@ -151,12 +151,27 @@ def test_sources_exclude_the_cpp_program_and_cuda_when_cpu_only(repo_root):
     csrc = os.path.join(repo_root, "csrc")
     cpu_only = buildcfg.sources(csrc, with_cuda=False)
     assert cpu_only and not any(os.sep + "cuda" + os.sep in s or os.sep + "app" + os.sep in s for s in cpu_only)
-    assert set(cpu_only) <= set(buildcfg.sources(csrc, with_cuda=True))
+    assert not any(s.endswith(".cu") for s in cpu_only)
+    with_cuda = buildcfg.sources(csrc, with_cuda=True)
+    assert set(cpu_only) <= set(with_cuda)
+    rel = {os.path.relpath(s, csrc).replace(os.sep, "/") for s in with_cuda}
+    # The layout (csrc/ops/<op>.cpp, ops/cpu/<op>_kernel.cpp, ops/cuda/<op>_kernel.cu + <op>_glue.cpp, info/).
+    for op in ("triad", "sum", "softmax", "bias_gelu", "sgemm"):
+        assert {f"ops/{op}.cpp", f"ops/cpu/{op}_kernel.cpp", f"ops/cuda/{op}_kernel.cu", f"ops/cuda/{op}_glue.cpp"} <= rel
+    assert {"bindings.cpp", "info/build_info.cpp", "info/runtime_info.cpp", "info/runtime_probe.cu"} <= rel
+    # Every C++/CUDA file under csrc/ (but the program in app/) is compiled or included: none is forgotten.
+    every = set()
+    for root, _, files in os.walk(csrc):
+        for f in files:
+            path = os.path.relpath(os.path.join(root, f), csrc).replace(os.sep, "/")
+            if f.endswith((".cpp", ".cu")) and not path.startswith("app/"):
+                every.add(path)
+    assert every == rel, sorted(every ^ rel)
 
 
 def test_no_two_sources_compile_to_the_same_object_name(repo_root):
     # cpp_extension's JIT build puts every object in one folder named after the source's basename
-    # (x.cpp -> x.o, x.cu -> x.cuda.o): csrc/triad.cpp and csrc/cpu/triad.cpp would overwrite each other.
+    # (x.cpp -> x.o, x.cu -> x.cuda.o): csrc/ops/triad.cpp and a csrc/ops/cpu/triad.cpp would overwrite each other.
     srcs = buildcfg.sources(os.path.join(repo_root, "csrc"), with_cuda=True)
     objects = [os.path.splitext(os.path.basename(s))[0] + (".cuda.o" if s.endswith(".cu") else ".o") for s in srcs]
     assert len(objects) == len(set(objects)), sorted(objects)

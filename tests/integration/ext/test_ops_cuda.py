@@ -1,4 +1,4 @@
-"""The custom ops on CUDA against torch's own (skipped without a GPU)."""
+"""The custom ops on CUDA against float64 references (skipped without a GPU)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from _ops_helpers import assert_sgemm_close, load_ops, rand
+from _ops_helpers import INF, NAN, assert_sgemm_close, gelu_ref, load_ops, rand, softmax_ref, special_error
 
 pytestmark = pytest.mark.gpu
 
@@ -48,10 +48,11 @@ def test_sum(E, n):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(1, 1), (3, 7), (5, 1024), (4, 1025), (2, 3, 5000), (0, 4), (7, 0)])
 def test_softmax(E, dtype, shape):
+    # float64 references of the very inputs (already rounded to dtype), then rounded to dtype.
     x = (rand(*shape) * 4).to("cuda", dtype)
-    torch.testing.assert_close(E.softmax(x), torch.softmax(x.float(), -1).to(dtype), **TOL[dtype])
+    torch.testing.assert_close(E.softmax(x), torch.softmax(x.double(), -1).to(dtype), **TOL[dtype])
     xt = (rand(64, 48) * 4).to("cuda", dtype).t()
-    torch.testing.assert_close(E.softmax(xt), torch.softmax(xt.float(), -1).to(dtype), **TOL[dtype])
+    torch.testing.assert_close(E.softmax(xt), torch.softmax(xt.double(), -1).to(dtype), **TOL[dtype])
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -59,8 +60,26 @@ def test_softmax(E, dtype, shape):
 def test_bias_gelu(E, dtype, shape):
     x = (rand(*shape) * 3).to("cuda", dtype)
     bias = rand(shape[-1]).to("cuda", dtype)
-    ref = F.gelu(x.float() + bias.float()).to(dtype)
+    ref = F.gelu(x.double() + bias.double()).to(dtype)
     torch.testing.assert_close(E.bias_gelu(x, bias), ref, **TOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_special_values(E, dtype):
+    """The special-value rules of tests/_ops_helpers.py on the GPU, against math in float64: masked
+    entries exactly 0, nan rows, all -inf -> nan, one +inf -> one-hot, two +inf -> nan; GELU's limits.
+    Rows of 4 + pad columns: the warp kernel (<= 1024) and the block kernel (> 1024)."""
+    tol = TOL[dtype]
+    rows = torch.tensor([[0., -INF, 1., 2.], [1., NAN, 2., 3.], [-INF, -INF, -INF, -INF], [1., INF, 2., 3.],
+                         [INF, 0., INF, 1.], [60000., -60000., 0., 1e-3]])
+    for pad in (0, 37, 2000):
+        x = torch.cat([rows, torch.full((rows.shape[0], pad), -INF)], dim=1).to(dtype)
+        got = E.softmax(x.cuda()).cpu()
+        assert special_error(got, softmax_ref(x), atol=tol["atol"], rtol=tol["rtol"]) <= 1.0, got
+    g = torch.tensor([[-INF, INF, NAN, 10., -10., 0., 5.5, -5.5, 60000., -60000., -20., -40.]]).to(dtype)
+    got = E.bias_gelu(g.cuda(), torch.zeros(g.shape[1], dtype=dtype, device="cuda")).cpu()
+    # rounded to dtype: a huge input's GELU is the input itself
+    assert special_error(got, gelu_ref(g).to(dtype), atol=tol["atol"], rtol=tol["rtol"]) <= 1.0, got
 
 
 @pytest.mark.parametrize("mkn", [(1, 1, 1), (0, 3, 4), (3, 0, 4), (127, 9, 129), (200, 300, 257), (1024, 1024, 1024)])

@@ -1,6 +1,8 @@
-"""Property tests: the custom CPU ops match torch's for random shapes (hypothesis)."""
+"""Property tests: the custom CPU ops match float64 references for random shapes (hypothesis)."""
 
 from __future__ import annotations
+
+import math
 
 import pytest
 import torch
@@ -38,6 +40,10 @@ def test_elementwise_and_softmax_shapes(shape):
     x = rand(*shape) * 3
     bias = rand(shape[-1])
     assert_gelu_close(ops().bias_gelu(x, bias), x, bias)
-    torch.testing.assert_close(ops().softmax(x), torch.softmax(x, -1), rtol=1e-5, atol=1e-6)
-    torch.testing.assert_close(ops().triad(x, bias.expand_as(x), -2.0), x - 2.0 * bias)
-    torch.testing.assert_close(ops().sum(x), x.sum(), rtol=1e-5, atol=1e-4)
+    # float64 references: the oracle is never another float32 kernel.
+    torch.testing.assert_close(ops().softmax(x).double(), torch.softmax(x.double(), -1), rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(ops().triad(x, bias.expand_as(x), -2.0).double(), x.double() - 2.0 * bias.double(),
+                               rtol=1e-6, atol=1e-6)
+    ref = x.double().sum().item()
+    tol = 4 * max(1.0, math.log2(max(x.numel(), 2))) * 2.0 ** -24 * x.double().abs().sum().item() + 1e-30
+    assert abs(ops().sum(x).item() - ref) <= tol

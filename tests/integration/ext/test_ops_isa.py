@@ -17,7 +17,7 @@ SCRIPT = r"""
 import json, math, sys
 import torch, torch.nn.functional as F
 sys.path.insert(0, sys.argv[1])
-from _ops_helpers import rand, EPS32
+from _ops_helpers import rand, EPS32, INF, NAN, gelu_ref, softmax_ref, special_error
 from torch_envcheck.ext import ops
 E = ops.load()
 torch.manual_seed(0)
@@ -25,30 +25,34 @@ res = {"isa": ops.cpu_kernel_isa()}
 errs = {}
 for n in (1, 7, 17, 33, 1000, 70001):
     b, c = rand(n), rand(n)
-    errs[f"triad{n}"] = (E.triad(b, c, 1.5) - (b + 1.5 * c)).abs().max().item() / 1e-6
+    errs[f"triad{n}"] = (E.triad(b, c, 1.5).double() - (b.double() + 1.5 * c.double())).abs().max().item() / 1e-6
     s, ref = E.sum(b).item(), b.double().sum().item()
     errs[f"sum{n}"] = abs(s - ref) / (4 * max(1, math.log2(n)) * EPS32 * b.double().abs().sum().item())
+# Finite random inputs: float64 references (torch's float64 kernels), tolerances atol + rtol * |ref|.
 for shape in ((3, 1), (5, 17), (7, 33), (65, 1000)):
     x, bias = rand(*shape) * 3, rand(shape[-1])
-    errs[f"softmax{shape}"] = (E.softmax(x) - torch.softmax(x, -1)).abs().max().item() / 1e-6
-    errs[f"gelu{shape}"] = (E.bias_gelu(x, bias) - F.gelu(x + bias)).abs().max().item() / 1e-5
-def special_err(got, want, tol):
-    # nan where torch has nan, the same infinities, and the finite values within tol.
-    if not torch.equal(torch.isnan(got), torch.isnan(want)):
-        return 1e9
-    fin = torch.isfinite(want)
-    if not torch.equal(got[~fin & ~torch.isnan(want)], want[~fin & ~torch.isnan(want)]):
-        return 1e9
-    return (got[fin] - want[fin]).abs().max().item() / tol if fin.any() else 0.0
-inf, nan = float("inf"), float("nan")
-# Masked (-inf) entries must come out exactly 0, a nan makes its row nan, large magnitudes neither
-# overflow nor underflow to garbage; row lengths around the 4- and 8-float steps.
-sm = torch.tensor([[0., -inf, 1., 2., -inf, 3., 4., 5., 6.], [1., nan, 2., 3., 4., 5., 6., 7., 8.],
-                   [-100., 100., 50., -50., 0., 1e-3, -1e-3, 88., -88.], [-inf, -inf, 0., -inf, -inf, -inf, -inf, -inf, -inf]])
-for cols in (1, 3, 4, 5, 8, 9):
-    errs[f"softmax_special{cols}"] = special_err(E.softmax(sm[:, :cols].contiguous()), torch.softmax(sm[:, :cols], -1), 1e-6)
-g = torch.tensor([[-inf, inf, nan, -10., 10., -1e-5, 1e-5, 0., 5.5, -5.5, 1e30, -1e30, 3.3, -0.7]])
-errs["gelu_special"] = special_err(E.bias_gelu(g, torch.zeros(g.shape[1])), F.gelu(g), 1e-5)
+    errs[f"softmax{shape}"] = special_error(E.softmax(x), torch.softmax(x.double(), -1), 1e-6, 1e-5)
+    errs[f"gelu{shape}"] = special_error(E.bias_gelu(x, bias), F.gelu(x.double() + bias.double()), 2e-6, 1e-5)
+# Special values against math in float64 with the limits (tests/_ops_helpers.py says which): masked
+# (-inf) entries exactly 0, a nan makes its row nan, one +inf gives a one-hot row, large magnitudes
+# neither overflow nor underflow to garbage, subnormals pass through; row lengths around the 4-, 8- and
+# 16-float steps.
+sm = torch.tensor([[0., -INF, 1., 2., -INF, 3., 4., 5., 6., 7., 8., 9., 10., 11., 12., 13., 14.],
+                   [1., NAN, 2., 3., 4., 5., 6., 7., 8., 9., 10., 11., 12., 13., 14., 15., 16.],
+                   [-100., 100., 50., -50., 0., 1e-3, -1e-3, 88., -88., 1e-40, -1e-40, 3e38, -3e38, 0., 1., 2., 3.],
+                   [-INF, -INF, 0., -INF, -INF, -INF, -INF, -INF, -INF, -INF, -INF, -INF, -INF, -INF, -INF, -INF, -INF],
+                   [1., 2., INF, 3., 4., 5., 6., 7., 8., 9., 10., 11., 12., 13., 14., 15., INF],
+                   [1., 2., 3., 4., 5., 6., 7., 8., 9., 10., 11., 12., 13., 14., 15., 16., INF],
+                   [1e-40, -1e-40, 2e-45, 0., -0., 1e-38, 1e-40, 1e-40, 1e-40, 1e-40, 1e-40, 1e-40, 1e-40, 1e-40, 1e-40,
+                    1e-40, 1e-40]])
+for cols in (1, 2, 3, 4, 5, 8, 9, 16, 17):
+    part = sm[:, :cols].contiguous()
+    errs[f"softmax_special{cols}"] = special_error(E.softmax(part), softmax_ref(part), 1e-6, 1e-5)
+g = torch.tensor([[-INF, INF, NAN, -10., 10., -1e-5, 1e-5, 0., -0., 5.5, -5.5, 1e30, -1e30, 3.3, -0.7, 3e38, -3e38,
+                   1e-40, -1e-40, 2e-45, -20., -40., 88., -88., 1e-38, 7.]])
+for cols in (g.shape[1], 1, 5, 17):
+    gg = g[:, :cols].contiguous()
+    errs[f"gelu_special{cols}"] = special_error(E.bias_gelu(gg, torch.zeros(cols)), gelu_ref(gg), 2e-6, 1e-5)
 def gemm_err(a, b):
     c = E.sgemm(a, b)
     assert c.shape == (a.shape[0], b.shape[1]) and c.is_contiguous()

@@ -1,0 +1,89 @@
+// exp and erf on four floats with SSE2 only: the DEFAULT variant's math on x86-64.
+//
+// Included by kernels_impl.h inside the variant's namespace when ENVCHECK_SSE2_KERNELS is set (the
+// DEFAULT variant on x86-64, whose baseline instruction set is SSE2).  There ATen's generic
+// Vectorized<float> maps std::exp / std::erf over its lanes one call at a time, and with some torch
+// releases' headers (2.13.0) its arithmetic compiled to scalar code through the stack: the DEFAULT
+// bias_gelu ran at 0.49x eager torch.  Here exp is a range reduction and a degree-6 polynomial (the
+// form of Cephes expf); erf a rational form that needs no exp (below).  No SSE4.1 (no blendv, no roundps):
+// selects are and/andnot/or, rounding is cvtps2dq under the default rounding mode.
+// (kernels_impl.h includes <emmintrin.h> before the namespaces open.)
+
+inline __m128 sse_select(__m128 mask, __m128 a, __m128 b) {  // mask ? a : b, lane by lane
+  return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b));
+}
+
+// e^x, within about 2 ulp over the float range (Cody-Waite reduction x = n ln2 + r, |r| <= ln2/2,
+// then a degree-6 polynomial for e^r, then scaling by 2^n through the exponent bits).
+// x < -87.34 gives 0 (also -inf: a masked softmax entry is exactly 0), x > 88.376 gives +inf (the
+// last 0.35 below float's overflow at 88.72 too: n would reach 128, past the exponent field; softmax
+// and GELU only take e^x of x <= 0), nan stays nan.
+inline __m128 exp_ps(__m128 x) {
+  const __m128 hi = _mm_set1_ps(88.3762626647949f), lo = _mm_set1_ps(-87.3365479f);
+  const __m128 nan = _mm_cmpunord_ps(x, x);
+  const __m128 under = _mm_cmplt_ps(x, lo), over = _mm_cmpgt_ps(x, hi);
+  __m128 xc = _mm_min_ps(_mm_max_ps(x, lo), hi);
+  const __m128i n = _mm_cvtps_epi32(_mm_mul_ps(xc, _mm_set1_ps(1.44269504088896341f)));
+  const __m128 nf = _mm_cvtepi32_ps(n);
+  // ln2 in two parts so that n * ln2_hi is exact.
+  __m128 r = _mm_sub_ps(xc, _mm_mul_ps(nf, _mm_set1_ps(0.693359375f)));
+  r = _mm_sub_ps(r, _mm_mul_ps(nf, _mm_set1_ps(-2.12194440e-4f)));
+  __m128 p = _mm_set1_ps(1.9875691500e-4f);
+  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(1.3981999507e-3f));
+  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(8.3334519073e-3f));
+  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(4.1665795894e-2f));
+  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(1.6666665459e-1f));
+  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(5.0000001201e-1f));
+  p = _mm_add_ps(_mm_mul_ps(_mm_mul_ps(p, r), r), _mm_add_ps(r, _mm_set1_ps(1.0f)));
+  // 2^n for n in [-126, 127]: the clamp above keeps n there (exp(-87.34) = 2^-126).
+  const __m128 scale = _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(n, _mm_set1_epi32(127)), 23));
+  __m128 y = _mm_mul_ps(p, scale);
+  y = _mm_andnot_ps(under, y);
+  y = sse_select(over, _mm_set1_ps(INFINITY), y);
+  return sse_select(nan, x, y);
+}
+
+// erf(x) as a rational function: x P(x^2) / Q(x^2) on x clamped to [-4, 4] (beyond it erf is +-1 in
+// float).  Coefficients: the float erf of XLA (MaterializeErfApproximationF32 in tensorflow/mlir-hlo,
+// from Eigen's generic_fast_erf_float).  Absolute error against math.erf over [-6, 6], evaluated in
+// double: 6.5e-8; no exp and one division, about half the work of the A&S 7.1.26 form with exp that
+// ATen's wider variants use.  nan stays nan (the clamp keeps it: maxps/minps return their second
+// operand when one is nan).
+inline __m128 erf_ps(__m128 x) {
+  const __m128 xc = _mm_min_ps(_mm_set1_ps(4.0f), _mm_max_ps(_mm_set1_ps(-4.0f), x));
+  const __m128 x2 = _mm_mul_ps(xc, xc);
+  __m128 p = _mm_set1_ps(-2.72614225801306e-10f);
+  p = _mm_add_ps(_mm_mul_ps(p, x2), _mm_set1_ps(2.77068142495902e-08f));
+  p = _mm_add_ps(_mm_mul_ps(p, x2), _mm_set1_ps(-2.10102402082508e-06f));
+  p = _mm_add_ps(_mm_mul_ps(p, x2), _mm_set1_ps(-5.69250639462346e-05f));
+  p = _mm_add_ps(_mm_mul_ps(p, x2), _mm_set1_ps(-7.34990630326855e-04f));
+  p = _mm_add_ps(_mm_mul_ps(p, x2), _mm_set1_ps(-2.95459980854025e-03f));
+  p = _mm_add_ps(_mm_mul_ps(p, x2), _mm_set1_ps(-1.60960333262415e-02f));
+  __m128 q = _mm_set1_ps(-1.45660718464996e-05f);
+  q = _mm_add_ps(_mm_mul_ps(q, x2), _mm_set1_ps(-2.13374055278905e-04f));
+  q = _mm_add_ps(_mm_mul_ps(q, x2), _mm_set1_ps(-1.68282697438203e-03f));
+  q = _mm_add_ps(_mm_mul_ps(q, x2), _mm_set1_ps(-7.37332916720468e-03f));
+  q = _mm_add_ps(_mm_mul_ps(q, x2), _mm_set1_ps(-1.42647390514189e-02f));
+  return _mm_div_ps(_mm_mul_ps(xc, p), q);
+}
+
+// GELU (exact form): 0.5 z (1 + erf(z / sqrt 2)), z raised to at least -20 first (see gelu_vec in
+// bias_gelu_kernel_isa.h: GELU(-inf) is 0, not -inf * 0).  maxps returns its second operand when one is
+// nan, so a nan z stays nan.
+inline __m128 gelu_ps(__m128 z) {
+  z = _mm_max_ps(_mm_set1_ps(-20.0f), z);
+  const __m128 w = erf_ps(_mm_mul_ps(z, _mm_set1_ps(static_cast<float>(M_SQRT1_2))));
+  return _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(0.5f), z), _mm_add_ps(_mm_set1_ps(1.0f), w));
+}
+
+// The first `cnt` (< 4) floats of p, the other lanes 0; and the store of the first `cnt` lanes.
+inline __m128 sse_load_partial(const float* p, int64_t cnt) {
+  alignas(16) float tmp[4] = {0.f, 0.f, 0.f, 0.f};
+  for (int64_t t = 0; t < cnt; ++t) tmp[t] = p[t];
+  return _mm_load_ps(tmp);
+}
+inline void sse_store_partial(float* p, __m128 v, int64_t cnt) {
+  alignas(16) float tmp[4];
+  _mm_store_ps(tmp, v);
+  for (int64_t t = 0; t < cnt; ++t) p[t] = tmp[t];
+}

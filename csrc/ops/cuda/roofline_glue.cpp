@@ -1,0 +1,69 @@
+// The machine-limit microkernels on CUDA: checks and registration; the kernels are in
+// csrc/ops/cuda/roofline_kernel.cu.  Schema: csrc/ops/roofline.cpp.
+#define TORCH_ASSERT_ONLY_METHOD_OPERATORS
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/zeros.h>
+#include <torch/library.h>
+
+#include "ops/checks.h"
+#include "ops/cuda/glue.h"
+
+namespace envcheck {
+namespace cuda {
+namespace {
+
+void check_args(const char* op, const char* arg, const at::Tensor& t, c10::string_view isa) {
+  check_device(op, arg, t, c10::DeviceType::CUDA);
+  check_dtype_float(op, arg, t);
+  TORCH_CHECK(t.is_contiguous(), "envcheck::", op, ": expected a contiguous ", arg);
+  TORCH_CHECK(isa == "best", "envcheck::", op, ": on CUDA isa must be \"best\", got \"", std::string(isa), "\"");
+}
+
+int64_t fma_peak_cuda(at::Tensor& sink, c10::string_view isa, int64_t iters, bool mixed) {
+  check_args("fma_peak", "sink", sink, isa);
+  TORCH_CHECK(sink.numel() >= 1, "envcheck::fma_peak: expected sink with at least 1 element");
+  TORCH_CHECK(iters >= 1, "envcheck::fma_peak: expected iters >= 1, got ", iters);
+  const c10::cuda::CUDAGuard guard(sink.device());
+  const int64_t flops = fma_peak_launch(sink.data_ptr<float>(), iters, mixed, sm_count(), current_stream());
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  return flops;
+}
+
+at::Tensor mem_read_cuda(const at::Tensor& x, c10::string_view isa) {
+  check_args("mem_read", "x", x, isa);
+  const c10::cuda::CUDAGuard guard(x.device());
+  at::Tensor out = at::zeros({}, x.options());
+  if (x.numel() == 0) return out;
+  mem_read_launch(x.const_data_ptr<float>(), x.numel(), out.data_ptr<float>(), sm_count(), current_stream());
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  return out;
+}
+
+void mem_write_cuda(at::Tensor& out, double value, c10::string_view isa) {
+  check_args("mem_write", "out", out, isa);
+  const c10::cuda::CUDAGuard guard(out.device());
+  if (out.numel() == 0) return;
+  mem_write_launch(out.data_ptr<float>(), out.numel(), static_cast<float>(value), sm_count(), current_stream());
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}
+
+void mem_copy_cuda(const at::Tensor& x, at::Tensor& out, c10::string_view isa) {
+  check_args("mem_copy", "x", x, isa);
+  check_out("mem_copy", out, x);
+  const c10::cuda::CUDAGuard guard(x.device());
+  if (x.numel() == 0) return;
+  mem_copy_launch(x.const_data_ptr<float>(), out.data_ptr<float>(), x.numel(), sm_count(), current_stream());
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}
+
+}  // namespace
+}  // namespace cuda
+
+TORCH_LIBRARY_IMPL(envcheck, CUDA, m) {
+  m.impl("fma_peak", &cuda::fma_peak_cuda);
+  m.impl("mem_read", &cuda::mem_read_cuda);
+  m.impl("mem_write", &cuda::mem_write_cuda);
+  m.impl("mem_copy", &cuda::mem_copy_cuda);
+}
+
+}  // namespace envcheck

@@ -1,0 +1,35 @@
+// envcheck::sum on CUDA: checks, scratch allocation and registration; the kernels are in
+// csrc/ops/cuda/sum_kernel.cu.
+// Schema: csrc/ops/sum.cpp.
+#define TORCH_ASSERT_ONLY_METHOD_OPERATORS
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <torch/library.h>
+
+#include "ops/checks.h"
+#include "ops/cuda/glue.h"
+
+namespace envcheck {
+namespace cuda {
+namespace {
+
+at::Tensor sum_cuda(const at::Tensor& x) {
+  check_device("sum", "x", x, c10::DeviceType::CUDA);
+  check_dtype_float("sum", "x", x);
+  const c10::cuda::CUDAGuard guard(x.device());
+  const at::Tensor xc = x.contiguous();
+  const int64_t n = xc.numel();
+  at::Tensor out = at::empty({}, x.options());
+  if (n == 0) return out.zero_();
+  at::Tensor partial = at::empty({sum_partial_blocks(n)}, x.options());
+  sum_launch(xc.const_data_ptr<float>(), n, partial.data_ptr<float>(), out.data_ptr<float>(), current_stream());
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  return out;
+}
+
+}  // namespace
+}  // namespace cuda
+
+TORCH_LIBRARY_IMPL(envcheck, CUDA, m) { m.impl("sum", &cuda::sum_cuda); }
+
+}  // namespace envcheck

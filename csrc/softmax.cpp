@@ -1,9 +1,0 @@
-// Schema of envcheck::softmax: softmax over the last dimension.
-// Implementations: CPU in csrc/cpu/softmax_cpu.cpp, CUDA in csrc/cuda/softmax.cu.
-#include <torch/library.h>
-
-TORCH_LIBRARY_FRAGMENT(envcheck, m) {
-  // Numerically stable softmax over the last dimension.
-  m.def("softmax(Tensor x) -> Tensor");
-  m.def("softmax_out(Tensor x, Tensor(a!) out) -> ()");
-}
