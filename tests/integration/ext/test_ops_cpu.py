@@ -78,7 +78,7 @@ def test_softmax(E, shape):
 
 
 def test_softmax_stability_and_strided(E):
-    # References: math in float64 (tests/_ops_helpers.py), not torch's float32 kernel.
+    # References: math in float64 (tests/support/_ops_helpers.py), not torch's float32 kernel.
     x = rand(6, 50) * 30 + 1000.0  # exp(x) overflows without subtracting the max
     y = E.softmax(x)
     assert torch.isfinite(y).all()
@@ -96,8 +96,8 @@ def test_softmax_stability_and_strided(E):
 
 
 def test_softmax_special_values(E):
-    """The rules of tests/_ops_helpers.py, for the variant this process selected (tests/test_ops_isa.py
-    checks every variant): masked entries exactly 0, nan rows, all -inf -> nan, one +inf -> one-hot,
+    """The rules of tests/support/_ops_helpers.py, for the variant this process selected
+    (tests/integration/ext/test_ops_isa.py checks every variant): masked entries exactly 0, nan rows, all -inf -> nan, one +inf -> one-hot,
     two +inf -> nan, huge and subnormal values."""
     rows = torch.tensor([[0., -INF, 1., 2.], [1., NAN, 2., 3.], [-INF, -INF, -INF, -INF], [1., INF, 2., 3.],
                          [INF, 0., INF, 1.], [3e38, -3e38, 0., 1e-40], [1e-40, -1e-40, 2e-45, 0.]])

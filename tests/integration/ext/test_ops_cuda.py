@@ -66,7 +66,7 @@ def test_bias_gelu(E, dtype, shape):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_special_values(E, dtype):
-    """The special-value rules of tests/_ops_helpers.py on the GPU, against math in float64: masked
+    """The special-value rules of tests/support/_ops_helpers.py on the GPU, against math in float64: masked
     entries exactly 0, nan rows, all -inf -> nan, one +inf -> one-hot, two +inf -> nan; GELU's limits.
     Rows of 4 + pad columns: the warp kernel (<= 1024) and the block kernel (> 1024)."""
     tol = TOL[dtype]

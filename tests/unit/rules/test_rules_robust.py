@@ -7,6 +7,7 @@ import glob
 import json
 import os
 import sys
+import zlib
 
 import pytest
 
@@ -15,7 +16,7 @@ from torch_envcheck.doctor.rules import evaluate
 from _rules_helpers import SNAP_DIR
 
 # The rules are pure Python and never import torch: with both CI venvs under test, this (the slowest
-# module: every key of every recorded snapshot, ten ways) runs once, in the CUDA-torch venv.
+# module: every key of every recorded snapshot, nine ways) runs once, in the CUDA-torch venv.
 _CUDA_PY = os.environ.get("TE_TEST_CUDA_PYTHON")
 # Compared by the venv's bin folder: CI names bin/python, and the `pytest` script runs bin/python3.
 _OTHER_VENV = bool(_CUDA_PY) and (os.path.realpath(os.path.dirname(os.path.abspath(_CUDA_PY)))
@@ -24,8 +25,11 @@ pytestmark = pytest.mark.skipif(_OTHER_VENV,
                                 reason="pure-Python rules, independent of torch: run once per CI, in the "
                                        "TE_TEST_CUDA_PYTHON venv")
 
+# Every test here stands alone: under xdist they spread over the workers (tests/conftest.py).
+XDIST_SPREAD = True
+
 NAMES = sorted(os.path.basename(p)[:-5] for p in glob.glob(os.path.join(SNAP_DIR, "*.json")))
-ODD_VALUES = [None, "", -1, True, [], {}, "garbage", ["x"]]
+ODD_VALUES = [None, "", -1, True, [], {}, "garbage", ["x"]]  # None: the key nulled
 
 
 def _paths(obj, prefix=()):
@@ -63,24 +67,45 @@ def _check(snapshot):
     assert not crashed, crashed[0]["message"]
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_every_key_deleted_or_nulled(name):
+# Nine ways to spoil a key: delete it (a list item is nulled instead), or set it to one of eight odd
+# values (None: nulled).
+WAYS = [("delete", None)] + [("set", v) for v in ODD_VALUES]
+
+
+def _ways(name, path, rest):
+    """One way per key path in the default tier, chosen by a stable digest of the snapshot and the
+    path (so the recorded snapshots that share a key spoil it differently); the other eight in the
+    slow tier.  The two tiers together are every key spoiled every way."""
+    pick = zlib.crc32(repr((name, path)).encode()) % len(WAYS)
+    return [w for i, w in enumerate(WAYS) if (i != pick) == rest]
+
+
+def _sweep(name, rest):
     base = _load(name)
     for path in list(_paths(base)):
-        for mode in ("delete", "null"):
+        for how, value in _ways(name, path, rest):
             snap = copy.deepcopy(base)
-            _set(snap, path, None, delete=(mode == "delete" and not isinstance(path[-1], int)))
+            _set(snap, path, copy.deepcopy(value), delete=(how == "delete" and not isinstance(path[-1], int)))
             _check(snap)
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_every_key_with_odd_values(name):
-    base = _load(name)
-    for path in list(_paths(base)):
-        for value in ODD_VALUES:
-            snap = copy.deepcopy(base)
-            _set(snap, path, copy.deepcopy(value))
-            _check(snap)
+def test_every_key_spoiled_one_way(name):
+    _sweep(name, rest=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+def test_every_key_spoiled_every_other_way(name):
+    _sweep(name, rest=True)
+
+
+def test_the_two_tiers_together_are_every_way_once():
+    for name in NAMES[:3]:
+        for path in list(_paths(_load(name)))[:20]:
+            first, rest = _ways(name, path, False), _ways(name, path, True)
+            assert len(first) == 1 and len(rest) == len(WAYS) - 1
+            assert sorted(map(repr, first + rest)) == sorted(map(repr, WAYS))
 
 
 @pytest.mark.parametrize("snapshot", [None, {}, [], "x", {"torch": None}, {"platform": "Linux"}, {"probe_errors": ["x"]}])
