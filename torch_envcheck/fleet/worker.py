@@ -25,6 +25,7 @@ import signal
 import sys
 import time
 
+from torch_envcheck._util.signalled import Signalled
 from torch_envcheck.fleet import aggregate
 from torch_envcheck.fleet import bandwidth
 from torch_envcheck.fleet import rank_facts
@@ -181,16 +182,8 @@ def group_phase(launch, store, plan: dict) -> tuple[dict, dict | None]:
     return result, bw
 
 
-class Stopped(BaseException):
+class Stopped(Signalled):
     """Rank 0 was sent SIGTERM or SIGINT (torchrun stopping the job); raised in its main thread."""
-
-    def __init__(self, signum: int):
-        super().__init__(signum)
-        self.signum = signum
-        try:
-            self.name = signal.Signals(signum).name
-        except ValueError:
-            self.name = f"signal {signum}"
 
 
 class _StopHandler:

@@ -31,6 +31,7 @@ import time
 
 from torch_envcheck._util import escape
 from torch_envcheck._util import proc as _proc
+from torch_envcheck._util.signalled import Signalled
 from torch_envcheck.rebuild import selfwheel
 
 MARKER = "torch-envcheck-rebuild.json"
@@ -43,16 +44,8 @@ class StepFailed(RuntimeError):
         self.step, self.detail = step, detail
 
 
-class Interrupted(BaseException):
+class Interrupted(Signalled):
     """A signal (SIGTERM, SIGINT, SIGHUP) stopped the run; raised in the main thread by its handler."""
-
-    def __init__(self, signum: int):
-        super().__init__(signum)
-        self.signum = signum
-        try:
-            self.name = signal.Signals(signum).name
-        except ValueError:
-            self.name = f"signal {signum}"
 
 
 STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, n))

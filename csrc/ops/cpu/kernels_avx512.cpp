@@ -4,20 +4,8 @@
 // (see isa.cpp).
 #if defined(__x86_64__) || defined(_M_X64)
 #pragma GCC target("avx2,fma,f16c,bmi,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512dq,avx512vl")
-// g++ does not define the ISA macros for a target pragma (only the C front end does), but
-// sleef.h and ATen's vec headers select their code with them: define them to match the pragma.
-#ifndef __AVX__
-#define __AVX__ 1
-#endif
-#ifndef __AVX2__
-#define __AVX2__ 1
-#endif
-#ifndef __FMA__
-#define __FMA__ 1
-#endif
-#ifndef __F16C__
-#define __F16C__ 1
-#endif
+#include "ops/cpu/isa_macros_avx2.h"  // the macros g++ leaves undefined under the pragma
+// and the AVX-512 ones below.
 #ifndef __AVX512F__
 #define __AVX512F__ 1
 #endif
