@@ -38,27 +38,13 @@ def _gpu_available() -> bool:
         return False
 
 
-# Before xdist's own hook, which reads the groups.
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    if config.pluginmanager.hasplugin("xdist"):
-        _group_by_module(items)
     if _gpu_available():
         return
     skip = pytest.mark.skip(reason="needs an NVIDIA GPU with a working driver (none here)")
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
-
-
-def _group_by_module(items):
-    """Under `--dist loadgroup` (the README's command) each test module runs whole in one worker, so a
-    module-scoped fixture (a compiled extension, a fleet of ranks) is built once; a module whose tests
-    are independent sweeps says `XDIST_SPREAD = True` and its tests spread over every worker."""
-    for item in items:
-        module = getattr(item, "module", None)
-        if module is not None and not getattr(module, "XDIST_SPREAD", False):
-            item.add_marker(pytest.mark.xdist_group(module.__name__))
 
 
 def pytest_xdist_auto_num_workers(config):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -26,12 +27,21 @@ def child_env(**extra) -> dict:
     return env
 
 
+def default_signals() -> None:
+    """preexec_fn: SIGINT back to its default disposition in the child.  pytest-xdist's workers ignore
+    SIGINT, and an ignored signal stays ignored across exec (as in a shell's background job): the
+    child, and its own children, would never die of it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def cli(*args, input=None, timeout=120, env=None, stdin=None, **kw) -> subprocess.CompletedProcess:
-    """`python -m torch_envcheck ARGS` as a user runs it; bytes in, bytes out."""
+    """`python -m torch_envcheck ARGS` as a user runs it at a terminal; bytes in, bytes out."""
     if input is not None and isinstance(input, str):
         input = input.encode()
     if input is None and stdin is None:
         stdin = subprocess.DEVNULL
+    if os.name == "posix":
+        kw.setdefault("preexec_fn", default_signals)
     return subprocess.run([sys.executable, "-m", "torch_envcheck", *args], input=input, stdin=stdin,
                           capture_output=True, timeout=timeout, env=env or child_env(), **kw)
 

@@ -1,6 +1,8 @@
 """Fleet mode with real processes over loopback (127.0.0.1, free ports): torchrun with 4 and 16
 ranks, a heterogeneous fleet started by hand through env://, and ranks that die, hang or send
-garbage.  Each test bounds its own time; no test can hang the suite."""
+garbage.  Each test bounds its own time; no test can hang the suite.  The default tier keeps the
+healthy 4-rank fleet; the fault fleets (which wait out their timeouts by design, a minute), the
+heterogeneous fleet and the 16 ranks are the slow tier's."""
 
 from __future__ import annotations
 
@@ -79,6 +81,7 @@ def test_torchrun_16_ranks(tmp_path):
     print(f"16-rank torchrun fleet: {took:.1f} s")
 
 
+@pytest.mark.slow
 def test_heterogeneous_fleet_by_hand(cuda_python, cpu_python, tmp_path):
     """Ranks started one by one through env://: one with NCCL_* set, one with another
     CUDA_VISIBLE_DEVICES, one from a venv with another torch (2.13 CPU beside 2.14 CUDA)."""
@@ -157,6 +160,7 @@ def faulty_fleets(tmp_path_factory):
             "seconds": took}
 
 
+@pytest.mark.slow
 def test_dead_hung_and_garbage_ranks_are_reported_within_the_timeout(faulty_fleets):
     (code, text, err), others, save = faulty_fleets["faults"]
     timeout = FAULT_TIMEOUT
@@ -180,6 +184,7 @@ def test_dead_hung_and_garbage_ranks_are_reported_within_the_timeout(faulty_flee
           f"(the fault fleet's own part {rep['launch']['seconds']:.1f} s)")
 
 
+@pytest.mark.slow
 def test_monitored_barrier_names_a_rank_that_joined_and_hung(faulty_fleets):
     """Every rank delivers, the group forms, then rank 1 never reaches the barrier: rank 0's
     monitored_barrier (gloo) names it within the timeout and the report says so."""

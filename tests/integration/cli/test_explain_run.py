@@ -10,7 +10,7 @@ import sys
 import time
 
 import pytest
-from _explain_helpers import child_env, cli, snapshot
+from _explain_helpers import child_env, cli, default_signals, snapshot
 
 PY = sys.executable
 KNOWN = "import sys; sys.stderr.write('Traceback (most recent call last):\\nRuntimeError: The NVIDIA driver on your system is too old (found version 11040)\\n'); sys.exit(1)"
@@ -66,6 +66,7 @@ def test_signals_are_forwarded_to_the_command(sig, tmp_path):
     child = f"import time, pathlib; pathlib.Path({str(ready)!r}).write_text('1'); time.sleep(60)"
     proc = subprocess.Popen([PY, "-m", "torch_envcheck", "run", "--no-probe", "--", PY, "-c", child],
                             env=child_env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=default_signals,  # as at a terminal (xdist's workers ignore SIGINT)
                             start_new_session=True)  # no controlling terminal: nothing else sends the signal
     try:
         deadline = time.monotonic() + 60

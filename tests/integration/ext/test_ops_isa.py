@@ -151,6 +151,21 @@ def test_bad_blocking_variable_is_a_clear_error(isa_info):
     assert "'64,abc'" in err
 
 
+def _disassemblable_library(isa_info) -> str:
+    """The loaded extension's shared library, for objdump; skips where that cannot be read."""
+    import shutil
+
+    from torch_envcheck.ext import extension
+    if "AVX512" not in isa_info["compiled"]:
+        pytest.skip("not an x86-64 build")
+    if not shutil.which("objdump"):
+        pytest.skip("objdump is not installed")
+    path = extension.status().get("path")
+    if not path or not os.path.isfile(path):
+        pytest.skip("the extension's shared library path is unknown")
+    return path
+
+
 def _functions_by_namespace(so_path: str) -> dict:
     """{namespace prefix: disassembly text of its functions} for the ISA namespaces, from objdump."""
     out = subprocess.run(["objdump", "-d", "-C", "--no-show-raw-insn", so_path], capture_output=True, text=True,
@@ -168,16 +183,7 @@ def _functions_by_namespace(so_path: str) -> dict:
 def test_variants_really_emit_vector_code(isa_info):
     """The target pragmas work with this compiler: the AVX-512 variant uses zmm registers and FMAs,
     the AVX2 variant ymm FMAs and no zmm, the DEFAULT variant neither."""
-    import shutil
-
-    from torch_envcheck.ext import extension
-    if "AVX512" not in isa_info["compiled"]:
-        pytest.skip("not an x86-64 build")
-    if not shutil.which("objdump"):
-        pytest.skip("objdump is not installed")
-    path = extension.status().get("path")
-    if not path or not os.path.isfile(path):
-        pytest.skip("the extension's shared library path is unknown")
+    path = _disassemblable_library(isa_info)
     code = _functions_by_namespace(path)
     if not code["envcheck::AVX512::"]:
         pytest.skip("no symbols for the kernel namespaces (stripped binary)")
@@ -229,16 +235,7 @@ def test_micro_kernel_loops_use_all_registers_without_spills(isa_info):
     """objdump the built _C: each variant's micro-kernel loop does MR*NV vector multiply-adds per k step on
     registers of its width (vfmadd231ps ymm for AVX2, zmm for AVX512; mulps+addps xmm for DEFAULT, which
     has no FMA), and touches no stack slot inside the loop (no spill or reload)."""
-    import shutil
-
-    from torch_envcheck.ext import extension
-    if "AVX512" not in isa_info["compiled"]:
-        pytest.skip("not an x86-64 build")
-    if not shutil.which("objdump"):
-        pytest.skip("objdump is not installed")
-    path = extension.status().get("path")
-    if not path or not os.path.isfile(path):
-        pytest.skip("the extension's shared library path is unknown")
+    path = _disassemblable_library(isa_info)
     loops = _micro_kernel_loops(path)
     if not loops:
         pytest.skip("no micro_kernel symbols (stripped binary)")
