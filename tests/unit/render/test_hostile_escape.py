@@ -13,6 +13,8 @@ import pytest
 
 from torch_envcheck._util import escape
 
+import shell_models  # tests/support
+
 ESC_PAYLOADS = [
     "\x1b]0;pwned title\x07",      # OSC: set the window title
     "\x1b]2;x\x1b\\",              # OSC ended by ST
@@ -173,49 +175,10 @@ def test_shell_quote_keeps_plain_words_and_spaced_paths_readable():
 
 
 def _powershell_words(line: str) -> list[str]:
-    """Split a command line by PowerShell's rules for the forms shell_join writes: bare words of
-    safe characters, '...' single-quoted strings ('' = one quote; curly single quotes count as
-    quotes) and "..." double-quoted strings with no `$`, backtick or quote inside.  Raises
-    ValueError on anything else, so a test fails when the quoting is not of these forms."""
-    quotes = "'\u2018\u2019\u201a\u201b"
-    words, i, n = [], 0, len(line)
-    while i < n:
-        if line[i] == " ":
-            i += 1
-            continue
-        if line[i] in quotes:
-            i += 1
-            buf = []
-            while True:
-                if i >= n:
-                    raise ValueError(f"unterminated quote in {line!r}")
-                if line[i] in quotes:
-                    if i + 1 < n and line[i + 1] in quotes:
-                        buf.append(line[i])
-                        i += 2
-                        continue
-                    i += 1
-                    break
-                buf.append(line[i])
-                i += 1
-            words.append("".join(buf))
-        elif line[i] == '"':
-            j = line.index('"', i + 1)
-            inner = line[i + 1:j]
-            if any(c in inner for c in "$`\"\u201c\u201d\u201e"):
-                raise ValueError(f"expanding double-quoted string {inner!r}")
-            words.append(inner)
-            i = j + 1
-        else:
-            j = i
-            while j < n and line[j] != " ":
-                if line[j] in "$`;|&(){}@<>#\"," + quotes:
-                    if not (line[j] == "&" and j == 0):
-                        raise ValueError(f"metacharacter {line[j]!r} in a bare word of {line!r}")
-                j += 1
-            words.append(line[i:j])
-            i = j
-    return words
+    """PowerShell's words for a line, by the model in tests/support/shell_models.py (the call operator
+    kept as "&"); raises ValueError (shell_models.Unsafe) where PowerShell would do more than pass
+    literal words."""
+    return [text for _kind, text in shell_models.powershell(line)]
 
 
 @pytest.mark.parametrize("word", SHELL_HOSTILE + ["C:\\Users\\O'Brien\\python.exe", "C:\\a$b\\python.exe",
