@@ -350,6 +350,7 @@ def isa_all_report():
     return json.loads(out)
 
 
+@pytest.mark.slow  # a benchmark per variant, each in its own process (test_ops_isa.py checks each variant's results)
 def test_isa_all_measures_every_runnable_variant(isa_all_report):
     """The real thing: each variant this CPU can run is benchmarked in its own process and really
     selected there; the others are reported as not runnable."""
@@ -371,6 +372,7 @@ def test_isa_all_measures_every_runnable_variant(isa_all_report):
             assert row["op"] == "sgemm" and row["speed_ratio"] > 0
 
 
+@pytest.mark.slow
 def test_isa_all_renders_a_row_per_variant(isa_all_report, capsys):
     from torch_envcheck.bench import report as rep
     rep.print_isa_report(isa_all_report)
