@@ -8,6 +8,9 @@ build, each in its own venv).  .ci/run exports their interpreters:
   TE_TEST_CUDA_PYTHON  python of a venv with a CUDA build of torch
   TE_TEST_CPU_PYTHON   python of a venv with a CPU build of torch
 Tests that need one skip, saying so, when it is not set.
+
+TE_TEST_EVERY_WAY=1 makes the slow tier's robustness sweep (tests/unit/rules/test_rules_robust.py)
+spoil every key of every recorded snapshot every way, not two more ways (some four minutes of CPU).
 """
 
 from __future__ import annotations
