@@ -13,7 +13,8 @@ first thing, on rank 0 only; the fleet's worker then finds the signal here and r
 from __future__ import annotations
 
 import os
-import signal
+
+from torch_envcheck._util import signalled
 
 received: list[int] = []
 # the rank variables of fleet/launch.py, in its order
@@ -38,10 +39,4 @@ def install_early(argv, env=None) -> bool:
     env = os.environ if env is None else env
     if "fleet" not in argv or "--from-json" in argv or not _rank0(env):
         return False
-    try:
-        for name in ("SIGTERM", "SIGINT"):
-            if hasattr(signal, name):
-                signal.signal(getattr(signal, name), _record)
-    except (ValueError, OSError):  # not the main thread
-        return False
-    return True
+    return bool(signalled.install(signalled.named("SIGTERM", "SIGINT"), _record))  # none off the main thread

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 
+from torch_envcheck._util import signalled
 from torch_envcheck._util.args import error, seconds, stdout_to_stderr
 
 __all__ = ["add_source", "snapshot", "error", "seconds", "stdout_to_stderr"]
@@ -47,20 +48,11 @@ def _terminate_as_exit():
     """While the probes run, SIGTERM ends this process through SystemExit (status 143) rather than
     at once, so that the helper programs it started in their own sessions are killed with it
     (_util/proc.kill_all, at exit) instead of running on."""
-    import signal  # noqa: PLC0415
-
     def handler(signum, frame):
         raise SystemExit(128 + signum)
 
-    try:
-        old = signal.signal(signal.SIGTERM, handler)
-    except (ValueError, OSError, AttributeError):  # not the main thread, or no SIGTERM
-        yield
-        return
+    saved = signalled.install(signalled.named("SIGTERM"), handler)  # none off the main thread
     try:
         yield
     finally:
-        try:
-            signal.signal(signal.SIGTERM, old)
-        except (ValueError, OSError, TypeError):
-            pass
+        signalled.restore(saved)

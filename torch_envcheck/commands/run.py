@@ -23,6 +23,7 @@ import signal
 import subprocess
 import sys
 
+from torch_envcheck._util import signalled
 from torch_envcheck.commands import _source as _args
 
 TAIL_BYTES = 256 * 1024
@@ -66,8 +67,6 @@ def _foreground() -> bool:
 
 
 def _install_forwarding(proc) -> dict:
-    saved = {}
-
     def forward(signum, _frame):
         if proc.poll() is not None:
             return
@@ -78,23 +77,7 @@ def _install_forwarding(proc) -> dict:
         except OSError:
             pass
 
-    for name in _FORWARD:
-        sig = getattr(signal, name, None)
-        if sig is None:
-            continue
-        try:
-            saved[sig] = signal.signal(sig, forward)
-        except (OSError, ValueError):  # not the main thread, or not allowed
-            continue
-    return saved
-
-
-def _restore(saved: dict) -> None:
-    for sig, handler in saved.items():
-        try:
-            signal.signal(sig, handler)
-        except (OSError, ValueError, TypeError):
-            pass
+    return signalled.install(signalled.named(*_FORWARD), forward)
 
 
 def _write_all(fd: int, data: bytes) -> bool:
@@ -275,7 +258,7 @@ def run(args) -> int:
         rc = proc.wait()  # the main thread waits: signal handlers run here, forwarding to the command
         tail = tee.finish()
     finally:
-        _restore(saved)
+        signalled.restore(saved)
     usage = sampler.stop()
     # What follows is commentary: nothing in it may change the exit status.
     try:

@@ -21,10 +21,10 @@ from __future__ import annotations
 import datetime
 import os
 import re
-import signal
 import sys
 import time
 
+from torch_envcheck._util import signalled
 from torch_envcheck._util.signalled import Signalled
 from torch_envcheck.fleet import aggregate
 from torch_envcheck.fleet import bandwidth
@@ -190,15 +190,11 @@ class _StopHandler:
     """On rank 0: SIGTERM / SIGINT raise Stopped once; while the report of what arrived is written,
     further signals are ignored (torchrun's SIGKILL 30 s later still bounds it)."""
 
-    SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGINT") if hasattr(signal, n))
+    SIGNALS = signalled.named("SIGTERM", "SIGINT")
 
     def __init__(self):
         self.armed = True
-        for sig in self.SIGNALS:
-            try:
-                signal.signal(sig, self._handle)
-            except (ValueError, OSError):  # not the main thread (tests): no handler
-                pass
+        signalled.install(self.SIGNALS, self._handle)  # off the main thread (tests): no handler
 
     def check_early(self) -> None:
         """A signal that came before this handler (recorded by _util/stopflag): stop now."""

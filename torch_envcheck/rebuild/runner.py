@@ -31,6 +31,7 @@ import time
 
 from torch_envcheck._util import escape
 from torch_envcheck._util import proc as _proc
+from torch_envcheck._util import signalled
 from torch_envcheck._util.signalled import Signalled
 from torch_envcheck.rebuild import selfwheel
 
@@ -48,7 +49,7 @@ class Interrupted(Signalled):
     """A signal (SIGTERM, SIGINT, SIGHUP) stopped the run; raised in the main thread by its handler."""
 
 
-STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, n))
+STOP_SIGNALS = signalled.named("SIGTERM", "SIGINT", "SIGHUP")
 
 
 class DestLock:
@@ -298,21 +299,13 @@ class Runner:
             return 2
         self._child = None
         self._stopping = False
-        saved = {}
-        for sig in STOP_SIGNALS:
-            try:
-                saved[sig] = signal.signal(sig, self._on_signal)
-            except (ValueError, OSError):  # not the main thread: no handlers, Ctrl-C still works
-                pass
+        # off the main thread no handler is set: Ctrl-C still works
+        saved = signalled.install(STOP_SIGNALS, self._on_signal)
         self._private = tempfile.mkdtemp(prefix="torch-envcheck-rebuild-")
         try:
             return self._steps_run()
         finally:
-            for sig, old in saved.items():
-                try:
-                    signal.signal(sig, old)
-                except (ValueError, OSError, TypeError):
-                    pass
+            signalled.restore(saved)
             shutil.rmtree(self._private, ignore_errors=True)
 
     def _steps_run(self) -> int:
