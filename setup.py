@@ -59,7 +59,7 @@ def extension_setup_kwargs():
     kind = cpp_extension.CUDAExtension if plan["with_cuda"] else cpp_extension.CppExtension
     ext = kind(
         name="torch_envcheck._C",
-        sources=buildcfg.sources(csrc, plan["with_cuda"]),
+        sources=buildcfg.build_units(csrc, plan["with_cuda"]),
         include_dirs=[os.path.join(HERE, "csrc")] + flags["include_dirs"],
         extra_compile_args={"cxx": flags["cxx"], "nvcc": flags["nvcc"]} if plan["with_cuda"] else flags["cxx"],
         extra_link_args=flags["ldflags"],

@@ -461,7 +461,7 @@ def _compile(torch, p: dict, directory: str, verbose: bool, quiet: bool) -> tupl
         with _Progress(what) if not (quiet or verbose) else _nullcontext():
             mod = cpp_extension.load(
                 name=JIT_NAME,
-                sources=buildcfg.sources(csrc, p["with_cuda"]),
+                sources=buildcfg.build_units(csrc, p["with_cuda"]),
                 extra_cflags=flags["cxx"],
                 extra_cuda_cflags=flags["nvcc"],
                 extra_ldflags=flags["ldflags"],

@@ -3,6 +3,7 @@ the arch list.  Uses fake nvcc scripts and a fake torch object; no compiler runs
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import stat
 import types
@@ -174,4 +175,25 @@ def test_no_two_sources_compile_to_the_same_object_name(repo_root):
     # (x.cpp -> x.o, x.cu -> x.cuda.o): csrc/ops/triad.cpp and a csrc/ops/cpu/triad.cpp would overwrite each other.
     srcs = buildcfg.sources(os.path.join(repo_root, "csrc"), with_cuda=True)
     objects = [os.path.splitext(os.path.basename(s))[0] + (".cuda.o" if s.endswith(".cu") else ".o") for s in srcs]
+    assert len(objects) == len(set(objects)), sorted(objects)
+
+
+def test_every_source_is_compiled_once_by_itself_or_inside_one_build_unit(repo_root):
+    csrc = os.path.join(repo_root, "csrc")
+    for with_cuda in (False, True):
+        srcs = buildcfg.sources(csrc, with_cuda)
+        units = buildcfg.build_units(csrc, with_cuda)
+        included = [m for u in units if os.path.basename(u).startswith("all_") for m in buildcfg.unit_members(u, csrc)]
+        assert len(included) == len(set(included)), sorted(included)
+        assert sorted(units + included) == sorted(srcs)
+        # the per-op files of each folder go through its unit: a new op's file is not forgotten there
+        rel = {os.path.relpath(u, csrc).replace(os.sep, "/") for u in units}
+        per_op = ("ops/*.cpp", "ops/cpu/*_kernel.cpp", "ops/cuda/*_glue.cpp")
+        alone = sorted(r for r in rel if not os.path.basename(r).startswith("all_")
+                       and any(fnmatch.fnmatch(r, p) and r.count("/") == p.count("/") for p in per_op))
+        assert not alone, alone
+        assert "ops/all_ops.cpp" in rel and "ops/cpu/all_kernels.cpp" in rel
+        assert ("ops/cuda/all_glue.cpp" in rel) == with_cuda
+    objects = [os.path.splitext(os.path.basename(s))[0] + (".cuda.o" if s.endswith(".cu") else ".o")
+               for s in buildcfg.build_units(csrc, with_cuda=True)]
     assert len(objects) == len(set(objects)), sorted(objects)
