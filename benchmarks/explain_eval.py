@@ -42,6 +42,16 @@ REINSTALL = re.compile(
     r"|\breinstall\b|--force-reinstall|--upgrade\b", re.IGNORECASE)
 
 
+# "no reinstall", "do not reinstall", "without reinstalling": a negated install is not an instruction.
+NEGATION = re.compile(r"\b(?:no|not|don't|never|without|nothing\s+to|no\s+need\s+to|needn't)\W+(?:\w+\W+){0,2}$",
+                      re.IGNORECASE)
+
+
+def tells_to_install(fix: str) -> bool:
+    """Whether `fix` tells to install or reinstall something (a negated mention does not count)."""
+    return any(not NEGATION.search(fix[max(0, m.start() - 40):m.start()]) for m in REINSTALL.finditer(fix))
+
+
 class _Timeout(Exception):
     pass
 
@@ -59,7 +69,7 @@ def fix_ok(expected: dict, fix) -> bool:
     if not isinstance(fix, str) or not fix.strip():
         return False
     patterns = expected.get("fix_patterns") or []
-    if expected.get("environment_problem") is False and REINSTALL.search(fix):
+    if expected.get("environment_problem") is False and tells_to_install(fix):
         return False
     if not patterns:
         return expected.get("environment_problem") is False

@@ -113,3 +113,30 @@ def test_nothing_carries_a_path_of_the_recording_machine(corpus):
 def test_every_required_class_is_covered(corpus):
     classes = {e["class"] for sp in SPLITS for e in corpus[sp]["entries"]}
     assert REQUIRED_CLASSES <= classes, sorted(REQUIRED_CLASSES - classes)
+
+
+def _scorer():
+    import importlib.util  # noqa: PLC0415
+    path = Path(__file__).resolve().parents[3] / "benchmarks" / "explain_eval.py"
+    spec = importlib.util.spec_from_file_location("explain_eval", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_scorer_grades_the_four_criteria_without_running_explain():
+    ev = _scorer()
+    env = {"recognised": True, "layer": "rocm", "environment_problem": True, "fix": "x",
+           "fix_patterns": ["HSA_OVERRIDE_GFX_VERSION"]}
+    good = {"recognised": True, "layer": "rocm", "environment_problem": True,
+            "fix": "export HSA_OVERRIDE_GFX_VERSION=10.3.0"}
+    assert ev.grade({"expected": env}, good)["right"]
+    assert not ev.grade({"expected": env}, dict(good, fix="reinstall ROCm"))["fix"]
+    assert not ev.grade({"expected": env}, dict(good, layer="driver"))["right"]
+    assert not any(ev.grade({"expected": env}, None).values())
+    not_env = {"recognised": True, "layer": "not-environment", "environment_problem": False,
+               "fix": "no reinstall", "fix_patterns": []}
+    answer = {"recognised": True, "layer": "not-environment", "environment_problem": False,
+              "fix": "Reduce the batch size; no reinstall needed."}
+    assert ev.grade({"expected": not_env}, answer)["right"]
+    assert not ev.grade({"expected": not_env}, dict(answer, fix="pip install --force-reinstall torch"))["fix"]
