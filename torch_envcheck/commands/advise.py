@@ -141,7 +141,7 @@ def run(args) -> int:
     if not args.quiet:
         for line in why:
             print(f"# {terminal(line)}")
-    else:  # issue 17: a downgrade is never silent, not even with -q (stdout keeps the command alone)
+    else:  # a downgrade is never silent, not even with -q (stdout keeps the command alone)
         from torch_envcheck.knowledge.freshness import DOWNGRADE_PREFIX  # noqa: PLC0415
         for line in why:
             if line.startswith(DOWNGRADE_PREFIX):

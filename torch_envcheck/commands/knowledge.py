@@ -1,4 +1,4 @@
-"""`torch-envcheck knowledge update | show | check` (issue 17): keep the doctor's knowledge current.
+"""`torch-envcheck knowledge update | show | check`: keep the doctor's knowledge current.
 
     update   learn releases and their builds from the package indexes this machine can reach (PyPI's
              JSON API, the PyTorch index per CUDA tag, or --index-url / --extra-index-url / --mirror,

@@ -1,4 +1,4 @@
-"""The maintainers' check (issue 17): re-derive every row of the *shipped* tables that the package
+"""The maintainers' check: re-derive every row of the *shipped* tables that the package
 indexes can answer (learn.py) and list the differences.
 
     torch          the releases and their newest patches (torch_releases.json, and

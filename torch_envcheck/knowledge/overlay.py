@@ -1,4 +1,4 @@
-"""The knowledge overlay (issue 17): rows that `torch-envcheck knowledge update` learned from the
+"""The knowledge overlay: rows that `torch-envcheck knowledge update` learned from the
 package indexes, kept as one dated JSON file in the user's cache, and merged over the shipped
 tables whenever a table is loaded (knowledge.load_table calls apply()).
 

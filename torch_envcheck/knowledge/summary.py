@@ -1,4 +1,4 @@
-"""What the doctor knows and from when (`torch-envcheck knowledge show`, issue 17): each shipped
+"""What the doctor knows and from when (`torch-envcheck knowledge show`): each shipped
 table's date and newest row, and the overlay's date, sources and what it adds."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`torch-envcheck knowledge update` (issue 17): learn releases and builds from the package indexes
+"""`torch-envcheck knowledge update`: learn releases and builds from the package indexes
 the user can reach (learn.py) and keep what the shipped tables lack as the dated overlay in the
 user's cache (overlay.py), which the doctor then prefers.
 

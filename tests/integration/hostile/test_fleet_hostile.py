@@ -1,4 +1,4 @@
-"""Class 9 of issue 21, fleet: a rank that exits with an error before it reaches the store (torchrun
+"""Hostile runs, fleet: a rank that exits with an error before it reaches the store (torchrun
 then stops rank 0 with SIGTERM) still gets a report that names it; `fleet --from-json ''` inside a
 job is refused rather than starting a live fleet; `--save` replaces a planted symlink instead of
 writing through it.  (A rank whose rank_facts.backends is a list: test_bounds_roundtrip.py.)"""

@@ -1,5 +1,5 @@
 """Every command builder, fed interpreter paths and values drawn from shell metacharacters, writes
-commands that a shell parses back into exactly the argv that was meant (issue 21, class 6).
+commands that a shell parses back into exactly the argv that was meant, whatever the values hold.
 
 The shells are modelled in tests/support/shell_models.py (POSIX, PowerShell, cmd: the rules and
 their sources are listed there); POSIX lines are also split with shlex (posix=True) as a second
@@ -186,7 +186,7 @@ def test_advise_plan_form_parses_back(exe, dest, mirror):
 _FIX_SNAPSHOTS = {"posix": ("rtx5090_cu121", "cpu_wheel_gpu_without_driver", "conda_linux_pytorch23_pip_torch_over",
                             "jetson_agx_orin_pytorch_index_aarch64_wheel", "tf_torch_cu130_one_venv",
                             "ld_library_path_cuda121_breaks_import_torch",
-                            # issue 18: the JetPack torchvision build, and-cuda only where it exists
+                            # the JetPack torchvision build, and-cuda only where it exists
                             "jetson_orin_jetpack_torch_pypi_torchvision", "linux_tf212_cpu_build_rtx3090"),
                   "powershell": ("windows_cpu_wheel_rtx4070", "tf_win10_tf26_cudart_missing",
                                  "conda_windows10_tf26_cuda110_on_path", "win10_tf210_cpu_build_gtx1660")}

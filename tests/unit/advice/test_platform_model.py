@@ -1,5 +1,5 @@
 """The platform model (advice/platform.py), the dependency model (advice/deps.py) and the facts and
-tables they stand on (issue 18): layouts per OS and manager, accelerator families, the marker
+tables they stand on: layouts per OS and manager, accelerator families, the marker
 environment, pip's effect on installed pins, local version labels, the JetPack and Windows DLL
 tables, and the new probe facts (packages.requires, toolchain.msvc, NVIDIA_VISIBLE_DEVICES)."""
 

@@ -1,4 +1,4 @@
-"""The doctor's design contracts (issue 8): one facts layer whose decisions everyone shares (GPU
+"""The doctor's design contracts: one facts layer whose decisions everyone shares (GPU
 selection, nvcc in use, cuDNN decoding, the recommendation, quoting), causes folded over their
 symptoms, unknown facts that are "could not judge" (never health), one boolean flag parser."""
 

@@ -21,7 +21,7 @@ PACKAGE = os.path.join(REPO, "torch_envcheck")
 CHECKED = ("doctor/rules", "doctor/render", "commands", "advice", "fleet", "explain", "pytest_plugin.py")
 SECTION_NAMES = frozenset(contract.SECTIONS) | frozenset(contract.TOP)
 SNAPSHOT_NAMES = frozenset(("s", "snap", "snapshot"))
-# accessors that hand out a whole section (private to the facts layer since issue 19)
+# accessors that hand out a whole section (private to the facts layer, so rules read fields, not sections)
 SECTION_ACCESSORS = frozenset((("F", "torch"), ("F", "driver"), ("F", "_torch"), ("F", "_driver"),
                                ("F", "_platform"), ("T", "tf"), ("C", "conda"), ("T", "file_owners"),
                                ("T", "child"), ("T", "log")))

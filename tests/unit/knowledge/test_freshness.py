@@ -1,4 +1,4 @@
-"""Knowing what the tables do not know (issue 17): the freshness findings (TE207, TE208, TE308,
+"""Knowing what the tables do not know: the freshness findings (TE207, TE208, TE308,
 TE407, TE810) and the rule that no fix and no `advise` downgrades a working torch because the
 tables end earlier."""
 

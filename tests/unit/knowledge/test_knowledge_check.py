@@ -1,4 +1,4 @@
-"""The maintainers' check (issue 17) in CI: the shipped tables against the recorded PyPI answers
+"""The maintainers' check in CI: the shipped tables against the recorded PyPI answers
 (tests/fixtures/indexes, as a file:// index: no network).  It must find no difference in the
 shipped tables, and find each difference planted in a copy of them."""
 

@@ -1,4 +1,4 @@
-"""The knowledge overlay (issue 17): where it lives, how it is validated (a corrupt one is ignored with
+"""The knowledge overlay: where it lives, how it is validated (a corrupt one is ignored with
 one warning line and the shipped tables serve), and how it merges with the shipped tables."""
 
 from __future__ import annotations

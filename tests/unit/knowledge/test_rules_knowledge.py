@@ -125,7 +125,7 @@ def test_rules_import_neither_torch_nor_optional_extras():
     assert out.stdout.strip() == "[]"
 
 
-# ------------------------------------------------------------------ issue 8: torch's capability table, Jetson, cuDNN
+# ------------------------------------------------------------------ torch's capability table, Jetson, cuDNN
 
 
 def test_sass_follows_torchs_device_requirement_table():

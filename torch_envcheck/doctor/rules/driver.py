@@ -350,7 +350,7 @@ def driver_ok(s) -> list[dict]:
 
 
 def knowledge_gap(s) -> list[dict]:
-    """The driver table ends before torch's CUDA or the driver's own (issue 17): the report says so
+    """The driver table ends before torch's CUDA or the driver's own: the report says so
     and names the table's date; the driver is then judged by its own report (nvidia-smi's CUDA
     version) and by whether CUDA initialised."""
     if F.is_macos(s) or F.driver_present(s) is not True:

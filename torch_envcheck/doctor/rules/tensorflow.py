@@ -644,7 +644,7 @@ def tensorflow_ok(s) -> list[dict]:
 
 
 def knowledge_gap(s) -> list[dict]:
-    """A TensorFlow release newer than the TensorFlow table (issue 17): its tested configuration is
+    """A TensorFlow release newer than the TensorFlow table: its tested configuration is
     unknown, so it is judged from its own build info (CUDA, cuDNN, compute capabilities)."""
     from torch_envcheck.knowledge import freshness  # noqa: PLC0415
     if not T.tf_installed(s) or not T.tf_version(s):

@@ -263,7 +263,7 @@ def _live_summary(s) -> str:
 
 
 def knowledge_gap(s) -> list[dict]:
-    """A torch the knowledge tables cannot describe (issue 17): a release newer than every row
+    """A torch the knowledge tables cannot describe: a release newer than every row
     (TE207) or a CUDA build its release's row does not list (TE208).  The report says so, names the
     tables' date, and the other rules judge it from live facts; `knowledge update` learns it."""
     tv = F.torch_version(s)
