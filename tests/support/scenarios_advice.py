@@ -4,7 +4,7 @@ from the wheels' METADATA on PyPI (tests/data/advice/requires_dist.json names ea
 sha256), driver/CUDA pairs from NVIDIA's tables, the NVIDIA_VISIBLE_DEVICES values from the NVIDIA
 Container Toolkit's README, the JetPack torch from NVIDIA's install page.  Not a test module:
 
-    python tests/support/scenarios_issue18.py          # (re)writes tests/snapshots/<name>.json
+    python tests/support/scenarios_advice.py          # (re)writes tests/snapshots/<name>.json
 
 Each builder says what the machine is and what the doctor must say about it (tests/data/scenarios.json
 holds the assertions)."""
