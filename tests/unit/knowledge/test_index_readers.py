@@ -11,8 +11,8 @@ import zipfile
 
 import pytest
 
-from torch_envcheck.knowledge import index as ix
-from torch_envcheck.knowledge import learn
+from torch_envcheck.knowledge_update import index as ix
+from torch_envcheck.knowledge_update import learn
 
 import index_fixture
 

@@ -10,8 +10,8 @@ import shutil
 import pytest
 
 from torch_envcheck import knowledge as kb
-from torch_envcheck.knowledge import check
-from torch_envcheck.knowledge import learn
+from torch_envcheck.knowledge_update import check
+from torch_envcheck.knowledge_update import learn
 
 import index_fixture
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from torch_envcheck.knowledge import index as ix
+from torch_envcheck.knowledge_update import index as ix
 
 PYPI_JSON = "https://pypi.org/pypi"
 PYPI_SIMPLE = "https://pypi.org/simple"

@@ -43,7 +43,7 @@ def known() -> dict:
     """{'tables': [{name, updated, newest (shipped), newest_with_overlay}], 'overlay': {...} | None}."""
     import json  # noqa: PLC0415
     from torch_envcheck.knowledge import overlay  # noqa: PLC0415
-    from torch_envcheck.knowledge import update  # noqa: PLC0415
+    from torch_envcheck.knowledge_update import update  # noqa: PLC0415
     out = {"tables": [], "overlay": None, "overlay_path": overlay.path(), "data_dir": kb.DATA_DIR}
     for name in TABLES:
         try:
