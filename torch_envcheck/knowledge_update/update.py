@@ -129,7 +129,7 @@ def run_update(src: learn.Sources, fetcher=None, write: bool = True, fetched: st
     """Learn, build the overlay and (write=True) store it.  The result as data: 'doc', 'path' (None
     when nothing was written), 'read', 'problems', 'added' (lines saying what the overlay adds)."""
     from torch_envcheck.knowledge_update import index as ix  # noqa: PLC0415
-    from torch_envcheck.knowledge import overlay  # noqa: PLC0415
+    from torch_envcheck.knowledge_update import overlay_write  # noqa: PLC0415
     from torch_envcheck.knowledge_update.check import shipped  # noqa: PLC0415
     fetcher = fetcher or ix.Fetcher()
     if src.pytorch and not src.tags:
@@ -159,7 +159,7 @@ def run_update(src: learn.Sources, fetcher=None, write: bool = True, fetched: st
     result["doc"] = doc
     result["added"] = describe(doc)
     if write:
-        result["path"] = overlay.write(doc)
+        result["path"] = overlay_write.write(doc)
         from torch_envcheck import knowledge as kb  # noqa: PLC0415
         kb.clear_caches()  # the tables merged with the old overlay
     return result
