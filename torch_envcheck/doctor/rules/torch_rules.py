@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck.advice import frameworks as FW
+from torch_envcheck.advice import pip_commands as P
 from torch_envcheck.advice import recommend as A
 from torch_envcheck._util import versions
 from torch_envcheck.doctor.finding import finding
@@ -28,9 +29,9 @@ def not_importable(s) -> list[dict]:
     elif F.is_macos(s):
         fix = A.pip_command(s, "install", "torch")
     elif build:
-        fix = kb.pip_install_command(exe, build["torch"], build["tag"], shell=F.shell(s))
+        fix = P.pip_install_command(exe, build["torch"], build["tag"], shell=F.shell(s))
     elif F.driver_present(s) is False:
-        fix = kb.pip_install_command(exe, None, "cpu", shell=F.shell(s))
+        fix = P.pip_install_command(exe, None, "cpu", shell=F.shell(s))
     else:
         fix = A.pip_command(s, "install", "torch")
     if F.system(s) == "Windows" and not build and not F.driver_present(s):
