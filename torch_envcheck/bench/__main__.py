@@ -3,7 +3,7 @@
 import argparse
 import sys
 
-from torch_envcheck.bench import cli
+from torch_envcheck.commands import bench as cli
 
 parser = argparse.ArgumentParser(prog="python -m torch_envcheck.bench", description=cli.__doc__.splitlines()[0])
 cli.add_arguments(parser)

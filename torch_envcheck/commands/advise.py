@@ -21,7 +21,7 @@ from torch_envcheck.commands import _source as _args
 from torch_envcheck.doctor.facts import core as F
 from torch_envcheck.doctor.facts import tensorflow as T
 from torch_envcheck.doctor.facts.conda import in_conda_env
-from torch_envcheck.rebuild.cli import add_plan_arguments, make_plan
+from torch_envcheck.commands.rebuild import add_plan_arguments, make_plan
 
 PROBES = ("platform", "driver", "conda")
 

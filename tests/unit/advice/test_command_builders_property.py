@@ -171,7 +171,7 @@ def test_advise_plan_form_parses_back(exe, dest, mirror):
             return
     if rc == 2:
         return  # a mirror URL the plan refuses: nothing printed to parse
-    from torch_envcheck.rebuild import cli as rebuild_cli
+    from torch_envcheck.commands import rebuild as rebuild_cli
     plan = rebuild_cli.make_plan(args, s)
     lines = [ln for ln in out.getvalue().splitlines() if ln and not ln.startswith("#")]
     assert len(lines) == len(plan.steps())
@@ -424,7 +424,7 @@ def test_environment_yml_is_yaml_holding_only_valid_values(version, build, chann
 def test_rebuild_dry_run_commands_parse_back(dest, link):
     from torch_envcheck.advice import plan as planmod
     from torch_envcheck.advice.sources import Sources
-    from torch_envcheck.rebuild import cli as rebuild_cli
+    from torch_envcheck.commands import rebuild as rebuild_cli
     from torch_envcheck.rebuild import runner
 
     plan = planmod.from_advice(_snap("h100_cu130_healthy"), sources=Sources(find_links=(link,)))
