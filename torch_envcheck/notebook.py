@@ -107,7 +107,7 @@ def report_html(report: dict) -> str:
 
 
 def _magic_parser() -> argparse.ArgumentParser:
-    from torch_envcheck.commands._source import seconds  # noqa: PLC0415
+    from torch_envcheck._util.args import seconds  # noqa: PLC0415
     p = argparse.ArgumentParser(prog="%envcheck", add_help=False, exit_on_error=False)
     p.add_argument("--from-json", metavar="FILE", default=None)
     p.add_argument("--timeout", type=seconds, default=None)
