@@ -128,7 +128,7 @@ def envcheck(line: str = ""):
         print(f"%envcheck: unknown arguments {' '.join(extra)}; {usage}")
         return None
     if args.from_json is not None:
-        from torch_envcheck.doctor.snapshot import SnapshotError, load  # noqa: PLC0415
+        from torch_envcheck.facts.snapshot import SnapshotError, load  # noqa: PLC0415
         try:
             snap = load(args.from_json)
         except SnapshotError as exc:

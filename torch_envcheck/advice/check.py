@@ -27,7 +27,7 @@ from torch_envcheck import knowledge as kb
 from torch_envcheck._util import escape, versions
 from torch_envcheck.advice import shellwords
 from torch_envcheck.advice.platform import Platform
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 from torch_envcheck.knowledge import tensorflow as tk
 
 _PIP_FLAGS_WITH_VALUE = ("--index-url", "-i", "--extra-index-url", "--find-links", "-f", "-r", "--requirement",

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from torch_envcheck._util.escape import requirement_version, terminal
-from torch_envcheck.doctor.facts import conda as C
+from torch_envcheck.facts import conda as C
 from torch_envcheck.doctor.probes.conda import RELEVANT
 
 _NAME = re.compile(r"^[a-z0-9_][a-z0-9_.\-]{0,127}$")

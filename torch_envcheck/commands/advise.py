@@ -18,9 +18,9 @@ from torch_envcheck.advice.plan import PlanError
 from torch_envcheck.advice.recommend import advise, recommend
 from torch_envcheck.advice.sources import SourceError
 from torch_envcheck.commands import _source as _args
-from torch_envcheck.doctor.facts import core as F
-from torch_envcheck.doctor.facts import tensorflow as T
-from torch_envcheck.doctor.facts.conda import in_conda_env
+from torch_envcheck.facts import core as F
+from torch_envcheck.facts import tensorflow as T
+from torch_envcheck.facts.conda import in_conda_env
 from torch_envcheck.commands.rebuild import add_plan_arguments, make_plan
 
 PROBES = ("platform", "driver", "conda")

@@ -10,7 +10,7 @@ from torch_envcheck._util import versions
 from torch_envcheck._util.escape import requirement_version
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 from torch_envcheck.fleet import table
 from torch_envcheck.fleet.records import counted
 from torch_envcheck.fleet.table import ranks_label

@@ -11,7 +11,7 @@ import pytest
 from _explain_helpers import PKG_PARENT, snapshot
 
 from torch_envcheck import doctor, notebook
-from torch_envcheck.doctor.snapshot import load
+from torch_envcheck.facts.snapshot import load
 
 DRIVER = 'raise RuntimeError("The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver")'
 

@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from doctor_support import REPO, run_cli, run_inprocess
-from torch_envcheck.doctor import snapshot as snapmod
+from torch_envcheck.facts import snapshot as snapmod
 
 SNAPS = os.path.join(REPO, "tests", "snapshots")
 HEALTHY = os.path.join(SNAPS, "h100_cu130_healthy.json")

@@ -14,7 +14,7 @@ import textwrap
 from doctor_support import run_cli
 
 from torch_envcheck._util import bounds
-from torch_envcheck.doctor import snapshot as snapmod
+from torch_envcheck.facts import snapshot as snapmod
 
 MANY_GPUS = """\
 import sys, types, collections

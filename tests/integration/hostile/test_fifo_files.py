@@ -134,7 +134,7 @@ def test_platform_and_sysfs_reads_refuse_fifos(tmp_path):
 
 
 def test_from_json_fifo_is_refused(tmp_path):
-    from torch_envcheck.doctor.snapshot import SnapshotError, load
+    from torch_envcheck.facts.snapshot import SnapshotError, load
     from torch_envcheck.fleet.load import FleetFileError, load as fleet_load
 
     fifo = make_fifo(tmp_path / "report.json")

@@ -20,7 +20,7 @@ pytestmark = posix_only
 
 
 def _fleet_report_file(tmp_path) -> str:
-    from torch_envcheck.doctor.snapshot import load
+    from torch_envcheck.facts.snapshot import load
     from torch_envcheck.fleet import aggregate, render, wire
 
     snap = load(os.path.join(fs.REPO, "tests", "snapshots", "h100_cu130_healthy.json"))

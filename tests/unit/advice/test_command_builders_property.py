@@ -32,7 +32,7 @@ from hypothesis import strategies as st  # noqa: E402
 import shell_models as M  # noqa: E402
 from _rules_helpers import load  # noqa: E402
 from torch_envcheck._util import escape  # noqa: E402
-from torch_envcheck.doctor import snapshot as snapmod  # noqa: E402
+from torch_envcheck.facts import snapshot as snapmod  # noqa: E402
 
 META = ";|&$`'\"\\ \t\n*?[]{}()<>!#~%^,="
 UNICODE = "é中ß\u2018\u2019\u201c\u201d\u2013\u2014"
@@ -396,7 +396,7 @@ def test_environment_yml_is_yaml_holding_only_valid_values(version, build, chann
     s["conda"]["env_name"] = env_name
     s["conda"]["pip"] = [{"name": pip_name, "version": pip_version, "installer": "pip", "dist_info": "x",
                           "runtime_files": None}]
-    from torch_envcheck.doctor.facts import conda as C
+    from torch_envcheck.facts import conda as C
 
     s = snapmod.validate(s)
     text = env_yml.build(s)

@@ -15,7 +15,7 @@ from _rules_helpers import load
 from torch_envcheck._util import versions
 from torch_envcheck.advice import deps
 from torch_envcheck.advice.platform import Platform
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 from torch_envcheck.knowledge import jetson as kj
 from torch_envcheck.knowledge import windows_dlls as wd
 

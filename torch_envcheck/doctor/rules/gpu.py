@@ -9,7 +9,7 @@ from torch_envcheck._util import versions
 from torch_envcheck._util.escape import env_assign
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 
 
 def _applies(s) -> bool:

@@ -9,8 +9,8 @@ from torch_envcheck.advice import pip_commands as P
 from torch_envcheck.advice import recommend as A
 from torch_envcheck._util import versions
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.facts import core as F
-from torch_envcheck.doctor.facts import tensorflow as T
+from torch_envcheck.facts import core as F
+from torch_envcheck.facts import tensorflow as T
 from torch_envcheck.knowledge import freshness
 
 
