@@ -12,7 +12,7 @@ from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
 from torch_envcheck.knowledge import tensorflow as tk
 from torch_envcheck._util.escape import requirement_version, shell_quote
-from torch_envcheck.doctor.probes.tensorflow import TF_PROVIDERS
+from torch_envcheck.knowledge.distributions import TF_PROVIDERS
 from torch_envcheck.facts.core import python_mm
 from torch_envcheck.facts import tensorflow as T
 

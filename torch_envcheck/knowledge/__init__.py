@@ -11,6 +11,7 @@ source); the modules here load them (lazily, once: tables) and answer:
               newest build a machine runs), releases_supporting() (the pip command of a build is
               advice's: advice/pip_commands.py)
     libraries what a CUDA library's file name says (kind and version)
+    distributions  names of distributions the probes record and the advice writes back
     tensorflow  TensorFlow's tested builds (imported on its own: `from torch_envcheck.knowledge
               import tensorflow`)
 
