@@ -130,7 +130,7 @@ def test_import_torch_envcheck_stays_light():
 def test_envcheck_magic_in_process(capsys):
     rep = notebook.envcheck(f"--from-json {snapshot('old_driver_535_cu130.json')}")
     assert "TE302" in repr(rep) and "TE302" in rep._repr_html_()
-    for bad in ("--bogus", "--timeout nope", f"--from-json {snapshot('no-such.json')}"):
+    for bad in ("--bogus", "--timeout nope", f"--from-json {snapshot('no-such.json')}", "--json", "-v --from-json x"):
         assert notebook.envcheck(bad) is None
         out = capsys.readouterr().out
         assert out.startswith("%envcheck: ") and len(out.strip().splitlines()) == 1, out
