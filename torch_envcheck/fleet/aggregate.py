@@ -12,7 +12,7 @@ import datetime as _dt
 import json
 
 from torch_envcheck.doctor import report as doctor_report
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 from torch_envcheck.fleet import rules
 from torch_envcheck.fleet.records import counted
 from torch_envcheck.fleet import table

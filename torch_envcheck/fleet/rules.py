@@ -10,7 +10,7 @@ from torch_envcheck._util import versions
 from torch_envcheck._util.escape import requirement_version
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 from torch_envcheck.fleet import health_rules
 from torch_envcheck.fleet import table
 from torch_envcheck.fleet.health_rules import exclude_hosts  # noqa: F401  (aggregate asks rules for it)
