@@ -134,13 +134,13 @@ def toolchain_headline(s):
 
 def extension_headline(s):
     st = F.ext_status(s)
-    state = F.text(st.get("state"))
+    state = F.text(st.state)
     if state == "ok":
-        return f"compiled ({st.get('mode')}) for torch {st.get('built_against') or st.get('running_torch')}"
+        return f"compiled ({st.mode}) for torch {st.built_against or st.running_torch}"
     if state == "stale":
-        return f"stale: built against torch {st.get('built_against')}"
+        return f"stale: built against torch {st.built_against}"
     if state == "missing":
         return "not compiled for this torch yet"
     if state == "torch-missing":
         return "needs torch"
-    return f"{state}: {st.get('error')}" if state else _unknown("extension state")
+    return f"{state}: {st.error}" if state else _unknown("extension state")
