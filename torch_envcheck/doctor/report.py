@@ -265,19 +265,22 @@ class Report(Mapping):
         return cls.from_dict(json.loads(text))
 
     # ------------------------------------------------------------------ the JSON form, read-only
-    def __getitem__(self, key):
+    # (rep["findings"], for tests and scripts that read a report as JSON; the package reads fields)
+    def _view(self) -> dict:
         view = self.__dict__.get("_json")
         if view is None:
             view = self.to_dict()
             object.__setattr__(self, "_json", view)
-        return view[key]
+        return view
+
+    def __getitem__(self, key):
+        return self._view()[key]
 
     def __iter__(self):
-        self.get("schema")
-        return iter(self.__dict__["_json"])
+        return iter(self._view())
 
     def __len__(self) -> int:
-        return len(list(iter(self)))
+        return len(self._view())
 
 
 # ---------------------------------------------------------------- a fleet rank's report

@@ -85,3 +85,16 @@ def test_no_raw_key_read_of_a_finding_or_report_outside_report_py():
         with open(path, encoding="utf-8") as fh:
             found += [f"{rel}:{line}: {text}" for line, text in raw_reads(fh.read())]
     assert not found, "read these through Finding / Report (doctor/report.py):\n" + "\n".join(found)
+
+
+def test_importing_the_facts_layer_assembles_no_report():
+    """doctor/__init__ is an entry point: a reader of the facts layer loads no rules, report or renderer."""
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    code = ("import sys, torch_envcheck.doctor.facts.core, torch_envcheck.doctor; "
+            "print(' '.join(m for m in sys.modules if m.startswith('torch_envcheck.doctor.')))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert "torch_envcheck.doctor.facts.core" in loaded
+    heavy = [m for m in loaded if m.split(".")[2] in ("rules", "report", "render", "headlines", "probes")]
+    assert not heavy, heavy
