@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from torch_envcheck._version import __version__
 from torch_envcheck.doctor.areas import areas_for, title
@@ -34,7 +34,6 @@ __all__ = ["Finding", "Report", "AreaLine", "build", "finding", "SEVERITIES", "R
 
 RANK = {s: i for i, s in enumerate(SEVERITIES)}
 KEYS = ("schema", "tool_version", "snapshot", "findings", "summary", "areas", "exit_status", "errors")
-AREA_KEYS = ("title", "status", "headline", "causes", "explained")
 UNJUDGED = "could not judge: its facts are missing from the snapshot"
 
 
