@@ -174,14 +174,9 @@ def terminal_lines(fleet: dict, unicode: bool = True, width: int = 100, verbose:
                     out.append(f"      fix: {t(line)}")
         out.append("")
 
-<<<<<<< HEAD
+    out += preflight_terminal(fleet)
     out += bandwidth_terminal(fleet.get("bandwidth"))
     for e in fleet.get("errors") or []:
-=======
-    out += preflight_terminal(report)
-    out += bandwidth_terminal(report.get("bandwidth"))
-    for e in report.get("errors") or []:
->>>>>>> main
         out.append(f"{m['failure']} fleet error: {t(e)}")
     mark = m.get(v.get("status"), "?")
     final = {"ok": "The fleet is healthy.", "warning": "No failures; see the warnings above.",
@@ -295,16 +290,10 @@ def to_markdown(fleet: dict) -> str:
             f = g["finding"]
             out.append(f"- {MD_MARK[sev]} **{md_text(f.code)}** {md_text(f.message)} "
                        f"(on {md_text(_where(by_rank, g['ranks']))})")
-<<<<<<< HEAD
             if f.fix:
                 out += ["", "  " + md_code_block(f.fix).replace("\n", "\n  ")]
+    out += preflight_markdown(fleet)
     bw = fleet.get("bandwidth")
-=======
-            if f.get("fix"):
-                out += ["", "  " + md_code_block(f["fix"]).replace("\n", "\n  ")]
-    out += preflight_markdown(report)
-    bw = report.get("bandwidth")
->>>>>>> main
     if isinstance(bw, dict):
         out += ["", "#### Collective bandwidth", "", md_text(bandwidth_title(bw)), ""]
         rows = _bw_rows(bw)

@@ -13,12 +13,8 @@ from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.facts import core as F
 from torch_envcheck.fleet import health_rules
 from torch_envcheck.fleet import table
-<<<<<<< HEAD
-from torch_envcheck.fleet.records import counted, rank_report
-=======
 from torch_envcheck.fleet.health_rules import exclude_hosts  # noqa: F401  (aggregate asks rules for it)
-from torch_envcheck.fleet.records import counted
->>>>>>> main
+from torch_envcheck.fleet.records import counted, rank_report
 from torch_envcheck.fleet.table import ranks_label
 
 
