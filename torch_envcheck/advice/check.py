@@ -237,20 +237,16 @@ def problems(s, text, platform: Platform | None = None) -> list[Problem]:
     return out
 
 
-def annotate(s, findings: list[dict]) -> list[dict]:
-    """The doctor's last pass: each fix checked; a fix with problems says so on its first line and
-    keeps them in details['fix_problems'] (none is expected: tests/unit/advice/test_fix_checker.py)."""
-    for f in findings:
-        fix = f.get("fix")
-        if not fix:
-            continue
-        try:
-            found = problems(s, fix)
-        except Exception as exc:  # the checker must never cost the report
-            found = [Problem("checker", "", f"{type(exc).__name__}: {exc}")]
-        if found:
-            f.setdefault("details", {})["fix_problems"] = [pr.text() for pr in found[:10]]
-            from torch_envcheck._util.escape import terminal  # noqa: PLC0415
-            f["fix"] = terminal("# caution: torch-envcheck's fix checker found: "
-                                + "; ".join(pr.text() for pr in found[:3])) + "\n" + fix
-    return findings
+def checked(s, fix: str) -> tuple[str, list[str]]:
+    """The doctor's last pass over one fix: (the fix to print, its problems).  A fix with problems
+    says so on its first line; the report keeps them in the finding's details['fix_problems'] (none
+    is expected: tests/unit/advice/test_fix_checker.py)."""
+    try:
+        found = problems(s, fix)
+    except Exception as exc:  # the checker must never cost the report
+        found = [Problem("checker", "", f"{type(exc).__name__}: {exc}")]
+    if not found:
+        return fix, []
+    from torch_envcheck._util.escape import terminal  # noqa: PLC0415
+    return (terminal("# caution: torch-envcheck's fix checker found: " + "; ".join(pr.text() for pr in found[:3]))
+            + "\n" + fix, [pr.text() for pr in found[:10]])

@@ -25,6 +25,7 @@ Install commands are not facts: advice/recommend.py makes them.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field, fields
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import escape, versions
@@ -875,9 +876,47 @@ def msvc(s) -> dict | None:
 
 # ---------------------------------------------------------------- torch_envcheck's extension
 
-def ext_status(s) -> dict:
-    """extension.status: {'state', 'mode', 'path', 'built_against', 'running_torch', 'error', ...}."""
-    return as_dict(dig(s, "extension", "status"))
+@dataclass(frozen=True)
+class ExtStatus:
+    """extension.status (torch_envcheck.ext.extension.status()), typed: its fields are the ones
+    contract.py declares for it (tests/unit/contract/test_facts_accessors.py keeps the two equal), a
+    text field a str or None (unknown), an opaque object a dict as recorded."""
+    state: str | None = None              # ok, stale, missing, torch-missing, broken
+    mode: str | None = None               # aot or jit
+    path: str | None = None
+    built_against: str | None = None
+    running_torch: str | None = None
+    running_torch_cuda: str | None = None
+    rebuild_command: str | None = None
+    error: str | None = None
+    stale_aot: dict = field(default_factory=dict)   # a stale AOT build shadowed by a JIT one: path, reason
+    meta: dict = field(default_factory=dict)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def stale_path(self) -> str | None:
+        v = self.stale_aot.get("path")
+        return v if isinstance(v, str) else None
+
+    @property
+    def stale_reason(self) -> str | None:
+        return text(self.stale_aot.get("reason"))
+
+
+def ext_status(s) -> ExtStatus:
+    """extension.status, typed (ExtStatus)."""
+    raw = as_dict(dig(s, "extension", "status"))
+    kw = {}
+    for f in fields(ExtStatus):
+        v = raw.get(f.name)
+        kw[f.name] = as_dict(v) if f.name in ("stale_aot", "meta") else (v if isinstance(v, str) else None)
+    return ExtStatus(**kw)
+
+
+def ext_state(s) -> str | None:
+    """extension.status.state: ok, stale, missing, torch-missing, broken, or None (unknown)."""
+    return text(ext_status(s).state)
 
 
 def extension_errors(s) -> list[str]:

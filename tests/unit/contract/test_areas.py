@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 import torch_envcheck.doctor as doctor
+from torch_envcheck.doctor.finding import Finding
 from torch_envcheck.doctor import areas, codes, probes, rules
 from torch_envcheck.facts import contract
 from torch_envcheck.doctor.render import areas as render_areas
@@ -16,7 +17,7 @@ def test_report_order_and_optional_areas():
     assert areas.OPTIONAL_AREAS == ("conda",)
     assert doctor.AREAS == rules.AREAS == areas.AREAS and rules.OPTIONAL_AREAS == areas.OPTIONAL_AREAS
     assert areas.areas_for({}) == areas.AREAS
-    assert areas.areas_for({}, [{"area": "conda"}]) == areas.ORDER
+    assert areas.areas_for({}, [Finding.from_dict({"area": "conda"})]) == areas.ORDER
     assert areas.areas_for({"platform": {"python": {"conda_env": "dl"}}}) == areas.ORDER
 
 

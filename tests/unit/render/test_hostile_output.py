@@ -41,7 +41,7 @@ def _hostile_report() -> dict:
     snap["torch"]["devices"][0]["name"] = HOSTILE_NAME
     snap["platform"]["os_pretty"] = MD_EVIL
     snap["created"] = CLEAR
-    rep = report(snap)
+    rep = report(snap).to_dict()  # a saved report, edited by a stranger
     rep["tool_version"] = TITLE + MD_EVIL
     rep["findings"] = rep["findings"] + [
         {"code": "TE999" + CLEAR, "severity": "failure", "area": "gpu", "message": HOSTILE_NAME + MD_EVIL,
