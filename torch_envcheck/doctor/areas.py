@@ -41,7 +41,8 @@ class Area:
 
 ALL: tuple[Area, ...] = (
     Area("platform", "Platform", "platform", "areas:platform_headline", "TE190", "TE180",
-         judged_by=("platform.system",), probes=("platform", "python", "wsl", "env"), shows=("platform",)),
+         judged_by=("platform.system",), probes=("platform", "python", "wsl", "env", "system"),
+         shows=("platform", "system")),
     Area("torch", "PyTorch", "torch_rules", "areas:torch_headline", "TE290", "TE280",
          judged_by=("torch.importable",), probes=("torch", "package"), shows=("torch", "packages")),
     Area("driver", "NVIDIA driver", "driver", "areas:driver_headline", "TE390", "TE380",

@@ -10,6 +10,8 @@ source); the modules here load them (lazily, once: tables) and answer:
     releases  PyTorch's releases and builds: release(), python_range(), latest_release_for() (the
               newest build a machine runs), releases_supporting(), the pip command of a build
     libraries what a CUDA library's file name says (kind and version)
+    machine   which host compilers each nvcc accepts, and the advisories (library versions with a
+              published silent-corruption or crash bug) matched against installed versions
     tensorflow  TensorFlow's tested builds (imported on its own: `from torch_envcheck.knowledge
               import tensorflow`)
 
@@ -32,6 +34,9 @@ from torch_envcheck.knowledge.gpus import (  # noqa: F401
     sass_runs_on,
 )
 from torch_envcheck.knowledge.libraries import parse_library  # noqa: F401
+from torch_envcheck.knowledge.machine import (  # noqa: F401
+    advisories_for, compiler_identity, host_compiler_fits, newest_cuda_for_compiler, newest_host_compiler_cuda,
+)
 from torch_envcheck.knowledge.releases import (  # noqa: F401
     index_url, latest_known_release, latest_release_for, min_driver_any_build, pip_install_command,
     build_on_platform, clear_caches, pip_install_words, python_range, python_supported, release, releases,
