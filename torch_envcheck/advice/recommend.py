@@ -258,6 +258,22 @@ def recommend(snap: dict) -> dict:
         why.append(f"torch {F.torch_version(snap)} is {what}: it already uses this machine's GPU; a CPU or CUDA wheel "
                    "would not, so keep it (nothing to install)")
         return out
+    shadow = F.torch_shadowed(snap)
+    if shadow:
+        # the torch imported is not this environment's: installing into it would change a copy never used
+        out.update(kind=None, tag=None)
+        why.append(f"torch is imported from {shadow['imported_from']} ({shadow['by']}), not from this environment's own "
+                   "copy: remove that copy first (`torch-envcheck` shows the command), then run `torch-envcheck advise` "
+                   "again; anything installed now would land on a torch that is never imported")
+        return out
+    unseen = F.accelerator_build_unseen_device(snap)
+    if unseen:
+        # the build is the right kind for this machine's GPU, which it does not see yet: the doctor's
+        # finding (TE211: HSA_OVERRIDE_GFX_VERSION, the render group) is the fix, not another wheel
+        out.update(kind="keep", tag=index_tag(F.torch_local(snap)), torch=versions.public(F.torch_version(snap)))
+        why.append(f"torch {F.torch_version(snap)} is {unseen}; it does not see the GPU yet (run `torch-envcheck` "
+                   "for the reason): keep it, a CPU or CUDA wheel would not use this GPU either")
+        return out
     if F.is_macos(snap) and F.rosetta(snap) is True:
         out.update(kind="native-python", tag=None)
         why.append("this Python is an x86_64 build running under Rosetta 2 on Apple silicon: pip would give it torch's "

@@ -38,7 +38,10 @@ def newest_host_compiler_cuda() -> str | None:
     return max(keyed)[1] if keyed else None
 
 
-_GCC = re.compile(r"\b(?:gcc|g\+\+|c\+\+|cc)\b[^\n]*?\s(\d+)\.(\d+)(?:\.\d+)?", re.I)
+# `gcc --version` / `c++ --version` first line: "c++ (Ubuntu 14.2.0-4ubuntu2) 14.2.0", "g++-13 (GCC) 13.3.1 20240611
+# (Red Hat 13.3.1-2)"; clang's: "Ubuntu clang version 18.1.3 (1ubuntu1)".  The version is the first X.Y.Z after
+# the parenthesised package note.
+_GCC = re.compile(r"^(?:\S*/)?(?:gcc|g\+\+|c\+\+|cc)(?:-\d+)?\s+(?:\([^)]*\)\s+)?(\d+)\.(\d+)", re.I)
 _CLANG = re.compile(r"clang version\s+(\d+)\.(\d+)", re.I)
 
 
@@ -49,7 +52,7 @@ def compiler_identity(version_line) -> tuple[str, int] | None:
     m = _CLANG.search(version_line)
     if m:
         return "clang", int(m.group(1))
-    m = _GCC.search(version_line)
+    m = _GCC.match(version_line.strip())
     if m:
         return "gcc", int(m.group(1))
     return None

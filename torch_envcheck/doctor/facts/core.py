@@ -1000,8 +1000,12 @@ def secure_boot(s) -> bool | None:
 
 
 def dkms_builds(s) -> list[dict] | None:
+    """[{'module', 'version', 'kernel', 'arch' (text or None), 'built' (bool or None)}], None when unknown."""
     v = _system(s).get("dkms")
-    return [d for d in v if isinstance(d, dict)] if isinstance(v, list) else None
+    if not isinstance(v, list):
+        return None
+    return [{"module": text(d.get("module")), "version": text(d.get("version")), "kernel": text(d.get("kernel")),
+             "arch": text(d.get("arch")), "built": _bool(d.get("built"))} for d in v if isinstance(d, dict)]
 
 
 def nvidia_module_for_kernel(s) -> bool | None:
@@ -1067,8 +1071,12 @@ def libcuda_loaded(s) -> list[str]:
 
 
 def driver_packages(s) -> list[dict] | None:
+    """[{'name', 'version', 'manager'}] (text or None each), None when unknown."""
     v = _system(s).get("driver_packages")
-    return [p for p in v if isinstance(p, dict) and text(p.get("name"))] if isinstance(v, list) else None
+    if not isinstance(v, list):
+        return None
+    return [{"name": p["name"], "version": text(p.get("version")), "manager": text(p.get("manager"))}
+            for p in v if isinstance(p, dict) and text(p.get("name"))]
 
 
 def wsl_linux_driver(s) -> dict | None:
@@ -1174,7 +1182,9 @@ def torch_file(s) -> str | None:
 
 
 def torch_copies(s) -> list[dict]:
-    return [c for c in as_list(_torch(s).get("copies")) if isinstance(c, dict) and text(c.get("location"))]
+    """[{'location', 'version', 'installer'}]: every torch distribution on sys.path, in its order."""
+    return [{"location": c["location"], "version": text(c.get("version")), "installer": text(c.get("installer"))}
+            for c in as_list(_torch(s).get("copies")) if isinstance(c, dict) and text(c.get("location"))]
 
 
 def _under(path: str | None, folder: str | None) -> bool:
@@ -1216,8 +1226,11 @@ def xpu_available(s) -> bool:
 
 
 def other_gpus(s) -> list[dict] | None:
+    """[{'vendor', 'bus_id', 'device_id', 'class'} (text or None each)], None when the bus was not read."""
     v = _system(s).get("other_gpus")
-    return [g for g in v if isinstance(g, dict)] if isinstance(v, list) else None
+    if not isinstance(v, list):
+        return None
+    return [{k: text(g.get(k)) for k in ("vendor", "bus_id", "device_id", "class")} for g in v if isinstance(g, dict)]
 
 
 def has_vendor_gpu(s, vendor: str) -> bool | None:
@@ -1239,6 +1252,24 @@ def accelerator_build_works(s) -> str | None:
     if is_macos(s) and mps_available(s):
         return "mps"
     return None
+
+
+def accelerator_build_unseen_device(s) -> str | None:
+    """A ROCm build on a machine with an AMD GPU, or an XPU build with an Intel GPU on the bus, that
+    sees no device: the build is the right kind, the device is not reached yet.  Its description, else None."""
+    if torch_importable(s) is not True or accelerator_build_works(s):
+        return None
+    if is_rocm_torch(s) and (has_vendor_gpu(s, "amd") or kfd(s) is True) and not has_nvidia_gpu_evidence(s):
+        return "a ROCm build on a machine with an AMD GPU"
+    if is_xpu_torch(s) and has_vendor_gpu(s, "intel") and not has_nvidia_gpu_evidence(s):
+        return "an Intel XPU build on a machine with an Intel GPU"
+    return None
+
+
+def has_nvidia_gpu_evidence(s) -> bool:
+    """An NVIDIA GPU from the driver or the PCI bus (torch's devices not counted: a ROCm torch lists
+    AMD GPUs there)."""
+    return driver_present(s) is True or bool(driver_gpus(s)) or bool(pci_gpus(s))
 
 
 def shm(s) -> dict | None:
