@@ -82,9 +82,12 @@ def _cuda(torch, out):
     _note(out, caught)
 
 
-def _xpu(torch, out):
-    """torch.xpu (Intel GPUs, torch >= 2.4): whether this is an XPU build and which devices it sees."""
-    out["xpu_version"] = getattr(getattr(torch, "version", None), "xpu", None)
+def _xpu(torch, version, out):
+    """torch.xpu (Intel GPUs, torch >= 2.4): whether this is an XPU build and which devices it sees.
+    `version` is the torch.version already read (asked once: a torch that fails on a second look
+    must fail where the extension probe looks, not here)."""
+    xv = getattr(version, "xpu", None)
+    out["xpu_version"] = xv if isinstance(xv, str) else None
     xpu = getattr(torch, "xpu", None)
     if xpu is None:
         return
@@ -144,7 +147,7 @@ def torch_facts():
         out["mps"] = {"built": bool(mps.is_built()), "available": bool(mps.is_available())}
     except Exception:
         out["mps"] = None
-    _xpu(torch, out)
+    _xpu(torch, version, out)
     try:
         out["mkldnn"] = bool(torch.backends.mkldnn.is_available())
     except Exception:
