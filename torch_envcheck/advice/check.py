@@ -233,8 +233,9 @@ def _manager_problems(s, p: Platform, argv: list[str], line: str) -> list[Proble
     out = []
     exe = F.python_exe(s)
     if len(argv) >= 3 and argv[1:3] == ["-m", "pip"] and argv[0] == exe and F.pip_present(s) is False:
-        out.append(Problem("manager", line, f"this environment has no pip (uv {F.uv_version(s) or ''} made it): "
-                                            f"`uv pip ... --python {exe}` installs into it".replace("uv  made", "uv made")))
+        how = (f"uv {F.uv_version(s)} made it: `uv pip ... --python {exe}` installs into it" if F.uv_version(s)
+               else f"`{exe} -m ensurepip` adds it first")
+        out.append(Problem("manager", line, f"this environment has no pip ({how})"))
     words = argv[1:] if argv[:1] == ["sudo"] else argv
     if p.wsl == 2 and len(words) >= 3 and words[0] in ("apt", "apt-get", "dnf", "yum", "zypper", "pacman") \
             and words[1] in ("install", "-S", "in"):
