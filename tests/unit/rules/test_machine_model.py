@@ -242,3 +242,13 @@ def test_every_new_fix_passes_the_checker():
     for name in _all_snapshots():
         for f in evaluate(load(name)):
             assert "fix_problems" not in f["details"], (name, f["code"], f["details"].get("fix_problems"))
+
+
+def test_driver_library_mismatch_names_both_versions_from_the_files():
+    s = load("h100_error_803_after_driver_upgrade")
+    s["system"] = {"nvidia_module_version": "570.124.06",
+                   "driver_packages": [{"name": "nvidia-driver-580", "version": "580.95.05-0ubuntu0.24.04.1",
+                                        "manager": "dpkg"}]}
+    f = _codes(s)["TE306"]
+    assert "(kernel module 570.124.06, user-space driver 580.95.05)" in f["message"]
+    assert f["details"]["kernel_module_version"] == "570.124.06"

@@ -995,6 +995,11 @@ def module_loaded(s, name: str) -> bool | None:
     return None if mods is None else name in mods
 
 
+def nvidia_module_version(s) -> str | None:
+    """The loaded nvidia kernel module's version (/sys/module/nvidia/version)."""
+    return text(_system(s).get("nvidia_module_version"))
+
+
 def secure_boot(s) -> bool | None:
     return _bool(_system(s).get("secure_boot"))
 

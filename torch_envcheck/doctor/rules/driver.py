@@ -234,16 +234,23 @@ def library_mismatch(s) -> list[dict]:
         fix = ("sudo reboot\n# or, with no process using the GPU, reload the NVIDIA kernel modules:\n"
                "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia nvidia_uvm\nnvidia-smi")
     explains = ["TE303"] if F.cuda_available(s) is False else []
+    # the two versions themselves, where the files say them: /sys/module/nvidia/version and the packages
+    module = F.nvidia_module_version(s)
+    installed = sorted({p["version"].split("-")[0] for p in F.driver_packages(s) or ()
+                        if p["version"] and p["version"][:1].isdigit()} - {module})
+    versions_txt = (f" (kernel module {module}, user-space driver {', '.join(installed[:2])})"
+                    if module and installed else "")
     return [finding(
         "TE306", "failure",
         "the NVIDIA kernel module and the user-space driver libraries are different versions (CUDA error 803, "
-        "\"Driver/library version mismatch\"): " + hit.splitlines()[0][:200],
+        "\"Driver/library version mismatch\")" + versions_txt + ": " + hit.splitlines()[0][:200],
         "This usually follows a driver upgrade: the new libcuda/libnvidia-ml are installed, but the old kernel "
         "module is still loaded. Reinstalling torch cannot fix it. Reboot, or reload the nvidia kernel modules "
         "once no process uses the GPU (`nvidia-smi` and `lsof /dev/nvidia*` list them). If it persists after a "
         "reboot, two driver installations are mixed (a distribution package and a .run installer, or a "
         "container's own libcuda): remove one.",
-        fix, {"error": hit, "driver_version": F.driver_version(s)}, explains=explains,
+        fix, {"error": hit, "driver_version": F.driver_version(s), "kernel_module_version": module,
+              "installed_driver_versions": installed}, explains=explains,
         hides=["TE301"])]  # "no NVIDIA driver is loaded": it is, in another version than its libraries
 
 
