@@ -13,7 +13,7 @@ import pytest
 from torch_envcheck import knowledge as kb
 from torch_envcheck.advice import check
 from torch_envcheck.advice.recommend import advise, recommend
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 from torch_envcheck.doctor.rules import evaluate
 
 from _rules_helpers import by_code, load
