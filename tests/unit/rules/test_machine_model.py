@@ -252,3 +252,12 @@ def test_driver_library_mismatch_names_both_versions_from_the_files():
     f = _codes(s)["TE306"]
     assert "(kernel module 570.124.06, user-space driver 580.95.05)" in f["message"]
     assert f["details"]["kernel_module_version"] == "570.124.06"
+
+
+def test_wsl_libcuda_found_through_ld_library_path_drops_that_folder():
+    s = load("wsl2_windows_driver_libcuda_healthy")
+    s["env"]["LD_LIBRARY_PATH"] = "/usr/local/cuda-12.4/compat:/usr/local/cuda-12.4/lib64"
+    s["system"]["libcuda"].insert(0, {"path": "/usr/local/cuda-12.4/compat/libcuda.so.1", "source": "LD_LIBRARY_PATH",
+                                      "abi": None})
+    f = _codes(s)["TE314"]
+    assert "export LD_LIBRARY_PATH=/usr/local/cuda-12.4/lib64" in f["fix"] and "sudo rm" not in f["fix"]

@@ -542,7 +542,13 @@ def wsl_linux_driver(s) -> list[dict]:
     for manager, names in by_manager.items():
         lines.append(f"{_REMOVE.get(manager, 'sudo apt-get remove --purge')} {' '.join(sorted(set(names)))}")
     shadow = hit["libcuda"]
-    if shadow and not pkgs:
+    via_path = next((e for e in F.libcuda_resolution(s) or () if e["path"] == shadow
+                     and e["source"] == "LD_LIBRARY_PATH"), None)
+    dropped = A.drop_from_library_path(s, "LD_LIBRARY_PATH", [shadow.rsplit("/", 1)[0]]) if via_path else None
+    if dropped:
+        # found first through LD_LIBRARY_PATH (a CUDA compat folder, a copied driver): drop the folder
+        lines.append(dropped)
+    elif shadow and not pkgs:
         # a copy no package owns (a runfile install, or copied by hand)
         lines.append(f"sudo rm {A.posix_word(shadow)}")
     lines += ["sudo ldconfig", "# then, in Windows (PowerShell): wsl --shutdown   and reopen WSL; check with:",
