@@ -41,7 +41,8 @@ class Area:
 
 ALL: tuple[Area, ...] = (
     Area("platform", "Platform", "platform", "core:platform_headline", "TE190", "TE180",
-         judged_by=("platform.system",), probes=("platform", "python", "wsl", "env"), shows=("platform",)),
+         judged_by=("platform.system",), probes=("platform", "python", "wsl", "env", "system"),
+         shows=("platform", "system")),
     Area("torch", "PyTorch", "torch_rules", "core:torch_headline", "TE290", "TE280",
          judged_by=("torch.importable",), probes=("torch", "package"), shows=("torch", "packages")),
     Area("driver", "NVIDIA driver", "driver", "core:driver_headline", "TE390", "TE380",

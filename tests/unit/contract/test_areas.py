@@ -40,7 +40,7 @@ def test_every_probe_belongs_to_an_area():
     assert {p: areas.probe_area(p) for p in probes.ALL} == {
         "platform": "platform", "torch": "torch", "packages": "torch", "driver": "driver", "env": "platform",
         "libraries": "libraries", "toolchain": "toolchain", "extension": "extension", "conda": "conda",
-        "tensorflow": "tensorflow", "file_owners": "tensorflow"}
+        "tensorflow": "tensorflow", "file_owners": "tensorflow", "system": "platform"}
     # older names and helpers' names: a word in the name
     assert areas.probe_area("nvidia-smi") == "driver" and areas.probe_area("cudnn_version") == "libraries"
     assert areas.probe_area("something else") == "platform"
