@@ -1,0 +1,69 @@
+"""Which installed distribution owns the file an error names, and what it requires of torch: read from the
+machine (importlib.metadata, bounded) or from a saved report's packages section.
+
+    lookup_live(names)            -> {"distribution", "version", "requires_torch", "torch", "how"} | None
+    lookup_report(report, names)  -> the same from a saved report (its Requires-Dist facts), or None
+
+`names` are top-level import names or distribution guesses from the text (extract: site-packages/<top>/...,
+the module of a compiled file).  Only used for the diagnoses that name a package (a build for another torch):
+the answer then says which distribution it is, its Requires-Dist on torch and the torch installed."""
+
+from __future__ import annotations
+
+import re
+
+MAX_NAMES = 8
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name or "").lower()
+
+
+def _requires_torch(requires) -> str | None:
+    for line in requires or ():
+        if isinstance(line, str) and re.match(r"\s*torch\b(?![-_.\w])", line):
+            return line.strip()[:200]
+    return None
+
+
+def lookup_live(names) -> dict | None:
+    from importlib import metadata  # noqa: PLC0415
+    names = [n for n in names if n][:MAX_NAMES]
+    if not names:
+        return None
+    try:
+        top = metadata.packages_distributions()
+    except Exception:  # noqa: BLE001 - a broken site-packages must not break explain
+        top = {}
+    for name in names:
+        dists = top.get(name) or top.get(name.replace("-", "_")) or [name]
+        for dist in dists[:3]:
+            try:
+                d = metadata.distribution(dist)
+            except Exception:  # noqa: BLE001
+                continue
+            try:
+                torch_v = metadata.version("torch")
+            except Exception:  # noqa: BLE001
+                torch_v = None
+            return {"distribution": _norm(d.metadata.get("Name") or dist), "version": d.version,
+                    "requires_torch": _requires_torch(d.requires), "torch": torch_v, "how": "probed", "module": name}
+    return None
+
+
+def lookup_report(report: dict, names) -> dict | None:
+    snap = report.get("snapshot") if isinstance(report, dict) else None
+    pk = snap.get("packages") if isinstance(snap, dict) else None
+    if not isinstance(pk, dict):
+        return None
+    installed = pk.get("installed") if isinstance(pk.get("installed"), dict) else {}
+    requires = {(_norm(r.get("name"))): r for r in pk.get("requires") or () if isinstance(r, dict)}
+    torch_v = (snap.get("torch") or {}).get("version") if isinstance(snap.get("torch"), dict) else None
+    for name in [n for n in names if n][:MAX_NAMES]:
+        n = _norm(name)
+        if n in installed or n in requires:
+            r = requires.get(n) or {}
+            return {"distribution": n, "version": installed.get(n) or r.get("version"),
+                    "requires_torch": _requires_torch(r.get("requires")), "torch": torch_v, "how": "from-json",
+                    "module": name}
+    return None
