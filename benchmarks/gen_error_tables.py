@@ -71,7 +71,7 @@ FAMILIES = [
     {"enum": "ncclResult_t", "library": "NCCL", "end": "ncclResult_t", "header": "nccl.h",
      "wheel": ("nvidia-nccl-cu13", "nvidia/nccl/include/nccl.h"), "lib": "nvidia/nccl/lib/libnccl.so.2",
      "message_fn": "ncclGetErrorString", "prefix": "nccl", "default_layer": "distributed",
-     "overrides": {"ncclInvalidArgument": "not-environment", "ncclInvalidUsage": "not-environment",
+     "overrides": {"ncclInvalidArgument": "not-environment", "ncclInvalidUsage": "distributed",
                    "ncclTimeout": "distributed"}},
     {"enum": "nvmlReturn_t", "library": "NVML", "end": "nvmlReturn_t", "header": "nvml.h", "external": "nvml",
      "prefix": "NVML_(?:ERROR_)?", "default_layer": "not-environment"},
@@ -106,10 +106,17 @@ CLASSIFY = [
 ]
 
 # The three families whose codes need no layer of their own: explain reads them through CLASSIFY as well.
-LAYERS_OK = {"none", "driver", "arch", "libraries", "env", "distributed", "toolchain", "not-environment"}
+LAYERS_OK = {"none", "driver", "arch", "libraries", "env", "distributed", "toolchain", "not-environment", "rocm"}
 
 
 def classify(family: dict, name: str) -> str:
+    layer = _classify(family, name)
+    if family["enum"] == "hipError_t" and layer not in ("none", "not-environment"):
+        return "rocm"  # ROCm's driver, targets and libraries: one layer
+    return layer
+
+
+def _classify(family: dict, name: str) -> str:
     if name in family.get("overrides", {}):
         return family["overrides"][name]
     bare = re.sub("^" + family["prefix"], "", name)
@@ -400,7 +407,7 @@ WINDOWS = [
     ("ERROR_FILENAME_EXCED_RANGE", 206, "The filename or extension is too long.", "env", _WIN32),
     ("ERROR_DLL_INIT_FAILED", 1114, "A dynamic link library (DLL) initialization routine failed.", "windows-runtime",
      _WIN32_1000),
-    ("ERROR_COMMITMENT_LIMIT", 1455, "The paging file is too small for this operation to complete.", "env",
+    ("ERROR_COMMITMENT_LIMIT", 1455, "The paging file is too small for this operation to complete.", "windows-runtime",
      _WIN32_1300),
     ("STATUS_ACCESS_VIOLATION", 0xC0000005, "The instruction at 0x%p referenced memory at 0x%p. The memory could not "
      "be %s.", "not-environment", _NTSTATUS),

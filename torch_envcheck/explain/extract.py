@@ -116,8 +116,9 @@ _CODE_NAME = re.compile(
 _CODE_MESSAGE = re.compile(r"\b(CUDA|HIP|cuda runtime|CUDA Runtime|CUDA driver|hip) (?:[Ee]rror|ERROR)"
                            r"(?: \((?P<num>\d{1,5})\))?\s{0,2}:\s{0,2}(?P<msg>[^\n]{1,200})")
 # torch's warning "Unexpected error from cudaGetDeviceCount(). ... Error 804: forward compatibility ..."
-_CUDA_ERROR_N = re.compile(r"\b(?:[Ee]rror|code|returned|status|result)[ =:]{1,3}(?P<num>\d{1,5})\b(?::\s{0,2}(?P<msg>[^\n]{1,160}))?")
-_WINERROR = re.compile(r"\[WinError (?P<num>-?\d{1,10})\]")
+_CUDA_ERROR_N = re.compile(r"\b(?:[Ee]rror|code|returned|status|result|[Ff]ailure)[ =:]{1,3}(?P<num>\d{1,5})\b"
+                           r"(?::\s{0,2}|\s)?(?P<msg>[^\n]{1,160})?")
+_WINERROR = re.compile(r"\[WinError (?P<num>-?\d{1,10})\]|\(os error (?P<os>\d{1,6})\)")
 _ERRNO = re.compile(r"\[Errno (?P<num>\d{1,4})\]|\berrno[ =:]{1,3}(?P<num2>\d{1,4})\b")
 _NTSTATUS = re.compile(r"\b0[xX](?P<hex>[cC]0000[0-9a-fA-F]{3})\b|\b(?:exit(?: |_)?code|returned|return code|"
                        r"exit status|exited with code|status)[ :=]{0,3}(?P<dec>-?(?:3221\d{6}|107374\d{4}))\b")
@@ -125,7 +126,7 @@ _SIGNAL_WORDS = re.compile(r"(?m)(?:^|[\s:])(?P<word>Bus error|Segmentation faul
                            r"(?: \(core dumped\))?[ \t]{0,4}$|killed by signal: (?P<word2>[A-Za-z ]{3,30})|"
                            r"\b(?:exit ?code|exitcode|exit status)[ :=]{0,3}(?P<neg>-\d{1,2}|1[2-5]\d)\b|"
                            r"\bsignal (?P<signum>\d{1,2})(?: \((?P<signame>SIG[A-Z]{2,6})\))?")
-_CUDA_CONTEXT = re.compile(r"cudaGetDeviceCount|cuInit|cudaSetDevice|cudaMalloc|cudaGetDevice|CUDA driver|cudaError|CUDA error|"
+_CUDA_CONTEXT = re.compile(r"[Cc]uda failure|CUDA failure|CUDAError|cudaGetDeviceCount|cuInit|cudaSetDevice|cudaMalloc|cudaGetDevice|CUDA driver|cudaError|CUDA error|"
                            r"cuDevice|cuCtx|cudaRuntimeGetVersion|cuda runtime")
 
 
@@ -164,6 +165,12 @@ def _codes(text: str, ent: Entities) -> None:
         if code is not None and code.layer != "none":
             _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
     for m in _last(_WINERROR, text):
+        if m.group("os"):  # Rust's io::Error: a Win32 code on Windows (they are > 200 where they matter), else errno
+            n = int(m.group("os"))
+            code = error_codes.by_value("windows" if n > 200 else "errno", n)
+            if code is not None:
+                _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
+            continue
         num = int(m.group("num"))
         code = error_codes.by_value("windows", num & 0xFFFFFFFF)
         if code is not None:
@@ -196,7 +203,51 @@ def _codes(text: str, ent: Entities) -> None:
             code = error_codes.by_value("signal", int(m.group("signum")))
         if code is not None:
             _push(ent.codes, {**code.as_dict(), "how": "signal", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
+    _messages_in_context(text, ent)
     ent.codes.sort(key=lambda c: c["at"])
+
+
+# A library's message, found anywhere, counts when a line around it speaks of the GPU stack.
+_GPU_CONTEXT = re.compile(r"CUDA|[Cc]uda|\bGPU|\bGpu|\bgpu|\bcu[A-Z]|NVIDIA|nvidia|\bHIP\b|\bhip[A-Z]|ggml_cuda|\.cu:\d")
+_NCCL_CONTEXT = re.compile(r"NCCL|nccl")
+_ERRNO_MESSAGES = ("ENOSPC", "EMFILE", "EADDRINUSE", "ECONNREFUSED", "ENOMEM", "EDQUOT")
+MIN_MESSAGE = 12  # shorter messages ("no error") say too little alone
+
+
+def _messages_in_context(text: str, ent: Entities) -> None:
+    low = None
+    found = []
+    for family, context in (("cudaError_t", _GPU_CONTEXT), ("ncclResult_t", _NCCL_CONTEXT)):
+        for msg, code in error_codes.messages(family).items():
+            if code.layer == "none":
+                continue
+            probe = msg.split(" (", 1)[0] if family == "ncclResult_t" else msg
+            if len(probe) < MIN_MESSAGE:
+                continue
+            low = text.lower() if low is None else low
+            i = low.rfind(probe)
+            if i < 0:
+                continue
+            window = text[max(0, i - 400):i + len(probe) + 400]
+            if context.search(window):
+                found.append((i, len(probe), code))
+    for name in _ERRNO_MESSAGES:
+        code = error_codes.by_name(name)
+        if code is None or not code.message:
+            continue
+        i = text.rfind(code.message)
+        if i >= 0:
+            found.append((i, len(code.message), code))
+    # a longer message found at the same place wins over the shorter one inside it
+    found.sort(key=lambda f: (f[0], -f[1]))
+    last_end = -1
+    for i, n, code in found:
+        if i < last_end:
+            continue
+        last_end = i + n
+        if any(c["family"] == code.family and c["name"] == code.name for c in ent.codes):
+            continue
+        _push(ent.codes, {**code.as_dict(), "how": "message-context", "at": i}, key=lambda c: (c["family"], c["name"]))
 
 
 def _norm(s: str) -> str:
@@ -215,7 +266,7 @@ def _by_message_prefix(msg: str, table: dict):
 # --- libraries ---------------------------------------------------------------------------------------
 
 _LIB_END = re.compile(r"\.so(?:\.\d{1,5}){0,4}\b|\.dylib\b|\.(?:dll|DLL|Dll)\b|\.pyd\b")
-_MISSING = re.compile(r"cannot open shared object file|[Nn]o such file|not found|[Cc]ould not load|could not be found|"
+_MISSING = re.compile(r"cannot open shared object file|failed to open|not found in any|[Nn]o such file|not found|[Cc]ould not load|could not be found|"
                       r"[Cc]ould not locate|DLL load failed|[Ee]rror loading|[Uu]nable to load|[Ff]ailed to load|"
                       r"Library not loaded|cannot find|is not a valid Win32|image not found|[Cc]annot load|"
                       r"[Cc]ouldn't open|[Cc]ould not find|not be located|dlopen")
@@ -240,17 +291,23 @@ def _libraries(text: str, ent: Entities) -> None:
                     wants_symbol=undefined)
         if m.group(0).endswith((".pyd",)) or ".cpython-" in name or re.search(r"\.(?:cp|abi)\d", name):
             info["python_extension"] = True
+        old = next((x for x in ent.libraries if x["file"] == info["file"]), None)
+        if old is not None and old.get("missing") and not info["missing"]:
+            info["missing"], info["at"] = True, old["at"]  # named missing once: a later mention does not undo it
+        if re.search(r"version [`'‘\"]?(?:GLIBC|CXXABI)", line):
+            info["missing"] = False  # the library is there; it lacks a symbol version
         _push(ent.libraries, info, key=lambda x: x["file"])
 
 
 # --- symbols and ABI tags ------------------------------------------------------------------------------
 
-_UNDEFINED = re.compile(r"undefined symbol: (?P<sym>[A-Za-z_$][A-Za-z0-9_$.@]{0,500})|"
+_UNDEFINED = re.compile(r"undefined symbol:? (?P<sym>[A-Za-z_$][A-Za-z0-9_$.@]{0,500})|"
                         r"[Ss]ymbol not found: (?P<sym2>_{0,2}[A-Za-z_][A-Za-z0-9_$]{0,500})|"
                         r"(?:procedure )?entry point (?P<sym3>[^\s]{1,300}) could not be located|"
                         r"undefined reference to [`'](?P<sym4>[^'\n]{1,300})'")
-_SYMBOL_VERSION = re.compile(r"symbol (?P<sym>[A-Za-z_][A-Za-z0-9_]{0,200}) version (?P<ver>[A-Za-z0-9_.]{1,60}) "
-                             r"not defined in file (?P<file>[^\s]{1,200})")
+_SYMBOL_VERSION = re.compile(r"symbol (?P<sym>[A-Za-z_][A-Za-z0-9_]{0,200}),? version (?P<ver>[A-Za-z0-9_.+-]{1,60}) "
+                             r"not defined in file (?P<file>[^\s]{1,200})|"
+                             r"undefined symbol:? (?P<sym2>[A-Za-z_][A-Za-z0-9_]{0,200}), version (?P<ver2>[A-Za-z0-9_.+-]{1,60})")
 _ABI_TAG = re.compile(r"[`'‘\"]?(?P<tag>GLIBC_2\.\d{1,2}(?:\.\d{1,2})?|GLIBCXX_3\.4\.\d{1,2}|CXXABI_1\.3\.\d{1,2})[`'’\"]? not found"
                       r"(?: \(required by (?P<by>[^)\n]{1,300})\))?")
 _MANGLED_NS = re.compile(r"_Z(?:N|Z)?(?:K|V|r){0,3}(?:St)?(?:(?P<len>\d{1,3}))")
@@ -328,9 +385,10 @@ def _symbols(text: str, ent: Entities) -> None:
         info = _symbol_info(sym)
         # the binary that wants it: "FILE: undefined symbol: ..." / "... in the dynamic link library FILE"
         head = text[max(0, m.start() - 2):m.start()]
-        if head.endswith(": "):
-            a = _left_not(text, m.start() - 2, _PATH_STOP | {":"} - {":"}, 400)
-            f = text[a:m.start() - 2].strip()
+        if head.endswith(": ") or head.endswith(":") or head.endswith("so"):
+            cut = m.start() - (2 if head.endswith(": ") else 1 if head.endswith(":") else 0)
+            a = _left_not(text, cut, _PATH_STOP, 400)
+            f = text[a:cut].strip()
             if ":" in f and not re.match(r"^[A-Za-z]:\\", f):
                 f = f.rsplit(": ", 1)[-1].split(":")[-1] if ": " in f else f
             info["file"] = f
@@ -342,8 +400,26 @@ def _symbols(text: str, ent: Entities) -> None:
         info["at"] = m.start()
         _push(ent.symbols, info, key=lambda s: s["symbol"])
     for m in _last(_SYMBOL_VERSION, text):
-        info = _symbol_info(m.group("sym"))
-        info.update(version=m.group("ver"), provider_file=m.group("file"), at=m.start())
+        sym, ver = m.group("sym") or m.group("sym2"), m.group("ver") or m.group("ver2")
+        info = _symbol_info(sym)
+        lib = re.match(r"lib([A-Za-z]{2,20}?)(?:_[a-z]+)?\.so", ver)
+        if "abi" not in info and lib:
+            # the version tag names the library that should define the symbol (libcublasLt.so.11)
+            info["abi"] = next((k for k in ("cublasLt", "cublas", "cusparse", "cusolver", "cufft", "curand", "cudnn",
+                                           "nccl", "nvJitLink", "nvrtc") if k.lower() == lib.group(1).lower()), None) \
+                or info.get("abi")
+            if info["abi"] is None:
+                del info["abi"]
+        old = next((x for x in ent.symbols if x["symbol"] == sym), None)
+        if old is not None:
+            info = {**old, **info}
+        info.update(version=ver, at=m.start())
+        if m.group("file"):
+            info["provider_file"] = m.group("file")
+        line = _line_at(text, m.start(), 400)
+        f = re.search(r"([^\s:'\"]{1,300}\.so(?:\.\d{1,4}){0,3}): (?:undefined )?symbol", line)
+        if f and "file" not in info:
+            info["file"] = f.group(1)
         _push(ent.symbols, info, key=lambda s: s["symbol"])
     for m in _last(_ABI_TAG, text):
         tag = m.group("tag")
