@@ -106,13 +106,15 @@ CLASSIFY = [
 ]
 
 # The three families whose codes need no layer of their own: explain reads them through CLASSIFY as well.
-LAYERS_OK = {"none", "driver", "arch", "libraries", "env", "distributed", "toolchain", "not-environment", "rocm"}
+LAYERS_OK = {"none", "driver", "arch", "libraries", "env", "distributed", "toolchain", "not-environment", "rocm", "cudnn"}
 
 
 def classify(family: dict, name: str) -> str:
     layer = _classify(family, name)
     if family["enum"] == "hipError_t" and layer not in ("none", "not-environment"):
         return "rocm"  # ROCm's driver, targets and libraries: one layer
+    if family["enum"] == "cudnnStatus_t" and layer in ("driver", "libraries"):
+        return "cudnn"  # cuDNN's start-up and sub-libraries: its own layer
     return layer
 
 

@@ -16,14 +16,32 @@ from torch_envcheck.explain import extract, layer_rules, match
 def analyse(text: str) -> tuple:
     s = match.clean(text or "")
     ent = extract.entities(s)
-    found = match.find(s, cleaned=True) + layer_rules.find(s, ent)
-    found.sort(key=lambda m: (m.signature.priority, m.end), reverse=True)
+    sentences = match.find(s, cleaned=True)
+    rules = layer_rules.find(s, ent)
+    found = sentences + rules
+    rank = {id(m): (m.signature.priority, m.end) for m in found}
+    for r in rules:
+        if not r.signature.raw.get("generic"):
+            continue
+        a, b = _line_span(s, r.start)
+        over = [m for m in sentences if m.start < b and m.end > a]
+        if over:
+            # a sentence of the catalogue on the rule's own line says more than the code or name alone
+            top = max(over, key=lambda m: m.signature.priority)
+            rank[id(r)] = (min(r.signature.priority, top.signature.priority - 0.5), r.end)
+    found.sort(key=lambda m: rank[id(m)], reverse=True)
     seen, out = set(), []
     for m in found:
         if m.signature.id not in seen:
             seen.add(m.signature.id)
             out.append(m)
     return out, ent
+
+
+def _line_span(s: str, pos: int) -> tuple:
+    a = s.rfind("\n", 0, pos) + 1
+    b = s.find("\n", pos)
+    return a, (len(s) if b < 0 else b)
 
 
 def find(text: str) -> list:

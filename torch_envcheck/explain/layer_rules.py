@@ -48,11 +48,14 @@ SOURCES = {
 
 
 def _sig(sid: str, layer: str, title: str, priority: int, explanation: str, fix: str | None = None,
-         look_at: str | None = None, causes: tuple = (), areas: tuple = (), sources: tuple = ()) -> Signature:
+         look_at: str | None = None, causes: tuple = (), areas: tuple = (), sources: tuple = (),
+         generic: bool = False) -> Signature:
+    """A rule's diagnosis.  generic: it reads one entity (a code, a missing library) and says what any text with
+    it means; a catalogue sentence matched on the same line says more and ranks first (identify)."""
     env = layer != "not-environment"
     return Signature(sid, layer, title, priority, env, (), {}, explanation,
                      tuple(Cause(*c) for c in causes), fix if env else None, None if env else (look_at or fix),
-                     tuple(areas), tuple(sources) or (SOURCES["ld"],), {"from": "layer_rules"})
+                     tuple(areas), tuple(sources) or (SOURCES["ld"],), {"from": "layer_rules", "generic": generic})
 
 
 def _match(sig: Signature, text: str, at: int, captures: dict) -> Match:
@@ -222,10 +225,11 @@ def torch_abi(ent, text):
                "{ext|A compiled module} wants {demangled|a torch C++ symbol} ({symbol}), which the installed torch does "
                "not define: {package|the package} was compiled against another torch version (torch's C++ ABI changes "
                "between releases) or with another C++ ABI setting. torch itself is fine; that package's binary is stale.",
-               fix="Install the {package|package} build made for the installed torch{torch| }(its wheels are built per "
-                   "torch and CUDA version: pick the one matching `python -c \"import torch; print(torch.__version__)\"`), "
-                   "or rebuild it against this torch: `pip install --no-build-isolation --no-cache-dir --force-reinstall "
-                   "--no-deps {package|PACKAGE}`. Do not change torch for this.",
+               fix="Rebuild the extension {package|} against the installed torch (delete its build/ folder, then "
+                   "`pip install --no-build-isolation --no-cache-dir --force-reinstall --no-deps {package|PACKAGE}`, or "
+                   "`pip install --no-build-isolation .` in its source tree), or install the {package|package} build "
+                   "made for your torch version (its wheels are built per torch and CUDA version: pick the one matching "
+                   "`python -c \"import torch; print(torch.__version__)\"`). torch itself needs no change.",
                causes=(("stale-extension", "the compiled extension was built against another torch", ("TE701", "TE705")),),
                areas=("extension", "torch"), sources=(SOURCES["ext"], SOURCES["itanium"]))
     return _match(sig, text, s["at"], caps)
@@ -385,7 +389,7 @@ def missing_library(ent, text):
                        "reinstall the torch CUDA build that requires it); with a system CUDA toolkit instead, add its "
                        "lib64 folder to LD_LIBRARY_PATH.",
                    causes=(("ld-path", "LD_LIBRARY_PATH holds CUDA libraries of another version than torch's", ("TE501",)),),
-                   areas=("libraries",), sources=(SOURCES["wheels"], SOURCES["ld"]))
+                   areas=("libraries",), sources=(SOURCES["wheels"], SOURCES["ld"]), generic=True)
         return _match(sig, text, x["at"], caps)
     if p == "driver":
         container = _context(text, r"docker|container|podman|kubernetes|k8s")
@@ -403,7 +407,7 @@ def missing_library(ent, text):
                         "Install the NVIDIA driver (your distribution's nvidia-driver package, then reboot); check with "
                         "`nvidia-smi`."),
                    causes=(("no-driver", "no NVIDIA driver is loaded", ("TE301", "TE309")),), areas=("driver",),
-                   sources=(SOURCES["container_toolkit"],))
+                   sources=(SOURCES["container_toolkit"],), generic=True)
         return _match(sig, text, x["at"], caps)
     if p in ("vc-runtime", "torch", "openmp") and (x["file"].lower().endswith(".dll") or _context(text, _WINDOWS_TEXT)):
         sig = _sig("windows-dll-dependency-missing", "windows-runtime",
@@ -414,7 +418,7 @@ def missing_library(ent, text):
                        "https://aka.ms/vs/17/release/vc_redist.x64.exe (it ships libomp140.x86_64.dll too), open a new "
                        "terminal and retry.",
                    causes=(("torch-not-importable", "torch cannot be imported in this interpreter", ("TE201",)),),
-                   areas=("torch", "platform"), sources=(SOURCES["vc"],))
+                   areas=("torch", "platform"), sources=(SOURCES["vc"],), generic=True)
         return _match(sig, text, x["at"], caps)
     if p == "cudnn":  # zlibwapi.dll
         sig = _sig("cudnn-zlib-missing", "cudnn", "{lib}, which cuDNN 8 needs on Windows, is not found", 79,
@@ -607,7 +611,7 @@ def error_code(ent, text):
                causes=(("machine", "CUDA failed to initialise for another reason", ("TE303",)),) if layer == "driver" else (),
                areas=("driver",) if layer == "driver" else (),
                sources=({"url": c.get("source") or "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html",
-                         "what": f"{fam}: {c['name']} = {c['value']} (the header that declares it)"},))
+                         "what": f"{fam}: {c['name']} = {c['value']} (the header that declares it)"},), generic=True)
     return _match(sig, text, c["at"], caps)
 
 
@@ -686,6 +690,10 @@ def _windows_fix(c: dict) -> str:
         return "The CPU lacks an instruction the binary uses (AVX): install a build for this CPU."
     return "Check the file or DLL the failing call names."
 
+
+# The layers the rules give (with the catalogue's, every layer of catalogue.LAYERS is reachable).
+LAYERS_PRODUCED = frozenset({"c-runtime", "toolchain", "torch-build", "macos", "libraries", "cudnn", "driver", "container",
+                             "wsl", "windows-runtime", "env", "rocm", "arch", "distributed", "not-environment"})
 
 RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, missing_library, error_code)
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "error_codes.json")
 SCHEMA = "torch_envcheck.error_codes/1"
 # "none": success / not-ready values, never the cause of a failure
-LAYERS = ("none", "driver", "arch", "libraries", "env", "distributed", "toolchain", "not-environment", "rocm",
+LAYERS = ("none", "driver", "arch", "libraries", "env", "distributed", "toolchain", "not-environment", "rocm", "cudnn",
           "windows-runtime", "container")
 
 
