@@ -52,10 +52,59 @@ def _left_not(text: str, end: int, stop: frozenset, limit: int) -> int:
     return i
 
 
+_LOWER: dict = {}  # id(text) -> text.lower(), for the one text being read (entities() clears it)
+
+
+_ASCII_LOWER = {c: c + 32 for c in range(65, 91)}
+
+
+def _low(text: str) -> str:
+    """text in lower case, position for position (str.lower can change the length of a few non-ASCII texts:
+    then only ASCII letters are lowered)."""
+    got = _LOWER.get(id(text))
+    if got is None:
+        got = text.lower()
+        if len(got) != len(text):
+            got = text.translate(_ASCII_LOWER)
+        _LOWER[id(text)] = got
+    return got
+
+
+WINDOW_BEFORE = 600  # characters read before a needle (to its line's start at most this far) and after it
+WINDOW_AFTER = 900
+
+
 def _last(pattern: re.Pattern, text: str, k: int = LAST):
-    """The last k matches of `pattern` in `text`: the scan is the regex engine's (linear), the closer look
-    the caller gives each match is bounded by k."""
-    return deque(pattern.finditer(text), maxlen=k)
+    """The last k matches of `pattern` in `text`, in order.  The pattern is not run over the whole text: the last
+    k places where one of its NEEDLES (literal words, lower case, one of which every match contains) occurs are
+    found with str.rfind, and the pattern runs only on the windows around them.  Linear in the text, with the
+    constant of a substring search; the regex work is bounded by k windows."""
+    low = _low(text)
+    hits = []
+    for needle in NEEDLES[pattern]:
+        end = len(low)
+        for _ in range(k):
+            i = low.rfind(needle, 0, end)
+            if i < 0:
+                break
+            hits.append(i)
+            end = i
+    if not hits:
+        return ()
+    hits.sort()
+    spans = []
+    for i in hits[-k:]:
+        a = text.rfind("\n", max(0, i - WINDOW_BEFORE), i) + 1 or max(0, i - WINDOW_BEFORE)
+        a = max(a, i - WINDOW_BEFORE)
+        b = min(len(text), i + WINDOW_AFTER)
+        if spans and a <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], b))
+        else:
+            spans.append((a, b))
+    out = deque(maxlen=k)
+    for a, b in spans:  # disjoint and in order: so are the matches
+        out.extend(pattern.finditer(text, a, b))
+    return out
 
 
 def _line_at(text: str, pos: int, limit: int = 600) -> str:
@@ -111,7 +160,7 @@ _CODE_NAME = re.compile(
     r"\b(cuda(?:Error[A-Z][A-Za-z]{1,48}|Success)|CUDA_(?:ERROR_[A-Z0-9_]{2,60}|SUCCESS)|"
     r"CU(?:BLAS|SPARSE|SOLVER|RAND|DNN)_STATUS_[A-Z0-9_]{2,70}|CUFFT_[A-Z_]{2,40}|NVRTC_(?:ERROR_)?[A-Z_]{2,60}|"
     r"NVJITLINK_(?:ERROR_)?[A-Z_]{2,40}|nccl[A-Z][A-Za-z]{2,30}|NVML_(?:ERROR_)?[A-Z_]{2,40}|"
-    r"hip(?:Error[A-Z][A-Za-z]{1,48}|Success)|ERROR_[A-Z_]{3,40}|STATUS_[A-Z_]{3,40}|E[A-Z0-9]{2,14})\b")
+    r"hip(?:Error[A-Z][A-Za-z]{1,48}|Success)|ERROR_[A-Z_]{3,40}|STATUS_[A-Z_]{3,40}|errno\.E[A-Z0-9]{2,14})\b")
 # "CUDA error: <message>", "CUDA driver error: <message>", "HIP error: <message>", "cuda runtime error (N) : <message>"
 _CODE_MESSAGE = re.compile(r"\b(CUDA|HIP|cuda runtime|CUDA Runtime|CUDA driver|hip) (?:[Ee]rror|ERROR)"
                            r"(?: \((?P<num>\d{1,5})\))?\s{0,2}:\s{0,2}(?P<msg>[^\n]{1,200})")
@@ -133,11 +182,10 @@ _CUDA_CONTEXT = re.compile(r"[Cc]uda failure|CUDA failure|CUDAError|cudaGetDevic
 def _codes(text: str, ent: Entities) -> None:
     names = error_codes.names()
     for m in _last(_CODE_NAME, text):
-        code = error_codes.by_name(m.group(1)) if m.group(1) in names else None
+        name = m.group(1)[6:] if m.group(1).startswith("errno.") else m.group(1)
+        code = error_codes.by_name(name) if name in names else None
         if code is None or code.layer == "none":
             continue
-        if code.family == "errno" and not re.search(r"\b(?:errno|Errno|OSError|error)\b", _line_at(text, m.start(), 200)):
-            continue  # a bare E-word is an errno only where the line speaks of one
         _push(ent.codes, {**code.as_dict(), "how": "name", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
     cuda_msgs = error_codes.messages("cudaError_t")
     for m in _last(_CODE_MESSAGE, text):
@@ -208,29 +256,57 @@ def _codes(text: str, ent: Entities) -> None:
 
 
 # A library's message, found anywhere, counts when a line around it speaks of the GPU stack.
-_GPU_CONTEXT = re.compile(r"CUDA|[Cc]uda|\bGPU|\bGpu|\bgpu|\bcu[A-Z]|NVIDIA|nvidia|\bHIP\b|\bhip[A-Z]|ggml_cuda|\.cu:\d")
-_NCCL_CONTEXT = re.compile(r"NCCL|nccl")
 _ERRNO_MESSAGES = ("ENOSPC", "EMFILE", "EADDRINUSE", "ECONNREFUSED", "ENOMEM", "EDQUOT")
 MIN_MESSAGE = 12  # shorter messages ("no error") say too little alone
 
 
-def _messages_in_context(text: str, ent: Entities) -> None:
-    low = None
-    found = []
-    for family, context in (("cudaError_t", _GPU_CONTEXT), ("ncclResult_t", _NCCL_CONTEXT)):
-        for msg, code in error_codes.messages(family).items():
-            if code.layer == "none":
-                continue
-            probe = msg.split(" (", 1)[0] if family == "ncclResult_t" else msg
-            if len(probe) < MIN_MESSAGE:
-                continue
-            low = text.lower() if low is None else low
-            i = low.rfind(probe)
+_CONTEXT_NEEDLES = {"cudaError_t": ("cuda", "gpu", "nvidia", "hip", "cuinit", "ggml_cuda", ".cu:"),
+                    "ncclResult_t": ("nccl",)}
+MAX_WINDOWS = 32
+WINDOW = 600
+
+
+def _windows(low: str, needles: tuple) -> list:
+    """[(start, end)] around the last MAX_WINDOWS places where a needle occurs, merged: the parts of the text
+    that speak of the GPU stack (searched backwards with str.rfind: no regex, no quadratic case)."""
+    hits = []
+    for needle in needles:
+        end = len(low)
+        for _ in range(MAX_WINDOWS):
+            i = low.rfind(needle, 0, end)
             if i < 0:
-                continue
-            window = text[max(0, i - 400):i + len(probe) + 400]
-            if context.search(window):
-                found.append((i, len(probe), code))
+                break
+            hits.append(i)
+            end = i
+    hits = sorted(hits)[-MAX_WINDOWS:]
+    spans = []
+    for i in hits:
+        a, b = max(0, i - WINDOW), min(len(low), i + WINDOW)
+        if spans and a <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], b))
+        else:
+            spans.append((a, b))
+    return spans
+
+
+def _messages_in_context(text: str, ent: Entities) -> None:
+    low = _low(text)
+    found = []
+    for family, needles in _CONTEXT_NEEDLES.items():
+        spans = _windows(low, needles)
+        if not spans:
+            continue
+        probes = []
+        for msg, code in error_codes.messages(family).items():
+            probe = msg.split(" (", 1)[0] if family == "ncclResult_t" else msg
+            if code.layer != "none" and len(probe) >= MIN_MESSAGE:
+                probes.append((probe, code))
+        for a, b in spans:
+            window = low[a:b]
+            for probe, code in probes:
+                i = window.rfind(probe)
+                if i >= 0:
+                    found.append((a + i, len(probe), code))
     for name in _ERRNO_MESSAGES:
         code = error_codes.by_name(name)
         if code is None or not code.message:
@@ -303,7 +379,7 @@ def _libraries(text: str, ent: Entities) -> None:
 
 _UNDEFINED = re.compile(r"undefined symbol:? (?P<sym>[A-Za-z_$][A-Za-z0-9_$.@]{0,500})|"
                         r"[Ss]ymbol not found: (?P<sym2>_{0,2}[A-Za-z_][A-Za-z0-9_$]{0,500})|"
-                        r"(?:procedure )?entry point (?P<sym3>[^\s]{1,300}) could not be located|"
+                        r"entry point (?P<sym3>[^\s]{1,300}) could not be located|"
                         r"undefined reference to [`'](?P<sym4>[^'\n]{1,300})'")
 _SYMBOL_VERSION = re.compile(r"symbol (?P<sym>[A-Za-z_][A-Za-z0-9_]{0,200}),? version (?P<ver>[A-Za-z0-9_.+-]{1,60}) "
                              r"not defined in file (?P<file>[^\s]{1,200})|"
@@ -417,9 +493,10 @@ def _symbols(text: str, ent: Entities) -> None:
         if m.group("file"):
             info["provider_file"] = m.group("file")
         line = _line_at(text, m.start(), 400)
-        f = re.search(r"([^\s:'\"]{1,300}\.so(?:\.\d{1,4}){0,3}): (?:undefined )?symbol", line)
+        f = re.search(r"\.so(?:\.\d{1,4}){0,3}: (?:undefined )?symbol", line)  # anchored on the literal
         if f and "file" not in info:
-            info["file"] = f.group(1)
+            info["file"] = line[_left_not(line, f.start(), _PATH_STOP | {":"}, 300):f.end() - len(f.group(0)) +
+                                line[f.start():f.end()].index(":")]
         _push(ent.symbols, info, key=lambda s: s["symbol"])
     for m in _last(_ABI_TAG, text):
         tag = m.group("tag")
@@ -430,9 +507,10 @@ def _symbols(text: str, ent: Entities) -> None:
         # the library that lacks the tag: "/lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.30' not found"
         a = text.rfind("\n", max(0, m.start() - 400), m.start()) + 1
         pre = text[a:m.start()]
-        lib = re.search(r"([^\s:]{1,300}\.so(?:\.\d{1,4}){0,3}): version\s{0,2}[`'‘\"]?$", pre)
+        lib = re.search(r"\.so(?:\.\d{1,4}){0,3}: version\s{0,2}[`'‘\"]?$", pre)  # anchored on the literal
         if lib:
-            info["provider_file"] = lib.group(1)
+            end = lib.start() + pre[lib.start():].index(":")
+            info["provider_file"] = pre[_left_not(pre, lib.start(), _PATH_STOP | {":"}, 300):end]
         _push(ent.abi_tags, info, key=lambda t: t["tag"])
 
 
@@ -598,14 +676,36 @@ def _devices(text: str, ent: Entities) -> None:
             _push(ent.exceptions, name)
 
 
+NEEDLES = {
+    _CODE_NAME: ("cuda", "_status_", "cufft_", "nvrtc", "nvjitlink", "nccl", "nvml", "hip", "error_", "status_",
+                 "errno."),
+    _CODE_MESSAGE: ("error",), _CUDA_ERROR_N: ("cuda", "cuinit", "cudevice", "cuctx"),
+    _WINERROR: ("winerror", "os error"), _ERRNO: ("errno",), _NTSTATUS: ("0xc0000", "3221", "-107374"),
+    _SIGNAL_WORDS: ("bus error", "segmentation fault", "illegal instruction", "killed", "aborted", "exit", "signal"),
+    _LIB_END: (".so", ".dylib", ".dll", ".pyd"), _UNDEFINED: ("undefined", "symbol not found", "entry point"),
+    _SYMBOL_VERSION: ("not defined in file", ", version "), _ABI_TAG: ("glibc", "cxxabi_"),
+    _PKG_DIR: ("-packages",), _PY_FILE: ('file "',), _EQEQ: ("==",), _INSTALLED: ("successfully installed",),
+    _WHEEL_FILE: (".whl",), _TORCH_VER: ("torch",), _BUILT_FOR: ("built", "compiled"),
+    _DRIVER_VER: ("driver version", "nvrm", "client has the version", "nvml library version"),
+    _CUDA_VER: ("cuda", "+cu"), _CUDNN_VER: ("cudnn",), _PY_VER: ("cp3", "python"),
+    _GPU: ("geforce", "rtx", "tesla", "quadro", "titan", "a10", "a30", "a40", "a16", "a800", "h100", "h200", "h800",
+           "h20", "b200", "b100", "l40", "l4", "v100", "t4", "p100", "p40", "k80", "gh200", "gb200", "jetson", "radeon",
+           "instinct", "mi", "apple m"),
+    _ARCH: ("sm_", "compute_", "gfx", "capability"),
+    _EXC_END: ("error", "exception", "warning", "exit", "interrupt", "failure"),
+}
+
+
 def entities(text: str) -> Entities:
     """Everything `text` is made of (see the module docstring).  `text` should be cleaned already
     (match.clean: the last 1 MiB, no ANSI codes, \\n line ends)."""
     ent = Entities()
+    _LOWER.clear()
     _codes(text, ent)
     _libraries(text, ent)
     _symbols(text, ent)
     _paths(text, ent)
     _packages(text, ent)
     _devices(text, ent)
+    _LOWER.clear()
     return ent

@@ -133,8 +133,11 @@ def _cu_tag(cuda: str | None) -> str | None:
     return f"cu{m.group(1)}{m.group(2)}" if m else None
 
 
+CONTEXT_TAIL = 64 * 1024  # what a rule reads around the error: the end of the text, where the error is
+
+
 def _context(text: str, pattern: str) -> bool:
-    return re.search(pattern, text) is not None
+    return re.search(pattern, text[-CONTEXT_TAIL:]) is not None
 
 
 _WINDOWS_TEXT = r"[A-Za-z]:\\|\.dll\b|WinError|\\Lib\\site-packages|Windows"
@@ -307,7 +310,7 @@ def library_symbol(ent, text):
     m = re.search(r"\.so\.(\d{1,2})", version_tag + " " + (s.get("provider_file") or ""))
     cuda = s.get("cuda") or (m.group(1) if m and lib not in ("nccl", "cudnn", "curand", "cusparse", "cufft") else None)
     if not cuda:
-        t = re.search(r"\+cu(\d{2,3})\b|\bcu(1[1-3])\b", text)
+        t = re.search(r"\+cu(\d{2,3})\b|\bcu(1[1-3])\b", text[-CONTEXT_TAIL:])
         cuda = (t.group(1)[:-1] if t.group(1) else t.group(2)) if t else None
     wheel = _LIB_WHEEL.get(lib)
     if wheel and cuda:
@@ -554,7 +557,7 @@ def error_code(ent, text):
     hip = fam == "hipError_t" or (fam == "cudaError_t" and _context(text, _HIP_TEXT))
     if hip and layer not in ("not-environment",):
         layer = "rocm"
-    hip_init = hip and re.search(r"hipGetDeviceCount|hipInit|HIP initialization|NumHipDevices", text) is not None
+    hip_init = hip and _context(text, r"hipGetDeviceCount|hipInit|HIP initialization|NumHipDevices")
     caps = {"code": c["name"], "value": c["value"], "code_message": c.get("message") or c.get("description"),
             "library": c.get("library")}
     meaning = c.get("description") or c.get("message") or ""
@@ -616,7 +619,7 @@ def error_code(ent, text):
 
 
 def _nccl_fix(bare: str, text: str) -> str:
-    if re.search(r"Duplicate GPU detected", text):
+    if _context(text, r"Duplicate GPU detected"):
         return ("Each rank must use its own GPU: call torch.cuda.set_device(local_rank) (LOCAL_RANK from torchrun) before "
                 "init_process_group, or give each process one GPU with CUDA_VISIBLE_DEVICES.")
     if _context(text, r"/dev/shm|shared memory|shm"):
