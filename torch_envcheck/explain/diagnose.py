@@ -55,6 +55,19 @@ def _shell(report) -> str:
     return shell_for(system)
 
 
+def _companion(top, rest):
+    """A layer rule's match on the top sentence's line that reads its names (a code, a library): its fix
+    completes the sentence's."""
+    if top.signature.raw.get("from") == "layer_rules":
+        return None
+    for x in rest:
+        raw = x.signature.raw
+        if raw.get("from") == "layer_rules" and raw.get("generic") and x.signature.environment_problem \
+                and x.start <= top.end and x.end >= top.start and x.signature.fix:
+            return x
+    return None
+
+
 def _entities_view(ent) -> dict:
     """The entities as the --json object shows them (positions dropped, empty kinds left out)."""
     d = ent.as_dict()
@@ -121,6 +134,12 @@ def diagnose(text: str, report: dict | None = None, machine: str = "not checked"
         out.update(fix=fill(sig.look_at, values), generic_fix=fill(sig.look_at, values), machine="not needed")
         return out
     generic = fill(sig.fix, values, quote=lambda v: shell_quote(v, shell))
+    companion = _companion(m, found[1:])
+    if companion is not None:
+        # a sentence matched: what the names on its line say (a wheel, a CUDA version, a package) is added
+        extra = fill(companion.signature.fix, companion.values, quote=lambda v: shell_quote(v, shell))
+        if extra and extra not in generic:
+            generic = generic + "\n" + extra
     if owner:
         out["owner"] = dict(owner)
         generic = _owner_fix(owner, generic, shell)

@@ -125,13 +125,15 @@ class Entities:
     gpus: list = field(default_factory=list)
     archs: list = field(default_factory=list)
     exceptions: list = field(default_factory=list)
+    platform: dict = field(default_factory=dict)   # what the text says about the machine: macos, windows, wsl, ...
+    pip: list = field(default_factory=list)        # pip's "no version satisfies" lines: requirement, versions offered
 
     def as_dict(self) -> dict:
         return {"codes": [dict(c) for c in self.codes], "libraries": [dict(x) for x in self.libraries],
                 "symbols": [dict(s) for s in self.symbols], "abi_tags": [dict(t) for t in self.abi_tags],
                 "paths": [dict(p) for p in self.paths], "packages": dict(self.packages),
                 "versions": dict(self.versions), "gpus": list(self.gpus), "archs": list(self.archs),
-                "exceptions": list(self.exceptions)}
+                "exceptions": list(self.exceptions), "platform": dict(self.platform), "pip": [dict(p) for p in self.pip]}
 
     def owners(self) -> list:
         """The distributions (top-level import names) that own the files named, last named first."""
@@ -367,6 +369,12 @@ def _libraries(text: str, ent: Entities) -> None:
                     wants_symbol=undefined)
         if m.group(0).endswith((".pyd",)) or ".cpython-" in name or re.search(r"\.(?:cp|abi)\d", name):
             info["python_extension"] = True
+        if info["missing"]:
+            # "Failed to load library A with error: B: cannot open ...": B is missing, A wants it
+            others = re.findall(r"([A-Za-z0-9_.+-]{1,80}\.(?:so|dll|dylib|pyd))\b", line[:max(0, line.find(name))])
+            others = [o for o in others if o != name]
+            if others:
+                info["wanted_by"] = others[-1]
         old = next((x for x in ent.libraries if x["file"] == info["file"]), None)
         if old is not None and old.get("missing") and not info["missing"]:
             info["missing"], info["at"] = True, old["at"]  # named missing once: a later mention does not undo it
@@ -560,7 +568,7 @@ _VER = r"\d{1,4}(?:\.\d{1,4}){0,3}(?:(?:a|b|rc|\.post|\.dev)\d{1,6})?(?:\+[A-Za-
 _EQEQ = re.compile(r"==\s{0,2}(?P<ver>" + _VER + r")")
 _INSTALLED = re.compile(r"Successfully installed (?P<list>[^\n]{1,4000})")
 _WHEEL_FILE = re.compile(r"\.whl\b")
-_TORCH_VER = re.compile(r"(?i)\b(?:py)?torch(?:==|-| version:? ?| v| |: ?)(?P<ver>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?"
+_TORCH_VER = re.compile(r"(?i)\b(?:py)?torch(?:==?|-| version:? ?| v| |: ?)(?P<ver>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?"
                         r"(?:(?:a|b|rc|\.dev)\d{1,10})?(?:\+[a-z0-9.]{2,20})?)\b")
 _BUILT_FOR = re.compile(r"(?i)(?:built|compiled) (?:for|against|with)[: ]{0,3}\s{0,12}(?:py)?torch[ =]{1,3}v?"
                         r"(?P<built>" + _VER + r")(?: with CUDA (?P<cuda>\d{2,5}(?:\.\d{1,2})?))?")
@@ -676,7 +684,41 @@ def _devices(text: str, ent: Entities) -> None:
             _push(ent.exceptions, name)
 
 
+# --- the machine the text comes from, and pip's resolution failures ------------------------------------------------
+
+PLATFORM_TAIL = 64 * 1024
+_PLATFORM = {
+    "macos": re.compile(r"/Users/|macosx_|[Dd]arwin|\.dylib\b|\bmac ?OS\b|\bMac ?OS\b|\bMac\b|Apple M\d|\bM[1-4] (?:Pro|Max|Ultra|Mac)|"
+                        r"Apple [Ss]ilicon|/opt/homebrew|\bMPS\b|\bmps\b"),
+    "windows": re.compile(r"[A-Za-z]:\\[A-Za-z$]|WinError|\.dll\b|\\Lib\\site-packages|\bPS [A-Z]:\\|\bWindows(?! Subsystem)"),
+    "wsl": re.compile(r"/usr/lib/wsl|\bWSL ?2?\b|microsoft-standard|Windows Subsystem for Linux"),
+    "container": re.compile(r"docker run|nvidia-docker|\b[Dd]ocker\b|/\.dockerenv|containerd|\bpodman\b|[Kk]ubernetes|"
+                            r"\bk8s\b|[Ss]ingularity|[Aa]pptainer"),
+    "amd": re.compile(r"\bAMD\b|Radeon|\bROCm\b|\brocm\b|\bgfx\d{3,4}|amdgpu|\bHIP\b|Instinct MI"),
+    "intel_mac": re.compile(r"macosx_\d{1,2}_\d{1,2}_x86_64|Intel Mac|Mac ?(?:OS)?[^\n]{0,40}x86_64|x86_64[^\n]{0,40}[Dd]arwin"),
+}
+_PIP_NOT_FOUND = re.compile(r"Could not find a version that satisfies the requirement (?P<req>[A-Za-z0-9_.\-\[\],]{1,80}"
+                            r"(?:[=<>~!]{1,3}[A-Za-z0-9_.*+]{1,30})?)[^\n]{0,80}?\(from versions: (?P<versions>[^)\n]{0,4000})\)")
+
+
+def _platform(text: str, ent: Entities) -> None:
+    tail = text[-PLATFORM_TAIL:]
+    for name, pattern in _PLATFORM.items():
+        if pattern.search(tail):
+            ent.platform[name] = True
+
+
+def _pip(text: str, ent: Entities) -> None:
+    for m in _last(_PIP_NOT_FOUND, text):
+        versions = [v.strip() for v in m.group("versions").split(",") if v.strip() and v.strip() != "none"]
+        req = m.group("req")
+        name = re.match(r"[A-Za-z0-9_.\-]{1,60}", req).group(0).lower()
+        _push(ent.pip, {"requirement": req, "name": name, "versions": versions[-40:], "at": m.start()},
+              key=lambda p: p["requirement"])
+
+
 NEEDLES = {
+    _PIP_NOT_FOUND: ("could not find a version",),
     _CODE_NAME: ("cuda", "_status_", "cufft_", "nvrtc", "nvjitlink", "nccl", "nvml", "hip", "error_", "status_",
                  "errno."),
     _CODE_MESSAGE: ("error",), _CUDA_ERROR_N: ("cuda", "cuinit", "cudevice", "cuctx"),
@@ -707,5 +749,7 @@ def entities(text: str) -> Entities:
     _paths(text, ent)
     _packages(text, ent)
     _devices(text, ent)
+    _platform(text, ent)
+    _pip(text, ent)
     _LOWER.clear()
     return ent

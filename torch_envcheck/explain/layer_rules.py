@@ -377,13 +377,53 @@ def missing_library(ent, text):
     p = x["provider"]
     caps = {"lib": x["file"], "library": x.get("library"), "wheel": x.get("wheel"), "cuda": x.get("cuda"),
             "cudnn": x.get("cudnn")}
+    if ent.platform.get("wsl") and (p == "driver" or x.get("kind") == "cudnn"):
+        sig = _sig("wsl-libcuda-not-found", "wsl", "{lib} cannot be loaded under WSL: the Windows driver's libcuda is "
+                   "not where the loader looks", 80,
+                   "Under WSL 2 the GPU driver is the Windows one; its Linux libraries (libcuda.so.1) are mounted in "
+                   "/usr/lib/wsl/lib, as copies, without the unversioned libcuda.so that cuDNN and some programs open. "
+                   "Nothing is missing on Windows: the loader does not find the WSL copy.",
+                   fix="Put /usr/lib/wsl/lib on the loader's path (`export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH`)"
+                       " or link the unversioned name next to the library that wants it (`ln -s /usr/lib/wsl/lib/libcuda.so.1 "
+                       "<that lib folder>/libcuda.so`); keep the Windows NVIDIA driver current and never install a Linux "
+                       "driver inside WSL.",
+                   causes=(("no-driver", "no NVIDIA driver is loaded", ("TE301",)),), areas=("platform", "driver"),
+                   sources=({"url": "https://docs.nvidia.com/cuda/wsl-user-guide/index.html",
+                             "what": "CUDA on WSL: the driver comes from Windows, libraries in /usr/lib/wsl/lib"},))
+        return _match(sig, text, x["at"], caps)
     if p == "cuda-library":
         layer = "cudnn" if x.get("kind") == "cudnn" else "libraries"
-        if _context(text, _TF_TEXT):
-            return None  # TensorFlow's own sentences know its loader
         wheels = x.get("wheel_choices")
         if wheels:
             caps["wheel"] = " or ".join(wheels)
+        loader = x.get("wanted_by")
+        if loader and _context(text, r"docker run|/\.dockerenv|nvidia-docker") is False and not _torch_owned(loader, None):
+            pkg = re.match(r"(?:lib)?([a-z][a-z0-9]{2,40})", _basename(loader).lower())
+            caps.update(loader=_basename(loader), package=pkg.group(1) if pkg else None)
+            sig = _sig("package-built-for-other-cuda", layer,
+                       "{loader} needs {lib} ({library}" + (" of CUDA {cuda})" if x.get("cuda") else ")"), 73,
+                       "{loader}, part of {package|a package}, was built against {lib}" +
+                       (" of CUDA {cuda}" if x.get("cuda") else "") + ", which this environment does not have: that "
+                       "build of {package|the package} is for another CUDA than the one installed.",
+                       fix="Install the {package|package} build made for the CUDA you have (its CUDA 12 / CUDA 11 builds "
+                           "are separate packages or indexes; check its install page), or install the CUDA " +
+                           (x.get("cuda") or "") + " libraries it needs: `pip install {wheel|the matching nvidia-* "
+                           "wheel}` and put their lib folder on LD_LIBRARY_PATH.",
+                       causes=(("ld-path", "LD_LIBRARY_PATH holds CUDA libraries of another version than torch's",
+                                ("TE501",)),), areas=("libraries",), sources=(SOURCES["wheels"], SOURCES["ld"]),
+                       generic=True)
+            return _match(sig, text, x["at"], caps)
+        if _context(text, r"docker run|nvidia-docker|/\.dockerenv"):
+            sig = _sig("container-without-gpu-libraries", "container",
+                       "{lib} is missing inside the container: it was started without the GPU", 73,
+                       "In a container, the NVIDIA Container Toolkit mounts the driver's libraries and the GPU when "
+                       "the container starts with a GPU; started without it, CUDA programs find no CUDA libraries.",
+                       fix="Start the container with the GPU: `docker run --gpus all ...` (install the NVIDIA Container "
+                           "Toolkit on the host: nvidia-container-toolkit, then `nvidia-ctk runtime configure "
+                           "--runtime=docker`), or use an image that ships {lib}.",
+                       causes=(("container-without-gpu", "a container started without a GPU", ("TE309",)),),
+                       areas=("driver",), sources=(SOURCES["container_toolkit"],), generic=True)
+            return _match(sig, text, x["at"], caps)
         sig = _sig("cuda-library-not-found", layer, "{lib} ({library}) cannot be loaded", 72,
                    "The dynamic loader cannot find {lib}: {library}" + (" of CUDA {cuda}" if x.get("cuda") else "") +
                    ". It comes with the {wheel|nvidia-* wheel of that CUDA} (which a CUDA build of torch installs) or "
@@ -537,6 +577,9 @@ _NE_LOOK = {
 }
 
 
+BURST = 3000
+
+
 def _bare(code: dict) -> str:
     name = code["name"]
     name = re.sub(r"^(?:cuda(?:Error)?|CUDA_(?:ERROR_)?|CU(?:BLAS|SPARSE|SOLVER|RAND|DNN)_STATUS_|CUFFT_|NVRTC_(?:ERROR_)?|"
@@ -551,7 +594,13 @@ def error_code(ent, text):
     # prefer a code read from its name or message over a bare number, the last of them
     strong = [c for c in codes if c.get("how") in ("name", "message", "signal")] or \
         [c for c in codes if c.get("how") == "message-context"]
-    c = (strong or codes)[-1]
+    pool = [x for x in (strong or codes) if x.get("family") != "signal"] or (strong or codes)
+    # the first code of the last burst (codes within BURST characters of the last one): once CUDA fails, later
+    # calls fail too, so the first of them is the cause
+    last = pool[-1]["at"]
+    burst = [x for x in pool if last - x["at"] <= BURST]
+    env = [x for x in burst if x.get("layer") not in ("not-environment",)]
+    c = (env or burst)[0] if burst else pool[-1]
     bare = _bare(c)
     fam, layer = c["family"], c["layer"]
     hip = fam == "hipError_t" or (fam == "cudaError_t" and _context(text, _HIP_TEXT))
@@ -572,6 +621,13 @@ def error_code(ent, text):
         if bare == "notinitialized" and fam == "cublasStatus_t":
             explanation += (" cublasCreate returns it when it cannot allocate its workspace: the GPU was out of memory "
                             "(or a previous CUDA error left the context broken).")
+    elif bare in ("executionfailed", "archmismatch", "internalerror") and _old_torch(ent):
+        layer = "arch"
+        fix = ("torch {torch} was never built with CUDA 11, which GPUs from Ampere on (RTX 30xx, A100: sm_80/sm_86) "
+               "need: install a torch release built with CUDA 11 or newer (cu118 / cu12x builds; torch >= 1.7 had the "
+               "first cu110 builds).")
+        caps["torch"] = ent.versions.get("torch")
+        explanation += " The installed torch predates CUDA 11, so it has no code for GPUs newer than Turing."
     elif hip_init:
         fix = ("HIP could not start on this GPU: check the kernel driver's messages (`dmesg | grep -i kfd`): older GPUs "
                "(gfx803) need PCIe atomics support from the CPU/motherboard; a gfx target ROCm does not ship needs "
@@ -607,6 +663,10 @@ def error_code(ent, text):
             layer, "Run `torch-envcheck` to check the installation.")
     if fam in ("windows", "errno", "signal"):
         priority = 66 if c.get("how") != "number" or fam == "windows" else 60
+        if fam == "signal":
+            # a crash signal is the consequence of whatever was printed before it; only a bus error in shared
+            # memory says its own cause
+            priority = 66 if (c["name"] == "SIGBUS" and layer == "container") else 50
         if fam == "windows" and c["value"] not in (126, 0xC0000135):
             priority = 77  # decisive (the paging file, a wrong-bitness DLL): above "Error loading X" DLL guesses
     sig = _sig(f"code-{fam.lower().replace('_t', '').replace('_', '-')}-{bare[:40]}", layer, title, priority,
@@ -616,6 +676,12 @@ def error_code(ent, text):
                sources=({"url": c.get("source") or "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html",
                          "what": f"{fam}: {c['name']} = {c['value']} (the header that declares it)"},), generic=True)
     return _match(sig, text, c["at"], caps)
+
+
+def _old_torch(ent) -> bool:
+    """torch older than 1.7, the first release with CUDA 11 builds (pytorch.org/get-started/previous-versions)."""
+    m = re.match(r"(\d{1,2})\.(\d{1,3})", ent.versions.get("torch") or "")
+    return bool(m) and (int(m.group(1)), int(m.group(2))) < (1, 7)
 
 
 def _nccl_fix(bare: str, text: str) -> str:
@@ -694,11 +760,94 @@ def _windows_fix(c: dict) -> str:
     return "Check the file or DLL the failing call names."
 
 
+def platform_without_cuda(ent, text):
+    """A CUDA call on a machine whose torch can have no CUDA: macOS (use MPS or the CPU: the program's device
+    choice, not the installation), or an AMD GPU with torch's CUDA build (install the ROCm build)."""
+    tail = text[-CONTEXT_TAIL:]
+    i = max(tail.rfind("Torch not compiled with CUDA enabled"), tail.rfind("Found no NVIDIA driver on your system"))
+    if i < 0:
+        return None
+    at = len(text) - len(tail) + i
+    if ent.platform.get("macos") and not ent.platform.get("windows"):
+        sig = _sig("cuda-requested-on-macos", "not-environment",
+                   "the program asks for CUDA on a Mac: macOS has no CUDA (use MPS or the CPU)", 88,
+                   "torch on macOS is built without CUDA, by design: Macs have no NVIDIA GPU support. The program (or a "
+                   "library default) selected the 'cuda' device; on Apple silicon the GPU is the 'mps' device.",
+                   look_at="Select the device in the program: `device = 'mps' if torch.backends.mps.is_available() else "
+                           "'cpu'` (replace .cuda() / device='cuda' / map_location='cuda'; many tools take a --device "
+                           "option). Nothing needs to change in the installation.",
+                   sources=({"url": "https://pytorch.org/docs/stable/notes/mps.html",
+                             "what": "the MPS backend: torch's GPU device on macOS"},))
+        return _match(sig, text, at, {})
+    if ent.platform.get("amd"):
+        sig = _sig("cuda-torch-on-amd-gpu", "torch-build",
+                   "torch's CUDA build is installed on a machine with an AMD GPU: install the ROCm build", 87,
+                   "The installed torch is a CUDA (NVIDIA) build; this machine's GPU is AMD, which torch drives through its "
+                   "ROCm builds. A package's requirements (or a plain `pip install torch`) replaced the ROCm build.",
+                   fix="Install torch's ROCm build from the PyTorch index: `pip install --force-reinstall torch torchvision "
+                       "torchaudio --index-url https://download.pytorch.org/whl/rocm6.2` (the rocmX.Y your ROCm supports), "
+                       "and keep other packages' requirements from replacing it (`pip install --no-deps` for them).",
+                   causes=(("rocm", "a ROCm torch is installed on a machine with only NVIDIA GPUs", ("TE206",)),),
+                   areas=("torch",), sources=(SOURCES["torch_index"],))
+        return _match(sig, text, at, {})
+    return None
+
+
+# torch releases whose last macOS x86_64 (Intel) wheels exist: none after 2.2.2 (torch's deprecation notice)
+INTEL_MAC_LAST = "2.2.2"
+_INTEL_MAC_SOURCE = {"url": "https://github.com/pytorch/pytorch/issues/114602",
+                     "what": "torch deprecates macOS x86_64 builds: 2.2 is the last release with them"}
+_FRAMEWORKS = ("torch", "torchvision", "torchaudio")
+
+
+def pip_no_matching(ent, text):
+    rows = [p for p in ent.pip if p["name"] in _FRAMEWORKS]
+    if not rows:
+        return None
+    p = rows[-1]
+    versions = p["versions"]
+    caps = {"requirement": p["requirement"], "offered": ", ".join(versions[-6:]) or None,
+            "latest": versions[-1] if versions else None, "python": ent.versions.get("python")}
+    if p["name"] == "torch" and versions and versions[-1] == INTEL_MAC_LAST:
+        sig = _sig("torch-intel-mac-last-release", "macos",
+                   "no torch newer than 2.2.2 for this Python: an Intel (x86_64) Mac or an x86_64 Python", 88,
+                   "pip offers torch up to 2.2.2 only: torch's last release with macOS x86_64 wheels. This Python runs as "
+                   "x86_64 (an Intel Mac, or an x86_64 Python under Rosetta on Apple silicon), and {requirement} does not "
+                   "exist for it.",
+                   fix="On an Intel Mac: torch 2.2.2 is the last release (`pip install torch==2.2.2`; pin what needs a newer "
+                       "one), or use conda-forge's pytorch builds; on Apple silicon: install an arm64 Python (python.org or "
+                       "conda's osx-arm64) and pip install torch there.",
+                   causes=(("rosetta", "an x86_64 Python runs under Rosetta on Apple silicon", ("TE105",)),),
+                   areas=("platform",), sources=(_INTEL_MAC_SOURCE,))
+        return _match(sig, text, p["at"], caps)
+    if not versions:
+        sig = _sig("torch-no-wheel-for-python", "torch-build",
+                   "pip finds no {requirement|torch} at all for this Python/platform", 82,
+                   "pip saw no release of {requirement|torch} for this interpreter: its Python version is newer or older "
+                   "than the releases support, it is 32-bit, or the platform has no wheels (e.g. an unsupported OS/CPU).",
+                   fix="Use a 64-bit Python that torch supports (check `python -VV`; torch's release notes list the "
+                       "Python versions of each release, usually the last four), then `pip install torch` again; on "
+                       "platforms without wheels use conda-forge.",
+                   causes=(("python", "this Python version is outside the torch release's supported range", ("TE103",)),),
+                   areas=("platform",), sources=(SOURCES["torch_index"],))
+        return _match(sig, text, p["at"], caps)
+    sig = _sig("torch-version-not-offered", "torch-build",
+               "{requirement} does not exist for this Python/platform (pip offers up to {latest})", 80,
+               "pip can install only the versions it lists for this interpreter and platform ({offered}); {requirement} is "
+               "not among them: the Python is too new or too old for it, or the index (CPU/CUDA) has no such build.",
+               fix="Install one of the offered versions (`pip install torch=={latest}`), or use a Python version that "
+                   "release supports, or the index that has the build (e.g. --index-url https://download.pytorch.org/whl/cu121).",
+               causes=(("python", "this Python version is outside the torch release's supported range", ("TE103",)),),
+               areas=("platform",), sources=(SOURCES["torch_index"],))
+    return _match(sig, text, p["at"], caps)
+
+
 # The layers the rules give (with the catalogue's, every layer of catalogue.LAYERS is reachable).
 LAYERS_PRODUCED = frozenset({"c-runtime", "toolchain", "torch-build", "macos", "libraries", "cudnn", "driver", "container",
                              "wsl", "windows-runtime", "env", "rocm", "arch", "distributed", "not-environment"})
 
-RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, missing_library, error_code)
+RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, missing_library, error_code,
+         platform_without_cuda, pip_no_matching)
 
 
 def find(text: str, ent) -> list:

@@ -196,6 +196,13 @@ NEAR_MISSES = {
     "numpy-api-too-new": "numpy C API version 0x10, module API version 0xf: compatible",
     "rocblas-no-kernels-for-gfx": "Loaded rocBLAS kernels for gfx1100 from the library folder",
     "nvml-insufficient-permissions": "nvml: permissions ok for /dev/nvidia0",
+    "nccl-not-built-in": "Distributed package has NCCL 2.21.5 built in",
+    "mps-needs-newer-macos": "MPS backend available on macOS 14.5 (arm64)",
+    "xla-libdevice-missing": "XLA found libdevice at /usr/local/cuda/nvvm/libdevice/libdevice.10.bc",
+    "nccl-nvls-cuda-failure": "node2:242431:242475 [1] NCCL INFO transport/nvls.cc:330 NVLS multicast support is available",
+    "wsl-ldconfig-not-symlink": "/usr/lib/wsl/lib/libcuda.so -> libcuda.so.1 (a symbolic link)",
+    "tensorflow-cpu-lacks-avx": "Your CPU supports instructions that this TensorFlow binary was not compiled to use: AVX2 FMA",
+    "mps-no-float64": "converted the MPS tensor to float32",
 }
 
 
