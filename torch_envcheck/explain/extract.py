@@ -688,7 +688,8 @@ def _devices(text: str, ent: Entities) -> None:
 
 PLATFORM_TAIL = 64 * 1024
 _PLATFORM = {
-    "macos": re.compile(r"/Users/|macosx_|[Dd]arwin|\.dylib\b|\bmac ?OS\b|\bMac ?OS\b|\bMac\b|Apple M\d|\bM[1-4] (?:Pro|Max|Ultra|Mac)|"
+    "macos": re.compile(r"/Users/|macosx_|[Dd]arwin|\.dylib\b|\bmac ?OS\b|\bMac ?OS\b|\bMac\b|MacBook|\bOS ?X\b|Apple M\d|"
+                        r"\bM[1-4] (?:Pro|Max|Ultra|Mac)|"
                         r"Apple [Ss]ilicon|/opt/homebrew|\bMPS\b|\bmps\b"),
     "windows": re.compile(r"[A-Za-z]:\\[A-Za-z$]|WinError|\.dll\b|\\Lib\\site-packages|\bPS [A-Z]:\\|\bWindows(?! Subsystem)"),
     "wsl": re.compile(r"/usr/lib/wsl|\bWSL ?2?\b|microsoft-standard|Windows Subsystem for Linux"),

@@ -123,9 +123,14 @@ def _owner_of(ent, path: str | None) -> str | None:
     return m.group(1) if m else None
 
 
+_TORCH_LIBS = re.compile(r"(?:lib)?(?:torch|torch_cpu|torch_cuda(?:_cpp|_cu|_linalg)?|torch_python|torch_global_deps|c10|"
+                         r"c10_cuda|caffe2_nvrtc|shm)\.(?:so|dll|dylib)")
+
+
 def _torch_owned(path: str | None, owner: str | None) -> bool:
-    base = _basename(path or "")
-    return owner == "torch" or bool(re.match(r"lib(?:torch|c10|caffe2)[A-Za-z0-9_]{0,30}\.so|(?:torch|c10)[A-Za-z0-9_]{0,30}\.dll", base))
+    if owner and owner != "torch":
+        return False  # torchaudio/lib/libtorchaudio.so is torchaudio's
+    return owner == "torch" or bool(_TORCH_LIBS.match(_basename(path or "")))
 
 
 def _cu_tag(cuda: str | None) -> str | None:
@@ -451,6 +456,19 @@ def missing_library(ent, text):
                         "`nvidia-smi`."),
                    causes=(("no-driver", "no NVIDIA driver is loaded", ("TE301", "TE309")),), areas=("driver",),
                    sources=(SOURCES["container_toolkit"],), generic=True)
+        return _match(sig, text, x["at"], caps)
+    if p == "torch" and ".so" in x["file"] and not ent.platform.get("windows"):
+        sig = _sig("extension-loaded-before-torch", "toolchain",
+                   "{lib}, a torch library, is not found while a compiled extension loads", 79,
+                   "A compiled extension links to torch's own {lib}. The loader finds torch's libraries only after "
+                   "`import torch` (torch adds its lib folder); imported first, the extension cannot load. If torch is "
+                   "imported first and it still fails, the extension was built against a torch whose libraries differ "
+                   "(libtorch_cpu.so exists from torch 1.5 on).",
+                   fix="`import torch` before importing the extension; if it still fails, rebuild (recompile) the extension "
+                       "against the installed torch (delete its build/ folder and reinstall it), or install the build "
+                       "made for the same torch.",
+                   causes=(("stale", "the compiled extension was built against another torch", ("TE701", "TE705")),),
+                   areas=("extension",), sources=(SOURCES["ext"],))
         return _match(sig, text, x["at"], caps)
     if p in ("vc-runtime", "torch", "openmp") and (x["file"].lower().endswith(".dll") or _context(text, _WINDOWS_TEXT)):
         sig = _sig("windows-dll-dependency-missing", "windows-runtime",

@@ -203,6 +203,10 @@ NEAR_MISSES = {
     "wsl-ldconfig-not-symlink": "/usr/lib/wsl/lib/libcuda.so -> libcuda.so.1 (a symbolic link)",
     "tensorflow-cpu-lacks-avx": "Your CPU supports instructions that this TensorFlow binary was not compiled to use: AVX2 FMA",
     "mps-no-float64": "converted the MPS tensor to float32",
+    "nvidia-kernel-module-not-loaded": "NVIDIA-SMI 550.54.14  Driver Version: 550.54.14  CUDA Version: 12.4",
+    "nouveau-owns-gpu": "NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.14",
+    "checkpoint-on-missing-gpu": "torch.cuda.device_count() is 2; loading the checkpoint on cuda:1",
+    "numpy-not-available": "Numpy is available: 1.26.4",
 }
 
 
