@@ -586,6 +586,17 @@ _CUDNN_VER = re.compile(r"(?i)cudnn(?: version|:| library:| runtime version)?[ :
 _PY_VER = re.compile(r"\bcp(?P<cp>3\d{1,2})\b|[Pp]ython ?(?P<py>3\.\d{1,2})(?:\.\d{1,2})?\b|/python(?P<dir>3\.\d{1,2})/")
 
 
+def _cuda_number(raw: str) -> str:
+    """CUDA as a number: 12010 (cudaRuntimeGetVersion: 1000 * major + 10 * minor), 1201 (xformers: 100 * major +
+    minor), 118 (10 * major + minor) -> "12.1" / "12.1" / "11.8"."""
+    v = int(raw)
+    if len(raw) == 5:
+        return f"{v // 1000}.{v % 1000 // 10}"
+    if len(raw) == 4:
+        return f"{v // 100}.{v % 100}"
+    return f"{v // 10}.{v % 10}" if len(raw) == 3 else raw
+
+
 def _packages(text: str, ent: Entities) -> None:
     for m in _last(_EQEQ, text):
         a = _left(text, m.start(), _NAME_CHARS - {"+"}, 60)
@@ -614,7 +625,7 @@ def _packages(text: str, ent: Entities) -> None:
         built = {"torch": m.group("built"), "at": m.start()}
         if m.group("cuda"):
             raw = m.group("cuda")
-            built["cuda"] = raw if "." in raw else (f"{int(raw) // 100}.{int(raw) % 100 // 10}" if len(raw) >= 3 else raw)
+            built["cuda"] = raw if "." in raw else _cuda_number(raw)
         if who:
             built["package"] = who[-1]
         y = _YOU_HAVE.search(text, m.end(), m.end() + 200)
