@@ -52,13 +52,15 @@ def lookup_live(names) -> dict | None:
 
 
 def lookup_report(report: dict, names) -> dict | None:
+    """The same from a saved report, read through the doctor's facts layer (packages.requires: the frameworks'
+    and nvidia-* wheels' Requires-Dist; packages.installed: their versions and their requirements')."""
+    from torch_envcheck.doctor.facts import core as F  # noqa: PLC0415
     snap = report.get("snapshot") if isinstance(report, dict) else None
-    pk = snap.get("packages") if isinstance(snap, dict) else None
-    if not isinstance(pk, dict):
+    if not isinstance(snap, dict):
         return None
-    installed = pk.get("installed") if isinstance(pk.get("installed"), dict) else {}
-    requires = {(_norm(r.get("name"))): r for r in pk.get("requires") or () if isinstance(r, dict)}
-    torch_v = (snap.get("torch") or {}).get("version") if isinstance(snap.get("torch"), dict) else None
+    installed = F.installed_versions(snap)
+    requires = {_norm(r["name"]): r for r in F.requires_dist(snap)}
+    torch_v = F.torch_version(snap)
     for name in [n for n in names if n][:MAX_NAMES]:
         n = _norm(name)
         if n in installed or n in requires:
