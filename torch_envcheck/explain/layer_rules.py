@@ -127,6 +127,22 @@ _TORCH_LIBS = re.compile(r"(?:lib)?(?:torch|torch_cpu|torch_cuda(?:_cpp|_cu|_lin
                          r"c10_cuda|caffe2_nvrtc|shm)\.(?:so|dll|dylib)")
 
 
+_NOT_THE_PACKAGE = {"torch", "torchvision", "torchaudio", "numpy", "pip", "setuptools", "wheel", "python", "triton",
+                    "typing-extensions", "cuda", "cudnn", "pytorch"}
+
+
+def _named_package(ent, guess: str | None) -> str | None:
+    """A distribution the text names (`name==version`, a wheel file) when the compiled module's own name does not
+    say it (selective_scan_cuda.so ships in mamba-ssm): the one named last that is not a framework or a CUDA wheel."""
+    if not guess:
+        return None
+    norm = guess.replace("_", "-").lower()
+    named = [p for p in ent.packages if p not in _NOT_THE_PACKAGE and not p.startswith("nvidia-")]
+    if not named or norm in named or any(norm in p or p in norm for p in named):
+        return None
+    return named[-1]
+
+
 def _torch_owned(path: str | None, owner: str | None) -> bool:
     if owner and owner != "torch":
         return False  # torchaudio/lib/libtorchaudio.so is torchaudio's
@@ -227,6 +243,9 @@ def torch_abi(ent, text):
                    areas=("torch", "libraries"), sources=(SOURCES["itanium"],))
         return _match(sig, text, s["at"], caps)
     pkg = package_guess(f, owner)
+    named = _named_package(ent, pkg)
+    if named:
+        pkg = named
     caps.update(package=pkg, module=_module_of(f or ""), torch=ent.versions.get("torch"))
     sig = _sig("extension-abi-mismatch", "toolchain",
                "{package|a compiled package} was built against another torch than the one installed", 84,
@@ -576,6 +595,9 @@ _ADVICE = {
 _ARCH_FIX_CUDA = ("The binary has no code for this GPU's compute capability (sm_XY). Rebuild it for your GPU "
                   "(TORCH_CUDA_ARCH_LIST=\"8.6\" for torch extensions, CUDA_ARCH_BIN for OpenCV, -gencode arch=compute_XY,"
                   "code=sm_XY for nvcc), or install a build whose arch list includes your GPU.")
+_ARCH_FIX_TF = ("This TensorFlow has no kernels (or PTX) for this GPU's architecture: install a TensorFlow release "
+                "built with a CUDA that supports it (TensorFlow 2.4 or newer, CUDA 11, for Ampere GPUs such as A100 / RTX "
+                "30xx; the newest release for newer GPUs), `pip install -U 'tensorflow[and-cuda]'`.")
 _ARCH_FIX_HIP = ("The ROCm build has no code object for this GPU's gfx target. For a consumer RDNA GPU close to a "
                  "supported one, run with HSA_OVERRIDE_GFX_VERSION (e.g. HSA_OVERRIDE_GFX_VERSION=10.3.0 for gfx103x, "
                  "11.0.0 for gfx110x), or install a ROCm/torch build that lists your gfx target.")
@@ -653,7 +675,7 @@ def error_code(ent, text):
         explanation += " HIP failed while counting the GPUs: the ROCm kernel driver (amdgpu/kfd) refused the device."
     elif bare in ("nokernelimagefordevice", "nobinaryforgpu", "invaliddevicefunction", "invalidkernelimage",
                   "invalidimage", "invalidkernelfile"):
-        fix = _ARCH_FIX_HIP if hip else _ARCH_FIX_CUDA
+        fix = _ARCH_FIX_HIP if hip else (_ARCH_FIX_TF if _context(text, _TF_TEXT) else _ARCH_FIX_CUDA)
         explanation += " The binary was not compiled for this GPU's architecture."
     elif fam == "ncclResult_t":
         fix = _nccl_fix(bare, text)
@@ -811,11 +833,41 @@ def platform_without_cuda(ent, text):
     return None
 
 
+def allocator_nvml_assert(ent, text):
+    """torch's caching allocator asserting on an NVML call: out of memory in practice, or, on a MIG GPU, an
+    NVML view of another device than CUDA_VISIBLE_DEVICES selects."""
+    tail = text[-CONTEXT_TAIL:]
+    i = tail.rfind("NVML_SUCCESS == r INTERNAL ASSERT FAILED")
+    if i < 0:
+        return None
+    at = len(text) - len(tail) + i
+    if _context(text, r"\bMIG\b|MIG-[0-9a-f]{8}|MIG mode"):
+        sig = _sig("mig-device-not-selected", "env",
+                   "torch's allocator cannot query the MIG device it was given (CUDA_VISIBLE_DEVICES)", 86,
+                   "On a GPU in MIG mode each process must be given one MIG instance; the allocator asks NVML about "
+                   "the device CUDA_VISIBLE_DEVICES names and fails when that names the parent GPU or another instance.",
+                   fix="Set CUDA_VISIBLE_DEVICES to the MIG instance assigned to the job (its MIG-<uuid> from "
+                       "`nvidia-smi -L`; under Slurm use the device it assigned), one instance per process.",
+                   causes=(("cvd", "CUDA_VISIBLE_DEVICES names devices that do not exist", ("TE403",)),),
+                   areas=("gpu",), sources=({"url": "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/index.html",
+                                             "what": "MIG: CUDA_VISIBLE_DEVICES selects one instance"},))
+        return _match(sig, text, at, {})
+    sig = _sig("allocator-nvml-assert", "not-environment",
+               "torch's CUDA allocator failed an NVML query while out of memory: not an environment problem", 62,
+               "The caching allocator asks NVML for memory statistics when an allocation fails; this assert surfaces a "
+               "CUDA out-of-memory (torch issue 112377).",
+               look_at="Treat it as out of memory: reduce the batch size or model size, free cached tensors, check other "
+                       "processes in `nvidia-smi`.",
+               sources=({"url": "https://github.com/pytorch/pytorch/issues/112377",
+                         "what": "NVML_SUCCESS == r INTERNAL ASSERT FAILED on out of memory"},))
+    return _match(sig, text, at, {})
+
+
 # torch releases whose last macOS x86_64 (Intel) wheels exist: none after 2.2.2 (torch's deprecation notice)
 INTEL_MAC_LAST = "2.2.2"
 _INTEL_MAC_SOURCE = {"url": "https://github.com/pytorch/pytorch/issues/114602",
                      "what": "torch deprecates macOS x86_64 builds: 2.2 is the last release with them"}
-_FRAMEWORKS = ("torch", "torchvision", "torchaudio")
+_FRAMEWORKS = ("torch", "torchvision", "torchaudio", "triton")
 
 
 def pip_no_matching(ent, text):
@@ -826,6 +878,17 @@ def pip_no_matching(ent, text):
     versions = p["versions"]
     caps = {"requirement": p["requirement"], "offered": ", ".join(versions[-6:]) or None,
             "latest": versions[-1] if versions else None, "python": ent.versions.get("python")}
+    if p["name"] == "triton" and (not versions or ent.platform.get("windows")):
+        sig = _sig("triton-no-wheel-here", "toolchain", "pip finds no Triton for this platform (Windows has none)", 84,
+                   "Triton, which torch.compile's inductor backend uses for GPU kernels, publishes Linux wheels only; "
+                   "on Windows pip finds none ({requirement}).",
+                   fix="On Windows install the community build (`pip install triton-windows`, the version matching torch) "
+                       "or run without torch.compile (eager); on Linux use a Python and platform Triton supports.",
+                   causes=(), areas=("torch",), sources=({"url": "https://github.com/woct0rdho/triton-windows",
+                                                          "what": "triton-windows: Triton built for Windows"},))
+        return _match(sig, text, p["at"], caps)
+    if p["name"] == "triton":
+        return None
     if p["name"] == "torch" and versions and versions[-1] == INTEL_MAC_LAST:
         sig = _sig("torch-intel-mac-last-release", "macos",
                    "no torch newer than 2.2.2 for this Python: an Intel (x86_64) Mac or an x86_64 Python", 88,
@@ -865,7 +928,7 @@ LAYERS_PRODUCED = frozenset({"c-runtime", "toolchain", "torch-build", "macos", "
                              "wsl", "windows-runtime", "env", "rocm", "arch", "distributed", "not-environment"})
 
 RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, missing_library, error_code,
-         platform_without_cuda, pip_no_matching)
+         platform_without_cuda, pip_no_matching, allocator_nvml_assert)
 
 
 def find(text: str, ent) -> list:

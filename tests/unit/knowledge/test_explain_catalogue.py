@@ -207,6 +207,14 @@ NEAR_MISSES = {
     "nouveau-owns-gpu": "NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.14",
     "checkpoint-on-missing-gpu": "torch.cuda.device_count() is 2; loading the checkpoint on cuda:1",
     "numpy-not-available": "Numpy is available: 1.26.4",
+    "nccl-net-plugin-absent": "NCCL INFO NET/Plugin: Loaded net plugin AWS Libfabric (v8)",
+    "triton-not-available": "Found a working triton installation: triton 3.1.0",
+    "container-driver-too-old-for-image": "nvidia-container-cli: requirement satisfied: cuda>=12.4",
+    "container-toolkit-without-host-driver": "nvidia-container-cli: loaded libnvidia-ml.so.1 from the host driver",
+    "bf16-needs-sm80": "Feature .bf16 supported: target sm_90",
+    "cublas-handle-failed": "Created cublas handle on device 0",
+    "conda-cpu-pytorch": "pytorch                   2.3.1           py3.11_cuda12.1_cudnn8.9.2_0    pytorch",
+    "x86-python-under-rosetta": "Python platform: macOS-14.5-arm64-arm-64bit",
 }
 
 
