@@ -54,8 +54,12 @@ def lookup_live(names) -> dict | None:
 def lookup_report(report: dict, names) -> dict | None:
     """The same from a saved report, read through the doctor's facts layer (packages.requires: the frameworks'
     and nvidia-* wheels' Requires-Dist; packages.installed: their versions and their requirements')."""
-    from torch_envcheck.doctor.facts import core as F  # noqa: PLC0415
-    snap = report.get("snapshot") if isinstance(report, dict) else None
+    from torch_envcheck.doctor.report import as_report  # noqa: PLC0415
+    from torch_envcheck.facts import core as F  # noqa: PLC0415
+    try:
+        snap = as_report(report).snapshot if report is not None else None
+    except (TypeError, ValueError, AttributeError):
+        return None
     if not isinstance(snap, dict):
         return None
     installed = F.installed_versions(snap)
