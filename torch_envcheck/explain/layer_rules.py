@@ -855,7 +855,7 @@ def allocator_nvml_assert(ent, text):
     sig = _sig("allocator-nvml-assert", "not-environment",
                "torch's CUDA allocator failed an NVML query while out of memory: not an environment problem", 62,
                "The caching allocator asks NVML for memory statistics when an allocation fails; this assert surfaces a "
-               "CUDA out-of-memory (torch issue 112377).",
+               "CUDA out-of-memory (a known torch behaviour, see the source).",
                look_at="Treat it as out of memory: reduce the batch size or model size, free cached tensors, check other "
                        "processes in `nvidia-smi`.",
                sources=({"url": "https://github.com/pytorch/pytorch/issues/112377",
