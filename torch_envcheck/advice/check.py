@@ -50,6 +50,10 @@ def _pip_args(argv: list[str]) -> tuple[str | None, list[str] | None]:
         return argv[0], argv[3:]
     if argv and argv[0] in ("pip", "pip3"):
         return None, argv[1:]
+    if argv[:2] == ["uv", "pip"]:  # judged as the pip command it amounts to
+        from torch_envcheck.advice.recommend import index_url  # noqa: PLC0415
+        from torch_envcheck.advice.uv_words import as_pip  # noqa: PLC0415
+        return as_pip(argv, index_url)
     return None, None
 
 
@@ -235,6 +239,15 @@ def problems(s, text, platform: Platform | None = None) -> list[Problem]:
                                                      + (f"{have} installed" if have else "it missing")))
             envs.envs[key] = after
     return out
+
+
+def fragment_problems(text: str, kind: str, targets, chosen: dict, reqs) -> list[Problem]:
+    """What is wrong with a project-file fragment (kind 'uv': pyproject.toml, 'pixi': pixi.toml) for
+    the platforms it targets: TOML, the tool's fields, markers, and the build each platform gets
+    (advice/fragments.py)."""
+    from torch_envcheck.advice import fragments  # noqa: PLC0415
+    judge = fragments.uv_problems if kind == "uv" else fragments.pixi_problems
+    return [Problem("fragment", kind, d) for d in judge(text, targets, chosen, reqs)]
 
 
 def annotate(s, findings: list[dict]) -> list[dict]:

@@ -1,0 +1,124 @@
+"""The fix checker's part for project files (check.fragment_problems): a uv pyproject.toml or pixi
+pixi.toml fragment is valid TOML (tomllib), has the fields the tool's own schema defines, its PEP 508
+markers parse (packaging), every index a package is sent to is declared, and the build each
+targeted platform gets exists there (knowledge tables: the release has that build, published for
+that OS and CPU)."""
+
+from __future__ import annotations
+
+import re
+
+from torch_envcheck import knowledge as kb
+
+
+def _toml(text: str) -> tuple[dict | None, str | None]:
+    try:
+        import tomllib  # noqa: PLC0415  (Python 3.11+)
+    except ImportError:  # pragma: no cover - older Pythons: tomli when installed
+        try:
+            import tomli as tomllib  # noqa: PLC0415
+        except ImportError:
+            return None, None
+    try:
+        return tomllib.loads(text), None
+    except tomllib.TOMLDecodeError as exc:
+        return None, f"not valid TOML: {exc}"
+
+
+def _marker(text) -> tuple[object | None, str | None]:
+    try:
+        from packaging.markers import InvalidMarker, Marker  # noqa: PLC0415
+    except ImportError:
+        return None, None
+    if not isinstance(text, str):
+        return None, f"marker {text!r} is not a string"
+    try:
+        return Marker(text), None
+    except InvalidMarker as exc:
+        return None, f"marker {text!r} does not parse: {exc}"
+
+
+def _release_of(reqs) -> str | None:
+    for r in reqs or ():
+        m = re.match(r"\s*torch\s*==\s*(\d+\.\d+)", r)
+        if m:
+            return m.group(1)
+    return None
+
+
+def _build_problem(release: str | None, tag: str, target) -> str | None:
+    """Why `tag`'s torch `release` does not exist for `target`, or None."""
+    if tag == "cpu" or release is None:
+        return None
+    rel = kb.release(release)
+    if rel is None:
+        return None  # a release the tables do not know: nothing to judge it by
+    build = next((b for b in rel.get("builds", []) if b.get("tag") == tag), None)
+    if build is None:
+        return f"torch {release} has no {tag} build in the tables (target {target.name})"
+    if not kb.build_on_platform(build, target.os, target.machine):
+        return f"torch {release} {tag} is not published for {target.name}"
+    return None
+
+
+def uv_problems(text: str, targets, chosen: dict, reqs) -> list[str]:
+    """What is wrong with a uv pyproject.toml fragment (uv's settings: docs/reference/settings.md of
+    astral-sh/uv: tool.uv.index entries name/url/explicit, tool.uv.sources entries index/marker)."""
+    doc, err = _toml(text)
+    if err:
+        return [err]
+    if doc is None:
+        return []
+    out = []
+    uv = doc.get("tool", {}).get("uv", {})
+    indexes = {}
+    for ix in uv.get("index", []):
+        if not isinstance(ix, dict) or not isinstance(ix.get("name"), str) or not isinstance(ix.get("url"), str):
+            out.append("a [[tool.uv.index]] entry without a name and url")
+            continue
+        if ix.get("explicit") is not True:
+            out.append(f"index {ix['name']!r} is not explicit: uv would take other packages from it too")
+        unknown = set(ix) - {"name", "url", "explicit", "default", "format", "authenticate", "ignore-error-codes",
+                             "cache-control", "publish-url"}
+        if unknown:
+            out.append(f"index {ix['name']!r} has fields uv does not define: {', '.join(sorted(unknown))}")
+        indexes[ix["name"]] = ix["url"]
+    for m in uv.get("environments", []):
+        _, e = _marker(m)
+        if e:
+            out.append(f"tool.uv.environments: {e}")
+    release = _release_of(reqs)
+    for pkg, entries in uv.get("sources", {}).items():
+        for ent in entries if isinstance(entries, list) else [entries]:
+            if not isinstance(ent, dict) or set(ent) - {"index", "marker", "extra", "group"}:
+                out.append(f"tool.uv.sources.{pkg}: an entry uv's index sources do not define: {ent!r}")
+                continue
+            url = indexes.get(ent.get("index"))
+            if url is None:
+                out.append(f"tool.uv.sources.{pkg}: index {ent.get('index')!r} is not declared in [[tool.uv.index]]")
+                continue
+            marker, e = _marker(ent.get("marker", "python_version >= '0'"))
+            if e:
+                out.append(f"tool.uv.sources.{pkg}: {e}")
+                continue
+            m = re.search(r"/whl/([A-Za-z0-9.]+)/?$", url)
+            tag = m.group(1) if m else None
+            for t in targets:
+                if marker is not None and marker.evaluate(t.env()):
+                    if tag and chosen.get(t.name) != tag:
+                        out.append(f"{pkg} on {t.name} would come from {tag}, not the advised {chosen.get(t.name)}")
+                    if pkg == "torch" and tag:
+                        p = _build_problem(release, tag, t)
+                        if p:
+                            out.append(p)
+    # every target that must take a PyTorch index is sent to one
+    torch_src = uv.get("sources", {}).get("torch", [])
+    for t in targets:
+        want = chosen.get(t.name)
+        if want is None:
+            continue
+        hit = [e for e in torch_src if isinstance(e, dict) and _marker(e.get("marker", "python_version >= '0'"))[0]
+               is not None and _marker(e.get("marker", "python_version >= '0'"))[0].evaluate(t.env())]
+        if len(hit) != 1:
+            out.append(f"torch on {t.name}: {len(hit)} sources match (one expected, the {want} index)")
+    return out
