@@ -20,6 +20,7 @@ from torch_envcheck._version import __version__
 from torch_envcheck.advice import alternatives as alt
 from torch_envcheck.advice import check, pins
 from torch_envcheck.advice.recommend import advise, companions_installed, install_command, recommend
+from torch_envcheck.advice.tensorflow import breaks_installed
 from torch_envcheck.doctor.facts import core as F
 
 SCHEMA_VERSION = 1
@@ -138,15 +139,24 @@ def advice_for(s, forms=()) -> Advice:
     """The advice for the machine of snapshot `s`.  forms: extra command forms to add ('uv'),
     each made by its own module and checked like the pip command."""
     rec = recommend(s)
+    reasons = list(rec["reasons"])
     _why, pip = advise(s)
+    broken = breaks_installed(s, pip)
+    new_env = None
+    if broken:  # as `advise` answers: the command would break another package here, so a new venv
+        from torch_envcheck.advice.platform import Platform  # noqa: PLC0415
+        from torch_envcheck.advice.venv_commands import in_new_venv  # noqa: PLC0415
+        reasons.append(f"in this environment it would break another package: {broken[0]}; it goes into a new one")
+        pip, new_env = in_new_venv(pip, "torch", F.system(s), Platform.of(s)), "torch"
     commands = {"pip": pip}
     problems = [p.text() for p in check.problems(s, pip)] if pip else []
     for form in forms:
         if form == "uv":
             from torch_envcheck.advice import uv  # noqa: PLC0415
-            text = uv.install_command(s, rec)
+            text = uv.install_command(s, rec, new_env=new_env)
             commands["uv"] = text
+            commands["uv_driver_only"] = uv.driver_only(s, rec)
             problems += [p.text() for p in check.problems(s, text)] if text else []
-    return Advice(kind=rec["kind"], build=_build(s, rec, pip), reasons=tuple(rec["reasons"]),
+    return Advice(kind=rec["kind"], build=_build(s, rec, pip), reasons=tuple(reasons),
                   alternatives=tuple(_alternatives(s, rec)), machine=_machine(s), installed=_installed(s),
                   commands=commands, problems=tuple(problems[:MAX_PROBLEMS]))

@@ -45,14 +45,18 @@ def _quote(s, words) -> str:
     return escape.shell_join(list(words), F.shell(s))
 
 
-def install_command(s, rec: dict, reqs: list[str] | None = None) -> str | None:
+def install_command(s, rec: dict, reqs: list[str] | None = None, new_env: str | None = None) -> str | None:
     """`uv pip install` of the recommendation into the snapshot's interpreter (--python), with the
     build's PyTorch index: `--torch-backend TAG` where uv knows the tag, else `--index-url URL`.
-    None where the advice is not one install (a native Python under Rosetta first)."""
+    None where the advice is not one install (a native Python under Rosetta first).  new_env NAME:
+    into a new venv ~/venvs/NAME made by `uv venv` (the command would break an installed package
+    here: advise's two-environment answer)."""
     kind = rec.get("kind")
     if kind is None or kind == "native-python":
         return None
     reqs = reqs if reqs is not None else requirements(s, rec)
+    if new_env:
+        return _in_new_venv(s, rec, reqs, new_env)
     head = ["uv", "pip", "install", "--python", F.python_exe(s) or "python"]
     if kind == "jetpack":
         return _quote(s, head + [rec["wheel"]])
@@ -64,6 +68,18 @@ def install_command(s, rec: dict, reqs: list[str] | None = None) -> str | None:
     again = [w for n in _names(reqs) if (F.torch_version(s) if n == "torch" else F.package_version(s, n))
              for w in ("--reinstall-package", n)]
     return _quote(s, head + reqs + flags + again)
+
+
+def _in_new_venv(s, rec: dict, reqs: list[str], name: str) -> str:
+    from torch_envcheck.advice.platform import _HOME_VENV, Platform  # noqa: PLC0415
+    p = Platform.of(s)
+    folder = _HOME_VENV.get(p.shell, _HOME_VENV["posix"]).format(name=name)
+    py = ["--python", p.python] if p.python else []
+    tag = rec.get("tag")
+    flags = [] if not tag else (["--torch-backend", tag] if backend_since(tag) else ["--index-url", index_url(tag)])
+    sep = "; " if p.shell == "powershell" else " && "
+    return (f"uv venv {_quote(s, py)} {folder}".replace("  ", " ") + sep
+            + f"uv pip install --python {p.venv_python(folder)} " + _quote(s, reqs + flags))
 
 
 # ---------------------------------------------------------------- what uv alone would take
@@ -205,6 +221,10 @@ def render(s, targets: list[Target] | None = None) -> dict:
     elif tag and rec["kind"] in ("cuda", "cpu"):
         why.append(f"--torch-backend {tag} needs uv >= {backend_since(tag)}; with an older uv use "
                    f"--index-url {index_url(tag)}")
+    broken = [p.detail for p in check.problems(s, cmd) if p.kind == "requires"]
+    if broken:  # as `advise` answers: it would break another package here, so a new venv
+        why.append(f"in this environment it would break another package: {broken[0]}; it goes into a new one")
+        cmd = install_command(s, rec, new_env="torch")
     reqs = requirements(s, rec)
     text = [cmd]
     problems = [p.text() for p in check.problems(s, cmd)]
