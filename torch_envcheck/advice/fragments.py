@@ -55,6 +55,8 @@ def _build_problem(release: str | None, tag: str, target) -> str | None:
         return None  # a release the tables do not know: nothing to judge it by
     build = next((b for b in rel.get("builds", []) if b.get("tag") == tag), None)
     if build is None:
+        if not rel.get("builds_complete", True):
+            return None  # the tables say they do not list every build of it
         return f"torch {release} has no {tag} build in the tables (target {target.name})"
     if not kb.build_on_platform(build, target.os, target.machine):
         return f"torch {release} {tag} is not published for {target.name}"

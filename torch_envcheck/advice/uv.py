@@ -145,8 +145,8 @@ def picks(rec: dict, targets: list[Target], machine_target: str | None) -> tuple
             out[t.name] = "cpu"
             continue
         build = next((b for b in (rel or {}).get("builds", []) if b.get("tag") == tag), None)
-        if tag == "cpu" or build is None and rel is None:
-            out[t.name] = tag
+        if tag == "cpu" or build is None and (rel is None or not rel.get("builds_complete", True)):
+            out[t.name] = tag  # (a build the tables do not list: the installed one, kept from live facts)
         elif build is not None and kb.build_on_platform(build, t.os, t.machine):
             out[t.name] = tag
         else:

@@ -44,7 +44,7 @@ def run(args, snap: dict) -> int:
 def emit(args, out: dict) -> int:
     """Print a form: its reasons as `#` lines (not with --quiet), the checker's findings, the text."""
     text, problems = out["text"], out["problems"]
-    if not args.quiet:
+    if not getattr(args, "quiet", False):
         for line in out["reasons"]:
             print(f"# {terminal(line)}")
     for p in problems:

@@ -28,6 +28,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--conda", action="store_true",
                         help="write a conda environment.yml (channels, CUDA packages pinned to their build strings, "
                              "pip section) instead of requirements.txt lines")
+    parser.add_argument("--uv", action="store_true",
+                        help="uv's form: `uv pip install` of the exact versions from their build's index, and the "
+                             "pyproject.toml fragment that makes `uv lock` / `uv sync` install them")
+    parser.add_argument("--target", metavar="PLATFORMS", default=None,
+                        help="with --uv: the platforms the project locks for (linux, linux-aarch64, windows, macos)")
 
 
 def lines(snap: dict) -> list[str]:
@@ -91,6 +96,8 @@ def run(args) -> int:
     snap = _args.snapshot(args, only=CONDA_PROBES if conda else PROBES)
     if snap is None:
         return 2
+    if getattr(args, "uv", False):
+        return _uv(args, snap)
     if conda:
         try:
             sys.stdout.write(build(snap))
@@ -104,3 +111,19 @@ def run(args) -> int:
         print(f"torch-envcheck pin: {terminal(exc)}", file=sys.stderr)
         return 1
     return 0
+
+
+def _uv(args, snap: dict) -> int:
+    import sys  # noqa: PLC0415
+
+    from torch_envcheck.advice import uv  # noqa: PLC0415
+    from torch_envcheck.commands import advise_forms  # noqa: PLC0415
+    ok, tgs = advise_forms.targets(args, "pin")
+    if not ok:
+        return 2
+    try:
+        out = uv.pin(snap, tgs)
+    except ValueError as exc:
+        print(f"torch-envcheck pin: {terminal(exc)}", file=sys.stderr)
+        return 1
+    return advise_forms.emit(args, out)
