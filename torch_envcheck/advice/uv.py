@@ -45,7 +45,8 @@ def _quote(s, words) -> str:
     return escape.shell_join(list(words), F.shell(s))
 
 
-def install_command(s, rec: dict, reqs: list[str] | None = None, new_env: str | None = None) -> str | None:
+def install_command(s, rec: dict, reqs: list[str] | None = None, new_env: str | None = None,
+                    reinstall: bool = True) -> str | None:
     """`uv pip install` of the recommendation into the snapshot's interpreter (--python), with the
     build's PyTorch index: `--torch-backend TAG` where uv knows the tag, else `--index-url URL`.
     None where the advice is not one install (a native Python under Rosetta first).  new_env NAME:
@@ -65,7 +66,7 @@ def install_command(s, rec: dict, reqs: list[str] | None = None, new_env: str | 
     tag = rec.get("tag") or "cpu"
     flags = ["--torch-backend", tag] if backend_since(tag) else ["--index-url", index_url(tag)]
     # pip's --force-reinstall: an installed 2.14.1+cu130 satisfies torch==2.14.1, and uv would keep it
-    again = [w for n in _names(reqs) if (F.torch_version(s) if n == "torch" else F.package_version(s, n))
+    again = [w for n in _names(reqs) if reinstall and (F.torch_version(s) if n == "torch" else F.package_version(s, n))
              for w in ("--reinstall-package", n)]
     return _quote(s, head + reqs + flags + again)
 
@@ -256,7 +257,10 @@ def pin(s, targets: list[Target] | None = None) -> dict:
     rec = {"kind": "cuda" if tag and tag.startswith("cu") else ("cpu" if tag else "pypi"),
            "torch": kb.release_key(version), "tag": tag}
     why = [f"the installed torch {version}" + (f" from the {tag} index" if tag else " (PyPI's build)")]
-    cmd = install_command(s, rec, reqs)
+    # the command pins the local labels too (2.14.1+cu130): uv keeps what matches, replaces what does not
+    exact = [f"torch=={version}"] + [f"{n}=={escape.requirement_version(F.package_version(s, n) or '')}"
+                                     for n in FAMILY[1:] if escape.requirement_version(F.package_version(s, n) or "")]
+    cmd = install_command(s, rec, exact, reinstall=False)
     tgs = _targets(s, targets)
     chosen, more = picks(rec, tgs, own(F.system(s), F.machine(s)))
     frag = project_fragment(reqs, chosen, tgs)

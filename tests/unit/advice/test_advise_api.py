@@ -130,3 +130,13 @@ def test_validator_can_fail():
 def test_advise_api_refuses_a_non_snapshot():
     with pytest.raises(TypeError):
         torch_envcheck.advise("tests/snapshots/x.json")
+
+
+def test_example_installer_uses_the_api():
+    import subprocess
+    import sys
+    script = os.path.join(ROOT, "docs", "examples", "install_torch.py")
+    res = subprocess.run([sys.executable, script, "--uv", "--from-json", path("pascal_gtx1080_cu130")],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert "--torch-backend cu126" in res.stdout and "by capability" in res.stdout
