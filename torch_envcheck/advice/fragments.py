@@ -124,3 +124,64 @@ def uv_problems(text: str, targets, chosen: dict, reqs) -> list[str]:
         if len(hit) != 1:
             out.append(f"torch on {t.name}: {len(hit)} sources match (one expected, the {want} index)")
     return out
+
+
+# pixi's manifest fields (prefix-dev/pixi schema/model.py, commit 2b25fc76dd3b5cc50a235387d948474975c40d73)
+PIXI_WORKSPACE = {"name", "version", "description", "authors", "channels", "channel-priority", "solve-strategy",
+                  "exclude-newer", "platforms", "license", "license-file", "readme", "homepage", "repository",
+                  "documentation", "conda-pypi-map", "pypi-options", "s3-options", "preview", "build-variants",
+                  "requires-pixi", "target"}
+PIXI_SYSTEM_REQUIREMENTS = {"linux", "unix", "libc", "cuda", "archspec", "macos"}
+PIXI_MATCHSPEC = {"version", "build", "build-number", "file-name", "channel", "subdir", "extras", "flags", "license",
+                  "license-family", "when", "track-features"}
+PIXI_TARGET = {"dependencies", "host-dependencies", "build-dependencies", "constraints", "pypi-dependencies", "dev",
+               "tasks", "activation"}
+PIXI_PLATFORMS = {"emscripten-wasm32", "linux-32", "linux-64", "linux-aarch64", "linux-armv6l", "linux-armv7l",
+                  "linux-ppc64", "linux-ppc64le", "linux-riscv32", "linux-riscv64", "linux-s390x", "noarch", "osx-64",
+                  "osx-arm64", "unknown", "wasi-wasm32", "win-32", "win-64", "win-arm64", "zos-z"}
+
+
+def pixi_problems(text: str, targets, chosen: dict, reqs) -> list[str]:
+    """What is wrong with a pixi.toml fragment: TOML, the fields of pixi's schema, the platforms,
+    and each targeted platform's pytorch asking for the build kind advised (`*cuda*` / `*cpu*`)."""
+    doc, err = _toml(text)
+    if err:
+        return [err]
+    if doc is None:
+        return []
+    out = []
+    ws = doc.get("workspace", {})
+    out += [f"[workspace] has no field {k!r} in pixi's schema" for k in sorted(set(ws) - PIXI_WORKSPACE)]
+    plats = ws.get("platforms", [])
+    out += [f"[workspace] platforms: {p!r} is not a conda platform" for p in plats if p not in PIXI_PLATFORMS]
+    sysreq = doc.get("system-requirements", {})
+    out += [f"[system-requirements] has no field {k!r} in pixi's schema"
+            for k in sorted(set(sysreq) - PIXI_SYSTEM_REQUIREMENTS)]
+    if "cuda" in sysreq and (not isinstance(sysreq["cuda"], str) or not re.fullmatch(r"\d+(\.\d+)?", sysreq["cuda"])):
+        out.append(f"[system-requirements] cuda {sysreq['cuda']!r} is not a CUDA version")
+    out += [f"top-level field {k!r} is not one this fragment should set" for k in sorted(
+        set(doc) - {"workspace", "system-requirements", "target", "dependencies"})]
+    for t in targets:
+        if t.conda not in plats:
+            out.append(f"{t.name}: {t.conda} is not among [workspace] platforms")
+        tgt = doc.get("target", {}).get(t.conda, {})
+        out += [f"[target.{t.conda}] has no field {k!r} in pixi's schema" for k in sorted(set(tgt) - PIXI_TARGET)]
+        spec = tgt.get("dependencies", {}).get("pytorch")
+        if spec is None:
+            out.append(f"{t.name}: no pytorch dependency")
+            continue
+        if isinstance(spec, dict):
+            out += [f"{t.name}: pytorch spec has no field {k!r} in pixi's schema"
+                    for k in sorted(set(spec) - PIXI_MATCHSPEC)]
+        build = spec.get("build") if isinstance(spec, dict) else None
+        want = chosen.get(t.name)
+        if (build or None) != (f"*{want}*" if want else None):
+            out.append(f"{t.name}: pytorch build {build!r}, not the advised {want or 'any'}")
+        cv = tgt.get("dependencies", {}).get("cuda-version")
+        if want == "cuda":
+            if not (isinstance(cv, str) and sysreq.get("cuda") and cv.startswith(sysreq["cuda"] + ".")):
+                out.append(f"{t.name}: cuda-version {cv!r} does not match [system-requirements] cuda "
+                           f"{sysreq.get('cuda')!r}")
+        elif cv is not None:
+            out.append(f"{t.name}: cuda-version set for a build without CUDA")
+    return out
