@@ -242,11 +242,11 @@ def problems(s, text, platform: Platform | None = None) -> list[Problem]:
 
 
 def fragment_problems(text: str, kind: str, targets, chosen: dict, reqs) -> list[Problem]:
-    """What is wrong with a project-file fragment (kind 'uv': pyproject.toml, 'pixi': pixi.toml) for
+    """What is wrong with a project-file fragment (kind 'uv' or 'poetry': pyproject.toml, 'pixi': pixi.toml) for
     the platforms it targets: TOML, the tool's fields, markers, and the build each platform gets
     (advice/fragments.py)."""
     from torch_envcheck.advice import fragments  # noqa: PLC0415
-    judge = fragments.uv_problems if kind == "uv" else fragments.pixi_problems
+    judge = {"uv": fragments.uv_problems, "pixi": fragments.pixi_problems, "poetry": fragments.poetry_problems}[kind]
     return [Problem("fragment", kind, d) for d in judge(text, targets, chosen, reqs)]
 
 

@@ -185,3 +185,63 @@ def pixi_problems(text: str, targets, chosen: dict, reqs) -> list[str]:
         elif cv is not None:
             out.append(f"{t.name}: cuda-version set for a build without CUDA")
     return out
+
+
+POETRY_PRIORITIES = {"primary", "supplemental", "explicit", "default", "secondary"}
+POETRY_DEP = {"version", "source", "markers", "python", "platform", "extras", "optional", "allow-prereleases",
+              "develop", "git", "branch", "tag", "rev", "path", "url", "subdirectory"}
+
+
+def poetry_problems(text: str, targets, chosen: dict, reqs) -> list[str]:
+    """What is wrong with a Poetry fragment: TOML, source fields and priorities, each dependency
+    entry's source declared and its marker parsing, exactly one entry per targeted platform, sending
+    it to the advised index, and the build existing there."""
+    doc, err = _toml(text)
+    if err:
+        return [err]
+    if doc is None:
+        return []
+    out = []
+    poetry = doc.get("tool", {}).get("poetry", {})
+    sources = {}
+    for src in poetry.get("source", []):
+        if not isinstance(src, dict) or not isinstance(src.get("name"), str) or not isinstance(src.get("url"), str):
+            out.append("a [[tool.poetry.source]] without a name and url")
+            continue
+        if src.get("priority") not in POETRY_PRIORITIES:
+            out.append(f"source {src['name']!r}: priority {src.get('priority')!r} is not one of Poetry's")
+        elif src["priority"] != "explicit":
+            out.append(f"source {src['name']!r} is not explicit: Poetry would look up other packages there")
+        sources[src["name"]] = src["url"]
+    release = _release_of(reqs)
+    for pkg, entries in poetry.get("dependencies", {}).items():
+        entries = entries if isinstance(entries, list) else [entries]
+        parsed = []
+        for ent in entries:
+            if not isinstance(ent, dict) or set(ent) - POETRY_DEP:
+                out.append(f"{pkg}: an entry with fields Poetry does not define: {ent!r}")
+                continue
+            if "source" in ent and ent["source"] not in sources:
+                out.append(f"{pkg}: source {ent['source']!r} is not declared")
+                continue
+            marker, e = _marker(ent.get("markers", "python_version >= '0'"))
+            if e:
+                out.append(f"{pkg}: {e}")
+                continue
+            parsed.append((marker, ent))
+        for t in targets:
+            hit = [ent for m, ent in parsed if m is not None and m.evaluate(t.env())]
+            if len(hit) != 1:
+                out.append(f"{pkg} on {t.name}: {len(hit)} entries match (one expected)")
+                continue
+            url = sources.get(hit[0].get("source"))
+            m = re.search(r"/whl/([A-Za-z0-9.]+)/?$", url or "")
+            tag = m.group(1) if m else None
+            if tag != chosen.get(t.name):
+                out.append(f"{pkg} on {t.name} would come from {tag or 'PyPI'}, not the advised "
+                           f"{chosen.get(t.name) or 'PyPI'}")
+            elif pkg == "torch" and tag:
+                p = _build_problem(release, tag, t)
+                if p:
+                    out.append(p)
+    return out

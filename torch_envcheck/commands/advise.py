@@ -54,8 +54,11 @@ def add_arguments(parser) -> None:
                             "fragment that makes `uv lock` / `uv sync` install that build")
     forms.add_argument("--pixi", action="store_true",
                        help="the pixi.toml fragment: conda-forge's CUDA pytorch and the system requirements")
+    forms.add_argument("--poetry", action="store_true",
+                       help="the pyproject.toml fragment for Poetry: the build's index as an explicit source, "
+                            "torch's entries by platform marker")
     forms.add_argument("--target", metavar="PLATFORMS", default=None,
-                       help="with --uv/--pixi: the platforms the project locks for, comma-separated from "
+                       help="with --uv/--pixi/--poetry: the platforms the project locks for, comma-separated from "
                             "linux, linux-aarch64, windows, macos (default: this machine's, plus macOS and the "
                             "other of Linux/Windows)")
     add_plan_arguments(parser)
@@ -133,7 +136,7 @@ def run(args) -> int:
         return 2
     if args.docker:
         return _docker(args, snap)
-    if getattr(args, "json", False) or getattr(args, "uv", False) or getattr(args, "pixi", False):
+    if any(getattr(args, f, False) for f in ("json", "uv", "pixi", "poetry")):
         from torch_envcheck.commands import advise_forms  # noqa: PLC0415  (only with these flags)
         return advise_forms.run(args, snap)
     if _wants_plan(args):

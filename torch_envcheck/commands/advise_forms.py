@@ -1,4 +1,4 @@
-"""`advise --json`, `advise --uv`, `advise --pixi`: the advice in the forms installers and lockfiles
+"""`advise --json`, `advise --uv`, `advise --pixi`, `advise --poetry`: the advice in the forms installers and lockfiles
 take (advice/api.py, advice/uv.py, advice/pixi.py make them; this module only prints).  Each form
 carries the same build as `advise`; what the fix checker found is printed as a `# caution:` line
 (JSON: in 'problems') and makes the exit status 1."""
@@ -35,6 +35,9 @@ def run(args, snap: dict) -> int:
     if args.uv:
         from torch_envcheck.advice import uv  # noqa: PLC0415
         out = uv.render(snap, tgs)
+    elif getattr(args, "poetry", False):
+        from torch_envcheck.advice import poetry  # noqa: PLC0415
+        out = poetry.render(snap, tgs)
     else:
         from torch_envcheck.advice import pixi  # noqa: PLC0415
         out = pixi.render(snap, tgs)

@@ -140,3 +140,17 @@ def test_example_installer_uses_the_api():
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
     assert "--torch-backend cu126" in res.stdout and "by capability" in res.stdout
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_docker_image_carries_the_same_build(name):
+    adv = api.advice_for(load(name))
+    rc, out, _ = run("advise", "--docker", "--from-json", path(name))
+    pulls = [ln.split()[-1] for ln in out.splitlines() if ln.startswith("docker pull ")]
+    if adv.kind != "cuda":
+        assert rc == 1 and not pulls
+        return
+    if not pulls:
+        return  # no official image for this CPU architecture or release (the reasons say so)
+    tag = pulls[0].strip("'").split(":", 1)[1]
+    assert tag.startswith(adv.build["torch"] + ".") and f"-cuda{adv.build['cuda']}-" in tag, (tag, adv.build)
