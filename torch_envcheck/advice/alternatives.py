@@ -13,7 +13,7 @@ build chosen is one of those with no hard rejection.
 from __future__ import annotations
 
 from torch_envcheck import knowledge as kb
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 
 # a rejection's check: what an installer can change to make the build fit
 CHECKS = ("platform", "python", "driver", "capability", "requirements", "preference")

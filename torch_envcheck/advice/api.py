@@ -21,7 +21,7 @@ from torch_envcheck.advice import alternatives as alt
 from torch_envcheck.advice import check, pins
 from torch_envcheck.advice.recommend import advise, companions_installed, install_command, recommend
 from torch_envcheck.advice.tensorflow import breaks_installed
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 
 SCHEMA_VERSION = 1
 SCHEMA_ID = "https://torch-envcheck.invalid/schemas/advise/1"   # the schema file's $id (docs/schemas/)

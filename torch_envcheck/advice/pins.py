@@ -7,7 +7,7 @@ from __future__ import annotations
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import escape, versions
 from torch_envcheck.advice.recommend import companions_installed
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 
 
 def exact_version(s, rec: dict) -> str | None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from torch_envcheck import knowledge as kb
 from torch_envcheck.advice import check
 from torch_envcheck.advice.targets import Target, default_for
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 
 
 def _q(value: str) -> str:

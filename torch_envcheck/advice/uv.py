@@ -23,7 +23,7 @@ from torch_envcheck.advice import check
 from torch_envcheck.advice.pins import requirements
 from torch_envcheck.advice.recommend import index_url
 from torch_envcheck.advice.targets import Target, default_for, own
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 
 TABLE = "uv_torch_backends.json"
 FAMILY = ("torch", "torchvision", "torchaudio")

@@ -143,7 +143,7 @@ def _uv(args, snap: dict) -> int:
 def _hashes(args, snap: dict, out: list[str]) -> int:
     import sys  # noqa: PLC0415
 
-    from torch_envcheck.advice import hashes  # noqa: PLC0415
+    from torch_envcheck.knowledge_update import pin_hashes as hashes  # noqa: PLC0415
     done, problems = hashes.hashed(snap, out, args.index_base or hashes.PYTORCH_BASE,
                                    args.pypi_simple or hashes.PYPI_SIMPLE)
     print("\n".join(terminal(line) for line in done))

@@ -2,7 +2,7 @@
 mode, `pip install --require-hashes -r`), each line gated by a marker for the platform it was pinned
 on (a +cu130 wheel exists for Linux and Windows, never for macOS).
 
-The hashes come from the index's own project page (knowledge/index.py: PEP 691 JSON or PEP 503
+The hashes come from the index's own project page (knowledge_update/index.py: PEP 691 JSON or PEP 503
 `#sha256=` links, bounded reads): download.pytorch.org/whl/<tag> for a build with a local label, PyPI's
 simple index for the rest.  Nothing is downloaded and no wheel is hashed here: a hash is what the
 index says.  Where the index cannot be read (offline) the line keeps no hash and a comment says the
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from torch_envcheck.advice.targets import TARGETS, own
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 
 PYTORCH_BASE = "https://download.pytorch.org/whl/"
 PYPI_SIMPLE = "https://pypi.org/simple/"
@@ -46,7 +46,7 @@ def hashed(s, lines: list[str], pytorch_base: str = PYTORCH_BASE, pypi: str = PY
     """(requirement lines with their platform marker and `--hash` options, the problems: one line
     for each requirement whose hashes could not be read).  `lines` are `pin`'s lines: comments and
     `--extra-index-url` lines pass through, `name==version` lines get hashes."""
-    from torch_envcheck.knowledge import index as ix  # noqa: PLC0415  (packaging, urllib: only here)
+    from torch_envcheck.knowledge_update import index as ix  # noqa: PLC0415  (packaging, urllib: only here)
 
     fetcher = fetcher or ix.Fetcher(timeout=10.0, deadline=30.0)
     marker = marker_for(s)
