@@ -39,11 +39,13 @@ def advise(snapshot: dict | None = None, forms=()):
     """The torch build that fits this machine (or a saved snapshot's), why, and every other build
     with the reason it was not chosen: an advice.api.Advice; `.to_dict()` is the JSON document of
     `torch-envcheck advise --json` (docs/advice.md, "The API for installers").  forms: ("uv",)
-    adds the uv command.  Without a snapshot, the probes advise needs run here (no torch import)."""
+    adds the uv command.  Without a snapshot, the probes advise needs run here (torch is imported
+    only in a child process, as the doctor does)."""
     from torch_envcheck.advice.api import advice_for as _impl
     if snapshot is None:
         from torch_envcheck.doctor import collect
-        snapshot = collect(only=("platform", "driver", "conda", "packages"), tensorflow=False)
+        # the installed torch too (imported in a child process): advice keeps a working release
+        snapshot = collect(only=("platform", "driver", "conda", "packages", "torch"), tensorflow=False)
     elif not isinstance(snapshot, dict):
         raise TypeError("advise(snapshot): a snapshot dict (from torch_envcheck.doctor.collect or a saved report)")
     return _impl(snapshot, forms=tuple(forms))
