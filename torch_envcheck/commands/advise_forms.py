@@ -53,6 +53,10 @@ def emit(args, out: dict) -> int:
     for p in problems:
         print(f"# caution: torch-envcheck's fix checker found: {terminal(p)}")
     if text is None:
+        if getattr(args, "quiet", False):  # -q: stdout stays empty, so say why on stderr
+            print(f"torch-envcheck: {terminal(out['reasons'][-1] if out['reasons'] else 'nothing to print')}",
+                  file=sys.stderr)
         return 1
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    for line in text.rstrip("\n").split("\n"):  # as advise prints its commands: nothing raw reaches the terminal
+        print(terminal(line) if line else "")
     return 1 if problems else 0
