@@ -25,7 +25,7 @@ from torch_envcheck.facts import core as F
 
 SCHEMA_VERSION = 1
 SCHEMA_ID = "https://torch-envcheck.invalid/schemas/advise/1"   # the schema file's $id (docs/schemas/)
-KINDS = ("cuda", "cpu", "pypi", "native-python", "jetpack")
+KINDS = ("cuda", "cpu", "pypi", "keep", "native-python", "jetpack")
 MAX_PROBLEMS = 20
 
 

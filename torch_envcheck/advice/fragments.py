@@ -48,8 +48,8 @@ def _release_of(reqs) -> str | None:
 
 def _build_problem(release: str | None, tag: str, target) -> str | None:
     """Why `tag`'s torch `release` does not exist for `target`, or None."""
-    if tag == "cpu" or release is None:
-        return None
+    if not tag.startswith("cu") or release is None:
+        return None  # the tables list CUDA builds; a ROCm/XPU/CPU index is not judged here
     rel = kb.release(release)
     if rel is None:
         return None  # a release the tables do not know: nothing to judge it by

@@ -37,6 +37,12 @@ def requirements(s, rec: dict) -> list[str]:
         return ["torch"]
     if kind == "jetpack":
         return [f"torch @ {rec['wheel']}"]
+    if kind == "keep":  # the installed ROCm/XPU/MPS build: its exact versions
+        out = [f"torch=={rec['torch']}"] if escape.requirement_version(rec.get("torch") or "") else ["torch"]
+        for name in companions_installed(s):
+            v = escape.requirement_version(versions.public(F.package_version(s, name)) or "")
+            out.append(f"{name}=={v}" if v else name)
+        return out
     if kind in ("cpu", "pypi") and not rec.get("torch"):
         return ["torch", "torchvision"]  # advise's newest CPU / PyPI build
     rel = rec.get("torch")

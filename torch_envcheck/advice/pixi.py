@@ -68,10 +68,14 @@ def render(s, targets: list[Target] | None = None) -> dict:
     from torch_envcheck.advice.recommend import recommend  # noqa: PLC0415
     rec = recommend(s)
     why = list(rec["reasons"])
-    if rec["kind"] in (None, "native-python", "jetpack"):
+    if rec["kind"] == "keep" and not rec.get("tag") and F.is_macos(s):
+        rec = dict(rec, kind="pypi")  # a working MPS build: conda-forge's own osx-arm64 pytorch
+    if rec["kind"] in (None, "native-python", "jetpack", "keep"):
         why.append("no pixi fragment: " + {None: "nothing fits this machine",
                                             "native-python": "make a native arm64 Python first (`torch-envcheck advise`)",
-                                            "jetpack": "NVIDIA's JetPack wheel is on no conda channel"}[rec["kind"]])
+                                            "jetpack": "NVIDIA's JetPack wheel is on no conda channel",
+                                            "keep": "the installed ROCm/XPU build has no conda-forge counterpart in the "
+                                                    "tables"}[rec["kind"]])
         return {"reasons": why, "text": None, "problems": []}
     tgs = targets or default_for(F.system(s), F.machine(s))
     chosen = picks(rec, tgs)

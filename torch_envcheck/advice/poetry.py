@@ -48,7 +48,7 @@ def render(s, targets: list[Target] | None = None) -> dict:
     from torch_envcheck.advice.recommend import recommend  # noqa: PLC0415
     rec = recommend(s)
     why = list(rec["reasons"])
-    if rec["kind"] not in ("cuda", "cpu", "pypi"):
+    if rec["kind"] not in ("cuda", "cpu", "pypi") and not (rec["kind"] == "keep" and rec.get("tag")):
         why.append("no Poetry fragment: " + ("nothing fits this machine" if rec["kind"] is None else
                                             "this machine's torch comes from no package index (`torch-envcheck advise`)"))
         return {"reasons": why, "text": None, "problems": []}

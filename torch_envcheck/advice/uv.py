@@ -53,8 +53,8 @@ def install_command(s, rec: dict, reqs: list[str] | None = None, new_env: str | 
     into a new venv ~/venvs/NAME made by `uv venv` (the command would break an installed package
     here: advise's two-environment answer)."""
     kind = rec.get("kind")
-    if kind is None or kind == "native-python":
-        return None
+    if kind is None or kind in ("native-python", "keep"):
+        return None  # (keep: the installed build already uses the GPU: nothing to install)
     reqs = reqs if reqs is not None else requirements(s, rec)
     if new_env:
         return _in_new_venv(s, rec, reqs, new_env)
@@ -142,6 +142,9 @@ def picks(rec: dict, targets: list[Target], machine_target: str | None) -> tuple
         if t.os == "Darwin" or rec.get("kind") in ("pypi", "native-python") and t.name == machine_target:
             out[t.name] = None
             continue
+        if t.name == machine_target and tag:
+            out[t.name] = tag  # this machine's own build (advised, or kept: a ROCm/XPU build the tables do not list)
+            continue
         if tag is None:
             out[t.name] = "cpu"
             continue
@@ -209,8 +212,17 @@ def render(s, targets: list[Target] | None = None) -> dict:
     rec = recommend(s)
     why = list(rec["reasons"])
     cmd = install_command(s, rec)
+    if cmd is None and rec["kind"] == "keep" and rec.get("tag"):
+        # nothing to install here; a uv project still needs the kept build's index to lock it
+        tgs = _targets(s, targets)
+        chosen, more = picks(rec, tgs, own(F.system(s), F.machine(s)))
+        reqs = requirements(s, rec)
+        frag = project_fragment(reqs, chosen, tgs)
+        problems = [p.text() for p in check.fragment_problems(frag, "uv", tgs, chosen, reqs)]
+        return {"reasons": why + ["no uv command: nothing to install here"] + more, "text": frag, "problems": problems}
     if cmd is None:
         why.append("no uv command: " + ("nothing fits this machine" if rec["kind"] is None else
+                                         "nothing to install: keep the installed build" if rec["kind"] == "keep" else
                                          "make a native arm64 Python first (`torch-envcheck advise`)"))
         return {"reasons": why, "text": None, "problems": []}
     auto = driver_only(s, rec)

@@ -17,7 +17,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--no-color", action="store_true", help="no colour (also: NO_COLOR=1, or when piped)")
 
 
-def _render(rep: dict, args) -> None:
+def _render(rep, args) -> None:
     if getattr(args, "json", False):
         from torch_envcheck.doctor.render import json_render  # noqa: PLC0415
         sys.stdout.write(json_render.render(rep))
@@ -31,7 +31,7 @@ def _render(rep: dict, args) -> None:
                               verbose=getattr(args, "verbose", False))
 
 
-def _fallback(rep: dict) -> None:
+def _fallback(rep) -> None:
     """The report when its renderer failed: JSON, which cannot fail on what report() returns."""
     from torch_envcheck.doctor.render import json_render  # noqa: PLC0415
     sys.stdout.write(json_render.render(rep))
@@ -57,5 +57,5 @@ def run(args) -> int:
         except Exception:  # noqa: BLE001
             pass
         return 1
-    return int(rep.get("exit_status", 1))
+    return rep.exit_status
 
