@@ -131,6 +131,7 @@ CODES: dict[str, tuple[str, str, str]] = {
     # added by the advice work (issue 18): fixes that fit the platform and never break the other framework
     "TE811": ("tensorflow-windows-path-order", "tensorflow", "native Windows: PATH puts another CUDA before the one TensorFlow <= 2.10 finds there"),
     "TE812": ("windows-shared-cuda-dlls", "tensorflow", "native Windows: torch and TensorFlow load CUDA DLLs of the same name in other versions"),
+    "TE813": ("tensorflow-not-installed", "tensorflow", "--framework asks for TensorFlow, which is not installed in this environment"),
     "TE852": ("nvidia-pins-clash", "tensorflow", "torch's and TensorFlow's pins of the same nvidia-* wheels cannot both hold in one environment"),
     "TE309": ("container-without-gpu", "driver", "a container started without a GPU (NVIDIA_VISIBLE_DEVICES void/none/empty)"),
     "TE604": ("msvc-missing", "toolchain", "native Windows: no Microsoft C++ compiler (cl.exe) for building extensions"),
@@ -249,6 +250,7 @@ SEVERITY: dict[str, str] = {
     "TE810": "warning",
     "TE811": "warning",
     "TE812": "warning",
+    "TE813": "failure",
     "TE852": "failure when a framework is broken by it (torch does not import, TensorFlow's GPU lost), else warning",
     "TE309": "failure",
     "TE604": "warning",

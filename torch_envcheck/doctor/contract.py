@@ -92,6 +92,10 @@ SECTIONS: dict[str, dict[str, Field]] = {
             "conda_prefix": _f(STR, "CONDA_PREFIX when in a conda env"),
             "bits": _f(INT, "pointer size in bits (32 or 64)"),
         }),
+        "shell": _f(DICT, "the shell the doctor was started from (probes/shell.py): where fix commands are pasted",
+                    always=False, fields={
+                        "name": _f(STR, "cmd, powershell or sh; null: not told apart"),
+                        "evidence": _f(STR, "what said so: the parent process, PROMPT/PSModulePath, ...")}),
     },
     "torch": {
         "installed": _f(BOOL, "a torch distribution is installed (even if it cannot be imported)"),
@@ -434,6 +438,11 @@ TOP: dict[str, Field] = {
     "probe_seconds": _f(DICT, "probe name -> seconds it took", unknown=False, of=FLOAT),
     "normalised": _f(LIST, "facts normalise() replaced by unknown ('torch.cudnn: expected int, got str')",
                      unknown=False, of=STR),
+    # not a fact of the machine: what the person running the doctor asked for (--framework, --shell),
+    # kept in the snapshot so that a saved report is judged again the same way
+    "request": _f(DICT, "what was asked for on the command line", fields={
+        "frameworks": _f(LIST, "--framework: torch and/or tensorflow (empty: those the env holds)", of=STR),
+        "shell": _f(STR, "--shell: cmd, powershell or sh (null: the detected shell)")}),
 }
 
 

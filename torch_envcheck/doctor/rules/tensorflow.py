@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
-from torch_envcheck._util.escape import shell_quote, terminal
+from torch_envcheck._util.escape import path_prepend, path_remove, shell_quote, terminal
 from torch_envcheck.knowledge import tensorflow as tk
 from torch_envcheck.advice import frameworks as FW
 from torch_envcheck.advice import recommend as A
@@ -17,6 +17,7 @@ from torch_envcheck.knowledge import windows_dlls as WD
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.facts import conda as C
 from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.doctor.facts import frameworks as H
 from torch_envcheck.doctor.facts import tensorflow as T
 
 _GPU_KINDS = ("cudart", "cudnn", "cublas", "cublasLt", "cufft", "curand", "cusolver", "cusparse", "nvjitlink",
@@ -89,7 +90,7 @@ def _fix_libraries(s) -> str:
         return (f"# install the CUDA Toolkit {cuda} (https://developer.nvidia.com/cuda-toolkit-archive) and cuDNN {cudnn} "
                 f"for CUDA {versions.major(cuda) or '?'}.x (https://developer.nvidia.com/rdp/cudnn-archive),\n"
                 f"# copy cuDNN's bin\\*.dll into the toolkit's bin folder, put that folder on PATH, then check:\n"
-                f"$env:PATH = \"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v{cuda}\\bin;$env:PATH\"\n"
+                + path_prepend(f"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v{cuda}\\bin", F.shell(s)) + "\n"
                 + "torch-envcheck   # in a new terminal: TE801/TE807 are gone when TensorFlow finds them")
     return (f"# install the CUDA Toolkit {cuda} and cuDNN {cudnn} (https://developer.nvidia.com/cuda-toolkit-archive, "
             f"https://developer.nvidia.com/rdp/cudnn-archive),\n# put their lib64 folders on LD_LIBRARY_PATH, or move to "
@@ -493,8 +494,7 @@ def windows_path_order(s) -> list[dict]:
     if not wrong:
         return []
     d = wrong[0]
-    drop = ("$env:Path = ($env:Path -split ';' | Where-Object { $_ -ne " + shell_quote(d["dir"], "powershell")
-            + " }) -join ';'")
+    drop = path_remove(d["dir"], F.shell(s))
     where = "and no folder of CUDA " + f"{want[0]}.{want[1]} is on PATH" if first_ok is None else \
         f"before the CUDA {want[0]}.{want[1]} folder"
     return [_problem("TE811", "warning",
@@ -505,7 +505,7 @@ def windows_path_order(s) -> list[dict]:
                      "CUDA 11.x toolkit names its runtime cudart64_110.dll, so an older toolkit's copy is taken for the "
                      f"one TensorFlow was built with (CUDA {T.tf_cuda(s)}, cuDNN {T.tf_cudnn(s)}). torch is not affected: "
                      "it loads its own DLLs and never searches PATH. Put the matching toolkit's folder first, or take "
-                     "the other one off PATH (the command below does it for this PowerShell session).",
+                     "the other one off PATH (the command below does it for this terminal session).",
                      "\n".join([drop, "# permanently: in System Properties > Environment Variables, move the CUDA "
                                        f"{want[0]}.{want[1]} bin folder above it in Path (or remove it), then open a new "
                                        "terminal"]),
@@ -621,6 +621,24 @@ def shared_dependency_conflict(s) -> list[dict]:
     return out
 
 
+# ---------------------------------------------------------------- TE813
+
+def not_installed_but_asked(s) -> list[dict]:
+    """--framework tensorflow (or both) in an env without it: the wrong env is active, or TF is missing."""
+    if not H.asked(s, "tensorflow") or "tensorflow" in H.held(s) or (T.tf_recorded(s) is False and not C.has_conda_facts(s)):
+        return []
+    conda = F.conda_env(s)
+    where = f"conda env {conda}" if conda else F.python_exe(s)
+    held = H.label(s)
+    return [finding("TE813", "failure", f"TensorFlow is not installed in {where}"
+                                        + (f" (it holds {held})" if held != "none" else ""),
+                    "--framework asked for TensorFlow. If it is installed in another environment, that one is not "
+                    "the active one: activate it (`conda activate tf-gpu`) or run its python, or check them all with "
+                    "`torch-envcheck --all-envs`. Otherwise `torch-envcheck advise` prints the TensorFlow install "
+                    "that fits this machine; on native Windows TensorFlow 2.10 is the last release with GPU support.",
+                    None, {"frameworks": list(H.held(s)), "asked": list(F.requested_frameworks(s))})]
+
+
 # ---------------------------------------------------------------- TE800
 
 def tensorflow_ok(s) -> list[dict]:
@@ -671,7 +689,7 @@ def knowledge_gap(s) -> list[dict]:
                      "build_info": bi or None, "judged_from": "live facts"})]
 
 
-RULES = [child_failed, not_importable, cuda_libs_missing, dlopen_failed, windows_no_gpu, cpu_build_with_gpu,
+RULES = [not_installed_but_asked, child_failed, not_importable, cuda_libs_missing, dlopen_failed, windows_no_gpu, cpu_build_with_gpu,
          driver_too_old, gpu_arch_unsupported, untested_stack, cuda_generations, windows_shared_dlls,
          windows_path_order, nvidia_pins_clash, files_owned_twice, shared_dependency_conflict, knowledge_gap,
          tensorflow_ok]
