@@ -145,7 +145,7 @@ def shell_quote(word, shell: str = "posix") -> str:
             return f'"{s}"'
         # No quoting reads alike in both: PowerShell's literal quotes, which the fix checker flags
         # for cmd.exe (a `# caution:` line) rather than let a line run differently in one of them.
-        return shell_quote(s, "powershell")
+        return "'" + re.sub("(['\u2018\u2019\u201a\u201b])", r"\1\1", s) + "'"
     if shell == "cmd":
         if _CMD_SAFE.fullmatch(s):
             return s

@@ -274,6 +274,9 @@ def problems(s, text, platform: Platform | None = None) -> list[Problem]:
             cmds = shellwords.commands(line, p.shell)
         if not cmds:
             continue
+        if p.shell in ("cmd", escape.EITHER):
+            out += [Problem("shell", line, "cmd.exe has no `#` comment: it passes the rest of the line on as arguments")
+                    for argv in cmds[:1] if any(w.startswith("#") for w in argv)]
         for argv in cmds:
             if envs.created(argv):
                 continue

@@ -86,7 +86,8 @@ def _plan_output(args, snap: dict) -> int:
             return _write_script(args.output, text)
         sys.stdout.write(text)
         return 0
-    shell = escape.shell_for(plan.os_name)
+    # the user's shell where the plan is for this machine's OS (Windows: cmd.exe, PowerShell or both)
+    shell = F.shell(snap) if plan.os_name == F.system(snap) else escape.shell_for(plan.os_name)
     if not args.quiet:
         for line in plan.describe():
             print(f"# {escape.terminal(line)}")

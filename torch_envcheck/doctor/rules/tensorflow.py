@@ -10,6 +10,7 @@ from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
 from torch_envcheck._util.escape import path_prepend, path_remove, shell_quote, terminal
 from torch_envcheck.knowledge import tensorflow as tk
+from torch_envcheck.advice import conda as AC
 from torch_envcheck.advice import frameworks as FW
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.advice.platform import Platform
@@ -86,12 +87,18 @@ def _fix_libraries(s) -> str:
         return A.pip_command(s, "install", and_cuda)
     row = T.tested(s) or {}
     cuda, cudnn = row.get("cuda") or "?", row.get("cudnn") or "?"
+    conda_route = AC.tensorflow_cuda_route(s, row.get("cuda"), row.get("cudnn")) if T.is_native_windows(s) else None
+    if conda_route:
+        # the conda env's own route (TensorFlow's Windows guide): CUDA and cuDNN into the env's
+        # Library\bin, which `conda activate` puts on PATH; no system toolkit, no copied DLLs
+        return (f"# in this conda env, with it activated: TensorFlow's CUDA {cuda} and cuDNN {cudnn} from conda-forge\n"
+                + conda_route + "\n# then open a new terminal, `conda activate` the env and check:\ntorch-envcheck")
     if T.is_native_windows(s):
         return (f"# install the CUDA Toolkit {cuda} (https://developer.nvidia.com/cuda-toolkit-archive) and cuDNN {cudnn} "
                 f"for CUDA {versions.major(cuda) or '?'}.x (https://developer.nvidia.com/rdp/cudnn-archive),\n"
                 f"# copy cuDNN's bin\\*.dll into the toolkit's bin folder, put that folder on PATH, then check:\n"
                 + path_prepend(f"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v{cuda}\\bin", F.shell(s)) + "\n"
-                + "torch-envcheck   # in a new terminal: TE801/TE807 are gone when TensorFlow finds them")
+                + "# in a new terminal: TE801/TE807 are gone when TensorFlow finds them\ntorch-envcheck")
     return (f"# install the CUDA Toolkit {cuda} and cuDNN {cudnn} (https://developer.nvidia.com/cuda-toolkit-archive, "
             f"https://developer.nvidia.com/rdp/cudnn-archive),\n# put their lib64 folders on LD_LIBRARY_PATH, or move to "
             f"TensorFlow >= {tk.and_cuda_since()}, whose wheels bring their CUDA libraries:\n"
@@ -255,7 +262,7 @@ def windows_no_gpu(s) -> list[dict]:
                     f"TensorFlow {last} was the last release with GPU support on native Windows; from 2.11 on, the "
                     "Windows wheels are CPU-only. Run TensorFlow in WSL 2 (which uses this Windows driver), or pin "
                     f"tensorflow<2.11 with CUDA {row.get('cuda', '11.2')} and cuDNN {row.get('cudnn', '8.1')}." + py_note,
-                    "wsl --install   # then, inside WSL 2 (Ubuntu):\n"
+                    "wsl --install\n# then, inside WSL 2 (Ubuntu):\n"
                     + "python3 -m pip install " + A.posix_word(FW.tf_gpu_requirement(T.tf_version(s), "linux")[0])
                     + f"\n# or, staying on native Windows (CUDA {row.get('cuda', '11.2')} + cuDNN {row.get('cudnn', '8.1')} on PATH):\n"
                     + A.pip_command(s, "install", f"tensorflow<{'.'.join(str(x) for x in (2, 11))}"),
