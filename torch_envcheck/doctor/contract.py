@@ -230,7 +230,8 @@ SECTIONS: dict[str, dict[str, Field]] = {
     },
     "extension": {
         "status": _f(DICT, "torch_envcheck.ext.extension.status()", unknown=False, fields={
-            "state": _f(STR, "ok, stale, missing, torch-missing, broken", unknown=False),
+            "state": _f(STR, "ok, stale, missing, torch-missing, broken; not-checked: in another env (--all-envs)",
+                        unknown=False),
             "mode": _f(STR, "aot or jit"), "path": _f(STR, "the compiled library"),
             "built_against": _f(STR, "the torch it was compiled for"),
             "running_torch": _f(STR, "the torch running now"),
