@@ -30,12 +30,12 @@ def command_line(s, *words) -> str:
     return " ".join(out)
 
 
-def tensorflow_cuda_route(s, cuda: str | None, cudnn: str | None) -> str | None:
+def tensorflow_cuda_route(s, cuda: str | None, cudnn: str | None, env_name: str | None = None) -> str | None:
     """The conda route to TensorFlow's CUDA runtime in a conda env on native Windows (TensorFlow's
     own Windows guide: `conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0`, conda_cuda.json
     tf_windows_conda), for the CUDA and cuDNN of TensorFlow's tested build; None when conda-forge
     has no win-64 build of them in the table (conda_forge_win64), or this is not a conda env."""
-    if not (C.has_conda_facts(s) or F.conda_env(s)) or F.system(s) != "Windows" or not cuda or not cudnn:
+    if not (C.has_conda_facts(s) or F.conda_env(s) or env_name) or F.system(s) != "Windows" or not cuda or not cudnn:
         return None
     try:
         table = knowledge.load_table("conda_cuda.json").get("conda_forge_win64") or {}
@@ -45,7 +45,8 @@ def tensorflow_cuda_route(s, cuda: str | None, cudnn: str | None) -> str | None:
     if cuda_mm not in table.get("cudatoolkit", ()) or cudnn_mm not in table.get("cudnn", ()):
         return None
     mgr = C.manager(s) if C.has_conda_facts(s) else "conda"
-    return command_line(s, mgr, "install", "-y", "-c", "conda-forge", f"cudatoolkit={cuda_mm}", f"cudnn={cudnn_mm}")
+    where = ["-n", env_name] if env_name else []
+    return command_line(s, mgr, "install", "-y", *where, "-c", "conda-forge", f"cudatoolkit={cuda_mm}", f"cudnn={cudnn_mm}")
 
 
 def _releases() -> tuple[str, dict]:

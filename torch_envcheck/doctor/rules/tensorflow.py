@@ -21,6 +21,8 @@ from torch_envcheck.doctor.facts import core as F
 from torch_envcheck.doctor.facts import frameworks as H
 from torch_envcheck.doctor.facts import tensorflow as T
 
+# Microsoft Learn, "Latest supported Visual C++ Redistributable downloads" (the same link advise --script uses)
+VC_REDIST_URL = "https://aka.ms/vs/17/release/vc_redist.x64.exe"
 _GPU_KINDS = ("cudart", "cudnn", "cublas", "cublasLt", "cufft", "curand", "cusolver", "cusparse", "nvjitlink",
               "nvrtc", "cupti", "nccl")
 
@@ -152,6 +154,22 @@ def not_importable(s) -> list[dict]:
     err = T.import_error(s) or "(no message)"
     first = err.splitlines()[0][:300]
     explains = ("TE807",) if _gpu_failures(s) else ()
+    if F.system(s) == "Windows" and "DLL load failed" in err:
+        # Windows could not load TensorFlow's native module or a DLL it links: the guides' row for this
+        # error is the Microsoft Visual C++ Redistributable (msvcp140_1.dll since TF 2.1), not TensorFlow
+        return [_problem("TE808", "failure", f"{T.tf_label(s)} is installed but `import tensorflow` fails: {first}",
+                         "Windows could not load TensorFlow's native module (_pywrap_tensorflow_internal) or a DLL it "
+                         "links. TensorFlow's Windows guide lists the Microsoft Visual C++ Redistributable for Visual "
+                         "Studio 2015-2019 as a requirement (msvcp140_1.dll since TensorFlow 2.1: tensorflow/docs "
+                         "site/en/install/pip.md@06798ba373, 'Windows Native', step 2); a missing or older one gives "
+                         "exactly this error. This is TensorFlow's import, not torch's. If it persists after the "
+                         "runtime is installed: a 32-bit Python, a CPU without AVX, or a broken install (reinstall "
+                         "TensorFlow, last line below).",
+                         "winget install --id Microsoft.VCRedist.2015+.x64 -e\n"
+                         f"# or run the installer from {VC_REDIST_URL}, then open a new terminal and check:\n"
+                         "torch-envcheck\n# if it still fails:\n"
+                         + A.pip_command(s, "install", "--force-reinstall", A.pinned(T.tf_distribution(s), T.tf_version(s))),
+                         {"import_error": err, "layer": "windows-runtime"}, explains=explains)]
     return [_problem("TE808", "failure", f"{T.tf_label(s)} is installed but `import tensorflow` fails: {first}",
                     "The import error is kept verbatim below; a numpy or protobuf of the wrong major (TE851 names one), "
                     "a broken install or a CPU without AVX are the usual causes. Reinstalling TensorFlow with its "

@@ -95,8 +95,11 @@ def _other_framework_env(s, exe: str) -> dict:
     conda = F.conda_env(s)
     where = f"conda env {conda}" if conda else ("this venv" if F.in_venv(s) is True else "this interpreter")
     held = H.label(s)
-    return finding("TE201", "ok", f"torch is not installed in {where}, which holds {held}: judged as a "
-                                  f"{'TensorFlow' if 'tensorflow' in H.held(s) else 'framework'} environment",
+    if "tensorflow" in H.held(s):
+        msg = f"torch is not installed in {where}, which holds {held}: judged as a TensorFlow environment"
+    else:
+        msg = f"torch is not installed in {where}; --framework asks for {' and '.join(H.judged(s))} only"
+    return finding("TE201", "ok", msg,
                    "One framework per environment is what the TensorFlow and PyTorch setup guides advise "
                    "(`conda create -n tf-gpu` / `-n pt-gpu`): installing torch here would put a second CUDA "
                    "stack into this env. To use torch, activate the env that holds it (`conda activate pt-gpu`) "
