@@ -191,6 +191,19 @@ def _either(line: str) -> tuple[list[list[str]] | None, list[Problem]]:
     return cm, []
 
 
+def _unquoted_hash(line: str) -> bool:
+    """A word that starts with `#` outside double quotes (a comment to PowerShell and POSIX shells,
+    arguments to cmd.exe)."""
+    quoted, prev = False, " "
+    for ch in line.strip():
+        if ch == '"':
+            quoted = not quoted
+        elif ch == "#" and not quoted and prev in " \t":
+            return True
+        prev = ch
+    return False
+
+
 def _argv_text(cmds) -> str:
     if not cmds:
         return "(no command)"
@@ -274,9 +287,8 @@ def problems(s, text, platform: Platform | None = None) -> list[Problem]:
             cmds = shellwords.commands(line, p.shell)
         if not cmds:
             continue
-        if p.shell in ("cmd", escape.EITHER):
-            out += [Problem("shell", line, "cmd.exe has no `#` comment: it passes the rest of the line on as arguments")
-                    for argv in cmds[:1] if any(w.startswith("#") for w in argv)]
+        if p.shell in ("cmd", escape.EITHER) and _unquoted_hash(line):
+            out.append(Problem("shell", line, "cmd.exe has no `#` comment: it passes the rest of the line on as arguments"))
         for argv in cmds:
             if envs.created(argv):
                 continue
