@@ -38,7 +38,8 @@ def with_request(snap: dict, args) -> dict:
     shell = getattr(args, "shell", None)
     if framework is None and shell is None:
         return snap
-    request = dict(snap.get("request") or {}) if isinstance(snap.get("request"), dict) else {}
+    from torch_envcheck.doctor.facts import core as F  # noqa: PLC0415
+    request = F.request(snap)
     if framework is not None:
         request["frameworks"] = ["torch", "tensorflow"] if framework == "both" else [framework]
     if shell is not None:

@@ -525,7 +525,10 @@ def normalise(snapshot: dict) -> dict:
     for name, spec in TOP.items():
         if name == "normalised":
             continue
-        value = _norm_value(spec, snapshot.get(name), name, notes)
+        raw = snapshot.get(name)
+        if raw is None and spec.kind == DICT and spec.fields:
+            raw = {}  # a declared object is normalised field by field even when absent (idempotent)
+        value = _norm_value(spec, raw, name, notes)
         out[name] = {} if value is None and spec.kind == DICT else value
     for section, fields in SECTIONS.items():
         value = snapshot.get(section)

@@ -215,6 +215,13 @@ def env_kind(s) -> str:
     return f"conda env {conda_env(s)}" if conda_env(s) else ("venv" if in_venv(s) is True else "no venv")
 
 
+def request(s) -> dict:
+    """The snapshot's "request" (what --framework/--shell asked for), its declared fields only."""
+    req = as_dict(dig(s, "request"))
+    frameworks = [f for f in as_list(req.get("frameworks")) if isinstance(f, str)][:4]
+    return {"frameworks": frameworks, "shell": text(req.get("shell"))}
+
+
 def requested_frameworks(s) -> tuple:
     """The frameworks --framework asked for ('torch', 'tensorflow'); () when none was named."""
     asked = as_list(dig(s, "request", "frameworks"))
