@@ -175,20 +175,23 @@ class _Envs:
 _SHELL_NAMES = {"cmd": "cmd.exe", "powershell": "PowerShell", "posix": "a POSIX shell", escape.EITHER: "cmd.exe"}
 
 
-def _either(line: str) -> tuple[list[list[str]] | None, list[Problem]]:
-    """A line meant for both Windows shells, read by each: (cmd.exe's reading, problems).  It must
-    be a comment in both or the same commands in both, with nothing only PowerShell reads."""
+def _either(line: str) -> tuple[list[list[str]] | None, list[Problem], dict]:
+    """A line meant for both Windows shells, read by each: (the commands it means, problems, each
+    shell's reading).  It must be a comment in both or the same commands in both, with nothing only
+    PowerShell reads; the meant commands are PowerShell's reading (the words as written), cmd.exe's
+    when PowerShell cannot read it."""
     stripped = line.strip()
     if not stripped or stripped.startswith("#"):
-        return None, []
+        return None, [], {}
     ps, cm = shellwords.commands(line, "powershell"), shellwords.commands(line, "cmd")
+    readings = {"powershell": ps, "cmd": cm}
     only = shellwords.powershell_only(line)
     if only:
-        return cm, [Problem("shell", line, f"{only} in a line meant for cmd.exe as well as PowerShell")]
+        return ps or cm, [Problem("shell", line, f"{only} in a line meant for cmd.exe as well as PowerShell")], readings
     if ps != cm:
-        return cm, [Problem("shell", line, "cmd.exe and PowerShell read this line differently: "
-                                           f"{_argv_text(cm)} against {_argv_text(ps)}")]
-    return cm, []
+        return ps or cm, [Problem("shell", line, "cmd.exe and PowerShell read this line differently: "
+                                                 f"{_argv_text(cm)} against {_argv_text(ps)}")], readings
+    return ps, [], readings
 
 
 def _unquoted_hash(line: str) -> bool:
@@ -280,13 +283,17 @@ def problems(s, text, platform: Platform | None = None) -> list[Problem]:
         for word in sorted(own, key=len, reverse=True):
             scrubbed = scrubbed.replace(word, "EXE")
         out += [Problem("path", line, f"{bad} is not a {p.os} path") for bad in p.path_problems(scrubbed)]
+        readings = {}
         if p.shell == escape.EITHER:
-            cmds, found = _either(line)
+            cmds, found, readings = _either(line)
             out += found
         else:
             cmds = shellwords.commands(line, p.shell)
         if not cmds:
             continue
+        for argv in readings.get("cmd") or []:
+            _key, cmd_words, _cur = envs.target(argv)
+            out += _requirement_problems(cmd_words or [], line, "cmd")
         if p.shell in ("cmd", escape.EITHER) and _unquoted_hash(line):
             out.append(Problem("shell", line, "cmd.exe has no `#` comment: it passes the rest of the line on as arguments"))
         for argv in cmds:

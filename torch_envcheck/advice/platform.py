@@ -89,9 +89,10 @@ class Platform:
         words = [str(w) for w in pip_words]
         if self.shell in (escape.EITHER, "cmd") and not self.conda_like:
             # a venv under the home folder: cmd.exe and PowerShell name it differently
+            if self.shell == "cmd":
+                return self._new_venv_cmd(name, words)
             return escape.per_shell(lambda sh: dataclasses.replace(self, shell=sh).new_environment(name, words),
-                                    "powershell" if self.shell == escape.EITHER else "cmd") \
-                if self.shell == escape.EITHER else self._new_venv_cmd(name, words)
+                                    escape.EITHER)
         # one command after the other: `&&` (POSIX, cmd), `;` (PowerShell 5.1 has no `&&`); for
         # either Windows shell, two lines (`;` is an argument to cmd, `&&` an error to PowerShell 5.1)
         sep = {"powershell": "; ", escape.EITHER: "\n"}.get(self.shell, " && ")
