@@ -275,6 +275,7 @@ def windows_no_gpu(s) -> list[dict]:
     if py_mm and hi and py_mm > hi:
         py_note = (f" TensorFlow {last} supports Python {row.get('python_min')}-{row['python_max']}, not {py}: that "
                    "route also needs another Python.")
+    conda_route = AC.tensorflow_cuda_route(s, row.get("cuda", "11.2"), row.get("cudnn", "8.1"))
     return [_problem("TE803", "warning",
                     f"{T.tf_label(s)} on native Windows has no GPU support: the NVIDIA GPU stays unused",
                     f"TensorFlow {last} was the last release with GPU support on native Windows; from 2.11 on, the "
@@ -282,7 +283,8 @@ def windows_no_gpu(s) -> list[dict]:
                     f"tensorflow<2.11 with CUDA {row.get('cuda', '11.2')} and cuDNN {row.get('cudnn', '8.1')}." + py_note,
                     "wsl --install\n# then, inside WSL 2 (Ubuntu):\n"
                     + "python3 -m pip install " + A.posix_word(FW.tf_gpu_requirement(T.tf_version(s), "linux")[0])
-                    + f"\n# or, staying on native Windows (CUDA {row.get('cuda', '11.2')} + cuDNN {row.get('cudnn', '8.1')} on PATH):\n"
+                    + f"\n# or, staying on native Windows (CUDA {row.get('cuda', '11.2')} + cuDNN {row.get('cudnn', '8.1')} "
+                    + ("from conda-forge, into this conda env):\n" + conda_route + "\n" if conda_route else "on PATH):\n")
                     + A.pip_command(s, "install", f"tensorflow<{'.'.join(str(x) for x in (2, 11))}"),
                     {"tf_version": T.tf_version(s), "last_windows_gpu_release": last}, hides=["TE806"])]
 
