@@ -153,3 +153,24 @@ def test_terminal_and_markdown_put_the_table_first(machine):
     md = envs_table.to_markdown(out)
     assert md.index("| Env | Frameworks | Verdict | First fix |") < md.index("## conda env tf-gpu")
     assert "could not diagnose" in md
+
+
+def test_each_env_is_bounded_in_time(tmp_path):
+    """An interpreter that never answers (a hung python, a network drive) costs its limit, then is a
+    finding; the other envs go on."""
+    import argparse
+    import time
+
+    from torch_envcheck.commands import all_envs
+    prefix = tmp_path / "hung"
+    py = CP.conda_prefix(str(prefix), [])
+    os.remove(py)
+    with open(py, "w") as fh:
+        fh.write("#!/bin/sh\nsleep 30\n")
+    os.chmod(py, 0o755)
+    env = E.resolve(str(prefix), [])
+    t0 = time.monotonic()
+    rep = all_envs.diagnose_env(env, argparse.Namespace(timeout=None, no_tensorflow=True, framework=None, shell=None), 1.0)
+    assert time.monotonic() - t0 < 10
+    (f,) = rep["findings"]
+    assert f["code"] == "TE193" and "did not finish within 1 s" in f["message"]
