@@ -13,7 +13,6 @@ Loaded only inside IPython; importing torch_envcheck does not import this module
 
 from __future__ import annotations
 
-import argparse
 import html
 import shlex
 import subprocess
@@ -106,29 +105,27 @@ def report_html(report: dict) -> str:
     return "\n".join(out)
 
 
-def _magic_parser() -> argparse.ArgumentParser:
-    from torch_envcheck.commands._source import seconds  # noqa: PLC0415
-    p = argparse.ArgumentParser(prog="%envcheck", add_help=False, exit_on_error=False)
-    p.add_argument("--from-json", metavar="FILE", default=None)
-    p.add_argument("--timeout", type=seconds, default=None)
-    p.add_argument("--no-tensorflow", action="store_true")
-    return p
+# The doctor's flags that shape a printed report; in a notebook the report is the cell's HTML.
+_PRINT_ONLY = ("json", "markdown", "verbose", "no_color")
 
 
 def envcheck(line: str = ""):
-    """%envcheck [--from-json FILE] [--timeout SECONDS] [--no-tensorflow]: the doctor's report."""
-    from torch_envcheck import doctor  # noqa: PLC0415
+    """%envcheck [--from-json FILE] [--timeout SECONDS] [--no-tensorflow]: the doctor's report.
+    The line is read by the command line's own parser of the doctor's flags (cli.doctor_flags)."""
+    from torch_envcheck import cli, doctor  # noqa: PLC0415
     usage = "usage: %envcheck [--from-json FILE] [--timeout SECONDS] [--no-tensorflow]"
     try:
-        args, extra = _magic_parser().parse_known_args(shlex.split(line or ""))
-    except (argparse.ArgumentError, ValueError, SystemExit) as exc:
+        args = cli.doctor_flags().parse_args(shlex.split(line or ""))
+    except (cli.UsageError, cli.CommandUnavailable, ValueError) as exc:
         print(f"%envcheck: {exc}; {usage}")
         return None
-    if extra:
-        print(f"%envcheck: unknown arguments {' '.join(extra)}; {usage}")
+    printed = [name for name in _PRINT_ONLY if getattr(args, name, False)]
+    if printed:
+        print(f"%envcheck: --{printed[0].replace('_', '-')} does not apply in a notebook (the report is the cell's "
+              f"output); {usage}")
         return None
     if args.from_json is not None:
-        from torch_envcheck.doctor.snapshot import SnapshotError, load  # noqa: PLC0415
+        from torch_envcheck.facts.snapshot import SnapshotError, load  # noqa: PLC0415
         try:
             snap = load(args.from_json)
         except SnapshotError as exc:

@@ -5,7 +5,7 @@ steps) is read back and checked against the machine's snapshot before it is prin
     annotate(s, findings)             the doctor's pass: a fix with problems keeps them in
                                       details['fix_problems'] and gets a `# caution:` first line
 
-What is checked (issue 18):
+What is checked:
   wheel     the wheel a command installs exists for this platform: no `tensorflow[and-cuda]` before
             TensorFlow 2.14 or on native Windows, no CUDA index on macOS, no torch build the tables
             do not have for this OS/CPU, no download.pytorch.org aarch64 wheel on a Jetson before
@@ -27,7 +27,7 @@ from torch_envcheck import knowledge as kb
 from torch_envcheck._util import escape, versions
 from torch_envcheck.advice import shellwords
 from torch_envcheck.advice.platform import Platform
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 from torch_envcheck.knowledge import tensorflow as tk
 
 _PIP_FLAGS_WITH_VALUE = ("--index-url", "-i", "--extra-index-url", "--find-links", "-f", "-r", "--requirement",

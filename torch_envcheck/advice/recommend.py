@@ -19,7 +19,8 @@ import re
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import escape, versions
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.advice import pip_commands as P
+from torch_envcheck.facts import core as F
 from torch_envcheck.knowledge import freshness
 
 # download.pytorch.org serves one index per build variant: /whl/cu130, /whl/cpu, /whl/rocm6.4, /whl/xpu.
@@ -81,7 +82,7 @@ def install_command(s, build: dict, companions=True) -> str:
         # keep the installed release exactly, change only its flavour (a valid PEP 440 version only)
         spec = escape.requirement_version(versions.public(tv)) or rel
     names = companions_installed(s) if companions is True else list(companions or ())
-    return kb.pip_install_command(F.python_exe(s), spec, build["tag"], names, shell=F.shell(s))
+    return P.pip_install_command(F.python_exe(s), spec, build["tag"], names, shell=F.shell(s))
 
 
 def drop_from_library_path(s, var: str, dirs) -> str | None:

@@ -38,7 +38,7 @@ def with_request(snap: dict, args) -> dict:
     shell = getattr(args, "shell", None)
     if framework is None and shell is None:
         return snap
-    from torch_envcheck.doctor.facts import core as F  # noqa: PLC0415
+    from torch_envcheck.facts import core as F  # noqa: PLC0415
     request = F.request(snap)
     if framework is not None:
         request["frameworks"] = ["torch", "tensorflow"] if framework == "both" else [framework]
@@ -49,7 +49,7 @@ def with_request(snap: dict, args) -> dict:
 
 def snapshot(args, only=None) -> dict | None:
     """The snapshot to work on; None after printing the error (the caller exits with 2)."""
-    from torch_envcheck.doctor.snapshot import SnapshotError, load  # noqa: PLC0415
+    from torch_envcheck.facts.snapshot import SnapshotError, load  # noqa: PLC0415
 
     path = getattr(args, "from_json", None)
     if path is not None:  # '' is a mistake to report, never a reason to probe this machine

@@ -82,7 +82,7 @@ def diagnose_env(env: dict, args, limit: float) -> dict:
     from torch_envcheck._util.proc import CommandFailed, run_capped  # noqa: PLC0415
     from torch_envcheck.doctor import report  # noqa: PLC0415
     from torch_envcheck.doctor.probes import OTHER_ENV  # noqa: PLC0415
-    from torch_envcheck.doctor.snapshot import SnapshotError, load  # noqa: PLC0415
+    from torch_envcheck.facts.snapshot import SnapshotError, load  # noqa: PLC0415
 
     if not env.get("python"):
         return _unreadable(env, env.get("error") or "no interpreter")

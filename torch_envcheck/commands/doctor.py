@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sys
 
-from torch_envcheck.cli import internal_error
 from torch_envcheck.commands import _source as _args
 from torch_envcheck.commands import all_envs
 
@@ -67,17 +66,3 @@ def run(args) -> int:
         return 1
     return int(rep.get("exit_status", 1))
 
-
-def main(argv=None) -> int:
-    """`python -m torch_envcheck.doctor`: the doctor command alone."""
-    import argparse  # noqa: PLC0415
-
-    parser = argparse.ArgumentParser(prog="torch-envcheck doctor", description=__doc__.splitlines()[0])
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        return run(args)
-    except KeyboardInterrupt:
-        return 130
-    except Exception as exc:  # noqa: BLE001  (last resort: one line, never a traceback)
-        return internal_error("doctor", exc)

@@ -18,9 +18,9 @@ import datetime as _dt
 from torch_envcheck._util import bounds
 from torch_envcheck._version import __version__
 from torch_envcheck.doctor.areas import AREAS, OPTIONAL_AREAS, areas_for
-from torch_envcheck.doctor.contract import normalise
+from torch_envcheck.facts.contract import normalise
 from torch_envcheck.doctor.finding import SEVERITIES
-from torch_envcheck.doctor.snapshot import REPORT_SCHEMA, SNAPSHOT_SCHEMA, jsonable
+from torch_envcheck.facts.snapshot import REPORT_SCHEMA, SNAPSHOT_SCHEMA, jsonable
 
 __all__ = ["AREAS", "OPTIONAL_AREAS", "SEVERITIES", "areas_for", "collect", "report", "diagnose", "SNAPSHOT_SCHEMA", "REPORT_SCHEMA"]
 

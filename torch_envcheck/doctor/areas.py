@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from torch_envcheck.doctor.codes import CODES
-from torch_envcheck.doctor.facts.conda import in_conda_env
+from torch_envcheck.facts.conda import in_conda_env
 
 RULES_PACKAGE = "torch_envcheck.doctor.rules"
 RENDER_PACKAGE = "torch_envcheck.doctor.render"

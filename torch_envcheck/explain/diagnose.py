@@ -45,7 +45,7 @@ def _finding_view(f: dict) -> dict:
 def _shell(report) -> str:
     """The shell a fix is quoted for: the checked machine's (through the doctor's facts layer), else
     this one's."""
-    from torch_envcheck.doctor.facts import core as F  # noqa: PLC0415
+    from torch_envcheck.facts import core as F  # noqa: PLC0415
     from torch_envcheck._util.escape import shell_for  # noqa: PLC0415
     snap = report.get("snapshot") if isinstance(report, dict) else None
     system = F.system(snap) if isinstance(snap, dict) else None

@@ -5,7 +5,7 @@ Facts are read through the doctor's accessors (rules/_facts.py), never by indexi
 
 from __future__ import annotations
 
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 
 UNKNOWN = "unknown"
 UNSET = "(unset)"

@@ -11,7 +11,7 @@ import pytest
 from _explain_helpers import PKG_PARENT, snapshot
 
 from torch_envcheck import doctor, notebook
-from torch_envcheck.doctor.snapshot import load
+from torch_envcheck.facts.snapshot import load
 
 DRIVER = 'raise RuntimeError("The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver")'
 
@@ -130,7 +130,7 @@ def test_import_torch_envcheck_stays_light():
 def test_envcheck_magic_in_process(capsys):
     rep = notebook.envcheck(f"--from-json {snapshot('old_driver_535_cu130.json')}")
     assert "TE302" in repr(rep) and "TE302" in rep._repr_html_()
-    for bad in ("--bogus", "--timeout nope", f"--from-json {snapshot('no-such.json')}"):
+    for bad in ("--bogus", "--timeout nope", f"--from-json {snapshot('no-such.json')}", "--json", "-v --from-json x"):
         assert notebook.envcheck(bad) is None
         out = capsys.readouterr().out
         assert out.startswith("%envcheck: ") and len(out.strip().splitlines()) == 1, out

@@ -1,5 +1,5 @@
-"""Class 4 of issue 21: the rebuild runner under SIGTERM and SIGINT, two rebuilds into one DEST, and a
-step that leaves a daemon holding its output.  And class 5's last part: pip is handed a private copy
+"""Signals and races: the rebuild runner under SIGTERM and SIGINT, two rebuilds into one DEST, and a
+step that leaves a daemon holding its output.  And a requirements file's last defence: pip is handed a private copy
 of the requirement lines the plan checked, never the file's path.
 
 A stand-in interpreter (FAKE_PY below) plays python: `-m venv DEST` makes a venv-shaped folder whose

@@ -1,4 +1,4 @@
-"""Every fix of every recorded snapshot through the fix checker (issue 18): no fix leaves an installed
+"""Every fix of every recorded snapshot through the fix checker: no fix leaves an installed
 distribution's requirement unsatisfied, installs a wheel that does not exist for the platform, uses a
 path of another platform's layout, or carries an unquoted value; and the checker itself fails on the
 fixes the issue names as wrong (its oracle is the facts: the pins in the wheels' METADATA, the

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 import torch_envcheck.doctor as doctor
-from torch_envcheck.doctor import areas, codes, contract, probes, rules
+from torch_envcheck.doctor import areas, codes, probes, rules
+from torch_envcheck.facts import contract
 from torch_envcheck.doctor.render import areas as render_areas
 
 

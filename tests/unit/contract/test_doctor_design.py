@@ -1,4 +1,4 @@
-"""The doctor's design contracts (issue 8): one facts layer whose decisions everyone shares (GPU
+"""The doctor's design contracts: one facts layer whose decisions everyone shares (GPU
 selection, nvcc in use, cuDNN decoding, the recommendation, quoting), causes folded over their
 symptoms, unknown facts that are "could not judge" (never health), one boolean flag parser."""
 
@@ -17,9 +17,10 @@ from doctor_support import run_cli
 import torch_envcheck.doctor as doctor
 from torch_envcheck._util import envflags
 from torch_envcheck.advice import recommend as A
-from torch_envcheck.doctor.facts import core as F
-from torch_envcheck.doctor import contract, rules
-from torch_envcheck.doctor import snapshot as snapmod
+from torch_envcheck.facts import core as F
+from torch_envcheck.doctor import rules
+from torch_envcheck.facts import contract
+from torch_envcheck.facts import snapshot as snapmod
 from torch_envcheck.advice.recommend import advise
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.commands.pin import lines as pin_lines

@@ -13,8 +13,8 @@ import pytest
 
 import torch_envcheck.doctor as doctor
 from doctor_support import run_cli
-from torch_envcheck.doctor import contract
-from torch_envcheck.doctor import snapshot as snapmod
+from torch_envcheck.facts import contract
+from torch_envcheck.facts import snapshot as snapmod
 from torch_envcheck.doctor.render import json_render, markdown, terminal
 
 
@@ -149,7 +149,7 @@ def test_snapshot_validation_accepts_nulls():
 
 
 def test_a_wrong_typed_section_is_unknown_not_an_error():
-    # wrong types are read as unknown when loading (doctor/contract.py), and say so
+    # wrong types are read as unknown when loading (facts/contract.py), and say so
     n = snapmod.validate({"schema": "torch_envcheck.snapshot/1", "torch": "2.1"})
     assert n["torch"] is None and n["normalised"] == ["torch: expected object, got string"]
 

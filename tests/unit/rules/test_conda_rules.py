@@ -210,7 +210,7 @@ ENV_BIN = "C:\\Users\\user\\miniconda3\\envs\\dl\\Library\\bin"
     ([(0, "cuda", TOOLKIT, "11.0"), (4, "env-library-bin", ENV_BIN, None)], [("TE908", "failure")], True),
     ([(0, "cuda", TOOLKIT.replace("11.0", "11.2"), "11.2"), (4, "env-library-bin", ENV_BIN, None)], [("TE908", "warning")], True),
     ([(0, "env-library-bin", ENV_BIN, None), (3, "cuda", TOOLKIT, "11.0")], [("TE900", "ok")], True),
-    # issue 18: PATH's order matters only to a framework that searches PATH (TensorFlow <= 2.10); torch
+    # PATH's order matters only to a framework that searches PATH (TensorFlow <= 2.10); torch
     # loads its DLLs through os.add_dll_directory, so the same PATH in an env without TensorFlow is fine
     ([(0, "cuda", TOOLKIT, "11.0"), (4, "env-library-bin", ENV_BIN, None)], [("TE900", "ok")], False),
 ])

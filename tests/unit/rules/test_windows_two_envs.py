@@ -20,7 +20,7 @@ from torch_envcheck._util import escape
 from torch_envcheck.advice import check
 from torch_envcheck.doctor import report
 from torch_envcheck.doctor.probes import shell as S
-from torch_envcheck.doctor.snapshot import validate
+from torch_envcheck.facts.snapshot import validate
 from torch_envcheck.explain import diagnose
 
 TF_OK = "win10_tfgpu_tf26_conda_cuda112_healthy"

@@ -9,7 +9,7 @@ import sys
 
 from torch_envcheck.doctor import areas as _areas
 from torch_envcheck.doctor.areas import areas_for, title
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 from torch_envcheck.doctor.render import conda_headline, tf_headline
 
 

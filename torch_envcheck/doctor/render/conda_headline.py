@@ -5,7 +5,7 @@ conda accessors; renderers escape it like every other headline."""
 from __future__ import annotations
 
 from torch_envcheck._util.escape import terminal
-from torch_envcheck.doctor.facts import conda as C
+from torch_envcheck.facts import conda as C
 
 
 def headline(s) -> str:

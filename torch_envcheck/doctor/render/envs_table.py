@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from torch_envcheck._util.escape import md_inline_code, md_text, terminal
-from torch_envcheck.doctor.facts import frameworks as H
+from torch_envcheck.facts import frameworks as H
 
 SCHEMA = "torch_envcheck.envs/1"
 RANK = {"ok": 0, "warning": 1, "failure": 2}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 
-from torch_envcheck.doctor.snapshot import jsonable
+from torch_envcheck.facts.snapshot import jsonable
 
 
 def render(report: dict) -> str:

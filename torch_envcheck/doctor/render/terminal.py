@@ -14,7 +14,7 @@ import textwrap
 
 from torch_envcheck.doctor.areas import areas_for, title
 from torch_envcheck._util.escape import terminal as _safe
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 from torch_envcheck.doctor.render import areas
 
 UNICODE_MARKS = {"ok": "✓", "warning": "!", "failure": "✗", "bullet": "•", "arrow": "→"}

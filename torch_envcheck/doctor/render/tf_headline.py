@@ -3,7 +3,7 @@ sees, and how many files two distributions own.  Reads the facts through the rul
 
 from __future__ import annotations
 
-from torch_envcheck.doctor.facts import tensorflow as T
+from torch_envcheck.facts import tensorflow as T
 
 
 def _owners(s) -> str | None:

@@ -7,7 +7,7 @@ snapshot is reported the same way instead of taking the whole report down.  An a
 facts (its Area record's judged_by) are all unknown is not judged at all: it gets one "could not
 judge" failure (TEx80) instead of findings guessed from nothing.
 
-Rules read the snapshot only through the facts layer (`from torch_envcheck.doctor.facts import core
+Rules read the snapshot only through the facts layer (`from torch_envcheck.facts import core
 as F`; F.name(s)), take their tables from knowledge and their install commands from advice.  A rule
 never calls another rule and a rule module never imports another (import-linter's independence
 contract); how findings relate is declared on the cause: finding(..., explains=[codes]) folds a
@@ -17,7 +17,7 @@ symptom under it, finding(..., hides=[codes]) removes one (apply_hides, below).
 from __future__ import annotations
 
 from torch_envcheck.doctor import areas
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.rules import conda
 from torch_envcheck.doctor.rules import driver

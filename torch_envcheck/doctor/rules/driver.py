@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
+from torch_envcheck.advice import pip_commands as P
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 from torch_envcheck.knowledge import freshness
 
 
@@ -48,7 +49,7 @@ def driver_missing(s) -> list[dict]:
     need_txt = f">= {floor}" if floor else "new enough"
     exe = F.python_exe(s)
     rel = versions.public(F.torch_version(s))
-    cpu_fix = kb.pip_install_command(exe, rel, "cpu", shell=F.shell(s))
+    cpu_fix = P.pip_install_command(exe, rel, "cpu", shell=F.shell(s))
     if F.wsl(s) == 2:
         gpu_side = (f"install the NVIDIA Windows driver {need_txt} on the Windows side (WSL 2 uses it through "
                     "/usr/lib/wsl/lib; do not install a Linux driver inside WSL)")
@@ -350,7 +351,7 @@ def driver_ok(s) -> list[dict]:
 
 
 def knowledge_gap(s) -> list[dict]:
-    """The driver table ends before torch's CUDA or the driver's own (issue 17): the report says so
+    """The driver table ends before torch's CUDA or the driver's own: the report says so
     and names the table's date; the driver is then judged by its own report (nvidia-smi's CUDA
     version) and by whether CUDA initialised."""
     if F.is_macos(s) or F.driver_present(s) is not True:

@@ -8,7 +8,7 @@ import re
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util.escape import shell_quote
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 
 BUILD = "torch-envcheck build"
 # The rebuild commands torch_envcheck.ext.extension writes into a snapshot; anything else is not run.

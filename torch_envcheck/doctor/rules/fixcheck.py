@@ -1,4 +1,4 @@
-"""The rules' last step: every fix is checked before it is printed (advice/check.py, issue 18): the
+"""The rules' last step: every fix is checked before it is printed (advice/check.py): the
 wheel it installs exists for this platform, no installed distribution's requirement is broken by it,
 its paths are the platform's.  Not a rule: it judges the rules' fixes, never the machine."""
 

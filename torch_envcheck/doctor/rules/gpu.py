@@ -9,7 +9,7 @@ from torch_envcheck._util import versions
 from torch_envcheck._util.escape import env_assign
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 
 
 def _applies(s) -> bool:
@@ -82,7 +82,7 @@ def arch_unsupported(s) -> list[dict]:
                        else f"PTX JIT of {build['entry']}")
             expl += (f" torch {build['torch']} {build['tag']} supports it ({how_run}) and fits this driver"
                      + (" (table row not independently verified)" if build.get("unverified") else "") + ".")
-            from torch_envcheck.knowledge import freshness  # noqa: PLC0415  (issue 17: a downgrade is never silent)
+            from torch_envcheck.knowledge import freshness  # noqa: PLC0415  (a downgrade is never silent)
             note = freshness.downgrade_note(F.torch_version(s), build, "the newest build the tables know with kernels for it")
             expl += f" Note: {note}" if note else ""
         elif fits_any:
@@ -257,7 +257,7 @@ def gpu_ok(s) -> list[dict]:
 
 def knowledge_gap(s) -> list[dict]:
     """A GPU whose compute capability is newer than the GPU table (torch's device requirements as
-    copied; issue 17): which kernels run on it was judged by the same-major rule torch applies to
+    copied): which kernels run on it was judged by the same-major rule torch applies to
     capabilities it does not list, and by what torch and the extension report."""
     from torch_envcheck.knowledge import freshness  # noqa: PLC0415
     out = []

@@ -8,7 +8,7 @@ from torch_envcheck._util import versions
 from torch_envcheck.knowledge import windows_dlls as WD
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 
 
 def _path_searched_by_torch(s) -> bool:

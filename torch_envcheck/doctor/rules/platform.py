@@ -6,8 +6,8 @@ from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.facts import core as F
-from torch_envcheck.doctor.facts import frameworks as H
+from torch_envcheck.facts import core as F
+from torch_envcheck.facts import frameworks as H
 
 
 def wsl1(s) -> list[dict]:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck.advice import frameworks as FW
+from torch_envcheck.advice import pip_commands as P
 from torch_envcheck.advice import recommend as A
 from torch_envcheck._util import versions
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.facts import core as F
-from torch_envcheck.doctor.facts import frameworks as H
-from torch_envcheck.doctor.facts import tensorflow as T
+from torch_envcheck.facts import core as F
+from torch_envcheck.facts import frameworks as H
+from torch_envcheck.facts import tensorflow as T
 from torch_envcheck.knowledge import freshness
 
 
@@ -31,9 +32,9 @@ def not_importable(s) -> list[dict]:
     elif F.is_macos(s):
         fix = A.pip_command(s, "install", "torch")
     elif build:
-        fix = kb.pip_install_command(exe, build["torch"], build["tag"], shell=F.shell(s))
+        fix = P.pip_install_command(exe, build["torch"], build["tag"], shell=F.shell(s))
     elif F.driver_present(s) is False:
-        fix = kb.pip_install_command(exe, None, "cpu", shell=F.shell(s))
+        fix = P.pip_install_command(exe, None, "cpu", shell=F.shell(s))
     else:
         fix = A.pip_command(s, "install", "torch")
     if F.system(s) == "Windows" and not build and not F.driver_present(s):
@@ -284,7 +285,7 @@ def _live_summary(s) -> str:
 
 
 def knowledge_gap(s) -> list[dict]:
-    """A torch the knowledge tables cannot describe (issue 17): a release newer than every row
+    """A torch the knowledge tables cannot describe: a release newer than every row
     (TE207) or a CUDA build its release's row does not list (TE208).  The report says so, names the
     tables' date, and the other rules judge it from live facts; `knowledge update` learns it."""
     tv = F.torch_version(s)

@@ -1,5 +1,5 @@
 """The snapshot's schema name, and loading a saved snapshot or report (`--from-json`) with a clear
-error for anything else.  The data contract is declared in doctor/contract.py; validate() normalises
+error for anything else.  The data contract is declared in facts/contract.py; validate() normalises
 every snapshot it accepts against it (once, on load), so wrong types and missing fields are unknown."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ SNAPSHOT_SCHEMA = "torch_envcheck.snapshot/1"
 REPORT_SCHEMA = "torch_envcheck.report/1"
 SCHEMA_FAMILY = {"torch_envcheck.snapshot": SNAPSHOT_SCHEMA, "torch_envcheck.report": REPORT_SCHEMA}
 
-from torch_envcheck.doctor import contract
+from torch_envcheck.facts import contract
 
 
 class SnapshotError(ValueError):

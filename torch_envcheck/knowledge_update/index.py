@@ -1,4 +1,4 @@
-"""Reading package indexes (issue 17): PyPI's JSON API, simple indexes in PEP 691 JSON and PEP 503
+"""Reading package indexes: PyPI's JSON API, simple indexes in PEP 691 JSON and PEP 503
 HTML (PyPI, download.pytorch.org per CUDA tag, any mirror or `--index-url`), `file://` index
 folders, and the core metadata of a wheel without downloading it: the PEP 658 `<file>.metadata`
 where the index offers one (checked against its hash), else the wheel's `*.dist-info/METADATA`

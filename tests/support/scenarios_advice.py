@@ -1,10 +1,10 @@
-"""Builds the recorded snapshots of issue 18 (fixes that fit the platform and never break the other
+"""Builds the recorded snapshots of the advice scenarios (fixes that fit the platform and never break the other
 framework) from existing recorded snapshots, with published versions: the Requires-Dist lines come
 from the wheels' METADATA on PyPI (tests/data/advice/requires_dist.json names each wheel and its
 sha256), driver/CUDA pairs from NVIDIA's tables, the NVIDIA_VISIBLE_DEVICES values from the NVIDIA
 Container Toolkit's README, the JetPack torch from NVIDIA's install page.  Not a test module:
 
-    python tests/support/scenarios_issue18.py          # (re)writes tests/snapshots/<name>.json
+    python tests/support/scenarios_advice.py          # (re)writes tests/snapshots/<name>.json
 
 Each builder says what the machine is and what the doctor must say about it (tests/data/scenarios.json
 holds the assertions)."""

@@ -1,4 +1,4 @@
-"""What the package indexes say about torch and TensorFlow releases (issue 17), derived from their
+"""What the package indexes say about torch and TensorFlow releases, derived from their
 file lists and core metadata (index.py reads them): the releases and their newest patches, the
 CPython versions with wheels, Requires-Python, what `pip install torch` gets from PyPI per platform
 (the CUDA version and cuDNN its Requires-Dist pins select: `cuda-toolkit[...]==13.2.2` or
@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from torch_envcheck.knowledge import index as ix
+from torch_envcheck.knowledge_update import index as ix
 
 PYPI_JSON = "https://pypi.org/pypi"
 PYPI_SIMPLE = "https://pypi.org/simple"

@@ -14,9 +14,9 @@ there, TE103 for a Python current torch does not support) apply where torch is i
 
 from __future__ import annotations
 
-from torch_envcheck.doctor.facts import conda as C
-from torch_envcheck.doctor.facts import core as F
-from torch_envcheck.doctor.facts import tensorflow as T
+from torch_envcheck.facts import conda as C
+from torch_envcheck.facts import core as F
+from torch_envcheck.facts import tensorflow as T
 
 FRAMEWORKS = ("torch", "tensorflow")
 

@@ -129,7 +129,7 @@ def run(args) -> int:
                   "runs on the machine it builds for)", file=sys.stderr)
             return 2
         from torch_envcheck.advice.platform import Platform  # noqa: PLC0415
-        from torch_envcheck.doctor.snapshot import SnapshotError, load  # noqa: PLC0415
+        from torch_envcheck.facts.snapshot import SnapshotError, load  # noqa: PLC0415
         try:
             snap = load(args.from_json)
         except SnapshotError as exc:

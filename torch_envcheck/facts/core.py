@@ -1,5 +1,5 @@
 """The facts layer: the one place that reads a snapshot.  Every rule (`from
-torch_envcheck.doctor.facts import core as F`; F.name(s)), renderer, command, the advice, fleet's
+torch_envcheck.facts import core as F`; F.name(s)), renderer, command, the advice, fleet's
 table and rules, explain and the pytest plugin read facts through these accessors, so they cannot
 disagree about which GPU counts, which nvcc is in use or what a cuDNN integer means
 (tests/unit/contract/test_facts_only.py fails on a raw section read anywhere else).  The conda and

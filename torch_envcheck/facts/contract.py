@@ -19,7 +19,7 @@ Adding a section (tensorflow, conda, ...) is one entry in SECTIONS:
         "gpus": Field(LIST, "tf.config.list_physical_devices('GPU') names", of=STR),
     }
 
-then a probe that writes it (probes/), facts-layer accessors that read it (doctor/facts/) and,
+then a probe that writes it (probes/), facts-layer accessors that read it (facts/) and,
 when an area is judged from it, its path in that area's judged_by (doctor/areas.py).  Bump CONTRACT_VERSION when a field
 changes meaning or type (adding fields or sections does not need it: normalise fills them).
 

@@ -1,4 +1,4 @@
-"""What the doctor knows and from when (`torch-envcheck knowledge show`, issue 17): each shipped
+"""What the doctor knows and from when (`torch-envcheck knowledge show`): each shipped
 table's date and newest row, and the overlay's date, sources and what it adds."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def known() -> dict:
     """{'tables': [{name, updated, newest (shipped), newest_with_overlay}], 'overlay': {...} | None}."""
     import json  # noqa: PLC0415
     from torch_envcheck.knowledge import overlay  # noqa: PLC0415
-    from torch_envcheck.knowledge import update  # noqa: PLC0415
+    from torch_envcheck.knowledge_update import update  # noqa: PLC0415
     out = {"tables": [], "overlay": None, "overlay_path": overlay.path(), "data_dir": kb.DATA_DIR}
     for name in TABLES:
         try:

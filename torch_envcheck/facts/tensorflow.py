@@ -9,7 +9,7 @@ import re
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
 from torch_envcheck.knowledge import tensorflow as tk
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 
 MAX_ITEMS = 50  # no list read from a snapshot is used beyond this
 

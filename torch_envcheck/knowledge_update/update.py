@@ -1,4 +1,4 @@
-"""`torch-envcheck knowledge update` (issue 17): learn releases and builds from the package indexes
+"""`torch-envcheck knowledge update`: learn releases and builds from the package indexes
 the user can reach (learn.py) and keep what the shipped tables lack as the dated overlay in the
 user's cache (overlay.py), which the doctor then prefers.
 
@@ -20,22 +20,22 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 
-from torch_envcheck.knowledge import learn
+from torch_envcheck.knowledge_update import learn
 
 
 def _mm(v):
-    from torch_envcheck.knowledge.check import _mm as mm  # noqa: PLC0415
+    from torch_envcheck.knowledge_update.check import _mm as mm  # noqa: PLC0415
     return mm(v)
 
 
 def _lower(spec):
-    from torch_envcheck.knowledge.check import _lower as lower  # noqa: PLC0415
+    from torch_envcheck.knowledge_update.check import _lower as lower  # noqa: PLC0415
     return lower(spec)
 
 
 def default_tags(extra=()) -> tuple:
     """The CUDA tags whose PyTorch index is read: every tag in the tables, and those given."""
-    from torch_envcheck.knowledge.check import shipped  # noqa: PLC0415
+    from torch_envcheck.knowledge_update.check import shipped  # noqa: PLC0415
     tags = {b["tag"] for r in shipped("torch_releases.json")["releases"] for b in r.get("builds", [])}
     tags |= set(extra)
     return tuple(sorted(tags, key=lambda t: int(t[2:])))
@@ -56,7 +56,7 @@ def overlay_doc(got: learn.Learned, src: learn.Sources, fetched: str | None = No
     """The overlay (overlay.SCHEMA) holding what `got` knows and the shipped tables lack."""
     from torch_envcheck._version import __version__  # noqa: PLC0415
     from torch_envcheck.knowledge import overlay  # noqa: PLC0415
-    from torch_envcheck.knowledge.check import shipped  # noqa: PLC0415
+    from torch_envcheck.knowledge_update.check import shipped  # noqa: PLC0415
     rows = {r["torch"]: r for r in shipped("torch_releases.json")["releases"]}
     newest = max(rows, key=_mm)
     patches = shipped("docker_images.json").get("latest_patch", {})
@@ -128,9 +128,9 @@ def _source_urls(got: learn.Learned, src: learn.Sources):
 def run_update(src: learn.Sources, fetcher=None, write: bool = True, fetched: str | None = None) -> dict:
     """Learn, build the overlay and (write=True) store it.  The result as data: 'doc', 'path' (None
     when nothing was written), 'read', 'problems', 'added' (lines saying what the overlay adds)."""
-    from torch_envcheck.knowledge import index as ix  # noqa: PLC0415
-    from torch_envcheck.knowledge import overlay  # noqa: PLC0415
-    from torch_envcheck.knowledge.check import shipped  # noqa: PLC0415
+    from torch_envcheck.knowledge_update import index as ix  # noqa: PLC0415
+    from torch_envcheck.knowledge_update import overlay_write  # noqa: PLC0415
+    from torch_envcheck.knowledge_update.check import shipped  # noqa: PLC0415
     fetcher = fetcher or ix.Fetcher()
     if src.pytorch and not src.tags:
         src = dataclasses.replace(src, tags=default_tags())
@@ -159,7 +159,7 @@ def run_update(src: learn.Sources, fetcher=None, write: bool = True, fetched: st
     result["doc"] = doc
     result["added"] = describe(doc)
     if write:
-        result["path"] = overlay.write(doc)
+        result["path"] = overlay_write.write(doc)
         from torch_envcheck import knowledge as kb  # noqa: PLC0415
         kb.clear_caches()  # the tables merged with the old overlay
     return result

@@ -1,4 +1,4 @@
-"""The maintainers' check (issue 17): re-derive every row of the *shipped* tables that the package
+"""The maintainers' check: re-derive every row of the *shipped* tables that the package
 indexes can answer (learn.py) and list the differences.
 
     torch          the releases and their newest patches (torch_releases.json, and
@@ -22,7 +22,7 @@ import json
 import os
 import re
 
-from torch_envcheck.knowledge import learn
+from torch_envcheck.knowledge_update import learn
 
 
 @dataclasses.dataclass
@@ -204,7 +204,7 @@ def compare(got: learn.Learned, pytorch_read: bool = True) -> tuple[list[Differe
 def run_check(src: learn.Sources, fetcher=None, since: str = "2.4", tf_since: str = "2.13",
               projects=("torch", "tensorflow")) -> dict:
     """Read the indexes and compare; the result as data (render() prints it)."""
-    from torch_envcheck.knowledge import index as ix  # noqa: PLC0415
+    from torch_envcheck.knowledge_update import index as ix  # noqa: PLC0415
     fetcher = fetcher or ix.Fetcher()
     got = learn.Learned()
     if not src.tags and src.pytorch:

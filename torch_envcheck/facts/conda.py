@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from torch_envcheck._util.versions import major_minor
-from torch_envcheck.doctor.facts.core import as_dict, as_list, dig, text
+from torch_envcheck.facts.core import as_dict, as_list, dig, text
 
 MAX_ITEMS = 5000
 
