@@ -124,7 +124,12 @@ def run(args) -> int:
         return _plan_output(args, snap)
     why, cmd = advise(snap)
     kind = recommend(snap)["kind"]
-    if in_conda_env(snap) and kind not in ("native-python", "jetpack"):
+    if kind == "keep" and framework not in ("tensorflow", "both"):
+        # a ROCm, XPU or MPS build that already uses the GPU: nothing to install, and that is no failure
+        for line in why:
+            print(f"# {terminal(line)}", file=sys.stderr if args.quiet else sys.stdout)
+        return 0
+    if in_conda_env(snap) and kind not in ("native-python", "jetpack", "keep"):
         # the conda form (conda install ... -c pytorch -c nvidia), pip for newer torch
         why, cmd = conda_form(snap, why, cmd)
     if framework in ("tensorflow", "both") or (framework is None and T.tf_installed(snap)):

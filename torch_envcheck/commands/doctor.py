@@ -19,7 +19,7 @@ def add_arguments(parser) -> None:
     all_envs.add_arguments(parser)
 
 
-def _render(rep: dict, args) -> None:
+def _render(rep, args) -> None:
     if getattr(args, "json", False):
         from torch_envcheck.doctor.render import json_render  # noqa: PLC0415
         sys.stdout.write(json_render.render(rep))
@@ -33,7 +33,7 @@ def _render(rep: dict, args) -> None:
                               verbose=getattr(args, "verbose", False))
 
 
-def _fallback(rep: dict) -> None:
+def _fallback(rep) -> None:
     """The report when its renderer failed: JSON, which cannot fail on what report() returns."""
     from torch_envcheck.doctor.render import json_render  # noqa: PLC0415
     sys.stdout.write(json_render.render(rep))
@@ -64,5 +64,5 @@ def run(args) -> int:
         except Exception:  # noqa: BLE001
             pass
         return 1
-    return int(rep.get("exit_status", 1))
+    return rep.exit_status
 

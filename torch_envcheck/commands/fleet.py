@@ -116,8 +116,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("-v", "--verbose", action="store_true", help="list every host and group")
 
 
-def _one_rank(report: dict, args) -> int:
-    recs = {r["rank"]: r for r in report["ranks"]}
+def _one_rank(fleet_report: dict, args) -> int:
+    recs = {r["rank"]: r for r in fleet_report["ranks"]}
     rec = recs.get(args.rank)
     if rec is None or not isinstance(rec.get("snapshot"), dict):
         why = "is not in the report" if rec is None else f"sent no snapshot ({rec.get('status')}: {rec.get('error')})"
@@ -137,22 +137,22 @@ def _one_rank(report: dict, args) -> int:
     else:
         from torch_envcheck.doctor.render import terminal  # noqa: PLC0415
         terminal.print_report(rep, color=False, verbose=args.verbose)
-    return int(rep.get("exit_status", 1))
+    return rep.exit_status
 
 
 def run(args) -> int:
     if args.from_json is not None:  # '' is a mistake to report, never a reason to run a live fleet
         from torch_envcheck.fleet.load import FleetFileError, load  # noqa: PLC0415
         try:
-            report = load(args.from_json)
+            fleet_report = load(args.from_json)
         except FleetFileError as exc:
             from torch_envcheck._util.escape import terminal  # noqa: PLC0415
             print(f"torch-envcheck fleet: error: {terminal(exc)}", file=sys.stderr)
             return 2
         if args.rank is not None:
-            return _one_rank(report, args)
-        emit(report, args)
-        return int(report["verdict"]["exit_status"])
+            return _one_rank(fleet_report, args)
+        emit(fleet_report, args)
+        return int(fleet_report["verdict"]["exit_status"])
     if args.rank is not None:
         print("torch-envcheck fleet: error: --rank goes with --from-json FILE (a saved fleet report)", file=sys.stderr)
         return 2

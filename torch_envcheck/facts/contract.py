@@ -91,6 +91,11 @@ SECTIONS: dict[str, dict[str, Field]] = {
             "conda_env": _f(STR, "CONDA_DEFAULT_ENV when in a conda env"),
             "conda_prefix": _f(STR, "CONDA_PREFIX when in a conda env"),
             "bits": _f(INT, "pointer size in bits (32 or 64)"),
+            "uv": _f(STR, "the uv version that made this venv (pyvenv.cfg's `uv = X`); null: not made by uv"),
+            "pip": _f(BOOL, "pip is installed in this environment (a uv venv has none unless asked)"),
+            "user_site": _f(STR, "the user site-packages folder (site.getusersitepackages(), e.g. ~/.local/lib/...)"),
+            "user_site_enabled": _f(BOOL, "site.ENABLE_USER_SITE: that folder is on sys.path"),
+            "uv_project": _f(STR, "the uv project (pyproject.toml with uv.lock) whose .venv this environment is"),
         }),
         "shell": _f(DICT, "the shell the doctor was started from (probes/shell.py): where fix commands are pasted",
                     always=False, fields={
@@ -141,6 +146,17 @@ SECTIONS: dict[str, dict[str, Field]] = {
         "location": _f(STR, "the site-packages torch is installed in"),
         "file": _f(STR, "torch.__file__"),
         "requires_python": _f(STR, "the distribution's Requires-Python"),
+        "xpu": _f(DICT, "torch.xpu (Intel GPUs), null when this torch has no torch.xpu", fields={
+            "built": _f(BOOL, "torch.xpu._is_compiled(): an XPU build"),
+            "available": _f(BOOL, "torch.xpu.is_available()"),
+            "device_count": _f(INT, "torch.xpu.device_count()"),
+            "devices": _f(LIST, "torch.xpu.get_device_name(i) per device", of=STR),
+            "error": _f(STR, "what asking torch.xpu raised")}),
+        "xpu_version": _f(STR, "torch.version.xpu (the oneAPI / SYCL it was built with)"),
+        "copies": _f(LIST, "every torch distribution on sys.path, in sys.path order (the first is the one imported "
+                           "unless a PYTHONPATH folder or the user site holds a torch package without metadata)",
+                     fields={"location": _f(STR, "its site-packages", unknown=False),
+                             "version": _f(STR, "its version"), "installer": _f(STR, "its INSTALLER")}),
     },
     "packages": {
         "torchvision": _f(DICT, "the torchvision distribution, null when absent", fields={
@@ -177,6 +193,12 @@ SECTIONS: dict[str, dict[str, Field]] = {
             "memory_total_mib": _f(INT, "memory in MiB"),
             "pci_bus_id": _f(STR, "PCI bus id"),
             "uuid": _f(STR, "GPU-... UUID (CUDA_VISIBLE_DEVICES may name it)"),
+            "mig_mode": _f(BOOL, "NVML: MIG mode is on (current mode) on this GPU; null: no MIG support or unknown"),
+            "mig_devices": _f(LIST, "NVML: the MIG devices of this GPU (null: not read)", fields={
+                "index": _f(INT, "the MIG device's index on its GPU"),
+                "uuid": _f(STR, "MIG-... UUID (CUDA_VISIBLE_DEVICES names it)"),
+                "name": _f(STR, "its name (profile), e.g. NVIDIA A100-SXM4-40GB MIG 1g.5gb"),
+                "memory_total_mib": _f(INT, "its memory in MiB")}),
         }),
         "errors": _f(LIST, "what went wrong reading the driver", unknown=False, of=STR),
         "nvidia_smi": _f(STR, "nvidia-smi's path"),
@@ -191,7 +213,39 @@ SECTIONS: dict[str, dict[str, Field]] = {
         "PYTORCH_CUDA_ALLOC_CONF", "TORCH_CUDA_ARCH_LIST", "CUDNN_HOME", "LD_PRELOAD", "CUDA_LAUNCH_BLOCKING",
         "PYTORCH_NVML_BASED_CUDA_CHECK", "HIP_VISIBLE_DEVICES",
         # the NVIDIA Container Toolkit's: which GPUs (void/none: none) and driver parts a container gets
-        "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES")},
+        "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES",
+        # where Python finds packages besides the environment's own (they can shadow its torch)
+        "PYTHONPATH", "PYTHONNOUSERSITE",
+        # ROCm: the gfx target the runtime pretends an unlisted AMD GPU is
+        "HSA_OVERRIDE_GFX_VERSION")},
+    # The machine under the environment, read from files (probes/system.py): Linux only, null elsewhere.
+    "system": {
+        "kernel_modules": _f(LIST, "GPU kernel modules loaded (/proc/modules): nvidia, nvidia_uvm, nvidia_drm, "
+                                   "nvidia_modeset, nvidia_peermem, nouveau, amdgpu, i915, xe; null: not readable", of=STR),
+        "nvidia_module_version": _f(STR, "/sys/module/nvidia/version: the loaded nvidia module's version"),
+        "secure_boot": _f(BOOL, "UEFI Secure Boot is on (efivars SecureBoot-8be4df61-...; false without UEFI)"),
+        "dkms": _f(LIST, "DKMS builds of the nvidia module (/var/lib/dkms/nvidia/VERSION/KERNEL/ARCH); null: none",
+                   fields={"module": _f(STR, "the module", unknown=False), "version": _f(STR, "its version"),
+                           "kernel": _f(STR, "the kernel release it was built for"), "arch": _f(STR, "the CPU"),
+                           "built": _f(BOOL, "a built .ko is there")}),
+        "nvidia_module_for_kernel": _f(BOOL, "an nvidia.ko exists under /lib/modules/<running kernel>"),
+        "nouveau_blacklisted": _f(BOOL, "a modprobe.d file says `blacklist nouveau`"),
+        "shm": _f(DICT, "/dev/shm (statvfs)", fields={
+            "path": _f(STR, "its path"), "total_bytes": _f(INT, "its size"), "free_bytes": _f(INT, "free space")}),
+        "libcuda": _f(LIST, "where the dynamic loader finds libcuda.so.1, in the order it looks (LD_LIBRARY_PATH, "
+                            "then ld.so.cache)", fields={
+                                "path": _f(STR, "the file", unknown=False),
+                                "source": _f(STR, "LD_LIBRARY_PATH or ld.so.cache", unknown=False),
+                                "abi": _f(STR, "ld.so.cache's ABI tag (libc6,x86-64)")}),
+        "driver_packages": _f(LIST, "NVIDIA driver packages the package manager installed (dpkg, rpm, pacman data); "
+                                    "null: no package database readable", fields={
+                                        "name": _f(STR, "the package", unknown=False), "version": _f(STR, "its version"),
+                                        "manager": _f(STR, "dpkg, rpm or pacman", unknown=False)}),
+        "other_gpus": _f(LIST, "AMD and Intel display controllers on the PCI bus", fields={
+            "vendor": _f(STR, "amd or intel", unknown=False), "bus_id": _f(STR, "PCI address", unknown=False),
+            "device_id": _f(STR, "PCI device id"), "class": _f(STR, "PCI class")}),
+        "kfd": _f(BOOL, "/dev/kfd exists (the AMD GPU compute driver ROCm uses)"),
+    },
     "libraries": {
         "search_path_var": _f(STR, "LD_LIBRARY_PATH, DYLD_LIBRARY_PATH or PATH", unknown=False),
         "entries": _f(LIST, "folders on that path holding CUDA/cuDNN libraries", unknown=False, fields={

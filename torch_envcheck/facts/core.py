@@ -25,6 +25,7 @@ Install commands are not facts: advice/recommend.py makes them.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field, fields
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import escape, versions
@@ -340,10 +341,15 @@ def is_rocm_torch(s) -> bool:
     return bool(torch_hip(s)) or (torch_local(s) or "").startswith("rocm")
 
 
+def is_xpu_torch(s) -> bool:
+    """An Intel XPU build (+xpu, or torch.xpu compiled in)."""
+    return (torch_local(s) or "").startswith("xpu") or dig(s, "torch", "xpu", "built") is True
+
+
 def is_cpu_torch(s) -> bool:
-    """Importable torch built without CUDA or ROCm."""
+    """Importable torch built without CUDA, ROCm or XPU."""
     return torch_importable(s) is True and torch_version(s) is not None and torch_cuda(s) is None \
-        and not is_rocm_torch(s)
+        and not is_rocm_torch(s) and not is_xpu_torch(s)
 
 
 def torch_label(s) -> str:
@@ -912,9 +918,47 @@ def msvc(s) -> dict | None:
 
 # ---------------------------------------------------------------- torch_envcheck's extension
 
-def ext_status(s) -> dict:
-    """extension.status: {'state', 'mode', 'path', 'built_against', 'running_torch', 'error', ...}."""
-    return as_dict(dig(s, "extension", "status"))
+@dataclass(frozen=True)
+class ExtStatus:
+    """extension.status (torch_envcheck.ext.extension.status()), typed: its fields are the ones
+    contract.py declares for it (tests/unit/contract/test_facts_accessors.py keeps the two equal), a
+    text field a str or None (unknown), an opaque object a dict as recorded."""
+    state: str | None = None              # ok, stale, missing, torch-missing, broken
+    mode: str | None = None               # aot or jit
+    path: str | None = None
+    built_against: str | None = None
+    running_torch: str | None = None
+    running_torch_cuda: str | None = None
+    rebuild_command: str | None = None
+    error: str | None = None
+    stale_aot: dict = field(default_factory=dict)   # a stale AOT build shadowed by a JIT one: path, reason
+    meta: dict = field(default_factory=dict)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def stale_path(self) -> str | None:
+        v = self.stale_aot.get("path")
+        return v if isinstance(v, str) else None
+
+    @property
+    def stale_reason(self) -> str | None:
+        return text(self.stale_aot.get("reason"))
+
+
+def ext_status(s) -> ExtStatus:
+    """extension.status, typed (ExtStatus)."""
+    raw = as_dict(dig(s, "extension", "status"))
+    kw = {}
+    for f in fields(ExtStatus):
+        v = raw.get(f.name)
+        kw[f.name] = as_dict(v) if f.name in ("stale_aot", "meta") else (v if isinstance(v, str) else None)
+    return ExtStatus(**kw)
+
+
+def ext_state(s) -> str | None:
+    """extension.status.state: ok, stale, missing, torch-missing, broken, or None (unknown)."""
+    return text(ext_status(s).state)
 
 
 def extension_errors(s) -> list[str]:
@@ -1006,3 +1050,312 @@ def installed_fits(s, capability=None) -> bool | None:
         return False
     return None
 
+
+
+# ---------------------------------------------------------------- the machine model (system section and
+# the environment manager's facts): kernel modules, Secure Boot, DKMS, WSL's loader, MIG, uv, user site,
+# other accelerators, /dev/shm
+
+def _system(s) -> dict:
+    return as_dict(dig(s, "system"))
+
+
+def kernel_modules(s) -> list[str] | None:
+    """The GPU kernel modules loaded (/proc/modules), None when unknown."""
+    v = _system(s).get("kernel_modules")
+    return [m for m in v if isinstance(m, str)] if isinstance(v, list) else None
+
+
+def module_loaded(s, name: str) -> bool | None:
+    mods = kernel_modules(s)
+    return None if mods is None else name in mods
+
+
+def nvidia_module_version(s) -> str | None:
+    """The loaded nvidia kernel module's version (/sys/module/nvidia/version)."""
+    return text(_system(s).get("nvidia_module_version"))
+
+
+def secure_boot(s) -> bool | None:
+    return _bool(_system(s).get("secure_boot"))
+
+
+def dkms_builds(s) -> list[dict] | None:
+    """[{'module', 'version', 'kernel', 'arch' (text or None), 'built' (bool or None)}], None when unknown."""
+    v = _system(s).get("dkms")
+    if not isinstance(v, list):
+        return None
+    return [{"module": text(d.get("module")), "version": text(d.get("version")), "kernel": text(d.get("kernel")),
+             "arch": text(d.get("arch")), "built": _bool(d.get("built"))} for d in v if isinstance(d, dict)]
+
+
+def nvidia_module_for_kernel(s) -> bool | None:
+    return _bool(_system(s).get("nvidia_module_for_kernel"))
+
+
+def nouveau_blacklisted(s) -> bool | None:
+    return _bool(_system(s).get("nouveau_blacklisted"))
+
+
+def kernel_release(s) -> str | None:
+    return text(_platform(s).get("release"))
+
+
+def userspace_driver(s) -> str | None:
+    """Evidence that the NVIDIA user-space driver is installed (nvidia-smi, or libcuda.so.1 in the
+    loader's cache outside WSL's stubs): its path, else None."""
+    smi = text(_driver(s).get("nvidia_smi"))
+    if smi:
+        return smi
+    for lib in libcuda_resolution(s) or ():
+        if not lib["path"].startswith(WSL_LIB):
+            return lib["path"]
+    return None
+
+
+def distro_family(s) -> str | None:
+    """debian (Debian, Ubuntu, Mint, Pop), fedora, rhel (RHEL, Rocky, Alma, CentOS, Amazon, Oracle),
+    suse, arch, from the distribution's name; None when unknown."""
+    name = (os_pretty(s) or "").lower()
+    for family, words in (("debian", ("ubuntu", "debian", "mint", "pop!_os", "pop_os")),
+                          ("fedora", ("fedora",)),
+                          ("rhel", ("red hat", "rhel", "rocky", "alma", "centos", "amazon linux", "oracle linux")),
+                          ("suse", ("suse",)), ("arch", ("arch linux", "manjaro", "endeavour"))):
+        if any(w in name for w in words):
+            return family
+    return None
+
+
+WSL_LIB = "/usr/lib/wsl/"
+
+
+def libcuda_resolution(s) -> list[dict] | None:
+    """Where the loader finds libcuda.so.1, in its order ([{path, source}]), 64-bit entries of the
+    cache only; None when unknown."""
+    v = _system(s).get("libcuda")
+    if not isinstance(v, list):
+        return None
+    out = []
+    for e in v:
+        if not isinstance(e, dict) or not text(e.get("path")):
+            continue
+        abi = text(e.get("abi")) or ""
+        if e.get("source") == "ld.so.cache" and abi and "64" not in abi:
+            continue  # a 32-bit copy is not what a 64-bit Python loads
+        out.append({"path": e["path"], "source": text(e.get("source")) or "?"})
+    return out
+
+
+def libcuda_loaded(s) -> list[str]:
+    """The libcuda files the extension saw mapped into torch's process (when it ran)."""
+    return [p for p in as_list(ext_loaded_libraries(s).get("cuda_driver")) if isinstance(p, str)]
+
+
+def driver_packages(s) -> list[dict] | None:
+    """[{'name', 'version', 'manager'}] (text or None each), None when unknown."""
+    v = _system(s).get("driver_packages")
+    if not isinstance(v, list):
+        return None
+    return [{"name": p["name"], "version": text(p.get("version")), "manager": text(p.get("manager"))}
+            for p in v if isinstance(p, dict) and text(p.get("name"))]
+
+
+def wsl_linux_driver(s) -> dict | None:
+    """WSL 2 with a Linux NVIDIA driver inside it: {'packages': [...], 'libcuda': path the loader takes
+    (None when it takes WSL's), 'wsl_lib': whether WSL's libcuda is there at all}, else None.  The
+    Windows driver reaches WSL 2 through /usr/lib/wsl/lib; a Linux driver's libcuda.so.1 shadows it."""
+    if wsl(s) != 2:
+        return None
+    pkgs = driver_packages(s) or []
+    libs = libcuda_resolution(s) or []
+    loaded = libcuda_loaded(s)
+    first = libs[0]["path"] if libs else None
+    shadow = next((p for p in loaded if not p.startswith(WSL_LIB)), None) or \
+        (first if first and not first.startswith(WSL_LIB) else None)
+    if not pkgs and not shadow:
+        return None
+    return {"packages": pkgs, "libcuda": shadow, "wsl_lib": any(e["path"].startswith(WSL_LIB) for e in libs)}
+
+
+def mig_gpus(s) -> list[dict]:
+    """The driver's GPUs with MIG mode known: [{'index', 'name', 'uuid', 'mig_mode', 'mig_devices'}]."""
+    out = []
+    for g in driver_gpus(s):
+        mode = _bool(g.get("mig_mode"))
+        if mode is None:
+            continue
+        devs = [d for d in as_list(g.get("mig_devices")) if isinstance(d, dict)] \
+            if isinstance(g.get("mig_devices"), list) else None
+        out.append({"index": _int(g.get("index")), "name": text(g.get("name")), "uuid": text(g.get("uuid")),
+                    "mig_mode": mode, "mig_devices": devs})
+    return out
+
+
+def mig_uuids(s) -> list[str] | None:
+    """Every MIG device's UUID the driver lists; None when no GPU's MIG devices are known."""
+    known_ = [g for g in mig_gpus(s) if g["mig_devices"] is not None]
+    if not known_:
+        return None
+    return [text(d.get("uuid")) for g in known_ for d in g["mig_devices"] if text(d.get("uuid"))]
+
+
+def visible_device_entries(s, var: str) -> list[dict] | None:
+    """CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES entries judged against the driver's GPUs and MIG
+    devices: [{'entry', 'kind': index|gpu-uuid|mig-uuid|mig-index|word|other, 'exists': True/False/None}];
+    None when the variable is unset or the driver's list is unknown."""
+    raw = env(s, var)
+    if raw is None or driver_present(s) is not True or not driver_gpus(s):
+        return None
+    n = len(driver_gpus(s))
+    uuids = [text(g.get("uuid")) for g in driver_gpus(s)]
+    migs = mig_uuids(s)
+    out = []
+    for item in (x.strip() for x in raw.split(",") if x.strip()):
+        low = item.lower()
+        if var == "NVIDIA_VISIBLE_DEVICES" and low in ("all", "none", "void"):
+            out.append({"entry": item, "kind": "word", "exists": None})
+        elif re.fullmatch(r"-?\d+", item):
+            out.append({"entry": item, "kind": "index", "exists": 0 <= int(item) < n})
+        elif re.fullmatch(r"\d+:\d+", item):
+            out.append({"entry": item, "kind": "mig-index", "exists": None})
+        elif low.startswith("mig-"):
+            exists = None if migs is None else any(u.lower().startswith(low) for u in migs)
+            out.append({"entry": item, "kind": "mig-uuid", "exists": exists})
+        elif low.startswith("gpu-"):
+            exists = None if not any(uuids) else any(u and u.lower().startswith(low) for u in uuids)
+            out.append({"entry": item, "kind": "gpu-uuid", "exists": exists})
+        else:
+            out.append({"entry": item, "kind": "other", "exists": None})
+    return out
+
+
+def uv_version(s) -> str | None:
+    """The uv that made this venv (pyvenv.cfg), None when uv did not."""
+    return text(_python(s).get("uv"))
+
+
+def pip_present(s) -> bool | None:
+    return _bool(_python(s).get("pip"))
+
+
+def uv_project(s) -> str | None:
+    return text(_python(s).get("uv_project"))
+
+
+def uses_uv(s) -> bool:
+    """Commands for this environment go through uv: a uv venv without pip (uv's default), or torch
+    installed by uv into an environment without pip."""
+    if pip_present(s) is not False:
+        return False
+    return bool(uv_version(s)) or torch_installer(s) == "uv"
+
+
+def user_site(s) -> str | None:
+    return text(_python(s).get("user_site"))
+
+
+def user_site_enabled(s) -> bool | None:
+    return _bool(_python(s).get("user_site_enabled"))
+
+
+def torch_file(s) -> str | None:
+    return text(_torch(s).get("file"))
+
+
+def torch_copies(s) -> list[dict]:
+    """[{'location', 'version', 'installer'}]: every torch distribution on sys.path, in its order."""
+    return [{"location": c["location"], "version": text(c.get("version")), "installer": text(c.get("installer"))}
+            for c in as_list(_torch(s).get("copies")) if isinstance(c, dict) and text(c.get("location"))]
+
+
+def _under(path: str | None, folder: str | None) -> bool:
+    if not path or not folder:
+        return False
+    folder = folder.rstrip("/\\")
+    return path == folder or path.startswith(folder + "/") or path.startswith(folder + "\\")
+
+
+def torch_shadowed(s) -> dict | None:
+    """torch imported from outside this environment while the environment has its own:
+    {'imported_from', 'by': 'user site' | 'PYTHONPATH', 'shadowed': [copies inside the env],
+    'imported': the copy imported}.  Judged from where torch was really imported (torch.__file__)."""
+    f, prefix = torch_file(s), python_prefix(s)
+    if not f or not prefix or _under(f, prefix):
+        return None
+    copies = torch_copies(s)
+    inside = [c for c in copies if _under(c["location"], prefix)]
+    if not inside:
+        return None
+    folder = f.rsplit("/torch/", 1)[0] if "/torch/" in f else f.rsplit("\\torch\\", 1)[0]
+    imported = next((c for c in copies if c["location"] == folder), None)
+    by = "user site" if _under(f, user_site(s)) else ("PYTHONPATH" if any(
+        _under(f, p) for p in (env(s, "PYTHONPATH") or "").split(":" if system(s) != "Windows" else ";") if p)
+        else "another folder on sys.path")
+    return {"imported_from": folder, "by": by, "shadowed": inside, "imported": imported}
+
+
+def xpu(s) -> dict:
+    return as_dict(_torch(s).get("xpu"))
+
+
+def torch_xpu_version(s) -> str | None:
+    return text(_torch(s).get("xpu_version"))
+
+
+def xpu_available(s) -> bool:
+    return xpu(s).get("available") is True
+
+
+def other_gpus(s) -> list[dict] | None:
+    """[{'vendor', 'bus_id', 'device_id', 'class'} (text or None each)], None when the bus was not read."""
+    v = _system(s).get("other_gpus")
+    if not isinstance(v, list):
+        return None
+    return [{k: text(g.get(k)) for k in ("vendor", "bus_id", "device_id", "class")} for g in v if isinstance(g, dict)]
+
+
+def has_vendor_gpu(s, vendor: str) -> bool | None:
+    """An AMD or Intel GPU on the PCI bus (None when the bus was not read)."""
+    gpus_ = other_gpus(s)
+    return None if gpus_ is None else any(g.get("vendor") == vendor for g in gpus_)
+
+
+def kfd(s) -> bool | None:
+    return _bool(_system(s).get("kfd"))
+
+
+def accelerator_build_works(s) -> str | None:
+    """A working non-CUDA accelerator build: 'rocm', 'xpu' or 'mps' (torch sees its devices), else None."""
+    if is_rocm_torch(s) and cuda_available(s) is True and (device_count(s) or 0) > 0:
+        return "rocm"
+    if is_xpu_torch(s) and xpu_available(s):
+        return "xpu"
+    if is_macos(s) and mps_available(s):
+        return "mps"
+    return None
+
+
+def accelerator_build_unseen_device(s) -> str | None:
+    """A ROCm build on a machine with an AMD GPU, or an XPU build with an Intel GPU on the bus, that
+    sees no device: the build is the right kind, the device is not reached yet.  Its description, else None."""
+    if torch_importable(s) is not True or accelerator_build_works(s):
+        return None
+    if is_rocm_torch(s) and (has_vendor_gpu(s, "amd") or kfd(s) is True) and not has_nvidia_gpu_evidence(s):
+        return "a ROCm build on a machine with an AMD GPU"
+    if is_xpu_torch(s) and has_vendor_gpu(s, "intel") and not has_nvidia_gpu_evidence(s):
+        return "an Intel XPU build on a machine with an Intel GPU"
+    return None
+
+
+def has_nvidia_gpu_evidence(s) -> bool:
+    """An NVIDIA GPU from the driver or the PCI bus (torch's devices not counted: a ROCm torch lists
+    AMD GPUs there)."""
+    return driver_present(s) is True or bool(driver_gpus(s)) or bool(pci_gpus(s))
+
+
+def shm(s) -> dict | None:
+    """/dev/shm: {'total_bytes', 'free_bytes', 'path'} when known."""
+    v = as_dict(_system(s).get("shm"))
+    total = _int(v.get("total_bytes"))
+    return {"total_bytes": total, "free_bytes": _int(v.get("free_bytes")), "path": text(v.get("path")) or "/dev/shm"} \
+        if total is not None else None

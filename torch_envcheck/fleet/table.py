@@ -61,10 +61,10 @@ def _capability(rec):
 
 def _extension(s):
     st = F.ext_status(s)
-    state = F.text(st.get("state"))
+    state = F.text(st.state)
     if not state:
         return None
-    built = F.text(st.get("built_against"))
+    built = F.text(st.built_against)
     return f"{state} (built for torch {built})" if built else state
 
 

@@ -11,6 +11,8 @@ source); the modules here load them (lazily, once: tables) and answer:
               newest build a machine runs), releases_supporting() (the pip command of a build is
               advice's: advice/pip_commands.py)
     libraries what a CUDA library's file name says (kind and version)
+    machine   which host compilers each nvcc accepts, and the advisories (library versions with a
+              published silent-corruption or crash bug) matched against installed versions
     distributions  names of distributions the probes record and the advice writes back
     tensorflow  TensorFlow's tested builds (imported on its own: `from torch_envcheck.knowledge
               import tensorflow`)
@@ -34,6 +36,9 @@ from torch_envcheck.knowledge.gpus import (  # noqa: F401
     sass_runs_on,
 )
 from torch_envcheck.knowledge.libraries import parse_library  # noqa: F401
+from torch_envcheck.knowledge.machine import (  # noqa: F401
+    advisories_for, compiler_identity, host_compiler_fits, newest_cuda_for_compiler, newest_host_compiler_cuda,
+)
 from torch_envcheck.knowledge.releases import (  # noqa: F401
     index_url, latest_known_release, latest_release_for, min_driver_any_build,
     build_on_platform, clear_caches, python_range, python_supported, release, releases,

@@ -196,7 +196,9 @@ def _works(s) -> bool:
     from torch_envcheck.facts.conda import in_conda_env
     tag = F.torch_local(s) or kb.tag_from_cuda(F.torch_cuda(s))
     return (F.is_cuda_torch(s) and bool(re.fullmatch(r"cu\d+", tag or "")) and not in_conda_env(s)
-            and F.cuda_works(s) and F.installed_fits(s, F.build_capability(s)) is True)
+            and F.cuda_works(s) and F.installed_fits(s, F.build_capability(s)) is True
+            # a torch shadowed by the user site or PYTHONPATH: advise installs nothing until that is fixed
+            and not F.torch_shadowed(s))
 
 
 WORKING = [n[:-5] for n in sorted(os.listdir(SNAP_DIR)) if n.endswith(".json") and _works(snap(n[:-5]))]
