@@ -67,14 +67,15 @@ def _child_argv(args) -> list[str]:
     return argv
 
 
-def _unreadable(env: dict, why: str) -> dict:
+def _unreadable(env: dict, why: str):
     from torch_envcheck.doctor.finding import finding  # noqa: PLC0415
+    from torch_envcheck.doctor.report import Report  # noqa: PLC0415
     f = finding("TE193", "failure", f"could not diagnose {env['kind']} env {env['name']}: {why}",
                 "The doctor runs in each environment's own python. Check that it starts: run it with `-c \"import "
                 "sys; print(sys.version)\"`; a conda env whose python was removed is repaired with `conda install "
                 "-n NAME python`, or removed with `conda env remove -n NAME`.",
                 None, {"env": {k: env.get(k) for k in ("name", "prefix", "kind", "python", "source")}})
-    return {"findings": [f], "exit_status": 1, "summary": {"platform": "failure"}, "snapshot": None}
+    return Report(snapshot={}, findings=(f,), summary={"platform": "failure"}, exit_status=1)
 
 
 def diagnose_env(env: dict, args, limit: float) -> dict:
@@ -142,7 +143,8 @@ def run(args) -> int:
     for env in envs:
         if not getattr(args, "json", False):
             print(f"torch-envcheck: diagnosing {env['kind']} env {env['name']} ...", file=sys.stderr, flush=True)
-        results.append({"env": env, "report": diagnose_env(env, args, limit)})
+        rep = diagnose_env(env, args, limit)
+        results.append({"env": env, "report": rep, "diagnosed": bool(rep.snapshot)})
     out = envs_table.build(results, found)
     try:
         if getattr(args, "json", False):
@@ -157,4 +159,4 @@ def run(args) -> int:
         sys.stdout.flush()
     except BrokenPipeError:
         pass
-    return out["exit_status"]
+    return int(out["exit_code"])

@@ -110,7 +110,7 @@ def test_one_table_every_env(machine):
     assert rows["tf-gpu"]["frameworks"] == "tensorflow 2.6.0"
     assert rows["plain"]["kind"] == "venv" and rows["plain"]["frameworks"] == "none"
     assert rows["broken"]["verdict"] == "could not diagnose"
-    assert machine["proc"].returncode == out["exit_status"] == 1
+    assert machine["proc"].returncode == out["exit_code"] == 1
 
 
 def test_each_env_ran_in_its_own_interpreter(machine):
@@ -141,8 +141,11 @@ def test_an_env_whose_python_cannot_start_is_a_finding(machine):
 
 
 def test_terminal_and_markdown_put_the_table_first(machine):
-    out = machine["out"]
     import io
+
+    from torch_envcheck.doctor.report import Report
+    out = dict(machine["out"], reports=[dict(item, report=Report.from_dict(item["report"]))
+                                        for item in machine["out"]["reports"]])
     buf = io.StringIO()
     envs_table.print_terminal(out, stream=buf)
     text = buf.getvalue()

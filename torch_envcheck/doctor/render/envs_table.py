@@ -17,32 +17,32 @@ SCHEMA = "torch_envcheck.envs/1"
 RANK = {"ok": 0, "warning": 1, "failure": 2}
 
 
-def _causes(rep: dict) -> list[dict]:
-    return [f for f in rep.get("findings") or [] if isinstance(f, dict) and not f.get("explained_by")]
+def _causes(rep) -> list:
+    return list(rep.causes)
 
 
-def _verdict(rep: dict) -> str:
+def _verdict(rep) -> str:
     causes = _causes(rep)
-    fails = sum(1 for f in causes if f.get("severity") == "failure")
-    warns = sum(1 for f in causes if f.get("severity") == "warning")
-    if any(f.get("code") == "TE193" for f in causes):
+    fails = sum(1 for f in causes if f.severity == "failure")
+    warns = sum(1 for f in causes if f.severity == "warning")
+    if any(f.code == "TE193" for f in causes):
         return "could not diagnose"
     if fails:
         return f"{fails} failure{'s' if fails != 1 else ''}"
     return f"{warns} warning{'s' if warns != 1 else ''}" if warns else "healthy"
 
 
-def _first_fix(rep: dict) -> dict | None:
+def _first_fix(rep) -> dict | None:
     """The fix of the worst problem that has one (failures first, in report order)."""
-    problems = [f for f in _causes(rep) if f.get("severity") in ("failure", "warning")]
-    problems.sort(key=lambda f: -RANK.get(f.get("severity"), 0))
+    problems = [f for f in _causes(rep) if f.severity in ("failure", "warning")]
+    problems.sort(key=lambda f: -RANK.get(f.severity, 0))
     for f in problems:
-        fix = f.get("fix")
+        fix = f.fix
         if isinstance(fix, str) and fix.strip():
             lines = [ln for ln in fix.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-            return {"code": f.get("code"), "line": lines[0] if lines else fix.splitlines()[0], "fix": fix}
+            return {"code": f.code, "line": lines[0] if lines else fix.splitlines()[0], "fix": fix}
     if problems:
-        return {"code": problems[0].get("code"), "line": None, "fix": None}
+        return {"code": problems[0].code, "line": None, "fix": None}
     return None
 
 
@@ -50,16 +50,16 @@ def build(results: list[dict], found: dict) -> dict:
     table, reports = [], []
     for item in results:
         env, rep = item["env"], item["report"]
-        snap = rep.get("snapshot") if isinstance(rep.get("snapshot"), dict) else None
+        diagnosed = item.get("diagnosed", True)
         row = {"env": env.get("name"), "kind": env.get("kind"), "prefix": env.get("prefix"),
-               "python": env.get("python"), "frameworks": H.label(snap) if snap else "?",
-               "verdict": _verdict(rep), "exit_status": int(rep.get("exit_status", 1)),
+               "python": env.get("python"), "frameworks": H.label(rep.snapshot) if diagnosed else "?",
+               "verdict": _verdict(rep), "needs_fixing": bool(rep.exit_status),
                "first_fix": _first_fix(rep)}
         table.append(row)
-        reports.append({"env": env, "report": rep})
+        reports.append({"env": env, "report": rep, "diagnosed": diagnosed})
     return {"schema": SCHEMA, "source": found.get("source"), "errors": list(found.get("errors") or []),
             "table": table, "reports": reports,
-            "exit_status": 1 if any(r["exit_status"] for r in table) else 0}
+            "exit_code": 1 if any(r["needs_fixing"] for r in table) else 0}
 
 
 def _rows(out: dict) -> list[list[str]]:
@@ -101,14 +101,14 @@ def print_terminal(out: dict, color: bool = False, verbose: bool = False, stream
         env, rep = item["env"], item["report"]
         print("", file=stream)
         print(terminal(f"=== {env.get('kind')} env {env.get('name')}: {env.get('prefix') or '?'} ==="), file=stream)
-        if rep.get("snapshot") is None:
+        if not item.get("diagnosed", True):
             for f in _causes(rep):
-                print(terminal(f"  x {f.get('code')} {f.get('message')}"), file=stream)
-                print(terminal(f"      {f.get('explanation')}"), file=stream)
+                print(terminal(f"  x {f.code} {f.message}"), file=stream)
+                print(terminal(f"      {f.explanation}"), file=stream)
             continue
         T.print_report(rep, stream=stream, color=color, verbose=verbose)
     print("", file=stream)
-    bad = [r["env"] for r in out["table"] if r["exit_status"]]
+    bad = [r["env"] for r in out["table"] if r["needs_fixing"]]
     print(terminal(f"{len(bad)} of {n} environments need fixing: {', '.join(map(str, bad))}" if bad else
                    f"all {n} environments are healthy"), file=stream)
 
@@ -116,8 +116,8 @@ def print_terminal(out: dict, color: bool = False, verbose: bool = False, stream
 def to_json(out: dict) -> str:
     from torch_envcheck.doctor.render import json_render  # noqa: PLC0415
     body = {k: v for k, v in out.items() if k != "reports"}
-    body["reports"] = [{"env": item["env"], "report": json.loads(json_render.render(item["report"]))
-                        if item["report"].get("snapshot") is not None else item["report"]} for item in out["reports"]]
+    body["reports"] = [{"env": item["env"], "diagnosed": item.get("diagnosed", True),
+                        "report": json.loads(json_render.render(item["report"]))} for item in out["reports"]]
     return json.dumps(body, indent=2, ensure_ascii=False, default=str) + "\n"
 
 
@@ -140,9 +140,9 @@ def to_markdown(out: dict) -> str:
     for item in out["reports"]:
         env, rep = item["env"], item["report"]
         lines += ["", f"## {md_text(env.get('kind'))} env {md_text(env.get('name'))}", ""]
-        if rep.get("snapshot") is None:
+        if not item.get("diagnosed", True):
             for f in _causes(rep):
-                lines.append(f"- ❌ **{md_text(f.get('code'))}** {md_text(f.get('message'))}")
+                lines.append(f"- ❌ **{md_text(f.code)}** {md_text(f.message)}")
             continue
         lines.append(markdown.render(rep))
     return "\n".join(lines) + "\n"
