@@ -29,9 +29,8 @@ PROBES = ("platform", "driver", "conda")
 def add_arguments(parser) -> None:
     _args.add_source(parser)
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the command")
-    parser.add_argument("--framework", choices=("torch", "tensorflow", "both"), default=None,
-                        help="what to advise for: torch (default; plus TensorFlow when it is installed), "
-                             "tensorflow, or both")
+    # --framework (torch, tensorflow, both) comes with add_source: what to advise for (default: torch,
+    # plus TensorFlow when it is installed), and what the doctor judges
     out = parser.add_argument_group("other forms of the advice")
     out.add_argument("--script", choices=("sh", "ps1", "bat"), default=None,
                      help="a re-runnable setup script: a fresh venv (or conda env with --conda), the advised "
@@ -102,7 +101,8 @@ def _plan_output(args, snap: dict) -> int:
             return _write_script(args.output, text)
         sys.stdout.write(text)
         return 0
-    shell = escape.shell_for(plan.os_name)
+    # the user's shell where the plan is for this machine's OS (Windows: cmd.exe, PowerShell or both)
+    shell = F.shell(snap) if plan.os_name == F.system(snap) else escape.shell_for(plan.os_name)
     if not args.quiet:
         for line in plan.describe():
             print(f"# {escape.terminal(line)}")

@@ -130,6 +130,10 @@ def test_every_signature_has_a_verbatim_text_from_its_own_sources():
 
 # One near miss per signature: looks like the error, is not it.  None of them may be recognised.
 NEAR_MISSES = {
+    "tensorflow-dll-load-failed": "Loaded the native TensorFlow runtime; _pywrap_tensorflow_internal.pyd imported fine",
+    "tensorflow-module-not-found": "Successfully installed tensorflow-2.6.0; the module named tensorflow imports",
+    "cuda-is-available-false": "torch.cuda.is_available() returns True on this machine",
+    "gpu-not-used": "GPU-Util 97% and 9431MiB memory used while training",
     "driver-too-old": "The NVIDIA driver on your system is up to date (found version 12040).",
     "cuda-driver-insufficient": "CUDA driver version 12.4 is sufficient for CUDA runtime version 12.1",
     "driver-library-mismatch": "NVML initialized: the driver and the library are both version 550.144",
