@@ -37,8 +37,9 @@ def test_a_compiler_newer_than_nvcc_accepts_stops_the_build_before_it_starts(tmp
         pytest.skip("needs a CUDA torch and an nvcc of its major version")
     env = dict(os.environ, CC=_fake_cc(tmp_path, "gcc (GCC) 99.1.0"), TORCH_ENVCHECK_CACHE=str(tmp_path / "cache"))
     t0 = time.monotonic()
-    p = subprocess.run([sys.executable, "-m", "torch_envcheck", "build"], env=env, capture_output=True, text=True,
-                       timeout=600)
+    # --force: an installed (AOT) extension would otherwise answer "already built" before any compiler is asked
+    p = subprocess.run([sys.executable, "-m", "torch_envcheck", "build", "--force"], env=env, capture_output=True,
+                       text=True, timeout=600)
     assert p.returncode == 1, p.stdout + p.stderr
     assert "is gcc 99" in p.stderr and "accepts gcc" in p.stderr and "CC=gcc-" in p.stderr
     assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.o"))

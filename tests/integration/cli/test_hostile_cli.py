@@ -172,10 +172,12 @@ def test_every_doctor_flag_given_differs_from_its_default():
     parser = cli.doctor_flags()
     defaults = vars(parser.parse_args([]))
     given = vars(parser.parse_args(["--json", "--from-json", "", "--timeout", "0.5", "--no-tensorflow",
-                                    "-v", "--no-color"]))
+                                    "-v", "--no-color", "--framework", "torch", "--shell", "cmd", "--all-envs",
+                                    "--env", "tf-gpu", "--env-timeout", "5"]))
     given_md = vars(parser.parse_args(["--markdown"]))
     assert set(defaults) == set(given) == {"json", "markdown", "from_json", "timeout", "no_tensorflow",
-                                           "verbose", "no_color"}
+                                           "verbose", "no_color", "framework", "shell", "all_envs", "env",
+                                           "env_timeout"}
     assert all(given[d] != defaults[d] for d in defaults if d != "markdown")
     assert given_md["markdown"] != defaults["markdown"]
 
