@@ -33,9 +33,9 @@ from torch_envcheck.knowledge.gpus import (  # noqa: F401
 )
 from torch_envcheck.knowledge.libraries import parse_library  # noqa: F401
 from torch_envcheck.knowledge.releases import (  # noqa: F401
-    index_url, latest_known_release, latest_release_for, min_driver_any_build, pip_install_command,
+    index_url, latest_known_release, latest_learned_release, latest_release_for, min_driver_any_build, pip_install_command,
     build_on_platform, clear_caches, pip_install_words, python_range, python_supported, release, releases,
-    releases_supporting, torchaudio_for, torchvision_for, wheel_arch_list,
+    releases_supporting, torchaudio_for, torchvision_for, verified_releases, wheel_arch_list,
 )
 from torch_envcheck.knowledge.tables import (  # noqa: F401
     CAPABILITIES_FILE, DATA_DIR, DRIVERS_FILE, RELEASES_FILE, KnowledgeError, load_table,
