@@ -38,7 +38,7 @@ def _sources_args(p) -> None:
     g.add_argument("--no-wheel-range", action="store_true",
                    help="read wheel metadata only from PEP 658 .metadata files, never by HTTP range requests")
     lim = p.add_argument_group("limits")
-    lim.add_argument("--timeout", type=float, default=20.0, metavar="S", help="seconds per request (default 20)")
+    lim.add_argument("--timeout", type=float, default=20.0, metavar="S", help="seconds per request, its whole answer included (default 20)")
     lim.add_argument("--max-mb", type=int, default=160, metavar="N",
                      help="stop after reading N MiB from the indexes in this run (default 160)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -100,7 +100,8 @@ def _sources(args):
 
 def _fetcher(args):
     from torch_envcheck.knowledge import index as ix  # noqa: PLC0415
-    return ix.Fetcher(timeout=args.timeout, max_run=args.max_mb << 20)
+    # --timeout bounds each request as a whole (connection, headers, body), enforced inside the reads
+    return ix.Fetcher(timeout=args.timeout, deadline=args.timeout, max_run=args.max_mb << 20)
 
 
 def _update(args) -> int:

@@ -231,6 +231,8 @@ def list_project(fetcher: ix.Fetcher, src: Sources, project: str, out: Learned) 
             out.problems.append(str(exc))
             continue
         out.read.append(f"{listing.url} ({listing.kind}: {len(listing.files)} wheels)")
+        if listing.refused:
+            out.problems.append(listing.refused)
         out.skipped_files += listing.skipped
         info = info or listing.info
         for f in listing.files:
@@ -343,6 +345,8 @@ def _read_tags(fetcher: ix.Fetcher, src: Sources, out: Learned, want, absent: li
                 break
             continue
         out.read.append(f"{listing.url} ({listing.kind}: {len(listing.files)} wheels)")
+        if listing.refused:
+            out.problems.append(listing.refused)
         out.tags_read.append(tag)
         out.skipped_files += listing.skipped
         _learn_builds(fetcher, src, out, want, tag, [f for f in listing.files if f.local == tag])
