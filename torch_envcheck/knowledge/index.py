@@ -725,7 +725,15 @@ _CDH = b"PK\x01\x02"
 def read_wheel_range(fetcher: Fetcher, f: IndexFile, tail: int = 65536) -> Metadata:
     """The wheel's *.dist-info/METADATA by HTTP range requests: the end of the zip (its end of
     central directory record), the central directory, then the one member; every offset checked
-    against the sizes seen, the member inflated to at most MAX_METADATA."""
+    against the sizes seen, the member inflated to at most MAX_METADATA.  A truncated or corrupt
+    zip is an IndexReadError like any other bad answer."""
+    try:
+        return _read_wheel_range(fetcher, f, tail)
+    except (struct.error, IndexError, ValueError, OverflowError) as exc:
+        raise IndexReadError(f"{_show(f.url)}: a truncated or corrupt wheel ({type(exc).__name__})") from None
+
+
+def _read_wheel_range(fetcher: Fetcher, f: IndexFile, tail: int) -> Metadata:
     url = f.url
     end = fetcher.get(url, byte_range=(-tail, None), limit=tail + 1024)
     if end.status != 206 and not url.startswith("file:"):
@@ -767,10 +775,12 @@ def read_wheel_range(fetcher: Fetcher, f: IndexFile, tail: int = 65536) -> Metad
     if csize > MAX_METADATA or usize > MAX_METADATA or method not in (0, 8):
         raise IndexReadError(f"{_show(url)}: its METADATA member is too large or packed an unknown way")
     blob = fetcher.get(url, byte_range=(lho, lho + 30 + 1024 + csize), limit=csize + 4096).body
-    if blob[:4] != b"PK\x03\x04":
+    if blob[:4] != b"PK\x03\x04" or len(blob) < 30:
         raise IndexReadError(f"{_show(url)}: a corrupt local file header")
     nlen, xlen = struct.unpack("<HH", blob[26:30])
     data = blob[30 + nlen + xlen:30 + nlen + xlen + csize]
+    if len(data) < csize:
+        raise IndexReadError(f"{_show(url)}: the wheel ends inside its METADATA member (truncated)")
     if method == 8:
         d = zlib.decompressobj(-15)
         try:

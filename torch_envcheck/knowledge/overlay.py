@@ -34,6 +34,7 @@ import re
 import stat
 import sys
 
+from torch_envcheck._util.dirs import make_dirs
 from torch_envcheck._util.versions import version_tuple
 
 SCHEMA = "torch_envcheck.knowledge-overlay/1"
@@ -490,7 +491,7 @@ def write(doc: dict, file: str | None = None) -> str:
     if len(text) > MAX_BYTES:
         raise OverlayError(f"the overlay would be larger than {MAX_BYTES >> 20} MiB")
     file = file or path()
-    os.makedirs(os.path.dirname(file), exist_ok=True)
+    make_dirs(os.path.dirname(file))
     write_atomic(file, text, 0o600)
     reset()
     return file

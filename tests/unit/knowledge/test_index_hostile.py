@@ -210,3 +210,40 @@ def test_the_scanner_reads_what_a_pep503_page_says():
                 seen.append(dict(attrs)["href"])
     P().feed(page)
     assert seen == [a["href"] for a in links]
+
+
+# ------------------------------------------------------------------ a truncated wheel
+
+def _wheel_bytes() -> bytes:
+    import io
+    import os
+    import zipfile
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for i in range(50):
+            z.writestr(f"torch/part{i}.py", os.urandom(32).hex())
+        z.writestr("torch-2.99.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: torch\nVersion: 2.99.0\n"
+                   + "Requires-Dist: nvidia-cudnn-cu13==9.99.0.1\n" * 200)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("cut", ["header-at-the-end", "directory", "end-record"])
+def test_a_truncated_wheel_is_one_clear_error(tmp_path, cut):
+    import struct
+    data = bytearray(_wheel_bytes())
+    eocd = data.rfind(b"PK\x05\x06")
+    if cut == "header-at-the-end":  # the member's header starts 10 bytes before the end of the file
+        name = b"torch-2.99.0.dist-info/METADATA"
+        entry = data.rfind(b"PK\x01\x02", 0, data.rfind(name))
+        data[entry + 42:entry + 46] = struct.pack("<I", len(data))
+        data += b"PK\x03\x04" + b"\0" * 6
+    elif cut == "directory":
+        data = data[:eocd - 30] + data[eocd:]
+    else:
+        data = data[:eocd + 10]
+    path = tmp_path / WHEEL
+    path.write_bytes(bytes(data))
+    f = ix._file("torch", WHEEL, path.as_uri())
+    with pytest.raises(ix.IndexReadError) as exc:
+        ix.read_wheel_range(ix.Fetcher(), f)
+    assert "\n" not in str(exc.value) and WHEEL in str(exc.value)
