@@ -192,3 +192,13 @@ def test_the_shipped_tables_are_never_modified(kdir):
     os.remove(kdir / overlay.FILE_NAME)
     kb.clear_caches()
     assert json.dumps(kb.load_table(kb.RELEASES_FILE), sort_keys=True) == before
+
+
+def test_advice_from_a_learned_row_names_the_index_it_came_from(kdir):
+    url = "https://mirror.example/whl/cu134/torch-2.16.0%2Bcu134-cp312-cp312-manylinux_2_28_x86_64.whl"
+    row = dict(R216, learned_from=url, builds=[dict(R216["builds"][0], learned_from=url)])
+    overlay.write(doc(**{"torch_releases.json": {"releases": [row]}}))
+    kept = freshness.keep_installed("2.16.0+cu134", "cu134", "13.4", None)
+    assert kept and "https://mirror.example/whl/cu134" in freshness.kept_line(kept)
+    note = freshness.newer_unpicked({"torch": "2.15", "tag": "cu132"})
+    assert "torch 2.16 is newer" in note and "https://mirror.example/whl/cu134" in note and "unverified" in note
