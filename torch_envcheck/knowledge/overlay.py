@@ -9,8 +9,8 @@ tables whenever a table is loaded (knowledge.load_table calls apply()).
 Learned rows are hints from a stranger's index, never facts: the overlay only fills what the
 shipped (verified) tables lack.  A shipped row or build keeps every value it has; the overlay adds
 releases and builds the tables do not list (always marked unverified, with the index they came
-from), a cuDNN pin the tables mark unverified as `cudnn_learned` beside the shipped one, and the
-newest patches it saw as `latest_patch_learned` (never `latest_patch`, which names images and pins).
+from), a cuDNN pin other than the shipped one as `cudnn_learned` beside it, and the newest patches
+it saw as `latest_patch_learned` (never `latest_patch`, which names images and pins).
 
 The file is input like any other, and anyone who can plant a file in the cache folder is a
 stranger too.  It is read only when it is a regular file (not a symlink) owned by this user and
@@ -400,12 +400,11 @@ def reset() -> None:
 
 # ---------------------------------------------------------------- merging
 
-def _fill(shipped: dict, new: dict, skip=("builds",)) -> None:
-    """Copy the overlay's values into the gaps of a shipped row (a field it lacks or holds null):
-    a value the shipped tables have is verified and never replaced by a learned one."""
+def _fill(row: dict, new: dict, skip=("builds",)) -> None:
+    """Copy the overlay's values into the empty fields of a row the overlay adds."""
     for key, value in new.items():
-        if key not in skip and shipped.get(key) is None:
-            shipped[key] = value
+        if key not in skip and row.get(key) is None:
+            row[key] = value
 
 
 def _key(v):
@@ -420,8 +419,8 @@ def is_learned(row: dict | None) -> bool:
 
 def apply(name: str, table: dict) -> dict:
     """`table` (a shipped table, as loaded) with the overlay's hints merged in: releases and builds
-    it lacks (marked unverified and learned), gaps of its rows filled, learned cuDNN pins and
-    patches kept beside the shipped ones; the table itself when the overlay has nothing for it.
+    it lacks (marked unverified and learned), learned cuDNN pins and patches kept beside the
+    shipped ones, every shipped value as it was; the table itself when the overlay has nothing for it.
     The merged table carries "overlay": {fetched, path, sources}."""
     if name not in TABLES:
         return table
@@ -445,7 +444,8 @@ def apply(name: str, table: dict) -> dict:
                 _fill(row, new)
                 row.update(overlay="added", unverified=True, source=LEARNED_SOURCE, builds_complete=False)
             else:
-                _fill(row, new)
+                # a shipped release keeps every field (a gap it has is deliberate: a null torchvision,
+                # no PyPI map): the overlay adds only builds it lacks, and learned cuDNN pins beside
                 row.setdefault("overlay", "merged")
             builds = row.setdefault("builds", [])
             for nb in new.get("builds", []):
@@ -476,8 +476,7 @@ def apply(name: str, table: dict) -> dict:
                 rows.append(row)
                 _fill(row, new, skip=())
                 row.update(overlay="added", unverified=True, source=LEARNED_SOURCE)
-            else:
-                _fill(row, new, skip=())
+            # a shipped TensorFlow row keeps every field
     out["overlay"] = mark
     return out
 

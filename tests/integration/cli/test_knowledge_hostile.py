@@ -135,15 +135,17 @@ WELL_FORMED = {"torch_releases.json": {"releases": [
     "docker_images.json": {"latest_patch": {"2.14": "2.14.9", "2.15": "2.15.9", "2.999": "2.999.0"}}}
 
 
-@pytest.mark.parametrize("fetched,tables", [
-    ("9999-12-31T00:00:00+00:00", FAR_FUTURE),
-    ((dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=1)).isoformat(timespec="seconds"), FAR_FUTURE),
-    ("9999-12-31T00:00:00+00:00", WELL_FORMED),
-    ((dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=1)).isoformat(timespec="seconds"), WELL_FORMED),
-])
+def _an_hour_ago() -> str:
+    return (dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=1)).isoformat(timespec="seconds")
+
+
+@pytest.mark.parametrize("when,tables", [("far-future", FAR_FUTURE), ("recent", FAR_FUTURE),
+                                         ("far-future", WELL_FORMED), ("recent", WELL_FORMED)],
+                         ids=["far-future-hostile-fields", "recent-hostile-fields", "far-future-update-fields",
+                              "recent-update-fields"])
 @pytest.mark.parametrize("snap", HEALTHY)
-def test_a_planted_overlay_never_changes_a_working_installs_advice(baseline, tmp_path, fetched, tables, snap):
-    _planted(tmp_path, fetched, tables)
+def test_a_planted_overlay_never_changes_a_working_installs_advice(baseline, tmp_path, when, tables, snap):
+    _planted(tmp_path, "9999-12-31T00:00:00+00:00" if when == "far-future" else _an_hour_ago(), tables)
     command, found = advice(tmp_path, snap)
     assert (command, found) == baseline[snap]
     assert "--force-reinstall torch==2.999" not in command and "cu140" not in command.replace(
@@ -151,8 +153,7 @@ def test_a_planted_overlay_never_changes_a_working_installs_advice(baseline, tmp
 
 
 def test_a_newer_torch_keeps_its_newer_than_the_tables_warning_under_a_made_up_release(tmp_path):
-    _planted(tmp_path, (dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=1)).isoformat(timespec="seconds"),
-             WELL_FORMED)
+    _planted(tmp_path, _an_hour_ago(), WELL_FORMED)
     rc, out, err = cli(["advise", "--from-json", os.path.join(SNAP_DIR, "h100_torch299_cu140_newer_than_tables.json")],
                        tmp_path)
     assert "keep the installed torch 2.99.0+cu140" in out and "2.15" not in out.splitlines()[-1]
