@@ -56,11 +56,13 @@ def extension_setup_kwargs():
 
     flags = buildcfg.compile_args(plan)
     csrc = os.path.join("csrc")
+    units = os.path.join("build", "envcheck_units")
     kind = cpp_extension.CUDAExtension if plan["with_cuda"] else cpp_extension.CppExtension
     ext = kind(
         name="torch_envcheck._C",
-        sources=buildcfg.build_units(csrc, plan["with_cuda"]),
-        include_dirs=[os.path.join(HERE, "csrc")] + flags["include_dirs"],
+        # the build units, generated from csrc/ops/op_list.h
+        sources=buildcfg.build_units(csrc, plan["with_cuda"], units),
+        include_dirs=[os.path.join(HERE, "csrc"), os.path.join(HERE, units)] + flags["include_dirs"],
         extra_compile_args={"cxx": flags["cxx"], "nvcc": flags["nvcc"]} if plan["with_cuda"] else flags["cxx"],
         extra_link_args=flags["ldflags"],
     )

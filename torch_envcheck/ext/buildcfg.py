@@ -79,12 +79,116 @@ def sources(csrc: str, with_cuda: bool) -> list[str]:
     return found
 
 
-# A build unit (csrc/**/all_*.cpp) #includes the per-op files of its folder, which are then compiled
-# only through it: most of a small op file's compile time is parsing torch's headers, and one parse per
-# folder instead of one per op halved a fresh build on 2 cores (90 s -> 46 s).  The sources stay one
-# file per op and backend.
+# The ops: csrc/ops/op_list.h, one `ENVCHECK_OP(name, CPU|NO_CPU, CUDA|NO_CUDA)` line each.  The C++ side
+# reads it as an X-macro (the named entries of the CPU kernel table); this module reads it for what the
+# preprocessor cannot do: the #include lines of the build units below.
+OP_LIST = "ops/op_list.h"
+_OP_LINE = re.compile(r"ENVCHECK_OP\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,\s*(CPU|NO_CPU)\s*,\s*(CUDA|NO_CUDA)\s*\)")
+
+# The files of one op, relative to csrc/ ({} is the op's name), by the backend that needs them.
+OP_FILES = {
+    "schema": ("ops/{}.cpp",),
+    "cpu": ("ops/cpu/{}_kernel.h", "ops/cpu/{}_kernel_isa.h", "ops/cpu/{}_kernel.cpp"),
+    "cuda": ("ops/cuda/{}_kernel.h", "ops/cuda/{}_kernel.cu", "ops/cuda/{}_glue.cpp"),
+}
+# The per-op file names of each folder: a file like these that belongs to no listed op is an error
+# (it would otherwise be compiled on its own, or not at all).
+_PER_OP = {"ops": (r"(\w+)\.cpp",),
+           "ops/cpu": (r"(\w+)_kernel\.h", r"(\w+)_kernel_isa\.h", r"(\w+)_kernel\.cpp"),
+           "ops/cuda": (r"(\w+)_kernel\.h", r"(\w+)_kernel\.cu", r"(\w+)_glue\.cpp")}
+
+
+class Op:
+    """One line of csrc/ops/op_list.h."""
+
+    __slots__ = ("name", "cpu", "cuda")
+
+    def __init__(self, name: str, cpu: bool, cuda: bool):
+        self.name, self.cpu, self.cuda = name, cpu, cuda
+
+    def files(self) -> list[str]:
+        """Its files, relative to csrc/ with "/" separators."""
+        kinds = ["schema"] + (["cpu"] if self.cpu else []) + (["cuda"] if self.cuda else [])
+        return [f.format(self.name) for k in kinds for f in OP_FILES[k]]
+
+    def __repr__(self) -> str:
+        return f"Op({self.name!r}, cpu={self.cpu}, cuda={self.cuda})"
+
+
+def op_list(csrc: str) -> list[Op]:
+    """The ops of csrc/ops/op_list.h, in its order.  Raises BuildConfigError, naming the line, for a line
+    that is neither a comment nor an ENVCHECK_OP entry, for an op listed twice, and for a listed op
+    whose files are missing or a per-op file that belongs to no listed op."""
+    path = os.path.join(csrc, *OP_LIST.split("/"))
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as exc:
+        raise BuildConfigError(f"cannot read the op list {path}: {exc.strerror or exc}") from exc
+    ops: list[Op] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        code = line.split("//", 1)[0].strip()
+        if not code:
+            continue
+        m = _OP_LINE.fullmatch(code)
+        if not m:
+            raise BuildConfigError(f"{OP_LIST}:{number}: expected ENVCHECK_OP(name, CPU|NO_CPU, CUDA|NO_CUDA), "
+                                   f"got {code[:120]!r}")
+        if any(op.name == m.group(1) for op in ops):
+            raise BuildConfigError(f"{OP_LIST}:{number}: op {m.group(1)!r} is listed twice")
+        ops.append(Op(m.group(1), m.group(2) == "CPU", m.group(3) == "CUDA"))
+    _check_op_files(csrc, ops)
+    return ops
+
+
+def _check_op_files(csrc: str, ops: list[Op]) -> None:
+    wanted = {f for op in ops for f in op.files()}
+    missing = sorted(f for f in wanted if not os.path.isfile(os.path.join(csrc, *f.split("/"))))
+    if missing:
+        raise BuildConfigError(f"{OP_LIST} lists ops whose files are missing: {', '.join(missing)}")
+    stray = []
+    for folder, patterns in _PER_OP.items():
+        try:
+            names = sorted(os.listdir(os.path.join(csrc, *folder.split("/"))))
+        except OSError:
+            continue
+        for name in names:
+            rel = f"{folder}/{name}"
+            if rel not in wanted and any(re.fullmatch(p, name) for p in patterns):
+                stray.append(rel)
+    if stray:
+        raise BuildConfigError(f"{', '.join(stray)}: per-op file(s) of no op (or backend) listed in {OP_LIST}; "
+                               "add the op's ENVCHECK_OP line there, or remove the file")
+
+
+# Build units, generated from the op list at build time: ops/all_ops.cpp, ops/cpu/all_kernels.cpp and
+# ops/cuda/all_glue.cpp each #include one per-op file of every op, which the compiler then runs on only
+# through them: most of a small op file's compile time is parsing torch's headers, and one parse per
+# folder instead of one per op halved a fresh build on 2 cores (90 s -> 46 s).  ops/cpu/all_kernels_isa.h
+# puts every op's per-ISA kernel bodies into each ISA's translation unit (ops/cpu/kernels_impl.h).
 _UNIT_PREFIX = "all_"
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]+"([^"]+)"', re.M)
+_UNITS = (  # (generated file, per-op file it includes, backend, what it is)
+    ("ops/all_ops.cpp", "ops/{}.cpp", None, "the op schemas"),
+    ("ops/cpu/all_kernels.cpp", "ops/cpu/{}_kernel.cpp", "cpu", "the CPU entry points"),
+    ("ops/cpu/all_kernels_isa.h", "ops/cpu/{}_kernel_isa.h", "cpu", "the per-ISA CPU kernel bodies"),
+    ("ops/cuda/all_glue.cpp", "ops/cuda/{}_glue.cpp", "cuda", "the CUDA ops' host-side glue"),
+)
+
+
+def unit_texts(csrc: str, with_cuda: bool) -> dict[str, str]:
+    """{path relative to the generated folder: text} of every generated file of this build."""
+    ops = op_list(csrc)
+    out = {}
+    for unit, member, backend, what in _UNITS:
+        if backend == "cuda" and not with_cuda:
+            continue
+        chosen = [op for op in ops if backend is None or getattr(op, backend)]
+        lines = [f"// Generated from csrc/{OP_LIST} by torch_envcheck/ext/buildcfg.py: {what}, one per op.",
+                 "// Do not edit: add the op's line to the list."]
+        lines += [f'#include "{member.format(op.name)}"' for op in chosen]
+        out[unit] = "\n".join(lines) + "\n"
+    return out
 
 
 def unit_members(unit: str, csrc: str) -> list[str]:
@@ -93,14 +197,34 @@ def unit_members(unit: str, csrc: str) -> list[str]:
         return [os.path.join(csrc, *name.split("/")) for name in _INCLUDE.findall(fh.read())]
 
 
-def build_units(csrc: str, with_cuda: bool) -> list[str]:
-    """The files the compiler is run on: sources() less the files a build unit includes."""
-    found = sources(csrc, with_cuda)
-    members = set()
-    for unit in found:
-        if os.path.basename(unit).startswith(_UNIT_PREFIX):
-            members.update(unit_members(unit, csrc))
-    return [f for f in found if f not in members]
+def write_units(csrc: str, with_cuda: bool, out_dir: str) -> list[str]:
+    """Write the generated files under out_dir (a file whose text is unchanged is left alone, so its
+    timestamp does not trigger a rebuild); returns their paths.  out_dir goes on the include path."""
+    paths = []
+    for rel, text in unit_texts(csrc, with_cuda).items():
+        path = os.path.join(out_dir, *rel.split("/"))
+        try:
+            with open(path, encoding="utf-8") as fh:
+                same = fh.read() == text
+        except OSError:
+            same = False
+        if not same:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            tmp = f"{path}.{os.getpid()}.tmp"
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, path)
+        paths.append(path)
+    return paths
+
+
+def build_units(csrc: str, with_cuda: bool, out_dir: str) -> list[str]:
+    """The files the compiler is run on: sources() less the per-op files the build units include, plus
+    those units, written under out_dir (which the build must put on its include path, after csrc/)."""
+    generated = write_units(csrc, with_cuda, out_dir)
+    units = [g for g in generated if g.endswith(".cpp")]
+    members = {m for u in units for m in unit_members(u, csrc)}
+    return [f for f in sources(csrc, with_cuda) if f not in members] + units
 
 
 def _visible_gpu_arch_list(torch) -> str | None:

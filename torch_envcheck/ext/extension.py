@@ -460,13 +460,14 @@ def _compile(torch, p: dict, directory: str, verbose: bool, quiet: bool) -> tupl
     t0 = time.monotonic()
     try:
         with _Progress(what) if not (quiet or verbose) else _nullcontext():
+            units = os.path.join(directory, "units")  # the build units generated from the op list
             mod = cpp_extension.load(
                 name=JIT_NAME,
-                sources=buildcfg.build_units(csrc, p["with_cuda"]),
+                sources=buildcfg.build_units(csrc, p["with_cuda"], units),
                 extra_cflags=flags["cxx"],
                 extra_cuda_cflags=flags["nvcc"],
                 extra_ldflags=flags["ldflags"],
-                extra_include_paths=[csrc] + flags["include_dirs"],
+                extra_include_paths=[csrc, units] + flags["include_dirs"],
                 build_directory=directory,
                 with_cuda=p["with_cuda"],
                 verbose=verbose,

@@ -10,9 +10,11 @@ from torch_envcheck._util import versions
 from torch_envcheck._util.escape import requirement_version
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
+from torch_envcheck.fleet import health_rules
 from torch_envcheck.fleet import table
-from torch_envcheck.fleet.records import counted
+from torch_envcheck.fleet.health_rules import exclude_hosts  # noqa: F401  (aggregate asks rules for it)
+from torch_envcheck.fleet.records import counted, rank_report
 from torch_envcheck.fleet.table import ranks_label
 
 
@@ -176,9 +178,7 @@ def same_stack_different_results(records) -> list[dict]:
     for members in stacks.values():
         by_result: dict[tuple, list[int]] = {}
         for r in members:
-            codes = tuple(sorted({str(f.get("code")) for f in r["report"].get("findings") or []
-                                  if isinstance(f, dict) and f.get("severity") in ("warning", "failure")
-                                  and not f.get("explained_by")}))
+            codes = tuple(sorted({f.code for f in rank_report(r).problems}))
             by_result.setdefault(codes, []).append(r["rank"])
         if len(by_result) < 2:
             continue
@@ -274,18 +274,21 @@ RULES = (rank_status, mixed_versions, gpu_generations, driver_behind, same_stack
          nccl_env_differs, gpu_count_differs, gpu_shared, rank_failures)
 
 
-def evaluate(records, group=None, bandwidth=None, timeout=None, errors: list | None = None) -> list[dict]:
+def evaluate(records, group=None, bandwidth=None, timeout=None, errors: list | None = None,
+             preflight=None, analysis=None) -> list[dict]:
     """Every fleet finding; a rule that trips over odd input is skipped and named in `errors`
     (the others still run)."""
     out = []
-    for rule in RULES:
+    calls = [(rule, (records, timeout) if rule is rank_status else (records,)) for rule in RULES]
+    calls += [(health_rules.gpu_health, (records,)), (health_rules.preflight, (records, analysis, preflight))]
+    for rule, rule_args in calls:
         try:
-            out += rule(records, timeout) if rule is rank_status else rule(records)
+            out += rule(*rule_args)
         except Exception as exc:  # noqa: BLE001
             if errors is not None:
                 errors.append(f"the fleet rule {rule.__name__} could not run: {type(exc).__name__}: {exc}")
     out += group_results(group, bandwidth)
-    if not any(f["severity"] in ("warning", "failure") for f in out) and not errors:
+    if not any(f.is_problem for f in out) and not errors:
         n = len(records)
         out.insert(0, finding("TE940", "ok", f"all {n} rank{'s' if n != 1 else ''} reported and their stacks match",
                               "", None, {}))

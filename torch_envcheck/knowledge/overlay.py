@@ -1,4 +1,4 @@
-"""The knowledge overlay (issue 17): rows that `torch-envcheck knowledge update` learned from the
+"""The knowledge overlay: rows that `torch-envcheck knowledge update` learned from the
 package indexes, kept as one dated JSON file in the user's cache, and merged over the shipped
 tables whenever a table is loaded (knowledge.load_table calls apply()).
 
@@ -19,7 +19,7 @@ torch_envcheck existed nor in the future, holding only the fields `knowledge upd
 the values it writes: learned rows are unverified, their builds have no arch list), and carrying
 the digest `write()` recorded (a file edited afterwards no longer matches it).  An overlay that
 fails any of it is ignored with one warning line on stderr, and the shipped tables serve.  Pure
-Python; no network (that is update.py).
+Python; no network and no writing (knowledge_update/ learns and writes it).
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ import re
 import stat
 import sys
 
-from torch_envcheck._util.dirs import make_dirs
 from torch_envcheck._util.versions import version_tuple
 
 SCHEMA = "torch_envcheck.knowledge-overlay/1"
@@ -480,17 +479,3 @@ def apply(name: str, table: dict) -> dict:
     out["overlay"] = mark
     return out
 
-
-def write(doc: dict, file: str | None = None) -> str:
-    """Validate `doc` and write it atomically; returns the path.  Raises OverlayError / OSError."""
-    from torch_envcheck._util.atomic_write import write_atomic  # noqa: PLC0415
-    clean = validate(doc)
-    clean["digest"] = digest(clean)
-    text = json.dumps(clean, indent=1, sort_keys=True, ensure_ascii=True) + "\n"
-    if len(text) > MAX_BYTES:
-        raise OverlayError(f"the overlay would be larger than {MAX_BYTES >> 20} MiB")
-    file = file or path()
-    make_dirs(os.path.dirname(file))
-    write_atomic(file, text, 0o600)
-    reset()
-    return file

@@ -7,6 +7,7 @@
 
 #include "ops/checks.h"
 #include "ops/cpu/kernels.h"
+#include "ops/cpu/bias_gelu_kernel.h"
 
 namespace envcheck {
 namespace {
@@ -21,7 +22,7 @@ void bias_gelu_out_cpu(const at::Tensor& x, const at::Tensor& bias, at::Tensor& 
   check_out("bias_gelu", y, x);
   const int64_t cols = x.size(-1);
   const int64_t rows = cols == 0 ? 0 : x.numel() / cols;
-  cpu_kernels().bias_gelu(xc.data_ptr<float>(), bc.data_ptr<float>(), y.data_ptr<float>(), rows, cols);
+  cpu_kernels().bias_gelu->run(xc.data_ptr<float>(), bc.data_ptr<float>(), y.data_ptr<float>(), rows, cols);
 }
 
 at::Tensor bias_gelu_cpu(const at::Tensor& x, const at::Tensor& bias) {

@@ -1,5 +1,13 @@
 // The bias_gelu CPU kernel, y = gelu(x + bias) (included by each kernels_<isa>.cpp, inside
 // envcheck::CPU_CAPABILITY; entry point and checks: bias_gelu_kernel.cpp).  One pass over memory.
+// Compiled once per instruction set (kernels_impl.h); included once per translation unit.
+#pragma once
+
+#include "ops/cpu/bias_gelu_kernel.h"
+
+namespace envcheck {
+namespace CPU_CAPABILITY {
+namespace {
 
 // Exact GELU: 0.5 * z * (1 + erf(z / sqrt(2))).  z is first raised to at least kGeluFloor: below it the
 // true GELU rounds to -0 in float (|GELU(-15)| < 1e-49), and the formula alone would give
@@ -48,3 +56,9 @@ void bias_gelu_kernel(const float* x, const float* bias, float* y, int64_t rows,
     }
   });
 }
+
+const cpu_op::bias_gelu bias_gelu_kernels{.run = bias_gelu_kernel};
+
+}  // namespace
+}  // namespace CPU_CAPABILITY
+}  // namespace envcheck

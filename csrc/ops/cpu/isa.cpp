@@ -5,6 +5,7 @@
 // (b) what this CPU reports through __builtin_cpu_supports for the features each variant was compiled
 // with.  (b) guards against an ATen that would pick a level our pragma set does not cover.
 #include "ops/cpu/kernels.h"
+#include "ops/cpu/sgemm_kernel.h"
 
 #include <ATen/Parallel.h>
 #include <ATen/Version.h>
@@ -88,9 +89,9 @@ std::string cpu_kernel_isa_json() {
   js << "], \"aten_capability\": \"" << at::get_cpu_capability() << "\", \"aten_cpu_capability_env\": ";
   if (env) js << '"' << env << '"'; else js << "null";
   const CacheSizes& cs = cpu_cache_sizes();
-  const GemmBlocking blk = k.sgemm_blocking();
-  js << ", \"vector_width_floats\": " << k.vec_floats << ", \"sgemm_register_block\": [" << k.gemm_mr << ", "
-     << k.gemm_nr << "], \"sgemm_blocking\": {\"mc\": " << blk.mc << ", \"kc\": " << blk.kc << ", \"nc\": " << blk.nc
+  const GemmBlocking blk = k.sgemm->blocking();
+  js << ", \"vector_width_floats\": " << k.vec_floats << ", \"sgemm_register_block\": [" << k.sgemm->mr << ", "
+     << k.sgemm->nr << "], \"sgemm_blocking\": {\"mc\": " << blk.mc << ", \"kc\": " << blk.kc << ", \"nc\": " << blk.nc
      << ", \"from\": \"" << blk.how << "\"}, \"cache_bytes\": {\"l1d\": " << cs.l1d << ", \"l2\": " << cs.l2
      << ", \"l3\": " << cs.l3 << ", \"source\": \"" << cs.source << "\"}, \"openmp\": " <<
 #ifdef _OPENMP

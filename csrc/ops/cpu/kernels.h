@@ -19,40 +19,26 @@ struct CacheSizes {
 };
 const CacheSizes& cpu_cache_sizes();
 
-// sgemm cache blocking: rows of A per packed block (MC), depth of a packed slice (KC), columns of B
-// per packed panel (NC).
-struct GemmBlocking {
-  int64_t mc, kc, nc;
-  std::string how;  // "model" or "TORCH_ENVCHECK_SGEMM_BLOCKING"
-};
+// What ops/op_list.h's backend flags expand to where only ops with CPU kernels count.
+#define ENVCHECK_IF_CPU(...) __VA_ARGS__
+#define ENVCHECK_IF_NO_CPU(...)
 
-// The machine-limit microkernels of one variant (roofline_kernel_isa.h), each for one thread.
-struct RooflineKernels {
-  int vec_floats;                        // floats per vector register
-  int fma_chains;                        // independent chains of the "fma" kernel
-  int mix_fma_chains, mix_add_chains;    // FMA and add chains of the "mixed" kernel
-  const char* fma_instruction;           // what one chain step is, e.g. "vfmadd231ps zmm"
-  float (*fma_peak)(int64_t iters, bool mixed);   // returns a checksum of the chains
-  int64_t (*fma_flops_per_iter)(bool mixed);      // FLOPs of one step of all chains
-  float (*mem_read)(const float* x, int64_t n);  // returns the sum of x
-  void (*mem_write)(float* y, int64_t n, float value);
-  void (*mem_copy)(const float* x, float* y, int64_t n);
-};
+// Each op's kernels of one instruction set: struct cpu_op::<op>, defined in ops/cpu/<op>_kernel.h.
+namespace cpu_op {
+#define ENVCHECK_OP(name, cpu, cuda) ENVCHECK_IF_##cpu(struct name;)
+#include "ops/op_list.h"
+#undef ENVCHECK_OP
+}  // namespace cpu_op
 
+// The kernels of one instruction-set variant: one named entry per op of ops/op_list.h with CPU
+// kernels (`cpu_kernels().triad->run(...)`), each filled by that op's <op>_kernel_isa.h
+// (kernels_impl.h), so no entry depends on where it stands.
 struct CpuKernels {
-  const char* isa;      // "DEFAULT", "AVX2", "AVX512"
-  int vec_floats;       // floats per at::vec::Vectorized<float> in this variant
-  int gemm_mr, gemm_nr; // sgemm register block (rows x columns of C per micro-kernel call)
-  void (*triad)(const float* b, const float* c, float s, float* out, int64_t n);
-  float (*sum)(const float* x, int64_t n);
-  void (*softmax)(const float* x, float* y, int64_t rows, int64_t cols);
-  void (*bias_gelu)(const float* x, const float* bias, float* y, int64_t rows, int64_t cols);
-  // C (M x N, row-major, contiguous) = A (M x K, strides sa0/sa1) * B (K x N, strides sb0/sb1).
-  void (*sgemm)(const float* a, int64_t sa0, int64_t sa1, const float* b, int64_t sb0, int64_t sb1, float* c,
-                int64_t m, int64_t n, int64_t k);
-  // The blocking sgemm uses in this variant on this CPU.
-  GemmBlocking (*sgemm_blocking)();
-  const RooflineKernels* roofline;
+  const char* isa = nullptr;  // "DEFAULT", "AVX2", "AVX512"
+  int vec_floats = 0;         // floats per at::vec::Vectorized<float> in this variant
+#define ENVCHECK_OP(name, cpu, cuda) ENVCHECK_IF_##cpu(const cpu_op::name* name = nullptr;)
+#include "ops/op_list.h"
+#undef ENVCHECK_OP
 };
 
 // One per compiled variant; the x86 variants exist only on x86-64 builds.

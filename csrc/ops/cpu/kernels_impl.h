@@ -1,4 +1,4 @@
-// The CPU kernels of every op, compiled once per instruction set.  Include this only from a
+// The CPU kernels of every op (ops/op_list.h), compiled once per instruction set.  Include this only from a
 // kernels_<isa>.cpp that has set the target pragma and CPU_CAPABILITY before any other include.
 #include <ATen/Parallel.h>
 #include <ATen/cpu/vec/functional.h>
@@ -29,22 +29,32 @@ namespace {
 #include "ops/cpu/sse2_math.h"
 #endif
 #include "ops/cpu/common_isa.h"
-#include "ops/cpu/roofline_kernel_isa.h"
-#include "ops/cpu/triad_kernel_isa.h"
-#include "ops/cpu/bias_gelu_kernel_isa.h"
-#include "ops/cpu/softmax_kernel_isa.h"
-#include "ops/cpu/sum_kernel_isa.h"
-#include "ops/cpu/sgemm_kernel_isa.h"
 
 }  // namespace
+}  // namespace CPU_CAPABILITY
+}  // namespace envcheck
+
+// Generated at build time from ops/op_list.h (torch_envcheck/ext/buildcfg.py): every op's
+// ops/cpu/<op>_kernel_isa.h, each of which opens envcheck::CPU_CAPABILITY's unnamed namespace (the
+// one above: common_isa.h is in scope there) and defines `<op>_kernels`.
+#include "ops/cpu/all_kernels_isa.h"
+
+namespace envcheck {
+namespace CPU_CAPABILITY {
 
 #define ENVCHECK_STR2(x) #x
 #define ENVCHECK_STR(x) ENVCHECK_STR2(x)
 
 const CpuKernels& kernel_table() {
-  static const CpuKernels table{ENVCHECK_STR(CPU_CAPABILITY), static_cast<int>(Vec::size()), kMR, kNR,
-                                triad_kernel, sum_kernel, softmax_kernel, bias_gelu_kernel, sgemm_kernel,
-                                sgemm_blocking, &roofline_table()};
+  static const CpuKernels table = [] {
+    CpuKernels t;
+    t.isa = ENVCHECK_STR(CPU_CAPABILITY);
+    t.vec_floats = static_cast<int>(Vec::size());
+#define ENVCHECK_OP(name, cpu, cuda) ENVCHECK_IF_##cpu(t.name = &name##_kernels;)
+#include "ops/op_list.h"
+#undef ENVCHECK_OP
+    return t;
+  }();
   return table;
 }
 

@@ -11,11 +11,12 @@
 
 #include "ops/checks.h"
 #include "ops/cpu/kernels.h"
+#include "ops/cpu/roofline_kernel.h"
 
 namespace envcheck {
 namespace {
 
-const RooflineKernels& variant(const char* op, const std::string& isa) {
+const cpu_op::roofline& variant(const char* op, const std::string& isa) {
   const CpuKernels* k = cpu_kernels_for(isa);
   if (k == nullptr) {
     std::string ok;
@@ -43,7 +44,7 @@ int64_t fma_peak_cpu(at::Tensor& sink, c10::string_view isa, int64_t iters, bool
   check_contiguous_float("fma_peak", "sink", sink);
   TORCH_CHECK(sink.numel() >= 1, "envcheck::fma_peak: expected sink with at least 1 element");
   TORCH_CHECK(iters >= 1, "envcheck::fma_peak: expected iters >= 1, got ", iters);
-  const RooflineKernels& k = variant("fma_peak", std::string(isa));
+  const cpu_op::roofline& k = variant("fma_peak", std::string(isa));
   const int64_t threads = at::get_num_threads();
   std::vector<float> check(threads, 0.f);
   // One task per thread (grain 1): each runs the whole chain count for `iters` steps.
@@ -58,7 +59,7 @@ int64_t fma_peak_cpu(at::Tensor& sink, c10::string_view isa, int64_t iters, bool
 
 at::Tensor mem_read_cpu(const at::Tensor& x, c10::string_view isa) {
   check_contiguous_float("mem_read", "x", x);
-  const RooflineKernels& k = variant("mem_read", std::string(isa));
+  const cpu_op::roofline& k = variant("mem_read", std::string(isa));
   const int64_t n = x.numel(), threads = at::get_num_threads();
   const float* p = x.const_data_ptr<float>();
   std::vector<float> part(threads, 0.f);
@@ -77,7 +78,7 @@ at::Tensor mem_read_cpu(const at::Tensor& x, c10::string_view isa) {
 
 void mem_write_cpu(at::Tensor& out, double value, c10::string_view isa) {
   check_contiguous_float("mem_write", "out", out);
-  const RooflineKernels& k = variant("mem_write", std::string(isa));
+  const cpu_op::roofline& k = variant("mem_write", std::string(isa));
   const int64_t n = out.numel(), threads = at::get_num_threads();
   float* p = out.data_ptr<float>();
   at::parallel_for(0, threads, 1, [&](int64_t b, int64_t e) {
@@ -92,7 +93,7 @@ void mem_copy_cpu(const at::Tensor& x, at::Tensor& out, c10::string_view isa) {
   check_contiguous_float("mem_copy", "x", x);
   check_contiguous_float("mem_copy", "out", out);
   check_out("mem_copy", out, x);
-  const RooflineKernels& k = variant("mem_copy", std::string(isa));
+  const cpu_op::roofline& k = variant("mem_copy", std::string(isa));
   const int64_t n = x.numel(), threads = at::get_num_threads();
   const float* src = x.const_data_ptr<float>();
   float* dst = out.data_ptr<float>();
@@ -109,7 +110,7 @@ std::string roofline_info() {
   js << "{\"threads\": " << at::get_num_threads() << ", \"variants\": {";
   bool first = true;
   for (const auto& name : cpu_runnable_variants()) {
-    const RooflineKernels& k = *cpu_kernels_for(name)->roofline;
+    const cpu_op::roofline& k = *cpu_kernels_for(name)->roofline;
     js << (first ? "" : ", ") << '"' << name << "\": {\"vector_floats\": " << k.vec_floats
        << ", \"fma_chains\": " << k.fma_chains << ", \"mixed_fma_chains\": " << k.mix_fma_chains
        << ", \"mixed_add_chains\": " << k.mix_add_chains << ", \"chain_step\": \"" << k.fma_instruction

@@ -14,6 +14,14 @@
 //    ceiling of mixed arithmetic (softmax's exp, GELU's erf, sum's adds).
 // Memory: read (vector loads into 8 accumulators: the sum), write (non-temporal stores of one value: no
 // read-for-ownership) and copy (loads + non-temporal stores).
+// Compiled once per instruction set (kernels_impl.h); included once per translation unit.
+#pragma once
+
+#include "ops/cpu/roofline_kernel.h"
+
+namespace envcheck {
+namespace CPU_CAPABILITY {
+namespace {
 
 #if defined(CPU_CAPABILITY_AVX512)
 using RVec = __m512;
@@ -176,9 +184,17 @@ void mem_copy_thread(const float* x, float* y, int64_t n) {
   for (; i < n; ++i) y[i] = x[i];
 }
 
-const RooflineKernels& roofline_table() {
-  static const RooflineKernels table{kRWidth,           kFmaChains,      kMixFma,         kMixAdd,
-                                     kFmaInstruction,   fma_peak_thread, fma_peak_flops_per_iter,
-                                     mem_read_thread,   mem_write_thread, mem_copy_thread};
-  return table;
-}
+const cpu_op::roofline roofline_kernels{.vec_floats = kRWidth,
+                                          .fma_chains = kFmaChains,
+                                          .mix_fma_chains = kMixFma,
+                                          .mix_add_chains = kMixAdd,
+                                          .fma_instruction = kFmaInstruction,
+                                          .fma_peak = fma_peak_thread,
+                                          .fma_flops_per_iter = fma_peak_flops_per_iter,
+                                          .mem_read = mem_read_thread,
+                                          .mem_write = mem_write_thread,
+                                          .mem_copy = mem_copy_thread};
+
+}  // namespace
+}  // namespace CPU_CAPABILITY
+}  // namespace envcheck

@@ -9,6 +9,7 @@
 
 #include "ops/checks.h"
 #include "ops/cpu/kernels.h"
+#include "ops/cpu/sgemm_kernel.h"
 
 namespace envcheck {
 namespace {
@@ -21,8 +22,8 @@ at::Tensor sgemm_cpu(const at::Tensor& a, const at::Tensor& b) {
   check_sgemm_shapes(a, b);
   const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
   at::Tensor c = at::empty({m, n}, a.options().memory_format(at::MemoryFormat::Contiguous));
-  cpu_kernels().sgemm(a.data_ptr<float>(), a.stride(0), a.stride(1), b.data_ptr<float>(), b.stride(0), b.stride(1),
-                      c.data_ptr<float>(), m, n, k);
+  cpu_kernels().sgemm->run(a.data_ptr<float>(), a.stride(0), a.stride(1), b.data_ptr<float>(), b.stride(0),
+                           b.stride(1), c.data_ptr<float>(), m, n, k);
   return c;
 }
 

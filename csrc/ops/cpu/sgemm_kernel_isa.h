@@ -27,6 +27,14 @@
 //                     register): 6 x 8 -> 12 accumulators (not measured: no such CPU here)
 // tests/test_ops_isa.py disassembles the built library and checks these loops: FMAs on ymm/zmm and
 // no stack access (spill or reload) inside them.
+// Compiled once per instruction set (kernels_impl.h); included once per translation unit.
+#pragma once
+
+#include "ops/cpu/sgemm_kernel.h"
+
+namespace envcheck {
+namespace CPU_CAPABILITY {
+namespace {
 
 // The micro-kernel's register type and the five operations it needs: __m128 on the DEFAULT variant
 // on x86-64, Vectorized<float> elsewhere.  kNV registers of kLanes floats per row of the tile.
@@ -282,3 +290,9 @@ void sgemm_kernel(const float* a, int64_t sa0, int64_t sa1, const float* b, int6
     }
   }
 }
+
+const cpu_op::sgemm sgemm_kernels{.run = sgemm_kernel, .mr = kMR, .nr = kNR, .blocking = sgemm_blocking};
+
+}  // namespace
+}  // namespace CPU_CAPABILITY
+}  // namespace envcheck

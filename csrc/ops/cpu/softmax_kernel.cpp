@@ -7,6 +7,7 @@
 
 #include "ops/checks.h"
 #include "ops/cpu/kernels.h"
+#include "ops/cpu/softmax_kernel.h"
 
 namespace envcheck {
 namespace {
@@ -19,7 +20,7 @@ void softmax_out_cpu(const at::Tensor& x, at::Tensor& y) {
   check_out("softmax", y, x);
   const int64_t cols = x.size(-1);
   const int64_t rows = cols == 0 ? 0 : x.numel() / cols;
-  cpu_kernels().softmax(xc.data_ptr<float>(), y.data_ptr<float>(), rows, cols);
+  cpu_kernels().softmax->run(xc.data_ptr<float>(), y.data_ptr<float>(), rows, cols);
 }
 
 at::Tensor softmax_cpu(const at::Tensor& x) {

@@ -7,6 +7,14 @@
 // (-inf) entry is exactly 0; a row with a nan is all nan; a row of only -inf is all nan (0/0); a row
 // whose maximum is +inf takes the limit where there is one: one +inf -> one-hot at it, two or more
 // +inf -> all nan.
+// Compiled once per instruction set (kernels_impl.h); included once per translation unit.
+#pragma once
+
+#include "ops/cpu/softmax_kernel.h"
+
+namespace envcheck {
+namespace CPU_CAPABILITY {
+namespace {
 
 // A row whose maximum is +inf (and that has no nan): rare, so scalar.
 inline void softmax_row_posinf(const float* xr, float* yr, int64_t cols) {
@@ -121,3 +129,9 @@ void softmax_kernel(const float* x, float* y, int64_t rows, int64_t cols) {
     }
   });
 }
+
+const cpu_op::softmax softmax_kernels{.run = softmax_kernel};
+
+}  // namespace
+}  // namespace CPU_CAPABILITY
+}  // namespace envcheck

@@ -8,6 +8,7 @@
 
 #include "ops/checks.h"
 #include "ops/cpu/kernels.h"
+#include "ops/cpu/sum_kernel.h"
 
 namespace envcheck {
 namespace {
@@ -16,7 +17,7 @@ at::Tensor sum_cpu(const at::Tensor& x) {
   check_device("sum", "x", x, c10::DeviceType::CPU);
   check_dtype_float("sum", "x", x);
   const at::Tensor xc = x.contiguous();
-  const float total = cpu_kernels().sum(xc.data_ptr<float>(), xc.numel());
+  const float total = cpu_kernels().sum->run(xc.data_ptr<float>(), xc.numel());
   return at::scalar_tensor(total, x.options());
 }
 

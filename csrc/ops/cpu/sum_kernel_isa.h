@@ -9,6 +9,14 @@
 //  3. the block partials, stored by block index, are added by a pairwise tree in block order.
 // So a given input gives bit-identical results for any number of threads.  Different instruction-set
 // variants (vector width V) use different lane groupings and may differ in the last bits.
+// Compiled once per instruction set (kernels_impl.h); included once per translation unit.
+#pragma once
+
+#include "ops/cpu/sum_kernel.h"
+
+namespace envcheck {
+namespace CPU_CAPABILITY {
+namespace {
 
 constexpr int64_t kSumBlock = 1 << 16;
 
@@ -110,3 +118,9 @@ float sum_kernel(const float* x, int64_t n) {
   });
   return pairwise(partial.data(), blocks);
 }
+
+const cpu_op::sum sum_kernels{.run = sum_kernel};
+
+}  // namespace
+}  // namespace CPU_CAPABILITY
+}  // namespace envcheck

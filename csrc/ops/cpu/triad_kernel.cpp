@@ -8,6 +8,7 @@
 
 #include "ops/checks.h"
 #include "ops/cpu/kernels.h"
+#include "ops/cpu/triad_kernel.h"
 
 namespace envcheck {
 namespace {
@@ -20,8 +21,8 @@ void triad_out_cpu(const at::Tensor& b, const at::Tensor& c, double s, at::Tenso
   check_triad_shapes(b, c);
   const at::Tensor bc = b.contiguous(), cc = c.contiguous();
   check_out("triad", out, b);
-  cpu_kernels().triad(bc.data_ptr<float>(), cc.data_ptr<float>(), static_cast<float>(s), out.data_ptr<float>(),
-                      out.numel());
+  cpu_kernels().triad->run(bc.data_ptr<float>(), cc.data_ptr<float>(), static_cast<float>(s),
+                           out.data_ptr<float>(), out.numel());
 }
 
 at::Tensor triad_cpu(const at::Tensor& b, const at::Tensor& c, double s) {

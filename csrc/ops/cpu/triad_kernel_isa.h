@@ -1,6 +1,14 @@
 // The triad CPU kernel, out = b + s * c (included by each kernels_<isa>.cpp, inside
 // envcheck::CPU_CAPABILITY; entry point and checks: triad_kernel.cpp).  One pass over memory: load,
 // compute in registers, store.
+// Compiled once per instruction set (kernels_impl.h); included once per translation unit.
+#pragma once
+
+#include "ops/cpu/triad_kernel.h"
+
+namespace envcheck {
+namespace CPU_CAPABILITY {
+namespace {
 
 // Outputs at least this large are written with non-temporal (streaming) stores where the ISA has
 // them: the store then does not first read the destination line into the cache (write-allocate),
@@ -66,3 +74,9 @@ void triad_kernel(const float* b, const float* c, float s, float* out, int64_t n
 #endif
   });
 }
+
+const cpu_op::triad triad_kernels{.run = triad_kernel};
+
+}  // namespace
+}  // namespace CPU_CAPABILITY
+}  // namespace envcheck

@@ -8,6 +8,7 @@
 
 #include "ops/checks.h"
 #include "ops/cuda/glue.h"
+#include "ops/cuda/bias_gelu_kernel.h"
 
 namespace envcheck {
 namespace cuda {

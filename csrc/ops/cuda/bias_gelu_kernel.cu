@@ -3,6 +3,7 @@
 // pack and the pointers are aligned (a pack then never straddles two rows), else per element.
 // Checks and op registration: csrc/ops/cuda/bias_gelu_glue.cpp.
 #include "ops/cuda/common.cuh"
+#include "ops/cuda/bias_gelu_kernel.h"
 
 namespace envcheck {
 namespace cuda {

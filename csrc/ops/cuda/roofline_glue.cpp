@@ -7,6 +7,7 @@
 
 #include "ops/checks.h"
 #include "ops/cuda/glue.h"
+#include "ops/cuda/roofline_kernel.h"
 
 namespace envcheck {
 namespace cuda {

@@ -5,6 +5,7 @@
 // mixed: half the chains are adds, FADD); 8 blocks of 256 threads per SM (64 warps: enough to hide the
 // 4-cycle FMA latency on every scheduler).  The chains converge to c / (1 - m) = 1.
 #include "ops/cuda/common.cuh"
+#include "ops/cuda/roofline_kernel.h"
 
 namespace envcheck {
 namespace cuda {

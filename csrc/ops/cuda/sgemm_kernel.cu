@@ -9,6 +9,7 @@
 // Edges are zero-filled on load and masked on store, so any M, N, K works; indices are 64-bit.
 // Checks and op registration: csrc/ops/cuda/sgemm_glue.cpp.
 #include "ops/cuda/common.cuh"
+#include "ops/cuda/sgemm_kernel.h"
 
 namespace envcheck {
 namespace cuda {

@@ -8,6 +8,7 @@
 
 #include "ops/checks.h"
 #include "ops/cuda/glue.h"
+#include "ops/cuda/softmax_kernel.h"
 
 namespace envcheck {
 namespace cuda {

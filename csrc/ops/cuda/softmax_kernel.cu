@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "ops/cuda/common.cuh"
+#include "ops/cuda/softmax_kernel.h"
 
 namespace envcheck {
 namespace cuda {

@@ -6,6 +6,7 @@
 // into partial[block]; one block then reduces the G partials the same way.  Same input, same bits.
 // Checks and op registration: csrc/ops/cuda/sum_glue.cpp.
 #include "ops/cuda/common.cuh"
+#include "ops/cuda/sum_kernel.h"
 
 namespace envcheck {
 namespace cuda {

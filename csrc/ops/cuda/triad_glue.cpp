@@ -7,6 +7,7 @@
 
 #include "ops/checks.h"
 #include "ops/cuda/glue.h"
+#include "ops/cuda/triad_kernel.h"
 
 namespace envcheck {
 namespace cuda {

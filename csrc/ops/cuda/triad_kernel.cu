@@ -2,6 +2,7 @@
 // Grid-stride loop over 16-byte packs when all three pointers are 16-byte aligned, else per element;
 // 64-bit indices throughout.  Checks and op registration: csrc/ops/cuda/triad_glue.cpp.
 #include "ops/cuda/common.cuh"
+#include "ops/cuda/triad_kernel.h"
 
 namespace envcheck {
 namespace cuda {

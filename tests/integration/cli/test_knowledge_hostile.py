@@ -186,7 +186,7 @@ def test_update_names_a_release_it_saw_but_could_not_learn(tmp_path, with_tensor
 
 
 def test_one_bad_learned_row_is_dropped_and_named_and_dry_run_says_the_same(tmp_path):
-    from torch_envcheck.knowledge import learn, update
+    from torch_envcheck.knowledge_update import learn, update
     got = learn.Learned()
     got.torch["2.98"] = learn.TorchRelease("2.98", "2.98.0", ["2.98.0"], pythons=["3.12"],
                                           learned_from="https://idx.example/f/torch-2.98.0-cp312-cp312-win_amd64.whl")

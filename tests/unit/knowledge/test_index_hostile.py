@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from torch_envcheck.knowledge import index as ix
+from torch_envcheck.knowledge_update import index as ix
 
 WHEEL = "torch-2.99.0-cp312-cp312-manylinux_2_28_x86_64.whl"
 

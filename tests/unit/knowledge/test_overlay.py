@@ -13,6 +13,7 @@ import pytest
 from torch_envcheck import knowledge as kb
 from torch_envcheck.knowledge import freshness
 from torch_envcheck.knowledge import overlay
+from torch_envcheck.knowledge_update import overlay_write
 
 
 YESTERDAY = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=1)).isoformat(timespec="seconds")
@@ -62,7 +63,7 @@ def test_no_overlay_is_the_shipped_table(kdir):
 
 
 def test_an_overlay_adds_a_release_and_the_doctor_uses_it(kdir):
-    overlay.write(doc(**{"torch_releases.json": {"releases": [R216]},
+    overlay_write.write(doc(**{"torch_releases.json": {"releases": [R216]},
                          "docker_images.json": {"latest_patch": {"2.16": "2.16.0"}}}))
     # a learned release is a hint: the newest release of the advice stays the verified one
     assert kb.latest_known_release() == "2.15" and kb.latest_learned_release()["torch"] == "2.16"
@@ -84,7 +85,7 @@ def test_an_overlay_adds_a_release_and_the_doctor_uses_it(kdir):
 
 
 def test_an_overlay_never_replaces_a_shipped_value(kdir):
-    overlay.write(doc(**{"torch_releases.json": {"releases": [
+    overlay_write.write(doc(**{"torch_releases.json": {"releases": [
         {"torch": "2.15", "python_min": "3.9", "python_max": "3.9",
          "builds": [{"tag": "cu126", "cudnn": "9.10.2.21"}, {"tag": "cu132", "cudnn": "9.26.0.99"}]}]},
         "docker_images.json": {"latest_patch": {"2.15": "2.15.9"}}}))
@@ -148,7 +149,7 @@ def test_size_cap_and_special_files(kdir, capsys):
 
 
 def test_an_edited_overlay_fails_its_digest(kdir, capsys):
-    overlay.write(doc(**{"torch_releases.json": {"releases": [R216]}}))
+    overlay_write.write(doc(**{"torch_releases.json": {"releases": [R216]}}))
     assert kb.latest_learned_release()["torch"] == "2.16"
     f = kdir / overlay.FILE_NAME
     f.write_text(f.read_text().replace('"3.15"', '"3.16"'))
@@ -158,7 +159,7 @@ def test_an_edited_overlay_fails_its_digest(kdir, capsys):
 
 @pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX owners and modes")
 def test_an_overlay_others_may_write_or_do_not_own_is_refused(kdir, capsys, monkeypatch):
-    overlay.write(doc(**{"torch_releases.json": {"releases": [R216]}}))
+    overlay_write.write(doc(**{"torch_releases.json": {"releases": [R216]}}))
     f = kdir / overlay.FILE_NAME
     assert (f.stat().st_mode & 0o777) == 0o600
     os.chmod(f, 0o666)
@@ -179,14 +180,14 @@ def test_an_overlay_others_may_write_or_do_not_own_is_refused(kdir, capsys, monk
 
 def test_writes_are_validated(kdir):
     with pytest.raises(overlay.OverlayError):
-        overlay.write(doc(**{"torch_releases.json": {"releases": [{"torch": "two"}]}}))
+        overlay_write.write(doc(**{"torch_releases.json": {"releases": [{"torch": "two"}]}}))
     with pytest.raises(overlay.OverlayError):
-        overlay.write(doc(**{"torch_releases.json": {"releases": [dict(R216, shiny="new field")]}}))
+        overlay_write.write(doc(**{"torch_releases.json": {"releases": [dict(R216, shiny="new field")]}}))
 
 
 def test_the_shipped_tables_are_never_modified(kdir):
     before = json.dumps(kb.load_table(kb.RELEASES_FILE), sort_keys=True)
-    overlay.write(doc(**{"torch_releases.json": {"releases": [R216]}}))
+    overlay_write.write(doc(**{"torch_releases.json": {"releases": [R216]}}))
     kb.release("2.16")["python_min"] = "mutated by a caller"
     kb.clear_caches()
     os.remove(kdir / overlay.FILE_NAME)
@@ -197,7 +198,7 @@ def test_the_shipped_tables_are_never_modified(kdir):
 def test_advice_from_a_learned_row_names_the_index_it_came_from(kdir):
     url = "https://mirror.example/whl/cu134/torch-2.16.0%2Bcu134-cp312-cp312-manylinux_2_28_x86_64.whl"
     row = dict(R216, learned_from=url, builds=[dict(R216["builds"][0], learned_from=url)])
-    overlay.write(doc(**{"torch_releases.json": {"releases": [row]}}))
+    overlay_write.write(doc(**{"torch_releases.json": {"releases": [row]}}))
     kept = freshness.keep_installed("2.16.0+cu134", "cu134", "13.4", None)
     assert kept and "https://mirror.example/whl/cu134" in freshness.kept_line(kept)
     note = freshness.newer_unpicked({"torch": "2.15", "tag": "cu132"})
