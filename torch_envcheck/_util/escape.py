@@ -7,10 +7,13 @@ through the function for its destination:
     md_text(text)           running Markdown text (no markup, no HTML, one line)
     md_code_block(text)     a fenced code block the text cannot close early
     md_inline_code(text)    inline code the text cannot close early
-    shell_quote(word, sh)   one word of a command for "posix", "powershell" or "cmd"
+    shell_quote(word, sh)   one word of a command for "posix", "powershell", "cmd" or EITHER (a line
+                            that cmd.exe and PowerShell both read as the same words)
     shell_join(words, sh)   a command line of such words (PowerShell: `&` before a quoted program),
                             as a Command: a str that keeps its words, to be rebuilt, never edited
     env_assign(name, v, sh) set (or, with None, remove) an environment variable in that shell
+    path_prepend(d, sh), path_remove(d, sh)   put a folder first on / take it off PATH (Windows shells)
+    per_shell(make, sh)     make(shell)'s line, or for EITHER one section per shell
     shell_for(os_name)      which of those a snapshot's OS uses
     requirement_version(v)  a version fit for a requirements line (PEP 440), else None
 """
@@ -92,7 +95,14 @@ def md_inline_code(text) -> str:
     return f"{fence}{pad}{s}{pad}{fence}"
 
 
-SHELLS = ("posix", "powershell", "cmd")
+# EITHER: native Windows where the shell is not known.  Anaconda Prompt is cmd.exe, Windows
+# Terminal opens PowerShell: a line for both uses only what the two read alike (bare words, double
+# quotes around text without `$`, backtick, `%` or `"`), never `$env:`, `'...'` or the call operator.
+EITHER = "cmd-or-powershell"
+SHELLS = ("posix", "powershell", "cmd", EITHER)
+# Section comments of a fix that needs another line per shell (a quoted program, PATH changes): the
+# fix checker reads the lines under each one with that shell's model (advice/check.py).
+SECTION = {"powershell": "# in PowerShell:", "cmd": "# in cmd.exe (Anaconda Prompt):"}
 _POSIX_SAFE = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
 _PS_SAFE = re.compile(r"[A-Za-z0-9_%+=:./\\-]+")
 # A plain option (-m, --index-url) passes to a native program as it is; an option word with `.`,
@@ -104,6 +114,11 @@ _CMD_SAFE = re.compile(r"[A-Za-z0-9_@+=:,./\\-]+")
 # in double quotes, the way people write them; nothing in them expands inside double quotes.
 _POSIX_SPACED = re.compile(r"[A-Za-z0-9_@%+=:,./ -]+")
 _PS_SPACED = re.compile(r"[A-Za-z0-9_%+=:./\\ -]+")
+# Both shells: bare only what neither acts on (cmd: % & | < > ( ) ^ , ;  PowerShell: $ @ ( ) { } , ; ` ' #);
+# in double quotes anything but what either expands there (cmd: %, PowerShell: $ and the backtick)
+# and the quote characters, and never a trailing backslash (the C runtime reads \" as a quote).
+_EITHER_SAFE = re.compile(r"[A-Za-z0-9_+=:./\\-]+")
+_EITHER_QUOTABLE = re.compile("[^\"%$`\u201c\u201d\u201e\x00-\x1f]*[^\"%$`\u201c\u201d\u201e\x00-\x1f\\\\]")
 
 
 def shell_quote(word, shell: str = "posix") -> str:
@@ -122,6 +137,14 @@ def shell_quote(word, shell: str = "posix") -> str:
             return s
         if _PS_SPACED.fullmatch(s) and not s.startswith("-"):
             return f'"{s}"'
+        return "'" + re.sub("(['\u2018\u2019\u201a\u201b])", r"\1\1", s) + "'"
+    if shell == EITHER:
+        if _EITHER_SAFE.fullmatch(s) and (not s.startswith("-") or _PS_OPTION.fullmatch(s)):
+            return s
+        if _EITHER_QUOTABLE.fullmatch(s):
+            return f'"{s}"'
+        # No quoting reads alike in both: PowerShell's literal quotes, which the fix checker flags
+        # for cmd.exe (a `# caution:` line) rather than let a line run differently in one of them.
         return "'" + re.sub("(['\u2018\u2019\u201a\u201b])", r"\1\1", s) + "'"
     if shell == "cmd":
         if _CMD_SAFE.fullmatch(s):
@@ -170,6 +193,10 @@ def shell_join(words, shell: str = "posix") -> Command:
         quoted[0] = "'" + words[0] + "'"
     if shell == "powershell" and quoted and quoted[0][:1] in ("'", '"'):
         quoted.insert(0, "&")
+    if shell == EITHER and quoted and quoted[0][:1] in ("'", '"'):
+        # a quoted program: PowerShell needs `&` before it, which cmd.exe rejects: one line per shell
+        return Command("\n".join((SECTION["powershell"], shell_join(words, "powershell"),
+                                   SECTION["cmd"], shell_join(words, "cmd"))), words, shell)
     return Command(" ".join(quoted), words, shell)
 
 
@@ -187,11 +214,56 @@ def env_assign(name: str, value, shell: str = "posix") -> str:
         if value is None:
             return f"Remove-Item Env:{name}"
         return f"$env:{name} = '" + re.sub("(['\u2018\u2019\u201a\u201b])", r"\1\1", terminal(value)) + "'"
+    if shell == EITHER:
+        return "\n".join((SECTION["powershell"], env_assign(name, value, "powershell"),
+                          SECTION["cmd"], env_assign(name, value, "cmd")))
     if shell == "cmd":
         # The quotes around NAME=value keep & | < > literal; % cannot be escaped at a prompt, so
         # it and the quote character are dropped rather than let them expand.
         return f'set "{name}=' + ("" if value is None else re.sub('[%"]', "", terminal(value))) + '"'
     raise ValueError(f"unknown shell {shell!r}; expected one of {', '.join(SHELLS)}")
+
+
+def per_shell(make, shell: str) -> str:
+    """make(shell) -> the line(s) for one shell; for EITHER, the PowerShell and cmd.exe forms under
+    their section comments (advice/check.py reads each under that shell's model)."""
+    if shell == EITHER:
+        return "\n".join((SECTION["powershell"], make("powershell"), SECTION["cmd"], make("cmd")))
+    return make(shell)
+
+
+def _cmd_path_text(folder: str) -> str | None:
+    """A folder as literal text inside cmd's set "PATH=...": no % (it would expand) and no quote."""
+    s = terminal(folder)
+    return None if any(c in s for c in '%"') else s
+
+
+def path_prepend(folder, shell: str) -> str:
+    """Put `folder` first on PATH for the current session of `shell` (Windows shells)."""
+    def make(sh: str) -> str:
+        if sh == "cmd":
+            body = _cmd_path_text(folder)
+            return f'set "PATH={body};%PATH%"' if body is not None else "rem (the folder's name cannot be written for cmd.exe)"
+        if sh == "powershell":
+            return "$env:Path = " + shell_quote(str(folder) + ";", "powershell") + " + $env:Path"
+        return "export PATH=" + shell_quote(str(folder), "posix") + ':"$PATH"'
+    return per_shell(make, shell)
+
+
+def path_remove(folder, shell: str) -> str:
+    """Take `folder` off PATH for the current session of `shell` (Windows shells).  cmd.exe has no
+    filter: its substitution %PATH:old=new% (`set /?`) drops the entry with its `;`."""
+    def make(sh: str) -> str:
+        if sh == "cmd":
+            body = _cmd_path_text(folder)
+            if body is None or "=" in body:
+                return "rem (the folder's name cannot be written for cmd.exe: remove it in Environment Variables)"
+            return f'set "PATH=%PATH:{body};=%"'
+        if sh == "powershell":
+            return ("$env:Path = ($env:Path -split ';' | Where-Object { $_ -ne " + shell_quote(str(folder), "powershell")
+                    + " }) -join ';'")
+        return None
+    return per_shell(make, shell)
 
 
 def shell_for(os_name) -> str:

@@ -55,15 +55,10 @@ def _pip_args(argv: list[str]) -> tuple[str | None, list[str] | None]:
         return argv[0], argv[3:]
     if argv and argv[0] in ("pip", "pip3"):
         return None, argv[1:]
-    if len(argv) >= 3 and argv[0] == "uv" and argv[1] == "pip":
-        words, exe, i = [argv[2]], None, 3
-        while i < len(argv):
-            if argv[i] in ("--python", "-p") and i + 1 < len(argv):
-                exe, i = argv[i + 1], i + 2
-                continue
-            words.append(argv[i])
-            i += 1
-        return exe, words
+    if argv[:2] == ["uv", "pip"]:  # judged as the pip command it amounts to
+        from torch_envcheck.advice.recommend import index_url  # noqa: PLC0415
+        from torch_envcheck.advice.uv_words import as_pip  # noqa: PLC0415
+        return as_pip(argv, index_url)
     if len(argv) >= 2 and argv[0] == "uv" and argv[1] == "add":
         words, i = ["install"], 2
         while i < len(argv):
@@ -199,6 +194,69 @@ class _Envs:
         return ("other", exe), words, False
 
 
+_SHELL_NAMES = {"cmd": "cmd.exe", "powershell": "PowerShell", "posix": "a POSIX shell", escape.EITHER: "cmd.exe"}
+
+
+def _either(line: str) -> tuple[list[list[str]] | None, list[Problem], dict]:
+    """A line meant for both Windows shells, read by each: (the commands it means, problems, each
+    shell's reading).  It must be a comment in both or the same commands in both, with nothing only
+    PowerShell reads; the meant commands are PowerShell's reading (the words as written), cmd.exe's
+    when PowerShell cannot read it."""
+    stripped = line.strip()
+    if not stripped or stripped.startswith("#"):
+        return None, [], {}
+    ps, cm = shellwords.commands(line, "powershell"), shellwords.commands(line, "cmd")
+    readings = {"powershell": ps, "cmd": cm}
+    only = shellwords.powershell_only(line)
+    if only:
+        return ps or cm, [Problem("shell", line, f"{only} in a line meant for cmd.exe as well as PowerShell")], readings
+    if ps != cm:
+        return ps or cm, [Problem("shell", line, "cmd.exe and PowerShell read this line differently: "
+                                                 f"{_argv_text(cm)} against {_argv_text(ps)}")], readings
+    return ps, [], readings
+
+
+def _unquoted_hash(line: str) -> bool:
+    """A word that starts with `#` outside double quotes (a comment to PowerShell and POSIX shells,
+    arguments to cmd.exe)."""
+    quoted, prev = False, " "
+    for ch in line.strip():
+        if ch == '"':
+            quoted = not quoted
+        elif ch == "#" and not quoted and prev in " \t":
+            return True
+        prev = ch
+    return False
+
+
+def _argv_text(cmds) -> str:
+    if not cmds:
+        return "(no command)"
+    return " ; ".join(" ".join(repr(w) for w in argv[:8]) for argv in cmds[:3])
+
+
+def _requirement_problems(words: list[str], line: str, shell: str) -> list[Problem]:
+    """Each requirement pip receives must be one: under cmd.exe a single-quoted `'torch==2.4.*'`
+    arrives with its quotes, which pip rejects (`Invalid requirement: ''torch==2.4.*''`)."""
+    if not words or words[0] != "install":
+        return []
+    try:
+        from packaging.requirements import InvalidRequirement, Requirement  # noqa: PLC0415
+    except ImportError:  # without packaging the requirements are not judged
+        return []
+    specs, _ = _install_specs(words)
+    out = []
+    for spec in specs:
+        if re.match(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://|[.~/\\]|[A-Za-z]:[\\/])", spec) or spec.endswith((".whl", ".tar.gz", ".zip")):
+            continue  # a URL, a path or an archive: not a requirement
+        try:
+            Requirement(spec)
+        except InvalidRequirement:
+            out.append(Problem("shell", line, f"{_SHELL_NAMES.get(shell, shell)} hands pip {spec!r}, which is not "
+                                              "a valid requirement"))
+    return out
+
+
 def _short(line: str) -> str:
     """'nvidia-cudnn-cu12 (==9.1.0.70) ; platform_system == "Linux"' -> 'nvidia-cudnn-cu12==9.1.0.70'."""
     from torch_envcheck.advice.deps import _req  # noqa: PLC0415
@@ -218,6 +276,13 @@ def _section(line: str, current: Platform, base: Platform) -> Platform:
         return dataclasses.replace(base, os="Linux", shell="posix", wsl=2, manager="venv")
     if "native windows" in comment:
         return base
+    # a fix for either Windows shell may give a line per shell under escape.SECTION's comments
+    if line.strip() == escape.SECTION["powershell"]:
+        return dataclasses.replace(base, shell="powershell")
+    if line.strip() == escape.SECTION["cmd"]:
+        return dataclasses.replace(base, shell="cmd")
+    if line.lstrip().startswith("#") and current.shell != base.shell and current.os == base.os:
+        return base  # any other comment ends a shell's section
     return current
 
 
@@ -265,9 +330,19 @@ def problems(s, text, platform: Platform | None = None) -> list[Problem]:
         for word in sorted(own, key=len, reverse=True):
             scrubbed = scrubbed.replace(word, "EXE")
         out += [Problem("path", line, f"{bad} is not a {p.os} path") for bad in p.path_problems(scrubbed)]
-        cmds = shellwords.commands(line, p.shell)
+        readings = {}
+        if p.shell == escape.EITHER:
+            cmds, found, readings = _either(line)
+            out += found
+        else:
+            cmds = shellwords.commands(line, p.shell)
         if not cmds:
             continue
+        for argv in readings.get("cmd") or []:
+            _key, cmd_words, _cur = envs.target(argv)
+            out += _requirement_problems(cmd_words or [], line, "cmd")
+        if p.shell in ("cmd", escape.EITHER) and _unquoted_hash(line):
+            out.append(Problem("shell", line, "cmd.exe has no `#` comment: it passes the rest of the line on as arguments"))
         for argv in cmds:
             if envs.created(argv):
                 continue
@@ -276,6 +351,7 @@ def problems(s, text, platform: Platform | None = None) -> list[Problem]:
             if words is None:
                 continue
             out += _wheel_problems(s, p, is_current, words, line)
+            out += _requirement_problems(words, line, p.shell)
             if not words or words[0] not in ("install", "uninstall"):
                 continue
             from torch_envcheck.advice.deps import available, regressions  # noqa: PLC0415
@@ -288,6 +364,15 @@ def problems(s, text, platform: Platform | None = None) -> list[Problem]:
                                                      + (f"{have} installed" if have else "it missing")))
             envs.envs[key] = after
     return out
+
+
+def fragment_problems(text: str, kind: str, targets, chosen: dict, reqs) -> list[Problem]:
+    """What is wrong with a project-file fragment (kind 'uv' or 'poetry': pyproject.toml, 'pixi': pixi.toml) for
+    the platforms it targets: TOML, the tool's fields, markers, and the build each platform gets
+    (advice/fragments.py)."""
+    from torch_envcheck.advice import fragments  # noqa: PLC0415
+    judge = {"uv": fragments.uv_problems, "pixi": fragments.pixi_problems, "poetry": fragments.poetry_problems}[kind]
+    return [Problem("fragment", kind, d) for d in judge(text, targets, chosen, reqs)]
 
 
 def checked(s, fix: str) -> tuple[str, list[str]]:

@@ -11,7 +11,7 @@ newer than 2.5 knows, Python 3.13).
 from __future__ import annotations
 
 from torch_envcheck import knowledge
-from torch_envcheck._util.escape import shell_for, shell_quote
+from torch_envcheck._util.escape import shell_quote
 from torch_envcheck.facts import conda as C
 from torch_envcheck.facts import core as F
 
@@ -22,12 +22,31 @@ _FLAGS = frozenset(("-c", "-n", "-f", "-m", "-y", "--force", "--force-reinstall"
 
 
 def command_line(s, *words) -> str:
-    """A command line for this snapshot's OS (shell_join's quoting, known options left bare)."""
-    shell = shell_for(F.system(s))
+    """A command line for this snapshot's shell (shell_join's quoting, known options left bare)."""
+    shell = F.shell(s)
     out = [w if w in _FLAGS else shell_quote(w, shell) for w in words if w]
     if shell == "powershell" and out and out[0].startswith("'"):
         out.insert(0, "&")  # a quoted program path needs the call operator
     return " ".join(out)
+
+
+def tensorflow_cuda_route(s, cuda: str | None, cudnn: str | None, env_name: str | None = None) -> str | None:
+    """The conda route to TensorFlow's CUDA runtime in a conda env on native Windows (TensorFlow's
+    own Windows guide: `conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0`, conda_cuda.json
+    tf_windows_conda), for the CUDA and cuDNN of TensorFlow's tested build; None when conda-forge
+    has no win-64 build of them in the table (conda_forge_win64), or this is not a conda env."""
+    if not (C.has_conda_facts(s) or F.conda_env(s) or env_name) or F.system(s) != "Windows" or not cuda or not cudnn:
+        return None
+    try:
+        table = knowledge.load_table("conda_cuda.json").get("conda_forge_win64") or {}
+    except knowledge.KnowledgeError:
+        return None
+    cuda_mm, cudnn_mm = ".".join(cuda.split(".")[:2]), ".".join(cudnn.split(".")[:2])
+    if cuda_mm not in table.get("cudatoolkit", ()) or cudnn_mm not in table.get("cudnn", ()):
+        return None
+    mgr = C.manager(s) if C.has_conda_facts(s) else "conda"
+    where = ["-n", env_name] if env_name else []
+    return command_line(s, mgr, "install", "-y", *where, "-c", "conda-forge", f"cudatoolkit={cuda_mm}", f"cudnn={cudnn_mm}")
 
 
 def _releases() -> tuple[str, dict]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import escape, versions
+from torch_envcheck.advice import conda as AC
 from torch_envcheck.advice.platform import Platform
 from torch_envcheck.facts import core as F
 from torch_envcheck.facts import tensorflow as T
@@ -155,6 +156,11 @@ def two_environments(s, torch_name: str = "torch", tf_name: str = "tf") -> str:
     p = Platform.of(s)
     lines = [p.new_environment(torch_name, torch_words(s)), p.new_environment(tf_name, tf_words(s))]
     _word, note = tf_gpu_requirement(T.tf_version(s), T.tf_os(s))
-    if note:
+    row = T.tested(s) or {}
+    route = AC.tensorflow_cuda_route(s, row.get("cuda"), row.get("cudnn"), env_name=tf_name) \
+        if p.conda_like and p.windows and T.is_native_windows(s) else None
+    if route:
+        lines.append(route)  # TensorFlow's Windows guide: CUDA and cuDNN from conda-forge into its env
+    elif note:
         lines.append(escape.terminal("# " + note))
     return "\n".join(lines)

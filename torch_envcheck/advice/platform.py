@@ -3,7 +3,7 @@ describes, as the commands need it.
 
     Platform.of(snapshot) -> Platform
         os            Linux, Windows, Darwin (platform.system())
-        shell         posix | powershell: what fix lines are quoted for (escape.shell_for)
+        shell         posix | powershell | cmd | escape.EITHER: what fix lines are quoted for (F.shell)
         manager       venv | conda | mamba | micromamba | system: what manages the Python environment
         accelerator   nvidia | jetson | apple-silicon | apple-rosetta | rocm | none | unknown
         container     docker, podman, kubernetes, ... or None
@@ -53,7 +53,8 @@ class Platform:
     @classmethod
     def of(cls, s) -> "Platform":
         system = F.system(s) or "Linux"
-        return cls(os=system, shell=escape.shell_for(system), manager=_manager(s), accelerator=_accelerator(s),
+        shell = F.shell(s) if F.system(s) else escape.shell_for(system)
+        return cls(os=system, shell=shell, manager=_manager(s), accelerator=_accelerator(s),
                    container=F.container(s), python=F.python_mm(s), machine=F.machine(s), wsl=F.wsl(s))
 
     @property
@@ -86,7 +87,15 @@ class Platform:
         if not _NAME.fullmatch(name):
             raise ValueError(f"not an environment name: {name!r}")
         words = [str(w) for w in pip_words]
-        sep = "; " if self.shell == "powershell" else " && "
+        if self.shell in (escape.EITHER, "cmd") and not self.conda_like:
+            # a venv under the home folder: cmd.exe and PowerShell name it differently
+            if self.shell == "cmd":
+                return self._new_venv_cmd(name, words)
+            return escape.per_shell(lambda sh: dataclasses.replace(self, shell=sh).new_environment(name, words),
+                                    escape.EITHER)
+        # one command after the other: `&&` (POSIX, cmd), `;` (PowerShell 5.1 has no `&&`); for
+        # either Windows shell, two lines (`;` is an argument to cmd, `&&` an error to PowerShell 5.1)
+        sep = {"powershell": "; ", escape.EITHER: "\n"}.get(self.shell, " && ")
         if self.conda_like:
             mgr = self.manager
             py = f"python={self.python}" if self.python else "python"
@@ -100,6 +109,12 @@ class Platform:
             ver = " " + escape.shell_quote(f"-{self.python}", "powershell") if self.python else ""
             return f"py{ver} -m venv {folder}{sep}& {self.venv_python(folder)} {rest}"
         return f"python3 -m venv {folder}{sep}{self.venv_python(folder)} {rest}"
+
+    def _new_venv_cmd(self, name: str, words: list) -> str:
+        folder = f"%USERPROFILE%\\venvs\\{name}"
+        ver = f" -{self.python}" if self.python else ""
+        return (f"py{ver} -m venv {folder} && {self.venv_python(folder)} "
+                + escape.shell_join(["-m", "pip", *words], "cmd"))
 
     # ------------------------------------------------------------------ checks
 

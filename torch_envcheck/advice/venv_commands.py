@@ -10,7 +10,7 @@ layout, the shell), quoted once.
 
 from __future__ import annotations
 
-from torch_envcheck._util.escape import shell_for
+from torch_envcheck._util.escape import EITHER, shell_for
 from torch_envcheck.advice.platform import Platform
 
 
@@ -32,7 +32,8 @@ def in_new_venv(cmd, name: str, system: str | None, platform: Platform | None = 
     if platform is None:
         # the shell the words were quoted for (the snapshot's: PowerShell on Windows) decides the form
         shell = getattr(cmd, "shell", None) or shell_for(system)
-        platform = Platform(os="Windows" if shell == "powershell" else (system or "Linux"), shell=shell,
+        windows = shell in ("powershell", "cmd", EITHER)
+        platform = Platform(os="Windows" if windows else (system or "Linux"), shell=shell,
                             manager="venv", accelerator="unknown")
     return platform.new_environment(name, words)
 

@@ -10,7 +10,7 @@ import contextlib
 from torch_envcheck._util import signalled
 from torch_envcheck._util.args import error, seconds, stdout_to_stderr
 
-__all__ = ["add_source", "snapshot", "error", "seconds", "stdout_to_stderr", "terminate_as_exit"]
+__all__ = ["add_source", "snapshot", "with_request", "error", "seconds", "stdout_to_stderr", "terminate_as_exit"]
 
 
 def add_source(parser: argparse.ArgumentParser) -> None:
@@ -23,6 +23,28 @@ def add_source(parser: argparse.ArgumentParser) -> None:
                              "torch import")
     parser.add_argument("--no-tensorflow", action="store_true",
                         help="do not import TensorFlow in a child process (its installed metadata is still read)")
+    parser.add_argument("--framework", choices=("torch", "tensorflow", "both"), default=None,
+                        help="judge the environment for this framework (default: those it holds; torch where it "
+                             "holds none): no torch in a TensorFlow env is a note, not a failure")
+    parser.add_argument("--shell", choices=("cmd", "powershell", "sh"), default=None,
+                        help="write fix commands for this shell (default: the one torch-envcheck runs in; on "
+                             "Windows, when it cannot tell cmd.exe from PowerShell, lines valid in both)")
+
+
+def with_request(snap: dict, args) -> dict:
+    """The snapshot with what the command line asked for (--framework, --shell) in its "request":
+    kept in the snapshot, so a saved report is judged again the same way; a flag given now wins."""
+    framework = getattr(args, "framework", None)
+    shell = getattr(args, "shell", None)
+    if framework is None and shell is None:
+        return snap
+    from torch_envcheck.facts import core as F  # noqa: PLC0415
+    request = F.request(snap)
+    if framework is not None:
+        request["frameworks"] = ["torch", "tensorflow"] if framework == "both" else [framework]
+    if shell is not None:
+        request["shell"] = shell
+    return {**snap, "request": request}
 
 
 def snapshot(args, only=None) -> dict | None:
@@ -32,15 +54,15 @@ def snapshot(args, only=None) -> dict | None:
     path = getattr(args, "from_json", None)
     if path is not None:  # '' is a mistake to report, never a reason to probe this machine
         try:
-            return load(path)
+            return with_request(load(path), args)
         except SnapshotError as exc:
             error(str(exc))
             return None
     from torch_envcheck.doctor import collect  # noqa: PLC0415
     with stdout_to_stderr(), terminate_as_exit():
         limit = getattr(args, "timeout", None)
-        return collect(timeout=limit or 5.0, only=only, torch_timeout=limit,
-                       tensorflow=not getattr(args, "no_tensorflow", False))
+        return with_request(collect(timeout=limit or 5.0, only=only, torch_timeout=limit,
+                                    tensorflow=not getattr(args, "no_tensorflow", False)), args)
 
 
 @contextlib.contextmanager

@@ -29,9 +29,8 @@ PROBES = ("platform", "driver", "conda")
 def add_arguments(parser) -> None:
     _args.add_source(parser)
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the command")
-    parser.add_argument("--framework", choices=("torch", "tensorflow", "both"), default=None,
-                        help="what to advise for: torch (default; plus TensorFlow when it is installed), "
-                             "tensorflow, or both")
+    # --framework (torch, tensorflow, both) comes with add_source: what to advise for (default: torch,
+    # plus TensorFlow when it is installed), and what the doctor judges
     out = parser.add_argument_group("other forms of the advice")
     out.add_argument("--script", choices=("sh", "ps1", "bat"), default=None,
                      help="a re-runnable setup script: a fresh venv (or conda env with --conda), the advised "
@@ -45,6 +44,22 @@ def add_arguments(parser) -> None:
                      help="the official pytorch/pytorch image that fits this machine, and its `docker run` line")
     out.add_argument("--devel", action="store_true",
                      help="with --docker: the devel image (nvcc and CUDA headers, to compile extensions)")
+    forms = parser.add_argument_group("for installers and lockfiles (docs/advice.md)")
+    forms.add_argument("--json", action="store_true",
+                       help="the advice as one JSON document (docs/schemas/advise.schema.json): the build chosen, "
+                            "why, and every other build with the reason it was not chosen")
+    forms.add_argument("--uv", action="store_true",
+                       help="uv's commands: `uv pip install` with the build's index, and the pyproject.toml "
+                            "fragment that makes `uv lock` / `uv sync` install that build")
+    forms.add_argument("--pixi", action="store_true",
+                       help="the pixi.toml fragment: conda-forge's CUDA pytorch and the system requirements")
+    forms.add_argument("--poetry", action="store_true",
+                       help="the pyproject.toml fragment for Poetry: the build's index as an explicit source, "
+                            "torch's entries by platform marker")
+    forms.add_argument("--target", metavar="PLATFORMS", default=None,
+                       help="with --uv/--pixi/--poetry: the platforms the project locks for, comma-separated from "
+                            "linux, linux-aarch64, windows, macos (default: this machine's, plus macOS and the "
+                            "other of Linux/Windows)")
     add_plan_arguments(parser)
 
 
@@ -86,7 +101,8 @@ def _plan_output(args, snap: dict) -> int:
             return _write_script(args.output, text)
         sys.stdout.write(text)
         return 0
-    shell = escape.shell_for(plan.os_name)
+    # the user's shell where the plan is for this machine's OS (Windows: cmd.exe, PowerShell or both)
+    shell = F.shell(snap) if plan.os_name == F.system(snap) else escape.shell_for(plan.os_name)
     if not args.quiet:
         for line in plan.describe():
             print(f"# {escape.terminal(line)}")
@@ -120,6 +136,9 @@ def run(args) -> int:
         return 2
     if args.docker:
         return _docker(args, snap)
+    if any(getattr(args, f, False) for f in ("json", "uv", "pixi", "poetry")):
+        from torch_envcheck.commands import advise_forms  # noqa: PLC0415  (only with these flags)
+        return advise_forms.run(args, snap)
     if _wants_plan(args):
         return _plan_output(args, snap)
     why, cmd = advise(snap)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 from torch_envcheck.commands import _source as _args
+from torch_envcheck.commands import all_envs
 
 
 def add_arguments(parser) -> None:
@@ -15,6 +16,7 @@ def add_arguments(parser) -> None:
     _args.add_source(parser)
     parser.add_argument("-v", "--verbose", action="store_true", help="show every fact the probes gathered")
     parser.add_argument("--no-color", action="store_true", help="no colour (also: NO_COLOR=1, or when piped)")
+    all_envs.add_arguments(parser)
 
 
 def _render(rep, args) -> None:
@@ -38,6 +40,11 @@ def _fallback(rep) -> None:
 
 
 def run(args) -> int:
+    if all_envs.wanted(args):
+        if getattr(args, "from_json", None) is not None:
+            _args.error("--all-envs / --env diagnose environments of this machine; they cannot be combined with --from-json")
+            return 2
+        return all_envs.run(args)
     snap = _args.snapshot(args)
     if snap is None:
         return 2

@@ -43,6 +43,7 @@ def collect(timeout: float = 5.0, only=None, torch_timeout: float | None = None,
         "tool_version": _tool_version(),
         "probe_errors": res["probe_errors"],
         "probe_seconds": res["probe_seconds"],
+        "request": {"frameworks": [], "shell": None},  # the command line's --framework/--shell (commands/_source)
     }
     snap.update(res["sections"])
     # The bounds a saved report is read with (--from-json) apply here too: what this run collects,

@@ -97,6 +97,10 @@ SECTIONS: dict[str, dict[str, Field]] = {
             "user_site_enabled": _f(BOOL, "site.ENABLE_USER_SITE: that folder is on sys.path"),
             "uv_project": _f(STR, "the uv project (pyproject.toml with uv.lock) whose .venv this environment is"),
         }),
+        "shell": _f(DICT, "the shell the doctor was started from (probes/shell.py): where fix commands are pasted",
+                    always=False, fields={
+                        "name": _f(STR, "cmd, powershell or sh; null: not told apart"),
+                        "evidence": _f(STR, "what said so: the parent process, PROMPT/PSModulePath, ...")}),
     },
     "torch": {
         "installed": _f(BOOL, "a torch distribution is installed (even if it cannot be imported)"),
@@ -280,7 +284,8 @@ SECTIONS: dict[str, dict[str, Field]] = {
     },
     "extension": {
         "status": _f(DICT, "torch_envcheck.ext.extension.status()", unknown=False, fields={
-            "state": _f(STR, "ok, stale, missing, torch-missing, broken", unknown=False),
+            "state": _f(STR, "ok, stale, missing, torch-missing, broken; not-checked: in another env (--all-envs)",
+                        unknown=False),
             "mode": _f(STR, "aot or jit"), "path": _f(STR, "the compiled library"),
             "built_against": _f(STR, "the torch it was compiled for"),
             "running_torch": _f(STR, "the torch running now"),
@@ -488,6 +493,11 @@ TOP: dict[str, Field] = {
     "probe_seconds": _f(DICT, "probe name -> seconds it took", unknown=False, of=FLOAT),
     "normalised": _f(LIST, "facts normalise() replaced by unknown ('torch.cudnn: expected int, got str')",
                      unknown=False, of=STR),
+    # not a fact of the machine: what the person running the doctor asked for (--framework, --shell),
+    # kept in the snapshot so that a saved report is judged again the same way
+    "request": _f(DICT, "what was asked for on the command line", fields={
+        "frameworks": _f(LIST, "--framework: torch and/or tensorflow (empty: those the env holds)", of=STR),
+        "shell": _f(STR, "--shell: cmd, powershell or sh (null: the detected shell)")}),
 }
 
 
@@ -569,7 +579,10 @@ def normalise(snapshot: dict) -> dict:
     for name, spec in TOP.items():
         if name == "normalised":
             continue
-        value = _norm_value(spec, snapshot.get(name), name, notes)
+        raw = snapshot.get(name)
+        if raw is None and spec.kind == DICT and spec.fields:
+            raw = {}  # a declared object is normalised field by field even when absent (idempotent)
+        value = _norm_value(spec, raw, name, notes)
         out[name] = {} if value is None and spec.kind == DICT else value
     for section, fields in SECTIONS.items():
         value = snapshot.get(section)

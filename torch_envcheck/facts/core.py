@@ -216,9 +216,46 @@ def env_kind(s) -> str:
     return f"conda env {conda_env(s)}" if conda_env(s) else ("venv" if in_venv(s) is True else "no venv")
 
 
+def request(s) -> dict:
+    """The snapshot's "request" (what --framework/--shell asked for), its declared fields only."""
+    req = as_dict(dig(s, "request"))
+    frameworks = [f for f in as_list(req.get("frameworks")) if isinstance(f, str)][:4]
+    return {"frameworks": frameworks, "shell": text(req.get("shell"))}
+
+
+def requested_frameworks(s) -> tuple:
+    """The frameworks --framework asked for ('torch', 'tensorflow'); () when none was named."""
+    asked = as_list(dig(s, "request", "frameworks"))
+    return tuple(f for f in ("torch", "tensorflow") if f in asked)
+
+
+def requested_shell(s) -> str | None:
+    """--shell, as the name of an escape shell (posix, powershell, cmd), None when not given."""
+    return _SHELL_NAMES.get(text(dig(s, "request", "shell")) or "")
+
+
+def detected_shell(s) -> str | None:
+    """The shell the doctor was started from (probes/shell.py), as an escape shell name."""
+    return _SHELL_NAMES.get(text(dig(s, "platform", "shell", "name")) or "")
+
+
+def shell_evidence(s) -> str | None:
+    return text(dig(s, "platform", "shell", "evidence"))
+
+
+_SHELL_NAMES = {"cmd": "cmd", "powershell": "powershell", "pwsh": "powershell", "sh": "posix", "posix": "posix",
+                "bash": "posix"}
+
+
 def shell(s) -> str:
-    """The shell fix commands are written for: the snapshot's OS's (escape.shell_for)."""
-    return escape.shell_for(system(s))
+    """The shell fix commands are written for: --shell, else the one the doctor was started from,
+    else the OS's (escape.shell_for); on native Windows, where cmd.exe (Anaconda Prompt) and
+    PowerShell are both common and neither was told apart, lines valid in both (escape.EITHER)."""
+    chosen = requested_shell(s) or detected_shell(s)
+    if system(s) == "Windows":
+        # a POSIX shell on Windows (Git Bash) still runs python.exe paths; its quoting is POSIX's
+        return chosen or escape.EITHER
+    return "powershell" if chosen == "powershell" else "posix"  # (pwsh runs on Linux and macOS too)
 
 
 # ---------------------------------------------------------------- torch

@@ -74,9 +74,10 @@ def test_advise_without_tensorflow_is_unchanged():
 
 
 @pytest.mark.parametrize("name,expect", [
-    ("tf_win11_tf215_rtx4070", "install 'tensorflow==2.15.*'"),        # native Windows: CPU-only TF
+    # native Windows, cmd.exe or PowerShell not told apart: double quotes, which both pass to pip as one word
+    ("tf_win11_tf215_rtx4070", 'install "tensorflow==2.15.*"'),        # native Windows: CPU-only TF
     ("tf_torch_cu130_one_venv", "install 'tensorflow-cpu==2.21.*'"),   # no driver: tensorflow-cpu
-    ("tf_win10_tf26_cudart_missing", "install 'tensorflow==2.6.*'"),   # before and-cuda: tested toolkit by hand
+    ("tf_win10_tf26_cudart_missing", 'install "tensorflow==2.6.*"'),   # before and-cuda: tested toolkit by hand
 ])
 def test_tensorflow_advice_per_machine(name, expect):
     why, cmd, _cuda = tf_advise.advise(load(name))

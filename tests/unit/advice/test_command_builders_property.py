@@ -131,6 +131,7 @@ def test_advise_commands_parse_back_to_their_words_posix(exe):
 def test_advise_commands_parse_back_to_their_words_powershell(exe):
     s = _snap("windows_cpu_wheel_rtx4070")
     s["platform"]["python"]["executable"] = exe
+    s["request"] = {"shell": "powershell"}  # --shell powershell
     from torch_envcheck.commands import advise as A
     _why, cmd = A.advise(s)
     assert cmd.shell == "powershell"
@@ -140,6 +141,64 @@ def test_advise_commands_parse_back_to_their_words_powershell(exe):
     prefix = "py -m venv $HOME\\venvs\\torch; & $HOME\\venvs\\torch\\Scripts\\python.exe "  # our own text
     assert line.startswith(prefix), line
     assert parse("x " + line[len(prefix):], "powershell") == [["x", *[norm(w) for w in cmd.argv[1:]]]]
+
+
+def _sections(text: str) -> list[tuple[str, str]]:
+    """(shell, line) of a fix for either Windows shell: lines under escape.SECTION's comments belong
+    to that shell; every other line to both."""
+    out, current = [], None
+    for line in text.splitlines():
+        if line.strip() == escape.SECTION["powershell"]:
+            current = "powershell"
+        elif line.strip() == escape.SECTION["cmd"]:
+            current = "cmd"
+        elif line.lstrip().startswith("#"):
+            current = None
+        else:
+            out += [(current, line)] if current else [("powershell", line), ("cmd", line)]
+    return out
+
+
+@SETTINGS
+@given(exe=st.one_of(values(), values().map(lambda v: f"C:\\Users\\{v}\\python.exe")))
+@example(exe="C:\\Users\\a -m pip ;calc; #\\python.exe")
+@example(exe="C:\\Users\\John Smith\\miniconda3\\envs\\pt-gpu\\python.exe")
+@example(exe="C:\\Users\\user\\miniconda3\\envs\\pt-gpu\\python.exe")
+def test_advise_commands_on_windows_run_alike_in_cmd_and_powershell(exe):
+    """The shell unknown (the snapshot's own case): each line reads back as the same words in
+    cmd.exe (as pasted into Anaconda Prompt; the model of a prompt is a .bat file's without %%) and
+    in PowerShell, or sits in that shell's own section; a word that no quoting can carry alike is
+    caught by the fix checker instead."""
+    from torch_envcheck.advice import check
+    from torch_envcheck.commands import advise as A
+    s = _snap("windows_cpu_wheel_rtx4070")
+    s["platform"]["python"]["executable"] = exe
+    _why, cmd = A.advise(s)
+    assert cmd.shell == escape.EITHER
+    want = [norm(w) for w in cmd.argv]
+    try:
+        for shell, line in _sections(cmd):
+            assert parse(line, shell) == [want], (shell, line)
+    except (M.Unsafe, AssertionError):
+        assert check.problems(s, cmd), cmd  # not carried alike: the checker must say so
+        return
+    assert not check.problems(s, cmd), cmd
+
+
+def test_windows_fix_with_single_quotes_is_not_a_requirement_in_cmd():
+    """What the PowerShell-only fix did in Anaconda Prompt: pip got `'torch==2.4.*'` with its
+    quotes.  The cmd.exe reading says so; the fix for either shell double-quotes instead."""
+    from torch_envcheck.advice import check, shellwords
+    s = _snap("windows_cpu_wheel_rtx4070")
+    old = "C:\\env\\python.exe -m pip install 'torch==2.4.*' --index-url https://download.pytorch.org/whl/cu118"
+    assert shellwords.commands(old, "cmd")[0][4] == "'torch==2.4.*'"
+    assert M.argvs(M.cmd(old))[0][4] == "'torch==2.4.*'"  # the tests' own cmd model agrees
+    texts = [p.text() for p in check.problems(s, old)]
+    assert any("not a valid requirement" in t for t in texts) and any("single quotes" in t for t in texts), texts
+    new = escape.shell_join(["C:\\env\\python.exe", "-m", "pip", "install", "torch==2.4.*"], escape.EITHER)
+    assert str(new) == 'C:\\env\\python.exe -m pip install "torch==2.4.*"'
+    assert parse(new, "cmd") == parse(new, "powershell") == [["C:\\env\\python.exe", "-m", "pip", "install", "torch==2.4.*"]]
+    assert check.problems(s, new) == []
 
 
 def test_the_issue_example_cannot_run_touch():
@@ -198,9 +257,11 @@ def _fix_lines(s: dict) -> list[tuple[str, list[str]]]:
     return [(f["code"], (f.get("fix") or "").split("\n")) for f in rules.evaluate(s) if f.get("fix")]
 
 
-def _with_exe(name: str, exe: str) -> dict:
+def _with_exe(name: str, exe: str, shell: str | None = None) -> dict:
     s = copy.deepcopy(load(name))
     s["platform"]["python"]["executable"] = exe
+    if shell == "powershell" and s["platform"]["system"] == "Windows":
+        s["request"] = {"shell": "powershell"}  # --shell powershell (unknown: lines for both, tested below)
     return snapmod.validate(s)
 
 
@@ -212,8 +273,8 @@ def _tokens(shell: str, line: str):
 
 
 def _metamorphic(name: str, shell: str, template: str, drawn: str) -> None:
-    base = _fix_lines(_with_exe(name, template.format(_BENIGN)))
-    got = _fix_lines(_with_exe(name, template.format(drawn)))
+    base = _fix_lines(_with_exe(name, template.format(_BENIGN), shell))
+    got = _fix_lines(_with_exe(name, template.format(drawn), shell))
     assert [c for c, _ in base] == [c for c, _ in got], name
     for (code, base_lines), (_, lines) in zip(base, got):
         assert len(base_lines) == len(lines), (code, lines)  # a value never adds a line
@@ -247,6 +308,34 @@ def test_fix_lines_powershell_keep_their_shape(v):
 
 
 @SETTINGS
+@given(v=values(exclude="/\\"))
+@example(v="a'; calc; '")
+@example(v="John Smith")
+@example(v="a%PATH%b")
+def test_fix_lines_for_either_windows_shell_keep_their_shape(v):
+    """The shell not told apart (the recorded snapshots' case): every command line of every fix reads
+    back in cmd.exe and in PowerShell (or in its own section's shell) with the drawn value as one
+    literal word, or the fix checker has put its caution on the fix."""
+    from torch_envcheck.doctor import rules
+    exe = f"C:\\Users\\{v}\\python.exe"
+    for name in _FIX_SNAPSHOTS["powershell"]:
+        for f in rules.evaluate(_with_exe(name, exe)):
+            fix = f.get("fix") or ""
+            if not fix or fix.startswith("# caution"):
+                continue
+            for shell, line in _sections(fix):
+                try:
+                    argvs = M.argvs(M.MODELS[shell](line))
+                except M.Unsafe:
+                    assert v not in line or not line.startswith(("C:", '"C:', "& ")), (f["code"], shell, line)
+                    continue  # a prose line (an instruction): nothing to compare
+                words = [w for argv in argvs for w in argv]
+                if norm(exe) in line:
+                    assert norm(exe) in words, (f["code"], shell, line)
+                assert not any(w.startswith("#") for w in words), (f["code"], shell, line)  # cmd has no # comment
+
+
+@SETTINGS
 @given(v=values(exclude="\\"))
 @example(v="x' }) ; calc ; ({ '")
 def test_a_path_folder_in_a_fix_stays_one_word(v):
@@ -255,6 +344,7 @@ def test_a_path_folder_in_a_fix_stays_one_word(v):
     base_dir = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.0\\bin"
     for name, code in (("win11_tf210_cuda110_first_on_path", "TE811"), ("conda_windows10_tf26_cuda110_on_path", "TE908")):
         s = copy.deepcopy(load(name))
+        s["request"] = {"shell": "powershell"}
         drawn = "C:\\" + v + "\\CUDA\\v11.0\\bin"
         if code == "TE811":
             s["libraries"]["entries"][0]["dir"] = drawn
@@ -268,6 +358,14 @@ def test_a_path_folder_in_a_fix_stays_one_word(v):
         m = re.fullmatch(r"\$env:Path = \(\$env:Path -split ';' \| Where-Object \{ \$_ -ne (.+) \}\) -join ';'", first)
         assert m, first
         assert parse("x " + m.group(1), "powershell") == [["x", norm(drawn)]], first
+        # and cmd.exe's line (--shell cmd): the folder inside %PATH:...;=%, or no command at all
+        s["request"] = {"shell": "cmd"}
+        f = next(f for f in rules.evaluate(snapmod.validate(s)) if f["code"] == code)
+        first = f["fix"].splitlines()[0]
+        if any(c in norm(drawn) for c in '%"='):
+            assert first.startswith("rem "), first
+        else:
+            assert first == f'set "PATH=%PATH:{norm(drawn)};=%"', first
 
 
 # ----------------------------------------------------------------------------------- setup scripts

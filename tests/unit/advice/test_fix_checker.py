@@ -15,6 +15,7 @@ import shell_models as M
 from _rules_helpers import load
 from paths import SNAP_DIR
 from torch_envcheck.advice import check
+from torch_envcheck._util import escape
 from torch_envcheck.advice.platform import Platform
 from torch_envcheck.doctor.rules import evaluate
 
@@ -40,7 +41,9 @@ def test_no_fix_of_a_recorded_snapshot_fails_the_checker(name):
 _HOME_VENV = re.compile(r"\$HOME\\venvs\\(torch|tf)\b")
 _PATH_EDIT = re.compile(r"^\$env:Path = \(\$env:Path -split ';' \| Where-Object \{ \$_ -ne (.+) \}\) -join ';'$")
 # TE801's line for the toolkit folder NVIDIA's installer makes (its version from TensorFlow's table, no snapshot value)
-_PATH_PREPEND = re.compile(r'^\$env:PATH = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v[0-9.]+\\bin;\$env:PATH"$')
+_PATH_PREPEND = re.compile(r"^\$env:Path = '(C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v[0-9.]+\\bin);' \+ \$env:Path$")
+# cmd.exe's forms of the same PATH edits (escape.path_prepend / path_remove): the folder is literal text
+_CMD_PATH = re.compile(r'^set "PATH=(?:%PATH:(?P<drop>[^%"=]+);=%|(?P<first>[^%"]+);%PATH%)"$')
 # `pin --conda` written to a file: our own redirection, in each shell's form
 _TO_ENV_YML = re.compile(r"( > environment\.yml| \| Out-File -Encoding utf8 environment\.yml)$")
 # a placeholder the reader replaces (`wsl --set-version <distro> 2`): words of the fix's own text
@@ -55,6 +58,20 @@ def _unquoted_problem(line: str, shell: str) -> str | None:
     if _PATH_PREPEND.match(text):
         return None
     text = _PLACEHOLDER.sub("PLACEHOLDER", _TO_ENV_YML.sub("", text))
+    if shell == "cmd":
+        if _CMD_PATH.match(text):
+            return None
+        try:
+            M.cmd(text, allow_vars=("USERPROFILE",))
+        except M.Unsafe as exc:
+            return str(exc)
+        return None
+    if shell == escape.EITHER:  # one line for both Windows shells: the same words in each
+        try:
+            ps, cm = M.argvs(M.powershell(text)), M.argvs(M.cmd(text))
+        except M.Unsafe as exc:
+            return str(exc)
+        return None if ps == cm else f"cmd.exe reads {cm}, PowerShell {ps}"
     if shell == "powershell":
         m = _PATH_EDIT.match(text)
         if m:  # the one value is the folder, which must read back as one literal word
@@ -134,8 +151,12 @@ def test_posix_venv_paths_on_windows_are_caught():
     s = load("win10_tf210_torch_cu118_one_venv")
     got = _kinds(s, "python3 -m venv ~/venvs/torch && ~/venvs/torch/bin/python -m pip install torch")
     assert got.get("path"), got
-    assert not _kinds(s, "py '-3.10' -m venv $HOME\\venvs\\torch; & $HOME\\venvs\\torch\\Scripts\\python.exe -m pip "
-                         "install torch==2.3.1 --index-url https://download.pytorch.org/whl/cu118")
+    ps_line = ("py '-3.10' -m venv $HOME\\venvs\\torch; & $HOME\\venvs\\torch\\Scripts\\python.exe -m pip "
+               "install torch==2.3.1 --index-url https://download.pytorch.org/whl/cu118")
+    # the shell not told apart: a PowerShell-only line is a shell problem (cmd.exe would run it otherwise)
+    assert _kinds(s, ps_line).get("shell") and not _kinds(s, ps_line).get("path")
+    s = dict(s, request={"frameworks": [], "shell": "powershell"})  # --shell powershell
+    assert not _kinds(s, ps_line)
 
 
 @pytest.mark.parametrize("name,word,ok", [

@@ -21,8 +21,9 @@ from torch_envcheck.knowledge import windows_dlls as wd
 
 
 @pytest.mark.parametrize("name,os_,shell,manager,accel", [
-    ("win10_tf210_torch_cu118_one_venv", "Windows", "powershell", "venv", "nvidia"),
-    ("conda_win11_pytorch23_cuda124_first_on_path", "Windows", "powershell", "conda", "nvidia"),
+    # native Windows, the shell not told apart in the snapshot: lines valid in cmd.exe and PowerShell
+    ("win10_tf210_torch_cu118_one_venv", "Windows", "cmd-or-powershell", "venv", "nvidia"),
+    ("conda_win11_pytorch23_cuda124_first_on_path", "Windows", "cmd-or-powershell", "conda", "nvidia"),
     ("jetson_agx_orin_jetpack_wheel", "Linux", "posix", "venv", "jetson"),
     ("macos_rosetta_x86_64_python", "Darwin", "posix", "venv", "apple-rosetta"),
     ("macos_apple_silicon", "Darwin", "posix", "conda", "apple-silicon"),

@@ -248,6 +248,13 @@ def test_python_cmd_is_one_quoted_word():
     assert shlex.split(cmd)[0] == s["platform"]["python"]["executable"]
     s["platform"]["system"] = "Windows"
     s["platform"]["python"]["executable"] = "C:\\Users\\o'neil\\py\\python.exe"
+    # the shell unknown: one word that cmd.exe and PowerShell both read; a quoted program gets a
+    # line per shell (PowerShell needs `&` before it, which cmd.exe rejects)
+    assert A.python_cmd(s) == '"C:\\Users\\o\'neil\\py\\python.exe"'
+    lines = A.install_command(s, build).splitlines()
+    assert lines[0] == "# in PowerShell:" and lines[1].startswith("& 'C:\\Users\\o''neil\\py\\python.exe'")
+    assert lines[2] == "# in cmd.exe (Anaconda Prompt):" and lines[3].startswith('"C:\\Users\\o\'neil\\py\\python.exe" -m pip')
+    s["request"] = {"shell": "powershell"}  # --shell powershell
     assert A.python_cmd(s) == "'C:\\Users\\o''neil\\py\\python.exe'"
     assert A.install_command(s, build).startswith("& 'C:\\Users\\o''neil\\py\\python.exe'")
 

@@ -88,18 +88,22 @@ def test_each_entry_is_in_the_split_its_hash_assigns(corpus, split):
         assert _split_of(e["source"], e["text"]) == split, e["id"]
 
 
-def test_no_text_repeats_nor_repeats_real_errors(corpus):
-    seen = {}
-    ids = set()
+def test_no_text_repeats_and_no_test_text_reaches_the_catalogue(corpus):
+    """Train texts may become the cited sources of catalogue sentences (real_errors.json): that is
+    what a training split is for.  A test text never may: the test split is measured, never tuned on."""
+    catalogue, ids = {}, set()
     for e in json.loads((DATA / "real_errors.json").read_text(encoding="utf-8"))["entries"]:
-        seen[_norm(e["text"])] = "real_errors:" + e["id"]
+        catalogue[_norm(e["text"])] = "real_errors:" + e["id"]
         ids.add(e["id"])
+    for e in corpus["test"]["entries"]:
+        key = _norm(e["text"])
+        assert key not in catalogue and e["id"] not in ids, f"test text {e['id']} is in the catalogue's corpus"
+    seen = {}
     for sp in SPLITS:
         for e in corpus[sp]["entries"]:
             key = _norm(e["text"])
             assert key not in seen, f"{e['id']} repeats {seen.get(key)}"
             seen[key] = e["id"]
-            assert e["id"] not in ids, e["id"]
             ids.add(e["id"])
 
 

@@ -182,6 +182,7 @@ def test_doctor_fix_commands_quote_the_interpreter_posix(name, exe):
 def test_doctor_fix_commands_quote_the_interpreter_powershell(exe):
     s = load("windows_cpu_wheel_rtx4070")
     s["platform"]["python"]["executable"] = exe
+    s["request"] = {"shell": "powershell"}  # --shell powershell (either shell: test_command_builders_property)
     fixes = [f["fix"] for f in report(s)["findings"] if f.get("fix") and "-m pip" in f["fix"]]
     assert fixes
     for fix in fixes:
@@ -195,6 +196,11 @@ def test_windows_fix_golden():
     s = load("windows_cpu_wheel_rtx4070")
     s["platform"]["python"]["executable"] = "C:\\Users\\O'Brien\\AppData\\Local\\Programs\\Python\\python.exe"
     fix = [f["fix"] for f in report(s)["findings"] if f["code"] == "TE202"][0]
+    # the shell not told apart: the quoted program needs a line per shell
+    assert fix.splitlines()[1].startswith("& 'C:\\Users\\O''Brien\\AppData\\Local\\Programs\\Python\\python.exe' -m pip install ")
+    assert fix.splitlines()[3].startswith('"C:\\Users\\O\'Brien\\AppData\\Local\\Programs\\Python\\python.exe" -m pip install ')
+    s["request"] = {"shell": "powershell"}
+    fix = [f["fix"] for f in report(s)["findings"] if f["code"] == "TE202"][0]
     assert fix.startswith("& 'C:\\Users\\O''Brien\\AppData\\Local\\Programs\\Python\\python.exe' -m pip install ")
 
 
@@ -205,6 +211,8 @@ def test_windows_fix_golden():
 def test_advise_command_is_quoted(name, exe):
     s = load(name)
     s["platform"]["python"]["executable"] = exe
+    if s["platform"]["system"] == "Windows":
+        s["request"] = {"shell": "powershell"}  # --shell powershell (either shell: test_command_builders_property)
     why, cmd = advise(s)
     assert cmd
     if s["platform"]["system"] == "Windows":

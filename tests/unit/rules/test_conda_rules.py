@@ -222,8 +222,11 @@ def test_windows_system_cuda_ahead_of_the_env(tmp_path, order, expected, tf):
     if expected[0][0] == "TE908":
         fix = by_code(conda_findings(s), "TE908")[0]["fix"]
         from torch_envcheck._util.escape import shell_quote
-        assert fix.startswith("$env:Path = ($env:Path -split ';' | Where-Object { $_ -ne "
-                              + shell_quote(order[0][2], "powershell") + " }) -join ';'")
+        lines = fix.splitlines()  # the shell not told apart: PowerShell's line, then cmd.exe's (Anaconda Prompt)
+        assert lines[0] == "# in PowerShell:" and lines[2] == "# in cmd.exe (Anaconda Prompt):"
+        assert lines[1] == ("$env:Path = ($env:Path -split ';' | Where-Object { $_ -ne "
+                            + shell_quote(order[0][2], "powershell") + " }) -join ';'")
+        assert lines[3] == f'set "PATH=%PATH:{order[0][2]};=%"'
 
 
 def test_windows_rule_is_silent_on_linux(tmp_path):
@@ -283,5 +286,6 @@ def test_conda_built_tensorflow_depends_win_over_the_upstream_table(tmp_path):
 def test_new_env_fix_on_windows_writes_utf8(tmp_path):
     s = conda_snap(tmp_path, tf_env(), pip=[("nvidia-cublas-cu11", "11.11.3.6", "pip", [])], system="Windows", search_path=[])
     fix = by_code(conda_findings(s), "TE905")[0]["fix"].splitlines()
-    assert fix[1] == "torch-envcheck pin --conda | Out-File -Encoding utf8 environment.yml"
-    assert fix[2] == "conda env create -n dl-new -f environment.yml"
+    assert fix[1:5] == ["# in PowerShell:", "torch-envcheck pin --conda | Out-File -Encoding utf8 environment.yml",
+                        "# in cmd.exe (Anaconda Prompt):", "torch-envcheck pin --conda > environment.yml"]
+    assert fix[5] == "conda env create -n dl-new -f environment.yml"

@@ -143,4 +143,6 @@ def extension_headline(s):
         return "not compiled for this torch yet"
     if state == "torch-missing":
         return "needs torch"
+    if state == "not-checked":
+        return "not checked in another environment (it belongs to the one torch-envcheck is installed in)"
     return f"{state}: {st.error}" if state else _unknown("extension state")

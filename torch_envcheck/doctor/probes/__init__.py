@@ -20,6 +20,10 @@ SECTIONS = {
     "tensorflow": "tensorflow", "file_owners": "file_owners", "system": "system",
 }
 ALL = tuple(SECTIONS)
+# Set by `torch-envcheck --all-envs` for the doctor it runs in another environment's interpreter:
+# this package's compiled extension belongs to the environment it was installed in, so there it is
+# neither loaded nor judged (its state is recorded as "not-checked").
+OTHER_ENV = "TORCH_ENVCHECK_OTHER_ENV"
 
 
 def _text(exc: BaseException) -> str:
@@ -117,10 +121,12 @@ def run(timeout: float = 5.0, only=None, env: dict | None = None, torch_timeout:
     # torch first: its child imports torch (seconds) while everything below runs.  Starting it is one
     # fork and exec on this thread.
     child = None
+    import os  # noqa: PLC0415
+    other_env = (env if env is not None else os.environ).get(OTHER_ENV) == "1"
     if "torch" in names or "extension" in names:
         nice = TORCH_NICE_BESIDE_TENSORFLOW if tf_child else 0
-        child = r.call("torch-start", lambda: _probe_module("torch").start(limit, env=env, nice=nice,
-                                                                         extension="extension" in names))
+        child = r.call("torch-start", lambda: _probe_module("torch").start(
+            limit, env=env, nice=nice, extension="extension" in names and not other_env))
     for name in ("driver", "toolchain", "system"):
         if name in names:
             launch(name, lambda n=name: _probe_fn(n)(timeout=timeout, env=env), quick)
@@ -140,7 +146,14 @@ def run(timeout: float = 5.0, only=None, env: dict | None = None, torch_timeout:
         both = r.results.get("torch")
         torch_facts, ext_facts = both if isinstance(both, tuple) else (None, None)
         r.results["torch"] = torch_facts
-    if "extension" in names:
+    if "extension" in names and other_env:
+        r.results["extension"] = {"status": {"state": "not-checked", "mode": None, "path": None, "built_against": None,
+                                             "running_torch": (torch_facts or {}).get("version"), "meta": None,
+                                             "error": "torch_envcheck's extension belongs to the environment it was "
+                                                      "installed in (--all-envs checks this one from outside)"},
+                                  "build_info": None, "runtime_info": None, "errors": []}
+        r.seconds["extension"] = 0.0
+    elif "extension" in names:
         if ext_facts is not None:
             r.results["extension"] = ext_facts
             r.seconds["extension"] = 0.0  # measured inside the torch child's time

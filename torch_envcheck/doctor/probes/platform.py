@@ -188,4 +188,9 @@ def probe(env: dict | None = None) -> dict:
         out["apple_silicon"] = out["machine"] == "arm64" or bool(out["rosetta"])
     elif system == "Windows":
         out["os_pretty"] = f"Windows {_platform.release()} ({_platform.version()})"
+    try:  # where the user pastes fix commands: cmd.exe, PowerShell or a POSIX shell
+        from torch_envcheck.doctor.probes import shell  # noqa: PLC0415
+        out["shell"] = shell.detect(env, system=system)
+    except Exception as exc:  # noqa: BLE001  (the platform facts above matter more)
+        out["shell"] = {"name": None, "evidence": f"not read: {type(exc).__name__}: {exc}"[:200]}
     return out

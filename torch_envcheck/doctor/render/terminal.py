@@ -101,7 +101,7 @@ def build(report: Report, verbose: bool = False, unicode: bool = True, width: in
     fixes.sort(key=lambda f: (f.severity != "failure", area_list.index(f.area) if f.area in area_list else 99))
     lines.append([])
     if fixes:
-        lines.append([("To fix:", "bold")])
+        lines.append([("To fix:", "bold")] + ([(f" ({_shell_note(snap)})", "dim")] if _shell_note(snap) else []))
         first_with: dict = {}
         for i, f in enumerate(fixes, 1):
             lines.append([(f"  {i}. ", None), (f"{f.code} ", "dim"), (f.message, None)])
@@ -132,6 +132,21 @@ def build(report: Report, verbose: bool = False, unicode: bool = True, width: in
     # with a control character in it (an escape sequence could retitle the window, clear the
     # screen or hide text); they are shown as \xNN instead.  The segments written above are plain.
     return [[(_safe(text), style) for text, style in line] for line in lines]
+
+
+_SHELL_TITLE = {"cmd": "commands for cmd.exe", "powershell": "commands for PowerShell", "posix": "commands for a POSIX shell"}
+
+
+def _shell_note(snap) -> str | None:
+    """Windows only: which shell the commands are written for, and how to ask for another."""
+    if F.system(snap) != "Windows":
+        return None
+    from torch_envcheck._util.escape import EITHER  # noqa: PLC0415
+    sh = F.shell(snap)
+    if sh == EITHER:
+        return "commands valid in cmd.exe and PowerShell; --shell cmd|powershell for one of them"
+    how = "--shell" if F.requested_shell(snap) else (F.shell_evidence(snap) or "detected")
+    return f"{_SHELL_TITLE.get(sh, sh)}: {how}"
 
 
 def to_plain(lines: list[list]) -> str:

@@ -14,7 +14,7 @@ import re
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
-from torch_envcheck._util.escape import shell_for, shell_quote, terminal
+from torch_envcheck._util.escape import path_remove, per_shell, terminal
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.advice.conda import command_line
 from torch_envcheck.doctor.finding import finding
@@ -103,7 +103,8 @@ def _new_env_lines(s) -> list[str]:
     """The guides' remedy: write the env's environment.yml and create a new env from it."""
     pin = command_line(s, "torch-envcheck", "pin", "--conda")
     # Windows PowerShell 5's `>` writes UTF-16, which conda cannot read
-    pin += " | Out-File -Encoding utf8 environment.yml" if shell_for(F.system(s)) == "powershell" else " > environment.yml"
+    pin = per_shell(lambda sh: pin + (" | Out-File -Encoding utf8 environment.yml" if sh == "powershell"
+                                      else " > environment.yml"), F.shell(s))
     return [NEW_ENV_NOTE, pin, _conda(s, "env", "create", "-n", f"{C.env_name(s) or 'env'}-new", "-f", "environment.yml")]
 
 
@@ -431,8 +432,7 @@ def system_cuda_first_on_path(s) -> list[dict]:
     e = first[0]
     other = C.mm(e.get("cuda_version")) != C.mm(toolkit[1])
     d = e["dir"]
-    session = ("$env:Path = ($env:Path -split ';' | Where-Object { $_ -ne " + shell_quote(d, "powershell")
-               + " }) -join ';'")
+    session = path_remove(d, F.shell(s))
     return [_problem(
         "TE908", "failure" if other else "warning",
         f"PATH puts the CUDA {terminal(e.get('cuda_version') or '?')} toolkit in {terminal(d)} before the "
@@ -444,7 +444,7 @@ def system_cuda_first_on_path(s) -> list[dict]:
         "fails to load or loads only in part" if other else "") + " (torch is not affected: it loads its DLLs through "
         "os.add_dll_directory and never searches PATH). The guides' fix: remove the NVIDIA "
         "GPU Computing Toolkit entry from PATH (System Properties > Environment Variables), or leave CUDA to conda. "
-        "The command below drops it for the current PowerShell session.",
+        "The command below drops it for the current terminal session.",
         "\n".join([session, "# permanently: remove that entry from Path in System Properties > Environment Variables, "
                             "then open a new terminal and `conda activate` the env"]),
         {"entry": e, "env_library_bin_index": env_idx, "conda_toolkit": list(toolkit)},

@@ -7,6 +7,7 @@ from torch_envcheck._util import versions
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.facts import core as F
+from torch_envcheck.facts import frameworks as H
 
 
 def wsl1(s) -> list[dict]:
@@ -102,7 +103,7 @@ def python_range(s) -> list[dict]:
                     "untested combination (a source build, or metadata that disagrees with the wheel).",
                     None, {"python": py, "torch": F.torch_version(s), "supported": [lo, hi]}, hides=["TE100"])]
             return []
-        if F.torch_importable(s) is False:
+        if F.torch_importable(s) is False and H.judges(s, "torch"):
             latest = kb.latest_known_release()
             if kb.python_supported(latest, py) is not False:
                 return []

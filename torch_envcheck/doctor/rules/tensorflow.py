@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
-from torch_envcheck._util.escape import shell_quote, terminal
+from torch_envcheck._util.escape import path_prepend, path_remove, shell_quote, terminal
 from torch_envcheck.knowledge import tensorflow as tk
+from torch_envcheck.advice import conda as AC
 from torch_envcheck.advice import frameworks as FW
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.advice.platform import Platform
@@ -17,8 +18,11 @@ from torch_envcheck.knowledge import windows_dlls as WD
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.facts import conda as C
 from torch_envcheck.facts import core as F
+from torch_envcheck.facts import frameworks as H
 from torch_envcheck.facts import tensorflow as T
 
+# Microsoft Learn, "Latest supported Visual C++ Redistributable downloads" (the same link advise --script uses)
+VC_REDIST_URL = "https://aka.ms/vs/17/release/vc_redist.x64.exe"
 _GPU_KINDS = ("cudart", "cudnn", "cublas", "cublasLt", "cufft", "curand", "cusolver", "cusparse", "nvjitlink",
               "nvrtc", "cupti", "nccl")
 
@@ -85,12 +89,18 @@ def _fix_libraries(s) -> str:
         return A.pip_command(s, "install", and_cuda)
     row = T.tested(s) or {}
     cuda, cudnn = row.get("cuda") or "?", row.get("cudnn") or "?"
+    conda_route = AC.tensorflow_cuda_route(s, row.get("cuda"), row.get("cudnn")) if T.is_native_windows(s) else None
+    if conda_route:
+        # the conda env's own route (TensorFlow's Windows guide): CUDA and cuDNN into the env's
+        # Library\bin, which `conda activate` puts on PATH; no system toolkit, no copied DLLs
+        return (f"# in this conda env, with it activated: TensorFlow's CUDA {cuda} and cuDNN {cudnn} from conda-forge\n"
+                + conda_route + "\n# then open a new terminal, `conda activate` the env and check:\ntorch-envcheck")
     if T.is_native_windows(s):
         return (f"# install the CUDA Toolkit {cuda} (https://developer.nvidia.com/cuda-toolkit-archive) and cuDNN {cudnn} "
                 f"for CUDA {versions.major(cuda) or '?'}.x (https://developer.nvidia.com/rdp/cudnn-archive),\n"
                 f"# copy cuDNN's bin\\*.dll into the toolkit's bin folder, put that folder on PATH, then check:\n"
-                f"$env:PATH = \"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v{cuda}\\bin;$env:PATH\"\n"
-                + "torch-envcheck   # in a new terminal: TE801/TE807 are gone when TensorFlow finds them")
+                + path_prepend(f"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v{cuda}\\bin", F.shell(s)) + "\n"
+                + "# in a new terminal: TE801/TE807 are gone when TensorFlow finds them\ntorch-envcheck")
     return (f"# install the CUDA Toolkit {cuda} and cuDNN {cudnn} (https://developer.nvidia.com/cuda-toolkit-archive, "
             f"https://developer.nvidia.com/rdp/cudnn-archive),\n# put their lib64 folders on LD_LIBRARY_PATH, or move to "
             f"TensorFlow >= {tk.and_cuda_since()}, whose wheels bring their CUDA libraries:\n"
@@ -144,6 +154,22 @@ def not_importable(s) -> list[dict]:
     err = T.import_error(s) or "(no message)"
     first = err.splitlines()[0][:300]
     explains = ("TE807",) if _gpu_failures(s) else ()
+    if F.system(s) == "Windows" and "DLL load failed" in err:
+        # Windows could not load TensorFlow's native module or a DLL it links: the guides' row for this
+        # error is the Microsoft Visual C++ Redistributable (msvcp140_1.dll since TF 2.1), not TensorFlow
+        return [_problem("TE808", "failure", f"{T.tf_label(s)} is installed but `import tensorflow` fails: {first}",
+                         "Windows could not load TensorFlow's native module (_pywrap_tensorflow_internal) or a DLL it "
+                         "links. TensorFlow's Windows guide lists the Microsoft Visual C++ Redistributable for Visual "
+                         "Studio 2015-2019 as a requirement (msvcp140_1.dll since TensorFlow 2.1: tensorflow/docs "
+                         "site/en/install/pip.md@06798ba373, 'Windows Native', step 2); a missing or older one gives "
+                         "exactly this error. This is TensorFlow's import, not torch's. If it persists after the "
+                         "runtime is installed: a 32-bit Python, a CPU without AVX, or a broken install (reinstall "
+                         "TensorFlow, last line below).",
+                         "winget install --id Microsoft.VCRedist.2015+.x64 -e\n"
+                         f"# or run the installer from {VC_REDIST_URL}, then open a new terminal and check:\n"
+                         "torch-envcheck\n# if it still fails:\n"
+                         + A.pip_command(s, "install", "--force-reinstall", A.pinned(T.tf_distribution(s), T.tf_version(s))),
+                         {"import_error": err, "layer": "windows-runtime"}, explains=explains)]
     return [_problem("TE808", "failure", f"{T.tf_label(s)} is installed but `import tensorflow` fails: {first}",
                     "The import error is kept verbatim below; a numpy or protobuf of the wrong major (TE851 names one), "
                     "a broken install or a CPU without AVX are the usual causes. Reinstalling TensorFlow with its "
@@ -249,14 +275,16 @@ def windows_no_gpu(s) -> list[dict]:
     if py_mm and hi and py_mm > hi:
         py_note = (f" TensorFlow {last} supports Python {row.get('python_min')}-{row['python_max']}, not {py}: that "
                    "route also needs another Python.")
+    conda_route = AC.tensorflow_cuda_route(s, row.get("cuda", "11.2"), row.get("cudnn", "8.1"))
     return [_problem("TE803", "warning",
                     f"{T.tf_label(s)} on native Windows has no GPU support: the NVIDIA GPU stays unused",
                     f"TensorFlow {last} was the last release with GPU support on native Windows; from 2.11 on, the "
                     "Windows wheels are CPU-only. Run TensorFlow in WSL 2 (which uses this Windows driver), or pin "
                     f"tensorflow<2.11 with CUDA {row.get('cuda', '11.2')} and cuDNN {row.get('cudnn', '8.1')}." + py_note,
-                    "wsl --install   # then, inside WSL 2 (Ubuntu):\n"
+                    "wsl --install\n# then, inside WSL 2 (Ubuntu):\n"
                     + "python3 -m pip install " + A.posix_word(FW.tf_gpu_requirement(T.tf_version(s), "linux")[0])
-                    + f"\n# or, staying on native Windows (CUDA {row.get('cuda', '11.2')} + cuDNN {row.get('cudnn', '8.1')} on PATH):\n"
+                    + f"\n# or, staying on native Windows (CUDA {row.get('cuda', '11.2')} + cuDNN {row.get('cudnn', '8.1')} "
+                    + ("from conda-forge, into this conda env):\n" + conda_route + "\n" if conda_route else "on PATH):\n")
                     + A.pip_command(s, "install", f"tensorflow<{'.'.join(str(x) for x in (2, 11))}"),
                     {"tf_version": T.tf_version(s), "last_windows_gpu_release": last}, hides=["TE806"])]
 
@@ -493,8 +521,7 @@ def windows_path_order(s) -> list[dict]:
     if not wrong:
         return []
     d = wrong[0]
-    drop = ("$env:Path = ($env:Path -split ';' | Where-Object { $_ -ne " + shell_quote(d["dir"], "powershell")
-            + " }) -join ';'")
+    drop = path_remove(d["dir"], F.shell(s))
     where = "and no folder of CUDA " + f"{want[0]}.{want[1]} is on PATH" if first_ok is None else \
         f"before the CUDA {want[0]}.{want[1]} folder"
     return [_problem("TE811", "warning",
@@ -505,7 +532,7 @@ def windows_path_order(s) -> list[dict]:
                      "CUDA 11.x toolkit names its runtime cudart64_110.dll, so an older toolkit's copy is taken for the "
                      f"one TensorFlow was built with (CUDA {T.tf_cuda(s)}, cuDNN {T.tf_cudnn(s)}). torch is not affected: "
                      "it loads its own DLLs and never searches PATH. Put the matching toolkit's folder first, or take "
-                     "the other one off PATH (the command below does it for this PowerShell session).",
+                     "the other one off PATH (the command below does it for this terminal session).",
                      "\n".join([drop, "# permanently: in System Properties > Environment Variables, move the CUDA "
                                        f"{want[0]}.{want[1]} bin folder above it in Path (or remove it), then open a new "
                                        "terminal"]),
@@ -621,6 +648,24 @@ def shared_dependency_conflict(s) -> list[dict]:
     return out
 
 
+# ---------------------------------------------------------------- TE813
+
+def not_installed_but_asked(s) -> list[dict]:
+    """--framework tensorflow (or both) in an env without it: the wrong env is active, or TF is missing."""
+    if not H.asked(s, "tensorflow") or "tensorflow" in H.held(s) or (T.tf_recorded(s) is False and not C.has_conda_facts(s)):
+        return []
+    conda = F.conda_env(s)
+    where = f"conda env {conda}" if conda else F.python_exe(s)
+    held = H.label(s)
+    return [finding("TE813", "failure", f"TensorFlow is not installed in {where}"
+                                        + (f" (it holds {held})" if held != "none" else ""),
+                    "--framework asked for TensorFlow. If it is installed in another environment, that one is not "
+                    "the active one: activate it (`conda activate tf-gpu`) or run its python, or check them all with "
+                    "`torch-envcheck --all-envs`. Otherwise `torch-envcheck advise` prints the TensorFlow install "
+                    "that fits this machine; on native Windows TensorFlow 2.10 is the last release with GPU support.",
+                    None, {"frameworks": list(H.held(s)), "asked": list(F.requested_frameworks(s))})]
+
+
 # ---------------------------------------------------------------- TE800
 
 def tensorflow_ok(s) -> list[dict]:
@@ -671,7 +716,7 @@ def knowledge_gap(s) -> list[dict]:
                      "build_info": bi or None, "judged_from": "live facts"})]
 
 
-RULES = [child_failed, not_importable, cuda_libs_missing, dlopen_failed, windows_no_gpu, cpu_build_with_gpu,
+RULES = [not_installed_but_asked, child_failed, not_importable, cuda_libs_missing, dlopen_failed, windows_no_gpu, cpu_build_with_gpu,
          driver_too_old, gpu_arch_unsupported, untested_stack, cuda_generations, windows_shared_dlls,
          windows_path_order, nvidia_pins_clash, files_owned_twice, shared_dependency_conflict, knowledge_gap,
          tensorflow_ok]

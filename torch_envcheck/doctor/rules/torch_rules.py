@@ -11,6 +11,7 @@ from torch_envcheck._util import versions
 from torch_envcheck._util.escape import env_assign
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.facts import core as F
+from torch_envcheck.facts import frameworks as H
 from torch_envcheck.facts import tensorflow as T
 from torch_envcheck.knowledge import freshness
 
@@ -21,6 +22,8 @@ def not_importable(s) -> list[dict]:
     err = F.import_error(s) or "(no error text recorded)"
     exe = F.python_exe(s)
     missing = "No module named 'torch'" in err or "No module named \"torch\"" in err
+    if missing and not H.judges(s, "torch"):
+        return [_other_framework_env(s, exe)]
     cap = F.build_capability(s)
     build = None
     if F.driver_present(s) and not F.is_macos(s):
@@ -87,6 +90,24 @@ def not_importable(s) -> list[dict]:
                     {"executable": exe, "import_error": err, "venv": F.in_venv(s), "conda_env": F.conda_env(s),
                      "prefix": F.python_prefix(s), "recommended_build": build,
                      "import_process": proc or None})]
+
+
+def _other_framework_env(s, exe: str) -> dict:
+    """No torch in an env that holds another framework: the guides' one-framework-per-env layout."""
+    conda = F.conda_env(s)
+    where = f"conda env {conda}" if conda else ("this venv" if F.in_venv(s) is True else "this interpreter")
+    held = H.label(s)
+    if "tensorflow" in H.held(s):
+        msg = f"torch is not installed in {where}, which holds {held}: judged as a TensorFlow environment"
+    else:
+        msg = f"torch is not installed in {where}; --framework asks for {' and '.join(H.judged(s))} only"
+    return finding("TE201", "ok", msg,
+                   "One framework per environment is what the TensorFlow and PyTorch setup guides advise "
+                   "(`conda create -n tf-gpu` / `-n pt-gpu`): installing torch here would put a second CUDA "
+                   "stack into this env. To use torch, activate the env that holds it (`conda activate pt-gpu`) "
+                   "or run that env's python; `torch-envcheck --all-envs` checks every env at once, and "
+                   "`--framework torch` judges this one for torch.",
+                   None, {"executable": exe, "frameworks": list(H.held(s)), "conda_env": conda, "note": True})
 
 
 def numpy_missing(s) -> list[dict]:
