@@ -40,15 +40,30 @@ def _display(result: dict) -> None:
 
 
 def _handler(shell, etype, value, tb, tb_offset=None):
-    # IPython's own traceback first, exactly as without the extension (run_code's default path).
-    shell.showtraceback((etype, value, tb), tb_offset=tb_offset, running_compiled_code=True)
+    # IPython unregisters a handler that raises anything ("Custom TB Handler failed, unregistering"),
+    # and an exception's own __str__ may raise anything, SystemExit included: nothing leaves here, so
+    # later environment errors are still explained.
+    try:
+        # IPython's own traceback first, exactly as without the extension (run_code's default path).
+        shell.showtraceback((etype, value, tb), tb_offset=tb_offset, running_compiled_code=True)
+    except BaseException:  # noqa: BLE001
+        _plain(etype)
     try:
         result = explanation_for(value)
         if result is not None:
             _display(result)
-    except Exception:  # noqa: BLE001  (the explanation is an extra: never a second traceback)
+    except BaseException:  # noqa: BLE001  (the explanation is an extra: never a second traceback)
         pass
     return None
+
+
+def _plain(etype) -> None:
+    import sys  # noqa: PLC0415
+    try:
+        print(f"{getattr(etype, '__name__', 'Exception')}: (its message could not be shown: str() failed)",
+              file=sys.stderr)
+    except BaseException:  # noqa: BLE001
+        pass
 
 
 class Report:

@@ -110,7 +110,10 @@ def cuda_runtime_version(torch) -> str | None:
 
 
 def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
+    try:
+        text = str(exc).strip().splitlines()
+    except Exception:  # noqa: BLE001  (a broken __str__)
+        text = []
     return f"{type(exc).__name__}: {text[0] if text else ''}"
 
 
@@ -179,6 +182,10 @@ def _facts(config) -> dict:
 
 
 def header_lines(facts: dict) -> list[str]:
+    """The header's lines, every value escaped for the terminal: torch's version, a GPU's name or an
+    exception's text may carry control characters (a fake or broken torch is a stranger too)."""
+    from torch_envcheck._util.escape import terminal  # noqa: PLC0415
+    facts = {k: terminal(v) for k, v in facts.items()}
     if "cuda_build" not in facts:  # torch could not be imported
         return [f"envcheck: Python {facts['python']}, torch {facts['torch']}"]
     driver = facts["driver"]

@@ -9,12 +9,17 @@ import os
 import tempfile
 
 
-def write_atomic(path: str, text: str, mode: int = 0o644, prefix: str = ".torch-envcheck.") -> None:
-    """Write `text` (UTF-8, newlines as given) to `path` with permission bits `mode`; raises OSError."""
+def write_atomic(path: str, text: str | bytes, mode: int = 0o644, prefix: str = ".torch-envcheck.") -> None:
+    """Write `text` (a str as UTF-8, newlines as given; bytes as they are) to `path` with permission
+    bits `mode`; raises OSError."""
     fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=os.path.dirname(os.path.abspath(path)))
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
+        if isinstance(text, bytes):
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(text)
+        else:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:

@@ -85,8 +85,14 @@ def draw(report: dict, path: str) -> list:
         title += f", {cpu}"
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    # drawn in memory, then written by the one atomic writer: a symlink or a planted file at `path`
+    # is replaced, never written through
+    import io  # noqa: PLC0415
+    from torch_envcheck._util.atomic_write import write_atomic  # noqa: PLC0415
+    buf = io.BytesIO()
+    fig.savefig(buf, dpi=110, format=os.path.splitext(path)[1][1:].lower() or "png")
     plt.close(fig)
+    write_atomic(path, buf.getvalue(), 0o644, prefix=".torch-envcheck-plot.")
     return drawn
 
 

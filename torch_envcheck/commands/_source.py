@@ -10,7 +10,7 @@ import contextlib
 from torch_envcheck._util import signalled
 from torch_envcheck._util.args import error, seconds, stdout_to_stderr
 
-__all__ = ["add_source", "snapshot", "with_request", "error", "seconds", "stdout_to_stderr"]
+__all__ = ["add_source", "snapshot", "with_request", "error", "seconds", "stdout_to_stderr", "terminate_as_exit"]
 
 
 def add_source(parser: argparse.ArgumentParser) -> None:
@@ -59,14 +59,14 @@ def snapshot(args, only=None) -> dict | None:
             error(str(exc))
             return None
     from torch_envcheck.doctor import collect  # noqa: PLC0415
-    with stdout_to_stderr(), _terminate_as_exit():
+    with stdout_to_stderr(), terminate_as_exit():
         limit = getattr(args, "timeout", None)
         return with_request(collect(timeout=limit or 5.0, only=only, torch_timeout=limit,
                                     tensorflow=not getattr(args, "no_tensorflow", False)), args)
 
 
 @contextlib.contextmanager
-def _terminate_as_exit():
+def terminate_as_exit():
     """While the probes run, SIGTERM ends this process through SystemExit (status 143) rather than
     at once, so that the helper programs it started in their own sessions are killed with it
     (_util/proc.kill_all, at exit) instead of running on."""

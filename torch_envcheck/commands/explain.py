@@ -107,7 +107,8 @@ def machine_report(args, areas=()):
         limit = getattr(args, "timeout", None)
         # TensorFlow's import (in a child) is the slowest probe: only when the error concerns it.
         tensorflow = "tensorflow" in areas and not getattr(args, "no_tensorflow", False)
-        with _args.stdout_to_stderr():
+        # SIGTERM while the probes run ends this process through SystemExit, which ends their children
+        with _args.stdout_to_stderr(), _args.terminate_as_exit():
             snap = doctor.collect(timeout=limit or 5.0, torch_timeout=limit, tensorflow=tensorflow)
         state = "probed"
     return doctor.report(snap), state

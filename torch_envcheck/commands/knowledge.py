@@ -38,7 +38,7 @@ def _sources_args(p) -> None:
     g.add_argument("--no-wheel-range", action="store_true",
                    help="read wheel metadata only from PEP 658 .metadata files, never by HTTP range requests")
     lim = p.add_argument_group("limits")
-    lim.add_argument("--timeout", type=float, default=20.0, metavar="S", help="seconds per request (default 20)")
+    lim.add_argument("--timeout", type=float, default=20.0, metavar="S", help="seconds per request, its whole answer included (default 20)")
     lim.add_argument("--max-mb", type=int, default=160, metavar="N",
                      help="stop after reading N MiB from the indexes in this run (default 160)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -89,7 +89,7 @@ def _sources(args):
     for tag in args.cuda_tag:
         if not re.fullmatch(r"cu\d{2,4}", tag):
             raise ValueError(f"--cuda-tag {tag!r} is not a CUDA tag (expected e.g. cu134)")
-    if args.timeout <= 0 or args.timeout > 600 or args.max_mb <= 0 or args.max_mb > 4096:
+    if not (0 < args.timeout <= 600) or not (0 < args.max_mb <= 4096):  # `not (...)`: nan fails too
         raise ValueError("--timeout must be in (0, 600] seconds and --max-mb in 1..4096")
     if json_api is None and urls["--index-url"] is None and not extra:
         raise ValueError("no index to read: give --index-url or --extra-index-url, or keep PyPI's JSON API")
@@ -100,7 +100,8 @@ def _sources(args):
 
 def _fetcher(args):
     from torch_envcheck.knowledge_update import index as ix  # noqa: PLC0415
-    return ix.Fetcher(timeout=args.timeout, max_run=args.max_mb << 20)
+    # --timeout bounds each request as a whole (connection, headers, body), enforced inside the reads
+    return ix.Fetcher(timeout=args.timeout, deadline=args.timeout, max_run=args.max_mb << 20)
 
 
 def _update(args) -> int:
@@ -127,6 +128,10 @@ def _update(args) -> int:
             print(f"read {terminal(line)}")
         for line in res["problems"]:
             print(f"problem: {terminal(line)}")
+        for line in res.get("not_learned", []):
+            print(f"not learned: {terminal(line)}")
+        for line in res.get("dropped", []):
+            print(f"not kept: {terminal(line)}")
         if res["doc"] is None:
             pass
         elif args.dry_run:
@@ -136,7 +141,8 @@ def _update(args) -> int:
         for line in res.get("added", []):
             print(f"  {terminal(line)}")
         if res["doc"] is not None and not res.get("added"):
-            print("  nothing new: the shipped tables know every release and build the indexes listed")
+            print("  nothing new: " + ("the releases above could not be learned" if res.get("not_learned")
+                                      else "the shipped tables know every release and build the indexes listed"))
     if res["doc"] is None:
         first = res["problems"][0] if res["problems"] else "no index listed any torch or tensorflow wheel"
         print(f"torch-envcheck knowledge update: nothing could be read ({terminal(first)}); no overlay written, "

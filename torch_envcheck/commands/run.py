@@ -1,7 +1,11 @@
 """`torch-envcheck run -- CMD ARGS...`: run a command unchanged and explain how it went.
 
-Standard input and output are the command's own (inherited); its standard error is passed through
-live while its last TAIL_BYTES are kept.  SIGTERM is forwarded to the command, and so are SIGINT,
+Standard input and output are the command's own (inherited), and so is every other descriptor this
+process inherited (`3>file` reaches the command); a descriptor that is closed here is closed for
+the command too.  Its standard error is passed through live while its last TAIL_BYTES are kept;
+when a background process the command left behind still holds that pipe after the command ended,
+a small relay process takes over the passing-through until the last holder closes it, so that
+process never writes into a pipe nobody reads (SIGPIPE).  SIGTERM is forwarded to the command, and so are SIGINT,
 SIGQUIT and SIGHUP unless this process is in the terminal's foreground group (then the terminal
 already sent them to the command).  The exit status is always the command's: when it dies by a
 signal, this process dies by the same signal (without a core file of its own), so a shell sees the
@@ -46,11 +50,42 @@ def add_arguments(parser) -> None:
 
 def _say(text: str) -> None:
     from torch_envcheck._util.escape import terminal  # noqa: PLC0415
+    if _CLOSED.intersection((2,)) or sys.stderr is None:
+        return  # no stderr: say nothing (never into the command's stdout)
     try:
         sys.stderr.write(terminal(text, multiline=True) + ("" if text.endswith("\n") else "\n"))
         sys.stderr.flush()
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):
         pass
+
+
+_CLOSED: set = set()
+
+
+def _hold_closed_std_fds() -> set:
+    """The standard descriptors (0, 1, 2) this process was started without.  Each is filled with
+    /dev/null, close-on-exec: no pipe or file this process opens can take its number (and be
+    written to as if it were stdout or stderr), and the command still starts with it closed."""
+    closed = set()
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            closed.add(fd)
+    for fd in sorted(closed):
+        try:
+            new = os.open(os.devnull, os.O_RDWR)  # the lowest free number: this one
+            if new != fd:
+                os.dup2(new, fd, inheritable=False)
+                os.close(new)
+            os.set_inheritable(fd, False)
+        except OSError:
+            pass
+    if 2 in closed:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115  (print(file=None) means stdout)
+    if 1 in closed:
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+    return closed
 
 
 def _foreground() -> bool:
@@ -128,12 +163,45 @@ class _Tee:
                     del self._tail[:len(self._tail) - TAIL_BYTES]
 
     def finish(self) -> bytes:
-        """The tail, once the pipe is closed or the grace period after the command's end is over."""
+        """The tail, once the pipe is closed or the grace period after the command's end is over;
+        then a process the command left behind still holds the pipe, and a relay passes on the rest."""
         self._thread.join(self.GRACE_S)
         if not self._thread.is_alive():
             self._file.close()
+        else:
+            self._hand_off()
         with self._lock:
             return bytes(self._tail[-TAIL_BYTES:])
+
+    def _hand_off(self) -> None:
+        """Fork a relay that copies the pipe to stderr until its last writer closes it (or stderr
+        goes away, which the writer would have met too), and stop reading it here."""
+        if not hasattr(os, "fork"):
+            return  # Windows: the pipe closes with `run`
+        try:
+            pid = os.fork()
+        except OSError:
+            return
+        if pid == 0:  # the relay: the forking thread alone, no Python cleanup on the way out
+            code = 0
+            try:
+                null = os.open(os.devnull, os.O_RDWR)
+                os.dup2(null, 0)
+                os.dup2(null, 1)  # never keep `run`'s stdout open (a `$(...)` would wait on it)
+                while True:
+                    chunk = os.read(self._fd, 65536)
+                    if not chunk or not _write_all(2, chunk):
+                        break
+            except BaseException:  # noqa: BLE001
+                code = 1
+            os._exit(code)
+        # here: the pipe's number now names /dev/null, so the reading thread meets an end of file
+        try:
+            null = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(null, self._fd, inheritable=False)
+            os.close(null)
+        except OSError:
+            pass
 
 
 def _die_by(signum: int) -> int:
@@ -241,8 +309,13 @@ def run(args) -> int:
             return 2  # bad usage: said before the command runs
     from torch_envcheck.explain.gpu_usage import Sampler  # noqa: PLC0415
 
+    _CLOSED.clear()
+    _CLOSED.update(_hold_closed_std_fds())
+    # close_fds=False: every descriptor this process inherited goes on to the command (ours are
+    # close-on-exec, PEP 446); stderr is piped only when there is a stderr to pass it on to.
+    tee_stderr = 2 not in _CLOSED
     try:
-        proc = subprocess.Popen(argv, stderr=subprocess.PIPE)  # stdin and stdout: inherited, untouched
+        proc = subprocess.Popen(argv, stderr=subprocess.PIPE if tee_stderr else None, close_fds=False)
     except FileNotFoundError:
         _args.error(f"{argv[0]}: command not found")
         return 127
@@ -253,9 +326,9 @@ def run(args) -> int:
     sampler = Sampler()
     try:
         sampler.start(proc.pid)
-        tee = _Tee(proc)
+        tee = _Tee(proc) if tee_stderr else None
         rc = proc.wait()  # the main thread waits: signal handlers run here, forwarding to the command
-        tail = tee.finish()
+        tail = tee.finish() if tee is not None else b""
     finally:
         signalled.restore(saved)
     usage = sampler.stop()
@@ -263,9 +336,9 @@ def run(args) -> int:
     try:
         if rc != 0:
             _after_failure(args, tail, rc)
-        elif not getattr(args, "quiet", False):
+        elif not getattr(args, "quiet", False) and 2 not in _CLOSED:
             _after_success(args, usage)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, SystemExit):  # SIGTERM while the machine is checked: its children are ended
         pass
     except Exception as exc:  # noqa: BLE001
         _say(f"{PROG}: could not explain the outcome ({type(exc).__name__}: {exc}); the exit status is the command's")

@@ -49,8 +49,8 @@ def main(argv=None) -> int:
     if argv[:1] == ["--write"] and len(argv) == 2:
         with open(argv[1], encoding="utf-8") as fh:
             doc = fh.read()
-        with open(argv[1], "w", encoding="utf-8") as fh:
-            fh.write(replace_section(doc, section))
+        from torch_envcheck._util.atomic_write import write_atomic  # noqa: PLC0415  (never through a symlink)
+        write_atomic(argv[1], replace_section(doc, section))
         return 0
     sys.stdout.write(section + "\n")
     return 0

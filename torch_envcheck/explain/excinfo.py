@@ -19,13 +19,16 @@ def exception_text(value: BaseException) -> str:
         cur = cur.__cause__ or cur.__context__
     parts = []
     for exc in reversed(chain):
-        output = getattr(exc, "stderr", None) or getattr(exc, "output", None)
+        try:
+            output = getattr(exc, "stderr", None) or getattr(exc, "output", None)
+        except BaseException:  # noqa: BLE001  (a property that raises)
+            output = None
         if isinstance(output, bytes):
             output = output[-MAX_OUTPUT:].decode("utf-8", errors="replace")
         if isinstance(output, str) and output:
             parts.append(output[-MAX_OUTPUT:])
         try:
             parts.append("".join(traceback.format_exception_only(type(exc), exc)))
-        except Exception:  # noqa: BLE001  (a broken __str__)
+        except BaseException:  # noqa: BLE001  (a broken __str__ may raise anything, SystemExit included)
             parts.append(type(exc).__name__)
     return "\n".join(parts)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 
 from torch_envcheck.doctor.report import findings_from
 from torch_envcheck._util.escape import terminal
@@ -74,7 +75,9 @@ def as_json(result: dict, extra: dict | None = None) -> str:
     doc = dict(result)
     if extra:
         doc.update(extra)
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    # ensure_ascii=False keeps the text readable; a lone surrogate left in any value would make the
+    # output invalid UTF-8, so each becomes U+FFFD
+    return re.sub("[\ud800-\udfff]", "\ufffd", json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"
 
 
 def html_block(result: dict, unchecked: str = "") -> str:

@@ -147,11 +147,27 @@ def read_path(path: str) -> Input:
     return notebook_outputs(result, path.lower().endswith(".ipynb"))
 
 
+def clean_text(text: str) -> str:
+    """`text` with every lone surrogate (an undecodable byte of argv or a file name, which Python
+    carries as one) made U+FFFD: it can then always be written as UTF-8, to a terminal or a JSON."""
+    return text.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace") \
+        .encode("utf-8", errors="replace").decode("utf-8")
+
+
 def from_text(text: str) -> Input:
+    text = clean_text(text)
     data = text.encode("utf-8", errors="replace")
     if len(data) > TAIL_BYTES:
         return Input(data[-TAIL_BYTES:].decode("utf-8", errors="replace"), "argument", TAIL_BYTES, len(data), True)
     return Input(text, "argument", len(data), len(data), False)
+
+
+def _joined(value) -> str:
+    """A notebook's multiline string: a str, or a list of str (anything else in it is skipped: the
+    file is a stranger's)."""
+    if isinstance(value, list):
+        return "".join(v for v in value if isinstance(v, str))
+    return value if isinstance(value, str) else ""
 
 
 def _output_text(out: dict) -> str:
@@ -159,13 +175,11 @@ def _output_text(out: dict) -> str:
     if kind == "error":
         tb = out.get("traceback")
         tb = "\n".join(t for t in tb if isinstance(t, str)) if isinstance(tb, list) else ""
-        return f"{tb}\n{out.get('ename', '')}: {out.get('evalue', '')}"
+        return f"{tb}\n{_joined(out.get('ename'))}: {_joined(out.get('evalue'))}"
     if kind == "stream":
-        text = out.get("text")
-        return "".join(text) if isinstance(text, list) else str(text or "")
+        return _joined(out.get("text"))
     data = out.get("data") if isinstance(out.get("data"), dict) else {}
-    plain = data.get("text/plain")
-    return "".join(plain) if isinstance(plain, list) else str(plain or "")
+    return _joined(data.get("text/plain"))
 
 
 def notebook_outputs(inp: Input, is_notebook: bool = False) -> Input:

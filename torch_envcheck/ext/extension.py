@@ -31,6 +31,7 @@ try:
 except ImportError:  # Windows
     fcntl = None
 
+from torch_envcheck._util.dirs import make_dirs
 from torch_envcheck.ext import buildcfg
 
 ENV_CACHE = "TORCH_ENVCHECK_CACHE"
@@ -148,7 +149,7 @@ def _usable_cache_dir(directory: str, quiet: bool) -> str:
     problem = cache_problem(root)
     if problem is None:
         try:
-            os.makedirs(directory, exist_ok=True)
+            make_dirs(directory)
             return directory
         except OSError as exc:
             problem = exc.strerror or str(exc)
@@ -160,7 +161,7 @@ def _usable_cache_dir(directory: str, quiet: bool) -> str:
               f"instead (set {ENV_CACHE} to a writable folder to keep builds)", file=sys.stderr, flush=True)
     try:
         _own_private_dir(fallback)
-        os.makedirs(target, exist_ok=True)
+        make_dirs(target)
     except OSError as exc:
         raise ExtensionUnavailable(
             f"the build cache {root} cannot be used ({problem}) and neither can {fallback} "
@@ -436,7 +437,7 @@ def build_jit(verbose: bool = False, quiet: bool = False, torch=None, force: boo
                     if not quiet:
                         print(f"torch_envcheck: removing {d}", file=sys.stderr, flush=True)
                     shutil.rmtree(d, ignore_errors=True)
-            os.makedirs(directory, exist_ok=True)
+            make_dirs(directory)
         else:
             st = _base_status(torch)
             mod = _try_jit_cache(torch, st)

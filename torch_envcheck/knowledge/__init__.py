@@ -40,9 +40,9 @@ from torch_envcheck.knowledge.machine import (  # noqa: F401
     advisories_for, compiler_identity, host_compiler_fits, newest_cuda_for_compiler, newest_host_compiler_cuda,
 )
 from torch_envcheck.knowledge.releases import (  # noqa: F401
-    index_url, latest_known_release, latest_release_for, min_driver_any_build,
+    index_url, latest_known_release, latest_learned_release, latest_release_for, min_driver_any_build,
     build_on_platform, clear_caches, python_range, python_supported, release, releases,
-    releases_supporting, torchaudio_for, torchvision_for, wheel_arch_list,
+    releases_supporting, torchaudio_for, torchvision_for, verified_releases, wheel_arch_list,
 )
 from torch_envcheck.knowledge.tables import (  # noqa: F401
     CAPABILITIES_FILE, DATA_DIR, DRIVERS_FILE, RELEASES_FILE, KnowledgeError, load_table,

@@ -38,15 +38,30 @@ def tables_label(name: str = kb.RELEASES_FILE, what: str = "torch") -> str:
     return text + ")"
 
 
-def learned_label() -> str:
-    """Where rows without arch lists come from: 'learned by `torch-envcheck knowledge update` on DATE'."""
+def index_of(url) -> str | None:
+    """The index folder a learned row's `learned_from` (a wheel's URL) lies in."""
+    if not isinstance(url, str) or "://" not in url:
+        return None
+    from torch_envcheck._util.escape import terminal  # noqa: PLC0415
+    return terminal(url.rsplit("/", 1)[0] if url.endswith(".whl") else url)
+
+
+def learned_label(row: dict | None = None) -> str:
+    """Where rows without arch lists come from: 'learned by `torch-envcheck knowledge update` on
+    DATE from <index>' (the index of `row`, a learned release or build row, where it names one)."""
     d = table_dates()
-    return f"learned by `{UPDATE_COMMAND}` on {d['overlay'][:10]}" if d["overlay"] else "from a package index"
+    src = index_of((row or {}).get("learned_from"))
+    text = f"learned by `{UPDATE_COMMAND}` on {d['overlay'][:10]}" if d["overlay"] else "from a package index"
+    return text + (f" from {src}" if src else "")
 
 
 def newest_release() -> str | None:
-    rels = kb.releases()
-    return rels[-1]["torch"] if rels else None
+    """The newest release of the verified tables: a release an overlay learned never moves it (an
+    index that lists a made-up release must not make a newer installed torch look old)."""
+    try:
+        return kb.latest_known_release()
+    except IndexError:
+        return None
 
 
 def _mm(v):
@@ -230,7 +245,8 @@ def downgrade_note(installed_version, build: dict | None, reason: str = "", driv
     row = kb.release(rel)
     others = unpicked_builds(rel, driver) if row else []
     if others:
-        return (note + f"; the package index also lists torch {rel} " + ", ".join(others) + f" ({learned_label()}), "
+        return (note + f"; the package index also lists torch {rel} " + ", ".join(others)
+                + f" ({learned_label(build_row(row, others[0]))}), "
                 "whose GPU architectures the tables do not know, so it was not picked: "
                 + look_at(rel, others).split(", or run", 1)[0] + ".")
     if row is None or not builds_complete(row):
@@ -257,7 +273,10 @@ def tables_incomplete_for(installed_version) -> bool:
 def kept_line(build: dict) -> str:
     """advise's reason for keeping the installed torch (keep_installed's answer)."""
     if build.get("gap") == "arch":
-        what = "is known to " + tables_label() + " from a package index, without its GPU architectures"
+        row = kb.release(build.get("torch"))
+        src = index_of((build_row(row, build.get("tag")) or row or {}).get("learned_from"))
+        what = ("is known to " + tables_label() + " from a package index" + (f" ({src})" if src else "")
+                + ", without its GPU architectures")
         learn_more = "the installed binary's own list is used"
     else:
         what = ("is newer than " if build.get("gap") == "release" else "is a build not listed in ") + tables_label()
@@ -270,11 +289,12 @@ def kept_line(build: dict) -> str:
 def newer_unpicked(pick: dict | None) -> str | None:
     """advise's note when the tables (with an overlay) know newer releases than the pick but not
     their GPU architectures: which release, which builds, where to look."""
-    newest = newest_release()
+    row = kb.latest_learned_release()
+    newest = row["torch"] if row else None
     if not pick or not newest or not is_newer_release(newest, pick.get("torch")):
         return None
     tags = unpicked_builds(newest)
     if not tags:
         return None
-    return (f"torch {newest} is newer ({learned_label()}), but the tables do not know its GPU architectures, "
+    return (f"torch {newest} is newer ({learned_label(row)}; unverified), but the tables do not know its GPU architectures, "
             f"so it was not picked; its builds {', '.join(tags)}: " + look_at(newest, tags).split(", or run", 1)[0])

@@ -33,8 +33,21 @@ def release(torch_version) -> dict | None:
     return _release_by_key(release_key(torch_version), overlay.generation())
 
 
+def verified_releases() -> list[dict]:
+    """The releases the shipped tables hold, oldest first: those an overlay added are hints from an
+    index and never count as "the newest release" of any advice."""
+    return [r for r in releases() if not overlay.is_learned(r)]
+
+
 def latest_known_release() -> str:
-    return releases()[-1]["torch"]
+    """The newest release of the shipped (verified) tables."""
+    return verified_releases()[-1]["torch"]
+
+
+def latest_learned_release() -> dict | None:
+    """The newest release row an overlay added, when it is newer than every verified one (a hint)."""
+    rels = releases()
+    return rels[-1] if rels and overlay.is_learned(rels[-1]) else None
 
 
 def index_url(tag: str) -> str:
@@ -81,8 +94,10 @@ def min_driver_any_build(os_name: str | None = "Linux") -> dict | None:
     oldest CUDA major a build uses): {'driver', 'cuda', 'torch', 'tag'}.  A driver below it needs
     an upgrade: no torch build in the tables runs on it."""
     best = None
-    for rel in releases():
+    for rel in verified_releases():
         for b in rel["builds"]:
+            if overlay.is_learned(b):
+                continue
             need = min_driver_for_cuda(cuda_from_tag(b["tag"]), os_name) or {}
             drv = need.get("compat_floor") or need.get("toolkit_minimum")
             if drv and (best is None or version_tuple(drv) < version_tuple(best["driver"])):
@@ -113,8 +128,8 @@ def releases_supporting(capability, os_name: str | None = "Linux", machine: str 
     out = []
     for rel in reversed(releases()):
         for b in sorted(rel["builds"], key=lambda b: version_tuple(cuda_from_tag(b["tag"])), reverse=True):
-            if not build_on_platform(b, os_name, machine):
-                continue
+            if overlay.is_learned(b) or overlay.is_learned(rel) or not build_on_platform(b, os_name, machine):
+                continue  # a learned build is a hint: nobody verified it exists for this GPU
             arch = build_arch_list(b, os_name, machine)
             m = capability_match(capability, arch, cuda_from_tag(b["tag"])) if arch else {"ok": False}
             if m["ok"] and _build_serves(b, capability):
@@ -142,8 +157,8 @@ def latest_release_for(driver_cuda=None, capability=None, os_name: str | None = 
         if python_version and python_supported(rel["torch"], python_version) is False:
             continue
         for b in sorted(rel["builds"], key=lambda b: version_tuple(cuda_from_tag(b["tag"])), reverse=True):
-            if not build_on_platform(b, os_name, machine):
-                continue
+            if overlay.is_learned(b) or overlay.is_learned(rel) or not build_on_platform(b, os_name, machine):
+                continue  # a learned build is a hint: no command is made for it
             cuda = cuda_from_tag(b["tag"])
             # How the driver runs this build: its own toolkit's driver, or only minor-version compat
             # (WSL 2 runs Linux wheels on the Windows driver: driver_os_name picks its table).

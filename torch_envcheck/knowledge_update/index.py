@@ -5,11 +5,16 @@ where the index offers one (checked against its hash), else the wheel's `*.dist-
 read with HTTP range requests (the zip's central directory and that one member: about a megabyte
 of a 500 MB wheel).
 
-An index is input from a stranger.  Everything here is bounded: one timeout per request and a
-deadline per response, a byte cap per response and per run, at most MAX_REDIRECTS redirects and
-never one from https to http or to another scheme, no compressed transfer encodings (urllib asks
-for none), a content-type check before a body is parsed, HTML parsed with html.parser (never
-regular expressions over HTML), at most MAX_LINKS links per page.  A file name must be a valid
+An index is input from a stranger.  Everything here is bounded: a timeout on every socket read, and
+a deadline per response enforced inside the reads (a watchdog shuts the connection down when it
+passes, so a server that sends one byte every half second is cut off on time, not after hours),
+within a time budget for the run; a byte cap per response and per run, at most MAX_REDIRECTS
+redirects and never one from https to http or to another scheme, no compressed transfer encodings
+(urllib asks for none), a content-type check before a body is parsed, HTML read by a linear scanner
+of the few tags PEP 503 uses (never regular expressions over HTML, never a parser whose time can
+grow faster than the page), at most MAX_LINKS links per page.  A link keeps its page's scheme
+policy (links_ok): never file: from an http(s) page, never http from an https page, whatever a
+`<base href>` says.  A file name must be a valid
 wheel name (packaging.utils) whose version packaging accepts, and a local version label must be a
 known index tag (cu132, cpu, rocm6.4, xpu); anything else is skipped and counted, never printed
 raw.  Every failure is an IndexReadError with one line naming the URL and what was wrong.
@@ -23,12 +28,15 @@ import dataclasses
 import email.parser
 import email.policy
 import hashlib
-import html.parser
+import html
+import http.client
 import json
 import os
 import re
+import socket
 import stat
 import struct
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -40,6 +48,7 @@ MAX_RUN = 160 << 20
 MAX_METADATA = 2 << 20
 TIMEOUT = 20.0
 DEADLINE = 90.0
+BUDGET = 900.0      # seconds for every request of one run together
 MAX_REDIRECTS = 5
 MAX_LINKS = 100_000
 MAX_NAME = 255
@@ -89,15 +98,104 @@ class _Redirects(urllib.request.HTTPRedirectHandler):
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
+class _Watchdog:
+    """Shuts down every socket of one request when its time is up: a read blocked in recv() (or a
+    server that keeps each recv() under the socket timeout by dripping bytes) ends then."""
+
+    def __init__(self, seconds: float):
+        self.fired = False
+        self._socks: list = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(max(0.0, seconds), self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def add(self, sock):
+        with self._lock:
+            self._socks.append(sock)
+            if self.fired:
+                _shut(sock)
+        return sock
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            for sock in self._socks:
+                _shut(sock)
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+def _shut(sock) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+
+
+class _Watched:
+    """Connection classes whose sockets the current request's watchdog holds."""
+
+    def __init__(self):
+        self.watch: _Watchdog | None = None
+
+    def conn(self, base):
+        watched = self
+
+        class Conn(base):
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, **kwargs)
+                create = self._create_connection
+
+                def watched_create(*a, **k):
+                    sock = create(*a, **k)
+                    return watched.watch.add(sock) if watched.watch is not None else sock
+                self._create_connection = watched_create
+        return Conn
+
+
+class _HTTP(urllib.request.HTTPHandler):
+    def __init__(self, watched: _Watched):
+        super().__init__()
+        self._watched = watched
+
+    def http_open(self, req):
+        return self.do_open(self._watched.conn(http.client.HTTPConnection), req)
+
+
+class _HTTPS(urllib.request.HTTPSHandler):
+    def __init__(self, watched: _Watched):
+        super().__init__()
+        self._watched = watched
+
+    def https_open(self, req):
+        return self.do_open(self._watched.conn(http.client.HTTPSConnection), req, context=self._context)
+
+
 class Fetcher:
-    """GETs with the bounds above.  `used` counts the bytes read this run; `urls` the URLs read."""
+    """GETs with the bounds above.  `used` counts the bytes read this run; `urls` the URLs read.
+    `timeout` bounds each socket operation, `deadline` each whole answer (connection, headers and
+    body), `budget` all requests of the run together."""
 
     def __init__(self, timeout: float = TIMEOUT, max_response: int = MAX_RESPONSE, max_run: int = MAX_RUN,
-                 deadline: float = DEADLINE):
+                 deadline: float = DEADLINE, budget: float = BUDGET):
         self.timeout, self.max_response, self.max_run, self.deadline = timeout, max_response, max_run, deadline
+        self.budget = budget
         self.used = 0
         self.urls: list[str] = []
-        self._opener = urllib.request.build_opener(_Redirects())
+        self._started: float | None = None
+        self._watched = _Watched()
+        self._opener = urllib.request.build_opener(_Redirects(), _HTTP(self._watched), _HTTPS(self._watched))
+
+    def _time_left(self, url: str) -> float:
+        now = time.monotonic()
+        if self._started is None:
+            self._started = now
+        left = self.budget - (now - self._started)
+        if left <= 0:
+            raise IndexReadError(f"{_show(url)}: not read: this run's time budget of {self.budget:.0f} s is spent")
+        return min(self.deadline, left)
 
     def _take(self, n: int, url: str) -> None:
         self.used += n
@@ -121,9 +219,18 @@ class Fetcher:
             lo, hi = byte_range
             headers["Range"] = f"bytes={lo}-{'' if hi is None else hi}" if lo >= 0 else f"bytes={lo}"
         req = urllib.request.Request(url, headers=headers)
-        start = time.monotonic()
+        allowed = self._time_left(url)
+        watch = self._watched.watch = _Watchdog(allowed)
         try:
-            resp = self._opener.open(req, timeout=self.timeout)
+            return self._get(req, url, limit, watch, allowed)
+        finally:
+            watch.cancel()
+            self._watched.watch = None
+
+    def _get(self, req, url: str, limit: int, watch: _Watchdog, allowed: float) -> Response:
+        late = f"{_show(url)}: the answer did not finish within {allowed:.0f} s (stopped)"
+        try:
+            resp = self._opener.open(req, timeout=min(self.timeout, allowed))
         except IndexReadError:
             raise
         except urllib.error.HTTPError as exc:
@@ -131,11 +238,14 @@ class Fetcher:
                 raise IndexReadError(f"{_show(url)}: redirect refused: a loop, more than {MAX_REDIRECTS}, or to "
                                      f"another scheme (HTTP {exc.code}: {_show(exc.reason, 120)})", exc.code) from None
             raise IndexReadError(f"{_show(url)}: HTTP {exc.code} {_show(exc.reason, 60)}", exc.code) from None
-        except (urllib.error.URLError, OSError, ValueError) as exc:
+        except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
             reason = getattr(exc, "reason", exc)
             if isinstance(reason, IndexReadError):
                 raise reason from None
+            if watch.fired:
+                raise IndexReadError(late) from None
             raise IndexReadError(f"{_show(url)}: {_show(reason, 120)}") from None
+        read = getattr(resp, "read1", resp.read)  # one recv at most: the watchdog is seen between them
         with resp:
             ctype = (resp.headers.get("Content-Type") or "").split(";", 1)[0].strip().lower()
             enc = (resp.headers.get("Content-Encoding") or "identity").strip().lower()
@@ -147,13 +257,17 @@ class Fetcher:
                                      f"{limit >> 20} MiB allowed (not read)")
             chunks, got = [], 0
             while True:
-                if time.monotonic() - start > self.deadline:
-                    raise IndexReadError(f"{_show(url)}: the answer did not finish within {self.deadline:.0f} s")
+                if watch.fired:
+                    raise IndexReadError(late)
                 try:
-                    chunk = resp.read(min(65536, limit + 1 - got))
-                except (OSError, ValueError) as exc:  # a socket timeout mid-body, a reset
+                    chunk = read(min(65536, limit + 1 - got))
+                except (OSError, ValueError, http.client.HTTPException) as exc:  # a timeout, a reset
+                    if watch.fired:
+                        raise IndexReadError(late) from None
                     raise IndexReadError(f"{_show(url)}: reading the answer failed ({_show(exc, 80)})") from None
                 if not chunk:
+                    if watch.fired:  # the watchdog's shutdown reads as an end of file
+                        raise IndexReadError(late)
                     break
                 got += len(chunk)
                 self._take(len(chunk), url)
@@ -298,6 +412,7 @@ class Listing:
     skipped: int = 0
     info: dict | None = None   # the JSON API's 'info' (its version's requires_dist / requires_python)
     kind: str = ""             # 'json-api', 'pep691', 'pep503'
+    refused: str | None = None  # one line: the links the scheme policy refused
 
 
 def _json(resp: Response, what: str):
@@ -316,13 +431,18 @@ def read_json_api(fetcher: Fetcher, base: str, project: str) -> Listing:
     doc = _json(resp, "JSON API answer")
     if not isinstance(doc, dict) or not isinstance(doc.get("releases"), dict):
         raise IndexReadError(f"{_show(url)}: not a PyPI JSON API answer (no 'releases')")
-    files, skipped = [], 0
+    files, skipped, refused = [], 0, {}
     for entries in list(doc["releases"].values())[:20000]:
         for e in entries if isinstance(entries, list) else []:
             if not isinstance(e, dict) or e.get("packagetype", "bdist_wheel") != "bdist_wheel":
                 continue
             meta = e.get("core-metadata", e.get("data-dist-info-metadata"))
-            f = _file(project, e.get("filename"), urllib.parse.urljoin(resp.url, str(e.get("url", ""))),
+            link = urllib.parse.urljoin(resp.url, str(e.get("url", "")))
+            why = links_ok(resp.url, link)
+            if why:
+                refused[why] = refused.get(why, 0) + 1
+                continue
+            f = _file(project, e.get("filename"), link,
                       e.get("digests"), e.get("requires_python"), meta, e.get("yanked") is True, e.get("size"))
             if f is None:
                 skipped += 1
@@ -333,35 +453,128 @@ def read_json_api(fetcher: Fetcher, base: str, project: str) -> Listing:
              "requires_python": info.get("requires_python") if isinstance(info.get("requires_python"), str) else None,
              "requires_dist": [r for r in info.get("requires_dist") or [] if isinstance(r, str)][:500]
              if isinstance(info.get("requires_dist"), list) else None}
-    return Listing(url, files, skipped, clean, "json-api")
+    return Listing(url, files, skipped, clean, "json-api", _refuse(url, refused) if refused else None)
 
 
-class _Links(html.parser.HTMLParser):
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.links: list[dict] = []
-        self.base: str | None = None
-        self._a: dict | None = None
-        self.too_many = False
+MAX_ATTRS = 20
+MAX_ATTR = 4000
 
-    def handle_starttag(self, tag, attrs):
-        if tag == "base" and self.base is None:
-            self.base = dict(attrs).get("href")
-        elif tag == "a":
-            if len(self.links) >= MAX_LINKS:
-                self.too_many = True
-                return
-            self._a = {k: (v if v is None or len(v) <= 4000 else None) for k, v in attrs[:20]}
-            self._a["_text"] = ""
-            self.links.append(self._a)
 
-    def handle_data(self, data):
-        if self._a is not None and len(self._a["_text"]) < MAX_NAME + 1:
-            self._a["_text"] += data[:MAX_NAME + 1]
+def scan_html(text: str) -> tuple[list[dict], str | None, bool]:
+    """The anchors of an HTML page ({attribute: value, '_text': text}), its first `<base href>`
+    and whether more than MAX_LINKS anchors were cut off.  A linear scanner for the few tags a
+    PEP 503 page uses: every character is looked at a bounded number of times (str.find moves
+    forward only; an unterminated quote or comment ends the scan), so a crafted page costs time in
+    proportion to its size.  Character references are decoded (html.unescape); other markup is
+    skipped."""
+    links: list[dict] = []
+    base = None
+    too_many = False
+    current: dict | None = None
+    i, n = 0, len(text)
+    while i < n:
+        lt = text.find("<", i)
+        stop = n if lt < 0 else lt
+        if current is not None and len(current["_text"]) <= MAX_NAME:
+            current["_text"] += html.unescape(text[i:min(stop, i + MAX_NAME + 1)])
+        if lt < 0:
+            break
+        if text.startswith("<!--", lt):
+            end = text.find("-->", lt + 4)
+            i = n if end < 0 else end + 3
+            continue
+        j = lt + 1
+        closing = j < n and text[j] == "/"
+        if closing:
+            j += 1
+        k = j
+        while k < n and k - j < 32 and (text[k].isascii() and text[k].isalnum()):
+            k += 1
+        name = text[j:k].lower()
+        if not name:
+            if j < n and text[j] in "!?":  # <!DOCTYPE ...>, <?xml ...?>
+                end = text.find(">", j)
+                i = n if end < 0 else end + 1
+            else:
+                if current is not None and len(current["_text"]) <= MAX_NAME:
+                    current["_text"] += "<"
+                i = lt + 1  # a lone '<' is text
+            continue
+        attrs, i = _attributes(text, k)
+        if closing:
+            if name == "a":
+                current = None
+            continue
+        if name == "base" and base is None:
+            base = attrs.get("href")
+        elif name == "a":
+            if len(links) >= MAX_LINKS:
+                too_many = True
+                current = None
+                continue
+            current = dict(attrs)
+            current["_text"] = ""
+            links.append(current)
+    for a in links:
+        a["_text"] = a["_text"][:MAX_NAME + 1]
+    return links, base, too_many
 
-    def handle_endtag(self, tag):
-        if tag == "a":
-            self._a = None
+
+def _attributes(text: str, k: int) -> tuple[dict, int]:
+    """The attributes of a start tag whose name ends at `k`, and the index after its '>'."""
+    attrs: dict = {}
+    n = len(text)
+    while k < n:
+        while k < n and text[k] in " \t\n\r\f/":
+            k += 1
+        if k >= n:
+            break
+        if text[k] == ">":
+            return attrs, k + 1
+        start = k
+        while k < n and text[k] not in " \t\n\r\f/>=":
+            k += 1
+        key = text[start:k].lower()
+        while k < n and text[k] in " \t\n\r\f":
+            k += 1
+        value = None
+        if k < n and text[k] == "=":
+            k += 1
+            while k < n and text[k] in " \t\n\r\f":
+                k += 1
+            if k < n and text[k] in "\"'":
+                end = text.find(text[k], k + 1)
+                end = n if end < 0 else end
+                value, k = text[k + 1:end], end + 1
+            else:
+                start = k
+                while k < n and text[k] not in " \t\n\r\f>":
+                    k += 1
+                value = text[start:k]
+        if key and key not in attrs and len(attrs) < MAX_ATTRS:
+            attrs[key] = None if value is None else (html.unescape(value) if len(value) <= MAX_ATTR else None)
+    return attrs, n
+
+
+def links_ok(page_url: str, link_url: str) -> str | None:
+    """Why a link on a page may not be followed (None: it may): a link keeps its page's scheme
+    policy.  An http(s) page can never send the reader to a local file (file:), an https page
+    never to plain http (a hash-less range read over http can be changed on the way), and nothing
+    to any other scheme."""
+    page = urllib.parse.urlsplit(page_url).scheme.lower()
+    link = urllib.parse.urlsplit(link_url).scheme.lower()
+    if link not in ("http", "https", "file"):
+        return f"a {link or 'relative'}: link"
+    if link == "file" and page != "file":
+        return f"a file: link on an {page}: page"
+    if page == "https" and link == "http":
+        return "an http: link on an https: page"
+    return None
+
+
+def _refuse(url: str, reasons: dict) -> str:
+    return (f"{_show(url)}: links refused by the index's scheme policy: "
+            + "; ".join(f"{n} x {why}" for why, n in sorted(reasons.items())))
 
 
 def _hash_of(text: str | None) -> dict | bool | None:
@@ -381,7 +594,7 @@ def read_simple(fetcher: Fetcher, index_url: str, project: str) -> Listing:
     url = index_url.rstrip("/") + "/" + canonicalize_name(project) + "/"
     resp = fetcher.get(url, accept=ACCEPT_SIMPLE)
     ct = resp.content_type
-    files, skipped = [], 0
+    files, skipped, refused = [], 0, {}
     if ct == SIMPLE_JSON:
         doc = _json(resp, "PEP 691 page")
         if not isinstance(doc, dict) or not isinstance(doc.get("files"), list) or not isinstance(doc.get("meta"), dict):
@@ -391,16 +604,22 @@ def read_simple(fetcher: Fetcher, index_url: str, project: str) -> Listing:
                 skipped += 1
                 continue
             meta = e.get("core-metadata", e.get("dist-info-metadata"))
-            f = _file(project, e.get("filename"), urllib.parse.urljoin(resp.url, str(e.get("url", ""))), e.get("hashes"),
+            link = urllib.parse.urljoin(resp.url, str(e.get("url", "")))
+            why = links_ok(resp.url, link)
+            if why:
+                refused[why] = refused.get(why, 0) + 1
+                continue
+            f = _file(project, e.get("filename"), link, e.get("hashes"),
                       e.get("requires-python"), meta, bool(e.get("yanked")), e.get("size"))
             if f is None:
                 skipped += 1 if str(e.get("filename", "")).endswith(".whl") else 0
             elif f is not PRE:
                 files.append(f)
         if not files:
-            raise IndexReadError(f"{_show(url)}: the page lists no wheels of {_show(project, 40)}"
+            raise IndexReadError(_refuse(url, refused) if refused else
+                                 f"{_show(url)}: the page lists no wheels of {_show(project, 40)}"
                                  + (f" ({skipped} files with invalid names skipped)" if skipped else ""))
-        return Listing(url, files, skipped, None, "pep691")
+        return Listing(url, files, skipped, None, "pep691", _refuse(url, refused) if refused else None)
     if ct not in ("text/html", SIMPLE_HTML):
         raise IndexReadError(f"{_show(url)}: expected a simple index page (PEP 691 JSON or PEP 503 HTML), "
                              f"got {_show(ct or 'no content type', 60)}")
@@ -408,20 +627,23 @@ def read_simple(fetcher: Fetcher, index_url: str, project: str) -> Listing:
         text = resp.body.decode("utf-8")
     except UnicodeDecodeError:
         raise IndexReadError(f"{_show(url)}: the page is not UTF-8") from None
-    parser = _Links()
-    try:
-        parser.feed(text)
-        parser.close()
-    except Exception as exc:  # noqa: BLE001  (html.parser is lenient; anything else is garbage)
-        raise IndexReadError(f"{_show(url)}: the page cannot be parsed as HTML ({type(exc).__name__})") from None
-    base = urllib.parse.urljoin(resp.url, parser.base) if parser.base else resp.url
+    links, base_href, _too_many = scan_html(text)
+    base = urllib.parse.urljoin(resp.url, base_href) if base_href else resp.url
     anchors = 0
-    for a in parser.links:
+    for a in links:
         href = a.get("href")
         if not href:
             continue
         anchors += 1
-        full = urllib.parse.urljoin(base, href)
+        try:
+            full = urllib.parse.urljoin(base, href)
+        except ValueError:  # an invalid IPv6 host and the like
+            skipped += 1
+            continue
+        why = links_ok(resp.url, full)  # the page's own policy, whatever <base href> says
+        if why:
+            refused[why] = refused.get(why, 0) + 1
+            continue
         fragment = urllib.parse.urlsplit(full).fragment
         hashes = {}
         m = re.fullmatch(r"(\w{1,20})=([0-9a-fA-F]{32,128})", fragment or "")
@@ -436,10 +658,11 @@ def read_simple(fetcher: Fetcher, index_url: str, project: str) -> Listing:
         elif f is not PRE:
             files.append(f)
     if not files:
-        raise IndexReadError(f"{_show(url)}: the page lists no wheels of {_show(project, 40)} "
+        raise IndexReadError(_refuse(url, refused) if refused else
+                             f"{_show(url)}: the page lists no wheels of {_show(project, 40)} "
                              + (f"({skipped} links with invalid names skipped)" if skipped else
                                 f"({anchors} links, none to a wheel)"))
-    return Listing(url, files, skipped, None, "pep503")
+    return Listing(url, files, skipped, None, "pep503", _refuse(url, refused) if refused else None)
 
 
 # ---------------------------------------------------------------- core metadata
@@ -502,7 +725,15 @@ _CDH = b"PK\x01\x02"
 def read_wheel_range(fetcher: Fetcher, f: IndexFile, tail: int = 65536) -> Metadata:
     """The wheel's *.dist-info/METADATA by HTTP range requests: the end of the zip (its end of
     central directory record), the central directory, then the one member; every offset checked
-    against the sizes seen, the member inflated to at most MAX_METADATA."""
+    against the sizes seen, the member inflated to at most MAX_METADATA.  A truncated or corrupt
+    zip is an IndexReadError like any other bad answer."""
+    try:
+        return _read_wheel_range(fetcher, f, tail)
+    except (struct.error, IndexError, ValueError, OverflowError) as exc:
+        raise IndexReadError(f"{_show(f.url)}: a truncated or corrupt wheel ({type(exc).__name__})") from None
+
+
+def _read_wheel_range(fetcher: Fetcher, f: IndexFile, tail: int) -> Metadata:
     url = f.url
     end = fetcher.get(url, byte_range=(-tail, None), limit=tail + 1024)
     if end.status != 206 and not url.startswith("file:"):
@@ -544,10 +775,12 @@ def read_wheel_range(fetcher: Fetcher, f: IndexFile, tail: int = 65536) -> Metad
     if csize > MAX_METADATA or usize > MAX_METADATA or method not in (0, 8):
         raise IndexReadError(f"{_show(url)}: its METADATA member is too large or packed an unknown way")
     blob = fetcher.get(url, byte_range=(lho, lho + 30 + 1024 + csize), limit=csize + 4096).body
-    if blob[:4] != b"PK\x03\x04":
+    if blob[:4] != b"PK\x03\x04" or len(blob) < 30:
         raise IndexReadError(f"{_show(url)}: a corrupt local file header")
     nlen, xlen = struct.unpack("<HH", blob[26:30])
     data = blob[30 + nlen + xlen:30 + nlen + xlen + csize]
+    if len(data) < csize:
+        raise IndexReadError(f"{_show(url)}: the wheel ends inside its METADATA member (truncated)")
     if method == 8:
         d = zlib.decompressobj(-15)
         try:

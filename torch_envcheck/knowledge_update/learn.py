@@ -93,6 +93,13 @@ class Learned:
     read: list = dataclasses.field(default_factory=list)         # the listings read
     skipped_files: int = 0
     tags_read: list = dataclasses.field(default_factory=list)
+    # release -> why what its wheels say could not be read (seen on an index, not fully learned)
+    unlearned: dict = dataclasses.field(default_factory=dict)
+
+    def could_not_learn(self, rel: str, why: str) -> None:
+        reasons = self.unlearned.setdefault(rel, [])
+        if why not in reasons and len(reasons) < 8:
+            reasons.append(why)
 
 
 def _mm(v) -> tuple:
@@ -200,6 +207,11 @@ def _cuda_from_and_cuda(pins: list[str]) -> tuple[str | None, str | None]:
     return cuda, cudnn
 
 
+def index_of(url) -> str | None:
+    """The folder (index page) a wheel URL lies in."""
+    return url.rsplit("/", 1)[0] if isinstance(url, str) and "/" in url else None
+
+
 # ---------------------------------------------------------------- reading
 
 def list_project(fetcher: ix.Fetcher, src: Sources, project: str, out: Learned) -> tuple[list, dict | None]:
@@ -219,6 +231,8 @@ def list_project(fetcher: ix.Fetcher, src: Sources, project: str, out: Learned) 
             out.problems.append(str(exc))
             continue
         out.read.append(f"{listing.url} ({listing.kind}: {len(listing.files)} wheels)")
+        if listing.refused:
+            out.problems.append(listing.refused)
         out.skipped_files += listing.skipped
         info = info or listing.info
         for f in listing.files:
@@ -258,6 +272,11 @@ def _read_meta(fetcher, f, src: Sources, info: dict | None, out: Learned):
 
 def learn_torch(fetcher: ix.Fetcher, src: Sources, out: Learned, want=lambda rel: True) -> None:
     files, info = list_project(fetcher, src, "torch", out)
+    # wheels with a local label on --index-url / --extra-index-url (a PyTorch index or a mirror of
+    # one given as the index): builds of their tag, learned as the PyTorch index's are
+    local = sorted({f.local for f in files if f.local and f.local.startswith("cu")})
+    for tag in local:
+        _learn_builds(fetcher, src, out, want, tag, [f for f in files if f.local == tag])
     for rel, fs in sorted(_by_release(files).items(), key=lambda kv: _mm(kv[0])):
         versions = sorted({f.version for f in fs}, key=_vkey)
         latest = versions[-1]
@@ -268,6 +287,10 @@ def learn_torch(fetcher: ix.Fetcher, src: Sources, out: Learned, want=lambda rel
                           requires_python=next((f.requires_python for f in latest_files if f.requires_python), None),
                           pypi_platforms=sorted({p for f in latest_files for p in f.platforms}),
                           learned_from=latest_files[0].url)
+        known = out.torch.get(rel)
+        if known is not None:  # builds of it were seen with a local label above: keep them
+            tr.builds = known.builds
+            tr.versions = sorted(set(tr.versions) | set(known.versions), key=_vkey)
         out.torch[rel] = tr
         if not want(rel):
             continue
@@ -278,6 +301,8 @@ def learn_torch(fetcher: ix.Fetcher, src: Sources, out: Learned, want=lambda rel
             meta = _read_meta(fetcher, f, src, info, out)
             if isinstance(meta, str):
                 tr.unread[plat] = meta
+                out.could_not_learn(rel, f"the metadata of {f.filename} could not be read ({meta}), so what "
+                                         f"PyPI's wheel is on {plat} is unknown")
                 continue
             py = f.pythons[-1] if f.pythons else None
             pins = torch_pins(meta.requires_dist, plat, py)
@@ -320,35 +345,44 @@ def _read_tags(fetcher: ix.Fetcher, src: Sources, out: Learned, want, absent: li
                 break
             continue
         out.read.append(f"{listing.url} ({listing.kind}: {len(listing.files)} wheels)")
+        if listing.refused:
+            out.problems.append(listing.refused)
         out.tags_read.append(tag)
         out.skipped_files += listing.skipped
-        mine = [f for f in listing.files if f.local == tag]
-        for rel, fs in _by_release(mine, local=True).items():
-            versions = sorted({f.version for f in fs}, key=_vkey)
-            latest = [f for f in fs if f.version == versions[-1]]
-            tr = out.torch.get(rel)
-            if tr is None:
-                tr = out.torch[rel] = TorchRelease(rel, versions[-1], versions,
-                                                   pythons=sorted({p for f in latest for p in f.pythons}, key=_mm),
-                                                   requires_python=next((f.requires_python for f in latest
-                                                                         if f.requires_python), None),
-                                                   learned_from=latest[0].url)
-            elif _vkey(versions[-1]) > _vkey(tr.latest):
-                tr.latest = versions[-1]
-            b = tr.builds.setdefault(tag, {"platforms": [], "pythons": [], "cudnn": None, "learned_from": latest[0].url})
-            b["platforms"] = sorted(set(b["platforms"]) | {p for f in latest for p in f.platforms})
-            b["pythons"] = sorted(set(b["pythons"]) | {p for f in latest for p in f.pythons}, key=_mm)
-            if not want(rel) or b.get("cudnn"):
-                continue
-            f = _pick(latest, "linux_x86_64") or _pick(latest, "linux_aarch64")
-            if f is None:
-                continue
-            meta = _read_meta(fetcher, f, src, None, out)
-            if isinstance(meta, str):
-                out.problems.append(meta)
-                continue
-            b["cudnn"] = torch_pins(meta.requires_dist, "linux_x86_64" if "linux_x86_64" in f.platforms
-                                    else "linux_aarch64", f.pythons[-1] if f.pythons else None)["cudnn"]
+        _learn_builds(fetcher, src, out, want, tag, [f for f in listing.files if f.local == tag])
+
+
+def _learn_builds(fetcher: ix.Fetcher, src: Sources, out: Learned, want, tag: str, mine: list) -> None:
+    """The `tag` builds (wheels with that local label) of each release among `mine`: platforms,
+    CPython versions and (metadata read where the release is wanted) the cuDNN pin."""
+    for rel, fs in _by_release(mine, local=True).items():
+        versions = sorted({f.version for f in fs}, key=_vkey)
+        latest = [f for f in fs if f.version == versions[-1]]
+        tr = out.torch.get(rel)
+        if tr is None:
+            tr = out.torch[rel] = TorchRelease(rel, versions[-1], versions,
+                                               pythons=sorted({p for f in latest for p in f.pythons}, key=_mm),
+                                               requires_python=next((f.requires_python for f in latest
+                                                                     if f.requires_python), None),
+                                               learned_from=latest[0].url)
+        elif _vkey(versions[-1]) > _vkey(tr.latest):
+            tr.latest = versions[-1]
+        b = tr.builds.setdefault(tag, {"platforms": [], "pythons": [], "cudnn": None, "learned_from": latest[0].url})
+        b["platforms"] = sorted(set(b["platforms"]) | {p for f in latest for p in f.platforms})
+        b["pythons"] = sorted(set(b["pythons"]) | {p for f in latest for p in f.pythons}, key=_mm)
+        if not want(rel) or b.get("cudnn"):
+            continue
+        f = _pick(latest, "linux_x86_64") or _pick(latest, "linux_aarch64")
+        if f is None:
+            continue
+        meta = _read_meta(fetcher, f, src, None, out)
+        if isinstance(meta, str):
+            out.problems.append(meta)
+            out.could_not_learn(rel, f"the metadata of {f.version}+{tag} could not be read ({meta}), "
+                                     "so its cuDNN pin is unknown")
+            continue
+        b["cudnn"] = torch_pins(meta.requires_dist, "linux_x86_64" if "linux_x86_64" in f.platforms
+                                else "linux_aarch64", f.pythons[-1] if f.pythons else None)["cudnn"]
 
 
 def learn_tensorflow(fetcher: ix.Fetcher, src: Sources, out: Learned, want=lambda rel: True) -> None:

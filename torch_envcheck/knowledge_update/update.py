@@ -42,8 +42,9 @@ def default_tags(extra=()) -> tuple:
 
 
 def _new_build(tag: str, info: dict) -> dict:
-    b = {"tag": tag, "cudnn": info.get("cudnn"), "unverified": True, "source": "package index (knowledge update)",
-         "learned_from": info["learned_from"], "note": "learned from the index: no arch list (only the binary has one)"}
+    from torch_envcheck.knowledge import overlay  # noqa: PLC0415
+    b = {"tag": tag, "cudnn": info.get("cudnn"), "unverified": True, "source": overlay.LEARNED_SOURCE,
+         "learned_from": info["learned_from"], "note": overlay.LEARNED_NOTE}
     plats = [p for p in info.get("platforms", []) if p in ("linux_x86_64", "linux_aarch64", "win_amd64")]
     if plats:
         b["platforms"] = plats
@@ -52,8 +53,10 @@ def _new_build(tag: str, info: dict) -> dict:
     return b
 
 
-def overlay_doc(got: learn.Learned, src: learn.Sources, fetched: str | None = None) -> dict:
-    """The overlay (overlay.SCHEMA) holding what `got` knows and the shipped tables lack."""
+def overlay_doc(got: learn.Learned, src: learn.Sources, fetched: str | None = None,
+                dropped: list | None = None) -> dict:
+    """The overlay (overlay.SCHEMA) holding what `got` knows and the shipped tables lack; rows that
+    fail the overlay's checks are left out and named in `dropped`."""
     from torch_envcheck._version import __version__  # noqa: PLC0415
     from torch_envcheck.knowledge import overlay  # noqa: PLC0415
     from torch_envcheck.knowledge_update.check import shipped  # noqa: PLC0415
@@ -74,7 +77,7 @@ def overlay_doc(got: learn.Learned, src: learn.Sources, fetched: str | None = No
                    "python_min": tr.pythons[0] if tr.pythons else _lower(tr.requires_python),
                    "python_max": tr.pythons[-1] if tr.pythons else None, "python_experimental": None,
                    "requires_python": tr.requires_python, "torchvision": None, "torchaudio": None,
-                   "builds_complete": False, "unverified": True, "source": "package index (knowledge update)",
+                   "builds_complete": False, "unverified": True, "source": overlay.LEARNED_SOURCE,
                    "learned_from": tr.learned_from,
                    "builds": [_new_build(t, i) for t, i in sorted(tr.builds.items())]}
             if tr.pypi:
@@ -101,8 +104,15 @@ def overlay_doc(got: learn.Learned, src: learn.Sources, fetched: str | None = No
         row = {"tensorflow": rel, "os": "linux", "python_min": tr.pythons[0] if tr.pythons else _lower(tr.requires_python),
                "python_max": tr.pythons[-1] if tr.pythons else None, "requires_python": tr.requires_python,
                "and_cuda": tr.and_cuda, "cuda": tr.cuda, "cudnn": tr.cudnn, "unverified": True,
-               "source": "package index (knowledge update)", "learned_from": tr.learned_from}
+               "source": overlay.LEARNED_SOURCE, "learned_from": tr.learned_from}
         tf_builds.append({k: v for k, v in row.items() if v is not None})
+    # Every learned row is checked on its own, as the overlay's reader will check it: a bad one is
+    # dropped and named, the others are kept (one stranger's value never costs the whole update).
+    releases = _valid(releases, overlay.release_row, lambda r: f"torch {r.get('torch')}", dropped)
+    tf_builds = _valid(tf_builds, overlay.tensorflow_row, lambda r: f"tensorflow {r.get('tensorflow')}", dropped)
+    new_patches = dict(_valid(list(new_patches.items()), _patch_entry, lambda kv: f"newest patch of torch {kv[0]}",
+                              dropped))
+    sources = _valid(list(dict.fromkeys(_source_urls(got, src))), _source_entry, lambda u: "source", dropped)
     tables = {}
     if releases:
         tables["torch_releases.json"] = {"releases": releases}
@@ -112,7 +122,33 @@ def overlay_doc(got: learn.Learned, src: learn.Sources, fetched: str | None = No
         tables["tensorflow_builds.json"] = {"builds": tf_builds}
     return {"schema": overlay.SCHEMA, "tool_version": __version__,
             "fetched": fetched or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-            "sources": [u for u in dict.fromkeys(_source_urls(got, src))][:overlay.MAX_SOURCES], "tables": tables}
+            "sources": sources[:overlay.MAX_SOURCES], "tables": tables}
+
+
+def _valid(rows: list, check, name, dropped: list | None) -> list:
+    from torch_envcheck._util.escape import terminal  # noqa: PLC0415
+    from torch_envcheck.knowledge import overlay  # noqa: PLC0415
+    out = []
+    for row in rows:
+        try:
+            check(row)
+        except overlay.OverlayError as exc:
+            if dropped is not None:
+                dropped.append(f"{terminal(str(name(row))[:80])} dropped: {terminal(str(exc))}")
+            continue
+        out.append(row)
+    return out
+
+
+def _patch_entry(kv) -> None:
+    from torch_envcheck.knowledge import overlay  # noqa: PLC0415
+    overlay._match(kv[0], overlay._RELEASE, "release", nullable=False)
+    overlay._match(kv[1], overlay._VERSION, f"newest patch {str(kv[1])[:40]!r}", nullable=False)
+
+
+def _source_entry(url) -> None:
+    from torch_envcheck.knowledge import overlay  # noqa: PLC0415
+    overlay._match(url, overlay._URL, "the index URL", nullable=False)
 
 
 def _key(v):
@@ -150,12 +186,13 @@ def run_update(src: learn.Sources, fetcher=None, write: bool = True, fetched: st
     tf_newest = max(tf_rows, key=_mm) if tf_rows else "0.0"
     learn.learn_tensorflow(fetcher, src, got, want=lambda rel: _mm(rel) > _mm(tf_newest))
     result = {"read": got.read, "problems": got.problems, "bytes_read": fetcher.used, "path": None,
-              "torch_releases": sorted(got.torch, key=_mm), "tensorflow_releases": sorted(got.tensorflow, key=_mm)}
+              "torch_releases": sorted(got.torch, key=_mm), "tensorflow_releases": sorted(got.tensorflow, key=_mm),
+              "dropped": [], "not_learned": not_learned(got, want)}
     if not got.torch and not got.tensorflow:
         result["doc"] = None
         result["added"] = []
         return result
-    doc = overlay_doc(got, src, fetched)
+    doc = overlay_doc(got, src, fetched, dropped=result["dropped"])
     result["doc"] = doc
     result["added"] = describe(doc)
     if write:
@@ -163,6 +200,22 @@ def run_update(src: learn.Sources, fetcher=None, write: bool = True, fetched: st
         from torch_envcheck import knowledge as kb  # noqa: PLC0415
         kb.clear_caches()  # the tables merged with the old overlay
     return result
+
+
+def not_learned(got: learn.Learned, want) -> list[str]:
+    """One line per torch release the indexes listed that the tables lack something of, whose
+    wheels' metadata could not be read: which versions were seen, where, and why not."""
+    from torch_envcheck._util.escape import terminal  # noqa: PLC0415
+    out = []
+    for rel in sorted(got.unlearned, key=_mm):
+        tr = got.torch.get(rel)
+        if tr is None or not want(rel):
+            continue
+        seen = sorted({f"{tr.latest}+{t}" for t in tr.builds} | ({tr.latest} if tr.pypi or tr.unread else set()))
+        where = learn.index_of(tr.learned_from)
+        out.append(terminal(f"torch {rel} (seen: {', '.join(seen) or tr.latest}"
+                            + (f" on {where}" if where else "") + "): " + "; ".join(got.unlearned[rel])))
+    return out
 
 
 def describe(doc: dict) -> list[str]:

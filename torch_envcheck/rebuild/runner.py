@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 
+from torch_envcheck._util.dirs import make_dirs
 from torch_envcheck._util import escape
 from torch_envcheck._util import proc as _proc
 from torch_envcheck._util import signalled
@@ -73,7 +74,7 @@ class DestLock:
 
     def acquire(self) -> bool:
         """True when this process now holds the lock; False when another one does."""
-        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        make_dirs(os.path.dirname(self.path))
         for _ in range(5):  # the holder may unlink the file between our open and our lock: retry
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
             try:

@@ -68,10 +68,14 @@ def test_cudnn_convolution_matches_cpu(torch, gpu):
 
 
 def _alloc_cap_bytes() -> int:
+    """TORCH_ENVCHECK_SELFTEST_ALLOC_GIB in bytes: a positive, finite number of GiB (at most 1 TiB);
+    anything else (nan, inf, negative, zero, not a number) is the default."""
     raw = os.environ.get(ENV_ALLOC_CAP, "")
     try:
         gib = float(raw) if raw else DEFAULT_ALLOC_CAP_GIB
     except ValueError:
+        gib = DEFAULT_ALLOC_CAP_GIB
+    if not (0 < gib <= 1024):  # `not (...)`: nan fails it too
         gib = DEFAULT_ALLOC_CAP_GIB
     return int(gib * 2**30)
 

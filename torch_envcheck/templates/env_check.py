@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# env_check.py: written by `torch-envcheck init` from template version 2 (torch_envcheck 0.1.0).
+# env_check.py: written by `torch-envcheck init` from template version 3 (torch_envcheck 0.1.0).
 # Edit it freely; `torch-envcheck init --check` shows how it differs from the current template.
 """Does this machine's Python + PyTorch + CUDA + GPU stack work?  Run it after moving to a new machine.
 
@@ -18,17 +18,25 @@ Needs only torch, and even reports cleanly when torch is missing.  When the torc
 installed its doctor adds a full diagnosis (driver, libraries, toolchain...), each problem with a fix;
 that diagnosis reads the machine through torch_envcheck's facts layer.  This file's own checks stay
 inline so it works alone; its flag parser and cuDNN decoder are copies of torch_envcheck's
-(envflags.parse_flag, facts.core.cudnn_text), and torch_envcheck's tests check they agree.
+(envflags.parse_flag, facts.core.cudnn_text), and so are its bounded child runner, its capped
+output buffer and its terminal escaping (_util/proc.run_capped, _util/capped.CappedBuffer,
+_util/escape.terminal): torch_envcheck's tests check that each copy behaves like the package's.
+Every version, name and error it prints is escaped (a control character is shown, never obeyed),
+and the TensorFlow child can neither hang it nor fill its memory.
 """
 
 import argparse
 import os
 import platform
+import re
+import signal
 import statistics
+import subprocess
 import sys
+import threading
 import time
 
-TEMPLATE_VERSION = 2
+TEMPLATE_VERSION = 3
 
 
 def parse_flag(value):
@@ -71,8 +79,110 @@ def parse_args(argv):
     return args
 
 
+# ---- small copies of torch_envcheck's escaping, capped buffer and bounded child runner
+
+# C0/C1 controls, DEL, lone surrogates, bidi marks and overrides, line/paragraph separators, BOM.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u061c\u200e\u200f\u2028-\u202e"
+                     "\u2066-\u2069\ufeff]")
+
+
+def _shown(match):
+    code = ord(match.group(0))
+    if 0xD800 <= code <= 0xDFFF:
+        return "\ufffd"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def terminal(text, multiline=False):
+    """`text` safe to print to a terminal: control characters become visible escapes."""
+    s = "" if text is None else str(text)
+    if not multiline:
+        s = s.replace("\r\n", " ").replace("\n", " ").replace("\t", " ")
+    else:
+        s = s.replace("\r\n", "\n")
+    return _UNSAFE.sub(_shown, s).replace("\r", "\\x0d")
+
+
+class CappedBuffer:
+    """The first `head` and last `tail` bytes of what is written; the rest is counted and dropped."""
+
+    def __init__(self, head, tail):
+        self.head_cap, self.tail_cap = max(0, int(head)), max(0, int(tail))
+        self._head, self._tail, self.total = bytearray(), bytearray(), 0
+        self._lock = threading.Lock()
+
+    def write(self, data):
+        if not data:
+            return
+        with self._lock:
+            self.total += len(data)
+            room = self.head_cap - len(self._head)
+            if room > 0:
+                self._head += data[:room]
+                data = data[room:]
+            if data and self.tail_cap:
+                if len(data) >= self.tail_cap:
+                    self._tail[:] = data[-self.tail_cap:]
+                else:
+                    self._tail += data
+                    if len(self._tail) > 2 * self.tail_cap:
+                        del self._tail[:-self.tail_cap]
+
+    def value(self, mark=True):
+        with self._lock:
+            tail = bytes(self._tail[-self.tail_cap:]) if self.tail_cap else b""
+            dropped = self.total - len(self._head) - len(tail)
+            head = bytes(self._head)
+        gap = f"\n[... truncated: {dropped} bytes dropped here by torch_envcheck ...]\n".encode()
+        return head + (gap if dropped and mark else b"") + tail
+
+
+def _drain(stream, buf):
+    try:
+        while True:
+            data = stream.read1(1 << 16) if hasattr(stream, "read1") else stream.read(1 << 16)
+            if not data:
+                break
+            buf.write(data)
+    except (OSError, ValueError):
+        pass
+
+
+def run_capped(argv, timeout, head=64 << 10, tail=64 << 10, grace=2.0):
+    """(returncode or None when stopped, stdout bytes, stderr bytes, timed_out): argv run in its own
+    session with at most `head` + `tail` bytes of each stream kept; at `timeout` (and in any case
+    when it ends) its whole process group is killed, and a pipe a leftover process still holds is
+    waited on for `grace` seconds only.  OSError when it cannot start."""
+    posix = os.name == "posix"
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=posix, close_fds=True)
+    out, err = CappedBuffer(head, tail), CappedBuffer(head, tail)
+    readers = [threading.Thread(target=_drain, args=(s, b), daemon=True) for s, b in ((proc.stdout, out),
+                                                                                      (proc.stderr, err))]
+    for th in readers:
+        th.start()
+    timed_out = False
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    finally:
+        try:  # the group goes whatever happened: a leftover child must not run on
+            os.killpg(proc.pid, signal.SIGKILL) if posix else proc.kill()
+        except OSError:
+            pass
+        try:
+            proc.wait(5.0)
+        except subprocess.TimeoutExpired:
+            pass
+        end = time.monotonic() + grace
+        for th in readers:
+            th.join(max(0.0, end - time.monotonic()))
+    return (None if timed_out else proc.returncode), out.value(), err.value(), timed_out
+
+
 def show(label, value):
-    print(f"  {label:<22} {value}")
+    print(f"  {label:<22} {terminal(value)}")
 
 
 def import_torch():
@@ -327,24 +437,31 @@ print(json.dumps(out))
 """
 
 
+TF_TIMEOUT = 300
+
+
 def report_tensorflow(problems):
     """TensorFlow's facts and a matmul on its GPU, when TensorFlow is installed (in a child process)."""
     import importlib.util
     import json
-    import subprocess
     if importlib.util.find_spec("tensorflow") is None:
         return
     print("TensorFlow:")
     try:
-        proc = subprocess.run([sys.executable, "-c", TF_CHILD], capture_output=True, text=True, timeout=300)
-        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+        rc, stdout, stderr, timed_out = run_capped([sys.executable, "-c", TF_CHILD], TF_TIMEOUT)
+        lines = [ln for ln in stdout.decode("utf-8", "replace").splitlines() if ln.startswith("{")]
         res = json.loads(lines[-1]) if lines else None
-    except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
+        if not isinstance(res, dict):
+            res = None
+    except (OSError, ValueError, RecursionError) as exc:
         problems.append(f"checking TensorFlow failed: {type(exc).__name__}: {exc}")
         return
+    if timed_out:
+        problems.append(f"TensorFlow's check did not finish within {TF_TIMEOUT} s (stopped)")
+        return
     if res is None:
-        tail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
-        problems.append(f"TensorFlow's check died (exit status {proc.returncode}): {tail}")
+        tail = (stderr.decode("utf-8", "replace").strip().splitlines() or ["(no output)"])[-1]
+        problems.append(f"TensorFlow's check died (exit status {rc}): {tail}")
         return
     if res.get("import_error"):
         problems.append(f"TensorFlow is installed but cannot be imported: {res['import_error']}")
@@ -373,19 +490,19 @@ def report_doctor(problems):
     try:
         report = torch_envcheck.diagnose()
     except Exception as exc:  # the doctor itself failing is not a verdict on the environment
-        print(f"torch_envcheck {version}: the diagnosis did not run: {type(exc).__name__}: {exc}")
+        print(terminal(f"torch_envcheck {version}: the diagnosis did not run: {type(exc).__name__}: {exc}"))
         return
     every = [f for f in report.get("findings", []) if isinstance(f, dict)]
     # causes before symptoms: a finding another one explains is printed under it and not counted
     findings = [f for f in every if f.get("severity") in ("warning", "failure") and not f.get("explained_by")]
-    print(f"torch_envcheck {version} diagnosis: {len(findings)} problem(s)")
+    print(terminal(f"torch_envcheck {version} diagnosis: {len(findings)} problem(s)"))
     for f in findings:
-        print(f"  [{f.get('code')}] {f.get('severity')}: {f.get('message')}")
+        print(terminal(f"  [{f.get('code')}] {f.get('severity')}: {f.get('message')}"))
         for e in every:
             if e.get("explained_by") == f.get("code"):
-                print(f"      explains [{e.get('code')}] {e.get('message')}")
+                print(terminal(f"      explains [{e.get('code')}] {e.get('message')}"))
         if f.get("fix"):
-            print(f"      fix: {f['fix']}")
+            print("      fix: " + terminal(f["fix"], multiline=True).replace("\n", "\n           "))
         # The doctor's own severity decides: "CUDA torch, no driver" (TE301) is a failure only when an NVIDIA
         # GPU is on the machine, a warning when there is none or it cannot tell.
         if f.get("severity") == "failure":
@@ -425,7 +542,7 @@ def main(argv=None):
     if problems:
         print("\nFAILED: this environment is broken:")
         for p in problems:
-            print(f"  - {p}")
+            print(f"  - {terminal(p)}")
         return 1
     print("\nOK: this environment works" + ("" if devices else " (CPU only: no GPU is used)"))
     return 0

@@ -135,3 +135,25 @@ def test_envcheck_magic_in_process(capsys):
         assert notebook.envcheck(bad) is None
         out = capsys.readouterr().out
         assert out.startswith("%envcheck: ") and len(out.strip().splitlines()) == 1, out
+
+
+@pytest.mark.parametrize("raised", ["ValueError", "SystemExit", "GeneratorExit", "BaseException", "KeyboardInterrupt"])
+def test_an_exception_whose_str_raises_never_unregisters_the_extension(raised, tmp_path, monkeypatch, capsys):
+    # IPython drops a custom handler that raises anything ("Custom TB Handler failed, unregistering"):
+    # after such an exception, environment errors must still be explained.
+    pytest.importorskip("IPython")
+    from IPython.core.interactiveshell import InteractiveShell
+    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
+    shell = InteractiveShell.instance()
+    try:
+        notebook.load_ipython_extension(shell)
+        shell.run_cell(f"class E(RuntimeError):\n    def __str__(self):\n        raise {raised}('x')\nraise E()")
+        assert shell.custom_exceptions == notebook.HANDLED
+        shown = []
+        monkeypatch.setattr(notebook, "_display", shown.append)
+        shell.run_cell(DRIVER)
+        assert shown and shown[0]["signature"] == "driver-too-old"
+        assert "unregistering" not in capsys.readouterr().err
+    finally:
+        notebook.unload_ipython_extension(shell)
+        InteractiveShell.clear_instance()

@@ -201,12 +201,19 @@ def test_a_gpu_process_that_is_not_the_job_does_not_count(tmp_path):
     assert "this job never appeared on a GPU" in err and "used GPU" not in err
 
 
-def test_a_background_process_holding_stderr_does_not_keep_run_waiting():
+def test_a_background_process_holding_stderr_does_not_keep_run_waiting(tmp_path):
     # The command exits at once; the `sleep` it leaves behind keeps the stderr pipe open for 20 s.
+    # `run` itself ends at once (a relay keeps passing that pipe on, as the shell's own stderr would
+    # stay open for the sleep without `run`).
+    log = tmp_path / "err"
     t0 = time.monotonic()
-    p = run("--no-probe", "-q", "--", "sh", "-c", "sleep 20 >/dev/null & echo started >&2; exit 3", timeout=60)
-    assert p.returncode == 3 and b"started" in p.stderr
+    with open(log, "wb") as err:
+        p = subprocess.Popen([sys.executable, "-m", "torch_envcheck", "run", "--no-probe", "-q", "--", "sh", "-c",
+                              "sleep 20 >/dev/null & echo started >&2; exit 3"], stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=err, env=child_env(), preexec_fn=default_signals)
+        assert p.wait(timeout=60) == 3
     assert time.monotonic() - t0 < 15  # it did not wait for the sleep
+    assert b"started" in log.read_bytes()
 
 
 def test_a_real_torch_cuda_failure_is_explained_against_this_machine():

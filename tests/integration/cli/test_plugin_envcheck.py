@@ -102,3 +102,22 @@ def test_version_decoding():
     assert pytest_plugin._cudnn_version(92400) == "9.24.0"   # cuDNN 9: major*10000 + minor*100 + patch
     assert pytest_plugin._cudnn_version(8907) == "8.9.7"     # cuDNN 8: major*1000 + minor*100 + patch
     assert pytest_plugin._cudnn_version(None) is None
+
+
+def test_the_header_escapes_torchs_strings():
+    facts = {"python": "3.12.1 (CPython)", "platform": "Linux x86_64", "torch": "2.99.0\x1b]0;pwned\x07",
+             "cuda_build": "13.0\x1b[2J", "cudnn": "9.1\r\n", "driver": "580\x9b31m", "driver_cuda": "13.0",
+             "cuda_runtime": "13.0", "gpus": "cuda:0 \u202eevil GPU"}
+    text = "\n".join(pytest_plugin.header_lines(facts))
+    assert not any(c in text for c in "\x1b\x07\r\x9b\u202e") and text.count("\n") == 1
+    assert "2.99.0\\x1b]0;pwned\\x07" in text
+    broken = {"python": "3.12", "torch": "not importable (ImportError: \x1b[31mred)"}
+    assert "\x1b" not in "".join(pytest_plugin.header_lines(broken))
+
+
+@pytest.mark.parametrize("raw,gib", [("nan", 8.0), ("inf", 8.0), ("-inf", 8.0), ("-2", 8.0), ("0", 8.0),
+                                     ("1e9", 8.0), ("two", 8.0), ("", 8.0), ("0.5", 0.5), ("16", 16.0)])
+def test_the_gpu_self_tests_allocation_cap_takes_only_a_positive_finite_size(monkeypatch, raw, gib):
+    from torch_envcheck.selftest import test_cuda
+    monkeypatch.setenv(test_cuda.ENV_ALLOC_CAP, raw)
+    assert test_cuda._alloc_cap_bytes() == int(gib * 2**30)

@@ -8,6 +8,8 @@ import argparse
 import json
 import math
 
+import os
+
 import pytest
 
 from _ops_helpers import load_ops
@@ -217,6 +219,20 @@ def test_svg_figure_has_one_element_per_point():
     assert sorted(ids) == sorted(drawn) == sorted(plot.point_ids(report))
     assert len(ids) == 5 * 3 * 2 and len(set(ids)) == len(ids)
     assert "point-cpu-AVX2-sgemm-builtin" in ids and "point-cpu-DEFAULT-sum-custom" in ids
+
+
+def test_the_figure_never_writes_through_a_symlink(tmp_path):
+    """--plot at a path where a symlink to a precious file waits: the link is replaced by the figure
+    (the one atomic writer), the file it pointed at is untouched."""
+    pytest.importorskip("matplotlib", reason="matplotlib (the `plot` extra) is not installed")
+    from torch_envcheck.bench import plot
+    precious = tmp_path / "precious.txt"
+    precious.write_text("keep me\n")
+    link = tmp_path / "roofline.svg"
+    os.symlink(precious, link)
+    plot.draw(_fake_isa_report(), str(link))
+    assert precious.read_text() == "keep me\n"
+    assert not link.is_symlink() and link.read_bytes().lstrip().startswith(b"<?xml")
 
 
 def test_png_figure_of_a_real_run_is_a_valid_image(report, tmp_path):

@@ -45,8 +45,8 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     text = markdown()
     if argv[:1] == ["--write"] and len(argv) == 2:
-        with open(argv[1], "w", encoding="utf-8") as fh:
-            fh.write(text)
+        from torch_envcheck._util.atomic_write import write_atomic  # noqa: PLC0415  (never through a symlink)
+        write_atomic(argv[1], text)
         return 0
     sys.stdout.write(text)
     return 0
