@@ -1,4 +1,4 @@
-"""fleet --preflight with real processes over loopback: 8 ranks split into 2 named nodes (the
+"""fleet --preflight with real processes over loopback (the analysis alone: tests/unit/fleet/test_fleet_preflight.py): 8 ranks split into 2 named nodes (the
 test-only TORCH_ENVCHECK_TEST_NODES), one rank throttled (TORCH_ENVCHECK_TEST_SLOW_RANK): its node,
 and only its node, is excluded, in the report, the JSON and the hostfile; the command exits 1.  The
 healthy 4-rank preflight runs in the default tier (test_fleet_processes.py); false positives over
