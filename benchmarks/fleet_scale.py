@@ -6,7 +6,9 @@ Builds the payload bytes 1024 ranks would send (128 nodes x 8 ranks) from the re
 varied the way real nodes differ: a GPU UUID per node, a timestamp and probe timings per rank,
 CUDA_VISIBLE_DEVICES=LOCAL_RANK on half the nodes (a snapshot that differs on every rank), every
 recorded snapshot on some node, an older driver, NCCL_* variables on one node, two truncated
-payloads and one missing rank.  Then times what rank 0 does with them (decode, validate, diagnose,
+payloads and one missing rank; with the preflight's results (fleet --preflight): each rank's compute
+and ring-link times, node 7 three times slower, NVML health on every GPU rank with uncorrectable ECC
+errors on node 9.  Then times what rank 0 does with them (decode, validate, diagnose,
 fleet rules, heterogeneity table, terminal + Markdown + JSON rendering) and prints the time and the
 peak RSS of this process.  Each payload carries the findings its rank computed for itself (as in a
 real run); --no-rank-reports leaves them out, so rank 0 diagnoses every snapshot (its fallback for
@@ -101,6 +103,13 @@ def payloads(snaps: dict[str, dict], ranks: int, per_node: int = 8, all_distinct
                      "nccl_version": "2.27.7" if devices else None,
                      "nccl_env": {"NCCL_IB_HCA": "mlx5_1"} if node == 42 else {},
                      "backends": {"gloo": True, "nccl": bool(devices)}, "mem_available_bytes": 512 << 30}
+            if devices:
+                facts["health"] = {"source": "nvml", "pci_bus_id": f"0000:{0x18 + local:02x}:00",
+                                   "ecc_uncorrected_volatile": 2 if node == 9 else 0, "ecc_corrected_volatile": 0,
+                                   "retired_pages_pending": False, "remapping_pending": False,
+                                   "remapping_failed": False, "clock_event_reasons": [], "pcie_width": 16,
+                                   "pcie_width_max": 16, "nvlink_active": 18, "nvlink_inactive": 0,
+                                   "xid_source": "kmsg", "xid": []}
             body = {"schema": wire.RANK_SCHEMA, "tool_version": __version__, "rank_facts": facts, "snapshot": s,
                     "probe_error": None, "probe_seconds": 2.0}
             if with_reports:  # what each rank computes for itself, in parallel, before sending
@@ -112,10 +121,27 @@ def payloads(snaps: dict[str, dict], ranks: int, per_node: int = 8, all_distinct
     return out
 
 
+def preflight_results(ranks: int, seed: int = 0, per_node: int = 8, slow_node: int = 7) -> dict:
+    """What rank 0 gathers from `fleet --preflight`: each rank's fastest matmul, triad and link time,
+    within a few percent of each other, node `slow_node` three times slower."""
+    from torch_envcheck.fleet.preflight import link_pairs  # noqa: PLC0415
+    rng = random.Random(seed)
+    rows = []
+    for r in range(ranks):
+        slow = 3.0 if r // per_node == slow_node else 1.0
+        rows.append({"rank": r, "matmul_s": 0.0021 * slow * rng.uniform(0.97, 1.03), "sgemm_s": None,
+                     "triad_s": 0.0008 * slow * rng.uniform(0.97, 1.03),
+                     "link_s": 0.004 * slow * rng.uniform(0.95, 1.05)})
+    return {"ranks": rows, "pairs": [list(p) for p in link_pairs(ranks)], "matmul_n": 4096,
+            "matmul_flops": 2 * 4096 ** 3, "triad_bytes": 3 * 4 * (64 << 20), "link_bytes": 64 << 20,
+            "device": "cuda", "threads": None, "error": None}
+
+
 def aggregate_once(data: dict[int, bytes | None], ranks: int) -> tuple[dict, dict[str, str]]:
     arrivals = {r: {"hello": {"host": f"node{r // 8:03d}"}, "data": d} for r, d in data.items() if d is not None}
     records = [aggregate.record_from_arrival(r, arrivals.get(r)) for r in range(ranks)]
-    rep = aggregate.build(records, group={"formed": False, "skipped": "benchmark"}, timeout=120, world_size=ranks)
+    rep = aggregate.build(records, group={"formed": False, "skipped": "benchmark"}, timeout=120, world_size=ranks,
+                          preflight=preflight_results(ranks))
     outputs = {"terminal": render.to_terminal(rep), "markdown": render.to_markdown(rep), "json": render.to_json(rep)}
     return rep, outputs
 
@@ -156,6 +182,7 @@ def main(argv=None) -> int:
     print(f"  findings: {rep['stats']['diagnosed_by_their_rank']} ranks sent their own; rank 0 diagnosed "
           f"{rep['stats']['diagnosed_by_rank_0']} distinct snapshots itself")
     print(f"  verdict: {v['text']}")
+    print(f"  preflight: exclude {rep.get('exclude', {}).get('slurm') or 'none'}")
     print(f"  output: terminal {len(outputs['terminal']) / 1e3:.0f} kB, Markdown {len(outputs['markdown']) / 1e3:.0f} kB, "
           f"JSON {len(outputs['json']) / 1e6:.1f} MB")
     print(f"  time: {took:.2f} s wall, {cpu:.2f} s CPU (target < {TARGET_S:g} s); load average now "

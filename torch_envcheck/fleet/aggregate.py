@@ -150,14 +150,22 @@ def verdict(records, findings) -> dict:
             "counts": dict(counts, with_failures=failing, with_warnings=warned)}
 
 
-def build(records, group=None, bandwidth=None, timeout=None, created=None, diagnoser=None, world_size=None) -> dict:
-    """The fleet report from rank records (each already carrying its doctor report or not)."""
+def build(records, group=None, bandwidth=None, timeout=None, created=None, diagnoser=None, world_size=None,
+          preflight=None, min_ratio=None) -> dict:
+    """The fleet report from rank records (each already carrying its doctor report or not).
+    `preflight`: rank 0's gathered preflight results (fleet --preflight), judged here."""
     from torch_envcheck._version import __version__  # noqa: PLC0415
+    from torch_envcheck.fleet import outliers  # noqa: PLC0415
 
     table.reset()
     stats = diagnose_records(records, diagnoser)
     errors = []
-    findings = rules.evaluate(records, group=group, bandwidth=bandwidth, timeout=timeout, errors=errors)
+    analysis = None
+    if isinstance(preflight, dict) and not preflight.get("error") and not preflight.get("skipped"):
+        hosts = {r["rank"]: (r.get("rank_facts") or {}).get("host") for r in records}
+        analysis = outliers.judge(preflight, hosts, min_ratio or preflight.get("min_ratio") or outliers.MIN_RATIO)
+    findings = rules.evaluate(records, group=group, bandwidth=bandwidth, timeout=timeout, errors=errors,
+                              preflight=preflight, analysis=analysis)
     try:
         hetero = table.build(records)
         same = table.common(records, {row["key"] for row in hetero})
@@ -175,6 +183,11 @@ def build(records, group=None, bandwidth=None, timeout=None, created=None, diagn
         "group": group, "bandwidth": bandwidth, "ranks": records,
         "stats": stats,
     }
+    if preflight is not None:
+        out["preflight"] = dict(preflight, analysis=analysis)
+    exclude = rules.exclude_hosts(findings)
+    if preflight is not None or exclude:
+        out["exclude"] = {"hosts": exclude, "slurm": outliers.hostlist(exclude)}
     if errors:
         out["errors"] = errors
     table.reset()

@@ -55,6 +55,16 @@ def _ops(text: str) -> list[str]:
     return ops
 
 
+def _ratio(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number such as 1.5, got {text!r}") from None
+    if not 1.05 <= v <= 100:  # also rejects nan and inf
+        raise argparse.ArgumentTypeError(f"expected a ratio between 1.05 and 100, got {text}")
+    return v
+
+
 def _rank(text: str) -> int:
     return _count(0, 1 << 20)(text)
 
@@ -94,6 +104,15 @@ def add_arguments(parser) -> None:
                         help="untimed warm-up iterations per size (default 5)")
     parser.add_argument("--bandwidth-seconds", type=_long_seconds, default=60.0, metavar="SECONDS",
                         help="time budget of the sweep: it stops before a size that would pass it (default 60)")
+    pre = parser.add_argument_group("preflight: which node would slow or kill the job")
+    pre.add_argument("--preflight", action="store_true",
+                     help="also time each rank's compute and ring links, judge NVML's GPU health, and exit 1 "
+                          "naming the nodes to exclude (Slurm hostlist and --exclude-file)")
+    pre.add_argument("--exclude-file", metavar="FILE", default=None,
+                     help="write the nodes to exclude, one per line (a hostfile; empty when none)")
+    pre.add_argument("--outlier-ratio", type=_ratio, default=None, metavar="X",
+                     help="a rank counts as slow only at X times the fleet's median or more (default 1.5), "
+                          "besides standing out by the median absolute deviation")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every host and group")
 
 

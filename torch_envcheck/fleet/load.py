@@ -79,6 +79,30 @@ def _bandwidth(raw) -> dict | None:
     return out
 
 
+def _preflight(raw) -> dict | None:
+    """The preflight's measurements as recorded: numbers per rank and the ring's pairs; the analysis is
+    made again from them, never read."""
+    if not isinstance(raw, dict):
+        return None
+    from torch_envcheck.fleet.preflight import FIELDS  # noqa: PLC0415
+    out = {k: _text(raw.get(k)) for k in ("device", "error", "skipped")}
+    for k in ("matmul_n", "matmul_flops", "triad_bytes", "link_bytes", "threads"):
+        out[k] = _num(raw.get(k))
+    rows = raw.get("ranks") if isinstance(raw.get("ranks"), list) else []
+    out["ranks"] = [{"rank": r["rank"], **{k: _num(r.get(k)) for k in FIELDS}} for r in rows[:MAX_WORLD]
+                    if isinstance(r, dict) and isinstance(r.get("rank"), int) and not isinstance(r.get("rank"), bool)]
+    pairs = raw.get("pairs") if isinstance(raw.get("pairs"), list) else []
+    out["pairs"] = [[p[0], p[1]] for p in pairs[:MAX_WORLD] if isinstance(p, list) and len(p) == 2
+                    and all(isinstance(x, int) and not isinstance(x, bool) for x in p)]
+    for k in ("error", "skipped"):
+        if out[k] is None:
+            del out[k]
+    ratio = _num((raw.get("analysis") or {}).get("min_ratio")) if isinstance(raw.get("analysis"), dict) else None
+    if ratio is not None and 1.05 <= ratio <= 100:
+        out["min_ratio"] = ratio
+    return out
+
+
 def parse(data, source: str = "fleet report") -> dict:
     expected = f"a torch_envcheck fleet report (schema {FLEET_SCHEMA}, from `torch-envcheck fleet --json`)"
     if not isinstance(data, dict):
@@ -102,7 +126,8 @@ def parse(data, source: str = "fleet report") -> dict:
     timeout = _num(data.get("timeout_s"))
     rep = aggregate.build(records, group=_group(data.get("group")), bandwidth=_bandwidth(data.get("bandwidth")),
                           timeout=timeout, created=_text(data.get("created"), 64),
-                          world_size=_num(data.get("world_size")) or len(records))
+                          world_size=_num(data.get("world_size")) or len(records),
+                          preflight=_preflight(data.get("preflight")))
     return rep
 
 
@@ -152,7 +177,7 @@ def load(path: str) -> dict:
             except snapmod.SnapshotError as exc:
                 cleaned.append({"rank": i, "status": "garbage", "error": str(exc)[:MAX_TEXT]})
         data["ranks"] = cleaned
-        for key in ("group", "bandwidth"):
+        for key in ("group", "bandwidth", "preflight"):
             try:
                 data[key] = snapmod._clean(data.get(key), path, [100_000])  # noqa: SLF001
             except snapmod.SnapshotError:

@@ -32,7 +32,21 @@ def render_text(report: dict, args) -> str:
     return render.to_terminal(report, unicode=can_encode(sys.stdout), verbose=args.verbose)
 
 
+def write_exclude(report: dict, path: str) -> None:
+    """The nodes to exclude, one per line (a hostfile; empty when none): written atomically."""
+    from torch_envcheck._util.atomic_write import write_atomic  # noqa: PLC0415
+    from torch_envcheck._util.escape import terminal  # noqa: PLC0415
+    hosts = (report.get("exclude") or {}).get("hosts") or []
+    try:
+        write_atomic(path, "".join(f"{h}\n" for h in hosts if isinstance(h, str) and "\n" not in h),
+                     prefix=".torch-envcheck-exclude.")
+    except OSError as exc:
+        print(f"torch-envcheck fleet: cannot write {terminal(path)}: {exc.strerror or exc}", file=sys.stderr)
+
+
 def emit(report: dict, args, out_fd: int | None = None) -> None:
+    if getattr(args, "exclude_file", None):
+        write_exclude(report, args.exclude_file)
     if getattr(args, "save", None):
         from torch_envcheck.fleet import render  # noqa: PLC0415
         from torch_envcheck._util.atomic_write import write_atomic  # noqa: PLC0415

@@ -90,17 +90,35 @@ def gpu_memory_and_link(local_rank: int) -> dict:
     return out
 
 
+# Test-only: TORCH_ENVCHECK_TEST_NODES=N makes the ranks of one host report N node names
+# ("node00".."node{N-1}", consecutive ranks together), so a fleet on one machine can stand for several.
+ENV_TEST_NODES = "TORCH_ENVCHECK_TEST_NODES"
+
+
+def hostname(rank: int, world_size: int) -> str:
+    try:
+        nodes = int(os.environ.get(ENV_TEST_NODES, ""))
+    except ValueError:
+        nodes = 0
+    if 0 < nodes <= max(1, world_size):
+        return f"node{rank * nodes // max(1, world_size):02d}"
+    return _clip(socket.gethostname(), 255)
+
+
 def collect(launch, snapshot: dict | None, gpu: bool = True) -> dict:
     from torch_envcheck.fleet.bandwidth import mem_available  # noqa: PLC0415
 
     out = {
         "rank": launch.rank, "world_size": launch.world_size, "local_rank": launch.local_rank,
-        "host": _clip(socket.gethostname(), 255), "pid": os.getpid(), "launcher": launch.launcher,
+        "host": hostname(launch.rank, launch.world_size), "pid": os.getpid(), "launcher": launch.launcher,
         "device": own_device(snapshot, launch.local_rank), "nccl_version": nccl_version(),
         "nccl_env": nccl_env(), "backends": backends(), "mem_available_bytes": mem_available(),
     }
     if gpu:
         out.update(gpu_memory_and_link(launch.local_rank))
+        if out.get("gpu_free_bytes") is not None:  # a CUDA device this rank uses: its health too
+            from torch_envcheck.fleet import health  # noqa: PLC0415
+            out["health"] = health.collect(launch.local_rank)
     return out
 
 
@@ -131,6 +149,8 @@ def normalise(raw) -> dict:
     out["device"] = ({k: _typed(dev.get(k), kind) for k, kind in _DEVICE.items()} if isinstance(dev, dict) else None)
     back = raw.get("backends")
     out["backends"] = {k: back.get(k) is True for k in ("gloo", "nccl")} if isinstance(back, dict) else {}
+    from torch_envcheck.fleet import health  # noqa: PLC0415
+    out["health"] = health.normalise(raw.get("health"), _typed)
     env = raw.get("nccl_env")
     out["nccl_env"] = ({_clip(str(k), 128): _clip(v) for k, v in list(env.items())[:MAX_VARS] if isinstance(v, str)}
                        if isinstance(env, dict) else {})

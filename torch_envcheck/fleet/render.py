@@ -168,6 +168,7 @@ def terminal_lines(report: dict, unicode: bool = True, width: int = 100, verbose
                     out.append(f"      fix: {t(line)}")
         out.append("")
 
+    out += preflight_terminal(report)
     out += bandwidth_terminal(report.get("bandwidth"))
     for e in report.get("errors") or []:
         out.append(f"{m['failure']} fleet error: {t(e)}")
@@ -175,6 +176,42 @@ def terminal_lines(report: dict, unicode: bool = True, width: int = 100, verbose
     final = {"ok": "The fleet is healthy.", "warning": "No failures; see the warnings above.",
              "failure": "The fleet needs fixing (see above)."}.get(v.get("status"), "")
     out.append(f"{mark} {final} {t(v.get('text'))}")
+    return out
+
+
+def preflight_terminal(report: dict) -> list[str]:
+    """The preflight's page: one row per node, the nodes to exclude first, then the exclude list."""
+    if not isinstance(report.get("preflight"), dict):
+        return []
+    from torch_envcheck.fleet import nodes  # noqa: PLC0415
+    t = terminal
+    pf = report["preflight"]
+    out = [f"Preflight ({t(pf.get('device') or 'not run')}; matmul {t(pf.get('matmul_n'))}^3 float32, "
+           f"triad, ring ping-pong of {human_bytes(pf.get('link_bytes') or 0)}; fastest of several runs):"]
+    out.append(f"  {'node':<20} {'ranks':<12} {'matmul':>11} {'triad':>10} {'link (ms)':>10}  {'health':<24} verdict")
+    for r in nodes.rows(report):
+        out.append(f"  {t(r['host'])[:20]:<20} {t(r['ranks'])[:12]:<12} {nodes.fmt(r['matmul_gflops'], '.1f'):>6} GF/s "
+                   f"{nodes.fmt(r['triad_gbps'], '.1f'):>5} GB/s {nodes.fmt(r['link_ms'], '.2f'):>10}  "
+                   f"{t(r['health'])[:24]:<24} {'EXCLUDE' if r['exclude'] else 'ok'}")
+    ex = report.get("exclude") or {}
+    out.append(f"  exclude: {t(ex.get('slurm')) or 'none'}" + (f"   (sbatch --exclude={t(ex.get('slurm'))})"
+                                                               if ex.get("slurm") else ""))
+    out.append("")
+    return out
+
+
+def preflight_markdown(report: dict) -> list[str]:
+    if not isinstance(report.get("preflight"), dict):
+        return []
+    from torch_envcheck.fleet import nodes  # noqa: PLC0415
+    out = ["", "#### Preflight: nodes", "", "| Node | Ranks | Stack | matmul GFLOP/s | triad GB/s | link ms | Health | Verdict |",
+           "|---|---|---|---:|---:|---:|---|---|"]
+    for r in nodes.rows(report):
+        out.append(f"| {md_text(r['host'])} | {md_text(r['ranks'])} | {md_text(r['stack'])} | "
+                   f"{nodes.fmt(r['matmul_gflops'], '.1f')} | {nodes.fmt(r['triad_gbps'], '.1f')} | "
+                   f"{nodes.fmt(r['link_ms'], '.2f')} | {md_text(r['health'])} | {'**exclude**' if r['exclude'] else 'ok'} |")
+    slurm = (report.get("exclude") or {}).get("slurm")
+    out += ["", f"Exclude: {md_inline_code(slurm) if slurm else 'none'}"]
     return out
 
 
@@ -249,6 +286,7 @@ def to_markdown(report: dict) -> str:
                        f"(on {md_text(_where(by_rank, g['ranks']))})")
             if f.get("fix"):
                 out += ["", "  " + md_code_block(f["fix"]).replace("\n", "\n  ")]
+    out += preflight_markdown(report)
     bw = report.get("bandwidth")
     if isinstance(bw, dict):
         out += ["", "#### Collective bandwidth", "", md_text(bandwidth_title(bw)), ""]

@@ -11,7 +11,9 @@ from torch_envcheck._util.escape import requirement_version
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.fleet import health_rules
 from torch_envcheck.fleet import table
+from torch_envcheck.fleet.health_rules import exclude_hosts  # noqa: F401  (aggregate asks rules for it)
 from torch_envcheck.fleet.records import counted
 from torch_envcheck.fleet.table import ranks_label
 
@@ -274,13 +276,16 @@ RULES = (rank_status, mixed_versions, gpu_generations, driver_behind, same_stack
          nccl_env_differs, gpu_count_differs, gpu_shared, rank_failures)
 
 
-def evaluate(records, group=None, bandwidth=None, timeout=None, errors: list | None = None) -> list[dict]:
+def evaluate(records, group=None, bandwidth=None, timeout=None, errors: list | None = None,
+             preflight=None, analysis=None) -> list[dict]:
     """Every fleet finding; a rule that trips over odd input is skipped and named in `errors`
     (the others still run)."""
     out = []
-    for rule in RULES:
+    calls = [(rule, (records, timeout) if rule is rank_status else (records,)) for rule in RULES]
+    calls += [(health_rules.gpu_health, (records,)), (health_rules.preflight, (records, analysis, preflight))]
+    for rule, rule_args in calls:
         try:
-            out += rule(records, timeout) if rule is rank_status else rule(records)
+            out += rule(*rule_args)
         except Exception as exc:  # noqa: BLE001
             if errors is not None:
                 errors.append(f"the fleet rule {rule.__name__} could not run: {type(exc).__name__}: {exc}")

@@ -99,8 +99,10 @@ def make_plan(records, args) -> dict:
                                                         and r.get("probe_seconds") is not None)
                     for r in records)
     plan = {"group": False, "reason": None, "backend": "gloo", "bandwidth": None,
-            "group_timeout": float(args.timeout)}
-    if len(records) == 1:
+            "group_timeout": float(args.timeout), "preflight": bool(getattr(args, "preflight", False))}
+    if plan["preflight"]:  # every rank's host, for the preflight's turns (the same schedule on every rank)
+        plan["hosts"] = [str((r.get("rank_facts") or {}).get("host") or f"rank{r['rank']}")[:255] for r in records]
+    if len(records) == 1 and not plan["preflight"]:
         plan["reason"] = "one rank: no process group to test"
         return plan
     if not delivered:
@@ -111,7 +113,7 @@ def make_plan(records, args) -> dict:
     gpus_everywhere = all(isinstance(f.get("device"), dict) and (f.get("backends") or {}).get("nccl") for f in facts)
     want = getattr(args, "backend", "auto")
     plan["backend"] = "nccl" if want == "nccl" or (want == "auto" and gpus_everywhere) else "gloo"
-    if not args.no_bandwidth:
+    if not args.no_bandwidth and len(records) > 1:  # one rank (a preflight of its GPU alone): nothing to sweep
         gpu = plan["backend"] == "nccl"
         cap, why = bandwidth.memory_cap(records, args.bandwidth_max, gpu)
         plan["bandwidth"] = {"sizes": bandwidth.sizes(min(cap, args.bandwidth_max), min(bandwidth.MIN_BYTES, cap)),
@@ -135,8 +137,9 @@ def barrier_missing(exc: BaseException) -> list[int] | None:
 
 
 def group_phase(launch, store, plan: dict) -> tuple[dict, dict | None]:
-    """Form the process group, pass monitored_barrier, run the sweep.  On rank 0 the results; a
-    failure at any step ends the phase (recorded, never raised)."""
+    """Form the process group, pass monitored_barrier, run the preflight (with --preflight) and the
+    sweep.  On rank 0 the results (the preflight's in group['preflight']); a failure at any step ends
+    the phase (recorded, never raised)."""
     import torch  # noqa: PLC0415
     import torch.distributed as dist  # noqa: PLC0415
 
@@ -168,6 +171,15 @@ def group_phase(launch, store, plan: dict) -> tuple[dict, dict | None]:
             result["barrier_missing"] = barrier_missing(exc)
             raise
         result["seconds"] = round(gd.elapsed(), 3)
+        if plan.get("preflight"):
+            stage = "preflight"
+            from torch_envcheck.fleet import preflight  # noqa: PLC0415
+            try:
+                result["preflight"] = preflight.run(dist, dist.group.WORLD, gloo, launch.rank, launch.world_size,
+                                                    device, plan.get("hosts"))
+            except Exception as exc:  # noqa: BLE001  (the group stands; the sweep may still run)
+                text = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
+                result["preflight"] = {"error": f"{type(exc).__name__}: {text}"}
         stage = "bandwidth"
         if plan.get("bandwidth"):
             bw = bandwidth.sweep(dist, None, gloo, launch.rank, launch.world_size, device, plan["bandwidth"])
@@ -280,7 +292,7 @@ def _run(launch, args, out_fd: int, stop, state: dict) -> int:
     ex = state["ex"] = wire.Exchange(store, launch.rank, launch.world_size)
     try:
         import torch  # noqa: PLC0415
-        ex.hello({"host": rank_facts.socket.gethostname()[:255], "pid": os.getpid(),
+        ex.hello({"host": rank_facts.hostname(launch.rank, launch.world_size), "pid": os.getpid(),
                   "local_rank": launch.local_rank, "torch": str(torch.__version__)})
         # The probes get three quarters of the window: a rank that hangs in one then still
         # reports itself as late instead of leaving rank 0 to guess.
@@ -308,11 +320,16 @@ def _run(launch, args, out_fd: int, stop, state: dict) -> int:
     group, bw = {"formed": False, "skipped": plan["reason"]}, None
     if plan.get("group"):
         group, bw = group_phase(launch, store, plan)
+    pf = None
+    if plan.get("preflight"):
+        pf = group.pop("preflight", None) or {"skipped": plan.get("reason") or group.get("error") or "no process group"}
     if bw is None and not args.no_bandwidth:
-        bw = {"skipped": plan.get("reason") or group.get("error") or "no process group",
+        bw = {"skipped": plan.get("reason") or group.get("error") or
+              ("one rank: no collective to measure" if len(records) == 1 else "no process group"),
               "backend": plan.get("backend"), "ops": {}}
     report = aggregate.build(records, group=group, bandwidth=bw, timeout=args.timeout,
-                             world_size=launch.world_size)
+                             world_size=launch.world_size, preflight=pf,
+                             min_ratio=getattr(args, "outlier_ratio", None))
     report["launch"] = {"launcher": launch.launcher, "world_size": launch.world_size,
                         "seconds": round(deadline.elapsed(), 3)}
     from torch_envcheck.fleet.output import emit  # noqa: PLC0415

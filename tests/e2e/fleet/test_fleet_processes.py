@@ -20,7 +20,7 @@ import fleet_support as fs
 def four_ranks(tmp_path_factory):
     out = tmp_path_factory.mktemp("fleet4") / "fleet.json"
     t0 = time.monotonic()
-    r = fs.torchrun(fs.python(), 4, ["--timeout", "150", "--save", str(out)] + fs.QUICK_BW, timeout=400)
+    r = fs.torchrun(fs.python(), 4, ["--timeout", "150", "--save", str(out), "--preflight"] + fs.QUICK_BW, timeout=400)
     return r, out, time.monotonic() - t0
 
 
@@ -43,6 +43,19 @@ def test_torchrun_4_ranks_gloo_is_healthy(four_ranks):
         assert x["time_us"] > 0 and x["iters"] == 3
         assert x["busbw_gbps"] == pytest.approx(x["algbw_gbps"] * 2 * 3 / 4)
     assert rep["bandwidth"]["backend"] == "gloo" and rep["bandwidth"]["warmup"] == 1
+
+
+def test_healthy_preflight_measures_every_rank_and_excludes_nobody(four_ranks):
+    r, out, _ = four_ranks
+    rep = fs.load_json(out)
+    pf = rep["preflight"]
+    assert [x["rank"] for x in pf["ranks"]] == [0, 1, 2, 3]
+    for x in pf["ranks"]:
+        assert x["matmul_s"] > 0 and x["triad_s"] > 0 and x["link_s"] > 0
+    assert pf["pairs"] == [[0, 1], [1, 2], [2, 3], [3, 0]]
+    assert rep["exclude"] == {"hosts": [], "slurm": ""}
+    assert not [f for f in rep["findings"] if f["code"] in ("TE958", "TE960")]
+    assert "Preflight (cpu; matmul 256^3 float32" in r.stdout and "exclude: none" in r.stdout
 
 
 def test_saved_fleet_report_rerenders_and_each_rank_rediagnoses(four_ranks, tmp_path):

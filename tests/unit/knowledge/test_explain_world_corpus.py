@@ -1,0 +1,142 @@
+"""The world corpus (tests/data/explain/world_train.json, world_test.json) is well formed: every
+entry has its public source, the diagnosis, the expected answer in the form
+benchmarks/explain_eval.py grades; it sits in the split its hash assigns; no text repeats (nor one
+of real_errors.json); nothing carries a path of the machine it was recorded on; the test split
+matches its recorded digest.  This checks the data, never explain's accuracy on it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "explain"
+SPLITS = ("train", "test")
+EXPECTED_KEYS = {"recognised", "layer", "environment_problem", "fix", "fix_patterns"}
+# The classes the corpus must cover (issue's list), each present in the corpus as a whole.
+REQUIRED_CLASSES = {"container", "driver-state", "rocm", "jit-arch", "c-runtime", "cuda-libs", "ext-abi",
+                    "built-for-torch", "toolchain", "tensorflow", "nccl", "numpy", "not-env", "windows", "macos"}
+# Paths of the recording machine: its work tree, venvs, caches (a user's /home/x/work/ is fine).
+MACHINE_PATH = re.compile(r"(?<![\w.~-])/work/|/tmp/bash_jobs|jit-cache|/work/venvs")
+
+
+def _load(split):
+    return json.loads((DATA / f"world_{split}.json").read_text(encoding="utf-8"))
+
+
+def _norm(text):
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def _split_of(source, text):
+    h = hashlib.sha256((source + "\n" + text).encode("utf-8")).hexdigest()
+    return "test" if int(h, 16) % 3 == 0 else "train"
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return {sp: _load(sp) for sp in SPLITS}
+
+
+def test_test_split_matches_its_recorded_digest():
+    recorded = (DATA / "world_test.sha256").read_text(encoding="utf-8").split()[0]
+    assert hashlib.sha256((DATA / "world_test.json").read_bytes()).hexdigest() == recorded
+
+
+def test_files_declare_their_split_and_layers(corpus):
+    for sp, data in corpus.items():
+        assert data["split"] == sp
+        assert isinstance(data["about"]["layers"], dict) and data["about"]["layers"]
+        assert "sha256" in data["about"]["split"]
+        assert data["entries"], sp
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_every_entry_has_source_diagnosis_and_expected_answer(corpus, split):
+    layers = set(corpus[split]["about"]["layers"])
+    for e in corpus[split]["entries"]:
+        where = e.get("id")
+        assert re.fullmatch(r"[a-z0-9][a-z0-9._-]{0,80}", e["id"]), where
+        assert re.match(r"https://[a-z0-9.-]+\.[a-z]{2,}/\S+$", e["source"]), where
+        assert isinstance(e["text"], str) and e["text"].strip() and len(e["text"]) <= 20000, where
+        assert isinstance(e["diagnosis"], str) and 10 <= len(e["diagnosis"]) <= 400, where
+        assert isinstance(e["class"], str) and e["class"], where
+        assert isinstance(e["batch"], int) and e["batch"] >= 1, where
+        exp = e["expected"]
+        assert set(exp) == EXPECTED_KEYS, where
+        assert isinstance(exp["recognised"], bool), where
+        assert exp["layer"] in layers, where
+        assert isinstance(exp["environment_problem"], bool), where
+        assert isinstance(exp["fix"], str) and exp["fix"].strip(), where
+        assert isinstance(exp["fix_patterns"], list), where
+        for p in exp["fix_patterns"]:
+            re.compile(p)
+        if exp["environment_problem"]:
+            # the right fix must be checkable: at least one pattern it has to match
+            assert exp["fix_patterns"], where
+            assert exp["layer"] != "not-environment", where
+        else:
+            assert exp["layer"] == "not-environment", where
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_each_entry_is_in_the_split_its_hash_assigns(corpus, split):
+    for e in corpus[split]["entries"]:
+        assert _split_of(e["source"], e["text"]) == split, e["id"]
+
+
+def test_no_text_repeats_nor_repeats_real_errors(corpus):
+    seen = {}
+    ids = set()
+    for e in json.loads((DATA / "real_errors.json").read_text(encoding="utf-8"))["entries"]:
+        seen[_norm(e["text"])] = "real_errors:" + e["id"]
+        ids.add(e["id"])
+    for sp in SPLITS:
+        for e in corpus[sp]["entries"]:
+            key = _norm(e["text"])
+            assert key not in seen, f"{e['id']} repeats {seen.get(key)}"
+            seen[key] = e["id"]
+            assert e["id"] not in ids, e["id"]
+            ids.add(e["id"])
+
+
+def test_nothing_carries_a_path_of_the_recording_machine(corpus):
+    for sp in SPLITS:
+        raw = (DATA / f"world_{sp}.json").read_text(encoding="utf-8")
+        m = MACHINE_PATH.search(raw)
+        assert m is None, f"world_{sp}.json: {raw[max(0, m.start() - 60):m.end() + 60]!r}"
+
+
+def test_every_required_class_is_covered(corpus):
+    classes = {e["class"] for sp in SPLITS for e in corpus[sp]["entries"]}
+    assert REQUIRED_CLASSES <= classes, sorted(REQUIRED_CLASSES - classes)
+
+
+def _scorer():
+    import importlib.util  # noqa: PLC0415
+    path = Path(__file__).resolve().parents[3] / "benchmarks" / "explain_eval.py"
+    spec = importlib.util.spec_from_file_location("explain_eval", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_scorer_grades_the_four_criteria_without_running_explain():
+    ev = _scorer()
+    env = {"recognised": True, "layer": "rocm", "environment_problem": True, "fix": "x",
+           "fix_patterns": ["HSA_OVERRIDE_GFX_VERSION"]}
+    good = {"recognised": True, "layer": "rocm", "environment_problem": True,
+            "fix": "export HSA_OVERRIDE_GFX_VERSION=10.3.0"}
+    assert ev.grade({"expected": env}, good)["right"]
+    assert not ev.grade({"expected": env}, dict(good, fix="reinstall ROCm"))["fix"]
+    assert not ev.grade({"expected": env}, dict(good, layer="driver"))["right"]
+    assert not any(ev.grade({"expected": env}, None).values())
+    not_env = {"recognised": True, "layer": "not-environment", "environment_problem": False,
+               "fix": "no reinstall", "fix_patterns": []}
+    answer = {"recognised": True, "layer": "not-environment", "environment_problem": False,
+              "fix": "Reduce the batch size; no reinstall needed."}
+    assert ev.grade({"expected": not_env}, answer)["right"]
+    assert not ev.grade({"expected": not_env}, dict(answer, fix="pip install --force-reinstall torch"))["fix"]
