@@ -42,7 +42,7 @@ def _default_dir() -> str:
 
 
 def load_snapshots(directory: str) -> dict[str, dict]:
-    from torch_envcheck.doctor.snapshot import validate  # noqa: PLC0415
+    from torch_envcheck.facts.snapshot import validate  # noqa: PLC0415
     out = {}
     for path in sorted(glob.glob(os.path.join(directory, "*.json"))):
         with open(path, encoding="utf-8") as fh:

@@ -22,7 +22,7 @@ import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# The knowledge overlay (`torch-envcheck knowledge update`, issue 17) lives in the user's cache; the
+# The knowledge overlay (`torch-envcheck knowledge update`) lives in the user's cache; the
 # tests judge against the shipped tables unless a test writes its own overlay (into a folder of its own,
 # through this variable).  An empty folder of this session, inherited by every subprocess.
 if not os.environ.get("TORCH_ENVCHECK_KNOWLEDGE_DIR"):

@@ -29,10 +29,11 @@ def extension_status() -> dict:
     return status()
 
 
-def diagnose(snapshot: dict | None = None):
-    """Run the doctor's probes (or take a saved snapshot) and return its findings."""
+def diagnose(snapshot: dict | None = None) -> dict:
+    """Run the doctor's probes (or take a saved snapshot) and return its report as a JSON object
+    (schema torch_envcheck.report/1, what `torch-envcheck --json` prints)."""
     from torch_envcheck.doctor import diagnose as _impl
-    return _impl(snapshot)
+    return _impl(snapshot).to_dict()
 
 
 def load_ipython_extension(ipython) -> None:

@@ -1,11 +1,11 @@
 """The `torch-envcheck` command: a registry of subcommands, each imported only when it runs.
 
-Each command lives in a module with `add_arguments(parser)` and `run(args) -> int` (commands/, or
-bench/, fleet/, rebuild/ for the rooms that carry their own).  As in pip's command registry
-(src/pip/_internal/commands/__init__.py), the registry holds each command's module *name* and
+Each command lives in a module of commands/ with `add_arguments(parser)` and `run(args) -> int`.
+As in pip's command registry (src/pip/_internal/commands/__init__.py), the registry holds each command's module *name* and
 summary: `torch-envcheck --help` lists every command without importing one, and a run imports the
-doctor (whose flags are global: they may stand before a subcommand) and the command that runs.
-With no subcommand it runs the doctor.
+command that runs.  Each command's flags are its own; with no subcommand it runs the doctor, and the
+doctor's flags may still stand before a subcommand (`--from-json F advise`), the spelling from when
+they were global: parse() applies them to the subcommand or refuses them in one line.
 
 Exit status: 0 healthy, 1 a failure finding (or a failed command), 2 usage or input error.
 """
@@ -16,6 +16,8 @@ import argparse
 import importlib
 import sys
 from typing import NamedTuple
+
+from torch_envcheck._util.internal_error import internal_error
 
 
 class CommandInfo(NamedTuple):
@@ -30,19 +32,17 @@ COMMANDS: dict[str, CommandInfo] = {
     "pin": CommandInfo("torch_envcheck.commands.pin", "requirements.txt lines that reproduce this torch exactly"),
     "build": CommandInfo("torch_envcheck.commands.build", "compile the extension for the installed torch (into the cache)"),
     "info": CommandInfo("torch_envcheck.commands.info", "print the extension's build_info() and runtime_info() as JSON"),
-    "bench": CommandInfo("torch_envcheck.bench.cli", "time the custom kernels against torch's built-in ops"),
+    "bench": CommandInfo("torch_envcheck.commands.bench", "time the custom kernels against torch's built-in ops"),
     "init": CommandInfo("torch_envcheck.commands.init", "write env_check.py into a project"),
     "selftest": CommandInfo("torch_envcheck.commands.selftest", "run the pytest self-test shipped in the package"),
-    "rebuild": CommandInfo("torch_envcheck.rebuild.cli", "build a fresh environment from the advised plan and verify it"),
-    "fleet": CommandInfo("torch_envcheck.fleet.cli", "every rank of a torchrun/srun/mpirun job in one report"),
+    "rebuild": CommandInfo("torch_envcheck.commands.rebuild", "build a fresh environment from the advised plan and verify it"),
+    "fleet": CommandInfo("torch_envcheck.commands.fleet", "every rank of a torchrun/srun/mpirun job in one report"),
     "explain": CommandInfo("torch_envcheck.commands.explain", "explain an error message: its layer, cause on this machine, fix"),
     "run": CommandInfo("torch_envcheck.commands.run", "run a command; explain its error, or say whether it used a GPU"),
     "knowledge": CommandInfo("torch_envcheck.commands.knowledge",
                              "update, show or check the doctor's knowledge of releases (package indexes)"),
 }
 DEFAULT = "doctor"
-# The doctor's flags are kept under these names on the main parser (see build_parser).
-GLOBAL = "global__"
 
 
 def _module(name: str):
@@ -53,66 +53,85 @@ class CommandUnavailable(Exception):
     """A command's module failed to import: reported when that command is run, never before, so one
     broken command cannot take the others (and so the doctor) down with it."""
 
+    def __init__(self, command: str, exc: Exception):
+        super().__init__(f"{type(exc).__name__}: {exc}")
+        self.command = command
+
+
+class UsageError(Exception):
+    """A command line the parser refused (raised instead of printing usage and exiting)."""
+
+
+class _QuietParser(argparse.ArgumentParser):
+    """A parser that raises UsageError where argparse would print and exit: for trying whether the
+    words before a subcommand are the doctor's flags."""
+
+    def error(self, message):
+        raise UsageError(message)
+
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser: the doctor's flags at the top, every command listed, and the arguments of
-    `command` alone (the only command module imported besides the doctor's)."""
+    """The parser: every command listed, and the arguments of `command` alone (the only command
+    module imported).  Each command's flags live on its own subparser."""
     from torch_envcheck._version import __version__  # noqa: PLC0415
 
     parser = argparse.ArgumentParser(
         prog="torch-envcheck",
         description="Checks that this Python environment can use its GPU with PyTorch; "
-                    "names the broken layer and the command that fixes it.")
+                    "names the broken layer and the command that fixes it.",
+        epilog="With no COMMAND, or with the doctor's flags alone, it runs the doctor "
+               "(`torch-envcheck doctor --help` lists them).")
     parser.add_argument("--version", action="version", version=f"torch-envcheck {__version__}")
-    _module(DEFAULT).add_arguments(parser)
-    # The doctor's flags also stand before a subcommand (`--from-json F advise`).  argparse lets a
-    # subcommand's defaults overwrite what the main parser read, so the main parser keeps them
-    # under their own names (GLOBAL + dest) and main() hands them to the subcommand, or refuses.
-    for action in parser._actions:  # noqa: SLF001  (argparse has no public walk of its actions)
-        if action.option_strings and action.dest not in ("help", "version"):
-            action.dest = GLOBAL + action.dest
-            action.default = argparse.SUPPRESS
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     parser.subcommands = {}
     for name, info in COMMANDS.items():
         sp = sub.add_parser(name, help=info.summary, description=info.summary)
         parser.subcommands[name] = sp
-        if name in (command, DEFAULT):  # the doctor's module is imported anyway (its flags are global)
+        if name == command:
             try:
                 _module(name).add_arguments(sp)
             except Exception as exc:  # noqa: BLE001  (reported as that command's failure)
-                raise CommandUnavailable(f"{type(exc).__name__}: {exc}") from exc
+                raise CommandUnavailable(name, exc) from exc
     return parser
 
 
-def _takes_value(parser: argparse.ArgumentParser, token: str) -> bool:
-    """Whether the main parser's option `token` (possibly abbreviated, as argparse allows) reads the
-    next word as its value."""
-    if "=" in token or not token.startswith("-"):
-        return False
-    exact = parser._option_string_actions.get(token)  # noqa: SLF001
-    if exact is None and token.startswith("--"):
-        matches = {a for opt, a in parser._option_string_actions.items() if opt.startswith(token)}  # noqa: SLF001
-        exact = matches.pop() if len(matches) == 1 else None
-    return exact is not None and exact.nargs != 0
+def doctor_flags() -> argparse.ArgumentParser:
+    """The doctor's flags alone, as they may also stand before a subcommand (`--from-json F advise`:
+    the spelling from when they were global)."""
+    parser = _QuietParser(prog="torch-envcheck", add_help=False)
+    try:
+        _module(DEFAULT).add_arguments(parser)
+    except Exception as exc:  # noqa: BLE001  (reported as the doctor's failure)
+        raise CommandUnavailable(DEFAULT, exc) from exc
+    return parser
+
+
+def _split(argv: list[str]) -> int | None:
+    """Where the subcommand stands in `argv` (None: no subcommand, the doctor): the first word that
+    names a command and before which every word is one of the doctor's flags or its value."""
+    flags = None
+    for i, token in enumerate(argv):
+        if token == "--":
+            return None
+        if token not in COMMANDS:
+            continue
+        if i == 0:
+            return 0
+        flags = flags or doctor_flags()
+        try:
+            _ns, extra = flags.parse_known_args(argv[:i])
+        except UsageError:
+            continue  # e.g. the word is the value of the flag before it (`--from-json advise pin`)
+        if not extra:
+            return i
+    return None
 
 
 def find_command(argv: list[str]) -> str | None:
-    """The subcommand named on the command line (None: the doctor), found before any command
-    module is imported: the first word that is not one of the doctor's flags or its value."""
-    parser = build_parser()
-    skip = False
-    for token in argv:
-        if skip:
-            skip = False
-            continue
-        if token == "--":
-            return None
-        if token.startswith("-") and token != "-":
-            skip = _takes_value(parser, token)
-            continue
-        return token if token in COMMANDS else None
-    return None
+    """The subcommand named on the command line (None: the doctor), found before the command's
+    module is imported."""
+    i = _split(argv)
+    return None if i is None else argv[i]
 
 
 def _refuse(message: str):
@@ -120,33 +139,48 @@ def _refuse(message: str):
     raise SystemExit(2)
 
 
-def _apply_globals(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: list[str]) -> argparse.Namespace:
-    """Move the flags given before the subcommand onto the subcommand's own arguments; refuse
-    (exit 2, one line) a flag that the subcommand does not take or that is given twice."""
-    given = {k[len(GLOBAL):]: v for k, v in vars(args).items() if k.startswith(GLOBAL)}
-    command = args.command or DEFAULT
-    if args.command is None:
-        # No subcommand: the doctor reads the whole command line itself.
-        return parser.subcommands[DEFAULT].parse_args(argv)
-    if not given:
-        return args
-    sp = parser.subcommands[command]
-    own = {a.dest: a for a in sp._actions if a.option_strings}  # noqa: SLF001
-    main_opts = {a.dest[len(GLOBAL):]: a.option_strings[-1] for a in parser._actions  # noqa: SLF001
-                 if a.dest.startswith(GLOBAL)}
+def _apply_earlier_flags(sp: argparse.ArgumentParser, command: str, args: argparse.Namespace,
+                         earlier: list[str]) -> argparse.Namespace:
+    """The doctor's flags given before the subcommand, onto the subcommand's own arguments; refuse
+    (exit 2, one line) a flag that the subcommand does not take or that is given twice with two
+    values.  A doctor flag given always differs from its default (None or False), so the values
+    that differ are the flags given (tests/integration/cli/test_hostile_cli.py holds this)."""
+    flags = doctor_flags()
+    try:
+        given = vars(flags.parse_args(earlier))
+    except UsageError as exc:
+        _refuse(str(exc))
+    defaults = vars(flags.parse_args([]))
     for dest, value in given.items():
-        flag = main_opts.get(dest, dest)
-        if dest not in own:
-            _refuse(f"{flag} does not apply to the {command} command; "
-                    f"see `torch-envcheck {command} --help`")
-        current = getattr(args, dest, own[dest].default)
-        if current != own[dest].default and current != value:
+        if value == defaults[dest]:
+            continue
+        flag = "--" + dest.replace("_", "-")
+        if not hasattr(args, dest):
+            _refuse(f"{flag} does not apply to the {command} command; see `torch-envcheck {command} --help`")
+        current = getattr(args, dest)
+        if current != sp.get_default(dest) and current != value:
             _refuse(f"{flag} is given both before and after {command} with different values")
         setattr(args, dest, value)
     if getattr(args, "json", False) and getattr(args, "markdown", False):
         _refuse("--json and --markdown cannot be combined")
-    for name in given:
-        delattr(args, GLOBAL + name)
+    return args
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The command line as the command's arguments (args.command names the command): the doctor's
+    flags alone run the doctor; those before a subcommand are applied to it."""
+    asks_main = any(t in ("-h", "--help", "--version") for t in argv[: argv.index("--") if "--" in argv else None])
+    i = _split(argv)
+    if i is None and not asks_main:
+        argv, i = [DEFAULT, *argv], 0
+    if i is None:
+        build_parser().parse_args(argv)  # --help or --version: prints and exits
+        i = 0
+    command = argv[i]
+    parser = build_parser(command)
+    args = parser.parse_args(argv[i:])
+    if i:
+        args = _apply_earlier_flags(parser.subcommands[command], command, args, argv[:i])
     return args
 
 
@@ -165,13 +199,11 @@ def main(argv: list[str] | None = None) -> int:
     from torch_envcheck._util.textout import harden  # noqa: PLC0415
     for stream in (sys.stdout, sys.stderr):  # a cp1252 or ASCII console: escapes, never a crash mid-report
         harden(stream)
-    named = find_command(argv)
     try:
-        parser = build_parser(named)
+        args = parse(argv)
     except CommandUnavailable as exc:
-        return _unavailable(named, str(exc))
-    args = _apply_globals(parser, parser.parse_args(argv), argv)
-    command = getattr(args, "command", None) or DEFAULT
+        return _unavailable(exc.command, str(exc))
+    command = args.command
     try:
         return int(_module(command).run(args) or 0)
     except KeyboardInterrupt:
@@ -179,28 +211,6 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except Exception as exc:  # noqa: BLE001  (last resort: one line, never a traceback)
         return internal_error(command, exc)
-
-
-def internal_error(command: str, exc: BaseException) -> int:
-    """An unexpected exception as one line on stderr and exit 2.  TORCH_ENVCHECK_DEBUG=1 re-raises
-    it (with its traceback) for whoever is fixing the bug."""
-    import os  # noqa: PLC0415
-
-    if os.environ.get("TORCH_ENVCHECK_DEBUG", "").strip().lower() in ("1", "true", "yes", "on"):
-        raise exc
-    from torch_envcheck._util.escape import terminal  # noqa: PLC0415
-
-    where = exc.__traceback__
-    while where is not None and where.tb_next is not None:
-        where = where.tb_next
-    at = f" at {os.path.basename(where.tb_frame.f_code.co_filename)}:{where.tb_lineno}" if where else ""
-    try:
-        print(f"torch-envcheck {command}: internal error{at}: {terminal(type(exc).__name__)}: "
-              f"{terminal(str(exc))[:300]} (please report it; TORCH_ENVCHECK_DEBUG=1 shows the traceback)",
-              file=sys.stderr)
-    except Exception:  # noqa: BLE001  (no usable stderr)
-        pass
-    return 2
 
 
 if __name__ == "__main__":

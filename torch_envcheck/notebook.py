@@ -6,15 +6,13 @@
   environment error of the catalogue, the explanation below it (text/html and text/plain).  Any
   other exception is shown exactly as IPython shows it.  The machine is not probed there (a cell
   must not stall): `%envcheck` checks it.
-* `%envcheck [--from-json FILE] [--timeout SECONDS]`: the doctor's report as an HTML table (every
-  value escaped with html.escape).
+* `%envcheck [--from-json FILE] [--timeout SECONDS]`: the doctor's report as an HTML table
+  (doctor/render/html.py; every value escaped with html.escape).
 
 Loaded only inside IPython; importing torch_envcheck does not import this module."""
 
 from __future__ import annotations
 
-import argparse
-import html
 import shlex
 import subprocess
 
@@ -54,9 +52,9 @@ def _handler(shell, etype, value, tb, tb_offset=None):
 
 
 class Report:
-    """The doctor's report, shown as HTML by Jupyter and as text elsewhere."""
+    """The doctor's report, shown as HTML by Jupyter (doctor/render/html.py) and as text elsewhere."""
 
-    def __init__(self, report: dict):
+    def __init__(self, report):
         self.report = report
 
     def __repr__(self) -> str:
@@ -72,63 +70,33 @@ class Report:
         return report_html(self.report)
 
 
-_COLOURS = {"ok": "#2e7d32", "warning": "#b26a00", "failure": "#c62828"}
+def report_html(report) -> str:
+    """The report as an HTML table (doctor/render/html.py)."""
+    from torch_envcheck.doctor.render import html as html_render  # noqa: PLC0415
+    return html_render.render(report)
 
 
-def report_html(report: dict) -> str:
-    """The report as an HTML table: one row per area, then the findings that are not ok."""
-    e = html.escape
-    rows = []
-    areas = report.get("areas") if isinstance(report.get("areas"), dict) else {}
-    for name, info in areas.items():
-        if not isinstance(info, dict):
-            continue
-        status = str(info.get("status") or "?")
-        rows.append(f'<tr><td>{e(str(info.get("title") or name))}</td>'
-                    f'<td style="color:{_COLOURS.get(status, "inherit")}">{e(status)}</td>'
-                    f'<td>{e(str(info.get("headline") or ""))}</td></tr>')
-    findings = [f for f in report.get("findings") or [] if isinstance(f, dict) and f.get("severity") != "ok"]
-    frows = []
-    for f in findings:
-        fix = f.get("fix")
-        frows.append(f'<tr><td><code>{e(str(f.get("code")))}</code></td>'
-                     f'<td style="color:{_COLOURS.get(str(f.get("severity")), "inherit")}">{e(str(f.get("severity")))}</td>'
-                     f'<td>{e(str(f.get("message") or ""))}'
-                     + (f'<br><i>explained by {e(str(f["explained_by"]))}</i>' if f.get("explained_by") else "")
-                     + "</td>"
-                     f'<td>{"<pre>" + e(str(fix)) + "</pre>" if fix else ""}</td></tr>')
-    verdict = "problems found" if report.get("exit_status") else "no failures"
-    out = [f'<div class="torch-envcheck-report"><b>torch-envcheck</b>: {e(verdict)}',
-           '<table><tr><th>area</th><th>status</th><th>what the doctor sees</th></tr>', *rows, "</table>"]
-    if frows:
-        out += ['<table><tr><th>code</th><th>severity</th><th>finding</th><th>fix</th></tr>', *frows, "</table>"]
-    out.append("</div>")
-    return "\n".join(out)
-
-
-def _magic_parser() -> argparse.ArgumentParser:
-    from torch_envcheck.commands._source import seconds  # noqa: PLC0415
-    p = argparse.ArgumentParser(prog="%envcheck", add_help=False, exit_on_error=False)
-    p.add_argument("--from-json", metavar="FILE", default=None)
-    p.add_argument("--timeout", type=seconds, default=None)
-    p.add_argument("--no-tensorflow", action="store_true")
-    return p
+# The doctor's flags that shape a printed report; in a notebook the report is the cell's HTML.
+_PRINT_ONLY = ("json", "markdown", "verbose", "no_color")
 
 
 def envcheck(line: str = ""):
-    """%envcheck [--from-json FILE] [--timeout SECONDS] [--no-tensorflow]: the doctor's report."""
-    from torch_envcheck import doctor  # noqa: PLC0415
+    """%envcheck [--from-json FILE] [--timeout SECONDS] [--no-tensorflow]: the doctor's report.
+    The line is read by the command line's own parser of the doctor's flags (cli.doctor_flags)."""
+    from torch_envcheck import cli, doctor  # noqa: PLC0415
     usage = "usage: %envcheck [--from-json FILE] [--timeout SECONDS] [--no-tensorflow]"
     try:
-        args, extra = _magic_parser().parse_known_args(shlex.split(line or ""))
-    except (argparse.ArgumentError, ValueError, SystemExit) as exc:
+        args = cli.doctor_flags().parse_args(shlex.split(line or ""))
+    except (cli.UsageError, cli.CommandUnavailable, ValueError) as exc:
         print(f"%envcheck: {exc}; {usage}")
         return None
-    if extra:
-        print(f"%envcheck: unknown arguments {' '.join(extra)}; {usage}")
+    printed = [name for name in _PRINT_ONLY if getattr(args, name, False)]
+    if printed:
+        print(f"%envcheck: --{printed[0].replace('_', '-')} does not apply in a notebook (the report is the cell's "
+              f"output); {usage}")
         return None
     if args.from_json is not None:
-        from torch_envcheck.doctor.snapshot import SnapshotError, load  # noqa: PLC0415
+        from torch_envcheck.facts.snapshot import SnapshotError, load  # noqa: PLC0415
         try:
             snap = load(args.from_json)
         except SnapshotError as exc:
@@ -136,7 +104,7 @@ def envcheck(line: str = ""):
             return None
     else:
         snap = doctor.collect(timeout=args.timeout or 5.0, torch_timeout=args.timeout, tensorflow=not args.no_tensorflow)
-    return Report(doctor.report(snap))
+    return Report(doctor.diagnose(snap))
 
 
 def load_ipython_extension(ipython) -> None:

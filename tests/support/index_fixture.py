@@ -1,5 +1,5 @@
 """Package indexes the tests build from the recorded PyPI answers (tests/fixtures/indexes, SOURCES.md)
-for the knowledge readers (issue 17): a file:// folder tree and an http.server on 127.0.0.1.
+for the knowledge readers: a file:// folder tree and an http.server on 127.0.0.1.
 
     recorded_tree(root)      the recorded answers as they were served, laid out as a file:// index:
                              <root>/pypi/<project>/json (PyPI's JSON API; its relative file URLs

@@ -1,7 +1,7 @@
 """The bounds of the JSON documents this tool writes and reads back: a snapshot, a doctor report, a
 fleet rank's payload, a fleet report.  One set of numbers, applied on both sides:
 
-    when loading (doctor/snapshot.py, fleet/load.py):   a file past them is refused, with one line
+    when loading (facts/snapshot.py, fleet/load.py):   a file past them is refused, with one line
     when collecting (doctor.collect, fleet/wire.py):     what passes them is cut, and the cut is noted
 
 so that nothing the tool accepts live (a TensorFlow child listing 20,000 GPUs, a rank's snapshot

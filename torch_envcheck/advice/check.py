@@ -5,7 +5,7 @@ steps) is read back and checked against the machine's snapshot before it is prin
     annotate(s, findings)             the doctor's pass: a fix with problems keeps them in
                                       details['fix_problems'] and gets a `# caution:` first line
 
-What is checked (issue 18):
+What is checked:
   wheel     the wheel a command installs exists for this platform: no `tensorflow[and-cuda]` before
             TensorFlow 2.14 or on native Windows, no CUDA index on macOS, no torch build the tables
             do not have for this OS/CPU, no download.pytorch.org aarch64 wheel on a Jetson before
@@ -16,6 +16,9 @@ What is checked (issue 18):
             judged in that environment, which starts empty
   path      paths in the platform's layout (no ~/venvs/x/bin/python on Windows, no Scripts\\ on Linux)
   shell     each command line reads back as commands in the platform's shell (shellwords.py)
+  manager   the environment's own installer: no `python -m pip` for a uv venv without pip (uv pip
+            install --python / uv add read as pip's install); no Linux NVIDIA driver installed inside
+            WSL 2
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from torch_envcheck import knowledge as kb
 from torch_envcheck._util import escape, versions
 from torch_envcheck.advice import shellwords
 from torch_envcheck.advice.platform import Platform
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 from torch_envcheck.knowledge import tensorflow as tk
 
 _PIP_FLAGS_WITH_VALUE = ("--index-url", "-i", "--extra-index-url", "--find-links", "-f", "-r", "--requirement",
@@ -45,11 +48,35 @@ class Problem:
 
 
 def _pip_args(argv: list[str]) -> tuple[str | None, list[str] | None]:
-    """(interpreter or None for a bare `pip`, the words after pip) of a pip command, else (None, None)."""
+    """(interpreter or None for a bare `pip`, the words after pip) of a pip command, else (None, None).
+    uv's forms read as pip's: `uv pip CMD --python EXE ...` is EXE's `pip CMD ...`; `uv add --project
+    DIR ... --index NAME=URL` installs into DIR's .venv (the snapshot's own environment) from URL."""
     if len(argv) >= 3 and argv[1:3] == ["-m", "pip"]:
         return argv[0], argv[3:]
     if argv and argv[0] in ("pip", "pip3"):
         return None, argv[1:]
+    if len(argv) >= 3 and argv[0] == "uv" and argv[1] == "pip":
+        words, exe, i = [argv[2]], None, 3
+        while i < len(argv):
+            if argv[i] in ("--python", "-p") and i + 1 < len(argv):
+                exe, i = argv[i + 1], i + 2
+                continue
+            words.append(argv[i])
+            i += 1
+        return exe, words
+    if len(argv) >= 2 and argv[0] == "uv" and argv[1] == "add":
+        words, i = ["install"], 2
+        while i < len(argv):
+            if argv[i] == "--project" and i + 1 < len(argv):
+                i += 2
+                continue
+            if argv[i] == "--index" and i + 1 < len(argv):
+                words += ["--index-url", argv[i + 1].split("=", 1)[-1]]
+                i += 2
+                continue
+            words.append(argv[i])
+            i += 1
+        return None, words
     return None, None
 
 
@@ -194,6 +221,31 @@ def _section(line: str, current: Platform, base: Platform) -> Platform:
     return current
 
 
+# A Linux NVIDIA driver package (Debian/Ubuntu, Fedora/RHEL, openSUSE, Arch names): never installed
+# inside WSL 2, whose GPU belongs to the Windows driver (NVIDIA's CUDA on WSL user guide).
+_LINUX_DRIVER_PKG = re.compile(r"^(nvidia-driver(-\S+)?|cuda-drivers(-\S+)?|nvidia-dkms(-\S+)?|libnvidia-compute(-\S+)?|"
+                               r"nvidia-utils(-\S+)?|kmod-nvidia\S*|akmod-nvidia|nvidia-open(-\S+)?|nvidia)$")
+
+
+def _manager_problems(s, p: Platform, argv: list[str], line: str) -> list[Problem]:
+    """A `python -m pip` for the snapshot's own interpreter where that environment has no pip (a uv
+    venv: "No module named pip"), and a Linux driver installed inside WSL 2."""
+    out = []
+    exe = F.python_exe(s)
+    if len(argv) >= 3 and argv[1:3] == ["-m", "pip"] and argv[0] == exe and F.pip_present(s) is False:
+        how = (f"uv {F.uv_version(s)} made it: `uv pip ... --python {exe}` installs into it" if F.uv_version(s)
+               else f"`{exe} -m ensurepip` adds it first")
+        out.append(Problem("manager", line, f"this environment has no pip ({how})"))
+    words = argv[1:] if argv[:1] == ["sudo"] else argv
+    if p.wsl == 2 and len(words) >= 3 and words[0] in ("apt", "apt-get", "dnf", "yum", "zypper", "pacman") \
+            and words[1] in ("install", "-S", "in"):
+        bad = [w for w in words[2:] if _LINUX_DRIVER_PKG.match(w)]
+        if bad:
+            out.append(Problem("driver", line, f"{bad[0]} is a Linux NVIDIA driver: inside WSL 2 it shadows the Windows "
+                                               "driver's /usr/lib/wsl/lib (never install one there)"))
+    return out
+
+
 def problems(s, text, platform: Platform | None = None) -> list[Problem]:
     """What is wrong with a fix (or advise's commands) for the machine of snapshot `s`."""
     if not isinstance(text, str) or not text.strip():
@@ -219,6 +271,7 @@ def problems(s, text, platform: Platform | None = None) -> list[Problem]:
         for argv in cmds:
             if envs.created(argv):
                 continue
+            out += _manager_problems(s, p, argv, line)
             key, words, is_current = envs.target(argv)
             if words is None:
                 continue
@@ -237,20 +290,16 @@ def problems(s, text, platform: Platform | None = None) -> list[Problem]:
     return out
 
 
-def annotate(s, findings: list[dict]) -> list[dict]:
-    """The doctor's last pass: each fix checked; a fix with problems says so on its first line and
-    keeps them in details['fix_problems'] (none is expected: tests/unit/advice/test_fix_checker.py)."""
-    for f in findings:
-        fix = f.get("fix")
-        if not fix:
-            continue
-        try:
-            found = problems(s, fix)
-        except Exception as exc:  # the checker must never cost the report
-            found = [Problem("checker", "", f"{type(exc).__name__}: {exc}")]
-        if found:
-            f.setdefault("details", {})["fix_problems"] = [pr.text() for pr in found[:10]]
-            from torch_envcheck._util.escape import terminal  # noqa: PLC0415
-            f["fix"] = terminal("# caution: torch-envcheck's fix checker found: "
-                                + "; ".join(pr.text() for pr in found[:3])) + "\n" + fix
-    return findings
+def checked(s, fix: str) -> tuple[str, list[str]]:
+    """The doctor's last pass over one fix: (the fix to print, its problems).  A fix with problems
+    says so on its first line; the report keeps them in the finding's details['fix_problems'] (none
+    is expected: tests/unit/advice/test_fix_checker.py)."""
+    try:
+        found = problems(s, fix)
+    except Exception as exc:  # the checker must never cost the report
+        found = [Problem("checker", "", f"{type(exc).__name__}: {exc}")]
+    if not found:
+        return fix, []
+    from torch_envcheck._util.escape import terminal  # noqa: PLC0415
+    return (terminal("# caution: torch-envcheck's fix checker found: " + "; ".join(pr.text() for pr in found[:3]))
+            + "\n" + fix, [pr.text() for pr in found[:10]])

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from torch_envcheck import knowledge
 from torch_envcheck._util.escape import shell_for, shell_quote
-from torch_envcheck.doctor.facts import conda as C
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import conda as C
+from torch_envcheck.facts import core as F
 
 
 # The options these fixes use: written as they are (PowerShell would otherwise get '-c'); every

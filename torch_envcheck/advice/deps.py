@@ -28,8 +28,8 @@ import re
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
-from torch_envcheck.doctor.facts import core as F
-from torch_envcheck.doctor.facts import tensorflow as T
+from torch_envcheck.facts import core as F
+from torch_envcheck.facts import tensorflow as T
 from torch_envcheck.knowledge import tensorflow as tk
 
 UNKNOWN = "?"  # a version pip picks that the command does not name

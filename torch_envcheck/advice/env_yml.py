@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 
 from torch_envcheck._util.escape import requirement_version, terminal
-from torch_envcheck.doctor.facts import conda as C
-from torch_envcheck.doctor.probes.conda import RELEVANT
+from torch_envcheck.facts import conda as C
+from torch_envcheck.knowledge.distributions import CONDA_RELEVANT as RELEVANT
 
 _NAME = re.compile(r"^[a-z0-9_][a-z0-9_.\-]{0,127}$")
 _VERSION = re.compile(r"^[A-Za-z0-9_.+!*]{1,64}$")

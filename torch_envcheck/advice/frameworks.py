@@ -22,8 +22,8 @@ from __future__ import annotations
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import escape, versions
 from torch_envcheck.advice.platform import Platform
-from torch_envcheck.doctor.facts import core as F
-from torch_envcheck.doctor.facts import tensorflow as T
+from torch_envcheck.facts import core as F
+from torch_envcheck.facts import tensorflow as T
 from torch_envcheck.knowledge import tensorflow as tk
 
 

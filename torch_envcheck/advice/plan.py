@@ -17,7 +17,7 @@ from torch_envcheck import knowledge
 from torch_envcheck._util import escape
 from torch_envcheck.advice.recommend import recommend
 from torch_envcheck.advice.sources import Sources
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 
 COMPANIONS = ("torchvision", "torchaudio")
 TORCH_FAMILY = ("torch",) + COMPANIONS

@@ -25,8 +25,8 @@ import dataclasses
 import re
 
 from torch_envcheck._util import escape
-from torch_envcheck.doctor.facts import conda as C
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import conda as C
+from torch_envcheck.facts import core as F
 
 # A new environment's folder, per shell: the home folder is the shell's to expand.
 _HOME_VENV = {"posix": "~/venvs/{name}", "powershell": "$HOME\\venvs\\{name}"}

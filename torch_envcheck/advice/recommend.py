@@ -19,7 +19,8 @@ import re
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import escape, versions
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.advice import pip_commands as P
+from torch_envcheck.facts import core as F
 from torch_envcheck.knowledge import freshness
 
 # download.pytorch.org serves one index per build variant: /whl/cu130, /whl/cpu, /whl/rocm6.4, /whl/xpu.
@@ -42,8 +43,38 @@ def index_url(tag: str) -> str:
 # ---------------------------------------------------------------- commands for the snapshot's machine
 
 def pip_command(s, *args: str) -> str:
-    """`<python> -m pip ARGS...` with every word quoted for the snapshot's shell."""
-    return escape.shell_join([F.python_exe(s), "-m", "pip", *args], F.shell(s))
+    """`<python> -m pip ARGS...` with every word quoted for the snapshot's shell; in an environment uv
+    manages without pip, the same through uv (uv_words)."""
+    return escape.shell_join(uv_words(s, [F.python_exe(s), "-m", "pip", *args]), F.shell(s))
+
+
+def uv_words(s, words: list[str]) -> list[str]:
+    """pip's words (`<python> -m pip CMD ...`) for this environment's manager.  A uv venv has no pip
+    (`python -m pip` fails: "No module named pip"); uv installs into it with `uv pip CMD --python
+    <interp>` (https://docs.astral.sh/uv/pip/environments/).  In a uv project (its .venv beside
+    pyproject.toml and uv.lock) an install is `uv add --project DIR`, recorded in pyproject.toml and
+    uv.lock so the next `uv sync` keeps it instead of undoing it; the index of a torch build is added
+    by name (`--index pytorch-cu130=URL`).  Any other environment: the words unchanged."""
+    if len(words) < 4 or words[1:3] != ["-m", "pip"] or not F.uses_uv(s):
+        return list(words)
+    exe, cmd, rest = words[0], words[3], list(words[4:])
+    project = F.uv_project(s)
+    if cmd == "install" and project:
+        out, i = ["uv", "add", "--project", project], 0
+        while i < len(rest):
+            w = rest[i]
+            if w in ("--index-url", "-i") and i + 1 < len(rest):
+                url = rest[i + 1]
+                out += ["--index", f"pytorch-{url.rstrip('/').rsplit('/', 1)[-1]}={url}"]
+                i += 2
+                continue
+            if w not in ("--force-reinstall", "--no-deps"):
+                out.append(w)
+            i += 1
+        return out
+    if cmd == "uninstall":
+        rest = [w for w in rest if w not in ("-y", "--yes")]
+    return ["uv", "pip", cmd, "--python", exe, *rest]
 
 
 def command(s, *words) -> str:
@@ -81,7 +112,8 @@ def install_command(s, build: dict, companions=True) -> str:
         # keep the installed release exactly, change only its flavour (a valid PEP 440 version only)
         spec = escape.requirement_version(versions.public(tv)) or rel
     names = companions_installed(s) if companions is True else list(companions or ())
-    return kb.pip_install_command(F.python_exe(s), spec, build["tag"], names, shell=F.shell(s))
+    words = P.pip_install_words(F.python_exe(s), spec, build["tag"], names)
+    return escape.shell_join(uv_words(s, words), F.shell(s))
 
 
 def drop_from_library_path(s, var: str, dirs) -> str | None:
@@ -205,7 +237,8 @@ def torchvision_from_source(s, release: str) -> str:
 
 def recommend(snap: dict) -> dict:
     """The build that fits the machine of `snap`, as data, for advise() and for rebuild plans and
-    scripts: {'kind': 'cuda' | 'cpu' | 'pypi' (macOS: PyPI's own torch) | 'native-python' (an x86_64
+    scripts: {'kind': 'cuda' | 'cpu' | 'pypi' (macOS: PyPI's own torch) | 'keep' (a ROCm, XPU or MPS
+    build that already uses this machine's GPU: nothing to install) | 'native-python' (an x86_64
     Python under Rosetta: a native one first) | 'jetpack' (NVIDIA's wheel for a Jetson's JetPack) |
     None (nothing fits), 'torch': release or None, 'tag': index tag or None, 'cuda', 'cudnn',
     'python': 'X.Y', 'wheel': a wheel URL (jetpack), 'reasons': [...]}.  The CUDA build is
@@ -214,6 +247,34 @@ def recommend(snap: dict) -> dict:
     out = {"kind": "cpu", "torch": None, "tag": "cpu", "cuda": None, "cudnn": None, "python": F.python_mm(snap),
            "reasons": []}
     why = out["reasons"]
+    # A ROCm build sees devices only when they are AMD GPUs (HIP cannot drive NVIDIA's), an XPU build
+    # only Intel's, MPS only Apple's: a working one is never traded for a CPU or CUDA wheel.
+    working = F.accelerator_build_works(snap)
+    if working:
+        # a rebuild of this environment makes the same build again (its index: /whl/rocm6.4, /whl/xpu)
+        out.update(kind="keep", tag=index_tag(F.torch_local(snap)), torch=versions.public(F.torch_version(snap)))
+        what = {"rocm": f"a ROCm build (HIP {F.torch_hip(snap) or '?'}) that sees {F.device_count(snap)} AMD GPU(s)",
+                "xpu": "an Intel XPU build that sees its Intel GPU(s)",
+                "mps": "a build whose MPS backend works on this Apple silicon GPU"}[working]
+        why.append(f"torch {F.torch_version(snap)} is {what}: it already uses this machine's GPU; a CPU or CUDA wheel "
+                   "would not, so keep it (nothing to install)")
+        return out
+    shadow = F.torch_shadowed(snap)
+    if shadow:
+        # the torch imported is not this environment's: installing into it would change a copy never used
+        out.update(kind=None, tag=None)
+        why.append(f"torch is imported from {shadow['imported_from']} ({shadow['by']}), not from this environment's own "
+                   "copy: remove that copy first (`torch-envcheck` shows the command), then run `torch-envcheck advise` "
+                   "again; anything installed now would land on a torch that is never imported")
+        return out
+    unseen = F.accelerator_build_unseen_device(snap)
+    if unseen:
+        # the build is the right kind for this machine's GPU, which it does not see yet: the doctor's
+        # finding (TE211: HSA_OVERRIDE_GFX_VERSION, the render group) is the fix, not another wheel
+        out.update(kind="keep", tag=index_tag(F.torch_local(snap)), torch=versions.public(F.torch_version(snap)))
+        why.append(f"torch {F.torch_version(snap)} is {unseen}; it does not see the GPU yet (run `torch-envcheck` "
+                   "for the reason): keep it, a CPU or CUDA wheel would not use this GPU either")
+        return out
     if F.is_macos(snap) and F.rosetta(snap) is True:
         out.update(kind="native-python", tag=None)
         why.append("this Python is an x86_64 build running under Rosetta 2 on Apple silicon: pip would give it torch's "
@@ -316,7 +377,7 @@ def advise(snap: dict) -> tuple[list[str], str | None]:
     """What `torch-envcheck advise` prints: (reasons, command); command None when nothing fits (the
     reasons say why)."""
     rec = recommend(snap)
-    if rec["kind"] is None:
+    if rec["kind"] in (None, "keep"):
         return rec["reasons"], None
     if rec["kind"] == "native-python":
         return rec["reasons"], native_python_steps(companions_installed(snap))

@@ -7,14 +7,14 @@ install guides do."""
 from __future__ import annotations
 
 from torch_envcheck.advice.recommend import pip_command
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
 from torch_envcheck.knowledge import tensorflow as tk
 from torch_envcheck._util.escape import requirement_version, shell_quote
-from torch_envcheck.doctor.probes.tensorflow import TF_PROVIDERS
-from torch_envcheck.doctor.facts.core import python_mm
-from torch_envcheck.doctor.facts import tensorflow as T
+from torch_envcheck.knowledge.distributions import TF_PROVIDERS
+from torch_envcheck.facts.core import python_mm
+from torch_envcheck.facts import tensorflow as T
 
 
 def _python_ok(row: dict, py: str | None) -> bool:

@@ -1,10 +1,7 @@
-"""python -m torch_envcheck.bench: the same as `torch-envcheck bench`."""
+"""`python -m torch_envcheck.bench`: `torch-envcheck bench`, through the one command line."""
 
-import argparse
 import sys
 
-from torch_envcheck.bench import cli
+from torch_envcheck.cli import main
 
-parser = argparse.ArgumentParser(prog="python -m torch_envcheck.bench", description=cli.__doc__.splitlines()[0])
-cli.add_arguments(parser)
-sys.exit(cli.run(parser.parse_args()))
+sys.exit(main(["bench", *sys.argv[1:]]))

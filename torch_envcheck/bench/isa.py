@@ -61,15 +61,13 @@ def _child_command(quick: bool, ops: str | None) -> list:
 
 def _child_env(variant: str) -> tuple[dict, dict, str]:
     """(environment for the child, the forcing variables it sets, its working directory)."""
-    import torch_envcheck  # noqa: PLC0415
-
     env = dict(os.environ)
     forced = {"ATEN_CPU_CAPABILITY": ATEN_VALUE[variant]}
     forced["MKL_ENABLE_INSTRUCTIONS"] = env.get("MKL_ENABLE_INSTRUCTIONS") or MKL_VALUE[variant]
     env.update(forced)
     # The child must import this very torch_envcheck (a checkout or the installed one) and so the
     # same _C, and must not build it again.
-    parent = os.path.dirname(os.path.dirname(os.path.abspath(torch_envcheck.__file__)))
+    parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # above the package
     env["PYTHONPATH"] = os.pathsep.join([parent] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     env["TORCH_ENVCHECK_AUTOBUILD"] = "0"
     # `python -m` puts the working directory first on sys.path: make that the same directory.

@@ -27,7 +27,7 @@ def add_source(parser: argparse.ArgumentParser) -> None:
 
 def snapshot(args, only=None) -> dict | None:
     """The snapshot to work on; None after printing the error (the caller exits with 2)."""
-    from torch_envcheck.doctor.snapshot import SnapshotError, load  # noqa: PLC0415
+    from torch_envcheck.facts.snapshot import SnapshotError, load  # noqa: PLC0415
 
     path = getattr(args, "from_json", None)
     if path is not None:  # '' is a mistake to report, never a reason to probe this machine

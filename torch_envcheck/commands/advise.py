@@ -18,10 +18,10 @@ from torch_envcheck.advice.plan import PlanError
 from torch_envcheck.advice.recommend import advise, recommend
 from torch_envcheck.advice.sources import SourceError
 from torch_envcheck.commands import _source as _args
-from torch_envcheck.doctor.facts import core as F
-from torch_envcheck.doctor.facts import tensorflow as T
-from torch_envcheck.doctor.facts.conda import in_conda_env
-from torch_envcheck.rebuild.cli import add_plan_arguments, make_plan
+from torch_envcheck.facts import core as F
+from torch_envcheck.facts import tensorflow as T
+from torch_envcheck.facts.conda import in_conda_env
+from torch_envcheck.commands.rebuild import add_plan_arguments, make_plan
 
 PROBES = ("platform", "driver", "conda")
 
@@ -124,7 +124,12 @@ def run(args) -> int:
         return _plan_output(args, snap)
     why, cmd = advise(snap)
     kind = recommend(snap)["kind"]
-    if in_conda_env(snap) and kind not in ("native-python", "jetpack"):
+    if kind == "keep" and framework not in ("tensorflow", "both"):
+        # a ROCm, XPU or MPS build that already uses the GPU: nothing to install, and that is no failure
+        for line in why:
+            print(f"# {terminal(line)}", file=sys.stderr if args.quiet else sys.stdout)
+        return 0
+    if in_conda_env(snap) and kind not in ("native-python", "jetpack", "keep"):
         # the conda form (conda install ... -c pytorch -c nvidia), pip for newer torch
         why, cmd = conda_form(snap, why, cmd)
     if framework in ("tensorflow", "both") or (framework is None and T.tf_installed(snap)):
@@ -141,7 +146,7 @@ def run(args) -> int:
     if not args.quiet:
         for line in why:
             print(f"# {terminal(line)}")
-    else:  # issue 17: a downgrade is never silent, not even with -q (stdout keeps the command alone)
+    else:  # a downgrade is never silent, not even with -q (stdout keeps the command alone)
         from torch_envcheck.knowledge.freshness import DOWNGRADE_PREFIX  # noqa: PLC0415
         for line in why:
             if line.startswith(DOWNGRADE_PREFIX):

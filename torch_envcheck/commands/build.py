@@ -31,6 +31,50 @@ def _describe(meta: dict) -> list[str]:
     return lines
 
 
+def host_compiler_problem(torch, env=None) -> str | None:
+    """Before compiling for minutes: the host compiler nvcc will use ($CC, which torch passes as
+    -ccbin, else gcc on PATH) against the range that nvcc accepts (knowledge/data/host_compilers.json);
+    outside it the CUDA part stops at nvcc's host_config.h.  The reason and the fix, or None (fits,
+    unknown, or no CUDA part to build)."""
+    import os  # noqa: PLC0415
+    import shutil  # noqa: PLC0415
+
+    from torch_envcheck import knowledge as kb  # noqa: PLC0415
+    from torch_envcheck._util import proc as _proc  # noqa: PLC0415
+    from torch_envcheck.ext import buildcfg  # noqa: PLC0415
+
+    env = os.environ if env is None else env
+    if os.name == "nt":
+        return None  # MSVC: checked by the doctor (TE604), not by version here
+    try:
+        p = buildcfg.plan(torch)
+    except Exception:
+        return None  # the build itself reports what is wrong with its plan
+    if not p.get("with_cuda") or not p.get("nvcc_version"):
+        return None
+    cc = env.get("CC") or shutil.which("gcc", path=env.get("PATH", os.defpath))
+    if not cc:
+        return None
+    try:
+        rc, out, err = _proc.run([cc, "--version"], 10.0)
+    except _proc.CommandFailed:
+        return None
+    line = next((ln for ln in (out or err).splitlines() if ln.strip()), "")
+    try:
+        fit = kb.host_compiler_fits(p["nvcc_version"], line)
+    except kb.KnowledgeError:
+        return None
+    if fit is None or fit["fits"]:
+        return None
+    kind, (lo, hi) = fit["compiler"], fit["range"]
+    want = hi if fit["major"] > hi else lo
+    return (f"the host compiler {cc} is {kind} {fit['major']}, but nvcc {p['nvcc_version']} ({p['nvcc']}) accepts "
+            f"{kind} {lo}-{hi}: the CUDA part would stop at nvcc's \"unsupported {'GNU' if kind == 'gcc' else kind} "
+            f"version\" after compiling the rest ({fit['guide']}). Point CC and CXX at an accepted compiler and run "
+            f"this again, e.g. CC={'gcc' if kind == 'gcc' else 'clang'}-{want} CXX={'g++' if kind == 'gcc' else 'clang++'}-{want} "
+            f"torch-envcheck build (or {buildcfg.ENV_DISABLE_CUDA}=1 builds the CPU part alone)")
+
+
 def run(args) -> int:
     from torch_envcheck.ext import extension  # noqa: PLC0415
 
@@ -55,6 +99,10 @@ def run(args) -> int:
             stale = st["stale_aot"]
             print(f"torch-envcheck build: the installed extension is stale ({stale.get('reason')}); "
                   "building a fresh one for this torch into the cache", file=sys.stderr)
+    problem = host_compiler_problem(torch)
+    if problem:
+        print(f"torch-envcheck build: {problem}", file=sys.stderr)
+        return 1
     try:
         # --force deletes the cached build under the build lock: a build running meanwhile finishes
         # first (this one waits, saying so), and is then replaced.

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sys
 
-from torch_envcheck.cli import internal_error
 from torch_envcheck.commands import _source as _args
 
 
@@ -18,7 +17,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--no-color", action="store_true", help="no colour (also: NO_COLOR=1, or when piped)")
 
 
-def _render(rep: dict, args) -> None:
+def _render(rep, args) -> None:
     if getattr(args, "json", False):
         from torch_envcheck.doctor.render import json_render  # noqa: PLC0415
         sys.stdout.write(json_render.render(rep))
@@ -32,7 +31,7 @@ def _render(rep: dict, args) -> None:
                               verbose=getattr(args, "verbose", False))
 
 
-def _fallback(rep: dict) -> None:
+def _fallback(rep) -> None:
     """The report when its renderer failed: JSON, which cannot fail on what report() returns."""
     from torch_envcheck.doctor.render import json_render  # noqa: PLC0415
     sys.stdout.write(json_render.render(rep))
@@ -58,19 +57,5 @@ def run(args) -> int:
         except Exception:  # noqa: BLE001
             pass
         return 1
-    return int(rep.get("exit_status", 1))
+    return rep.exit_status
 
-
-def main(argv=None) -> int:
-    """`python -m torch_envcheck.doctor`: the doctor command alone."""
-    import argparse  # noqa: PLC0415
-
-    parser = argparse.ArgumentParser(prog="torch-envcheck doctor", description=__doc__.splitlines()[0])
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        return run(args)
-    except KeyboardInterrupt:
-        return 130
-    except Exception as exc:  # noqa: BLE001  (last resort: one line, never a traceback)
-        return internal_error("doctor", exc)

@@ -78,7 +78,7 @@ def saved_snapshot(args):
     cached = getattr(args, "_saved_snapshot", None)
     if cached is not None:
         return cached
-    from torch_envcheck.doctor.snapshot import SnapshotError, load  # noqa: PLC0415
+    from torch_envcheck.facts.snapshot import SnapshotError, load  # noqa: PLC0415
     try:
         snap = load(args.from_json)
     except SnapshotError as exc:

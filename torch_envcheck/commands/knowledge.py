@@ -1,4 +1,4 @@
-"""`torch-envcheck knowledge update | show | check` (issue 17): keep the doctor's knowledge current.
+"""`torch-envcheck knowledge update | show | check`: keep the doctor's knowledge current.
 
     update   learn releases and their builds from the package indexes this machine can reach (PyPI's
              JSON API, the PyTorch index per CUDA tag, or --index-url / --extra-index-url / --mirror,
@@ -70,7 +70,7 @@ def _fail(msg: str) -> int:
 
 def _sources(args):
     from torch_envcheck.advice.sources import SourceError, check_url  # noqa: PLC0415
-    from torch_envcheck.knowledge import learn  # noqa: PLC0415
+    from torch_envcheck.knowledge_update import learn  # noqa: PLC0415
 
     try:
         urls = {}
@@ -99,7 +99,7 @@ def _sources(args):
 
 
 def _fetcher(args):
-    from torch_envcheck.knowledge import index as ix  # noqa: PLC0415
+    from torch_envcheck.knowledge_update import index as ix  # noqa: PLC0415
     return ix.Fetcher(timeout=args.timeout, max_run=args.max_mb << 20)
 
 
@@ -107,7 +107,7 @@ def _update(args) -> int:
     import dataclasses  # noqa: PLC0415
 
     from torch_envcheck.knowledge import overlay  # noqa: PLC0415
-    from torch_envcheck.knowledge import update  # noqa: PLC0415
+    from torch_envcheck.knowledge_update import update  # noqa: PLC0415
     try:
         src = _sources(args)
     except ValueError as exc:
@@ -146,7 +146,7 @@ def _update(args) -> int:
 
 
 def _show(args) -> int:
-    from torch_envcheck.knowledge import summary  # noqa: PLC0415
+    from torch_envcheck.knowledge_update import summary  # noqa: PLC0415
     info = summary.known()
     if args.json:
         print(json.dumps(info, indent=1, ensure_ascii=True))
@@ -156,13 +156,13 @@ def _show(args) -> int:
 
 
 def _check(args) -> int:
-    from torch_envcheck.knowledge import check  # noqa: PLC0415
+    from torch_envcheck.knowledge_update import check  # noqa: PLC0415
     try:
         src = _sources(args)
     except ValueError as exc:
         return _fail(str(exc))
     if src.pytorch and args.cuda_tag:
-        from torch_envcheck.knowledge import update  # noqa: PLC0415
+        from torch_envcheck.knowledge_update import update  # noqa: PLC0415
         import dataclasses  # noqa: PLC0415
         src = dataclasses.replace(src, tags=update.default_tags(args.cuda_tag))
     if not re.fullmatch(r"\d+\.\d+", args.since):

@@ -13,9 +13,9 @@ from torch_envcheck.advice.env_yml import NotACondaEnv, build
 from torch_envcheck.advice.recommend import index_tag, index_url, recommend
 from torch_envcheck._util import versions
 from torch_envcheck.advice.tensorflow import pin_lines
-from torch_envcheck.doctor.facts import tensorflow as T
+from torch_envcheck.facts import tensorflow as T
 from torch_envcheck.commands import _source as _args
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 from torch_envcheck._util.escape import requirement_version, terminal
 
 PROBES = ("platform", "torch", "packages", "tensorflow")

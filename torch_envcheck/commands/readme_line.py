@@ -6,8 +6,8 @@ from __future__ import annotations
 from torch_envcheck._util.escape import terminal
 from torch_envcheck.advice.tensorflow import tf_line
 from torch_envcheck.commands import _source as _args
-from torch_envcheck.doctor.facts import tensorflow as T
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import tensorflow as T
+from torch_envcheck.facts import core as F
 
 PROBES = ("platform", "torch", "driver", "tensorflow")
 

@@ -197,12 +197,11 @@ def _machine_lines(args) -> list:
     if got is None or got[0] is None:
         return []
     report, _state = got
-    blocking = [f for f in report.get("findings") or [] if f.get("code") in _NO_GPU_CODES and not f.get("explained_by")]
+    blocking = [f for f in report.causes if f.code in _NO_GPU_CODES]
     if blocking:
         f = blocking[0]
-        return [f"this job could not have used a GPU: {f.get('message')} [{f.get('code')}]"]
-    areas = report.get("areas") or {}
-    torch_line = (areas.get("torch") or {}).get("headline")
+        return [f"this job could not have used a GPU: {f.message} [{f.code}]"]
+    torch_line = report.headline("torch")
     return [f"this machine: {torch_line}"] if torch_line else []
 
 

@@ -2,7 +2,9 @@
 
 It is `python -m pytest --pyargs torch_envcheck.selftest -rs --envcheck` in a child process of this
 interpreter (so the torch tested is the torch this command runs with), with the environment header of
-the envcheck pytest plugin at the top and the reasons of skipped tests at the end.
+the envcheck pytest plugin at the top and the reasons of skipped tests at the end.  The run is isolated
+from the folder it is started in: that folder's pytest configuration, conftest.py and PYTEST_ADDOPTS
+do not apply (a project's conftest may need plugins the environment under test does not have).
 
 Exit status: 0 every test passed or was skipped; 1 a test failed; 2 pytest is missing or was misused.
 """
@@ -14,6 +16,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+import tempfile
 
 PLUGIN_MODULE = "torch_envcheck.pytest_plugin"
 ENV_REQUIRE_GPU = "TORCH_ENVCHECK_REQUIRE_GPU"  # read by torch_envcheck/selftest/_support.py
@@ -41,7 +44,9 @@ def _plugin_autoloaded() -> bool:
     return any(ep.value.split(":")[0].strip() == PLUGIN_MODULE for ep in eps)
 
 
-def pytest_command(extra: list[str]) -> list[str]:
+def pytest_command(extra: list[str], isolated_ini: str | None = None) -> list[str]:
+    """The pytest command line.  isolated_ini: an empty ini file in a private folder, which becomes
+    the run's only configuration and rootdir (see isolation_args)."""
     # Loading the plugin twice (entry point + -p) is an error in pytest, so add -p only when needed,
     # e.g. when torch_envcheck runs from a source tree (PYTHONPATH) rather than an installed package.
     plugin = [] if _plugin_autoloaded() else ["-p", PLUGIN_MODULE]
@@ -49,7 +54,32 @@ def pytest_command(extra: list[str]) -> list[str]:
     # from a source checkout that would test the checkout's torch_envcheck instead of this one.
     safe_path = ["-P"] if sys.version_info >= (3, 11) else []
     return [sys.executable, *safe_path, "-m", "pytest", "--pyargs", "torch_envcheck.selftest", "-rs",
-            "-p", "no:cacheprovider", *plugin, "--envcheck", *extra]
+            "-p", "no:cacheprovider", *isolation_args(isolated_ini), *plugin, "--envcheck", *extra]
+
+
+def _selftest_dir() -> str | None:
+    spec = importlib.util.find_spec("torch_envcheck.selftest")
+    locations = list(spec.submodule_search_locations or ()) if spec is not None else []
+    return locations[0] if locations else None
+
+
+def isolation_args(isolated_ini: str | None) -> list[str]:
+    """Options that keep the caller's project out of the self-test: its pytest.ini / pyproject.toml /
+    tox.ini / setup.cfg are not read (`-c` an empty ini of our own, which is also the rootdir), and
+    no conftest.py above the shipped self-test is loaded (--confcutdir: a venv inside a project sits
+    below that project's conftest, which may use plugins or hooks this environment lacks).  The run
+    also starts in the ini's private folder (run()), whose conftest pytest would load otherwise."""
+    if isolated_ini is None:
+        return []
+    out = ["-c", isolated_ini, "--rootdir", os.path.dirname(isolated_ini)]
+    here = _selftest_dir()
+    if here:
+        out += ["--confcutdir", here]
+    return out
+
+
+# Variables through which the caller's shell would add its own options and plugins to the run.
+FOREIGN_PYTEST_VARS = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")
 
 
 def run(args) -> int:
@@ -63,12 +93,20 @@ def run(args) -> int:
     env = dict(os.environ)
     if args.require_gpu:
         env[ENV_REQUIRE_GPU] = "1"
-    cmd = pytest_command(extra)
-    try:
-        rc = subprocess.call(cmd, env=env)
-    except OSError as exc:
-        print(f"torch-envcheck selftest: cannot run {cmd[0]}: {exc}", file=sys.stderr)
-        return 2
+    for var in FOREIGN_PYTEST_VARS:
+        env.pop(var, None)
+    with tempfile.TemporaryDirectory(prefix="torch-envcheck-selftest-") as private:
+        ini = os.path.join(private, "pytest.ini")
+        with open(ini, "w", encoding="utf-8") as fh:
+            fh.write("[pytest]\n")
+        cmd = pytest_command(extra, ini)
+        try:
+            # from the private folder: pytest loads the conftest.py of the folder it starts in
+            # whenever its arguments are module names (--pyargs), whatever --confcutdir says
+            rc = subprocess.call(cmd, env=env, cwd=private)
+        except OSError as exc:
+            print(f"torch-envcheck selftest: cannot run {cmd[0]}: {exc}", file=sys.stderr)
+            return 2
     # pytest: 0 passed, 1 tests failed, 2 interrupted, 3 internal error, 4 usage error, 5 no tests collected.
     if rc == 0:
         return 0

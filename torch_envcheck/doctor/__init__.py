@@ -1,14 +1,13 @@
 """The doctor: probes gather facts into a snapshot, rules (torch_envcheck.doctor.rules) turn the
-snapshot into findings, renderers print the report.  A saved snapshot or report can be diagnosed
-again anywhere (`torch-envcheck --from-json FILE`).
+snapshot into findings, the report (doctor/report.py) assembles them, renderers print it.  A saved
+snapshot or report can be diagnosed again anywhere (`torch-envcheck --from-json FILE`).
 
-    collect(timeout=5.0) -> snapshot dict      (schema torch_envcheck.snapshot/1, contract.normalise()d)
-    report(snapshot)     -> report dict        (schema torch_envcheck.report/1)
+    collect(timeout=5.0)    -> snapshot dict  (schema torch_envcheck.snapshot/1, contract.normalise()d)
+    report(snapshot)        -> Report         (doctor/report.py, called: build; schema torch_envcheck.report/1)
+    diagnose(snapshot=None) -> Report         (collects first when no snapshot is given)
 
-Causes before symptoms: a finding whose code is named in another finding's `explains` gets
-"explained_by": <the cause's code>; the renderers fold it under its cause, and the per-area summary,
-the verdict and the exit status count only findings that are not explained.
-    diagnose(snapshot=None) -> report dict     (collects first when no snapshot is given)
+This module is the entry point only: every reader of the facts layer imports this package, and
+pays for none of the probes, rules, report or renderers (each is imported when it runs).
 """
 
 from __future__ import annotations
@@ -18,9 +17,9 @@ import datetime as _dt
 from torch_envcheck._util import bounds
 from torch_envcheck._version import __version__
 from torch_envcheck.doctor.areas import AREAS, OPTIONAL_AREAS, areas_for
-from torch_envcheck.doctor.contract import normalise
+from torch_envcheck.facts.contract import normalise
 from torch_envcheck.doctor.finding import SEVERITIES
-from torch_envcheck.doctor.snapshot import REPORT_SCHEMA, SNAPSHOT_SCHEMA, jsonable
+from torch_envcheck.facts.snapshot import REPORT_SCHEMA, SNAPSHOT_SCHEMA, jsonable
 
 __all__ = ["AREAS", "OPTIONAL_AREAS", "SEVERITIES", "areas_for", "collect", "report", "diagnose", "SNAPSHOT_SCHEMA", "REPORT_SCHEMA"]
 
@@ -53,77 +52,15 @@ def collect(timeout: float = 5.0, only=None, torch_timeout: float | None = None,
     return normalise(snap)
 
 
-def _clean(finding) -> dict | None:
-    if not isinstance(finding, dict):
-        return None
-    f = dict(finding)
-    if f.get("severity") not in SEVERITIES:
-        f["severity"] = "warning"
-    f.setdefault("area", "platform")
-    return f
+def diagnose(snapshot: dict | None = None, timeout: float = 5.0):
+    """The Report (doctor/report.py) for `snapshot`, or for this environment when none is given."""
+    from torch_envcheck.doctor.report import build  # noqa: PLC0415  (the rules load when a report is built)
+    return build(collect(timeout=timeout) if snapshot is None else snapshot)
 
 
-def link_explained(findings: list[dict]) -> list[dict]:
-    """Set "explained_by" on each finding another one explains (finding(..., explains=[codes])).
-    The first cause wins; a cause is never explained by its own symptom (no cycles)."""
-    for cause in findings:
-        codes = cause.get("explains")
-        if not isinstance(codes, list) or cause.get("explained_by"):
-            continue
-        for f in findings:
-            if f is cause or f.get("code") not in codes or f.get("explained_by"):
-                continue
-            if f.get("severity") == "ok":
-                continue  # an ok finding is not a symptom
-            f["explained_by"] = cause.get("code")
-    return findings
-
-
-def causes(findings: list[dict]) -> list[dict]:
-    """The findings that count: those no other finding explains."""
-    return [f for f in findings if not f.get("explained_by")]
-
-
-def summarize(findings: list[dict], snapshot=None) -> dict:
-    """Worst severity per area over the findings that count (causes), in report order ("ok" where
-    an area has none; the optional areas only where they apply, see areas_for)."""
-    rank = {s: i for i, s in enumerate(SEVERITIES)}
-    summary = {area: "ok" for area in areas_for(snapshot, findings)}
-    for f in causes(findings):
-        area = f.get("area")
-        if rank[f["severity"]] > rank[summary.get(area, "ok")]:
-            summary[area] = f["severity"]
-    return summary
-
-
-def report(snapshot: dict) -> dict:
-    """Diagnose a snapshot: the findings of torch_envcheck.doctor.rules, a per-area summary and
-    the exit status (1 when any finding is a failure)."""
-    errors = []
-    try:
-        from torch_envcheck.doctor import rules  # noqa: PLC0415
-        raw = rules.evaluate(snapshot)
-        findings = link_explained([f for f in map(_clean, raw or []) if f is not None])
-    except Exception as exc:  # a crashing rule must not hide the facts already gathered
-        findings = []
-        errors.append(f"the rules could not run: {type(exc).__name__}: {exc}")
-    summary = summarize(findings, snapshot)
-    failed = bool(errors) or any(f["severity"] == "failure" for f in causes(findings))
-    from torch_envcheck.doctor.render import areas as _areas  # noqa: PLC0415
-    out = {
-        "schema": REPORT_SCHEMA,
-        "tool_version": _tool_version(),
-        "snapshot": snapshot,
-        "findings": jsonable(findings),
-        "summary": summary,
-        "areas": _areas.area_lines(snapshot, findings, summary),
-        "exit_status": 1 if failed else 0,
-    }
-    if errors:
-        out["errors"] = errors
-    return out
-
-
-def diagnose(snapshot: dict | None = None, timeout: float = 5.0) -> dict:
-    """The report for `snapshot`, or for this environment when none is given."""
-    return report(collect(timeout=timeout) if snapshot is None else snapshot)
+def __getattr__(name: str):
+    # `doctor.report(snapshot)`: the report module, which builds a report when called
+    if name == "report":
+        import importlib  # noqa: PLC0415
+        return importlib.import_module("torch_envcheck.doctor.report")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

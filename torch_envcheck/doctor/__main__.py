@@ -1,7 +1,7 @@
-"""`python -m torch_envcheck.doctor`: the doctor command without the other subcommands."""
+"""`python -m torch_envcheck.doctor`: `torch-envcheck doctor`, through the one command line."""
 
 import sys
 
-from torch_envcheck.commands.doctor import main
+from torch_envcheck.cli import main
 
-sys.exit(main())
+sys.exit(main(["doctor", *sys.argv[1:]]))

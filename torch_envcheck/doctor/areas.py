@@ -4,8 +4,8 @@ the optional areas, the rules that judge an area, the facts it is judged from, t
 crash is its, its title, its headline, its --verbose sections, its probe-failed and could-not-judge
 codes).
 
-The rules package and the renderers resolve `rules` and `headline` (dotted names of their own
-modules and functions), so this module imports neither: rules and renderers import it.
+The rules package and doctor/headlines resolve `rules` and `headline` (dotted names of their own
+modules and functions), so this module imports neither: they import it.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 from torch_envcheck.doctor.codes import CODES
-from torch_envcheck.doctor.facts.conda import in_conda_env
+from torch_envcheck.facts.conda import in_conda_env
 
 RULES_PACKAGE = "torch_envcheck.doctor.rules"
-RENDER_PACKAGE = "torch_envcheck.doctor.render"
+HEADLINES_PACKAGE = "torch_envcheck.doctor.headlines"
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class Area:
     name: str
     title: str                        # beside its [✓] mark
     rules: str                        # its rule module, in doctor/rules (RULES_PACKAGE + "." + rules)
-    headline: str                     # "module:function" in doctor/render: its facts in one line
+    headline: str                     # "module:function" in doctor/headlines: its facts in one line
     probe_failed: str                 # the code of "a probe of this area crashed" (TEx90)
     could_not_judge: str | None = None  # the code of "its facts are unknown" (TEx80), when judged_by
     judged_by: tuple[str, ...] = ()   # contract paths: judged only when one of them is known; none:
@@ -40,27 +40,28 @@ class Area:
 
 
 ALL: tuple[Area, ...] = (
-    Area("platform", "Platform", "platform", "areas:platform_headline", "TE190", "TE180",
-         judged_by=("platform.system",), probes=("platform", "python", "wsl", "env"), shows=("platform",)),
-    Area("torch", "PyTorch", "torch_rules", "areas:torch_headline", "TE290", "TE280",
+    Area("platform", "Platform", "platform", "core:platform_headline", "TE190", "TE180",
+         judged_by=("platform.system",), probes=("platform", "python", "wsl", "env", "system"),
+         shows=("platform", "system")),
+    Area("torch", "PyTorch", "torch_rules", "core:torch_headline", "TE290", "TE280",
          judged_by=("torch.importable",), probes=("torch", "package"), shows=("torch", "packages")),
-    Area("driver", "NVIDIA driver", "driver", "areas:driver_headline", "TE390", "TE380",
+    Area("driver", "NVIDIA driver", "driver", "core:driver_headline", "TE390", "TE380",
          # torch's CUDA initialisation says much about the driver too
          judged_by=("driver.present", "torch.cuda_available"),
          probes=("driver", "nvml", "nvidia-smi", "nvidia_smi"), shows=("driver",)),
-    Area("gpu", "GPUs", "gpu", "areas:gpu_headline", "TE490", "TE480",
+    Area("gpu", "GPUs", "gpu", "core:gpu_headline", "TE490", "TE480",
          judged_by=("driver.present", "torch.importable"), probes=("gpu", "device")),
-    Area("libraries", "CUDA libraries", "libraries", "areas:libraries_headline", "TE590", "TE580",
+    Area("libraries", "CUDA libraries", "libraries", "core:libraries_headline", "TE590", "TE580",
          judged_by=("libraries.entries",), probes=("librar", "cudnn"), shows=("libraries", "env")),
-    Area("toolchain", "Compiler toolchain", "toolchain", "areas:toolchain_headline", "TE690", "TE680",
+    Area("toolchain", "Compiler toolchain", "toolchain", "core:toolchain_headline", "TE690", "TE680",
          judged_by=("toolchain.nvcc",), probes=("toolchain", "nvcc", "compiler"), shows=("toolchain",)),
-    Area("extension", "torch_envcheck extension", "extension", "areas:extension_headline", "TE790", "TE780",
+    Area("extension", "torch_envcheck extension", "extension", "core:extension_headline", "TE790", "TE780",
          judged_by=("extension.status",), probes=("extension", "build_info", "runtime_info"), shows=("extension",)),
     # judged only when TensorFlow is installed: unknown facts give no finding
-    Area("tensorflow", "TensorFlow", "tensorflow", "tf_headline:headline", "TE890",
+    Area("tensorflow", "TensorFlow", "tensorflow", "tensorflow:headline", "TE890",
          probes=("tensorflow", "file_owner"), shows=("tensorflow", "file_owners")),
     # shown where the snapshot was taken in a conda env (or has conda findings); its rules are silent elsewhere
-    Area("conda", "conda env", "conda", "conda_headline:headline", "TE990",
+    Area("conda", "conda env", "conda", "conda:headline", "TE990",
          probes=("conda",), shows=("conda",), applies=in_conda_env),
 )
 
@@ -78,7 +79,7 @@ def title(name) -> str:
 def areas_for(snapshot=None, findings=()) -> tuple:
     """The areas a report shows, in order: AREAS, then each optional area that applies (conda: the
     snapshot was taken in a conda env) or has findings."""
-    with_findings = {f.get("area") for f in findings or () if isinstance(f, dict)}
+    with_findings = {getattr(f, "area", None) for f in findings or ()}
     shown = [a.name for a in ALL if a.optional and (a.name in with_findings or a.applies(snapshot))]
     return AREAS + tuple(shown)
 

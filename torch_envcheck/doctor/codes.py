@@ -57,7 +57,7 @@ CODES: dict[str, tuple[str, str, str]] = {
     "TE580": ("libraries-unknown", "libraries", "could not judge the CUDA libraries: their facts are missing from the snapshot"),
     "TE680": ("toolchain-unknown", "toolchain", "could not judge the toolchain: its facts are missing from the snapshot"),
     "TE780": ("extension-unknown", "extension", "could not judge the extension: its facts are missing from the snapshot"),
-    # added by the knowledge rules (issue 8): contradictions, causes, Jetson, Rosetta, ROCm, 803, Kepler
+    # the knowledge rules: contradictions, causes, Jetson, Rosetta, ROCm, 803, Kepler
     "TE105": ("rosetta-x86-python", "platform", "an x86_64 Python runs under Rosetta on Apple silicon: no MPS"),
     "TE206": ("rocm-wheel-with-nvidia-gpu", "torch", "a ROCm torch is installed on a machine with only NVIDIA GPUs"),
     "TE305": ("driver-forward-compat", "driver", "CUDA works although the driver is older than the tables require (forward compatibility)"),
@@ -133,18 +133,32 @@ CODES: dict[str, tuple[str, str, str]] = {
     "TE965": ("gpu-pcie-degraded", "fleet", "a GPU's PCIe link runs narrower than the device supports"),
     "TE966": ("gpu-nvlink-down", "fleet", "some of a GPU's NVLinks are down while others are up"),
     "TE967": ("gpu-xid", "fleet", "the driver logged Xid events that point at the GPU, not the program"),
-    # knowledge older than the machine (issue 17): judged from live facts, `torch-envcheck knowledge update`
+    # knowledge older than the machine: judged from live facts, `torch-envcheck knowledge update`
     "TE207": ("torch-newer-than-knowledge", "torch", "torch is newer than the doctor's release tables: judged from live facts"),
     "TE208": ("torch-build-not-in-knowledge", "torch", "this CUDA build of torch is not in the doctor's release tables"),
     "TE308": ("driver-newer-than-knowledge", "driver", "the CUDA of the driver or of torch is newer than the doctor's driver tables"),
     "TE407": ("gpu-newer-than-knowledge", "gpu", "the GPU's compute capability is newer than the doctor's GPU tables"),
     "TE810": ("tensorflow-newer-than-knowledge", "tensorflow", "TensorFlow is newer than the doctor's TensorFlow tables"),
-    # added by the advice work (issue 18): fixes that fit the platform and never break the other framework
+    # the advice: fixes that fit the platform and never break the other framework
     "TE811": ("tensorflow-windows-path-order", "tensorflow", "native Windows: PATH puts another CUDA before the one TensorFlow <= 2.10 finds there"),
     "TE812": ("windows-shared-cuda-dlls", "tensorflow", "native Windows: torch and TensorFlow load CUDA DLLs of the same name in other versions"),
     "TE852": ("nvidia-pins-clash", "tensorflow", "torch's and TensorFlow's pins of the same nvidia-* wheels cannot both hold in one environment"),
     "TE309": ("container-without-gpu", "driver", "a container started without a GPU (NVIDIA_VISIBLE_DEVICES void/none/empty)"),
     "TE604": ("msvc-missing", "toolchain", "native Windows: no Microsoft C++ compiler (cl.exe) for building extensions"),
+    # the machine model: kernel modules, WSL's loader, MIG, the environment manager, other accelerators, containers
+    "TE310": ("driver-module-not-loaded", "driver", "the NVIDIA user-space driver is installed but its kernel module is not loaded"),
+    "TE311": ("secure-boot-refuses-module", "driver", "Secure Boot refuses the unsigned NVIDIA kernel module: enroll the signing key (MOK)"),
+    "TE312": ("nouveau-bound", "driver", "the nouveau driver holds the GPU, so the NVIDIA kernel module cannot load"),
+    "TE313": ("module-not-built-for-kernel", "driver", "the NVIDIA kernel module was not built for the running kernel"),
+    "TE314": ("wsl-linux-driver-installed", "driver", "WSL 2: a Linux NVIDIA driver installed inside WSL shadows the Windows driver's libcuda"),
+    "TE408": ("mig-device-not-found", "gpu", "CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES names a MIG device that does not exist"),
+    "TE409": ("mig-without-instances", "gpu", "MIG mode is on but the GPU has no MIG devices: CUDA sees no device on it"),
+    "TE209": ("torch-shadowed", "torch", "torch is imported from the user site or PYTHONPATH, not from this environment's own copy"),
+    "TE210": ("xpu-wheel-without-intel-gpu", "torch", "an Intel XPU build of torch on a machine whose GPU is not an Intel one"),
+    "TE211": ("rocm-gpu-not-usable", "torch", "a ROCm torch on an AMD GPU that it cannot use (gfx target outside the build)"),
+    "TE106": ("shm-too-small", "platform", "the container's /dev/shm is too small for DataLoader workers and NCCL"),
+    "TE605": ("host-compiler-unsupported", "toolchain", "the host C++ compiler is outside the range this nvcc accepts"),
+    "TE506": ("known-defect-version", "libraries", "an installed library version has a published silent-corruption or crash bug"),
 }
 
 
@@ -273,6 +287,19 @@ SEVERITY: dict[str, str] = {
     "TE852": "failure when a framework is broken by it (torch does not import, TensorFlow's GPU lost), else warning",
     "TE309": "failure",
     "TE604": "warning",
+    "TE310": "failure",
+    "TE311": "failure",
+    "TE312": "failure",
+    "TE313": "failure",
+    "TE314": "failure",
+    "TE408": "failure",
+    "TE409": "failure",
+    "TE209": "failure (the imported copy is another version or build) / warning",
+    "TE210": "failure (an NVIDIA GPU it cannot use) / warning (no GPU: runs on the CPU)",
+    "TE211": "failure",
+    "TE106": "warning",
+    "TE605": "warning",
+    "TE506": "failure (silent corruption on this machine's GPU) / warning",
 }
 
 def slug(code: str) -> str:

@@ -1,4 +1,4 @@
-"""From an error message to its cause and fix (issue 20): `torch-envcheck explain`, `run`, the
+"""From an error message to its cause and fix: `torch-envcheck explain`, `run`, the
 Jupyter extension and the pytest plugin all use this package.
 
     explain(text, report=None, machine="not checked") -> dict   the diagnosis (diagnose.RESULT_SCHEMA)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from torch_envcheck.doctor.report import as_report
 from torch_envcheck.explain import match as _match
 
 RESULT_SCHEMA = "torch_envcheck.explain/1"
@@ -37,18 +38,21 @@ def fields(template: str) -> list:
     return [(m.group(1), m.group(2) is not None) for m in _FIELD.finditer(template or "")]
 
 
-def _finding_view(f: dict) -> dict:
-    keep = ("code", "slug", "area", "severity", "message", "fix", "explained_by")
-    return {k: f.get(k) for k in keep if f.get(k) is not None}
+_VIEW = ("code", "slug", "area", "severity", "message", "fix", "explained_by")
+
+
+def _finding_view(f) -> dict:
+    """The fields of a doctor's finding the result quotes (RESULT_SCHEMA's findings[])."""
+    data = f.to_dict()
+    return {k: data[k] for k in _VIEW if data.get(k) is not None}
 
 
 def _shell(report) -> str:
     """The shell a fix is quoted for: the checked machine's (through the doctor's facts layer), else
     this one's."""
-    from torch_envcheck.doctor.facts import core as F  # noqa: PLC0415
+    from torch_envcheck.facts import core as F  # noqa: PLC0415
     from torch_envcheck._util.escape import shell_for  # noqa: PLC0415
-    snap = report.get("snapshot") if isinstance(report, dict) else None
-    system = F.system(snap) if isinstance(snap, dict) else None
+    system = F.system(as_report(report).snapshot) if report is not None else None
     if system is None:
         import platform  # noqa: PLC0415
         system = platform.system()
@@ -62,7 +66,7 @@ def unrecognised(machine: str = "not checked") -> dict:
             "on_this_machine": [], "source": None, "sources": [], "also": []}
 
 
-def diagnose(text: str, report: dict | None = None, machine: str = "not checked", found: list | None = None) -> dict:
+def diagnose(text: str, report=None, machine: str = "not checked", found: list | None = None) -> dict:
     """The diagnosis of `text` (an error message or a log).  `report`: the doctor's report for the
     machine to check the causes on (None: not checked).  `found`: match.find(text) when the caller
     already has it."""
@@ -84,34 +88,33 @@ def diagnose(text: str, report: dict | None = None, machine: str = "not checked"
         out.update(fix=fill(sig.look_at, values), generic_fix=fill(sig.look_at, values), machine="not needed")
         return out
     generic = fill(sig.fix, values, quote=lambda v: shell_quote(v, shell))
-    findings = report.get("findings") if isinstance(report, dict) else None
-    findings = [f for f in findings if isinstance(f, dict)] if isinstance(findings, list) else None
+    report = as_report(report) if report is not None else None
+    findings = report.findings if report is not None else None
     causes = []
     for c in sig.causes:
-        hits = [f for f in findings or () if f.get("code") in c.findings]
+        hits = [f for f in findings or () if f.code in c.findings]
         causes.append({"id": c.id, "text": fill(c.text, values), "findings": list(c.findings),
                        "present": (bool(hits) if findings is not None else None), "_hits": hits})
     present = [c for c in causes if c["present"]]
     # A cause whose finding no other finding explains is the root: it goes first.
-    present.sort(key=lambda c: all(h.get("explained_by") for h in c["_hits"]))
+    present.sort(key=lambda c: all(not h.counts for h in c["_hits"]))
     chosen = present[0] if present else (causes[0] if causes else None)
     fix = generic
     if present:
-        doctor_fix = next((h.get("fix") for h in chosen["_hits"] if h.get("fix")), None)
+        doctor_fix = next((h.fix for h in chosen["_hits"] if h.fix), None)
         fix = doctor_fix or generic
     confirming = [_finding_view(h) for c in present for h in c["_hits"]]
     seen, uniq = set(), []
-    for f in confirming:
-        if f["code"] not in seen:
-            seen.add(f["code"])
-            uniq.append(f)
+    for view in confirming:
+        if view["code"] not in seen:
+            seen.add(view["code"])
+            uniq.append(view)
     on_machine = []
     if findings is not None and not present:
-        areas = report.get("areas") if isinstance(report.get("areas"), dict) else {}
         for a in sig.areas:
-            info = areas.get(a) if isinstance(areas.get(a), dict) else None
+            info = (report.areas or {}).get(a)
             if info:
-                on_machine.append(f"{info.get('title') or a}: {info.get('headline') or '?'} ({info.get('status') or '?'})")
+                on_machine.append(f"{info.title or a}: {info.headline or '?'} ({info.status or '?'})")
     for c in causes:
         del c["_hits"]
     out.update(cause=chosen["text"] if chosen else None, cause_id=chosen["id"] if chosen else None,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import json
 
+from torch_envcheck.doctor.report import findings_from
 from torch_envcheck._util.escape import terminal
 
 _MARK = {True: "[present]", False: "[not seen]", None: "[ ]"}
@@ -43,8 +44,8 @@ def text(result: dict, prog: str = "torch-envcheck explain", unchecked: str = UN
             where = "this machine" if machine == "probed" else "the saved report"
             if result.get("cause_confirmed"):
                 lines.append(f"  on {where}: {t(result.get('cause'))}")
-                for f in result.get("findings") or []:
-                    lines.append(f"    {t(f.get('code'))} {t(f.get('severity'))}: {t(f.get('message'))}")
+                for f in findings_from(result.get("findings")):
+                    lines.append(f"    {t(f.code)} {t(f.severity)}: {t(f.message)}")
             else:
                 lines.append(f"  on {where}: none of these causes shows; the error may come from another machine or "
                              "environment than the one checked")

@@ -6,8 +6,8 @@ Modules: launch (RANK/WORLD_SIZE from torchrun, Slurm or Open MPI), timeouts (de
 under a time limit), wire (the snapshot exchange over the rendezvous store: JSON bytes, size-limited),
 rank_facts (what a rank knows about itself), records (what a rank record says), table (the heterogeneity
 table), rules (fleet-only findings), bandwidth (all_reduce sweep), aggregate (records -> the fleet report),
-render (terminal, Markdown, JSON), output (stdout and --save), load (a saved report), cli (the command),
-worker (one rank's part).  benchmarks/fleet_scale.py (not shipped) times a 1024-rank aggregation.
+render (terminal, Markdown, JSON), output (stdout and --save), load (a saved report),
+worker (one rank's part).  benchmarks/fleet_scale.py (not shipped) times a 1024-rank aggregation.  The command is commands/fleet.py.
 """
 
 FLEET_SCHEMA = "torch_envcheck.fleet/1"

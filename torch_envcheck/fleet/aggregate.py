@@ -12,7 +12,8 @@ import datetime as _dt
 import json
 
 from torch_envcheck.doctor import report as doctor_report
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.doctor.report import rank_report_from, rank_summary
+from torch_envcheck.facts import core as F
 from torch_envcheck.fleet import rules
 from torch_envcheck.fleet.records import counted
 from torch_envcheck.fleet import table
@@ -27,44 +28,19 @@ def _stable_key(snap: dict) -> str:
 
 
 def short_report(snap: dict) -> dict:
-    rep = doctor_report(snap)
-    out = {"findings": rep["findings"], "summary": rep["summary"], "exit_status": rep["exit_status"]}
-    if rep.get("errors"):
-        out["errors"] = rep["errors"]
-    return out
-
-
-MAX_FINDINGS = 200
-_TEXT_LIMIT = 4000
+    """The part of the doctor's report a rank record keeps."""
+    return rank_summary(doctor_report.build(snap))
 
 
 def use_rank_report(payload: dict) -> dict | None:
     """The report a rank computed for itself, when rank 0 can take it as its own: the same
-    torch_envcheck version (so the same rules) and well-formed findings with known codes.  Else
-    None, and rank 0 diagnoses the snapshot itself."""
+    torch_envcheck version (so the same rules) and a well-formed report (report.rank_report_from).
+    Else None, and rank 0 diagnoses the snapshot itself."""
     from torch_envcheck._version import __version__  # noqa: PLC0415
-    from torch_envcheck.doctor import SEVERITIES  # noqa: PLC0415
-    from torch_envcheck.doctor.codes import CODES  # noqa: PLC0415
 
-    rep = payload.get("report")
-    if payload.get("tool_version") != __version__ or not isinstance(rep, dict):
+    if payload.get("tool_version") != __version__:
         return None
-    findings = rep.get("findings")
-    if not isinstance(findings, list) or len(findings) > MAX_FINDINGS:
-        return None
-    for f in findings:
-        if not (isinstance(f, dict) and f.get("code") in CODES and f.get("severity") in SEVERITIES
-                and isinstance(f.get("message"), str) and len(f["message"]) <= _TEXT_LIMIT
-                and all(f.get(k) is None or isinstance(f.get(k), str) for k in ("explanation", "fix"))):
-            return None
-    if rep.get("exit_status") not in (0, 1) or not isinstance(rep.get("summary"), dict):
-        return None
-    # area -> severity, as the doctor writes it; anything else from the rank is not kept
-    summary = {k[:40]: v for k, v in list(rep["summary"].items())[:64] if isinstance(k, str) and v in SEVERITIES}
-    errors = [e[:_TEXT_LIMIT] for e in rep.get("errors")[:20] if isinstance(e, str)] \
-        if isinstance(rep.get("errors"), list) else None
-    return {"findings": findings, "summary": summary, "exit_status": rep["exit_status"],
-            **({"errors": errors} if errors is not None else {})}
+    return rank_report_from(payload.get("report"))
 
 
 class Diagnoser:
@@ -134,8 +110,8 @@ def diagnose_records(records, diagnoser=None) -> dict:
 def verdict(records, findings) -> dict:
     counts = {s: sum(1 for r in records if r["status"] == s) for s in STATUSES}
     failing = sum(1 for r in records if counted(r, "failure"))
-    n_fail = sum(1 for f in findings if f["severity"] == "failure")
-    n_warn = sum(1 for f in findings if f["severity"] == "warning")
+    n_fail = sum(1 for f in findings if f.severity == "failure")
+    n_warn = sum(1 for f in findings if f.severity == "warning")
     warned = sum(1 for r in records if counted(r, "warning"))
     status = "failure" if n_fail or failing else "warning" if n_warn or warned else "ok"
     n = len(records)
@@ -179,7 +155,7 @@ def build(records, group=None, bandwidth=None, timeout=None, created=None, diagn
         "schema": FLEET_SCHEMA, "tool_version": __version__,
         "created": created or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "world_size": world_size if world_size is not None else len(records),
-        "timeout_s": timeout, "verdict": v, "findings": findings, "heterogeneity": hetero, "same_on_every_rank": same,
+        "timeout_s": timeout, "verdict": v, "findings": [f.to_dict() for f in findings], "heterogeneity": hetero, "same_on_every_rank": same,
         "group": group, "bandwidth": bandwidth, "ranks": records,
         "stats": stats,
     }

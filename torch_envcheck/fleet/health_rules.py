@@ -6,6 +6,7 @@ ones that exclude a node say so in `details['exclude']`."""
 from __future__ import annotations
 
 from torch_envcheck.doctor.finding import finding
+from torch_envcheck.doctor.report import findings_from
 from torch_envcheck.fleet.table import ranks_label
 from torch_envcheck.knowledge import xid as xid_table
 
@@ -156,7 +157,7 @@ def gpu_health(records) -> list[dict]:
 def exclude_hosts(findings) -> list[str]:
     """The nodes the findings say to leave out of the job."""
     hosts = set()
-    for f in findings:
-        if f.get("severity") == "failure":
-            hosts.update(h for h in (f.get("details") or {}).get("exclude") or [] if isinstance(h, str))
+    for f in findings_from(list(findings)):
+        if f.severity == "failure":
+            hosts.update(h for h in f.details.get("exclude") or [] if isinstance(h, str))
     return sorted(hosts)

@@ -29,7 +29,7 @@ def _num(v):
 
 
 def _rank_record(i: int, raw) -> dict:
-    from torch_envcheck.doctor.snapshot import SnapshotError, validate  # noqa: PLC0415
+    from torch_envcheck.facts.snapshot import SnapshotError, validate  # noqa: PLC0415
 
     if not isinstance(raw, dict):
         return {"rank": i, "status": "garbage", "error": f"record {i} is not an object",
@@ -132,7 +132,7 @@ def parse(data, source: str = "fleet report") -> dict:
 
 
 def _read(path: str) -> bytes:
-    from torch_envcheck.doctor.snapshot import read_bounded  # noqa: PLC0415
+    from torch_envcheck.facts.snapshot import read_bounded  # noqa: PLC0415
     return read_bounded(path, MAX_FILE, FleetFileError,
                         what="a fleet report saved with `torch-envcheck fleet --json`", pipe="a fleet report")
 
@@ -141,7 +141,7 @@ def load(path: str) -> dict:
     """Read a saved fleet report (a file, or "-" for stdin) with the doctor's defences against a
     stranger's file (snapshot.py: encodings, nesting depth checked before parsing, lone
     surrogates, NaN), at a fleet's size: each rank record is bounded like one report."""
-    from torch_envcheck.doctor import snapshot as snapmod  # noqa: PLC0415
+    from torch_envcheck.facts import snapshot as snapmod  # noqa: PLC0415
 
     if not isinstance(path, str) or not path:
         raise FleetFileError("--from-json needs a file name (or '-' for standard input)")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import socket
 
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 
 MAX_VARS = 64
 MAX_TEXT = 512

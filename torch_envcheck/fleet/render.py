@@ -8,7 +8,9 @@ import json
 import textwrap
 
 from torch_envcheck._util.escape import md_code_block, md_inline_code, md_text, terminal
+from torch_envcheck.doctor.report import findings_from
 from torch_envcheck.fleet import table
+from torch_envcheck.fleet.records import rank_report
 
 MARKS = {"ok": "✓", "warning": "!", "failure": "✗", "bullet": "•"}
 ASCII = {"ok": "+", "warning": "!", "failure": "x", "bullet": "-"}
@@ -40,18 +42,23 @@ def rank_findings(records, severity: str) -> list[dict]:
     """Findings of one severity across ranks, grouped by (code, message): [{finding, ranks}]."""
     by: dict[tuple, dict] = {}
     for r in records:
-        rep = r.get("report") if isinstance(r.get("report"), dict) else None
-        for f in (rep or {}).get("findings") or []:
-            # a finding another one explains is shown under its cause by the doctor, not here
-            if isinstance(f, dict) and f.get("severity") == severity and not f.get("explained_by"):
-                g = by.setdefault((f.get("code"), f.get("message")), {"finding": f, "ranks": []})
+        rep = rank_report(r)
+        # a finding another one explains is shown under its cause by the doctor, not here
+        for f in rep.causes if rep is not None else ():
+            if f.severity == severity:
+                g = by.setdefault((f.code, f.message), {"finding": f, "ranks": []})
                 g["ranks"].append(r["rank"])
-    return sorted(by.values(), key=lambda g: (g["ranks"][0], str(g["finding"].get("code"))))
+    return sorted(by.values(), key=lambda g: (g["ranks"][0], g["finding"].code))
 
 
-def common_facts(report) -> list[tuple[str, str]]:
+def common_facts(fleet) -> list[tuple[str, str]]:
     """Facts every rank with a snapshot agrees on (shown once, so the table can show only differences)."""
-    return [(c.get("label"), c.get("value")) for c in report.get("same_on_every_rank") or [] if isinstance(c, dict)]
+    return [(c.get("label"), c.get("value")) for c in fleet.get("same_on_every_rank") or [] if isinstance(c, dict)]
+
+
+def fleet_findings(fleet) -> list:
+    """The fleet's own findings (Finding), failures first."""
+    return sorted(findings_from(fleet.get("findings")), key=lambda f: SEV_ORDER.get(f.severity, 3))
 
 
 def _where(records_by_rank, ranks) -> str:
@@ -98,15 +105,15 @@ def bandwidth_title(bw) -> str:
 
 # ---------------------------------------------------------------------------------------- terminal
 
-def terminal_lines(report: dict, unicode: bool = True, width: int = 100, verbose: bool = False) -> list[str]:
+def terminal_lines(fleet: dict, unicode: bool = True, width: int = 100, verbose: bool = False) -> list[str]:
     m = MARKS if unicode else ASCII
     t = terminal
-    records = [r for r in report.get("ranks") or [] if isinstance(r, dict)]
+    records = [r for r in fleet.get("ranks") or [] if isinstance(r, dict)]
     by_rank = {r["rank"]: r for r in records}
-    v = report.get("verdict") or {}
+    v = fleet.get("verdict") or {}
     hosts = _hosts(records)
-    out = [f"torch-envcheck fleet {t(report.get('tool_version'))}  ({len(records)} rank{'s' if len(records) != 1 else ''} on {len(hosts)} "
-           f"host{'s' if len(hosts) != 1 else ''}, report of {t(report.get('created'))})", ""]
+    out = [f"torch-envcheck fleet {t(fleet.get('tool_version'))}  ({len(records)} rank{'s' if len(records) != 1 else ''} on {len(hosts)} "
+           f"host{'s' if len(hosts) != 1 else ''}, report of {t(fleet.get('created'))})", ""]
     out.append(f"[{m.get(v.get('status'), '?')}] Fleet: {t(v.get('text'))}")
     for host, ranks in sorted(hosts.items(), key=lambda kv: kv[1][0])[:16 if not verbose else None]:
         out.append(f"    {t(host)}: {table.ranks_label(ranks)}")
@@ -114,7 +121,7 @@ def terminal_lines(report: dict, unicode: bool = True, width: int = 100, verbose
         out.append(f"    ... and {len(hosts) - 16} more hosts (--verbose lists them)")
     out.append("")
 
-    rows = report.get("heterogeneity") or []
+    rows = fleet.get("heterogeneity") or []
     if rows:
         out.append("What differs across ranks:")
         lw = min(26, max(len(str(r.get("label"))) for r in rows))
@@ -131,21 +138,20 @@ def terminal_lines(report: dict, unicode: bool = True, width: int = 100, verbose
                 out.append(f"  {' ' * lw}  ... {len(groups) - 8} more groups")
     else:
         out.append("What differs across ranks: nothing (of the facts below)")
-    same = common_facts(report)
+    same = common_facts(fleet)
     if same:
         out += textwrap.wrap("Same on every rank: " + "; ".join(f"{t(k)} {t(val)}" for k, val in same), width - 2,
                              initial_indent="  ", subsequent_indent="    ")
     out.append("")
 
-    fleet = sorted(report.get("findings") or [], key=lambda f: SEV_ORDER.get(f.get("severity"), 3))
     out.append("Fleet findings:")
-    for f in fleet:
-        sev = f.get("severity", "warning")
-        out.append(f"  {m['bullet'] if sev == 'ok' else m.get(sev, '!')} {t(f.get('code'))} {t(f.get('message'))}")
-        if f.get("explanation") and sev != "ok":
-            out += textwrap.wrap(t(f["explanation"]), width - 6, initial_indent="      ", subsequent_indent="      ")
-        if f.get("fix") and sev != "ok":
-            out.append(f"      fix: {t(f['fix'])}")
+    for f in fleet_findings(fleet):
+        sev = f.severity
+        out.append(f"  {m['bullet'] if sev == 'ok' else m.get(sev, '!')} {t(f.code)} {t(f.message)}")
+        if f.explanation and sev != "ok":
+            out += textwrap.wrap(t(f.explanation), width - 6, initial_indent="      ", subsequent_indent="      ")
+        if f.fix and sev != "ok":
+            out.append(f"      fix: {t(f.fix)}")
     out.append("")
 
     for sev, title in (("failure", "Each rank's failures"), ("warning", "Warnings on ranks")):
@@ -157,20 +163,20 @@ def terminal_lines(report: dict, unicode: bool = True, width: int = 100, verbose
         out.append(f"{title}:")
         for g in groups:
             f = g["finding"]
-            out.append(f"  {m[sev]} {t(f.get('code'))} {t(f.get('message'))}")
+            out.append(f"  {m[sev]} {t(f.code)} {t(f.message)}")
             out.append(f"      on {t(_where(by_rank, g['ranks']))}")
             if sev == "failure" or verbose:
-                if f.get("explanation"):
-                    out += textwrap.wrap(t(f["explanation"]), width - 6, initial_indent="      ",
+                if f.explanation:
+                    out += textwrap.wrap(t(f.explanation), width - 6, initial_indent="      ",
                                          subsequent_indent="      ")
-            if f.get("fix"):
-                for line in str(f["fix"]).splitlines()[:6]:
+            if f.fix:
+                for line in f.fix.splitlines()[:6]:
                     out.append(f"      fix: {t(line)}")
         out.append("")
 
-    out += preflight_terminal(report)
-    out += bandwidth_terminal(report.get("bandwidth"))
-    for e in report.get("errors") or []:
+    out += preflight_terminal(fleet)
+    out += bandwidth_terminal(fleet.get("bandwidth"))
+    for e in fleet.get("errors") or []:
         out.append(f"{m['failure']} fleet error: {t(e)}")
     mark = m.get(v.get("status"), "?")
     final = {"ok": "The fleet is healthy.", "warning": "No failures; see the warnings above.",
@@ -238,21 +244,21 @@ def bandwidth_terminal(bw) -> list[str]:
     return out
 
 
-def to_terminal(report: dict, unicode: bool = True, verbose: bool = False) -> str:
-    return "\n".join(terminal_lines(report, unicode=unicode, verbose=verbose)) + "\n"
+def to_terminal(fleet: dict, unicode: bool = True, verbose: bool = False) -> str:
+    return "\n".join(terminal_lines(fleet, unicode=unicode, verbose=verbose)) + "\n"
 
 
 # ---------------------------------------------------------------------------------------- Markdown
 
-def to_markdown(report: dict) -> str:
-    records = [r for r in report.get("ranks") or [] if isinstance(r, dict)]
+def to_markdown(fleet: dict) -> str:
+    records = [r for r in fleet.get("ranks") or [] if isinstance(r, dict)]
     by_rank = {r["rank"]: r for r in records}
-    v = report.get("verdict") or {}
+    v = fleet.get("verdict") or {}
     hosts = _hosts(records)
-    out = [f"### torch-envcheck fleet {md_text(report.get('tool_version'))} report", "",
+    out = [f"### torch-envcheck fleet {md_text(fleet.get('tool_version'))} report", "",
            f"{MD_MARK.get(v.get('status'), '')} **{md_text(v.get('text'))}** "
            f"({len(records)} ranks on {len(hosts)} host{'s' if len(hosts) != 1 else ''})", ""]
-    rows = report.get("heterogeneity") or []
+    rows = fleet.get("heterogeneity") or []
     out += ["#### What differs across ranks", ""]
     if rows:
         out += ["| Fact | Ranks | Value | Hosts |", "|---|---|---|---|"]
@@ -265,14 +271,14 @@ def to_markdown(report: dict) -> str:
                            f"{md_text(g['value'])} | {hs} |")
     else:
         out.append("Nothing: every rank agrees on the facts below.")
-    same = common_facts(report)
+    same = common_facts(fleet)
     if same:
         out += ["", "Same on every rank: " + "; ".join(f"{md_text(k)} {md_inline_code(val)}" for k, val in same)]
     out += ["", "#### Fleet findings", ""]
-    for f in sorted(report.get("findings") or [], key=lambda f: SEV_ORDER.get(f.get("severity"), 3)):
-        out.append(f"- {MD_MARK.get(f.get('severity'), '')} **{md_text(f.get('code'))}** {md_text(f.get('message'))}")
-        if f.get("fix") and f.get("severity") != "ok":
-            out += ["", "  " + md_code_block(f["fix"]).replace("\n", "\n  ")]
+    for f in fleet_findings(fleet):
+        out.append(f"- {MD_MARK.get(f.severity, '')} **{md_text(f.code)}** {md_text(f.message)}")
+        if f.fix and f.severity != "ok":
+            out += ["", "  " + md_code_block(f.fix).replace("\n", "\n  ")]
     for sev, title in (("failure", "Each rank's failures"), ("warning", "Warnings on ranks")):
         groups = rank_findings(records, sev)
         if not groups and sev == "warning":
@@ -282,12 +288,12 @@ def to_markdown(report: dict) -> str:
             out.append("None.")
         for g in groups:
             f = g["finding"]
-            out.append(f"- {MD_MARK[sev]} **{md_text(f.get('code'))}** {md_text(f.get('message'))} "
+            out.append(f"- {MD_MARK[sev]} **{md_text(f.code)}** {md_text(f.message)} "
                        f"(on {md_text(_where(by_rank, g['ranks']))})")
-            if f.get("fix"):
-                out += ["", "  " + md_code_block(f["fix"]).replace("\n", "\n  ")]
-    out += preflight_markdown(report)
-    bw = report.get("bandwidth")
+            if f.fix:
+                out += ["", "  " + md_code_block(f.fix).replace("\n", "\n  ")]
+    out += preflight_markdown(fleet)
+    bw = fleet.get("bandwidth")
     if isinstance(bw, dict):
         out += ["", "#### Collective bandwidth", "", md_text(bandwidth_title(bw)), ""]
         rows = _bw_rows(bw)
@@ -300,16 +306,16 @@ def to_markdown(report: dict) -> str:
         for key in ("cap_note", "budget_note", "error", "skipped"):
             if bw.get(key):
                 out += ["", md_text(f"{key.replace('_', ' ')}: {bw[key]}")]
-    for e in report.get("errors") or []:
+    for e in fleet.get("errors") or []:
         out += ["", f"- ❌ fleet error: {md_text(e)}"]
-    out += ["", "The full report, with every rank's snapshot: `torch-envcheck fleet --json`; one rank again: "
+    out += ["", "The full fleet, with every rank's snapshot: `torch-envcheck fleet --json`; one rank again: "
                 "`torch-envcheck fleet --from-json FILE --rank N`.", ""]
     return "\n".join(out)
 
 
-def to_json(report: dict) -> str:
+def to_json(fleet: dict) -> str:
     # Indented for a fleet a person reads; compact beyond that: json's C encoder only runs
     # without indent, and a 1024-rank report is 10 MB that the indenting encoder takes seconds over.
-    small = len(report.get("ranks") or []) <= 64
-    return json.dumps(report, indent=1 if small else None, separators=None if small else (",", ":"),
+    small = len(fleet.get("ranks") or []) <= 64
+    return json.dumps(fleet, indent=1 if small else None, separators=None if small else (",", ":"),
                       ensure_ascii=False) + "\n"

@@ -10,11 +10,11 @@ from torch_envcheck._util import versions
 from torch_envcheck._util.escape import requirement_version
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 from torch_envcheck.fleet import health_rules
 from torch_envcheck.fleet import table
 from torch_envcheck.fleet.health_rules import exclude_hosts  # noqa: F401  (aggregate asks rules for it)
-from torch_envcheck.fleet.records import counted
+from torch_envcheck.fleet.records import counted, rank_report
 from torch_envcheck.fleet.table import ranks_label
 
 
@@ -178,9 +178,7 @@ def same_stack_different_results(records) -> list[dict]:
     for members in stacks.values():
         by_result: dict[tuple, list[int]] = {}
         for r in members:
-            codes = tuple(sorted({str(f.get("code")) for f in r["report"].get("findings") or []
-                                  if isinstance(f, dict) and f.get("severity") in ("warning", "failure")
-                                  and not f.get("explained_by")}))
+            codes = tuple(sorted({f.code for f in rank_report(r).problems}))
             by_result.setdefault(codes, []).append(r["rank"])
         if len(by_result) < 2:
             continue
@@ -290,7 +288,7 @@ def evaluate(records, group=None, bandwidth=None, timeout=None, errors: list | N
             if errors is not None:
                 errors.append(f"the fleet rule {rule.__name__} could not run: {type(exc).__name__}: {exc}")
     out += group_results(group, bandwidth)
-    if not any(f["severity"] in ("warning", "failure") for f in out) and not errors:
+    if not any(f.is_problem for f in out) and not errors:
         n = len(records)
         out.insert(0, finding("TE940", "ok", f"all {n} rank{'s' if n != 1 else ''} reported and their stacks match",
                               "", None, {}))

@@ -5,7 +5,7 @@ Facts are read through the doctor's accessors (rules/_facts.py), never by indexi
 
 from __future__ import annotations
 
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 
 UNKNOWN = "unknown"
 UNSET = "(unset)"
@@ -61,10 +61,10 @@ def _capability(rec):
 
 def _extension(s):
     st = F.ext_status(s)
-    state = F.text(st.get("state"))
+    state = F.text(st.state)
     if not state:
         return None
-    built = F.text(st.get("built_against"))
+    built = F.text(st.built_against)
     return f"{state} (built for torch {built})" if built else state
 
 

@@ -81,7 +81,7 @@ def decode(data, rank: int) -> dict:
     if cut and isinstance(snap, dict):
         bounds.note_into(snap, [c.split(".", 1)[1] if c.startswith("snapshot.") else c for c in cut])
     if snap is not None:
-        from torch_envcheck.doctor.snapshot import SnapshotError, validate  # noqa: PLC0415
+        from torch_envcheck.facts.snapshot import SnapshotError, validate  # noqa: PLC0415
         try:
             # validate() returns the snapshot as the doctor reads it (normalised where the contract says so)
             obj["snapshot"] = validate(snap, f"rank {rank}'s snapshot")

@@ -251,14 +251,14 @@ def report_after_stop(launch, args, ex, out_fd: int, stop: Stopped, sent: bool) 
             ex.post_plan({"group": False, "reason": reason})  # ranks waiting for a plan leave
         except Exception:  # noqa: BLE001
             pass
-    report = aggregate.build(records, group={"formed": False, "skipped": reason},
-                             bandwidth=None if args.no_bandwidth else {"skipped": reason, "ops": {}},
-                             timeout=args.timeout, world_size=launch.world_size)
-    report.setdefault("errors", []).append(reason)
-    report["verdict"].update(status="failure", exit_status=1)
-    report["launch"] = {"launcher": launch.launcher, "world_size": launch.world_size, "stopped_by": stop.name}
+    fleet_report = aggregate.build(records, group={"formed": False, "skipped": reason},
+                                   bandwidth=None if args.no_bandwidth else {"skipped": reason, "ops": {}},
+                                   timeout=args.timeout, world_size=launch.world_size)
+    fleet_report.setdefault("errors", []).append(reason)
+    fleet_report["verdict"].update(status="failure", exit_status=1)
+    fleet_report["launch"] = {"launcher": launch.launcher, "world_size": launch.world_size, "stopped_by": stop.name}
     from torch_envcheck.fleet.output import emit  # noqa: PLC0415
-    emit(report, args, out_fd)
+    emit(fleet_report, args, out_fd)
     return 1
 
 
@@ -327,17 +327,17 @@ def _run(launch, args, out_fd: int, stop, state: dict) -> int:
         bw = {"skipped": plan.get("reason") or group.get("error") or
               ("one rank: no collective to measure" if len(records) == 1 else "no process group"),
               "backend": plan.get("backend"), "ops": {}}
-    report = aggregate.build(records, group=group, bandwidth=bw, timeout=args.timeout,
-                             world_size=launch.world_size, preflight=pf,
-                             min_ratio=getattr(args, "outlier_ratio", None))
-    report["launch"] = {"launcher": launch.launcher, "world_size": launch.world_size,
-                        "seconds": round(deadline.elapsed(), 3)}
+    fleet_report = aggregate.build(records, group=group, bandwidth=bw, timeout=args.timeout,
+                                   world_size=launch.world_size, preflight=pf,
+                                   min_ratio=getattr(args, "outlier_ratio", None))
+    fleet_report["launch"] = {"launcher": launch.launcher, "world_size": launch.world_size,
+                              "seconds": round(deadline.elapsed(), 3)}
     from torch_envcheck.fleet.output import emit  # noqa: PLC0415
     if stop is not None:
         stop.disarm()  # the report is coming out: a signal from here on no longer changes it
-    emit(report, args, out_fd)
+    emit(fleet_report, args, out_fd)
     # Rank 0 may serve the store: give the ranks that got the plan a moment to leave cleanly
     # (a rank that never sent a payload is hung or gone and is not waited for).
     ex.wait_done(min(5.0, args.timeout), [r["rank"] for r in records if r["rank"] != 0 and
                                           (r["status"] in ("ok", "garbage") or r.get("probe_seconds") is not None)])
-    return int(report["verdict"]["exit_status"])
+    return int(fleet_report["verdict"]["exit_status"])

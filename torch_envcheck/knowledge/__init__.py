@@ -8,8 +8,12 @@ source); the modules here load them (lazily, once: tables) and answer:
     gpus      which GPUs a build's code runs on: capability_match(), sass_runs_on(), is_tegra(),
               the arch lists, cuDNN's oldest GPU
     releases  PyTorch's releases and builds: release(), python_range(), latest_release_for() (the
-              newest build a machine runs), releases_supporting(), the pip command of a build
+              newest build a machine runs), releases_supporting() (the pip command of a build is
+              advice's: advice/pip_commands.py)
     libraries what a CUDA library's file name says (kind and version)
+    machine   which host compilers each nvcc accepts, and the advisories (library versions with a
+              published silent-corruption or crash bug) matched against installed versions
+    distributions  names of distributions the probes record and the advice writes back
     tensorflow  TensorFlow's tested builds (imported on its own: `from torch_envcheck.knowledge
               import tensorflow`)
 
@@ -32,9 +36,12 @@ from torch_envcheck.knowledge.gpus import (  # noqa: F401
     sass_runs_on,
 )
 from torch_envcheck.knowledge.libraries import parse_library  # noqa: F401
+from torch_envcheck.knowledge.machine import (  # noqa: F401
+    advisories_for, compiler_identity, host_compiler_fits, newest_cuda_for_compiler, newest_host_compiler_cuda,
+)
 from torch_envcheck.knowledge.releases import (  # noqa: F401
-    index_url, latest_known_release, latest_release_for, min_driver_any_build, pip_install_command,
-    build_on_platform, clear_caches, pip_install_words, python_range, python_supported, release, releases,
+    index_url, latest_known_release, latest_release_for, min_driver_any_build,
+    build_on_platform, clear_caches, python_range, python_supported, release, releases,
     releases_supporting, torchaudio_for, torchvision_for, wheel_arch_list,
 )
 from torch_envcheck.knowledge.tables import (  # noqa: F401

@@ -1,4 +1,4 @@
-"""Knowing what the tables do not know (issue 17): whether an installed torch, its CUDA build, a
+"""Knowing what the tables do not know: whether an installed torch, its CUDA build, a
 TensorFlow, a driver or a GPU is newer than the knowledge tables (shipped, plus the user's overlay
 from `torch-envcheck knowledge update`), what date those tables carry, and the two decisions that
 follow from it:

@@ -1,4 +1,4 @@
-"""The knowledge overlay (issue 17): rows that `torch-envcheck knowledge update` learned from the
+"""The knowledge overlay: rows that `torch-envcheck knowledge update` learned from the
 package indexes, kept as one dated JSON file in the user's cache, and merged over the shipped
 tables whenever a table is loaded (knowledge.load_table calls apply()).
 
@@ -13,7 +13,7 @@ adds what that table lacks (a newer torch_envcheck's verified rows win over an o
 The file is input like any other: it is read only when it is a regular file no larger than
 MAX_BYTES, and validated (schema, types, every version and tag against a strict pattern) before any
 of it is used.  An overlay that fails is ignored with one warning line on stderr, and the shipped
-tables serve.  Pure Python; no network (that is update.py).
+tables serve.  Pure Python; no network, and no writing (knowledge_update/ learns and writes it).
 """
 
 from __future__ import annotations
@@ -391,16 +391,3 @@ def apply(name: str, table: dict) -> dict:
     out["overlay"] = mark
     return out
 
-
-def write(doc: dict, file: str | None = None) -> str:
-    """Validate `doc` and write it atomically; returns the path.  Raises OverlayError / OSError."""
-    from torch_envcheck._util.atomic_write import write_atomic  # noqa: PLC0415
-    clean = validate(doc)
-    text = json.dumps(clean, indent=1, sort_keys=True, ensure_ascii=True) + "\n"
-    if len(text) > MAX_BYTES:
-        raise OverlayError(f"the overlay would be larger than {MAX_BYTES >> 20} MiB")
-    file = file or path()
-    os.makedirs(os.path.dirname(file), exist_ok=True)
-    write_atomic(file, text)
-    reset()
-    return file

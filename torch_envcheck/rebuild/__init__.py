@@ -8,5 +8,6 @@
     docker.py     the official pytorch/pytorch image tag that fits a machine
     selfwheel.py  a wheel of the running torch_envcheck, so a new environment gets this very version
     runner.py     carries a plan out into a fresh environment, step by step, and verifies it
-    cli.py        `torch-envcheck rebuild DEST`
+
+The command, `torch-envcheck rebuild DEST`, is commands/rebuild.py.
 """

@@ -2,7 +2,10 @@
 created, the plan installed, this torch_envcheck installed, the self-test run inside it, and the
 torch it imports compared with the plan.  Only then is DEST marked verified
 (DEST/torch-envcheck-rebuild.json).  A failed step is named with the end of its output; DEST is
-removed unless the caller asked to keep it.  The environment this runs in is never touched: every
+removed unless the caller asked to keep it, except when the self-test could not even run (pytest's own
+usage or internal error): that is no fault of DEST, which is kept, its torch still checked, and
+marked not verified.  The self-test runs from a private folder, away from the caller's conftest.py
+and pytest configuration.  The environment this runs in is never touched: every
 command runs with DEST's own interpreter.
 
 Hostile conditions, each handled:
@@ -40,9 +43,14 @@ TAIL_LINES = 25
 
 
 class StepFailed(RuntimeError):
-    def __init__(self, step: str, detail: str):
+    def __init__(self, step: str, detail: str, returncode: int | None = None):
         super().__init__(f"{step}: {detail}")
-        self.step, self.detail = step, detail
+        self.step, self.detail, self.returncode = step, detail, returncode
+
+
+# `torch-envcheck selftest` exits 2 when pytest itself could not run the tests (a usage error, an
+# internal error, an interruption): that says nothing against the environment, which is kept.
+SELFTEST_COULD_NOT_RUN = 2
 
 
 class Interrupted(Signalled):
@@ -140,13 +148,14 @@ class Runner:
         self._child = None        # the step's running command, for the signal handler
         self._stopping = False
         self._private = None      # a private folder for the copies of requirement files
+        self.selftest_problem = None  # why the self-test could not run (pytest's own failure), if it could not
 
     # -------------------------------------------------------------- output
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
 
-    def _run(self, step: str, cmd: list[str], env=None) -> str:
+    def _run(self, step: str, cmd: list[str], env=None, cwd=None) -> str:
         """Run one command of a step in a session of its own; its output goes to the log (and the
         terminal with -v).  The step ends when the command exits (a daemon it left holding the
         output pipe is killed with its process group); a signal to this process kills the group."""
@@ -164,7 +173,7 @@ class Runner:
                 self.out.flush()
 
         try:
-            child = _proc.Child(cmd, env=env, merge=True, stdout_cap=(0, 256 << 10), on_output=on_output)
+            child = _proc.Child(cmd, env=env, cwd=cwd, merge=True, stdout_cap=(0, 256 << 10), on_output=on_output)
         except (OSError, ValueError) as exc:
             raise StepFailed(step, f"cannot run {cmd[0]}: {getattr(exc, 'strerror', None) or exc}") from None
         self._child = child
@@ -177,7 +186,7 @@ class Runner:
         if res.returncode != 0:
             tail = "\n".join(text.rstrip("\n").splitlines()[-TAIL_LINES:])
             raise StepFailed(step, f"`{cmd[0]} {' '.join(cmd[1:4])} ...` exited with status {res.returncode}; "
-                                   "its last lines:\n" + escape.terminal(tail, multiline=True))
+                                   "its last lines:\n" + escape.terminal(tail, multiline=True), res.returncode)
         return text
 
     # -------------------------------------------------------------- the steps
@@ -238,10 +247,23 @@ class Runner:
 
     def _selftest(self):
         env = dict(os.environ)
-        for var in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"):
-            env.pop(var, None)  # the new environment's own packages only
-        self._run("run the self-test inside the new environment",
-                  [env_python(self.dest, self.plan.conda), "-m", "torch_envcheck", "selftest"], env=env)
+        # the new environment's own packages only, and none of the caller's pytest options or plugins
+        for var in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTEST_ADDOPTS", "PYTEST_PLUGINS"):
+            env.pop(var, None)
+        name = "run the self-test inside the new environment"
+        try:
+            # from the private folder: `python -m` puts the working directory on sys.path, and the
+            # caller's folder may hold a conftest.py, a pytest.ini or a module named like ours
+            self._run(name, [env_python(self.dest, self.plan.conda), "-m", "torch_envcheck", "selftest"], env=env,
+                      cwd=self._private)
+        except StepFailed as exc:
+            if exc.returncode != SELFTEST_COULD_NOT_RUN:
+                raise
+            # pytest could not run the tests: nothing the environment did; keep it, say so, and let
+            # the next step still check its torch
+            self.selftest_problem = exc.detail
+            self.say("      the self-test could not run (pytest stopped before testing anything); the environment "
+                     "is kept and its torch still checked")
 
     def _verify(self):
         name = "check the installed torch against the plan"
@@ -337,7 +359,8 @@ class Runner:
         self._log.close()
         marker = {"schema": "torch_envcheck.rebuild/1",
                   "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-                  "verified": True, "torch": self.torch_found, "plan": {
+                  "verified": self.selftest_problem is None, "selftest_problem": self.selftest_problem,
+                  "torch": self.torch_found, "plan": {
                       "torch": self.plan.torch, "tag": self.plan.tag, "python": self.plan.python,
                       "steps": [s["pip"] for s in self.plan.steps()], "reasons": self.plan.reasons},
                   "steps": self.results}
@@ -345,17 +368,21 @@ class Runner:
         write_atomic(os.path.join(self.dest, MARKER), json.dumps(marker, indent=2))
         os.unlink(self.log_path)
         found = self.torch_found or {}
-        self.say(f"\nVerified in {time.monotonic() - t_all:.0f} s: {escape.terminal(self.dest)} has torch "
-                 f"{escape.terminal(found.get('version'))}"
-                 + (f" (CUDA {escape.terminal(found.get('cuda'))})" if found.get("cuda") else " (CPU build)")
-                 + " and its self-test passed.")
+        has = (f"{escape.terminal(self.dest)} has torch {escape.terminal(found.get('version'))}"
+               + (f" (CUDA {escape.terminal(found.get('cuda'))})" if found.get("cuda") else " (CPU build)"))
+        if self.selftest_problem is not None:
+            self.say(f"\nKept, NOT verified: {has}, as planned, but its self-test could not run:\n"
+                     f"{self.selftest_problem}\nRun it there once that is solved:  "
+                     f"{escape.shell_join([env_python(self.dest, self.plan.conda), '-m', 'torch_envcheck', 'selftest'])}")
+        else:
+            self.say(f"\nVerified in {time.monotonic() - t_all:.0f} s: {has} and its self-test passed.")
         if self.plan.conda:
             self.say(f"Switch to it:  conda activate {escape.shell_quote(self.dest)}")
         elif os.name == "nt":
             self.say(f"Switch to it:  {escape.shell_quote(os.path.join(self.dest, 'Scripts', 'Activate.ps1'), 'powershell')}")
         else:
             self.say(f"Switch to it:  source {escape.shell_quote(os.path.join(self.dest, 'bin', 'activate'))}")
-        return 0
+        return 0 if self.selftest_problem is None else 1
 
     def _cleanup_failed(self) -> None:
         """After a failed or interrupted step (whose process group is gone by now): DEST kept with

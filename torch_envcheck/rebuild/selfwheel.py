@@ -27,8 +27,9 @@ _SKIP_SUFFIXES = (".so", ".pyd", ".dll", ".dylib", ".o", ".pyc", ".lib", ".exp")
 
 
 def _package_dir() -> str:
-    import torch_envcheck  # noqa: PLC0415
-    return os.path.dirname(os.path.abspath(torch_envcheck.__file__))
+    # this file's package's parent: the torch_envcheck package itself (not its public front door,
+    # which would import the notebook and the doctor for nothing)
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _metadata() -> tuple[str, str, str]:

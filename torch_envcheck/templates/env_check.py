@@ -18,7 +18,7 @@ Needs only torch, and even reports cleanly when torch is missing.  When the torc
 installed its doctor adds a full diagnosis (driver, libraries, toolchain...), each problem with a fix;
 that diagnosis reads the machine through torch_envcheck's facts layer.  This file's own checks stay
 inline so it works alone; its flag parser and cuDNN decoder are copies of torch_envcheck's
-(envflags.parse_flag, doctor.facts.cudnn_text), and torch_envcheck's tests check they agree.
+(envflags.parse_flag, facts.core.cudnn_text), and torch_envcheck's tests check they agree.
 """
 
 import argparse

@@ -60,7 +60,7 @@ def test_healthy_preflight_measures_every_rank_and_excludes_nobody(four_ranks):
 
 def test_saved_fleet_report_rerenders_and_each_rank_rediagnoses(four_ranks, tmp_path):
     from torch_envcheck.cli import main as te_main  # noqa: PLC0415
-    from torch_envcheck.fleet.cli import main as fleet_main  # noqa: PLC0415
+    from torch_envcheck.commands.fleet import main as fleet_main  # noqa: PLC0415
     _, out, _ = four_ranks
     assert fleet_main(["--from-json", str(out), "--markdown"]) == 0
     for rank in range(4):

@@ -1,6 +1,6 @@
 """The command registry (torch_envcheck/cli.py): `--help` lists every command without importing
-one, a run imports the doctor and the command that runs, and a command whose module is broken fails
-alone (one line, exit 2) while the others work."""
+one, a run imports the command that runs (and the doctor's flags when they stand before it), and a
+command whose module is broken fails alone (one line, exit 2) while the others work."""
 
 from __future__ import annotations
 
@@ -30,14 +30,20 @@ def _loaded_after(argv: list[str]) -> tuple[set[str], subprocess.CompletedProces
     return set(json.loads(line[len("LOADED "):])), proc
 
 
-def test_help_lists_every_command_and_imports_only_the_doctor():
+def test_help_lists_every_command_and_imports_none():
     loaded, proc = _loaded_after(["--help"])
-    assert loaded == {cli.COMMANDS["doctor"].module}
+    assert loaded == set()
     for name in cli.COMMANDS:
         assert name in proc.stdout
 
 
-def test_a_run_imports_the_doctor_and_its_command_only():
+def test_a_run_imports_its_command_only():
+    loaded, proc = _loaded_after(["pin", "--from-json", H100])
+    assert "torch==2.14.1+cu130" in proc.stdout
+    assert loaded == {cli.COMMANDS["pin"].module}
+
+
+def test_doctor_flags_before_a_command_import_the_doctors_flags_too():
     loaded, proc = _loaded_after(["--from-json", H100, "pin"])
     assert "torch==2.14.1+cu130" in proc.stdout
     assert loaded == {cli.COMMANDS["doctor"].module, cli.COMMANDS["pin"].module}

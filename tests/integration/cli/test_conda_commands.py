@@ -128,10 +128,10 @@ def _write(tmp_path, name):
 @pytest.mark.parametrize("name", [HEALTHY, PIP_OVER, CPUONLY, WINDOWS])
 def test_conda_consumers_read_only_declared_facts(name):
     """pin --conda, advise's conda form, the conda rules and headline read through the contract's view."""
-    from torch_envcheck.doctor import contract
+    from torch_envcheck.facts import contract
     from torch_envcheck.advice.recommend import advise
     from torch_envcheck.advice.conda import conda_form
-    from torch_envcheck.doctor.render.conda_headline import headline
+    from torch_envcheck.doctor.headlines.conda import headline
     from torch_envcheck.doctor.rules import conda as conda_rules
     view, reads = contract.record_reads(load(name))
     build(view)

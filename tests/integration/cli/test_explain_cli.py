@@ -12,7 +12,7 @@ from _explain_helpers import cli, snapshot
 
 from torch_envcheck import doctor
 from torch_envcheck.commands import explain as explain_cmd
-from torch_envcheck.doctor.snapshot import load
+from torch_envcheck.facts.snapshot import load
 
 DRIVER = "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver"
 REQUIRED = ("recognised", "environment_problem", "layer", "signature", "cause", "explanation", "fix", "findings", "source")

@@ -5,13 +5,14 @@ explanation under an environment error and leaves other exceptions exactly as IP
 from __future__ import annotations
 
 import json
+from html import escape
 import os
 
 import pytest
 from _explain_helpers import PKG_PARENT, snapshot
 
 from torch_envcheck import doctor, notebook
-from torch_envcheck.doctor.snapshot import load
+from torch_envcheck.facts.snapshot import load
 
 DRIVER = 'raise RuntimeError("The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver")'
 
@@ -63,7 +64,7 @@ def test_extension_in_a_real_kernel(tmp_path, monkeypatch):
     expected = doctor.report(load(report_file))
     te302 = next(f for f in expected["findings"] if f["code"] == "TE302")
     html = result[0]["data"]["text/html"]
-    assert "TE302" in html and notebook.html.escape(te302["message"]) in html
+    assert "TE302" in html and escape(te302["message"]) in html
 
 
 def test_report_html_escapes_every_value(tmp_path):
@@ -130,7 +131,7 @@ def test_import_torch_envcheck_stays_light():
 def test_envcheck_magic_in_process(capsys):
     rep = notebook.envcheck(f"--from-json {snapshot('old_driver_535_cu130.json')}")
     assert "TE302" in repr(rep) and "TE302" in rep._repr_html_()
-    for bad in ("--bogus", "--timeout nope", f"--from-json {snapshot('no-such.json')}"):
+    for bad in ("--bogus", "--timeout nope", f"--from-json {snapshot('no-such.json')}", "--json", "-v --from-json x"):
         assert notebook.envcheck(bad) is None
         out = capsys.readouterr().out
         assert out.startswith("%envcheck: ") and len(out.strip().splitlines()) == 1, out

@@ -125,11 +125,58 @@ def test_doctor_renderer_failure_still_prints_the_report(monkeypatch):
 
 
 def test_python_m_doctor_has_the_guard(monkeypatch):
+    """`python -m torch_envcheck.doctor` goes through the command line, its guard included."""
+    import runpy
     from torch_envcheck.commands import doctor as doctor_cli
 
     monkeypatch.setattr(doctor_cli, "run", lambda args: [][1])
     monkeypatch.delenv("TORCH_ENVCHECK_DEBUG", raising=False)
+    monkeypatch.setattr(sys, "argv", ["python -m torch_envcheck.doctor", "--from-json", H100])
     err = io.StringIO()
-    with redirect_stderr(err):
-        assert doctor_cli.main(["--from-json", H100]) == 2
-    assert "internal error" in err.getvalue() and "IndexError" in err.getvalue()
+    with redirect_stderr(err), pytest.raises(SystemExit) as ended:
+        runpy.run_path(os.path.join(os.path.dirname(doctor_cli.__file__), "..", "doctor", "__main__.py"),
+                       run_name="__main__")
+    assert ended.value.code == 2
+    assert "torch-envcheck doctor: internal error" in err.getvalue() and "IndexError" in err.getvalue()
+
+
+# Every spelling from when the doctor's flags were global, before each subcommand that takes it.
+OLD_SPELLINGS = [
+    (["--from-json", H100], ("doctor", "advise", "pin", "readme-line")),
+    (["--from-json=" + H100], ("doctor", "advise", "pin", "readme-line")),
+    (["--timeout", "7", "--from-json", H100], ("doctor", "advise", "pin", "readme-line")),
+    (["--no-tensorflow", "--from-json", H100], ("doctor", "advise", "pin", "readme-line")),
+    (["--json", "--from-json", H100], ("doctor",)),
+    (["--markdown", "--from-json", H100], ("doctor",)),
+    (["--verbose", "--from-json", H100], ("doctor",)),
+    (["-v", "--from-json", H100], ("doctor",)),
+    (["--no-color", "--from-json", H100], ("doctor",)),
+]
+
+
+@pytest.mark.parametrize("flags, commands", OLD_SPELLINGS, ids=lambda v: " ".join(v) if isinstance(v, list) else None)
+def test_old_global_spellings_still_work(flags, commands):
+    for command in commands:
+        before = _run(flags + [command])
+        assert before == _run([command] + flags), command
+        assert before[0] in (0, 1) and before[1], command
+
+
+def test_every_doctor_flag_given_differs_from_its_default():
+    """What lets the command line tell the flags given before a subcommand from the defaults."""
+    parser = cli.doctor_flags()
+    defaults = vars(parser.parse_args([]))
+    given = vars(parser.parse_args(["--json", "--from-json", "", "--timeout", "0.5", "--no-tensorflow",
+                                    "-v", "--no-color"]))
+    given_md = vars(parser.parse_args(["--markdown"]))
+    assert set(defaults) == set(given) == {"json", "markdown", "from_json", "timeout", "no_tensorflow",
+                                           "verbose", "no_color"}
+    assert all(given[d] != defaults[d] for d in defaults if d != "markdown")
+    assert given_md["markdown"] != defaults["markdown"]
+
+
+def test_the_command_line_does_no_argparse_surgery():
+    """Each command's flags on its own subparser: cli.py walks no parser's private action lists."""
+    with open(cli.__file__, encoding="utf-8") as fh:
+        source = fh.read()
+    assert "._actions" not in source and "_option_string_actions" not in source

@@ -1,5 +1,5 @@
-"""`--from-json` treats a saved report as hostile input.  Each input listed in issue 8 ("Input and
-output that cannot hurt") either gives exit 2 with one line naming the problem, or a correct
+"""`--from-json` treats a saved report as hostile input.  Each hostile input (a
+wrong type, a cut file, a deep nesting, an escape sequence) either gives exit 2 with one line naming the problem, or a correct
 report; never a traceback or a hang.  Every case runs through the real command line (a
 subprocess) for each command that reads a report: the doctor, advise, pin and readme-line."""
 
@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from doctor_support import REPO, run_cli, run_inprocess
-from torch_envcheck.doctor import snapshot as snapmod
+from torch_envcheck.facts import snapshot as snapmod
 
 SNAPS = os.path.join(REPO, "tests", "snapshots")
 HEALTHY = os.path.join(SNAPS, "h100_cu130_healthy.json")

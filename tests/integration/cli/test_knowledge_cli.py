@@ -1,4 +1,4 @@
-"""`torch-envcheck knowledge update | show | check` end to end (issue 17): `update` against an index the
+"""`torch-envcheck knowledge update | show | check` end to end: `update` against an index the
 tests build and serve on 127.0.0.1 (PEP 691 / PEP 503, .metadata files) and against a file:// simple
 index learns a release the shipped tables lack (a made-up torch 2.16.0), and then the doctor
 (`--from-json` a 2.16 snapshot) and `advise` use it; hostile and unreachable indexes give one line;

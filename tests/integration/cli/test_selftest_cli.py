@@ -26,7 +26,7 @@ def parse(argv):
 def calls(monkeypatch):
     seen = []
 
-    def fake_call(cmd, env):
+    def fake_call(cmd, env, cwd=None):
         seen.append((cmd, env))
         return seen_rc[0]
     seen_rc = [0]
@@ -91,3 +91,36 @@ def test_really_runs(tmp_path):
     out = p.stdout + p.stderr
     assert p.returncode == 0, out
     assert "envcheck: Python" in out and "2 passed" in out
+
+
+ISOLATION_CASES = {
+    # a project's conftest that uses a hook of a plugin the environment lacks
+    "conftest.py": "def pytest_unknown_envcheck_hook(config):\n    pass\n",
+    # its pytest configuration naming a plugin that is not installed
+    "pytest.ini": "[pytest]\naddopts = -p no_such_envcheck_plugin\n",
+}
+
+
+def test_runs_isolated_from_the_folder_it_is_started_in(tmp_path):
+    # Started from a project whose conftest.py and pytest.ini would break any pytest run there
+    # (pytest would stop at "unknown hook ..." or the missing plugin), the self-test still passes.
+    pytest.importorskip("torch")
+    for name, text in ISOLATION_CASES.items():
+        (tmp_path / name).write_text(text)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (PKG_PARENT, os.environ.get("PYTHONPATH")) if p),
+               PYTEST_ADDOPTS="-p no_such_envcheck_plugin_either")
+    p = subprocess.run([sys.executable, "-m", "torch_envcheck", "selftest", "--", "-k", "test_torch_imports"],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    out = p.stdout + p.stderr
+    assert p.returncode == 0, out
+    assert "1 passed" in out and "unknown hook" not in out
+
+
+def test_the_command_carries_its_own_configuration(calls, tmp_path):
+    seen, _ = calls
+    assert selftest_cli.run(parse([])) == 0
+    cmd, env = seen[0]
+    ini = cmd[cmd.index("-c") + 1]
+    assert os.path.basename(ini) == "pytest.ini" and cmd[cmd.index("--rootdir") + 1] == os.path.dirname(ini)
+    assert cmd[cmd.index("--confcutdir") + 1].endswith("selftest")
+    assert "PYTEST_ADDOPTS" not in env and "PYTEST_PLUGINS" not in env

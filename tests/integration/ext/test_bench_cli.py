@@ -19,7 +19,7 @@ def report():
     import contextlib
     import io
 
-    from torch_envcheck.bench import cli
+    from torch_envcheck.commands import bench as cli
 
     parser = argparse.ArgumentParser()
     cli.add_arguments(parser)
@@ -261,7 +261,7 @@ def test_plot_target_is_checked_before_measuring(capsys, monkeypatch):
 
 
 def test_unknown_op_is_a_usage_error(capsys):
-    from torch_envcheck.bench import cli
+    from torch_envcheck.commands import bench as cli
     parser = argparse.ArgumentParser()
     cli.add_arguments(parser)
     assert cli.run(parser.parse_args(["--ops", "nosuchop", "--no-progress"])) == 2
@@ -274,7 +274,7 @@ def _run_cli(argv):
     import contextlib
     import io
 
-    from torch_envcheck.bench import cli
+    from torch_envcheck.commands import bench as cli
     parser = argparse.ArgumentParser()
     cli.add_arguments(parser)
     out = io.StringIO()

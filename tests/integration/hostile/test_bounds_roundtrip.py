@@ -1,4 +1,4 @@
-"""Class 8 of issue 21: every report the tool writes, it reads back.  The bounds a saved report is
+"""Round trips: every report the tool writes, it reads back.  The bounds a saved report is
 read with (_util/bounds.py: nesting, entries per list or object, values, bytes) are applied when
 collecting too: what exceeds them is cut and the cut is named (probe_errors "<section> (bounds)").
 Round trips: a live TensorFlow child listing 20,000 GPUs through `--json` and `--from-json`; a fleet
@@ -14,7 +14,7 @@ import textwrap
 from doctor_support import run_cli
 
 from torch_envcheck._util import bounds
-from torch_envcheck.doctor import snapshot as snapmod
+from torch_envcheck.facts import snapshot as snapmod
 
 MANY_GPUS = """\
 import sys, types, collections

@@ -1,4 +1,4 @@
-"""Class 1 of issue 21: a FIFO (or any non-regular file) where a file is expected never blocks the
+"""Non-regular files: a FIFO (or any non-regular file) where a file is expected never blocks the
 doctor.  One test per reader that opens files: the conda probe (a conda-meta record, history, a
 pip dist-info's INSTALLER and RECORD), the dist-info readers (METADATA, INSTALLER: torch's and
 TensorFlow's metadata, a FIFO first on sys.path), the RECORD scan, platform and sysfs reads,
@@ -134,7 +134,7 @@ def test_platform_and_sysfs_reads_refuse_fifos(tmp_path):
 
 
 def test_from_json_fifo_is_refused(tmp_path):
-    from torch_envcheck.doctor.snapshot import SnapshotError, load
+    from torch_envcheck.facts.snapshot import SnapshotError, load
     from torch_envcheck.fleet.load import FleetFileError, load as fleet_load
 
     fifo = make_fifo(tmp_path / "report.json")

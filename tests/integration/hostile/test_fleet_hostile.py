@@ -1,4 +1,4 @@
-"""Class 9 of issue 21, fleet: a rank that exits with an error before it reaches the store (torchrun
+"""Hostile runs, fleet: a rank that exits with an error before it reaches the store (torchrun
 then stops rank 0 with SIGTERM) still gets a report that names it; `fleet --from-json ''` inside a
 job is refused rather than starting a live fleet; `--save` replaces a planted symlink instead of
 writing through it.  (A rank whose rank_facts.backends is a list: test_bounds_roundtrip.py.)"""
@@ -20,7 +20,7 @@ pytestmark = posix_only
 
 
 def _fleet_report_file(tmp_path) -> str:
-    from torch_envcheck.doctor.snapshot import load
+    from torch_envcheck.facts.snapshot import load
     from torch_envcheck.fleet import aggregate, render, wire
 
     snap = load(os.path.join(fs.REPO, "tests", "snapshots", "h100_cu130_healthy.json"))

@@ -1,4 +1,4 @@
-"""Class 2 of issue 21: a child that prints without end costs the doctor a bounded amount of memory.
+"""Flooding children: a child that prints without end costs the doctor a bounded amount of memory.
 Children are read through one capped reader (_util/capped.py: the head and the tail kept, the
 middle dropped and counted, a line saying so where the gap is): helper programs (an nvidia-smi that
 is `yes`), the torch child and the TensorFlow child (a fake whose import prints 1 GiB).  The peak

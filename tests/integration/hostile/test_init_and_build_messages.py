@@ -1,4 +1,4 @@
-"""Class 10 of issue 21, messages: `init` never prints a folder name's escape sequences raw (an OSC
+"""Terminal safety, messages: `init` never prints a folder name's escape sequences raw (an OSC
 or CSI sequence in a cloned repository's folder name would act on the terminal), and `build` says
 which cache it uses and why, also when the private temp fallback already holds a build (a
 TORCH_ENVCHECK_CACHE that cannot be used was silently replaced)."""

@@ -1,4 +1,4 @@
-"""Class 3 of issue 21: a helper that exits normally but leaves a background process behind (an nvcc
+"""Orphans: a helper that exits normally but leaves a background process behind (an nvcc
 wrapper, a torch or TensorFlow import that spawns something) leaves nothing running once its run
 ends: every child runs in a session of its own, and its whole process group is killed whenever the
 run ends, normally or not (_util/proc.py).  Also: a daemon that holds the output pipe does not keep

@@ -1,4 +1,4 @@
-"""Class 10 of issue 21, encodings: with stdout in cp1252 (a redirected stdout on Windows) or ASCII
+"""Terminal safety, encodings: with stdout in cp1252 (a redirected stdout on Windows) or ASCII
 (`LC_ALL=C` with Python's UTF-8 mode and locale coercion off), `--markdown` and the terminal report
 come out whole, with the ASCII marks ([ok] [!] [x], + x - ->) the terminal renderer falls back to;
 never an encoding error, an internal error or the JSON fallback.  (fleet --markdown:

@@ -1,5 +1,5 @@
-"""Class 4 of issue 21: the rebuild runner under SIGTERM and SIGINT, two rebuilds into one DEST, and a
-step that leaves a daemon holding its output.  And class 5's last part: pip is handed a private copy
+"""Signals and races: the rebuild runner under SIGTERM and SIGINT, two rebuilds into one DEST, and a
+step that leaves a daemon holding its output.  And a requirements file's last defence: pip is handed a private copy
 of the requirement lines the plan checked, never the file's path.
 
 A stand-in interpreter (FAKE_PY below) plays python: `-m venv DEST` makes a venv-shaped folder whose
@@ -69,7 +69,11 @@ FAKE_PY = textwrap.dedent("""\
             note(d.pid)
         sys.exit(0)
     if args[:2] == ["-m", "torch_envcheck"]:
-        sys.exit(0)
+        with open(os.environ["FAKE_LOG"], "a") as fh:
+            fh.write(json.dumps({{"selftest_cwd": os.getcwd()}}) + "\\n")
+        if os.environ.get("FAKE_SELFTEST_RC"):
+            print("INTERNALERROR> unknown hook 'pytest_x' in plugin conftest")
+        sys.exit(int(os.environ.get("FAKE_SELFTEST_RC", "0")))
     if args[:1] == ["-c"]:
         print(json.dumps({{"version": "2.13.0+cpu", "cuda": None}}))
         sys.exit(0)
@@ -187,7 +191,33 @@ def test_pip_gets_a_private_copy_of_the_checked_requirement_lines(tmp_path, fake
     out, err = proc.communicate(timeout=240)
     assert proc.returncode == 0, out + err
     records = [json.loads(ln) for ln in open(env["FAKE_LOG"])]
-    handed = [r for r in records if isinstance(r, dict)]
+    handed = [r for r in records if isinstance(r, dict) and "requirements" in r]
     assert handed and all(r["lines"] == "numpy>=1.26\n" for r in handed), handed
     assert all(r["requirements"] != str(req) for r in handed)
     assert not os.path.exists(handed[0]["requirements"])  # the private copy is gone with the run
+
+
+@pytest.mark.parametrize("rc, kept", [(2, True), (1, False)])
+def test_a_selftest_that_cannot_run_keeps_a_good_environment(tmp_path, fake, rc, kept):
+    """The self-test runs away from the caller's folder (its conftest.py, pytest.ini); when pytest
+    still cannot run it (status 2: pytest's own usage or internal error), the environment is no
+    worse for it: kept, its torch checked, marked not verified, exit 1.  A failing test (status 1)
+    is the environment's failure: removed as before."""
+    import json
+
+    py, env = fake
+    env["FAKE_SELFTEST_RC"] = str(rc)
+    dest = tmp_path / "env"
+    r = subprocess.run(_argv(py, dest), env=env, cwd=REPO, capture_output=True, text=True, timeout=240)
+    assert r.returncode == 1, r.stdout + r.stderr
+    records = [json.loads(ln) for ln in open(env["FAKE_LOG"])]
+    cwd = [x["selftest_cwd"] for x in records if isinstance(x, dict) and "selftest_cwd" in x]
+    assert cwd and os.path.realpath(cwd[0]) != os.path.realpath(REPO)
+    assert dest.exists() is kept
+    if kept:
+        assert "Kept, NOT verified" in r.stdout and "unknown hook" in r.stdout
+        marker = json.loads((dest / "torch-envcheck-rebuild.json").read_text())
+        assert marker["verified"] is False and "unknown hook" in marker["selftest_problem"]
+        assert marker["torch"]["version"] == "2.13.0+cpu"
+    else:
+        assert "FAILED at step \"run the self-test" in r.stdout

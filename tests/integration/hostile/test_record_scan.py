@@ -1,4 +1,4 @@
-"""Class 10 of issue 21, the RECORD scan (probes/file_owners.py): one RECORD line longer than csv's
+"""Bounded reads, the RECORD scan (probes/file_owners.py): one RECORD line longer than csv's
 field limit no longer ends the whole scan (the clash between two other wheels is still found), and
 the scan has a total bound besides the per-file one: MAX_TOTAL_FILES files in all, each kept as two
 ints (the hashes of its path and of its digest), so memory per file stays small."""

@@ -1,4 +1,4 @@
-"""Class 5 of issue 21: a requirements file cannot pass options to pip.  An `--index-url`,
+"""Requirements files: a requirements file cannot pass options to pip.  An `--index-url`,
 `--extra-index-url` or `--trusted-host` line would override --mirror / --index-url unseen by
 --dry-run, and pip replaces `${VAR}` in a line with an environment variable (a secret sent to a
 stranger's index).  The file is parsed once: option lines and `$` are refused, naming the line; the

@@ -1,4 +1,4 @@
-"""Class 7 of issue 21: `advise --script` deletes only what it made.  A folder is the script's own
+"""Setup scripts: `advise --script` deletes only what it made.  A folder is the script's own
 only when it holds the script's marker file, written as soon as the script made the folder: an
 existing venv or conda env (~/miniconda3), a symlink, a folder whose marker is a symlink are all
 refused, never removed.  The .bat keeps DEST in `set "ENV_DIR=..."` and uses it only quoted (cmd

@@ -13,7 +13,7 @@ import textwrap
 import pytest
 
 from torch_envcheck.doctor.probes import file_owners
-from torch_envcheck.doctor.rules import evaluate
+from torch_envcheck.doctor.report import findings_for
 
 from _rules_helpers import by_code
 
@@ -93,7 +93,7 @@ def test_probe_finds_the_shared_files(clashing_venv):
 
 def test_rule_fires_on_the_built_pair(clashing_venv):
     snap = {"file_owners": file_owners.probe(paths=[clashing_venv])}
-    f = by_code(evaluate(snap), "TE850")
+    f = by_code(findings_for(snap), "TE850")
     assert f and "te-owner-a==1.0 and te-owner-b==1.0 (1 file)" in f[0]["message"]
     assert "libshared.so.1" in f[0]["explanation"]
 
@@ -106,7 +106,7 @@ def test_rule_silent_on_one_distribution(tmp_path, clashing_venv):
         os.symlink(p, site / os.path.basename(p))
     out = file_owners.probe(paths=[str(site)])
     assert out["distributions"] == 1 and out["pairs"] == []
-    assert not by_code(evaluate({"file_owners": out}), "TE850")
+    assert not by_code(findings_for({"file_owners": out}), "TE850")
 
 
 def test_probe_is_bounded(tmp_path, monkeypatch):
@@ -150,5 +150,5 @@ def test_real_cudnn_cu12_cu13_pair(tmp_path):
     paths = {e["path"].replace(os.sep, "/") for e in pair["examples"]}
     assert "nvidia/cudnn/lib/libcudnn.so.9" in paths
     assert pair["differing"] > 0
-    f = by_code(evaluate({"file_owners": out}), "TE850")
+    f = by_code(findings_for({"file_owners": out}), "TE850")
     assert f and "nvidia-cudnn-cu12" in f[0]["message"] and "nvidia-cudnn-cu13" in f[0]["message"]

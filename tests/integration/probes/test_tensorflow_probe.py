@@ -133,8 +133,8 @@ def test_installed_but_no_module_is_not_importable(monkeypatch):
     monkeypatch.setattr(P, "_importable_name", lambda: False)
     out = P.probe(timeout=1)
     assert out["importable"] is False and "No module named 'tensorflow'" in out["import_error"]
-    from torch_envcheck.doctor.rules import evaluate
-    assert [f["code"] for f in evaluate({"tensorflow": out}) if f["area"] == "tensorflow"] == ["TE808"]
+    from torch_envcheck.doctor.report import findings_for
+    assert [f["code"] for f in findings_for({"tensorflow": out}) if f["area"] == "tensorflow"] == ["TE808"]
 
 
 def test_child_starts_before_the_metadata_is_read(monkeypatch, tmp_path):

@@ -1,5 +1,5 @@
 """Every command builder, fed interpreter paths and values drawn from shell metacharacters, writes
-commands that a shell parses back into exactly the argv that was meant (issue 21, class 6).
+commands that a shell parses back into exactly the argv that was meant, whatever the values hold.
 
 The shells are modelled in tests/support/shell_models.py (POSIX, PowerShell, cmd: the rules and
 their sources are listed there); POSIX lines are also split with shlex (posix=True) as a second
@@ -32,7 +32,7 @@ from hypothesis import strategies as st  # noqa: E402
 import shell_models as M  # noqa: E402
 from _rules_helpers import load  # noqa: E402
 from torch_envcheck._util import escape  # noqa: E402
-from torch_envcheck.doctor import snapshot as snapmod  # noqa: E402
+from torch_envcheck.facts import snapshot as snapmod  # noqa: E402
 
 META = ";|&$`'\"\\ \t\n*?[]{}()<>!#~%^,="
 UNICODE = "é中ß\u2018\u2019\u201c\u201d\u2013\u2014"
@@ -171,7 +171,7 @@ def test_advise_plan_form_parses_back(exe, dest, mirror):
             return
     if rc == 2:
         return  # a mirror URL the plan refuses: nothing printed to parse
-    from torch_envcheck.rebuild import cli as rebuild_cli
+    from torch_envcheck.commands import rebuild as rebuild_cli
     plan = rebuild_cli.make_plan(args, s)
     lines = [ln for ln in out.getvalue().splitlines() if ln and not ln.startswith("#")]
     assert len(lines) == len(plan.steps())
@@ -186,7 +186,7 @@ def test_advise_plan_form_parses_back(exe, dest, mirror):
 _FIX_SNAPSHOTS = {"posix": ("rtx5090_cu121", "cpu_wheel_gpu_without_driver", "conda_linux_pytorch23_pip_torch_over",
                             "jetson_agx_orin_pytorch_index_aarch64_wheel", "tf_torch_cu130_one_venv",
                             "ld_library_path_cuda121_breaks_import_torch",
-                            # issue 18: the JetPack torchvision build, and-cuda only where it exists
+                            # the JetPack torchvision build, and-cuda only where it exists
                             "jetson_orin_jetpack_torch_pypi_torchvision", "linux_tf212_cpu_build_rtx3090"),
                   "powershell": ("windows_cpu_wheel_rtx4070", "tf_win10_tf26_cudart_missing",
                                  "conda_windows10_tf26_cuda110_on_path", "win10_tf210_cpu_build_gtx1660")}
@@ -396,7 +396,7 @@ def test_environment_yml_is_yaml_holding_only_valid_values(version, build, chann
     s["conda"]["env_name"] = env_name
     s["conda"]["pip"] = [{"name": pip_name, "version": pip_version, "installer": "pip", "dist_info": "x",
                           "runtime_files": None}]
-    from torch_envcheck.doctor.facts import conda as C
+    from torch_envcheck.facts import conda as C
 
     s = snapmod.validate(s)
     text = env_yml.build(s)
@@ -424,7 +424,7 @@ def test_environment_yml_is_yaml_holding_only_valid_values(version, build, chann
 def test_rebuild_dry_run_commands_parse_back(dest, link):
     from torch_envcheck.advice import plan as planmod
     from torch_envcheck.advice.sources import Sources
-    from torch_envcheck.rebuild import cli as rebuild_cli
+    from torch_envcheck.commands import rebuild as rebuild_cli
     from torch_envcheck.rebuild import runner
 
     plan = planmod.from_advice(_snap("h100_cu130_healthy"), sources=Sources(find_links=(link,)))

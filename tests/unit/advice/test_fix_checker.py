@@ -1,4 +1,4 @@
-"""Every fix of every recorded snapshot through the fix checker (issue 18): no fix leaves an installed
+"""Every fix of every recorded snapshot through the fix checker: no fix leaves an installed
 distribution's requirement unsatisfied, installs a wheel that does not exist for the platform, uses a
 path of another platform's layout, or carries an unquoted value; and the checker itself fails on the
 fixes the issue names as wrong (its oracle is the facts: the pins in the wheels' METADATA, the
@@ -177,10 +177,15 @@ def test_a_build_the_tables_do_not_have_for_this_os_is_refused():
 
 
 def test_the_doctor_marks_a_fix_the_checker_rejects():
-    # annotate() is the runtime pass: a fix with problems says so in its first line and in its details
+    # checked() is the runtime pass: a fix with problems says so in its first line and in its details
     s = load("tf217_after_torch251_import_fails")
-    f = {"code": "TE201", "fix": "/home/lee/ml/bin/python -m pip install --force-reinstall torch==2.5.1 --index-url "
-                                 "https://download.pytorch.org/whl/cu124", "details": {}}
-    check.annotate(s, [f])
-    assert f["fix"].startswith("# caution: torch-envcheck's fix checker found: requires:")
-    assert f["details"]["fix_problems"]
+    fix = ("/home/lee/ml/bin/python -m pip install --force-reinstall torch==2.5.1 --index-url "
+           "https://download.pytorch.org/whl/cu124")
+    text, found = check.checked(s, fix)
+    assert text.startswith("# caution: torch-envcheck's fix checker found: requires:") and text.endswith("\n" + fix)
+    assert found and found[0].startswith("requires")
+    # through the report: the finding carries both
+    from torch_envcheck.doctor.finding import finding
+    from torch_envcheck.doctor.report import check_fixes
+    (f,) = check_fixes(s, [finding("TE201", "failure", "x", fix=fix)])
+    assert f.fix == text and f.details["fix_problems"] == found

@@ -1,5 +1,5 @@
 """The platform model (advice/platform.py), the dependency model (advice/deps.py) and the facts and
-tables they stand on (issue 18): layouts per OS and manager, accelerator families, the marker
+tables they stand on: layouts per OS and manager, accelerator families, the marker
 environment, pip's effect on installed pins, local version labels, the JetPack and Windows DLL
 tables, and the new probe facts (packages.requires, toolchain.msvc, NVIDIA_VISIBLE_DEVICES)."""
 
@@ -15,7 +15,7 @@ from _rules_helpers import load
 from torch_envcheck._util import versions
 from torch_envcheck.advice import deps
 from torch_envcheck.advice.platform import Platform
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 from torch_envcheck.knowledge import jetson as kj
 from torch_envcheck.knowledge import windows_dlls as wd
 

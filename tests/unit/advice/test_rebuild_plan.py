@@ -49,6 +49,9 @@ def test_the_plan_and_advise_agree_on_every_recorded_machine():
             continue
         p = planmod.from_advice(s)
         assert p.tag == rec["tag"], name
+        if rec["kind"] == "keep":  # a working ROCm/XPU/MPS build: advise installs nothing, a rebuild makes it again
+            assert cmd is None and p.torch == rec["torch"], name
+            continue
         if rec["tag"]:
             assert f"/whl/{rec['tag']}" in cmd, name
         if rec["kind"] == "jetpack":  # NVIDIA's wheel for the board's JetPack, by URL, in both

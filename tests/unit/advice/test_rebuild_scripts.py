@@ -111,7 +111,7 @@ def test_ps1_script_quotes_every_value_for_powershell(tmp_path):
     assert f"py -{plan.python} -m venv $EnvDir" in text
     assert "VC\\Runtimes\\x64" in text and "vc_redist.x64.exe" in text  # the VC++ runtime check
     # no PATH-order warning: torch loads the DLLs its wheel bundles and never searches PATH for them
-    # (knowledge/data/windows_dll_search.json; issue 18), so a CUDA toolkit on PATH changes nothing for it
+    # (knowledge/data/windows_dll_search.json), so a CUDA toolkit on PATH changes nothing for it
     assert "NVIDIA GPU Computing Toolkit" not in text and "cudaOnPath" not in text
     assert "Computing Toolkit" not in scripts.render(plan, "bat", "C:\\env", "C:\\src\\torch_envcheck")
     # Outside single-quoted strings no data value appears: strip every '...' and look for the values.

@@ -1,7 +1,7 @@
-"""The recorded scenarios through every form of the advice (issue 18): `advise`, `advise --script`
+"""The recorded scenarios through every form of the advice: `advise`, `advise --script`
 (sh, ps1, bat), `pin` and `rebuild --dry-run --from-json`, in process.  Every command `advise` prints
 passes the fix checker; `pin` reproduces the environment without changing it; `rebuild --dry-run`
-writes the recorded machine's layout, quoted for its shell; and each class of issue 18 gets its
+writes the recorded machine's layout, quoted for its shell; and each kind of machine gets its
 platform's answer (a JetPack wheel on a Jetson, a native Python under Rosetta, Scripts\\python.exe
 on Windows, two environments for two frameworks whose pins clash)."""
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 import torch_envcheck.doctor as doctor
-from torch_envcheck.doctor import areas, codes, contract, probes, rules
+from torch_envcheck.doctor.finding import Finding
+from torch_envcheck.doctor import areas, codes, probes, rules
+from torch_envcheck.facts import contract
 from torch_envcheck.doctor.render import areas as render_areas
 
 
@@ -15,7 +17,7 @@ def test_report_order_and_optional_areas():
     assert areas.OPTIONAL_AREAS == ("conda",)
     assert doctor.AREAS == rules.AREAS == areas.AREAS and rules.OPTIONAL_AREAS == areas.OPTIONAL_AREAS
     assert areas.areas_for({}) == areas.AREAS
-    assert areas.areas_for({}, [{"area": "conda"}]) == areas.ORDER
+    assert areas.areas_for({}, [Finding.from_dict({"area": "conda"})]) == areas.ORDER
     assert areas.areas_for({"platform": {"python": {"conda_env": "dl"}}}) == areas.ORDER
 
 
@@ -38,7 +40,7 @@ def test_every_probe_belongs_to_an_area():
     assert {p: areas.probe_area(p) for p in probes.ALL} == {
         "platform": "platform", "torch": "torch", "packages": "torch", "driver": "driver", "env": "platform",
         "libraries": "libraries", "toolchain": "toolchain", "extension": "extension", "conda": "conda",
-        "tensorflow": "tensorflow", "file_owners": "tensorflow"}
+        "tensorflow": "tensorflow", "file_owners": "tensorflow", "system": "platform"}
     # older names and helpers' names: a word in the name
     assert areas.probe_area("nvidia-smi") == "driver" and areas.probe_area("cudnn_version") == "libraries"
     assert areas.probe_area("something else") == "platform"

@@ -1,5 +1,5 @@
 """The snapshot this machine produces honours the data contract the rules are written against
-(torch_envcheck/doctor/contract.py, schema torch_envcheck.snapshot/1), and loading normalises old,
+(torch_envcheck/facts/contract.py, schema torch_envcheck.snapshot/1), and loading normalises old,
 partial or mistyped snapshots into explicit unknowns."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from paths import SNAP_DIR
 
 import torch_envcheck.doctor as doctor
-from torch_envcheck.doctor import contract
-from torch_envcheck.doctor import snapshot as snapmod
+from torch_envcheck.facts import contract
+from torch_envcheck.facts import snapshot as snapmod
 
 
 @pytest.fixture(scope="module")

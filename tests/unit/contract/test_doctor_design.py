@@ -1,4 +1,4 @@
-"""The doctor's design contracts (issue 8): one facts layer whose decisions everyone shares (GPU
+"""The doctor's design contracts: one facts layer whose decisions everyone shares (GPU
 selection, nvcc in use, cuDNN decoding, the recommendation, quoting), causes folded over their
 symptoms, unknown facts that are "could not judge" (never health), one boolean flag parser."""
 
@@ -17,9 +17,10 @@ from doctor_support import run_cli
 import torch_envcheck.doctor as doctor
 from torch_envcheck._util import envflags
 from torch_envcheck.advice import recommend as A
-from torch_envcheck.doctor.facts import core as F
-from torch_envcheck.doctor import contract, rules
-from torch_envcheck.doctor import snapshot as snapmod
+from torch_envcheck.facts import core as F
+from torch_envcheck.doctor import report, rules
+from torch_envcheck.facts import contract
+from torch_envcheck.facts import snapshot as snapmod
 from torch_envcheck.advice.recommend import advise
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.commands.pin import lines as pin_lines
@@ -74,7 +75,7 @@ def test_an_explained_finding_folds_under_its_cause(monkeypatch):
     assert "reinstall torch" not in text, "a symptom's fix is not offered while its cause stands"
     md = markdown.render(rep)
     assert "- explains **TE303**" in md and "- ❌ **TE303**" not in md
-    assert json.loads(json.dumps(rep))["findings"][-1]["explained_by"] == "TE403"  # JSON keeps both, linked
+    assert json.loads(rep.to_json())["findings"][-1]["explained_by"] == "TE403"  # JSON keeps both, linked
 
 
 def test_a_symptom_alone_still_counts(monkeypatch):
@@ -88,23 +89,23 @@ def test_a_symptom_alone_still_counts(monkeypatch):
 def test_cause_cycles_do_not_hide_both():
     a = finding("TE403", "failure", "a", explains=["TE303"])
     b = finding("TE303", "failure", "b", explains=["TE403"])
-    doctor.link_explained([a, b])
-    assert [f for f in (a, b) if not f.get("explained_by")], "one of the two still counts"
+    out = report.link_explained([a, b])
+    assert [f for f in out if f.counts], "one of the two still counts"
 
 
 def test_a_cause_hides_what_it_names_and_nothing_else():
     ok = finding("TE400", "ok", "kernels for every GPU")
     cause = finding("TE404", "failure", "PTX needs a newer driver", "why", hides=["TE400"])
     other = finding("TE402", "warning", "empty CUDA_VISIBLE_DEVICES", "why", hides=["TE402", "TE303"])
-    out = rules.apply_hides([ok, cause, other])
-    assert [f["code"] for f in out] == ["TE404", "TE402"], "a finding never hides itself"
-    assert all("hides" not in f for f in out), "hides is not part of a report"
+    out = report.apply_hides([ok, cause, other])
+    assert [f.code for f in out] == ["TE404", "TE402"], "a finding never hides itself"
+    assert all("hides" not in f.to_dict() for f in out), "hides is not part of a report"
     # through evaluate: the gpu area's ok finding and a problem never stand side by side
     s = _snap("h100_cu130_healthy")
     s["torch"].update(version="2.11.0+cu128", local="cu128", cuda="12.8", arch_list=["sm_90", "compute_90"])
     s["torch"]["devices"][0].update(capability="10.0", name="NVIDIA B200")
     s["driver"].update(version="560.35.03", cuda_version="12.6")
-    codes = [f["code"] for f in rules.evaluate(s) if f["area"] == "gpu"]
+    codes = [f.code for f in report.findings_for(s) if f.area == "gpu"]
     assert "TE404" in codes and "TE400" not in codes
 
 
@@ -287,16 +288,16 @@ def test_a_proving_fact_outranks_a_table():
     s = _snap("h100_cu130_healthy")  # torch initialised CUDA and sees its GPU
     table = finding("TE302", "failure", "the driver is too old for CUDA 13.0", "", "reinstall", basis="table")
     observed = finding("TE303", "failure", "CUDA failed", "", None, basis="fact")
-    out = rules.outrank_tables(s, [table, observed])
-    assert table["severity"] == "ok" and table["table_severity"] == "failure" and table["fix"] is None
-    assert table["outranked_by"].startswith("torch.cuda_available=True")
-    assert observed["severity"] == "failure", "an observed fact is never outranked"
-    assert out == [table, observed]
-    rep_text = terminal.render({"snapshot": s, "findings": [table], "summary": {}})
+    out = report.outrank_tables(s, [table, observed])
+    table = out[0]
+    assert table.severity == "ok" and table.table_severity == "failure" and table.fix is None
+    assert table.outranked_by.startswith("torch.cuda_available=True")
+    assert out[1] == observed and observed.severity == "failure", "an observed fact is never outranked"
+    rep_text = terminal.render({"snapshot": s, "findings": [table.to_dict()], "summary": {}})
     assert "outranked by torch.cuda_available=True" in rep_text
     broken = _snap("devbox_probed_cuda_no_driver")  # nothing proves the driver works here
     t2 = finding("TE302", "failure", "too old", basis="table")
-    rules.outrank_tables(broken, [t2])
-    assert t2["severity"] == "failure" and "outranked_by" not in t2
+    (t2,) = report.outrank_tables(broken, [t2])
+    assert t2.severity == "failure" and "outranked_by" not in t2.to_dict()
     with pytest.raises(ValueError):
         finding("TE302", "failure", "x", basis="guess")

@@ -1,4 +1,4 @@
-"""Every fact a rule, renderer or command reads is declared in the contract (doctor/contract.py):
+"""Every fact a rule, renderer or command reads is declared in the contract (facts/contract.py):
 each recorded snapshot goes through contract.record_reads(), a view that records the contract path
 of every key looked up, and every path read must be declared.  Rules read only through the facts
 layer: no rule module indexes the snapshot itself."""
@@ -14,9 +14,10 @@ import os
 import pytest
 
 import torch_envcheck.doctor as doctor
-from torch_envcheck.doctor import contract, rules
+from torch_envcheck.doctor import rules
+from torch_envcheck.facts import contract
 from torch_envcheck.doctor.areas import ORDER
-from torch_envcheck.doctor import snapshot as snapmod
+from torch_envcheck.facts import snapshot as snapmod
 from torch_envcheck.advice.recommend import advise
 from torch_envcheck.commands.pin import lines as pin_lines
 from torch_envcheck.commands.readme_line import line as readme_line

@@ -1,6 +1,6 @@
 """Rules, renderers, commands, advice, fleet, explain and the pytest plugin read a snapshot only
-through the facts layer (torch_envcheck/doctor/facts/): no module outside it subscripts or .get()s a
-snapshot section (the top-level keys of doctor/contract.py), digs into one (F.dig(s, "torch", ...))
+through the facts layer (torch_envcheck/facts/): no module outside it subscripts or .get()s a
+snapshot section (the top-level keys of facts/contract.py), digs into one (F.dig(s, "torch", ...))
 or takes a whole section from an accessor to read it raw (F.torch(s).get(...)).
 
 A snapshot is recognised by its name where these modules hold one (s, snap, snapshot, rec["snapshot"]);
@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from torch_envcheck.doctor import contract
+from torch_envcheck.facts import contract
 
 from paths import REPO
 
@@ -21,7 +21,7 @@ PACKAGE = os.path.join(REPO, "torch_envcheck")
 CHECKED = ("doctor/rules", "doctor/render", "commands", "advice", "fleet", "explain", "pytest_plugin.py")
 SECTION_NAMES = frozenset(contract.SECTIONS) | frozenset(contract.TOP)
 SNAPSHOT_NAMES = frozenset(("s", "snap", "snapshot"))
-# accessors that hand out a whole section (private to the facts layer since issue 19)
+# accessors that hand out a whole section (private to the facts layer, so rules read fields, not sections)
 SECTION_ACCESSORS = frozenset((("F", "torch"), ("F", "driver"), ("F", "_torch"), ("F", "_driver"),
                                ("F", "_platform"), ("T", "tf"), ("C", "conda"), ("T", "file_owners"),
                                ("T", "child"), ("T", "log")))
@@ -79,7 +79,7 @@ def _modules():
 @pytest.mark.parametrize("path", sorted(_modules()), ids=lambda p: os.path.relpath(p, PACKAGE))
 def test_reads_the_snapshot_only_through_facts(path):
     with open(path, encoding="utf-8") as fh:
-        assert raw_reads(fh.read()) == [], "read these through an accessor in torch_envcheck/doctor/facts/"
+        assert raw_reads(fh.read()) == [], "read these through an accessor in torch_envcheck/facts/"
 
 
 def test_every_checked_room_exists():

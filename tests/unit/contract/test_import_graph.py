@@ -119,3 +119,101 @@ def test_no_rule_calls_another_rule(area):
     siblings = {m.__name__ for m in rules.MODULES.values()} - {module.__name__}
     imported = graph(modules())[module.__name__]
     assert not imported & siblings
+
+
+# ------------------------------------------------------------------ the rooms, from the contracts
+# The same layers `lint-imports` checks, read from pyproject.toml and applied to the ast graph above:
+# no import from a lower room to a higher one (nor between independent siblings of one layer) except
+# the imports the contracts name, every room under a contract, and docs/architecture.md showing them.
+
+import functools  # noqa: E402
+
+import architecture_doc  # noqa: E402  (tests/support)
+
+
+@functools.lru_cache(maxsize=1)
+def package_graph() -> dict[str, set[str]]:
+    return graph(modules())
+
+# Not rooms: the package's front door (torch_envcheck/__init__.py re-exports the public API) and the
+# drop-in env_check.py template, which is copied into projects and never imported from the package.
+NOT_ROOMS = {PACKAGE, f"{PACKAGE}.templates"}
+
+
+def _layers(contract: dict) -> list[list[str]]:
+    container = (contract.get("containers") or [None])[0]
+    return [[f"{container}.{m.strip()}" if container else m.strip() for m in entry.split("|")]
+            for entry in contract["layers"]]
+
+
+def _owner(module: str, layers: list[list[str]]) -> tuple[int, str] | None:
+    best = None
+    for i, layer in enumerate(layers):
+        for room in layer:
+            if (module == room or module.startswith(room + ".")) and (best is None or len(room) > len(best[1])):
+                best = (i, room)
+    return best
+
+
+def upward_imports(edges: dict[str, set[str]], contract: dict) -> list[str]:
+    """Imports that break a layers contract: to a higher layer, or between two independent rooms of
+    one layer; the contract's ignore_imports excepted."""
+    layers = _layers(contract)
+    ignored = {tuple(s.strip() for s in imp.split("->")) for imp in contract.get("ignore_imports", ())}
+    bad = []
+    for src, targets in sorted(edges.items()):
+        a = _owner(src, layers)
+        for dst in sorted(targets):
+            b = _owner(dst, layers)
+            if a is None or b is None or a[1] == b[1] or (src, dst) in ignored:
+                continue
+            if b[0] < a[0] or b[0] == a[0]:
+                bad.append(f"{src} -> {dst}")
+    return bad
+
+
+@pytest.mark.parametrize("contract", [c for c in architecture_doc.contracts() if c["type"] == "layers"],
+                         ids=lambda c: c["id"])
+def test_no_import_runs_up_the_layers(contract):
+    assert upward_imports(package_graph(), contract) == []
+
+
+def test_the_layer_check_sees_an_upward_import():
+    contract = {"layers": ["pkg.top", "pkg.mid | pkg.side", "pkg.low"], "ignore_imports": ["pkg.low.x -> pkg.mid.y"]}
+    edges = {"pkg.top.a": {"pkg.mid.b", "pkg.low.c"}, "pkg.low.c": {"pkg.top.a"}, "pkg.mid.b": {"pkg.side.d"},
+             "pkg.low.x": {"pkg.mid.y"}, "pkg.mid.y": set(), "pkg.side.d": set()}
+    assert upward_imports(edges, contract) == ["pkg.low.c -> pkg.top.a", "pkg.mid.b -> pkg.side.d"]
+
+
+def test_every_room_is_under_the_rooms_contract():
+    rooms = next(c for c in architecture_doc.contracts() if c["id"] == "rooms")
+    layers = _layers(rooms)
+    tops = {".".join(m.split(".")[:2]) for m in modules()} - NOT_ROOMS
+    assert sorted(t for t in tops if _owner(t, layers) is None) == []
+    doctor = next(c for c in architecture_doc.contracts() if c["id"] == "doctor")
+    parts = {".".join(m.split(".")[:3]) for m in modules() if m.startswith(f"{PACKAGE}.doctor.")}
+    parts -= {f"{PACKAGE}.doctor.__main__"}  # the command line under another name
+    assert sorted(p for p in parts if _owner(p, _layers(doctor)) is None) == []
+
+
+def test_architecture_doc_shows_the_contracts():
+    assert architecture_doc.current_block() == architecture_doc.render(), (
+        "docs/architecture.md's rooms differ from pyproject.toml: python tests/support/architecture_doc.py --write")
+
+
+# Knowledge answers from its tables: it reads its data and the overlay, and reaches nothing else.
+NETWORK_OR_PROCESS = {"urllib", "http", "socket", "ssl", "subprocess", "ftplib", "requests", "asyncio"}
+
+
+@pytest.mark.parametrize("name", sorted(m for m in modules() if m == f"{PACKAGE}.knowledge"
+                                        or m.startswith(f"{PACKAGE}.knowledge.")))
+def test_knowledge_reaches_no_network_and_starts_no_process(name):
+    with open(modules()[name], encoding="utf-8") as fh:
+        tree = ast.parse(fh.read())
+    reached = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            reached |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            reached.add(node.module.split(".")[0])
+    assert reached & NETWORK_OR_PROCESS == set()

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from torch_envcheck.fleet import FLEET_SCHEMA, aggregate, bandwidth, launch, load, render, rules, table, wire
-from torch_envcheck.fleet.cli import main as fleet_main
+from torch_envcheck.commands.fleet import main as fleet_main
 
 from paths import REPO, SNAP_DIR
 

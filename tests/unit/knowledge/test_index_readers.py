@@ -1,4 +1,4 @@
-"""The package-index readers (issue 17) against indexes the tests build from the recorded PyPI answers
+"""The package-index readers against indexes the tests build from the recorded PyPI answers
 (a file:// tree and a PEP 503/691 server on 127.0.0.1), and against hostile ones: garbage HTML, a
 100 MB body, a slow server, redirect loops, https->http, a wrong content type, names with terminal
 escapes, a metadata file whose hash does not match."""
@@ -11,8 +11,8 @@ import zipfile
 
 import pytest
 
-from torch_envcheck.knowledge import index as ix
-from torch_envcheck.knowledge import learn
+from torch_envcheck.knowledge_update import index as ix
+from torch_envcheck.knowledge_update import learn
 
 import index_fixture
 

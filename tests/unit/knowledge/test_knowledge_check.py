@@ -1,4 +1,4 @@
-"""The maintainers' check (issue 17) in CI: the shipped tables against the recorded PyPI answers
+"""The maintainers' check in CI: the shipped tables against the recorded PyPI answers
 (tests/fixtures/indexes, as a file:// index: no network).  It must find no difference in the
 shipped tables, and find each difference planted in a copy of them."""
 
@@ -10,8 +10,8 @@ import shutil
 import pytest
 
 from torch_envcheck import knowledge as kb
-from torch_envcheck.knowledge import check
-from torch_envcheck.knowledge import learn
+from torch_envcheck.knowledge_update import check
+from torch_envcheck.knowledge_update import learn
 
 import index_fixture
 

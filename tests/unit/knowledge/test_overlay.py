@@ -1,4 +1,4 @@
-"""The knowledge overlay (issue 17): where it lives, how it is validated (a corrupt one is ignored with
+"""The knowledge overlay: where it lives, how it is validated (a corrupt one is ignored with
 one warning line and the shipped tables serve), and how it merges with the shipped tables."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import pytest
 from torch_envcheck import knowledge as kb
 from torch_envcheck.knowledge import freshness
 from torch_envcheck.knowledge import overlay
+from torch_envcheck.knowledge_update import overlay_write
 
 
 def doc(fetched="2026-12-20T10:00:00+00:00", **tables):
@@ -57,7 +58,7 @@ def test_no_overlay_is_the_shipped_table(kdir):
 
 
 def test_an_overlay_adds_a_release_and_the_doctor_uses_it(kdir):
-    overlay.write(doc(**{"torch_releases.json": {"releases": [R216]},
+    overlay_write.write(doc(**{"torch_releases.json": {"releases": [R216]},
                          "docker_images.json": {"latest_patch": {"2.16": "2.16.0"}}}))
     assert kb.latest_known_release() == "2.16"
     assert kb.python_range("2.16.0") == ("3.11", "3.15")
@@ -75,7 +76,7 @@ def test_an_overlay_adds_a_release_and_the_doctor_uses_it(kdir):
 
 
 def test_an_overlay_row_wins_field_by_field_and_keeps_what_it_lacks(kdir):
-    overlay.write(doc(**{"torch_releases.json": {"releases": [
+    overlay_write.write(doc(**{"torch_releases.json": {"releases": [
         {"torch": "2.15", "builds": [{"tag": "cu126", "cudnn": "9.10.2.21"}, {"tag": "cu132", "cudnn": "9.26.0.99"}]}]}}))
     r = kb.release("2.15")
     cu132 = next(b for b in r["builds"] if b["tag"] == "cu132")
@@ -86,7 +87,7 @@ def test_an_overlay_row_wins_field_by_field_and_keeps_what_it_lacks(kdir):
 
 
 def test_an_overlay_older_than_the_tables_only_fills_gaps(kdir):
-    overlay.write(doc(fetched="2026-01-01T00:00:00+00:00", **{"torch_releases.json": {"releases": [
+    overlay_write.write(doc(fetched="2026-01-01T00:00:00+00:00", **{"torch_releases.json": {"releases": [
         {"torch": "2.15", "python_min": "3.9", "builds": [{"tag": "cu132", "cudnn": "1.0"}, {"tag": "cu126"}]}]}}))
     r = kb.release("2.15")
     assert r["python_min"] == "3.11"                           # the newer shipped value wins
@@ -131,15 +132,15 @@ def test_size_cap_and_special_files(kdir, capsys):
 def test_unknown_fields_are_dropped_and_writes_are_validated(kdir):
     d = doc(**{"torch_releases.json": {"releases": [dict(R216, shiny="new field")]}})
     d["future"] = {"x": 1}
-    overlay.write(d)
+    overlay_write.write(d)
     assert "shiny" not in kb.release("2.16") and kb.latest_known_release() == "2.16"
     with pytest.raises(overlay.OverlayError):
-        overlay.write(doc(**{"torch_releases.json": {"releases": [{"torch": "two"}]}}))
+        overlay_write.write(doc(**{"torch_releases.json": {"releases": [{"torch": "two"}]}}))
 
 
 def test_the_shipped_tables_are_never_modified(kdir):
     before = json.dumps(kb.load_table(kb.RELEASES_FILE), sort_keys=True)
-    overlay.write(doc(**{"torch_releases.json": {"releases": [R216]}}))
+    overlay_write.write(doc(**{"torch_releases.json": {"releases": [R216]}}))
     kb.release("2.16")["python_min"] = "mutated by a caller"
     kb.clear_caches()
     os.remove(kdir / overlay.FILE_NAME)

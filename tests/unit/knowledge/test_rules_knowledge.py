@@ -6,6 +6,7 @@ import pytest
 
 from paths import REPO
 from torch_envcheck import knowledge as kb
+from torch_envcheck.advice import pip_commands
 
 
 @pytest.mark.parametrize("name", [kb.DRIVERS_FILE, kb.RELEASES_FILE])
@@ -89,13 +90,13 @@ def test_python_range():
 def test_pip_command():
     # No torchaudio release pins torch 2.12-2.14 (torchaudio_pypi): torchaudio is left to pip's resolver,
     # never pinned to a torchaudio 2.14 that does not exist.
-    cmd = kb.pip_install_command("/opt/my env/bin/python", "2.14.1", "cu126", ["torchvision", "torchaudio"])
+    cmd = pip_commands.pip_install_command("/opt/my env/bin/python", "2.14.1", "cu126", ["torchvision", "torchaudio"])
     assert cmd == ('"/opt/my env/bin/python" -m pip install --force-reinstall torch==2.14.1 '
                    "'torchvision==0.29.*' torchaudio --index-url https://download.pytorch.org/whl/cu126")
     # torch 2.15 pairs with torchaudio 2.11 (2.11.1 was published with it); up to 2.10, 2.N with 2.N.
-    assert "'torchaudio==2.11.*'" in kb.pip_install_command("python", "2.15.0", "cu132", ["torchaudio"])
-    assert "'torchaudio==2.10.*'" in kb.pip_install_command("python", "2.10", "cu128", ["torchaudio"])
-    assert "'torchaudio==2.3.*'" in kb.pip_install_command("python", "2.3", "cu121", ["torchaudio"])
+    assert "'torchaudio==2.11.*'" in pip_commands.pip_install_command("python", "2.15.0", "cu132", ["torchaudio"])
+    assert "'torchaudio==2.10.*'" in pip_commands.pip_install_command("python", "2.10", "cu128", ["torchaudio"])
+    assert "'torchaudio==2.3.*'" in pip_commands.pip_install_command("python", "2.3", "cu121", ["torchaudio"])
     assert kb.cuda_from_tag("cu118") == "11.8" and kb.tag_from_cuda("13.0") == "cu130" and kb.local_tag("0.29.1+cu130") == "cu130"
 
 
@@ -125,7 +126,7 @@ def test_rules_import_neither_torch_nor_optional_extras():
     assert out.stdout.strip() == "[]"
 
 
-# ------------------------------------------------------------------ issue 8: torch's capability table, Jetson, cuDNN
+# ------------------------------------------------------------------ torch's capability table, Jetson, cuDNN
 
 
 def test_sass_follows_torchs_device_requirement_table():

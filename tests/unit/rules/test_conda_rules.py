@@ -9,7 +9,7 @@ import pytest
 
 from torch_envcheck import doctor
 from torch_envcheck.doctor.probes import conda as probe
-from torch_envcheck.doctor.rules import evaluate
+from torch_envcheck.doctor.report import findings_for
 
 from _conda_helpers import pytorch_cuda_env, record, write_prefix
 from _rules_helpers import by_code, load
@@ -35,7 +35,7 @@ def conda_snap(tmp_path, recs, pip=(), base=GPU_BASE, torch=None, system="Linux"
 
 def conda_findings(s):
     """The conda area's findings, as the doctor evaluates them."""
-    return [f for f in evaluate(s) if f["area"] == "conda"]
+    return [f for f in findings_for(s) if f["area"] == "conda"]
 
 
 def conda_codes(s):
@@ -53,7 +53,7 @@ def cpu_env():
 def test_silent_outside_a_conda_env():
     s = load(GPU_BASE)
     assert conda_findings(s) == []
-    assert not any(f["area"] == "conda" for f in evaluate(s))
+    assert not any(f["area"] == "conda" for f in findings_for(s))
     assert "conda" not in doctor.report(s)["summary"]
 
 
@@ -210,7 +210,7 @@ ENV_BIN = "C:\\Users\\user\\miniconda3\\envs\\dl\\Library\\bin"
     ([(0, "cuda", TOOLKIT, "11.0"), (4, "env-library-bin", ENV_BIN, None)], [("TE908", "failure")], True),
     ([(0, "cuda", TOOLKIT.replace("11.0", "11.2"), "11.2"), (4, "env-library-bin", ENV_BIN, None)], [("TE908", "warning")], True),
     ([(0, "env-library-bin", ENV_BIN, None), (3, "cuda", TOOLKIT, "11.0")], [("TE900", "ok")], True),
-    # issue 18: PATH's order matters only to a framework that searches PATH (TensorFlow <= 2.10); torch
+    # PATH's order matters only to a framework that searches PATH (TensorFlow <= 2.10); torch
     # loads its DLLs through os.add_dll_directory, so the same PATH in an env without TensorFlow is fine
     ([(0, "cuda", TOOLKIT, "11.0"), (4, "env-library-bin", ENV_BIN, None)], [("TE900", "ok")], False),
 ])
@@ -241,7 +241,7 @@ def test_unreadable_record_and_crashed_probe(tmp_path):
     crashed = load(GPU_BASE)
     crashed["probe_errors"] = {"conda": "RuntimeError: cannot list /home/user/env/conda-meta"}
     crashed["conda"] = None
-    f = by_code(evaluate(crashed), "TE990")[0]
+    f = by_code(findings_for(crashed), "TE990")[0]
     assert f["area"] == "conda" and f["severity"] == "warning"
     assert doctor.report(crashed)["summary"]["conda"] == "warning"
 
@@ -254,7 +254,7 @@ def test_hostile_snapshot_values_are_escaped(tmp_path):
     f = by_code(found, "TE901")[0]
     assert "\x1b" not in f["message"] and "\n" not in f["message"]
     assert "rm -rf ~" not in f["fix"] and f["fix"].splitlines()[1].startswith("conda install pytorch=2.3 ")
-    json.dumps(found)
+    json.dumps([f.to_dict() for f in found])
 
 
 @pytest.mark.parametrize("junk", [None, [], "x", {"packages": "x", "pip": {"a": 1}, "search_path": 3, "prefix": "/p"},
@@ -264,7 +264,7 @@ def test_hostile_snapshot_values_are_escaped(tmp_path):
 def test_malformed_conda_section_never_crashes(junk):
     s = load(GPU_BASE)
     s["conda"] = junk
-    found = evaluate(s)
+    found = findings_for(s)
     assert not any(f["code"] == "TE990" for f in found)  # no rule crashed
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 
-from torch_envcheck.doctor.rules import driver, evaluate, extension, gpu, libraries, platform, toolchain, torch_rules
+from torch_envcheck.doctor.report import findings_for
+from torch_envcheck.doctor.rules import driver, extension, gpu, libraries, platform, toolchain, torch_rules
 
 from _rules_helpers import by_code, codes, healthy, load
 
@@ -17,7 +18,7 @@ def only(found, code):
 
 
 def test_healthy_snapshot_is_all_ok():
-    found = evaluate(healthy())
+    found = findings_for(healthy())
     assert {f["code"] for f in found} == HEALTHY_CODES
     assert all(f["severity"] == "ok" for f in found)
 
@@ -159,8 +160,8 @@ def test_cuda_init_failed_quotes_the_error():
     assert "Error 804" in f["message"] and "forward-compatibility" in f["explanation"]
     assert driver.cuda_init_failed(healthy()) == []
     s["env"]["CUDA_VISIBLE_DEVICES"] = ""
-    assert not by_code(evaluate(s), "TE303"), "TE402 hides it"
-    assert by_code(evaluate(s), "TE402")
+    assert not by_code(findings_for(s), "TE303"), "TE402 hides it"
+    assert by_code(findings_for(s), "TE402")
 
 
 # ------------------------------------------------------------------ gpu
@@ -187,7 +188,7 @@ def test_ptx_needs_the_toolkit_driver():
     s["driver"].update(version="560.35.03", cuda_version="12.6")
     f = only(gpu.ptx_driver(s), "TE404")
     assert f["severity"] == "failure" and "570.26" in f["message"]
-    assert not by_code(evaluate(s), "TE400"), "TE404 hides the gpu area's ok"
+    assert not by_code(findings_for(s), "TE400"), "TE404 hides the gpu area's ok"
     assert gpu.ptx_driver(healthy()) == []
 
 
@@ -321,7 +322,7 @@ def test_extension_no_kernel_image():
     f = only(extension.kernel_image(s), "TE702")
     assert "NVIDIA L4" in f["message"] and f["fix"] == "TORCH_CUDA_ARCH_LIST=8.9 torch-envcheck build --force"
     assert f["details"]["error"] == "cudaErrorNoKernelImageForDevice"
-    assert not by_code(evaluate(s), "TE700"), "TE702 hides the extension area's ok"
+    assert not by_code(findings_for(s), "TE700"), "TE702 hides the extension area's ok"
     assert extension.kernel_image(healthy()) == []
     # a GPU torch itself cannot run is left to TE401
     assert extension.kernel_image(load("pascal_gtx1080_cu130")) == []
@@ -338,15 +339,15 @@ def test_extension_no_kernel_image_flat_form():
 
 def test_probe_error_becomes_a_warning_in_its_area():
     s = healthy(); s["probe_errors"] = {"driver": "TimeoutExpired: nvidia-smi timed out after 5 s"}
-    found = evaluate(s)
+    found = findings_for(s)
     f = only(found, "TE390")
     assert f["severity"] == "warning" and f["area"] == "driver" and "nvidia-smi timed out" in f["message"]
-    assert not [x for x in evaluate(healthy()) if x["code"].endswith("90")]
+    assert not [x for x in findings_for(healthy()) if x["code"].endswith("90")]
 
 
 def test_extension_probe_errors_are_reported():
     s = healthy(); s["extension"]["errors"] = ["runtime_info(): RuntimeError: CUDA error: out of memory"]
-    f = only(evaluate(s), "TE790")
+    f = only(findings_for(s), "TE790")
     assert f["area"] == "extension" and "out of memory" in f["message"]
 
 
@@ -354,7 +355,7 @@ def test_a_crashing_rule_is_reported_not_raised(monkeypatch):
     def boom(s):
         raise ValueError("unexpected shape")
     monkeypatch.setattr(gpu, "RULES", [boom] + gpu.RULES)
-    f = only(evaluate(healthy()), "TE490")
+    f = only(findings_for(healthy()), "TE490")
     assert "unexpected shape" in f["message"]
 
 
@@ -376,7 +377,7 @@ def test_wsl2_recommendations_use_linux_wheels_and_the_windows_driver_table():
     s["driver"]["version"] = "566.36"; s["driver"]["cuda_version"] = "12.7"   # a Windows driver seen from WSL 2
     s["torch"].update(cuda_available=False, device_count=0, devices=[],
                       cuda_init_error="CUDA initialization: The NVIDIA driver on your system is too old (found version 12070).")
-    found = evaluate(s)
+    found = findings_for(s)
     assert only(found, "TE302")["fix"].endswith("/whl/cu126")
     f = only(found, "TE401")
     assert f["details"]["recommended_build"]["tag"] == "cu126"
@@ -388,18 +389,18 @@ def test_cuda_library_loaded_from_outside_the_environment():
     s["extension"]["runtime_info"]["loaded_libraries"]["cudnn"] = ["/usr/lib/x86_64-linux-gnu/libcudnn.so.9"]
     f = only(libraries.loaded_elsewhere(s), "TE501")
     assert "/usr/lib/x86_64-linux-gnu/libcudnn.so.9" in f["message"] and "nvidia-cudnn-cu13 9.24.0.43" in f["message"]
-    assert not by_code(evaluate(s), "TE500"), "TE501 hides the libraries area's ok"
+    assert not by_code(findings_for(s), "TE500"), "TE501 hides the libraries area's ok"
 
 
 def test_driver_facts_missing_falls_back_to_torchs_own_error():
     s = load("devbox_probed_cuda_no_driver")
     s["driver"] = None
     s["probe_errors"] = {"driver": "OSError: [Errno 24] Too many open files"}
-    found = evaluate(s)
+    found = findings_for(s)
     assert only(found, "TE390")["severity"] == "warning"
     assert only(found, "TE301")["severity"] == "warning"  # the PCI fact went with the driver probe: GPU unknown
     s["torch"]["cuda_init_error"] = "RuntimeError: CUDA error: unknown error"
-    found = evaluate(s)
+    found = findings_for(s)
     assert not by_code(found, "TE301") and "unknown error" in only(found, "TE303")["message"]
 
 

@@ -1,4 +1,4 @@
-"""evaluate() never raises, whatever is missing, null or of the wrong type in a snapshot."""
+"""findings_for() never raises, whatever is missing, null or of the wrong type in a snapshot."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import zlib
 
 import pytest
 
-from torch_envcheck.doctor.rules import evaluate
+from torch_envcheck.doctor.report import findings_for
 
 from _rules_helpers import SNAP_DIR
 
@@ -56,9 +56,9 @@ def _load(name):
 
 
 def _check(snapshot):
-    found = evaluate(snapshot)
+    found = findings_for(snapshot)
     assert isinstance(found, list)
-    json.dumps(found)
+    json.dumps([f.to_dict() for f in found])
     # a rule crash is reported as a warning, never as a silent pass: none is expected here
     crashed = [f for f in found if "rule" in f.get("details", {})]
     assert not crashed, crashed[0]["message"]
@@ -116,7 +116,7 @@ def test_the_tiers_split_the_ways():
 
 @pytest.mark.parametrize("snapshot", [None, {}, [], "x", {"torch": None}, {"platform": "Linux"}, {"probe_errors": ["x"]}])
 def test_degenerate_snapshots(snapshot):
-    assert isinstance(evaluate(snapshot), list)
+    assert isinstance(findings_for(snapshot), list)
 
 
 def test_hypothesis_random_snapshots():

@@ -13,7 +13,8 @@ import pytest
 
 from torch_envcheck.advice.recommend import advise
 from torch_envcheck.doctor.codes import CODES
-from torch_envcheck.doctor.rules import AREAS, OPTIONAL_AREAS, evaluate, summary
+from torch_envcheck.doctor.report import build, findings_for
+from torch_envcheck.doctor.rules import AREAS, OPTIONAL_AREAS
 
 from _rules_helpers import by_code, load
 from paths import DATA, SNAP_DIR
@@ -46,7 +47,7 @@ def test_the_table_covers_every_recorded_snapshot():
 @pytest.mark.parametrize("name", sorted(TABLE))
 def test_scenario(name):
     row = TABLE[name]
-    found = evaluate(load(name))
+    found = findings_for(load(name))
     got = {f["code"]: f for f in found}
     if "findings" in row:
         assert _codes(found, row.get("area")) == row["findings"]
@@ -69,12 +70,12 @@ def test_scenario(name):
 
 @pytest.mark.parametrize("name", sorted(TABLE))
 def test_findings_follow_the_contract(name):
-    found = evaluate(load(name))
-    json.dumps(found)  # serialisable
+    found = findings_for(load(name))
+    json.dumps([f.to_dict() for f in found])  # serialisable
     order = [ORDER.index(f["area"]) for f in found]
     assert order == sorted(order), "findings come in report (area) order"
     for f in found:
-        assert set(f) - {"explains"} == {"code", "slug", "area", "severity", "message", "explanation", "fix", "details"}
+        assert set(f) - {"explains", "explained_by"} == {"code", "slug", "area", "severity", "message", "explanation", "fix", "details"}
         assert CODES[f["code"]][0] == f["slug"] and CODES[f["code"]][1] == f["area"]
         assert f["message"] and "\n" not in f["message"]
         assert f["fix"] is None or isinstance(f["fix"], str) and f["fix"].strip()
@@ -87,14 +88,14 @@ def test_findings_follow_the_contract(name):
 # ---------------------------------------------------------------- what a table row cannot state
 
 def test_fix_lines_run_this_interpreter_and_keep_the_release():
-    f = by_code(evaluate(load("pascal_gtx1080_cu130")), "TE401")[0]
+    f = by_code(findings_for(load("pascal_gtx1080_cu130")), "TE401")[0]
     assert f["fix"].startswith("/home/ana/venvs/train/bin/python -m pip install")
     # driver 575 runs CUDA <= 12.9 only: cu130/cu132 builds are excluded, the newest with sm_120 is cu128
-    assert "cu13" not in by_code(evaluate(load("rtx5090_cu121")), "TE401")[0]["fix"]
+    assert "cu13" not in by_code(findings_for(load("rtx5090_cu121")), "TE401")[0]["fix"]
 
 
 def test_windows_cpu_wheel_fix_uses_the_driver_cuda_index():
-    f = by_code(evaluate(load("windows_cpu_wheel_rtx4070")), "TE202")[0]
+    f = by_code(findings_for(load("windows_cpu_wheel_rtx4070")), "TE202")[0]
     assert "RTX 4070" in f["message"] and "581.57" in f["message"]
     assert "PyPI" in f["explanation"]
     # PowerShell: a plain path is a bare word (a quoted one would need the call operator `&`)
@@ -103,12 +104,12 @@ def test_windows_cpu_wheel_fix_uses_the_driver_cuda_index():
 
 
 def test_dev_machine_names_both_remedies_when_a_gpu_is_unknown():
-    f = by_code(evaluate(load("devbox_cuda_wheel_no_driver")), "TE301")[0]
+    f = by_code(findings_for(load("devbox_cuda_wheel_no_driver")), "TE301")[0]
     assert "If this machine has an NVIDIA GPU" in f["explanation"]
 
 
 def test_no_gpu_on_the_pci_bus_makes_a_cuda_torch_a_warning_about_disk_space():
-    f = by_code(evaluate(load("devbox_probed_cuda_no_driver")), "TE301")[0]
+    f = by_code(findings_for(load("devbox_probed_cuda_no_driver")), "TE301")[0]
     assert "no NVIDIA GPU" in f["message"] and "torch runs on the CPU" in f["message"]
     assert "several GB" in f["explanation"] and "If this machine has an NVIDIA GPU" not in f["explanation"]
     assert f["fix"].endswith("/whl/cpu") and not f["fix"].startswith("#")  # no "only if" hedge: we know
@@ -116,40 +117,40 @@ def test_no_gpu_on_the_pci_bus_makes_a_cuda_torch_a_warning_about_disk_space():
 
 
 def test_gpu_on_the_pci_bus_without_driver_is_a_failure_naming_the_device():
-    f = by_code(evaluate(load("docker_gpu_host_without_gpus_flag")), "TE301")[0]
+    f = by_code(findings_for(load("docker_gpu_host_without_gpus_flag")), "TE301")[0]
     assert "0000:01:00.0" in f["message"] and "0x2684" in f["message"] and ">= 580" in f["message"]
     assert "--gpus all" in f["explanation"]  # the container case: map the host's driver in
     assert "whl/cpu" not in f["fix"], "a GPU machine must not be told to install the CPU wheel"
     assert "--gpus all" in f["fix"] and f["fix"].splitlines()[-1] == "nvidia-smi"
     s = load("docker_gpu_host_without_gpus_flag"); s["platform"].update(container=None, os_pretty="Ubuntu 24.04.1 LTS")
-    f = by_code(evaluate(s), "TE301")[0]
+    f = by_code(findings_for(s), "TE301")[0]
     assert f["fix"].startswith("sudo ubuntu-drivers install") and "--gpus" not in f["explanation"]
 
 
 def test_gpu_on_the_pci_bus_is_a_gpu_for_the_cpu_wheel_rule():
-    f = by_code(evaluate(load("cpu_wheel_gpu_without_driver")), "TE202")[0]
+    f = by_code(findings_for(load("cpu_wheel_gpu_without_driver")), "TE202")[0]
     assert "0000:01:00.0" in f["message"] and "No NVIDIA driver is loaded either" in f["explanation"]
     # the same machine without the PCI device: the CPU wheel fits it
     s = load("cpu_wheel_gpu_without_driver"); s["driver"]["pci_gpus"] = []
-    assert "no NVIDIA GPU" in by_code(evaluate(s), "TE203")[0]["message"]
+    assert "no NVIDIA GPU" in by_code(findings_for(s), "TE203")[0]["message"]
 
 
 def test_summary_is_worst_severity_per_area():
-    s = summary(evaluate(load("pascal_gtx1080_cu130")))
+    s = build(load("pascal_gtx1080_cu130")).summary
     assert s["gpu"] == "failure" and s["driver"] == "ok" and s["platform"] == "ok"
-    # TensorFlow's area has findings only when TensorFlow is installed (or files are owned twice)
-    assert summary(evaluate(load("h100_cu130_healthy"))) == {a: "ok" for a in AREAS if a != "tensorflow"}
+    # every area the report shows, each "ok" on a healthy machine (conda: not a conda env, not shown)
+    assert build(load("h100_cu130_healthy")).summary == {a: "ok" for a in AREAS}
 
 
 def test_symptom_fixes_never_reinstall_torch_while_a_library_path_breaks_it():
-    found = evaluate(load("ld_library_path_cuda121_breaks_import_torch"))
+    found = findings_for(load("ld_library_path_cuda121_breaks_import_torch"))
     assert all("--force-reinstall" not in (f["fix"] or "") for f in found)
     cause = by_code(found, "TE505")[0]
     assert "/usr/local/cuda-12.1/lib64" in cause["message"] and "nvjitlink 12.4" in cause["message"]
 
 
 def test_forward_compat_is_never_called_too_old_and_no_reinstall_is_advised():
-    found = evaluate(load("dgx_h100_container_forward_compat"))
+    found = findings_for(load("dgx_h100_container_forward_compat"))
     assert not [f for f in found if f["severity"] == "failure"]
     f = by_code(found, "TE305")[0]
     assert "/usr/local/cuda/compat/lib.real" in f["explanation"] and f["fix"] is None
@@ -157,23 +158,23 @@ def test_forward_compat_is_never_called_too_old_and_no_reinstall_is_advised():
 
 def test_kepler_advice_names_cudnn_9():
     for name, code in (("kepler_k80_torch27_cu118_cudnn9", "TE406"), ("kepler_k40_torch214_cu126", "TE401")):
-        f = by_code(evaluate(load(name)), code)[0]
+        f = by_code(findings_for(load(name)), code)[0]
         assert "cuDNN 9" in f["explanation"] and "2.4" in f["explanation"], name
 
 
 def test_driver_older_than_every_build_offers_no_torch():
-    f = by_code(evaluate(load("v100_driver_418_older_than_every_build")), "TE307")[0]
+    f = by_code(findings_for(load("v100_driver_418_older_than_every_build")), "TE307")[0]
     assert "pip install" not in f["fix"] and "418.226.00" in f["message"] and "450.80.02" in f["message"]
 
 
 def test_arch_list_source_is_named_when_it_comes_from_the_tables():
-    assert "from the doctor's tables" in by_code(evaluate(load("pascal_1080ti_cu130_no_binary_arch_list")), "TE401")[0]["message"]
-    assert "tables" not in by_code(evaluate(load("h100_source_build_arch_86_only")), "TE401")[0]["message"]
+    assert "from the doctor's tables" in by_code(findings_for(load("pascal_1080ti_cu130_no_binary_arch_list")), "TE401")[0]["message"]
+    assert "tables" not in by_code(findings_for(load("h100_source_build_arch_86_only")), "TE401")[0]["message"]
 
 
 @pytest.mark.parametrize("name", ["torch_facts_null", "schema_line_only"])
 def test_missing_torch_facts_are_not_health(name):
-    found = evaluate(load(name))
+    found = findings_for(load(name))
     assert [f for f in found if re.fullmatch(r"TE\d8\d", f["code"]) and f["severity"] != "ok"], \
         [(f["code"], f["severity"]) for f in found]
 

@@ -17,7 +17,7 @@ SECTIONS = {
     "platform": "platform", "torch": "torch", "packages": "packages", "driver": "driver",
     "env": "env", "libraries": "libraries", "toolchain": "toolchain", "extension": "extension",
     "conda": "conda",
-    "tensorflow": "tensorflow", "file_owners": "file_owners",
+    "tensorflow": "tensorflow", "file_owners": "file_owners", "system": "system",
 }
 ALL = tuple(SECTIONS)
 
@@ -121,7 +121,7 @@ def run(timeout: float = 5.0, only=None, env: dict | None = None, torch_timeout:
         nice = TORCH_NICE_BESIDE_TENSORFLOW if tf_child else 0
         child = r.call("torch-start", lambda: _probe_module("torch").start(limit, env=env, nice=nice,
                                                                          extension="extension" in names))
-    for name in ("driver", "toolchain"):
+    for name in ("driver", "toolchain", "system"):
         if name in names:
             launch(name, lambda n=name: _probe_fn(n)(timeout=timeout, env=env), quick)
     # The package metadata (file reads, ~50 ms) overlaps the torch import too.

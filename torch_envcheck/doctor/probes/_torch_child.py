@@ -82,6 +82,30 @@ def _cuda(torch, out):
     _note(out, caught)
 
 
+def _xpu(torch, version, out):
+    """torch.xpu (Intel GPUs, torch >= 2.4): whether this is an XPU build and which devices it sees.
+    `version` is the torch.version already read (asked once: a torch that fails on a second look
+    must fail where the extension probe looks, not here)."""
+    xv = getattr(version, "xpu", None)
+    out["xpu_version"] = xv if isinstance(xv, str) else None
+    xpu = getattr(torch, "xpu", None)
+    if xpu is None:
+        return
+    facts = {"built": None, "available": None, "device_count": None, "devices": [], "error": None}
+    try:
+        compiled = getattr(xpu, "_is_compiled", None)
+        facts["built"] = bool(compiled()) if compiled else None
+        facts["available"] = bool(xpu.is_available())
+        if facts["available"]:
+            facts["device_count"] = int(xpu.device_count())
+            facts["devices"] = [str(xpu.get_device_name(i)) for i in range(facts["device_count"])]
+        else:
+            facts["device_count"] = 0
+    except Exception as exc:
+        facts["error"] = _text(exc)
+    out["xpu"] = facts
+
+
 def torch_facts():
     out = {"importable": False, "import_error": None, "import_seconds": None, "file": None, "version": None,
            "cuda": None, "hip": None, "cudnn": None, "cudnn_error": None, "arch_list": [], "cuda_available": None,
@@ -123,6 +147,7 @@ def torch_facts():
         out["mps"] = {"built": bool(mps.is_built()), "available": bool(mps.is_available())}
     except Exception:
         out["mps"] = None
+    _xpu(torch, version, out)
     try:
         out["mkldnn"] = bool(torch.backends.mkldnn.is_available())
     except Exception:

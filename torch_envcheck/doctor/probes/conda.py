@@ -20,16 +20,11 @@ import re
 import sys
 
 from torch_envcheck._util import safe_open
+from torch_envcheck.knowledge.distributions import CONDA_RELEVANT
 
-# The packages whose records are parsed and kept (the list, plus the variant mutexes and the
-# companions `pin --conda` pins with their build strings).
-RELEVANT = (
-    "python", "pytorch", "pytorch-cuda", "pytorch-mutex", "cpuonly", "torchvision", "torchaudio",
-    "cudatoolkit", "cuda-toolkit", "cuda-runtime", "cuda-version", "cuda-cudart", "cuda-libraries",
-    "cudnn", "nccl", "tensorflow", "tensorflow-gpu", "tensorflow-base",
-    "libstdcxx-ng", "libstdcxx", "libgcc-ng", "libgcc", "libgomp", "_openmp_mutex", "llvm-openmp",
-    "intel-openmp", "mkl",
-)
+# The packages whose records are parsed and kept (knowledge/distributions.py: the advice writes
+# the same names back).
+RELEVANT = CONDA_RELEVANT
 _RELEVANT = frozenset(RELEVANT)
 # the packages that ship the C++/OpenMP runtime libraries (their file lists are kept)
 RUNTIME_PACKAGES = frozenset(("libstdcxx-ng", "libstdcxx", "libgcc-ng", "libgcc", "libgomp", "_openmp_mutex",

@@ -69,6 +69,42 @@ def find(name: str, paths=None) -> str | None:
     return None
 
 
+def find_all(name: str, paths=None, limit: int = 10) -> list[str]:
+    """Every .dist-info (or .egg-info) folder of `name` on sys.path, in sys.path order (the first is
+    the one importlib.metadata picks; the others are shadowed copies).  Folder names only."""
+    want, out, seen = normalize(name), [], set()
+    for entry in _entries(paths):
+        root = os.path.abspath(entry or ".")
+        if root in seen:
+            continue
+        seen.add(root)
+        try:
+            names = sorted(os.listdir(root))
+        except OSError:
+            continue
+        for child in names:
+            low = child.lower()
+            if low.endswith((".dist-info", ".egg-info")) and normalize(low.rpartition(".")[0].partition("-")[0]) == want:
+                out.append(os.path.join(root, child))
+                break
+        if len(out) >= limit:
+            break
+    return out
+
+
+def copies(name: str, paths=None) -> list[dict]:
+    """[{location, version, installer}] of every installed copy of `name`, in sys.path order."""
+    out = []
+    try:
+        found = find_all(name, paths)
+    except Exception:
+        return out
+    for path in found:
+        dist = SafeDistribution(pathlib.Path(path))
+        out.append({"location": os.path.dirname(path), "version": version(dist), "installer": installer(dist, name)})
+    return out
+
+
 def distribution(name: str, paths=None):
     """The installed distribution `name` (a SafeDistribution), or None."""
     try:

@@ -56,6 +56,8 @@ def _nvml(out: dict) -> bool:
                 gpu["pci_bus_id"] = _text(pynvml.nvmlDeviceGetPciInfo(h).busId)
             except Exception as exc:
                 out["errors"].append(f"NVML device {i}: {_text(exc) or type(exc).__name__}")
+            else:
+                _mig(pynvml, h, gpu, out["errors"], i)
             out["gpus"].append(gpu)
     except Exception as exc:
         out["errors"].append(f"NVML: {_text(exc) or type(exc).__name__}")
@@ -65,6 +67,42 @@ def _nvml(out: dict) -> bool:
         except Exception:
             pass
     return True
+
+
+def _mig(pynvml, handle, gpu: dict, errors: list, i: int) -> None:
+    """MIG mode and the MIG devices of one GPU (NVML's nvmlDeviceGetMigMode, ...GetMaxMigDeviceCount,
+    ...GetMigDeviceHandleByIndex): a GPU without MIG support raises NotSupported, which leaves both
+    facts unknown (null)."""
+    gpu["mig_mode"], gpu["mig_devices"] = None, None
+    try:
+        current, _pending = pynvml.nvmlDeviceGetMigMode(handle)
+    except Exception:
+        return  # no MIG on this GPU (NVML_ERROR_NOT_SUPPORTED) or an NVML without MIG calls
+    enabled = getattr(pynvml, "NVML_DEVICE_MIG_ENABLE", 1)
+    gpu["mig_mode"] = current == enabled
+    if not gpu["mig_mode"]:
+        gpu["mig_devices"] = []
+        return
+    devices = []
+    try:
+        count = int(pynvml.nvmlDeviceGetMaxMigDeviceCount(handle))
+        for k in range(min(count, 64)):
+            try:
+                mh = pynvml.nvmlDeviceGetMigDeviceHandleByIndex(handle, k)
+            except Exception:
+                continue  # no MIG device in this slot (NVML_ERROR_NOT_FOUND)
+            dev = {"index": k, "uuid": None, "name": None, "memory_total_mib": None}
+            try:
+                dev["uuid"] = _text(pynvml.nvmlDeviceGetUUID(mh))
+                dev["name"] = _text(pynvml.nvmlDeviceGetName(mh))
+                dev["memory_total_mib"] = int(pynvml.nvmlDeviceGetMemoryInfo(mh).total // (1024 * 1024))
+            except Exception as exc:
+                errors.append(f"NVML device {i} MIG {k}: {_text(exc) or type(exc).__name__}")
+            devices.append(dev)
+    except Exception as exc:
+        errors.append(f"NVML device {i} MIG: {_text(exc) or type(exc).__name__}")
+        return
+    gpu["mig_devices"] = devices
 
 
 def _int_or_none(text: str) -> int | None:

@@ -61,6 +61,43 @@ def detect_container(env: dict, exists=os.path.exists, read=_read) -> str | None
     return container or None
 
 
+def pyvenv_cfg(prefix: str) -> dict:
+    """KEY = value lines of PREFIX/pyvenv.cfg (venv, virtualenv and uv write it; uv adds `uv = X`)."""
+    out = {}
+    for line in (_read(os.path.join(prefix, "pyvenv.cfg"), 16384) or "").splitlines():
+        key, sep, value = line.partition("=")
+        if sep and key.strip():
+            out[key.strip().lower()] = value.strip()
+    return out
+
+
+def uv_project(prefix: str) -> str | None:
+    """The uv project whose environment this is: PREFIX is a project's .venv (uv's default,
+    https://docs.astral.sh/uv/concepts/projects/layout/) beside its pyproject.toml and uv.lock."""
+    parent = os.path.dirname(os.path.abspath(prefix).rstrip(os.sep))
+    if os.path.basename(os.path.abspath(prefix).rstrip(os.sep)) != ".venv":
+        return None
+    if os.path.isfile(os.path.join(parent, "pyproject.toml")) and os.path.isfile(os.path.join(parent, "uv.lock")):
+        return parent
+    return None
+
+
+def _pip_installed() -> bool | None:
+    try:
+        import importlib.util  # noqa: PLC0415
+        return importlib.util.find_spec("pip") is not None
+    except Exception:
+        return None
+
+
+def _user_site() -> tuple[str | None, bool | None]:
+    try:
+        import site  # noqa: PLC0415
+        return site.getusersitepackages(), bool(site.ENABLE_USER_SITE)
+    except Exception:
+        return None, None
+
+
 def python_env(env: dict) -> dict:
     prefix, base = sys.prefix, getattr(sys, "base_prefix", sys.prefix)
     conda_meta = os.path.isdir(os.path.join(prefix, "conda-meta"))
@@ -69,6 +106,7 @@ def python_env(env: dict) -> dict:
     if conda_meta:
         conda_env = env.get("CONDA_DEFAULT_ENV") if env.get("CONDA_PREFIX") == prefix else None
         conda_env = conda_env or os.path.basename(prefix.rstrip(os.sep)) or prefix
+    user_site, user_enabled = _user_site()
     return {
         "version": _platform.python_version(),
         "implementation": _platform.python_implementation(),
@@ -79,6 +117,11 @@ def python_env(env: dict) -> dict:
         "conda_env": conda_env,
         "conda_prefix": conda_prefix,
         "bits": 64 if sys.maxsize > 2**32 else 32,
+        "uv": (pyvenv_cfg(prefix).get("uv") or None) if prefix != base else None,
+        "pip": _pip_installed(),
+        "user_site": user_site,
+        "user_site_enabled": user_enabled,
+        "uv_project": uv_project(prefix) if prefix != base else None,
     }
 
 

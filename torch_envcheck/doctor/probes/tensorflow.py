@@ -21,14 +21,12 @@ import time
 from torch_envcheck._util import proc as _proc
 from torch_envcheck.doctor.probes import dists
 from torch_envcheck.doctor.probes.libraries import parse_library
+from torch_envcheck.knowledge.distributions import TF_PROVIDERS
 
 # Distributions that provide (or extend) the `tensorflow` module, and Keras.
 DISTRIBUTIONS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-intel", "tensorflow-macos",
                  "tensorflow-metal", "tensorflow-aarch64", "tensorflow-cpu-aws", "tensorflow-rocm", "tf-nightly",
                  "tf-nightly-cpu", "tf-keras", "keras", "tensorboard")
-# The distributions whose import name is `tensorflow`, in the order that names the installed one.
-TF_PROVIDERS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-intel", "tensorflow-macos",
-                "tensorflow-aarch64", "tensorflow-cpu-aws", "tensorflow-rocm", "tf-nightly", "tf-nightly-cpu")
 # Whose numpy/protobuf requirements are compared (the two frameworks and their companions).
 FRAMEWORKS = {"tensorflow": TF_PROVIDERS + ("tf-keras", "keras", "tensorboard"),
               "torch": ("torch", "torchvision", "torchaudio")}

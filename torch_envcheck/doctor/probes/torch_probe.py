@@ -41,7 +41,7 @@ def _blank() -> dict:
         "arch_list": [], "cuda_available": None, "device_count": None, "cuda_init_error": None,
         "cuda_warnings": [], "devices": [], "mps": None, "mkldnn": None, "cxx11_abi": None,
         "installer": None, "location": None, "requires_python": None, "file": None,
-        "numpy_error": None, "import_process": None,
+        "numpy_error": None, "import_process": None, "xpu": None, "xpu_version": None, "copies": [],
     }
 
 
@@ -49,6 +49,7 @@ def _metadata(out: dict) -> None:
     # importlib.metadata costs ~15 ms to import: after the child has started, not before.
     from torch_envcheck.doctor.probes import dists  # noqa: PLC0415
 
+    out["copies"] = dists.copies("torch")
     dist = dists.distribution("torch")
     if dist is None:
         return

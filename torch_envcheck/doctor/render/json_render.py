@@ -1,4 +1,5 @@
-"""The report as JSON (schema torch_envcheck.report/1): what `--json` prints and `--from-json` reads.
+"""The report as JSON (schema torch_envcheck.report/1): what `--json` prints and `--from-json` reads
+(Report.to_json).  Also writes a snapshot or a fleet report the same way.
 
 ASCII only: every control character, bidirectional override or lone surrogate in a value is
 written as a \\uXXXX escape, so the JSON cannot act on a terminal and stays valid in any encoding
@@ -6,25 +7,9 @@ written as a \\uXXXX escape, so the JSON cannot act on a terminal and stays vali
 
 from __future__ import annotations
 
-import json
-import math
-
-from torch_envcheck.doctor.snapshot import jsonable
+from torch_envcheck.doctor.report import Report, json_text
 
 
-def render(report: dict) -> str:
-    try:
-        text = json.dumps(report, indent=2, ensure_ascii=True, allow_nan=False)
-    except (TypeError, ValueError):  # an object json cannot write, or NaN: make it plain data
-        text = json.dumps(_finite(jsonable(report)), indent=2, ensure_ascii=True, allow_nan=False)
-    return text + "\n"
-
-
-def _finite(value):
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
-    return value
+def render(report) -> str:
+    """A Report as `--json` prints it; any other JSON object (a snapshot) written the same way."""
+    return report.to_json() if isinstance(report, Report) else json_text(report)

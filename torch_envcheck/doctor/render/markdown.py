@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 
-from torch_envcheck.doctor.areas import areas_for, title
+from torch_envcheck.doctor.areas import title
 from torch_envcheck._util.escape import md_code_block, md_text
-from torch_envcheck.doctor.render import areas
+from torch_envcheck.doctor.report import Report, as_report
 
 MARK = {"ok": "✅", "warning": "⚠️", "failure": "❌"}
 
@@ -22,40 +22,36 @@ def _indent(block: str, prefix: str = "  ") -> list[str]:
     return [prefix + line if line else line for line in block.split("\n")]
 
 
-def render(report: dict) -> str:
-    snap = report.get("snapshot") if isinstance(report.get("snapshot"), dict) else {}
-    all_findings = [f for f in report.get("findings") or [] if isinstance(f, dict)]
-    findings = [f for f in all_findings if not f.get("explained_by")]  # causes; symptoms fold under them
-    folded = [f for f in all_findings if f.get("explained_by")]
-    summary = report.get("summary") if isinstance(report.get("summary"), dict) else {}
-    out = [f"### torch-envcheck {md_text(report.get('tool_version', ''))} report", "",
+def render(report: Report) -> str:
+    rep = as_report(report)
+    out = [f"### torch-envcheck {md_text(rep.tool_version)} report", "",
            "| | Area | Facts |", "|---|---|---|"]
-    for area in areas_for(snap, all_findings):
-        sev = summary.get(area, "ok")
+    for area in rep.shown_areas():
+        sev = rep.summary.get(area, "ok")
         out.append(f"| {MARK.get(sev) or md_text(sev)} | {title(area)} | "
-                   f"{md_text(areas.headline(area, snap))} |")
+                   f"{md_text(rep.facts_headline(area))} |")
     out.append("")
-    problems = [f for f in findings if f.get("severity") in ("failure", "warning")]
+    problems = rep.problems
     if problems:
         out.append("#### Findings")
         out.append("")
         for f in problems:
-            out.append(f"- {MARK[f['severity']]} **{md_text(f.get('code', ''))}** {md_text(f.get('message', ''))}")
-            if f.get("explanation"):
-                out.append(f"  {md_text(f['explanation'], line_start=True)}")
-            for e in (e for e in folded if e.get("explained_by") == f.get("code")):
-                out.append(f"  - explains **{md_text(e.get('code', ''))}** {md_text(e.get('message', ''))}")
-            if f.get("fix"):
+            out.append(f"- {MARK[f.severity]} **{md_text(f.code)}** {md_text(f.message)}")
+            if f.explanation:
+                out.append(f"  {md_text(f.explanation, line_start=True)}")
+            for e in rep.symptoms_of(f):
+                out.append(f"  - explains **{md_text(e.code)}** {md_text(e.message)}")
+            if f.fix:
                 out.append("  Fix:")
-                out.extend(_indent(md_code_block(f["fix"], "sh")))
+                out.extend(_indent(md_code_block(f.fix, "sh")))
         out.append("")
     else:
         out.append("No problems found.")
         out.append("")
-    for e in report.get("errors") or []:
+    for e in rep.errors:
         out.append(f"- ❌ doctor error: {md_text(e)}")
     # ensure_ascii: control characters, bidi overrides and lone surrogates become \uXXXX escapes.
-    body = json.dumps(report, indent=2, sort_keys=False, ensure_ascii=True, default=str)
+    body = json.dumps(rep.to_dict(), indent=2, sort_keys=False, ensure_ascii=True, default=str)
     out += ["<details><summary>Full report (JSON; re-diagnose with <code>torch-envcheck --from-json FILE</code>)"
             "</summary>", "", md_code_block(body, "json"), "", "</details>", ""]
     return "\n".join(out)

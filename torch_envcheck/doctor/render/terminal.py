@@ -14,8 +14,9 @@ import textwrap
 
 from torch_envcheck.doctor.areas import areas_for, title
 from torch_envcheck._util.escape import terminal as _safe
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 from torch_envcheck.doctor.render import areas
+from torch_envcheck.doctor.report import Report, as_report
 
 UNICODE_MARKS = {"ok": "✓", "warning": "!", "failure": "✗", "bullet": "•", "arrow": "→"}
 ASCII_MARKS = {"ok": "+", "warning": "!", "failure": "x", "bullet": "-", "arrow": "->"}
@@ -47,19 +48,16 @@ def _width() -> int:
     return max(60, min(110, shutil.get_terminal_size((100, 24)).columns))
 
 
-def build(report: dict, verbose: bool = False, unicode: bool = True, width: int | None = None) -> list[list]:
+def build(report: Report, verbose: bool = False, unicode: bool = True, width: int | None = None) -> list[list]:
     """The report as lines of (text, style) segments; style None means plain."""
+    rep = as_report(report)
     marks = UNICODE_MARKS if unicode else ASCII_MARKS
     width = width or _width()
-    snap = report.get("snapshot") if isinstance(report.get("snapshot"), dict) else {}
-    all_findings = [f for f in report.get("findings") or [] if isinstance(f, dict)]
+    snap = rep.snapshot
     # causes before symptoms: an explained finding is printed under its cause, and only causes
     # count in the fixes and the verdict
-    findings = [f for f in all_findings if not f.get("explained_by")]
-    folded = [f for f in all_findings if f.get("explained_by")]
-    area_info = report.get("areas") if isinstance(report.get("areas"), dict) else {}
-    summary = report.get("summary") or {}
-    lines: list[list] = [[(f"torch-envcheck {report.get('tool_version', '')}", "bold"),
+    findings = rep.causes
+    lines: list[list] = [[(f"torch-envcheck {rep.tool_version}", "bold"),
                           (f"  (report of {F.created(snap) or 'an unknown time'})", "dim")], []]
 
     def wrap(text: str, indent: int, style=None):
@@ -67,29 +65,25 @@ def build(report: dict, verbose: bool = False, unicode: bool = True, width: int 
             lines.append([(" " * indent + piece, style)])
 
     shown = areas_for(snap, findings)
-    area_list = list(shown) + sorted({f.get("area") for f in findings} - set(shown) - {None})
+    area_list = list(shown) + sorted({f.area for f in findings} - set(shown))
     for area in area_list:
-        sev = summary.get(area, "ok")
-        name = title(area)
-        info = area_info.get(area) if isinstance(area_info.get(area), dict) else {}
-        head = info.get("headline") if isinstance(info.get("headline"), str) else areas.headline(area, snap)
-        lines.append([(f"[{marks[sev]}] ", sev), (name, "bold"), (": " + head, None)])
-        for f in (f for f in findings if f.get("area") == area):
-            fsev = f.get("severity", "warning")
-            mark = marks["bullet"] if fsev == "ok" else marks[fsev]
-            lines.append([(f"    {mark} ", fsev), (f"{f.get('code', '')} ", "dim"), (str(f.get("message", "")), None)]
-                         + ([(f" (the table's {f.get('table_severity')} is outranked by {f['outranked_by']})", "dim")]
-                            if f.get("outranked_by") else []))
-            if f.get("explanation") and (verbose or fsev != "ok"):
-                wrap(f["explanation"], 8, "dim")
-            for e in (e for e in folded if e.get("explained_by") == f.get("code")):
-                lines.append([(f"        {marks['arrow']} explains ", "dim"), (f"{e.get('code', '')} ", "dim"),
-                              (f"({title(e.get('area'))}) {e.get('message', '')}", None)])
+        sev = rep.status(area)
+        lines.append([(f"[{marks[sev]}] ", sev), (title(area), "bold"), (": " + rep.headline(area), None)])
+        for f in (f for f in findings if f.area == area):
+            mark = marks["bullet"] if f.severity == "ok" else marks[f.severity]
+            lines.append([(f"    {mark} ", f.severity), (f"{f.code} ", "dim"), (f.message, None)]
+                         + ([(f" (the table's {f.table_severity} is outranked by {f.outranked_by})", "dim")]
+                            if f.outranked_by else []))
+            if f.explanation and (verbose or f.severity != "ok"):
+                wrap(f.explanation, 8, "dim")
+            for e in rep.symptoms_of(f):
+                lines.append([(f"        {marks['arrow']} explains ", "dim"), (f"{e.code} ", "dim"),
+                              (f"({title(e.area)}) {e.message}", None)])
         if verbose:
             for section in areas.sections(area):
                 for key, value in areas.flatten(F.section(snap, section), section):
                     lines.append([(f"        {key}: ", "dim"), (value, None)])
-    errors = list(report.get("errors") or [])
+    errors = list(rep.errors)
     if verbose:
         errors += [f"probe {k}: {v}" for k, v in F.probe_errors(snap).items()]
         seconds = F.probe_seconds(snap)
@@ -103,16 +97,15 @@ def build(report: dict, verbose: bool = False, unicode: bool = True, width: int 
         lines.append([("Doctor errors (the report may be incomplete):", "failure")])
         for e in errors:
             wrap(f"{marks['bullet']} {e}", 4)
-    fixes = [f for f in findings if f.get("fix") and f.get("severity") in ("failure", "warning")]
-    fixes.sort(key=lambda f: (f.get("severity") != "failure", area_list.index(f.get("area"))
-                              if f.get("area") in area_list else 99))
+    fixes = [f for f in rep.problems if f.fix]
+    fixes.sort(key=lambda f: (f.severity != "failure", area_list.index(f.area) if f.area in area_list else 99))
     lines.append([])
     if fixes:
         lines.append([("To fix:", "bold")])
         first_with: dict = {}
         for i, f in enumerate(fixes, 1):
-            lines.append([(f"  {i}. ", None), (f"{f.get('code', '')} ", "dim"), (str(f.get("message", "")), None)])
-            fix = str(f["fix"]).strip()
+            lines.append([(f"  {i}. ", None), (f"{f.code} ", "dim"), (f.message, None)])
+            fix = f.fix.strip()
             if fix in first_with:  # two findings, one remedy: print the command once
                 lines.append([("       ", None), (f"(the command of {first_with[fix]}. fixes this too)", "dim")])
                 continue
@@ -120,13 +113,11 @@ def build(report: dict, verbose: bool = False, unicode: bool = True, width: int 
             for cmd in fix.splitlines():
                 lines.append([("       ", None), (cmd, "cmd")])
         lines.append([])
-    n_fail = sum(1 for f in findings if f.get("severity") == "failure")
-    n_warn = sum(1 for f in findings if f.get("severity") == "warning")
+    n_fail, n_warn = rep.count("failure"), rep.count("warning")
     if n_fail or errors:
         # Name the failing areas rather than guess a cause: a failure may be a missing torch, a mismatched
         # companion or a stale extension just as well as an unusable GPU.
-        failing = [title(a) for a in area_list
-                   if any(f.get("area") == a and f.get("severity") == "failure" for f in findings)]
+        failing = [title(a) for a in area_list if any(f.area == a and f.severity == "failure" for f in findings)]
         verdict = (f"{n_fail} failure{'s' if n_fail != 1 else ''}, {n_warn} warning{'s' if n_warn != 1 else ''}: "
                    f"this environment needs fixing ({', '.join(failing)})" if n_fail else "the doctor hit errors")
         lines.append([(f"{marks['failure']} ", "failure"), (verdict, "bold")])
@@ -167,12 +158,12 @@ def _encodable(text: str, stream) -> str:
         return text.encode("ascii", "backslashreplace").decode("ascii")
 
 
-def render(report: dict, color: bool = False, verbose: bool = False, unicode: bool = True) -> str:
+def render(report: Report, color: bool = False, verbose: bool = False, unicode: bool = True) -> str:
     lines = build(report, verbose=verbose, unicode=unicode)
     return to_ansi(lines) if color else to_plain(lines)
 
 
-def print_report(report: dict, stream=None, color: bool | None = None, verbose: bool = False) -> None:
+def print_report(report: Report, stream=None, color: bool | None = None, verbose: bool = False) -> None:
     """Write the report to stream (stdout): through rich when colour is on and rich is installed."""
     stream = stream or sys.stdout
     color = wants_color(stream) if color is None else color

@@ -7,22 +7,22 @@ snapshot is reported the same way instead of taking the whole report down.  An a
 facts (its Area record's judged_by) are all unknown is not judged at all: it gets one "could not
 judge" failure (TEx80) instead of findings guessed from nothing.
 
-Rules read the snapshot only through the facts layer (`from torch_envcheck.doctor.facts import core
+Rules read the snapshot only through the facts layer (`from torch_envcheck.facts import core
 as F`; F.name(s)), take their tables from knowledge and their install commands from advice.  A rule
 never calls another rule and a rule module never imports another (import-linter's independence
 contract); how findings relate is declared on the cause: finding(..., explains=[codes]) folds a
-symptom under it, finding(..., hides=[codes]) removes one (apply_hides, below).
+symptom under it, finding(..., hides=[codes]) removes one; the report applies both
+(doctor/report.py).
 """
 
 from __future__ import annotations
 
 from torch_envcheck.doctor import areas
-from torch_envcheck.doctor.facts import core as F
-from torch_envcheck.doctor.finding import finding
+from torch_envcheck.facts import core as F
+from torch_envcheck.doctor.finding import Finding, finding
 from torch_envcheck.doctor.rules import conda
 from torch_envcheck.doctor.rules import driver
 from torch_envcheck.doctor.rules import extension
-from torch_envcheck.doctor.rules import fixcheck
 from torch_envcheck.doctor.rules import gpu
 from torch_envcheck.doctor.rules import libraries
 from torch_envcheck.doctor.rules import platform
@@ -39,7 +39,7 @@ COULD_NOT_JUDGE = {a.name: a.could_not_judge for a in areas.ALL if a.could_not_j
 probe_area = areas.probe_area
 
 
-def probe_errors(snapshot) -> list[dict]:
+def probe_errors(snapshot) -> list[Finding]:
     out = []
     for name, err in F.probe_errors(snapshot).items():
         area = probe_area(name)
@@ -63,7 +63,7 @@ def judgeable(snapshot, area: str) -> bool:
     return not paths or any(F.known(snapshot, path) for path in paths)
 
 
-def could_not_judge(area: str) -> dict:
+def could_not_judge(area: str) -> Finding:
     paths = areas.BY_NAME[area].judged_by
     return finding(COULD_NOT_JUDGE[area], "failure",
                    f"could not judge this area: the snapshot does not record {' or '.join(paths)}",
@@ -73,27 +73,15 @@ def could_not_judge(area: str) -> dict:
                    "torch-envcheck doctor", {"missing": list(paths)})
 
 
-def outrank_tables(snapshot, found: list[dict]) -> list[dict]:
-    """A fact that proves a layer works outranks a table that says it cannot: a non-ok finding with
-    basis "table" in an area F.proof() proves becomes "ok", with "outranked_by" naming the fact and
-    the table's verdict kept in "table_severity"."""
-    for f in found:
-        if f.get("basis") != "table" or f.get("severity") == "ok":
-            continue
-        proven = F.proof(snapshot, f.get("area"))
-        if proven:
-            f["table_severity"], f["severity"], f["outranked_by"] = f["severity"], "ok", proven
-            f["fix"] = None
-    return found
-
-
 def rules() -> list[tuple[str, object]]:
     """(area, rule function) in report order."""
     return [(area, fn) for area in areas.ORDER for fn in MODULES[area].RULES]
 
 
-def evaluate(snapshot) -> list[dict]:
-    """Every finding for a snapshot, in report order (area, then rule)."""
+def evaluate(snapshot) -> list[Finding]:
+    """Every finding the rules return for a snapshot, in report order (area, then rule), as they
+    return them: what `hides` removes, what a fact outranks, the fix check and the links of causes
+    to symptoms are the report's to apply (doctor/report.py assemble)."""
     if not isinstance(snapshot, dict):
         snapshot = {}
     try:
@@ -101,9 +89,9 @@ def evaluate(snapshot) -> list[dict]:
     except Exception as exc:  # never expected: the input is checked above
         crashed = [finding(PROBE_FAILED["platform"], "warning", f"probe_errors could not be read: {type(exc).__name__}: {exc}",
                            "", None, {"rule": "probe_errors", "error": str(exc)})]
-    out: list[dict] = []
+    out: list[Finding] = []
     for area in areas.ORDER:
-        out.extend(f for f in crashed if f["area"] == area)
+        out.extend(f for f in crashed if f.area == area)
         # an optional area (conda) has no could-not-judge: its rules are silent without its facts
         if area in COULD_NOT_JUDGE and not judgeable(snapshot, area):
             out.append(could_not_judge(area))
@@ -119,28 +107,4 @@ def evaluate(snapshot) -> list[dict]:
                                  "with `torch-envcheck doctor --json`.", None,
                                  {"rule": f"{fn.__module__}.{fn.__name__}", "error": f"{type(exc).__name__}: {exc}"})]
             out.extend(found)
-    return fixcheck.check_fixes(snapshot, outrank_tables(snapshot, apply_hides(out)))
-
-
-def apply_hides(found: list[dict]) -> list[dict]:
-    """The one way a cause silences a finding: a finding whose code another finding names in its
-    `hides` is removed (finding(..., hides=[codes])); every `hides` is removed from the output.
-    What a cause merely explains stays, folded under it (doctor.link_explained)."""
-    hidden = set()
-    for f in found:
-        hidden.update(c for c in f.get("hides", ()) if c != f.get("code"))
-    out = [f for f in found if f.get("code") not in hidden]
-    for f in out:
-        f.pop("hides", None)
-    return out
-
-
-def summary(findings: list[dict]) -> dict:
-    """Worst severity per area ('ok' when an area has only ok findings; areas without findings absent)."""
-    rank = {"ok": 0, "warning": 1, "failure": 2}
-    out: dict = {}
-    for f in findings:
-        a, sev = f.get("area"), f.get("severity")
-        if a not in out or rank.get(sev, 0) > rank[out[a]]:
-            out[a] = sev
     return out

@@ -18,9 +18,9 @@ from torch_envcheck._util.escape import shell_for, shell_quote, terminal
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.advice.conda import command_line
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.facts import conda as C
-from torch_envcheck.doctor.facts import core as F
-from torch_envcheck.doctor.facts import tensorflow as T
+from torch_envcheck.facts import conda as C
+from torch_envcheck.facts import core as F
+from torch_envcheck.facts import tensorflow as T
 from torch_envcheck.knowledge import windows_dlls as WD
 
 DATA_FILE = "conda_cuda.json"

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
+from torch_envcheck.advice import pip_commands as P
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 from torch_envcheck.knowledge import freshness
 
 
@@ -48,7 +49,7 @@ def driver_missing(s) -> list[dict]:
     need_txt = f">= {floor}" if floor else "new enough"
     exe = F.python_exe(s)
     rel = versions.public(F.torch_version(s))
-    cpu_fix = kb.pip_install_command(exe, rel, "cpu", shell=F.shell(s))
+    cpu_fix = P.pip_install_command(exe, rel, "cpu", shell=F.shell(s))
     if F.wsl(s) == 2:
         gpu_side = (f"install the NVIDIA Windows driver {need_txt} on the Windows side (WSL 2 uses it through "
                     "/usr/lib/wsl/lib; do not install a Linux driver inside WSL)")
@@ -234,16 +235,23 @@ def library_mismatch(s) -> list[dict]:
         fix = ("sudo reboot\n# or, with no process using the GPU, reload the NVIDIA kernel modules:\n"
                "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia nvidia_uvm\nnvidia-smi")
     explains = ["TE303"] if F.cuda_available(s) is False else []
+    # the two versions themselves, where the files say them: /sys/module/nvidia/version and the packages
+    module = F.nvidia_module_version(s)
+    installed = sorted({p["version"].split("-")[0] for p in F.driver_packages(s) or ()
+                        if p["version"] and p["version"][:1].isdigit()} - {module})
+    versions_txt = (f" (kernel module {module}, user-space driver {', '.join(installed[:2])})"
+                    if module and installed else "")
     return [finding(
         "TE306", "failure",
         "the NVIDIA kernel module and the user-space driver libraries are different versions (CUDA error 803, "
-        "\"Driver/library version mismatch\"): " + hit.splitlines()[0][:200],
+        "\"Driver/library version mismatch\")" + versions_txt + ": " + hit.splitlines()[0][:200],
         "This usually follows a driver upgrade: the new libcuda/libnvidia-ml are installed, but the old kernel "
         "module is still loaded. Reinstalling torch cannot fix it. Reboot, or reload the nvidia kernel modules "
         "once no process uses the GPU (`nvidia-smi` and `lsof /dev/nvidia*` list them). If it persists after a "
         "reboot, two driver installations are mixed (a distribution package and a .run installer, or a "
         "container's own libcuda): remove one.",
-        fix, {"error": hit, "driver_version": F.driver_version(s)}, explains=explains,
+        fix, {"error": hit, "driver_version": F.driver_version(s), "kernel_module_version": module,
+              "installed_driver_versions": installed}, explains=explains,
         hides=["TE301"])]  # "no NVIDIA driver is loaded": it is, in another version than its libraries
 
 
@@ -350,7 +358,7 @@ def driver_ok(s) -> list[dict]:
 
 
 def knowledge_gap(s) -> list[dict]:
-    """The driver table ends before torch's CUDA or the driver's own (issue 17): the report says so
+    """The driver table ends before torch's CUDA or the driver's own: the report says so
     and names the table's date; the driver is then judged by its own report (nvidia-smi's CUDA
     version) and by whether CUDA initialised."""
     if F.is_macos(s) or F.driver_present(s) is not True:
@@ -387,3 +395,177 @@ def knowledge_gap(s) -> list[dict]:
 
 RULES = [driver_missing, driver_too_old, library_mismatch, container_without_gpu, cuda_init_failed, driver_ok,
          knowledge_gap]
+
+
+# ---------------------------------------------------------------- the kernel module under the driver
+
+# Rebuilding the initramfs, per distribution family, so that a modprobe.d change reaches early boot.
+_INITRAMFS = {"debian": "sudo update-initramfs -u", "fedora": "sudo dracut --force", "rhel": "sudo dracut --force",
+              "suse": "sudo dracut --force", "arch": "sudo mkinitcpio -P"}
+# The key DKMS / akmods sign modules with, which Secure Boot must trust (enrolled as a MOK).
+_MOK_KEY = {"ubuntu": "/var/lib/shim-signed/mok/MOK.der", "debian": "/var/lib/dkms/mok.pub",
+            "fedora": "/etc/pki/akmods/certs/public_key.der", "rhel": "/var/lib/dkms/mok.pub",
+            "arch": "/var/lib/dkms/mok.pub"}
+NVIDIA_NOUVEAU_DOC = "https://docs.nvidia.com/cuda/archive/12.2.0/cuda-installation-guide-linux/#disabling-nouveau"
+
+
+def _headers_fix(s, release: str | None) -> str:
+    rel = release or "$(uname -r)"
+    family = F.distro_family(s)
+    if family == "debian":
+        return f"sudo apt-get install linux-headers-{rel} && sudo dkms autoinstall -k {rel}"
+    if family == "fedora":
+        return f"sudo dnf install kernel-devel-{rel} && sudo akmods --force --kernels {rel}"
+    if family == "rhel":
+        return f"sudo dnf install kernel-devel-{rel} kernel-headers-{rel} && sudo dkms autoinstall -k {rel}"
+    if family == "suse":
+        return f"sudo zypper install kernel-default-devel && sudo dkms autoinstall -k {rel}"
+    if family == "arch":
+        return f"sudo pacman -S --needed linux-headers && sudo dkms autoinstall -k {rel}"
+    return f"# install the kernel headers for {rel} with your package manager, then:\nsudo dkms autoinstall -k {rel}"
+
+
+def _mok_key(s) -> str | None:
+    if "ubuntu" in (F.os_pretty(s) or "").lower():
+        return _MOK_KEY["ubuntu"]
+    return _MOK_KEY.get(F.distro_family(s) or "")
+
+
+def _module_cause(s) -> str:
+    """TE312 nouveau holds the GPU, TE311 Secure Boot refuses a module that was built, TE313 no module
+    for the running kernel, TE310 none of these visible."""
+    if F.module_loaded(s, "nouveau"):
+        return "TE312"
+    built = F.nvidia_module_for_kernel(s)
+    release = F.kernel_release(s)
+    dkms = F.dkms_builds(s)
+    if dkms and release and built is not True:
+        built = any(d.get("kernel") == release and d.get("built") is True for d in dkms)
+    if F.secure_boot(s) is True and built is not False:
+        return "TE311"
+    if built is False:
+        return "TE313"
+    return "TE310"
+
+
+def kernel_module_missing(s) -> list[dict]:
+    """The user-space driver is installed (nvidia-smi, libcuda, driver packages) and the machine has an
+    NVIDIA GPU, but /proc/modules shows no nvidia module: CUDA cannot start.  Its cause, from the
+    files: nouveau bound to the GPU, Secure Boot refusing an unsigned module, or no module built for
+    the running kernel; each with its distribution's fix.  Not on WSL (no kernel module there), macOS
+    or Jetson (nvgpu)."""
+    if F.system(s) != "Linux" or F.wsl(s) or F.is_tegra(s) or F.driver_present(s) is True:
+        return []
+    if F.module_loaded(s, "nvidia") is not False or F.pci_gpus(s) == []:
+        return []
+    evidence = F.userspace_driver(s) or next((p["name"] for p in F.driver_packages(s) or ()), None) \
+        or next((f"DKMS nvidia {d.get('version')}" for d in F.dkms_builds(s) or ()), None)
+    if not evidence:
+        return []
+    code = _module_cause(s)
+    release = F.kernel_release(s)
+    family = F.distro_family(s)
+    pci = F.pci_gpus(s)
+    where = F.pci_label(pci) if pci else "an NVIDIA GPU"
+    container = F.container(s)
+    host = (f" This runs in a container ({container}): the module is the host's, so run the fix on the host."
+            if container else "")
+    details = {"kernel_modules": F.kernel_modules(s), "kernel_release": release, "secure_boot": F.secure_boot(s),
+               "nvidia_module_for_kernel": F.nvidia_module_for_kernel(s), "dkms": F.dkms_builds(s),
+               "userspace_driver": evidence, "distribution": family}
+    check = "sudo modprobe nvidia && nvidia-smi"
+    if code == "TE312":
+        blacklisted = F.nouveau_blacklisted(s)
+        rebuild = _INITRAMFS.get(family or "")
+        msg = f"the nouveau driver is bound to {where}, so the NVIDIA kernel module cannot load (user-space driver: {evidence})"
+        expl = ("Only one kernel driver can own the GPU: nouveau (the open-source driver the kernel loads by default) "
+                "took it, so the nvidia module is not loaded and CUDA finds no driver. Blacklist nouveau, rebuild the "
+                "initramfs (nouveau is loaded from it in early boot) and reboot (NVIDIA CUDA Installation Guide for "
+                f"Linux, 'Disabling Nouveau': {NVIDIA_NOUVEAU_DOC}).")
+        lines = []
+        if blacklisted:
+            expl += " A modprobe.d file already blacklists nouveau: the initramfs still loads it, so rebuild the initramfs."
+        else:
+            lines.append("printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf")
+        lines.append(rebuild or "# rebuild the initramfs with your distribution's tool (dracut, mkinitcpio, update-initramfs)")
+        lines += ["sudo reboot", "# after the reboot:", "nvidia-smi"]
+        return [finding("TE312", "failure", msg, expl + host, "\n".join(lines), details, hides=["TE301", "TE303"])]
+    if code == "TE311":
+        key = _mok_key(s)
+        msg = (f"Secure Boot is on and the NVIDIA kernel module is not loaded: the kernel refuses the unsigned module "
+               f"(user-space driver: {evidence})")
+        expl = ("With UEFI Secure Boot on, the kernel loads only modules signed by a trusted key. DKMS (or akmods) "
+                "built the nvidia module and signed it with a machine-owner key (MOK) that the firmware does not trust "
+                "yet, so `modprobe nvidia` fails (\"Key was rejected by service\" / \"Required key not available\"). "
+                "Enroll that key: `mokutil --import` asks for a one-time password, and at the next boot the blue MOK "
+                "Manager screen asks for it under \"Enroll MOK\". (Turning Secure Boot off in the firmware also works, "
+                "at the cost of Secure Boot.) Reinstalling the driver does not help: it builds the same unsigned module.")
+        fix = ((f"sudo mokutil --import {key}" if key else
+                "# enroll the key your DKMS signs modules with (dkms 3: /var/lib/dkms/mok.pub):\nsudo mokutil --import /var/lib/dkms/mok.pub")
+               + "\nsudo reboot   # MOK Manager: Enroll MOK, enter the password\n# after the reboot:\n" + check)
+        return [finding("TE311", "failure", msg, expl + host, fix, details, hides=["TE301", "TE303"])]
+    if code == "TE313":
+        built_for = sorted({str(d.get("kernel")) for d in F.dkms_builds(s) or () if d.get("built")})
+        msg = (f"the NVIDIA kernel module was not built for the running kernel {release or '?'}"
+               + (f" (DKMS built it for {', '.join(built_for[:3])})" if built_for else "")
+               + f"; the user-space driver is installed ({evidence})")
+        expl = ("After a kernel update DKMS rebuilds the nvidia module for the new kernel only when that kernel's "
+                "headers are installed; without them the new kernel boots with no nvidia module and CUDA finds no "
+                "driver. Install the headers of the running kernel and let DKMS build the module for it.")
+        fix = _headers_fix(s, release) + "\n" + check
+        return [finding("TE313", "failure", msg, expl + host, fix, details, hides=["TE301", "TE303"])]
+    msg = f"the NVIDIA user-space driver is installed ({evidence}) but the nvidia kernel module is not loaded"
+    expl = ("CUDA talks to the GPU through the nvidia kernel module, which is not in /proc/modules. Neither nouveau, "
+            "nor Secure Boot, nor a missing build for this kernel explains it from the files read: load it and read "
+            "the kernel's reason.")
+    fix = "sudo modprobe nvidia\nsudo dmesg | grep -i -E 'nvidia|nvrm' | tail -n 20\nnvidia-smi"
+    return [finding("TE310", "failure", msg, expl + host, fix, details, hides=["TE301", "TE303"])]
+
+
+# ---------------------------------------------------------------- WSL 2: the Windows driver, not a Linux one
+
+_REMOVE = {"dpkg": "sudo apt-get remove --purge", "rpm": "sudo dnf remove", "pacman": "sudo pacman -Rns"}
+
+
+def wsl_linux_driver(s) -> list[dict]:
+    """WSL 2 reaches the GPU through the Windows driver's libraries in /usr/lib/wsl/lib; a Linux NVIDIA
+    driver installed inside WSL puts its own libcuda.so.1 first and CUDA fails.  The fix removes those
+    packages (never installs a driver, never the CPU wheel)."""
+    hit = F.wsl_linux_driver(s)
+    if hit is None:
+        return []
+    pkgs = hit["packages"]
+    by_manager: dict = {}
+    for p in pkgs:
+        by_manager.setdefault(p.get("manager") or "dpkg", []).append(p["name"])
+    lines = []
+    for manager, names in by_manager.items():
+        lines.append(f"{_REMOVE.get(manager, 'sudo apt-get remove --purge')} {' '.join(sorted(set(names)))}")
+    shadow = hit["libcuda"]
+    via_path = next((e for e in F.libcuda_resolution(s) or () if e["path"] == shadow
+                     and e["source"] == "LD_LIBRARY_PATH"), None)
+    dropped = A.drop_from_library_path(s, "LD_LIBRARY_PATH", [shadow.rsplit("/", 1)[0]]) if via_path else None
+    if dropped:
+        # found first through LD_LIBRARY_PATH (a CUDA compat folder, a copied driver): drop the folder
+        lines.append(dropped)
+    elif shadow and not pkgs:
+        # a copy no package owns (a runfile install, or copied by hand)
+        lines.append(f"sudo rm {A.posix_word(shadow)}")
+    lines += ["sudo ldconfig", "# then, in Windows (PowerShell): wsl --shutdown   and reopen WSL; check with:",
+              "ls -l /usr/lib/wsl/lib/libcuda.so.1 && nvidia-smi"]
+    named = ", ".join(p["name"] for p in pkgs[:4]) + (" ..." if len(pkgs) > 4 else "")
+    msg = ("a Linux NVIDIA driver is installed inside WSL 2"
+           + (f" ({named})" if named else "")
+           + (f": the loader takes {shadow} instead of the Windows driver's /usr/lib/wsl/lib/libcuda.so.1" if shadow else ""))
+    expl = ("Under WSL 2 the GPU belongs to the Windows NVIDIA driver, which WSL exposes through the stub libraries in "
+            "/usr/lib/wsl/lib; NVIDIA's CUDA on WSL guide says not to install any Linux display driver inside WSL. "
+            "A Linux driver package's libcuda.so.1 is found first and cannot reach the GPU (CUDA fails to initialise, "
+            "or nvidia-smi says it cannot communicate with the driver). Remove the Linux driver packages (the CUDA "
+            "toolkit without its driver, e.g. `cuda-toolkit-12-x`, may stay); keep torch as it is.")
+    sev = "failure" if F.cuda_works(s) is not True else "warning"
+    details = {"packages": pkgs, "libcuda_first": shadow, "libcuda": F.libcuda_resolution(s),
+               "wsl_lib_present": hit["wsl_lib"]}
+    return [finding("TE314", sev, msg, expl, "\n".join(lines), details, hides=["TE301"], explains=["TE303"])]
+
+
+RULES += [kernel_module_missing, wsl_linux_driver]

@@ -8,7 +8,7 @@ import re
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util.escape import shell_quote
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 
 BUILD = "torch-envcheck build"
 # The rebuild commands torch_envcheck.ext.extension writes into a snapshot; anything else is not run.
@@ -16,34 +16,29 @@ _KNOWN_COMMAND = re.compile(r"torch-envcheck build(?: --force)?|pip install --no
                             r"--no-deps torch_envcheck")
 
 
-def _status(s) -> dict:
-    return F.ext_status(s)
-
-
 def state(s) -> list[dict]:
-    st = _status(s)
-    state = F.text(st.get("state"))
-    cmd = F.text(st.get("rebuild_command")) or BUILD
+    st = F.ext_status(s)
+    state = F.text(st.state)
+    cmd = F.text(st.rebuild_command) or BUILD
     if not _KNOWN_COMMAND.fullmatch(cmd):  # a stranger's snapshot could name any command here
         cmd = BUILD
     if state == "stale":
-        stale = F.as_dict(st.get("stale_aot"))
-        reason = F.text(stale.get("reason")) or F.text(st.get("error")) or "built against another torch"
+        reason = st.stale_reason or F.text(st.error) or "built against another torch"
         return [finding("TE701", "warning",
-                        f"the installed extension binary {stale.get('path') or st.get('path') or ''} is stale: {reason}".replace("  ", " "),
+                        f"the installed extension binary {st.stale_path or st.path or ''} is stale: {reason}".replace("  ", " "),
                         "A binary built against another torch fails to load (\"undefined symbol: _ZN...\"), so it is "
                         "ignored; the first use compiles a fresh one into the cache (a few minutes), or run the command now.",
                         f"{cmd} --force" if "--force" not in cmd else cmd,
-                        {"built_against": st.get("built_against"), "running_torch": st.get("running_torch"), "stale_aot": stale})]
+                        {"built_against": st.built_against, "running_torch": st.running_torch, "stale_aot": st.stale_aot})]
     if state == "missing":
         return [finding("TE703", "warning", f"the torch_envcheck extension is not compiled for {F.torch_label(s)} yet",
                         "It is compiled on first use (a few minutes, once per torch version); its checks and kernels "
-                        "are unavailable until then." + (f" Last note: {st['error']}" if F.text(st.get("error")) else ""),
-                        cmd, {"running_torch": st.get("running_torch")})]
+                        "are unavailable until then." + (f" Last note: {st.error}" if F.text(st.error) else ""),
+                        cmd, {"running_torch": st.running_torch})]
     if state == "broken":
-        return [finding("TE705", "failure", f"the compiled extension fails to load: {(F.text(st.get('error')) or '?').splitlines()[0][:240]}",
+        return [finding("TE705", "failure", f"the compiled extension fails to load: {(F.text(st.error) or '?').splitlines()[0][:240]}",
                         "The binary exists but cannot be imported (corrupt file, missing library). Rebuild it.",
-                        f"{cmd} --force", {"path": st.get("path"), "error": st.get("error")})]
+                        f"{cmd} --force", {"path": st.path, "error": st.error})]
     return []
 
 
@@ -53,7 +48,7 @@ def _torch_covers(s, cap) -> bool:
 
 
 def kernel_image(s) -> list[dict]:
-    if F.text(_status(s).get("state")) not in ("ok", None):
+    if F.ext_state(s) not in ("ok", None):
         return []
     out = []
     for d in F.ext_devices(s):
@@ -75,14 +70,14 @@ def kernel_image(s) -> list[dict]:
 
 
 def extension_ok(s) -> list[dict]:
-    st = _status(s)
-    if F.text(st.get("state")) != "ok":
+    st = F.ext_status(s)
+    if F.text(st.state) != "ok":
         return []  # (a GPU without a kernel image, TE702, hides it)
-    mode = F.text(st.get("mode"))
+    mode = F.text(st.mode)
     return [finding("TE700", "ok",
                     f"the extension ({mode or 'built'}) matches {F.torch_label(s)} and loads"
-                    + (f" from {st['path']}" if F.text(st.get("path")) else ""), "", None,
-                    {"mode": mode, "path": st.get("path"), "built_against": st.get("built_against")})]
+                    + (f" from {st.path}" if F.text(st.path) else ""), "", None,
+                    {"mode": mode, "path": st.path, "built_against": st.built_against})]
 
 
 RULES = [state, kernel_image, extension_ok]

@@ -9,7 +9,7 @@ from torch_envcheck._util import versions
 from torch_envcheck._util.escape import env_assign
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 
 
 def _applies(s) -> bool:
@@ -82,7 +82,7 @@ def arch_unsupported(s) -> list[dict]:
                        else f"PTX JIT of {build['entry']}")
             expl += (f" torch {build['torch']} {build['tag']} supports it ({how_run}) and fits this driver"
                      + (" (table row not independently verified)" if build.get("unverified") else "") + ".")
-            from torch_envcheck.knowledge import freshness  # noqa: PLC0415  (issue 17: a downgrade is never silent)
+            from torch_envcheck.knowledge import freshness  # noqa: PLC0415  (a downgrade is never silent)
             note = freshness.downgrade_note(F.torch_version(s), build, "the newest build the tables know with kernels for it")
             expl += f" Note: {note}" if note else ""
         elif fits_any:
@@ -257,7 +257,7 @@ def gpu_ok(s) -> list[dict]:
 
 def knowledge_gap(s) -> list[dict]:
     """A GPU whose compute capability is newer than the GPU table (torch's device requirements as
-    copied; issue 17): which kernels run on it was judged by the same-major rule torch applies to
+    copied): which kernels run on it was judged by the same-major rule torch applies to
     capabilities it does not list, and by what torch and the extension report."""
     from torch_envcheck.knowledge import freshness  # noqa: PLC0415
     out = []
@@ -291,3 +291,54 @@ def knowledge_gap(s) -> list[dict]:
 
 
 RULES = [arch_unsupported, jetson_wheel, cudnn_unsupported, ptx_driver, visible_devices, gpu_ok, knowledge_gap]
+
+
+# ---------------------------------------------------------------- MIG
+
+def mig_devices(s) -> list[dict]:
+    """MIG (Multi-Instance GPU, NVML's facts): a CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES entry
+    MIG-<uuid> that names no MIG device of this machine (a stale UUID after repartitioning: CUDA only
+    says "no CUDA GPUs are available"), and a GPU in MIG mode with no MIG device (CUDA sees nothing on it)."""
+    out = []
+    migs = F.mig_gpus(s)
+    existing = F.mig_uuids(s) or []
+    for var in ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"):
+        entries = F.visible_device_entries(s, var)
+        missing = [e["entry"] for e in entries or () if e["kind"] == "mig-uuid" and e["exists"] is False]
+        if not missing:
+            continue
+        kept = [e["entry"] for e in entries if e["exists"] is True]
+        value = ",".join(kept or existing[:1])
+        fix = (env_assign(var, value, F.shell(s)) if value else
+               "# list the MIG devices and use one of their MIG-... UUIDs:\nnvidia-smi -L")
+        if var == "NVIDIA_VISIBLE_DEVICES":
+            fix = ("# NVIDIA_VISIBLE_DEVICES is read when the container starts: start it again with\n"
+                   f"#   -e NVIDIA_VISIBLE_DEVICES={value or '<a MIG-... UUID from nvidia-smi -L>'}\nnvidia-smi -L")
+        sev = "failure" if not kept else "warning"
+        out.append(finding(
+            "TE408", sev,
+            f"{var}={F.env(s, var)} names MIG device {missing[0]}, which does not exist on this machine"
+            + (f" (it has {len(existing)}: {', '.join(existing[:4])})" if existing else " (it has no MIG devices)"),
+            "A MIG device's UUID changes whenever its GPU instance is destroyed and created again (repartitioning, "
+            "a reboot of a node whose MIG layout is rebuilt): a UUID copied before then names nothing, and CUDA says "
+            "only \"no CUDA GPUs are available\". `nvidia-smi -L` lists the current MIG-... UUIDs.",
+            fix, {"variable": var, "value": F.env(s, var), "missing": missing, "mig_devices": existing},
+            explains=["TE303"] if sev == "failure" and F.cuda_available(s) is False else []))
+    for g in migs:
+        if g["mig_mode"] and g["mig_devices"] == []:
+            i = g["index"] if g["index"] is not None else 0
+            out.append(finding(
+                "TE409", "failure",
+                f"GPU {i} ({g['name'] or '?'}) is in MIG mode but has no MIG devices: CUDA sees no device on it",
+                "With MIG mode on, CUDA uses a GPU only through its MIG devices (GPU instances with compute "
+                "instances); none were created (or they were destroyed), so CUDA finds nothing there. Create "
+                "instances (list the GPU's profiles first), or turn MIG mode off (needs a GPU reset).",
+                f"sudo nvidia-smi mig -i {i} -lgip   # the GPU instance profiles this GPU offers\n"
+                f"# create one with its profile id or name and a compute instance in it, e.g.:\n"
+                f"#   sudo nvidia-smi mig -i {i} -cgi <profile> -C\n"
+                f"# or turn MIG mode off:  sudo nvidia-smi -i {i} -mig 0\nnvidia-smi -L",
+                {"gpu": g}, explains=["TE303"] if F.cuda_available(s) is False else []))
+    return out
+
+
+RULES += [mig_devices]

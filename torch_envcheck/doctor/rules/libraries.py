@@ -3,12 +3,14 @@ the ones torch ships, and cuDNN build/run-time mismatches or failed handles."""
 
 from __future__ import annotations
 
+import re
+
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
 from torch_envcheck.knowledge import windows_dlls as WD
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 
 
 def _path_searched_by_torch(s) -> bool:
@@ -209,3 +211,73 @@ def libraries_ok(s) -> list[dict]:
 
 
 RULES = [path_breaks_import, ld_library_path, loaded_elsewhere, cudnn_mismatch, handle_failed, libraries_ok]
+
+
+def advisories(s) -> list[dict]:
+    """Installed library versions with a published silent-corruption or crash bug (knowledge/data/
+    advisories.json, each with its source and fixed version): a failure where it happens on this
+    machine's GPUs, a warning where the GPUs are unknown."""
+    installed = dict(F.installed_versions(s))
+    for name, ver in F.nvidia_packages(s).items():
+        installed.setdefault(versions_key(name), ver)
+    caps = F.capabilities(s)
+    tc = F.torch_cuda(s) if F.is_cuda_torch(s) else None
+    try:
+        hits = kb.advisories_for(installed, tc, caps)
+    except kb.KnowledgeError:
+        return []
+    out = []
+    for h in hits:
+        if h["on_gpu"] is False:
+            continue
+        pkg = h["package"]
+        fixed = h.get("fixed")
+        sev = (h.get("severity") or "failure") if h["on_gpu"] is True else "warning"
+        where = "torch's CUDA" if pkg == "torch-cuda" else pkg
+        msg = (f"{where} {h['installed']} has a published {h['kind'].replace('-', ' ')} bug"
+               + (" on this machine's GPUs" if h["on_gpu"] else "") + f": {h['summary']}")
+        expl = (f"Affected: {pkg} {h['affected']}"
+                + (f" on compute capability {', '.join(str(c) + '.x' for c in h['capabilities'])}" if h.get("capabilities") else "")
+                + (f"; fixed in {fixed}" if fixed else "; the source names no fixed version on this line")
+                + f". Source: {h['source_text']}")
+        if pkg == "torch-cuda":
+            fix = None
+            build = A.recommend_build(s, capability=F.build_capability(s))
+            if build:
+                fix = A.install_command(s, build)
+        elif fixed and not _pinned_below(s, pkg, fixed):
+            fix = A.pip_command(s, "install", f"{pkg}>={fixed}")
+        elif fixed:
+            pins = _pinned_below(s, pkg, fixed)
+            expl += (f" {pins[0]} pins {pkg} to a version without the fix, so upgrading it alone would break that "
+                     "requirement: a torch release whose pins include the fixed version is the fix (torch_envcheck "
+                     "advise names the newest that fits this machine).")
+            fix = None
+        else:
+            fix = ("# no fixed release on this line is named by the source: move to a torch build of the next CUDA "
+                   "line, whose libraries carry the fix")
+        out.append(finding("TE506", sev, msg, expl, fix,
+                           {"advisory": h["id"], "package": pkg, "installed": h["installed"], "affected": h["affected"],
+                            "fixed": fixed, "capabilities": h.get("capabilities"), "source": h["source_text"]}))
+    return out
+
+
+def _pinned_below(s, pkg: str, fixed: str) -> list[str]:
+    """The installed distributions whose Requires-Dist rules out `pkg` >= fixed (torch pins its CUDA
+    wheels exactly): 'torch==2.14.1 (nvidia-cublas==13.0.0.19)'."""
+    out = []
+    for r in F.requires_dist(s):
+        for line in r.get("requires") or ():
+            m = re.match(r"\s*([A-Za-z0-9._-]+)\s*(?:\[[^\]]*\])?\s*\(?\s*([^;()]*)", str(line))
+            if not m or versions_key(m.group(1)) != pkg or not m.group(2).strip():
+                continue
+            if versions.satisfies(fixed, m.group(2).strip()) is False:
+                out.append(f"{r.get('name')}=={r.get('version')} ({pkg}{m.group(2).strip()})")
+    return out
+
+
+def versions_key(name: str) -> str:
+    return name.lower().replace("_", "-")
+
+
+RULES += [advisories]

@@ -6,7 +6,7 @@ from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 
 
 def wsl1(s) -> list[dict]:
@@ -137,3 +137,51 @@ def platform_ok(s) -> list[dict]:
 
 
 RULES = [wsl1, rosetta, macos, python_range, platform_ok]
+
+
+# Docker gives a container a 64 MiB /dev/shm unless told otherwise (docker run --shm-size); PyTorch's
+# README: "PyTorch uses shared memory to share data between processes, so if torch multiprocessing is
+# used (e.g. for multi-threaded data loaders) the default shared memory segment size that container
+# runs with is not enough, and you should increase shared memory size either with --ipc=host or
+# --shm-size" (https://github.com/pytorch/pytorch#using-pre-built-images).  NCCL keeps its intra-node
+# buffers there too.  Below this, a DataLoader with workers or a multi-GPU job on one node outgrows it.
+SHM_MIN_BYTES = 1 << 30
+SHM_PER_GPU_BYTES = 1 << 30
+
+
+def shm_size(s) -> list[dict]:
+    """A container's /dev/shm too small for DataLoader workers and NCCL: 'bus error' / 'unable to write
+    to file </torch_...>' / NCCL's 'unhandled system error' come long after the job started."""
+    shm = F.shm(s)
+    container = F.container(s)
+    if shm is None or container is None or F.is_macos(s):
+        return []
+    n = len(F.machine_gpus(s))
+    need = max(SHM_MIN_BYTES, SHM_PER_GPU_BYTES * n)
+    total = shm["total_bytes"]
+    if total >= need:
+        return []
+    mib = total // (1 << 20)
+    msg = (f"/dev/shm in this {container} container is {mib} MiB: DataLoader workers and NCCL need more"
+           + (f" (at least {need >> 30} GiB for {n} GPU{'s' if n != 1 else ''})" if n else f" (at least {need >> 30} GiB)"))
+    expl = ("DataLoader workers (num_workers > 0) pass every batch through shared memory, and NCCL keeps its "
+            "intra-node buffers there; a small /dev/shm ends a run with \"Bus error\", \"unable to write to file "
+            "</torch_...>\" or NCCL's \"unhandled system error\" long after it started. "
+            + ("Docker gives containers 64 MiB unless started with --shm-size or --ipc=host (PyTorch's README, "
+               "'Using pre-built images')." if container != "kubernetes" else
+               "In Kubernetes, mount an emptyDir with medium: Memory at /dev/shm."))
+    if container == "kubernetes":
+        fix = ("# in the pod spec: a memory-backed volume at /dev/shm\n"
+               "#   volumes: [{name: dshm, emptyDir: {medium: Memory, sizeLimit: 16Gi}}]\n"
+               "#   containers[].volumeMounts: [{name: dshm, mountPath: /dev/shm}]\n"
+               "df -h /dev/shm")
+    else:
+        fix = ("# start the container again with the host's IPC namespace, or a larger /dev/shm:\n"
+               f"#   {'podman' if container == 'podman' else 'docker'} run --ipc=host ...   "
+               f"or   --shm-size={max(16, 2 * (need >> 30))}g\n"
+               "df -h /dev/shm")
+    return [finding("TE106", "warning", msg, expl, fix,
+                    {"shm_bytes": total, "needed_bytes": need, "gpus": n, "container": container})]
+
+
+RULES += [shm_size]

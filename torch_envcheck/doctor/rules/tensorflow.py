@@ -15,9 +15,9 @@ from torch_envcheck.advice import recommend as A
 from torch_envcheck.advice.platform import Platform
 from torch_envcheck.knowledge import windows_dlls as WD
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.facts import conda as C
-from torch_envcheck.doctor.facts import core as F
-from torch_envcheck.doctor.facts import tensorflow as T
+from torch_envcheck.facts import conda as C
+from torch_envcheck.facts import core as F
+from torch_envcheck.facts import tensorflow as T
 
 _GPU_KINDS = ("cudart", "cudnn", "cublas", "cublasLt", "cufft", "curand", "cusolver", "cusparse", "nvjitlink",
               "nvrtc", "cupti", "nccl")
@@ -644,7 +644,7 @@ def tensorflow_ok(s) -> list[dict]:
 
 
 def knowledge_gap(s) -> list[dict]:
-    """A TensorFlow release newer than the TensorFlow table (issue 17): its tested configuration is
+    """A TensorFlow release newer than the TensorFlow table: its tested configuration is
     unknown, so it is judged from its own build info (CUDA, cuDNN, compute capabilities)."""
     from torch_envcheck.knowledge import freshness  # noqa: PLC0415
     if not T.tf_installed(s) or not T.tf_version(s):

@@ -7,7 +7,7 @@ from torch_envcheck import knowledge as kb
 from torch_envcheck._util.escape import env_assign
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.facts import core as F
+from torch_envcheck.facts import core as F
 
 WHEEL_NOTE = ("torch itself still works: the wheel ships its own CUDA runtime; a CUDA toolkit (nvcc) is "
               "needed only to compile extensions.")
@@ -132,3 +132,58 @@ def toolchain_ok(s) -> list[dict]:
 
 
 RULES = [nvcc_missing, nvcc_major, cuda_home, msvc_missing, toolchain_ok]
+
+
+# Debian/Ubuntu and Fedora/RHEL ship several GCC majors side by side under these names.
+_GCC_INSTALL = {"debian": "sudo apt-get install gcc-{v} g++-{v}", "fedora": None, "rhel": "sudo dnf install gcc-toolset-{v}"}
+
+
+def host_compiler_range(s) -> list[dict]:
+    """The host C++ compiler against the range the nvcc in use accepts (knowledge/data/host_compilers.json,
+    from NVIDIA's host_config.h and installation guide): outside it, every CUDA extension build stops at
+    nvcc's '#error -- unsupported GNU version!', late and after a long compile of the C++ parts."""
+    if F.is_macos(s) or F.system(s) == "Windows":
+        return []
+    nvcc = used_nvcc(s)
+    host = F.host_compiler(s) or {}
+    if nvcc is None or not F.text(host.get("version")):
+        return []
+    try:
+        fit = kb.host_compiler_fits(nvcc.get("version"), host.get("version"))
+    except kb.KnowledgeError:
+        return []
+    if fit is None or fit["fits"]:
+        return []
+    kind, major, (lo, hi) = fit["compiler"], fit["major"], fit["range"]
+    cuda = fit["cuda"]
+    too_new = major > hi
+    newer_cuda = kb.newest_cuda_for_compiler(kind, major) if too_new else None
+    msg = (f"the host compiler {kind} {major} ({host.get('path') or '?'}) is outside what nvcc {cuda} accepts "
+           f"({kind} {lo}-{hi}): CUDA extensions will not compile")
+    expl = (f"nvcc checks the host compiler in its crt/host_config.h and stops with \"unsupported "
+            f"{'GNU' if kind == 'gcc' else kind} version\" (CUDA {cuda} accepts {kind} {lo} to {hi}; source: {fit['source']}; "
+            f"NVIDIA's table: {fit['guide']}). torch itself still works; only building extensions fails. "
+            "torch passes $CC to nvcc as its host compiler (-ccbin), so point CC and CXX at an accepted compiler"
+            + (f", or use a CUDA toolkit whose nvcc accepts {kind} {major} (CUDA {newer_cuda} does)" if newer_cuda else "")
+            + ". (nvcc's -allow-unsupported-compiler skips the check at your own risk.)")
+    want = hi if too_new else lo
+    family = F.distro_family(s)
+    lines = []
+    if kind == "gcc" and family == "debian":
+        lines += [f"sudo apt-get install gcc-{want} g++-{want}",
+                  _export(s, "CC", f"/usr/bin/gcc-{want}"), _export(s, "CXX", f"/usr/bin/g++-{want}")]
+    elif kind == "gcc" and family == "rhel":
+        lines += [f"sudo dnf install gcc-toolset-{want}",
+                  _export(s, "CC", f"/opt/rh/gcc-toolset-{want}/root/usr/bin/gcc"),
+                  _export(s, "CXX", f"/opt/rh/gcc-toolset-{want}/root/usr/bin/g++")]
+    else:
+        lines += [f"# install {kind} {want} (or any {lo}-{hi}) with your package manager, then point CC and CXX at it:",
+                  _export(s, "CC", f"{'gcc' if kind == 'gcc' else 'clang'}-{want}"),
+                  _export(s, "CXX", f"{'g++' if kind == 'gcc' else 'clang++'}-{want}")]
+    return [finding("TE605", "warning", msg, expl, "\n".join(lines),
+                    {"compiler": kind, "major": major, "accepted": [lo, hi], "nvcc_cuda": cuda,
+                     "host_compiler": host.get("path"), "version_line": host.get("version"), "newer_cuda": newer_cuda},
+                    hides=["TE600"])]
+
+
+RULES += [host_compiler_range]

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck.advice import frameworks as FW
+from torch_envcheck.advice import pip_commands as P
 from torch_envcheck.advice import recommend as A
 from torch_envcheck._util import versions
+from torch_envcheck._util.escape import env_assign
 from torch_envcheck.doctor.finding import finding
-from torch_envcheck.doctor.facts import core as F
-from torch_envcheck.doctor.facts import tensorflow as T
+from torch_envcheck.facts import core as F
+from torch_envcheck.facts import tensorflow as T
 from torch_envcheck.knowledge import freshness
 
 
@@ -28,9 +30,9 @@ def not_importable(s) -> list[dict]:
     elif F.is_macos(s):
         fix = A.pip_command(s, "install", "torch")
     elif build:
-        fix = kb.pip_install_command(exe, build["torch"], build["tag"], shell=F.shell(s))
+        fix = P.pip_install_command(exe, build["torch"], build["tag"], shell=F.shell(s))
     elif F.driver_present(s) is False:
-        fix = kb.pip_install_command(exe, None, "cpu", shell=F.shell(s))
+        fix = P.pip_install_command(exe, None, "cpu", shell=F.shell(s))
     else:
         fix = A.pip_command(s, "install", "torch")
     if F.system(s) == "Windows" and not build and not F.driver_present(s):
@@ -166,6 +168,103 @@ def rocm_wheel(s) -> list[dict]:
                      "recommended_build": build}, hides=["TE200"])]
 
 
+def xpu_wheel(s) -> list[dict]:
+    """An Intel XPU build (+xpu) where torch.xpu sees no device: on an NVIDIA machine the GPU goes unused
+    (the CUDA build is the fix); on a machine without any GPU it runs on the CPU (the CPU wheel is the
+    same torch without oneAPI's libraries).  With an Intel GPU on the bus it is left alone: the XPU
+    build is the right one there, whatever the driver's state."""
+    if not F.is_xpu_torch(s) or F.torch_importable(s) is not True or F.is_macos(s) or F.xpu_available(s):
+        return []
+    if F.has_vendor_gpu(s, "intel"):
+        return []
+    details = {"torch": F.torch_version(s), "xpu": F.xpu(s), "xpu_version": F.torch_xpu_version(s),
+               "other_gpus": F.other_gpus(s), "pci_gpus": F.pci_gpus(s)}
+    if F.has_nvidia_gpu(s):
+        gl, pci = F.driver_gpus(s), F.pci_gpus(s)
+        names = ", ".join(F.gpu_label(g) for g in gl) or (F.pci_label(pci) if pci else "an NVIDIA GPU")
+        build = A.recommend_build(s, capability=F.build_capability(s))
+        return [finding("TE210", "failure",
+                        f"{F.torch_label(s)} is an Intel XPU build, but this machine's GPU is {names}: torch runs on the CPU",
+                        "XPU builds drive Intel GPUs through SYCL/Level Zero only; on NVIDIA hardware torch.xpu and "
+                        "torch.cuda both see nothing. Install a CUDA build"
+                        + (f": torch {build['torch']} {build['tag']} fits this driver and GPU." if build else "."),
+                        A.install_command(s, build) if build else None, {**details, "recommended_build": build})]
+    if F.has_vendor_gpu(s, "intel") is False and F.pci_gpus(s) == []:
+        return [finding("TE210", "warning",
+                        f"{F.torch_label(s)} is an Intel XPU build, but this machine has no Intel or NVIDIA GPU: torch "
+                        "runs on the CPU",
+                        "torch.xpu sees no device and no GPU is on the PCI bus, so everything runs on the CPU; the CPU "
+                        "wheel (command below) is the same torch without the oneAPI runtime libraries.",
+                        A.pip_command(s, "install", "--force-reinstall", f"torch=={versions.public(F.torch_version(s))}",
+                                      "--index-url", A.index_url("cpu")), details)]
+    return []
+
+
+def rocm_gpu(s) -> list[dict]:
+    """A ROCm torch on a machine with an AMD GPU (PCI, /dev/kfd) that sees no device: the GPU's gfx
+    target is not in the build (consumer RDNA cards), or HSA_OVERRIDE_GFX_VERSION names a wrong one.
+    Never fixed into a CPU or CUDA wheel: the ROCm build is the right kind."""
+    if not F.is_rocm_torch(s) or F.torch_importable(s) is not True or F.cuda_available(s) is True:
+        return []
+    if not (F.has_vendor_gpu(s, "amd") or F.kfd(s) is True):
+        return []
+    override = F.env(s, "HSA_OVERRIDE_GFX_VERSION")
+    arch = [a for a in F.binary_arch_list(s) if a.startswith("gfx")]
+    amd = [g for g in F.other_gpus(s) or () if g.get("vendor") == "amd"]
+    where = ", ".join(f"{g.get('bus_id')} (device {g.get('device_id') or '?'})" for g in amd[:3]) or "an AMD GPU (/dev/kfd)"
+    msg = (f"{F.torch_label(s)} is a ROCm build and this machine has {where}, but torch sees no GPU"
+           + (f" (HSA_OVERRIDE_GFX_VERSION={override})" if override else ""))
+    expl = ("A ROCm build runs only on the gfx targets it was compiled for"
+            + (f" ({', '.join(arch)})" if arch else "") + ". A GPU outside that list (most consumer Radeon cards) is "
+            "invisible to torch; ROCm lets such a card run as a close relative with HSA_OVERRIDE_GFX_VERSION "
+            "(RDNA 3, gfx110x: 11.0.0; RDNA 2, gfx103x: 10.3.0). Also check that your user can open /dev/kfd and "
+            "/dev/dri (groups render and video). Keep the ROCm build: a CPU or CUDA wheel would not use this GPU.")
+    if override:
+        expl += (f" HSA_OVERRIDE_GFX_VERSION is already {override}: that target does not fit this GPU or this build "
+                 "(rocminfo names the GPU's gfx target).")
+        fix = "rocminfo | grep -i -m2 gfx   # the GPU's own gfx target\n" + env_assign("HSA_OVERRIDE_GFX_VERSION", None, F.shell(s))
+    else:
+        fix = ("rocminfo | grep -i -m2 gfx   # the GPU's own gfx target\n"
+               "# RDNA 3 (gfx1100-gfx1103):\n" + env_assign("HSA_OVERRIDE_GFX_VERSION", "11.0.0", F.shell(s))
+               + "\n# RDNA 2 (gfx1030-gfx1036) instead:  " + env_assign("HSA_OVERRIDE_GFX_VERSION", "10.3.0", F.shell(s)))
+    return [finding("TE211", "failure", msg, expl, fix,
+                    {"torch": F.torch_version(s), "hip": F.torch_hip(s), "arch_list": arch, "amd_gpus": amd,
+                     "kfd": F.kfd(s), "HSA_OVERRIDE_GFX_VERSION": override}, hides=["TE200"])]
+
+
+def shadowed(s) -> list[dict]:
+    """torch imported from the user site (pip --user) or a PYTHONPATH folder while this environment
+    has its own torch: fixes and upgrades land on one copy, imports use the other."""
+    sh = F.torch_shadowed(s)
+    if sh is None:
+        return []
+    own = sh["shadowed"][0]
+    imported = sh["imported"] or {}
+    differs = imported.get("version") and own.get("version") and imported.get("version") != own.get("version")
+    sev = "failure" if differs or not imported else "warning"
+    msg = (f"torch is imported from {sh['imported_from']} ({sh['by']}"
+           + (f", torch {imported.get('version')}" if imported.get("version") else "")
+           + f"), not from this environment's own torch {own.get('version') or '?'} in {own['location']}")
+    expl = ("Python searches the user site (~/.local, from `pip install --user`) and PYTHONPATH folders before the "
+            "environment's site-packages, so that copy is the one imported. Every install into the environment then "
+            "changes a torch that is never used, and the report's other findings describe the imported copy.")
+    if sh["by"] == "user site":
+        names = ["torch"] + [n for n in ("torchvision", "torchaudio")
+                             if (F.package(s, n).get("location") or "") == sh["imported_from"]]
+        expl += (" Remove the user-site copy: pip finds it first, so its uninstall removes that copy and leaves the "
+                 "environment's own. (In a conda environment user sites are on by default; "
+                 "`PYTHONNOUSERSITE=1` turns them off for one shell.)")
+        fix = ("# removes the copy in the user site (pip finds it before the environment's own):\n"
+               + A.pip_command(s, "uninstall", "-y", *names) + "\n" + A.python_cmd(s)
+               + " -c 'import torch; print(torch.__file__)'")
+    else:
+        expl += f" PYTHONPATH puts {sh['imported_from']} first: drop that folder from it."
+        fix = env_assign("PYTHONPATH", None, F.shell(s))
+    return [finding("TE209", sev, msg, expl, fix,
+                    {"imported_from": sh["imported_from"], "by": sh["by"], "imported": imported,
+                     "environment_copy": own, "torch_file": F.torch_file(s)})]
+
+
 def companions(s) -> list[dict]:
     tv = F.torch_version(s)
     # A PyPI torch carries no local tag; its flavour still shows in torch.version.cuda.  Only the PyTorch
@@ -231,6 +330,12 @@ def torch_ok(s) -> list[dict]:
                             + (f" ({names})" if names else ""), "", None,
                             {"torch": F.torch_version(s), "cuda": F.torch_cuda(s), "device_count": n})]
         return []
+    if F.is_xpu_torch(s) and F.xpu_available(s):
+        n = F.xpu(s).get("device_count")
+        names = ", ".join(str(d) for d in F.as_list(F.xpu(s).get("devices")))
+        return [finding("TE200", "ok", f"{F.torch_label(s)} is an Intel XPU build and sees {n or '?'} Intel GPU"
+                        + ("s" if n != 1 else "") + (f" ({names})" if names else "") + ": the CUDA checks do not apply",
+                        "", None, {"torch": F.torch_version(s), "xpu": F.xpu(s)})]
     if F.is_rocm_torch(s):  # (on an NVIDIA-only machine TE206 hides it)
         return [finding("TE200", "ok", f"{F.torch_label(s)} is a ROCm build (HIP {F.torch_hip(s) or '?'}): the CUDA checks do not apply",
                         "", None, {"torch": F.torch_version(s), "hip": F.torch_hip(s)})]
@@ -263,7 +368,7 @@ def _live_summary(s) -> str:
 
 
 def knowledge_gap(s) -> list[dict]:
-    """A torch the knowledge tables cannot describe (issue 17): a release newer than every row
+    """A torch the knowledge tables cannot describe: a release newer than every row
     (TE207) or a CUDA build its release's row does not list (TE208).  The report says so, names the
     tables' date, and the other rules judge it from live facts; `knowledge update` learns it."""
     tv = F.torch_version(s)
@@ -298,4 +403,5 @@ def knowledge_gap(s) -> list[dict]:
                     f"(they list {known}): judged from live facts", expl, freshness.UPDATE_COMMAND, details)]
 
 
-RULES = [not_importable, cpu_wheel, rocm_wheel, companions, numpy_missing, torch_ok, knowledge_gap]
+RULES = [not_importable, cpu_wheel, rocm_wheel, xpu_wheel, rocm_gpu, shadowed, companions, numpy_missing, torch_ok,
+         knowledge_gap]

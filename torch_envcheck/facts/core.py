@@ -1,0 +1,1324 @@
+"""The facts layer: the one place that reads a snapshot.  Every rule (`from
+torch_envcheck.facts import core as F`; F.name(s)), renderer, command, the advice, fleet's
+table and rules, explain and the pytest plugin read facts through these accessors, so they cannot
+disagree about which GPU counts, which nvcc is in use or what a cuDNN integer means
+(tests/unit/contract/test_facts_only.py fails on a raw section read anywhere else).  The conda and
+TensorFlow sections have their own modules beside this one (conda.py, tensorflow.py).
+
+Every field may be missing, null or of the wrong type (a snapshot given to report() directly is not
+normalised; one loaded by --from-json or made by collect() is, see contract.py): accessors check
+types and return None for unknown, never a guessed value.  Only fields declared in contract.py are
+read (tests/unit/contract/test_doctor_readpaths.py fails otherwise).
+
+The single decisions, used everywhere:
+  gpus(s)              the GPUs the program sees: torch's devices when it lists any, else the driver's
+  machine_gpus(s)      every GPU of the machine: the driver's list, else torch's devices
+  build_capability(s)  the capability a wheel must serve: the lowest of the machine's GPUs
+  driver_runs(s, cuda) how the driver runs a CUDA version (knowledge.driver_runs, the one answer)
+  nvcc_in_use(s)       the first nvcc candidate that runs and has a toolkit, else the first that runs
+  cudnn_text(v)        cuDNN's integer decoded (_util/versions.py, the one decoder)
+  cuda_visible_devices(s), library_mismatch(s), import_broken_by_search_path(s): what several rules
+                       judge from, derived once
+Install commands are not facts: advice/recommend.py makes them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, fields
+
+from torch_envcheck import knowledge as kb
+from torch_envcheck._util import escape, versions
+
+# ---------------------------------------------------------------- primitives (for the accessors here)
+
+
+def as_dict(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value) -> list:
+    return value if isinstance(value, list) else []
+
+
+def dig(obj, *path, default=None):
+    for key in path:
+        if isinstance(obj, dict):
+            obj = obj.get(key)
+        elif isinstance(obj, list) and isinstance(key, int) and -len(obj) <= key < len(obj):
+            obj = obj[key]
+        else:
+            return default
+        if obj is None:
+            return default
+    return obj
+
+
+def text(value) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _bool(value) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
+def _int(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+# ---------------------------------------------------------------- the snapshot as a whole
+
+def known(s, path: str) -> bool:
+    """Whether the fact at a contract path ('torch.importable') is known (present and not null)."""
+    return dig(s, *path.split(".")) is not None
+
+
+def section_known(s, name: str) -> bool:
+    return isinstance(dig(s, name), dict)
+
+
+def section(s, name: str):
+    """A whole section as recorded, for the --verbose listing of every fact (never judged)."""
+    return dig(s, name)
+
+
+def created(s) -> str | None:
+    return text(dig(s, "created"))
+
+
+def probe_errors(s) -> dict:
+    """probe name -> the error it raised (a probe that crashed)."""
+    return as_dict(dig(s, "probe_errors"))
+
+
+def probe_seconds(s) -> dict:
+    return as_dict(dig(s, "probe_seconds"))
+
+
+def stable_key(s) -> dict:
+    """The snapshot without what changes from one run to the next on the same machine (when it was
+    taken, how long the probes and the torch import took): equal for two ranks of one machine state."""
+    out = {k: v for k, v in as_dict(s).items() if k not in ("created", "probe_seconds")}
+    t = out.get("torch")
+    if isinstance(t, dict) and "import_seconds" in t:
+        out["torch"] = {k: v for k, v in t.items() if k != "import_seconds"}
+    return out
+
+
+# ---------------------------------------------------------------- platform
+
+def _platform(s) -> dict:
+    return as_dict(dig(s, "platform"))
+
+
+def system(s) -> str | None:
+    return text(_platform(s).get("system"))
+
+
+def is_macos(s) -> bool:
+    return system(s) == "Darwin"
+
+
+def wsl(s):
+    v = _platform(s).get("wsl")
+    return v if v in (1, 2) else None
+
+
+def driver_os(s) -> str:
+    """The OS whose driver tables apply: WSL uses the Windows driver."""
+    return "Windows" if system(s) == "Windows" or wsl(s) == 2 else "Linux"
+
+
+def machine(s) -> str | None:
+    return text(_platform(s).get("machine"))
+
+
+def os_pretty(s) -> str | None:
+    return text(_platform(s).get("os_pretty"))
+
+
+def mac_ver(s):
+    return _platform(s).get("mac_ver")
+
+
+def container(s) -> str | None:
+    return text(_platform(s).get("container"))
+
+
+def rosetta(s) -> bool | None:
+    """platform.rosetta: True when this Python runs translated by Rosetta 2 (sysctl.proc_translated)."""
+    return _bool(_platform(s).get("rosetta"))
+
+
+def apple_silicon(s) -> bool | None:
+    return _bool(_platform(s).get("apple_silicon"))
+
+
+def jetson(s) -> dict | None:
+    """platform.jetson: {'model', 'l4t'} on a Jetson/Tegra board, None elsewhere or unknown."""
+    v = _platform(s).get("jetson")
+    return v if isinstance(v, dict) else None
+
+
+def jetson_model(s) -> str | None:
+    return text(as_dict(jetson(s)).get("model"))
+
+
+def jetson_l4t(s) -> tuple[int, int, int] | None:
+    """The Jetson's L4T (Jetson Linux) release, (36, 4, 3), from /etc/nv_tegra_release's line."""
+    from torch_envcheck.knowledge import jetson as kj  # noqa: PLC0415  (Jetson boards only)
+    return kj.parse_l4t(text(as_dict(jetson(s)).get("l4t")))
+
+
+def _python(s) -> dict:
+    return as_dict(_platform(s).get("python"))
+
+
+def python_version(s) -> str | None:
+    return text(_python(s).get("version"))
+
+
+def python_exe(s) -> str:
+    """The interpreter, for commands ("python" when unknown)."""
+    return text(_python(s).get("executable")) or "python"
+
+
+def python_executable(s) -> str | None:
+    """The interpreter as recorded (None when unknown)."""
+    return text(_python(s).get("executable"))
+
+
+def python_implementation(s) -> str | None:
+    return text(_python(s).get("implementation"))
+
+
+def python_mm(s) -> str | None:
+    """'3.11' from platform.python.version, None when unknown."""
+    m = re.match(r"(\d+)\.(\d+)", python_version(s) or "")
+    return f"{m.group(1)}.{m.group(2)}" if m else None
+
+
+def conda_env(s) -> str | None:
+    """The conda env this Python runs in (the platform probe's CONDA_DEFAULT_ENV), None outside one."""
+    return text(_python(s).get("conda_env"))
+
+
+def in_venv(s) -> bool | None:
+    return _bool(_python(s).get("venv"))
+
+
+def python_prefix(s) -> str | None:
+    return text(_python(s).get("prefix"))
+
+
+def env_kind(s) -> str:
+    """'conda env NAME', 'venv' or 'no venv'."""
+    return f"conda env {conda_env(s)}" if conda_env(s) else ("venv" if in_venv(s) is True else "no venv")
+
+
+def shell(s) -> str:
+    """The shell fix commands are written for: the snapshot's OS's (escape.shell_for)."""
+    return escape.shell_for(system(s))
+
+
+# ---------------------------------------------------------------- torch
+
+def _torch(s) -> dict:
+    return as_dict(dig(s, "torch"))
+
+
+def torch_importable(s) -> bool | None:
+    return _bool(_torch(s).get("importable"))
+
+
+def torch_installed(s) -> bool | None:
+    return _bool(_torch(s).get("installed"))
+
+
+def torch_version(s) -> str | None:
+    return text(_torch(s).get("version"))
+
+
+def torch_release(s) -> str | None:
+    return versions.release_key(torch_version(s))
+
+
+def torch_recorded_local(s) -> str | None:
+    """torch's local version label as the probe recorded it ('cu130'), without guessing from the version."""
+    return text(_torch(s).get("local"))
+
+
+def torch_local(s) -> str | None:
+    return torch_recorded_local(s) or versions.local_tag(torch_version(s))
+
+
+def torch_index_label(s) -> str | None:
+    """The download.pytorch.org index torch's local label names (cu130, cpu, rocm6.4, xpu), None for
+    no label or a build's own one (NVIDIA's JetPack '872d972e41.nv24.08', a source build's '+git...')."""
+    rec = torch_recorded_local(s)
+    if rec is not None:
+        return rec.strip().lower() if versions.is_index_label(rec) else None
+    return versions.index_label(torch_version(s))
+
+
+def torch_recorded_cuda(s) -> str | None:
+    """torch.version.cuda as the probe recorded it (text), without guessing from the local tag."""
+    return text(_torch(s).get("cuda"))
+
+
+def torch_cuda(s) -> str | None:
+    """The CUDA torch is built with: torch.version.cuda, else the wheel's local tag (cu130 -> 13.0),
+    so it is known even when torch does not import."""
+    v = _torch(s).get("cuda")
+    if isinstance(v, (int, float)):
+        v = str(v)
+    if text(v):
+        return v
+    tag = torch_local(s)
+    return versions.cuda_from_tag(tag) if tag and tag.startswith("cu") else None
+
+
+def torch_hip(s) -> str | None:
+    return text(_torch(s).get("hip"))
+
+
+def torch_installer(s) -> str | None:
+    """The installer that wrote torch's files (pip, uv, conda) as recorded; None when unknown."""
+    v = _torch(s).get("installer")
+    return v if isinstance(v, str) else None
+
+
+def torch_location(s) -> str | None:
+    return text(_torch(s).get("location"))
+
+
+def torch_requires_python(s) -> str | None:
+    return text(_torch(s).get("requires_python"))
+
+
+def is_cuda_torch(s) -> bool:
+    return torch_importable(s) is not False and torch_cuda(s) is not None
+
+
+def is_rocm_torch(s) -> bool:
+    return bool(torch_hip(s)) or (torch_local(s) or "").startswith("rocm")
+
+
+def is_xpu_torch(s) -> bool:
+    """An Intel XPU build (+xpu, or torch.xpu compiled in)."""
+    return (torch_local(s) or "").startswith("xpu") or dig(s, "torch", "xpu", "built") is True
+
+
+def is_cpu_torch(s) -> bool:
+    """Importable torch built without CUDA, ROCm or XPU."""
+    return torch_importable(s) is True and torch_version(s) is not None and torch_cuda(s) is None \
+        and not is_rocm_torch(s) and not is_xpu_torch(s)
+
+
+def torch_label(s) -> str:
+    return f"torch {torch_version(s)}" if torch_version(s) else "torch"
+
+
+def import_error(s) -> str | None:
+    return text(_torch(s).get("import_error"))
+
+
+def import_process(s) -> dict:
+    """How the child that imported torch ended: {'timed_out', 'signal', 'returncode', ...}."""
+    return as_dict(_torch(s).get("import_process"))
+
+
+def numpy_error(s) -> str | None:
+    return text(_torch(s).get("numpy_error"))
+
+
+def cudnn_error(s) -> str | None:
+    return text(_torch(s).get("cudnn_error"))
+
+
+def cuda_available(s) -> bool | None:
+    return _bool(_torch(s).get("cuda_available"))
+
+
+def device_count(s) -> int | None:
+    return _int(_torch(s).get("device_count"))
+
+
+def cuda_works(s) -> bool:
+    """A proving fact: torch initialised CUDA and sees at least one GPU.  It outranks any table that
+    says the driver cannot run this build (e.g. NVIDIA's forward-compatibility package)."""
+    n = device_count(s)
+    return torch_importable(s) is True and cuda_available(s) is True and (n is None or n > 0)
+
+
+def cuda_init_error(s) -> str | None:
+    return text(_torch(s).get("cuda_init_error"))
+
+
+def cuda_init_error_recorded(s):
+    """torch's CUDA initialisation error exactly as recorded (kept verbatim in findings' details)."""
+    return _torch(s).get("cuda_init_error")
+
+
+def cuda_warnings(s) -> list[str]:
+    return [w for w in as_list(_torch(s).get("cuda_warnings")) if isinstance(w, str)]
+
+
+def mps(s) -> dict:
+    """torch.backends.mps: {'built', 'available'} (macOS), {} when unknown."""
+    return as_dict(_torch(s).get("mps"))
+
+
+def mps_available(s) -> bool:
+    return mps(s).get("available") is True
+
+
+def torch_devices(s) -> list[dict]:
+    """torch.cuda's devices (what the program sees, after CUDA_VISIBLE_DEVICES)."""
+    return [d for d in as_list(_torch(s).get("devices")) if isinstance(d, dict)]
+
+
+# cuDNN's integer and version tuples are decoded by the one parser (_util/versions.py).
+cudnn_tuple = versions.cudnn_tuple
+fmt_version = versions.fmt_version
+
+
+def cudnn_text(value) -> str | None:
+    """'9.24.0' for 92400, '8.9.7' for 8907; None when unknown."""
+    t = cudnn_tuple(value)
+    return fmt_version(t) if t else None
+
+
+def cudnn_mm(value) -> str | None:
+    """'9.24' for 92400; None when unknown."""
+    t = cudnn_tuple(value)
+    return f"{t[0]}.{t[1]}" if t else None
+
+
+def torch_cudnn(s) -> tuple[int, int, int] | None:
+    return cudnn_tuple(_torch(s).get("cudnn"))
+
+
+def binary_arch_list(s) -> list[str]:
+    """The arch list read from the installed torch binary (torch._C._cuda_getArchFlags()), [] when
+    the snapshot has none."""
+    return [a for a in as_list(_torch(s).get("arch_list")) if isinstance(a, str)]
+
+
+def arch_list(s) -> list[str]:
+    """torch's arch list: the binary's when recorded, else the tables' for this wheel."""
+    lst = binary_arch_list(s)
+    if lst:
+        return lst
+    tag = torch_local(s) or versions.tag_from_cuda(torch_cuda(s))
+    if torch_version(s) and tag:
+        try:
+            return kb.wheel_arch_list(torch_version(s), tag, system(s), machine(s)) or []
+        except kb.KnowledgeError:
+            return []
+    return []
+
+
+def arch_list_source(s) -> str | None:
+    """'binary' when arch_list() comes from the installed torch, 'table' when from the tables."""
+    if binary_arch_list(s):
+        return "binary"
+    return "table" if arch_list(s) else None
+
+
+# ---------------------------------------------------------------- driver
+
+def _driver(s) -> dict:
+    return as_dict(dig(s, "driver"))
+
+
+def driver_present(s) -> bool | None:
+    return _bool(_driver(s).get("present"))
+
+
+def driver_version(s) -> str | None:
+    return text(_driver(s).get("version"))
+
+
+def driver_cuda(s) -> str | None:
+    return text(_driver(s).get("cuda_version"))
+
+
+def driver_source(s) -> str | None:
+    """How the driver was read: nvml, nvidia-smi, /proc/driver/nvidia."""
+    return text(_driver(s).get("source"))
+
+
+def driver_errors(s) -> list[str]:
+    return [e for e in as_list(_driver(s).get("errors")) if isinstance(e, str)]
+
+
+def driver_runs(s, cuda) -> str | None:
+    """How this machine's NVIDIA driver runs code built with CUDA `cuda`: "toolkit", "compat"
+    (minor-version compatibility only), "no" or None (unknown): knowledge.driver_runs, the one
+    answer, asked with everything the snapshot knows of the driver (its version, the CUDA it
+    reports, the OS whose driver table applies)."""
+    return kb.driver_runs(cuda, driver_version(s), driver_cuda(s), driver_os(s))
+
+
+def driver_too_old_for_torch(s) -> bool:
+    """A loaded driver that cannot run this CUDA torch (driver_runs "no"), with no fact proving that
+    it does anyway (cuda_works: NVIDIA's forward-compatibility package)."""
+    return (is_cuda_torch(s) and not is_macos(s) and wsl(s) != 1 and driver_present(s) is True
+            and driver_runs(s, torch_cuda(s)) == "no" and not cuda_works(s))
+
+
+def oldest_build_beyond_driver(s) -> dict | None:
+    """The torch build of the tables that needs the lowest driver ({'driver', 'cuda', 'torch', 'tag'}),
+    when this driver is older than even that one: then no torch build runs on it."""
+    try:
+        oldest = kb.min_driver_any_build(driver_os(s))
+    except kb.KnowledgeError:
+        return None
+    dvt = versions.version_tuple(driver_version(s))
+    return oldest if oldest and dvt and dvt < versions.version_tuple(oldest["driver"]) else None
+
+
+_MISMATCH_MARKERS = ("driver/library version mismatch", "error 803",
+                     "system has unsupported display driver / cuda driver combination")
+
+
+def library_mismatch(s) -> str | None:
+    """The error text that shows CUDA error 803 / NVML "Driver/library version mismatch" (the kernel
+    module still loaded is not the version of the user-space driver installed since), from torch's
+    CUDA initialisation, the driver probe or torch's CUDA warnings; None elsewhere and on macOS."""
+    if is_macos(s):
+        return None
+    texts = [cuda_init_error(s)] + driver_errors(s) + cuda_warnings(s)
+    return next((t for t in texts if t and any(m in t.lower() for m in _MISMATCH_MARKERS)), None)
+
+
+# ---------------------------------------------------------------- GPUs
+
+def driver_gpus(s) -> list[dict]:
+    """The driver's GPUs (NVML / nvidia-smi): every NVIDIA GPU of the machine."""
+    return [g for g in as_list(_driver(s).get("gpus")) if isinstance(g, dict)]
+
+
+def gpus(s) -> list[dict]:
+    """The GPUs the program sees: torch's devices when it lists any (after CUDA_VISIBLE_DEVICES),
+    else the driver's.  The GPUs a build must serve are the machine's (machine_gpus, capabilities)."""
+    return torch_devices(s) or driver_gpus(s)
+
+
+def gpus_source(s) -> str | None:
+    """Whose list gpus(s) is: "torch" or "driver" (None when there is none)."""
+    if torch_devices(s):
+        return "torch"
+    return "driver" if driver_gpus(s) else None
+
+
+def gpu_memory_bytes(s, g: dict) -> int | None:
+    """A gpus(s) item's memory: torch records bytes, the driver MiB."""
+    key = "total_memory_bytes" if gpus_source(s) == "torch" else "memory_total_mib"
+    v = g.get(key)
+    if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+        return None
+    return v if key == "total_memory_bytes" else v * 2**20
+
+
+def gpu_label(g: dict) -> str:
+    name = text(g.get("name")) or f"GPU {g.get('index', '?')}"
+    cap = text(g.get("capability"))
+    return f"{name} (compute capability {cap})" if cap else name
+
+
+def capability_tuple(cap) -> tuple[int, int] | None:
+    return versions.major_minor(cap) if isinstance(cap, str) else None
+
+
+def gpu_capabilities(s) -> list[str]:
+    return [c for c in (text(g.get("capability")) for g in gpus(s)) if c]
+
+
+def machine_gpus(s) -> list[dict]:
+    """Every NVIDIA GPU of the machine: the driver's list (CUDA_VISIBLE_DEVICES hides none of it),
+    else torch's devices."""
+    return driver_gpus(s) or torch_devices(s)
+
+
+def capabilities(s) -> list[str]:
+    """The known compute capabilities of the machine's GPUs ('8.0', '12.0'), in device order: the
+    driver's, else (where it records none) torch's devices'."""
+    def caps(lst):
+        return [c for c in (text(g.get("capability")) for g in lst) if c and capability_tuple(c)]
+    return caps(driver_gpus(s)) or caps(torch_devices(s))
+
+
+def build_capability(s) -> str | None:
+    """The capability a torch build must serve: the lowest of the machine's GPUs (capabilities(s)),
+    also those CUDA_VISIBLE_DEVICES hides from this process (a wheel that covers the oldest GPU's
+    architecture is the one the release tables can answer for); None when unknown."""
+    caps = capabilities(s)
+    return min(caps, key=capability_tuple) if caps else None
+
+
+def pci_gpus(s) -> list[dict] | None:
+    """NVIDIA display/3D devices on the PCI bus (driver.pci_gpus): a GPU is there even when no driver
+    is loaded.  None = unknown: not recorded, not readable (Windows, macOS), or WSL 2, whose GPU is
+    paravirtualised through /dev/dxg and never shows on the Linux PCI bus."""
+    v = _driver(s).get("pci_gpus")
+    if not isinstance(v, list) or wsl(s) == 2:
+        return None
+    return [g for g in v if isinstance(g, dict)]
+
+
+def pci_label(devs: list[dict]) -> str:
+    """'an NVIDIA GPU on PCI 0000:01:00.0 (device 0x2684)' / '2 NVIDIA GPUs on PCI (...; ...)'."""
+    parts = [f"{text(d.get('bus_id')) or '?'}" + (f" (device {d['device_id']})" if text(d.get("device_id")) else "")
+             for d in devs]
+    if len(parts) == 1:
+        return f"an NVIDIA GPU on PCI {parts[0]}"
+    return f"{len(parts)} NVIDIA GPUs on PCI ({'; '.join(parts)})"
+
+
+def has_nvidia_gpu(s) -> bool:
+    return bool(driver_gpus(s)) or bool(pci_gpus(s)) or bool(torch_devices(s))
+
+
+def is_tegra(s) -> bool:
+    """A Jetson board: the platform probe says so, or a GPU has a Tegra compute capability."""
+    if jetson(s):
+        return True
+    try:
+        return any(kb.is_tegra(c) for c in gpu_capabilities(s))
+    except kb.KnowledgeError:
+        return False
+
+
+def proof(s, area: str) -> str | None:
+    """The observed fact that proves an area's layer works, as "path=value", else None.  A proving
+    fact outranks a table (a finding with basis="table"): torch that initialised CUDA and sees its
+    GPUs proves the driver runs this torch's CUDA, whatever the driver table says (a data-center GPU
+    with NVIDIA's forward-compatibility package); the extension's kernels launching on every device
+    proves the GPUs run this build's code."""
+    n = device_count(s)
+    cuda_ok = cuda_available(s) is True and n is not None and n > 0
+    if area == "driver" and cuda_ok:
+        return f"torch.cuda_available=True, torch.device_count={n}"
+    if area == "gpu" and cuda_ok:
+        devs = ext_devices(s)
+        if devs and all(d.get("kernel_image") is True for d in devs):
+            return "extension.runtime_info.cuda.devices[].kernel_image.available=True"
+    return None
+
+
+# ---------------------------------------------------------------- environment variables, packages
+
+def env(s, name) -> str | None:
+    v = dig(s, "env", name)
+    return v if isinstance(v, str) else None
+
+
+# NVIDIA Container Toolkit (cmd/nvidia-container-runtime/README.md): `none` mounts the driver but no
+# GPU; `void`, empty or unset behave like runc (neither GPUs nor driver libraries).
+_NO_GPU_VALUES = {"void": "neither GPUs nor the driver's libraries are given to the container",
+                  "none": "the driver's libraries are given to the container, but no GPU",
+                  "": "(empty) neither GPUs nor the driver's libraries are given to the container"}
+
+
+def container_without_gpu(s) -> dict | None:
+    """A container started without a GPU: NVIDIA_VISIBLE_DEVICES is void, none or empty, this runs in
+    a container, and CUDA sees no GPU (a CDI-injected GPU works with `void` set, so the value alone is
+    no proof).  {'value', 'meaning', 'container'}, else None."""
+    raw = env(s, "NVIDIA_VISIBLE_DEVICES")
+    if raw is None or container(s) is None or is_macos(s):
+        return None
+    value = raw.strip().lower()
+    if value not in _NO_GPU_VALUES:
+        return None
+    if cuda_available(s) is True and (device_count(s) or 0) > 0:
+        return None
+    if driver_gpus(s) and cuda_available(s) is not False:
+        return None
+    return {"value": raw, "meaning": _NO_GPU_VALUES[value], "container": container(s)}
+
+
+def cvd_hides_all(s) -> bool:
+    v = env(s, "CUDA_VISIBLE_DEVICES")
+    return v is not None and not v.strip()
+
+
+def cuda_visible_devices(s) -> dict | None:
+    """CUDA_VISIBLE_DEVICES read as CUDA reads it, against the driver's GPUs: None when it is unset,
+    on macOS, or where neither a CUDA torch nor a driver GPU makes it matter; else {'raw', 'n' (the
+    driver's GPU count, None when unknown), 'empty', 'valid' (the entries before the first invalid
+    one), 'invalid' (that entry, or None)}.  CUDA stops reading at the first invalid entry; a UUID
+    ('GPU-...') is judged when the driver lists UUIDs, a MIG one never."""
+    raw = env(s, "CUDA_VISIBLE_DEVICES")
+    if raw is None or is_macos(s) or not (is_cuda_torch(s) or driver_gpus(s)):
+        return None
+    n = len(driver_gpus(s)) if driver_present(s) else None
+    out = {"raw": raw, "n": n, "empty": not raw.strip(), "valid": [], "invalid": None}
+    if out["empty"] or not n:
+        return out  # without the driver's GPU list an index cannot be judged
+    uuids = [text(g.get("uuid")) for g in driver_gpus(s)]
+    for item in (x.strip() for x in raw.split(",")):
+        if re.fullmatch(r"\d+", item):
+            ok = int(item) < n
+        elif item.upper().startswith(("GPU-", "MIG-")):
+            ok = None if not any(uuids) or item.upper().startswith("MIG-") else \
+                any(u and u.lower().startswith(item.lower()) for u in uuids)
+        else:
+            ok = False
+        if ok is False:
+            out["invalid"] = item
+            break  # CUDA stops parsing at the first invalid entry
+        out["valid"].append(item)
+    return out
+
+
+def package(s, name) -> dict:
+    return as_dict(dig(s, "packages", name))
+
+
+MAX_REQUIRES = 100
+
+
+def requires_dist(s) -> list[dict]:
+    """packages.requires: [{'name', 'version', 'requires': [lines]}] of the frameworks' distributions and
+    the nvidia-* wheels, as recorded ([] for a snapshot from before the field)."""
+    out = []
+    for item in as_list(dig(s, "packages", "requires"))[:MAX_REQUIRES]:
+        if isinstance(item, dict) and text(item.get("name")):
+            # a Requires-Dist line is short; a stranger's snapshot bounds nothing, so the reader does
+            lines = [x[:500] for x in as_list(item.get("requires"))[:200] if isinstance(x, str) and x.strip()]
+            out.append({"name": item["name"], "version": text(item.get("version")), "requires": lines})
+    return out
+
+
+def installed_versions(s) -> dict:
+    """packages.installed: {normalised name: version or None (recorded as not installed)}."""
+    raw = as_dict(dig(s, "packages", "installed"))
+    return {k: (v if isinstance(v, str) else None) for k, v in list(raw.items())[:500] if isinstance(k, str)}
+
+
+def package_version(s, name) -> str | None:
+    """The installed version of a package the packages probe records (torchvision, torchaudio)."""
+    return text(package(s, name).get("version"))
+
+
+def nvidia_packages(s) -> dict:
+    return {k: v for k, v in as_dict(dig(s, "packages", "nvidia")).items() if isinstance(v, str)}
+
+
+def nvidia_package_version(s, prefix: str) -> tuple[str, str] | None:
+    """('nvidia-cudnn-cu13', '9.24.0.43') for prefix 'nvidia-cudnn' (with or without -cuXX)."""
+    for name, ver in nvidia_packages(s).items():
+        if re.fullmatch(re.escape(prefix) + r"(-cu\d+)?", name.lower()):
+            return name, ver
+    return None
+
+
+# ---------------------------------------------------------------- libraries on the search path
+
+def library_path_var(s) -> str:
+    return text(dig(s, "libraries", "search_path_var")) or "LD_LIBRARY_PATH"
+
+
+def library_listing(s) -> list[dict]:
+    """Every folder the libraries probe recorded, as it recorded it: [{'dir': str|None, 'files': int}]."""
+    return [{"dir": text(e.get("dir")), "files": len(as_list(e.get("libs")))}
+            for e in as_list(dig(s, "libraries", "entries")) if isinstance(e, dict)]
+
+
+def library_entries(s) -> list[dict]:
+    """libraries.entries: [{'dir', 'libs': [{'file', 'kind', 'version'}]}] normalised."""
+    out = []
+    for e in as_list(dig(s, "libraries", "entries")):
+        e = as_dict(e)
+        d = text(e.get("dir"))
+        if not d:
+            continue
+        libs = [{"file": text(x.get("file")), "kind": (text(x.get("kind")) or "").lower() or None,
+                 "version": text(x.get("version"))} for x in as_list(e.get("libs")) if isinstance(x, dict)]
+        out.append({"dir": d, "libs": libs})
+    return out
+
+
+# library kind -> pip distribution (with or without -cuXX) that ships torch's copy
+PIP_PACKAGE = {
+    "cudart": "nvidia-cuda-runtime", "cublas": "nvidia-cublas", "cublaslt": "nvidia-cublas",
+    "cudnn": "nvidia-cudnn", "cusparse": "nvidia-cusparse", "nvjitlink": "nvidia-nvjitlink",
+    "nvrtc": "nvidia-cuda-nvrtc", "cufft": "nvidia-cufft", "curand": "nvidia-curand",
+    "cusolver": "nvidia-cusolver", "nccl": "nvidia-nccl", "cupti": "nvidia-cuda-cupti",
+    "cusparselt": "nvidia-cusparselt",
+}
+
+
+def torch_library(s, kind: str) -> tuple[tuple[int, int], str] | None:
+    """torch's own copy of a CUDA library: ((major, minor), where that fact came from): its pip
+    nvidia-* package, else torch's cuDNN or CUDA version."""
+    pkg = nvidia_package_version(s, PIP_PACKAGE.get(kind, "")) if kind in PIP_PACKAGE else None
+    if pkg:
+        mm = versions.major_minor(pkg[1])
+        if mm:
+            return mm, f"pip package {pkg[0]} {pkg[1]}"
+    if kind == "cudnn":
+        t = torch_cudnn(s)
+        if t:
+            return (t[0], t[1]), f"torch.backends.cudnn.version() {fmt_version(t)}"
+    if kind in ("cudart", "nvrtc") and torch_cuda(s):
+        return versions.major_minor(torch_cuda(s)), f"torch.version.cuda {torch_cuda(s)}"
+    return None
+
+
+def _cuda_libs_on_path(s) -> list[dict]:
+    """CUDA/cuDNN libraries in the folders of the search path, with how they differ from the copies
+    torch's pip packages ship (older/newer/unknown)."""
+    out = []
+    for e in library_entries(s):
+        for lib in e["libs"]:
+            kind = lib["kind"]
+            if not kind:
+                continue
+            exp = torch_library(s, kind)
+            mm = versions.major_minor(lib["version"]) if lib["version"] and len(versions.version_tuple(lib["version"]) or ()) >= 2 else None
+            out.append({"dir": e["dir"], "file": lib["file"], "kind": kind, "version": lib["version"],
+                        "torch_has": f"{exp[0][0]}.{exp[0][1]}" if exp else None,
+                        "older": bool(mm and exp and mm < exp[0])})
+    return out
+
+
+_IMPORT_LIB_MARKERS = ("undefined symbol", "cannot open shared object", "version `", "symbol lookup error",
+                       "libcu", "libnv", "libcudnn", "libnccl")
+
+
+def _symbol_needs(err: str) -> tuple[str, tuple[int, int]] | None:
+    """'undefined symbol: __nvJitLinkComplete_12_4' -> ('nvjitlink', (12, 4)): the library and the
+    version whose symbol torch (or one of its libraries) needs."""
+    m = re.search(r"undefined symbol:\s*_*(\w+?)_(\d+)_(\d+)\b", err)
+    if not m:
+        return None
+    name = m.group(1).lower()
+    # longest prefixes first: cublasLt before cublas, cuda (cudart's cudaXxx) last
+    for prefix, kind in (("nvjitlink", "nvjitlink"), ("cusparselt", "cusparselt"), ("cusparse", "cusparse"),
+                         ("cublaslt", "cublaslt"), ("cublas", "cublas"), ("cudnn", "cudnn"), ("nccl", "nccl"),
+                         ("cufft", "cufft"), ("curand", "curand"), ("cusolver", "cusolver"), ("nvrtc", "nvrtc"),
+                         ("cuda", "cudart")):
+        if name.startswith(prefix):
+            return kind, (int(m.group(2)), int(m.group(3)))
+    return None
+
+
+def import_broken_by_search_path(s) -> dict | None:
+    """`import torch` fails on a library error while the search path holds CUDA libraries: which
+    folders are the cause (e.g. an older CUDA's libnvJitLink, "undefined symbol:
+    __nvJitLinkComplete_12_4").  {'error', 'var', 'suspects': [{'dir', 'file', 'kind', 'version', ...}],
+    'dirs', 'needs': (kind, (major, minor)) | None}, else None.  Judged by the libraries rule (TE505)
+    and named by the torch rule's TE201, which it explains."""
+    if torch_importable(s) is not False or is_macos(s):
+        return None
+    err = import_error(s) or ""
+    low = err.lower()
+    if not any(m in low for m in _IMPORT_LIB_MARKERS) or "no module named" in low:
+        return None
+    libs = _cuda_libs_on_path(s)
+    if not libs:
+        return None
+    need = _symbol_needs(err)
+    suspects = [l for l in libs if need and l["kind"] == need[0]]
+    if need and suspects:
+        # the library named by the symbol, in a version older than the symbol's
+        suspects = [l for l in suspects
+                    if not (versions.major_minor(l["version"]) and versions.major_minor(l["version"]) >= need[1])] \
+            or suspects
+    suspects = suspects or [l for l in libs if l["older"]] or [l for l in libs if l["kind"] and l["kind"] in low] or libs
+    return {"error": err, "var": library_path_var(s), "suspects": suspects, "needs": need,
+            "dirs": list(dict.fromkeys(l["dir"] for l in suspects))}
+
+
+def import_breaker_label(b: dict) -> str:
+    """import_broken_by_search_path()'s verdict in one line (TE505's message, quoted by TE201)."""
+    first, need = b["suspects"][0], b["needs"]
+    need_txt = f", which needs {need[0]} {need[1][0]}.{need[1][1]}" if need else ""
+    return (f"{b['var']} folder {first['dir']} makes `import torch` fail: its {first['file'] or first['kind']}"
+            + (f" ({first['version']})" if first["version"] else "") + f" is loaded instead of torch's own{need_txt}")
+
+
+# ---------------------------------------------------------------- toolchain
+
+def nvcc_candidates(s) -> list[dict]:
+    return [c for c in as_list(dig(s, "toolchain", "nvcc")) if isinstance(c, dict)]
+
+
+def nvcc_in_use(s) -> dict | None:
+    """The nvcc a build would use: the first candidate (cpp_extension's lookup order) that runs and
+    has a toolkit beside it, else the first that runs; None when none runs."""
+    runs = [c for c in nvcc_candidates(s) if text(c.get("version"))]
+    return next((c for c in runs if c.get("toolkit_found") is not False), runs[0] if runs else None)
+
+
+def cuda_home(s, var: str) -> dict:
+    """toolchain.cuda_home.<CUDA_HOME|CUDA_PATH>: {'value', 'exists', 'has_nvcc'}."""
+    return as_dict(dig(s, "toolchain", "cuda_home", var))
+
+
+def host_compiler(s) -> dict | None:
+    v = dig(s, "toolchain", "host_compiler")
+    return v if isinstance(v, dict) else None
+
+
+def ninja(s) -> dict | None:
+    v = dig(s, "toolchain", "ninja")
+    return v if isinstance(v, dict) else None
+
+
+def msvc(s) -> dict | None:
+    """toolchain.msvc (Windows): {'cl', 'vswhere', 'installation', 'vc_tools', 'error'}; None when not
+    recorded (another OS, or a snapshot from before the field)."""
+    v = dig(s, "toolchain", "msvc")
+    if not isinstance(v, dict):
+        return None
+    return {"cl": text(v.get("cl")), "vswhere": text(v.get("vswhere")), "installation": text(v.get("installation")),
+            "vc_tools": _bool(v.get("vc_tools")), "error": text(v.get("error"))}
+
+
+# ---------------------------------------------------------------- torch_envcheck's extension
+
+@dataclass(frozen=True)
+class ExtStatus:
+    """extension.status (torch_envcheck.ext.extension.status()), typed: its fields are the ones
+    contract.py declares for it (tests/unit/contract/test_facts_accessors.py keeps the two equal), a
+    text field a str or None (unknown), an opaque object a dict as recorded."""
+    state: str | None = None              # ok, stale, missing, torch-missing, broken
+    mode: str | None = None               # aot or jit
+    path: str | None = None
+    built_against: str | None = None
+    running_torch: str | None = None
+    running_torch_cuda: str | None = None
+    rebuild_command: str | None = None
+    error: str | None = None
+    stale_aot: dict = field(default_factory=dict)   # a stale AOT build shadowed by a JIT one: path, reason
+    meta: dict = field(default_factory=dict)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def stale_path(self) -> str | None:
+        v = self.stale_aot.get("path")
+        return v if isinstance(v, str) else None
+
+    @property
+    def stale_reason(self) -> str | None:
+        return text(self.stale_aot.get("reason"))
+
+
+def ext_status(s) -> ExtStatus:
+    """extension.status, typed (ExtStatus)."""
+    raw = as_dict(dig(s, "extension", "status"))
+    kw = {}
+    for f in fields(ExtStatus):
+        v = raw.get(f.name)
+        kw[f.name] = as_dict(v) if f.name in ("stale_aot", "meta") else (v if isinstance(v, str) else None)
+    return ExtStatus(**kw)
+
+
+def ext_state(s) -> str | None:
+    """extension.status.state: ok, stale, missing, torch-missing, broken, or None (unknown)."""
+    return text(ext_status(s).state)
+
+
+def extension_errors(s) -> list[str]:
+    """The extension probe's own errors (status(), build_info(), runtime_info() that raised)."""
+    return [e for e in as_list(dig(s, "extension", "errors")) if isinstance(e, str) and e.strip()]
+
+
+def ext_gencode(s):
+    """The GPU code the extension was compiled for (build_info.cuda.gencode: {'sass': [...], 'ptx':
+    [...]}), as recorded: it is shown, never judged."""
+    return dig(s, "extension", "build_info", "cuda", "gencode")
+
+
+def ext_cudnn_headers_version(s):
+    """The cudnn.h version the extension was compiled with (CUDNN_VERSION, an integer)."""
+    return dig(s, "extension", "build_info", "cudnn_headers", "version_int")
+
+
+def _runtime_info(s) -> dict:
+    return as_dict(dig(s, "extension", "runtime_info"))
+
+
+def ext_runtime_cudnn(s) -> dict:
+    """runtime_info.cudnn: the cuDNN this process loaded ({'version', 'library': {'path'}, ...})."""
+    return as_dict(_runtime_info(s).get("cudnn"))
+
+
+def ext_loaded_libraries(s) -> dict:
+    """runtime_info.loaded_libraries: family -> the files mapped into the process (/proc/self/maps)."""
+    return as_dict(_runtime_info(s).get("loaded_libraries"))
+
+
+def ext_torch_cudnn_error(s) -> str | None:
+    return text(dig(_runtime_info(s), "python", "torch_cudnn_error"))
+
+
+def _cap_text(value) -> str | None:
+    if isinstance(value, dict) and isinstance(value.get("major"), int) and isinstance(value.get("minor"), int):
+        return f"{value['major']}.{value['minor']}"
+    return text(value)
+
+
+def _avail(value) -> bool | None:
+    """kernel_image / handle facts come as a bool or as {"available"|"ok": bool, ...}."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, dict):
+        for key in ("available", "ok"):
+            if isinstance(value.get(key), bool):
+                return value[key]
+    return None
+
+
+def ext_devices(s) -> list[dict]:
+    """The extension's per-device facts (runtime_info.cuda.devices[], README "runtime_info fields"),
+    normalised: index, name, capability 'X.Y', kernel_image bool|None, kernel_error, cudnn_handle /
+    cublas_handle (bool|None) with their status texts."""
+    ri = _runtime_info(s)
+    raw = as_list(dig(ri, "cuda", "devices")) or as_list(ri.get("devices"))
+    out = []
+    for d in raw:
+        if not isinstance(d, dict):
+            continue
+        ki, ch, bh = d.get("kernel_image"), d.get("cudnn_handle"), d.get("cublas_handle")
+        out.append({
+            "index": d.get("index"), "name": text(d.get("name")),
+            "capability": _cap_text(d.get("compute_capability")) or _cap_text(d.get("capability")),
+            "kernel_image": _avail(ki), "kernel_error": as_dict(ki).get("error"),
+            "cudnn_handle": _avail(ch), "cudnn_status": as_dict(ch).get("status"),
+            "cublas_handle": _avail(bh), "cublas_status": as_dict(bh).get("status") or as_dict(bh).get("message"),
+        })
+    return out
+
+
+def installed_fits(s, capability=None) -> bool | None:
+    """Whether the live facts show the installed CUDA torch running here: True when torch
+    initialised CUDA and its binary's kernels cover the GPU (or the extension's kernels launched);
+    False when they rule it out (the driver reports an older CUDA major than torch needs, torch says
+    the driver is too old, or the binary has no kernels for the GPU); None unknown."""
+    tc, dc = versions.major_minor(torch_cuda(s)), versions.major_minor(driver_cuda(s))
+    arch = binary_arch_list(s)
+    if capability is not None and arch and kb.capability_match(capability, arch, torch_cuda(s))["ok"] is False:
+        return False
+    if cuda_works(s):
+        return True if (arch or proof(s, "gpu") or capability is None) else None
+    if dc and tc and dc[0] < tc[0]:
+        return False  # a driver of an older CUDA major never runs it (an older minor may: compatibility)
+    if "driver on your system is too old" in (cuda_init_error(s) or ""):
+        return False
+    return None
+
+
+
+# ---------------------------------------------------------------- the machine model (system section and
+# the environment manager's facts): kernel modules, Secure Boot, DKMS, WSL's loader, MIG, uv, user site,
+# other accelerators, /dev/shm
+
+def _system(s) -> dict:
+    return as_dict(dig(s, "system"))
+
+
+def kernel_modules(s) -> list[str] | None:
+    """The GPU kernel modules loaded (/proc/modules), None when unknown."""
+    v = _system(s).get("kernel_modules")
+    return [m for m in v if isinstance(m, str)] if isinstance(v, list) else None
+
+
+def module_loaded(s, name: str) -> bool | None:
+    mods = kernel_modules(s)
+    return None if mods is None else name in mods
+
+
+def nvidia_module_version(s) -> str | None:
+    """The loaded nvidia kernel module's version (/sys/module/nvidia/version)."""
+    return text(_system(s).get("nvidia_module_version"))
+
+
+def secure_boot(s) -> bool | None:
+    return _bool(_system(s).get("secure_boot"))
+
+
+def dkms_builds(s) -> list[dict] | None:
+    """[{'module', 'version', 'kernel', 'arch' (text or None), 'built' (bool or None)}], None when unknown."""
+    v = _system(s).get("dkms")
+    if not isinstance(v, list):
+        return None
+    return [{"module": text(d.get("module")), "version": text(d.get("version")), "kernel": text(d.get("kernel")),
+             "arch": text(d.get("arch")), "built": _bool(d.get("built"))} for d in v if isinstance(d, dict)]
+
+
+def nvidia_module_for_kernel(s) -> bool | None:
+    return _bool(_system(s).get("nvidia_module_for_kernel"))
+
+
+def nouveau_blacklisted(s) -> bool | None:
+    return _bool(_system(s).get("nouveau_blacklisted"))
+
+
+def kernel_release(s) -> str | None:
+    return text(_platform(s).get("release"))
+
+
+def userspace_driver(s) -> str | None:
+    """Evidence that the NVIDIA user-space driver is installed (nvidia-smi, or libcuda.so.1 in the
+    loader's cache outside WSL's stubs): its path, else None."""
+    smi = text(_driver(s).get("nvidia_smi"))
+    if smi:
+        return smi
+    for lib in libcuda_resolution(s) or ():
+        if not lib["path"].startswith(WSL_LIB):
+            return lib["path"]
+    return None
+
+
+def distro_family(s) -> str | None:
+    """debian (Debian, Ubuntu, Mint, Pop), fedora, rhel (RHEL, Rocky, Alma, CentOS, Amazon, Oracle),
+    suse, arch, from the distribution's name; None when unknown."""
+    name = (os_pretty(s) or "").lower()
+    for family, words in (("debian", ("ubuntu", "debian", "mint", "pop!_os", "pop_os")),
+                          ("fedora", ("fedora",)),
+                          ("rhel", ("red hat", "rhel", "rocky", "alma", "centos", "amazon linux", "oracle linux")),
+                          ("suse", ("suse",)), ("arch", ("arch linux", "manjaro", "endeavour"))):
+        if any(w in name for w in words):
+            return family
+    return None
+
+
+WSL_LIB = "/usr/lib/wsl/"
+
+
+def libcuda_resolution(s) -> list[dict] | None:
+    """Where the loader finds libcuda.so.1, in its order ([{path, source}]), 64-bit entries of the
+    cache only; None when unknown."""
+    v = _system(s).get("libcuda")
+    if not isinstance(v, list):
+        return None
+    out = []
+    for e in v:
+        if not isinstance(e, dict) or not text(e.get("path")):
+            continue
+        abi = text(e.get("abi")) or ""
+        if e.get("source") == "ld.so.cache" and abi and "64" not in abi:
+            continue  # a 32-bit copy is not what a 64-bit Python loads
+        out.append({"path": e["path"], "source": text(e.get("source")) or "?"})
+    return out
+
+
+def libcuda_loaded(s) -> list[str]:
+    """The libcuda files the extension saw mapped into torch's process (when it ran)."""
+    return [p for p in as_list(ext_loaded_libraries(s).get("cuda_driver")) if isinstance(p, str)]
+
+
+def driver_packages(s) -> list[dict] | None:
+    """[{'name', 'version', 'manager'}] (text or None each), None when unknown."""
+    v = _system(s).get("driver_packages")
+    if not isinstance(v, list):
+        return None
+    return [{"name": p["name"], "version": text(p.get("version")), "manager": text(p.get("manager"))}
+            for p in v if isinstance(p, dict) and text(p.get("name"))]
+
+
+def wsl_linux_driver(s) -> dict | None:
+    """WSL 2 with a Linux NVIDIA driver inside it: {'packages': [...], 'libcuda': path the loader takes
+    (None when it takes WSL's), 'wsl_lib': whether WSL's libcuda is there at all}, else None.  The
+    Windows driver reaches WSL 2 through /usr/lib/wsl/lib; a Linux driver's libcuda.so.1 shadows it."""
+    if wsl(s) != 2:
+        return None
+    pkgs = driver_packages(s) or []
+    libs = libcuda_resolution(s) or []
+    loaded = libcuda_loaded(s)
+    first = libs[0]["path"] if libs else None
+    shadow = next((p for p in loaded if not p.startswith(WSL_LIB)), None) or \
+        (first if first and not first.startswith(WSL_LIB) else None)
+    if not pkgs and not shadow:
+        return None
+    return {"packages": pkgs, "libcuda": shadow, "wsl_lib": any(e["path"].startswith(WSL_LIB) for e in libs)}
+
+
+def mig_gpus(s) -> list[dict]:
+    """The driver's GPUs with MIG mode known: [{'index', 'name', 'uuid', 'mig_mode', 'mig_devices'}]."""
+    out = []
+    for g in driver_gpus(s):
+        mode = _bool(g.get("mig_mode"))
+        if mode is None:
+            continue
+        devs = [d for d in as_list(g.get("mig_devices")) if isinstance(d, dict)] \
+            if isinstance(g.get("mig_devices"), list) else None
+        out.append({"index": _int(g.get("index")), "name": text(g.get("name")), "uuid": text(g.get("uuid")),
+                    "mig_mode": mode, "mig_devices": devs})
+    return out
+
+
+def mig_uuids(s) -> list[str] | None:
+    """Every MIG device's UUID the driver lists; None when no GPU's MIG devices are known."""
+    known_ = [g for g in mig_gpus(s) if g["mig_devices"] is not None]
+    if not known_:
+        return None
+    return [text(d.get("uuid")) for g in known_ for d in g["mig_devices"] if text(d.get("uuid"))]
+
+
+def visible_device_entries(s, var: str) -> list[dict] | None:
+    """CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES entries judged against the driver's GPUs and MIG
+    devices: [{'entry', 'kind': index|gpu-uuid|mig-uuid|mig-index|word|other, 'exists': True/False/None}];
+    None when the variable is unset or the driver's list is unknown."""
+    raw = env(s, var)
+    if raw is None or driver_present(s) is not True or not driver_gpus(s):
+        return None
+    n = len(driver_gpus(s))
+    uuids = [text(g.get("uuid")) for g in driver_gpus(s)]
+    migs = mig_uuids(s)
+    out = []
+    for item in (x.strip() for x in raw.split(",") if x.strip()):
+        low = item.lower()
+        if var == "NVIDIA_VISIBLE_DEVICES" and low in ("all", "none", "void"):
+            out.append({"entry": item, "kind": "word", "exists": None})
+        elif re.fullmatch(r"-?\d+", item):
+            out.append({"entry": item, "kind": "index", "exists": 0 <= int(item) < n})
+        elif re.fullmatch(r"\d+:\d+", item):
+            out.append({"entry": item, "kind": "mig-index", "exists": None})
+        elif low.startswith("mig-"):
+            exists = None if migs is None else any(u.lower().startswith(low) for u in migs)
+            out.append({"entry": item, "kind": "mig-uuid", "exists": exists})
+        elif low.startswith("gpu-"):
+            exists = None if not any(uuids) else any(u and u.lower().startswith(low) for u in uuids)
+            out.append({"entry": item, "kind": "gpu-uuid", "exists": exists})
+        else:
+            out.append({"entry": item, "kind": "other", "exists": None})
+    return out
+
+
+def uv_version(s) -> str | None:
+    """The uv that made this venv (pyvenv.cfg), None when uv did not."""
+    return text(_python(s).get("uv"))
+
+
+def pip_present(s) -> bool | None:
+    return _bool(_python(s).get("pip"))
+
+
+def uv_project(s) -> str | None:
+    return text(_python(s).get("uv_project"))
+
+
+def uses_uv(s) -> bool:
+    """Commands for this environment go through uv: a uv venv without pip (uv's default), or torch
+    installed by uv into an environment without pip."""
+    if pip_present(s) is not False:
+        return False
+    return bool(uv_version(s)) or torch_installer(s) == "uv"
+
+
+def user_site(s) -> str | None:
+    return text(_python(s).get("user_site"))
+
+
+def user_site_enabled(s) -> bool | None:
+    return _bool(_python(s).get("user_site_enabled"))
+
+
+def torch_file(s) -> str | None:
+    return text(_torch(s).get("file"))
+
+
+def torch_copies(s) -> list[dict]:
+    """[{'location', 'version', 'installer'}]: every torch distribution on sys.path, in its order."""
+    return [{"location": c["location"], "version": text(c.get("version")), "installer": text(c.get("installer"))}
+            for c in as_list(_torch(s).get("copies")) if isinstance(c, dict) and text(c.get("location"))]
+
+
+def _under(path: str | None, folder: str | None) -> bool:
+    if not path or not folder:
+        return False
+    folder = folder.rstrip("/\\")
+    return path == folder or path.startswith(folder + "/") or path.startswith(folder + "\\")
+
+
+def torch_shadowed(s) -> dict | None:
+    """torch imported from outside this environment while the environment has its own:
+    {'imported_from', 'by': 'user site' | 'PYTHONPATH', 'shadowed': [copies inside the env],
+    'imported': the copy imported}.  Judged from where torch was really imported (torch.__file__)."""
+    f, prefix = torch_file(s), python_prefix(s)
+    if not f or not prefix or _under(f, prefix):
+        return None
+    copies = torch_copies(s)
+    inside = [c for c in copies if _under(c["location"], prefix)]
+    if not inside:
+        return None
+    folder = f.rsplit("/torch/", 1)[0] if "/torch/" in f else f.rsplit("\\torch\\", 1)[0]
+    imported = next((c for c in copies if c["location"] == folder), None)
+    by = "user site" if _under(f, user_site(s)) else ("PYTHONPATH" if any(
+        _under(f, p) for p in (env(s, "PYTHONPATH") or "").split(":" if system(s) != "Windows" else ";") if p)
+        else "another folder on sys.path")
+    return {"imported_from": folder, "by": by, "shadowed": inside, "imported": imported}
+
+
+def xpu(s) -> dict:
+    return as_dict(_torch(s).get("xpu"))
+
+
+def torch_xpu_version(s) -> str | None:
+    return text(_torch(s).get("xpu_version"))
+
+
+def xpu_available(s) -> bool:
+    return xpu(s).get("available") is True
+
+
+def other_gpus(s) -> list[dict] | None:
+    """[{'vendor', 'bus_id', 'device_id', 'class'} (text or None each)], None when the bus was not read."""
+    v = _system(s).get("other_gpus")
+    if not isinstance(v, list):
+        return None
+    return [{k: text(g.get(k)) for k in ("vendor", "bus_id", "device_id", "class")} for g in v if isinstance(g, dict)]
+
+
+def has_vendor_gpu(s, vendor: str) -> bool | None:
+    """An AMD or Intel GPU on the PCI bus (None when the bus was not read)."""
+    gpus_ = other_gpus(s)
+    return None if gpus_ is None else any(g.get("vendor") == vendor for g in gpus_)
+
+
+def kfd(s) -> bool | None:
+    return _bool(_system(s).get("kfd"))
+
+
+def accelerator_build_works(s) -> str | None:
+    """A working non-CUDA accelerator build: 'rocm', 'xpu' or 'mps' (torch sees its devices), else None."""
+    if is_rocm_torch(s) and cuda_available(s) is True and (device_count(s) or 0) > 0:
+        return "rocm"
+    if is_xpu_torch(s) and xpu_available(s):
+        return "xpu"
+    if is_macos(s) and mps_available(s):
+        return "mps"
+    return None
+
+
+def accelerator_build_unseen_device(s) -> str | None:
+    """A ROCm build on a machine with an AMD GPU, or an XPU build with an Intel GPU on the bus, that
+    sees no device: the build is the right kind, the device is not reached yet.  Its description, else None."""
+    if torch_importable(s) is not True or accelerator_build_works(s):
+        return None
+    if is_rocm_torch(s) and (has_vendor_gpu(s, "amd") or kfd(s) is True) and not has_nvidia_gpu_evidence(s):
+        return "a ROCm build on a machine with an AMD GPU"
+    if is_xpu_torch(s) and has_vendor_gpu(s, "intel") and not has_nvidia_gpu_evidence(s):
+        return "an Intel XPU build on a machine with an Intel GPU"
+    return None
+
+
+def has_nvidia_gpu_evidence(s) -> bool:
+    """An NVIDIA GPU from the driver or the PCI bus (torch's devices not counted: a ROCm torch lists
+    AMD GPUs there)."""
+    return driver_present(s) is True or bool(driver_gpus(s)) or bool(pci_gpus(s))
+
+
+def shm(s) -> dict | None:
+    """/dev/shm: {'total_bytes', 'free_bytes', 'path'} when known."""
+    v = as_dict(_system(s).get("shm"))
+    total = _int(v.get("total_bytes"))
+    return {"total_bytes": total, "free_bytes": _int(v.get("free_bytes")), "path": text(v.get("path")) or "/dev/shm"} \
+        if total is not None else None
