@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from torch_envcheck._version import __version__
 
-__all__ = ["__version__", "build_info", "runtime_info", "extension_status", "diagnose", "ops"]
+__all__ = ["__version__", "build_info", "runtime_info", "extension_status", "diagnose", "advise", "ops"]
 
 
 def build_info(build: bool | None = None) -> dict:
@@ -34,6 +34,22 @@ def diagnose(snapshot: dict | None = None) -> dict:
     (schema torch_envcheck.report/1, what `torch-envcheck --json` prints)."""
     from torch_envcheck.doctor import diagnose as _impl
     return _impl(snapshot).to_dict()
+
+
+def advise(snapshot: dict | None = None, forms=()):
+    """The torch build that fits this machine (or a saved snapshot's), why, and every other build
+    with the reason it was not chosen: an advice.api.Advice; `.to_dict()` is the JSON document of
+    `torch-envcheck advise --json` (docs/advice.md, "The API for installers").  forms: ("uv",)
+    adds the uv command.  Without a snapshot, the probes advise needs run here (torch is imported
+    only in a child process, as the doctor does)."""
+    from torch_envcheck.advice.api import advice_for as _impl
+    if snapshot is None:
+        from torch_envcheck.doctor import collect
+        # the installed torch too (imported in a child process): advice keeps a working release
+        snapshot = collect(only=("platform", "driver", "conda", "packages", "torch"), tensorflow=False)
+    elif not isinstance(snapshot, dict):
+        raise TypeError("advise(snapshot): a snapshot dict (from torch_envcheck.doctor.collect or a saved report)")
+    return _impl(snapshot, forms=tuple(forms))
 
 
 def load_ipython_extension(ipython) -> None:

@@ -55,15 +55,10 @@ def _pip_args(argv: list[str]) -> tuple[str | None, list[str] | None]:
         return argv[0], argv[3:]
     if argv and argv[0] in ("pip", "pip3"):
         return None, argv[1:]
-    if len(argv) >= 3 and argv[0] == "uv" and argv[1] == "pip":
-        words, exe, i = [argv[2]], None, 3
-        while i < len(argv):
-            if argv[i] in ("--python", "-p") and i + 1 < len(argv):
-                exe, i = argv[i + 1], i + 2
-                continue
-            words.append(argv[i])
-            i += 1
-        return exe, words
+    if argv[:2] == ["uv", "pip"]:  # judged as the pip command it amounts to
+        from torch_envcheck.advice.recommend import index_url  # noqa: PLC0415
+        from torch_envcheck.advice.uv_words import as_pip  # noqa: PLC0415
+        return as_pip(argv, index_url)
     if len(argv) >= 2 and argv[0] == "uv" and argv[1] == "add":
         words, i = ["install"], 2
         while i < len(argv):
@@ -288,6 +283,15 @@ def problems(s, text, platform: Platform | None = None) -> list[Problem]:
                                                      + (f"{have} installed" if have else "it missing")))
             envs.envs[key] = after
     return out
+
+
+def fragment_problems(text: str, kind: str, targets, chosen: dict, reqs) -> list[Problem]:
+    """What is wrong with a project-file fragment (kind 'uv' or 'poetry': pyproject.toml, 'pixi': pixi.toml) for
+    the platforms it targets: TOML, the tool's fields, markers, and the build each platform gets
+    (advice/fragments.py)."""
+    from torch_envcheck.advice import fragments  # noqa: PLC0415
+    judge = {"uv": fragments.uv_problems, "pixi": fragments.pixi_problems, "poetry": fragments.poetry_problems}[kind]
+    return [Problem("fragment", kind, d) for d in judge(text, targets, chosen, reqs)]
 
 
 def checked(s, fix: str) -> tuple[str, list[str]]:

@@ -45,6 +45,22 @@ def add_arguments(parser) -> None:
                      help="the official pytorch/pytorch image that fits this machine, and its `docker run` line")
     out.add_argument("--devel", action="store_true",
                      help="with --docker: the devel image (nvcc and CUDA headers, to compile extensions)")
+    forms = parser.add_argument_group("for installers and lockfiles (docs/advice.md)")
+    forms.add_argument("--json", action="store_true",
+                       help="the advice as one JSON document (docs/schemas/advise.schema.json): the build chosen, "
+                            "why, and every other build with the reason it was not chosen")
+    forms.add_argument("--uv", action="store_true",
+                       help="uv's commands: `uv pip install` with the build's index, and the pyproject.toml "
+                            "fragment that makes `uv lock` / `uv sync` install that build")
+    forms.add_argument("--pixi", action="store_true",
+                       help="the pixi.toml fragment: conda-forge's CUDA pytorch and the system requirements")
+    forms.add_argument("--poetry", action="store_true",
+                       help="the pyproject.toml fragment for Poetry: the build's index as an explicit source, "
+                            "torch's entries by platform marker")
+    forms.add_argument("--target", metavar="PLATFORMS", default=None,
+                       help="with --uv/--pixi/--poetry: the platforms the project locks for, comma-separated from "
+                            "linux, linux-aarch64, windows, macos (default: this machine's, plus macOS and the "
+                            "other of Linux/Windows)")
     add_plan_arguments(parser)
 
 
@@ -120,6 +136,9 @@ def run(args) -> int:
         return 2
     if args.docker:
         return _docker(args, snap)
+    if any(getattr(args, f, False) for f in ("json", "uv", "pixi", "poetry")):
+        from torch_envcheck.commands import advise_forms  # noqa: PLC0415  (only with these flags)
+        return advise_forms.run(args, snap)
     if _wants_plan(args):
         return _plan_output(args, snap)
     why, cmd = advise(snap)

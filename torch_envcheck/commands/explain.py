@@ -4,8 +4,9 @@
     torch-envcheck explain --file LOG      a log, a traceback, a saved notebook (.ipynb); '-' is stdin
     CMD 2>&1 | torch-envcheck explain      the error on standard input
 
-It recognises the error from the catalogue (knowledge/data/error_signatures.json), names the layer
-and the likely causes, then checks the machine (the doctor's probes, or --from-json a saved report)
+It reads what the error is made of (error codes, libraries, symbols, versions, paths: explain/extract.py),
+applies the layer rules and the catalogue of sentences (knowledge/data/error_signatures.json), names the
+layer and the likely causes, then checks the machine (the doctor's probes, or --from-json a saved report)
 to say which cause is present, with the doctor's finding and fix.  --no-probe explains from the
 text alone.  Errors that are not environment problems are said to be so and get no reinstall.
 
@@ -112,15 +113,34 @@ def machine_report(args, areas=()):
     return doctor.report(snap), state
 
 
+# The diagnoses that name a package whose binary does not fit the installed torch: with the machine checked,
+# the answer names the installed distribution, its Requires-Dist on torch and the torch installed.
+OWNER_SIGNATURES = ("extension-abi-mismatch", "package-built-for-other-torch")
+
+
+def _owner(sig_id, values, report, state):
+    from torch_envcheck.explain import owners  # noqa: PLC0415
+    if sig_id not in OWNER_SIGNATURES:
+        return None
+    names = [values.get("package"), values.get("module")]
+    if state == "probed":
+        return owners.lookup_live(names)
+    if state == "from-json":
+        return owners.lookup_report(report, names)
+    return None
+
+
 def explain_input(inp, args, found=None):
     """The diagnosis of an Input, checking the machine when the error is an environment problem.
     Returns (result, exit status)."""
     from torch_envcheck.explain import diagnose
-    from torch_envcheck.explain import match  # noqa: PLC0415
+    from torch_envcheck.explain import identify as recognise  # noqa: PLC0415
 
-    found = match.find(inp.text) if found is None else found
+    entities = None
+    if found is None:
+        found, entities = recognise.analyse(inp.text)
     if not found:
-        return diagnose.unrecognised(), 1
+        return diagnose.diagnose(inp.text, found=found, entities=entities), 1
     sig = found[0].signature
     report, state = None, "not checked"
     if sig.environment_problem:
@@ -128,7 +148,8 @@ def explain_input(inp, args, found=None):
         if got is None:
             return None, 2
         report, state = got
-    return diagnose.diagnose(inp.text, report=report, machine=state, found=found), 0
+    owner = _owner(sig.id, found[0].values, report, state)
+    return diagnose.diagnose(inp.text, report=report, machine=state, found=found, entities=entities, owner=owner), 0
 
 
 def run(args) -> int:

@@ -28,6 +28,19 @@ def add_arguments(parser) -> None:
     parser.add_argument("--conda", action="store_true",
                         help="write a conda environment.yml (channels, CUDA packages pinned to their build strings, "
                              "pip section) instead of requirements.txt lines")
+    parser.add_argument("--uv", action="store_true",
+                        help="uv's form: `uv pip install` of the exact versions from their build's index, and the "
+                             "pyproject.toml fragment that makes `uv lock` / `uv sync` install them")
+    parser.add_argument("--hashes", action="store_true",
+                        help="add the sha256 hashes the indexes publish (pip install --require-hashes -r), each line "
+                             "gated by this platform's marker; without network: said, exit status 1")
+    parser.add_argument("--index-base", metavar="URL", default=None,
+                        help="with --hashes: the PyTorch index base (default https://download.pytorch.org/whl/; "
+                             "a mirror, or a file:// folder of simple-index pages)")
+    parser.add_argument("--pypi-simple", metavar="URL", default=None,
+                        help="with --hashes: the simple index of the other packages (default https://pypi.org/simple/)")
+    parser.add_argument("--target", metavar="PLATFORMS", default=None,
+                        help="with --uv: the platforms the project locks for (linux, linux-aarch64, windows, macos)")
 
 
 def lines(snap: dict) -> list[str]:
@@ -91,6 +104,8 @@ def run(args) -> int:
     snap = _args.snapshot(args, only=CONDA_PROBES if conda else PROBES)
     if snap is None:
         return 2
+    if getattr(args, "uv", False):
+        return _uv(args, snap)
     if conda:
         try:
             sys.stdout.write(build(snap))
@@ -99,8 +114,39 @@ def run(args) -> int:
             return 1
         return 0
     try:
-        print("\n".join(lines(snap)))
+        out = lines(snap)
+        if getattr(args, "hashes", False):
+            return _hashes(args, snap, out)
+        print("\n".join(out))
     except ValueError as exc:
         print(f"torch-envcheck pin: {terminal(exc)}", file=sys.stderr)
         return 1
     return 0
+
+
+def _uv(args, snap: dict) -> int:
+    import sys  # noqa: PLC0415
+
+    from torch_envcheck.advice import uv  # noqa: PLC0415
+    from torch_envcheck.commands import advise_forms  # noqa: PLC0415
+    ok, tgs = advise_forms.targets(args, "pin")
+    if not ok:
+        return 2
+    try:
+        out = uv.pin(snap, tgs)
+    except ValueError as exc:
+        print(f"torch-envcheck pin: {terminal(exc)}", file=sys.stderr)
+        return 1
+    return advise_forms.emit(args, out)
+
+
+def _hashes(args, snap: dict, out: list[str]) -> int:
+    import sys  # noqa: PLC0415
+
+    from torch_envcheck.knowledge_update import pin_hashes as hashes  # noqa: PLC0415
+    done, problems = hashes.hashed(snap, out, args.index_base or hashes.PYTORCH_BASE,
+                                   args.pypi_simple or hashes.PYPI_SIMPLE)
+    print("\n".join(terminal(line) for line in done))
+    for p in problems:
+        print(f"torch-envcheck pin: {terminal(p)}", file=sys.stderr)
+    return 1 if problems else 0

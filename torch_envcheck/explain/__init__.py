@@ -2,11 +2,13 @@
 Jupyter extension and the pytest plugin all use this package.
 
     explain(text, report=None, machine="not checked") -> dict   the diagnosis (diagnose.RESULT_SCHEMA)
-    recognise(text) -> match.Match | None                         the best signature, no machine check
+    recognise(text) -> match.Match | None                         the best diagnosis, no machine check
 
-Modules: catalogue (the signatures, from knowledge/data/error_signatures.json), decode (captured
-versions -> meanings), match (bounded, linear matching), diagnose (causes against the doctor's
-findings), textin (bounded reading of logs), render (terminal, HTML, JSON), gpu_usage (NVML
+Modules: extract (what a text is made of: error codes, libraries, symbols, ABI tags, owners of files,
+versions, GPUs, targets), layer_rules (diagnoses from those entities), catalogue (the sentences, from
+knowledge/data/error_signatures.json), decode (captured versions -> meanings), match (bounded, linear
+matching of the sentences), identify (both, ranked), diagnose (causes against the doctor's findings),
+owners (who owns a failing file, from the machine or a saved report), textin (bounded reading of logs), render (terminal, HTML, JSON), gpu_usage (NVML
 per-process sampling for `run`).  Importing it imports neither torch nor the doctor's probes."""
 
 from __future__ import annotations
@@ -18,5 +20,5 @@ def explain(text: str, report: dict | None = None, machine: str = "not checked")
 
 
 def recognise(text: str):
-    from torch_envcheck.explain.match import best  # noqa: PLC0415
+    from torch_envcheck.explain.identify import best  # noqa: PLC0415
     return best(text)

@@ -20,7 +20,7 @@ from torch_envcheck.explain.decode import DECODERS
 
 SCHEMA = "torch_envcheck.error_signatures/1"
 LAYERS = ("driver", "arch", "torch-build", "libraries", "cudnn", "tensorflow", "toolchain", "numpy", "env",
-          "distributed", "windows-runtime", "not-environment")
+          "distributed", "windows-runtime", "not-environment", "container", "rocm", "c-runtime", "macos", "wsl")
 
 
 class CatalogueError(ValueError):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from torch_envcheck.doctor.report import as_report
-from torch_envcheck.explain import match as _match
+from torch_envcheck.explain import identify as _recognise
 
 RESULT_SCHEMA = "torch_envcheck.explain/1"
 # "not checked": --no-probe (or a renderer without a report); "not needed": not an environment error
@@ -59,6 +59,48 @@ def _shell(report) -> str:
     return shell_for(system)
 
 
+def _companion(top, rest):
+    """A layer rule's match on the top sentence's line that reads its names (a code, a library): its fix
+    completes the sentence's."""
+    if top.signature.raw.get("from") == "layer_rules":
+        return None
+    for x in rest:
+        raw = x.signature.raw
+        if raw.get("from") == "layer_rules" and raw.get("generic") and x.signature.environment_problem \
+                and x.start <= top.end and x.end >= top.start and x.signature.fix:
+            return x
+    return None
+
+
+def _entities_view(ent) -> dict:
+    """The entities as the --json object shows them (positions dropped, empty kinds left out)."""
+    d = ent.as_dict()
+    for kind in ("codes", "libraries", "symbols", "abi_tags", "paths"):
+        for item in d[kind]:
+            item.pop("at", None)
+    if isinstance(d["versions"].get("built_for"), dict):
+        d["versions"]["built_for"] = {k: v for k, v in d["versions"]["built_for"].items() if k != "at"}
+    return {k: v for k, v in d.items() if v}
+
+
+def _owner_fix(owner: dict, generic: str, shell: str) -> str:
+    """The fix for a package built for another torch, naming the installed distribution, what it requires of
+    torch and the torch installed (read from the machine)."""
+    from torch_envcheck._util.escape import shell_quote  # noqa: PLC0415
+    name, version = owner.get("distribution"), owner.get("version")
+    if not name:
+        return generic
+    req = owner.get("requires_torch")
+    torch_v = owner.get("torch")
+    lines = [f"{name} {version or ''} is installed".strip() +
+             (f"; it requires {req}" if req else "; it declares no requirement on torch") +
+             (f"; the installed torch is {torch_v}." if torch_v else ".")]
+    lines.append(f"Install the {name} build made for torch {torch_v or 'installed'}, or rebuild it against this torch: "
+                 f"pip install --no-build-isolation --no-binary {shell_quote(name, shell)} --no-cache-dir --force-reinstall "
+                 f"--no-deps {shell_quote(name, shell)}")
+    return "\n".join(lines) + "\n" + generic
+
+
 def unrecognised(machine: str = "not checked") -> dict:
     return {"schema": RESULT_SCHEMA, "recognised": False, "environment_problem": None, "layer": None, "signature": None,
             "title": None, "matched": None, "captures": {}, "cause": None, "cause_id": None, "cause_confirmed": False,
@@ -66,13 +108,19 @@ def unrecognised(machine: str = "not checked") -> dict:
             "on_this_machine": [], "source": None, "sources": [], "also": []}
 
 
-def diagnose(text: str, report=None, machine: str = "not checked", found: list | None = None) -> dict:
+def diagnose(text: str, report=None, machine: str = "not checked", found: list | None = None,
+             entities=None, owner: dict | None = None) -> dict:
     """The diagnosis of `text` (an error message or a log).  `report`: the doctor's report for the
-    machine to check the causes on (None: not checked).  `found`: match.find(text) when the caller
-    already has it."""
-    found = _match.find(text) if found is None else found
+    machine to check the causes on (None: not checked).  `found` / `entities`: recognise.analyse(text)
+    when the caller already has them.  `owner`: the installed distribution that owns the failing file
+    (owners.lookup: name, version, its Requires-Dist on torch, the installed torch), when checked."""
+    if found is None:
+        found, entities = _recognise.analyse(text)
     if not found:
-        return unrecognised(machine if report is not None else "not checked")
+        out = unrecognised(machine if report is not None else "not checked")
+        if entities is not None:
+            out["entities"] = _entities_view(entities)
+        return out
     m = found[0]
     sig = m.signature
     values = m.values
@@ -80,14 +128,25 @@ def diagnose(text: str, report=None, machine: str = "not checked", found: list |
     shell = _shell(report)
     out = unrecognised()
     out.update(recognised=True, environment_problem=sig.environment_problem, layer=sig.layer, signature=sig.id,
-               title=sig.title, matched=m.line, captures=dict(values), explanation=fill(sig.explanation, values),
+               title=fill(sig.title, values), matched=m.line, captures=dict(values), explanation=fill(sig.explanation, values),
                source=sig.source, sources=[dict(s) for s in sig.sources],
                also=[x.signature.id for x in found[1:]])
+    if entities is not None:
+        out["entities"] = _entities_view(entities)
     if not sig.environment_problem:
         # Not an installation problem: no cause to look for on the machine and never a reinstall.
         out.update(fix=fill(sig.look_at, values), generic_fix=fill(sig.look_at, values), machine="not needed")
         return out
     generic = fill(sig.fix, values, quote=lambda v: shell_quote(v, shell))
+    companion = _companion(m, found[1:])
+    if companion is not None:
+        # a sentence matched: what the names on its line say (a wheel, a CUDA version, a package) is added
+        extra = fill(companion.signature.fix, companion.values, quote=lambda v: shell_quote(v, shell))
+        if extra and extra not in generic:
+            generic = generic + "\n" + extra
+    if owner:
+        out["owner"] = dict(owner)
+        generic = _owner_fix(owner, generic, shell)
     report = as_report(report) if report is not None else None
     findings = report.findings if report is not None else None
     causes = []

@@ -4,6 +4,8 @@ or crash bug (data/advisories.json).  Every row names its public source."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import re
 
 from torch_envcheck._util import versions
@@ -106,15 +108,34 @@ def _on_capability(adv: dict, capabilities) -> bool | None:
     return any(str(c) == str(w) or str(c).split(".")[0] == str(w) for c in capabilities for w in caps)
 
 
-def advisories_for(installed: dict, torch_cuda=None, capabilities=()) -> list[dict]:
-    """The advisories whose package version is installed: [{advisory fields, 'installed', 'on_gpu':
-    True (a GPU it happens on) / False (none of them) / None (GPUs unknown)}].  `installed` maps
-    normalised distribution names to versions; 'torch-cuda' is matched against torch_cuda."""
+@dataclasses.dataclass(frozen=True)
+class Advisory:
+    """One published bug that the installed version has (data/advisories.json), as rules read it."""
+    id: str
+    package: str
+    affected: str
+    installed: str
+    kind: str
+    summary: str
+    source_text: str
+    fixed: str | None = None
+    severity: str | None = None
+    capabilities: tuple = ()
+    on_gpu: bool | None = None   # True: a GPU it happens on; False: none of them; None: GPUs unknown
+
+
+def advisories_for(installed: dict, torch_cuda=None, capabilities=()) -> list[Advisory]:
+    """The advisories whose package version is installed.  `installed` maps normalised distribution
+    names to versions; 'torch-cuda' is matched against torch_cuda."""
     out = []
     for adv in advisories():
         name = adv["package"]
         have = torch_cuda if name == "torch-cuda" else installed.get(name)
         if not have or versions.satisfies(have, adv["affected"]) is not True:
             continue
-        out.append({**adv, "installed": have, "on_gpu": _on_capability(adv, capabilities)})
+        fields = {f.name for f in dataclasses.fields(Advisory)} - {"installed", "on_gpu", "capabilities"}
+        row = {k: v for k, v in adv.items() if k in fields}
+        out.append(Advisory(**{"kind": "bug", "summary": "", "source_text": "", **row, "id": str(row.get("id")),
+                               "installed": have, "capabilities": tuple(adv.get("capabilities") or ()),
+                               "on_gpu": _on_capability(adv, capabilities)}))
     return out

@@ -6,5 +6,6 @@
     update    `knowledge update`: keep what the shipped tables lack as the user's dated overlay
     check     `knowledge check` (maintainers): the shipped tables against the indexes
     summary   `knowledge show`: each table's date and newest row, and the overlay's
+    pin_hashes  `pin --hashes`: the sha256 hashes an index publishes for pinned builds
 
 knowledge/ answers questions from the tables (and reads the overlay); it never imports this room."""

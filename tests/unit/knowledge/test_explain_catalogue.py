@@ -10,7 +10,7 @@ import pytest
 from _explain_helpers import REPO, real_errors
 
 from torch_envcheck.doctor.codes import CODES
-from torch_envcheck.explain import catalogue, decode, diagnose, docs, match
+from torch_envcheck.explain import catalogue, decode, diagnose, docs, layer_rules, match
 
 try:  # Python 3.11+
     from re import _constants as sre_c
@@ -26,7 +26,9 @@ INSTALL_WORDS = re.compile(r"\b(?:pip|conda|install|reinstall|uninstall|apt|upgr
 
 def test_catalogue_covers_the_issue_layers_and_families():
     assert set(catalogue.layers()) == set(catalogue.LAYERS)
-    assert {s.layer for s in SIGS} == set(catalogue.LAYERS)  # every layer has signatures
+    # every layer is named by a sentence of the catalogue or by a layer rule over the text's entities
+    assert {s.layer for s in SIGS} | layer_rules.LAYERS_PRODUCED == set(catalogue.LAYERS)
+    assert layer_rules.LAYERS_PRODUCED <= set(catalogue.LAYERS)
     wanted = {"driver-too-old", "cuda-driver-insufficient", "driver-library-mismatch", "cuda-error-803", "cuda-error-804",
               "no-nvidia-driver", "no-cuda-capable-device", "cuda-init-unexpected", "no-kernel-image",
               "gpu-arch-not-in-build", "torch-not-compiled-with-cuda", "cuda-library-missing", "cudnn-library-missing",
@@ -173,6 +175,46 @@ NEAR_MISSES = {
     "cuda-out-of-memory": "CUDA memory: 3.2 GiB allocated, 10.1 GiB free",
     "tensors-on-different-devices": "all tensors are on the same device: cuda:0",
     "device-side-assert": "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.",
+    "container-gpu-runtime-missing": "docker info: Runtimes: io.containerd.runc.v2 nvidia runc; Default Runtime: runc",
+    "shared-memory-too-small": "shm size: 16G (shared memory for DataLoader workers)",
+    "nccl-duplicate-gpu": "NCCL INFO Channel 00/02 : rank 0 and rank 1 both on node a100-01",
+    "autograd-no-grad": "element 0 of tensors requires grad and has a grad_fn=<AddBackward0>",
+    "shape-mismatch": "mat1 and mat2 shapes: (8x512) and (512x10) multiply fine",
+    "mps-out-of-memory": "MPS backend available: True; MPS allocated: 1.2 GB",
+    "mps-op-not-implemented": "aten::nms is implemented for the MPS device since torch 2.1",
+    "index-out-of-bounds": "index 3 is in bounds for dimension 0 with size 10",
+    "tensorflow-no-cuda-drivers": "Found cuda drivers on your machine: 550.54.14",
+    "tensorflow-gpu-removed": "Successfully installed tensorflow-2.15.0 (GPU support included)",
+    "python-headers-missing": "#include <Python.h> compiled fine",
+    "cuda-headers-missing": "found cuda_runtime.h in /usr/local/cuda/include",
+    "no-c-compiler": "Found C compiler: /usr/bin/gcc (CC environment variable not needed)",
+    "msvc-unsupported-by-nvcc": "Microsoft Visual Studio 2022 is a supported host compiler for CUDA 12.4",
+    "nvrtc-arch-unknown": "nvrtc: --gpu-architecture=compute_89 accepted",
+    "ptxas-arch-unknown": "ptxas info    : Used 32 registers for gpu-name sm_90a",
+    "package-op-not-registered": "operator torchvision::nms registered for CUDA",
+    "bitsandbytes-cuda-setup-failed": "CUDA SETUP: Setup succeeded; CUDA runtime 12.1 found",
+    "numpy-api-too-new": "numpy C API version 0x10, module API version 0xf: compatible",
+    "rocblas-no-kernels-for-gfx": "Loaded rocBLAS kernels for gfx1100 from the library folder",
+    "nvml-insufficient-permissions": "nvml: permissions ok for /dev/nvidia0",
+    "nccl-not-built-in": "Distributed package has NCCL 2.21.5 built in",
+    "mps-needs-newer-macos": "MPS backend available on macOS 14.5 (arm64)",
+    "xla-libdevice-missing": "XLA found libdevice at /usr/local/cuda/nvvm/libdevice/libdevice.10.bc",
+    "nccl-nvls-cuda-failure": "node2:242431:242475 [1] NCCL INFO transport/nvls.cc:330 NVLS multicast support is available",
+    "wsl-ldconfig-not-symlink": "/usr/lib/wsl/lib/libcuda.so -> libcuda.so.1 (a symbolic link)",
+    "tensorflow-cpu-lacks-avx": "Your CPU supports instructions that this TensorFlow binary was not compiled to use: AVX2 FMA",
+    "mps-no-float64": "converted the MPS tensor to float32",
+    "nvidia-kernel-module-not-loaded": "NVIDIA-SMI 550.54.14  Driver Version: 550.54.14  CUDA Version: 12.4",
+    "nouveau-owns-gpu": "NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.14",
+    "checkpoint-on-missing-gpu": "torch.cuda.device_count() is 2; loading the checkpoint on cuda:1",
+    "numpy-not-available": "Numpy is available: 1.26.4",
+    "nccl-net-plugin-absent": "NCCL INFO NET/Plugin: Loaded net plugin AWS Libfabric (v8)",
+    "triton-not-available": "Found a working triton installation: triton 3.1.0",
+    "container-driver-too-old-for-image": "nvidia-container-cli: requirement satisfied: cuda>=12.4",
+    "container-toolkit-without-host-driver": "nvidia-container-cli: loaded libnvidia-ml.so.1 from the host driver",
+    "bf16-needs-sm80": "Feature .bf16 supported: target sm_90",
+    "cublas-handle-failed": "Created cublas handle on device 0",
+    "conda-cpu-pytorch": "pytorch                   2.3.1           py3.11_cuda12.1_cudnn8.9.2_0    pytorch",
+    "x86-python-under-rosetta": "Python platform: macOS-14.5-arm64-arm-64bit",
 }
 
 

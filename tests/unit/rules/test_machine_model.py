@@ -14,7 +14,7 @@ from torch_envcheck import knowledge as kb
 from torch_envcheck.advice import check
 from torch_envcheck.advice.recommend import advise, recommend
 from torch_envcheck.facts import core as F
-from torch_envcheck.doctor.rules import evaluate
+from torch_envcheck.doctor.report import findings_for as evaluate  # the finished findings: hidden, linked, checked
 
 from _rules_helpers import by_code, load
 from paths import SNAP_DIR
@@ -168,12 +168,12 @@ def test_advisory_pinned_by_torch_names_no_broken_fix():
     s["torch"]["devices"][0]["capability"] = "9.0"
     assert "TE506" not in _codes(s)
     s["driver"]["gpus"], s["torch"]["devices"] = [], []
-    assert kb.advisories_for({"nvidia-cublas": "13.0.2.14"}, None, [])[0]["on_gpu"] is None
+    assert kb.advisories_for({"nvidia-cublas": "13.0.2.14"}, None, [])[0].on_gpu is None
 
 
 def test_old_cuda_9_build_on_pascal_matches_the_cublas_advisory():
     hits = kb.advisories_for({}, "9.0", ["6.1"])
-    assert [h["id"] for h in hits] == ["cublas-mm-large-maxwell-pascal"] and hits[0]["on_gpu"] is True
+    assert [h.id for h in hits] == ["cublas-mm-large-maxwell-pascal"] and hits[0].on_gpu is True
     assert kb.advisories_for({}, "9.2", ["6.1"]) == []
 
 

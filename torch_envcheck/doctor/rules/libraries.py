@@ -228,18 +228,18 @@ def advisories(s) -> list[dict]:
         return []
     out = []
     for h in hits:
-        if h["on_gpu"] is False:
+        if h.on_gpu is False:
             continue
-        pkg = h["package"]
-        fixed = h.get("fixed")
-        sev = (h.get("severity") or "failure") if h["on_gpu"] is True else "warning"
+        pkg = h.package
+        fixed = h.fixed
+        sev = (h.severity or "failure") if h.on_gpu is True else "warning"
         where = "torch's CUDA" if pkg == "torch-cuda" else pkg
-        msg = (f"{where} {h['installed']} has a published {h['kind'].replace('-', ' ')} bug"
-               + (" on this machine's GPUs" if h["on_gpu"] else "") + f": {h['summary']}")
-        expl = (f"Affected: {pkg} {h['affected']}"
-                + (f" on compute capability {', '.join(str(c) + '.x' for c in h['capabilities'])}" if h.get("capabilities") else "")
+        msg = (f"{where} {h.installed} has a published {h.kind.replace('-', ' ')} bug"
+               + (" on this machine's GPUs" if h.on_gpu else "") + f": {h.summary}")
+        expl = (f"Affected: {pkg} {h.affected}"
+                + (f" on compute capability {', '.join(str(c) + '.x' for c in h.capabilities)}" if h.capabilities else "")
                 + (f"; fixed in {fixed}" if fixed else "; the source names no fixed version on this line")
-                + f". Source: {h['source_text']}")
+                + f". Source: {h.source_text}")
         if pkg == "torch-cuda":
             fix = None
             build = A.recommend_build(s, capability=F.build_capability(s))
@@ -257,8 +257,8 @@ def advisories(s) -> list[dict]:
             fix = ("# no fixed release on this line is named by the source: move to a torch build of the next CUDA "
                    "line, whose libraries carry the fix")
         out.append(finding("TE506", sev, msg, expl, fix,
-                           {"advisory": h["id"], "package": pkg, "installed": h["installed"], "affected": h["affected"],
-                            "fixed": fixed, "capabilities": h.get("capabilities"), "source": h["source_text"]}))
+                           {"advisory": h.id, "package": pkg, "installed": h.installed, "affected": h.affected,
+                            "fixed": fixed, "capabilities": list(h.capabilities) or None, "source": h.source_text}))
     return out
 
 

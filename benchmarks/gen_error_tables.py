@@ -1,0 +1,518 @@
+"""Maintainers' script (not shipped): the error-code tables of torch_envcheck/knowledge/data/error_codes.json,
+generated from the public headers that declare each enumeration, and, where the library itself is at hand,
+the message its own *GetErrorString function returns (the words users paste).
+
+    python benchmarks/gen_error_tables.py --write            regenerate the file from the headers found
+    python benchmarks/gen_error_tables.py --nvml-h PATH      nvml.h (not in the CUDA wheels: NVIDIA/go-nvml
+                                                              vendors it; give its path and --nvml-source)
+    python benchmarks/gen_error_tables.py --hip-h PATH       hip_runtime_api.h (ROCm/HIP; also inside the
+                                                              triton wheel, triton/backends/amd/include/hip/)
+
+Headers are found in the installed nvidia-* wheels (site-packages/nvidia/...), the triton wheel and
+CUDA_HOME; every family records the distribution, its version and the path inside it, or the repository,
+path and commit it was read from.  tests/unit/knowledge/test_error_codes.py regenerates every family whose
+header is present and checks the shipped table agrees (a family whose header is absent is skipped, named).
+
+The layer of each code (what explain calls the layer: driver, arch, libraries, ...) is classified here from
+the words of its name (CLASSIFY), the one hand-made part; the names, numbers and descriptions come only from
+the headers.  Windows' loader codes have no header to parse on Linux: they are a small hand table (WINDOWS)
+with Microsoft's documentation cited per code; errnos and signals come from the Linux UAPI headers."""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import glob
+import json
+import os
+import re
+import sys
+
+SCHEMA = "torch_envcheck.error_codes/1"
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(os.path.dirname(HERE), "torch_envcheck", "knowledge", "data", "error_codes.json")
+
+# family: the enum's typedef name, how to find its body, the header (wheel-relative candidates and the
+# toolkit's), the distribution that ships the header, its library (for the message function), the layer
+# a code of this family gets unless CLASSIFY says otherwise.
+FAMILIES = [
+    {"enum": "cudaError_t", "library": "CUDA runtime", "start": r"enum\s+__device_builtin__\s+cudaError\s*\{",
+     "header": "driver_types.h", "wheel": ("nvidia-cuda-runtime", "nvidia/cu13/include/driver_types.h"),
+     "lib": "nvidia/cu13/lib/libcudart.so.13", "message_fn": "cudaGetErrorString", "prefix": "cuda(?:Error)?",
+     "default_layer": "not-environment"},
+    {"enum": "CUresult", "library": "CUDA driver API", "start": r"typedef\s+enum\s+cudaError_enum\s*\{",
+     "header": "cuda.h", "wheel": ("nvidia-cuda-runtime", "nvidia/cu13/include/cuda.h"),
+     "prefix": "CUDA_(?:ERROR_)?", "default_layer": "not-environment"},
+    {"enum": "cublasStatus_t", "library": "cuBLAS", "end": "cublasStatus_t", "header": "cublas_api.h",
+     "wheel": ("nvidia-cublas", "nvidia/cu13/include/cublas_api.h"), "lib": "nvidia/cu13/lib/libcublas.so.13",
+     "message_fn": "cublasGetStatusString", "prefix": "CUBLAS_STATUS_", "default_layer": "not-environment",
+     # cublasCreate fails so when the handle's workspace cannot be allocated: out of memory, in practice
+     "overrides": {"CUBLAS_STATUS_NOT_INITIALIZED": "not-environment"}},
+    {"enum": "cusparseStatus_t", "library": "cuSPARSE", "end": "cusparseStatus_t", "header": "cusparse.h",
+     "wheel": ("nvidia-cusparse", "nvidia/cu13/include/cusparse.h"), "lib": "nvidia/cu13/lib/libcusparse.so.12",
+     "message_fn": "cusparseGetErrorString", "prefix": "CUSPARSE_STATUS_", "default_layer": "not-environment"},
+    {"enum": "cusolverStatus_t", "library": "cuSOLVER", "end": "cusolverStatus_t", "header": "cusolver_common.h",
+     "wheel": ("nvidia-cusolver", "nvidia/cu13/include/cusolver_common.h"), "prefix": "CUSOLVER_STATUS_",
+     "default_layer": "not-environment"},
+    {"enum": "cufftResult", "library": "cuFFT", "end": "cufftResult", "header": "cufft.h",
+     "wheel": ("nvidia-cufft", "nvidia/cu13/include/cufft.h"), "prefix": "CUFFT_", "default_layer": "not-environment"},
+    {"enum": "curandStatus_t", "library": "cuRAND", "start": r"enum\s+curandStatus\s*\{", "header": "curand.h",
+     "wheel": ("nvidia-curand", "nvidia/cu13/include/curand.h"), "prefix": "CURAND_STATUS_",
+     "default_layer": "not-environment"},
+    {"enum": "nvrtcResult", "library": "NVRTC", "end": "nvrtcResult", "header": "nvrtc.h",
+     "wheel": ("nvidia-cuda-nvrtc", "nvidia/cu13/include/nvrtc.h"), "lib": "nvidia/cu13/lib/libnvrtc.so.13",
+     "message_fn": "nvrtcGetErrorString", "prefix": "NVRTC_(?:ERROR_)?", "default_layer": "toolchain"},
+    {"enum": "nvJitLinkResult", "library": "nvJitLink", "end": "nvJitLinkResult", "header": "nvJitLink.h",
+     "wheel": ("nvidia-nvjitlink", "nvidia/cu13/include/nvJitLink.h"), "prefix": "NVJITLINK_(?:ERROR_)?",
+     "default_layer": "libraries"},
+    {"enum": "cudnnStatus_t", "library": "cuDNN", "end": "cudnnStatus_t", "header": "cudnn_graph.h",
+     "wheel": ("nvidia-cudnn-cu13", "nvidia/cudnn/include/cudnn_graph.h"), "lib": "nvidia/cudnn/lib/libcudnn.so.9",
+     "message_fn": "cudnnGetErrorString", "prefix": "CUDNN_STATUS_", "default_layer": "not-environment"},
+    {"enum": "ncclResult_t", "library": "NCCL", "end": "ncclResult_t", "header": "nccl.h",
+     "wheel": ("nvidia-nccl-cu13", "nvidia/nccl/include/nccl.h"), "lib": "nvidia/nccl/lib/libnccl.so.2",
+     "message_fn": "ncclGetErrorString", "prefix": "nccl", "default_layer": "distributed",
+     "overrides": {"ncclInvalidArgument": "not-environment", "ncclInvalidUsage": "distributed",
+                   "ncclTimeout": "distributed"}},
+    {"enum": "nvmlReturn_t", "library": "NVML", "end": "nvmlReturn_t", "header": "nvml.h", "external": "nvml",
+     "prefix": "NVML_(?:ERROR_)?", "default_layer": "not-environment"},
+    {"enum": "hipError_t", "library": "HIP (ROCm)", "end": "hipError_t", "header": "hip_runtime_api.h", "external": "hip",
+     "wheel": ("triton", "triton/backends/amd/include/hip/hip_runtime_api.h"), "prefix": "hip(?:Error)?",
+     "default_layer": "not-environment"},
+]
+
+# The layer of a code from the words of its name (lower case, prefix and underscores removed), first match
+# wins, for every family.  "not-environment": the program or the workload (bad argument, illegal address, out
+# of memory); the rest name the part of the installation or machine to look at.
+CLASSIFY = [
+    (r"^(success|noerror|notready|inprogress|numresults|tbd)$", "none"),
+    (r"insufficientdriver|driverversion|callrequiresnewerdriver|unsupportedptxversion|systemdrivermismatch|"
+     r"compatnotsupportedondevice|libraryversionmismatch|versionmismatch|librmversionmismatch|rmversion", "driver"),
+    (r"nobinaryforgpu|nokernelimage|invalidkernelimage|^invalidimage|invalidkernelfile|archmismatch|"
+     r"unsupportedarch|invalidptx|invalidsource|jitcompilationdisabled|invalidgraphicscontext|"
+     r"unsupporteddevsideSync|invaliddevicefunction", "arch"),
+    (r"stublibrary|driverno?tloaded|nodevice|devicenotlicensed|systemnotready|startupfailure|eccnotcorrectable|"
+     r"operatingsystem|gpuislost|gpunotfound|insufficientpower|irqissue|^notpermitted|nopermission|"
+     r"^deinitialized|^notinitialized$|^uninitialized|^initializationerror|^initializationfailed|"
+     r"^cudartunloading|resetrequired|corruptedinforom|^unknown$|^hardwarestackerror|eccuncorrectable|"
+     r"nvlinkuncorrectable|externaldevice|^contained$|^timeout$|launchtimeout|^lost$", "driver"),
+    (r"jitcompilernotfound|sharedobject|filenotfound|librarynotfound|functionnotfound|missingdependency|"
+     r"sublibrary|nvrtcfailure|nvjitlinkfailure|nvshmemfailure|builtinoperationfailure|licenseerror|"
+     r"invalidlicense|licensenotfound", "libraries"),
+    (r"invaliddevice$|invaliddeviceordinal|invalidvisibledevices|^devicesunavailable$|^deviceunavailable$|"
+     r"devicesbusy|^mps(?:connectionfailed|serverNotReady|maxclientsreached|maxconnectionsreached)$", "env"),
+    (r"systemerror|remoteerror|unhandledcudaerror", "distributed"),
+    (r"compilation|invalidoption|programcreationfailure|pchcreate|timefilewritefailed|timetracefilewritefailed",
+     "toolchain"),
+]
+
+# The three families whose codes need no layer of their own: explain reads them through CLASSIFY as well.
+LAYERS_OK = {"none", "driver", "arch", "libraries", "env", "distributed", "toolchain", "not-environment", "rocm", "cudnn"}
+
+
+def classify(family: dict, name: str) -> str:
+    layer = _classify(family, name)
+    if family["enum"] == "hipError_t" and layer not in ("none", "not-environment"):
+        return "rocm"  # ROCm's driver, targets and libraries: one layer
+    if family["enum"] == "cudnnStatus_t" and layer in ("driver", "libraries"):
+        return "cudnn"  # cuDNN's start-up and sub-libraries: its own layer
+    return layer
+
+
+def _classify(family: dict, name: str) -> str:
+    if name in family.get("overrides", {}):
+        return family["overrides"][name]
+    bare = re.sub("^" + family["prefix"], "", name)
+    key = bare.replace("_", "").lower()
+    for pattern, layer in CLASSIFY:
+        if re.search(pattern.lower(), key):
+            return layer
+    return family["default_layer"]
+
+
+# --- C enum bodies ---------------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"/\*.*?\*/|//[^\n]*|\n|[^/\n]+|/", re.S)
+
+
+def enum_body(text: str, family: dict) -> str | None:
+    """The text between the braces of the family's enum, or None when the header does not declare it."""
+    if family.get("start"):
+        m = re.search(family["start"], text)
+        if not m:
+            return None
+        end = text.index("}", m.end())
+        return text[m.end():end]
+    m = re.search(r"\}\s*" + re.escape(family["end"]) + r"\s*;", text)
+    if not m:
+        return None
+    close = m.start()
+    depth, i = 0, close
+    while i >= 0:  # back to the matching brace
+        if text[i] == "}":
+            depth += 1
+        elif text[i] == "{":
+            depth -= 1
+            if depth == 0:
+                return text[i + 1:close]
+        i -= 1
+    return None
+
+
+def _comment_text(c: str) -> str:
+    c = re.sub(r"^/\*+[!<]?|\*+/$|^//+[!<]?", "", c.strip())
+    lines = [re.sub(r"^\s*\*+\s?", "", ln).strip() for ln in c.split("\n")]
+    return " ".join(ln for ln in lines if ln).strip()
+
+
+def _first_sentence(text: str) -> str:
+    text = re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r"@since [^.]*\.?|\\\w+\s?|::", "", text).strip()
+    m = re.match(r"(.{12,}?[.!])(?:\s|$)", text)
+    return (m.group(1) if m else text).strip()
+
+
+def parse_enum(body: str) -> list:
+    """[{name, value, description, deprecated, alias_of}] in declaration order.  Comments: a trailing
+    `///<`, `//!<`, `/**<` one belongs to the entry before it; any other comment before an entry (after
+    the previous comma) documents the next entry; one inside an entry (before its comma) is its own."""
+    entries, pre, cur, cur_comments, carry = [], [], "", [], []
+    post_target = None
+
+    def close_entry():
+        nonlocal cur, cur_comments, pre, carry
+        code = re.sub(r"^\s*#.*$", "", cur, flags=re.M).strip()
+        if code:
+            entries.append({"code": code, "pre": pre, "inline": cur_comments, "post": []})
+        pre, cur, cur_comments, carry = carry, "", [], []
+        return entries[-1] if code else None
+
+    for tok in _TOKEN.findall(body):
+        if tok.startswith("/*") or tok.startswith("//"):
+            trailing = re.match(r"(/\*\*<|/\*!<|//!<|///<)", tok)
+            if trailing and (not cur.strip() or not re.search(r"[A-Za-z_]", re.sub(r"^\s*#.*$", "", cur, flags=re.M))):
+                if post_target is not None:
+                    post_target["post"].append(tok)
+                continue
+            if re.search(r"[A-Za-z_]", re.sub(r"^\s*#.*$", "", cur, flags=re.M)):
+                # a doc comment (/** or ///) written before the comma documents the next entry
+                (carry if re.match(r"/\*\*|///", tok) else cur_comments).append(tok)
+            else:
+                pre.append(tok)
+            continue
+        if tok == "\n":
+            cur += "\n"
+            continue
+        for ch_part in re.split(r"(,)", tok):
+            if ch_part == ",":
+                post_target = close_entry()
+            else:
+                cur += ch_part
+    post_target = close_entry() or post_target
+
+    out, values, last = [], {}, -1
+    for e in entries:
+        m = re.match(r"([A-Za-z_]\w*)(?:\s+[A-Z_]+(?:\([^)]*\))?)?\s*(?:=\s*(.+))?$", re.sub(r"\s+", " ", e["code"]).strip())
+        if not m:
+            continue
+        name, expr = m.group(1), (m.group(2) or "").strip()
+        alias = None
+        if not expr:
+            value = last + 1
+        elif re.fullmatch(r"-?(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*", expr):
+            value = int(expr.rstrip("uUlL"), 0)
+        elif expr in values:
+            value, alias = values[expr], expr
+        else:
+            raise ValueError(f"{name}: cannot evaluate {expr!r}")
+        values[name] = value
+        last = value
+        docs = [c for c in e["post"]] or [c for c in e["inline"] if re.match(r"/\*\*<|/\*!<|//!<|///<", c)] \
+            or [c for c in e["pre"] if c.startswith("/**") or c.startswith("///")] or []
+        text = " ".join(_comment_text(c) for c in docs)
+        deprecated = bool(re.search(r"deprecated", " ".join(_comment_text(c) for c in e["pre"] + e["inline"] + e["post"]),
+                                    re.I)) or "DEPRECATED" in e["code"]
+        text = re.sub(r"^\s*@deprecated\s*", "Deprecated: ", text)
+        out.append({"name": name, "value": value, "description": _first_sentence(text) if text else None,
+                    "deprecated": deprecated, "alias_of": alias})
+    return out
+
+
+# --- where headers come from -----------------------------------------------------------------------
+
+def site_packages() -> list:
+    import site  # noqa: PLC0415
+    paths = list(getattr(site, "getsitepackages", lambda: [])()) + [site.getusersitepackages()] + sys.path
+    return [p for p in dict.fromkeys(paths) if p and os.path.isdir(p)]
+
+
+def dist_version(dist: str) -> str | None:
+    from importlib import metadata  # noqa: PLC0415
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def find_in_wheel(rel: str) -> str | None:
+    rel_parts = rel.split("/")
+    for sp in site_packages():
+        p = os.path.join(sp, *rel_parts)
+        if os.path.isfile(p):
+            return p
+    return None
+
+
+def header_for(family: dict, external: dict) -> tuple:
+    """(path, source dict) of the family's header, or (None, reason)."""
+    ext = family.get("external")
+    if ext and external.get(ext):
+        path, source = external[ext]
+        return path, dict(source)
+    wheel = family.get("wheel")
+    if wheel:
+        dist, rel = wheel
+        path = find_in_wheel(rel)
+        version = dist_version(dist)
+        if path and version:
+            return path, {"distribution": dist, "version": version, "path": rel,
+                          "url": f"https://pypi.org/project/{dist}/{version}/"}
+    if ext == "nvml":
+        return None, "nvml.h: not in any nvidia-* wheel; pass --nvml-h (NVIDIA/go-nvml gen/nvml/nvml.h)"
+    return None, f"{family['header']}: not found in the installed wheels"
+
+
+def messages(family: dict, codes: list) -> dict:
+    """value -> the library's own message for it (its *GetErrorString), when the library loads."""
+    rel, fn = family.get("lib"), family.get("message_fn")
+    path = find_in_wheel(rel) if rel else None
+    if not path:
+        return {}
+    try:
+        lib = ctypes.CDLL(path)
+        f = getattr(lib, fn)
+    except (OSError, AttributeError):
+        return {}
+    f.restype, f.argtypes = ctypes.c_char_p, [ctypes.c_int]
+    out = {}
+    for c in codes:
+        raw = f(c["value"])
+        out[c["value"]] = raw.decode("utf-8", "replace") if raw else None
+    return out
+
+
+def family_table(family: dict, external: dict, with_messages: bool = True) -> tuple:
+    """(table, None) or (None, why it is skipped)."""
+    path, source = header_for(family, external)
+    if path is None:
+        return None, source
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        text = fh.read()
+    body = enum_body(text, family)
+    if body is None:
+        return None, f"{path}: no {family['enum']} enum"
+    codes = parse_enum(body)
+    msgs = messages(family, codes) if with_messages else {}
+    rows = []
+    for c in codes:
+        layer = classify(family, c["name"])
+        row = {"name": c["name"], "value": c["value"], "layer": layer, "description": c["description"]}
+        if c["deprecated"]:
+            row["deprecated"] = True
+        if c["alias_of"]:
+            row["alias_of"] = c["alias_of"]
+        message = msgs.get(c["value"])
+        # cuDNN's and NVRTC's functions return the code's name: no message of their own
+        if message and message != c["name"]:
+            row["message"] = message
+        rows.append(row)
+    table = {"enum": family["enum"], "library": family["library"], "header": family["header"], "source": source,
+             "codes": rows}
+    if msgs:
+        table["messages_from"] = {"function": family["message_fn"], "library_file": family["lib"],
+                                  "distribution": source.get("distribution"), "version": source.get("version")}
+    return table, None
+
+
+# --- errnos and signals (Linux UAPI headers) ---------------------------------------------------------
+
+# The errnos and signals that show up in deep-learning failures, and the layer explain gives them.
+ERRNOS = {"EPERM": "env", "ENOENT": "env", "EIO": "driver", "ENXIO": "driver", "E2BIG": "env", "ENOEXEC": "env",
+          "EAGAIN": "env", "ENOMEM": "env", "EACCES": "env", "EBUSY": "env", "EEXIST": "env", "ENODEV": "driver",
+          "EINVAL": "not-environment", "ENFILE": "env", "EMFILE": "env", "ETXTBSY": "env", "ENOSPC": "container",
+          "EROFS": "env", "EPIPE": "distributed", "ENAMETOOLONG": "env", "ENOSYS": "env", "ELOOP": "env",
+          "EADDRINUSE": "distributed", "EADDRNOTAVAIL": "distributed", "ENETUNREACH": "distributed",
+          "ECONNRESET": "distributed", "ECONNREFUSED": "distributed", "ETIMEDOUT": "distributed",
+          "EHOSTUNREACH": "distributed", "EDQUOT": "env", "ECONNABORTED": "distributed", "ENOTCONN": "distributed",
+          "ELIBBAD": "libraries", "ELIBACC": "libraries"}
+SIGNALS = {"SIGILL": "env", "SIGABRT": "not-environment", "SIGBUS": "container", "SIGFPE": "not-environment",
+           "SIGKILL": "env", "SIGSEGV": "not-environment", "SIGTERM": "env"}
+_DEFINE = re.compile(r"^#define\s+(E[A-Z0-9]+|SIG[A-Z0-9]+)\s+(\d+)\s*(?:/\*\s*(.*?)\s*\*/)?", re.M)
+
+
+def linux_table(kind: str) -> tuple:
+    files = (["/usr/include/asm-generic/errno-base.h", "/usr/include/asm-generic/errno.h"] if kind == "errno"
+             else ["/usr/include/asm-generic/signal.h"])
+    wanted = ERRNOS if kind == "errno" else SIGNALS
+    rows = {}
+    for f in files:
+        if not os.path.isfile(f):
+            return None, f"{f}: absent (Debian's linux-libc-dev ships it)"
+        with open(f, encoding="utf-8", errors="replace") as fh:
+            for m in _DEFINE.finditer(fh.read()):
+                if m.group(1) in wanted and m.group(1) not in rows:
+                    rows[m.group(1)] = {"name": m.group(1), "value": int(m.group(2)), "layer": wanted[m.group(1)],
+                                        "description": m.group(3) or None}
+    if kind == "signal":
+        for name, row in rows.items():
+            # strsignal()'s words ("Bus error", "Killed"), what a shell or torch.multiprocessing prints
+            import signal as _signal  # noqa: PLC0415
+            try:
+                row["message"] = _signal.strsignal(getattr(_signal, name))
+            except (AttributeError, ValueError):
+                pass
+    else:
+        for row in rows.values():
+            row["message"] = os.strerror(row["value"])
+    missing = set(wanted) - set(rows)
+    if missing:
+        return None, f"{files}: missing {sorted(missing)}"
+    version = None
+    try:
+        import subprocess  # noqa: PLC0415
+        version = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "linux-libc-dev"], capture_output=True,
+                                 text=True, timeout=10).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        pass
+    rel = [f.replace("/usr/include/", "include/uapi/") for f in files]
+    table = {"enum": "errno" if kind == "errno" else "signal", "library": "Linux",
+             "header": ", ".join(os.path.basename(f) for f in files),
+             "source": {"distribution": "linux-libc-dev (Debian)", "version": version,
+                        "path": ", ".join(files),
+                        "url": "https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/tree/" + rel[0]},
+             "codes": sorted(rows.values(), key=lambda r: r["value"])}
+    return table, None
+
+
+# --- Windows (a hand table: there is no header to parse here) -------------------------------------------
+
+_WIN32 = "https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--0-499-"
+_WIN32_1000 = "https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--1000-1299-"
+_WIN32_1300 = "https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--1300-1699-"
+_NTSTATUS = "https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-erref/596a1078-e883-4972-9bbc-49e60bebca55"
+WINDOWS = [
+    ("ERROR_FILE_NOT_FOUND", 2, "The system cannot find the file specified.", "env", _WIN32),
+    ("ERROR_PATH_NOT_FOUND", 3, "The system cannot find the path specified.", "env", _WIN32),
+    ("ERROR_ACCESS_DENIED", 5, "Access is denied.", "env", _WIN32),
+    ("ERROR_MOD_NOT_FOUND", 126, "The specified module could not be found.", "windows-runtime", _WIN32),
+    ("ERROR_PROC_NOT_FOUND", 127, "The specified procedure could not be found.", "windows-runtime", _WIN32),
+    ("ERROR_BAD_EXE_FORMAT", 193, "%1 is not a valid Win32 application.", "windows-runtime", _WIN32),
+    ("ERROR_FILENAME_EXCED_RANGE", 206, "The filename or extension is too long.", "env", _WIN32),
+    ("ERROR_DLL_INIT_FAILED", 1114, "A dynamic link library (DLL) initialization routine failed.", "windows-runtime",
+     _WIN32_1000),
+    ("ERROR_COMMITMENT_LIMIT", 1455, "The paging file is too small for this operation to complete.", "windows-runtime",
+     _WIN32_1300),
+    ("STATUS_ACCESS_VIOLATION", 0xC0000005, "The instruction at 0x%p referenced memory at 0x%p. The memory could not "
+     "be %s.", "not-environment", _NTSTATUS),
+    ("STATUS_ILLEGAL_INSTRUCTION", 0xC000001D, "{EXCEPTION} Illegal Instruction An attempt was made to execute an "
+     "illegal instruction.", "env", _NTSTATUS),
+    ("STATUS_INVALID_IMAGE_FORMAT", 0xC000007B, "{Bad Image} %hs is either not designed to run on Windows or it "
+     "contains an error.", "windows-runtime", _NTSTATUS),
+    ("STATUS_STACK_OVERFLOW", 0xC00000FD, "A new guard page for the stack cannot be created.", "not-environment",
+     _NTSTATUS),
+    ("STATUS_DLL_NOT_FOUND", 0xC0000135, "{Unable To Locate Component} This application has failed to start because "
+     "%hs was not found. Reinstalling the application might fix this problem.", "windows-runtime", _NTSTATUS),
+    ("STATUS_ORDINAL_NOT_FOUND", 0xC0000138, "{Ordinal Not Found} The ordinal %ld could not be located in the dynamic "
+     "link library %hs.", "windows-runtime", _NTSTATUS),
+    ("STATUS_ENTRYPOINT_NOT_FOUND", 0xC0000139, "{Entry Point Not Found} The procedure entry point %hs could not be "
+     "located in the dynamic link library %hs.", "windows-runtime", _NTSTATUS),
+    ("STATUS_DLL_INIT_FAILED", 0xC0000142, "{DLL Initialization Failed} Initialization of the dynamic link library "
+     "%hs failed. The process is terminating abnormally.", "windows-runtime", _NTSTATUS),
+    ("STATUS_STACK_BUFFER_OVERRUN", 0xC0000409, "The system detected an overrun of a stack-based buffer in this "
+     "application.", "not-environment", _NTSTATUS),
+]
+
+
+def windows_table() -> dict:
+    return {"enum": "windows", "library": "Windows (Win32 error codes and NTSTATUS)", "header": None,
+            "source": {"hand_table": True, "why": "no Windows SDK header is available to parse here; names, numbers "
+                       "and messages copied from Microsoft's documentation, one URL per code",
+                       "url": _WIN32},
+            "codes": [{"name": n, "value": v, "layer": layer, "description": d, "url": url}
+                      for n, v, d, layer, url in WINDOWS]}
+
+
+# --- assembly ----------------------------------------------------------------------------------------
+
+def generate(external: dict | None = None, with_messages: bool = True) -> tuple:
+    """({enum: table}, {enum: why skipped})."""
+    external = external or {}
+    tables, skipped = {}, {}
+    for fam in FAMILIES:
+        t, why = family_table(fam, external, with_messages)
+        if t is None:
+            skipped[fam["enum"]] = why
+        else:
+            tables[fam["enum"]] = t
+    for kind in ("errno", "signal"):
+        t, why = linux_table(kind)
+        if t is None:
+            skipped[kind] = why
+        else:
+            tables[t["enum"]] = t
+    tables["windows"] = windows_table()
+    for t in tables.values():
+        bad = {c["layer"] for c in t["codes"]} - LAYERS_OK - {"windows-runtime", "container"}
+        assert not bad, (t["enum"], bad)
+    return tables, skipped
+
+
+def _external(args) -> dict:
+    ext = {}
+    if args.nvml_h:
+        ext["nvml"] = (args.nvml_h, {"repository": "https://github.com/NVIDIA/go-nvml", "path": "gen/nvml/nvml.h",
+                                     "commit": args.nvml_commit, "url": f"https://github.com/NVIDIA/go-nvml/blob/"
+                                     f"{args.nvml_commit}/gen/nvml/nvml.h"})
+    if args.hip_h:
+        ext["hip"] = (args.hip_h, {"repository": "https://github.com/ROCm/HIP", "path": "include/hip/hip_runtime_api.h",
+                                   "commit": args.hip_commit, "url": f"https://github.com/ROCm/HIP/blob/"
+                                   f"{args.hip_commit}/include/hip/hip_runtime_api.h"})
+    return ext
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--write", action="store_true", help=f"write {os.path.relpath(OUT)}")
+    p.add_argument("--nvml-h"), p.add_argument("--nvml-commit", default="unknown")
+    p.add_argument("--hip-h"), p.add_argument("--hip-commit", default="unknown")
+    args = p.parse_args(argv)
+    tables, skipped = generate(_external(args))
+    if skipped and args.write and os.path.isfile(OUT):
+        # keep the families whose header is not at hand from the shipped file (they were generated before)
+        with open(OUT, encoding="utf-8") as fh:
+            old = json.load(fh)["tables"]
+        for enum in skipped:
+            if enum in old:
+                tables[enum] = old[enum]
+    order = [f["enum"] for f in FAMILIES] + ["errno", "signal", "windows"]
+    doc = {"schema": SCHEMA,
+           "about": "Error codes of CUDA, its libraries, NVML, HIP, Linux and Windows: name, number, the header's "
+                    "description, the library's own message where it has one, and the layer explain gives the "
+                    "code. Generated by benchmarks/gen_error_tables.py from the headers cited in each table's "
+                    "source; regenerate, never edit by hand.",
+           "tables": {k: tables[k] for k in order if k in tables}}
+    for enum, why in skipped.items():
+        print(f"skipped {enum}: {why}" + (" (kept from the shipped file)" if enum in doc["tables"] else ""),
+              file=sys.stderr)
+    text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+    if args.write:
+        with open(OUT, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        print(f"wrote {OUT}: {sum(len(t['codes']) for t in doc['tables'].values())} codes in {len(doc['tables'])} "
+              "tables", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,161 @@
+"""The layer rules (explain/layer_rules.py) generalise: they read the structure of a text, so they answer for
+packages, libraries and codes no example named.  The texts here are built from the naming schemes (a made-up
+package, any CUDA major, any code of a decoded family), not copied from threads."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+
+import pytest
+
+from torch_envcheck.explain import diagnose, owners
+from torch_envcheck.knowledge import error_codes
+
+REINSTALL = re.compile(r"\b(?:pip3?|uv|conda|mamba|apt(?:-get)?|dnf|yum|brew)\s+(?:install|add|upgrade)\b|\breinstall\b|"
+                       r"--force-reinstall|--upgrade\b", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("module, package", [
+    ("zorbax_cuda", "zorbax"), ("quillkit_ext", "quillkit"), ("_C", "fancyops"), ("mesh_render_2_cuda", "mesh_render"),
+])
+@pytest.mark.parametrize("symbol", ["_ZN3c104cuda9SetDeviceEi", "_ZNK2at6Tensor6deviceEv",
+                                    "_ZN5torch8autograd12VariableInfoC1ERKN2at6TensorE"])
+def test_any_package_with_a_torch_abi_symbol_is_built_for_another_torch(module, package, symbol):
+    folder = f"/srv/env/lib/python3.11/site-packages/{package}/" if module == "_C" else "/srv/env/lib/python3.11/site-packages/"
+    text = f"ImportError: {folder}{module}.cpython-311-x86_64-linux-gnu.so: undefined symbol: {symbol}"
+    r = diagnose.diagnose(text)
+    assert (r["signature"], r["layer"], r["environment_problem"]) == ("extension-abi-mismatch", "toolchain", True)
+    assert package in r["fix"]
+    assert not re.search(r"pip install[^\n]{0,80}\btorch\b(?![_-])", r["fix"]), r["fix"]  # never torch itself
+
+
+def test_torch_s_own_library_missing_a_torch_symbol_is_two_torches():
+    r = diagnose.diagnose("ImportError: /env/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so: "
+                          "undefined symbol: _ZN3c1010TensorImpl12set_sizes_ENS_8ArrayRefIlEE")
+    assert r["layer"] == "torch-build" and r["signature"] == "torch-libraries-mixed"
+
+
+@pytest.mark.parametrize("pkg", ["xformers", "flashbake", "wavekit"])
+def test_built_for_line_of_any_package(pkg):
+    text = (f"{pkg} was built for:\n    PyTorch 2.3.0+cu121 with CUDA 1201 (you have 2.4.1+cu121)\n"
+            f"    Python  3.10.14 (you have 3.10.12)")
+    r = diagnose.diagnose(text)
+    assert r["layer"] == "toolchain" and pkg in r["fix"] and "2.4.1" in r["fix"]
+    cpu = diagnose.diagnose(text.replace("2.4.1+cu121", "2.3.0+cpu"))
+    assert cpu["layer"] == "torch-build" and "download.pytorch.org/whl/cu121" in cpu["fix"]
+
+
+@pytest.mark.parametrize("lib, words", [
+    ("libcublasLt.so.12", ["nvidia-cublas-cu12"]), ("libcusolver.so.12", ["nvidia-cusolver"]),
+    ("libcufft.so.11", ["nvidia-cufft-cu12"]), ("libnvJitLink.so.13", ["nvidia-nvjitlink"]),
+])
+def test_missing_cuda_library_names_the_wheel_of_its_cuda_major(lib, words):
+    r = diagnose.diagnose(f"OSError: {lib}: cannot open shared object file: No such file or directory")
+    assert r["environment_problem"] and all(w in r["fix"] for w in words), r["fix"]
+
+
+@pytest.mark.parametrize("lib, wheel", [("nccl", "nvidia-nccl-cu12"), ("cusparse", "nvidia-cusparse-cu12")])
+def test_a_cuda_library_symbol_missing_is_two_versions_of_that_library(lib, wheel):
+    sym = {"nccl": "ncclCommWindowRegister", "cusparse": "cusparseSpSV_updateMatrix"}[lib]
+    r = diagnose.diagnose(f"ImportError: /env/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: {sym}\n"
+                          "torch 2.7.0+cu126")
+    assert r["layer"] == "libraries" and "LD_LIBRARY_PATH" in r["fix"] and wheel in r["fix"], r["fix"]
+
+
+@pytest.mark.parametrize("tag, layer_word", [("GLIBCXX_3.4.31", "libstdc"), ("CXXABI_1.3.14", "libstdc"),
+                                             ("GLIBC_2.34", "glibc")])
+def test_symbol_version_tags_are_the_c_runtime(tag, layer_word):
+    lib = "/usr/lib64/libstdc++.so.6" if not tag.startswith("GLIBC_") else "/lib64/libc.so.6"
+    r = diagnose.diagnose(f"ImportError: {lib}: version `{tag}' not found (required by "
+                          "/env/lib/python3.12/site-packages/shinyext/_core.cpython-312-x86_64-linux-gnu.so)")
+    assert r["layer"] == "c-runtime" and layer_word in r["fix"]
+
+
+# Every code of a decoded family is recognised: a made-up call site that prints its name.
+CODES = [c for c in error_codes.all_codes()
+         if c.family in ("cudaError_t", "CUresult", "cublasStatus_t", "cusparseStatus_t", "cusolverStatus_t",
+                         "cufftResult", "curandStatus_t", "nvrtcResult", "cudnnStatus_t", "ncclResult_t",
+                         "nvmlReturn_t", "hipError_t") and c.layer != "none"]
+
+
+@pytest.mark.parametrize("code", CODES, ids=[c.name for c in CODES])
+def test_every_code_is_recognised_with_its_layer(code):
+    r = diagnose.diagnose(f"RuntimeError: mylib_call() failed: {code.name}")
+    assert r["recognised"], code.name
+    if r["signature"].startswith("code-"):
+        want = code.layer
+        assert r["layer"] == want or (code.family == "cudaError_t" and r["layer"] == "rocm")
+        assert r["environment_problem"] == (want != "not-environment")
+    if r["environment_problem"] is False:
+        assert not REINSTALL.search(r["fix"] or ""), r["fix"]
+
+
+NOT_ENV = [
+    "RuntimeError: CUDA error: an illegal memory access was encountered",
+    "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`",
+    "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`",
+    "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x7 and 9x3)",
+    "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn",
+    "IndexError: index 12 is out of bounds for dimension 0 with size 10",
+    "RuntimeError: MPS backend out of memory (MPS allocated: 1.00 GB, other allocations: 2.00 GB, max allowed: 3.00 GB).",
+    "NotImplementedError: The operator 'aten::foo' is not currently implemented for the MPS device.",
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+    "RuntimeError: cuDNN error: CUDNN_STATUS_BAD_PARAM",
+]
+
+
+@pytest.mark.parametrize("text", NOT_ENV)
+def test_not_environment_errors_never_get_a_reinstall(text):
+    r = diagnose.diagnose(text)
+    assert r["recognised"] and r["environment_problem"] is False and r["machine"] == "not needed", r["signature"]
+    assert not REINSTALL.search(r["fix"]), r["fix"]
+
+
+def test_the_platform_changes_the_answer():
+    mac = diagnose.diagnose("AssertionError: Torch not compiled with CUDA enabled\n"
+                            "  File \"/Users/me/miniforge3/lib/python3.11/site-packages/torch/cuda/__init__.py\"")
+    assert mac["environment_problem"] is False and "mps" in mac["fix"]
+    amd = diagnose.diagnose("AMD Radeon RX 6750 XT\nRuntimeError: Found no NVIDIA driver on your system.")
+    assert amd["layer"] == "torch-build" and "rocm" in amd["fix"]
+    wsl = diagnose.diagnose("Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared "
+                            "object file: No such file or directory\nUbuntu 22.04 under WSL 2")
+    assert wsl["layer"] == "wsl" and "/usr/lib/wsl/lib" in wsl["fix"]
+
+
+def test_windows_codes_from_their_numbers():
+    r = diagnose.diagnose('OSError: [WinError 1455] 页面文件太小，无法完成操作。 Error loading "C:\\env\\Lib\\site-packages'
+                          '\\torch\\lib\\shm.dll" or one of its dependencies.')
+    assert r["layer"] == "windows-runtime" and "paging file" in r["fix"]
+
+
+def test_the_owner_of_a_failing_file_from_the_machine(tmp_path, monkeypatch):
+    # a distribution installed here (a dist-info with RECORD and Requires-Dist): the live lookup names it
+    site = tmp_path / "site"
+    (site / "zorbax").mkdir(parents=True)
+    (site / "zorbax" / "__init__.py").write_text("")
+    info = site / "zorbax-1.2.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: zorbax\nVersion: 1.2.0\nRequires-Dist: torch==2.1.*\n")
+    (info / "RECORD").write_text("zorbax/__init__.py,,\nzorbax_cuda.cpython-311-x86_64-linux-gnu.so,,\n"
+                                 "zorbax-1.2.0.dist-info/METADATA,,\n")
+    (info / "top_level.txt").write_text("zorbax\nzorbax_cuda\n")
+    monkeypatch.syspath_prepend(str(site))
+    got = owners.lookup_live(["zorbax", "zorbax_cuda"])
+    assert got["distribution"] == "zorbax" and got["version"] == "1.2.0" and got["requires_torch"] == "torch==2.1.*"
+    r = diagnose.diagnose(f"ImportError: {site}/zorbax_cuda.cpython-311-x86_64-linux-gnu.so: undefined symbol: "
+                          "_ZN3c104cuda9SetDeviceEi", owner=got)
+    assert "zorbax 1.2.0 is installed; it requires torch==2.1.*" in r["fix"] and r["owner"]["distribution"] == "zorbax"
+
+
+def test_the_owner_from_a_saved_report():
+    report = {"snapshot": {"torch": {"version": "2.4.1+cu121"},
+                           "packages": {"installed": {"xformers": "0.0.27"},
+                                        "requires": [{"name": "xformers", "version": "0.0.27",
+                                                      "requires": ["numpy", "torch==2.3.1"]}]}}}
+    got = owners.lookup_report(report, ["xformers"])
+    assert got == {"distribution": "xformers", "version": "0.0.27", "requires_torch": "torch==2.3.1",
+                   "torch": "2.4.1+cu121", "how": "from-json", "module": "xformers"}
+    assert owners.lookup_report(report, ["absent_pkg"]) is None

@@ -1,0 +1,767 @@
+"""What an error text is made of: the named things in it, read from their own structure rather than from
+the sentence around them.
+
+    entities(text) -> Entities
+
+    codes       error codes by name (cudaErrorNoDevice, CUBLAS_STATUS_ALLOC_FAILED, ncclSystemError), by the
+                library's own message ("CUDA error: no kernel image is available ..."), by number where the
+                text says whose number it is ([WinError 126], [Errno 28], Error 804 after cudaGetDeviceCount,
+                exit code -9 / 0xC0000135), and shell/multiprocessing signal words (Bus error, Killed)
+    libraries   sonames, DLLs and dylibs, with the library, the CUDA major and the nvidia-* wheel that provide
+                each, and whether the text says it is missing
+    symbols     undefined symbols (demangled namespace: c10::/at::/torch:: = the torch ABI; nccl*/cublas*/
+                cusparse*/cudnn*/__nvJitLink* = that library's version) and the binary that wants them
+    abi_tags    GLIBC_/GLIBCXX_/CXXABI_ tags not found, with the glibc / GCC they need
+    paths       files named in the text and the site-packages distribution (top-level import name) owning each
+    packages    name -> version pairs (pip's ==, "Successfully installed a-1.0", wheel file names)
+    versions    torch, its CUDA, the driver and its CUDA, cuDNN, Python, a "built for PyTorch A (you have B)"
+    gpus, archs GPU names, sm_NN / compute_NN / gfxNNNN targets and capabilities
+    exceptions  exception type names
+
+Linear time: every regular expression starts with a literal (or a short bounded class) and has no nested
+unbounded repeats; a name around a literal (".so", ".dll", "==", "Error") is found by scanning left over its
+allowed characters, at most a bounded number of them."""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass, field
+
+from torch_envcheck.knowledge import error_codes, native
+
+MAX_EACH = 64  # entities kept per kind (the last ones: the error is at the end)
+LAST = 256     # matches of one pattern looked at closely (the last ones), whatever the text holds
+
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+-.")
+_PATH_STOP = frozenset(" \t\n\"'`()[]{}<>,;|=")
+
+
+def _left(text: str, end: int, allowed: frozenset, limit: int) -> int:
+    """The start of the run of `allowed` characters ending at `end`, at most `limit` long."""
+    i, lo = end, max(0, end - limit)
+    while i > lo and text[i - 1] in allowed:
+        i -= 1
+    return i
+
+
+def _left_not(text: str, end: int, stop: frozenset, limit: int) -> int:
+    i, lo = end, max(0, end - limit)
+    while i > lo and text[i - 1] not in stop:
+        i -= 1
+    return i
+
+
+_LOWER: dict = {}  # id(text) -> text.lower(), for the one text being read (entities() clears it)
+
+
+_ASCII_LOWER = {c: c + 32 for c in range(65, 91)}
+
+
+def _low(text: str) -> str:
+    """text in lower case, position for position (str.lower can change the length of a few non-ASCII texts:
+    then only ASCII letters are lowered)."""
+    got = _LOWER.get(id(text))
+    if got is None:
+        got = text.lower()
+        if len(got) != len(text):
+            got = text.translate(_ASCII_LOWER)
+        _LOWER[id(text)] = got
+    return got
+
+
+WINDOW_BEFORE = 600  # characters read before a needle (to its line's start at most this far) and after it
+WINDOW_AFTER = 900
+
+
+def _last(pattern: re.Pattern, text: str, k: int = LAST):
+    """The last k matches of `pattern` in `text`, in order.  The pattern is not run over the whole text: the last
+    k places where one of its NEEDLES (literal words, lower case, one of which every match contains) occurs are
+    found with str.rfind, and the pattern runs only on the windows around them.  Linear in the text, with the
+    constant of a substring search; the regex work is bounded by k windows."""
+    low = _low(text)
+    hits = []
+    for needle in NEEDLES[pattern]:
+        end = len(low)
+        for _ in range(k):
+            i = low.rfind(needle, 0, end)
+            if i < 0:
+                break
+            hits.append(i)
+            end = i
+    if not hits:
+        return ()
+    hits.sort()
+    spans = []
+    for i in hits[-k:]:
+        a = text.rfind("\n", max(0, i - WINDOW_BEFORE), i) + 1 or max(0, i - WINDOW_BEFORE)
+        a = max(a, i - WINDOW_BEFORE)
+        b = min(len(text), i + WINDOW_AFTER)
+        if spans and a <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], b))
+        else:
+            spans.append((a, b))
+    out = deque(maxlen=k)
+    for a, b in spans:  # disjoint and in order: so are the matches
+        out.extend(pattern.finditer(text, a, b))
+    return out
+
+
+def _line_at(text: str, pos: int, limit: int = 600) -> str:
+    a = text.rfind("\n", max(0, pos - limit), pos) + 1
+    b = text.find("\n", pos, pos + limit)
+    return text[max(a, pos - limit):(b if b >= 0 else min(len(text), pos + limit))]
+
+
+@dataclass
+class Entities:
+    codes: list = field(default_factory=list)
+    libraries: list = field(default_factory=list)
+    symbols: list = field(default_factory=list)
+    abi_tags: list = field(default_factory=list)
+    paths: list = field(default_factory=list)
+    packages: dict = field(default_factory=dict)
+    versions: dict = field(default_factory=dict)
+    gpus: list = field(default_factory=list)
+    archs: list = field(default_factory=list)
+    exceptions: list = field(default_factory=list)
+    platform: dict = field(default_factory=dict)   # what the text says about the machine: macos, windows, wsl, ...
+    pip: list = field(default_factory=list)        # pip's "no version satisfies" lines: requirement, versions offered
+
+    def as_dict(self) -> dict:
+        return {"codes": [dict(c) for c in self.codes], "libraries": [dict(x) for x in self.libraries],
+                "symbols": [dict(s) for s in self.symbols], "abi_tags": [dict(t) for t in self.abi_tags],
+                "paths": [dict(p) for p in self.paths], "packages": dict(self.packages),
+                "versions": dict(self.versions), "gpus": list(self.gpus), "archs": list(self.archs),
+                "exceptions": list(self.exceptions), "platform": dict(self.platform), "pip": [dict(p) for p in self.pip]}
+
+    def owners(self) -> list:
+        """The distributions (top-level import names) that own the files named, last named first."""
+        seen = []
+        for p in reversed(self.paths):
+            d = p.get("distribution")
+            if d and d not in seen:
+                seen.append(d)
+        return seen
+
+
+def _push(lst: list, item, key=None) -> None:
+    k = key(item) if key else item
+    for i, old in enumerate(lst):
+        if (key(old) if key else old) == k:
+            del lst[i]  # keep the last occurrence (the error is at the end)
+            break
+    lst.append(item)
+    if len(lst) > MAX_EACH:
+        del lst[0]
+
+
+# --- error codes ---------------------------------------------------------------------------------
+
+_CODE_NAME = re.compile(
+    r"\b(cuda(?:Error[A-Z][A-Za-z]{1,48}|Success)|CUDA_(?:ERROR_[A-Z0-9_]{2,60}|SUCCESS)|"
+    r"CU(?:BLAS|SPARSE|SOLVER|RAND|DNN)_STATUS_[A-Z0-9_]{2,70}|CUFFT_[A-Z_]{2,40}|NVRTC_(?:ERROR_)?[A-Z_]{2,60}|"
+    r"NVJITLINK_(?:ERROR_)?[A-Z_]{2,40}|nccl[A-Z][A-Za-z]{2,30}|NVML_(?:ERROR_)?[A-Z_]{2,40}|"
+    r"hip(?:Error[A-Z][A-Za-z]{1,48}|Success)|ERROR_[A-Z_]{3,40}|STATUS_[A-Z_]{3,40}|errno\.E[A-Z0-9]{2,14})\b")
+# "CUDA error: <message>", "CUDA driver error: <message>", "HIP error: <message>", "cuda runtime error (N) : <message>"
+_CODE_MESSAGE = re.compile(r"\b(CUDA|HIP|cuda runtime|CUDA Runtime|CUDA driver|hip) (?:[Ee]rror|ERROR)"
+                           r"(?: \((?P<num>\d{1,5})\))?\s{0,2}:\s{0,2}(?P<msg>[^\n]{1,200})")
+# torch's warning "Unexpected error from cudaGetDeviceCount(). ... Error 804: forward compatibility ..."
+_CUDA_ERROR_N = re.compile(r"\b(?:[Ee]rror|code|returned|status|result|[Ff]ailure)[ =:]{1,3}(?P<num>\d{1,5})\b"
+                           r"(?::\s{0,2}|\s)?(?P<msg>[^\n]{1,160})?")
+_WINERROR = re.compile(r"\[WinError (?P<num>-?\d{1,10})\]|\(os error (?P<os>\d{1,6})\)")
+_ERRNO = re.compile(r"\[Errno (?P<num>\d{1,4})\]|\berrno[ =:]{1,3}(?P<num2>\d{1,4})\b")
+_NTSTATUS = re.compile(r"\b0[xX](?P<hex>[cC]0000[0-9a-fA-F]{3})\b|\b(?:exit(?: |_)?code|returned|return code|"
+                       r"exit status|exited with code|status)[ :=]{0,3}(?P<dec>-?(?:3221\d{6}|107374\d{4}))\b")
+_SIGNAL_WORDS = re.compile(r"(?m)(?:^|[\s:])(?P<word>Bus error|Segmentation fault|Illegal instruction|Killed|Aborted)"
+                           r"(?: \(core dumped\))?[ \t]{0,4}$|killed by signal: (?P<word2>[A-Za-z ]{3,30})|"
+                           r"\b(?:exit ?code|exitcode|exit status)[ :=]{0,3}(?P<neg>-\d{1,2}|1[2-5]\d)\b|"
+                           r"\bsignal (?P<signum>\d{1,2})(?: \((?P<signame>SIG[A-Z]{2,6})\))?")
+_CUDA_CONTEXT = re.compile(r"[Cc]uda failure|CUDA failure|CUDAError|cudaGetDeviceCount|cuInit|cudaSetDevice|cudaMalloc|cudaGetDevice|CUDA driver|cudaError|CUDA error|"
+                           r"cuDevice|cuCtx|cudaRuntimeGetVersion|cuda runtime")
+
+
+def _codes(text: str, ent: Entities) -> None:
+    names = error_codes.names()
+    for m in _last(_CODE_NAME, text):
+        name = m.group(1)[6:] if m.group(1).startswith("errno.") else m.group(1)
+        code = error_codes.by_name(name) if name in names else None
+        if code is None or code.layer == "none":
+            continue
+        _push(ent.codes, {**code.as_dict(), "how": "name", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
+    cuda_msgs = error_codes.messages("cudaError_t")
+    for m in _last(_CODE_MESSAGE, text):
+        family = "hipError_t" if m.group(1).lower() == "hip" else "cudaError_t"
+        code = None
+        if m.group("num"):
+            code = error_codes.by_value(family, int(m.group("num")))
+        if code is None:
+            code = _by_message_prefix(m.group("msg"), cuda_msgs if family == "cudaError_t" else
+                                      error_codes.messages("hipError_t") or cuda_msgs)
+            if code is not None and family == "hipError_t" and code.family == "cudaError_t":
+                code = error_codes.by_name("hipError" + code.name[len("cudaError"):]) or code
+        if code is not None and code.layer != "none":
+            _push(ent.codes, {**code.as_dict(), "how": "message", "at": m.start()},
+                  key=lambda c: (c["family"], c["name"]))
+    for m in _last(_CUDA_ERROR_N, text):
+        line = _line_at(text, m.start(), 300)
+        if not _CUDA_CONTEXT.search(line):
+            continue
+        family = "CUresult" if re.search(r"\bcu[A-Z]|CUDA driver", line) and "cuda" not in line[:3] else "cudaError_t"
+        code = error_codes.by_value(family, int(m.group("num")))
+        if code is not None and m.group("msg") and code.message and not _norm(m.group("msg")).startswith(_norm(code.message)[:12]):
+            other = error_codes.by_value("cudaError_t", int(m.group("num")))
+            code = other if other and other.message and _norm(m.group("msg")).startswith(_norm(other.message)[:12]) else code
+        if code is not None and code.layer != "none":
+            _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
+    for m in _last(_WINERROR, text):
+        if m.group("os"):  # Rust's io::Error: a Win32 code on Windows (they are > 200 where they matter), else errno
+            n = int(m.group("os"))
+            code = error_codes.by_value("windows" if n > 200 else "errno", n)
+            if code is not None:
+                _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
+            continue
+        num = int(m.group("num"))
+        code = error_codes.by_value("windows", num & 0xFFFFFFFF)
+        if code is not None:
+            _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
+        else:
+            _push(ent.codes, {"family": "windows", "name": f"WinError {num}", "value": num, "layer": "windows-runtime",
+                              "library": "Windows", "description": None, "message": None, "source": None,
+                              "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
+    for m in _last(_ERRNO, text):
+        code = error_codes.by_value("errno", int(m.group("num") or m.group("num2")))
+        if code is not None:
+            _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
+    for m in _last(_NTSTATUS, text):
+        value = int(m.group("hex"), 16) if m.group("hex") else int(m.group("dec")) & 0xFFFFFFFF
+        code = error_codes.by_value("windows", value)
+        if code is not None:
+            _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
+    sig_by_msg = {c.message.lower(): c for c in error_codes.all_codes() if c.family == "signal" and c.message}
+    for m in _last(_SIGNAL_WORDS, text):
+        code = None
+        word = m.group("word") or m.group("word2")
+        if word:
+            code = sig_by_msg.get(word.strip().lower())
+        elif m.group("neg"):
+            n = int(m.group("neg"))
+            code = error_codes.by_value("signal", -n if n < 0 else n - 128)
+        elif m.group("signame"):
+            code = error_codes.by_name(m.group("signame"))
+        elif m.group("signum"):
+            code = error_codes.by_value("signal", int(m.group("signum")))
+        if code is not None:
+            _push(ent.codes, {**code.as_dict(), "how": "signal", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
+    _messages_in_context(text, ent)
+    ent.codes.sort(key=lambda c: c["at"])
+
+
+# A library's message, found anywhere, counts when a line around it speaks of the GPU stack.
+_ERRNO_MESSAGES = ("ENOSPC", "EMFILE", "EADDRINUSE", "ECONNREFUSED", "ENOMEM", "EDQUOT")
+MIN_MESSAGE = 12  # shorter messages ("no error") say too little alone
+
+
+_CONTEXT_NEEDLES = {"cudaError_t": ("cuda", "gpu", "nvidia", "hip", "cuinit", "ggml_cuda", ".cu:", "tensorflow"),
+                    "ncclResult_t": ("nccl",)}
+MAX_WINDOWS = 32
+WINDOW = 600
+
+
+def _windows(low: str, needles: tuple) -> list:
+    """[(start, end)] around the last MAX_WINDOWS places where a needle occurs, merged: the parts of the text
+    that speak of the GPU stack (searched backwards with str.rfind: no regex, no quadratic case)."""
+    hits = []
+    for needle in needles:
+        end = len(low)
+        for _ in range(MAX_WINDOWS):
+            i = low.rfind(needle, 0, end)
+            if i < 0:
+                break
+            hits.append(i)
+            end = i
+    hits = sorted(hits)[-MAX_WINDOWS:]
+    spans = []
+    for i in hits:
+        a, b = max(0, i - WINDOW), min(len(low), i + WINDOW)
+        if spans and a <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], b))
+        else:
+            spans.append((a, b))
+    return spans
+
+
+def _messages_in_context(text: str, ent: Entities) -> None:
+    low = _low(text)
+    found = []
+    for family, needles in _CONTEXT_NEEDLES.items():
+        spans = _windows(low, needles)
+        if not spans:
+            continue
+        probes = []
+        for msg, code in error_codes.messages(family).items():
+            probe = msg.split(" (", 1)[0] if family == "ncclResult_t" else msg
+            if code.layer != "none" and len(probe) >= MIN_MESSAGE:
+                probes.append((probe, code))
+        for a, b in spans:
+            window = low[a:b]
+            for probe, code in probes:
+                i = window.rfind(probe)
+                if i >= 0:
+                    found.append((a + i, len(probe), code))
+    for name in _ERRNO_MESSAGES:
+        code = error_codes.by_name(name)
+        if code is None or not code.message:
+            continue
+        i = text.rfind(code.message)
+        if i >= 0:
+            found.append((i, len(code.message), code))
+    # a longer message found at the same place wins over the shorter one inside it
+    found.sort(key=lambda f: (f[0], -f[1]))
+    last_end = -1
+    for i, n, code in found:
+        if i < last_end:
+            continue
+        last_end = i + n
+        if any(c["family"] == code.family and c["name"] == code.name for c in ent.codes):
+            continue
+        _push(ent.codes, {**code.as_dict(), "how": "message-context", "at": i}, key=lambda c: (c["family"], c["name"]))
+
+
+def _norm(s: str) -> str:
+    return re.sub(r"\s+", " ", (s or "").strip().lower())
+
+
+def _by_message_prefix(msg: str, table: dict):
+    s = _norm(msg).rstrip(".")
+    best = None
+    for m, code in table.items():
+        if s.startswith(m) and (best is None or len(m) > len(best[0])):
+            best = (m, code)
+    return best[1] if best else None
+
+
+# --- libraries ---------------------------------------------------------------------------------------
+
+_LIB_END = re.compile(r"\.so(?:\.\d{1,5}){0,4}\b|\.dylib\b|\.(?:dll|DLL|Dll)\b|\.pyd\b")
+_MISSING = re.compile(r"cannot open shared object file|failed to open|not found in any|[Nn]o such file|not found|[Cc]ould not load|could not be found|"
+                      r"[Cc]ould not locate|DLL load failed|[Ee]rror loading|[Uu]nable to load|[Ff]ailed to load|"
+                      r"Library not loaded|cannot find|is not a valid Win32|image not found|[Cc]annot load|"
+                      r"[Cc]ouldn't open|[Cc]ould not find|not be located|dlopen")
+
+
+def _libraries(text: str, ent: Entities) -> None:
+    for m in _last(_LIB_END, text):
+        start = _left(text, m.start(), _NAME_CHARS - {"."} | {"."}, 80)
+        name = text[start:m.end()]
+        # the file name only: after the last path separator
+        name = re.split(r"[/\\]", name)[-1].lstrip(".-+")
+        if len(name) < 5:
+            continue
+        info = native.library_provider(name)
+        if info is None:
+            continue
+        line = _line_at(text, m.start())
+        before = text[max(0, m.end()):m.end() + 3]
+        undefined = before.startswith(": u") or "undefined symbol" in text[m.end():m.end() + 40]
+        info = dict(info, at=m.start(),
+                    missing=bool(_MISSING.search(line)) and not undefined,
+                    wants_symbol=undefined)
+        if m.group(0).endswith((".pyd",)) or ".cpython-" in name or re.search(r"\.(?:cp|abi)\d", name):
+            info["python_extension"] = True
+        if info["missing"]:
+            # "Failed to load library A with error: B: cannot open ...": B is missing, A wants it
+            others = re.findall(r"([A-Za-z0-9_.+-]{1,80}\.(?:so|dll|dylib|pyd))\b", line[:max(0, line.find(name))])
+            others = [o for o in others if o != name]
+            if others:
+                info["wanted_by"] = others[-1]
+        old = next((x for x in ent.libraries if x["file"] == info["file"]), None)
+        if old is not None and old.get("missing") and not info["missing"]:
+            info["missing"], info["at"] = True, old["at"]  # named missing once: a later mention does not undo it
+        if re.search(r"version [`'‘\"]?(?:GLIBC|CXXABI)", line):
+            info["missing"] = False  # the library is there; it lacks a symbol version
+        _push(ent.libraries, info, key=lambda x: x["file"])
+
+
+# --- symbols and ABI tags ------------------------------------------------------------------------------
+
+_UNDEFINED = re.compile(r"undefined symbol:? (?P<sym>[A-Za-z_$][A-Za-z0-9_$.@]{0,500})|"
+                        r"[Ss]ymbol not found: (?P<sym2>_{0,2}[A-Za-z_][A-Za-z0-9_$]{0,500})|"
+                        r"entry point (?P<sym3>[^\s]{1,300}) could not be located|"
+                        r"undefined reference to [`'](?P<sym4>[^'\n]{1,300})'")
+_SYMBOL_VERSION = re.compile(r"symbol (?P<sym>[A-Za-z_][A-Za-z0-9_]{0,200}),? version (?P<ver>[A-Za-z0-9_.+-]{1,60}) "
+                             r"not defined in file (?P<file>[^\s]{1,200})|"
+                             r"undefined symbol:? (?P<sym2>[A-Za-z_][A-Za-z0-9_]{0,200}), version (?P<ver2>[A-Za-z0-9_.+-]{1,60})")
+_ABI_TAG = re.compile(r"[`'‘\"]?(?P<tag>GLIBC_2\.\d{1,2}(?:\.\d{1,2})?|GLIBCXX_3\.4\.\d{1,2}|CXXABI_1\.3\.\d{1,2})[`'’\"]? not found"
+                      r"(?: \(required by (?P<by>[^)\n]{1,300})\))?")
+_MANGLED_NS = re.compile(r"_Z(?:N|Z)?(?:K|V|r){0,3}(?:St)?(?:(?P<len>\d{1,3}))")
+_LIB_SYMBOL = re.compile(r"^(?:_{0,2})(?P<lib>nccl|cublasLt|cublas|cusparseLt|cusparse|cusolver|cufft|curand|cudnn|"
+                         r"nvJitLink|nvrtc|cuda|cu|nvml|hip|rocblas|miopen)(?=[A-Z_])")
+
+
+def demangle_scope(sym: str) -> str | None:
+    """The leading namespaces of an Itanium-mangled name: "_ZN3c104cuda9SetDeviceEi" -> "c10::cuda::SetDevice";
+    None when `sym` is not mangled.  Only nested names (N...E) and plain ones are read: enough to see whose
+    ABI a symbol belongs to."""
+    if not sym.startswith("_Z"):
+        return None
+    i = 2
+    nested = sym[i:i + 1] == "N"
+    if nested:
+        i += 1
+    while i < len(sym) and sym[i] in "KVr":
+        i += 1
+    parts = []
+    if sym.startswith("St", i):
+        parts.append("std")
+        i += 2
+    while i < len(sym) and len(parts) < 6:
+        j = i
+        while j < len(sym) and sym[j].isdigit() and j - i < 4:
+            j += 1
+        if j == i:
+            break
+        n = int(sym[i:j])
+        if n <= 0 or j + n > len(sym):
+            break
+        parts.append(sym[j:j + n])
+        i = j + n
+        if not nested:
+            break
+    return "::".join(parts) if parts else None
+
+
+def _symbol_info(sym: str) -> dict:
+    info = {"symbol": sym[:300]}
+    scope = demangle_scope(sym)
+    if scope:
+        info["demangled"] = scope
+        top = scope.split("::", 1)[0]
+        if top in ("c10", "at", "torch", "caffe2") or scope.startswith(("c10", "at::", "torch::")):
+            info["abi"] = "torch"
+        elif top == "std" or "__cxx11" in sym:
+            info["abi"] = "libstdc++"
+        elif top in ("pybind11",):
+            info["abi"] = "pybind11"
+        elif top in ("tensorflow", "tsl", "xla"):
+            info["abi"] = "tensorflow"
+    else:
+        m = _LIB_SYMBOL.match(sym)
+        if m:
+            lib = m.group("lib")
+            info["abi"] = {"cu": "cuda", "cuda": "cuda"}.get(lib, lib)
+            v = re.search(r"_(\d{1,2})_(\d{1,2})$", sym)
+            if lib == "nvJitLink" and v:
+                info["cuda"] = f"{v.group(1)}.{v.group(2)}"
+            v = re.search(r"_v(\d{1,2})$", sym)
+            if v:
+                info["api_version"] = v.group(1)
+        elif sym.startswith("Py") or sym.startswith("_Py"):
+            info["abi"] = "python"
+        elif sym.startswith("PyInit_"):
+            info["abi"] = "python"
+    return info
+
+
+def _symbols(text: str, ent: Entities) -> None:
+    for m in _last(_UNDEFINED, text):
+        sym = m.group("sym") or m.group("sym2") or m.group("sym3") or m.group("sym4")
+        info = _symbol_info(sym)
+        # the binary that wants it: "FILE: undefined symbol: ..." / "... in the dynamic link library FILE"
+        head = text[max(0, m.start() - 2):m.start()]
+        if head.endswith(": ") or head.endswith(":") or head.endswith("so"):
+            cut = m.start() - (2 if head.endswith(": ") else 1 if head.endswith(":") else 0)
+            a = _left_not(text, cut, _PATH_STOP, 400)
+            f = text[a:cut].strip()
+            if ":" in f and not re.match(r"^[A-Za-z]:\\", f):
+                f = f.rsplit(": ", 1)[-1].split(":")[-1] if ": " in f else f
+            info["file"] = f
+        else:
+            tail = text[m.end():m.end() + 400]
+            t = re.match(r" in the dynamic link library ([^\s.]{0,300}(?:\.[^\s.]{1,10}){1,3})", tail)
+            if t:
+                info["file"] = t.group(1)
+        info["at"] = m.start()
+        _push(ent.symbols, info, key=lambda s: s["symbol"])
+    for m in _last(_SYMBOL_VERSION, text):
+        sym, ver = m.group("sym") or m.group("sym2"), m.group("ver") or m.group("ver2")
+        info = _symbol_info(sym)
+        lib = re.match(r"lib([A-Za-z]{2,20}?)(?:_[a-z]+)?\.so", ver)
+        if "abi" not in info and lib:
+            # the version tag names the library that should define the symbol (libcublasLt.so.11)
+            info["abi"] = next((k for k in ("cublasLt", "cublas", "cusparse", "cusolver", "cufft", "curand", "cudnn",
+                                           "nccl", "nvJitLink", "nvrtc") if k.lower() == lib.group(1).lower()), None) \
+                or info.get("abi")
+            if info["abi"] is None:
+                del info["abi"]
+        old = next((x for x in ent.symbols if x["symbol"] == sym), None)
+        if old is not None:
+            info = {**old, **info}
+        info.update(version=ver, at=m.start())
+        if m.group("file"):
+            info["provider_file"] = m.group("file")
+        line = _line_at(text, m.start(), 400)
+        f = re.search(r"\.so(?:\.\d{1,4}){0,3}: (?:undefined )?symbol", line)  # anchored on the literal
+        if f and "file" not in info:
+            info["file"] = line[_left_not(line, f.start(), _PATH_STOP | {":"}, 300):f.end() - len(f.group(0)) +
+                                line[f.start():f.end()].index(":")]
+        _push(ent.symbols, info, key=lambda s: s["symbol"])
+    for m in _last(_ABI_TAG, text):
+        tag = m.group("tag")
+        info = native.glibc_tag(tag) or native.glibcxx_tag(tag) or {"tag": tag}
+        info = dict(info, at=m.start())
+        if m.group("by"):
+            info["required_by"] = m.group("by").strip()
+        # the library that lacks the tag: "/lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.30' not found"
+        a = text.rfind("\n", max(0, m.start() - 400), m.start()) + 1
+        pre = text[a:m.start()]
+        lib = re.search(r"\.so(?:\.\d{1,4}){0,3}: version\s{0,2}[`'‘\"]?$", pre)  # anchored on the literal
+        if lib:
+            end = lib.start() + pre[lib.start():].index(":")
+            info["provider_file"] = pre[_left_not(pre, lib.start(), _PATH_STOP | {":"}, 300):end]
+        _push(ent.abi_tags, info, key=lambda t: t["tag"])
+
+
+# --- paths and their owners --------------------------------------------------------------------------------
+
+_PKG_DIR = re.compile(r"[/\\](?:site|dist)-packages[/\\](?P<top>[A-Za-z0-9_.-]{1,100})")
+_PY_FILE = re.compile(r"File \"(?P<path>[^\"\n]{1,400})\", line \d{1,7}")
+
+
+def _dist_of(top: str) -> str | None:
+    top = top.split(".libs")[0] if top.endswith(".libs") else top
+    if top.endswith((".dist-info", ".egg-info", ".pth")) or top in ("__pycache__", "_distutils_hack"):
+        return None
+    m = re.match(r"([A-Za-z0-9_]+)(?:-[\d.]+.*)?(?:\.py|\.so|\.pyd)?", top)
+    if not m:
+        return None
+    name = m.group(1)
+    if name.startswith("_") and name != "_C":
+        name = name.lstrip("_") or name
+    return name
+
+
+def _paths(text: str, ent: Entities) -> None:
+    for m in _last(_PKG_DIR, text):
+        a = _left_not(text, m.start(), _PATH_STOP, 400)
+        b = m.end()
+        while b < len(text) and b - m.end() < 400 and text[b] not in _PATH_STOP and text[b] != ":":
+            b += 1
+        path = text[a:b]
+        top = m.group("top")
+        if top == "nvidia":  # NVIDIA's wheels share the nvidia/ namespace: nvidia/cublas/lib/... is nvidia-cublas-*
+            sub = re.match(r"[/\\]([A-Za-z0-9_]{1,40})", text[m.end():m.end() + 42])
+            top = f"nvidia-{sub.group(1)}" if sub else top
+        dist = _dist_of(top) if not top.startswith("nvidia-") else top.replace("_", "-")
+        _push(ent.paths, {"path": path, "distribution": dist, "at": m.start()}, key=lambda p: p["path"])
+    for m in _last(_PY_FILE, text):
+        path = m.group("path")
+        if "-packages" in path:
+            continue  # counted above
+        _push(ent.paths, {"path": path, "distribution": None, "at": m.start()}, key=lambda p: p["path"])
+    ent.paths.sort(key=lambda p: p["at"])
+
+
+# --- packages and versions ---------------------------------------------------------------------------------
+
+_VER = r"\d{1,4}(?:\.\d{1,4}){0,3}(?:(?:a|b|rc|\.post|\.dev)\d{1,6})?(?:\+[A-Za-z0-9.]{1,30})?"
+_EQEQ = re.compile(r"==\s{0,2}(?P<ver>" + _VER + r")")
+_INSTALLED = re.compile(r"Successfully installed (?P<list>[^\n]{1,4000})")
+_WHEEL_FILE = re.compile(r"\.whl\b")
+_TORCH_VER = re.compile(r"(?i)\b(?:py)?torch(?:==?|-| version:? ?| v| |: ?)(?P<ver>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?"
+                        r"(?:(?:a|b|rc|\.dev)\d{1,10})?(?:\+[a-z0-9.]{2,20})?)\b")
+_BUILT_FOR = re.compile(r"(?i)(?:built|compiled) (?:for|against|with)[: ]{0,3}\s{0,12}(?:py)?torch[ =]{1,3}v?"
+                        r"(?P<built>" + _VER + r")(?: with CUDA (?P<cuda>\d{2,5}(?:\.\d{1,2})?))?")
+_YOU_HAVE = re.compile(r"(?i)\(?(?:you have|but (?:you have|found|got)|found|installed(?: version)?(?: is)?)"
+                       r"[: ]{1,3}(?:py)?(?:torch[ =]{1,3})?v?(?P<ver>" + _VER + r")")
+_DRIVER_VER = re.compile(r"(?i)driver version[ :]{1,4}(?P<ver>\d{3}\.\d{1,3}(?:\.\d{1,3})?)|"
+                         r"NVRM version:[^\n]{0,80}?(?P<nvrm>\d{3}\.\d{1,3}(?:\.\d{1,3})?)|"
+                         r"client has the version (?P<client>\d{3}\.\d{1,3}(?:\.\d{1,3})?), but this kernel module has "
+                         r"the version (?P<kernel>\d{3}\.\d{1,3}(?:\.\d{1,3})?)|"
+                         r"NVML library version: (?P<nvml>\d{3}\.\d{1,3}(?:\.\d{1,3})?)")
+_CUDA_VER = re.compile(r"CUDA Version:? {0,4}(?P<smi>\d{1,2}\.\d{1,2})|Cuda compilation tools, release (?P<nvcc>\d{1,2}\.\d{1,2})|"
+                       r"\+cu(?P<tag>\d{2,3})\b|CUDA (?:version )?(?P<plain>1[0-3]\.\d{1,2})\b")
+_CUDNN_VER = re.compile(r"(?i)cudnn(?: version|:| library:| runtime version)?[ :]{0,3}\(?(?P<ver>[5-9]\.\d{1,2}\.\d{1,2}|[5-9]\d{3,4}|"
+                        r"[5-9], \d{1,2}, \d{1,2})\)?")
+_PY_VER = re.compile(r"\bcp(?P<cp>3\d{1,2})\b|[Pp]ython ?(?P<py>3\.\d{1,2})(?:\.\d{1,2})?\b|/python(?P<dir>3\.\d{1,2})/")
+
+
+def _cuda_number(raw: str) -> str:
+    """CUDA as a number: 12010 (cudaRuntimeGetVersion: 1000 * major + 10 * minor), 1201 (xformers: 100 * major +
+    minor), 118 (10 * major + minor) -> "12.1" / "12.1" / "11.8"."""
+    v = int(raw)
+    if len(raw) == 5:
+        return f"{v // 1000}.{v % 1000 // 10}"
+    if len(raw) == 4:
+        return f"{v // 100}.{v % 100}"
+    return f"{v // 10}.{v % 10}" if len(raw) == 3 else raw
+
+
+def _packages(text: str, ent: Entities) -> None:
+    for m in _last(_EQEQ, text):
+        a = _left(text, m.start(), _NAME_CHARS - {"+"}, 60)
+        name = text[a:m.start()].strip(".-_").lower()
+        if name and name[0].isalpha():
+            ent.packages[name.replace("_", "-")] = m.group("ver")
+    for m in _last(_INSTALLED, text):
+        for item in m.group("list").split():
+            nm = re.fullmatch(r"([A-Za-z][A-Za-z0-9_.-]{0,60}?)-(" + _VER + r")", item)
+            if nm:
+                ent.packages[nm.group(1).lower().replace("_", "-")] = nm.group(2)
+    for m in _last(_WHEEL_FILE, text):
+        a = _left(text, m.start(), _NAME_CHARS | {"%"}, 200)
+        nm = re.match(r"([A-Za-z][A-Za-z0-9_.]{0,60}?)-(" + _VER.replace("\\+", "(?:\\+|%2B)") + r")-", text[a:m.start()])
+        if nm:
+            ent.packages[nm.group(1).lower().replace("_", "-")] = nm.group(2).replace("%2B", "+")
+    v = ent.versions
+    for m in _last(_TORCH_VER, text):
+        v["torch"] = m.group("ver")
+    for m in _last(_BUILT_FOR, text):
+        # whose build: the closest package named before "built for" on that line or the one before
+        a = text.rfind("\n", max(0, m.start() - 300), max(0, text.rfind("\n", 0, m.start()))) + 1
+        before = text[a:m.start()]
+        who = re.findall(r"([A-Za-z][A-Za-z0-9_-]{1,40}) (?:was|is|has been|were)?\s{0,2}$", before) or \
+            re.findall(r"\b([A-Za-z][A-Za-z0-9_-]{1,40})\b", before)
+        built = {"torch": m.group("built"), "at": m.start()}
+        if m.group("cuda"):
+            raw = m.group("cuda")
+            built["cuda"] = raw if "." in raw else _cuda_number(raw)
+        if who:
+            built["package"] = who[-1]
+        y = _YOU_HAVE.search(text, m.end(), m.end() + 200)
+        if y:
+            built["have"] = y.group("ver")
+        v["built_for"] = built
+    for m in _last(_DRIVER_VER, text):
+        if m.group("ver"):
+            v["driver"] = m.group("ver")
+        elif m.group("nvrm"):
+            v["driver_kernel_module"] = m.group("nvrm")
+        elif m.group("client"):
+            v["driver_client"], v["driver_kernel_module"] = m.group("client"), m.group("kernel")
+        elif m.group("nvml"):
+            v["nvml_library"] = m.group("nvml")
+    for m in _last(_CUDA_VER, text):
+        if m.group("smi"):
+            v["driver_cuda"] = m.group("smi")
+        elif m.group("nvcc"):
+            v["nvcc"] = m.group("nvcc")
+        elif m.group("tag"):
+            t = m.group("tag")
+            v["torch_cuda"] = f"{t[:-1]}.{t[-1]}"
+        elif m.group("plain"):
+            v.setdefault("cuda", m.group("plain"))
+    for m in _last(_CUDNN_VER, text):
+        v["cudnn"] = m.group("ver").replace(", ", ".")
+    for m in _last(_PY_VER, text):
+        if m.group("cp"):
+            v["python"] = f"3.{m.group('cp')[1:]}"
+        else:
+            v["python"] = m.group("py") or m.group("dir")
+
+
+# --- GPUs, architectures, exceptions -------------------------------------------------------------------------
+
+_GPU = re.compile(r"\b(?P<gpu>(?:NVIDIA )?(?:GeForce (?:RTX|GTX|GT|MX) ?\d{3,4}(?: Ti| SUPER| Laptop GPU){0,2}|"
+                  r"(?:NVIDIA )?RTX (?:A\d{3,4}|PRO \d{4}|\d{4})(?: Ada)?|Tesla [KPMVT]\d{1,3}|Quadro [A-Z]{1,3}\d{2,4}|"
+                  r"TITAN [A-Za-z]{1,6}|(?:A100|A800|A10G|A10|A30|A40|A16|H100|H200|H800|H20|B200|B100|L40S|L40|L4|V100|T4|P100|P40|K80)"
+                  r"(?:[- ](?:SXM\d?|PCIe|PCIE|\d{2,3}GB)){0,2}\b|"
+                  r"GH200|GB200|Jetson [A-Z][A-Za-z]{2,12}(?: [A-Z][A-Za-z]{1,10})?|"
+                  r"Radeon (?:RX |Pro |VII)[A-Z0-9 ]{0,12}|Instinct MI\d{2,3}X?|MI\d{3}X?|Apple M\d(?: Pro| Max| Ultra)?))",
+                  re.M)
+_ARCH = re.compile(r"\b(?P<kind>sm|compute)_(?P<num>\d{2,3}[af]?)\b|\b(?P<gfx>gfx\d{3,4}[a-z]?)\b|"
+                   r"(?i:cuda capability)(?: sm_| )(?P<cap>\d{1,2}(?:\.\d)?)\b")
+_EXC_END = re.compile(r"(?:Error|Exception|Warning|Exit|Interrupt|Failure)(?=:|\b)")
+
+
+def _devices(text: str, ent: Entities) -> None:
+    for m in _last(_GPU, text):
+        g = m.group("gpu").strip()
+        _push(ent.gpus, g)
+    for m in _last(_ARCH, text):
+        if m.group("kind"):
+            _push(ent.archs, f"{m.group('kind')}_{m.group('num')}")
+        elif m.group("gfx"):
+            _push(ent.archs, m.group("gfx"))
+        else:
+            cap = m.group("cap")
+            cap = cap if "." in cap else (f"{cap[:-1]}.{cap[-1]}" if len(cap) >= 2 else cap)
+            _push(ent.archs, f"capability {cap}")
+    for m in _last(_EXC_END, text):
+        a = _left(text, m.start(), _NAME_CHARS - {"+", "-"}, 120)
+        name = text[a:m.end()].strip(".")
+        base = name.rsplit(".", 1)[-1]
+        if base[:1].isupper() and len(base) > len(m.group(0)) and text[m.end():m.end() + 1] == ":":
+            _push(ent.exceptions, name)
+
+
+# --- the machine the text comes from, and pip's resolution failures ------------------------------------------------
+
+PLATFORM_TAIL = 64 * 1024
+_PLATFORM = {
+    "macos": re.compile(r"/Users/|macosx_|[Dd]arwin|\.dylib\b|\bmac ?OS\b|\bMac ?OS\b|\bMac\b|MacBook|\bOS ?X\b|Apple M\d|"
+                        r"\bM[1-4] (?:Pro|Max|Ultra|Mac)|"
+                        r"Apple [Ss]ilicon|/opt/homebrew|\bMPS\b|\bmps\b"),
+    "windows": re.compile(r"[A-Za-z]:\\[A-Za-z$]|WinError|\.dll\b|\\Lib\\site-packages|\bPS [A-Z]:\\|\bWindows(?! Subsystem)"),
+    "wsl": re.compile(r"/usr/lib/wsl|\bWSL ?2?\b|microsoft-standard|Windows Subsystem for Linux"),
+    "container": re.compile(r"docker run|nvidia-docker|\b[Dd]ocker\b|/\.dockerenv|containerd|\bpodman\b|[Kk]ubernetes|"
+                            r"\bk8s\b|[Ss]ingularity|[Aa]pptainer"),
+    "amd": re.compile(r"\bAMD\b|Radeon|\bROCm\b|\brocm\b|\bgfx\d{3,4}|amdgpu|\bHIP\b|Instinct MI"),
+    "intel_mac": re.compile(r"macosx_\d{1,2}_\d{1,2}_x86_64|Intel Mac|Mac ?(?:OS)?[^\n]{0,40}x86_64|x86_64[^\n]{0,40}[Dd]arwin"),
+}
+_PIP_NOT_FOUND = re.compile(r"Could not find a version that satisfies the requirement (?P<req>[A-Za-z0-9_.\-\[\],]{1,80}"
+                            r"(?:[=<>~!]{1,3}[A-Za-z0-9_.*+]{1,30})?)[^\n]{0,80}?\(from versions: (?P<versions>[^)\n]{0,4000})\)")
+
+
+def _platform(text: str, ent: Entities) -> None:
+    tail = text[-PLATFORM_TAIL:]
+    for name, pattern in _PLATFORM.items():
+        if pattern.search(tail):
+            ent.platform[name] = True
+
+
+def _pip(text: str, ent: Entities) -> None:
+    for m in _last(_PIP_NOT_FOUND, text):
+        versions = [v.strip() for v in m.group("versions").split(",") if v.strip() and v.strip() != "none"]
+        req = m.group("req")
+        name = re.match(r"[A-Za-z0-9_.\-]{1,60}", req).group(0).lower()
+        _push(ent.pip, {"requirement": req, "name": name, "versions": versions[-40:], "at": m.start()},
+              key=lambda p: p["requirement"])
+
+
+NEEDLES = {
+    _PIP_NOT_FOUND: ("could not find a version",),
+    _CODE_NAME: ("cuda", "_status_", "cufft_", "nvrtc", "nvjitlink", "nccl", "nvml", "hip", "error_", "status_",
+                 "errno."),
+    _CODE_MESSAGE: ("error",), _CUDA_ERROR_N: ("cuda", "cuinit", "cudevice", "cuctx"),
+    _WINERROR: ("winerror", "os error"), _ERRNO: ("errno",), _NTSTATUS: ("0xc0000", "3221", "-107374"),
+    _SIGNAL_WORDS: ("bus error", "segmentation fault", "illegal instruction", "killed", "aborted", "exit", "signal"),
+    _LIB_END: (".so", ".dylib", ".dll", ".pyd"), _UNDEFINED: ("undefined", "symbol not found", "entry point"),
+    _SYMBOL_VERSION: ("not defined in file", ", version "), _ABI_TAG: ("glibc", "cxxabi_"),
+    _PKG_DIR: ("-packages",), _PY_FILE: ('file "',), _EQEQ: ("==",), _INSTALLED: ("successfully installed",),
+    _WHEEL_FILE: (".whl",), _TORCH_VER: ("torch",), _BUILT_FOR: ("built", "compiled"),
+    _DRIVER_VER: ("driver version", "nvrm", "client has the version", "nvml library version"),
+    _CUDA_VER: ("cuda", "+cu"), _CUDNN_VER: ("cudnn",), _PY_VER: ("cp3", "python"),
+    _GPU: ("geforce", "rtx", "tesla", "quadro", "titan", "a10", "a30", "a40", "a16", "a800", "h100", "h200", "h800",
+           "h20", "b200", "b100", "l40", "l4", "v100", "t4", "p100", "p40", "k80", "gh200", "gb200", "jetson", "radeon",
+           "instinct", "mi", "apple m"),
+    _ARCH: ("sm_", "compute_", "gfx", "capability"),
+    _EXC_END: ("error", "exception", "warning", "exit", "interrupt", "failure"),
+}
+
+
+def entities(text: str) -> Entities:
+    """Everything `text` is made of (see the module docstring).  `text` should be cleaned already
+    (match.clean: the last 1 MiB, no ANSI codes, \\n line ends)."""
+    ent = Entities()
+    _LOWER.clear()
+    _codes(text, ent)
+    _libraries(text, ent)
+    _symbols(text, ent)
+    _paths(text, ent)
+    _packages(text, ent)
+    _devices(text, ent)
+    _platform(text, ent)
+    _pip(text, ent)
+    _LOWER.clear()
+    return ent

@@ -1,0 +1,941 @@
+"""Layer rules: diagnoses read from what a text is made of (extract.Entities), whoever wrote the message.
+
+Each rule is a pure function of the entities (and the cleaned text, for a position) and returns a
+match.Match whose signature is made here, or None:
+
+    abi_tag          GLIBC_/GLIBCXX_/CXXABI_ x not found             -> c-runtime
+    torch_abi        a binary wants a c10::/at::/torch:: symbol       -> that package was built for another torch
+    built_for        "X was built for PyTorch A (you have B)"          -> X's build, or torch's (B is +cpu)
+    library_symbol   nccl*/cublas*/cusparse*/cudnn*/__nvJitLink* wanted -> two versions of that library mixed
+    missing_library  a soname/DLL that cannot be found                 -> its provider: wheel, driver, VC++ runtime
+    error_code       a code of a decoded family (cudaError_t, CUresult, cuBLAS, ..., NCCL, NVML, HIP, errno,
+                     signals, Windows)                                  -> the layer its table gives, the code's advice
+
+The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
+rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
+catalogue's: values from the text are filled in (and shell-quoted) by diagnose."""
+
+from __future__ import annotations
+
+import re
+
+from torch_envcheck.explain.catalogue import Cause, Signature
+from torch_envcheck.explain.match import Match, _line
+
+SOURCES = {
+    "itanium": {"url": "https://itanium-cxx-abi.github.io/cxx-abi/abi.html#mangling",
+                "what": "how C++ names are mangled: the c10/at/torch namespaces inside a symbol"},
+    "ext": {"url": "https://pytorch.org/docs/stable/cpp_extension.html",
+            "what": "torch C++/CUDA extensions are compiled against one torch's C++ API"},
+    "libstdcxx": {"url": "https://gcc.gnu.org/onlinedocs/libstdc++/manual/abi.html",
+                  "what": "libstdc++ symbol versions (GLIBCXX_, CXXABI_) and the GCC releases that define them"},
+    "glibc": {"url": "https://peps.python.org/pep-0600/",
+              "what": "manylinux_2_NN wheels need glibc 2.NN or newer"},
+    "wheels": {"url": "https://pypi.org/user/nvidia/", "what": "NVIDIA's CUDA library wheels on PyPI"},
+    "ld": {"url": "https://man7.org/linux/man-pages/man8/ld.so.8.html",
+           "what": "how the dynamic loader finds libraries (LD_LIBRARY_PATH first)"},
+    "vc": {"url": "https://learn.microsoft.com/en-us/cpp/windows/latest-supported-vc-redist",
+           "what": "the Microsoft Visual C++ Redistributable"},
+    "torch_index": {"url": "https://pytorch.org/get-started/locally/",
+                    "what": "torch's CUDA builds are installed from download.pytorch.org/whl/cuXXX"},
+    "container_toolkit": {"url": "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html",
+                          "what": "the NVIDIA Container Toolkit gives containers the GPU"},
+    "shm": {"url": "https://pytorch.org/docs/stable/data.html#multi-process-data-loading",
+            "what": "DataLoader workers pass batches through shared memory (/dev/shm)"},
+    "hsa": {"url": "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/system-requirements.html",
+            "what": "the gfx targets ROCm ships code for"},
+}
+
+
+def _sig(sid: str, layer: str, title: str, priority: int, explanation: str, fix: str | None = None,
+         look_at: str | None = None, causes: tuple = (), areas: tuple = (), sources: tuple = (),
+         generic: bool = False) -> Signature:
+    """A rule's diagnosis.  generic: it reads one entity (a code, a missing library) and says what any text with
+    it means; a catalogue sentence matched on the same line says more and ranks first (identify)."""
+    env = layer != "not-environment"
+    return Signature(sid, layer, title, priority, env, (), {}, explanation,
+                     tuple(Cause(*c) for c in causes), fix if env else None, None if env else (look_at or fix),
+                     tuple(areas), tuple(sources) or (SOURCES["ld"],), {"from": "layer_rules", "generic": generic})
+
+
+def _match(sig: Signature, text: str, at: int, captures: dict) -> Match:
+    at = max(0, min(at, len(text)))
+    end = text.find("\n", at)
+    end = len(text) if end < 0 else end
+    caps = {k: str(v) for k, v in captures.items() if v not in (None, "")}
+    return Match(sig, at, end, _line(text, at, end), caps, {})
+
+
+# --- helpers over entities ---------------------------------------------------------------------------
+
+_MODULE_SUFFIX = re.compile(r"(?:_\d{1,2})?(?:_cuda|_C|_ext|_extensions?|_cpp|_gpu|_kernels?|_ops|_lib|_backend|_cu)$")
+
+
+def _basename(path: str) -> str:
+    return re.split(r"[/\\]", path or "")[-1]
+
+
+def _module_of(path: str) -> str | None:
+    """The import name a compiled file provides: flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so ->
+    flash_attn_2_cuda."""
+    base = _basename(path)
+    m = re.match(r"([A-Za-z_][A-Za-z0-9_]{0,80})", base)
+    if not m:
+        return None
+    name = m.group(1)
+    return name[3:] if name.startswith("lib") and ".so" in base and ".cpython" not in base else name
+
+
+def package_guess(path: str | None, owner: str | None = None) -> str | None:
+    """The distribution a compiled file most likely belongs to: its site-packages folder when it has one
+    (torchvision/_C.so -> torchvision), else its module name without the conventional suffix of a compiled
+    part (flash_attn_2_cuda -> flash_attn, transformer_engine_extensions -> transformer_engine)."""
+    if owner and owner not in ("_C",) and not owner.endswith((".so", ".pyd")):
+        mod = owner
+    else:
+        mod = _module_of(path or "")
+        if not mod:
+            return None
+        bare = _MODULE_SUFFIX.sub("", mod)
+        if mod.startswith("_") or not bare or bare.startswith("_"):
+            # torch_scatter/_version_cuda.so, mmcv/_ext.so: the compiled part is named for its role; the
+            # package is the folder it sits in
+            parts = [p for p in re.split(r"[/\\]", path or "")[:-1] if p]
+            parent = parts[-1] if parts else ""
+            if re.fullmatch(r"[A-Za-z][A-Za-z0-9_]{1,60}", parent) and parent not in ("lib", "lib64", "bin", "build",
+                                                                                       "site-packages", "dist-packages"):
+                mod = parent
+    for _ in range(2):
+        new = _MODULE_SUFFIX.sub("", mod)
+        if new == mod or not new:
+            break
+        mod = new
+    return mod.lstrip("_") or mod
+
+
+def _owner_of(ent, path: str | None) -> str | None:
+    if not path:
+        return None
+    for p in reversed(ent.paths):
+        if p["path"].endswith(_basename(path)) and p.get("distribution"):
+            return p["distribution"]
+    m = re.search(r"[/\\](?:site|dist)-packages[/\\]([A-Za-z0-9_.-]{1,100})", path)
+    return m.group(1) if m else None
+
+
+_TORCH_LIBS = re.compile(r"(?:lib)?(?:torch|torch_cpu|torch_cuda(?:_cpp|_cu|_linalg)?|torch_python|torch_global_deps|c10|"
+                         r"c10_cuda|caffe2_nvrtc|shm)\.(?:so|dll|dylib)")
+
+
+_NOT_THE_PACKAGE = {"torch", "torchvision", "torchaudio", "numpy", "pip", "setuptools", "wheel", "python", "triton",
+                    "typing-extensions", "cuda", "cudnn", "pytorch"}
+
+
+def _named_package(ent, guess: str | None) -> str | None:
+    """A distribution the text names (`name==version`, a wheel file) when the compiled module's own name does not
+    say it (selective_scan_cuda.so ships in mamba-ssm): the one named last that is not a framework or a CUDA wheel."""
+    if not guess:
+        return None
+    norm = guess.replace("_", "-").lower()
+    named = [p for p in ent.packages if p not in _NOT_THE_PACKAGE and not p.startswith("nvidia-")]
+    if not named or norm in named or any(norm in p or p in norm for p in named):
+        return None
+    return named[-1]
+
+
+def _torch_owned(path: str | None, owner: str | None) -> bool:
+    if owner and owner != "torch":
+        return False  # torchaudio/lib/libtorchaudio.so is torchaudio's
+    return owner == "torch" or bool(_TORCH_LIBS.match(_basename(path or "")))
+
+
+def _cu_tag(cuda: str | None) -> str | None:
+    m = re.match(r"(\d{1,2})\.(\d)", cuda or "")
+    return f"cu{m.group(1)}{m.group(2)}" if m else None
+
+
+CONTEXT_TAIL = 64 * 1024  # what a rule reads around the error: the end of the text, where the error is
+
+
+def _context(text: str, pattern: str) -> bool:
+    return re.search(pattern, text[-CONTEXT_TAIL:]) is not None
+
+
+_WINDOWS_TEXT = r"[A-Za-z]:\\|\.dll\b|WinError|\\Lib\\site-packages|Windows"
+_TF_TEXT = r"tensorflow|TensorFlow|tf\.|xla/|stream_executor|TF_CPP"
+_SHM_TEXT = r"(?i)/dev/shm|shared memory|\bshm\b|dataloader|data_queue|_try_get_data|multiprocessing|semlock|</torch_\d|nccl"
+_HIP_TEXT = r"\bHIP\b|\bhip[A-Z]|ROCm|rocm|\bgfx\d|amdgpu|HSA_"
+
+
+# --- rules -------------------------------------------------------------------------------------------
+
+def abi_tag(ent, text):
+    if not ent.abi_tags:
+        return None
+    tags = ent.abi_tags
+    t = tags[-1]
+    cxx = [x for x in tags if x.get("kind") == "libstdc++"]
+    glibc = [x for x in tags if x.get("kind") == "glibc"]
+    required = t.get("required_by") or ""
+    owner = _owner_of(ent, required) or package_guess(required) if required else None
+    caps = {"tag": t["tag"], "needs": t.get("needs"), "required_by": required, "provider_file": t.get("provider_file"),
+            "package": owner}
+    parts = []
+    fixes = []
+    if cxx:
+        c = cxx[-1]
+        gcc = (c.get("gcc") or "").split(".")[0]
+        caps["gcc_major"] = gcc or None
+        provider = c.get("provider_file") or ""
+        conda = bool(re.search(r"conda|mamba|/envs/|miniforge", provider))
+        parts.append("{provider_file|libstdc++.so.6} has no " + c["tag"] + ": the libstdc++ loaded is older than "
+                     "{required_by|the module being imported} needs (" + (c.get("needs") or "a newer GCC") + ").")
+        if conda:
+            fixes.append("The libstdc++ in the conda env is the old one: update it there, "
+                         "`conda install -c conda-forge 'libstdcxx-ng>={gcc_major|12}'` (or `libstdcxx>={gcc_major|12}`),"
+                         " or make the system's newer one load first: `export LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libstdc++.so.6`.")
+        else:
+            fixes.append("The system's libstdc++ is the old one: use a conda/mamba env's newer libstdc++ "
+                         "(`conda install -c conda-forge 'libstdcxx-ng>={gcc_major|12}'` and put $CONDA_PREFIX/lib on "
+                         "LD_LIBRARY_PATH), install a newer GCC's libstdc++6, or install a build of the package made "
+                         "for this older libstdc++ (an older release, or built from source here).")
+    if glibc:
+        g = glibc[-1]
+        caps["glibc"] = g.get("glibc")
+        caps["manylinux"] = g.get("manylinux")
+        caps["first_in"] = ", ".join(g.get("first_in") or []) or None
+        parts.append("{required_by|A compiled module} was built for glibc " + (g.get("glibc") or "?") +
+                     " (" + (g.get("manylinux") or "") + "); this system's C library (glibc) is older. glibc is "
+                     "the operating system's and cannot be upgraded inside a Python environment.")
+        fixes.append("Install a build of {package|the package} made for this older glibc (an older release, or a "
+                     "manylinux2014 wheel: `pip download` shows which releases have one), build it from source on this "
+                     "machine, or run in a container / OS with glibc " + (g.get("glibc") or "") +
+                     " or newer ({first_in|a newer distribution}).")
+    sig = _sig("c-runtime-version-not-found", "c-runtime",
+               "the C/C++ runtime is older than a compiled module needs (" + ", ".join(x["tag"] for x in tags[-2:]) + ")",
+               91, " ".join(parts), fix="\n".join(fixes),
+               causes=(("old-runtime", "the libstdc++/glibc found first is older than the one the module was built "
+                        "against", ("TE904",)),), areas=("platform", "conda"),
+               sources=(SOURCES["libstdcxx"], SOURCES["glibc"]))
+    return _match(sig, text, t["at"], caps)
+
+
+def torch_abi(ent, text):
+    syms = [s for s in ent.symbols if s.get("abi") == "torch"]
+    if not syms:
+        return None
+    s = syms[-1]
+    f = s.get("file") or next((x["file"] for x in reversed(ent.libraries) if x.get("wants_symbol")), None)
+    owner = _owner_of(ent, f)
+    caps = {"symbol": s["symbol"], "demangled": s.get("demangled"), "ext": _basename(f) if f else None,
+            "file": f}
+    if _torch_owned(f, owner):
+        sig = _sig("torch-libraries-mixed", "torch-build",
+                   "torch's own libraries disagree: parts of two torch installs are mixed", 84,
+                   "{ext|A torch library} wants {demangled|a torch symbol}, which the torch library loaded beside it "
+                   "does not define: files of two torch versions are mixed (an interrupted upgrade, a pip torch over a "
+                   "conda one, or another torch's lib folder on LD_LIBRARY_PATH / PATH).",
+                   fix="Remove every torch and install one cleanly: `pip uninstall -y torch` (repeat until none is "
+                       "left; in conda also `conda remove pytorch`), then install torch again from one index, and keep "
+                       "other torch lib folders off LD_LIBRARY_PATH.",
+                   causes=(("two-torches", "torch is installed twice", ("TE903",)),
+                           ("library-path", "a folder on LD_LIBRARY_PATH makes `import torch` fail", ("TE505",))),
+                   areas=("torch", "libraries"), sources=(SOURCES["itanium"],))
+        return _match(sig, text, s["at"], caps)
+    pkg = package_guess(f, owner)
+    named = _named_package(ent, pkg)
+    if named:
+        pkg = named
+    caps.update(package=pkg, module=_module_of(f or ""), torch=ent.versions.get("torch"))
+    sig = _sig("extension-abi-mismatch", "toolchain",
+               "{package|a compiled package} was built against another torch than the one installed", 84,
+               "{ext|A compiled module} wants {demangled|a torch C++ symbol} ({symbol}), which the installed torch does "
+               "not define: {package|the package} was compiled against another torch version (torch's C++ ABI changes "
+               "between releases) or with another C++ ABI setting. torch itself is fine; that package's binary is stale.",
+               fix="Rebuild the extension {package|} against the installed torch (delete its build/ folder, then "
+                   "`pip install --no-build-isolation --no-cache-dir --force-reinstall --no-deps {package|PACKAGE}`, or "
+                   "`pip install --no-build-isolation .` in its source tree), or install the {package|package} build "
+                   "made for your torch version (its wheels are built per torch and CUDA version: pick the one matching "
+                   "`python -c \"import torch; print(torch.__version__)\"`). torch itself needs no change.",
+               causes=(("stale-extension", "the compiled extension was built against another torch", ("TE701", "TE705")),),
+               areas=("extension", "torch"), sources=(SOURCES["ext"], SOURCES["itanium"]))
+    return _match(sig, text, s["at"], caps)
+
+
+def built_for(ent, text):
+    b = ent.versions.get("built_for")
+    if not b:
+        return None
+    pkg = b.get("package") or "the package"
+    pkg_l = pkg.lower()
+    built, have = b.get("torch"), b.get("have")
+    cuda = b.get("cuda")
+    built_local = (built or "").partition("+")[2]
+    tag = built_local if built_local.startswith("cu") else _cu_tag(cuda)
+    caps = {"package": pkg_l, "built": built, "have": have, "cuda": cuda, "cu_tag": tag,
+            "have_base": (have or "").partition("+")[0] or None}
+    if have and have.endswith("+cpu"):
+        sig = _sig("cpu-torch-for-cuda-package", "torch-build",
+                   "torch is its CPU-only build; {package} needs torch's CUDA build", 88,
+                   "{package} was built for torch {built} with CUDA {cuda|?}, and the torch installed is {have}: the "
+                   "CPU-only build, which has no CUDA at all. {package} is not the problem; torch's build is.",
+                   fix="Install torch's CUDA build of the same version from the PyTorch index: `pip install "
+                       "torch=={have_base} --index-url https://download.pytorch.org/whl/{cu_tag|cu121}` (also for "
+                       "torchvision/torchaudio if installed).",
+                   causes=(("cpu-wheel", "a CPU-only torch is installed on a machine with an NVIDIA GPU", ("TE202",)),),
+                   areas=("torch",), sources=(SOURCES["torch_index"],))
+        return _match(sig, text, b["at"], caps)
+    if have and built and have == built and "+" not in have:
+        sig = _sig("cuda-package-without-cuda", "macos",
+                   "{package}'s CUDA extensions cannot load: this torch has no CUDA (macOS)", 86,
+                   "{package} was built for torch {built} with CUDA, and the installed torch is that same version, so "
+                   "the version is not the problem: this torch has no CUDA to run {package}'s kernels (macOS: "
+                   "torch uses MPS, never CUDA).",
+                   fix="Run without {package} on macOS (drop its flag / uninstall {package}; the program falls back to "
+                       "plain attention); on Linux with an NVIDIA GPU, install torch's CUDA build.",
+                   causes=(("macos", "macOS has no CUDA; use the MPS backend on Apple silicon", ("TE102",)),),
+                   areas=("platform", "torch"), sources=(SOURCES["torch_index"],))
+        return _match(sig, text, b["at"], caps)
+    have_tag = (have or "").partition("+")[2]
+    caps["have_tag"] = have_tag if have_tag.startswith("cu") else None
+    sig = _sig("package-built-for-other-torch", "toolchain",
+               "{package} was built for torch {built}, the installed torch is {have|another}", 87,
+               "{package}'s compiled extensions were built for torch {built} (CUDA {cuda|?}) and only load with that "
+               "torch; the installed torch is {have|another version}. torch is fine: {package} does not match it.",
+               fix="Install the {package} release built for torch {have|installed}: its release notes name the torch "
+                   "each version was built for (for xformers also `pip install -U xformers --index-url "
+                   "https://download.pytorch.org/whl/{have_tag|cu121}`), or build {package} from source against this "
+                   "torch, or `pip uninstall {package}` if the program runs without it. Leave torch as it is.",
+               causes=(("stale-extension", "the compiled extension was built against another torch", ("TE701", "TE705")),),
+               areas=("torch", "extension"), sources=(SOURCES["ext"],))
+    return _match(sig, text, b["at"], caps)
+
+
+_LIB_NAMES = {"nccl": "NCCL", "cublas": "cuBLAS", "cublasLt": "cuBLASLt", "cusparse": "cuSPARSE", "cusparseLt": "cuSPARSELt",
+              "cusolver": "cuSOLVER", "cufft": "cuFFT", "curand": "cuRAND", "cudnn": "cuDNN", "nvJitLink": "nvJitLink",
+              "nvrtc": "NVRTC", "cuda": "the CUDA driver API", "nvml": "NVML"}
+_LIB_WHEEL = {"nccl": "nvidia-nccl", "cublas": "nvidia-cublas", "cublasLt": "nvidia-cublas", "cusparse": "nvidia-cusparse",
+              "cusparseLt": "nvidia-cusparselt", "cusolver": "nvidia-cusolver", "cufft": "nvidia-cufft",
+              "curand": "nvidia-curand", "cudnn": "nvidia-cudnn", "nvJitLink": "nvidia-nvjitlink",
+              "nvrtc": "nvidia-cuda-nvrtc"}
+
+
+def library_symbol(ent, text):
+    syms = [s for s in ent.symbols if s.get("abi") in _LIB_NAMES]
+    if not syms:
+        return None
+    s = syms[-1]
+    lib = s["abi"]
+    if lib == "cublas" and (s["symbol"].startswith("cublasLt") or "cublasLt" in (s.get("version") or "")):
+        lib = "cublasLt"
+    if lib == "cuda":
+        return None  # cu* driver symbols: the driver rules say it better
+    version_tag = s.get("version") or ""
+    m = re.search(r"\.so\.(\d{1,2})", version_tag + " " + (s.get("provider_file") or ""))
+    cuda = s.get("cuda") or (m.group(1) if m and lib not in ("nccl", "cudnn", "curand", "cusparse", "cufft") else None)
+    if not cuda:
+        t = re.search(r"\+cu(\d{2,3})\b|\bcu(1[1-3])\b", text[-CONTEXT_TAIL:])
+        cuda = (t.group(1)[:-1] if t.group(1) else t.group(2)) if t else None
+    wheel = _LIB_WHEEL.get(lib)
+    if wheel and cuda:
+        major = cuda.split(".")[0]
+        wheel = wheel if major == "13" and lib not in ("nccl", "cudnn", "cusparseLt") else f"{wheel}-cu{major}"
+    f = s.get("file")
+    caps = {"symbol": s["symbol"], "library": _LIB_NAMES[lib], "lib": lib, "file": f, "ext": _basename(f) if f else None,
+            "wheel": wheel, "version_tag": version_tag or None, "cuda": cuda}
+    sig = _sig("cuda-library-version-mixed", "libraries",
+               "{library} of another version than {ext|the caller} was built with is loaded ({symbol} missing)", 85,
+               "{ext|A library} calls {symbol}, which the lib{lib} that the loader found does not define: that "
+               "{library} is older (or of another CUDA major) than the one {ext|it} was linked against. Two versions "
+               "are mixed: a system CUDA or another env's lib folder first on LD_LIBRARY_PATH, or nvidia-* wheels of "
+               "two CUDA majors (cu11 and cu12) in one environment.",
+               fix="Let torch load its own {library}: remove system/other CUDA folders from LD_LIBRARY_PATH (`unset "
+                   "LD_LIBRARY_PATH` to test), and keep one set of nvidia-* wheels, the one torch requires: "
+                   "`pip install --force-reinstall --no-deps {wheel|the nvidia wheel of torch's CUDA}` (lib{lib}); "
+                   "uninstall nvidia-*-cu11 wheels left beside cu12 ones.",
+               causes=(("ld-path", "LD_LIBRARY_PATH holds CUDA libraries of another version than torch's", ("TE501", "TE505")),
+                       ("mixed-wheels", "nvidia-* wheels beside conda's CUDA packages", ("TE905",))),
+               areas=("libraries",), sources=(SOURCES["ld"], SOURCES["wheels"]))
+    return _match(sig, text, s["at"], caps)
+
+
+def cxx_runtime_symbol(ent, text):
+    syms = [s for s in ent.symbols if s.get("abi") == "libstdc++"]
+    if not syms:
+        return None
+    s = syms[-1]
+    caps = {"symbol": s["symbol"], "demangled": s.get("demangled"), "file": s.get("file")}
+    sig = _sig("cxx-runtime-symbol-missing", "c-runtime",
+               "the C++ runtime (libstdc++) loaded lacks {demangled|a std:: symbol}", 83,
+               "{file|A compiled module} wants {demangled|a C++ standard library symbol} ({symbol}), which the "
+               "libstdc++ loaded does not define: that libstdc++ is older than the GCC the module was built with (an "
+               "old system or conda libstdc++ found first).",
+               fix="Load a newer libstdc++: in a conda env `conda install -c conda-forge libgcc libstdcxx-ng` (newer "
+                   "than the module's GCC); outside conda, install a newer GCC's libstdc++6, or put the newer "
+                   "libstdc++.so.6 first on LD_LIBRARY_PATH.",
+               causes=(("runtime", "pip overwrote conda's C++/OpenMP runtime libraries", ("TE904",)),),
+               areas=("platform", "conda"), sources=(SOURCES["libstdcxx"],))
+    return _match(sig, text, s["at"], caps)
+
+
+def missing_library(ent, text):
+    libs = [x for x in ent.libraries if x.get("missing") and x.get("provider")]
+    win = _context(text, r"[A-Za-z]:\\[A-Za-z]|\\Lib\\site-packages|\.dll\b")
+    linux_on_windows = [x for x in ent.libraries if x["file"].endswith(".so") or ".so." in x["file"]] if win else []
+    if linux_on_windows and any(x.get("missing") for x in ent.libraries):
+        owner = next((o for o in ent.owners() if o not in ("torch", "nvidia")), None)
+        x = linux_on_windows[-1]
+        caps = {"lib": x["file"], "package": owner}
+        sig = _sig("linux-binary-on-windows", "toolchain",
+                   "{package|a package} looks for Linux libraries (.so) on Windows", 76,
+                   "{package|The package} loads {lib}, a Linux shared library, on Windows: the installed release ships "
+                   "Linux binaries only (or searches for them), so its CUDA part cannot load here.",
+                   fix="Install a release of {package|the package} that ships Windows binaries: `pip install -U "
+                       "{package|PACKAGE}` (check its install notes for Windows), or run it under WSL 2.",
+                   causes=(("ext", "the compiled extension exists but fails to load", ("TE705",)),),
+                   areas=("platform",), sources=(SOURCES["vc"],))
+        return _match(sig, text, x["at"], caps)
+    if not libs:
+        return None
+    x = libs[-1]
+    p = x["provider"]
+    caps = {"lib": x["file"], "library": x.get("library"), "wheel": x.get("wheel"), "cuda": x.get("cuda"),
+            "cudnn": x.get("cudnn")}
+    if ent.platform.get("wsl") and (p == "driver" or x.get("kind") == "cudnn"):
+        sig = _sig("wsl-libcuda-not-found", "wsl", "{lib} cannot be loaded under WSL: the Windows driver's libcuda is "
+                   "not where the loader looks", 80,
+                   "Under WSL 2 the GPU driver is the Windows one; its Linux libraries (libcuda.so.1) are mounted in "
+                   "/usr/lib/wsl/lib, as copies, without the unversioned libcuda.so that cuDNN and some programs open. "
+                   "Nothing is missing on Windows: the loader does not find the WSL copy.",
+                   fix="Put /usr/lib/wsl/lib on the loader's path (`export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH`)"
+                       " or link the unversioned name next to the library that wants it (`ln -s /usr/lib/wsl/lib/libcuda.so.1 "
+                       "<that lib folder>/libcuda.so`); keep the Windows NVIDIA driver current and never install a Linux "
+                       "driver inside WSL.",
+                   causes=(("no-driver", "no NVIDIA driver is loaded", ("TE301",)),), areas=("platform", "driver"),
+                   sources=({"url": "https://docs.nvidia.com/cuda/wsl-user-guide/index.html",
+                             "what": "CUDA on WSL: the driver comes from Windows, libraries in /usr/lib/wsl/lib"},))
+        return _match(sig, text, x["at"], caps)
+    if p == "cuda-library":
+        layer = "cudnn" if x.get("kind") == "cudnn" else "libraries"
+        wheels = x.get("wheel_choices")
+        if wheels:
+            caps["wheel"] = " or ".join(wheels)
+        loader = x.get("wanted_by")
+        if loader and _context(text, r"docker run|/\.dockerenv|nvidia-docker") is False and not _torch_owned(loader, None):
+            pkg = re.match(r"(?:lib)?([a-z][a-z0-9]{2,40})", _basename(loader).lower())
+            caps.update(loader=_basename(loader), package=pkg.group(1) if pkg else None)
+            sig = _sig("package-built-for-other-cuda", layer,
+                       "{loader} needs {lib} ({library}" + (" of CUDA {cuda})" if x.get("cuda") else ")"), 73,
+                       "{loader}, part of {package|a package}, was built against {lib}" +
+                       (" of CUDA {cuda}" if x.get("cuda") else "") + ", which this environment does not have: that "
+                       "build of {package|the package} is for another CUDA than the one installed.",
+                       fix="Install the {package|package} build made for the CUDA you have (its CUDA 12 / CUDA 11 builds "
+                           "are separate packages or indexes; check its install page), or install the CUDA " +
+                           (x.get("cuda") or "") + " libraries it needs: `pip install {wheel|the matching nvidia-* "
+                           "wheel}` and put their lib folder on LD_LIBRARY_PATH.",
+                       causes=(("ld-path", "LD_LIBRARY_PATH holds CUDA libraries of another version than torch's",
+                                ("TE501",)),), areas=("libraries",), sources=(SOURCES["wheels"], SOURCES["ld"]),
+                       generic=True)
+            return _match(sig, text, x["at"], caps)
+        if _context(text, r"docker run|nvidia-docker|/\.dockerenv"):
+            sig = _sig("container-without-gpu-libraries", "container",
+                       "{lib} is missing inside the container: it was started without the GPU", 73,
+                       "In a container, the NVIDIA Container Toolkit mounts the driver's libraries and the GPU when "
+                       "the container starts with a GPU; started without it, CUDA programs find no CUDA libraries.",
+                       fix="Start the container with the GPU: `docker run --gpus all ...` (install the NVIDIA Container "
+                           "Toolkit on the host: nvidia-container-toolkit, then `nvidia-ctk runtime configure "
+                           "--runtime=docker`), or use an image that ships {lib}.",
+                       causes=(("container-without-gpu", "a container started without a GPU", ("TE309",)),),
+                       areas=("driver",), sources=(SOURCES["container_toolkit"],), generic=True)
+            return _match(sig, text, x["at"], caps)
+        sig = _sig("cuda-library-not-found", layer, "{lib} ({library}) cannot be loaded", 72,
+                   "The dynamic loader cannot find {lib}: {library}" + (" of CUDA {cuda}" if x.get("cuda") else "") +
+                   ". It comes with the {wheel|nvidia-* wheel of that CUDA} (which a CUDA build of torch installs) or "
+                   "with a CUDA toolkit; it is missing, or its folder is not on the loader's path.",
+                   fix="Install the wheel that ships {lib}: `pip install {wheel|the matching nvidia-* wheel}` (or "
+                       "reinstall the torch CUDA build that requires it); with a system CUDA toolkit instead, add its "
+                       "lib64 folder to LD_LIBRARY_PATH.",
+                   causes=(("ld-path", "LD_LIBRARY_PATH holds CUDA libraries of another version than torch's", ("TE501",)),),
+                   areas=("libraries",), sources=(SOURCES["wheels"], SOURCES["ld"]), generic=True)
+        return _match(sig, text, x["at"], caps)
+    if p == "driver":
+        container = _context(text, r"docker|container|podman|kubernetes|k8s")
+        wsl = _context(text, r"/usr/lib/wsl|WSL|microsoft-standard")
+        layer = "container" if container else "wsl" if wsl else "driver"
+        sig = _sig("driver-library-not-found", layer, "{lib}, the NVIDIA driver's library, cannot be loaded", 78,
+                   "{lib} is installed by the NVIDIA driver, never by pip or conda. " +
+                   ("In a container it is mounted by the NVIDIA Container Toolkit when the container starts with a GPU."
+                    if container else "Under WSL 2 it comes from the Windows driver (/usr/lib/wsl/lib)." if wsl else
+                    "No driver is installed, or it is not loaded."),
+                   fix=("Start the container with the GPU (`docker run --gpus all ...`) after installing the NVIDIA "
+                        "Container Toolkit (nvidia-ctk runtime configure --runtime=docker; restart docker)."
+                        if container else "Install or update the NVIDIA driver on Windows (not inside WSL) and keep "
+                        "/usr/lib/wsl/lib on LD_LIBRARY_PATH." if wsl else
+                        "Install the NVIDIA driver (your distribution's nvidia-driver package, then reboot); check with "
+                        "`nvidia-smi`."),
+                   causes=(("no-driver", "no NVIDIA driver is loaded", ("TE301", "TE309")),), areas=("driver",),
+                   sources=(SOURCES["container_toolkit"],), generic=True)
+        return _match(sig, text, x["at"], caps)
+    if p == "torch" and ".so" in x["file"] and not ent.platform.get("windows"):
+        sig = _sig("extension-loaded-before-torch", "toolchain",
+                   "{lib}, a torch library, is not found while a compiled extension loads", 79,
+                   "A compiled extension links to torch's own {lib}. The loader finds torch's libraries only after "
+                   "`import torch` (torch adds its lib folder); imported first, the extension cannot load. If torch is "
+                   "imported first and it still fails, the extension was built against a torch whose libraries differ "
+                   "(libtorch_cpu.so exists from torch 1.5 on).",
+                   fix="`import torch` before importing the extension; if it still fails, rebuild (recompile) the extension "
+                       "against the installed torch (delete its build/ folder and reinstall it), or install the build "
+                       "made for the same torch.",
+                   causes=(("stale", "the compiled extension was built against another torch", ("TE701", "TE705")),),
+                   areas=("extension",), sources=(SOURCES["ext"],))
+        return _match(sig, text, x["at"], caps)
+    if p in ("vc-runtime", "torch", "openmp") and (x["file"].lower().endswith(".dll") or _context(text, _WINDOWS_TEXT)):
+        sig = _sig("windows-dll-dependency-missing", "windows-runtime",
+                   "{lib} or a DLL it needs cannot be loaded", 74,
+                   "Windows could not load {lib}: a DLL it depends on is missing, most often the Microsoft Visual C++ "
+                   "runtime (msvcp140.dll, vcruntime140_1.dll) or, for torch's fbgemm.dll, libomp140.x86_64.dll.",
+                   fix="Install the latest Microsoft Visual C++ Redistributable (x64), vc_redist.x64.exe from "
+                       "https://aka.ms/vs/17/release/vc_redist.x64.exe (it ships libomp140.x86_64.dll too), open a new "
+                       "terminal and retry.",
+                   causes=(("torch-not-importable", "torch cannot be imported in this interpreter", ("TE201",)),),
+                   areas=("torch", "platform"), sources=(SOURCES["vc"],), generic=True)
+        return _match(sig, text, x["at"], caps)
+    if p == "cudnn":  # zlibwapi.dll
+        sig = _sig("cudnn-zlib-missing", "cudnn", "{lib}, which cuDNN 8 needs on Windows, is not found", 79,
+                   "cuDNN 8 on Windows loads zlibwapi.dll (zlib built with the WINAPI calling convention) and does not "
+                   "ship it; cuDNN 8.9.? and later bundle what they need.",
+                   fix="Install zlib for cuDNN: put zlibwapi.dll (from NVIDIA's cuDNN install guide's zlib download) "
+                       "into the CUDA bin folder on PATH, or move to a cuDNN 9 build.",
+                   causes=(("cudnn", "creating a cuDNN (or cuBLAS) handle failed", ("TE503",)),), areas=("libraries",),
+                   sources=({"url": "https://docs.nvidia.com/deeplearning/cudnn/archives/cudnn-890/install-guide/index.html",
+                             "what": "cuDNN 8 on Windows: install zlib (zlibwapi.dll)"},))
+        return _match(sig, text, x["at"], caps)
+    if p == "c-runtime":
+        sig = _sig("c-runtime-library-missing", "c-runtime", "{lib} ({library}) cannot be loaded", 70,
+                   "{lib} is part of the system's C/C++ runtime; the loader cannot find it.",
+                   fix="Install the system's C++ runtime (Debian/Ubuntu: `sudo apt-get install libstdc++6 libgomp1`; "
+                       "conda: `conda install -c conda-forge libstdcxx-ng libgomp`).",
+                   causes=(("runtime", "pip overwrote conda's C++/OpenMP runtime libraries", ("TE904",)),),
+                   areas=("platform",), sources=(SOURCES["libstdcxx"],))
+        return _match(sig, text, x["at"], caps)
+    if p == "os-package":
+        sig = _sig("os-library-missing", "env", "{lib} ({library}) is not installed", 60,
+                   "{lib} is a library of the operating system, not of pip: a package (often OpenCV's GUI build) "
+                   "loads it and the OS lacks it (a slim container image).",
+                   fix="Install the OS package (Debian/Ubuntu: `sudo apt-get install libgl1 libglib2.0-0`), or use "
+                       "opencv-python-headless instead of opencv-python.",
+                   causes=(("platform", "the platform and Python can run PyTorch", ("TE100",)),), areas=("platform",),
+                   sources=(SOURCES["ld"],))
+        return _match(sig, text, x["at"], caps)
+    if p == "rocm":
+        sig = _sig("rocm-library-missing", "rocm", "{lib} ({library}) cannot be loaded", 70,
+                   "{lib} belongs to ROCm; the loader cannot find it (no ROCm installed, or a ROCm torch on a machine "
+                   "without ROCm).",
+                   fix="Install ROCm of the version the torch build names (torch's +rocmX.Y label), or install torch's "
+                       "CUDA/CPU build on a machine without an AMD GPU.",
+                   causes=(("rocm-wheel", "a ROCm torch is installed on a machine with only NVIDIA GPUs", ("TE206",)),),
+                   areas=("torch",), sources=(SOURCES["hsa"],))
+        return _match(sig, text, x["at"], caps)
+    return None
+
+
+# Per-code advice, by the code's bare name (prefix and underscores removed, lower case): what to do.
+_ADVICE = {
+    "unknown": ("The CUDA driver failed for an unstated reason; after a suspend/resume the nvidia_uvm module is "
+                "left broken.", "Reload the unified-memory module: `sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm` "
+                "(or reboot); check `nvidia-smi` works."),
+    "systemnotready": ("On NVSwitch machines CUDA waits for NVIDIA Fabric Manager to configure the fabric.",
+                       "Install nvidia-fabricmanager of exactly the driver's version and start it: `sudo systemctl "
+                       "enable --now nvidia-fabricmanager` (restart it after a driver update)."),
+    "systemdrivermismatch": ("The loaded NVIDIA kernel module and the user-space driver libraries differ.",
+                             "Reboot (or reload the nvidia kernel modules) so both come from the same driver install."),
+    "compatnotsupportedondevice": ("CUDA forward compatibility (the cuda-compat package) is used on a GPU that does not "
+                                   "support it (GeForce/consumer GPUs).", "Remove the cuda-compat libraries from "
+                                   "LD_LIBRARY_PATH and update the NVIDIA driver instead."),
+    "insufficientdriver": ("The NVIDIA driver is older than the CUDA runtime needs.",
+                           "Update the NVIDIA driver, or install a torch build for an older CUDA that this driver runs."),
+    "callrequiresnewerdriver": ("The NVIDIA driver is older than the CUDA runtime needs.",
+                                "Update the NVIDIA driver."),
+    "nodevice": ("CUDA sees no GPU: none is present, the driver is not loaded, CUDA_VISIBLE_DEVICES hides them, or a "
+                 "container was started without one.", "Check `nvidia-smi`; unset CUDA_VISIBLE_DEVICES or give valid "
+                 "indices; start containers with `--gpus all`."),
+    "stublibrary": ("The libcuda.so loaded is the toolkit's stub, not the driver's.",
+                    "Remove the CUDA toolkit's lib64/stubs folder from LD_LIBRARY_PATH."),
+    "operatingsystem": ("The operating system refused the GPU call (permissions, cgroups, or an unsupported OS call).",
+                        "Check the device nodes /dev/nvidia* are readable (the `video`/`render` groups) and, in "
+                        "containers, that the NVIDIA runtime is used."),
+    "notpermitted": ("The operation is not permitted for this process (device-node permissions or MIG/exclusive mode).",
+                     "Add the user to the `video`/`render` groups (or fix /dev/nvidia* permissions) and re-login."),
+    "devicesunavailable": ("The GPU is in exclusive-process mode and busy, or prohibited.",
+                           "Check `nvidia-smi -q -d COMPUTE` and the processes using the GPU; set the compute mode to "
+                           "Default (`sudo nvidia-smi -c 0`)."),
+    "invaliddevice": ("A device index beyond the GPUs this process sees.",
+                      "Use an index below torch.cuda.device_count(); check CUDA_VISIBLE_DEVICES."),
+    "jitcompilernotfound": ("The PTX JIT compiler library (libnvidia-ptxjitcompiler, part of the driver) is missing.",
+                            "Reinstall the NVIDIA driver (containers: use the NVIDIA runtime)."),
+    "eccuncorrectable": ("The GPU reported an uncorrectable ECC memory error: hardware.",
+                         "Check `nvidia-smi -q -d ECC`, reset the GPU (`nvidia-smi -r`) or have it replaced."),
+    "gpuislost": ("The GPU fell off the bus: power, thermal or hardware failure.",
+                  "Check dmesg for Xid errors, power and cooling; reboot; reseat or replace the GPU."),
+    "librmversionmismatch": ("The NVIDIA kernel module and the user-space driver libraries are of different versions "
+                             "(after a driver update without reboot).", "Reboot, or reload the nvidia kernel modules."),
+    "driverNotLoaded".lower(): ("No NVIDIA kernel driver is loaded.", "Install the NVIDIA driver and reboot."),
+    "librarynotfound": ("libnvidia-ml is not found: no NVIDIA driver, or a container without the NVIDIA runtime.",
+                        "Install the NVIDIA driver; start containers with `--gpus all`."),
+    "nopermission": ("This user may not access the GPU.",
+                     "Add the user to the `video`/`render` groups (or fix /dev/nvidia* permissions) and re-login."),
+    "unsupportedptxversion": ("The PTX was generated by a CUDA toolkit newer than the driver supports.",
+                              "Update the NVIDIA driver to one that supports the toolkit's CUDA version (or compile "
+                              "with the CUDA the driver supports)."),
+    "invalidptx": ("The driver could not JIT-compile the PTX (a toolkit newer than the driver).",
+                   "Update the NVIDIA driver."),
+    "archmismatch": ("The library has no code for this GPU's architecture.",
+                     "Install a build whose CUDA supports this GPU (compute capability): torch's newer CUDA builds."),
+}
+_ARCH_FIX_CUDA = ("The binary has no code for this GPU's compute capability (sm_XY). Rebuild it for your GPU "
+                  "(TORCH_CUDA_ARCH_LIST=\"8.6\" for torch extensions, CUDA_ARCH_BIN for OpenCV, -gencode arch=compute_XY,"
+                  "code=sm_XY for nvcc), or install a build whose arch list includes your GPU.")
+_ARCH_FIX_TF = ("This TensorFlow has no kernels (or PTX) for this GPU's architecture: install a TensorFlow release "
+                "built with a CUDA that supports it (TensorFlow 2.4 or newer, CUDA 11, for Ampere GPUs such as A100 / RTX "
+                "30xx; the newest release for newer GPUs), `pip install -U 'tensorflow[and-cuda]'`.")
+_ARCH_FIX_HIP = ("The ROCm build has no code object for this GPU's gfx target. For a consumer RDNA GPU close to a "
+                 "supported one, run with HSA_OVERRIDE_GFX_VERSION (e.g. HSA_OVERRIDE_GFX_VERSION=10.3.0 for gfx103x, "
+                 "11.0.0 for gfx110x), or install a ROCm/torch build that lists your gfx target.")
+_NE_LOOK = {
+    "memoryallocation": "The GPU ran out of memory: reduce the batch size or model size, free cached tensors, or use a "
+                        "GPU with more memory (torch.cuda.memory_summary() shows who holds it).",
+    "outofmemory": "The GPU ran out of memory: reduce the batch size or model size (torch.cuda.memory_summary()).",
+    "allocfailed": "An allocation failed: the GPU is out of memory. Reduce the batch size or model size.",
+    "notinitialized": "Creating the library's handle failed, which in practice means the GPU was out of memory at that "
+                      "moment (or an earlier CUDA error): reduce the batch size, and rerun with CUDA_LAUNCH_BLOCKING=1 "
+                      "to see the first error.",
+    "illegaladdress": "A kernel accessed memory it does not own: a bug in the program or an extension (often an "
+                      "out-of-range index). Rerun with CUDA_LAUNCH_BLOCKING=1 to see where.",
+    "launchfailure": "A kernel failed: rerun with CUDA_LAUNCH_BLOCKING=1 to find the failing operation.",
+    "assert": "A device-side assert fired (usually an index out of range, e.g. a label >= the number of classes); "
+              "rerun with CUDA_LAUNCH_BLOCKING=1.",
+}
+
+
+BURST = 3000
+
+
+def _bare(code: dict) -> str:
+    name = code["name"]
+    name = re.sub(r"^(?:cuda(?:Error)?|CUDA_(?:ERROR_)?|CU(?:BLAS|SPARSE|SOLVER|RAND|DNN)_STATUS_|CUFFT_|NVRTC_(?:ERROR_)?|"
+                  r"NVJITLINK_(?:ERROR_)?|nccl|NVML_(?:ERROR_)?|hip(?:Error)?|ERROR_|STATUS_)", "", name)
+    return name.replace("_", "").lower()
+
+
+def error_code(ent, text):
+    codes = [c for c in ent.codes if c.get("layer") not in (None, "none")]
+    if not codes:
+        return None
+    # prefer a code read from its name or message over a bare number, the last of them
+    strong = [c for c in codes if c.get("how") in ("name", "message", "signal")] or \
+        [c for c in codes if c.get("how") == "message-context"]
+    pool = [x for x in (strong or codes) if x.get("family") != "signal"] or (strong or codes)
+    # the first code of the last burst (codes within BURST characters of the last one): once CUDA fails, later
+    # calls fail too, so the first of them is the cause
+    last = pool[-1]["at"]
+    burst = [x for x in pool if last - x["at"] <= BURST]
+    env = [x for x in burst if x.get("layer") not in ("not-environment",)]
+    c = (env or burst)[0] if burst else pool[-1]
+    bare = _bare(c)
+    fam, layer = c["family"], c["layer"]
+    hip = fam == "hipError_t" or (fam == "cudaError_t" and _context(text, _HIP_TEXT))
+    if hip and layer not in ("not-environment",):
+        layer = "rocm"
+    hip_init = hip and _context(text, r"hipGetDeviceCount|hipInit|HIP initialization|NumHipDevices")
+    caps = {"code": c["name"], "value": c["value"], "code_message": c.get("message") or c.get("description"),
+            "library": c.get("library")}
+    meaning = c.get("description") or c.get("message") or ""
+    title = f"{c['library']} {c['name']} ({c['value']}): {c.get('message') or c.get('description') or ''}".strip()
+    explanation = (f"{c['name']} = {c['value']} in {fam}: {meaning}").rstrip()
+    fix = None
+    look = None
+    priority = {"name": 64, "message": 64, "message-context": 61}.get(c.get("how"), 58)
+    if layer == "not-environment":
+        look = _NE_LOOK.get(bare) or ("An error of the program or its inputs, not of the installation: "
+                                      "rerun with CUDA_LAUNCH_BLOCKING=1 to see the failing call, and check its arguments.")
+        if bare == "notinitialized" and fam == "cublasStatus_t":
+            explanation += (" cublasCreate returns it when it cannot allocate its workspace: the GPU was out of memory "
+                            "(or a previous CUDA error left the context broken).")
+    elif bare in ("executionfailed", "archmismatch", "internalerror") and _old_torch(ent):
+        layer = "arch"
+        fix = ("torch {torch} was never built with CUDA 11, which GPUs from Ampere on (RTX 30xx, A100: sm_80/sm_86) "
+               "need: install a torch release built with CUDA 11 or newer (cu118 / cu12x builds; torch >= 1.7 had the "
+               "first cu110 builds).")
+        caps["torch"] = ent.versions.get("torch")
+        explanation += " The installed torch predates CUDA 11, so it has no code for GPUs newer than Turing."
+    elif hip_init:
+        fix = ("HIP could not start on this GPU: check the kernel driver's messages (`dmesg | grep -i kfd`): older GPUs "
+               "(gfx803) need PCIe atomics support from the CPU/motherboard; a gfx target ROCm does not ship needs "
+               "HSA_OVERRIDE_GFX_VERSION; check the user is in the `render` and `video` groups.")
+        explanation += " HIP failed while counting the GPUs: the ROCm kernel driver (amdgpu/kfd) refused the device."
+    elif bare in ("nokernelimagefordevice", "nobinaryforgpu", "invaliddevicefunction", "invalidkernelimage",
+                  "invalidimage", "invalidkernelfile"):
+        fix = _ARCH_FIX_HIP if hip else (_ARCH_FIX_TF if _context(text, _TF_TEXT) else _ARCH_FIX_CUDA)
+        explanation += " The binary was not compiled for this GPU's architecture."
+    elif fam == "ncclResult_t":
+        fix = _nccl_fix(bare, text)
+    elif fam == "signal":
+        fix, explanation, layer = _signal_fix(c, text, explanation, layer)
+    elif fam == "errno":
+        fix, layer = _errno_fix(c, text, layer)
+    elif fam == "windows":
+        fix = _windows_fix(c)
+    elif bare in _ADVICE:
+        extra, fix = _ADVICE[bare]
+        explanation += " " + extra
+    else:
+        fix = {"driver": "Check the NVIDIA driver: `nvidia-smi` must list the GPU; update or reinstall the driver "
+                         "and reboot.",
+               "libraries": "Check which CUDA libraries are loaded: keep one CUDA version (torch's nvidia-* wheels) and "
+                            "remove other CUDA folders from LD_LIBRARY_PATH.",
+               "env": "Check CUDA_VISIBLE_DEVICES and the device index the program uses.",
+               "toolchain": "Check the compiler/JIT options and the CUDA toolkit version the program compiles with.",
+               "distributed": "Rerun with NCCL_DEBUG=INFO and check the network interfaces (NCCL_SOCKET_IFNAME) and "
+                              "/dev/shm.",
+               "arch": _ARCH_FIX_CUDA, "rocm": _ARCH_FIX_HIP,
+               "container": "Give the container enough shared memory: `docker run --shm-size=8g` or `--ipc=host`.",
+               "windows-runtime": "Install the Microsoft Visual C++ Redistributable (x64)."}.get(
+            layer, "Run `torch-envcheck` to check the installation.")
+    if fam in ("windows", "errno", "signal"):
+        priority = 66 if c.get("how") != "number" or fam == "windows" else 60
+        if fam == "signal":
+            # a crash signal is the consequence of whatever was printed before it; only a bus error in shared
+            # memory says its own cause
+            priority = 66 if (c["name"] == "SIGBUS" and layer == "container") else 50
+        if fam == "windows" and c["value"] not in (126, 0xC0000135):
+            priority = 77  # decisive (the paging file, a wrong-bitness DLL): above "Error loading X" DLL guesses
+    sig = _sig(f"code-{fam.lower().replace('_t', '').replace('_', '-')}-{bare[:40]}", layer, title, priority,
+               explanation, fix=fix, look_at=look,
+               causes=(("machine", "CUDA failed to initialise for another reason", ("TE303",)),) if layer == "driver" else (),
+               areas=("driver",) if layer == "driver" else (),
+               sources=({"url": c.get("source") or "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html",
+                         "what": f"{fam}: {c['name']} = {c['value']} (the header that declares it)"},), generic=True)
+    return _match(sig, text, c["at"], caps)
+
+
+def _old_torch(ent) -> bool:
+    """torch older than 1.7, the first release with CUDA 11 builds (pytorch.org/get-started/previous-versions)."""
+    m = re.match(r"(\d{1,2})\.(\d{1,3})", ent.versions.get("torch") or "")
+    return bool(m) and (int(m.group(1)), int(m.group(2))) < (1, 7)
+
+
+def _nccl_fix(bare: str, text: str) -> str:
+    if _context(text, r"Duplicate GPU detected"):
+        return ("Each rank must use its own GPU: call torch.cuda.set_device(local_rank) (LOCAL_RANK from torchrun) before "
+                "init_process_group, or give each process one GPU with CUDA_VISIBLE_DEVICES.")
+    if _context(text, r"/dev/shm|shared memory|shm"):
+        return ("NCCL could not create its shared-memory segments: enlarge /dev/shm (`docker run --shm-size=8g` or "
+                "`--ipc=host`), or set NCCL_SHM_DISABLE=1.")
+    if bare == "invalidusage":
+        return ("Check that every rank uses its own GPU (torch.cuda.set_device(local_rank) with LOCAL_RANK), the same "
+                "collective order and the same world size; rerun with NCCL_DEBUG=WARN.")
+    return ("Rerun with NCCL_DEBUG=INFO: check /dev/shm is large enough (containers: `--shm-size` or `--ipc=host`), "
+            "the network interface (NCCL_SOCKET_IFNAME), and that every rank uses its own GPU (set_device(LOCAL_RANK)).")
+
+
+def _signal_fix(c: dict, text: str, explanation: str, layer: str):
+    name = c["name"]
+    if name == "SIGBUS":
+        return ("Give the container more shared memory: `docker run --shm-size=8g ...` or `--ipc=host` (Kubernetes: "
+                "mount an emptyDir with medium Memory at /dev/shm); or lower DataLoader num_workers.",
+                explanation + " A bus error in DataLoader workers or NCCL means /dev/shm (shared memory) is full: "
+                "containers get 64 MB by default.", "container")
+    if name == "SIGKILL":
+        return ("The process was killed, most often by the kernel's out-of-memory killer (host RAM): lower the batch "
+                "size / num_workers, or add RAM or swap; `dmesg | grep -i oom` confirms it.", explanation, "env")
+    if name == "SIGILL":
+        return ("The CPU lacks an instruction the binary uses (AVX/AVX2/AVX-512): install a build for this CPU (older "
+                "wheels, or build from source).", explanation, "env")
+    return ("Rerun with faulthandler enabled (`python -X faulthandler ...`) to see where it crashes.", explanation, layer)
+
+
+def _errno_fix(c: dict, text: str, layer: str):
+    name = c["name"]
+    if name == "ENOSPC" and _context(text, _SHM_TEXT):
+        return ("Enlarge shared memory: `docker run --shm-size=8g` or `--ipc=host`; check `df -h /dev/shm`.", "container")
+    if name == "ENOSPC":
+        return ("Free disk space (df -h) or point TMPDIR / caches (HF_HOME, TORCH_HOME, pip cache) at a bigger disk.", "env")
+    if name == "EMFILE":
+        return ("Raise the open-file limit (`ulimit -n 65535`) or use torch.multiprocessing.set_sharing_strategy("
+                "'file_system').", "env")
+    if name == "EADDRINUSE":
+        return ("Another process holds the port: pick a free MASTER_PORT (torchrun --master_port) or stop the old job.",
+                "distributed")
+    if name in ("ECONNREFUSED", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ECONNRESET"):
+        return ("Check MASTER_ADDR/MASTER_PORT are reachable from every node (firewall) and that rank 0 is running.",
+                "distributed")
+    if name in ("EACCES", "EPERM") and _context(text, r"/dev/nvidia|/dev/dri|/dev/kfd"):
+        return ("Give the user access to the GPU device nodes: add it to the `video` and `render` groups "
+                "(`sudo usermod -aG video,render $USER`) and log in again.", "driver")
+    if name == "ENOMEM":
+        return ("The host is out of memory (RAM): lower the batch size or DataLoader workers, or add RAM/swap.", "env")
+    return ("Check the file or resource the failing call names.", layer)
+
+
+def _windows_fix(c: dict) -> str:
+    v = c["value"]
+    if v == 1455:
+        return ("Windows' paging file is too small for the DLLs torch maps: enlarge the page file (System > Advanced > "
+                "Performance > Virtual memory: let Windows manage it, or set a larger size on the drive), reboot, and "
+                "lower DataLoader num_workers (each worker maps the DLLs again).")
+    if v in (126, 0xC0000135, 1114, 0xC0000142):
+        return ("A DLL or one of its dependencies is missing: install the latest Microsoft Visual C++ Redistributable "
+                "(x64, https://aka.ms/vs/17/release/vc_redist.x64.exe); for CUDA DLLs install the matching CUDA/cuDNN "
+                "or torch's CUDA build.")
+    if v in (127, 0xC0000139, 0xC0000138):
+        return ("A DLL of another version was loaded (its procedure is missing): another copy earlier on PATH shadows "
+                "the right one; remove other CUDA/torch folders from PATH or use os.add_dll_directory.")
+    if v in (193, 0xC000007B):
+        return ("A 32-bit DLL or Python is mixed with 64-bit ones: use a 64-bit Python and remove 32-bit DLL folders "
+                "from PATH.")
+    if v == 206:
+        return "Enable long paths (LongPathsEnabled in the registry / group policy) or install into a shorter path."
+    if v == 0xC000001D:
+        return "The CPU lacks an instruction the binary uses (AVX): install a build for this CPU."
+    return "Check the file or DLL the failing call names."
+
+
+def platform_without_cuda(ent, text):
+    """A CUDA call on a machine whose torch can have no CUDA: macOS (use MPS or the CPU: the program's device
+    choice, not the installation), or an AMD GPU with torch's CUDA build (install the ROCm build)."""
+    tail = text[-CONTEXT_TAIL:]
+    i = max(tail.rfind("Torch not compiled with CUDA enabled"), tail.rfind("Found no NVIDIA driver on your system"))
+    if i < 0:
+        return None
+    at = len(text) - len(tail) + i
+    if ent.platform.get("macos") and not ent.platform.get("windows"):
+        sig = _sig("cuda-requested-on-macos", "not-environment",
+                   "the program asks for CUDA on a Mac: macOS has no CUDA (use MPS or the CPU)", 88,
+                   "torch on macOS is built without CUDA, by design: Macs have no NVIDIA GPU support. The program (or a "
+                   "library default) selected the 'cuda' device; on Apple silicon the GPU is the 'mps' device.",
+                   look_at="Select the device in the program: `device = 'mps' if torch.backends.mps.is_available() else "
+                           "'cpu'` (replace .cuda() / device='cuda' / map_location='cuda'; many tools take a --device "
+                           "option). Nothing needs to change in the installation.",
+                   sources=({"url": "https://pytorch.org/docs/stable/notes/mps.html",
+                             "what": "the MPS backend: torch's GPU device on macOS"},))
+        return _match(sig, text, at, {})
+    if ent.platform.get("amd"):
+        sig = _sig("cuda-torch-on-amd-gpu", "torch-build",
+                   "torch's CUDA build is installed on a machine with an AMD GPU: install the ROCm build", 87,
+                   "The installed torch is a CUDA (NVIDIA) build; this machine's GPU is AMD, which torch drives through its "
+                   "ROCm builds. A package's requirements (or a plain `pip install torch`) replaced the ROCm build.",
+                   fix="Install torch's ROCm build from the PyTorch index: `pip install --force-reinstall torch torchvision "
+                       "torchaudio --index-url https://download.pytorch.org/whl/rocm6.2` (the rocmX.Y your ROCm supports), "
+                       "and keep other packages' requirements from replacing it (`pip install --no-deps` for them).",
+                   causes=(("rocm", "a ROCm torch is installed on a machine with only NVIDIA GPUs", ("TE206",)),),
+                   areas=("torch",), sources=(SOURCES["torch_index"],))
+        return _match(sig, text, at, {})
+    return None
+
+
+def allocator_nvml_assert(ent, text):
+    """torch's caching allocator asserting on an NVML call: out of memory in practice, or, on a MIG GPU, an
+    NVML view of another device than CUDA_VISIBLE_DEVICES selects."""
+    tail = text[-CONTEXT_TAIL:]
+    i = tail.rfind("NVML_SUCCESS == r INTERNAL ASSERT FAILED")
+    if i < 0:
+        return None
+    at = len(text) - len(tail) + i
+    if _context(text, r"\bMIG\b|MIG-[0-9a-f]{8}|MIG mode"):
+        sig = _sig("mig-device-not-selected", "env",
+                   "torch's allocator cannot query the MIG device it was given (CUDA_VISIBLE_DEVICES)", 86,
+                   "On a GPU in MIG mode each process must be given one MIG instance; the allocator asks NVML about "
+                   "the device CUDA_VISIBLE_DEVICES names and fails when that names the parent GPU or another instance.",
+                   fix="Set CUDA_VISIBLE_DEVICES to the MIG instance assigned to the job (its MIG-<uuid> from "
+                       "`nvidia-smi -L`; under Slurm use the device it assigned), one instance per process.",
+                   causes=(("cvd", "CUDA_VISIBLE_DEVICES names devices that do not exist", ("TE403",)),),
+                   areas=("gpu",), sources=({"url": "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/index.html",
+                                             "what": "MIG: CUDA_VISIBLE_DEVICES selects one instance"},))
+        return _match(sig, text, at, {})
+    sig = _sig("allocator-nvml-assert", "not-environment",
+               "torch's CUDA allocator failed an NVML query while out of memory: not an environment problem", 62,
+               "The caching allocator asks NVML for memory statistics when an allocation fails; this assert surfaces a "
+               "CUDA out-of-memory (a known torch behaviour, see the source).",
+               look_at="Treat it as out of memory: reduce the batch size or model size, free cached tensors, check other "
+                       "processes in `nvidia-smi`.",
+               sources=({"url": "https://github.com/pytorch/pytorch/issues/112377",
+                         "what": "NVML_SUCCESS == r INTERNAL ASSERT FAILED on out of memory"},))
+    return _match(sig, text, at, {})
+
+
+# torch releases whose last macOS x86_64 (Intel) wheels exist: none after 2.2.2 (torch's deprecation notice)
+INTEL_MAC_LAST = "2.2.2"
+_INTEL_MAC_SOURCE = {"url": "https://github.com/pytorch/pytorch/issues/114602",
+                     "what": "torch deprecates macOS x86_64 builds: 2.2 is the last release with them"}
+_FRAMEWORKS = ("torch", "torchvision", "torchaudio", "triton")
+
+
+def pip_no_matching(ent, text):
+    rows = [p for p in ent.pip if p["name"] in _FRAMEWORKS]
+    if not rows:
+        return None
+    p = rows[-1]
+    versions = p["versions"]
+    caps = {"requirement": p["requirement"], "offered": ", ".join(versions[-6:]) or None,
+            "latest": versions[-1] if versions else None, "python": ent.versions.get("python")}
+    if p["name"] == "triton" and (not versions or ent.platform.get("windows")):
+        sig = _sig("triton-no-wheel-here", "toolchain", "pip finds no Triton for this platform (Windows has none)", 84,
+                   "Triton, which torch.compile's inductor backend uses for GPU kernels, publishes Linux wheels only; "
+                   "on Windows pip finds none ({requirement}).",
+                   fix="On Windows install the community build (`pip install triton-windows`, the version matching torch) "
+                       "or run without torch.compile (eager); on Linux use a Python and platform Triton supports.",
+                   causes=(), areas=("torch",), sources=({"url": "https://github.com/woct0rdho/triton-windows",
+                                                          "what": "triton-windows: Triton built for Windows"},))
+        return _match(sig, text, p["at"], caps)
+    if p["name"] == "triton":
+        return None
+    if p["name"] == "torch" and versions and versions[-1] == INTEL_MAC_LAST:
+        sig = _sig("torch-intel-mac-last-release", "macos",
+                   "no torch newer than 2.2.2 for this Python: an Intel (x86_64) Mac or an x86_64 Python", 88,
+                   "pip offers torch up to 2.2.2 only: torch's last release with macOS x86_64 wheels. This Python runs as "
+                   "x86_64 (an Intel Mac, or an x86_64 Python under Rosetta on Apple silicon), and {requirement} does not "
+                   "exist for it.",
+                   fix="On an Intel Mac: torch 2.2.2 is the last release (`pip install torch==2.2.2`; pin what needs a newer "
+                       "one), or use conda-forge's pytorch builds; on Apple silicon: install an arm64 Python (python.org or "
+                       "conda's osx-arm64) and pip install torch there.",
+                   causes=(("rosetta", "an x86_64 Python runs under Rosetta on Apple silicon", ("TE105",)),),
+                   areas=("platform",), sources=(_INTEL_MAC_SOURCE,))
+        return _match(sig, text, p["at"], caps)
+    if not versions:
+        sig = _sig("torch-no-wheel-for-python", "torch-build",
+                   "pip finds no {requirement|torch} at all for this Python/platform", 82,
+                   "pip saw no release of {requirement|torch} for this interpreter: its Python version is newer or older "
+                   "than the releases support, it is 32-bit, or the platform has no wheels (e.g. an unsupported OS/CPU).",
+                   fix="Use a 64-bit Python that torch supports (check `python -VV`; torch's release notes list the "
+                       "Python versions of each release, usually the last four), then `pip install torch` again; on "
+                       "platforms without wheels use conda-forge.",
+                   causes=(("python", "this Python version is outside the torch release's supported range", ("TE103",)),),
+                   areas=("platform",), sources=(SOURCES["torch_index"],))
+        return _match(sig, text, p["at"], caps)
+    sig = _sig("torch-version-not-offered", "torch-build",
+               "{requirement} does not exist for this Python/platform (pip offers up to {latest})", 80,
+               "pip can install only the versions it lists for this interpreter and platform ({offered}); {requirement} is "
+               "not among them: the Python is too new or too old for it, or the index (CPU/CUDA) has no such build.",
+               fix="Install one of the offered versions (`pip install torch=={latest}`), or use a Python version that "
+                   "release supports, or the index that has the build (e.g. --index-url https://download.pytorch.org/whl/cu121).",
+               causes=(("python", "this Python version is outside the torch release's supported range", ("TE103",)),),
+               areas=("platform",), sources=(SOURCES["torch_index"],))
+    return _match(sig, text, p["at"], caps)
+
+
+# The layers the rules give (with the catalogue's, every layer of catalogue.LAYERS is reachable).
+LAYERS_PRODUCED = frozenset({"c-runtime", "toolchain", "torch-build", "macos", "libraries", "cudnn", "driver", "container",
+                             "wsl", "windows-runtime", "env", "rocm", "arch", "distributed", "not-environment"})
+
+RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, missing_library, error_code,
+         platform_without_cuda, pip_no_matching, allocator_nvml_assert)
+
+
+def find(text: str, ent) -> list:
+    """Every rule's match for the entities of `text` (cleaned), unordered."""
+    out = []
+    for rule in RULES:
+        m = rule(ent, text)
+        if m is not None:
+            out.append(m)
+    return out
