@@ -1,5 +1,5 @@
 // Softmax over the last dimension: y = exp(x - max) / sum(exp(x - max)), row by row, parallel over rows.
-// exp: exp_vec (vec_math.h, within 1.25 ulp) on AVX2 / AVX-512, exp_ps (sse2_math.h) in the DEFAULT
+// exp: exp_vec (vec_math.h, within 1.27 ulp) on AVX2 / AVX-512, exp_ps (sse2_math.h) in the DEFAULT
 // variant on x86-64, ATen's exp_u20 elsewhere.
 //
 // Three sweeps over a row (max; e = exp(x - max) into y with a running sum; y *= 1/sum): a row and its
