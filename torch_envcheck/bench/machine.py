@@ -5,6 +5,9 @@ from __future__ import annotations
 import glob
 import os
 import platform
+import re
+import subprocess
+import sys
 
 DEFAULT_LLC = 32 << 20  # used only when the cache size cannot be read
 
@@ -74,3 +77,62 @@ SIMD_FLAGS = ("sse2", "sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512
 def gpu_l2_bytes(torch, device) -> int:
     props = torch.cuda.get_device_properties(device)
     return int(getattr(props, "L2_cache_size", 0) or (50 << 20))
+
+
+# What MKL's verbose mode says about its own code path, in its first line, e.g. "MKL_VERBOSE oneMKL 2024.0
+# Update 2 Product build 20240605 for Intel(R) 64 architecture Intel(R) Advanced Vector Extensions 512
+# (Intel(R) AVX-512) enabled processors, Lnx 2.60GHz lp64 gnu_thread".  On a CPU it does not identify
+# as Intel it names no instruction set: "... architecture Intel(R) Architecture processors, Lnx ...".
+_MKL_HEADER = re.compile(r"MKL_VERBOSE\s+(?:oneMKL|Intel\(R\) MKL)\s+(\S+).*?\barchitecture\s+(.+?),\s+(?:Lnx|Win|Mac)")
+_MKL_ISA = (("AVX-512", "AVX512"), ("AVX512", "AVX512"), ("AVX2", "AVX2"), ("AVX)", "AVX"), ("SSE4", "SSE4_2"))
+_MKL_PROBE = "import torch; a = torch.ones(64, 64); torch.mm(a, a)"
+
+
+def mkl_statement(stdout: str) -> dict | None:
+    """{"version", "says", "isa"} from MKL_VERBOSE output (isa None when MKL names none), or None."""
+    m = _MKL_HEADER.search(stdout or "")
+    if not m:
+        return None
+    says = m.group(2).strip()[:300]
+    isa = next((name for key, name in _MKL_ISA if key in says), None)
+    return {"version": m.group(1), "says": says, "isa": isa}
+
+
+def builtin_dispatch(torch, runner=subprocess.run) -> dict:
+    """Which code the built-ins run: ATen's own kernels (softmax, gelu, add, sum) follow ATen's capability
+    (ATEN_CPU_CAPABILITY), while torch.matmul calls the BLAS library, which dispatches by itself (MKL
+    ignores ATEN_CPU_CAPABILITY; MKL_ENABLE_INSTRUCTIONS can lower it on Intel CPUs).  MKL's own word is
+    taken from its verbose mode in a child process (one small matmul)."""
+    try:
+        aten = torch.backends.cpu.get_cpu_capability()
+    except Exception:  # an old torch without it
+        aten = None
+    out = {"aten_capability": aten, "aten_cpu_capability_env": os.environ.get("ATEN_CPU_CAPABILITY"),
+           "mkl_enable_instructions_env": os.environ.get("MKL_ENABLE_INSTRUCTIONS"), "blas": None, "mkl": None}
+    try:
+        has_mkl = bool(torch.backends.mkl.is_available())
+    except Exception:
+        has_mkl = False
+    if has_mkl:
+        out["blas"] = "MKL"
+        try:
+            proc = runner([sys.executable, "-c", _MKL_PROBE], env={**os.environ, "MKL_VERBOSE": "1"},
+                          capture_output=True, text=True, timeout=120)
+            out["mkl"] = mkl_statement(proc.stdout)
+        except (OSError, subprocess.SubprocessError):
+            out["mkl"] = None
+    else:
+        cfg = torch.__config__.show() if hasattr(torch, "__config__") else ""
+        m = re.search(r"BLAS_INFO=(\w+)", cfg)
+        out["blas"] = m.group(1) if m else "unknown"
+    mkl = out["mkl"]
+    if out["blas"] == "MKL" and mkl:
+        blas = (f"torch.matmul: MKL {mkl['version']}, its own dispatch: "
+                + (mkl["isa"] if mkl["isa"] else "no instruction set named")
+                + f" (MKL_VERBOSE: \"{mkl['says']}\")")
+    elif out["blas"] == "MKL":
+        blas = "torch.matmul: MKL, its own dispatch (MKL_VERBOSE gave no statement)"
+    else:
+        blas = f"torch.matmul: {out['blas']} (BLAS_INFO), its own dispatch"
+    out["summary"] = f"ATen kernels {aten or 'unknown'} (ATen's dispatch); {blas}"
+    return out

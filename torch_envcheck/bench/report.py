@@ -113,6 +113,9 @@ def print_report(report: dict, file=None) -> None:
     isa = report.get("cpu_kernel_isa", {})
     head = (f"torch {report['torch']}, {report['threads']} threads, CPU kernels {isa.get('selected')} "
             f"(compiled: {', '.join(isa.get('compiled', []))}); {report['ratio_definition']}")
+    dispatch = report.get("builtin_dispatch")
+    if dispatch:
+        head += f"\nbuilt-ins: {dispatch['summary']}"
     if Console is not None:
         # Not a terminal (a pipe, a file): rich would wrap the wide table at 80 columns.
         console = Console(file=file, width=None if file.isatty() else 200)
@@ -170,11 +173,16 @@ def isa_summary_rows(report: dict) -> list:
 
 
 def _isa_cell(row: dict) -> str:
-    """'1.23x (45%/38%)': speed ratio, then ours / the built-in as % of the op's roofline bound."""
+    """'1.23x (45%/38%)': speed ratio, then ours / the built-in as % of the op's roofline bound; ours also
+    against its own instruction set's bound where that differs ('1.23x (45%, own ISA 60%/38%)')."""
     rl = row.get("roofline") or {}
     cell = f"{row['speed_ratio']:.2f}x"
     if rl:
-        cell += f" ({rl['custom_pct']:.0f}%/{rl['builtin_pct']:.0f}%)"
+        own = rl.get("custom_isa_pct")
+        mine = f"{rl['custom_pct']:.0f}%"
+        if own is not None and round(own) != round(rl["custom_pct"]):
+            mine += f", own ISA {own:.0f}%"
+        cell += f" ({mine}/{rl['builtin_pct']:.0f}%)"
     return cell
 
 

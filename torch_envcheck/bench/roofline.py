@@ -24,25 +24,31 @@ from __future__ import annotations
 import math
 
 # FP32 FLOPs per element of each op: additions, subtractions, multiplications and divisions count 1, an
-# FMA 2; compares, min/max, selects, conversions and bit operations are not counted.  Counted in the
-# code each variant runs (the built-in is counted with the same figure, the FLOPs the op needs):
-#  "aten_vec" (AVX2, AVX-512; csrc/ops/cpu/*_kernel_isa.h with ATen's Vectorized<float>):
-#    softmax 20 = x - max (1) + exp_u20 (17: 7 FMAs, a subtract, two multiplies) + running sum (1)
-#                 + scale (1);
-#    bias_gelu 40 = + bias (1) + z/sqrt2 (1) + erf (35: 1/(1 + p|x|) as FMA + divide, 4 FMAs, x*x,
+# FMA 2; compares, min/max, selects, conversions, rounding and bit operations are not counted.  Counted in
+# the code each variant runs (the built-in is counted with the same figure, the FLOPs the op needs):
+#  "aten_vec" (AVX2, and the generic code elsewhere; csrc/ops/cpu/*_kernel_isa.h, csrc/ops/cpu/vec_math.h):
+#    softmax 24 = x - max (1) + exp_vf (21: x log2e 1, two reduction FMAs 4, 5 polynomial FMAs 10,
+#                 p r 1, r + 1 1, FMA 2, scaling by two multiplies 2) + running sum (1) + scale (1);
+#    bias_gelu 40 = + bias (1) + z/sqrt2 (1) + ATen's erf (35: 1/(1 + p|x|) as FMA + divide, 4 FMAs, x*x,
 #                 Sleef expf_u10 (20: 1 multiply, 7 FMAs, 1 multiply, 1 add, 1 ldexp counted as 1
 #                 multiply), 1 multiply, 1 FMA) + 1 + erf (1) + 0.5 z (1) + product (1);
+#  "avx512" (the same code, with AVX-512's own GELU and scaling):
+#    softmax 23 = as above, the scaling one vscalefps (1);
+#    bias_gelu 61 = + bias (1) + 0.5 z (1) + |z|/sqrt2 (1) + t = 1/(1 + a/2) (FMA + divide, 3)
+#                 + erfcc polynomial (9 FMAs, 18) + z^2 as hi + lo (multiply + FMA, 3) + -hi/2, P - lo/2
+#                 (multiply + FMA, 3) + TwoSum (6) + exp_vf (20) + ex e + ex (FMA, 2) + t (...) (1)
+#                 + 2 - erfc (1) + 0.5 z r (1);
 #  "sse2" (DEFAULT on x86-64, csrc/ops/cpu/sse2_math.h):
-#    softmax 23 = x - max (1) + exp_ps (20: reduction 5, polynomial 10, r^2 p + r + 1 (4), scale 1)
-#                 + sum (1) + scale (1);
+#    softmax 24 = x - max (1) + exp_ps (21: reduction 5, polynomial 10, r^2 p + r + 1 (4), scaling by two
+#                 multiplies 2) + sum (1) + scale (1);
 #    bias_gelu 28 = + bias (1) + z/sqrt2 (1) + erf_ps (23: x^2, 6 + 4 multiply-adds, x p, divide)
 #                 + 0.5 z, 1 + erf, product (3).
 #  triad 2 (one FMA), sum 1, sgemm 2 M N K.
 FLOPS_PER_ELEMENT = {
-    "softmax": {"aten_vec": 20, "sse2": 23},
-    "bias_gelu": {"aten_vec": 40, "sse2": 28},
-    "triad": {"aten_vec": 2, "sse2": 2},
-    "sum": {"aten_vec": 1, "sse2": 1},
+    "softmax": {"aten_vec": 24, "avx512": 23, "sse2": 24},
+    "bias_gelu": {"aten_vec": 40, "avx512": 61, "sse2": 28},
+    "triad": {"aten_vec": 2, "avx512": 2, "sse2": 2},
+    "sum": {"aten_vec": 1, "avx512": 1, "sse2": 1},
 }
 # Which compute ceiling bounds an op: sgemm's and triad's FLOPs are all FMAs (multiply + add on SSE2);
 # the others mix adds, multiplies and FMAs.
@@ -50,12 +56,15 @@ CEILING_OF_OP = {"sgemm": "fma", "triad": "fma", "sum": "mixed", "softmax": "mix
 
 
 def code_family(variant: str | None, machine: str | None = None) -> str:
-    """Which FLOP count applies: DEFAULT on x86-64 runs the SSE2 code, everything else ATen's vectors."""
+    """Which FLOP count applies: DEFAULT on x86-64 runs the SSE2 code, AVX512 its own math, the rest ATen's
+    vectors."""
     import platform  # noqa: PLC0415
 
     machine = machine or platform.machine()
     if variant == "DEFAULT" and machine.lower() in ("x86_64", "amd64"):
         return "sse2"
+    if variant == "AVX512":
+        return "avx512"
     return "aten_vec"
 
 

@@ -9,15 +9,7 @@ namespace envcheck {
 namespace CPU_CAPABILITY {
 namespace {
 
-// Exact GELU: 0.5 * z * (1 + erf(z / sqrt(2))).  z is first raised to at least kGeluFloor: below it the
-// true GELU rounds to -0 in float (|GELU(-15)| < 1e-49), and the formula alone would give
-// -inf * 0 = nan at z = -inf, where the limit is 0.  maximum() keeps a nan.
-constexpr float kGeluFloor = -20.0f;
-inline Vec gelu_vec(Vec z) {
-  const Vec half(0.5f), one(1.0f), rsqrt2(static_cast<float>(M_SQRT1_2));
-  z = at::vec::maximum(z, Vec(kGeluFloor));
-  return half * z * (one + (z * rsqrt2).erf());
-}
+// gelu_vec: vec_math.h (gelu_ps in sse2_math.h for the DEFAULT variant on x86-64).
 
 void bias_gelu_kernel(const float* x, const float* bias, float* y, int64_t rows, int64_t cols) {
   // Parallel over the flattened index range so that both "many short rows" and "few long rows"

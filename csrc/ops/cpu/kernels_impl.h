@@ -29,6 +29,7 @@ namespace {
 #include "ops/cpu/sse2_math.h"
 #endif
 #include "ops/cpu/common_isa.h"
+#include "ops/cpu/vec_math.h"
 
 }  // namespace
 }  // namespace CPU_CAPABILITY

@@ -13,16 +13,15 @@ inline __m128 sse_select(__m128 mask, __m128 a, __m128 b) {  // mask ? a : b, la
   return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b));
 }
 
-// e^x, within about 2 ulp over the float range (Cody-Waite reduction x = n ln2 + r, |r| <= ln2/2,
-// then a degree-6 polynomial for e^r, then scaling by 2^n through the exponent bits).
-// x < -87.34 gives 0 (also -inf: a masked softmax entry is exactly 0), x > 88.376 gives +inf (the
-// last 0.35 below float's overflow at 88.72 too: n would reach 128, past the exponent field; softmax
-// and GELU only take e^x of x <= 0), nan stays nan.
+// e^x (Cody-Waite reduction x = n ln2 + r, |r| <= ln2/2, then Cephes' degree-6 polynomial for e^r,
+// then scaling by 2^n as two exact power-of-two factors 2^(n/2) 2^(n - n/2), so that a subnormal result
+// is rounded once instead of flushed to 0 and 2^128 need not be representable).  Accuracy against
+// float64: docs/kernels.md (tests/integration/ext/test_vec_math.py holds it to its bound).  Special
+// values: exp(-inf) = +0, exp(+inf) = +inf, exp(nan) = nan; x past the overflow threshold gives +inf.
 inline __m128 exp_ps(__m128 x) {
-  const __m128 hi = _mm_set1_ps(88.3762626647949f), lo = _mm_set1_ps(-87.3365479f);
   const __m128 nan = _mm_cmpunord_ps(x, x);
-  const __m128 under = _mm_cmplt_ps(x, lo), over = _mm_cmpgt_ps(x, hi);
-  __m128 xc = _mm_min_ps(_mm_max_ps(x, lo), hi);
+  // Past these the result is 0 or +inf anyway; the clamp keeps n in [-150, 128].
+  const __m128 xc = _mm_min_ps(_mm_max_ps(x, _mm_set1_ps(-104.0f)), _mm_set1_ps(89.0f));
   const __m128i n = _mm_cvtps_epi32(_mm_mul_ps(xc, _mm_set1_ps(1.44269504088896341f)));
   const __m128 nf = _mm_cvtepi32_ps(n);
   // ln2 in two parts so that n * ln2_hi is exact.
@@ -35,12 +34,12 @@ inline __m128 exp_ps(__m128 x) {
   p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(1.6666665459e-1f));
   p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(5.0000001201e-1f));
   p = _mm_add_ps(_mm_mul_ps(_mm_mul_ps(p, r), r), _mm_add_ps(r, _mm_set1_ps(1.0f)));
-  // 2^n for n in [-126, 127]: the clamp above keeps n there (exp(-87.34) = 2^-126).
-  const __m128 scale = _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(n, _mm_set1_epi32(127)), 23));
-  __m128 y = _mm_mul_ps(p, scale);
-  y = _mm_andnot_ps(under, y);
-  y = sse_select(over, _mm_set1_ps(INFINITY), y);
-  return sse_select(nan, x, y);
+  const __m128i n1 = _mm_srai_epi32(n, 1), n2 = _mm_sub_epi32(n, n1);  // both in [-75, 64]
+  const __m128i bias = _mm_set1_epi32(127);
+  const __m128 s1 = _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(n1, bias), 23));
+  const __m128 s2 = _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(n2, bias), 23));
+  const __m128 y = _mm_mul_ps(_mm_mul_ps(p, s1), s2);
+  return sse_select(nan, _mm_add_ps(x, x), y);
 }
 
 // erf(x) as a rational function: x P(x^2) / Q(x^2) on x clamped to [-4, 4] (beyond it erf is +-1 in

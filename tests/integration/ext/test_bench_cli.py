@@ -104,10 +104,12 @@ def test_op_model_counts():
     assert (t["flops"], t["bytes_read"], t["bytes_written"]) == (2000, 8000, 4000)
     g = roofline.op_model("bias_gelu", [10, 100], "aten_vec")
     assert g["flops"] == 40 * 1000 and g["bytes_read"] == 4 * 1000 + 4 * 100 and g["bytes_written"] == 4000
-    assert roofline.op_model("softmax", [4, 8], "sse2")["flops"] == 23 * 32
+    assert roofline.op_model("softmax", [4, 8], "sse2")["flops"] == 24 * 32
+    assert roofline.op_model("bias_gelu", [10, 100], "avx512")["flops"] == 61 * 1000
     assert math.isclose(roofline.op_model("sum", [400], "aten_vec")["intensity"], 400 / (1600 + 4))
     assert roofline.code_family("DEFAULT", "x86_64") == "sse2"
     assert roofline.code_family("DEFAULT", "aarch64") == "aten_vec" == roofline.code_family("AVX2", "x86_64")
+    assert roofline.code_family("AVX512", "x86_64") == "avx512"
 
 
 def test_paired_timing_alternates_and_pairs_samples():
