@@ -87,15 +87,7 @@ def run(args) -> int:
     except extension.ExtensionUnavailable as exc:
         print(f"torch-envcheck bench: the extension is not available: {exc}", file=sys.stderr)
         return 1
-    err = _plot(rep, result, args.plot)
-    if args.json:
-        json.dump(result, sys.stdout, indent=2)
-        print()
-    else:
-        rep.print_report(result)
-        if args.plot and not err:
-            print(f"roofline figure written to {args.plot}")
-    return 1 if err else 0
+    return _emit(rep, result, args, rep.print_report)
 
 
 def _plot(rep, result: dict, path: str | None) -> str | None:
@@ -133,12 +125,17 @@ def _run_isa(args, variants: list, only) -> int:
     except extension.ExtensionUnavailable as exc:
         print(f"torch-envcheck bench: the extension is not available: {exc}", file=sys.stderr)
         return 1
+    return _emit(rep, result, args, rep.print_isa_report)
+
+
+def _emit(rep, result, args, print_text) -> int:
+    """The results as JSON or text, and the roofline figure with --plot; 1 when the figure failed."""
     err = _plot(rep, result, args.plot)
     if args.json:
         json.dump(result, sys.stdout, indent=2)
         print()
     else:
-        rep.print_isa_report(result)
+        print_text(result)
         if args.plot and not err:
             print(f"roofline figure written to {args.plot}")
     return 1 if err else 0

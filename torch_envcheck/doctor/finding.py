@@ -51,8 +51,29 @@ def _codes(value) -> tuple[str, ...]:
     return tuple(_text(c) for c in value) if isinstance(value, (list, tuple)) else ()
 
 
+class JsonView(Mapping):
+    """The JSON form of a frozen record, read-only and built once (f["code"], rep["findings"]): for
+    tests and scripts that read findings and reports as JSON; the package reads the fields."""
+
+    def _view(self) -> dict:
+        view = self.__dict__.get("_json")
+        if view is None:
+            view = self.to_dict()
+            object.__setattr__(self, "_json", view)
+        return view
+
+    def __getitem__(self, key):
+        return self._view()[key]
+
+    def __iter__(self):
+        return iter(self._view())
+
+    def __len__(self) -> int:
+        return len(self._view())
+
+
 @dataclass(frozen=True, eq=True)
-class Finding(Mapping):
+class Finding(JsonView):
     code: str
     slug: str
     area: str
@@ -121,22 +142,6 @@ class Finding(Mapping):
                    outranked_by=_opt_text(data.get("outranked_by")), explained_by=_opt_text(data.get("explained_by")) or None,
                    extra=tuple((str(k), v) for k, v in data.items() if k not in KEYS))
 
-    # ------------------------------------------------------------------ the JSON form, read-only
-    def _view(self) -> dict:
-        view = self.__dict__.get("_json")
-        if view is None:
-            view = self.to_dict()
-            object.__setattr__(self, "_json", view)
-        return view
-
-    def __getitem__(self, key):
-        return self._view()[key]
-
-    def __iter__(self):
-        return iter(self._view())
-
-    def __len__(self) -> int:
-        return len(self._view())
 
 
 def finding(code: str, severity: str, message: str, explanation: str = "", fix: str | None = None,

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from torch_envcheck._version import __version__
 from torch_envcheck.doctor.areas import areas_for, title
 from torch_envcheck.facts import core as F
-from torch_envcheck.doctor.finding import SEVERITIES, Finding, finding  # noqa: F401  (finding: the rules' constructor)
+from torch_envcheck.doctor.finding import SEVERITIES, Finding, JsonView, finding  # noqa: F401  (finding: the rules' constructor)
 from torch_envcheck.doctor.headlines import headline as _headline
 from torch_envcheck.facts.snapshot import REPORT_SCHEMA, jsonable
 
@@ -156,7 +156,7 @@ def area_lines(snapshot, findings, summary) -> dict[str, AreaLine]:
 
 
 @dataclass(frozen=True)
-class Report(Mapping):
+class Report(JsonView):
     snapshot: dict
     findings: tuple[Finding, ...]
     summary: dict                                  # area -> worst severity of its causes
@@ -263,23 +263,6 @@ class Report(Mapping):
     def from_json(cls, text) -> "Report":
         return cls.from_dict(json.loads(text))
 
-    # ------------------------------------------------------------------ the JSON form, read-only
-    # (rep["findings"], for tests and scripts that read a report as JSON; the package reads fields)
-    def _view(self) -> dict:
-        view = self.__dict__.get("_json")
-        if view is None:
-            view = self.to_dict()
-            object.__setattr__(self, "_json", view)
-        return view
-
-    def __getitem__(self, key):
-        return self._view()[key]
-
-    def __iter__(self):
-        return iter(self._view())
-
-    def __len__(self) -> int:
-        return len(self._view())
 
 
 # ---------------------------------------------------------------- a fleet rank's report
