@@ -6,8 +6,6 @@ itself is not installed here: no solve is run.)"""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import tomllib
 
@@ -15,7 +13,7 @@ import pytest
 
 from _rules_helpers import load
 from paths import SNAP_DIR
-from torch_envcheck import cli
+from doctor_support import run_inprocess
 from torch_envcheck.advice import api, check, pixi, targets
 
 NAMES = sorted(f[:-5] for f in os.listdir(SNAP_DIR) if f.endswith(".json"))
@@ -23,13 +21,7 @@ ALL = [targets.TARGETS[n] for n in ("linux", "windows", "macos")]
 
 
 def run(*argv) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = cli.main(list(argv))
-        except SystemExit as exc:
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue()
+    return run_inprocess(list(argv))
 
 
 @pytest.mark.parametrize("name", NAMES)

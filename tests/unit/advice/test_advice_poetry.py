@@ -4,8 +4,6 @@ the checker catches a fragment that does not."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import tomllib
 
@@ -13,21 +11,15 @@ import pytest
 
 from _rules_helpers import load
 from paths import SNAP_DIR
-from torch_envcheck import cli
+from doctor_support import run_inprocess
 from torch_envcheck.advice import api, check, poetry, targets
 
 NAMES = sorted(f[:-5] for f in os.listdir(SNAP_DIR) if f.endswith(".json"))
 ALL = [targets.TARGETS[n] for n in ("linux", "windows", "macos")]
 
 
-def run(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = cli.main(list(argv))
-        except SystemExit as exc:
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue()
+def run(*argv) -> tuple[int, str, str]:
+    return run_inprocess(list(argv))
 
 
 @pytest.mark.parametrize("name", NAMES)

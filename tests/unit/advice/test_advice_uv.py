@@ -6,8 +6,6 @@ the advised build on Linux and Windows and to PyPI's on macOS."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import pathlib
@@ -22,7 +20,7 @@ import pytest
 
 from _rules_helpers import load
 from paths import SNAP_DIR
-from torch_envcheck import cli
+from doctor_support import run_inprocess
 from torch_envcheck.advice import api, check, targets, uv
 
 NAMES = sorted(f[:-5] for f in os.listdir(SNAP_DIR) if f.endswith(".json"))
@@ -30,13 +28,7 @@ ALL = [targets.TARGETS[n] for n in ("linux", "windows", "macos")]
 
 
 def run(*argv) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = cli.main(list(argv))
-        except SystemExit as exc:
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue()
+    return run_inprocess(list(argv))
 
 
 def path(name: str) -> str:

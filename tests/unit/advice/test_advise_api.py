@@ -6,8 +6,6 @@ driver-only choice (cu132) has none."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import re
@@ -18,7 +16,7 @@ import schema_lite
 from _rules_helpers import load
 from paths import SNAP_DIR
 import torch_envcheck
-from torch_envcheck import cli
+from doctor_support import run_inprocess
 from torch_envcheck import knowledge as kb
 from torch_envcheck.advice import alternatives, api
 
@@ -29,13 +27,7 @@ with open(os.path.join(ROOT, "docs", "schemas", "advise.schema.json"), encoding=
 
 
 def run(*argv) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = cli.main(list(argv))
-        except SystemExit as exc:
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue()
+    return run_inprocess(list(argv))
 
 
 def path(name: str) -> str:

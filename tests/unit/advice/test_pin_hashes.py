@@ -5,9 +5,7 @@ hashes were not checked, and the exit status is 1."""
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import io
 import os
 import pathlib
 import subprocess
@@ -17,17 +15,11 @@ import zipfile
 import pytest
 
 from paths import SNAP_DIR
-from torch_envcheck import cli
+from doctor_support import run_inprocess
 
 
 def run(*argv) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = cli.main(list(argv))
-        except SystemExit as exc:
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue()
+    return run_inprocess(list(argv))
 
 
 SNAP = os.path.join(SNAP_DIR, "h100_cu130_healthy.json")   # torch 2.14.1+cu130, torchvision 0.29.1+cu130

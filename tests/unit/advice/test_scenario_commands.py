@@ -7,8 +7,6 @@ on Windows, two environments for two frameworks whose pins clash)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import re
 
@@ -17,7 +15,7 @@ import pytest
 import shell_models as M
 from _rules_helpers import load
 from paths import SNAP_DIR
-from torch_envcheck import cli
+from doctor_support import run_inprocess
 from torch_envcheck.advice import check
 
 NAMES = sorted(f[:-5] for f in os.listdir(SNAP_DIR) if f.endswith(".json"))
@@ -26,13 +24,7 @@ JETPACK_WHEEL = ("https://developer.download.nvidia.com/compute/redist/jp/v61/py
 
 
 def run(*argv) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = cli.main(list(argv))
-        except SystemExit as exc:
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue()
+    return run_inprocess(list(argv))
 
 
 def path(name: str) -> str:
