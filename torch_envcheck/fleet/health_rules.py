@@ -5,6 +5,7 @@ ones that exclude a node say so in `details['exclude']`."""
 
 from __future__ import annotations
 
+from torch_envcheck._util.escape import shell_quote
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.doctor.report import findings_from
 from torch_envcheck.fleet.table import ranks_label
@@ -57,7 +58,8 @@ def preflight(records, analysis: dict | None, preflight_result: dict | None) -> 
             f"and at least {analysis.get('min_ratio', 1.5):g}x the median would make every step of a synchronous "
             "job wait for it: a GPU or CPU held at low clocks (thermal, power), a degraded PCIe or network link, "
             "or a noisy neighbour. Leave the node out of the job and check it (nvidia-smi -q -d PERFORMANCE,CLOCK).",
-            "sbatch --exclude=" + ",".join(exclude) + " ...   # or the hostfile fleet --exclude-file writes"
+            # host names come from the ranks' payloads: quoted, so a hostile name stays a word
+            "sbatch --exclude=" + shell_quote(",".join(exclude)) + " ...   # or the hostfile fleet --exclude-file writes"
             if exclude else None,
             {"ranks": ranks, "hosts": sorted(set(hosts) - {None}), "exclude": exclude}))
     for link in analysis.get("slow_links") or []:

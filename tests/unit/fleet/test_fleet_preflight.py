@@ -112,6 +112,15 @@ def test_report_names_the_slow_node_and_excludes_exactly_it():
     assert "**exclude**" in render.to_markdown(rep)
 
 
+def test_a_hostile_host_name_stays_one_word_in_the_fix():
+    recs = _records(8)
+    for r in recs[4:6]:
+        r["rank_facts"]["host"] = "n1;$(reboot)"
+    rep = aggregate.build(recs, preflight=_preflight(8, slow=5))
+    fix = [f for f in rep["findings"] if f["code"] == "TE958"][0]["fix"]
+    assert "--exclude='n1;$(reboot)' " in fix
+
+
 def test_healthy_report_excludes_nobody():
     rep = aggregate.build(_records(8), preflight=_preflight(8))
     assert rep["exclude"] == {"hosts": [], "slurm": ""}
