@@ -1,138 +1,170 @@
 // Softmax over the last dimension: y = exp(x - max) / sum(exp(x - max)), row by row, parallel over rows.
-// exp: exp_vec (vec_math.h, within 1.27 ulp) on AVX2 / AVX-512, exp_ps (sse2_math.h) in the DEFAULT
-// variant on x86-64, ATen's exp_u20 elsewhere.
+// exp: exp_vf (vec_math.h, within 1.27 ulp) on AVX2 / AVX-512, exp_ps (sse2_math.h) in the DEFAULT
+// variant on x86-64, ATen's exp_u20 elsewhere (the Lanes of rowwise_lanes.h).
 //
-// Three sweeps over a row (max; e = exp(x - max) into y with a running sum; y *= 1/sum): a row and its
-// output are in L1 or L2 after the first, so memory sees about one read of x and one write of y, and exp
-// runs once per element.  (A two-pass online form, maximum and sum in one read, then y = exp(x - max) /
-// sum, saves the cached re-reads at the price of a second exp per element: measured on a loaded Zen 5
-// it was slower on 2^20-float rows, so it is not used.)
+// Memory sees one read of x and one write of y, and exp runs once per element, for rows of up to
+// kCachedRowFloats (64 KiB; L2 holds a row and its exps on every CPU this runs on):
+//   1. the row's maximum, reading x from memory (while the previous row's last pass ran, the hardware
+//      and a software prefetch have brought most of it to cache);
+//   2. e = exp(x - max) into a per-task scratch row, with the sum: x and e are in L1/L2, and the next row
+//      is prefetched meanwhile, so memory stays busy while the core computes;
+//   3. y = e * (1 / sum): streamed to memory (non-temporal stores) when the output is larger than the
+//      last-level cache, so y's lines are neither read for ownership nor evicting x; plain stores
+//      otherwise (a small output is read again soon, from cache).
+// A longer row does not fit: one read pass keeps a running maximum and sum (chunk by chunk of
+// kOnlineChunk floats, 8 KiB, each chunk's max then its exps from L1, the sum rescaled by
+// exp(old max - new max) when the maximum grows), then one read + write pass y = exp(x - max) / sum:
+// two reads of x, one write of y, exp twice per element.
 //
 // Special values (the rules of tests/_ops_helpers.py, the same in every variant and on CUDA): a masked
-// (-inf) entry is exactly 0; a row with a nan is all nan; a row of only -inf is all nan (0/0); a row
-// whose maximum is +inf takes the limit where there is one: one +inf -> one-hot at it, two or more
-// +inf -> all nan.
+// (-inf) entry is exactly 0; a row with a nan is all nan (the max passes skip nans, the nan reaches the
+// sum, and y = e * (1 / nan)); a row of only -inf is all nan ((-inf) - (-inf)); a row whose maximum is
+// +inf takes the limit where there is one: one +inf -> one-hot at it, two or more +inf -> all nan.
 // Compiled once per instruction set (kernels_impl.h); included once per translation unit.
 #pragma once
 
+#include "ops/cpu/rowwise_lanes.h"
 #include "ops/cpu/softmax_kernel.h"
 
+ENVCHECK_ROWWISE_SCHEDULE_BEGIN
 namespace envcheck {
 namespace CPU_CAPABILITY {
 namespace {
 
-// A row whose maximum is +inf (and that has no nan): rare, so scalar.
+constexpr int64_t kCachedRowFloats = 16384;
+constexpr int64_t kOnlineChunk = 2048;
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+// A row whose maximum is +inf: rare, so scalar.  A nan anywhere makes it all nan.
 inline void softmax_row_posinf(const float* xr, float* yr, int64_t cols) {
   int64_t n_inf = 0;
-  for (int64_t j = 0; j < cols; ++j) n_inf += xr[j] == std::numeric_limits<float>::infinity();
-  const float hit = n_inf == 1 ? 1.0f : std::numeric_limits<float>::quiet_NaN();
-  const float miss = n_inf == 1 ? 0.0f : std::numeric_limits<float>::quiet_NaN();
-  for (int64_t j = 0; j < cols; ++j) yr[j] = xr[j] == std::numeric_limits<float>::infinity() ? hit : miss;
+  bool nan = false;
+  for (int64_t j = 0; j < cols; ++j) {
+    n_inf += xr[j] == kInf;
+    nan = nan || std::isnan(xr[j]);
+  }
+  const float hit = n_inf == 1 && !nan ? 1.0f : kNaN;
+  const float miss = n_inf == 1 && !nan ? 0.0f : kNaN;
+  for (int64_t j = 0; j < cols; ++j) yr[j] = xr[j] == kInf ? hit : miss;
 }
 
-#if defined(ENVCHECK_SSE2_KERNELS)
-// One row with SSE2 (the DEFAULT variant on x86-64): the same three passes, exp_ps for exp.
-inline void softmax_row_sse(const float* xr, float* yr, int64_t cols) {
-  // pass 1: max.  maxps drops a nan in its first operand, so nan is tracked on the side: a row with a
-  // nan is all nan, as in torch.
-  __m128 m0 = _mm_set1_ps(-INFINITY), m1 = m0, bad = _mm_setzero_ps();
+// The maximum of p[0..n), nans skipped (x86; ATen's generic maximum keeps them, which gives a nan row too).
+inline float softmax_max(const float* p, int64_t n) {
+  using L = Lanes;
+  constexpr int64_t N = L::N;
+  L::V m0 = L::set(-kInf), m1 = m0, m2 = m0, m3 = m0;
   int64_t j = 0;
-  for (; j + 8 <= cols; j += 8) {
-    const __m128 a = _mm_loadu_ps(xr + j), b = _mm_loadu_ps(xr + j + 4);
-    m0 = _mm_max_ps(m0, a);
-    m1 = _mm_max_ps(m1, b);
-    bad = _mm_or_ps(bad, _mm_or_ps(_mm_cmpunord_ps(a, a), _mm_cmpunord_ps(b, b)));
+  for (; j + 4 * N <= n; j += 4 * N) {
+    m0 = L::max_keep(L::load(p + j), m0);
+    m1 = L::max_keep(L::load(p + j + N), m1);
+    m2 = L::max_keep(L::load(p + j + 2 * N), m2);
+    m3 = L::max_keep(L::load(p + j + 3 * N), m3);
   }
-  alignas(16) float lanes[4];
-  _mm_store_ps(lanes, _mm_max_ps(m0, m1));
-  float mx = std::max(std::max(lanes[0], lanes[1]), std::max(lanes[2], lanes[3]));
-  for (; j < cols; ++j)
-    if (xr[j] > mx || std::isnan(xr[j])) mx = xr[j];
-  if (_mm_movemask_ps(bad) != 0) mx = std::numeric_limits<float>::quiet_NaN();
-  if (mx == std::numeric_limits<float>::infinity()) return softmax_row_posinf(xr, yr, cols);
-  // pass 2: e = exp(x - max) into y, running sum
-  const __m128 m4 = _mm_set1_ps(mx);
-  __m128 s0 = _mm_setzero_ps(), s1 = _mm_setzero_ps();
-  for (j = 0; j + 8 <= cols; j += 8) {
-    const __m128 e0 = exp_ps(_mm_sub_ps(_mm_loadu_ps(xr + j), m4));
-    const __m128 e1 = exp_ps(_mm_sub_ps(_mm_loadu_ps(xr + j + 4), m4));
-    _mm_storeu_ps(yr + j, e0);
-    _mm_storeu_ps(yr + j + 4, e1);
-    s0 = _mm_add_ps(s0, e0);
-    s1 = _mm_add_ps(s1, e1);
-  }
-  _mm_store_ps(lanes, _mm_add_ps(s0, s1));
-  float s = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
-  for (; j < cols; j += 4) {
-    const int64_t cnt = std::min<int64_t>(4, cols - j);
-    const __m128 e = exp_ps(_mm_sub_ps(sse_load_partial(xr + j, cnt), m4));
-    sse_store_partial(yr + j, e, cnt);
-    for (int64_t t = 0; t < cnt; ++t) s += yr[j + t];
-  }
-  // pass 3: scale
-  const __m128 inv = _mm_set1_ps(1.0f / s);
-  for (j = 0; j + 4 <= cols; j += 4) _mm_storeu_ps(yr + j, _mm_mul_ps(_mm_loadu_ps(yr + j), inv));
-  for (; j < cols; ++j) yr[j] *= 1.0f / s;
+  for (; j + N <= n; j += N) m0 = L::max_keep(L::load(p + j), m0);
+  if (j < n) m0 = L::max_keep(lanes_load_part(p + j, n - j, -kInf), m0);
+  return lanes_hmax(L::max_keep(L::max_keep(m0, m1), L::max_keep(m2, m3)));
 }
-#endif
 
-void softmax_kernel(const float* x, float* y, int64_t rows, int64_t cols) {
-  if (rows == 0 || cols == 0) return;
+// sum of exp(p[j] - mx) over p[0..n); with Store, each exp also goes to e[j] (e has room for n rounded up
+// to whole vectors).  pf: the next row, prefetched one cache line per 16 floats done, or nullptr.
+template <bool Store>
+inline float softmax_exp_sum(const float* p, float* e, int64_t n, float mx, const float* pf) {
+  using L = Lanes;
+  constexpr int64_t N = L::N;
+  const L::V vm = L::set(mx);
+  L::V s0 = L::set(0.f), s1 = s0, s2 = s0, s3 = s0;
+  int64_t j = 0;
+  for (; j + 4 * N <= n; j += 4 * N) {
+    if (pf != nullptr)
+      for (int64_t q = 0; q < 4 * N; q += 16) prefetch_read(pf + j + q);
+    const L::V e0 = L::exp(L::sub(L::load(p + j), vm));
+    const L::V e1 = L::exp(L::sub(L::load(p + j + N), vm));
+    const L::V e2 = L::exp(L::sub(L::load(p + j + 2 * N), vm));
+    const L::V e3 = L::exp(L::sub(L::load(p + j + 3 * N), vm));
+    if (Store) {
+      L::store(e + j, e0);
+      L::store(e + j + N, e1);
+      L::store(e + j + 2 * N, e2);
+      L::store(e + j + 3 * N, e3);
+    }
+    s0 = L::add(s0, e0);
+    s1 = L::add(s1, e1);
+    s2 = L::add(s2, e2);
+    s3 = L::add(s3, e3);
+  }
+  for (; j < n; j += N) {
+    // the lanes past the row are -inf: exp(-inf - mx) = 0 adds nothing
+    const L::V v = j + N <= n ? L::load(p + j) : lanes_load_part(p + j, n - j, -kInf);
+    const L::V ev = L::exp(L::sub(v, vm));
+    if (Store) L::store(e + j, ev);
+    s0 = L::add(s0, ev);
+  }
+  return lanes_hsum(L::add(L::add(s0, s1), L::add(s2, s3)));
+}
+
+// A row of at most kCachedRowFloats: max (memory), exps into e (cache), scale into y (see the top).
+template <bool Stream>
+inline void softmax_row_cached(const float* xr, float* yr, int64_t cols, float* e, const float* pf) {
+  const float mx = softmax_max(xr, cols);
+  if (mx == kInf) return softmax_row_posinf(xr, yr, cols);
+  const Lanes::V inv = Lanes::set(1.0f / softmax_exp_sum<true>(xr, e, cols, mx, pf));
+  rowwise_map<Stream>(yr, cols, [&](int64_t j, int64_t c) ENVCHECK_INLINE_LAMBDA { return Lanes::mul(load_or_part(e + j, c, 0.f), inv); });
+}
+
+// A longer row: running max and sum in one read pass, then y = exp(x - max) / sum (see the top).
+template <bool Stream>
+inline void softmax_row_online(const float* xr, float* yr, int64_t cols) {
+  float mx = -kInf, s = 0.f;
+  for (int64_t c0 = 0; c0 < cols; c0 += kOnlineChunk) {
+    const int64_t n = std::min(kOnlineChunk, cols - c0);
+    const float* p = xr + c0;
+    const float cm = softmax_max(p, n);
+    if (cm == kInf) return softmax_row_posinf(xr, yr, cols);
+    if (cm > mx) {
+      if (mx != -kInf) s *= std::exp(mx - cm);
+      mx = cm;
+    }
+    if (mx == -kInf) {  // nothing but -inf (and perhaps nan) so far: exp(x - mx) would be nan
+      for (int64_t t = 0; t < n; ++t)
+        if (std::isnan(p[t])) {
+          std::fill(yr, yr + cols, kNaN);
+          return;
+        }
+      continue;
+    }
+    s += softmax_exp_sum<false>(p, nullptr, n, mx, nullptr);
+  }
+  const Lanes::V vm = Lanes::set(mx), inv = Lanes::set(1.0f / s);
+  rowwise_map<Stream>(yr, cols, [&](int64_t j, int64_t c) ENVCHECK_INLINE_LAMBDA {
+    return Lanes::mul(Lanes::exp(Lanes::sub(load_or_part(xr + j, c, -kInf), vm)), inv);
+  });
+}
+
+template <bool Stream>
+void softmax_rows(const float* x, float* y, int64_t rows, int64_t cols) {
   // Group rows so that each task has at least ~kGrain elements.
   const int64_t grain = std::max<int64_t>(1, kGrain / cols);
   at::parallel_for(0, rows, grain, [&](int64_t r0, int64_t r1) {
-    constexpr int64_t V = Vec::size();
-    for (int64_t r = r0; r < r1; ++r) {
-      const float* xr = x + r * cols;
-      float* yr = y + r * cols;
-#if defined(ENVCHECK_SSE2_KERNELS)
-      softmax_row_sse(xr, yr, cols);
-      (void)V;
-#else
-      // pass 1: max
-      float mx = -std::numeric_limits<float>::infinity();
-      int64_t j = 0;
-      if (cols >= V) {
-        Vec m = Vec::loadu(xr);
-        for (j = V; j + V <= cols; j += V) m = at::vec::maximum(m, Vec::loadu(xr + j));
-        mx = at::vec::vec_reduce_all<float>([](Vec& a, Vec& b) { return at::vec::maximum(a, b); }, m);
-      } else {
-        j = 0;
+    if (cols <= kCachedRowFloats) {
+      std::vector<float> scratch(static_cast<size_t>(cols + Lanes::N));
+      for (int64_t r = r0; r < r1; ++r) {
+        const float* pf = Stream && r + 1 < r1 ? x + (r + 1) * cols : nullptr;
+        softmax_row_cached<Stream>(x + r * cols, y + r * cols, cols, scratch.data(), pf);
       }
-      // A nan in the tail must win too (std::max would drop it): a row with a nan is all nan, as in torch.
-      for (; j < cols; ++j)
-        if (xr[j] > mx || std::isnan(xr[j])) mx = xr[j];
-      // A row of all -inf gives nan from (-inf) - (-inf): that is the rule (0/0, no limit).
-      if (mx == std::numeric_limits<float>::infinity()) {
-        softmax_row_posinf(xr, yr, cols);
-        continue;
-      }
-      const Vec vmx(mx);
-      // pass 2: e = exp(x - max), running sum
-      Vec vs(0.f);
-      j = 0;
-      for (; j + V <= cols; j += V) {
-        Vec e = exp_vec(Vec::loadu(xr + j) - vmx);
-        e.store(yr + j);
-        vs = vs + e;
-      }
-      float s = at::vec::vec_reduce_all<float>([](Vec& a, Vec& b) { return a + b; }, vs);
-      if (j < cols) {
-        const int64_t cnt = cols - j;
-        Vec e = exp_vec(Vec::loadu(xr + j, cnt) - vmx);
-        e.store(yr + j, cnt);
-        __at_align__ float tmp[V];
-        e.store(tmp);
-        for (int64_t t = 0; t < cnt; ++t) s += tmp[t];
-      }
-      // pass 3: scale
-      const Vec inv(1.0f / s);
-      j = 0;
-      for (; j + V <= cols; j += V) (Vec::loadu(yr + j) * inv).store(yr + j);
-      if (j < cols) (Vec::loadu(yr + j, cols - j) * inv).store(yr + j, cols - j);
-#endif
+    } else {
+      for (int64_t r = r0; r < r1; ++r) softmax_row_online<Stream>(x + r * cols, y + r * cols, cols);
     }
+    if (Stream) Lanes::fence();
   });
+}
+
+void softmax_kernel(const float* x, float* y, int64_t rows, int64_t cols) {
+  if (rows == 0 || cols == 0) return;
+  if (stream_output(rows * cols * static_cast<int64_t>(sizeof(float))))
+    softmax_rows<true>(x, y, rows, cols);
+  else
+    softmax_rows<false>(x, y, rows, cols);
 }
 
 const cpu_op::softmax softmax_kernels{.run = softmax_kernel};
@@ -140,3 +172,4 @@ const cpu_op::softmax softmax_kernels{.run = softmax_kernel};
 }  // namespace
 }  // namespace CPU_CAPABILITY
 }  // namespace envcheck
+ENVCHECK_ROWWISE_SCHEDULE_END
