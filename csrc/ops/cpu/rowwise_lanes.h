@@ -11,6 +11,7 @@
 // Compiled once per instruction set (kernels_impl.h); included once per translation unit.
 #pragma once
 
+#include <cstdlib>
 #include <cstring>
 
 #if defined(__x86_64__) || defined(_M_X64)
@@ -153,12 +154,24 @@ inline void prefetch_read(const float* p) {
 
 // Whether an output of `bytes` is better streamed to memory: when it is larger than the last-level
 // cache (it cannot stay there for whoever reads it next, and the kernel's input competes for it too).
-inline bool stream_output(int64_t bytes) {
-  if (!Lanes::kCanStream) return false;
-  const CacheSizes& cs = cpu_cache_sizes();
-  const int64_t llc = std::max(cs.l3, cs.l2);
-  return bytes > llc;
+// TORCH_ENVCHECK_STREAM_MIN_BYTES (a byte count) moves the threshold, so that tests reach the streaming
+// path with small tensors.
+inline int64_t stream_min_bytes() {
+  static const int64_t v = [] {
+    const char* s = std::getenv("TORCH_ENVCHECK_STREAM_MIN_BYTES");
+    if (s != nullptr) {
+      char* end = nullptr;
+      const long long n = std::strtoll(s, &end, 10);
+      TORCH_CHECK(end != s && *end == '\0' && n >= 0,
+                  "TORCH_ENVCHECK_STREAM_MIN_BYTES must be a byte count (a whole number >= 0), not '", s, "'");
+      return static_cast<int64_t>(n);
+    }
+    const CacheSizes& cs = cpu_cache_sizes();
+    return std::max(cs.l3, cs.l2);
+  }();
+  return v;
 }
+inline bool stream_output(int64_t bytes) { return Lanes::kCanStream && bytes > stream_min_bytes(); }
 
 // y[j..j+c) = f(j, c) for j = 0, N, 2N, ... (c == N but at the row's ends).  With Stream, y's aligned
 // whole vectors are streaming stores (the caller fences).  Four vectors per step: f is a long chain of
