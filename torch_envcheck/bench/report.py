@@ -182,6 +182,8 @@ def _isa_cell(row: dict) -> str:
         mine = f"{rl['custom_pct']:.0f}%"
         if own is not None and round(own) != round(rl["custom_pct"]):
             mine += f", own ISA {own:.0f}%"
+            if rl.get("isa_bound_by") and rl.get("isa_bound_by") != rl.get("bound_by"):
+                mine += f" [{rl['isa_bound_by']}]"
         cell += f" ({mine}/{rl['builtin_pct']:.0f}%)"
     return cell
 

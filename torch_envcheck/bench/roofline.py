@@ -9,14 +9,29 @@ pool (on a GPU: every SM), timed like the ops, best block kept (as STREAM does):
     stores), on buffers of the same size as the ops' working sets (several times the last-level cache).
 
 An op's bound is the least time the machine allows it (the roofline):
-    t_bound = max(FLOPs / compute ceiling, bytes read / read bandwidth, bytes written / write bandwidth)
-reads and writes are bounded separately because on some machines (AMD Zen: separate read and write paths
-between core complex and memory) a mix of both moves more bytes per second than either alone.  An op's
-"% of bound" is t_bound / t_measured: 100% means nothing is left on this machine.  Bytes are the
+    t_bound = max(FLOPs / compute ceiling, bytes read / read bandwidth, bytes written / write bandwidth,
+                  (bytes read + bytes written) / copy bandwidth)
+Reads and writes are bounded separately because on some machines (AMD Zen: separate read and write paths
+between core complex and memory) a mix of both moves more bytes per second than either alone; the copy
+term bounds the mix itself: the copy kernel (loads + streaming stores) is the most the machine moved
+reading and writing at once, so an op that reads n bytes and writes n cannot beat 2n / copy bandwidth.
+An op's "% of bound" is t_bound / t_measured: 100% means nothing is left on this machine.  Bytes are the
 compulsory traffic (inputs read once, outputs written once); FLOPs are counted in the kernel's own code,
 see FLOPS_PER_ELEMENT.  The compute ceiling of an op is the machine's best instruction set's: the
 built-ins may run code of any instruction set (MKL picks its own), so only that is a bound for every
-point; for our kernels the report adds the bound of the variant's own instruction set.
+point.
+
+For our kernels the report adds the bound of the variant's own code on its own instruction set (the
+figure the targets judge): the same terms with that instruction set's FLOP ceiling, and one more, the
+instruction mix.  A FLOP roofline does not see the min/max, rounding, conversions, compares and blends of
+an exp or an erfc, nor that only the multiply pipes take FMAs, multiplies and divides; so the variant's
+instructions per vector are counted in its code (INSTRUCTIONS_PER_VECTOR) and timed at the rates its own
+microkernels measured:
+    t_instructions = vectors x max(multiplier instructions / FMA-chain rate,
+                                   all SIMD instructions / best rate of the FMA and the FMA + add chains)
+(a rate is chain steps per second x instructions per step, from envcheck::roofline_info).  It is a bound,
+not an estimate: it assumes every instruction issues at the best rate the pipes showed, with no latency
+left uncovered.
 """
 
 from __future__ import annotations
@@ -50,6 +65,39 @@ FLOPS_PER_ELEMENT = {
     "triad": {"aten_vec": 2, "avx512": 2, "sse2": 2},
     "sum": {"aten_vec": 1, "avx512": 1, "sse2": 1},
 }
+# SIMD instructions per vector of the variant's width in our kernels' hot loops, counted in the code each
+# variant runs (gcc 12 -O3; loads, stores, constant broadcasts, loop counters and prefetches not counted):
+# (all: every arithmetic, logic, compare, conversion, rounding, scaling or blend instruction;
+#  mul: those that need a multiplier - FMAs, multiplies and the divide, which is counted as one, the most
+#  favourable figure).  Per row-wise element step:
+#  exp on AVX-512 (exp_vf, vec_math.h): min, max, x log2e, round, 2 reduction FMAs, 5 polynomial FMAs,
+#    p r, r + 1, FMA, vscalefps = 15 (mul 10); on AVX2 the scaling is cvtps2dq, srai, sub, 2 adds, 2
+#    shifts, 2 multiplies instead of vscalefps = 24 (mul 12); SSE2 (exp_ps, sse2_math.h): unord compare,
+#    max, min, multiply, 2 conversions, 2 x (multiply, sub), 5 x (multiply, add), 2 multiplies, 2 adds,
+#    srai, sub, 2 adds, 2 shifts, 2 multiplies, and/andnot/or select, x + x = 36 (mul 12).
+#  softmax, rows of up to 16384 floats (softmax_kernel_isa.h): max (1), x - max, exp, running sum (exp +
+#    2), e * (1 / sum) (1) = exp + 4 (mul exp + 1); longer rows ("softmax_online"): max, x - max, exp,
+#    sum, then x - max, exp, multiply = 2 exp + 5 (mul 2 exp + 1).
+#  bias_gelu: x + b (1), then on AVX-512 gelu_vf (vec_math.h): max, 0.5 z, |z|, min, |z| / sqrt 2,
+#    1 + a / 2 (FMA), divide, 9 polynomial FMAs, z^2 as hi + lo (multiply, FMA), -hi / 2, (P - lo) / 2
+#    (multiply, FMA), TwoSum (6 adds), exp (15), ex e + ex (FMA), t (...), compare, masked sub, 0.5 z r
+#    = 47 (mul 30); on AVX2 ATen's erf form (gelu_vec): maximum (unord compare, max, or), 0.5 z, z / sqrt 2,
+#    sign and |x| (and, xor), 1 + p|x| (FMA), divide, 4 FMAs, x^2, xor, Sleef's expf8_u10 (26: multiply, 2
+#    conversions, 8 FMAs, multiply, 4 integer ops, 2 shifts, 2 compares, add, 2 multiplies, andnot, blend),
+#    xor, multiply, FMA, xor, 1 + erf, product = 48 (mul 24); SSE2 (gelu_ps): max, z / sqrt 2, erf_ps
+#    (clamp 2, x^2, 6 x (multiply, add), 4 x (multiply, add), x P, divide = 25), 0.5 z, 1 + erf, product
+#    = 31 (mul 16).
+#  triad: one FMA (SSE2: multiply + add); sum: one add.
+INSTRUCTIONS_PER_VECTOR = {
+    "softmax": {"sse2": (40, 13), "avx2": (28, 13), "avx512": (19, 11)},
+    "softmax_online": {"sse2": (77, 25), "avx2": (53, 25), "avx512": (35, 21)},
+    "bias_gelu": {"sse2": (31, 16), "avx2": (48, 24), "avx512": (47, 30)},
+    "triad": {"sse2": (2, 1), "avx2": (1, 1), "avx512": (1, 1)},
+    "sum": {"sse2": (1, 0), "avx2": (1, 0), "avx512": (1, 0)},
+}
+# softmax rows longer than this take the online path (kCachedRowFloats in softmax_kernel_isa.h)
+SOFTMAX_CACHED_ROW_FLOATS = 16384
+
 # Which compute ceiling bounds an op: sgemm's and triad's FLOPs are all FMAs (multiply + add on SSE2);
 # the others mix adds, multiplies and FMAs.
 CEILING_OF_OP = {"sgemm": "fma", "triad": "fma", "sum": "mixed", "softmax": "mixed", "bias_gelu": "mixed"}
@@ -92,11 +140,52 @@ def op_model(name: str, shape: list, family: str) -> dict:
             "ceiling": CEILING_OF_OP[name]}
 
 
-def bound(model: dict, compute_gflops: float, read_gbs: float, write_gbs: float) -> dict:
+def instruction_family(variant: str | None, machine: str | None = None) -> str | None:
+    """Whose instruction counts apply: the x86-64 variants' ("sse2", "avx2", "avx512"); None elsewhere (ATen's
+    generic vectors: not counted, the FLOP ceiling alone bounds them)."""
+    import platform  # noqa: PLC0415
+
+    machine = (machine or platform.machine()).lower()
+    if machine not in ("x86_64", "amd64"):
+        return None
+    return {"DEFAULT": "sse2", "AVX2": "avx2", "AVX512": "avx512"}.get(variant or "")
+
+
+def instruction_time(name: str, shape: list, family: str | None, kernel: dict | None,
+                     compute_entry: dict | None) -> dict | None:
+    """The least time the variant's own instructions for one call of `name` on `shape` take at the rates its
+    microkernels measured (see the top of this file); None where the instructions are not counted.
+    kernel: the variant's entry of envcheck::roofline_info; compute_entry: its measured "fma" and "mixed"."""
+    if name == "softmax" and shape and shape[-1] > SOFTMAX_CACHED_ROW_FLOATS:
+        name = "softmax_online"
+    counts = INSTRUCTIONS_PER_VECTOR.get(name, {}).get(family or "")
+    if counts is None or not kernel or not compute_entry:
+        return None
+    n_all, n_mul = counts
+    steps_fma = compute_entry["fma"]["gflops"] * 1e9 / kernel["fma_flops_per_step"]  # chain steps per second
+    steps_mixed = compute_entry["mixed"]["gflops"] * 1e9 / kernel["mixed_flops_per_step"]
+    per_step = 2 if "+" in kernel["chain_step"] else 1  # SSE2: a multiply and an add per chain step
+    mul_rate = steps_fma * kernel["fma_chains"]
+    all_rate = max(steps_fma * kernel["fma_chains"] * per_step,
+                   steps_mixed * (kernel["mixed_fma_chains"] * per_step + kernel["mixed_add_chains"]))
+    rows, cols = (math.prod(shape[:-1]), shape[-1]) if name.startswith("softmax") else (1, math.prod(shape))
+    vectors = rows * math.ceil(cols / kernel["vector_floats"])
+    seconds = max(vectors * n_mul / mul_rate, vectors * n_all / all_rate)
+    return {"seconds": seconds, "vectors": vectors, "instructions_per_vector": n_all,
+            "multiplier_instructions_per_vector": n_mul, "instructions_per_s": all_rate,
+            "multiplier_instructions_per_s": mul_rate, "counted_as": name}
+
+
+def bound(model: dict, compute_gflops: float, read_gbs: float, write_gbs: float, copy_gbs: float | None = None,
+          instruction_s: float | None = None) -> dict:
     """The roofline bound of one call: the least time and what sets it."""
     parts = {"compute": model["flops"] / (compute_gflops * 1e9),
              "memory read": model["bytes_read"] / (read_gbs * 1e9),
              "memory write": model["bytes_written"] / (write_gbs * 1e9)}
+    if copy_gbs:
+        parts["memory read + write"] = (model["bytes_read"] + model["bytes_written"]) / (copy_gbs * 1e9)
+    if instruction_s is not None:
+        parts["compute (instruction mix)"] = instruction_s
     by = max(parts, key=parts.get)
     t = parts[by]
     return {"seconds": t, "by": by, "gflops": model["flops"] / t / 1e9, "compute_gflops": compute_gflops}

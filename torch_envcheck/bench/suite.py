@@ -146,10 +146,12 @@ def _remeasure(torch, ops, device: str, sizes: dict, quick: bool, threads: int, 
     return peaks
 
 
-def _roofline_row(model: dict, peaks: dict, device: str, custom_s: float, builtin_s: float) -> dict:
+def _roofline_row(name: str, shape: list, model: dict, peaks: dict, device: str, custom_s: float,
+                  builtin_s: float) -> dict:
     ceil = peaks["ceilings"]
     kind = model["ceiling"]
-    b = roofline.bound(model, roofline.ceiling_gflops(ceil, kind), ceil["read_gbs"], ceil["write_gbs"])
+    mem = (ceil["read_gbs"], ceil["write_gbs"], ceil["copy_gbs"])
+    b = roofline.bound(model, roofline.ceiling_gflops(ceil, kind), *mem)
     row = {**model, "bound_s": b["seconds"], "bound_by": b["by"], "bound_gflops": b["gflops"],
            "compute_ceiling_gflops": b["compute_gflops"],
            "custom_gflops": model["flops"] / custom_s / 1e9, "builtin_gflops": model["flops"] / builtin_s / 1e9,
@@ -158,9 +160,12 @@ def _roofline_row(model: dict, peaks: dict, device: str, custom_s: float, builti
         v = peaks["selected"]
         own = peaks["compute"].get(v)
         if own is not None:
-            bi = roofline.bound(model, roofline.isa_ceiling_gflops(own, kind), ceil["read_gbs"], ceil["write_gbs"])
+            ins = roofline.instruction_time(name, shape, roofline.instruction_family(v),
+                                            peaks.get("kernels", {}).get(v), own)
+            bi = roofline.bound(model, roofline.isa_ceiling_gflops(own, kind), *mem,
+                                instruction_s=ins["seconds"] if ins else None)
             row.update(isa=v, isa_bound_s=bi["seconds"], isa_bound_by=bi["by"],
-                       custom_isa_pct=roofline.pct(bi["seconds"], custom_s))
+                       custom_isa_pct=roofline.pct(bi["seconds"], custom_s), isa_instructions=ins)
     return row
 
 
@@ -183,7 +188,7 @@ def _bench_device(torch, ops, device: str, quick: bool, threads: int, progress, 
         run_time = min_run_time * (3 if name == "sgemm" else 1)
         tc, tb, ratios = paired(custom_fn, builtin_fn, run_time, sync=sync)
         cr, br = _rate(amount, tc.median, unit), _rate(amount, tb.median, unit)
-        timings.append((roofline.op_model(name, shape, family), tc.median, tb.median))
+        timings.append((name, shape, roofline.op_model(name, shape, family), tc.median, tb.median))
         results.append({
             "op": name, "builtin": builtin, "shape": shape, "dtype": "float32", "unit": unit, "amount": amount,
             "custom": {"rate": cr, **tc.as_dict()}, "builtin_timing": {"rate": br, **tb.as_dict()},
@@ -192,8 +197,8 @@ def _bench_device(torch, ops, device: str, quick: bool, threads: int, progress, 
         })
         progress(f"{device}: {name}")
     peaks = _remeasure(torch, ops, device, sizes, quick, threads, peaks, progress)
-    for row, (model, custom_s, builtin_s) in zip(results, timings):
-        row["roofline"] = _roofline_row(model, peaks, device, custom_s, builtin_s)
+    for row, (name, shape, model, custom_s, builtin_s) in zip(results, timings):
+        row["roofline"] = _roofline_row(name, shape, model, peaks, device, custom_s, builtin_s)
     return {"device": device, "cache_bytes": cache, "cache_source": cache_src, "sizes": sizes,
             "min_run_time_s": min_run_time, "peaks": peaks, "ops": results}
 
@@ -286,7 +291,10 @@ def run_benchmarks(quick: bool = False, devices: list | None = None, progress=No
                             "(>1: custom faster); ratio_of_medians beside it",
         "roofline_definition": "% of bound = least time the measured peaks allow / median time (100%: nothing "
                                "left); bound = max(FLOPs / compute ceiling, bytes read / read bandwidth, bytes "
-                               "written / write bandwidth)",
+                               "written / write bandwidth, (bytes read + written) / copy bandwidth); the variant's "
+                               "own bound (custom_isa_pct, the targets' figure) adds its instruction mix: SIMD "
+                               "instructions counted in its code at the rates its own microkernels measured "
+                               "(torch_envcheck/bench/roofline.py)",
         "devices": {},
     }
     try:

@@ -75,12 +75,20 @@ def test_ratios_and_roofline_come_from_measured_times(report):
         # The bound: the largest of the three least times, from the ceilings in the report.
         compute = ceil["fma_gflops"] if rl["ceiling"] == "fma" else ceil["mixed_gflops"]
         want = max(rl["flops"] / compute / 1e9, rl["bytes_read"] / ceil["read_gbs"] / 1e9,
-                   rl["bytes_written"] / ceil["write_gbs"] / 1e9)
+                   rl["bytes_written"] / ceil["write_gbs"] / 1e9,
+                   (rl["bytes_read"] + rl["bytes_written"]) / ceil["copy_gbs"] / 1e9)
         assert math.isclose(rl["bound_s"], want, rel_tol=1e-9)
         assert math.isclose(rl["custom_pct"], 100 * want / c["median_s"], rel_tol=1e-9)
         assert math.isclose(rl["builtin_pct"], 100 * want / b["median_s"], rel_tol=1e-9)
         assert math.isclose(rl["custom_gflops"], rl["flops"] / c["median_s"] / 1e9, rel_tol=1e-9)
         assert rl["isa"] == report["cpu_kernel_isa"]["selected"] and rl["custom_isa_pct"] >= rl["custom_pct"] - 1e-9
+        # The variant's own bound adds its instruction mix (counted for every op but sgemm on x86-64).
+        ins = rl["isa_instructions"]
+        if r["op"] == "sgemm" or roofline.instruction_family(rl["isa"]) is None:
+            assert ins is None
+        else:
+            assert ins["seconds"] > 0 and rl["isa_bound_s"] >= ins["seconds"] - 1e-15
+            assert rl["isa_bound_s"] >= rl["bound_s"] - 1e-15
         assert rl == {**rl, **roofline.op_model(r["op"], r["shape"], roofline.code_family(rl["isa"]))}
 
 
@@ -149,6 +157,45 @@ def test_bound_takes_the_slowest_limit_and_violations_are_reported():
     rep = {"devices": {"cpu": {"ops": [{"op": "sum", "roofline": {"custom_pct": 101.0, "builtin_pct": 50.0}},
                                        {"op": "triad", "roofline": {"custom_pct": 99.0, "builtin_pct": 100.0}}]}}}
     assert roofline.violations(rep) == ["cpu sum custom pct 101% of its bound"]
+
+
+def test_bound_with_copy_and_instruction_terms():
+    from torch_envcheck.bench import roofline
+    model = {"flops": 1e9, "bytes_read": 8e9, "bytes_written": 8e9}
+    # read 8 / 100 = 0.08 s, write 8 / 100 = 0.08 s, but both through a 50 GB/s copy path: 0.32 s
+    b = roofline.bound(model, compute_gflops=100.0, read_gbs=100.0, write_gbs=100.0, copy_gbs=50.0)
+    assert b["by"] == "memory read + write" and math.isclose(b["seconds"], 0.32)
+    b = roofline.bound(model, 100.0, 100.0, 100.0, 50.0, instruction_s=0.5)
+    assert b["by"] == "compute (instruction mix)" and math.isclose(b["seconds"], 0.5)
+
+
+def test_instruction_time_from_the_microkernels_rates():
+    from torch_envcheck.bench import roofline
+    # AVX-512: an FMA chain step is one 16-float FMA (32 FLOPs); 16 chains -> 512 FLOPs per step.  The
+    # mixed step: 10 FMAs + 10 adds (480 FLOPs).  At 320 GFLOP/s FMA: 10e9 multiplier instructions/s;
+    # mixed 480 GFLOP/s: 1e9 steps/s x 20 = 20e9 instructions/s.
+    kernel = {"vector_floats": 16, "fma_chains": 16, "mixed_fma_chains": 10, "mixed_add_chains": 10,
+              "chain_step": "vfmadd231ps zmm", "fma_flops_per_step": 512, "mixed_flops_per_step": 480}
+    entry = {"fma": {"gflops": 320.0}, "mixed": {"gflops": 480.0}}
+    t = roofline.instruction_time("bias_gelu", [1000, 1600], "avx512", kernel, entry)
+    vectors = 1000 * 100
+    n_all, n_mul = roofline.INSTRUCTIONS_PER_VECTOR["bias_gelu"]["avx512"]
+    assert t["vectors"] == vectors
+    assert math.isclose(t["seconds"], max(vectors * n_mul / 10e9, vectors * n_all / 20e9))
+    # softmax rows: whole vectors per row (a 17-float row is two 16-float vectors); long rows count twice
+    # the exp
+    assert roofline.instruction_time("softmax", [3, 17], "avx512", kernel, entry)["vectors"] == 6
+    long_rows = roofline.instruction_time("softmax", [2, 20000], "avx512", kernel, entry)
+    assert long_rows["counted_as"] == "softmax_online"
+    # SSE2: a chain step is a multiply and an add (2 instructions, 8 FLOPs on 4 floats)
+    sse = {"vector_floats": 4, "fma_chains": 12, "mixed_fma_chains": 12, "mixed_add_chains": 0,
+           "chain_step": "mulps + addps xmm", "fma_flops_per_step": 96, "mixed_flops_per_step": 96}
+    e = {"fma": {"gflops": 96.0}, "mixed": {"gflops": 96.0}}  # 1e9 steps/s: 12e9 multiplies, 24e9 all
+    t = roofline.instruction_time("triad", [4000], "sse2", sse, e)
+    assert math.isclose(t["seconds"], max(1000 * 1 / 12e9, 1000 * 2 / 24e9))
+    assert roofline.instruction_time("sgemm", [8, 8, 8], "avx512", kernel, entry) is None
+    assert roofline.instruction_family("AVX2", "x86_64") == "avx2"
+    assert roofline.instruction_family("DEFAULT", "aarch64") is None
 
 
 def test_merge_keeps_the_best_measurement():
