@@ -65,33 +65,31 @@ FLOPS_PER_ELEMENT = {
     "triad": {"aten_vec": 2, "avx512": 2, "sse2": 2},
     "sum": {"aten_vec": 1, "avx512": 1, "sse2": 1},
 }
-# SIMD instructions per vector of the variant's width in our kernels' hot loops, counted in the code each
-# variant runs (gcc 12 -O3; loads, stores, constant broadcasts, loop counters and prefetches not counted):
-# (all: every arithmetic, logic, compare, conversion, rounding, scaling or blend instruction;
-#  mul: those that need a multiplier - FMAs, multiplies and the divide, which is counted as one, the most
-#  favourable figure).  Per row-wise element step:
-#  exp on AVX-512 (exp_vf, vec_math.h): min, max, x log2e, round, 2 reduction FMAs, 5 polynomial FMAs,
-#    p r, r + 1, FMA, vscalefps = 15 (mul 10); on AVX2 the scaling is cvtps2dq, srai, sub, 2 adds, 2
-#    shifts, 2 multiplies instead of vscalefps = 24 (mul 12); SSE2 (exp_ps, sse2_math.h): unord compare,
-#    max, min, multiply, 2 conversions, 2 x (multiply, sub), 5 x (multiply, add), 2 multiplies, 2 adds,
-#    srai, sub, 2 adds, 2 shifts, 2 multiplies, and/andnot/or select, x + x = 36 (mul 12).
-#  softmax, rows of up to 16384 floats (softmax_kernel_isa.h): max (1), x - max, exp, running sum (exp +
-#    2), e * (1 / sum) (1) = exp + 4 (mul exp + 1); longer rows ("softmax_online"): max, x - max, exp,
-#    sum, then x - max, exp, multiply = 2 exp + 5 (mul 2 exp + 1).
-#  bias_gelu: x + b (1), then on AVX-512 gelu_vf (vec_math.h): max, 0.5 z, |z|, min, |z| / sqrt 2,
-#    1 + a / 2 (FMA), divide, 9 polynomial FMAs, z^2 as hi + lo (multiply, FMA), -hi / 2, (P - lo) / 2
-#    (multiply, FMA), TwoSum (6 adds), exp (15), ex e + ex (FMA), t (...), compare, masked sub, 0.5 z r
-#    = 47 (mul 30); on AVX2 ATen's erf form (gelu_vec): maximum (unord compare, max, or), 0.5 z, z / sqrt 2,
-#    sign and |x| (and, xor), 1 + p|x| (FMA), divide, 4 FMAs, x^2, xor, Sleef's expf8_u10 (26: multiply, 2
-#    conversions, 8 FMAs, multiply, 4 integer ops, 2 shifts, 2 compares, add, 2 multiplies, andnot, blend),
-#    xor, multiply, FMA, xor, 1 + erf, product = 48 (mul 24); SSE2 (gelu_ps): max, z / sqrt 2, erf_ps
-#    (clamp 2, x^2, 6 x (multiply, add), 4 x (multiply, add), x P, divide = 25), 0.5 z, 1 + erf, product
-#    = 31 (mul 16).
+# SIMD instructions per vector of the variant's width in our kernels' hot loops (gcc 12 -O3; loads,
+# stores, constant broadcasts, loop counters and prefetches not counted), as (all, mul): all = every
+# arithmetic, logic, compare, conversion, rounding, scaling or blend instruction; mul = those that need a
+# multiplier (FMAs, multiplies, and the divide counted as one: the most favourable figure).  AVX2 and
+# AVX-512 counted in the disassembly of the four-vector loops (divided by 4), SSE2 in the source:
+#  exp: AVX-512 exp_vf (vec_math.h): min, max, x log2e, round, 2 reduction FMAs, 5 polynomial FMAs, p r,
+#    r + 1, FMA, vscalefps = 15 (mul 11 in the disassembly); AVX2: 22 (mul 12), the scaling by integer
+#    ops and two multiplies; SSE2 exp_ps (sse2_math.h): unord compare, max, min, multiply, 2 conversions,
+#    2 x (multiply, sub), 5 x (multiply, add), 2 multiplies, 2 adds, srai, sub, 2 adds, 2 shifts, 2
+#    multiplies, and/andnot/or select, x + x = 36 (mul 12).
+#  softmax, rows of up to 16384 floats (softmax_kernel_isa.h): max (1), x - max, exp, running sum, then
+#    e * (1 / sum) (1) = exp + 4 (mul exp + 1); longer rows ("softmax_online"): max, x - max, exp, sum,
+#    then x - max, exp, multiply = 2 exp + 5 (mul 2 exp + 1).
+#  bias_gelu: AVX-512 x + b and gelu_vf (vec_math.h: max, 0.5 z, |z|, min, |z| / sqrt 2, 1 + a / 2,
+#    divide, 9 polynomial FMAs, z^2 as hi + lo, the exponent's parts, TwoSum 6, exp 15, ex e + ex, t (...),
+#    compare, masked sub, 0.5 z r) = 47 (mul 32); AVX2 x + b and ATen's erf form (gelu_vec) = 29 in line
+#    (mul 12) + Sleef's expf8_u10, called out of line (26: multiply, 2 conversions, 8 FMAs, multiply, 4
+#    integer ops, 2 shifts, 2 compares, add, 2 multiplies, andnot, blend; mul 12) = 55 (mul 24); SSE2 x + b
+#    and gelu_ps: max, z / sqrt 2, erf_ps (clamp 2, x^2, 6 x (multiply, add), 4 x (multiply, add), x P,
+#    divide = 25), 0.5 z, 1 + erf, product = 31 (mul 16).
 #  triad: one FMA (SSE2: multiply + add); sum: one add.
 INSTRUCTIONS_PER_VECTOR = {
-    "softmax": {"sse2": (40, 13), "avx2": (28, 13), "avx512": (19, 11)},
-    "softmax_online": {"sse2": (77, 25), "avx2": (53, 25), "avx512": (35, 21)},
-    "bias_gelu": {"sse2": (31, 16), "avx2": (48, 24), "avx512": (47, 30)},
+    "softmax": {"sse2": (40, 13), "avx2": (26, 13), "avx512": (19, 12)},
+    "softmax_online": {"sse2": (77, 25), "avx2": (50, 25), "avx512": (35, 23)},
+    "bias_gelu": {"sse2": (31, 16), "avx2": (55, 24), "avx512": (47, 32)},
     "triad": {"sse2": (2, 1), "avx2": (1, 1), "avx512": (1, 1)},
     "sum": {"sse2": (1, 0), "avx2": (1, 0), "avx512": (1, 0)},
 }
