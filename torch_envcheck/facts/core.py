@@ -29,6 +29,9 @@ from dataclasses import dataclass, field, fields
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import escape, versions
+from torch_envcheck.facts.records import (
+    CudaHomeVar, DriverGpu, ExtDevice, HostCompiler, ImportProcess, Mps, Ninja, Msvc, NvccCandidate, RequiresDist,
+    TorchDevice, Xpu)
 
 # ---------------------------------------------------------------- primitives (for the accessors here)
 
@@ -343,7 +346,8 @@ def is_rocm_torch(s) -> bool:
 
 def is_xpu_torch(s) -> bool:
     """An Intel XPU build (+xpu, or torch.xpu compiled in)."""
-    return (torch_local(s) or "").startswith("xpu") or dig(s, "torch", "xpu", "built") is True
+    x = xpu(s)
+    return (torch_local(s) or "").startswith("xpu") or (x is not None and x.built is True)
 
 
 def is_cpu_torch(s) -> bool:
@@ -360,9 +364,10 @@ def import_error(s) -> str | None:
     return text(_torch(s).get("import_error"))
 
 
-def import_process(s) -> dict:
-    """How the child that imported torch ended: {'timed_out', 'signal', 'returncode', ...}."""
-    return as_dict(_torch(s).get("import_process"))
+def import_process(s) -> ImportProcess | None:
+    """How the child that imported torch ended (ImportProcess), None when not recorded."""
+    raw = _torch(s).get("import_process")
+    return ImportProcess.of(raw) if raw else None
 
 
 def numpy_error(s) -> str | None:
@@ -401,18 +406,20 @@ def cuda_warnings(s) -> list[str]:
     return [w for w in as_list(_torch(s).get("cuda_warnings")) if isinstance(w, str)]
 
 
-def mps(s) -> dict:
-    """torch.backends.mps: {'built', 'available'} (macOS), {} when unknown."""
-    return as_dict(_torch(s).get("mps"))
+def mps(s) -> Mps | None:
+    """torch.backends.mps (macOS): Mps(built, available), None when unknown."""
+    raw = _torch(s).get("mps")
+    return Mps.of(raw) if raw else None
 
 
 def mps_available(s) -> bool:
-    return mps(s).get("available") is True
+    m = mps(s)
+    return m is not None and m.available is True
 
 
-def torch_devices(s) -> list[dict]:
+def torch_devices(s) -> list[TorchDevice]:
     """torch.cuda's devices (what the program sees, after CUDA_VISIBLE_DEVICES)."""
-    return [d for d in as_list(_torch(s).get("devices")) if isinstance(d, dict)]
+    return [TorchDevice.of(d) for d in as_list(_torch(s).get("devices")) if isinstance(d, dict)]
 
 
 # cuDNN's integer and version tuples are decoded by the one parser (_util/versions.py).
@@ -532,12 +539,12 @@ def library_mismatch(s) -> str | None:
 
 # ---------------------------------------------------------------- GPUs
 
-def driver_gpus(s) -> list[dict]:
+def driver_gpus(s) -> list[DriverGpu]:
     """The driver's GPUs (NVML / nvidia-smi): every NVIDIA GPU of the machine."""
-    return [g for g in as_list(_driver(s).get("gpus")) if isinstance(g, dict)]
+    return [DriverGpu.of(g) for g in as_list(_driver(s).get("gpus")) if isinstance(g, dict)]
 
 
-def gpus(s) -> list[dict]:
+def gpus(s) -> list[TorchDevice] | list[DriverGpu]:
     """The GPUs the program sees: torch's devices when it lists any (after CUDA_VISIBLE_DEVICES),
     else the driver's.  The GPUs a build must serve are the machine's (machine_gpus, capabilities)."""
     return torch_devices(s) or driver_gpus(s)
@@ -550,18 +557,9 @@ def gpus_source(s) -> str | None:
     return "driver" if driver_gpus(s) else None
 
 
-def gpu_memory_bytes(s, g: dict) -> int | None:
-    """A gpus(s) item's memory: torch records bytes, the driver MiB."""
-    key = "total_memory_bytes" if gpus_source(s) == "torch" else "memory_total_mib"
-    v = g.get(key)
-    if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
-        return None
-    return v if key == "total_memory_bytes" else v * 2**20
-
-
-def gpu_label(g: dict) -> str:
-    name = text(g.get("name")) or f"GPU {g.get('index', '?')}"
-    cap = text(g.get("capability"))
+def gpu_label(g: TorchDevice | DriverGpu | ExtDevice) -> str:
+    name = text(g.name) or f"GPU {'?' if g.index is None else g.index}"
+    cap = text(g.capability)
     return f"{name} (compute capability {cap})" if cap else name
 
 
@@ -570,10 +568,10 @@ def capability_tuple(cap) -> tuple[int, int] | None:
 
 
 def gpu_capabilities(s) -> list[str]:
-    return [c for c in (text(g.get("capability")) for g in gpus(s)) if c]
+    return [c for c in (text(g.capability) for g in gpus(s)) if c]
 
 
-def machine_gpus(s) -> list[dict]:
+def machine_gpus(s) -> list[DriverGpu] | list[TorchDevice]:
     """Every NVIDIA GPU of the machine: the driver's list (CUDA_VISIBLE_DEVICES hides none of it),
     else torch's devices."""
     return driver_gpus(s) or torch_devices(s)
@@ -583,7 +581,7 @@ def capabilities(s) -> list[str]:
     """The known compute capabilities of the machine's GPUs ('8.0', '12.0'), in device order: the
     driver's, else (where it records none) torch's devices'."""
     def caps(lst):
-        return [c for c in (text(g.get("capability")) for g in lst) if c and capability_tuple(c)]
+        return [c for c in (text(g.capability) for g in lst) if c and capability_tuple(c)]
     return caps(driver_gpus(s)) or caps(torch_devices(s))
 
 
@@ -640,7 +638,7 @@ def proof(s, area: str) -> str | None:
         return f"torch.cuda_available=True, torch.device_count={n}"
     if area == "gpu" and cuda_ok:
         devs = ext_devices(s)
-        if devs and all(d.get("kernel_image") is True for d in devs):
+        if devs and all(d.kernel_image is True for d in devs):
             return "extension.runtime_info.cuda.devices[].kernel_image.available=True"
     return None
 
@@ -694,7 +692,7 @@ def cuda_visible_devices(s) -> dict | None:
     out = {"raw": raw, "n": n, "empty": not raw.strip(), "valid": [], "invalid": None}
     if out["empty"] or not n:
         return out  # without the driver's GPU list an index cannot be judged
-    uuids = [text(g.get("uuid")) for g in driver_gpus(s)]
+    uuids = [text(g.uuid) for g in driver_gpus(s)]
     for item in (x.strip() for x in raw.split(",")):
         if re.fullmatch(r"\d+", item):
             ok = int(item) < n
@@ -717,15 +715,17 @@ def package(s, name) -> dict:
 MAX_REQUIRES = 100
 
 
-def requires_dist(s) -> list[dict]:
-    """packages.requires: [{'name', 'version', 'requires': [lines]}] of the frameworks' distributions and
-    the nvidia-* wheels, as recorded ([] for a snapshot from before the field)."""
+def requires_dist(s) -> list[RequiresDist]:
+    """packages.requires: RequiresDist(name, version, requires: the lines) of the frameworks'
+    distributions and the nvidia-* wheels, as recorded ([] for a snapshot from before the field).
+    Every item has a name and a tuple of non-blank lines."""
     out = []
     for item in as_list(dig(s, "packages", "requires"))[:MAX_REQUIRES]:
-        if isinstance(item, dict) and text(item.get("name")):
+        rec = RequiresDist.of(item)
+        if rec is not None and text(rec.name):
             # a Requires-Dist line is short; a stranger's snapshot bounds nothing, so the reader does
-            lines = [x[:500] for x in as_list(item.get("requires"))[:200] if isinstance(x, str) and x.strip()]
-            out.append({"name": item["name"], "version": text(item.get("version")), "requires": lines})
+            lines = tuple(x[:500] for x in (rec.requires or ())[:200] if x.strip())
+            out.append(RequiresDist(rec.name, text(rec.version), lines))
     return out
 
 
@@ -880,40 +880,37 @@ def import_breaker_label(b: dict) -> str:
 
 # ---------------------------------------------------------------- toolchain
 
-def nvcc_candidates(s) -> list[dict]:
-    return [c for c in as_list(dig(s, "toolchain", "nvcc")) if isinstance(c, dict)]
+def nvcc_candidates(s) -> list[NvccCandidate]:
+    """toolchain.nvcc: the nvcc a build could pick, in cpp_extension's lookup order."""
+    return [NvccCandidate.of(c) for c in as_list(dig(s, "toolchain", "nvcc")) if isinstance(c, dict)]
 
 
-def nvcc_in_use(s) -> dict | None:
+def nvcc_in_use(s) -> NvccCandidate | None:
     """The nvcc a build would use: the first candidate (cpp_extension's lookup order) that runs and
     has a toolkit beside it, else the first that runs; None when none runs."""
-    runs = [c for c in nvcc_candidates(s) if text(c.get("version"))]
-    return next((c for c in runs if c.get("toolkit_found") is not False), runs[0] if runs else None)
+    runs = [c for c in nvcc_candidates(s) if text(c.version)]
+    return next((c for c in runs if c.toolkit_found is not False), runs[0] if runs else None)
 
 
-def cuda_home(s, var: str) -> dict:
-    """toolchain.cuda_home.<CUDA_HOME|CUDA_PATH>: {'value', 'exists', 'has_nvcc'}."""
-    return as_dict(dig(s, "toolchain", "cuda_home", var))
+def cuda_home(s, var: str) -> CudaHomeVar:
+    """toolchain.cuda_home.<CUDA_HOME|CUDA_PATH> (CudaHomeVar: value, exists, has_nvcc; each None when unknown)."""
+    return CudaHomeVar.of(dig(s, "toolchain", "cuda_home", var)) or CudaHomeVar()
 
 
-def host_compiler(s) -> dict | None:
-    v = dig(s, "toolchain", "host_compiler")
-    return v if isinstance(v, dict) else None
+def host_compiler(s) -> HostCompiler | None:
+    """The C++ compiler extensions build with (path, version line, error), None when none was found."""
+    return HostCompiler.of(dig(s, "toolchain", "host_compiler"))
 
 
-def ninja(s) -> dict | None:
-    v = dig(s, "toolchain", "ninja")
-    return v if isinstance(v, dict) else None
+def ninja(s) -> Ninja | None:
+    """ninja (path, version, error), None when none was found."""
+    return Ninja.of(dig(s, "toolchain", "ninja"))
 
 
-def msvc(s) -> dict | None:
-    """toolchain.msvc (Windows): {'cl', 'vswhere', 'installation', 'vc_tools', 'error'}; None when not
-    recorded (another OS, or a snapshot from before the field)."""
-    v = dig(s, "toolchain", "msvc")
-    if not isinstance(v, dict):
-        return None
-    return {"cl": text(v.get("cl")), "vswhere": text(v.get("vswhere")), "installation": text(v.get("installation")),
-            "vc_tools": _bool(v.get("vc_tools")), "error": text(v.get("error"))}
+def msvc(s) -> Msvc | None:
+    """toolchain.msvc (Windows): Msvc(cl, vswhere, installation, vc_tools, error), a blank text unknown;
+    None when not recorded (another OS, or a snapshot from before the field)."""
+    return Msvc.of(dig(s, "toolchain", "msvc"))
 
 
 # ---------------------------------------------------------------- torch_envcheck's extension
@@ -1012,24 +1009,28 @@ def _avail(value) -> bool | None:
     return None
 
 
-def ext_devices(s) -> list[dict]:
+def _str(value) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def ext_devices(s) -> list[ExtDevice]:
     """The extension's per-device facts (runtime_info.cuda.devices[], README "runtime_info fields"),
-    normalised: index, name, capability 'X.Y', kernel_image bool|None, kernel_error, cudnn_handle /
-    cublas_handle (bool|None) with their status texts."""
+    normalised (ExtDevice): index, name, capability 'X.Y', kernel_image bool|None, kernel_error,
+    cudnn_handle / cublas_handle (bool|None) with their status texts."""
     ri = _runtime_info(s)
     raw = as_list(dig(ri, "cuda", "devices")) or as_list(ri.get("devices"))
     out = []
     for d in raw:
         if not isinstance(d, dict):
             continue
-        ki, ch, bh = d.get("kernel_image"), d.get("cudnn_handle"), d.get("cublas_handle")
-        out.append({
-            "index": d.get("index"), "name": text(d.get("name")),
-            "capability": _cap_text(d.get("compute_capability")) or _cap_text(d.get("capability")),
-            "kernel_image": _avail(ki), "kernel_error": as_dict(ki).get("error"),
-            "cudnn_handle": _avail(ch), "cudnn_status": as_dict(ch).get("status"),
-            "cublas_handle": _avail(bh), "cublas_status": as_dict(bh).get("status") or as_dict(bh).get("message"),
-        })
+        ki, ch, bh = as_dict(d.get("kernel_image")), as_dict(d.get("cudnn_handle")), as_dict(d.get("cublas_handle"))
+        out.append(ExtDevice(
+            index=_int(d.get("index")), name=text(d.get("name")),
+            capability=_cap_text(d.get("compute_capability")) or _cap_text(d.get("capability")),
+            kernel_image=_avail(d.get("kernel_image")), kernel_error=_str(ki.get("error")),
+            cudnn_handle=_avail(d.get("cudnn_handle")), cudnn_status=_str(ch.get("status")),
+            cublas_handle=_avail(d.get("cublas_handle")),
+            cublas_status=_str(bh.get("status")) or _str(bh.get("message"))))
     return out
 
 
@@ -1177,26 +1178,17 @@ def wsl_linux_driver(s) -> dict | None:
     return {"packages": pkgs, "libcuda": shadow, "wsl_lib": any(e["path"].startswith(WSL_LIB) for e in libs)}
 
 
-def mig_gpus(s) -> list[dict]:
-    """The driver's GPUs with MIG mode known: [{'index', 'name', 'uuid', 'mig_mode', 'mig_devices'}]."""
-    out = []
-    for g in driver_gpus(s):
-        mode = _bool(g.get("mig_mode"))
-        if mode is None:
-            continue
-        devs = [d for d in as_list(g.get("mig_devices")) if isinstance(d, dict)] \
-            if isinstance(g.get("mig_devices"), list) else None
-        out.append({"index": _int(g.get("index")), "name": text(g.get("name")), "uuid": text(g.get("uuid")),
-                    "mig_mode": mode, "mig_devices": devs})
-    return out
+def mig_gpus(s) -> list[DriverGpu]:
+    """The driver's GPUs with MIG mode known (mig_mode True or False; mig_devices None when not read)."""
+    return [g for g in driver_gpus(s) if g.mig_mode is not None]
 
 
 def mig_uuids(s) -> list[str] | None:
     """Every MIG device's UUID the driver lists; None when no GPU's MIG devices are known."""
-    known_ = [g for g in mig_gpus(s) if g["mig_devices"] is not None]
+    known_ = [g for g in mig_gpus(s) if g.mig_devices is not None]
     if not known_:
         return None
-    return [text(d.get("uuid")) for g in known_ for d in g["mig_devices"] if text(d.get("uuid"))]
+    return [d.uuid for g in known_ for d in g.mig_devices if text(d.uuid)]
 
 
 def visible_device_entries(s, var: str) -> list[dict] | None:
@@ -1207,7 +1199,7 @@ def visible_device_entries(s, var: str) -> list[dict] | None:
     if raw is None or driver_present(s) is not True or not driver_gpus(s):
         return None
     n = len(driver_gpus(s))
-    uuids = [text(g.get("uuid")) for g in driver_gpus(s)]
+    uuids = [text(g.uuid) for g in driver_gpus(s)]
     migs = mig_uuids(s)
     out = []
     for item in (x.strip() for x in raw.split(",") if x.strip()):
@@ -1294,8 +1286,9 @@ def torch_shadowed(s) -> dict | None:
     return {"imported_from": folder, "by": by, "shadowed": inside, "imported": imported}
 
 
-def xpu(s) -> dict:
-    return as_dict(_torch(s).get("xpu"))
+def xpu(s) -> Xpu | None:
+    """torch.xpu (Xpu: built, available, device_count, devices, error), None when this torch has none."""
+    return Xpu.of(_torch(s).get("xpu"))
 
 
 def torch_xpu_version(s) -> str | None:
@@ -1303,7 +1296,8 @@ def torch_xpu_version(s) -> str | None:
 
 
 def xpu_available(s) -> bool:
-    return xpu(s).get("available") is True
+    x = xpu(s)
+    return x is not None and x.available is True
 
 
 def other_gpus(s) -> list[dict] | None:

@@ -187,7 +187,7 @@ def test_one_gpu_selection_for_advise_and_rules():
     # CUDA_VISIBLE_DEVICES=0 hides the T4 from torch; the machine still has it: a wheel must serve it
     s["driver"]["gpus"].append({"index": 1, "name": "Tesla T4", "capability": "7.5", "memory_total_mib": 15360,
                                 "uuid": "GPU-2", "pci_bus_id": "0:19:0"})
-    assert [g["capability"] for g in F.gpus(s)] == ["9.0"], "what the program sees: torch's devices"
+    assert [g.capability for g in F.gpus(s)] == ["9.0"], "what the program sees: torch's devices"
     assert F.build_capability(s) == "7.5" == min(F.capabilities(s), key=F.capability_tuple)
     why, _cmd = advise(s)
     assert "compute capability 7.5 (the lowest of this machine's GPUs)" in " ".join(why)
@@ -219,7 +219,7 @@ def test_one_nvcc_in_use_for_headline_and_rules():
          "error": "exit 1"}]
     used = toolchain_rules.used_nvcc(s)
     assert used is F.nvcc_in_use(s) or used == F.nvcc_in_use(s)
-    assert used["path"] == "/usr/local/cuda-13.0/bin/nvcc"
+    assert used.path == "/usr/local/cuda-13.0/bin/nvcc"
     assert areas.headline("toolchain", s).startswith("nvcc 13.0 (/usr/local/cuda-13.0/bin/nvcc)")
 
 

@@ -186,14 +186,15 @@ def handle_failed(s) -> list[dict]:
     out = []
     for d in F.ext_devices(s):
         for lib in ("cudnn", "cublas"):
-            if d[f"{lib}_handle"] is not False:
+            handle, status = (d.cudnn_handle, d.cudnn_status) if lib == "cudnn" else (d.cublas_handle, d.cublas_status)
+            if handle is not False:
                 continue
-            status = F.text(d[f"{lib}_status"]) or "no status recorded"
+            status = F.text(status) or "no status recorded"
             out.append(finding("TE503", "failure",
-                               f"creating a {lib} handle on GPU {d['index']} ({d['name'] or '?'}) failed: {status}",
+                               f"creating a {lib} handle on GPU {d.index} ({d.name or '?'}) failed: {status}",
                                f"{lib} loaded but could not initialise on the GPU: operations that use it (convolutions, "
                                "matmuls) fail. Usual causes: out of GPU memory, a mismatched library copy, or a GPU this "
-                               "library version does not support.", None, {"library": lib, "device": d},
+                               "library version does not support.", None, {"library": lib, "device": d.to_dict()},
                                hides=["TE500"]))
     return out
 
@@ -267,12 +268,12 @@ def _pinned_below(s, pkg: str, fixed: str) -> list[str]:
     wheels exactly): 'torch==2.14.1 (nvidia-cublas==13.0.0.19)'."""
     out = []
     for r in F.requires_dist(s):
-        for line in r.get("requires") or ():
+        for line in r.requires:
             m = re.match(r"\s*([A-Za-z0-9._-]+)\s*(?:\[[^\]]*\])?\s*\(?\s*([^;()]*)", str(line))
             if not m or versions_key(m.group(1)) != pkg or not m.group(2).strip():
                 continue
             if versions.satisfies(fixed, m.group(2).strip()) is False:
-                out.append(f"{r.get('name')}=={r.get('version')} ({pkg}{m.group(2).strip()})")
+                out.append(f"{r.name}=={r.version} ({pkg}{m.group(2).strip()})")
     return out
 
 

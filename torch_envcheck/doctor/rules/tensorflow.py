@@ -351,7 +351,7 @@ def gpu_arch_unsupported(s) -> list[dict]:
         return []
     out = []
     for g in F.gpus(s)[:T.MAX_ITEMS]:
-        cap = F.text(g.get("capability"))
+        cap = F.text(g.capability)
         if not cap:
             continue
         m = kb.capability_match(cap, arch)
