@@ -30,8 +30,8 @@ from dataclasses import dataclass, field, fields
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import escape, versions
 from torch_envcheck.facts.records import (
-    CudaHomeVar, DriverGpu, ExtDevice, HostCompiler, ImportProcess, Mps, Ninja, Msvc, NvccCandidate, RequiresDist,
-    TorchDevice, Xpu)
+    CudaHomeVar, DriverGpu, ExtDevice, HostCompiler, ImportProcess, Jetson, Mps, Ninja, Msvc, NvccCandidate,
+    RequiresDist, TorchDevice, Xpu)
 
 # ---------------------------------------------------------------- primitives (for the accessors here)
 
@@ -157,20 +157,22 @@ def apple_silicon(s) -> bool | None:
     return _bool(_platform(s).get("apple_silicon"))
 
 
-def jetson(s) -> dict | None:
-    """platform.jetson: {'model', 'l4t'} on a Jetson/Tegra board, None elsewhere or unknown."""
-    v = _platform(s).get("jetson")
-    return v if isinstance(v, dict) else None
+def jetson(s) -> Jetson | None:
+    """platform.jetson: Jetson(model, l4t) on a Jetson/Tegra board, None elsewhere or unknown."""
+    raw = _platform(s).get("jetson")
+    return Jetson.of(raw) if raw else None
 
 
 def jetson_model(s) -> str | None:
-    return text(as_dict(jetson(s)).get("model"))
+    j = jetson(s)
+    return text(j.model) if j else None
 
 
 def jetson_l4t(s) -> tuple[int, int, int] | None:
     """The Jetson's L4T (Jetson Linux) release, (36, 4, 3), from /etc/nv_tegra_release's line."""
     from torch_envcheck.knowledge import jetson as kj  # noqa: PLC0415  (Jetson boards only)
-    return kj.parse_l4t(text(as_dict(jetson(s)).get("l4t")))
+    j = jetson(s)
+    return kj.parse_l4t(text(j.l4t) if j else None)
 
 
 def _python(s) -> dict:
@@ -708,7 +710,7 @@ def cuda_visible_devices(s) -> dict | None:
     return out
 
 
-def package(s, name) -> dict:
+def _package(s, name) -> dict:
     return as_dict(dig(s, "packages", name))
 
 
@@ -737,7 +739,12 @@ def installed_versions(s) -> dict:
 
 def package_version(s, name) -> str | None:
     """The installed version of a package the packages probe records (torchvision, torchaudio)."""
-    return text(package(s, name).get("version"))
+    return text(_package(s, name).get("version"))
+
+
+def package_location(s, name) -> str | None:
+    """The site-packages a package the packages probe records (torchvision, torchaudio) is installed in."""
+    return text(_package(s, name).get("location"))
 
 
 def nvidia_packages(s) -> dict:
@@ -978,14 +985,46 @@ def _runtime_info(s) -> dict:
     return as_dict(dig(s, "extension", "runtime_info"))
 
 
-def ext_runtime_cudnn(s) -> dict:
-    """runtime_info.cudnn: the cuDNN this process loaded ({'version', 'library': {'path'}, ...})."""
+def _runtime_cudnn(s) -> dict:
     return as_dict(_runtime_info(s).get("cudnn"))
 
 
-def ext_loaded_libraries(s) -> dict:
-    """runtime_info.loaded_libraries: family -> the files mapped into the process (/proc/self/maps)."""
+def _first(d: dict, *keys):
+    for k in keys:
+        if d.get(k) is not None:
+            return d[k]
+    return None
+
+
+def ext_loaded_cudnn_version(s):
+    """cudnnGetVersion() in the process the extension ran in (runtime_info.cudnn.version, an integer
+    as torch.cudnn; older layouts: runtime_version), as recorded; None when unknown."""
+    return _first(_runtime_cudnn(s), "version", "runtime_version")
+
+
+def ext_cudnn_compiled_version(s):
+    """The cuDNN version an older runtime_info recorded the extension as compiled against, as recorded."""
+    return _first(_runtime_cudnn(s), "compiled_version", "compile_version", "build_version")
+
+
+def ext_loaded_cudnn_path(s) -> str | None:
+    """The cuDNN library file that process loaded (runtime_info.cudnn.library.path)."""
+    return text(as_dict(_runtime_cudnn(s).get("library")).get("path"))
+
+
+def _loaded_libraries(s) -> dict:
     return as_dict(_runtime_info(s).get("loaded_libraries"))
+
+
+def ext_loaded_libraries_known(s) -> bool:
+    """Whether the extension listed the files mapped into its process (runtime_info.loaded_libraries)."""
+    return bool(_loaded_libraries(s))
+
+
+def ext_loaded_files(s, family: str) -> list[str]:
+    """The files of a library family (libtorch, c10, cudart, cudnn, cublas, cuda_driver) mapped into
+    the process the extension ran in (/proc/self/maps)."""
+    return [p for p in as_list(_loaded_libraries(s).get(family)) if isinstance(p, str)]
 
 
 def ext_torch_cudnn_error(s) -> str | None:
@@ -1149,7 +1188,7 @@ def libcuda_resolution(s) -> list[dict] | None:
 
 def libcuda_loaded(s) -> list[str]:
     """The libcuda files the extension saw mapped into torch's process (when it ran)."""
-    return [p for p in as_list(ext_loaded_libraries(s).get("cuda_driver")) if isinstance(p, str)]
+    return ext_loaded_files(s, "cuda_driver")
 
 
 def driver_packages(s) -> list[dict] | None:

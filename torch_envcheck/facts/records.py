@@ -72,6 +72,16 @@ def _plain(value):
     return value
 
 
+# ---------------------------------------------------------------- platform
+
+@dataclass(frozen=True)
+class Jetson(Record):
+    """An NVIDIA Jetson/Tegra board (L4T's /etc/nv_tegra_release)."""
+    PATH: ClassVar[str] = "platform.jetson"
+    model: str | None = None             # /proc/device-tree/model
+    l4t: str | None = None               # the L4T release line (JetPack)
+
+
 # ---------------------------------------------------------------- torch
 
 @dataclass(frozen=True)
@@ -239,5 +249,5 @@ class ExtDevice:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-RECORDS = (ImportProcess, Mps, Xpu, TorchDevice, MigDevice, DriverGpu, RequiresDist, NvccCandidate, CudaHomeVar,
+RECORDS = (Jetson, ImportProcess, Mps, Xpu, TorchDevice, MigDevice, DriverGpu, RequiresDist, NvccCandidate, CudaHomeVar,
            HostCompiler, Ninja, Msvc)

@@ -134,7 +134,7 @@ def jetson_wheel(s) -> list[dict]:
                 + (f" (board: {board})" if board else "") + ".")
         out.append(finding("TE405", "failure", msg, expl, _jetpack_fix(s),
                            {"gpu": g.to_dict(), "capability": cap, "arch_list": arch, "arch_list_source": F.arch_list_source(s),
-                            "jetson": F.jetson(s), "jetpack_wheels": JETPACK_URL},
+                            "jetson": F.jetson(s).to_dict() if F.jetson(s) else None, "jetpack_wheels": JETPACK_URL},
                            explains=["TE401"] + _jetson_driver_codes(s), hides=["TE400"]))
     return out
 

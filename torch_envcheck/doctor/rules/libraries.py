@@ -100,9 +100,8 @@ def loaded_elsewhere(s) -> list[dict]:
     outside site-packages means another copy won."""
     if not F.is_cuda_torch(s):
         return []
-    loaded = F.ext_loaded_libraries(s)
     site = F.torch_location(s)
-    if not loaded or not site:
+    if not F.ext_loaded_libraries_known(s) or not site:
         return []
     site = site.rstrip("/\\")
     if site.endswith("torch"):
@@ -112,8 +111,8 @@ def loaded_elsewhere(s) -> list[dict]:
         pkg = F.nvidia_package_version(s, pkg_prefix)
         if not pkg:
             continue
-        for path in F.as_list(loaded.get(family)):
-            if isinstance(path, str) and not path.startswith(site):
+        for path in F.ext_loaded_files(s, family):
+            if not path.startswith(site):
                 foreign.append({"family": family, "path": path, "wheel": f"{pkg[0]} {pkg[1]}"})
     if not foreign:
         return []
@@ -125,13 +124,6 @@ def loaded_elsewhere(s) -> list[dict]:
         "The process mapped a CUDA library from outside the Python environment, so a system copy shadows the "
         "one torch ships (LD_LIBRARY_PATH, LD_PRELOAD or /etc/ld.so.conf.d). If versions differ this breaks "
         "torch at import or first use.", None, {"foreign": foreign, "site_packages": site}, hides=["TE500"])]
-
-
-def _first(d: dict, *keys):
-    for k in keys:
-        if d.get(k) is not None:
-            return d[k]
-    return None
 
 
 def cudnn_mismatch(s) -> list[dict]:
@@ -149,21 +141,20 @@ def cudnn_mismatch(s) -> list[dict]:
         return out
     # Expected: the cuDNN torch ships (its nvidia-cudnn wheel), else the cudnn.h our extension was
     # compiled with.  Loaded: what cudnnGetVersion() returns in this process, else torch's view.
-    rt = F.ext_runtime_cudnn(s)
     pkg = F.nvidia_package_version(s, "nvidia-cudnn")
     built = F.cudnn_tuple(pkg[1]) if pkg else None
     expected_from = f"the installed {pkg[0]} {pkg[1]}" if pkg else None
     if built is None:
         built = F.cudnn_tuple(F.ext_cudnn_headers_version(s)) or \
-            F.cudnn_tuple(_first(rt, "compiled_version", "compile_version", "build_version"))
+            F.cudnn_tuple(F.ext_cudnn_compiled_version(s))
         expected_from = "the cudnn.h the extension was compiled with" if built else None
-    loaded = F.cudnn_tuple(_first(rt, "version", "runtime_version"))
+    loaded = F.cudnn_tuple(F.ext_loaded_cudnn_version(s))
     loaded_from = "cudnnGetVersion() in this process" if loaded else None
     if loaded is None:
         loaded = F.torch_cudnn(s)
         loaded_from = "torch.backends.cudnn.version()" if loaded else None
     source = f"{loaded_from} vs {expected_from}"
-    lib_path = F.text(F.as_dict(rt.get("library")).get("path"))
+    lib_path = F.ext_loaded_cudnn_path(s)
     if not (built and loaded) or built[:2] == loaded[:2]:
         return out
     # torch accepts a run-time cuDNN of the same major with minor >= the build's (backends/cudnn).

@@ -274,7 +274,7 @@ def shadowed(s) -> list[dict]:
             "changes a torch that is never used, and the report's other findings describe the imported copy.")
     if sh["by"] == "user site":
         names = ["torch"] + [n for n in ("torchvision", "torchaudio")
-                             if (F.package(s, n).get("location") or "") == sh["imported_from"]]
+                             if (F.package_location(s, n) or "") == sh["imported_from"]]
         expl += (" Remove the user-site copy: pip finds it first, so its uninstall removes that copy and leaves the "
                  "environment's own. (In a conda environment user sites are on by default; "
                  "`PYTHONNOUSERSITE=1` turns them off for one shell.)")
@@ -301,7 +301,7 @@ def companions(s) -> list[dict]:
         return []
     out = []
     for name in ("torchvision", "torchaudio"):
-        ver = F.text(F.package(s, name).get("version"))
+        ver = F.package_version(s, name)
         if not ver:
             continue
         ctag = versions.index_label(ver)
