@@ -32,20 +32,8 @@ def _arch_from(s) -> str:
     return "" if F.arch_list_source(s) == "binary" else " (arch list from the doctor's tables: the snapshot has none from the binary)"
 
 
-JETPACK_URL = "https://docs.nvidia.com/deeplearning/frameworks/install-pytorch-jetson-platform/index.html"
+JETPACK_URL = A.JETPACK_PAGE
 CUDNN9_MIN = "5.0"
-
-
-def _jetpack_fix(s) -> str:
-    """The JetPack wheel for this board's L4T release and Python (`advise` prints the same); without
-    one in the table, NVIDIA's page to pick it from."""
-    rec = A.recommend(s)
-    if rec["kind"] == "jetpack":
-        return A.jetpack_command(s, rec["jetpack"])
-    return (f"# NVIDIA publishes torch wheels built for Jetson with each JetPack release ({JETPACK_URL});\n"
-            "# check the JetPack version (cat /etc/nv_tegra_release), then install the matching wheel:\n"
-            f"{A.python_cmd(s)} -m pip uninstall -y torch\n"
-            f"{A.python_cmd(s)} -m pip install <the torch wheel for your JetPack from NVIDIA's page above>")
 
 
 def arch_unsupported(s) -> list[dict]:
@@ -132,7 +120,7 @@ def jetson_wheel(s) -> list[dict]:
                 f"capability table lists {cap} only as its own target, so CUDA ops fail with \"no kernel image is "
                 "available\". NVIDIA builds torch for each JetPack release: install that wheel"
                 + (f" (board: {board})" if board else "") + ".")
-        out.append(finding("TE405", "failure", msg, expl, _jetpack_fix(s),
+        out.append(finding("TE405", "failure", msg, expl, A.jetpack_fix(s),
                            {"gpu": g.to_dict(), "capability": cap, "arch_list": arch, "arch_list_source": F.arch_list_source(s),
                             "jetson": F.jetson(s).to_dict() if F.jetson(s) else None, "jetpack_wheels": JETPACK_URL},
                            explains=["TE401"] + _jetson_driver_codes(s), hides=["TE400"]))
