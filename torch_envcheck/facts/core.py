@@ -8,7 +8,11 @@ TensorFlow sections have their own modules beside this one (conda.py, tensorflow
 Every field may be missing, null or of the wrong type (a snapshot given to report() directly is not
 normalised; one loaded by --from-json or made by collect() is, see contract.py): accessors check
 types and return None for unknown, never a guessed value.  Only fields declared in contract.py are
-read (tests/unit/contract/test_doctor_readpaths.py fails otherwise).
+read (tests/unit/contract/test_doctor_readpaths.py fails otherwise).  A recorded object or list item
+(a GPU, an nvcc candidate, the host compiler, how the torch import ended, ...) is handed out as a
+frozen record of records.py, read by attribute; no accessor hands out a recorded dict to dig into
+(tests/unit/contract/test_facts_only.py fails on `.get(...)` of a record, test_facts_accessors.py
+names every accessor that still returns a dict).
 
 The single decisions, used everywhere:
   gpus(s)              the GPUs the program sees: torch's devices when it lists any, else the driver's
