@@ -316,7 +316,7 @@ def recommend(snap: dict) -> dict:
                 why.append("no NVIDIA GPU on this machine's PCI bus and no NVIDIA driver: the CPU build is the one "
                            "that fits (a CUDA build would only add several GB of unused libraries)")
                 return out
-            why.append(f"an NVIDIA GPU is on the PCI bus ({', '.join(str(F.text(g.get('bus_id')) or '?') for g in pci)}) "
+            why.append(f"an NVIDIA GPU is on the PCI bus ({', '.join(str(F.text(g.bus_id) or '?') for g in pci)}) "
                        "but no NVIDIA driver is loaded: install the driver (in a container: start it with GPU access, "
                        "e.g. `docker run --gpus all`) and run `torch-envcheck advise` again for a CUDA build; until "
                        "then only the CPU build works")

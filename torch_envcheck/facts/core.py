@@ -34,10 +34,12 @@ from dataclasses import dataclass, field, fields
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import escape, versions
 from torch_envcheck.facts.records import (
-    CudaHomeVar, DriverGpu, ExtDevice, HostCompiler, ImportProcess, Jetson, Mps, Ninja, Msvc, NvccCandidate,
-    RequiresDist, TorchDevice, Xpu)
+    CudaHomeVar, DkmsBuild, DriverGpu, DriverPackage, ExtDevice, HostCompiler, ImportProcess, Jetson, Mps, Ninja,
+    Msvc, NvccCandidate, OtherGpu, PciGpu, RequiresDist, TorchCopy, TorchDevice, Xpu, plain)
 
 # ---------------------------------------------------------------- primitives (for the accessors here)
+
+as_details = plain  # a record (or a list of them) as a finding's details show it: records.plain
 
 
 def as_dict(value) -> dict:
@@ -599,20 +601,19 @@ def build_capability(s) -> str | None:
     return min(caps, key=capability_tuple) if caps else None
 
 
-def pci_gpus(s) -> list[dict] | None:
+def pci_gpus(s) -> list[PciGpu] | None:
     """NVIDIA display/3D devices on the PCI bus (driver.pci_gpus): a GPU is there even when no driver
     is loaded.  None = unknown: not recorded, not readable (Windows, macOS), or WSL 2, whose GPU is
     paravirtualised through /dev/dxg and never shows on the Linux PCI bus."""
     v = _driver(s).get("pci_gpus")
     if not isinstance(v, list) or wsl(s) == 2:
         return None
-    return [g for g in v if isinstance(g, dict)]
+    return [PciGpu.of(g) for g in v if isinstance(g, dict)]
 
 
-def pci_label(devs: list[dict]) -> str:
+def pci_label(devs: list[PciGpu]) -> str:
     """'an NVIDIA GPU on PCI 0000:01:00.0 (device 0x2684)' / '2 NVIDIA GPUs on PCI (...; ...)'."""
-    parts = [f"{text(d.get('bus_id')) or '?'}" + (f" (device {d['device_id']})" if text(d.get("device_id")) else "")
-             for d in devs]
+    parts = [f"{text(d.bus_id) or '?'}" + (f" (device {d.device_id})" if text(d.device_id) else "") for d in devs]
     if len(parts) == 1:
         return f"an NVIDIA GPU on PCI {parts[0]}"
     return f"{len(parts)} NVIDIA GPUs on PCI ({'; '.join(parts)})"
@@ -1124,13 +1125,12 @@ def secure_boot(s) -> bool | None:
     return _bool(_system(s).get("secure_boot"))
 
 
-def dkms_builds(s) -> list[dict] | None:
-    """[{'module', 'version', 'kernel', 'arch' (text or None), 'built' (bool or None)}], None when unknown."""
+def dkms_builds(s) -> list[DkmsBuild] | None:
+    """The DKMS builds of the nvidia module (DkmsBuild: module, version, kernel, arch, built), None when unknown."""
     v = _system(s).get("dkms")
     if not isinstance(v, list):
         return None
-    return [{"module": text(d.get("module")), "version": text(d.get("version")), "kernel": text(d.get("kernel")),
-             "arch": text(d.get("arch")), "built": _bool(d.get("built"))} for d in v if isinstance(d, dict)]
+    return [DkmsBuild.of(d) for d in v if isinstance(d, dict)]
 
 
 def nvidia_module_for_kernel(s) -> bool | None:
@@ -1195,13 +1195,13 @@ def libcuda_loaded(s) -> list[str]:
     return ext_loaded_files(s, "cuda_driver")
 
 
-def driver_packages(s) -> list[dict] | None:
-    """[{'name', 'version', 'manager'}] (text or None each), None when unknown."""
+def driver_packages(s) -> list[DriverPackage] | None:
+    """The NVIDIA driver packages installed (DriverPackage: name, version, manager; each has a name),
+    None when unknown."""
     v = _system(s).get("driver_packages")
     if not isinstance(v, list):
         return None
-    return [{"name": p["name"], "version": text(p.get("version")), "manager": text(p.get("manager"))}
-            for p in v if isinstance(p, dict) and text(p.get("name"))]
+    return [p for p in (DriverPackage.of(x) for x in v if isinstance(x, dict)) if p.name]
 
 
 def wsl_linux_driver(s) -> dict | None:
@@ -1297,10 +1297,10 @@ def torch_file(s) -> str | None:
     return text(_torch(s).get("file"))
 
 
-def torch_copies(s) -> list[dict]:
-    """[{'location', 'version', 'installer'}]: every torch distribution on sys.path, in its order."""
-    return [{"location": c["location"], "version": text(c.get("version")), "installer": text(c.get("installer"))}
-            for c in as_list(_torch(s).get("copies")) if isinstance(c, dict) and text(c.get("location"))]
+def torch_copies(s) -> list[TorchCopy]:
+    """Every torch distribution on sys.path, in its order (TorchCopy: location, version, installer;
+    each has a location)."""
+    return [c for c in (TorchCopy.of(x) for x in as_list(_torch(s).get("copies")) if isinstance(x, dict)) if c.location]
 
 
 def _under(path: str | None, folder: str | None) -> bool:
@@ -1318,11 +1318,11 @@ def torch_shadowed(s) -> dict | None:
     if not f or not prefix or _under(f, prefix):
         return None
     copies = torch_copies(s)
-    inside = [c for c in copies if _under(c["location"], prefix)]
+    inside = [c for c in copies if _under(c.location, prefix)]
     if not inside:
         return None
     folder = f.rsplit("/torch/", 1)[0] if "/torch/" in f else f.rsplit("\\torch\\", 1)[0]
-    imported = next((c for c in copies if c["location"] == folder), None)
+    imported = next((c for c in copies if c.location == folder), None)
     by = "user site" if _under(f, user_site(s)) else ("PYTHONPATH" if any(
         _under(f, p) for p in (env(s, "PYTHONPATH") or "").split(":" if system(s) != "Windows" else ";") if p)
         else "another folder on sys.path")
@@ -1343,18 +1343,19 @@ def xpu_available(s) -> bool:
     return x is not None and x.available is True
 
 
-def other_gpus(s) -> list[dict] | None:
-    """[{'vendor', 'bus_id', 'device_id', 'class'} (text or None each)], None when the bus was not read."""
+def other_gpus(s) -> list[OtherGpu] | None:
+    """AMD and Intel display controllers on the PCI bus (OtherGpu: vendor, bus_id, device_id, pci_class),
+    None when the bus was not read."""
     v = _system(s).get("other_gpus")
     if not isinstance(v, list):
         return None
-    return [{k: text(g.get(k)) for k in ("vendor", "bus_id", "device_id", "class")} for g in v if isinstance(g, dict)]
+    return [OtherGpu.of(g) for g in v if isinstance(g, dict)]
 
 
 def has_vendor_gpu(s, vendor: str) -> bool | None:
     """An AMD or Intel GPU on the PCI bus (None when the bus was not read)."""
     gpus_ = other_gpus(s)
-    return None if gpus_ is None else any(g.get("vendor") == vendor for g in gpus_)
+    return None if gpus_ is None else any(g.vendor == vendor for g in gpus_)
 
 
 def kfd(s) -> bool | None:

@@ -23,6 +23,7 @@ class Record:
     """The reading and writing every record shares (the dataclasses below hold the fields)."""
     PATH: ClassVar[str]                       # where contract.py declares the object
     NESTED: ClassVar[dict] = {}               # field -> the Record class of a declared object (or list item) in it
+    KEYS: ClassVar[dict] = {}                 # field -> its recorded key, where that is no Python name ("class")
     BLANK_IS_UNKNOWN: ClassVar[bool] = False  # a blank text is unknown (None), not ""
 
     @classmethod
@@ -32,19 +33,20 @@ class Record:
             return None
         kw = {}
         for name, spec in _specs(cls):
-            kw[name] = _read(cls, name, spec, raw.get(name))
+            kw[name] = _read(cls, name, spec, raw.get(cls.KEYS.get(name, name)))
         return cls(**kw)
 
     def to_dict(self) -> dict:
-        """The declared fields as JSON values (lists for tuples, objects for nested records)."""
-        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+        """The declared fields, under their recorded keys, as JSON values (lists for tuples, objects
+        for nested records)."""
+        return {self.KEYS.get(f.name, f.name): plain(getattr(self, f.name)) for f in fields(self)}
 
 
 @functools.cache
 def _specs(cls) -> tuple:
     spec = contract.field(cls.PATH)
     declared = spec.fields if spec is not None and spec.fields else {}
-    return tuple((f.name, declared.get(f.name)) for f in fields(cls))
+    return tuple((f.name, declared.get(cls.KEYS.get(f.name, f.name))) for f in fields(cls))
 
 
 def _read(cls, name, spec, value):
@@ -64,11 +66,13 @@ def _read(cls, name, spec, value):
     return value
 
 
-def _plain(value):
-    if isinstance(value, Record):
+def plain(value):
+    """A record, a list (or tuple) of records, or anything else, as JSON values: what a finding's
+    details show of a fact (None stays None)."""
+    if isinstance(value, (Record, ExtDevice)):
         return value.to_dict()
-    if isinstance(value, tuple):
-        return [_plain(v) for v in value]
+    if isinstance(value, (tuple, list)):
+        return [plain(v) for v in value]
     return value
 
 
@@ -145,6 +149,16 @@ class MigDevice(Record):
 
 
 @dataclass(frozen=True)
+class PciGpu(Record):
+    """An NVIDIA display/3D device on the PCI bus (a GPU is there even when no driver is loaded)."""
+    PATH: ClassVar[str] = "driver.pci_gpus"
+    KEYS: ClassVar[dict] = {"pci_class": "class"}
+    bus_id: str | None = None
+    device_id: str | None = None
+    pci_class: str | None = None         # recorded as "class"
+
+
+@dataclass(frozen=True)
 class DriverGpu(Record):
     """A GPU the driver lists (NVML / nvidia-smi): every NVIDIA GPU of the machine."""
     PATH: ClassVar[str] = "driver.gpus"
@@ -164,7 +178,53 @@ class DriverGpu(Record):
         return v * 2**20 if v is not None and v > 0 else None
 
 
+# ---------------------------------------------------------------- the machine model (system section)
+
+@dataclass(frozen=True)
+class DkmsBuild(Record):
+    """A DKMS build of the nvidia module (/var/lib/dkms/nvidia/VERSION/KERNEL/ARCH)."""
+    PATH: ClassVar[str] = "system.dkms"
+    BLANK_IS_UNKNOWN: ClassVar[bool] = True
+    module: str | None = None
+    version: str | None = None
+    kernel: str | None = None            # the kernel release it was built for
+    arch: str | None = None
+    built: bool | None = None            # a built .ko is there
+
+
+@dataclass(frozen=True)
+class DriverPackage(Record):
+    """An NVIDIA driver package the package manager installed."""
+    PATH: ClassVar[str] = "system.driver_packages"
+    BLANK_IS_UNKNOWN: ClassVar[bool] = True
+    name: str | None = None
+    version: str | None = None
+    manager: str | None = None           # dpkg, rpm or pacman
+
+
+@dataclass(frozen=True)
+class OtherGpu(Record):
+    """An AMD or Intel display controller on the PCI bus."""
+    PATH: ClassVar[str] = "system.other_gpus"
+    KEYS: ClassVar[dict] = {"pci_class": "class"}
+    BLANK_IS_UNKNOWN: ClassVar[bool] = True
+    vendor: str | None = None            # amd or intel
+    bus_id: str | None = None
+    device_id: str | None = None
+    pci_class: str | None = None         # recorded as "class"
+
+
 # ---------------------------------------------------------------- packages
+
+@dataclass(frozen=True)
+class TorchCopy(Record):
+    """A torch distribution on sys.path."""
+    PATH: ClassVar[str] = "torch.copies"
+    BLANK_IS_UNKNOWN: ClassVar[bool] = True
+    location: str | None = None          # its site-packages
+    version: str | None = None
+    installer: str | None = None
+
 
 @dataclass(frozen=True)
 class RequiresDist(Record):
@@ -249,5 +309,5 @@ class ExtDevice:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-RECORDS = (Jetson, ImportProcess, Mps, Xpu, TorchDevice, MigDevice, DriverGpu, RequiresDist, NvccCandidate, CudaHomeVar,
-           HostCompiler, Ninja, Msvc)
+RECORDS = (Jetson, ImportProcess, Mps, Xpu, TorchDevice, TorchCopy, MigDevice, DriverGpu, PciGpu, DkmsBuild,
+           DriverPackage, OtherGpu, RequiresDist, NvccCandidate, CudaHomeVar, HostCompiler, Ninja, Msvc)

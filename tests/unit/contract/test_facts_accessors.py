@@ -132,7 +132,9 @@ def test_no_accessor_hands_out_a_sub_dict_to_dig_into():
              F.torch_devices: "list[TorchDevice]", F.driver_gpus: "list[DriverGpu]",
              F.gpus: "list[TorchDevice] | list[DriverGpu]", F.machine_gpus: "list[DriverGpu] | list[TorchDevice]",
              F.mig_gpus: "list[DriverGpu]", F.requires_dist: "list[RequiresDist]", F.ext_devices: "list[ExtDevice]",
-             F.jetson: "Jetson | None"}
+             F.jetson: "Jetson | None", F.pci_gpus: "list[PciGpu] | None", F.other_gpus: "list[OtherGpu] | None",
+             F.dkms_builds: "list[DkmsBuild] | None", F.driver_packages: "list[DriverPackage] | None",
+             F.torch_copies: "list[TorchCopy]"}
     for accessor, annotation in typed.items():
         assert inspect.signature(accessor).return_annotation == annotation, accessor.__name__
 
@@ -152,14 +154,20 @@ def _expected_type(cls, name, spec) -> str:
     return KIND_TYPE[spec.kind]
 
 
+def _key(cls, name: str) -> str:
+    """The recorded key of a record's field (a field whose key is no Python name is renamed: class)."""
+    return cls.KEYS.get(name, name)
+
+
 @pytest.mark.parametrize("cls", R.RECORDS, ids=lambda c: c.__name__)
 def test_every_record_has_the_declared_fields_in_order_typed_by_kind(cls):
     assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen
+    assert set(cls.KEYS) <= {f.name for f in dataclasses.fields(cls)}
     for path in PATHS[cls]:
         declared = contract.field(path).fields
-        assert [f.name for f in dataclasses.fields(cls)] == list(declared), path
+        assert [_key(cls, f.name) for f in dataclasses.fields(cls)] == list(declared), path
         for f in dataclasses.fields(cls):
-            assert f.type == _expected_type(cls, f.name, declared[f.name]), (path, f.name)
+            assert f.type == _expected_type(cls, f.name, declared[_key(cls, f.name)]), (path, f.name)
 
 
 WRONG = {contract.STR: 7, contract.INT: "7", contract.BOOL: 1, contract.FLOAT: "1.5", contract.LIST: {"a": 1},
@@ -169,18 +177,20 @@ RIGHT = {contract.STR: "x", contract.INT: 7, contract.BOOL: False, contract.FLOA
 
 @pytest.mark.parametrize("cls", R.RECORDS, ids=lambda c: c.__name__)
 def test_a_record_reads_tolerantly(cls):
-    declared = contract.field(cls.PATH).fields
+    declared = {_key(cls, f.name): f.name for f in dataclasses.fields(cls)}   # recorded key -> field
+    specs = contract.field(cls.PATH).fields
     for raw in (None, [], "text", 3, True):
         assert cls.of(raw) is None
     empty = cls.of({})
-    assert all(getattr(empty, n) is None for n in declared) and empty == cls()
-    wrong = cls.of({n: WRONG[spec.kind] for n, spec in declared.items()} | {"undeclared": 1})
-    assert all(getattr(wrong, n) is None for n in declared), wrong
-    right = {n: RIGHT[spec.kind] for n, spec in declared.items() if spec.kind in RIGHT}
+    assert all(getattr(empty, n) is None for n in declared.values()) and empty == cls()
+    wrong = cls.of({k: WRONG[specs[k].kind] for k in declared} | {"undeclared": 1})
+    assert all(getattr(wrong, n) is None for n in declared.values()), wrong
+    right = {k: RIGHT[specs[k].kind] for k in declared if specs[k].kind in RIGHT}
     rec = cls.of(right)
-    assert all(getattr(rec, n) == v and type(getattr(rec, n)) is type(v) for n, v in right.items())
+    assert all(getattr(rec, declared[k]) == v and type(getattr(rec, declared[k])) is type(v) for k, v in right.items())
+    assert {k: v for k, v in rec.to_dict().items() if k in right} == right
     with pytest.raises(dataclasses.FrozenInstanceError):
-        setattr(rec, next(iter(declared)), None)
+        setattr(rec, next(iter(declared.values())), None)
 
 
 def test_lists_keep_items_of_the_declared_kind_only():
@@ -262,11 +272,9 @@ DICT_ACCESSORS = {
     "cuda_visible_devices": "derived verdict", "import_broken_by_search_path": "derived verdict",
     "wsl_linux_driver": "derived verdict", "torch_shadowed": "derived verdict",
     "visible_device_entries": "derived verdict", "library_listing": "derived counts", "shm": "derived, typed",
-    # recorded lists read into typed dicts; next to become records
-    "pci_gpus": "recorded list", "library_entries": "recorded list, typed by the accessor",
-    "dkms_builds": "recorded list, typed by the accessor", "libcuda_resolution": "recorded list, filtered",
-    "driver_packages": "recorded list, typed by the accessor", "torch_copies": "recorded list, typed by the accessor",
-    "other_gpus": "recorded list, typed by the accessor",
+    # recorded lists the accessor reshapes (drops fields, fills defaults), read by their rules as such
+    "library_entries": "recorded list, reshaped: {dir, libs: [{file, kind (lower case), version}]}",
+    "libcuda_resolution": "recorded list, reshaped: 64-bit entries only, {path, source}",
 }
 
 
@@ -281,3 +289,28 @@ def test_every_accessor_handing_out_a_dict_is_named():
                 dict_returning.add(node.name)
     assert dict_returning - set(DICT_ACCESSORS) == set(), "return a record (facts/records.py) instead"
     assert set(DICT_ACCESSORS) - dict_returning - {"dig", "section"} == set(), "no longer a dict: drop it here"
+
+
+def _not_json(value, path="details") -> list[str]:
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in ([f"{path}: key {k!r}"] if not isinstance(k, str) else [])
+                + _not_json(v, f"{path}.{k}")]
+    if isinstance(value, (list, tuple)):
+        return [p for i, v in enumerate(value) for p in _not_json(v, f"{path}[{i}]")]
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return []
+    return [f"{path}: {type(value).__name__}"]
+
+
+def test_findings_details_hold_json_not_records():
+    """A record put into a finding's details as it is would be written as its repr (json's default=str):
+    rules put its to_dict() there (F.as_details).  Every rule over every recorded snapshot."""
+    from torch_envcheck.doctor.rules import evaluate  # noqa: PLC0415
+    wrong, seen = [], 0
+    for path in SNAPSHOTS:
+        with open(path, encoding="utf-8") as fh:
+            snap = contract.normalise(json.load(fh))
+        for f in evaluate(snap):
+            seen += 1
+            wrong += [f"{os.path.basename(path)} {f.code} {p}" for p in _not_json(f.details)]
+    assert seen > 300 and not wrong, wrong[:10]

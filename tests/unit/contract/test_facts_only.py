@@ -229,7 +229,8 @@ def test_never_digs_into_a_typed_accessor(path):
 def test_the_accessors_that_once_handed_out_dicts_are_typed():
     assert {"nvcc_in_use", "nvcc_candidates", "host_compiler", "ninja", "msvc", "cuda_home", "mps", "xpu",
             "import_process", "gpus", "machine_gpus", "torch_devices", "driver_gpus", "mig_gpus", "requires_dist",
-            "ext_devices", "ext_status", "jetson"} <= TYPED
+            "ext_devices", "ext_status", "jetson", "pci_gpus", "other_gpus", "dkms_builds", "driver_packages",
+            "torch_copies"} <= TYPED
 
 
 def test_every_checked_room_exists():

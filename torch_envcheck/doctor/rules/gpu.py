@@ -122,7 +122,7 @@ def jetson_wheel(s) -> list[dict]:
                 + (f" (board: {board})" if board else "") + ".")
         out.append(finding("TE405", "failure", msg, expl, A.jetpack_fix(s),
                            {"gpu": g.to_dict(), "capability": cap, "arch_list": arch, "arch_list_source": F.arch_list_source(s),
-                            "jetson": F.jetson(s).to_dict() if F.jetson(s) else None, "jetpack_wheels": JETPACK_URL},
+                            "jetson": F.as_details(F.jetson(s)), "jetpack_wheels": JETPACK_URL},
                            explains=["TE401"] + _jetson_driver_codes(s), hides=["TE400"]))
     return out
 
@@ -240,7 +240,7 @@ def gpu_ok(s) -> list[dict]:
     parts = [f"{F.gpu_label(g)} via {m['entry']}" + (" (PTX JIT: the first use compiles kernels)" if m["via"] == "ptx" else "")
              for g, m in cov]
     return [finding("TE400", "ok", f"{F.torch_label(s)} has kernels for " + "; ".join(parts), "", None,
-                    {"arch_list": arch, "gpus": [g.to_dict() for g, _ in cov]})]
+                    {"arch_list": arch, "gpus": F.as_details([g for g, _ in cov])})]
 
 
 def knowledge_gap(s) -> list[dict]:

@@ -56,7 +56,7 @@ def macos(s) -> list[dict]:
     silicon = F.apple_silicon(s)
     recorded = F.mps(s)
     mps = recorded or Mps()  # unknown: neither built nor available is known
-    details = {"mac_ver": F.mac_ver(s), "apple_silicon": silicon, "mps": recorded.to_dict() if recorded else None}
+    details = {"mac_ver": F.mac_ver(s), "apple_silicon": silicon, "mps": F.as_details(recorded)}
     base = "CUDA does not exist on macOS (NVIDIA's last macOS CUDA was 10.2)"
     if mps.available is True:
         return [finding("TE102", "ok", f"{where} on Apple silicon: {base}; torch's MPS backend is available",

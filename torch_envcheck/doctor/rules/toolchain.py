@@ -17,11 +17,6 @@ _candidates = F.nvcc_candidates
 used_nvcc = F.nvcc_in_use  # the one nvcc-in-use decision, shared with the toolchain headline
 
 
-def _recorded(rec):
-    """A fact's record as a finding's details show it (None when unknown)."""
-    return rec.to_dict() if rec is not None else None
-
-
 def _export(s, var, value) -> str:
     return env_assign(var, value, F.shell(s))  # the value comes from the snapshot: quoted
 
@@ -38,7 +33,7 @@ def nvcc_missing(s) -> list[dict]:
                     f"{WHEEL_NOTE} To compile CUDA extensions install a CUDA {kb.major_minor(tc)[0] if kb.major_minor(tc) else ''}.x "
                     f"toolkit (ideally {tc}; https://developer.nvidia.com/cuda-downloads) and set CUDA_HOME to it. "
                     "torch_envcheck then builds its CUDA kernels; without it, it builds CPU-only.",
-                    None, {"candidates": [c.to_dict() for c in cands], "torch_cuda": tc}, hides=["TE600"])]
+                    None, {"candidates": F.as_details(cands), "torch_cuda": tc}, hides=["TE600"])]
 
 
 def nvcc_major(s) -> list[dict]:
@@ -58,7 +53,7 @@ def nvcc_major(s) -> list[dict]:
                     "(\"The detected CUDA version ... mismatches the version that was used to compile PyTorch\"). "
                     + WHEEL_NOTE + (f" A matching toolkit exists at {better.cuda_home}." if better else ""),
                     _export(s, "CUDA_HOME", better.cuda_home) if better and better.cuda_home else None,
-                    {"nvcc": nv.to_dict(), "torch_cuda": tc, "matching_candidate": better.to_dict() if better else None},
+                    {"nvcc": nv.to_dict(), "torch_cuda": tc, "matching_candidate": F.as_details(better)},
                     hides=["TE600"])]
 
 
@@ -125,7 +120,7 @@ def toolchain_ok(s) -> list[dict]:
         if F.is_rocm_torch(s):
             return []
         return [finding("TE600", "ok", f"{F.torch_label(s)} has no CUDA: extensions need only a C++ compiler, no CUDA toolkit",
-                        "", None, {"host_compiler": _recorded(F.host_compiler(s))})]
+                        "", None, {"host_compiler": F.as_details(F.host_compiler(s))})]
     nv = used_nvcc(s)
     if F.is_macos(s) or nv is None:
         return []  # (no nvcc, TE601; another CUDA major, TE602; a bad CUDA_HOME, TE603: each hides it)

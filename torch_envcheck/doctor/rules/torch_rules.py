@@ -91,7 +91,7 @@ def not_importable(s) -> list[dict]:
     return [finding("TE201", "failure", msg, expl, fix,
                     {"executable": exe, "import_error": err, "venv": F.in_venv(s), "conda_env": F.conda_env(s),
                      "prefix": F.python_prefix(s), "recommended_build": build,
-                     "import_process": recorded.to_dict() if recorded else None})]
+                     "import_process": F.as_details(recorded)})]
 
 
 def _other_framework_env(s, exe: str) -> dict:
@@ -154,7 +154,7 @@ def cpu_wheel(s) -> list[dict]:
                                             "this machine", driver=(F.driver_version(s), F.driver_os(s)))
             expl += f" Note: {note}" if note else ""  # a downgrade is never silent
         return [finding("TE202", "failure", msg, expl, A.install_command(s, build) if build else None,
-                        {"torch": F.torch_version(s), "gpus": [g.to_dict() for g in gl], "pci_gpus": pci, "driver_version": dv,
+                        {"torch": F.torch_version(s), "gpus": F.as_details(gl), "pci_gpus": F.as_details(pci), "driver_version": dv,
                          "driver_cuda": F.driver_cuda(s), "recommended_build": build})]
     if F.driver_present(s) is False:
         if pci == []:
@@ -187,7 +187,7 @@ def rocm_wheel(s) -> list[dict]:
             + (f": torch {build['torch']} {build['tag']} fits this driver and GPU." if build else
                (" (install the NVIDIA driver first)." if F.driver_present(s) is not True else ".")))
     return [finding("TE206", "failure", msg, expl, A.install_command(s, build) if build else None,
-                    {"torch": F.torch_version(s), "hip": F.torch_hip(s), "gpus": [g.to_dict() for g in gl], "pci_gpus": pci,
+                    {"torch": F.torch_version(s), "hip": F.torch_hip(s), "gpus": F.as_details(gl), "pci_gpus": F.as_details(pci),
                      "recommended_build": build}, hides=["TE200"])]
 
 
@@ -202,7 +202,7 @@ def xpu_wheel(s) -> list[dict]:
         return []
     xpu = F.xpu(s)
     details = {"torch": F.torch_version(s), "xpu": xpu.to_dict() if xpu else {}, "xpu_version": F.torch_xpu_version(s),
-               "other_gpus": F.other_gpus(s), "pci_gpus": F.pci_gpus(s)}
+               "other_gpus": F.as_details(F.other_gpus(s)), "pci_gpus": F.as_details(F.pci_gpus(s))}
     if F.has_nvidia_gpu(s):
         gl, pci = F.driver_gpus(s), F.pci_gpus(s)
         names = ", ".join(F.gpu_label(g) for g in gl) or (F.pci_label(pci) if pci else "an NVIDIA GPU")
@@ -234,8 +234,8 @@ def rocm_gpu(s) -> list[dict]:
         return []
     override = F.env(s, "HSA_OVERRIDE_GFX_VERSION")
     arch = [a for a in F.binary_arch_list(s) if a.startswith("gfx")]
-    amd = [g for g in F.other_gpus(s) or () if g.get("vendor") == "amd"]
-    where = ", ".join(f"{g.get('bus_id')} (device {g.get('device_id') or '?'})" for g in amd[:3]) or "an AMD GPU (/dev/kfd)"
+    amd = [g for g in F.other_gpus(s) or () if g.vendor == "amd"]
+    where = ", ".join(f"{g.bus_id} (device {g.device_id or '?'})" for g in amd[:3]) or "an AMD GPU (/dev/kfd)"
     msg = (f"{F.torch_label(s)} is a ROCm build and this machine has {where}, but torch sees no GPU"
            + (f" (HSA_OVERRIDE_GFX_VERSION={override})" if override else ""))
     expl = ("A ROCm build runs only on the gfx targets it was compiled for"
@@ -252,7 +252,7 @@ def rocm_gpu(s) -> list[dict]:
                "# RDNA 3 (gfx1100-gfx1103):\n" + env_assign("HSA_OVERRIDE_GFX_VERSION", "11.0.0", F.shell(s))
                + "\n# RDNA 2 (gfx1030-gfx1036) instead:  " + env_assign("HSA_OVERRIDE_GFX_VERSION", "10.3.0", F.shell(s)))
     return [finding("TE211", "failure", msg, expl, fix,
-                    {"torch": F.torch_version(s), "hip": F.torch_hip(s), "arch_list": arch, "amd_gpus": amd,
+                    {"torch": F.torch_version(s), "hip": F.torch_hip(s), "arch_list": arch, "amd_gpus": F.as_details(amd),
                      "kfd": F.kfd(s), "HSA_OVERRIDE_GFX_VERSION": override}, hides=["TE200"])]
 
 
@@ -263,12 +263,13 @@ def shadowed(s) -> list[dict]:
     if sh is None:
         return []
     own = sh["shadowed"][0]
-    imported = sh["imported"] or {}
-    differs = imported.get("version") and own.get("version") and imported.get("version") != own.get("version")
+    imported = sh["imported"]
+    imported_version = imported.version if imported else None
+    differs = imported_version and own.version and imported_version != own.version
     sev = "failure" if differs or not imported else "warning"
     msg = (f"torch is imported from {sh['imported_from']} ({sh['by']}"
-           + (f", torch {imported.get('version')}" if imported.get("version") else "")
-           + f"), not from this environment's own torch {own.get('version') or '?'} in {own['location']}")
+           + (f", torch {imported_version}" if imported_version else "")
+           + f"), not from this environment's own torch {own.version or '?'} in {own.location}")
     expl = ("Python searches the user site (~/.local, from `pip install --user`) and PYTHONPATH folders before the "
             "environment's site-packages, so that copy is the one imported. Every install into the environment then "
             "changes a torch that is never used, and the report's other findings describe the imported copy.")
@@ -285,8 +286,9 @@ def shadowed(s) -> list[dict]:
         expl += f" PYTHONPATH puts {sh['imported_from']} first: drop that folder from it."
         fix = env_assign("PYTHONPATH", None, F.shell(s))
     return [finding("TE209", sev, msg, expl, fix,
-                    {"imported_from": sh["imported_from"], "by": sh["by"], "imported": imported,
-                     "environment_copy": own, "torch_file": F.torch_file(s)})]
+                    {"imported_from": sh["imported_from"], "by": sh["by"],
+                     "imported": imported.to_dict() if imported else {},
+                     "environment_copy": own.to_dict(), "torch_file": F.torch_file(s)})]
 
 
 def companions(s) -> list[dict]:
