@@ -728,10 +728,12 @@ def requires_dist(s) -> list[RequiresDist]:
     Every item has a name and a tuple of non-blank lines."""
     out = []
     for item in as_list(dig(s, "packages", "requires"))[:MAX_REQUIRES]:
-        rec = RequiresDist.of(item)
-        if rec is not None and text(rec.name):
-            # a Requires-Dist line is short; a stranger's snapshot bounds nothing, so the reader does
-            lines = tuple(x[:500] for x in (rec.requires or ())[:200] if x.strip())
+        if not isinstance(item, dict):
+            continue
+        # a Requires-Dist line is short; a stranger's snapshot bounds nothing, so the reader does
+        rec = RequiresDist.of(dict(item, requires=as_list(item.get("requires"))[:200]))
+        if text(rec.name):
+            lines = tuple(x[:500] for x in rec.requires if x.strip())
             out.append(RequiresDist(rec.name, text(rec.version), lines))
     return out
 
