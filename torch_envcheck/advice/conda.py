@@ -121,9 +121,19 @@ def _not_a_downgrade(snap, release: str) -> bool:
     return floor is None or floor <= knowledge.version_tuple(release)
 
 
-def forge_words(pick: dict) -> list[str]:
-    """The words after `conda install`: conda-forge's CUDA pytorch of `pick` and its cuda-version."""
-    return ["-c", "conda-forge", CF.build_spec(pick), CF.cuda_version_spec(pick)]
+def forge_words(pick: dict, companions=()) -> list[str]:
+    """The words after `conda install`: conda-forge's CUDA pytorch of `pick`, its cuda-version, and
+    the companions (torchvision) conda-forge builds for that platform (the solver pairs their variant)."""
+    try:
+        extra = [n for n in companions if CF.companion_on(n, pick.get("platform"))]
+    except knowledge.KnowledgeError:
+        extra = []
+    return ["-c", "conda-forge", CF.build_spec(pick), *extra, CF.cuda_version_spec(pick)]
+
+
+def companions_in_env(snap) -> list[str]:
+    """The companions installed in the env (conda's or pip's) that conda-forge's pytorch replaces with its own."""
+    return [n for n in ("torchvision",) if C.package(snap, n) or F.package_version(snap, n)]
 
 
 def forge_reason(pick: dict) -> str:
@@ -177,10 +187,11 @@ def conda_form(snap: dict, why: list[str], cmd: str | None) -> tuple[list[str], 
             out.append("conda-forge has no pytorch for this platform and Python in the tables: the pip route inside the env")
             return out, cmd
         spec = f"pytorch={cpu['pytorch']}.*" + ("" if system == "Darwin" else "=cpu*")
+        extra = [n for n in companions_in_env(snap) if CF.companion_on(n, cpu["platform"])]
         pre = [command_line(snap, mgr, "remove", "--force", *channel_packages(snap))] if channel_packages(snap) else []
         out.append(f"conda form: conda-forge's pytorch {cpu['version']}, its CPU build"
                    + ("" if system == "Darwin" else " (build string cpu*)"))
-        return _with_pip(out, cmd, last), "\n".join(pre + [command_line(snap, mgr, "install", "-c", "conda-forge", spec)])
+        return _with_pip(out, cmd, last), "\n".join(pre + [command_line(snap, mgr, "install", "-c", "conda-forge", spec, *extra)])
     # 1. the installed pytorch-channel release, when the channel has a build this machine runs
     if installed in rows:
         pick = _fit(snap, installed, rows[installed])
@@ -200,7 +211,8 @@ def conda_form(snap: dict, why: list[str], cmd: str | None) -> tuple[list[str], 
             pre.append(command_line(snap, mgr, "remove", "--force", *gone))
             out.append("the pytorch channel's packages (" + ", ".join(gone) + ") go first: one channel for pytorch per env")
         out.append("conda form: " + forge_reason(forge))
-        return _with_pip(out, cmd, last), "\n".join(pre + [command_line(snap, mgr, "install", *forge_words(forge))])
+        return _with_pip(out, cmd, last), "\n".join(pre + [command_line(snap, mgr, "install",
+                                                                          *forge_words(forge, companions_in_env(snap)))])
     # 3. the pytorch channel's last release
     pick = _fit(snap, last, rows.get(last, [])) if _not_a_downgrade(snap, last) else None
     if pick:

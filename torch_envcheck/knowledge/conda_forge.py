@@ -25,14 +25,15 @@ TABLE_FILE = "conda_cuda.json"
 
 _SUBDIRS = {("linux", "x86_64"): "linux-64", ("linux", "amd64"): "linux-64",
             ("linux", "aarch64"): "linux-aarch64", ("linux", "arm64"): "linux-aarch64",
-            ("windows", "amd64"): "win-64", ("windows", "x86_64"): "win-64"}
+            ("windows", "amd64"): "win-64", ("windows", "x86_64"): "win-64",
+            ("darwin", "arm64"): "osx-arm64", ("darwin", "x86_64"): "osx-64"}
 
 
 def subdir(os_name: str | None, machine: str | None) -> str | None:
-    """The conda platform of an OS and CPU that conda-forge's CUDA pytorch could serve, else None
-    (macOS, 32-bit, unknown).  A CPU left unknown on Linux/Windows counts as x86-64."""
+    """The conda platform of an OS and CPU ('linux-64', 'linux-aarch64', 'win-64', 'osx-arm64',
+    'osx-64'), else None (32-bit, unknown).  A CPU left unknown counts as x86-64."""
     osn = (os_name or "").lower()
-    col = "windows" if osn.startswith("win") else ("linux" if osn == "linux" else None)
+    col = "windows" if osn.startswith("win") else (osn if osn in ("linux", "darwin") else None)
     if col is None:
         return None
     return _SUBDIRS.get((col, (machine or "x86_64").lower()))
@@ -135,8 +136,8 @@ def forge_pick(*, os_name: str | None, machine: str | None, capability=None, dri
 
 
 def cpu_release(*, os_name: str | None, machine: str | None, python_version=None, not_below=None) -> dict | None:
-    """The newest conda-forge release (its CPU build) for this Python and platform, never below
-    `not_below`; None when the platform is not in the table."""
+    """The newest conda-forge release (its CPU build) for this Python and platform (cpu_platforms),
+    never below `not_below`; None when the platform is not in the table."""
     plat = subdir(os_name, machine)
     if plat is None:
         return None
@@ -144,10 +145,17 @@ def cpu_release(*, os_name: str | None, machine: str | None, python_version=None
     for row in forge_releases():
         if floor and version_tuple(row.get("pytorch")) < floor:
             continue
-        if _python_fits(row, python_version) and any(plat in (b.get("platforms") or []) for b in row.get("builds") or []):
+        if _python_fits(row, python_version) and plat in (_section().get("cpu_platforms") or []):
             return {"pytorch": row["pytorch"], "version": row.get("version"), "platform": plat,
                     "source": row.get("source")}
     return None
+
+
+def companion_on(name: str, platform: str | None) -> bool:
+    """Whether conda-forge builds a companion package (torchvision) for this conda platform; its
+    variant follows pytorch's (its run requirement pins pytorch's cuda*/cpu* build)."""
+    row = _section().get(name)
+    return bool(platform) and isinstance(row, dict) and platform in (row.get("platforms") or [])
 
 
 def build_spec(pick: dict) -> str:

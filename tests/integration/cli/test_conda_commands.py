@@ -97,7 +97,7 @@ def test_advise_in_a_conda_env_without_a_driver_gives_cpuonly():
     # without the installed pytorch: conda-forge's newest CPU build, the pytorch channel's packages out first
     s["conda"]["packages"] = [p for p in s["conda"]["packages"] if p["name"] != "pytorch"]
     assert conda_form(s, *advise(s))[1] == ("conda remove --force torchvision pytorch-cuda pytorch-mutex\n"
-                                            "conda install -c conda-forge 'pytorch=2.13.*=cpu*'")
+                                            "conda install -c conda-forge 'pytorch=2.13.*=cpu*' torchvision")
 
 
 def test_advise_in_a_conda_env_prefers_conda_forge_past_the_pytorch_channel():
@@ -109,7 +109,7 @@ def test_advise_in_a_conda_env_prefers_conda_forge_past_the_pytorch_channel():
     # RTX 3090 (8.6), driver 550 (CUDA 12.4): conda-forge's 2.13 with CUDA 12.9 (sm_86 in its arch list), which
     # that driver runs through minor-version compatibility; not the pytorch channel's 2.5 (its last release)
     assert cmd.splitlines() == ["conda remove --force torchvision pytorch-cuda pytorch-mutex",
-                                "conda install -c conda-forge 'pytorch=2.13.*=cuda129*' cuda-version=12.9"]
+                                "conda install -c conda-forge 'pytorch=2.13.*=cuda129*' torchvision cuda-version=12.9"]
     assert any("pytorch/pytorch#138506" in w for w in why)
     assert any("sm_86" in w and "pytorch-cpu-feedstock" in w and "minor-version" in w for w in why)
 

@@ -204,7 +204,7 @@ def test_the_conda_form_serves_the_same_gpus_as_the_pip_advice():
     why, cmd = conda_form(s, *advise(s))
     assert "conda install" not in cmd and "/whl/cu130" in cmd and "without downgrading" in " ".join(why)
     s["torch"]["version"] = "2.5.1"
-    assert conda_form(s, *advise(s))[1] == "conda install -c conda-forge 'pytorch=2.13.*=cuda130*' cuda-version=13.0"
+    assert conda_form(s, *advise(s))[1] == "conda install -c conda-forge 'pytorch=2.13.*=cuda130*' torchvision cuda-version=13.0"
     # a Kepler GPU that CUDA_VISIBLE_DEVICES hides from torch: no pytorch-channel 2.5 build serves it, so the
     # conda form must not offer one (it did, judging the visible H100 alone, while the pip advice served the K80)
     s["driver"]["gpus"].append({"index": 1, "name": "Tesla K80", "capability": "3.7", "memory_total_mib": 11441,

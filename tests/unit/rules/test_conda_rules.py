@@ -124,7 +124,7 @@ def test_pytorch_channel_env_moves_to_conda_forge_when_its_builds_lack_the_gpus_
     lines = by_code(conda_findings(s), "TE901")[0]["fix"].splitlines()
     assert not any("pytorch-cuda=" in ln for ln in lines if not ln.startswith("conda remove"))
     assert lines[0] == "conda remove --force pytorch torchvision cpuonly pytorch-mutex"
-    assert lines[1] == "conda install -c conda-forge 'pytorch=2.13.*=cuda130*' cuda-version=13.0"
+    assert lines[1] == "conda install -c conda-forge 'pytorch=2.13.*=cuda130*' torchvision cuda-version=13.0"
 
 def test_pytorch_cuda_missing_fires_and_is_silent_with_it(tmp_path):
     recs = [r for r in pytorch_cuda_env() if r["name"] not in ("pytorch-cuda", "pytorch-mutex")]

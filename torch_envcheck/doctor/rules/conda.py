@@ -154,7 +154,7 @@ def _cuda_install_lines(s, rec, flavour_note: str) -> tuple[list[str], str]:
             gone = AC.channel_packages(s)
             if gone:
                 lines.append(_conda(s, "remove", "--force", *gone))
-            lines.append(_conda(s, "install", *AC.forge_words(forge)))
+            lines.append(_conda(s, "install", *AC.forge_words(forge, companions)))
             why = ((f" No pytorch-cuda of the pytorch channel for pytorch {release} fits this driver"
                     f" (driver CUDA {F.driver_cuda(s) or 'unknown'}); the pytorch channel published nothing after "
                     f"{_last_conda_release()} (pytorch/pytorch#138506)." if channel == "pytorch" else "")
