@@ -104,14 +104,15 @@ def installed_floor(snap) -> str | None:
     return max(vs, key=knowledge.version_tuple) if vs else None
 
 
-def forge_pick(snap, torch_release=None) -> dict | None:
+def forge_pick(snap, torch_release=None, *, python_version=None, keep_installed: bool = True) -> dict | None:
     """conda-forge's newest CUDA build this machine runs (driver, GPU's capability, Python, platform),
-    never older than the installed torch; None when nothing fits or the table is unreadable."""
+    never older than the installed torch (`keep_installed`: False for a new env, which replaces
+    nothing); None when nothing fits or the table is unreadable."""
     try:
         return CF.forge_pick(os_name=F.system(snap), machine=F.machine(snap), capability=F.build_capability(snap),
                              driver_cuda=F.driver_cuda(snap), driver_version=F.driver_version(snap),
-                             python_version=F.python_version(snap), driver_os_name=F.driver_os(snap),
-                             torch_release=torch_release, not_below=installed_floor(snap))
+                             python_version=python_version or F.python_version(snap), driver_os_name=F.driver_os(snap),
+                             torch_release=torch_release, not_below=installed_floor(snap) if keep_installed else None)
     except knowledge.KnowledgeError:
         return None
 
@@ -142,10 +143,10 @@ def forge_reason(pick: dict) -> str:
             f"cuda{pick['cuda'].replace('.', '')}*, `cuda-version={pick['cuda']}`) has {via} for this GPU "
             f"({pick.get('entry') or '?'} in its arch list {pick['arch_list']}) and runs on this driver"
             + (" through CUDA minor-version compatibility" if pick.get("driver_support") == "compat" else "") + "; "
-            f"source: {_source_text(pick.get('source'))}")
+            f"source: {source_text(pick.get('source'))}")
 
 
-def _source_text(key: str | None) -> str:
+def source_text(key: str | None) -> str:
     try:
         src = str(knowledge.load_table("conda_cuda.json").get("sources", {}).get(key or "", ""))
     except knowledge.KnowledgeError:
@@ -238,3 +239,45 @@ def _with_pip(out: list[str], cmd: str | None, last: str) -> list[str]:
         out.append(f"or with pip inside the env (the route to any torch the conda channels do not carry): "
                    f"{cmd.splitlines()[-1]}")
     return out
+
+
+def new_env_form(snap, plan, env: str, shell: str, asked_torch: str | None = None) -> tuple[list[str], list[str]] | None:
+    """`advise --conda`: a new conda env with conda-forge's pytorch for this machine, (reasons, command
+    lines quoted for `shell`), when conda-forge builds one that fits; None where the plan must stay
+    pip's (a pinned file, a wheel, TensorFlow or a project's requirements beside it, another index,
+    torchaudio, a --torch release conda-forge does not carry, another OS than the snapshot's)."""
+    from torch_envcheck._util.escape import shell_join  # noqa: PLC0415
+    from torch_envcheck.advice.recommend import recommend  # noqa: PLC0415
+    if (not plan.conda or plan.pinned is not None or plan.wheel or plan.requirements or plan.tensorflow
+            or plan.sources.describe() or "torchaudio" in plan.companions or plan.os_name != F.system(snap)):
+        return None
+    kind = recommend(snap)["kind"]
+    release = knowledge.release_key(asked_torch) if asked_torch else None
+    py = plan.python or F.python_mm(snap)
+    try:
+        if kind == "cuda":
+            pick = forge_pick(snap, release, python_version=py, keep_installed=False)
+            if pick is None:
+                return None
+            if asked_torch and len(knowledge.version_tuple(asked_torch) or ()) >= 3 and pick["version"] != asked_torch:
+                return None  # an exact version conda-forge's table does not hold
+            words = forge_words(pick, plan.companions)
+            why = ["conda form: " + forge_reason(pick)]
+        elif kind in ("cpu", "pypi"):
+            cpu = CF.cpu_release(os_name=F.system(snap), machine=F.machine(snap), python_version=py)
+            if cpu is None or (release and cpu["pytorch"] != release):
+                return None
+            darwin = cpu["platform"].startswith("osx")
+            words = ["-c", "conda-forge", f"pytorch={cpu['pytorch']}.*" + ("" if darwin else "=cpu*"),
+                     *[n for n in plan.companions if CF.companion_on(n, cpu["platform"])]]
+            why = [f"conda form: conda-forge's pytorch {cpu['version']} ({cpu['platform']}), its CPU build"]
+        else:
+            return None
+    except knowledge.KnowledgeError:
+        return None
+    where = ["-p", env] if ("/" in env or "\\" in env) else ["-n", env]
+    why.insert(0, "the pytorch channel's last release is 2.5 (pytorch/pytorch#138506): the new env takes "
+                  "conda-forge's pytorch, one channel for every package")
+    return why, [shell_join(["conda", "create", "-y", *where, "-c", "conda-forge", f"python={py or '3'}",
+                             *words[2:]], shell),
+                 shell_join(["conda", "activate", env], shell)]

@@ -108,6 +108,15 @@ def _plan_output(args, snap: dict) -> int:
             print(f"# {escape.terminal(line)}")
     py = F.python_exe(snap)
     if plan.conda:
+        from torch_envcheck.advice.conda import new_env_form  # noqa: PLC0415
+        forge = new_env_form(snap, plan, args.dest or "torch", shell, args.torch)
+        if forge is not None:
+            if not args.quiet:
+                for line in forge[0]:
+                    print(f"# {escape.terminal(line)}")
+            for line in forge[1]:
+                print(line)
+            return 0
         env = args.dest or "torch"
         print(escape.shell_join(["conda", "create", "-y", "-n" if os.sep not in env else "-p", env,
                                  f"python={plan.python or '3'}", "pip"], shell))
