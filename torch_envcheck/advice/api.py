@@ -19,6 +19,7 @@ from torch_envcheck import knowledge as kb
 from torch_envcheck._version import __version__
 from torch_envcheck.advice import alternatives as alt
 from torch_envcheck.advice import check, pins
+from torch_envcheck.advice import conda as AC
 from torch_envcheck.advice.recommend import advise, companions_installed, install_command, recommend
 from torch_envcheck.advice.tensorflow import breaks_installed
 from torch_envcheck.facts import conda as C
@@ -143,7 +144,6 @@ def _conda_forge(s) -> dict | None:
     """conda-forge's pytorch for a new conda env on this machine: the CUDA build advise --conda
     names (the GPU's arch in its list, a CUDA this driver runs, this Python and platform), with the
     match specs that install it; None when none fits (or the advice is not a CUDA build)."""
-    from torch_envcheck.advice import conda as AC  # noqa: PLC0415
     pick = AC.forge_pick(s, keep_installed=False)
     if pick is None:
         return None
@@ -194,8 +194,7 @@ def advice_for(s, forms=(), framework: str | None = None) -> Advice:
             commands["uv_driver_only"] = uv.driver_only(s, rec)
             problems += [p.text() for p in check.problems(s, text)] if text else []
     if C.in_conda_env(s) and rec["kind"] not in ("native-python", "jetpack", "keep"):
-        from torch_envcheck.advice.conda import conda_form  # noqa: PLC0415
-        commands["conda"] = conda_form(s, list(rec["reasons"]), raw_pip)[1]
+        commands["conda"] = AC.conda_form(s, list(rec["reasons"]), raw_pip)[1]
     try:
         forge = _conda_forge(s) if rec["kind"] == "cuda" else None
     except kb.KnowledgeError:

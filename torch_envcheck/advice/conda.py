@@ -20,7 +20,8 @@ the shell's quoting (command_line: sh, cmd.exe, PowerShell).
 from __future__ import annotations
 
 from torch_envcheck import knowledge
-from torch_envcheck._util.escape import shell_quote
+from torch_envcheck._util.escape import shell_join, shell_quote
+from torch_envcheck.advice.recommend import recommend
 from torch_envcheck.facts import conda as C
 from torch_envcheck.facts import core as F
 from torch_envcheck.knowledge import conda_forge as CF
@@ -246,8 +247,6 @@ def new_env_form(snap, plan, env: str, shell: str, asked_torch: str | None = Non
     lines quoted for `shell`), when conda-forge builds one that fits; None where the plan must stay
     pip's (a pinned file, a wheel, TensorFlow or a project's requirements beside it, another index,
     torchaudio, a --torch release conda-forge does not carry, another OS than the snapshot's)."""
-    from torch_envcheck._util.escape import shell_join  # noqa: PLC0415
-    from torch_envcheck.advice.recommend import recommend  # noqa: PLC0415
     if (not plan.conda or plan.pinned is not None or plan.wheel or plan.requirements or plan.tensorflow
             or plan.sources.describe() or "torchaudio" in plan.companions or plan.os_name != F.system(snap)):
         return None
