@@ -242,9 +242,9 @@ def _with_pip(out: list[str], cmd: str | None, last: str) -> list[str]:
     return out
 
 
-def new_env_form(snap, plan, env: str, shell: str, asked_torch: str | None = None) -> tuple[list[str], list[str]] | None:
-    """`advise --conda`: a new conda env with conda-forge's pytorch for this machine, (reasons, command
-    lines quoted for `shell`), when conda-forge builds one that fits; None where the plan must stay
+def forge_env_specs(snap, plan, asked_torch: str | None = None) -> tuple[list[str], list[str]] | None:
+    """(reasons, conda match specs) of a new conda env with conda-forge's pytorch for this machine (the
+    words after `-c conda-forge`), when conda-forge builds one that fits; None where the plan must stay
     pip's (a pinned file, a wheel, TensorFlow or a project's requirements beside it, another index,
     torchaudio, a --torch release conda-forge does not carry, another OS than the snapshot's)."""
     if (not plan.conda or plan.pinned is not None or plan.wheel or plan.requirements or plan.tensorflow
@@ -260,23 +260,33 @@ def new_env_form(snap, plan, env: str, shell: str, asked_torch: str | None = Non
                 return None
             if asked_torch and len(knowledge.version_tuple(asked_torch) or ()) >= 3 and pick["version"] != asked_torch:
                 return None  # an exact version conda-forge's table does not hold
-            words = forge_words(pick, plan.companions)
+            specs = forge_words(pick, plan.companions)[2:]
             why = ["conda form: " + forge_reason(pick)]
         elif kind in ("cpu", "pypi"):
             cpu = CF.cpu_release(os_name=F.system(snap), machine=F.machine(snap), python_version=py)
             if cpu is None or (release and cpu["pytorch"] != release):
                 return None
             darwin = cpu["platform"].startswith("osx")
-            words = ["-c", "conda-forge", f"pytorch={cpu['pytorch']}.*" + ("" if darwin else "=cpu*"),
+            specs = [f"pytorch={cpu['pytorch']}.*" + ("" if darwin else "=cpu*"),
                      *[n for n in plan.companions if CF.companion_on(n, cpu["platform"])]]
             why = [f"conda form: conda-forge's pytorch {cpu['version']} ({cpu['platform']}), its CPU build"]
         else:
             return None
     except knowledge.KnowledgeError:
         return None
-    where = ["-p", env] if ("/" in env or "\\" in env) else ["-n", env]
     why.insert(0, "the pytorch channel's last release is 2.5 (pytorch/pytorch#138506): the new env takes "
                   "conda-forge's pytorch, one channel for every package")
-    return why, [shell_join(["conda", "create", "-y", *where, "-c", "conda-forge", f"python={py or '3'}",
-                             *words[2:]], shell),
+    return why, specs
+
+
+def new_env_form(snap, plan, env: str, shell: str, asked_torch: str | None = None) -> tuple[list[str], list[str]] | None:
+    """`advise --conda`: (reasons, command lines quoted for `shell`) that make a new conda env with
+    conda-forge's pytorch for this machine (forge_env_specs), or None where the plan stays pip's."""
+    got = forge_env_specs(snap, plan, asked_torch)
+    if got is None:
+        return None
+    why, specs = got
+    py = plan.python or F.python_mm(snap)
+    where = ["-p", env] if ("/" in env or "\\" in env) else ["-n", env]
+    return why, [shell_join(["conda", "create", "-y", *where, "-c", "conda-forge", f"python={py or '3'}", *specs], shell),
                  shell_join(["conda", "activate", env], shell)]
