@@ -751,6 +751,8 @@ _PLATFORM = {
     "container": re.compile(r"docker run|nvidia-docker|\b[Dd]ocker\b|/\.dockerenv|containerd|\bpodman\b|[Kk]ubernetes|"
                             r"\bk8s\b|[Ss]ingularity|[Aa]pptainer"),
     "amd": re.compile(r"\bAMD\b|Radeon|\bROCm\b|\brocm\b|\bgfx\d{3,4}|amdgpu|\bHIP\b|Instinct MI"),
+    # ZLUDA: CUDA's DLL names served by a translation layer over AMD's HIP SDK (torch's CUDA build on an AMD GPU)
+    "zluda": re.compile(r"(?i)zluda"),
     "intel_mac": re.compile(r"macosx_\d{1,2}_\d{1,2}_x86_64|Intel Mac|Mac ?(?:OS)?[^\n]{0,40}x86_64|x86_64[^\n]{0,40}[Dd]arwin"),
 }
 _PIP_NOT_FOUND = re.compile(r"Could not find a version that satisfies the requirement (?P<req>[A-Za-z0-9_.\-\[\],]{1,80}"

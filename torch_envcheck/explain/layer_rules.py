@@ -15,6 +15,7 @@ match.Match whose signature is made here, or None:
     device_node_permission  /dev/kfd, /dev/dri, /dev/nvidia* refused   -> the groups that own the node
     torch_not_offered_on_mac  a resolver finds no torch on a Mac       -> the last x86_64 macOS release (2.2.2)
     rocblas_on_windows  rocBLAS without Tensile kernels, HIP SDK on Windows -> a HIP SDK (or libraries) with the gfx
+    zluda_dll_dependency  WinError 126 under ZLUDA                      -> the HIP SDK's bin folder on PATH
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -1095,6 +1096,26 @@ def rocblas_on_windows(ent, text):
     return _match(sig, text, len(text) - len(tail) + m.start(), {"gfx": gfx.group(0) if gfx else None, "sdk": sdk.group("ver") if sdk else None})
 
 
+def zluda_dll_dependency(ent, text):
+    """A DLL of torch that cannot load under ZLUDA: its CUDA DLL names are ZLUDA's, which load the HIP SDK's runtime;
+    without the SDK's bin folder on PATH the dependency is missing, whatever the Visual C++ runtime."""
+    if not ent.platform.get("zluda"):
+        return None
+    codes = [c for c in ent.codes if c.get("family") == "windows" and c.get("value") in (126, 0xC0000135)]
+    if not codes:
+        return None
+    sig = _sig("zluda-hip-sdk-not-on-path", "windows-runtime",
+               "a torch DLL cannot find its dependencies under ZLUDA: the HIP SDK's runtime is not on PATH", 80,
+               "Under ZLUDA, torch's CUDA DLLs are served by ZLUDA's replacements, which load AMD's HIP runtime from "
+               "the HIP SDK for Windows; WinError 126 on an existing DLL means one of those dependencies is not found.",
+               fix="Install the HIP SDK (ROCm for Windows) version the ZLUDA build expects and put its bin folder on the "
+                   "system PATH (e.g. `C:\\Program Files\\AMD\\ROCm\\5.7\\bin`, also HIP_PATH), then open a new "
+                   "console; check that `hipInfo.exe` runs from it.",
+               areas=("platform",), sources=({"url": "https://rocm.docs.amd.com/projects/install-on-windows/en/latest/",
+                                              "what": "the HIP SDK for Windows and its bin folder"},))
+    return _match(sig, text, codes[-1]["at"], {})
+
+
 _RESOLVER_NO_TORCH = re.compile(r"No matching distribution found for torch\b|Unable to find installation candidates for "
                                 r"torch\b|Could not find a version that satisfies the requirement torch\b")
 
@@ -1129,7 +1150,7 @@ LAYERS_PRODUCED = frozenset({"c-runtime", "toolchain", "torch-build", "macos", "
 
 RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, missing_library, error_code,
          platform_without_cuda, pip_no_matching, allocator_nvml_assert, wsl_gpu_passthrough, tensorflow_windows_native,
-         device_node_permission, torch_not_offered_on_mac, rocblas_on_windows)
+         device_node_permission, torch_not_offered_on_mac, rocblas_on_windows, zluda_dll_dependency)
 
 
 def find(text: str, ent) -> list:

@@ -248,3 +248,12 @@ def test_markers_next_to_other_scripts_and_spaced_os_errors():
 ])
 def test_sentences_read_their_structure_not_one_wording(text, sid):
     assert diagnose.diagnose(text)["signature"] == sid
+
+
+def test_a_dll_that_cannot_load_under_zluda_is_the_hip_sdk_on_path():
+    r = diagnose.diagnose('OSError: [WinError 126] The specified module could not be found. Error loading '
+                          '"E:\\\\sd-zluda\\\\venv\\\\Lib\\\\site-packages\\\\torch\\\\lib\\\\cublas64_11.dll" or one of its dependencies.')
+    assert r["layer"] == "windows-runtime" and "HIP SDK" in r["fix"] and "PATH" in r["fix"]
+    plain = diagnose.diagnose('OSError: [WinError 126] The specified module could not be found. Error loading '
+                              '"E:\\\\sd\\\\venv\\\\Lib\\\\site-packages\\\\torch\\\\lib\\\\cublas64_11.dll" or one of its dependencies.')
+    assert "HIP SDK" not in plain["fix"]
