@@ -8,7 +8,7 @@ snapshot's shell (advice.conda.command_line) are decided here, so no rule builds
 from __future__ import annotations
 
 from torch_envcheck._util.escape import per_shell
-from torch_envcheck.advice.conda import command_line
+from torch_envcheck.advice.conda import command_line, forge_words
 from torch_envcheck.facts import conda as C
 from torch_envcheck.facts import core as F
 
@@ -26,6 +26,12 @@ def install(s, *specs: str, channels=(), force_reinstall: bool = False, channels
     chans = _channels(channels)
     words += chans + list(specs) if channels_first else list(specs) + chans
     return command_line(s, C.manager(s), *words)
+
+
+def install_forge(s, pick: dict, companions=()) -> str:
+    """`<manager> install -c conda-forge` of conda-forge's CUDA pytorch build `pick` (advice.conda.forge_pick),
+    its cuda-version and the companions conda-forge builds for that platform."""
+    return command_line(s, C.manager(s), "install", *forge_words(pick, companions))
 
 
 def remove(s, *packages: str, force: bool = False) -> str:
