@@ -8,6 +8,6 @@ from torch_envcheck._util import stopflag
 
 stopflag.install_early(sys.argv[1:])
 
-from torch_envcheck.cli import main  # noqa: E402
+from torch_envcheck.cli import script  # noqa: E402
 
-sys.exit(main())
+sys.exit(script())

@@ -205,12 +205,38 @@ def main(argv: list[str] | None = None) -> int:
         return _unavailable(exc.command, str(exc))
     command = args.command
     try:
-        return int(_module(command).run(args) or 0)
+        status = int(_module(command).run(args) or 0)
     except KeyboardInterrupt:
         print("torch-envcheck: interrupted", file=sys.stderr)
-        return 130
+        status = 130
     except Exception as exc:  # noqa: BLE001  (last resort: one line, never a traceback)
-        return internal_error(command, exc)
+        status = internal_error(command, exc)
+    _bound_exit(status)
+    return status
+
+
+# The work is done and written; the interpreter's exit (atexit handlers, joining the threads a library
+# left, flushing) gets this long before the process ends anyway, with the command's own status.
+EXIT_S = 30.0
+
+
+def _bound_exit(status: int) -> None:
+    from torch_envcheck._util import watchdog  # noqa: PLC0415
+    if not watchdog.owned:
+        return
+    for stream in (sys.stdout, sys.stderr):  # the report reaches its reader even if the exit hangs
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    watchdog.arm(EXIT_S, "the process's exit, after its work was done and written,", status)
+
+
+def script() -> int:
+    """The torch-envcheck program: this process is ours to bound (_util/watchdog.py)."""
+    from torch_envcheck._util import watchdog  # noqa: PLC0415
+    watchdog.owned = True
+    return main()
 
 
 if __name__ == "__main__":

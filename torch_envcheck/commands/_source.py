@@ -58,11 +58,25 @@ def snapshot(args, only=None) -> dict | None:
         except SnapshotError as exc:
             error(str(exc))
             return None
-    from torch_envcheck.doctor import collect  # noqa: PLC0415
-    with stdout_to_stderr(), terminate_as_exit():
-        limit = getattr(args, "timeout", None)
-        return with_request(collect(timeout=limit or 5.0, only=only, torch_timeout=limit,
-                                    tensorflow=not getattr(args, "no_tensorflow", False)), args)
+    from torch_envcheck.doctor import collect, probes  # noqa: PLC0415
+    from torch_envcheck._util import watchdog  # noqa: PLC0415
+    limit = getattr(args, "timeout", None)
+    tensorflow = not getattr(args, "no_tensorflow", False)
+    # Each probe has its deadline already; this bounds what no deadline of theirs reaches (the main
+    # thread, a lock an abandoned probe holds), with room for a machine under heavy load.
+    bound = probes.worst_case_s(limit or 5.0, limit, tensorflow) + PROBE_SLACK_S
+    guard = watchdog.arm(bound, "probing this machine")
+    try:
+        with stdout_to_stderr(), terminate_as_exit():
+            return with_request(collect(timeout=limit or 5.0, only=only, torch_timeout=limit,
+                                        tensorflow=tensorflow), args)
+    finally:
+        watchdog.disarm(guard)
+
+
+# What collecting the snapshot may take beyond the probes' own deadlines: reading metadata, fitting
+# and normalising the snapshot.
+PROBE_SLACK_S = 60.0
 
 
 @contextlib.contextmanager

@@ -18,7 +18,7 @@ from torch_envcheck._util import safe_open
 
 NAME = "torch_envcheck"
 # The package's own entry points (pyproject.toml), used when no installed metadata can be read.
-ENTRY_POINTS = ("[console_scripts]\ntorch-envcheck = torch_envcheck.cli:main\n\n"
+ENTRY_POINTS = ("[console_scripts]\ntorch-envcheck = torch_envcheck.cli:script\n\n"
                 "[pytest11]\nenvcheck = torch_envcheck.pytest_plugin\n")
 MAX_FILE_BYTES = 64 << 20  # no file of the package comes near it
 _SKIP_DIRS = {"__pycache__", ".pytest_cache"}

@@ -222,8 +222,8 @@ def _tf_importable() -> bool:
 def _doctor_json(python: str, *args) -> dict:
     env = dict(os.environ, NO_COLOR="1", PYTHONPATH=REPO)
     proc = subprocess.run([python, "-m", "torch_envcheck", "--json", "--timeout", "10", *args], capture_output=True,
-                          text=True, env=env, timeout=600)
-    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+                          text=True, env=env, timeout=300)
+    assert proc.returncode in (0, 1), proc.stderr[-8000:]
     return json.loads(proc.stdout)
 
 

@@ -90,6 +90,14 @@ def probe_bound(timeout: float) -> float:
     return 2 * timeout + 2.0
 
 
+def worst_case_s(timeout: float = 5.0, torch_timeout: float | None = None, tensorflow: bool = True) -> float:
+    """How long run() can take at most: the slowest probe's deadline (TensorFlow's child, else
+    torch's), then the extension's probe when the torch child did not report it."""
+    limit = torch_timeout if torch_timeout else max(timeout, TORCH_IMPORT_LIMIT_S)
+    slowest = TENSORFLOW_LIMIT_FACTOR * limit if tensorflow else limit
+    return slowest + 2 * probe_bound(timeout)
+
+
 def run(timeout: float = 5.0, only=None, env: dict | None = None, torch_timeout: float | None = None,
         tensorflow: bool = True) -> dict:
     """Run the probes named in `only` (default: all); return {"sections", "probe_errors", "probe_seconds"}.

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from concurrent.futures import ThreadPoolExecutor
+import threading
 
 from torch_envcheck.ext import toolchain
 from torch_envcheck._util import proc as _proc
@@ -92,17 +92,39 @@ def _nvcc_version(path: str, timeout: float) -> dict:
         return {"version": None, "error": f"{type(exc).__name__}: {exc}"}
 
 
+class _Call:
+    """fn(*args) on a daemon thread of its own.  Not a ThreadPoolExecutor: the interpreter's exit
+    joins an executor's threads, so one stuck in a program or a file would hang the exit for ever;
+    a daemon thread is left behind, and the probe's own deadline names it."""
+
+    def __init__(self, fn, *args):
+        self._box: dict = {}
+        self._th = threading.Thread(target=self._run, args=(fn,) + args, name="torch_envcheck-toolchain", daemon=True)
+        self._th.start()
+
+    def _run(self, fn, *args):
+        try:
+            self._box["value"] = fn(*args)
+        except Exception as exc:  # noqa: BLE001  (a raise becomes the caller's, on its thread)
+            self._box["error"] = exc
+
+    def result(self):
+        self._th.join()  # each call runs programs under `timeout`; the probe's thread has a deadline
+        if "error" in self._box:
+            raise self._box["error"]
+        return self._box.get("value")
+
+
 def probe(timeout: float = 5.0, env: dict | None = None) -> dict:
     env = dict(os.environ) if env is None else env
     candidates = toolchain.nvcc_candidates(env)
-    with ThreadPoolExecutor(max_workers=max(2, len(candidates) + 3)) as pool:
-        versions = [pool.submit(_nvcc_version, c["path"], timeout) for c in candidates]
-        host = pool.submit(_host_compiler, env, timeout)
-        ninja = pool.submit(_ninja, env, timeout)
-        vc = pool.submit(msvc, env, timeout) if os.name == "nt" else None
-        nvcc = [dict(c, **f.result()) for c, f in zip(candidates, versions)]
-        out = {"nvcc": nvcc, "cuda_home": toolchain.cuda_home_status(env),
-               "host_compiler": host.result(), "ninja": ninja.result()}
-        if vc is not None:
-            out["msvc"] = vc.result()
-        return out
+    versions = [_Call(_nvcc_version, c["path"], timeout) for c in candidates]
+    host = _Call(_host_compiler, env, timeout)
+    ninja = _Call(_ninja, env, timeout)
+    vc = _Call(msvc, env, timeout) if os.name == "nt" else None
+    nvcc = [dict(c, **f.result()) for c, f in zip(candidates, versions)]
+    out = {"nvcc": nvcc, "cuda_home": toolchain.cuda_home_status(env),
+           "host_compiler": host.result(), "ninja": ninja.result()}
+    if vc is not None:
+        out["msvc"] = vc.result()
+    return out
