@@ -9,6 +9,9 @@
 //           for ir (MR-tall micro-panels of A)
 //             micro-kernel: C[MR x NR] (+)= A[MR x KC] * B[KC x NR] in MR * NR/V vector registers
 //
+// Thin products (M <= 2 MR, B's rows contiguous) skip all of this: sgemm_row (one row) and
+// sgemm_direct (up to 2 MR rows, in panels of MR) below read A and B in place.
+//
 // Packing reads A and B through their strides, so transposed or otherwise strided inputs need no
 // copy; panels are zero-padded to MR / NR and 64-byte aligned.  The micro-kernel only ever computes a
 // whole MR x NR tile: edge tiles go to a small buffer on the stack and the valid part is added to C.
@@ -253,12 +256,13 @@ void parallel_tasks(int64_t n, int64_t threads, const F& fn) {
   });
 }
 
-// Few rows (M <= MR), B with contiguous rows: no packing.  Packing B would read it, write a copy and
+// Few rows (M <= 2 MR), B with contiguous rows: no packing.  Packing B would read it, write a copy and
 // read that again, three passes over a matrix that is used only M times: a 1 x 4096 x 4096 product is a
 // matrix-vector product bound by reading B once (it ran at 0.13-0.5x torch.matmul through the packed
 // path).  Here C[R x NR] (+)= A rows (strides sa0/sa1) * B columns (row stride sb0) straight from the
-// inputs, R = M rows in R * NV accumulators; the k loop is cut into KC slices, so that a task's columns
-// of B are walked slice by slice (the rows of one slice share their pages across the tiles of a task).
+// inputs, R <= MR rows at a time in R * NV accumulators; the k loop is cut into KC slices, so that a
+// task's columns of B are walked slice by slice (the rows of one slice share their pages across the
+// tiles of a task).
 template <int R, int NV>
 ENVCHECK_NOINLINE void direct_kernel(int64_t kc, const float* __restrict__ a, int64_t sa0, int64_t sa1,
                                      const float* __restrict__ b, int64_t sb0, float* __restrict__ c, int64_t ldc,
@@ -325,7 +329,8 @@ void sgemm_row(const float* a, int64_t sa1, const float* b, int64_t sb0, float* 
         const float ap = a[p * sa1];
         const float* __restrict__ bp = b + p * sb0;
         const Reg av = reg_broadcast(ap);
-        for (int64_t j = j0; j < jv; j += kLanes) reg_storeu(ct + j, reg_madd(av, reg_loadu(bp + j), reg_loadu(ct + j)));
+        for (int64_t j = j0; j < jv; j += kLanes)
+          reg_storeu(ct + j, reg_madd(av, reg_loadu(bp + j), reg_loadu(ct + j)));
         for (int64_t j = jv; j < j1; ++j) ct[j] += ap * bp[j];
       }
     }
@@ -335,12 +340,15 @@ void sgemm_row(const float* a, int64_t sa1, const float* b, int64_t sb0, float* 
     for (int64_t j = 0; j < n; ++j) c[j] += partial.ptr[t * n + j];
 }
 
-// The direct path: M <= MR rows, B row-contiguous (sb1 == 1).  Parallel over groups of NR-wide column
+// Rows of A up to which the unpacked path runs: two row panels (the second reads B from L2, see
+// sgemm_direct), where packing B would still cost more passes over it than the products use.
+constexpr int64_t kDirectRows = 2 * kMR;
+
+// The direct path: M <= kDirectRows rows, B row-contiguous (sb1 == 1).  Parallel over groups of NR-wide column
 // tiles; the last, partial tile goes through a zero-padded copy of its columns (kc x NR) and a buffer.
 void sgemm_direct(const float* a, int64_t sa0, int64_t sa1, const float* b, int64_t sb0, float* c, int64_t m,
                   int64_t n, int64_t k, int64_t kc_blk, int64_t threads) {
   static constexpr auto kernels = direct_kernels(std::make_integer_sequence<int, kMR>{});
-  const DirectKernel kern = kernels[m - 1];
   const int64_t tiles = (n + kNR - 1) / kNR, full = n / kNR;
   // Tiles per task: enough work per task to pay for the hand-out, and several tasks per thread.
   const int64_t per_task = std::max<int64_t>(1, std::min<int64_t>(16, tiles / (4 * threads)));
@@ -348,18 +356,25 @@ void sgemm_direct(const float* a, int64_t sa0, int64_t sa1, const float* b, int6
     const int64_t t0 = t * per_task, t1 = std::min<int64_t>(tiles, t0 + per_task);
     for (int64_t pc = 0; pc < k; pc += kc_blk) {
       const int64_t kc = std::min<int64_t>(kc_blk, k - pc);
-      for (int64_t q = t0; q < std::min(t1, full); ++q)
-        kern(kc, a + pc * sa1, sa0, sa1, b + pc * sb0 + q * kNR, sb0, c + q * kNR, n, pc > 0);
-      if (t1 > full) {  // the partial last tile
-        const int64_t j0 = full * kNR, cols = n - j0;
-        AlignedFloats bt(kc * kNR);
-        for (int64_t p = 0; p < kc; ++p)
-          for (int64_t j = 0; j < kNR; ++j) bt.ptr[p * kNR + j] = j < cols ? b[(pc + p) * sb0 + j0 + j] : 0.f;
-        alignas(64) float buf[kMR * kNR];
-        kern(kc, a + pc * sa1, sa0, sa1, bt.ptr, kNR, buf, kNR, false);
-        for (int64_t i = 0; i < m; ++i)
-          for (int64_t j = 0; j < cols; ++j)
-            c[i * n + j0 + j] = (pc > 0 ? c[i * n + j0 + j] : 0.f) + buf[i * kNR + j];
+      // Row panels inside the slice: the second one finds this task's slice of B in L2.
+      for (int64_t i0 = 0; i0 < m; i0 += kMR) {
+        const int64_t rows = std::min<int64_t>(kMR, m - i0);
+        const DirectKernel kern = kernels[rows - 1];
+        const float* ap = a + i0 * sa0 + pc * sa1;
+        float* cp = c + i0 * n;
+        for (int64_t q = t0; q < std::min(t1, full); ++q)
+          kern(kc, ap, sa0, sa1, b + pc * sb0 + q * kNR, sb0, cp + q * kNR, n, pc > 0);
+        if (t1 > full) {  // the partial last tile
+          const int64_t j0 = full * kNR, cols = n - j0;
+          AlignedFloats bt(kc * kNR);
+          for (int64_t p = 0; p < kc; ++p)
+            for (int64_t j = 0; j < kNR; ++j) bt.ptr[p * kNR + j] = j < cols ? b[(pc + p) * sb0 + j0 + j] : 0.f;
+          alignas(64) float buf[kMR * kNR];
+          kern(kc, ap, sa0, sa1, bt.ptr, kNR, buf, kNR, false);
+          for (int64_t i = 0; i < rows; ++i)
+            for (int64_t j = 0; j < cols; ++j)
+              cp[i * n + j0 + j] = (pc > 0 ? cp[i * n + j0 + j] : 0.f) + buf[i * kNR + j];
+        }
       }
     }
   });
@@ -378,7 +393,7 @@ void sgemm_kernel(const float* a, int64_t sa0, int64_t sa1, const float* b, int6
     sgemm_row(a, sa1, b, sb0, c, n, k, threads);
     return;
   }
-  if (m <= kMR && sb1 == 1) {
+  if (m <= kDirectRows && sb1 == 1) {
     sgemm_direct(a, sa0, sa1, b, sb0, c, m, n, k, blk.kc, threads);
     return;
   }

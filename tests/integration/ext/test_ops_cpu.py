@@ -155,9 +155,11 @@ def test_sgemm_transposed_and_strided(E):
     assert_sgemm_close(E.sgemm(a2, b2), a2, b2)
 
 
-@pytest.mark.parametrize("mkn", [(1, 300, 700), (700, 300, 1), (1, 1, 4099), (4099, 1, 1)])
+@pytest.mark.parametrize("mkn", [(1, 300, 700), (700, 300, 1), (1, 1, 4099), (4099, 1, 1), (20, 700, 45), (28, 5, 100),
+                                 (29, 300, 65)])
 def test_sgemm_vector_shaped(E, mkn):
-    # One row of A or one column of B: a single, mostly padded, micro-panel on one side.
+    # One row of A or one column of B (a single, mostly padded, micro-panel on one side), and row counts
+    # around the unpacked path's limit (2 x MR: 12 with AVX2, 28 with AVX-512) and its second row panel.
     m, k, n = mkn
     a, b = rand(m, k), rand(k, n)
     assert_sgemm_close(E.sgemm(a, b), a, b)
