@@ -16,6 +16,7 @@ from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
 from torch_envcheck._util.escape import path_remove, per_shell, terminal
 from torch_envcheck.advice import recommend as A
+from torch_envcheck.advice import conda as AC
 from torch_envcheck.advice.conda import command_line
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.facts import conda as C
@@ -83,6 +84,19 @@ def _pick_pytorch_cuda(s, options) -> str | None:
     return fit[-1] if fit else None
 
 
+def _serves_gpu(s, release: str | None, cuda: str) -> bool:
+    """Whether the pytorch channel's build of `release` with `cuda` has code for this machine's GPUs
+    (the arch list of the same release's wheel of that CUDA); True when either is unknown."""
+    cap = F.build_capability(s)
+    try:
+        arch = kb.wheel_arch_list(release, kb.tag_from_cuda(cuda), F.system(s), F.machine(s))
+    except kb.KnowledgeError:
+        return True
+    if not cap or not arch:
+        return True
+    return kb.capability_match(cap, arch, cuda)["ok"] is not False
+
+
 def _last_conda_release() -> str:
     return str(_table().get("last_pytorch_channel_release") or "2.5")
 
@@ -120,6 +134,8 @@ def _cuda_install_lines(s, rec, flavour_note: str) -> tuple[list[str], str]:
     why = ""
     row = _pytorch_cuda_options(release) if channel == "pytorch" else None
     pick = _pick_pytorch_cuda(s, row.get("pytorch_cuda", [])) if row else None
+    if pick and not _serves_gpu(s, release, pick):
+        pick = None  # the channel's build of that CUDA has no kernels for this GPU: never advised
     companions = _installed(s, "torchvision", "torchaudio")
     if pick:
         if C.package(s, "cpuonly"):
@@ -130,21 +146,29 @@ def _cuda_install_lines(s, rec, flavour_note: str) -> tuple[list[str], str]:
         why = (f" pytorch {release} was published on the pytorch channel with pytorch-cuda "
                f"{', '.join(row['pytorch_cuda'])}; {pick} is the newest this driver runs"
                + (" (table row marked unverified)" if row.get("unverified") else "") + ".")
-    elif channel in ("conda-forge", ""):
-        ver = _safe_version(C.version(rec)) or release
-        if C.package(s, "cpuonly"):
-            lines.append(_conda(s, "remove", "cpuonly"))
-        lines.append(_conda(s, "install", "-c", "conda-forge", f"pytorch={ver}=cuda*", *companions))
-        why = " conda-forge's CUDA builds of pytorch have build strings starting with 'cuda'."
     else:
-        why = (f" No pytorch-cuda of the pytorch channel for pytorch {release} fits this driver"
-               f" (driver CUDA {F.driver_cuda(s) or 'unknown'}).")
+        # conda-forge: the installed release when conda-forge builds it for this machine, else its newest
+        # build that does (never older than the installed torch); the pytorch channel's packages go first
+        forge = (AC.forge_pick(s, torch_release=release) if channel == "conda-forge" else None) or AC.forge_pick(s)
+        if forge:
+            gone = AC.channel_packages(s)
+            if gone:
+                lines.append(_conda(s, "remove", "--force", *gone))
+            lines.append(_conda(s, "install", *AC.forge_words(forge, companions)))
+            why = ((f" No pytorch-cuda of the pytorch channel for pytorch {release} fits this driver"
+                    f" (driver CUDA {F.driver_cuda(s) or 'unknown'}); the pytorch channel published nothing after "
+                    f"{_last_conda_release()} (pytorch/pytorch#138506)." if channel == "pytorch" else "")
+                   + " " + AC.forge_reason(forge) + ".")
+        else:
+            why = (f" Neither the pytorch channel (pytorch-cuda for pytorch {release}) nor conda-forge's CUDA builds"
+                   f" fit this driver (CUDA {F.driver_cuda(s) or 'unknown'}), GPU, Python and platform without"
+                   " downgrading the installed torch.")
     route = _pip_route(s, [n for n in ("pytorch", "torchvision", "torchaudio", "pytorch-cuda", "cpuonly")
                            if C.package(s, n)])
     if route:
         newest = A.recommend_build(s) or {}
-        lines.append(f"# or with pip inside the env (the only route to torch newer than {_last_conda_release()}, the "
-                     f"pytorch channel's last release): torch {newest.get('torch')} from download.pytorch.org")
+        lines.append(f"# or with pip inside the env (the pytorch channel's last release is {_last_conda_release()}; "
+                     f"pip takes any release): torch {newest.get('torch')} from download.pytorch.org")
         lines += route
     return lines, why + flavour_note
 
