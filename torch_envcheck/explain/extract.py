@@ -169,8 +169,13 @@ _CODE_MESSAGE = re.compile(r"\b(CUDA|HIP|cuda runtime|CUDA Runtime|CUDA driver|h
 # torch's warning "Unexpected error from cudaGetDeviceCount(). ... Error 804: forward compatibility ..."
 _CUDA_ERROR_N = re.compile(r"\b(?:[Ee]rror|code|returned|status|result|[Ff]ailure)[ =:]{1,3}(?P<num>\d{1,5})\b"
                            r"(?::\s{0,2}|\s)?(?P<msg>[^\n]{1,160})?")
-_WINERROR = re.compile(r"\[WinError (?P<num>-?\d{1,10})\]|\(os error (?P<os>\d{1,6})\)")
+_WINERROR = re.compile(r"\[WinError (?P<num>-?\d{1,10})\]|\( ?os error (?P<os>\d{1,6}) ?\)")
 _ERRNO = re.compile(r"\[Errno (?P<num>\d{1,4})\]|\berrno[ =:]{1,3}(?P<num2>\d{1,4})\b")
+# NVML's nvmlErrorString after nvidia-smi's (or a library's) "Failed to initialize NVML: " / "NVML error: "
+_NVML_MESSAGE = re.compile(r"(?:[Ff]ailed to (?:initialize|properly shut down) NVML|NVML (?:[Ee]rror|ERROR)|nvml error)"
+                           r"\s{0,2}:\s{0,2}(?P<msg>[^\n]{3,120})")
+# cuda-gdb's warning for every CUDA API call that returns an error: "... cudaX returned (0x2c0)"
+_CUDA_API_HEX = re.compile(r"Cuda API error detected: (?P<fn>cu[A-Za-z0-9_]{2,60}) returned \((?P<hex>0x[0-9a-fA-F]{1,5})\)")
 _NTSTATUS = re.compile(r"\b0[xX](?P<hex>[cC]0000[0-9a-fA-F]{3})\b|\b(?:exit(?: |_)?code|returned|return code|"
                        r"exit status|exited with code|status)[ :=]{0,3}(?P<dec>-?(?:3221\d{6}|107374\d{4}))\b")
 _SIGNAL_WORDS = re.compile(r"(?m)(?:^|[\s:])(?P<word>Bus error|Segmentation fault|Illegal instruction|Killed|Aborted)"
@@ -229,6 +234,15 @@ def _codes(text: str, ent: Entities) -> None:
             _push(ent.codes, {"family": "windows", "name": f"WinError {num}", "value": num, "layer": "windows-runtime",
                               "library": "Windows", "description": None, "message": None, "source": None,
                               "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
+    for m in _last(_NVML_MESSAGE, text):
+        code = _nvml_by_message(m.group("msg"))
+        if code is not None and code.layer != "none":
+            _push(ent.codes, {**code.as_dict(), "how": "message", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
+    for m in _last(_CUDA_API_HEX, text):
+        family = "cudaError_t" if m.group("fn").startswith("cuda") else "CUresult"
+        code = error_codes.by_value(family, int(m.group("hex"), 16))
+        if code is not None and code.layer != "none":
+            _push(ent.codes, {**code.as_dict(), "how": "debugger", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
     for m in _last(_ERRNO, text):
         code = error_codes.by_value("errno", int(m.group("num") or m.group("num2")))
         if code is not None:
@@ -350,6 +364,28 @@ _MISSING = re.compile(r"cannot open shared object file|failed to open|not found 
                       r"[Cc]ouldn't open|[Cc]ould not find|not be located|dlopen")
 
 
+_MSG_WORD = re.compile(r"[a-z]{4,40}")
+_MSG_STOP = frozenset({"this", "that", "with", "from", "have", "been", "does", "when", "there", "failed", "error"})
+
+
+def _words(msg: str) -> set:
+    return set(_MSG_WORD.findall(msg.lower())) - _MSG_STOP
+
+
+def _nvml_by_message(msg: str):
+    """The nvmlReturn_t whose header description shares most words with nvmlErrorString's text (the strings
+    differ in wording: "GPU access blocked by the operating system" is NVML_ERROR_OPERATING_SYSTEM, "The GPU
+    control device has been blocked by the operating system/cgroups"); None below 3 shared words, or a tie."""
+    words = _words(msg)
+    if len(words) < 2:
+        return None
+    scored = sorted(((len(words & _words(c.description or "")), c.value, c) for c in error_codes.all_codes()
+                     if c.family == "nvmlReturn_t" and c.description), key=lambda t: (t[0], -t[1]), reverse=True)
+    if not scored or scored[0][0] < min(3, len(words)) or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+        return None
+    return scored[0][2]
+
+
 def _libraries(text: str, ent: Entities) -> None:
     for m in _last(_LIB_END, text):
         start = _left(text, m.start(), _NAME_CHARS - {"."} | {"."}, 80)
@@ -385,7 +421,7 @@ def _libraries(text: str, ent: Entities) -> None:
 
 # --- symbols and ABI tags ------------------------------------------------------------------------------
 
-_UNDEFINED = re.compile(r"undefined symbol:? (?P<sym>[A-Za-z_$][A-Za-z0-9_$.@]{0,500})|"
+_UNDEFINED = re.compile(r"[Uu]ndefined symbol:? (?P<sym>[A-Za-z_$][A-Za-z0-9_$.@]{0,500})|"
                         r"[Ss]ymbol not found: (?P<sym2>_{0,2}[A-Za-z_][A-Za-z0-9_$]{0,500})|"
                         r"entry point (?P<sym3>[^\s]{1,300}) could not be located|"
                         r"undefined reference to [`'](?P<sym4>[^'\n]{1,300})'")
@@ -699,14 +735,24 @@ def _devices(text: str, ent: Entities) -> None:
 
 PLATFORM_TAIL = 64 * 1024
 _PLATFORM = {
-    "macos": re.compile(r"/Users/|macosx_|[Dd]arwin|\.dylib\b|\bmac ?OS\b|\bMac ?OS\b|\bMac\b|MacBook|\bOS ?X\b|Apple M\d|"
-                        r"\bM[1-4] (?:Pro|Max|Ultra|Mac)|"
+    # (?![A-Za-z]) rather than \b after a name: "macOS版本" (CJK letters are word characters) still names macOS
+    "macos": re.compile(r"/Users/|macosx_|[Dd]arwin|\.dylib\b|(?<![A-Za-z])[Mm]ac ?OS(?![A-Za-z])|\bMac(?![A-Za-z])|[Mm]ac[Bb]ook|"
+                        r"\bOS ?X\b|Apple M\d|\bM[1-4] (?:Pro|Max|Ultra|Mac)|(?<![A-Za-z])[Mm]ac ?M[1-4]\b|"
                         r"Apple [Ss]ilicon|/opt/homebrew|\bMPS\b|\bmps\b"),
-    "windows": re.compile(r"[A-Za-z]:\\[A-Za-z$]|WinError|\.dll\b|\\Lib\\site-packages|\bPS [A-Z]:\\|\bWindows(?! Subsystem)"),
-    "wsl": re.compile(r"/usr/lib/wsl|\bWSL ?2?\b|microsoft-standard|Windows Subsystem for Linux"),
+    "windows": re.compile(r"[A-Za-z]:\\[A-Za-z$]|WinError|\.dll\b|\\Lib\\site-packages|\bPS [A-Z]:\\|\bWindows(?! Subsystem)|"
+                          r"\b[Ww]in(?:dows)? ?(?:1[01]|7|8(?:\.1)?|[Ss]erver)\b"),
+    # WSL 2 by name, its library folder or kernel; also nvidia-smi run inside WSL: a Linux NVIDIA-SMI (x.y.z) over
+    # the Windows driver's two-part version (Windows drivers are numbered 555.85, Linux ones 555.42.03)
+    "wsl": re.compile(r"/usr/lib/wsl|\b[Ww][Ss][Ll] ?2?(?![A-Za-z])|microsoft-standard|Windows Subsystem for Linux|"
+                      r"NVIDIA-SMI \d{3}\.\d{2,3}\.\d{2}\s{1,40}Driver Version: \d{3}\.\d{2}(?![.\d])|"
+                      r"\d\.\d{1,2}\.\d{1,3}-\d{3,6}-Microsoft\b|Microsoft@Microsoft\.com"),
+    # WSL 1: its kernel is Microsoft's 4.4.0-NNNNN-Microsoft, which has no GPU passthrough at all
+    "wsl1": re.compile(r"\b4\.4\.0-\d{3,6}-Microsoft\b"),
     "container": re.compile(r"docker run|nvidia-docker|\b[Dd]ocker\b|/\.dockerenv|containerd|\bpodman\b|[Kk]ubernetes|"
                             r"\bk8s\b|[Ss]ingularity|[Aa]pptainer"),
     "amd": re.compile(r"\bAMD\b|Radeon|\bROCm\b|\brocm\b|\bgfx\d{3,4}|amdgpu|\bHIP\b|Instinct MI"),
+    # ZLUDA: CUDA's DLL names served by a translation layer over AMD's HIP SDK (torch's CUDA build on an AMD GPU)
+    "zluda": re.compile(r"(?i)zluda"),
     "intel_mac": re.compile(r"macosx_\d{1,2}_\d{1,2}_x86_64|Intel Mac|Mac ?(?:OS)?[^\n]{0,40}x86_64|x86_64[^\n]{0,40}[Dd]arwin"),
 }
 _PIP_NOT_FOUND = re.compile(r"Could not find a version that satisfies the requirement (?P<req>[A-Za-z0-9_.\-\[\],]{1,80}"
@@ -734,7 +780,8 @@ NEEDLES = {
     _CODE_NAME: ("cuda", "_status_", "cufft_", "nvrtc", "nvjitlink", "nccl", "nvml", "hip", "error_", "status_",
                  "errno."),
     _CODE_MESSAGE: ("error",), _CUDA_ERROR_N: ("cuda", "cuinit", "cudevice", "cuctx"),
-    _WINERROR: ("winerror", "os error"), _ERRNO: ("errno",), _NTSTATUS: ("0xc0000", "3221", "-107374"),
+    _WINERROR: ("winerror", "os error"), _ERRNO: ("errno",), _NVML_MESSAGE: ("nvml",),
+    _CUDA_API_HEX: ("cuda api error detected",), _NTSTATUS: ("0xc0000", "3221", "-107374"),
     _SIGNAL_WORDS: ("bus error", "segmentation fault", "illegal instruction", "killed", "aborted", "exit", "signal"),
     _LIB_END: (".so", ".dylib", ".dll", ".pyd"), _UNDEFINED: ("undefined", "symbol not found", "entry point"),
     _SYMBOL_VERSION: ("not defined in file", ", version "), _ABI_TAG: ("glibc", "cxxabi_"),

@@ -10,6 +10,12 @@ match.Match whose signature is made here, or None:
     missing_library  a soname/DLL that cannot be found                 -> its provider: wheel, driver, VC++ runtime
     error_code       a code of a decoded family (cudaError_t, CUresult, cuBLAS, ..., NCCL, NVML, HIP, errno,
                      signals, Windows)                                  -> the layer its table gives, the code's advice
+    wsl_gpu_passthrough  a GPU that cannot start, in a text from WSL       -> the Windows driver / WSL 2 (wsl layer)
+    tensorflow_windows_native  TF >= 2.11 on Windows without a GPU     -> no native-Windows GPU builds: WSL 2
+    device_node_permission  /dev/kfd, /dev/dri, /dev/nvidia* refused   -> the groups that own the node
+    torch_not_offered_on_mac  a resolver finds no torch on a Mac       -> the last x86_64 macOS release (2.2.2)
+    rocblas_on_windows  rocBLAS without Tensile kernels, HIP SDK on Windows -> a HIP SDK (or libraries) with the gfx
+    zluda_dll_dependency  WinError 126 under ZLUDA                      -> the HIP SDK's bin folder on PATH
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -655,19 +661,33 @@ def error_code(ent, text):
     fix = None
     look = None
     priority = {"name": 64, "message": 64, "message-context": 61}.get(c.get("how"), 58)
-    if layer == "not-environment":
-        look = _NE_LOOK.get(bare) or ("An error of the program or its inputs, not of the installation: "
-                                      "rerun with CUDA_LAUNCH_BLOCKING=1 to see the failing call, and check its arguments.")
-        if bare == "notinitialized" and fam == "cublasStatus_t":
-            explanation += (" cublasCreate returns it when it cannot allocate its workspace: the GPU was out of memory "
-                            "(or a previous CUDA error left the context broken).")
-    elif bare in ("executionfailed", "archmismatch", "internalerror") and _old_torch(ent):
+    if bare in ("executionfailed", "archmismatch", "internalerror") and _old_torch(ent):
+        # a kernel that cannot run at all under a torch older than CUDA 11: the GPU is newer than the build (the
+        # table calls these codes the program's; the torch version says otherwise)
         layer = "arch"
         fix = ("torch {torch} was never built with CUDA 11, which GPUs from Ampere on (RTX 30xx, A100: sm_80/sm_86) "
                "need: install a torch release built with CUDA 11 or newer (cu118 / cu12x builds; torch >= 1.7 had the "
                "first cu110 builds).")
         caps["torch"] = ent.versions.get("torch")
         explanation += " The installed torch predates CUDA 11, so it has no code for GPUs newer than Turing."
+    elif c.get("how") == "debugger" and layer == "not-environment":
+        look = ("cuda-gdb prints a warning for every CUDA API call that returns an error, including errors the program "
+                "expects and handles (here " + c["name"] + "): harmless when the program goes on; not an installation "
+                "problem: the installation needs no change.")
+        explanation += " Reported by cuda-gdb (\"Cuda API error detected\"), a debugger warning, not a failure of the program."
+    elif bare == "peeraccessunsupported" and _context(text, r"NCCL|nccl|IPC|all_reduce|allreduce"):
+        layer = "distributed"
+        fix = ("The GPUs cannot reach each other peer-to-peer (PCIe topology, IOMMU/ACS, or consumer GPUs without P2P), "
+               "and the collective library tried P2P/IPC between them: set NCCL_P2P_DISABLE=1 (it must reach every "
+               "worker process; for a custom all-reduce, disable it), or enable P2P in the platform (IOMMU/ACS "
+               "settings); `nvidia-smi topo -p2p r` shows which pairs can.")
+        explanation += " NCCL (or a custom all-reduce) needs peer access between the GPUs for its P2P transport."
+    elif layer == "not-environment":
+        look = _NE_LOOK.get(bare) or ("An error of the program or its inputs, not of the installation: "
+                                      "rerun with CUDA_LAUNCH_BLOCKING=1 to see the failing call, and check its arguments.")
+        if bare == "notinitialized" and fam == "cublasStatus_t":
+            explanation += (" cublasCreate returns it when it cannot allocate its workspace: the GPU was out of memory "
+                            "(or a previous CUDA error left the context broken).")
     elif hip_init:
         fix = ("HIP could not start on this GPU: check the kernel driver's messages (`dmesg | grep -i kfd`): older GPUs "
                "(gfx803) need PCIe atomics support from the CPU/motherboard; a gfx target ROCm does not ship needs "
@@ -685,6 +705,11 @@ def error_code(ent, text):
         fix, layer = _errno_fix(c, text, layer)
     elif fam == "windows":
         fix = _windows_fix(c)
+    elif fam == "nvmlReturn_t" and bare == "operatingsystem":
+        fix = ("The operating system keeps this process from the GPU's control device: in a container, the NVIDIA "
+               "runtime's cgroup setup (no-cgroups in /etc/nvidia-container-runtime/config.toml, or --privileged / "
+               "the device list); under WSL 2 or a GPU-PV VM, the Windows host must expose the GPU (WDDM mode, a "
+               "driver that supports WSL).")
     elif bare in _ADVICE:
         extra, fix = _ADVICE[bare]
         explanation += " " + extra
@@ -923,12 +948,209 @@ def pip_no_matching(ent, text):
     return _match(sig, text, p["at"], caps)
 
 
+_GPU_INIT_FAILURE = re.compile(
+    r"cudaGetDeviceCount|cuInit|cuda driver library init|Failed to initialize NVML|couldn't communicate with the NVIDIA "
+    r"driver|no CUDA-capable device|CUDA driver version is insufficient|cudaErrorInsufficientDriver|CUDA_ERROR_NO_DEVICE|"
+    r"Function \"cu[A-Za-z]{3,40}\" not found|CUDA initialization|Found no NVIDIA driver|NVIDIA driver on your system")
+_WSL_SOURCE = {"url": "https://docs.nvidia.com/cuda/wsl-user-guide/index.html",
+               "what": "CUDA on WSL 2: the Windows driver provides the GPU; never install a Linux driver in WSL"}
+
+
+def wsl_gpu_passthrough(ent, text):
+    """A GPU that cannot be initialised in a text from WSL: the driver is the Windows host's (passed through to
+    WSL 2 by /dev/dxg and /usr/lib/wsl/lib), so the fix is on Windows, not a Linux driver.  WSL 1 has no GPU."""
+    if not ent.platform.get("wsl"):
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _GPU_INIT_FAILURE.finditer(tail):
+        pass
+    codes = [c for c in ent.codes if c.get("family") in ("cudaError_t", "CUresult", "nvmlReturn_t")
+             and c.get("layer") == "driver"]
+    if m is None and not codes:
+        return None
+    at = len(text) - len(tail) + m.start() if m is not None else codes[-1]["at"]
+    blocked = any(c["name"] == "NVML_ERROR_OPERATING_SYSTEM" for c in ent.codes)
+    if ent.platform.get("wsl1"):
+        sig = _sig("wsl1-has-no-gpu", "wsl", "this is WSL 1, which has no GPU: CUDA needs WSL 2", 93,
+                   "The kernel is WSL 1's (4.4.0-...-Microsoft): WSL 1 translates system calls and passes no GPU through; "
+                   "only WSL 2 gets the Windows driver's GPU (/dev/dxg, /usr/lib/wsl/lib).",
+                   fix="Convert the distribution to WSL 2 (`wsl --set-version <distro> 2`, `wsl --set-default-version 2`), "
+                       "keep the Windows NVIDIA driver current, and do not install a Linux NVIDIA driver inside it.",
+                   areas=("platform", "driver"), sources=(_WSL_SOURCE,))
+    elif blocked:
+        sig = _sig("wsl-gpu-not-exposed", "wsl", "the Windows host does not expose the GPU to WSL (GPU access blocked)", 93,
+                   "NVML_ERROR_OPERATING_SYSTEM under WSL: the guest sees no usable GPU because the Windows driver does not "
+                   "paravirtualize it: data-center GPUs in TCC mode (the default on Windows Server), a driver without WSL "
+                   "support, or (in a GPU-PV VM) driver files missing from /usr/lib/wsl/lib.",
+                   fix="On the Windows host put the GPU in WDDM mode (`nvidia-smi -i 0 -dm 0` as administrator, reboot; "
+                       "TCC cannot be shared with WSL), use a Windows NVIDIA driver that supports WSL, run `wsl --update` "
+                       "and `wsl --shutdown`; in a GPU-PV VM copy the host driver's files into /usr/lib/wsl/lib.",
+                   areas=("platform", "driver"), sources=(_WSL_SOURCE,))
+    else:
+        sig = _sig("wsl-gpu-init-failed", "wsl", "CUDA cannot start under WSL 2: the GPU comes from the Windows driver", 91,
+                   "Under WSL 2 there is no Linux kernel driver: libcuda in /usr/lib/wsl/lib talks to the Windows NVIDIA "
+                   "driver through /dev/dxg. A GPU that cannot be initialised there is a Windows driver problem (too old, "
+                   "or a release whose WSL support is broken), a Linux driver installed inside WSL shadowing "
+                   "/usr/lib/wsl/lib, or an outdated WSL kernel.",
+                   fix="Update (or roll back) the Windows NVIDIA driver, run `wsl --update` then `wsl --shutdown`; never "
+                       "install a Linux NVIDIA driver inside WSL (remove nvidia-driver-*/libnvidia-* packages there), and "
+                       "keep /usr/lib/wsl/lib first for libcuda (`export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH`).",
+                   areas=("platform", "driver"), sources=(_WSL_SOURCE,))
+    return _match(sig, text, at, {})
+
+
+_TF_VERSION = re.compile(r"(?i)(?:tensor ?flow|\btf)[ \w]{0,12}?(?:version)?[\s:=#-]{0,12}v?2\.(?P<minor>\d{1,2})\.\d{1,2}|"
+                         r"\bv2\.(?P<minor2>\d{1,2})\.\d{1,2}-(?:rc\d-)?\d{1,6}-g[0-9a-f]{7,12}\b|"
+                         r"(?i:tensor ?flow)[^\n]{0,40}\n(?:[^\n]{0,80}\n){0,3}\s{0,8}v?2\.(?P<minor3>\d{1,2})\.\d{1,2}\b")
+_TF_NO_GPU = re.compile(r"(?i)list_physical_devices|list_local_devices|Num GPUs Available:\s{0,3}0|GPU is NOT AVAILABLE|"
+                        r"is_build_with_cuda|device_type='CPU'\)\]|not (?:detected|recogni[sz]ed|found|available)|"
+                        r"cannot use (?:the )?GPU|no GPU|tensorflow-gpu")
+
+
+def tensorflow_windows_native(ent, text):
+    """TensorFlow 2.11 or newer on native Windows without a GPU: those releases have no GPU build for native
+    Windows at all (2.10 was the last); the GPU needs WSL 2 (or the DirectML plugin)."""
+    if not ent.platform.get("windows") or ent.platform.get("wsl") or not _context(text, _TF_TEXT + r"|Tensor ?Flow"):
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    minors = [int(m.group("minor") or m.group("minor2") or m.group("minor3")) for m in _TF_VERSION.finditer(tail)]
+    no_gpu = _TF_NO_GPU.search(tail)
+    if not minors or max(minors) < 11 or no_gpu is None:
+        return None
+    sig = _sig("tensorflow-windows-native-no-gpu", "tensorflow",
+               "TensorFlow 2.{minor} on native Windows has no GPU support (2.10 was the last)", 86,
+               "From TensorFlow 2.11 the Windows packages are CPU-only: GPU support on Windows is through WSL 2 "
+               "(or the TensorFlow-DirectML plugin). Installing CUDA and cuDNN on Windows does not change that.",
+               fix="Run TensorFlow in WSL 2 (`pip install tensorflow[and-cuda]` inside it), or stay on native Windows with "
+                   "tensorflow<2.11 (2.10 with CUDA 11.2 and cuDNN 8.1), or use the DirectML plugin.",
+               areas=("tensorflow", "platform"),
+               sources=({"url": "https://www.tensorflow.org/install/pip#windows-native",
+                         "what": "TensorFlow 2.10 was the last release that supported GPU on native Windows"},))
+    return _match(sig, text, len(text) - len(tail) + no_gpu.start(), {"minor": max(minors)})
+
+
+_DEVICE_NODE_DENIED = re.compile(
+    r"(?P<node>/dev/(?:kfd|dri/(?:renderD|card)\d{1,3}|nvidia(?:\d{1,2}|ctl|-uvm|-caps)?))\b[^\n]{0,80}?"
+    r"(?:Permission denied|Operation not permitted|EACCES|EPERM)|"
+    r"(?:Permission denied|Operation not permitted|EACCES|EPERM)[^\n]{0,80}?"
+    r"(?P<node2>/dev/(?:kfd|dri/(?:renderD|card)\d{1,3}|nvidia(?:\d{1,2}|ctl|-uvm|-caps)?))\b")
+
+
+def device_node_permission(ent, text):
+    """The GPU's device node refused to this user: the owner of the node says which stack (/dev/kfd and /dev/dri are
+    AMD's ROCm, /dev/nvidia* NVIDIA's driver); the fix is group membership, not a reinstall."""
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _DEVICE_NODE_DENIED.finditer(tail):
+        pass
+    if m is None:
+        return None
+    node = m.group("node") or m.group("node2")
+    rocm = node.startswith(("/dev/kfd", "/dev/dri"))
+    sig = _sig("gpu-device-node-denied-rocm" if rocm else "gpu-device-node-denied", "rocm" if rocm else "driver",
+               "{node} cannot be opened by this user: GPU device-node permissions", 85,
+               "The GPU's device node exists but this user may not open it: " + (
+                   "ROCm needs read-write access to /dev/kfd and the /dev/dri render nodes, given to the `render` and "
+                   "`video` groups." if rocm else "NVIDIA's nodes are normally world-accessible; a restrictive "
+                   "NVreg_DeviceFileMode or udev rule limits them to a group.") +
+               " In a container the nodes must be passed in and the container user must be in the host's groups "
+               "(by number).",
+               fix="Add the user to the groups that own the node: `sudo usermod -aG render,video $USER`, then log out and "
+                   "in (check with `ls -l " + node + "` and `id`); in a container pass --device and --group-add with the "
+                   "host's group ids.",
+               areas=("driver",), sources=({"url": "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/"
+                                             "install/prerequisites.html#setting-permissions-for-groups",
+                                            "what": "ROCm: the render and video groups give access to /dev/kfd, /dev/dri"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"node": node})
+
+
+_ROCBLAS_TENSILE = re.compile(r"(?:rocBLAS error|[Cc]annot read)[^\n]{0,400}TensileLibrary")
+_GFX = re.compile(r"\bgfx[0-9a-f]{3,4}\b")
+_HIP_SDK_DIR = re.compile(r"(?i)\\AMD\\ROCm\\(?P<ver>\d{1,2}\.\d{1,2})\\")
+
+
+def rocblas_on_windows(ent, text):
+    """rocBLAS without Tensile kernels for the GPU under Windows' HIP SDK: HSA_OVERRIDE_GFX_VERSION is a Linux ROCm
+    runtime variable, so the answer is a HIP SDK (or rocBLAS libraries built for that SDK) that has the gfx target."""
+    if not ent.platform.get("windows"):
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _ROCBLAS_TENSILE.finditer(tail):
+        pass
+    if m is None:
+        return None
+    sdk = _HIP_SDK_DIR.search(tail)
+    gfx = _GFX.search(_line(tail, m.start(), tail.find("\n", m.start()) if "\n" in tail[m.start():] else len(tail)))
+    sig = _sig("rocblas-no-kernels-for-gfx-windows", "rocm",
+               "the HIP SDK's rocBLAS has no kernels for {gfx|this GPU} on Windows", 86,
+               "rocBLAS reads its Tensile kernels from rocblas/library in the HIP SDK {sdk|} folder; the SDK ships them only "
+               "for the GPUs it supports, and on Windows there is no HSA_OVERRIDE_GFX_VERSION to borrow a neighbour's.",
+               fix="Install a HIP SDK release that supports {gfx|the GPU's gfx target}, or rocBLAS/Tensile libraries built "
+                   "for that gfx and for exactly the installed HIP SDK version {sdk|} (community builds, e.g. ROCmLibs, are "
+                   "per SDK version), copied into the SDK's bin and bin\\rocblas\\library.",
+               areas=("driver",), sources=({"url": "https://rocm.docs.amd.com/projects/install-on-windows/en/latest/"
+                                             "reference/system-requirements.html",
+                                            "what": "the GPUs each HIP SDK for Windows release supports"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"gfx": gfx.group(0) if gfx else None, "sdk": sdk.group("ver") if sdk else None})
+
+
+def zluda_dll_dependency(ent, text):
+    """A DLL of torch that cannot load under ZLUDA: its CUDA DLL names are ZLUDA's, which load the HIP SDK's runtime;
+    without the SDK's bin folder on PATH the dependency is missing, whatever the Visual C++ runtime."""
+    if not ent.platform.get("zluda"):
+        return None
+    codes = [c for c in ent.codes if c.get("family") == "windows" and c.get("value") in (126, 0xC0000135)]
+    if not codes:
+        return None
+    sig = _sig("zluda-hip-sdk-not-on-path", "windows-runtime",
+               "a torch DLL cannot find its dependencies under ZLUDA: the HIP SDK's runtime is not on PATH", 80,
+               "Under ZLUDA, torch's CUDA DLLs are served by ZLUDA's replacements, which load AMD's HIP runtime from "
+               "the HIP SDK for Windows; WinError 126 on an existing DLL means one of those dependencies is not found.",
+               fix="Install the HIP SDK (ROCm for Windows) version the ZLUDA build expects and put its bin folder on the "
+                   "system PATH (e.g. `C:\\Program Files\\AMD\\ROCm\\5.7\\bin`, also HIP_PATH), then open a new "
+                   "console; check that `hipInfo.exe` runs from it.",
+               areas=("platform",), sources=({"url": "https://rocm.docs.amd.com/projects/install-on-windows/en/latest/",
+                                              "what": "the HIP SDK for Windows and its bin folder"},))
+    return _match(sig, text, codes[-1]["at"], {})
+
+
+_RESOLVER_NO_TORCH = re.compile(r"No matching distribution found for torch\b|Unable to find installation candidates for "
+                                r"torch\b|Could not find a version that satisfies the requirement torch\b")
+
+
+def torch_not_offered_on_mac(ent, text):
+    """A resolver that finds no torch on a Mac, without the list of versions pip_no_matching reads: the Intel Mac
+    (x86_64) releases ended at 2.2.2, so a newer pin has no wheel there."""
+    if not ent.platform.get("macos") or ent.platform.get("windows") or ent.pip:
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _RESOLVER_NO_TORCH.finditer(tail):
+        pass
+    if m is None:
+        return None
+    sig = _sig("torch-intel-mac-last-release", "macos",
+               "no torch for this Mac's Python: an Intel (x86_64) Mac or an x86_64 Python gets nothing newer than 2.2.2", 84,
+               "torch's last release with macOS x86_64 wheels is 2.2.2; on an Intel Mac (or an x86_64 Python under "
+               "Rosetta on Apple silicon) the resolver finds no newer torch, and none at all for Pythons 2.2.2 did not "
+               "support (3.13 and newer).",
+               fix="On an Intel Mac: torch 2.2.2 is the last release (`pip install torch==2.2.2` with Python <= 3.12; pin "
+                   "what needs a newer one), or use conda-forge's pytorch builds; on Apple silicon: use an arm64 Python "
+                   "(python.org or conda's osx-arm64).",
+               causes=(("rosetta", "an x86_64 Python runs under Rosetta on Apple silicon", ("TE105",)),),
+               areas=("platform",), sources=(_INTEL_MAC_SOURCE,))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
 # The layers the rules give (with the catalogue's, every layer of catalogue.LAYERS is reachable).
 LAYERS_PRODUCED = frozenset({"c-runtime", "toolchain", "torch-build", "macos", "libraries", "cudnn", "driver", "container",
                              "wsl", "windows-runtime", "env", "rocm", "arch", "distributed", "not-environment"})
 
 RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, missing_library, error_code,
-         platform_without_cuda, pip_no_matching, allocator_nvml_assert)
+         platform_without_cuda, pip_no_matching, allocator_nvml_assert, wsl_gpu_passthrough, tensorflow_windows_native,
+         device_node_permission, torch_not_offered_on_mac, rocblas_on_windows, zluda_dll_dependency)
 
 
 def find(text: str, ent) -> list:

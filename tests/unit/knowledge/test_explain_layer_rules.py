@@ -159,3 +159,101 @@ def test_the_owner_from_a_saved_report():
     assert got == {"distribution": "xformers", "version": "0.0.27", "requires_torch": "torch==2.3.1",
                    "torch": "2.4.1+cu121", "how": "from-json", "module": "xformers"}
     assert owners.lookup_report(report, ["absent_pkg"]) is None
+
+
+# --- platform markers and structural rules: texts built from each message's scheme ---------------------------------
+
+@pytest.mark.parametrize("marker", ["Ubuntu 24.04 under WSL2", "Linux 6.6.36.6-microsoft-standard-WSL2",
+                                    "export LD_LIBRARY_PATH=/usr/lib/wsl/lib", "windows 11 + wsl 2 (debian)",
+                                    "| NVIDIA-SMI 560.35.02      Driver Version: 561.09     CUDA Version: 12.6 |"])
+@pytest.mark.parametrize("failure", [
+    "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+    "NumCudaDevices() that might have already set an error? Error 999: unknown error",
+    "failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected",
+    "Failed to initialize NVML: Unknown Error",
+])
+def test_a_gpu_that_cannot_start_under_wsl_is_the_windows_driver(marker, failure):
+    r = diagnose.diagnose(marker + "\n" + failure)
+    assert r["layer"] == "wsl" and r["environment_problem"], (r["signature"], r["layer"])
+    assert "Windows NVIDIA driver" in r["fix"]
+
+
+def test_wsl1_and_a_gpu_the_host_does_not_expose():
+    r = diagnose.diagnose("Linux version 4.4.0-22621-Microsoft (Microsoft@Microsoft.com)\n"
+                          "CUDA error: CUDA driver version is insufficient for CUDA runtime version")
+    assert r["layer"] == "wsl" and "wsl --set-version" in r["fix"]
+    r = diagnose.diagnose("Ubuntu on WSL2\n$ nvidia-smi\nFailed to initialize NVML: GPU access blocked by the operating system")
+    assert r["layer"] == "wsl" and "WDDM" in r["fix"]
+    # the same NVML code without WSL: decoded from nvmlErrorString's words, not sent to WSL
+    r = diagnose.diagnose("$ nvidia-smi\nFailed to initialize NVML: GPU access blocked by the operating system")
+    assert r["layer"] == "driver" and r["signature"].endswith("operatingsystem")
+
+
+def test_tensorflow_newer_than_2_10_on_native_windows_has_no_gpu():
+    text = ("C:\\Users\\me>python -c \"import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))\"\n[]\n"
+            "TensorFlow version: 2.{minor}.1\nWindows 11 Pro, RTX 3060")
+    r = diagnose.diagnose(text.format(minor=15))
+    assert r["layer"] == "tensorflow" and "WSL" in r["fix"] and "2.11" in r["fix"]
+    assert diagnose.diagnose(text.format(minor=10))["signature"] != "tensorflow-windows-native-no-gpu"
+
+
+@pytest.mark.parametrize("node, layer", [("/dev/kfd", "rocm"), ("/dev/dri/renderD129", "rocm"), ("/dev/nvidiactl", "driver")])
+def test_a_refused_device_node_is_its_owners_groups(node, layer):
+    r = diagnose.diagnose(f"open {node} failed: Permission denied")
+    assert r["layer"] == layer and "usermod -aG render,video" in r["fix"] and not REINSTALL.search(r["fix"])
+
+
+def test_a_resolver_without_torch_on_a_mac_is_the_last_intel_release():
+    r = diagnose.diagnose("MacBook Pro 2019 (Intel), Python 3.11\nERROR: No matching distribution found for torch==2.6.0")
+    assert r["layer"] == "macos" and "2.2.2" in r["fix"]
+
+
+def test_rocblas_without_kernels_under_the_windows_hip_sdk():
+    r = diagnose.diagnose("rocBLAS error: Cannot read D:\\AMD\\ROCm\\5.7\\bin\\rocblas\\library\\TensileLibrary.dat: "
+                          "No such file or directory for GPU arch : gfx1036")
+    assert r["layer"] == "rocm" and "gfx1036" in r["fix"] and "HIP SDK" in r["fix"] and "5.7" in r["fix"]
+
+
+def test_debugger_warnings_are_not_failures():
+    r = diagnose.diagnose("warning: Cuda API error detected: cudaMemPoolSetAttribute returned (0x1)\n"
+                          "warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)")
+    assert r["environment_problem"] is False and "harmless" in r["fix"] and not REINSTALL.search(r["fix"])
+
+
+def test_peer_access_unsupported_under_nccl_is_p2p_not_the_program():
+    r = diagnose.diagnose("node7:1:2 [3] NCCL WARN Cuda failure 217 'peer access is not supported between these two devices'\n"
+                          "ncclUnhandledCudaError: Call to CUDA function failed.")
+    assert r["layer"] == "distributed" and "NCCL_P2P_DISABLE=1" in r["fix"]
+
+
+def test_a_kernel_that_cannot_run_under_a_torch_older_than_cuda_11_is_the_architecture():
+    r = diagnose.diagnose("RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED\ntorch==1.5.1, GeForce RTX 3080")
+    assert r["layer"] == "arch" and "CUDA 11" in r["fix"]
+
+
+def test_markers_next_to_other_scripts_and_spaced_os_errors():
+    mac = diagnose.diagnose("我的系统是macOS版本14\nAssertionError: Torch not compiled with CUDA enabled")
+    assert mac["environment_problem"] is False and "mps" in mac["fix"]
+    r = diagnose.diagnose("Server execution error: the paging file is too small ( os error 1455 )")
+    assert r["layer"] == "windows-runtime" and "paging file" in r["fix"]
+
+
+@pytest.mark.parametrize("text, sid", [
+    ("gpu-07:11:12 [2] transport/nvls.cc:412 NCCL WARN Cuda failure 'operation not supported'", "nccl-nvls-cuda-failure"),
+    ("/sbin/ldconfig: libcuda.so.1.1 is not a symbolic link", "wsl-ldconfig-not-symlink"),
+    ("subprocess.CalledProcessError: Command '['/opt/venv/lib/python3.12/site-packages/triton/backends/nvidia/bin/ptxas', "
+     "'-lineinfo', '--gpu-name=sm_103a', '/tmp/k.ptx']' returned non-zero exit status 255.", "ptxas-arch-unknown"),
+    ("/src/aten/src/ATen/native/cuda/Loss.cu:94: operator(): block: [3,0,0], thread: [9,0,0] "
+     "Assertion `input_val >= zero && input_val <= one` failed.", "device-side-assert"),
+])
+def test_sentences_read_their_structure_not_one_wording(text, sid):
+    assert diagnose.diagnose(text)["signature"] == sid
+
+
+def test_a_dll_that_cannot_load_under_zluda_is_the_hip_sdk_on_path():
+    r = diagnose.diagnose('OSError: [WinError 126] The specified module could not be found. Error loading '
+                          '"E:\\\\sd-zluda\\\\venv\\\\Lib\\\\site-packages\\\\torch\\\\lib\\\\cublas64_11.dll" or one of its dependencies.')
+    assert r["layer"] == "windows-runtime" and "HIP SDK" in r["fix"] and "PATH" in r["fix"]
+    plain = diagnose.diagnose('OSError: [WinError 126] The specified module could not be found. Error loading '
+                              '"E:\\\\sd\\\\venv\\\\Lib\\\\site-packages\\\\torch\\\\lib\\\\cublas64_11.dll" or one of its dependencies.')
+    assert "HIP SDK" not in plain["fix"]

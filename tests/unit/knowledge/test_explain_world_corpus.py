@@ -1,7 +1,7 @@
-"""The world corpus (tests/data/explain/world_train.json, world_test.json) is well formed: every
-entry has its public source, the diagnosis, the expected answer in the form
+"""The world corpus (tests/data/explain/world_train.json, world_test.json, world_test2.json) is well
+formed: every entry has its public source, the diagnosis, the expected answer in the form
 benchmarks/explain_eval.py grades; it sits in the split its hash assigns; no text repeats (nor one
-of real_errors.json); nothing carries a path of the machine it was recorded on; the test split
+of real_errors.json); nothing carries a path of the machine it was recorded on; each frozen split
 matches its recorded digest.  This checks the data, never explain's accuracy on it."""
 
 from __future__ import annotations
@@ -14,7 +14,10 @@ from pathlib import Path
 import pytest
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "explain"
-SPLITS = ("train", "test")
+SPLITS = ("train", "test", "test2")
+FROZEN = ("test", "test2")
+# From this batch on an entry's split is decided by its source URL alone (train or test2).
+URL_SPLIT_BATCH = 11
 EXPECTED_KEYS = {"recognised", "layer", "environment_problem", "fix", "fix_patterns"}
 # The classes the corpus must cover (issue's list), each present in the corpus as a whole.
 REQUIRED_CLASSES = {"container", "driver-state", "rocm", "jit-arch", "c-runtime", "cuda-libs", "ext-abi",
@@ -31,7 +34,9 @@ def _norm(text):
     return re.sub(r"\s+", " ", text).strip().lower()
 
 
-def _split_of(source, text):
+def _split_of(source, text, batch):
+    if batch >= URL_SPLIT_BATCH:
+        return "test2" if int(hashlib.sha256(source.encode("utf-8")).hexdigest(), 16) % 2 == 0 else "train"
     h = hashlib.sha256((source + "\n" + text).encode("utf-8")).hexdigest()
     return "test" if int(h, 16) % 3 == 0 else "train"
 
@@ -41,9 +46,10 @@ def corpus():
     return {sp: _load(sp) for sp in SPLITS}
 
 
-def test_test_split_matches_its_recorded_digest():
-    recorded = (DATA / "world_test.sha256").read_text(encoding="utf-8").split()[0]
-    assert hashlib.sha256((DATA / "world_test.json").read_bytes()).hexdigest() == recorded
+@pytest.mark.parametrize("split", FROZEN)
+def test_frozen_split_matches_its_recorded_digest(split):
+    recorded = (DATA / f"world_{split}.sha256").read_text(encoding="utf-8").split()[0]
+    assert hashlib.sha256((DATA / f"world_{split}.json").read_bytes()).hexdigest() == recorded
 
 
 def test_files_declare_their_split_and_layers(corpus):
@@ -85,17 +91,17 @@ def test_every_entry_has_source_diagnosis_and_expected_answer(corpus, split):
 @pytest.mark.parametrize("split", SPLITS)
 def test_each_entry_is_in_the_split_its_hash_assigns(corpus, split):
     for e in corpus[split]["entries"]:
-        assert _split_of(e["source"], e["text"]) == split, e["id"]
+        assert _split_of(e["source"], e["text"], e["batch"]) == split, e["id"]
 
 
 def test_no_text_repeats_and_no_test_text_reaches_the_catalogue(corpus):
     """Train texts may become the cited sources of catalogue sentences (real_errors.json): that is
-    what a training split is for.  A test text never may: the test split is measured, never tuned on."""
+    what a training split is for.  A test text never may: the test splits are measured, never tuned on."""
     catalogue, ids = {}, set()
     for e in json.loads((DATA / "real_errors.json").read_text(encoding="utf-8"))["entries"]:
         catalogue[_norm(e["text"])] = "real_errors:" + e["id"]
         ids.add(e["id"])
-    for e in corpus["test"]["entries"]:
+    for e in corpus["test"]["entries"] + corpus["test2"]["entries"]:
         key = _norm(e["text"])
         assert key not in catalogue and e["id"] not in ids, f"test text {e['id']} is in the catalogue's corpus"
     seen = {}
@@ -144,3 +150,11 @@ def test_scorer_grades_the_four_criteria_without_running_explain():
               "fix": "Reduce the batch size; no reinstall needed."}
     assert ev.grade({"expected": not_env}, answer)["right"]
     assert not ev.grade({"expected": not_env}, dict(answer, fix="pip install --force-reinstall torch"))["fix"]
+
+
+def test_scorer_reads_every_split():
+    ev = _scorer()
+    assert ev.SPLIT_SETS["all"] == SPLITS and set(ev.FROZEN) == set(FROZEN)
+    assert ev.SPLIT_SETS["both"] == ("train", "test")
+    for sp in SPLITS:
+        assert ev.load(sp), sp
