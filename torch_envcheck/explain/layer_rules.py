@@ -18,6 +18,7 @@ match.Match whose signature is made here, or None:
     zluda_dll_dependency  WinError 126 under ZLUDA                      -> the HIP SDK's bin folder on PATH
     rocm_kfd_permission  HSA cannot open /dev/kfd, with its group shown   -> the render/video groups
     container_cli    nvidia-container-cli's stage and object          -> the image's driver files, the host driver's state
+    pip_of_another_python  pip in an embedded Python's folder, installing elsewhere -> that folder's python -m pip
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -228,6 +229,29 @@ def abi_tag(ent, text):
     return _match(sig, text, t["at"], caps)
 
 
+# A traceback frame in a package's __init__.py: "File ".../torchaudio/__init__.py", line 5" or IPython's
+# "~/repo/audio/torchaudio/__init__.py in <module>()".
+_INIT_FRAME = re.compile(r"[/\\](?P<pkg>[A-Za-z_][A-Za-z0-9_]{0,60})[/\\]__init__\.py\b")
+
+
+def _importing_package(text: str, path: str | None, at: int) -> str | None:
+    """The package that imported a private top-level compiled module (site-packages/_torch_sox.so, no folder of its
+    own): the last `<package>/__init__.py` frame of the traceback before the error.  None when the module sits in a
+    package folder (that folder says it) or no such frame precedes it."""
+    mod = _module_of(path or "")
+    if not mod or not mod.startswith("_"):
+        return None
+    parts = [x for x in re.split(r"[/\\]", path or "")[:-1] if x]
+    if parts and parts[-1] not in ("site-packages", "dist-packages"):
+        return None
+    frame = None
+    for frame in _INIT_FRAME.finditer(text, max(0, at - 4000), at):
+        pass
+    if frame is None or frame.group("pkg") in ("torch", "importlib"):
+        return None
+    return frame.group("pkg")
+
+
 def torch_abi(ent, text):
     syms = [s for s in ent.symbols if s.get("abi") == "torch"]
     if not syms:
@@ -254,6 +278,9 @@ def torch_abi(ent, text):
     named = _named_package(ent, pkg)
     if named:
         pkg = named
+    importer = _importing_package(text, f, s["at"])
+    if importer:
+        pkg = importer
     caps.update(package=pkg, module=_module_of(f or ""), torch=ent.versions.get("torch"))
     sig = _sig("extension-abi-mismatch", "toolchain",
                "{package|a compiled package} was built against another torch than the one installed", 84,
@@ -1262,6 +1289,41 @@ def torch_not_offered_on_mac(ent, text):
     return _match(sig, text, len(text) - len(tail) + m.start(), {})
 
 
+# A Windows prompt whose folder is an embedded (portable) Python -- ComfyUI's python_embeded,
+# python-3.11.7-embed-amd64 -- running a bare `pip`: that pip is the first one on PATH, and where it reports the
+# packages to be ("Requirement already satisfied: ... in C:\...\site-packages") says which Python it serves.
+_EMBED_PROMPT = re.compile(r"(?im)^(?P<cwd>[A-Z]:\\[^>\n]{0,260}?(?P<dir>python[\w.-]{0,30}?embed[\w-]{0,12}))>\s{0,4}"
+                           r"pip3?(?:\.exe)?\s{1,4}install\b")
+_PIP_SITE = re.compile(r"(?i)\b(?:Requirement already satisfied|already installed)[^\n]{0,300}? in "
+                       r"(?P<site>[A-Z]:\\[^\s()]{1,260}?site-packages)")
+
+
+def pip_of_another_python(ent, text):
+    """`pip install` typed in an embedded Python's folder that installs into another Python's site-packages: the
+    portable app's own interpreter never gets the package; `python.exe -m pip` of that folder does."""
+    tail = text[-CONTEXT_TAIL:]
+    prompt = None
+    for prompt in _EMBED_PROMPT.finditer(tail):
+        pass
+    if prompt is None:
+        return None
+    site = _PIP_SITE.search(tail, prompt.end())
+    if site is None or site.group("site").lower().startswith(prompt.group("cwd").lower()):
+        return None
+    sig = _sig("pip-of-another-python", "toolchain",
+               "`pip` here installs into another Python ({site}), not the embedded one in {cwd}", 88,
+               "The prompt is in a portable app's embedded Python folder, but the bare `pip` found first on PATH belongs "
+               "to another Python: it reports the package in {site}. The embedded interpreter the app runs never sees "
+               "what that pip installs, so the app still misses it.",
+               fix="Install with the embedded interpreter itself: `.\\python.exe -m pip install <package>` run in {cwd} "
+                   "(the embedded Python's own python -m pip), and check with `.\\python.exe -m pip show <package>`.",
+               areas=("python",), sources=({"url": "https://docs.python.org/3/installing/index.html#work-with-multiple-"
+                                                   "versions-of-python-installed-in-parallel",
+                                            "what": "python -m pip installs into the interpreter that runs it"},))
+    return _match(sig, text, len(text) - len(tail) + prompt.start(),
+                  {"cwd": prompt.group("cwd"), "site": site.group("site")})
+
+
 # The layers the rules give (with the catalogue's, every layer of catalogue.LAYERS is reachable).
 LAYERS_PRODUCED = frozenset({"c-runtime", "toolchain", "torch-build", "macos", "libraries", "cudnn", "driver", "container",
                              "wsl", "windows-runtime", "env", "rocm", "arch", "distributed", "not-environment"})
@@ -1269,7 +1331,7 @@ LAYERS_PRODUCED = frozenset({"c-runtime", "toolchain", "torch-build", "macos", "
 RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, missing_library, error_code,
          platform_without_cuda, pip_no_matching, allocator_nvml_assert, wsl_gpu_passthrough, tensorflow_windows_native,
          device_node_permission, torch_not_offered_on_mac, rocblas_on_windows, zluda_dll_dependency,
-         rocm_kfd_permission, container_cli)
+         rocm_kfd_permission, container_cli, pip_of_another_python)
 
 
 def find(text: str, ent) -> list:

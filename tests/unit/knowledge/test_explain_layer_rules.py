@@ -315,3 +315,26 @@ def test_tensorflow_finding_no_kernel_driver_is_the_module_not_the_code():
                           "I cuda_diagnostics.cc:86] kernel driver does not appear to be running on this host (box): "
                           "/proc/driver/nvidia/version does not exist")
     assert r["signature"] == "nvidia-kernel-module-not-loaded" and r["layer"] == "driver"
+
+
+def test_tensorflow_names_the_cuda_its_missing_library_belongs_to():
+    r = diagnose.diagnose("W dso_loader.cc:55] Could not load dynamic library 'cudart64_110.dll'; dlerror: "
+                          "cudart64_110.dll not found")
+    assert r["signature"] == "tensorflow-dlopen-library" and "CUDA 11.0" in r["fix"]
+
+
+def test_a_private_top_level_module_belongs_to_the_package_that_imports_it():
+    r = diagnose.diagnose('  File "/opt/venv/lib/python3.10/site-packages/soundlib/__init__.py", line 5, in <module>\n'
+                          "    import _sox_io\n"
+                          "ImportError: /opt/venv/lib/python3.10/site-packages/_sox_io.cpython-310-x86_64-linux-"
+                          "gnu.so: undefined symbol: _ZN3c106detail14torchCheckFailEPKcS2_jRKSs")
+    assert r["layer"] == "toolchain" and "soundlib" in r["fix"]
+
+
+def test_pip_in_an_embedded_python_folder_that_installs_elsewhere():
+    text = ("E:\\apps\\Tool\\python-3.10.11-embed-amd64>pip install onnxruntime-gpu\n"
+            "Requirement already satisfied: onnxruntime-gpu in c:\\python310\\lib\\site-packages (1.17.0)\n")
+    r = diagnose.diagnose(text)
+    assert r["signature"] == "pip-of-another-python" and "-m pip" in r["fix"]
+    same = text.replace("c:\\python310\\lib", "e:\\apps\\tool\\python-3.10.11-embed-amd64\\lib")
+    assert diagnose.diagnose(same)["signature"] != "pip-of-another-python"
