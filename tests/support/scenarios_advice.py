@@ -521,7 +521,17 @@ def macos_rosetta_x86_64_python_no_torch() -> dict:
     return s
 
 
-BUILDERS = [win10_tf210_torch_cu118_one_venv, win10_tf210_torch_cu126_one_venv, win10_tf210_cpu_build_gtx1660,
+def conda_linux_cpuonly_on_rtx5090() -> dict:
+    """The recorded cpuonly conda env (pytorch 2.3.0 from the pytorch channel, cpuonly, torchvision) moved
+    to the recorded RTX 5090 machine (compute capability 12.0, driver 575.57.08, CUDA 12.9): no build of the
+    pytorch channel (its last release is 2.5) has sm_120 kernels, so the conda fix is conda-forge's pytorch
+    with CUDA 12.9, whose arch list ends in 12.0+PTX, after the pytorch channel's packages are taken out."""
+    s = base("conda_linux_cpuonly_on_gpu")
+    s["driver"] = base("rtx5090_cu121")["driver"]
+    return s
+
+
+BUILDERS = [conda_linux_cpuonly_on_rtx5090, win10_tf210_torch_cu118_one_venv, win10_tf210_torch_cu126_one_venv, win10_tf210_cpu_build_gtx1660,
             linux_tf212_cpu_build_rtx3090, win11_tf210_cuda110_first_on_path,
             conda_win11_pytorch23_cuda124_first_on_path, win11_torch_cu126_no_msvc, win11_torch_cu126_msvc_not_on_path,
             jetson_orin_jetpack_torch_source_built_torchvision, jetson_orin_jetpack_torch_pypi_torchvision,

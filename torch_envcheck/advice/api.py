@@ -19,8 +19,10 @@ from torch_envcheck import knowledge as kb
 from torch_envcheck._version import __version__
 from torch_envcheck.advice import alternatives as alt
 from torch_envcheck.advice import check, pins
+from torch_envcheck.advice import conda as AC
 from torch_envcheck.advice.recommend import advise, companions_installed, install_command, recommend
 from torch_envcheck.advice.tensorflow import breaks_installed
+from torch_envcheck.facts import conda as C
 from torch_envcheck.facts import core as F
 
 SCHEMA_VERSION = 1
@@ -60,8 +62,11 @@ class Advice:
     alternatives: tuple       # of Alternative
     machine: dict
     installed: dict | None
-    commands: dict            # {'pip': str | None}; forms added by their modules (uv, pixi) when asked
+    commands: dict            # {'pip': str | None}; forms added by their modules (uv, pixi) when asked;
+                              # 'conda' in a conda env (the conda form `advise` prints there)
     problems: tuple = ()      # the fix checker's findings on `commands` (none expected)
+    conda_forge: dict | None = None   # conda-forge's build for a new conda env on this machine (None: none fits)
+    tensorflow: dict | None = None    # TensorFlow's plan, where the env holds TensorFlow or it was asked for
 
     @property
     def ok(self) -> bool:
@@ -72,7 +77,7 @@ class Advice:
                 "tool_version": __version__, "kind": self.kind, "build": self.build,
                 "reasons": list(self.reasons), "alternatives": [a.to_dict() for a in self.alternatives],
                 "machine": self.machine, "installed": self.installed, "commands": dict(self.commands),
-                "problems": list(self.problems)}
+                "problems": list(self.problems), "conda_forge": self.conda_forge, "tensorflow": self.tensorflow}
 
 
 def _machine(s) -> dict:
@@ -135,12 +140,43 @@ def _alternatives(s, rec: dict) -> list[Alternative]:
     return out
 
 
-def advice_for(s, forms=()) -> Advice:
+def _conda_forge(s) -> dict | None:
+    """conda-forge's pytorch for a new conda env on this machine: the CUDA build advise --conda
+    names (the GPU's arch in its list, a CUDA this driver runs, this Python and platform), with the
+    match specs that install it; None when none fits (or the advice is not a CUDA build)."""
+    pick = AC.forge_pick(s, keep_installed=False)
+    if pick is None:
+        return None
+    words = AC.forge_words(pick)
+    return {"pytorch": pick["pytorch"], "version": pick["version"], "cuda": pick["cuda"], "platform": pick["platform"],
+            "arch_list": pick["arch_list"], "via": pick["via"], "entry": pick["entry"],
+            "driver_support": pick["driver_support"], "channel": "conda-forge", "specs": words[2:],
+            "source": AC.source_text(pick.get("source"))}
+
+
+def _tensorflow(s, pip: str | None, rec: dict, framework: str | None) -> dict | None:
+    """TensorFlow's plan as `advise` prints it (advice/tensorflow.py): for an env that holds TensorFlow,
+    or when --framework asks for it; None otherwise."""
+    from torch_envcheck.advice import tensorflow as tf_advise  # noqa: PLC0415
+    from torch_envcheck.facts import tensorflow as T  # noqa: PLC0415
+    if framework not in ("tensorflow", "both") and not (framework is None and T.tf_installed(s)):
+        return None
+    torch_cuda = rec.get("cuda") if rec["kind"] == "cuda" else None
+    why, cmd, cuda = tf_advise.advise(s, torch_cuda)
+    reasons, cmds = tf_advise.extend(s, [], pip, torch_cuda, framework or "both")
+    return {"installed": T.tf_version(s) if T.tf_installed(s) else None, "reasons": list(why), "command": cmd,
+            "cuda": cuda, "commands": [str(c) for c in cmds],
+            "two_environments": any(r.startswith("one environment cannot serve both") for r in reasons)}
+
+
+def advice_for(s, forms=(), framework: str | None = None) -> Advice:
     """The advice for the machine of snapshot `s`.  forms: extra command forms to add ('uv'),
-    each made by its own module and checked like the pip command."""
+    each made by its own module and checked like the pip command.  framework ('torch',
+    'tensorflow', 'both'; None: TensorFlow where the env holds it) adds TensorFlow's plan."""
     rec = recommend(s)
     reasons = list(rec["reasons"])
     _why, pip = advise(s)
+    raw_pip = pip  # as `advise` starts from it: the conda form and TensorFlow's plan are made from this one
     broken = breaks_installed(s, pip)
     new_env = None
     if broken:  # as `advise` answers: the command would break another package here, so a new venv
@@ -157,6 +193,17 @@ def advice_for(s, forms=()) -> Advice:
             commands["uv"] = text
             commands["uv_driver_only"] = uv.driver_only(s, rec)
             problems += [p.text() for p in check.problems(s, text)] if text else []
+    if C.in_conda_env(s) and rec["kind"] not in ("native-python", "jetpack", "keep"):
+        commands["conda"] = AC.conda_form(s, list(rec["reasons"]), raw_pip)[1]
+    try:
+        forge = _conda_forge(s) if rec["kind"] == "cuda" else None
+    except kb.KnowledgeError:
+        forge = None
+    # TensorFlow beside the torch command `advise` prints here (in a conda env, its conda form)
+    torch_cmd = commands.get("conda") or raw_pip
+    tf = _tensorflow(s, torch_cmd, rec, framework)
+    if tf and tf["command"] and not tf["two_environments"]:  # (in two new environments it breaks nothing here)
+        problems += [p.text() for p in check.problems(s, tf["command"])]
     return Advice(kind=rec["kind"], build=_build(s, rec, pip), reasons=tuple(reasons),
                   alternatives=tuple(_alternatives(s, rec)), machine=_machine(s), installed=_installed(s),
-                  commands=commands, problems=tuple(problems[:MAX_PROBLEMS]))
+                  commands=commands, problems=tuple(problems[:MAX_PROBLEMS]), conda_forge=forge, tensorflow=tf)

@@ -114,7 +114,7 @@ class Env:
             v = T.dependency_version(s, dep)
             if v:
                 vers.setdefault(dep, v)
-        requires = {canonical(r["name"]): r["requires"] for r in F.requires_dist(s)}
+        requires = {canonical(r.name): list(r.requires) for r in F.requires_dist(s)}
         extras: dict = {}
         if T.tf_installed(s):
             dist = canonical(T.tf_distribution(s))

@@ -175,11 +175,19 @@ def pixi_problems(text: str, targets, chosen: dict, reqs) -> list[str]:
                     for k in sorted(set(spec) - PIXI_MATCHSPEC)]
         build = spec.get("build") if isinstance(spec, dict) else None
         want = chosen.get(t.name)
-        if (build or None) != (f"*{want}*" if want else None):
-            out.append(f"{t.name}: pytorch build {build!r}, not the advised {want or 'any'}")
         cv = tgt.get("dependencies", {}).get("cuda-version")
+        cv_mm = re.fullmatch(r"(\d+)\.(\d+)\.\*", cv) if isinstance(cv, str) else None
+        # conda-forge's CUDA builds: `*cuda*`, or the build string of one CUDA (`cuda129*`), which must be
+        # the CUDA cuda-version pins
+        ok_build = (build or None) == (f"*{want}*" if want else None) or (
+            want == "cuda" and isinstance(build, str) and cv_mm is not None
+            and build == f"cuda{cv_mm.group(1)}{cv_mm.group(2)}*")
+        if not ok_build:
+            out.append(f"{t.name}: pytorch build {build!r}, not the advised {want or 'any'}")
         if want == "cuda":
-            if not (isinstance(cv, str) and sysreq.get("cuda") and cv.startswith(sysreq["cuda"] + ".")):
+            req = re.fullmatch(r"(\d+)\.(\d+)", str(sysreq.get("cuda", "")))
+            # the driver promise: cuda-version of the same major, no newer than [system-requirements] cuda
+            if not (cv_mm and req and cv_mm.group(1) == req.group(1) and int(cv_mm.group(2)) <= int(req.group(2))):
                 out.append(f"{t.name}: cuda-version {cv!r} does not match [system-requirements] cuda "
                            f"{sysreq.get('cuda')!r}")
         elif cv is not None:

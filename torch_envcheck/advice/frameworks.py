@@ -50,8 +50,8 @@ def tf_gpu_requirement(version, os_col: str = "linux") -> tuple[str, str | None]
 def _torch_lines(s) -> list[str]:
     from torch_envcheck.advice import deps  # noqa: PLC0415
     for item in F.requires_dist(s):
-        if deps.canonical(item["name"]) == "torch":
-            return item["requires"]
+        if deps.canonical(item.name) == "torch":
+            return list(item.requires)
     return deps._known_requires(s, "torch", F.torch_version(s), F.torch_index_label(s)) or []
 
 
@@ -59,8 +59,8 @@ def _tf_lines(s) -> list[str]:
     from torch_envcheck.advice import deps  # noqa: PLC0415
     dist = deps.canonical(T.tf_distribution(s))
     for item in F.requires_dist(s):
-        if deps.canonical(item["name"]) == dist:
-            return [ln for ln in item["requires"] if "and-cuda" in ln]
+        if deps.canonical(item.name) == dist:
+            return [ln for ln in item.requires if "and-cuda" in ln]
     return [f"{r['name']}{r['specifier']}; extra == \"and-cuda\"" for r in T.and_cuda(s)]
 
 

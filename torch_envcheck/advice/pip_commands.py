@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from torch_envcheck import knowledge as kb
-from torch_envcheck._util.escape import requirement_version, shell_join
+from torch_envcheck._util.escape import requirement_version, shell_join, shell_quote
 from torch_envcheck._util.versions import release_key
 
 
@@ -46,3 +46,22 @@ def pip_install_command(python: str | None, torch_spec: str | None, tag: str,
     "posix", "powershell" or "cmd"), so an interpreter path or version from a snapshot cannot
     inject anything."""
     return shell_join(pip_install_words(python, torch_spec, tag, companions, no_deps), shell)
+
+
+# ---------------------------------------------------------------- lines run in another Python
+# (inside WSL 2, in a new venv, through Windows' py launcher): not this snapshot's interpreter, so
+# written for that place's shell rather than the snapshot's.
+
+def pip_install_line(python: str, requirement: str) -> str:
+    """`PYTHON -m pip install REQUIREMENT` for a POSIX shell (e.g. python3 inside WSL 2)."""
+    return f"{python} -m pip install " + shell_quote(requirement, "posix")
+
+
+def new_venv_install_line(python_mm: str, venv: str, requirement: str) -> str:
+    """A new venv made with Python X.Y and REQUIREMENT installed into it, for a POSIX shell."""
+    return f"python{python_mm} -m venv {venv} && {venv}/bin/python -m pip install " + shell_quote(requirement, "posix")
+
+
+def py_launcher_install_line(python_mm: str, requirement: str) -> str:
+    """Windows' py launcher: `py -X.Y -m pip install REQUIREMENT` (a requirement recommend.pinned() made)."""
+    return f"py -{python_mm} -m pip install {requirement}"

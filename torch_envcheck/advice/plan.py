@@ -47,6 +47,8 @@ class Plan:
     wheel: str | None = None          # a torch wheel by URL (a Jetson's JetPack wheel) instead of an index
     base_python: str | None = None    # the interpreter the environment is made from, when it must be a given
                                       # one (an arm64 Python on a Mac whose Python runs under Rosetta)
+    conda_specs: tuple = ()           # conda-forge's match specs the conda env is created with (advise --conda
+                                      # --script: 'pytorch=2.13.*=cuda129*', ...); torch then comes from conda
 
     # ------------------------------------------------------------ what pip installs, step by step
 
@@ -75,6 +77,8 @@ class Plan:
             steps = [{"name": f"install the pinned requirements of {os.path.basename(self.pinned_file or 'the file')}",
                       "pip": ["-r", self.pinned_file] + src.pip_args(tags[0] if tags else None,
                                                                      torch_step=bool(tags))}]
+        elif self.conda_specs:
+            steps = []  # torch and its companions come with the conda env (conda-forge), not from pip
         else:
             steps = [{"name": "install " + ", ".join(self.torch_requirements()),
                       "pip": self.torch_requirements() + src.pip_args(self.tag, torch_step=True)}]

@@ -221,6 +221,23 @@ def jetpack_command(s, row: dict) -> str:
             + pip_command(s, "install", "--no-cache", row["wheel"]))
 
 
+# NVIDIA's page listing its torch wheels for each JetPack release.
+JETPACK_PAGE = "https://docs.nvidia.com/deeplearning/frameworks/install-pytorch-jetson-platform/index.html"
+
+
+def jetpack_fix(s) -> str:
+    """The JetPack wheel for this board's L4T release and Python (`advise` prints the same); without
+    one in the table, NVIDIA's page to pick it from, and the lines to run with the wheel it names."""
+    rec = recommend(s)
+    if rec["kind"] == "jetpack":
+        return jetpack_command(s, rec["jetpack"])
+    # the wheel's name is the user's to fill in: a placeholder, not a word to quote
+    return (f"# NVIDIA publishes torch wheels built for Jetson with each JetPack release ({JETPACK_PAGE});\n"
+            "# check the JetPack version (cat /etc/nv_tegra_release), then install the matching wheel:\n"
+            f"{python_cmd(s)} -m pip uninstall -y torch\n"
+            f"{python_cmd(s)} -m pip install <the torch wheel for your JetPack from NVIDIA's page above>")
+
+
 def torchvision_from_source(s, release: str) -> str:
     """torchvision built against the installed torch (a JetPack torch, for which no wheel is published),
     as NVIDIA's forum describes it: the release's source tag, compiled without build isolation so that
@@ -299,7 +316,7 @@ def recommend(snap: dict) -> dict:
                 why.append("no NVIDIA GPU on this machine's PCI bus and no NVIDIA driver: the CPU build is the one "
                            "that fits (a CUDA build would only add several GB of unused libraries)")
                 return out
-            why.append(f"an NVIDIA GPU is on the PCI bus ({', '.join(str(F.text(g.get('bus_id')) or '?') for g in pci)}) "
+            why.append(f"an NVIDIA GPU is on the PCI bus ({', '.join(str(F.text(g.bus_id) or '?') for g in pci)}) "
                        "but no NVIDIA driver is loaded: install the driver (in a container: start it with GPU access, "
                        "e.g. `docker run --gpus all`) and run `torch-envcheck advise` again for a CUDA build; until "
                        "then only the CPU build works")

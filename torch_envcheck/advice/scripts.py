@@ -40,6 +40,12 @@ def _comment_lines(plan, shell: str, dest: str) -> list[str]:
     return [f"{mark} {escape.terminal(line)}".rstrip() for line in lines]
 
 
+def _forge(plan, q) -> str:
+    """The conda create words that bring conda-forge's pytorch (plan.conda_specs), quoted, with a
+    trailing space; '' without them."""
+    return ("-c conda-forge " + " ".join(q(s) for s in plan.conda_specs) + " ") if plan.conda_specs else ""
+
+
 def _pip_lines(plan) -> list[tuple[str, list[str]]]:
     return [(s["name"], s["pip"]) for s in plan.steps()]
 
@@ -84,7 +90,7 @@ def _sh(plan, dest: str, spec: str) -> str:
         out += ['step "create a conda environment in $ENV_DIR"',
                 'CONDA=${CONDA_EXE:-$(command -v mamba || command -v micromamba || command -v conda || true)}',
                 '[ -n "$CONDA" ] || fail "no conda, mamba or micromamba on PATH"',
-                f'"$CONDA" create -y -p "$ENV_DIR" {q("python=" + (plan.python or "3"))} pip '
+                f'"$CONDA" create -y -p "$ENV_DIR" {_forge(plan, q)}{q("python=" + (plan.python or "3"))} pip '
                 '|| fail "create the conda environment"',
                 "mark",
                 'PY="$ENV_DIR/bin/python"']
@@ -153,7 +159,8 @@ def _ps1(plan, dest: str, spec: str) -> str:
     if plan.conda:
         out += ["Step \"create a conda environment in $EnvDir\"",
                 "$conda = if ($env:CONDA_EXE) { $env:CONDA_EXE } else { (Get-Command conda -ErrorAction Stop).Source }",
-                f"& $conda create -y -p $EnvDir {q('python=' + ver)} pip; Check 'create the conda environment'",
+                f"& $conda create -y -p $EnvDir {_forge(plan, q)}{q('python=' + ver)} pip; "
+                "Check 'create the conda environment'",
                 "Mark",
                 "$Py = Join-Path $EnvDir 'python.exe'"]
     else:
@@ -215,7 +222,7 @@ def _bat(plan, dest: str, spec: str) -> str:
     mark = f'(echo {label(MARKER_TEXT)})> "%ENV_DIR%\\%MARK%" || goto :fail'
     if plan.conda:
         out += ['echo == create a conda environment in "%ENV_DIR%"',
-                f'call conda create -y -p "%ENV_DIR%" {q("python=" + ver)} pip || goto :fail',
+                f'call conda create -y -p "%ENV_DIR%" {_forge(plan, q)}{q("python=" + ver)} pip || goto :fail',
                 mark,
                 'set "PY=%ENV_DIR%\\python.exe"']
     else:

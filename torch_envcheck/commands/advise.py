@@ -5,6 +5,7 @@ Prints the reasons as `#` lines, then the command (`--quiet`: the command alone)
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import sys
@@ -95,6 +96,10 @@ def _plan_output(args, snap: dict) -> int:
         return 2
     if args.script:
         from torch_envcheck.advice import scripts  # noqa: PLC0415  (only with --script)
+        from torch_envcheck.advice.conda import forge_env_specs  # noqa: PLC0415
+        forge = forge_env_specs(snap, plan, args.torch) if plan.conda else None
+        if forge is not None:  # the conda env is created with conda-forge's pytorch; pip adds the rest
+            plan = dataclasses.replace(plan, reasons=plan.reasons + forge[0], conda_specs=tuple(forge[1]))
         from torch_envcheck.rebuild import selfwheel  # noqa: PLC0415
         text = scripts.render(plan, args.script, args.dest or ".venv-torch", selfwheel.install_spec())
         if args.output:
@@ -108,6 +113,15 @@ def _plan_output(args, snap: dict) -> int:
             print(f"# {escape.terminal(line)}")
     py = F.python_exe(snap)
     if plan.conda:
+        from torch_envcheck.advice.conda import new_env_form  # noqa: PLC0415
+        forge = new_env_form(snap, plan, args.dest or "torch", shell, args.torch)
+        if forge is not None:
+            if not args.quiet:
+                for line in forge[0]:
+                    print(f"# {escape.terminal(line)}")
+            for line in forge[1]:
+                print(line)
+            return 0
         env = args.dest or "torch"
         print(escape.shell_join(["conda", "create", "-y", "-n" if os.sep not in env else "-p", env,
                                  f"python={plan.python or '3'}", "pip"], shell))

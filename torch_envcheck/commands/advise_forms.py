@@ -25,7 +25,7 @@ def targets(args, prog: str = "advise"):
 def run(args, snap: dict) -> int:
     if args.json:
         forms = tuple(f for f in ("uv",) if getattr(args, f, False))
-        adv = api.advice_for(snap, forms=forms)
+        adv = api.advice_for(snap, forms=forms, framework=getattr(args, "framework", None))
         json.dump(adv.to_dict(), sys.stdout, indent=1, sort_keys=False)
         sys.stdout.write("\n")
         return 0 if adv.ok and not adv.problems else 1

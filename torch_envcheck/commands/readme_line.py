@@ -44,7 +44,7 @@ def line(snap: dict) -> str:
         parts.append(f"cuDNN {F.cudnn_mm(F.torch_cudnn(snap))}")
     if T.tf_installed(snap):
         parts.append(tf_line(snap))
-    names = [F.text(g.get("name")) for g in F.gpus(snap) if F.text(g.get("name"))]
+    names = [F.text(g.name) for g in F.gpus(snap) if F.text(g.name)]
     if names:
         parts.append(names[0] + (f" x{len(names)}" if len(names) > 1 and len(set(names)) == 1 else
                                  (f" +{len(names) - 1}" if len(names) > 1 else "")))

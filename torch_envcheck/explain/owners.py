@@ -63,13 +63,14 @@ def lookup_report(report: dict, names) -> dict | None:
     if not isinstance(snap, dict):
         return None
     installed = F.installed_versions(snap)
-    requires = {_norm(r["name"]): r for r in F.requires_dist(snap)}
+    requires = {_norm(r.name): r for r in F.requires_dist(snap)}
     torch_v = F.torch_version(snap)
     for name in [n for n in names if n][:MAX_NAMES]:
         n = _norm(name)
         if n in installed or n in requires:
-            r = requires.get(n) or {}
-            return {"distribution": n, "version": installed.get(n) or r.get("version"),
-                    "requires_torch": _requires_torch(r.get("requires")), "torch": torch_v, "how": "from-json",
+            r = requires.get(n)
+            return {"distribution": n, "version": installed.get(n) or (r.version if r else None),
+                    "requires_torch": _requires_torch(r.requires if r else None), "torch": torch_v,
+                    "how": "from-json",
                     "module": name}
     return None

@@ -517,6 +517,11 @@ def _kind_ok(kind: str, value) -> bool:
     raise ValueError(f"unknown kind {kind!r}")
 
 
+def kind_ok(kind: str, value) -> bool:
+    """Whether `value` is of a declared kind (STR, INT, ...): how the facts layer's records read a field."""
+    return _kind_ok(kind, value)
+
+
 def _type_name(value) -> str:
     return {dict: "object", list: "list", str: "string", bool: "boolean", int: "int", float: "float"}.get(
         type(value), type(value).__name__)

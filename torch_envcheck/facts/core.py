@@ -8,7 +8,11 @@ TensorFlow sections have their own modules beside this one (conda.py, tensorflow
 Every field may be missing, null or of the wrong type (a snapshot given to report() directly is not
 normalised; one loaded by --from-json or made by collect() is, see contract.py): accessors check
 types and return None for unknown, never a guessed value.  Only fields declared in contract.py are
-read (tests/unit/contract/test_doctor_readpaths.py fails otherwise).
+read (tests/unit/contract/test_doctor_readpaths.py fails otherwise).  A recorded object or list item
+(a GPU, an nvcc candidate, the host compiler, how the torch import ended, ...) is handed out as a
+frozen record of records.py, read by attribute; no accessor hands out a recorded dict to dig into
+(tests/unit/contract/test_facts_only.py fails on `.get(...)` of a record, test_facts_accessors.py
+names every accessor that still returns a dict).
 
 The single decisions, used everywhere:
   gpus(s)              the GPUs the program sees: torch's devices when it lists any, else the driver's
@@ -29,8 +33,13 @@ from dataclasses import dataclass, field, fields
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import escape, versions
+from torch_envcheck.facts.records import (
+    CudaHomeVar, DkmsBuild, DriverGpu, DriverPackage, ExtDevice, HostCompiler, ImportProcess, Jetson, Mps, Ninja,
+    Msvc, NvccCandidate, OtherGpu, PciGpu, RequiresDist, TorchCopy, TorchDevice, Xpu, plain)
 
 # ---------------------------------------------------------------- primitives (for the accessors here)
+
+as_details = plain  # a record (or a list of them) as a finding's details show it: records.plain
 
 
 def as_dict(value) -> dict:
@@ -154,20 +163,22 @@ def apple_silicon(s) -> bool | None:
     return _bool(_platform(s).get("apple_silicon"))
 
 
-def jetson(s) -> dict | None:
-    """platform.jetson: {'model', 'l4t'} on a Jetson/Tegra board, None elsewhere or unknown."""
-    v = _platform(s).get("jetson")
-    return v if isinstance(v, dict) else None
+def jetson(s) -> Jetson | None:
+    """platform.jetson: Jetson(model, l4t) on a Jetson/Tegra board, None elsewhere or unknown."""
+    raw = _platform(s).get("jetson")
+    return Jetson.of(raw) if raw else None
 
 
 def jetson_model(s) -> str | None:
-    return text(as_dict(jetson(s)).get("model"))
+    j = jetson(s)
+    return text(j.model) if j else None
 
 
 def jetson_l4t(s) -> tuple[int, int, int] | None:
     """The Jetson's L4T (Jetson Linux) release, (36, 4, 3), from /etc/nv_tegra_release's line."""
     from torch_envcheck.knowledge import jetson as kj  # noqa: PLC0415  (Jetson boards only)
-    return kj.parse_l4t(text(as_dict(jetson(s)).get("l4t")))
+    j = jetson(s)
+    return kj.parse_l4t(text(j.l4t) if j else None)
 
 
 def _python(s) -> dict:
@@ -343,7 +354,8 @@ def is_rocm_torch(s) -> bool:
 
 def is_xpu_torch(s) -> bool:
     """An Intel XPU build (+xpu, or torch.xpu compiled in)."""
-    return (torch_local(s) or "").startswith("xpu") or dig(s, "torch", "xpu", "built") is True
+    x = xpu(s)
+    return (torch_local(s) or "").startswith("xpu") or (x is not None and x.built is True)
 
 
 def is_cpu_torch(s) -> bool:
@@ -360,9 +372,10 @@ def import_error(s) -> str | None:
     return text(_torch(s).get("import_error"))
 
 
-def import_process(s) -> dict:
-    """How the child that imported torch ended: {'timed_out', 'signal', 'returncode', ...}."""
-    return as_dict(_torch(s).get("import_process"))
+def import_process(s) -> ImportProcess | None:
+    """How the child that imported torch ended (ImportProcess), None when not recorded."""
+    raw = _torch(s).get("import_process")
+    return ImportProcess.of(raw) if raw else None
 
 
 def numpy_error(s) -> str | None:
@@ -401,18 +414,20 @@ def cuda_warnings(s) -> list[str]:
     return [w for w in as_list(_torch(s).get("cuda_warnings")) if isinstance(w, str)]
 
 
-def mps(s) -> dict:
-    """torch.backends.mps: {'built', 'available'} (macOS), {} when unknown."""
-    return as_dict(_torch(s).get("mps"))
+def mps(s) -> Mps | None:
+    """torch.backends.mps (macOS): Mps(built, available), None when unknown."""
+    raw = _torch(s).get("mps")
+    return Mps.of(raw) if raw else None
 
 
 def mps_available(s) -> bool:
-    return mps(s).get("available") is True
+    m = mps(s)
+    return m is not None and m.available is True
 
 
-def torch_devices(s) -> list[dict]:
+def torch_devices(s) -> list[TorchDevice]:
     """torch.cuda's devices (what the program sees, after CUDA_VISIBLE_DEVICES)."""
-    return [d for d in as_list(_torch(s).get("devices")) if isinstance(d, dict)]
+    return [TorchDevice.of(d) for d in as_list(_torch(s).get("devices")) if isinstance(d, dict)]
 
 
 # cuDNN's integer and version tuples are decoded by the one parser (_util/versions.py).
@@ -532,12 +547,12 @@ def library_mismatch(s) -> str | None:
 
 # ---------------------------------------------------------------- GPUs
 
-def driver_gpus(s) -> list[dict]:
+def driver_gpus(s) -> list[DriverGpu]:
     """The driver's GPUs (NVML / nvidia-smi): every NVIDIA GPU of the machine."""
-    return [g for g in as_list(_driver(s).get("gpus")) if isinstance(g, dict)]
+    return [DriverGpu.of(g) for g in as_list(_driver(s).get("gpus")) if isinstance(g, dict)]
 
 
-def gpus(s) -> list[dict]:
+def gpus(s) -> list[TorchDevice] | list[DriverGpu]:
     """The GPUs the program sees: torch's devices when it lists any (after CUDA_VISIBLE_DEVICES),
     else the driver's.  The GPUs a build must serve are the machine's (machine_gpus, capabilities)."""
     return torch_devices(s) or driver_gpus(s)
@@ -550,18 +565,9 @@ def gpus_source(s) -> str | None:
     return "driver" if driver_gpus(s) else None
 
 
-def gpu_memory_bytes(s, g: dict) -> int | None:
-    """A gpus(s) item's memory: torch records bytes, the driver MiB."""
-    key = "total_memory_bytes" if gpus_source(s) == "torch" else "memory_total_mib"
-    v = g.get(key)
-    if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
-        return None
-    return v if key == "total_memory_bytes" else v * 2**20
-
-
-def gpu_label(g: dict) -> str:
-    name = text(g.get("name")) or f"GPU {g.get('index', '?')}"
-    cap = text(g.get("capability"))
+def gpu_label(g: TorchDevice | DriverGpu | ExtDevice) -> str:
+    name = text(g.name) or f"GPU {'?' if g.index is None else g.index}"
+    cap = text(g.capability)
     return f"{name} (compute capability {cap})" if cap else name
 
 
@@ -570,10 +576,10 @@ def capability_tuple(cap) -> tuple[int, int] | None:
 
 
 def gpu_capabilities(s) -> list[str]:
-    return [c for c in (text(g.get("capability")) for g in gpus(s)) if c]
+    return [c for c in (text(g.capability) for g in gpus(s)) if c]
 
 
-def machine_gpus(s) -> list[dict]:
+def machine_gpus(s) -> list[DriverGpu] | list[TorchDevice]:
     """Every NVIDIA GPU of the machine: the driver's list (CUDA_VISIBLE_DEVICES hides none of it),
     else torch's devices."""
     return driver_gpus(s) or torch_devices(s)
@@ -583,7 +589,7 @@ def capabilities(s) -> list[str]:
     """The known compute capabilities of the machine's GPUs ('8.0', '12.0'), in device order: the
     driver's, else (where it records none) torch's devices'."""
     def caps(lst):
-        return [c for c in (text(g.get("capability")) for g in lst) if c and capability_tuple(c)]
+        return [c for c in (text(g.capability) for g in lst) if c and capability_tuple(c)]
     return caps(driver_gpus(s)) or caps(torch_devices(s))
 
 
@@ -595,20 +601,19 @@ def build_capability(s) -> str | None:
     return min(caps, key=capability_tuple) if caps else None
 
 
-def pci_gpus(s) -> list[dict] | None:
+def pci_gpus(s) -> list[PciGpu] | None:
     """NVIDIA display/3D devices on the PCI bus (driver.pci_gpus): a GPU is there even when no driver
     is loaded.  None = unknown: not recorded, not readable (Windows, macOS), or WSL 2, whose GPU is
     paravirtualised through /dev/dxg and never shows on the Linux PCI bus."""
     v = _driver(s).get("pci_gpus")
     if not isinstance(v, list) or wsl(s) == 2:
         return None
-    return [g for g in v if isinstance(g, dict)]
+    return [PciGpu.of(g) for g in v if isinstance(g, dict)]
 
 
-def pci_label(devs: list[dict]) -> str:
+def pci_label(devs: list[PciGpu]) -> str:
     """'an NVIDIA GPU on PCI 0000:01:00.0 (device 0x2684)' / '2 NVIDIA GPUs on PCI (...; ...)'."""
-    parts = [f"{text(d.get('bus_id')) or '?'}" + (f" (device {d['device_id']})" if text(d.get("device_id")) else "")
-             for d in devs]
+    parts = [f"{text(d.bus_id) or '?'}" + (f" (device {d.device_id})" if text(d.device_id) else "") for d in devs]
     if len(parts) == 1:
         return f"an NVIDIA GPU on PCI {parts[0]}"
     return f"{len(parts)} NVIDIA GPUs on PCI ({'; '.join(parts)})"
@@ -640,7 +645,7 @@ def proof(s, area: str) -> str | None:
         return f"torch.cuda_available=True, torch.device_count={n}"
     if area == "gpu" and cuda_ok:
         devs = ext_devices(s)
-        if devs and all(d.get("kernel_image") is True for d in devs):
+        if devs and all(d.kernel_image is True for d in devs):
             return "extension.runtime_info.cuda.devices[].kernel_image.available=True"
     return None
 
@@ -694,7 +699,7 @@ def cuda_visible_devices(s) -> dict | None:
     out = {"raw": raw, "n": n, "empty": not raw.strip(), "valid": [], "invalid": None}
     if out["empty"] or not n:
         return out  # without the driver's GPU list an index cannot be judged
-    uuids = [text(g.get("uuid")) for g in driver_gpus(s)]
+    uuids = [text(g.uuid) for g in driver_gpus(s)]
     for item in (x.strip() for x in raw.split(",")):
         if re.fullmatch(r"\d+", item):
             ok = int(item) < n
@@ -710,22 +715,26 @@ def cuda_visible_devices(s) -> dict | None:
     return out
 
 
-def package(s, name) -> dict:
+def _package(s, name) -> dict:
     return as_dict(dig(s, "packages", name))
 
 
 MAX_REQUIRES = 100
 
 
-def requires_dist(s) -> list[dict]:
-    """packages.requires: [{'name', 'version', 'requires': [lines]}] of the frameworks' distributions and
-    the nvidia-* wheels, as recorded ([] for a snapshot from before the field)."""
+def requires_dist(s) -> list[RequiresDist]:
+    """packages.requires: RequiresDist(name, version, requires: the lines) of the frameworks'
+    distributions and the nvidia-* wheels, as recorded ([] for a snapshot from before the field).
+    Every item has a name and a tuple of non-blank lines."""
     out = []
     for item in as_list(dig(s, "packages", "requires"))[:MAX_REQUIRES]:
-        if isinstance(item, dict) and text(item.get("name")):
-            # a Requires-Dist line is short; a stranger's snapshot bounds nothing, so the reader does
-            lines = [x[:500] for x in as_list(item.get("requires"))[:200] if isinstance(x, str) and x.strip()]
-            out.append({"name": item["name"], "version": text(item.get("version")), "requires": lines})
+        if not isinstance(item, dict):
+            continue
+        # a Requires-Dist line is short; a stranger's snapshot bounds nothing, so the reader does
+        rec = RequiresDist.of(dict(item, requires=as_list(item.get("requires"))[:200]))
+        if text(rec.name):
+            lines = tuple(x[:500] for x in rec.requires if x.strip())
+            out.append(RequiresDist(rec.name, text(rec.version), lines))
     return out
 
 
@@ -737,7 +746,12 @@ def installed_versions(s) -> dict:
 
 def package_version(s, name) -> str | None:
     """The installed version of a package the packages probe records (torchvision, torchaudio)."""
-    return text(package(s, name).get("version"))
+    return text(_package(s, name).get("version"))
+
+
+def package_location(s, name) -> str | None:
+    """The site-packages a package the packages probe records (torchvision, torchaudio) is installed in."""
+    return text(_package(s, name).get("location"))
 
 
 def nvidia_packages(s) -> dict:
@@ -880,40 +894,37 @@ def import_breaker_label(b: dict) -> str:
 
 # ---------------------------------------------------------------- toolchain
 
-def nvcc_candidates(s) -> list[dict]:
-    return [c for c in as_list(dig(s, "toolchain", "nvcc")) if isinstance(c, dict)]
+def nvcc_candidates(s) -> list[NvccCandidate]:
+    """toolchain.nvcc: the nvcc a build could pick, in cpp_extension's lookup order."""
+    return [NvccCandidate.of(c) for c in as_list(dig(s, "toolchain", "nvcc")) if isinstance(c, dict)]
 
 
-def nvcc_in_use(s) -> dict | None:
+def nvcc_in_use(s) -> NvccCandidate | None:
     """The nvcc a build would use: the first candidate (cpp_extension's lookup order) that runs and
     has a toolkit beside it, else the first that runs; None when none runs."""
-    runs = [c for c in nvcc_candidates(s) if text(c.get("version"))]
-    return next((c for c in runs if c.get("toolkit_found") is not False), runs[0] if runs else None)
+    runs = [c for c in nvcc_candidates(s) if text(c.version)]
+    return next((c for c in runs if c.toolkit_found is not False), runs[0] if runs else None)
 
 
-def cuda_home(s, var: str) -> dict:
-    """toolchain.cuda_home.<CUDA_HOME|CUDA_PATH>: {'value', 'exists', 'has_nvcc'}."""
-    return as_dict(dig(s, "toolchain", "cuda_home", var))
+def cuda_home(s, var: str) -> CudaHomeVar:
+    """toolchain.cuda_home.<CUDA_HOME|CUDA_PATH> (CudaHomeVar: value, exists, has_nvcc; each None when unknown)."""
+    return CudaHomeVar.of(dig(s, "toolchain", "cuda_home", var)) or CudaHomeVar()
 
 
-def host_compiler(s) -> dict | None:
-    v = dig(s, "toolchain", "host_compiler")
-    return v if isinstance(v, dict) else None
+def host_compiler(s) -> HostCompiler | None:
+    """The C++ compiler extensions build with (path, version line, error), None when none was found."""
+    return HostCompiler.of(dig(s, "toolchain", "host_compiler"))
 
 
-def ninja(s) -> dict | None:
-    v = dig(s, "toolchain", "ninja")
-    return v if isinstance(v, dict) else None
+def ninja(s) -> Ninja | None:
+    """ninja (path, version, error), None when none was found."""
+    return Ninja.of(dig(s, "toolchain", "ninja"))
 
 
-def msvc(s) -> dict | None:
-    """toolchain.msvc (Windows): {'cl', 'vswhere', 'installation', 'vc_tools', 'error'}; None when not
-    recorded (another OS, or a snapshot from before the field)."""
-    v = dig(s, "toolchain", "msvc")
-    if not isinstance(v, dict):
-        return None
-    return {"cl": text(v.get("cl")), "vswhere": text(v.get("vswhere")), "installation": text(v.get("installation")),
-            "vc_tools": _bool(v.get("vc_tools")), "error": text(v.get("error"))}
+def msvc(s) -> Msvc | None:
+    """toolchain.msvc (Windows): Msvc(cl, vswhere, installation, vc_tools, error), a blank text unknown;
+    None when not recorded (another OS, or a snapshot from before the field)."""
+    return Msvc.of(dig(s, "toolchain", "msvc"))
 
 
 # ---------------------------------------------------------------- torch_envcheck's extension
@@ -981,14 +992,46 @@ def _runtime_info(s) -> dict:
     return as_dict(dig(s, "extension", "runtime_info"))
 
 
-def ext_runtime_cudnn(s) -> dict:
-    """runtime_info.cudnn: the cuDNN this process loaded ({'version', 'library': {'path'}, ...})."""
+def _runtime_cudnn(s) -> dict:
     return as_dict(_runtime_info(s).get("cudnn"))
 
 
-def ext_loaded_libraries(s) -> dict:
-    """runtime_info.loaded_libraries: family -> the files mapped into the process (/proc/self/maps)."""
+def _first(d: dict, *keys):
+    for k in keys:
+        if d.get(k) is not None:
+            return d[k]
+    return None
+
+
+def ext_loaded_cudnn_version(s):
+    """cudnnGetVersion() in the process the extension ran in (runtime_info.cudnn.version, an integer
+    as torch.cudnn; older layouts: runtime_version), as recorded; None when unknown."""
+    return _first(_runtime_cudnn(s), "version", "runtime_version")
+
+
+def ext_cudnn_compiled_version(s):
+    """The cuDNN version an older runtime_info recorded the extension as compiled against, as recorded."""
+    return _first(_runtime_cudnn(s), "compiled_version", "compile_version", "build_version")
+
+
+def ext_loaded_cudnn_path(s) -> str | None:
+    """The cuDNN library file that process loaded (runtime_info.cudnn.library.path)."""
+    return text(as_dict(_runtime_cudnn(s).get("library")).get("path"))
+
+
+def _loaded_libraries(s) -> dict:
     return as_dict(_runtime_info(s).get("loaded_libraries"))
+
+
+def ext_loaded_libraries_known(s) -> bool:
+    """Whether the extension listed the files mapped into its process (runtime_info.loaded_libraries)."""
+    return bool(_loaded_libraries(s))
+
+
+def ext_loaded_files(s, family: str) -> list[str]:
+    """The files of a library family (libtorch, c10, cudart, cudnn, cublas, cuda_driver) mapped into
+    the process the extension ran in (/proc/self/maps)."""
+    return [p for p in as_list(_loaded_libraries(s).get(family)) if isinstance(p, str)]
 
 
 def ext_torch_cudnn_error(s) -> str | None:
@@ -1012,24 +1055,28 @@ def _avail(value) -> bool | None:
     return None
 
 
-def ext_devices(s) -> list[dict]:
+def _str(value) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def ext_devices(s) -> list[ExtDevice]:
     """The extension's per-device facts (runtime_info.cuda.devices[], README "runtime_info fields"),
-    normalised: index, name, capability 'X.Y', kernel_image bool|None, kernel_error, cudnn_handle /
-    cublas_handle (bool|None) with their status texts."""
+    normalised (ExtDevice): index, name, capability 'X.Y', kernel_image bool|None, kernel_error,
+    cudnn_handle / cublas_handle (bool|None) with their status texts."""
     ri = _runtime_info(s)
     raw = as_list(dig(ri, "cuda", "devices")) or as_list(ri.get("devices"))
     out = []
     for d in raw:
         if not isinstance(d, dict):
             continue
-        ki, ch, bh = d.get("kernel_image"), d.get("cudnn_handle"), d.get("cublas_handle")
-        out.append({
-            "index": d.get("index"), "name": text(d.get("name")),
-            "capability": _cap_text(d.get("compute_capability")) or _cap_text(d.get("capability")),
-            "kernel_image": _avail(ki), "kernel_error": as_dict(ki).get("error"),
-            "cudnn_handle": _avail(ch), "cudnn_status": as_dict(ch).get("status"),
-            "cublas_handle": _avail(bh), "cublas_status": as_dict(bh).get("status") or as_dict(bh).get("message"),
-        })
+        ki, ch, bh = as_dict(d.get("kernel_image")), as_dict(d.get("cudnn_handle")), as_dict(d.get("cublas_handle"))
+        out.append(ExtDevice(
+            index=_int(d.get("index")), name=text(d.get("name")),
+            capability=_cap_text(d.get("compute_capability")) or _cap_text(d.get("capability")),
+            kernel_image=_avail(d.get("kernel_image")), kernel_error=_str(ki.get("error")),
+            cudnn_handle=_avail(d.get("cudnn_handle")), cudnn_status=_str(ch.get("status")),
+            cublas_handle=_avail(d.get("cublas_handle")),
+            cublas_status=_str(bh.get("status")) or _str(bh.get("message"))))
     return out
 
 
@@ -1080,13 +1127,12 @@ def secure_boot(s) -> bool | None:
     return _bool(_system(s).get("secure_boot"))
 
 
-def dkms_builds(s) -> list[dict] | None:
-    """[{'module', 'version', 'kernel', 'arch' (text or None), 'built' (bool or None)}], None when unknown."""
+def dkms_builds(s) -> list[DkmsBuild] | None:
+    """The DKMS builds of the nvidia module (DkmsBuild: module, version, kernel, arch, built), None when unknown."""
     v = _system(s).get("dkms")
     if not isinstance(v, list):
         return None
-    return [{"module": text(d.get("module")), "version": text(d.get("version")), "kernel": text(d.get("kernel")),
-             "arch": text(d.get("arch")), "built": _bool(d.get("built"))} for d in v if isinstance(d, dict)]
+    return [DkmsBuild.of(d) for d in v if isinstance(d, dict)]
 
 
 def nvidia_module_for_kernel(s) -> bool | None:
@@ -1148,16 +1194,16 @@ def libcuda_resolution(s) -> list[dict] | None:
 
 def libcuda_loaded(s) -> list[str]:
     """The libcuda files the extension saw mapped into torch's process (when it ran)."""
-    return [p for p in as_list(ext_loaded_libraries(s).get("cuda_driver")) if isinstance(p, str)]
+    return ext_loaded_files(s, "cuda_driver")
 
 
-def driver_packages(s) -> list[dict] | None:
-    """[{'name', 'version', 'manager'}] (text or None each), None when unknown."""
+def driver_packages(s) -> list[DriverPackage] | None:
+    """The NVIDIA driver packages installed (DriverPackage: name, version, manager; each has a name),
+    None when unknown."""
     v = _system(s).get("driver_packages")
     if not isinstance(v, list):
         return None
-    return [{"name": p["name"], "version": text(p.get("version")), "manager": text(p.get("manager"))}
-            for p in v if isinstance(p, dict) and text(p.get("name"))]
+    return [p for p in (DriverPackage.of(x) for x in v if isinstance(x, dict)) if p.name]
 
 
 def wsl_linux_driver(s) -> dict | None:
@@ -1177,26 +1223,17 @@ def wsl_linux_driver(s) -> dict | None:
     return {"packages": pkgs, "libcuda": shadow, "wsl_lib": any(e["path"].startswith(WSL_LIB) for e in libs)}
 
 
-def mig_gpus(s) -> list[dict]:
-    """The driver's GPUs with MIG mode known: [{'index', 'name', 'uuid', 'mig_mode', 'mig_devices'}]."""
-    out = []
-    for g in driver_gpus(s):
-        mode = _bool(g.get("mig_mode"))
-        if mode is None:
-            continue
-        devs = [d for d in as_list(g.get("mig_devices")) if isinstance(d, dict)] \
-            if isinstance(g.get("mig_devices"), list) else None
-        out.append({"index": _int(g.get("index")), "name": text(g.get("name")), "uuid": text(g.get("uuid")),
-                    "mig_mode": mode, "mig_devices": devs})
-    return out
+def mig_gpus(s) -> list[DriverGpu]:
+    """The driver's GPUs with MIG mode known (mig_mode True or False; mig_devices None when not read)."""
+    return [g for g in driver_gpus(s) if g.mig_mode is not None]
 
 
 def mig_uuids(s) -> list[str] | None:
     """Every MIG device's UUID the driver lists; None when no GPU's MIG devices are known."""
-    known_ = [g for g in mig_gpus(s) if g["mig_devices"] is not None]
+    known_ = [g for g in mig_gpus(s) if g.mig_devices is not None]
     if not known_:
         return None
-    return [text(d.get("uuid")) for g in known_ for d in g["mig_devices"] if text(d.get("uuid"))]
+    return [d.uuid for g in known_ for d in g.mig_devices if text(d.uuid)]
 
 
 def visible_device_entries(s, var: str) -> list[dict] | None:
@@ -1207,7 +1244,7 @@ def visible_device_entries(s, var: str) -> list[dict] | None:
     if raw is None or driver_present(s) is not True or not driver_gpus(s):
         return None
     n = len(driver_gpus(s))
-    uuids = [text(g.get("uuid")) for g in driver_gpus(s)]
+    uuids = [text(g.uuid) for g in driver_gpus(s)]
     migs = mig_uuids(s)
     out = []
     for item in (x.strip() for x in raw.split(",") if x.strip()):
@@ -1262,10 +1299,10 @@ def torch_file(s) -> str | None:
     return text(_torch(s).get("file"))
 
 
-def torch_copies(s) -> list[dict]:
-    """[{'location', 'version', 'installer'}]: every torch distribution on sys.path, in its order."""
-    return [{"location": c["location"], "version": text(c.get("version")), "installer": text(c.get("installer"))}
-            for c in as_list(_torch(s).get("copies")) if isinstance(c, dict) and text(c.get("location"))]
+def torch_copies(s) -> list[TorchCopy]:
+    """Every torch distribution on sys.path, in its order (TorchCopy: location, version, installer;
+    each has a location)."""
+    return [c for c in (TorchCopy.of(x) for x in as_list(_torch(s).get("copies")) if isinstance(x, dict)) if c.location]
 
 
 def _under(path: str | None, folder: str | None) -> bool:
@@ -1283,19 +1320,20 @@ def torch_shadowed(s) -> dict | None:
     if not f or not prefix or _under(f, prefix):
         return None
     copies = torch_copies(s)
-    inside = [c for c in copies if _under(c["location"], prefix)]
+    inside = [c for c in copies if _under(c.location, prefix)]
     if not inside:
         return None
     folder = f.rsplit("/torch/", 1)[0] if "/torch/" in f else f.rsplit("\\torch\\", 1)[0]
-    imported = next((c for c in copies if c["location"] == folder), None)
+    imported = next((c for c in copies if c.location == folder), None)
     by = "user site" if _under(f, user_site(s)) else ("PYTHONPATH" if any(
         _under(f, p) for p in (env(s, "PYTHONPATH") or "").split(":" if system(s) != "Windows" else ";") if p)
         else "another folder on sys.path")
     return {"imported_from": folder, "by": by, "shadowed": inside, "imported": imported}
 
 
-def xpu(s) -> dict:
-    return as_dict(_torch(s).get("xpu"))
+def xpu(s) -> Xpu | None:
+    """torch.xpu (Xpu: built, available, device_count, devices, error), None when this torch has none."""
+    return Xpu.of(_torch(s).get("xpu"))
 
 
 def torch_xpu_version(s) -> str | None:
@@ -1303,21 +1341,23 @@ def torch_xpu_version(s) -> str | None:
 
 
 def xpu_available(s) -> bool:
-    return xpu(s).get("available") is True
+    x = xpu(s)
+    return x is not None and x.available is True
 
 
-def other_gpus(s) -> list[dict] | None:
-    """[{'vendor', 'bus_id', 'device_id', 'class'} (text or None each)], None when the bus was not read."""
+def other_gpus(s) -> list[OtherGpu] | None:
+    """AMD and Intel display controllers on the PCI bus (OtherGpu: vendor, bus_id, device_id, pci_class),
+    None when the bus was not read."""
     v = _system(s).get("other_gpus")
     if not isinstance(v, list):
         return None
-    return [{k: text(g.get(k)) for k in ("vendor", "bus_id", "device_id", "class")} for g in v if isinstance(g, dict)]
+    return [OtherGpu.of(g) for g in v if isinstance(g, dict)]
 
 
 def has_vendor_gpu(s, vendor: str) -> bool | None:
     """An AMD or Intel GPU on the PCI bus (None when the bus was not read)."""
     gpus_ = other_gpus(s)
-    return None if gpus_ is None else any(g.get("vendor") == vendor for g in gpus_)
+    return None if gpus_ is None else any(g.vendor == vendor for g in gpus_)
 
 
 def kfd(s) -> bool | None:

@@ -42,7 +42,7 @@ def own_device(snapshot: dict | None, local_rank: int) -> dict | None:
     if not devices:
         return None
     d = devices[local_rank % len(devices)]
-    out = {k: d.get(k) for k in ("index", "name", "capability", "total_memory_bytes")}
+    out = {"index": d.index, "name": d.name, "capability": d.capability, "total_memory_bytes": d.total_memory_bytes}
     out["shared"] = local_rank >= len(devices)  # more ranks on this host than visible GPUs
     return out
 

@@ -48,7 +48,7 @@ def _gpu(rec):
     if F.text(dev.get("name")):
         return dev["name"]
     gpus = F.gpus(rec.get("snapshot"))
-    return F.text(gpus[0].get("name")) if gpus else "no GPU"
+    return F.text(gpus[0].name) if gpus else "no GPU"
 
 
 def _capability(rec):
@@ -56,7 +56,7 @@ def _capability(rec):
     if F.text(dev.get("capability")):
         return dev["capability"]
     gpus = F.gpus(rec.get("snapshot"))
-    return F.text(gpus[0].get("capability")) if gpus else None
+    return F.text(gpus[0].capability) if gpus else None
 
 
 def _extension(s):

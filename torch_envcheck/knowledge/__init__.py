@@ -16,6 +16,8 @@ source); the modules here load them (lazily, once: tables) and answer:
     distributions  names of distributions the probes record and the advice writes back
     tensorflow  TensorFlow's tested builds (imported on its own: `from torch_envcheck.knowledge
               import tensorflow`)
+    conda_forge  conda-forge's pytorch builds per platform and CUDA with their arch lists, and the
+              newest one a machine runs (imported on its own, like tensorflow)
 
 Everything is re-exported here: callers write `from torch_envcheck import knowledge as kb` and ask
 `kb.driver_runs(...)`.  The version helpers are the one parser's (_util/versions.py).  Pure

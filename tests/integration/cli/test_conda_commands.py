@@ -78,7 +78,8 @@ def test_pin_conda_and_advise_from_the_command_line(tmp_path):
     # the conda form: the installed release (2.3) with the newest of its pytorch-cuda builds the driver runs
     assert lines[-2:] == ["conda remove cpuonly", "conda install pytorch=2.3 torchvision pytorch-cuda=12.1 -c pytorch -c nvidia"]
     assert any("pytorch/pytorch#138506" in line for line in lines)
-    assert any(line.startswith("# or with pip inside the env (the route to any torch newer than 2.5):") for line in lines)
+    assert any(line.startswith("# or with pip inside the env (the route to any torch the conda channels do not carry):")
+               for line in lines)
     plain = tmp_path / "plain.json"
     plain.write_text(json.dumps(load("h100_cu130_healthy")))
     out = run_cli(sys.executable, ["pin", "--conda", "--from-json", str(plain)])
@@ -93,19 +94,37 @@ def test_advise_in_a_conda_env_without_a_driver_gives_cpuonly():
     s = load(HEALTHY)
     s["driver"].update({"present": False, "gpus": []})
     assert conda_form(s, *advise(s))[1] == "conda install pytorch=2.3 torchvision cpuonly -c pytorch"
+    # without the installed pytorch: conda-forge's newest CPU build, the pytorch channel's packages out first
     s["conda"]["packages"] = [p for p in s["conda"]["packages"] if p["name"] != "pytorch"]
-    assert conda_form(s, *advise(s))[1] == "conda install pytorch=2.5 torchvision cpuonly -c pytorch"
+    assert conda_form(s, *advise(s))[1] == ("conda remove --force torchvision pytorch-cuda pytorch-mutex\n"
+                                            "conda install -c conda-forge 'pytorch=2.13.*=cpu*' torchvision")
 
 
-def test_advise_in_a_conda_env_takes_the_last_conda_release_when_the_installed_one_does_not_fit():
+def test_advise_in_a_conda_env_prefers_conda_forge_past_the_pytorch_channel():
     from torch_envcheck.advice.recommend import advise
     from torch_envcheck.advice.conda import conda_form
     s = load(HEALTHY)
     s["conda"]["packages"] = [p for p in s["conda"]["packages"] if p["name"] != "pytorch"]
     why, cmd = conda_form(s, *advise(s))
-    # driver 550 (CUDA 12.4): 2.5's newest pytorch-cuda it runs is 12.4
-    assert cmd == "conda install pytorch=2.5 torchvision pytorch-cuda=12.4 -c pytorch -c nvidia"
+    # RTX 3090 (8.6), driver 550 (CUDA 12.4): conda-forge's 2.13 with CUDA 12.9 (sm_86 in its arch list), which
+    # that driver runs through minor-version compatibility; not the pytorch channel's 2.5 (its last release)
+    assert cmd.splitlines() == ["conda remove --force torchvision pytorch-cuda pytorch-mutex",
+                                "conda install -c conda-forge 'pytorch=2.13.*=cuda129*' torchvision cuda-version=12.9"]
     assert any("pytorch/pytorch#138506" in w for w in why)
+    assert any("sm_86" in w and "pytorch-cpu-feedstock" in w and "minor-version" in w for w in why)
+
+
+def test_advise_in_a_conda_env_takes_the_pytorch_channel_where_conda_forge_has_nothing():
+    from torch_envcheck.advice.recommend import advise
+    from torch_envcheck.advice.conda import conda_form
+    s = load(HEALTHY)
+    s["conda"]["packages"] = [p for p in s["conda"]["packages"] if p["name"] != "pytorch"]
+    # a CUDA 11.8 driver: conda-forge's builds in the tables are CUDA 12.6 and newer (no CUDA 11 build runs on
+    # it), the pytorch channel's 2.5 has pytorch-cuda 11.8
+    s["driver"].update({"version": "520.61.05", "cuda_version": "11.8"})
+    why, cmd = conda_form(s, *advise(s))
+    assert cmd == "conda install pytorch=2.5 torchvision pytorch-cuda=11.8 -c pytorch -c nvidia"
+    assert any("conda-forge has no build" in w for w in why)
 
 
 def test_report_shows_the_conda_area_only_for_conda_envs(tmp_path):

@@ -1,8 +1,9 @@
 """`advise --pixi`: the pixi.toml fragment is valid TOML (tomllib), sets only fields of pixi's
 manifest schema (prefix-dev/pixi schema/model.py, cited in advice/fragments.py), and asks conda-forge
-for the build `advise` picks: `*cuda*` with cuda-version and [system-requirements] cuda equal to the
-advised build's CUDA, `*cpu*` on a machine without a CUDA build, conda-forge's own on macOS.  (pixi
-itself is not installed here: no solve is run.)"""
+for its build that serves this machine (advise --json's conda_forge: the GPU's arch in its list, a CUDA
+the driver runs): build string `cudaXY*` with cuda-version and [system-requirements] cuda equal to that
+build's CUDA, `*cpu*` on a machine without a CUDA build, conda-forge's own on macOS.  (pixi itself is
+not installed here: no solve is run.)"""
 
 from __future__ import annotations
 
@@ -29,7 +30,8 @@ def test_advise_pixi_fragment_is_valid_and_carries_the_advised_cuda(name):
     rc, out, err = run("advise", "--pixi", "--from-json", os.path.join(SNAP_DIR, name + ".json"))
     adv = api.advice_for(load(name))
     assert "caution" not in out, out
-    if adv.kind in (None, "native-python", "jetpack") or adv.kind == "keep" and adv.build["tag"]:
+    if adv.kind in (None, "native-python", "jetpack") or adv.kind == "keep" and adv.build["tag"] or \
+            adv.kind == "cuda" and adv.conda_forge is None:  # (no conda-forge CUDA build serves this GPU and driver)
         assert rc == 1 and "no pixi fragment" in out
         return
     assert rc == 0, err
@@ -40,11 +42,11 @@ def test_advise_pixi_fragment_is_valid_and_carries_the_advised_cuda(name):
     if own is None:
         return
     mine = deps[targets.TARGETS[own].conda]
-    if adv.kind == "cuda":
-        cuda = ".".join(adv.build["cuda"].split(".")[:2])
+    if adv.kind == "cuda":  # conda-forge's build for this machine (advise --json's conda_forge): its arch list has the GPU
+        cuda = adv.conda_forge["cuda"]
         assert doc["system-requirements"]["cuda"] == cuda
-        assert mine["pytorch"]["build"] == "*cuda*" and mine["cuda-version"] == cuda + ".*"
-        assert mine["pytorch"]["version"] == adv.build["torch"] + ".*"
+        assert mine["pytorch"]["build"] == f"cuda{cuda.replace('.', '')}*" and mine["cuda-version"] == cuda + ".*"
+        assert mine["pytorch"]["version"] == adv.conda_forge["pytorch"] + ".*"
     elif adv.kind == "cpu":
         assert "system-requirements" not in doc and mine["pytorch"]["build"] == "*cpu*"
     else:  # macOS: conda-forge's own build, no build string
@@ -52,17 +54,19 @@ def test_advise_pixi_fragment_is_valid_and_carries_the_advised_cuda(name):
         assert (spec == "*" or "build" not in spec) and "system-requirements" not in doc
 
 
-def test_gtx_10_series_on_driver_580_gets_cuda_12_6_in_pixi():
+def test_gtx_10_series_on_driver_580_gets_conda_forges_cuda_12_9_in_pixi():
+    # conda-forge's CUDA 13.0 build starts at 7.5; its 12.9 build carries sm_60 (runs on 6.1); win-64 has 12.8
     rc, out, _ = run("advise", "--pixi", "--from-json", os.path.join(SNAP_DIR, "pascal_gtx1080_cu130.json"))
     doc = tomllib.loads(out)
-    assert rc == 0 and doc["system-requirements"]["cuda"] == "12.6"
-    assert doc["target"]["linux-64"]["dependencies"]["cuda-version"] == "12.6.*"
+    assert rc == 0 and doc["system-requirements"]["cuda"] == "12.9"
+    assert doc["target"]["linux-64"]["dependencies"] == {"pytorch": {"version": "2.13.*", "build": "cuda129*"},
+                                                         "cuda-version": "12.9.*"}
+    assert doc["target"]["win-64"]["dependencies"]["cuda-version"] == "12.8.*"
 
 
 def test_checker_catches_broken_pixi_fragments():
-    rec = {"kind": "cuda", "torch": "2.14", "cuda": "12.6", "tag": "cu126"}
-    chosen = pixi.picks(rec, ALL)
-    good = pixi.fragment(rec, ALL, chosen)
+    chosen = {"linux": "cuda", "windows": "cuda", "macos": None}
+    good = pixi.fragment(pixi.Choice("2.13", chosen, {"linux": "12.6", "windows": "12.6"}, "12.6", []), ALL)
     assert check.fragment_problems(good, "pixi", ALL, chosen, []) == []
 
     def probs(text):
@@ -72,5 +76,7 @@ def test_checker_catches_broken_pixi_fragments():
     assert any("no field 'cudaa'" in p for p in probs(good.replace('cuda = "12.6"', 'cudaa = "12.6"')))
     assert any("not a conda platform" in p for p in probs(good.replace('"win-64"', '"windows-64"', 1)))
     assert any("does not match" in p for p in probs(good.replace('cuda-version = "12.6.*"', 'cuda-version = "13.0.*"', 1)))
-    assert any("not the advised cuda" in p for p in probs(good.replace('build = "*cuda*"', 'build = "*cpu*"', 1)))
-    assert any("no field 'bulid'" in p for p in probs(good.replace('build = "*cuda*"', 'bulid = "*cuda*"', 1)))
+    assert any("not the advised cuda" in p for p in probs(good.replace('build = "cuda126*"', 'build = "*cpu*"', 1)))
+    assert any("not the advised cuda" in p for p in probs(good.replace('build = "cuda126*"', 'build = "cuda129*"', 1)))
+    assert probs(good.replace('build = "cuda126*"', 'build = "*cuda*"', 1)) == []
+    assert any("no field 'bulid'" in p for p in probs(good.replace('build = "cuda126*"', 'bulid = "cuda126*"', 1)))

@@ -54,6 +54,20 @@ def test_advise_json_validates_and_agrees_with_advise(name):
         assert doc["build"] is None and doc["commands"]["pip"] is None
     if doc["kind"] == "keep":  # the installed ROCm/XPU/MPS build: nothing to install
         assert doc["commands"]["pip"] is None and doc["build"]["requirements"][0].startswith("torch==")
+    lines = [ln for ln in plain.splitlines() if ln and not ln.startswith("#")]
+    from torch_envcheck.facts import tensorflow as T
+    assert (doc["tensorflow"] is not None) == T.tf_installed(load(name))  # TensorFlow's plan where the env holds it
+    if doc["tensorflow"] is not None:  # TensorFlow's plan: the command lines `advise` prints for both frameworks
+        flat = [ln for c in doc["tensorflow"]["commands"] for ln in c.splitlines()]
+        assert flat and lines[-len(flat):] == flat, (flat, lines)
+    elif "conda" in doc["commands"] and doc["commands"]["conda"]:  # the conda form `advise` prints in a conda env
+        assert lines == doc["commands"]["conda"].splitlines()
+    forge = doc["conda_forge"]
+    if forge is not None:  # conda-forge's build: it carries this GPU's arch (PTX counted on Linux only)
+        assert doc["kind"] == "cuda" and forge["specs"][0].startswith(f"pytorch={forge['pytorch']}.*=cuda")
+        arch = kb.parse_arch_list(forge["arch_list"], doc["machine"]["os"])
+        cap = doc["machine"]["build_capability"]
+        assert cap is None or kb.capability_match(cap, arch, forge["cuda"])["ok"]  # (no GPU seen: as the pip advice)
     # the chosen build is never also listed as rejected; every alternative says why
     chosen = (doc["build"] or {}).get("torch"), (doc["build"] or {}).get("tag")
     assert all((a["torch"], a["tag"]) != chosen for a in doc["alternatives"])
@@ -148,3 +162,24 @@ def test_docker_image_carries_the_same_build(name):
         return  # no official image for this CPU architecture or release (the reasons say so)
     tag = pulls[0].strip("'").split(":", 1)[1]
     assert tag.startswith(adv.build["torch"] + ".") and f"-cuda{adv.build['cuda']}-" in tag, (tag, adv.build)
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if "tf" in n][:6] + ["h100_cu130_healthy"])
+def test_advise_json_carries_tensorflows_plan_where_asked(name):
+    """TensorFlow's plan is in the document where the env holds TensorFlow or --framework asks; the
+    torch build stays the same, and --framework torch leaves TensorFlow out."""
+    _rc, out, _err = run("advise", "--json", "--framework", "both", "--from-json", path(name))
+    both = json.loads(out)
+    assert schema_lite.validate(both, SCHEMA) == []
+    tf = both["tensorflow"]
+    assert tf is not None and tf["reasons"] and isinstance(tf["two_environments"], bool)
+    # TensorFlow's own install words are in the commands (as they are, or inside a new environment's line)
+    words = tf["command"].split(" install ", 1)[1] if tf["command"] else None
+    assert words is None or any(words in c for c in tf["commands"]), (words, tf["commands"])
+    _rc, out, _err = run("advise", "--json", "--framework", "torch", "--from-json", path(name))
+    torch_only = json.loads(out)
+    assert torch_only["tensorflow"] is None and torch_only["build"] == both["build"]
+    _rc, plain, _err = run("advise", "--framework", "both", "--from-json", path(name))
+    lines = [ln for ln in plain.splitlines() if ln and not ln.startswith("#")]
+    flat = [ln for c in tf["commands"] for ln in c.splitlines()]
+    assert lines[-len(flat):] == flat

@@ -143,6 +143,26 @@ def test_conda_scripts_create_a_conda_env(tmp_path):
     assert f"create -y -p $EnvDir python={plan.python} pip" in ps1
 
 
+def test_conda_scripts_take_conda_forges_pytorch_where_it_fits(tmp_path):
+    """advise --conda --script: the conda env is created with conda-forge's pytorch for this machine (the
+    GTX 1080: CUDA 12.9, whose list has sm_60), quoted for each script's shell, and pip installs no torch."""
+    from doctor_support import run_inprocess
+    path = os.path.join(SNAPS, "pascal_gtx1080_cu130.json")
+    words = {"sh": "-c conda-forge 'pytorch=2.13.*=cuda129*' torchvision cuda-version=12.9 python=3.12 pip",
+             "ps1": "-c conda-forge 'pytorch=2.13.*=cuda129*' torchvision cuda-version=12.9 python=3.12 pip",
+             "bat": '-c conda-forge "pytorch=2.13.*=cuda129*" torchvision cuda-version=12.9 python=3.12 pip'}
+    for kind, want in words.items():
+        rc, text, err = run_inprocess(["advise", "--conda", "--script", kind, "--from-json", path])
+        assert rc == 0, err
+        assert want in text and "pytorch/pytorch#138506" in text
+        assert "download.pytorch.org" not in text and "pip install torch" not in text.replace("torch_envcheck", "")
+    rc, sh, _err = run_inprocess(["advise", "--conda", "--script", "sh", "--from-json", path])
+    assert subprocess.run(["bash", "-n"], input=sh, text=True).returncode == 0
+    # --torch 2.14: conda-forge has no 2.14 in the tables, so the env is made with pip's torch
+    rc, sh, _err = run_inprocess(["advise", "--conda", "--torch", "2.14", "--script", "sh", "--from-json", path])
+    assert rc == 0 and "conda-forge" not in sh and "download.pytorch.org/whl/cu126" in sh
+
+
 def test_comments_cannot_be_ended_by_a_value(tmp_path):
     plan = _plan(tmp_path)
     plan.reasons.append("GPU name\nrm -rf / #\x1b]0;title\x07")

@@ -187,7 +187,7 @@ def test_one_gpu_selection_for_advise_and_rules():
     # CUDA_VISIBLE_DEVICES=0 hides the T4 from torch; the machine still has it: a wheel must serve it
     s["driver"]["gpus"].append({"index": 1, "name": "Tesla T4", "capability": "7.5", "memory_total_mib": 15360,
                                 "uuid": "GPU-2", "pci_bus_id": "0:19:0"})
-    assert [g["capability"] for g in F.gpus(s)] == ["9.0"], "what the program sees: torch's devices"
+    assert [g.capability for g in F.gpus(s)] == ["9.0"], "what the program sees: torch's devices"
     assert F.build_capability(s) == "7.5" == min(F.capabilities(s), key=F.capability_tuple)
     why, _cmd = advise(s)
     assert "compute capability 7.5 (the lowest of this machine's GPUs)" in " ".join(why)
@@ -199,13 +199,19 @@ def test_the_conda_form_serves_the_same_gpus_as_the_pip_advice():
 
     s = _snap("h100_cu130_healthy")
     s["platform"]["python"]["conda_env"] = "train"
-    assert conda_form(s, *advise(s))[1] == "conda install pytorch=2.5 torchvision pytorch-cuda=12.4 -c pytorch -c nvidia"
+    # the env's torch is 2.14.1 (pip): conda-forge's newest (2.13) and the pytorch channel's 2.5 would both
+    # downgrade it, so the conda form is the pip command itself
+    why, cmd = conda_form(s, *advise(s))
+    assert "conda install" not in cmd and "/whl/cu130" in cmd and "without downgrading" in " ".join(why)
+    s["torch"]["version"] = "2.5.1"
+    assert conda_form(s, *advise(s))[1] == "conda install -c conda-forge 'pytorch=2.13.*=cuda130*' torchvision cuda-version=13.0"
     # a Kepler GPU that CUDA_VISIBLE_DEVICES hides from torch: no pytorch-channel 2.5 build serves it, so the
     # conda form must not offer one (it did, judging the visible H100 alone, while the pip advice served the K80)
     s["driver"]["gpus"].append({"index": 1, "name": "Tesla K80", "capability": "3.7", "memory_total_mib": 11441,
                                 "uuid": "GPU-2", "pci_bus_id": "0:19:0"})
     why, cmd = conda_form(s, *advise(s))
-    assert "does not fit" in " ".join(why) and "pytorch-cuda" not in cmd and "/whl/cu118" in cmd
+    assert "neither conda-forge" in " ".join(why) and "pytorch-cuda" not in cmd and "conda-forge" not in cmd
+    assert "/whl/cu118" in cmd
 
 
 def test_one_nvcc_in_use_for_headline_and_rules():
@@ -219,7 +225,7 @@ def test_one_nvcc_in_use_for_headline_and_rules():
          "error": "exit 1"}]
     used = toolchain_rules.used_nvcc(s)
     assert used is F.nvcc_in_use(s) or used == F.nvcc_in_use(s)
-    assert used["path"] == "/usr/local/cuda-13.0/bin/nvcc"
+    assert used.path == "/usr/local/cuda-13.0/bin/nvcc"
     assert areas.headline("toolchain", s).startswith("nvcc 13.0 (/usr/local/cuda-13.0/bin/nvcc)")
 
 

@@ -5,18 +5,29 @@
   type guard matches the declared kind (text -> STR, _bool -> BOOL, _int -> INT, as_dict -> DICT,
   as_list -> LIST);
 * ExtStatus, the typed extension.status, has exactly the fields contract.py declares for it, typed
-  by their kind, so no caller digs into a sub-dict (`F.ext_status(s).get("state")`)."""
+  by their kind, so no caller digs into a sub-dict (`F.ext_status(s).get("state")`);
+* so has every record of facts/records.py (a GPU, an nvcc candidate, the host compiler, ...), in
+  the contract's order, read tolerantly (a missing or ill-typed field is None, never an exception),
+  and its to_dict() is the object a normalised snapshot holds (findings' details show it);
+* no accessor of facts/core.py hands out a recorded object as a dict: those that return a dict are
+  named below, each with why (an open map, a derived verdict, ...), so a new one fails here until
+  it returns a record or is named."""
 
 from __future__ import annotations
 
 import ast
 import dataclasses
+import glob
 import inspect
+import json
 import os
+
+import pytest
 
 from paths import REPO
 from torch_envcheck.facts import contract
 from torch_envcheck.facts import core as F
+from torch_envcheck.facts import records as R
 
 CORE = os.path.join(REPO, "torch_envcheck", "facts", "core.py")
 GUARD_KIND = {"text": contract.STR, "_bool": contract.BOOL, "_int": contract.INT,
@@ -113,5 +124,193 @@ def test_ext_status_reads_every_field_and_never_a_wrong_type():
 
 
 def test_no_accessor_hands_out_a_sub_dict_to_dig_into():
-    # ext_status was one: a dict callers read .get("state") from.  It is typed now.
-    assert inspect.signature(F.ext_status).return_annotation in ("ExtStatus", F.ExtStatus)
+    # these were dicts callers read .get("state"), .get("version"), ["capability"] from; they are typed now
+    typed = {F.ext_status: "ExtStatus", F.nvcc_in_use: "NvccCandidate | None",
+             F.nvcc_candidates: "list[NvccCandidate]", F.cuda_home: "CudaHomeVar",
+             F.host_compiler: "HostCompiler | None", F.ninja: "Ninja | None", F.msvc: "Msvc | None",
+             F.mps: "Mps | None", F.xpu: "Xpu | None", F.import_process: "ImportProcess | None",
+             F.torch_devices: "list[TorchDevice]", F.driver_gpus: "list[DriverGpu]",
+             F.gpus: "list[TorchDevice] | list[DriverGpu]", F.machine_gpus: "list[DriverGpu] | list[TorchDevice]",
+             F.mig_gpus: "list[DriverGpu]", F.requires_dist: "list[RequiresDist]", F.ext_devices: "list[ExtDevice]",
+             F.jetson: "Jetson | None", F.pci_gpus: "list[PciGpu] | None", F.other_gpus: "list[OtherGpu] | None",
+             F.dkms_builds: "list[DkmsBuild] | None", F.driver_packages: "list[DriverPackage] | None",
+             F.torch_copies: "list[TorchCopy]"}
+    for accessor, annotation in typed.items():
+        assert inspect.signature(accessor).return_annotation == annotation, accessor.__name__
+
+
+# ---------------------------------------------------------------- records
+
+KIND_TYPE = {contract.STR: "str | None", contract.INT: "int | None", contract.BOOL: "bool | None",
+             contract.FLOAT: "float | None"}
+PATHS = {cls: [cls.PATH] for cls in R.RECORDS}
+PATHS[R.CudaHomeVar] = ["toolchain.cuda_home.CUDA_HOME", "toolchain.cuda_home.CUDA_PATH"]
+
+
+def _expected_type(cls, name, spec) -> str:
+    if spec.kind == contract.LIST:
+        item = cls.NESTED[name].__name__ if spec.fields is not None else KIND_TYPE[spec.of].split(" ")[0]
+        return f"tuple[{item}, ...] | None"
+    return KIND_TYPE[spec.kind]
+
+
+def _key(cls, name: str) -> str:
+    """The recorded key of a record's field (a field whose key is no Python name is renamed: class)."""
+    return cls.KEYS.get(name, name)
+
+
+@pytest.mark.parametrize("cls", R.RECORDS, ids=lambda c: c.__name__)
+def test_every_record_has_the_declared_fields_in_order_typed_by_kind(cls):
+    assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen
+    assert set(cls.KEYS) <= {f.name for f in dataclasses.fields(cls)}
+    for path in PATHS[cls]:
+        declared = contract.field(path).fields
+        assert [_key(cls, f.name) for f in dataclasses.fields(cls)] == list(declared), path
+        for f in dataclasses.fields(cls):
+            assert f.type == _expected_type(cls, f.name, declared[_key(cls, f.name)]), (path, f.name)
+
+
+WRONG = {contract.STR: 7, contract.INT: "7", contract.BOOL: 1, contract.FLOAT: "1.5", contract.LIST: {"a": 1},
+         contract.DICT: ["a"]}
+RIGHT = {contract.STR: "x", contract.INT: 7, contract.BOOL: False, contract.FLOAT: 1.5}
+
+
+@pytest.mark.parametrize("cls", R.RECORDS, ids=lambda c: c.__name__)
+def test_a_record_reads_tolerantly(cls):
+    declared = {_key(cls, f.name): f.name for f in dataclasses.fields(cls)}   # recorded key -> field
+    specs = contract.field(cls.PATH).fields
+    for raw in (None, [], "text", 3, True):
+        assert cls.of(raw) is None
+    empty = cls.of({})
+    assert all(getattr(empty, n) is None for n in declared.values()) and empty == cls()
+    wrong = cls.of({k: WRONG[specs[k].kind] for k in declared} | {"undeclared": 1})
+    assert all(getattr(wrong, n) is None for n in declared.values()), wrong
+    right = {k: RIGHT[specs[k].kind] for k in declared if specs[k].kind in RIGHT}
+    rec = cls.of(right)
+    assert all(getattr(rec, declared[k]) == v and type(getattr(rec, declared[k])) is type(v) for k, v in right.items())
+    assert {k: v for k, v in rec.to_dict().items() if k in right} == right
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(rec, next(iter(declared.values())), None)
+
+
+def test_lists_keep_items_of_the_declared_kind_only():
+    g = R.DriverGpu.of({"index": 0, "mig_devices": [{"uuid": "MIG-1"}, "junk", 3, {"uuid": 5}]})
+    assert g.mig_devices == (R.MigDevice(uuid="MIG-1"), R.MigDevice())
+    r = R.RequiresDist.of({"name": "torch", "requires": ["a>=1", 2, None, "b"]})
+    assert r.requires == ("a>=1", "b")
+    assert R.Msvc.of({"cl": "  ", "vswhere": "C:/vswhere.exe"}) == R.Msvc(vswhere="C:/vswhere.exe")  # blank: unknown
+    assert R.HostCompiler.of({"path": "/usr/bin/gcc"}).to_dict() == {"path": "/usr/bin/gcc", "version": None,
+                                                                     "error": None}
+
+
+def _objects(snap: dict, path: str) -> list:
+    """The recorded objects at a record's contract path ('driver.gpus' -> each GPU)."""
+    parts = path.split(".")
+    found = [snap]
+    for part in parts:
+        nxt = []
+        for obj in found:
+            v = obj.get(part) if isinstance(obj, dict) else None
+            nxt += v if isinstance(v, list) else ([v] if v is not None else [])
+        found = nxt
+    return [o for o in found if isinstance(o, dict)]
+
+
+SNAPSHOTS = sorted(glob.glob(os.path.join(REPO, "tests", "snapshots", "*.json")))
+
+
+def test_to_dict_is_the_normalised_object_for_every_recorded_snapshot():
+    checked = 0
+    for path in SNAPSHOTS:
+        with open(path, encoding="utf-8") as fh:
+            snap = contract.normalise(json.load(fh))
+        for cls in R.RECORDS:
+            for p in PATHS[cls]:
+                for obj in _objects(snap, p):
+                    declared = {k: v for k, v in obj.items() if k in contract.field(p).fields}
+                    assert cls.of(obj).to_dict() == declared, (os.path.basename(path), p)
+                    checked += 1
+    assert checked > 300, checked
+
+
+def test_the_typed_accessors_read_a_snapshot():
+    snap = {"torch": {"devices": [{"index": 0, "name": "H100", "capability": "9.0", "total_memory_bytes": 2**30}],
+                      "mps": {"built": True, "available": False}, "import_process": {"signal": "SIGILL"}},
+            "driver": {"gpus": [{"index": 0, "name": "H100", "capability": "9.0", "memory_total_mib": 1024,
+                                 "mig_mode": True, "mig_devices": []}, "junk"]},
+            "toolchain": {"nvcc": [{"path": "/a/nvcc", "version": None, "error": "exit 1"},
+                                   {"path": "/b/nvcc", "version": "13.0", "toolkit_found": True}],
+                          "cuda_home": {"CUDA_HOME": {"value": "/b", "exists": True, "has_nvcc": True}},
+                          "host_compiler": {"path": "/usr/bin/gcc", "version": "gcc 12"}, "ninja": "not an object"}}
+    assert [g.capability for g in F.gpus(snap)] == ["9.0"] and F.gpus_source(snap) == "torch"
+    assert F.gpus(snap)[0].memory_bytes == 2**30 == F.driver_gpus(snap)[0].memory_bytes
+    assert F.machine_gpus(snap) == F.driver_gpus(snap) and len(F.driver_gpus(snap)) == 1
+    assert F.mig_gpus(snap)[0].mig_devices == () and F.mig_uuids(snap) == []
+    assert F.nvcc_in_use(snap).path == "/b/nvcc" and len(F.nvcc_candidates(snap)) == 2
+    assert F.cuda_home(snap, "CUDA_HOME").has_nvcc is True and F.cuda_home(snap, "CUDA_PATH") == R.CudaHomeVar()
+    assert F.host_compiler(snap).version == "gcc 12" and F.ninja(snap) is None and F.msvc(snap) is None
+    assert F.mps(snap) == R.Mps(built=True, available=False) and F.mps_available(snap) is False
+    assert F.import_process(snap).signal == "SIGILL" and F.import_process({}) is None
+    assert F.gpu_label(F.gpus(snap)[0]) == "H100 (compute capability 9.0)"
+    for accessor in (F.gpus, F.nvcc_candidates, F.requires_dist, F.ext_devices, F.mig_gpus):
+        assert accessor({}) == [] and accessor(None) == [] and accessor({"torch": "x", "toolchain": 3}) == []
+    for accessor in (F.nvcc_in_use, F.host_compiler, F.ninja, F.msvc, F.mps, F.xpu, F.import_process, F.jetson):
+        assert accessor({}) is None and accessor(None) is None
+
+
+# Accessors of facts/core.py that still return a dict (or dicts), each with why it is not a record.
+DICT_ACCESSORS = {
+    # primitives and whole-snapshot views (the --verbose dump, the fleet's grouping key)
+    "as_dict": "primitive", "dig": "primitive", "section": "a whole section, shown by --verbose",
+    "stable_key": "the whole snapshot, compared as a key",
+    # open maps: name -> value, no fields to dig for
+    "probe_errors": "open map", "probe_seconds": "open map", "installed_versions": "open map",
+    "nvidia_packages": "open map",
+    # verdicts the facts layer derives (no recorded object behind them)
+    "request": "the declared request, its two fields read once",
+    "oldest_build_beyond_driver": "a knowledge-table row", "container_without_gpu": "derived verdict",
+    "cuda_visible_devices": "derived verdict", "import_broken_by_search_path": "derived verdict",
+    "wsl_linux_driver": "derived verdict", "torch_shadowed": "derived verdict",
+    "visible_device_entries": "derived verdict", "library_listing": "derived counts", "shm": "derived, typed",
+    # recorded lists the accessor reshapes (drops fields, fills defaults), read by their rules as such
+    "library_entries": "recorded list, reshaped: {dir, libs: [{file, kind (lower case), version}]}",
+    "libcuda_resolution": "recorded list, reshaped: 64-bit entries only, {path, source}",
+}
+
+
+def test_every_accessor_handing_out_a_dict_is_named():
+    with open(CORE, encoding="utf-8") as fh:
+        tree = ast.parse(fh.read())
+    dict_returning = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+            ret = ast.unparse(node.returns) if node.returns is not None else ""
+            if "dict" in ret:
+                dict_returning.add(node.name)
+    assert dict_returning - set(DICT_ACCESSORS) == set(), "return a record (facts/records.py) instead"
+    assert set(DICT_ACCESSORS) - dict_returning - {"dig", "section"} == set(), "no longer a dict: drop it here"
+
+
+def _not_json(value, path="details") -> list[str]:
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in ([f"{path}: key {k!r}"] if not isinstance(k, str) else [])
+                + _not_json(v, f"{path}.{k}")]
+    if isinstance(value, (list, tuple)):
+        return [p for i, v in enumerate(value) for p in _not_json(v, f"{path}[{i}]")]
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return []
+    return [f"{path}: {type(value).__name__}"]
+
+
+def test_findings_details_hold_json_not_records():
+    """A record put into a finding's details as it is would be written as its repr (json's default=str):
+    rules put its to_dict() there (F.as_details).  Every rule over every recorded snapshot."""
+    from torch_envcheck.doctor.rules import evaluate  # noqa: PLC0415
+    wrong, seen = [], 0
+    for path in SNAPSHOTS:
+        with open(path, encoding="utf-8") as fh:
+            snap = contract.normalise(json.load(fh))
+        for f in evaluate(snap):
+            seen += 1
+            wrong += [f"{os.path.basename(path)} {f.code} {p}" for p in _not_json(f.details)]
+    assert seen > 300 and not wrong, wrong[:10]

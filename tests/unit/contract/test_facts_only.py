@@ -1,10 +1,16 @@
-"""Rules, renderers, commands, advice, fleet, explain and the pytest plugin read a snapshot only
-through the facts layer (torch_envcheck/facts/): no module outside it subscripts or .get()s a
-snapshot section (the top-level keys of facts/contract.py), digs into one (F.dig(s, "torch", ...))
-or takes a whole section from an accessor to read it raw (F.torch(s).get(...)).
+"""Rules, renderers, headlines, commands, advice, fleet, explain and the pytest plugin read a
+snapshot only through the facts layer (torch_envcheck/facts/): no module outside it subscripts or
+.get()s a snapshot section (the top-level keys of facts/contract.py), digs into one
+(F.dig(s, "torch", ...)) or takes a whole section from an accessor to read it raw (F.torch(s).get(...)).
+
+Nor does one dig into what a typed accessor hands out: an accessor of facts/core.py that returns a
+record (facts/records.py: F.nvcc_in_use(s), F.gpus(s), F.host_compiler(s), ...) is read by attribute
+(`.version`), never by key (`.get("version")`, `["version"]`, `.to_dict()["version"]`,
+`dataclasses.asdict(...)`), whether on the call itself, an item of the list it returns, or a name
+bound to either (`nv = F.nvcc_in_use(s)`, `for g in F.gpus(s)`).
 
 A snapshot is recognised by its name where these modules hold one (s, snap, snapshot, rec["snapshot"]);
-the checker is tested on planted violations below, so it cannot pass by reading nothing."""
+the checkers are tested on planted violations below, so they cannot pass by reading nothing."""
 
 from __future__ import annotations
 
@@ -14,11 +20,13 @@ import os
 import pytest
 
 from torch_envcheck.facts import contract
+from torch_envcheck.facts import records
 
 from paths import REPO
 
 PACKAGE = os.path.join(REPO, "torch_envcheck")
-CHECKED = ("doctor/rules", "doctor/render", "commands", "advice", "fleet", "explain", "pytest_plugin.py")
+CHECKED = ("doctor/rules", "doctor/render", "doctor/headlines", "commands", "advice", "fleet", "explain",
+           "pytest_plugin.py")
 SECTION_NAMES = frozenset(contract.SECTIONS) | frozenset(contract.TOP)
 SNAPSHOT_NAMES = frozenset(("s", "snap", "snapshot"))
 # accessors that hand out a whole section (private to the facts layer, so rules read fields, not sections)
@@ -66,6 +74,136 @@ def raw_reads(source: str) -> list[str]:
     return out
 
 
+# ---------------------------------------------------------------- digging into a typed accessor's result
+
+CORE = os.path.join(PACKAGE, "facts", "core.py")
+RECORD_TYPES = frozenset(c.__name__ for c in records.RECORDS) | {"ExtDevice", "ExtStatus"}
+KEY_READS = frozenset(("get", "setdefault", "pop", "items", "keys", "values"))
+
+
+def typed_accessors() -> frozenset:
+    """The accessors of facts/core.py whose return annotation names a record type (read from the
+    source, so a new typed accessor is covered without a list kept here)."""
+    with open(CORE, encoding="utf-8") as fh:
+        tree = ast.parse(fh.read())
+    out = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and not node.name.startswith("_") and node.returns is not None:
+            names = {n.id for n in ast.walk(node.returns) if isinstance(n, ast.Name)}
+            names |= {n.value for n in ast.walk(node.returns) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+            if names & RECORD_TYPES:
+                out.add(node.name)
+    return frozenset(out)
+
+
+TYPED = typed_accessors()
+
+
+def _core_aliases(tree) -> tuple[set, set]:
+    """(module aliases of facts.core: {'F'}, function names imported from it: {'gpus'})."""
+    modules, functions = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "torch_envcheck.facts":
+            modules |= {a.asname or a.name for a in node.names if a.name == "core"}
+        elif isinstance(node, ast.ImportFrom) and node.module == "torch_envcheck.facts.core":
+            functions |= {a.asname or a.name for a in node.names if a.name in TYPED}
+        elif isinstance(node, ast.Import):
+            modules |= {a.asname for a in node.names if a.name == "torch_envcheck.facts.core" and a.asname}
+    return modules, functions
+
+
+def _strip(node):
+    """What an expression is read from once list items, slices and `.to_dict()` are looked through."""
+    while True:
+        if isinstance(node, ast.Subscript) and not (isinstance(node.slice, ast.Constant)
+                                                    and isinstance(node.slice.value, str)):
+            node = node.value  # F.gpus(s)[0], F.gpus(s)[:4]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "to_dict":
+            node = node.func.value
+        elif isinstance(node, ast.BoolOp):
+            node = node.values[0]  # F.gpus(s) or [...]
+        else:
+            return node
+
+
+SCOPES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+          ast.GeneratorExp)
+
+
+def _in_scope(scope):
+    """The nodes of one scope: its own, and the nested scopes' heads (not their insides), as Python
+    binds names (a comprehension, a function and a lambda have scopes of their own)."""
+    todo = list(ast.iter_child_nodes(scope))
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, SCOPES):
+            todo.extend(ast.iter_child_nodes(node))
+
+
+def _bindings(node):
+    """(target, value) pairs a node binds: an assignment, a loop, a comprehension's `for`."""
+    if isinstance(node, ast.Assign):
+        return [(t, node.value) for t in node.targets]
+    if isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+        return [(node.target, node.value)]
+    if isinstance(node, (ast.For, ast.comprehension)):
+        return [(node.target, node.iter)]
+    return []
+
+
+def digs(source: str) -> list[str]:
+    """Each read by key of a typed accessor's result in a module's source, as 'line: code'."""
+    tree = ast.parse(source)
+    modules, functions = _core_aliases(tree)
+
+    def typed_call(node) -> bool:
+        if not isinstance(node, ast.Call):
+            return False
+        f = node.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
+            return f.value.id in modules and f.attr in TYPED
+        return isinstance(f, ast.Name) and f.id in functions
+
+    out: list = []
+
+    def visit(scope, inherited: set) -> None:
+        nodes = list(_in_scope(scope))
+        local, bound = set(), set()
+        for _ in range(2):  # twice: `nv = used(s)` then `d = nv.to_dict()`
+            for node in nodes:
+                for target, value in _bindings(node):
+                    names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+                    local |= names
+                    src = _strip(value)
+                    if typed_call(src) or (isinstance(src, ast.Name) and src.id in bound | inherited):
+                        bound |= names
+        bound |= inherited - local
+
+        def typed(node) -> bool:
+            src = _strip(node)
+            return typed_call(src) or (isinstance(src, ast.Name) and src.id in bound)
+
+        for node in nodes:
+            hit = False
+            if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
+                    and isinstance(node.slice.value, str):
+                hit = typed(node.value)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in KEY_READS:
+                hit = typed(node.func.value)
+            elif isinstance(node, ast.Call) and node.args and (
+                    (isinstance(node.func, ast.Attribute) and node.func.attr == "asdict")
+                    or (isinstance(node.func, ast.Name) and node.func.id in ("asdict", "vars"))):
+                hit = typed(node.args[0])
+            if hit:
+                out.append(f"{node.lineno}: {ast.unparse(node)[:120]}")
+            if isinstance(node, SCOPES) and node is not scope:
+                visit(node, bound)
+
+    visit(tree, set())
+    return sorted(set(out))
+
+
 def _modules():
     for rel in CHECKED:
         path = os.path.join(PACKAGE, rel)
@@ -80,6 +218,19 @@ def _modules():
 def test_reads_the_snapshot_only_through_facts(path):
     with open(path, encoding="utf-8") as fh:
         assert raw_reads(fh.read()) == [], "read these through an accessor in torch_envcheck/facts/"
+
+
+@pytest.mark.parametrize("path", sorted(_modules()), ids=lambda p: os.path.relpath(p, PACKAGE))
+def test_never_digs_into_a_typed_accessor(path):
+    with open(path, encoding="utf-8") as fh:
+        assert digs(fh.read()) == [], "read the record's attributes (facts/records.py), not keys"
+
+
+def test_the_accessors_that_once_handed_out_dicts_are_typed():
+    assert {"nvcc_in_use", "nvcc_candidates", "host_compiler", "ninja", "msvc", "cuda_home", "mps", "xpu",
+            "import_process", "gpus", "machine_gpus", "torch_devices", "driver_gpus", "mig_gpus", "requires_dist",
+            "ext_devices", "ext_status", "jetson", "pci_gpus", "other_gpus", "dkms_builds", "driver_packages",
+            "torch_copies"} <= TYPED
 
 
 def test_every_checked_room_exists():
@@ -109,3 +260,41 @@ def test_the_check_catches_a_planted_raw_read(code):
                                   's.get("version")', 'F.gpus(s)[0].get("capability")'])
 def test_the_check_leaves_other_reads_alone(code):
     assert raw_reads(f"def rule(s, build, rec):\n    return {code}\n") == []
+
+
+HEADER = "import dataclasses\nfrom torch_envcheck.facts import core as F\nfrom torch_envcheck.facts.core import gpus\n"
+DUG = [
+    'return F.nvcc_in_use(s).get("version")',
+    'return F.host_compiler(s)["path"]',
+    'return F.gpus(s)[0].get("capability")',
+    'return gpus(s)[0]["name"]',
+    'nv = F.nvcc_in_use(s)\n    return nv["version"]',
+    'nv = F.nvcc_in_use(s) or {}\n    return nv.get("path")',
+    'for g in F.machine_gpus(s):\n        print(g.get("name"))',
+    'return [c.get("path") for c in F.nvcc_candidates(s)]',
+    'return F.cuda_home(s, "CUDA_HOME").get("value")',
+    'return F.import_process(s).to_dict().get("signal")',
+    'd = F.msvc(s).to_dict()\n    return d["cl"]',
+    'return dataclasses.asdict(F.mps(s))["available"]',
+    'return F.requires_dist(s)[0]["requires"]',
+    'return {k: v for k, v in F.ninja(s).to_dict().items()}',
+    'return F.ext_devices(s)[0]["kernel_image"]',
+    'return (x := F.xpu(s)) and x["available"]',
+]
+
+
+@pytest.mark.parametrize("code", DUG)
+def test_the_dig_check_catches_a_planted_dig(code):
+    assert len(digs(f"{HEADER}def rule(s):\n    {code}\n")) >= 1
+
+
+@pytest.mark.parametrize("code", [
+    'return F.nvcc_in_use(s).version',
+    'return [g.capability for g in F.gpus(s)]',
+    'nv = F.nvcc_in_use(s)\n    return {"nvcc": nv.to_dict() if nv else None}',
+    'return F.cuda_visible_devices(s)["raw"]',        # a derived verdict, not a record
+    'g = {"name": "x"}\n    return g["name"]',        # another `g`, in a function of its own
+    'return T.gpus(s)[0].get("name")',                 # TensorFlow's facts, not facts/core.py
+])
+def test_the_dig_check_leaves_attribute_reads_alone(code):
+    assert digs(f"{HEADER}def rule(s):\n    {code}\n") == []

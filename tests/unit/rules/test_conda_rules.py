@@ -92,10 +92,39 @@ def test_cpu_pytorch_silent_without_a_gpu(tmp_path):
 
 
 def test_conda_forge_cpu_build_gets_the_conda_forge_fix(tmp_path):
+    # 2.4.1 is older than conda-forge's first release in the table: its newest CUDA build for the H100 on a
+    # CUDA 13.0 driver (2.13, CUDA 13.0: sm_90 in its arch list), with cuda-version pinning the CUDA runtime
     recs = [record("pytorch", "2.4.1", "cpu_mkl_py311h2b2b7e0_100", "conda-forge"), record("python", "3.11.9", "h1_0")]
-    f = by_code(conda_findings(conda_snap(tmp_path, recs)), "TE901")[0]
-    assert "conda install -c conda-forge 'pytorch=2.4.1=cuda*'" in f["fix"]  # quoted: a shell glob
+    f = by_code(conda_findings(conda_snap(tmp_path, recs, torch={"version": "2.4.1", "local": "cpu", "cuda": None})), "TE901")[0]
+    assert f["fix"].splitlines()[0] == "conda install -c conda-forge 'pytorch=2.13.*=cuda130*' cuda-version=13.0"
+    assert "sm_90" in f["explanation"] and "pytorch-cpu-feedstock" in f["explanation"]
 
+
+def test_conda_forge_keeps_the_installed_release_when_conda_forge_builds_it(tmp_path):
+    recs = [record("pytorch", "2.9.1", "cpu_mkl_py311h2b2b7e0_100", "conda-forge"), record("python", "3.11.9", "h1_0")]
+    f = by_code(conda_findings(conda_snap(tmp_path, recs, torch={"version": "2.9.1", "local": "cpu", "cuda": None})), "TE901")[0]
+    assert f["fix"].splitlines()[0] == "conda install -c conda-forge 'pytorch=2.9.*=cuda129*' cuda-version=12.9"
+
+
+def test_conda_forge_fix_never_downgrades_the_installed_torch(tmp_path):
+    # a pip torch 2.14 imported in the env: conda-forge's newest (2.13) would be a downgrade, so no conda-forge line
+    recs = [record("pytorch", "2.9.1", "cpu_mkl_py311h2b2b7e0_100", "conda-forge"), record("python", "3.11.9", "h1_0")]
+    f = by_code(conda_findings(conda_snap(tmp_path, recs, torch={"version": "2.14.1"})), "TE901")[0]
+    assert "conda-forge" not in f["fix"] and "download.pytorch.org/whl/cu" in f["fix"]
+    assert "without downgrading" in f["explanation"]
+
+
+def test_pytorch_channel_env_moves_to_conda_forge_when_its_builds_lack_the_gpus_arch(tmp_path):
+    # pytorch 2.3 (pytorch channel, cpuonly) on a Blackwell GPU (12.0) with a CUDA 13.0 driver: 2.3's
+    # pytorch-cuda builds have no sm_120 (nor PTX), so the fix is conda-forge's 2.13 with CUDA 13.0 (sm_120 in
+    # its arch list), after the pytorch channel's packages are taken out
+    s = conda_snap(tmp_path, cpu_env(), torch={"version": "2.3.0", "local": "cpu", "cuda": None})
+    for g in s["driver"]["gpus"]:
+        g["capability"] = "12.0"
+    lines = by_code(conda_findings(s), "TE901")[0]["fix"].splitlines()
+    assert not any("pytorch-cuda=" in ln for ln in lines if not ln.startswith("conda remove"))
+    assert lines[0] == "conda remove --force pytorch torchvision cpuonly pytorch-mutex"
+    assert lines[1] == "conda install -c conda-forge 'pytorch=2.13.*=cuda130*' torchvision cuda-version=13.0"
 
 def test_pytorch_cuda_missing_fires_and_is_silent_with_it(tmp_path):
     recs = [r for r in pytorch_cuda_env() if r["name"] not in ("pytorch-cuda", "pytorch-mutex")]

@@ -89,10 +89,10 @@ def gpu_headline(s):
         return "no GPU visible" + (f" (CUDA_VISIBLE_DEVICES={vis!r})" if vis is not None else "")
     names = []
     for g in gpus[:4]:
-        mem = _gib(F.gpu_memory_bytes(s, g))
-        cap = F.text(g.get("capability"))
+        mem = _gib(g.memory_bytes)
+        cap = F.text(g.capability)
         extra = ", ".join(x for x in (f"sm_{cap.replace('.', '')}" if cap else None, mem) if x)
-        names.append(f"{F.text(g.get('name')) or '?'}" + (f" ({extra})" if extra else ""))
+        names.append(f"{F.text(g.name) or '?'}" + (f" ({extra})" if extra else ""))
     more = f" and {len(gpus) - 4} more" if len(gpus) > 4 else ""
     return f"{len(gpus)} GPU{'s' if len(gpus) != 1 else ''}: " + "; ".join(names) + more
 
@@ -116,7 +116,7 @@ def toolchain_headline(s):
     cands = F.nvcc_candidates(s)
     used = F.nvcc_in_use(s)  # the same nvcc TE600-TE603 judge
     if used:
-        parts.append(f"nvcc {used.get('version')} ({F.text(used.get('path')) or '?'})"
+        parts.append(f"nvcc {used.version} ({F.text(used.path) or '?'})"
                      + (f" + {len(cands) - 1} more" if len(cands) > 1 else ""))
     elif cands:
         parts.append(f"{len(cands)} nvcc that do{'es' if len(cands) == 1 else ''} not run")
@@ -124,11 +124,11 @@ def toolchain_headline(s):
         parts.append("no nvcc")
     hc = F.host_compiler(s)
     if hc is not None:
-        parts.append(F.text(hc.get("version")) or f"C++ compiler {F.text(hc.get('path')) or '?'} (version unknown)")
+        parts.append(F.text(hc.version) or f"C++ compiler {F.text(hc.path) or '?'} (version unknown)")
     else:
         parts.append("no C++ compiler")
     nj = F.ninja(s)
-    parts.append(f"ninja {F.text(nj.get('version')) or '?'}" if nj is not None else "no ninja")
+    parts.append(f"ninja {F.text(nj.version) or '?'}" if nj is not None else "no ninja")
     return ", ".join(str(p) for p in parts)
 
 

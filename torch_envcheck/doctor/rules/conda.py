@@ -1,7 +1,8 @@
 """Rules for conda environments (area "conda", TE900-TE939; TE990-TE991 when the conda probe could
 not read its facts).  Fixes are written in conda's own words (`conda install ... -c pytorch -c
 nvidia`, `conda install --force-reinstall cudatoolkit=11.2`, `conda remove cpuonly`), with the
-program that manages the env (conda, mamba or micromamba).  They stay silent outside a conda env.
+program that manages the env (conda, mamba or micromamba), by advice/conda_commands.py: the rules
+name the packages and channels.  They stay silent outside a conda env.
 
 What the rules compare against: torch_envcheck/knowledge/data/conda_cuda.json (TensorFlow's tested CUDA and
 cuDNN, the pytorch-cuda versions of each conda pytorch release, and the last release the pytorch
@@ -14,9 +15,10 @@ import re
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
-from torch_envcheck._util.escape import path_remove, per_shell, terminal
+from torch_envcheck._util.escape import path_remove, terminal
+from torch_envcheck.advice import conda_commands as CC
 from torch_envcheck.advice import recommend as A
-from torch_envcheck.advice.conda import command_line
+from torch_envcheck.advice import conda as AC
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.facts import conda as C
 from torch_envcheck.facts import core as F
@@ -25,7 +27,6 @@ from torch_envcheck.knowledge import windows_dlls as WD
 
 DATA_FILE = "conda_cuda.json"
 _CONDA_VERSION = re.compile(r"^[A-Za-z0-9_.+!]{1,64}$")
-NEW_ENV_NOTE = "# the guides' advice: a new env, conda packages first and pip last"
 
 
 # ---------------------------------------------------------------- helpers
@@ -39,10 +40,6 @@ def _table() -> dict:
 
 def _safe_version(v) -> str | None:
     return v if isinstance(v, str) and _CONDA_VERSION.match(v) else None
-
-
-def _conda(s, *words) -> str:
-    return command_line(s, C.manager(s), *words)
 
 
 def _env_label(s) -> str:
@@ -83,6 +80,19 @@ def _pick_pytorch_cuda(s, options) -> str | None:
     return fit[-1] if fit else None
 
 
+def _serves_gpu(s, release: str | None, cuda: str) -> bool:
+    """Whether the pytorch channel's build of `release` with `cuda` has code for this machine's GPUs
+    (the arch list of the same release's wheel of that CUDA); True when either is unknown."""
+    cap = F.build_capability(s)
+    try:
+        arch = kb.wheel_arch_list(release, kb.tag_from_cuda(cuda), F.system(s), F.machine(s))
+    except kb.KnowledgeError:
+        return True
+    if not cap or not arch:
+        return True
+    return kb.capability_match(cap, arch, cuda)["ok"] is not False
+
+
 def _last_conda_release() -> str:
     return str(_table().get("last_pytorch_channel_release") or "2.5")
 
@@ -94,18 +104,9 @@ def _pip_route(s, remove: list[str]) -> list[str]:
         return []
     lines = []
     if remove:
-        lines.append(_conda(s, "remove", "--force", *remove))
+        lines.append(CC.remove(s, *remove, force=True))
     lines.append(A.install_command(s, build))
     return lines
-
-
-def _new_env_lines(s) -> list[str]:
-    """The guides' remedy: write the env's environment.yml and create a new env from it."""
-    pin = command_line(s, "torch-envcheck", "pin", "--conda")
-    # Windows PowerShell 5's `>` writes UTF-16, which conda cannot read
-    pin = per_shell(lambda sh: pin + (" | Out-File -Encoding utf8 environment.yml" if sh == "powershell"
-                                      else " > environment.yml"), F.shell(s))
-    return [NEW_ENV_NOTE, pin, _conda(s, "env", "create", "-n", f"{C.env_name(s) or 'env'}-new", "-f", "environment.yml")]
 
 
 def _installed(s, *names) -> list[str]:
@@ -120,31 +121,41 @@ def _cuda_install_lines(s, rec, flavour_note: str) -> tuple[list[str], str]:
     why = ""
     row = _pytorch_cuda_options(release) if channel == "pytorch" else None
     pick = _pick_pytorch_cuda(s, row.get("pytorch_cuda", [])) if row else None
+    if pick and not _serves_gpu(s, release, pick):
+        pick = None  # the channel's build of that CUDA has no kernels for this GPU: never advised
     companions = _installed(s, "torchvision", "torchaudio")
     if pick:
         if C.package(s, "cpuonly"):
-            lines.append(_conda(s, "remove", "cpuonly"))
+            lines.append(CC.remove(s, "cpuonly"))
         ver = _safe_version(C.version(rec))
-        lines.append(_conda(s, "install", f"pytorch=={ver}" if ver else f"pytorch={release}", *companions,
-                            f"pytorch-cuda={pick}", "-c", "pytorch", "-c", "nvidia"))
+        lines.append(CC.install(s, f"pytorch=={ver}" if ver else f"pytorch={release}", *companions,
+                                f"pytorch-cuda={pick}", channels=("pytorch", "nvidia")))
         why = (f" pytorch {release} was published on the pytorch channel with pytorch-cuda "
                f"{', '.join(row['pytorch_cuda'])}; {pick} is the newest this driver runs"
                + (" (table row marked unverified)" if row.get("unverified") else "") + ".")
-    elif channel in ("conda-forge", ""):
-        ver = _safe_version(C.version(rec)) or release
-        if C.package(s, "cpuonly"):
-            lines.append(_conda(s, "remove", "cpuonly"))
-        lines.append(_conda(s, "install", "-c", "conda-forge", f"pytorch={ver}=cuda*", *companions))
-        why = " conda-forge's CUDA builds of pytorch have build strings starting with 'cuda'."
     else:
-        why = (f" No pytorch-cuda of the pytorch channel for pytorch {release} fits this driver"
-               f" (driver CUDA {F.driver_cuda(s) or 'unknown'}).")
+        # conda-forge: the installed release when conda-forge builds it for this machine, else its newest
+        # build that does (never older than the installed torch); the pytorch channel's packages go first
+        forge = (AC.forge_pick(s, torch_release=release) if channel == "conda-forge" else None) or AC.forge_pick(s)
+        if forge:
+            gone = AC.channel_packages(s)
+            if gone:
+                lines.append(CC.remove(s, *gone, force=True))
+            lines.append(CC.install_forge(s, forge, companions))
+            why = ((f" No pytorch-cuda of the pytorch channel for pytorch {release} fits this driver"
+                    f" (driver CUDA {F.driver_cuda(s) or 'unknown'}); the pytorch channel published nothing after "
+                    f"{_last_conda_release()} (pytorch/pytorch#138506)." if channel == "pytorch" else "")
+                   + " " + AC.forge_reason(forge) + ".")
+        else:
+            why = (f" Neither the pytorch channel (pytorch-cuda for pytorch {release}) nor conda-forge's CUDA builds"
+                   f" fit this driver (CUDA {F.driver_cuda(s) or 'unknown'}), GPU, Python and platform without"
+                   " downgrading the installed torch.")
     route = _pip_route(s, [n for n in ("pytorch", "torchvision", "torchaudio", "pytorch-cuda", "cpuonly")
                            if C.package(s, n)])
     if route:
         newest = A.recommend_build(s) or {}
-        lines.append(f"# or with pip inside the env (the only route to torch newer than {_last_conda_release()}, the "
-                     f"pytorch channel's last release): torch {newest.get('torch')} from download.pytorch.org")
+        lines.append(f"# or with pip inside the env (the pytorch channel's last release is {_last_conda_release()}; "
+                     f"pip takes any release): torch {newest.get('torch')} from download.pytorch.org")
         lines += route
     return lines, why + flavour_note
 
@@ -243,11 +254,10 @@ def torch_installed_twice(s) -> list[dict]:
     ver = _safe_version(C.version(rec))
     pinned = [f"{n}=={_safe_version(C.version(C.package(s, n)))}" if _safe_version(C.version(C.package(s, n))) else n
               for n in _installed(s, "torchvision", "torchaudio", "pytorch-cuda")]
-    fix = [command_line(s, F.python_exe(s), "-m", "pip", "uninstall", "-y", "torch", *companions,
-                *[d["name"] for d in nvidia][:40]),
-           _conda(s, "install", "--force-reinstall", f"pytorch=={ver}" if ver else "pytorch", *pinned,
-                  *(["-c", "pytorch", "-c", "nvidia"] if C.channel(rec) == "pytorch" else
-                    ["-c", C.channel(rec)] if C.channel(rec) and C.channel(rec) != "pkgs/main" else [])),
+    channels = ("pytorch", "nvidia") if C.channel(rec) == "pytorch" else \
+        (C.channel(rec),) if C.channel(rec) and C.channel(rec) != "pkgs/main" else ()
+    fix = [CC.pip_uninstall(s, "torch", *companions, *[d["name"] for d in nvidia][:40]),
+           CC.install(s, f"pytorch=={ver}" if ver else "pytorch", *pinned, channels=channels, force_reinstall=True),
            "# or keep pip's torch: a new env without conda's pytorch (torch-envcheck pin --conda writes its environment.yml)"]
     return [_problem(
         "TE903", "failure" if who is None and F.torch_importable(s) is False else "warning",
@@ -288,7 +298,7 @@ def runtime_replaced_by_pip(s) -> list[dict]:
         "for every conda package, which shows up as 'GLIBCXX_... not found', two OpenMP runtimes in one process "
         "(OMP: Error #15) or crashes. Neither conda nor pip can undo it cleanly: the guides' advice is a new env, "
         "with conda's packages first and pip's last, leaving out the pip package that brings its own runtime.",
-        "\n".join(_new_env_lines(s)),
+        "\n".join(CC.new_env_lines(s)),
         {"files": [{"pip": h[0]["name"], "file": h[1], "conda_package": h[2]} for h in hits[:20]]})]
 
 
@@ -314,7 +324,7 @@ def pip_nvidia_wheels(s) -> list[dict]:
         "the loader's search path, and a conda update of one half leaves the other behind (the usual cause: pip "
         "installing torch or tensorflow[and-cuda] into a conda env). The guides' advice is a new env where one "
         "installer provides CUDA.",
-        "\n".join(_new_env_lines(s)),
+        "\n".join(CC.new_env_lines(s)),
         {"pip": [d["name"] for d in wheels][:50], "conda": [n for n, _ in conda_cuda]})]
 
 
@@ -374,7 +384,7 @@ def tensorflow_cuda_mismatch(s) -> list[dict]:
         f"depends can pin another); from a conda env it "
         "takes them from cudatoolkit and cudnn. An older or other-major toolkit fails with \"Could not load dynamic "
         "library\" and TensorFlow runs on the CPU only.",
-        _conda(s, "install", "--force-reinstall", "-c", "conda-forge", *pins),
+        CC.install(s, *pins, channels=("conda-forge",), force_reinstall=True, channels_first=True),
         {"tensorflow": tf[1], "needs": {"cuda": need_cuda, "cudnn": need_cudnn}, "source": row.get("source")})]
 
 
@@ -394,8 +404,8 @@ def pytorch_cuda_mismatch(s) -> list[dict]:
         have = C.mm(C.version(inst))
         if have == C.mm(want):
             continue
-        extra = ["-c", "pytorch", "-c", "nvidia"] if pkg == "pytorch-cuda" else \
-            ["-c", "pytorch"] + (["-c", "conda-forge"] if C.mm(want) >= (11, 1) else [])
+        channels = ("pytorch", "nvidia") if pkg == "pytorch-cuda" else \
+            ("pytorch",) + (("conda-forge",) if C.mm(want) >= (11, 1) else ())
         return [_problem(
             "TE907", "failure",
             f"conda's pytorch {terminal(C.version(rec))} was built for CUDA {want} ({flav['why']}), but "
@@ -403,7 +413,7 @@ def pytorch_cuda_mismatch(s) -> list[dict]:
             f"conda's pytorch loads the CUDA libraries of the env; they come from {pkg}, which must be the CUDA "
             f"version the build was compiled for (its depends pin {pkg} {want}). Another version fails at import "
             "(missing libcudart/libcublas symbols) or leaves CUDA unavailable.",
-            _conda(s, "install", "--force-reinstall", f"{pkg}={want}", *extra),
+            CC.install(s, f"{pkg}={want}", channels=channels, force_reinstall=True),
             {"pytorch": rec, pkg: inst, "wanted": want}, explains=("TE201", "TE303"))]
     return []
 

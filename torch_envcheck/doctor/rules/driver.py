@@ -63,7 +63,7 @@ def driver_missing(s) -> list[dict]:
     errors_txt = (" Driver probe errors: " + "; ".join(errors[:3])) if errors else ""
     pci = F.pci_gpus(s)
     details = {"torch_cuda": tc, "driver_needed_compat_floor": floor, "driver_needed_toolkit": exact,
-               "driver_source": F.driver_source(s), "driver_errors": errors, "pci_gpus": pci,
+               "driver_source": F.driver_source(s), "driver_errors": errors, "pci_gpus": F.as_details(pci),
                "cuda_init_error": F.cuda_init_error_recorded(s)}
     if pci:
         # A GPU is on the bus (also seen from a container, which lists its host's PCI devices): it sits
@@ -237,8 +237,8 @@ def library_mismatch(s) -> list[dict]:
     explains = ["TE303"] if F.cuda_available(s) is False else []
     # the two versions themselves, where the files say them: /sys/module/nvidia/version and the packages
     module = F.nvidia_module_version(s)
-    installed = sorted({p["version"].split("-")[0] for p in F.driver_packages(s) or ()
-                        if p["version"] and p["version"][:1].isdigit()} - {module})
+    installed = sorted({p.version.split("-")[0] for p in F.driver_packages(s) or ()
+                        if p.version and p.version[:1].isdigit()} - {module})
     versions_txt = (f" (kernel module {module}, user-space driver {', '.join(installed[:2])})"
                     if module and installed else "")
     return [finding(
@@ -440,7 +440,7 @@ def _module_cause(s) -> str:
     release = F.kernel_release(s)
     dkms = F.dkms_builds(s)
     if dkms and release and built is not True:
-        built = any(d.get("kernel") == release and d.get("built") is True for d in dkms)
+        built = any(d.kernel == release and d.built is True for d in dkms)
     if F.secure_boot(s) is True and built is not False:
         return "TE311"
     if built is False:
@@ -458,8 +458,8 @@ def kernel_module_missing(s) -> list[dict]:
         return []
     if F.module_loaded(s, "nvidia") is not False or F.pci_gpus(s) == []:
         return []
-    evidence = F.userspace_driver(s) or next((p["name"] for p in F.driver_packages(s) or ()), None) \
-        or next((f"DKMS nvidia {d.get('version')}" for d in F.dkms_builds(s) or ()), None)
+    evidence = F.userspace_driver(s) or next((p.name for p in F.driver_packages(s) or ()), None) \
+        or next((f"DKMS nvidia {d.version}" for d in F.dkms_builds(s) or ()), None)
     if not evidence:
         return []
     code = _module_cause(s)
@@ -471,7 +471,7 @@ def kernel_module_missing(s) -> list[dict]:
     host = (f" This runs in a container ({container}): the module is the host's, so run the fix on the host."
             if container else "")
     details = {"kernel_modules": F.kernel_modules(s), "kernel_release": release, "secure_boot": F.secure_boot(s),
-               "nvidia_module_for_kernel": F.nvidia_module_for_kernel(s), "dkms": F.dkms_builds(s),
+               "nvidia_module_for_kernel": F.nvidia_module_for_kernel(s), "dkms": F.as_details(F.dkms_builds(s)),
                "userspace_driver": evidence, "distribution": family}
     check = "sudo modprobe nvidia && nvidia-smi"
     if code == "TE312":
@@ -505,7 +505,7 @@ def kernel_module_missing(s) -> list[dict]:
                + "\nsudo reboot   # MOK Manager: Enroll MOK, enter the password\n# after the reboot:\n" + check)
         return [finding("TE311", "failure", msg, expl + host, fix, details, hides=["TE301", "TE303"])]
     if code == "TE313":
-        built_for = sorted({str(d.get("kernel")) for d in F.dkms_builds(s) or () if d.get("built")})
+        built_for = sorted({str(d.kernel) for d in F.dkms_builds(s) or () if d.built})
         msg = (f"the NVIDIA kernel module was not built for the running kernel {release or '?'}"
                + (f" (DKMS built it for {', '.join(built_for[:3])})" if built_for else "")
                + f"; the user-space driver is installed ({evidence})")
@@ -537,7 +537,7 @@ def wsl_linux_driver(s) -> list[dict]:
     pkgs = hit["packages"]
     by_manager: dict = {}
     for p in pkgs:
-        by_manager.setdefault(p.get("manager") or "dpkg", []).append(p["name"])
+        by_manager.setdefault(p.manager or "dpkg", []).append(p.name)
     lines = []
     for manager, names in by_manager.items():
         lines.append(f"{_REMOVE.get(manager, 'sudo apt-get remove --purge')} {' '.join(sorted(set(names)))}")
@@ -553,7 +553,7 @@ def wsl_linux_driver(s) -> list[dict]:
         lines.append(f"sudo rm {A.posix_word(shadow)}")
     lines += ["sudo ldconfig", "# then, in Windows (PowerShell): wsl --shutdown   and reopen WSL; check with:",
               "ls -l /usr/lib/wsl/lib/libcuda.so.1 && nvidia-smi"]
-    named = ", ".join(p["name"] for p in pkgs[:4]) + (" ..." if len(pkgs) > 4 else "")
+    named = ", ".join(p.name for p in pkgs[:4]) + (" ..." if len(pkgs) > 4 else "")
     msg = ("a Linux NVIDIA driver is installed inside WSL 2"
            + (f" ({named})" if named else "")
            + (f": the loader takes {shadow} instead of the Windows driver's /usr/lib/wsl/lib/libcuda.so.1" if shadow else ""))
@@ -563,7 +563,7 @@ def wsl_linux_driver(s) -> list[dict]:
             "or nvidia-smi says it cannot communicate with the driver). Remove the Linux driver packages (the CUDA "
             "toolkit without its driver, e.g. `cuda-toolkit-12-x`, may stay); keep torch as it is.")
     sev = "failure" if F.cuda_works(s) is not True else "warning"
-    details = {"packages": pkgs, "libcuda_first": shadow, "libcuda": F.libcuda_resolution(s),
+    details = {"packages": F.as_details(pkgs), "libcuda_first": shadow, "libcuda": F.libcuda_resolution(s),
                "wsl_lib_present": hit["wsl_lib"]}
     return [finding("TE314", sev, msg, expl, "\n".join(lines), details, hides=["TE301"], explains=["TE303"])]
 

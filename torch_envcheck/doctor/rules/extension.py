@@ -52,9 +52,9 @@ def kernel_image(s) -> list[dict]:
         return []
     out = []
     for d in F.ext_devices(s):
-        if d["kernel_image"] is not False:
+        if d.kernel_image is not False:
             continue
-        cap = d["capability"]
+        cap = d.capability
         if cap and not _torch_covers(s, cap):
             continue  # a GPU torch has no kernels for (TE401/TE405 judge that): the extension's cannot matter there
         label = F.gpu_label(d)
@@ -64,7 +64,7 @@ def kernel_image(s) -> list[dict]:
                            "or from TORCH_CUDA_ARCH_LIST); its CUDA ops fail with \"no kernel image is available\". "
                            "Rebuild it for this GPU.",
                            f"TORCH_CUDA_ARCH_LIST={shell_quote(cap)} {BUILD} --force" if cap else f"{BUILD} --force",
-                           {"device": d, "error": d["kernel_error"],
+                           {"device": d.to_dict(), "error": d.kernel_error,
                             "built_for": F.ext_gencode(s)}, hides=["TE700"]))
     return out
 

@@ -22,7 +22,7 @@ def _coverage(s):
     arch = F.arch_list(s)
     out = []
     for g in F.gpus(s):
-        cap = F.text(g.get("capability"))
+        cap = F.text(g.capability)
         if cap and arch:
             out.append((g, kb.capability_match(cap, arch, F.torch_cuda(s))))
     return out, arch
@@ -32,20 +32,8 @@ def _arch_from(s) -> str:
     return "" if F.arch_list_source(s) == "binary" else " (arch list from the doctor's tables: the snapshot has none from the binary)"
 
 
-JETPACK_URL = "https://docs.nvidia.com/deeplearning/frameworks/install-pytorch-jetson-platform/index.html"
+JETPACK_URL = A.JETPACK_PAGE
 CUDNN9_MIN = "5.0"
-
-
-def _jetpack_fix(s) -> str:
-    """The JetPack wheel for this board's L4T release and Python (`advise` prints the same); without
-    one in the table, NVIDIA's page to pick it from."""
-    rec = A.recommend(s)
-    if rec["kind"] == "jetpack":
-        return A.jetpack_command(s, rec["jetpack"])
-    return (f"# NVIDIA publishes torch wheels built for Jetson with each JetPack release ({JETPACK_URL});\n"
-            "# check the JetPack version (cat /etc/nv_tegra_release), then install the matching wheel:\n"
-            f"{A.python_cmd(s)} -m pip uninstall -y torch\n"
-            f"{A.python_cmd(s)} -m pip install <the torch wheel for your JetPack from NVIDIA's page above>")
 
 
 def arch_unsupported(s) -> list[dict]:
@@ -56,7 +44,7 @@ def arch_unsupported(s) -> list[dict]:
     for g, m in cov:
         if m["ok"] is not False:
             continue
-        cap = g["capability"]
+        cap = g.capability
         if _tegra_gpu(s, cap):
             continue  # a Jetson GPU is TE405's (jetson_wheel), with the fix that works on Jetson
         lo, hi = m["min"], m["max"]
@@ -97,7 +85,7 @@ def arch_unsupported(s) -> list[dict]:
                      "(cu118: sm_37) can run convolutions on it" + (f"; torch {build['torch']} {build['tag']} is one."
                                                                      if build else "."))
         out.append(finding("TE401", "failure", msg, expl, A.install_command(s, build) if build else None,
-                           {"gpu": g, "capability": cap, "arch_list": arch, "problem": how,
+                           {"gpu": g.to_dict(), "capability": cap, "arch_list": arch, "problem": how,
                             "recommended_build": build,
                             "other_builds": [f"{b['torch']} {b['tag']}" for b in fits_any[:6]]},
                            hides=["TE400"]))
@@ -121,7 +109,7 @@ def jetson_wheel(s) -> list[dict]:
     cov, arch = _coverage(s)
     out = []
     for g, m in cov:
-        cap = g["capability"]
+        cap = g.capability
         if m["ok"] is not False or not _tegra_gpu(s, cap):
             continue
         board = F.jetson_model(s)
@@ -132,9 +120,9 @@ def jetson_wheel(s) -> list[dict]:
                 f"capability table lists {cap} only as its own target, so CUDA ops fail with \"no kernel image is "
                 "available\". NVIDIA builds torch for each JetPack release: install that wheel"
                 + (f" (board: {board})" if board else "") + ".")
-        out.append(finding("TE405", "failure", msg, expl, _jetpack_fix(s),
-                           {"gpu": g, "capability": cap, "arch_list": arch, "arch_list_source": F.arch_list_source(s),
-                            "jetson": F.jetson(s), "jetpack_wheels": JETPACK_URL},
+        out.append(finding("TE405", "failure", msg, expl, A.jetpack_fix(s),
+                           {"gpu": g.to_dict(), "capability": cap, "arch_list": arch, "arch_list_source": F.arch_list_source(s),
+                            "jetson": F.as_details(F.jetson(s)), "jetpack_wheels": JETPACK_URL},
                            explains=["TE401"] + _jetson_driver_codes(s), hides=["TE400"]))
     return out
 
@@ -162,13 +150,13 @@ def cudnn_unsupported(s) -> list[dict]:
     out = []
     for g, m in cov:
         try:
-            ok = kb.cudnn_supports(ver, g["capability"])
+            ok = kb.cudnn_supports(ver, g.capability)
             lo = kb.cudnn_min_capability(ver)
         except kb.KnowledgeError:
             continue
         if ok is not False or m["ok"] is False:
             continue
-        build = A.recommend_build(s, capability=g["capability"])
+        build = A.recommend_build(s, capability=g.capability)
         out.append(finding(
             "TE406", "failure",
             f"{F.gpu_label(g)} is older than cuDNN {ver} supports (compute capability >= {lo}): convolutions and "
@@ -178,7 +166,7 @@ def cudnn_unsupported(s) -> list[dict]:
             + (f": torch {build['torch']} {build['tag']} (command below)." if build else
                ". Or disable cuDNN (torch.backends.cudnn.enabled = False) and accept slower ops."),
             A.install_command(s, build) if build else None,
-            {"gpu": g, "cudnn": ver, "cudnn_min_capability": lo, "recommended_build": build}, hides=["TE400"]))
+            {"gpu": g.to_dict(), "cudnn": ver, "cudnn_min_capability": lo, "recommended_build": build}, hides=["TE400"]))
     return out
 
 
@@ -206,7 +194,7 @@ def ptx_driver(s) -> list[dict]:
             "The driver JIT-compiles PTX only if it is at least as new as the toolkit that wrote it "
             "(CUDA_ERROR_UNSUPPORTED_PTX_VERSION otherwise); minor-version compatibility does not cover PTX. "
             "Upgrade the driver, or install a build with SASS for this GPU.", None,
-            {"gpu": g, "entry": m["entry"], "driver_version": F.driver_version(s), "needs": need}, hides=["TE400"]))
+            {"gpu": g.to_dict(), "entry": m["entry"], "driver_version": F.driver_version(s), "needs": need}, hides=["TE400"]))
     return out
 
 
@@ -252,7 +240,7 @@ def gpu_ok(s) -> list[dict]:
     parts = [f"{F.gpu_label(g)} via {m['entry']}" + (" (PTX JIT: the first use compiles kernels)" if m["via"] == "ptx" else "")
              for g, m in cov]
     return [finding("TE400", "ok", f"{F.torch_label(s)} has kernels for " + "; ".join(parts), "", None,
-                    {"arch_list": arch, "gpus": [g for g, _ in cov]})]
+                    {"arch_list": arch, "gpus": F.as_details([g for g, _ in cov])})]
 
 
 def knowledge_gap(s) -> list[dict]:
@@ -263,7 +251,7 @@ def knowledge_gap(s) -> list[dict]:
     out = []
     seen = set()
     for g in F.gpus(s):
-        cap = F.text(g.get("capability"))
+        cap = F.text(g.capability)
         if not cap or cap in seen:
             continue
         seen.add(cap)
@@ -285,7 +273,7 @@ def knowledge_gap(s) -> list[dict]:
                if ok else "; no live fact confirms it yet (run `torch-envcheck doctor` on the machine with the extension built).")
             + " The GPU table comes with torch_envcheck: a newer torch_envcheck knows newer GPUs "
             f"(`{freshness.UPDATE_COMMAND}` learns releases, not GPUs).",
-            None, {"gpu": g, "capability": cap, "newest_in_tables": gap["newest"], "tables_updated": gap["updated"],
+            None, {"gpu": g.to_dict(), "capability": cap, "newest_in_tables": gap["newest"], "tables_updated": gap["updated"],
                    "judged_from": "live facts" if ok else "same-major rule"}))
     return out
 
@@ -325,11 +313,11 @@ def mig_devices(s) -> list[dict]:
             fix, {"variable": var, "value": F.env(s, var), "missing": missing, "mig_devices": existing},
             explains=["TE303"] if sev == "failure" and F.cuda_available(s) is False else []))
     for g in migs:
-        if g["mig_mode"] and g["mig_devices"] == []:
-            i = g["index"] if g["index"] is not None else 0
+        if g.mig_mode and g.mig_devices == ():
+            i = g.index if g.index is not None else 0
             out.append(finding(
                 "TE409", "failure",
-                f"GPU {i} ({g['name'] or '?'}) is in MIG mode but has no MIG devices: CUDA sees no device on it",
+                f"GPU {i} ({g.name or '?'}) is in MIG mode but has no MIG devices: CUDA sees no device on it",
                 "With MIG mode on, CUDA uses a GPU only through its MIG devices (GPU instances with compute "
                 "instances); none were created (or they were destroyed), so CUDA finds nothing there. Create "
                 "instances (list the GPU's profiles first), or turn MIG mode off (needs a GPU reset).",
@@ -337,7 +325,8 @@ def mig_devices(s) -> list[dict]:
                 f"# create one with its profile id or name and a compute instance in it, e.g.:\n"
                 f"#   sudo nvidia-smi mig -i {i} -cgi <profile> -C\n"
                 f"# or turn MIG mode off:  sudo nvidia-smi -i {i} -mig 0\nnvidia-smi -L",
-                {"gpu": g}, explains=["TE303"] if F.cuda_available(s) is False else []))
+                {"gpu": {"index": g.index, "name": F.text(g.name), "uuid": F.text(g.uuid), "mig_mode": g.mig_mode,
+                         "mig_devices": []}}, explains=["TE303"] if F.cuda_available(s) is False else []))
     return out
 
 

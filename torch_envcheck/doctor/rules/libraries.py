@@ -100,9 +100,8 @@ def loaded_elsewhere(s) -> list[dict]:
     outside site-packages means another copy won."""
     if not F.is_cuda_torch(s):
         return []
-    loaded = F.ext_loaded_libraries(s)
     site = F.torch_location(s)
-    if not loaded or not site:
+    if not F.ext_loaded_libraries_known(s) or not site:
         return []
     site = site.rstrip("/\\")
     if site.endswith("torch"):
@@ -112,8 +111,8 @@ def loaded_elsewhere(s) -> list[dict]:
         pkg = F.nvidia_package_version(s, pkg_prefix)
         if not pkg:
             continue
-        for path in F.as_list(loaded.get(family)):
-            if isinstance(path, str) and not path.startswith(site):
+        for path in F.ext_loaded_files(s, family):
+            if not path.startswith(site):
                 foreign.append({"family": family, "path": path, "wheel": f"{pkg[0]} {pkg[1]}"})
     if not foreign:
         return []
@@ -125,13 +124,6 @@ def loaded_elsewhere(s) -> list[dict]:
         "The process mapped a CUDA library from outside the Python environment, so a system copy shadows the "
         "one torch ships (LD_LIBRARY_PATH, LD_PRELOAD or /etc/ld.so.conf.d). If versions differ this breaks "
         "torch at import or first use.", None, {"foreign": foreign, "site_packages": site}, hides=["TE500"])]
-
-
-def _first(d: dict, *keys):
-    for k in keys:
-        if d.get(k) is not None:
-            return d[k]
-    return None
 
 
 def cudnn_mismatch(s) -> list[dict]:
@@ -149,21 +141,20 @@ def cudnn_mismatch(s) -> list[dict]:
         return out
     # Expected: the cuDNN torch ships (its nvidia-cudnn wheel), else the cudnn.h our extension was
     # compiled with.  Loaded: what cudnnGetVersion() returns in this process, else torch's view.
-    rt = F.ext_runtime_cudnn(s)
     pkg = F.nvidia_package_version(s, "nvidia-cudnn")
     built = F.cudnn_tuple(pkg[1]) if pkg else None
     expected_from = f"the installed {pkg[0]} {pkg[1]}" if pkg else None
     if built is None:
         built = F.cudnn_tuple(F.ext_cudnn_headers_version(s)) or \
-            F.cudnn_tuple(_first(rt, "compiled_version", "compile_version", "build_version"))
+            F.cudnn_tuple(F.ext_cudnn_compiled_version(s))
         expected_from = "the cudnn.h the extension was compiled with" if built else None
-    loaded = F.cudnn_tuple(_first(rt, "version", "runtime_version"))
+    loaded = F.cudnn_tuple(F.ext_loaded_cudnn_version(s))
     loaded_from = "cudnnGetVersion() in this process" if loaded else None
     if loaded is None:
         loaded = F.torch_cudnn(s)
         loaded_from = "torch.backends.cudnn.version()" if loaded else None
     source = f"{loaded_from} vs {expected_from}"
-    lib_path = F.text(F.as_dict(rt.get("library")).get("path"))
+    lib_path = F.ext_loaded_cudnn_path(s)
     if not (built and loaded) or built[:2] == loaded[:2]:
         return out
     # torch accepts a run-time cuDNN of the same major with minor >= the build's (backends/cudnn).
@@ -186,14 +177,15 @@ def handle_failed(s) -> list[dict]:
     out = []
     for d in F.ext_devices(s):
         for lib in ("cudnn", "cublas"):
-            if d[f"{lib}_handle"] is not False:
+            handle, status = (d.cudnn_handle, d.cudnn_status) if lib == "cudnn" else (d.cublas_handle, d.cublas_status)
+            if handle is not False:
                 continue
-            status = F.text(d[f"{lib}_status"]) or "no status recorded"
+            status = F.text(status) or "no status recorded"
             out.append(finding("TE503", "failure",
-                               f"creating a {lib} handle on GPU {d['index']} ({d['name'] or '?'}) failed: {status}",
+                               f"creating a {lib} handle on GPU {d.index} ({d.name or '?'}) failed: {status}",
                                f"{lib} loaded but could not initialise on the GPU: operations that use it (convolutions, "
                                "matmuls) fail. Usual causes: out of GPU memory, a mismatched library copy, or a GPU this "
-                               "library version does not support.", None, {"library": lib, "device": d},
+                               "library version does not support.", None, {"library": lib, "device": d.to_dict()},
                                hides=["TE500"]))
     return out
 
@@ -267,12 +259,12 @@ def _pinned_below(s, pkg: str, fixed: str) -> list[str]:
     wheels exactly): 'torch==2.14.1 (nvidia-cublas==13.0.0.19)'."""
     out = []
     for r in F.requires_dist(s):
-        for line in r.get("requires") or ():
+        for line in r.requires:
             m = re.match(r"\s*([A-Za-z0-9._-]+)\s*(?:\[[^\]]*\])?\s*\(?\s*([^;()]*)", str(line))
             if not m or versions_key(m.group(1)) != pkg or not m.group(2).strip():
                 continue
             if versions.satisfies(fixed, m.group(2).strip()) is False:
-                out.append(f"{r.get('name')}=={r.get('version')} ({pkg}{m.group(2).strip()})")
+                out.append(f"{r.name}=={r.version} ({pkg}{m.group(2).strip()})")
     return out
 
 

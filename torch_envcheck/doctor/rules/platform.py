@@ -8,6 +8,7 @@ from torch_envcheck.advice import recommend as A
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.facts import core as F
 from torch_envcheck.facts import frameworks as H
+from torch_envcheck.facts.records import Mps
 
 
 def wsl1(s) -> list[dict]:
@@ -53,10 +54,11 @@ def macos(s) -> list[dict]:
         return []
     where = f"macOS {F.mac_ver(s) or ''}".strip()
     silicon = F.apple_silicon(s)
-    mps = F.mps(s)
-    details = {"mac_ver": F.mac_ver(s), "apple_silicon": silicon, "mps": mps or None}
+    recorded = F.mps(s)
+    mps = recorded or Mps()  # unknown: neither built nor available is known
+    details = {"mac_ver": F.mac_ver(s), "apple_silicon": silicon, "mps": F.as_details(recorded)}
     base = "CUDA does not exist on macOS (NVIDIA's last macOS CUDA was 10.2)"
-    if mps.get("available") is True:
+    if mps.available is True:
         return [finding("TE102", "ok", f"{where} on Apple silicon: {base}; torch's MPS backend is available",
                         "Use the GPU through MPS: tensor.to('mps') / torch.device('mps'). CUDA code paths "
                         "(.cuda(), device='cuda') cannot work here.", None, details)]
@@ -69,7 +71,7 @@ def macos(s) -> list[dict]:
     if F.torch_importable(s) is not True:
         return [finding("TE102", "warning", f"{where}: {base}; torch is not importable, so MPS was not checked",
                         "On Apple silicon the standard PyPI torch wheel includes MPS.", None, details)]
-    if mps.get("built") is False:
+    if mps.built is False:
         return [finding("TE102", "warning", f"{where}: {base}, and this {F.torch_label(s)} was built without MPS",
                         "The standard PyPI torch wheel for macOS arm64 includes MPS; reinstall it.",
                         A.pip_command(s, "install", "--force-reinstall", "torch"), details)]

@@ -12,6 +12,7 @@ from torch_envcheck._util.escape import path_prepend, path_remove, shell_quote, 
 from torch_envcheck.knowledge import tensorflow as tk
 from torch_envcheck.advice import conda as AC
 from torch_envcheck.advice import frameworks as FW
+from torch_envcheck.advice import pip_commands as P
 from torch_envcheck.advice import recommend as A
 from torch_envcheck.advice.platform import Platform
 from torch_envcheck.knowledge import windows_dlls as WD
@@ -282,7 +283,7 @@ def windows_no_gpu(s) -> list[dict]:
                     "Windows wheels are CPU-only. Run TensorFlow in WSL 2 (which uses this Windows driver), or pin "
                     f"tensorflow<2.11 with CUDA {row.get('cuda', '11.2')} and cuDNN {row.get('cudnn', '8.1')}." + py_note,
                     "wsl --install\n# then, inside WSL 2 (Ubuntu):\n"
-                    + "python3 -m pip install " + A.posix_word(FW.tf_gpu_requirement(T.tf_version(s), "linux")[0])
+                    + P.pip_install_line("python3", FW.tf_gpu_requirement(T.tf_version(s), "linux")[0])
                     + f"\n# or, staying on native Windows (CUDA {row.get('cuda', '11.2')} + cuDNN {row.get('cudnn', '8.1')} "
                     + ("from conda-forge, into this conda env):\n" + conda_route + "\n" if conda_route else "on PATH):\n")
                     + A.pip_command(s, "install", f"tensorflow<{'.'.join(str(x) for x in (2, 11))}"),
@@ -351,7 +352,7 @@ def gpu_arch_unsupported(s) -> list[dict]:
         return []
     out = []
     for g in F.gpus(s)[:T.MAX_ITEMS]:
-        cap = F.text(g.get("capability"))
+        cap = F.text(g.capability)
         if not cap:
             continue
         m = kb.capability_match(cap, arch)
@@ -402,11 +403,10 @@ def untested_stack(s) -> list[dict]:
     fix = None
     if problems[0].startswith("Python"):
         fix = (f"# use Python {row['python_min']}-{row['python_max']} for TensorFlow {T.tf_release(s)}, e.g.\n"
-               f"python{row['python_max']} -m venv .venv-tf && .venv-tf/bin/python -m pip install "
-               + A.posix_word(A.pinned(T.tf_distribution(s), T.tf_version(s)))
+               + P.new_venv_install_line(row["python_max"], ".venv-tf", A.pinned(T.tf_distribution(s), T.tf_version(s)))
                if not T.is_native_windows(s) else
                f"# install Python {row['python_max']} (https://www.python.org/downloads/windows/), then:\n"
-               f"py -{row['python_max']} -m pip install {A.pinned(T.tf_distribution(s), T.tf_version(s))}")
+               + P.py_launcher_install_line(row["python_max"], A.pinned(T.tf_distribution(s), T.tf_version(s))))
     elif T.has_and_cuda_extra(s) and not T.is_native_windows(s):
         fix = A.pip_command(s, "install", "--force-reinstall", FW.tf_gpu_requirement(T.tf_version(s), T.tf_os(s))[0])
     return [_problem("TE802", "warning",

@@ -25,15 +25,15 @@ def nvcc_missing(s) -> list[dict]:
     if not F.is_cuda_torch(s) or F.is_macos(s) or used_nvcc(s) is not None:
         return []
     cands = _candidates(s)
-    errors = [f"{c.get('path')}: {c.get('error')}" for c in cands if F.text(c.get("error"))]
+    errors = [f"{c.path}: {c.error}" for c in cands if F.text(c.error)]
     tc = F.torch_cuda(s)
     msg = (f"no working nvcc found: CUDA extensions cannot be compiled for {F.torch_label(s)} (CUDA {tc})"
-           if not cands else f"nvcc found but it does not run ({errors[0] if errors else cands[0].get('path')})")
+           if not cands else f"nvcc found but it does not run ({errors[0] if errors else cands[0].path})")
     return [finding("TE601", "warning", msg,
                     f"{WHEEL_NOTE} To compile CUDA extensions install a CUDA {kb.major_minor(tc)[0] if kb.major_minor(tc) else ''}.x "
                     f"toolkit (ideally {tc}; https://developer.nvidia.com/cuda-downloads) and set CUDA_HOME to it. "
                     "torch_envcheck then builds its CUDA kernels; without it, it builds CPU-only.",
-                    None, {"candidates": cands, "torch_cuda": tc}, hides=["TE600"])]
+                    None, {"candidates": F.as_details(cands), "torch_cuda": tc}, hides=["TE600"])]
 
 
 def nvcc_major(s) -> list[dict]:
@@ -41,19 +41,20 @@ def nvcc_major(s) -> list[dict]:
         return []
     nv = used_nvcc(s)
     tc = F.torch_cuda(s)
-    if not nv or not kb.major_minor(nv.get("version")) or not kb.major_minor(tc):
+    if not nv or not kb.major_minor(nv.version) or not kb.major_minor(tc):
         return []
-    if kb.major_minor(nv["version"])[0] == kb.major_minor(tc)[0]:
+    if kb.major_minor(nv.version)[0] == kb.major_minor(tc)[0]:
         return []
-    better = next((c for c in _candidates(s) if kb.major_minor(c.get("version"))
-                   and kb.major_minor(c["version"])[0] == kb.major_minor(tc)[0] and c.get("toolkit_found") is not False), None)
+    better = next((c for c in _candidates(s) if kb.major_minor(c.version)
+                   and kb.major_minor(c.version)[0] == kb.major_minor(tc)[0] and c.toolkit_found is not False), None)
     return [finding("TE602", "warning",
-                    f"nvcc {nv['version']} ({nv.get('path')}) is CUDA {kb.major_minor(nv['version'])[0]}, torch is built with CUDA {tc}",
+                    f"nvcc {nv.version} ({nv.path}) is CUDA {kb.major_minor(nv.version)[0]}, torch is built with CUDA {tc}",
                     "torch.utils.cpp_extension refuses to build CUDA extensions when the CUDA majors differ "
                     "(\"The detected CUDA version ... mismatches the version that was used to compile PyTorch\"). "
-                    + WHEEL_NOTE + (f" A matching toolkit exists at {better.get('cuda_home')}." if better else ""),
-                    _export(s, "CUDA_HOME", better["cuda_home"]) if better and better.get("cuda_home") else None,
-                    {"nvcc": nv, "torch_cuda": tc, "matching_candidate": better}, hides=["TE600"])]
+                    + WHEEL_NOTE + (f" A matching toolkit exists at {better.cuda_home}." if better else ""),
+                    _export(s, "CUDA_HOME", better.cuda_home) if better and better.cuda_home else None,
+                    {"nvcc": nv.to_dict(), "torch_cuda": tc, "matching_candidate": F.as_details(better)},
+                    hides=["TE600"])]
 
 
 def cuda_home(s) -> list[dict]:
@@ -62,17 +63,17 @@ def cuda_home(s) -> list[dict]:
     out = []
     for var in ("CUDA_HOME", "CUDA_PATH"):
         st = F.cuda_home(s, var)
-        val = F.text(st.get("value"))
-        if not val or (st.get("exists") is not False and st.get("has_nvcc") is not False):
+        val = F.text(st.value)
+        if not val or (st.exists is not False and st.has_nvcc is not False):
             continue
-        problem = "does not exist" if st.get("exists") is False else "has no bin/nvcc"
+        problem = "does not exist" if st.exists is False else "has no bin/nvcc"
         nv = used_nvcc(s)
-        good = nv.get("cuda_home") if nv and nv.get("toolkit_found") and nv.get("source") not in ("CUDA_HOME", "CUDA_PATH") else None
+        good = nv.cuda_home if nv and nv.toolkit_found and nv.source not in ("CUDA_HOME", "CUDA_PATH") else None
         fix = _export(s, var, good) if good else _export(s, var, None)
         out.append(finding("TE603", "warning", f"{var}={val} {problem}",
                            f"torch.utils.cpp_extension takes the toolkit from {var} before PATH, so CUDA extension "
                            f"builds fail or use a wrong toolkit. {WHEEL_NOTE}", fix,
-                           {"variable": var, "value": val, "exists": st.get("exists"), "has_nvcc": st.get("has_nvcc")},
+                           {"variable": var, "value": val, "exists": st.exists, "has_nvcc": st.has_nvcc},
                            hides=["TE600"]))
     return out
 
@@ -93,11 +94,11 @@ def msvc_missing(s) -> list[dict]:
     vc = F.msvc(s)
     if vc is None:
         return []  # not recorded: unknown, not missing
-    missing = vc["vc_tools"] is False or (vc["vc_tools"] is None and not vc["vswhere"] and not vc["cl"])
+    missing = vc.vc_tools is False or (vc.vc_tools is None and not vc.vswhere and not vc.cl)
     if not missing:
         return []
     why = ("the Visual Studio Installer's vswhere found no install with the C++ build tools"
-           if vc["vswhere"] else "no Visual Studio Installer (vswhere.exe) and no cl.exe on PATH")
+           if vc.vswhere else "no Visual Studio Installer (vswhere.exe) and no cl.exe on PATH")
     cuda = F.is_cuda_torch(s)
     fix = A.command(s, "winget", "install", "--id", "Microsoft.VisualStudio.2022.BuildTools", "-e", "--override",
                     f"--passive --wait --add {MSVC_WORKLOAD} --includeRecommended")
@@ -109,7 +110,7 @@ def msvc_missing(s) -> list[dict]:
                      + ". torch itself runs without it; `torch-envcheck build` and any package built from source need "
                      "it. The Visual Studio Build Tools with the C++ workload are enough (command below; a new terminal "
                      "afterwards, or the \"Developer PowerShell\" it installs)."),
-                    fix, {"msvc": vc}, hides=["TE600"])]
+                    fix, {"msvc": vc.to_dict()}, hides=["TE600"])]
 
 
 def toolchain_ok(s) -> list[dict]:
@@ -119,16 +120,16 @@ def toolchain_ok(s) -> list[dict]:
         if F.is_rocm_torch(s):
             return []
         return [finding("TE600", "ok", f"{F.torch_label(s)} has no CUDA: extensions need only a C++ compiler, no CUDA toolkit",
-                        "", None, {"host_compiler": F.host_compiler(s)})]
+                        "", None, {"host_compiler": F.as_details(F.host_compiler(s))})]
     nv = used_nvcc(s)
     if F.is_macos(s) or nv is None:
         return []  # (no nvcc, TE601; another CUDA major, TE602; a bad CUDA_HOME, TE603: each hides it)
     tc = F.torch_cuda(s)
     note = ""
-    if kb.major_minor(nv["version"]) != kb.major_minor(tc):
+    if kb.major_minor(nv.version) != kb.major_minor(tc):
         note = " (minor differs: cpp_extension only warns)"
-    return [finding("TE600", "ok", f"nvcc {nv['version']} at {nv.get('path')} matches torch's CUDA {tc}{note}", "", None,
-                    {"nvcc": nv, "torch_cuda": tc})]
+    return [finding("TE600", "ok", f"nvcc {nv.version} at {nv.path} matches torch's CUDA {tc}{note}", "", None,
+                    {"nvcc": nv.to_dict(), "torch_cuda": tc})]
 
 
 RULES = [nvcc_missing, nvcc_major, cuda_home, msvc_missing, toolchain_ok]
@@ -145,11 +146,11 @@ def host_compiler_range(s) -> list[dict]:
     if F.is_macos(s) or F.system(s) == "Windows":
         return []
     nvcc = used_nvcc(s)
-    host = F.host_compiler(s) or {}
-    if nvcc is None or not F.text(host.get("version")):
+    host = F.host_compiler(s)
+    if nvcc is None or host is None or not F.text(host.version):
         return []
     try:
-        fit = kb.host_compiler_fits(nvcc.get("version"), host.get("version"))
+        fit = kb.host_compiler_fits(nvcc.version, host.version)
     except kb.KnowledgeError:
         return []
     if fit is None or fit["fits"]:
@@ -158,7 +159,7 @@ def host_compiler_range(s) -> list[dict]:
     cuda = fit["cuda"]
     too_new = major > hi
     newer_cuda = kb.newest_cuda_for_compiler(kind, major) if too_new else None
-    msg = (f"the host compiler {kind} {major} ({host.get('path') or '?'}) is outside what nvcc {cuda} accepts "
+    msg = (f"the host compiler {kind} {major} ({host.path or '?'}) is outside what nvcc {cuda} accepts "
            f"({kind} {lo}-{hi}): CUDA extensions will not compile")
     expl = (f"nvcc checks the host compiler in its crt/host_config.h and stops with \"unsupported "
             f"{'GNU' if kind == 'gcc' else kind} version\" (CUDA {cuda} accepts {kind} {lo} to {hi}; source: {fit['source']}; "
@@ -182,7 +183,7 @@ def host_compiler_range(s) -> list[dict]:
                   _export(s, "CXX", f"{'g++' if kind == 'gcc' else 'clang++'}-{want}")]
     return [finding("TE605", "warning", msg, expl, "\n".join(lines),
                     {"compiler": kind, "major": major, "accepted": [lo, hi], "nvcc_cuda": cuda,
-                     "host_compiler": host.get("path"), "version_line": host.get("version"), "newer_cuda": newer_cuda},
+                     "host_compiler": host.path, "version_line": host.version, "newer_cuda": newer_cuda},
                     hides=["TE600"])]
 
 

@@ -11,6 +11,7 @@ from torch_envcheck._util import versions
 from torch_envcheck._util.escape import env_assign
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.facts import core as F
+from torch_envcheck.facts.records import ImportProcess
 from torch_envcheck.facts import frameworks as H
 from torch_envcheck.facts import tensorflow as T
 from torch_envcheck.knowledge import freshness
@@ -68,28 +69,29 @@ def not_importable(s) -> list[dict]:
                     + F.import_breaker_label(cause) + ". Reinstalling torch cannot help while that folder wins.")
             fix = A.search_path_fix(s, cause)
     # How the import process ended (the probe imports torch in a child): a signal, an exit or a hang.
-    proc = F.import_process(s)
-    if proc.get("timed_out") is True:
+    recorded = F.import_process(s)
+    proc = recorded or ImportProcess()  # not recorded: nothing known of how it ended
+    if proc.timed_out is True:
         expl = ("`import torch` did not finish in time: a hung import (a file lock or a slow network file "
                 "system, a stuck GPU driver, a .pth file or sitecustomize that waits). Give it longer with "
                 "the command below; if it still hangs, `python -X importtime -c \"import torch\"` shows "
                 "where it stops.")
         fix = "torch-envcheck --timeout 120"
-    elif F.text(proc.get("signal")) == "SIGILL":
+    elif F.text(proc.signal) == "SIGILL":
         expl = ("The process died on an illegal instruction while importing torch: this torch build uses "
                 "CPU instructions this processor (or the emulator running it) lacks, e.g. AVX2 on an old "
                 "x86 CPU. Install a torch build for this CPU, or run on a newer machine. " + expl)
-    elif F.text(proc.get("signal")):
-        expl = (f"The process died with {F.text(proc.get('signal'))} while importing torch: a crash inside "
+    elif F.text(proc.signal):
+        expl = (f"The process died with {F.text(proc.signal)} while importing torch: a crash inside "
                 "a native library (a mismatched CUDA/MKL library, LD_PRELOAD or LD_LIBRARY_PATH pulling in "
                 "another copy). " + expl)
-    elif isinstance(proc.get("returncode"), int) and proc.get("returncode") not in (0, None):
+    elif proc.returncode not in (0, None):
         expl = ("`import torch` ended the whole Python process (a native library that exits instead of "
                 "raising, e.g. oneMKL's \"FATAL ERROR: Cannot load ...\"). " + expl)
     return [finding("TE201", "failure", msg, expl, fix,
                     {"executable": exe, "import_error": err, "venv": F.in_venv(s), "conda_env": F.conda_env(s),
                      "prefix": F.python_prefix(s), "recommended_build": build,
-                     "import_process": proc or None})]
+                     "import_process": F.as_details(recorded)})]
 
 
 def _other_framework_env(s, exe: str) -> dict:
@@ -152,7 +154,7 @@ def cpu_wheel(s) -> list[dict]:
                                             "this machine", driver=(F.driver_version(s), F.driver_os(s)))
             expl += f" Note: {note}" if note else ""  # a downgrade is never silent
         return [finding("TE202", "failure", msg, expl, A.install_command(s, build) if build else None,
-                        {"torch": F.torch_version(s), "gpus": gl, "pci_gpus": pci, "driver_version": dv,
+                        {"torch": F.torch_version(s), "gpus": F.as_details(gl), "pci_gpus": F.as_details(pci), "driver_version": dv,
                          "driver_cuda": F.driver_cuda(s), "recommended_build": build})]
     if F.driver_present(s) is False:
         if pci == []:
@@ -177,7 +179,7 @@ def rocm_wheel(s) -> list[dict]:
     gl = F.driver_gpus(s)
     pci = F.pci_gpus(s)
     names = ", ".join(F.gpu_label(g) for g in gl) or (F.pci_label(pci) if pci else "an NVIDIA GPU")
-    cap = next((g.get("capability") for g in gl if F.text(g.get("capability"))), None)
+    cap = next((g.capability for g in gl if F.text(g.capability)), None)
     build = A.recommend_build(s, capability=cap)
     msg = (f"{F.torch_label(s)} is a ROCm (AMD) build, but this machine's GPU is {names}: torch runs on the CPU")
     expl = ("ROCm builds drive AMD GPUs through HIP only; on NVIDIA hardware torch.cuda.is_available() is False "
@@ -185,7 +187,7 @@ def rocm_wheel(s) -> list[dict]:
             + (f": torch {build['torch']} {build['tag']} fits this driver and GPU." if build else
                (" (install the NVIDIA driver first)." if F.driver_present(s) is not True else ".")))
     return [finding("TE206", "failure", msg, expl, A.install_command(s, build) if build else None,
-                    {"torch": F.torch_version(s), "hip": F.torch_hip(s), "gpus": gl, "pci_gpus": pci,
+                    {"torch": F.torch_version(s), "hip": F.torch_hip(s), "gpus": F.as_details(gl), "pci_gpus": F.as_details(pci),
                      "recommended_build": build}, hides=["TE200"])]
 
 
@@ -198,8 +200,9 @@ def xpu_wheel(s) -> list[dict]:
         return []
     if F.has_vendor_gpu(s, "intel"):
         return []
-    details = {"torch": F.torch_version(s), "xpu": F.xpu(s), "xpu_version": F.torch_xpu_version(s),
-               "other_gpus": F.other_gpus(s), "pci_gpus": F.pci_gpus(s)}
+    xpu = F.xpu(s)
+    details = {"torch": F.torch_version(s), "xpu": xpu.to_dict() if xpu else {}, "xpu_version": F.torch_xpu_version(s),
+               "other_gpus": F.as_details(F.other_gpus(s)), "pci_gpus": F.as_details(F.pci_gpus(s))}
     if F.has_nvidia_gpu(s):
         gl, pci = F.driver_gpus(s), F.pci_gpus(s)
         names = ", ".join(F.gpu_label(g) for g in gl) or (F.pci_label(pci) if pci else "an NVIDIA GPU")
@@ -231,8 +234,8 @@ def rocm_gpu(s) -> list[dict]:
         return []
     override = F.env(s, "HSA_OVERRIDE_GFX_VERSION")
     arch = [a for a in F.binary_arch_list(s) if a.startswith("gfx")]
-    amd = [g for g in F.other_gpus(s) or () if g.get("vendor") == "amd"]
-    where = ", ".join(f"{g.get('bus_id')} (device {g.get('device_id') or '?'})" for g in amd[:3]) or "an AMD GPU (/dev/kfd)"
+    amd = [g for g in F.other_gpus(s) or () if g.vendor == "amd"]
+    where = ", ".join(f"{g.bus_id} (device {g.device_id or '?'})" for g in amd[:3]) or "an AMD GPU (/dev/kfd)"
     msg = (f"{F.torch_label(s)} is a ROCm build and this machine has {where}, but torch sees no GPU"
            + (f" (HSA_OVERRIDE_GFX_VERSION={override})" if override else ""))
     expl = ("A ROCm build runs only on the gfx targets it was compiled for"
@@ -249,7 +252,7 @@ def rocm_gpu(s) -> list[dict]:
                "# RDNA 3 (gfx1100-gfx1103):\n" + env_assign("HSA_OVERRIDE_GFX_VERSION", "11.0.0", F.shell(s))
                + "\n# RDNA 2 (gfx1030-gfx1036) instead:  " + env_assign("HSA_OVERRIDE_GFX_VERSION", "10.3.0", F.shell(s)))
     return [finding("TE211", "failure", msg, expl, fix,
-                    {"torch": F.torch_version(s), "hip": F.torch_hip(s), "arch_list": arch, "amd_gpus": amd,
+                    {"torch": F.torch_version(s), "hip": F.torch_hip(s), "arch_list": arch, "amd_gpus": F.as_details(amd),
                      "kfd": F.kfd(s), "HSA_OVERRIDE_GFX_VERSION": override}, hides=["TE200"])]
 
 
@@ -260,18 +263,19 @@ def shadowed(s) -> list[dict]:
     if sh is None:
         return []
     own = sh["shadowed"][0]
-    imported = sh["imported"] or {}
-    differs = imported.get("version") and own.get("version") and imported.get("version") != own.get("version")
+    imported = sh["imported"]
+    imported_version = imported.version if imported else None
+    differs = imported_version and own.version and imported_version != own.version
     sev = "failure" if differs or not imported else "warning"
     msg = (f"torch is imported from {sh['imported_from']} ({sh['by']}"
-           + (f", torch {imported.get('version')}" if imported.get("version") else "")
-           + f"), not from this environment's own torch {own.get('version') or '?'} in {own['location']}")
+           + (f", torch {imported_version}" if imported_version else "")
+           + f"), not from this environment's own torch {own.version or '?'} in {own.location}")
     expl = ("Python searches the user site (~/.local, from `pip install --user`) and PYTHONPATH folders before the "
             "environment's site-packages, so that copy is the one imported. Every install into the environment then "
             "changes a torch that is never used, and the report's other findings describe the imported copy.")
     if sh["by"] == "user site":
         names = ["torch"] + [n for n in ("torchvision", "torchaudio")
-                             if (F.package(s, n).get("location") or "") == sh["imported_from"]]
+                             if (F.package_location(s, n) or "") == sh["imported_from"]]
         expl += (" Remove the user-site copy: pip finds it first, so its uninstall removes that copy and leaves the "
                  "environment's own. (In a conda environment user sites are on by default; "
                  "`PYTHONNOUSERSITE=1` turns them off for one shell.)")
@@ -282,8 +286,9 @@ def shadowed(s) -> list[dict]:
         expl += f" PYTHONPATH puts {sh['imported_from']} first: drop that folder from it."
         fix = env_assign("PYTHONPATH", None, F.shell(s))
     return [finding("TE209", sev, msg, expl, fix,
-                    {"imported_from": sh["imported_from"], "by": sh["by"], "imported": imported,
-                     "environment_copy": own, "torch_file": F.torch_file(s)})]
+                    {"imported_from": sh["imported_from"], "by": sh["by"],
+                     "imported": imported.to_dict() if imported else {},
+                     "environment_copy": own.to_dict(), "torch_file": F.torch_file(s)})]
 
 
 def companions(s) -> list[dict]:
@@ -298,7 +303,7 @@ def companions(s) -> list[dict]:
         return []
     out = []
     for name in ("torchvision", "torchaudio"):
-        ver = F.text(F.package(s, name).get("version"))
+        ver = F.package_version(s, name)
         if not ver:
             continue
         ctag = versions.index_label(ver)
@@ -345,23 +350,24 @@ def torch_ok(s) -> list[dict]:
     if F.is_cuda_torch(s):
         n = F.device_count(s)
         if F.cuda_available(s) is True and n is not None and n > 0:
-            names = ", ".join(F.text(d.get("name")) or "?" for d in F.torch_devices(s))
+            names = ", ".join(F.text(d.name) or "?" for d in F.torch_devices(s))
             return [finding("TE205", "ok",
                             f"{F.torch_label(s)} initialised CUDA {F.torch_cuda(s)} and sees {n} GPU{'s' if n != 1 else ''}"
                             + (f" ({names})" if names else ""), "", None,
                             {"torch": F.torch_version(s), "cuda": F.torch_cuda(s), "device_count": n})]
         return []
     if F.is_xpu_torch(s) and F.xpu_available(s):
-        n = F.xpu(s).get("device_count")
-        names = ", ".join(str(d) for d in F.as_list(F.xpu(s).get("devices")))
+        xpu = F.xpu(s)
+        n = xpu.device_count
+        names = ", ".join(str(d) for d in xpu.devices or ())
         return [finding("TE200", "ok", f"{F.torch_label(s)} is an Intel XPU build and sees {n or '?'} Intel GPU"
                         + ("s" if n != 1 else "") + (f" ({names})" if names else "") + ": the CUDA checks do not apply",
-                        "", None, {"torch": F.torch_version(s), "xpu": F.xpu(s)})]
+                        "", None, {"torch": F.torch_version(s), "xpu": xpu.to_dict()})]
     if F.is_rocm_torch(s):  # (on an NVIDIA-only machine TE206 hides it)
         return [finding("TE200", "ok", f"{F.torch_label(s)} is a ROCm build (HIP {F.torch_hip(s) or '?'}): the CUDA checks do not apply",
                         "", None, {"torch": F.torch_version(s), "hip": F.torch_hip(s)})]
     if F.is_macos(s):
-        state = "MPS available" if F.mps(s).get("available") else "no MPS"
+        state = "MPS available" if F.mps_available(s) else "no MPS"
         return [finding("TE200", "ok", f"{F.torch_label(s)} imports ({state})", "", None, {"torch": F.torch_version(s)})]
     if F.is_cpu_torch(s) and F.driver_present(s) is None and not F.driver_gpus(s):
         return [finding("TE200", "ok", f"{F.torch_label(s)} (CPU-only build) imports; whether an NVIDIA driver exists is unknown",
