@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from torch_envcheck import knowledge as kb
-from torch_envcheck._util.escape import requirement_version, shell_join, shell_quote
+from torch_envcheck._util.escape import EITHER, requirement_version, shell_join, shell_quote
 from torch_envcheck._util.versions import release_key
 
 
@@ -63,5 +63,6 @@ def new_venv_install_line(python_mm: str, venv: str, requirement: str) -> str:
 
 
 def py_launcher_install_line(python_mm: str, requirement: str) -> str:
-    """Windows' py launcher: `py -X.Y -m pip install REQUIREMENT` (a requirement recommend.pinned() made)."""
-    return f"py -{python_mm} -m pip install {requirement}"
+    """Windows' py launcher: `py -X.Y -m pip install REQUIREMENT`, every word quoted for both of
+    Windows' shells (the requirement holds a distribution name read from the environment)."""
+    return shell_join(["py", f"-{python_mm}", "-m", "pip", "install", requirement], EITHER)

@@ -9,6 +9,9 @@
 //           for ir (MR-tall micro-panels of A)
 //             micro-kernel: C[MR x NR] (+)= A[MR x KC] * B[KC x NR] in MR * NR/V vector registers
 //
+// Thin products (M <= 2 MR, B's rows contiguous) skip all of this: sgemm_row (one row) and
+// sgemm_direct (up to 2 MR rows, in panels of MR) below read A and B in place.
+//
 // Packing reads A and B through their strides, so transposed or otherwise strided inputs need no
 // copy; panels are zero-padded to MR / NR and 64-byte aligned.  The micro-kernel only ever computes a
 // whole MR x NR tile: edge tiles go to a small buffer on the stack and the valid part is added to C.
@@ -29,6 +32,9 @@
 // no stack access (spill or reload) inside them.
 // Compiled once per instruction set (kernels_impl.h); included once per translation unit.
 #pragma once
+
+#include <array>
+#include <utility>
 
 #include "ops/cpu/sgemm_kernel.h"
 
@@ -127,13 +133,29 @@ inline void tile(int64_t kc, const float* pa, const float* pb, float* c, int64_t
 }
 
 // A block rows [i0, i0+mc) x depth [p0, p0+kc) -> micro-panels of MR rows, k-major, zero-padded.
+// Rows that are contiguous (sa1 == 1) are read 16 floats at a time from each of the MR rows into a small
+// tile and written out k-major from there: whole-vector loads instead of one scalar load per element,
+// and each row's cache line is used up at once rather than revisited across 16 steps.
 inline void pack_a(const float* a, int64_t sa0, int64_t sa1, int64_t i0, int64_t mc, int64_t p0, int64_t kc,
                    float* dst) {
+  constexpr int64_t kChunk = 16;
   for (int64_t ir = 0; ir < mc; ir += kMR) {
     const int64_t rows = std::min<int64_t>(kMR, mc - ir);
     const float* src = a + (i0 + ir) * sa0 + p0 * sa1;
     if (rows == kMR) {
-      for (int64_t p = 0; p < kc; ++p)
+      int64_t p = 0;
+      if (sa1 == 1) {
+        for (; p + kChunk <= kc; p += kChunk) {
+          float t[kMR][kChunk];
+#pragma GCC unroll 16
+          for (int i = 0; i < kMR; ++i) std::memcpy(t[i], src + i * sa0 + p, sizeof(t[i]));
+#pragma GCC unroll 16
+          for (int q = 0; q < kChunk; ++q)
+#pragma GCC unroll 16
+            for (int i = 0; i < kMR; ++i) dst[(p + q) * kMR + i] = t[i][q];
+        }
+      }
+      for (; p < kc; ++p)
 #pragma GCC unroll 16
         for (int i = 0; i < kMR; ++i) dst[p * kMR + i] = src[i * sa0 + p * sa1];
     } else {
@@ -145,19 +167,27 @@ inline void pack_a(const float* a, int64_t sa0, int64_t sa1, int64_t i0, int64_t
 }
 
 // B panel depth [p0, p0+kc) x columns [j0 + jr0, j0 + jr1) (micro-panel aligned) -> micro-panels of
-// NR columns, k-major, zero-padded.
+// NR columns, k-major, zero-padded.  The whole micro-panels of a row-contiguous B (sb1 == 1) are copied
+// row by row, so that the reads run along B's rows: one stream within one page at a time.  Micro-panel
+// by micro-panel, the reads would go down B's columns, NR floats from each of kc rows, a new page (and a
+// TLB entry) for every row of a wide matrix: that took half as long again (2048 x 2048, AVX-512).
 inline void pack_b(const float* b, int64_t sb0, int64_t sb1, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
                    int64_t jr0, int64_t jr1, float* panel) {
+  const int64_t jr_full = std::min<int64_t>(jr1, nc / kNR * kNR);
+  if (sb1 == 1 && jr0 < jr_full) {
+    for (int64_t p = 0; p < kc; ++p) {
+      const float* src = b + (p0 + p) * sb0 + j0;
+      for (int64_t jr = jr0; jr < jr_full; jr += kNR)
+        std::memcpy(panel + jr * kc + p * kNR, src + jr, kNR * sizeof(float));
+    }
+    jr0 = jr_full;
+  }
   for (int64_t jr = jr0; jr < jr1; jr += kNR) {
     float* dst = panel + jr * kc;
     const int64_t cols = std::min<int64_t>(kNR, nc - jr);
     const float* src = b + p0 * sb0 + (j0 + jr) * sb1;
-    if (cols == kNR && sb1 == 1) {
-      for (int64_t p = 0; p < kc; ++p) std::memcpy(dst + p * kNR, src + p * sb0, kNR * sizeof(float));
-    } else {
-      for (int64_t p = 0; p < kc; ++p)
-        for (int64_t j = 0; j < kNR; ++j) dst[p * kNR + j] = j < cols ? src[p * sb0 + j * sb1] : 0.f;
-    }
+    for (int64_t p = 0; p < kc; ++p)
+      for (int64_t j = 0; j < kNR; ++j) dst[p * kNR + j] = j < cols ? src[p * sb0 + j * sb1] : 0.f;
   }
 }
 
@@ -226,6 +256,130 @@ void parallel_tasks(int64_t n, int64_t threads, const F& fn) {
   });
 }
 
+// Few rows (M <= 2 MR), B with contiguous rows: no packing.  Packing B would read it, write a copy and
+// read that again, three passes over a matrix that is used only M times: a 1 x 4096 x 4096 product is a
+// matrix-vector product bound by reading B once (it ran at 0.13-0.5x torch.matmul through the packed
+// path).  Here C[R x NR] (+)= A rows (strides sa0/sa1) * B columns (row stride sb0) straight from the
+// inputs, R <= MR rows at a time in R * NV accumulators; the k loop is cut into KC slices, so that a
+// task's columns of B are walked slice by slice (the rows of one slice share their pages across the
+// tiles of a task).
+template <int R, int NV>
+ENVCHECK_NOINLINE void direct_kernel(int64_t kc, const float* __restrict__ a, int64_t sa0, int64_t sa1,
+                                     const float* __restrict__ b, int64_t sb0, float* __restrict__ c, int64_t ldc,
+                                     bool accumulate) {
+  Reg acc[R][NV];
+#pragma GCC unroll 16
+  for (int i = 0; i < R; ++i)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[i][v] = reg_zero();
+#pragma GCC unroll 2
+  for (int64_t p = 0; p < kc; ++p) {
+    Reg bv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) bv[v] = reg_loadu(b + v * kLanes);
+#pragma GCC unroll 16
+    for (int i = 0; i < R; ++i) {
+      const Reg av = reg_broadcast(a[i * sa0]);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[i][v] = reg_madd(av, bv[v], acc[i][v]);
+    }
+    a += sa1;
+    b += sb0;
+  }
+#pragma GCC unroll 16
+  for (int i = 0; i < R; ++i)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      float* cp = c + i * ldc + v * kLanes;
+      reg_storeu(cp, accumulate ? reg_add(reg_loadu(cp), acc[i][v]) : acc[i][v]);
+    }
+}
+
+using DirectKernel = void (*)(int64_t, const float*, int64_t, int64_t, const float*, int64_t, float*, int64_t, bool);
+
+template <int... Rs>
+constexpr std::array<DirectKernel, sizeof...(Rs)> direct_kernels(std::integer_sequence<int, Rs...>) {
+  return {&direct_kernel<Rs + 1, kNV>...};
+}
+
+// One row of A (a vector-matrix product), B row-contiguous: c += a[p] * B[p, :] for each p, so that B
+// is read along its rows, as one sequential stream per thread.  The register kernel below reads B down
+// its columns (NR floats of each row, every row a new page) and, with one row, has too little arithmetic
+// per byte to hide that: on a Zen 5 core a 1 x 4096 x 4096 product read B at 12 GB/s that way and at
+// 24-28 GB/s along whole rows (MKL: 27 GB/s); cutting the rows into 2 KiB pieces per task lost most of
+// that again.  So the threads split K, not N: each sums its own contiguous run of B's rows into a
+// partial row of C (columns in blocks that stay in L1), and the partial rows are added at the end.  With
+// two or more rows of A each element of B feeds as many FMAs from registers, and the column walk
+// measured faster there.
+void sgemm_row(const float* a, int64_t sa1, const float* b, int64_t sb0, float* c, int64_t n, int64_t k,
+               int64_t threads) {
+  constexpr int64_t kCols = 4096;  // 16 KiB of C per block
+  // Runs of at least 256 rows; up to two per thread, so that a thread slowed by another process's
+  // work hands some of its share to the other.
+  const int64_t tasks = std::clamp<int64_t>(k / 256, 1, 2 * threads);
+  const int64_t rows_per = (k + tasks - 1) / tasks;
+  AlignedFloats partial(tasks * n);
+  parallel_tasks(tasks, threads, [&](int64_t t) {
+    const int64_t p0 = t * rows_per, p1 = std::min<int64_t>(k, p0 + rows_per);
+    float* ct = partial.ptr + t * n;
+    std::fill(ct, ct + n, 0.f);
+    for (int64_t j0 = 0; j0 < n; j0 += kCols) {
+      const int64_t j1 = std::min<int64_t>(n, j0 + kCols), jv = j0 + (j1 - j0) / kLanes * kLanes;
+      for (int64_t p = p0; p < p1; ++p) {
+        const float ap = a[p * sa1];
+        const float* __restrict__ bp = b + p * sb0;
+        const Reg av = reg_broadcast(ap);
+        for (int64_t j = j0; j < jv; j += kLanes)
+          reg_storeu(ct + j, reg_madd(av, reg_loadu(bp + j), reg_loadu(ct + j)));
+        for (int64_t j = jv; j < j1; ++j) ct[j] += ap * bp[j];
+      }
+    }
+  });
+  std::copy(partial.ptr, partial.ptr + n, c);
+  for (int64_t t = 1; t < tasks; ++t)
+    for (int64_t j = 0; j < n; ++j) c[j] += partial.ptr[t * n + j];
+}
+
+// Rows of A up to which the unpacked path runs: two row panels (the second reads B from L2, see
+// sgemm_direct), where packing B would still cost more passes over it than the products use.
+constexpr int64_t kDirectRows = 2 * kMR;
+
+// The direct path: M <= kDirectRows rows, B row-contiguous (sb1 == 1).  Parallel over groups of NR-wide column
+// tiles; the last, partial tile goes through a zero-padded copy of its columns (kc x NR) and a buffer.
+void sgemm_direct(const float* a, int64_t sa0, int64_t sa1, const float* b, int64_t sb0, float* c, int64_t m,
+                  int64_t n, int64_t k, int64_t kc_blk, int64_t threads) {
+  static constexpr auto kernels = direct_kernels(std::make_integer_sequence<int, kMR>{});
+  const int64_t tiles = (n + kNR - 1) / kNR, full = n / kNR;
+  // Tiles per task: enough work per task to pay for the hand-out, and several tasks per thread.
+  const int64_t per_task = std::max<int64_t>(1, std::min<int64_t>(16, tiles / (4 * threads)));
+  parallel_tasks((tiles + per_task - 1) / per_task, threads, [&](int64_t t) {
+    const int64_t t0 = t * per_task, t1 = std::min<int64_t>(tiles, t0 + per_task);
+    for (int64_t pc = 0; pc < k; pc += kc_blk) {
+      const int64_t kc = std::min<int64_t>(kc_blk, k - pc);
+      // Row panels inside the slice: the second one finds this task's slice of B in L2.
+      for (int64_t i0 = 0; i0 < m; i0 += kMR) {
+        const int64_t rows = std::min<int64_t>(kMR, m - i0);
+        const DirectKernel kern = kernels[rows - 1];
+        const float* ap = a + i0 * sa0 + pc * sa1;
+        float* cp = c + i0 * n;
+        for (int64_t q = t0; q < std::min(t1, full); ++q)
+          kern(kc, ap, sa0, sa1, b + pc * sb0 + q * kNR, sb0, cp + q * kNR, n, pc > 0);
+        if (t1 > full) {  // the partial last tile
+          const int64_t j0 = full * kNR, cols = n - j0;
+          AlignedFloats bt(kc * kNR);
+          for (int64_t p = 0; p < kc; ++p)
+            for (int64_t j = 0; j < kNR; ++j) bt.ptr[p * kNR + j] = j < cols ? b[(pc + p) * sb0 + j0 + j] : 0.f;
+          alignas(64) float buf[kMR * kNR];
+          kern(kc, ap, sa0, sa1, bt.ptr, kNR, buf, kNR, false);
+          for (int64_t i = 0; i < rows; ++i)
+            for (int64_t j = 0; j < cols; ++j)
+              cp[i * n + j0 + j] = (pc > 0 ? cp[i * n + j0 + j] : 0.f) + buf[i * kNR + j];
+        }
+      }
+    }
+  });
+}
+
 void sgemm_kernel(const float* a, int64_t sa0, int64_t sa1, const float* b, int64_t sb0, int64_t sb1, float* c,
                   int64_t m, int64_t n, int64_t k) {
   if (m == 0 || n == 0) return;
@@ -235,6 +389,14 @@ void sgemm_kernel(const float* a, int64_t sa0, int64_t sa1, const float* b, int6
   }
   const GemmBlocking blk = sgemm_blocking();
   const int64_t threads = at::get_num_threads();
+  if (m == 1 && sb1 == 1) {
+    sgemm_row(a, sa1, b, sb0, c, n, k, threads);
+    return;
+  }
+  if (m <= kDirectRows && sb1 == 1) {
+    sgemm_direct(a, sa0, sa1, b, sb0, c, m, n, k, blk.kc, threads);
+    return;
+  }
   // Row blocks: about MC rows each, but at least a few per thread so that the dynamic hand-out
   // above can balance the load, and all of the same height (2048 rows, MC 126: 17 blocks -> 18 of 114).
   int64_t n_ic = (m + blk.mc - 1) / blk.mc;

@@ -155,6 +155,26 @@ def test_sgemm_transposed_and_strided(E):
     assert_sgemm_close(E.sgemm(a2, b2), a2, b2)
 
 
+@pytest.mark.parametrize("mkn", [(1, 300, 700), (700, 300, 1), (1, 1, 4099), (4099, 1, 1), (20, 700, 45), (28, 5, 100),
+                                 (29, 300, 65)])
+def test_sgemm_vector_shaped(E, mkn):
+    # One row of A or one column of B (a single, mostly padded, micro-panel on one side), and row counts
+    # around the unpacked path's limit (2 x MR: 12 with AVX2, 28 with AVX-512) and its second row panel.
+    m, k, n = mkn
+    a, b = rand(m, k), rand(k, n)
+    assert_sgemm_close(E.sgemm(a, b), a, b)
+
+
+def test_sgemm_row_slices(E):
+    # Rows contiguous (stride 1 along them) but further apart than their length: the packers' fast paths
+    # for contiguous rows must follow the row stride, and the ragged ends (K not a multiple of 16, N not
+    # a multiple of the micro-panel width) go through their scalar tails.
+    a = rand(50, 300)[3:, 7:260]
+    b = rand(253, 400)[:, 3:350]
+    assert a.stride() == (300, 1) and b.stride() == (400, 1)
+    assert_sgemm_close(E.sgemm(a, b), a, b)
+
+
 def test_sgemm_large_k_blocks(E):
     # K beyond one packed slice (KC is 128-1024 with the usual caches) and N over several micro-panels;
     # tests/integration/ext/test_ops_isa.py also runs every variant with tiny MC/KC/NC so that every blocking loop turns.
