@@ -16,6 +16,9 @@ match.Match whose signature is made here, or None:
     torch_not_offered_on_mac  a resolver finds no torch on a Mac       -> the last x86_64 macOS release (2.2.2)
     rocblas_on_windows  rocBLAS without Tensile kernels, HIP SDK on Windows -> a HIP SDK (or libraries) with the gfx
     zluda_dll_dependency  WinError 126 under ZLUDA                      -> the HIP SDK's bin folder on PATH
+    rocm_kfd_permission  HSA cannot open /dev/kfd, with its group shown   -> the render/video groups
+    container_cli    nvidia-container-cli's stage and object          -> the image's driver files, the host driver's state
+    pip_of_another_python  pip in an embedded Python's folder, installing elsewhere -> that folder's python -m pip
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -226,6 +229,29 @@ def abi_tag(ent, text):
     return _match(sig, text, t["at"], caps)
 
 
+# A traceback frame in a package's __init__.py: "File ".../torchaudio/__init__.py", line 5" or IPython's
+# "~/repo/audio/torchaudio/__init__.py in <module>()".
+_INIT_FRAME = re.compile(r"[/\\](?P<pkg>[A-Za-z_][A-Za-z0-9_]{0,60})[/\\]__init__\.py\b")
+
+
+def _importing_package(text: str, path: str | None, at: int) -> str | None:
+    """The package that imported a private top-level compiled module (site-packages/_torch_sox.so, no folder of its
+    own): the last `<package>/__init__.py` frame of the traceback before the error.  None when the module sits in a
+    package folder (that folder says it) or no such frame precedes it."""
+    mod = _module_of(path or "")
+    if not mod or not mod.startswith("_"):
+        return None
+    parts = [x for x in re.split(r"[/\\]", path or "")[:-1] if x]
+    if parts and parts[-1] not in ("site-packages", "dist-packages"):
+        return None
+    frame = None
+    for frame in _INIT_FRAME.finditer(text, max(0, at - 4000), at):
+        pass
+    if frame is None or frame.group("pkg") in ("torch", "importlib"):
+        return None
+    return frame.group("pkg")
+
+
 def torch_abi(ent, text):
     syms = [s for s in ent.symbols if s.get("abi") == "torch"]
     if not syms:
@@ -252,6 +278,9 @@ def torch_abi(ent, text):
     named = _named_package(ent, pkg)
     if named:
         pkg = named
+    importer = _importing_package(text, f, s["at"])
+    if importer:
+        pkg = importer
     caps.update(package=pkg, module=_module_of(f or ""), torch=ent.versions.get("torch"))
     sig = _sig("extension-abi-mismatch", "toolchain",
                "{package|a compiled package} was built against another torch than the one installed", 84,
@@ -956,6 +985,11 @@ _WSL_SOURCE = {"url": "https://docs.nvidia.com/cuda/wsl-user-guide/index.html",
                "what": "CUDA on WSL 2: the Windows driver provides the GPU; never install a Linux driver in WSL"}
 
 
+# A GPU row of nvidia-smi on Windows: "|   0  NVIDIA L40S   TCC   |": its driver model is TCC (compute only, no
+# WDDM display driver) -- the model the Windows host cannot paravirtualize into WSL 2.
+_SMI_TCC_ROW = re.compile(r"(?m)^\|\s{1,6}\d{1,2}\s{1,4}[^|\n]{2,60}?\s(?:TCC|MCDM)\s{1,12}\|")
+
+
 def wsl_gpu_passthrough(ent, text):
     """A GPU that cannot be initialised in a text from WSL: the driver is the Windows host's (passed through to
     WSL 2 by /dev/dxg and /usr/lib/wsl/lib), so the fix is on Windows, not a Linux driver.  WSL 1 has no GPU."""
@@ -967,10 +1001,15 @@ def wsl_gpu_passthrough(ent, text):
         pass
     codes = [c for c in ent.codes if c.get("family") in ("cudaError_t", "CUresult", "nvmlReturn_t")
              and c.get("layer") == "driver"]
-    if m is None and not codes:
+    tcc = _SMI_TCC_ROW.search(tail)
+    if m is None and not codes and tcc is None:
         return None
-    at = len(text) - len(tail) + m.start() if m is not None else codes[-1]["at"]
-    blocked = any(c["name"] == "NVML_ERROR_OPERATING_SYSTEM" for c in ent.codes)
+    if m is not None:
+        at = len(text) - len(tail) + m.start()
+    else:
+        at = codes[-1]["at"] if codes else len(text) - len(tail) + tcc.start()
+    # a data-center GPU under the TCC driver model (nvidia-smi's Driver-Model column) is never shared with WSL
+    blocked = any(c["name"] == "NVML_ERROR_OPERATING_SYSTEM" for c in ent.codes) or tcc is not None
     if ent.platform.get("wsl1"):
         sig = _sig("wsl1-has-no-gpu", "wsl", "this is WSL 1, which has no GPU: CUDA needs WSL 2", 93,
                    "The kernel is WSL 1's (4.4.0-...-Microsoft): WSL 1 translates system calls and passes no GPU through; "
@@ -1065,6 +1104,112 @@ def device_node_permission(ent, text):
     return _match(sig, text, len(text) - len(tail) + m.start(), {"node": node})
 
 
+# rocminfo and the HSA runtime report a refused /dev/kfd as HSA_STATUS_ERROR_OUT_OF_RESOURCES (it maps EACCES to it).
+# What says it is a permission: the node's owner group printed beside it (`ls -l`: "root render", "root:render"),
+# rocminfo's own group check naming only `video` (newer kernels give /dev/kfd to `render`), or the same command
+# working as root.
+_HSA_OUT_OF_RESOURCES = re.compile(r"HSA_STATUS_ERROR_OUT_OF_RESOURCES|Unable to open /dev/kfd")
+_KFD_OWNER = re.compile(r"/dev/kf?d\w{0,3}\b[^\n]{0,80}?\broot[: ](?P<group>render|video)\b|"
+                        r"\broot[: ](?P<group2>render|video)\b[^\n]{0,80}?/dev/kf?d\w{0,3}\b")
+_ROCM_GROUP_LINE = re.compile(r"\bis (?:a )?member of (?P<group>video|render) group\b")
+_ROOT_ONLY = re.compile(r"(?i)\b(?:as|with|under) (?:root|sudo)\b[^\n]{0,60}?\bworks?\b|\bworks?\b[^\n]{0,60}?\b(?:as|with|under) "
+                        r"(?:root|sudo)\b|\bonly (?:as|with) (?:root|sudo)\b")
+
+
+def rocm_kfd_permission(ent, text):
+    """The HSA runtime cannot open /dev/kfd (HSA_STATUS_ERROR_OUT_OF_RESOURCES, rocminfo's "Unable to open /dev/kfd")
+    and the text shows it is the node's group: ROCm needs the `render` group (and `video`), not a reinstall."""
+    tail = text[-CONTEXT_TAIL:]
+    err = None
+    for err in _HSA_OUT_OF_RESOURCES.finditer(tail):
+        pass
+    if err is None:
+        return None
+    groups = {g.group("group") for g in _ROCM_GROUP_LINE.finditer(tail)}
+    owner = _KFD_OWNER.search(tail)
+    evidence = owner is not None or _ROOT_ONLY.search(tail) is not None or groups == {"video"}
+    if not evidence:
+        return None
+    sig = _sig("rocm-kfd-permission", "rocm", "the HSA runtime cannot open /dev/kfd: this user lacks its group", 86,
+               "The ROCm runtime reports a /dev/kfd it may not open as HSA_STATUS_ERROR_OUT_OF_RESOURCES. On current "
+               "kernels /dev/kfd belongs to the `render` group (older ones: `video`); rocminfo only checks `video`, and "
+               "a command that works as root but not as the user is the node's permission, not the installation.",
+               fix="Add the user to both groups that own the nodes: `sudo usermod -aG render,video $USER`, then log out "
+                   "and in (or reboot); check with `ls -l /dev/kfd /dev/dri/renderD*` and `id`.",
+               areas=("driver",), sources=({"url": "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/"
+                                             "install/prerequisites.html#setting-permissions-for-groups",
+                                            "what": "ROCm: the render and video groups give access to /dev/kfd, /dev/dri"},))
+    return _match(sig, text, len(text) - len(tail) + err.start(), {})
+
+
+# nvidia-container-cli names the stage that failed ("<stage> error: <detail>"); the detail's object says whose
+# state it is: a file the runtime mounts from the host already in the image, the host driver's /proc entries
+# (stale after a driver update without reboot), or the driver and its libraries of different versions.
+_CONTAINER_CLI = re.compile(r"nvidia-container-cli: (?P<stage>[a-z]{3,20}) error: (?P<detail>[^\n]{0,600})")
+_CLI_FILE_EXISTS = re.compile(r"file creation failed: \S{1,400}?(?P<file>/(?:usr/)?(?:s?bin|lib\w{0,20})/[^\s:]{1,200}|"
+                              r"/run/nvidia[^\s:]{0,200}): file exists")
+_CLI_PROC_DRIVER = re.compile(r"(?:mount|stat) (?:operation )?failed: \S{0,400}?/proc/driver/nvidia")
+_CLI_MISMATCH = re.compile(r"driver/library version mismatch")
+_CLI_NOT_LOADED = re.compile(r"nvml error: driver not loaded|driver not loaded")
+_RUNTIME_EXE_MISSING = re.compile(r"(?:exec: \\{0,3}\"?|fork/exec \S{0,200}/)(?P<exe>nvidia-container-runtime(?:-hook)?)"
+                                  r"\\{0,3}\"?: (?:executable file not found|no such file or directory)")
+
+
+def container_cli(ent, text):
+    """The NVIDIA container toolkit's own failures, read by the stage it names and the object of its detail."""
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _CONTAINER_CLI.finditer(tail):
+        pass
+    src = ({"url": "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/troubleshooting.html",
+            "what": "NVIDIA Container Toolkit troubleshooting"},)
+    if m is None:
+        exe = _RUNTIME_EXE_MISSING.search(tail)
+        if exe is None:
+            return None
+        sig = _sig("container-runtime-executable-missing", "container",
+                   "docker is configured for the NVIDIA runtime but {exe} is not installed", 88,
+                   "The engine's configuration (daemon.json, --runtime=nvidia) names the NVIDIA runtime, but its "
+                   "executable {exe} is not on the host: the NVIDIA Container Toolkit is missing or half removed.",
+                   fix="Install the NVIDIA Container Toolkit (package nvidia-container-toolkit), register it with "
+                       "`sudo nvidia-ctk runtime configure --runtime=docker` and restart docker; or run with `--gpus all` "
+                       "once the toolkit is installed.", areas=("driver",), sources=src)
+        return _match(sig, text, len(text) - len(tail) + exe.start(), {"exe": exe.group("exe")})
+    detail = m.group("detail")
+    at = len(text) - len(tail) + m.start()
+    f = _CLI_FILE_EXISTS.search(detail)
+    if f is not None:
+        sig = _sig("container-image-has-driver-files", "container",
+                   "the image already contains {file}, which the NVIDIA runtime mounts from the host", 89,
+                   "The NVIDIA container runtime mounts the host driver's programs and libraries (nvidia-smi, "
+                   "libnvidia-*, libcuda) into the container; an image that ships its own copy of one makes the mount "
+                   "fail with 'file exists'. Driver files do not belong in an image: they must match the host's driver.",
+                   fix="Rebuild the image without NVIDIA driver files (remove the driver packages / {file} from the "
+                       "image: use an nvidia/cuda base image, which has none), so the runtime mounts the host's driver.",
+                   areas=("driver",), sources=src)
+        return _match(sig, text, at, {"file": f.group("file")})
+    if _CLI_MISMATCH.search(detail) or _CLI_PROC_DRIVER.search(detail):
+        sig = _sig("container-host-driver-stale", "driver",
+                   "the host's NVIDIA driver state is stale: the container runtime cannot read it", 88,
+                   "The container toolkit reads the host's loaded driver (/proc/driver/nvidia, NVML); after a driver "
+                   "update without a reboot the loaded kernel module and the installed libraries differ, so its "
+                   "entries are missing or mismatched.",
+                   fix="Reboot the host (or unload and reload the nvidia kernel modules: `sudo rmmod nvidia_uvm "
+                       "nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia`), then check `nvidia-smi` on the host.",
+                   areas=("driver",), sources=src)
+        return _match(sig, text, at, {})
+    if _CLI_NOT_LOADED.search(detail):
+        sig = _sig("container-host-driver-not-loaded", "driver",
+                   "the container toolkit finds no NVIDIA driver loaded on the host", 88,
+                   "nvidia-container-cli asks the host's NVML for the GPUs; 'driver not loaded' means the host has no "
+                   "NVIDIA kernel module loaded.",
+                   fix="Install the NVIDIA driver on the host (or load it: `sudo modprobe nvidia`; rebuild it with dkms "
+                       "after a kernel update), reboot, and check `nvidia-smi` on the host first.",
+                   areas=("driver",), sources=src)
+        return _match(sig, text, at, {})
+    return None
+
+
 _ROCBLAS_TENSILE = re.compile(r"(?:rocBLAS error|[Cc]annot read)[^\n]{0,400}TensileLibrary")
 _GFX = re.compile(r"\bgfx[0-9a-f]{3,4}\b")
 _HIP_SDK_DIR = re.compile(r"(?i)\\AMD\\ROCm\\(?P<ver>\d{1,2}\.\d{1,2})\\")
@@ -1144,13 +1289,49 @@ def torch_not_offered_on_mac(ent, text):
     return _match(sig, text, len(text) - len(tail) + m.start(), {})
 
 
+# A Windows prompt whose folder is an embedded (portable) Python -- ComfyUI's python_embeded,
+# python-3.11.7-embed-amd64 -- running a bare `pip`: that pip is the first one on PATH, and where it reports the
+# packages to be ("Requirement already satisfied: ... in C:\...\site-packages") says which Python it serves.
+_EMBED_PROMPT = re.compile(r"(?im)^(?P<cwd>[A-Z]:\\[^>\n]{0,260}?(?P<dir>python[\w.-]{0,30}?embed[\w-]{0,12}))>\s{0,4}"
+                           r"pip3?(?:\.exe)?\s{1,4}install\b")
+_PIP_SITE = re.compile(r"(?i)\b(?:Requirement already satisfied|already installed)[^\n]{0,300}? in "
+                       r"(?P<site>[A-Z]:\\[^\s()]{1,260}?site-packages)")
+
+
+def pip_of_another_python(ent, text):
+    """`pip install` typed in an embedded Python's folder that installs into another Python's site-packages: the
+    portable app's own interpreter never gets the package; `python.exe -m pip` of that folder does."""
+    tail = text[-CONTEXT_TAIL:]
+    prompt = None
+    for prompt in _EMBED_PROMPT.finditer(tail):
+        pass
+    if prompt is None:
+        return None
+    site = _PIP_SITE.search(tail, prompt.end())
+    if site is None or site.group("site").lower().startswith(prompt.group("cwd").lower()):
+        return None
+    sig = _sig("pip-of-another-python", "toolchain",
+               "`pip` here installs into another Python ({site}), not the embedded one in {cwd}", 88,
+               "The prompt is in a portable app's embedded Python folder, but the bare `pip` found first on PATH belongs "
+               "to another Python: it reports the package in {site}. The embedded interpreter the app runs never sees "
+               "what that pip installs, so the app still misses it.",
+               fix="Install with the embedded interpreter itself: `.\\python.exe -m pip install <package>` run in {cwd} "
+                   "(the embedded Python's own python -m pip), and check with `.\\python.exe -m pip show <package>`.",
+               areas=("python",), sources=({"url": "https://docs.python.org/3/installing/index.html#work-with-multiple-"
+                                                   "versions-of-python-installed-in-parallel",
+                                            "what": "python -m pip installs into the interpreter that runs it"},))
+    return _match(sig, text, len(text) - len(tail) + prompt.start(),
+                  {"cwd": prompt.group("cwd"), "site": site.group("site")})
+
+
 # The layers the rules give (with the catalogue's, every layer of catalogue.LAYERS is reachable).
 LAYERS_PRODUCED = frozenset({"c-runtime", "toolchain", "torch-build", "macos", "libraries", "cudnn", "driver", "container",
                              "wsl", "windows-runtime", "env", "rocm", "arch", "distributed", "not-environment"})
 
 RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, missing_library, error_code,
          platform_without_cuda, pip_no_matching, allocator_nvml_assert, wsl_gpu_passthrough, tensorflow_windows_native,
-         device_node_permission, torch_not_offered_on_mac, rocblas_on_windows, zluda_dll_dependency)
+         device_node_permission, torch_not_offered_on_mac, rocblas_on_windows, zluda_dll_dependency,
+         rocm_kfd_permission, container_cli, pip_of_another_python)
 
 
 def find(text: str, ent) -> list:

@@ -257,3 +257,84 @@ def test_a_dll_that_cannot_load_under_zluda_is_the_hip_sdk_on_path():
     plain = diagnose.diagnose('OSError: [WinError 126] The specified module could not be found. Error loading '
                               '"E:\\\\sd\\\\venv\\\\Lib\\\\site-packages\\\\torch\\\\lib\\\\cublas64_11.dll" or one of its dependencies.')
     assert "HIP SDK" not in plain["fix"]
+
+
+def test_a_tcc_gpu_under_wsl_is_the_driver_model_not_a_linux_driver():
+    text = ("running nvidia-smi inside WSL2\n"
+            "|   1  NVIDIA A40                     TCC   |   00000000:3B:00.0 Off |                    0 |\n")
+    r = diagnose.diagnose(text)
+    assert r["layer"] == "wsl" and "WDDM" in r["fix"]
+    # the same row without WSL in the text says nothing about WSL
+    assert diagnose.diagnose(text.replace("inside WSL2", "on the host"))["signature"] != r["signature"]
+
+
+@pytest.mark.parametrize("evidence", ["someone is member of video group",
+                                      "crw-rw---- 1 root render 236, 0 Apr 28 19:23 /dev/kfd",
+                                      "with sudo rocminfo works"])
+def test_hsa_out_of_resources_with_the_nodes_group_shown_is_a_permission(evidence):
+    r = diagnose.diagnose("ROCk module is loaded\n" + evidence + "\nhsa api call failure at: rocminfo.cc:1102\n"
+                          "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary "
+                          "resources.")
+    assert r["layer"] == "rocm" and "render" in r["fix"] and "usermod" in r["fix"]
+
+
+def test_hsa_out_of_resources_for_a_user_already_in_render_is_not_called_a_permission():
+    r = diagnose.diagnose("ROCk module is loaded\nUnable to open /dev/kfd read-write: Cannot allocate memory\n"
+                          "someone is member of render group\nCall returned HSA_STATUS_ERROR_OUT_OF_RESOURCES")
+    assert r["signature"] != "rocm-kfd-permission"
+
+
+@pytest.mark.parametrize("detail, sid, layer", [
+    ("mount error: file creation failed: /var/lib/docker/overlay2/0a1b/merged/usr/lib/x86_64-linux-gnu/"
+     "libnvidia-ml.so.1: file exists", "container-image-has-driver-files", "container"),
+    ("mount error: stat failed: /proc/driver/nvidia/gpus/0000:3b:00.0: no such file or directory",
+     "container-host-driver-stale", "driver"),
+    ("initialization error: nvml error: driver/library version mismatch", "container-host-driver-stale", "driver"),
+    ("initialization error: nvml error: driver not loaded", "container-host-driver-not-loaded", "driver"),
+])
+def test_the_container_cli_is_read_by_its_stage_and_object(detail, sid, layer):
+    r = diagnose.diagnose('docker: Error response from daemon: failed to create task: OCI runtime create failed: '
+                          'error running hook #0: exit status 1, stdout: , stderr: nvidia-container-cli: ' + detail + ': unknown.')
+    assert (r["signature"], r["layer"]) == (sid, layer)
+
+
+def test_a_registered_runtime_without_its_executable_is_the_container_toolkit():
+    r = diagnose.diagnose('docker: Error response from daemon: exec: "nvidia-container-runtime": executable file not '
+                          'found in $PATH: unknown.')
+    assert r["layer"] == "container" and "nvidia-container-toolkit" in r["fix"]
+
+
+def test_msvc_refused_by_an_older_nvcc_that_lists_its_versions():
+    r = diagnose.diagnose("host_config.h(133): fatal error C1189: #error:  -- unsupported Microsoft Visual Studio "
+                          "version! Only the versions 2012, 2013, 2015 and 2017 are supported!")
+    assert r["signature"] == "msvc-unsupported-by-nvcc" and "2017" in r["fix"]
+
+
+def test_tensorflow_finding_no_kernel_driver_is_the_module_not_the_code():
+    r = diagnose.diagnose("E cuda_driver.cc:300] failed call to cuInit: CUDA_ERROR_NO_DEVICE\n"
+                          "I cuda_diagnostics.cc:86] kernel driver does not appear to be running on this host (box): "
+                          "/proc/driver/nvidia/version does not exist")
+    assert r["signature"] == "nvidia-kernel-module-not-loaded" and r["layer"] == "driver"
+
+
+def test_tensorflow_names_the_cuda_its_missing_library_belongs_to():
+    r = diagnose.diagnose("W dso_loader.cc:55] Could not load dynamic library 'cudart64_110.dll'; dlerror: "
+                          "cudart64_110.dll not found")
+    assert r["signature"] == "tensorflow-dlopen-library" and "CUDA 11.0" in r["fix"]
+
+
+def test_a_private_top_level_module_belongs_to_the_package_that_imports_it():
+    r = diagnose.diagnose('  File "/opt/venv/lib/python3.10/site-packages/soundlib/__init__.py", line 5, in <module>\n'
+                          "    import _sox_io\n"
+                          "ImportError: /opt/venv/lib/python3.10/site-packages/_sox_io.cpython-310-x86_64-linux-"
+                          "gnu.so: undefined symbol: _ZN3c106detail14torchCheckFailEPKcS2_jRKSs")
+    assert r["layer"] == "toolchain" and "soundlib" in r["fix"]
+
+
+def test_pip_in_an_embedded_python_folder_that_installs_elsewhere():
+    text = ("E:\\apps\\Tool\\python-3.10.11-embed-amd64>pip install onnxruntime-gpu\n"
+            "Requirement already satisfied: onnxruntime-gpu in c:\\python310\\lib\\site-packages (1.17.0)\n")
+    r = diagnose.diagnose(text)
+    assert r["signature"] == "pip-of-another-python" and "-m pip" in r["fix"]
+    same = text.replace("c:\\python310\\lib", "e:\\apps\\tool\\python-3.10.11-embed-amd64\\lib")
+    assert diagnose.diagnose(same)["signature"] != "pip-of-another-python"

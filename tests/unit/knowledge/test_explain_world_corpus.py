@@ -1,4 +1,4 @@
-"""The world corpus (tests/data/explain/world_train.json, world_test.json, world_test2.json) is well
+"""The world corpus (tests/data/explain/world_train.json, world_test*.json) is well
 formed: every entry has its public source, the diagnosis, the expected answer in the form
 benchmarks/explain_eval.py grades; it sits in the split its hash assigns; no text repeats (nor one
 of real_errors.json); nothing carries a path of the machine it was recorded on; each frozen split
@@ -14,10 +14,12 @@ from pathlib import Path
 import pytest
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "explain"
-SPLITS = ("train", "test", "test2")
-FROZEN = ("test", "test2")
+SPLITS = ("train", "test", "test2", "test3")
+FROZEN = ("test", "test2", "test3")
 # From this batch on an entry's split is decided by its source URL alone (train or test2).
 URL_SPLIT_BATCH = 11
+# From this batch on the URL rule sends the even half to a third frozen split (train or test3).
+TEST3_BATCH = 12
 EXPECTED_KEYS = {"recognised", "layer", "environment_problem", "fix", "fix_patterns"}
 # The classes the corpus must cover (issue's list), each present in the corpus as a whole.
 REQUIRED_CLASSES = {"container", "driver-state", "rocm", "jit-arch", "c-runtime", "cuda-libs", "ext-abi",
@@ -36,7 +38,8 @@ def _norm(text):
 
 def _split_of(source, text, batch):
     if batch >= URL_SPLIT_BATCH:
-        return "test2" if int(hashlib.sha256(source.encode("utf-8")).hexdigest(), 16) % 2 == 0 else "train"
+        frozen = "test3" if batch >= TEST3_BATCH else "test2"
+        return frozen if int(hashlib.sha256(source.encode("utf-8")).hexdigest(), 16) % 2 == 0 else "train"
     h = hashlib.sha256((source + "\n" + text).encode("utf-8")).hexdigest()
     return "test" if int(h, 16) % 3 == 0 else "train"
 
@@ -101,7 +104,7 @@ def test_no_text_repeats_and_no_test_text_reaches_the_catalogue(corpus):
     for e in json.loads((DATA / "real_errors.json").read_text(encoding="utf-8"))["entries"]:
         catalogue[_norm(e["text"])] = "real_errors:" + e["id"]
         ids.add(e["id"])
-    for e in corpus["test"]["entries"] + corpus["test2"]["entries"]:
+    for e in (e for sp in FROZEN for e in corpus[sp]["entries"]):
         key = _norm(e["text"])
         assert key not in catalogue and e["id"] not in ids, f"test text {e['id']} is in the catalogue's corpus"
     seen = {}
