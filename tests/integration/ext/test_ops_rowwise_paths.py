@@ -109,6 +109,13 @@ def test_bad_stream_threshold_is_one_clear_error():
     script = ("import torch; from torch_envcheck.ext import ops; E = ops.load()\n"
               "try:\n    E.softmax(torch.ones(4, 4))\nexcept RuntimeError as e:\n    print(str(e).splitlines()[0])")
     env = dict(os.environ, TORCH_ENVCHECK_AUTOBUILD="0", TORCH_ENVCHECK_STREAM_MIN_BYTES="lots")
-    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    # The child imports the package this process loaded the extension for (an installed copy in CI,
+    # the checkout here), never the checkout its current folder would put first.
+    import torch_envcheck
+    pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(torch_envcheck.__file__)))
+    env["PYTHONPATH"] = os.pathsep.join([pkg_parent] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    from paths import SUPPORT as tests_dir
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120,
+                          cwd=tests_dir)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "TORCH_ENVCHECK_STREAM_MIN_BYTES must be a byte count" in proc.stdout and "'lots'" in proc.stdout
