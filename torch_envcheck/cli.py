@@ -204,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     except CommandUnavailable as exc:
         return _unavailable(exc.command, str(exc))
     command = args.command
+    from torch_envcheck._util import watchdog  # noqa: PLC0415
+    watchdog.disarm_current()  # the start is over; the command bounds its own phases
     try:
         status = int(_module(command).run(args) or 0)
     except KeyboardInterrupt:
@@ -232,10 +234,15 @@ def _bound_exit(status: int) -> None:
     watchdog.arm(EXIT_S, "the process's exit, after its work was done and written,", status)
 
 
+# Importing the command line and the command, and parsing it: seconds at most, on any machine.
+START_S = 120.0
+
+
 def script() -> int:
     """The torch-envcheck program: this process is ours to bound (_util/watchdog.py)."""
     from torch_envcheck._util import watchdog  # noqa: PLC0415
     watchdog.owned = True
+    watchdog.arm(START_S, "starting (importing the command line and parsing it)")
     return main()
 
 

@@ -12,6 +12,7 @@ a deadline while it works:
                                   naming what was going on (`doing`), the stack of every thread (so
                                   the hang can be fixed), and the process ends with `status`
     disarm(handle)                the work finished in time
+    disarm_current()              whatever deadline is armed (a command that may run long starts)
 
 It fires from a daemon thread; faulthandler's own watchdog (a C thread that needs no interpreter
 lock) ends the process a few seconds later still, should a C call hold that lock for ever.
@@ -78,3 +79,10 @@ def disarm(handle: dict | None) -> None:
                 faulthandler.cancel_dump_traceback_later()
             except (RuntimeError, AttributeError):
                 pass
+
+
+def disarm_current() -> None:
+    """Disarm the deadline armed last, whatever armed it."""
+    with _lock:
+        handle = _current
+    disarm(handle)

@@ -39,6 +39,9 @@ def _fallback(rep) -> None:
     sys.stdout.write(json_render.render(rep))
 
 
+REPORT_S = 120.0
+
+
 def run(args) -> int:
     if all_envs.wanted(args):
         if getattr(args, "from_json", None) is not None:
@@ -48,7 +51,10 @@ def run(args) -> int:
     snap = _args.snapshot(args)
     if snap is None:
         return 2
+    from torch_envcheck._util import watchdog  # noqa: PLC0415
     from torch_envcheck.doctor import report  # noqa: PLC0415
+    # Pure functions over a bounded snapshot: seconds; the exit gets its own deadline after this.
+    watchdog.arm(REPORT_S, "building and writing the report")
 
     rep = report(snap)
     try:

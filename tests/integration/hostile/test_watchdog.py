@@ -57,6 +57,35 @@ def test_a_hung_probe_phase_ends_with_one_line_naming_it():
     assert "Traceback" not in proc.stderr.split("did not finish")[0]
 
 
+def test_a_hung_report_phase_ends_with_one_line_naming_it(tmp_path):
+    snap = tmp_path / "snap.json"
+    proc, _ = _run(f"""
+        import sys
+        from torch_envcheck import cli
+        from torch_envcheck.commands import doctor as cmd
+        from torch_envcheck.doctor import report
+        cmd.REPORT_S = 0.5
+        report.build = lambda snapshot: __import__("time").sleep(3600)
+        sys.argv = ["torch-envcheck", "--from-json", {str(REPO + "/tests/snapshots/devbox_probed_cuda_ext_built.json")!r}]
+        sys.exit(cli.script())
+    """)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert "gave up after 0.5 s: building and writing the report did not finish" in proc.stderr
+
+
+def test_a_hung_start_ends_with_one_line_naming_it():
+    proc, seconds = _run("""
+        import sys, time
+        from torch_envcheck import cli
+        cli.START_S = 0.5
+        cli.parse = lambda argv: time.sleep(3600)   # as if an import or the parser never came back
+        sys.argv = ["torch-envcheck", "--json"]
+        sys.exit(cli.script())
+    """)
+    assert seconds < 30 and proc.returncode == 2, proc.stderr[-2000:]
+    assert "gave up after 0.5 s: starting" in proc.stderr
+
+
 def test_work_finished_in_time_disarms_the_deadline():
     proc, seconds = _run("""
         import time
