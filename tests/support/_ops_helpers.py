@@ -3,12 +3,28 @@
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 
 import pytest
 import torch
 
 EPS32 = 2.0 ** -24
 INF, NAN = float("inf"), float("nan")
+
+
+def run_child_python(argv: list[str], env: dict, timeout: float) -> subprocess.CompletedProcess:
+    """`python ARGV...` in a child that imports the same torch_envcheck as this process (an installed
+    copy in CI, the checkout here), and so loads the same _C: its folder first on PYTHONPATH, and the
+    tests' support folder as the working directory, since `python -c` puts the working directory
+    first on sys.path and from the repo root that would be the checkout's copy."""
+    import torch_envcheck
+    from paths import SUPPORT as tests_dir
+    pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(torch_envcheck.__file__)))
+    env = dict(env, PYTHONPATH=os.pathsep.join([pkg_parent] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    return subprocess.run([sys.executable] + list(argv), env=env, capture_output=True, text=True, timeout=timeout,
+                          cwd=tests_dir)
 
 
 def load_ops():

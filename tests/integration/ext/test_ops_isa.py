@@ -7,11 +7,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
-from _ops_helpers import load_ops
+from _ops_helpers import load_ops, run_child_python
 
 SCRIPT = r"""
 import json, math, sys
@@ -106,15 +105,8 @@ def _run_forced(isa_info, variant, extra_env=None, script=SCRIPT, expect_failure
     env = dict(os.environ, ATEN_CPU_CAPABILITY=variant, TORCH_ENVCHECK_AUTOBUILD="0")
     env.pop("TORCH_ENVCHECK_SGEMM_BLOCKING", None)
     env.update(extra_env or {})
-    # The subprocess must import the same torch_envcheck (installed or checkout) and so the same _C.
-    import torch_envcheck
-    pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(torch_envcheck.__file__)))
-    env["PYTHONPATH"] = os.pathsep.join([pkg_parent] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     from paths import SUPPORT as tests_dir
-    # cwd=tests_dir: `python -c` puts the working directory first on sys.path, and from the repo root
-    # that would be the checkout's torch_envcheck, not the installed one this process uses.
-    proc = subprocess.run([sys.executable, "-c", script, tests_dir], env=env, capture_output=True, text=True,
-                          timeout=300, cwd=tests_dir)
+    proc = run_child_python(["-c", script, tests_dir], env, timeout=300)
     if expect_failure:
         assert proc.returncode != 0, proc.stdout[-2000:]
         return proc.stderr

@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
-from _ops_helpers import load_ops
+from _ops_helpers import load_ops, run_child_python
 
 SCRIPT = r"""
 import json, math, sys
@@ -91,12 +89,8 @@ def test_long_rows_and_streamed_outputs_are_right(isa_info, variant):
         pytest.skip(f"this CPU does not support {want}")
     env = dict(os.environ, ATEN_CPU_CAPABILITY=variant, TORCH_ENVCHECK_AUTOBUILD="0",
                TORCH_ENVCHECK_STREAM_MIN_BYTES="4096")
-    import torch_envcheck
-    pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(torch_envcheck.__file__)))
-    env["PYTHONPATH"] = os.pathsep.join([pkg_parent] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     from paths import SUPPORT as tests_dir
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, tests_dir], env=env, capture_output=True, text=True,
-                          timeout=300, cwd=tests_dir)
+    proc = run_child_python(["-c", SCRIPT, tests_dir], env, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     res = json.loads(proc.stdout.strip().splitlines()[-1])
     assert res["isa"]["selected"] == want, res["isa"]
@@ -109,13 +103,6 @@ def test_bad_stream_threshold_is_one_clear_error():
     script = ("import torch; from torch_envcheck.ext import ops; E = ops.load()\n"
               "try:\n    E.softmax(torch.ones(4, 4))\nexcept RuntimeError as e:\n    print(str(e).splitlines()[0])")
     env = dict(os.environ, TORCH_ENVCHECK_AUTOBUILD="0", TORCH_ENVCHECK_STREAM_MIN_BYTES="lots")
-    # The child imports the package this process loaded the extension for (an installed copy in CI,
-    # the checkout here), never the checkout its current folder would put first.
-    import torch_envcheck
-    pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(torch_envcheck.__file__)))
-    env["PYTHONPATH"] = os.pathsep.join([pkg_parent] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
-    from paths import SUPPORT as tests_dir
-    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120,
-                          cwd=tests_dir)
+    proc = run_child_python(["-c", script], env, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "TORCH_ENVCHECK_STREAM_MIN_BYTES must be a byte count" in proc.stdout and "'lots'" in proc.stdout
