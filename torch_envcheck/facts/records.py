@@ -69,7 +69,7 @@ def _read(cls, name, spec, value):
 def plain(value):
     """A record, a list (or tuple) of records, or anything else, as JSON values: what a finding's
     details show of a fact (None stays None)."""
-    if isinstance(value, (Record, ExtDevice)):
+    if isinstance(value, (Record, ExtDevice, Verdict)):
         return value.to_dict()
     if isinstance(value, (tuple, list)):
         return [plain(v) for v in value]
@@ -309,5 +309,166 @@ class ExtDevice:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
+# ---------------------------------------------------------------- recorded lists, reshaped
+
+# Records of recorded objects that the accessor reshapes (a declared field dropped, a value
+# normalised): their fields are some of those contract.py declares at PATH, in its order
+# (tests/unit/contract/test_facts_accessors.py keeps them so).
+
+@dataclass(frozen=True)
+class LibraryFile(Record):
+    """A CUDA/cuDNN library in a folder of the search path; kind is lower case."""
+    PATH: ClassVar[str] = "libraries.entries.libs"
+    file: str | None = None
+    kind: str | None = None              # cudart, cudnn, cublas, nvjitlink, ... (lower case)
+    version: str | None = None           # from the file name
+
+
+@dataclass(frozen=True)
+class LibraryFolder(Record):
+    """A folder of the search path holding CUDA/cuDNN libraries (each folder has a name)."""
+    PATH: ClassVar[str] = "libraries.entries"
+    NESTED: ClassVar[dict] = {"libs": LibraryFile}
+    dir: str | None = None
+    libs: tuple[LibraryFile, ...] | None = None
+
+
+@dataclass(frozen=True)
+class LibcudaEntry(Record):
+    """Where the loader finds libcuda.so.1 (64-bit entries only); source is "?" when not recorded."""
+    PATH: ClassVar[str] = "system.libcuda"
+    path: str | None = None
+    source: str | None = None            # LD_LIBRARY_PATH or ld.so.cache
+
+
+@dataclass(frozen=True)
+class Shm(Record):
+    """/dev/shm (statvfs), its path "/dev/shm" when not recorded."""
+    PATH: ClassVar[str] = "system.shm"
+    path: str | None = None
+    total_bytes: int | None = None
+    free_bytes: int | None = None
+
+
+# ---------------------------------------------------------------- verdicts the facts layer derives
+
+class Verdict:
+    """A result the facts layer computes from several facts (no recorded object behind it), read by
+    attribute like a record.  FROM names the contract paths it is judged from (kept declared by
+    tests/unit/contract/test_facts_accessors.py); to_dict() gives a finding's details its fields in
+    order, nested records and tuples as JSON values."""
+    FROM: ClassVar[tuple]
+
+    def to_dict(self) -> dict:
+        return {f.name: plain(getattr(self, f.name)) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class Request(Verdict):
+    """What --framework/--shell asked for (the snapshot's "request"), its declared fields only."""
+    FROM: ClassVar[tuple] = ("request.frameworks", "request.shell")
+    frameworks: tuple[str, ...] = ()
+    shell: str | None = None
+
+
+@dataclass(frozen=True)
+class OldestBuild(Verdict):
+    """The torch build of the knowledge tables that needs the lowest driver, when this driver is older."""
+    FROM: ClassVar[tuple] = ("driver.version", "platform.system")
+    driver: str | None = None            # the driver it needs
+    cuda: str | None = None
+    torch: str | None = None
+    tag: str | None = None
+
+    @classmethod
+    def of_row(cls, row: dict) -> "OldestBuild":
+        return cls(**{f.name: row.get(f.name) for f in fields(cls)})
+
+
+@dataclass(frozen=True)
+class ContainerWithoutGpu(Verdict):
+    """A container started without a GPU (NVIDIA_VISIBLE_DEVICES void, none or empty)."""
+    FROM: ClassVar[tuple] = ("env", "platform.container", "torch.cuda_available", "torch.device_count",
+                             "driver.gpus")
+    value: str = ""                      # NVIDIA_VISIBLE_DEVICES as set
+    meaning: str = ""                    # what the NVIDIA Container Toolkit does with it
+    container: str | None = None         # docker, podman, kubernetes, ...
+
+
+@dataclass(frozen=True)
+class CudaVisibleDevices(Verdict):
+    """CUDA_VISIBLE_DEVICES read as CUDA reads it, against the driver's GPUs."""
+    FROM: ClassVar[tuple] = ("env", "driver.gpus", "driver.present")
+    raw: str = ""
+    n: int | None = None                 # the driver's GPU count, None when unknown
+    empty: bool = False
+    valid: tuple[str, ...] = ()          # the entries before the first invalid one
+    invalid: str | None = None           # that entry
+
+
+@dataclass(frozen=True)
+class VisibleDeviceEntry(Verdict):
+    """An entry of CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES judged against the driver's GPUs."""
+    FROM: ClassVar[tuple] = ("env", "driver.gpus", "driver.gpus.mig_devices")
+    entry: str = ""
+    kind: str = ""                       # index, gpu-uuid, mig-uuid, mig-index, word, other
+    exists: bool | None = None
+
+
+@dataclass(frozen=True)
+class LibraryOnPath(Verdict):
+    """A CUDA/cuDNN library of the search path beside torch's own copy of it."""
+    FROM: ClassVar[tuple] = ("libraries.entries", "packages.nvidia", "torch.cudnn", "torch.cuda")
+    dir: str | None = None
+    file: str | None = None
+    kind: str | None = None
+    version: str | None = None
+    torch_has: str | None = None         # 'X.Y' of torch's copy, None when unknown
+    older: bool = False                  # older than torch's copy
+
+
+@dataclass(frozen=True)
+class ImportBreaker(Verdict):
+    """`import torch` fails on a library error while the search path holds CUDA libraries."""
+    FROM: ClassVar[tuple] = ("torch.importable", "torch.import_error", "libraries.entries",
+                             "libraries.search_path_var")
+    error: str = ""
+    var: str = ""                        # LD_LIBRARY_PATH, DYLD_LIBRARY_PATH or PATH
+    suspects: tuple[LibraryOnPath, ...] = ()
+    needs: tuple | None = None           # (kind, (major, minor)) the failing symbol needs
+    dirs: tuple[str, ...] = ()           # the suspects' folders, in order
+
+
+@dataclass(frozen=True)
+class WslLinuxDriver(Verdict):
+    """WSL 2 with a Linux NVIDIA driver inside it."""
+    FROM: ClassVar[tuple] = ("platform.wsl", "system.driver_packages", "system.libcuda", "extension")
+    packages: tuple[DriverPackage, ...] = ()
+    libcuda: str | None = None           # the libcuda the loader takes, None when it takes WSL's
+    wsl_lib: bool = False                # WSL's libcuda is there at all
+
+
+@dataclass(frozen=True)
+class TorchShadowed(Verdict):
+    """torch imported from outside this environment while the environment has its own."""
+    FROM: ClassVar[tuple] = ("torch.file", "platform.python.prefix", "torch.copies", "platform.python.user_site",
+                             "env")
+    imported_from: str = ""
+    by: str = ""                         # user site, PYTHONPATH, another folder on sys.path
+    shadowed: tuple[TorchCopy, ...] = ()  # the environment's own copies
+    imported: TorchCopy | None = None    # the copy imported, when listed
+
+
+@dataclass(frozen=True)
+class LibraryListing(Verdict):
+    """A folder the libraries probe recorded, and how many libraries it lists there."""
+    FROM: ClassVar[tuple] = ("libraries.entries",)
+    dir: str | None = None
+    files: int = 0
+
+
 RECORDS = (Jetson, ImportProcess, Mps, Xpu, TorchDevice, TorchCopy, MigDevice, DriverGpu, PciGpu, DkmsBuild,
-           DriverPackage, OtherGpu, RequiresDist, NvccCandidate, CudaHomeVar, HostCompiler, Ninja, Msvc)
+           DriverPackage, OtherGpu, RequiresDist, NvccCandidate, CudaHomeVar, HostCompiler, Ninja, Msvc, Shm)
+RESHAPED = (LibraryFile, LibraryFolder, LibcudaEntry)
+VERDICTS = (Request, OldestBuild, ContainerWithoutGpu, CudaVisibleDevices, VisibleDeviceEntry, LibraryOnPath,
+            ImportBreaker, WslLinuxDriver, TorchShadowed, LibraryListing)

@@ -316,15 +316,15 @@ def windows_path_cuda_dirs(s) -> list[dict]:
         return []
     out = []
     for i, e in enumerate(F.library_entries(s)[:MAX_ITEMS]):
-        rt = [lib for lib in e["libs"] if lib["kind"] == "cudart"]
-        dnn = [lib for lib in e["libs"] if lib["kind"] == "cudnn"]
+        rt = [lib for lib in e.libs if lib.kind == "cudart"]
+        dnn = [lib for lib in e.libs if lib.kind == "cudnn"]
         if not rt and not dnn:
             continue
-        m = _TOOLKIT_DIR.search(e["dir"])
-        cuda = m.group(1) if m else (rt[0]["version"] if rt else None)
-        out.append({"position": i, "dir": e["dir"], "cuda": cuda,
-                    "cudnn": dnn[0]["version"] if dnn else None,
-                    "files": [lib["file"] for lib in rt + dnn if lib["file"]][:6]})
+        m = _TOOLKIT_DIR.search(e.dir)
+        cuda = m.group(1) if m else (rt[0].version if rt else None)
+        out.append({"position": i, "dir": e.dir, "cuda": cuda,
+                    "cudnn": dnn[0].version if dnn else None,
+                    "files": [lib.file for lib in rt + dnn if lib.file][:6]})
     return out
 
 

@@ -77,7 +77,8 @@ def raw_reads(source: str) -> list[str]:
 # ---------------------------------------------------------------- digging into a typed accessor's result
 
 CORE = os.path.join(PACKAGE, "facts", "core.py")
-RECORD_TYPES = frozenset(c.__name__ for c in records.RECORDS) | {"ExtDevice", "ExtStatus"}
+RECORD_TYPES = frozenset(c.__name__ for c in records.RECORDS + records.RESHAPED + records.VERDICTS) | {
+    "ExtDevice", "ExtStatus"}
 KEY_READS = frozenset(("get", "setdefault", "pop", "items", "keys", "values"))
 
 
@@ -230,7 +231,9 @@ def test_the_accessors_that_once_handed_out_dicts_are_typed():
     assert {"nvcc_in_use", "nvcc_candidates", "host_compiler", "ninja", "msvc", "cuda_home", "mps", "xpu",
             "import_process", "gpus", "machine_gpus", "torch_devices", "driver_gpus", "mig_gpus", "requires_dist",
             "ext_devices", "ext_status", "jetson", "pci_gpus", "other_gpus", "dkms_builds", "driver_packages",
-            "torch_copies"} <= TYPED
+            "torch_copies", "request", "oldest_build_beyond_driver", "container_without_gpu", "cuda_visible_devices",
+            "import_broken_by_search_path", "wsl_linux_driver", "torch_shadowed", "visible_device_entries",
+            "library_listing", "shm", "library_entries", "libcuda_resolution"} <= TYPED
 
 
 def test_every_checked_room_exists():
@@ -280,6 +283,10 @@ DUG = [
     'return {k: v for k, v in F.ninja(s).to_dict().items()}',
     'return F.ext_devices(s)[0]["kernel_image"]',
     'return (x := F.xpu(s)) and x["available"]',
+    'return F.cuda_visible_devices(s)["raw"]',
+    'for e in F.library_entries(s):\n        print([l["kind"] for l in e.libs], e["dir"])',
+    'b = F.import_broken_by_search_path(s)\n    return b["suspects"][0]',
+    'return F.torch_shadowed(s).get("by")',
 ]
 
 
@@ -292,7 +299,8 @@ def test_the_dig_check_catches_a_planted_dig(code):
     'return F.nvcc_in_use(s).version',
     'return [g.capability for g in F.gpus(s)]',
     'nv = F.nvcc_in_use(s)\n    return {"nvcc": nv.to_dict() if nv else None}',
-    'return F.cuda_visible_devices(s)["raw"]',        # a derived verdict, not a record
+    'return F.cuda_visible_devices(s).raw',
+    'return F.probe_errors(s)["gpu"]',                 # an open map (name -> value), read by name
     'g = {"name": "x"}\n    return g["name"]',        # another `g`, in a function of its own
     'return T.gpus(s)[0].get("name")',                 # TensorFlow's facts, not facts/core.py
 ])
