@@ -7,6 +7,7 @@ from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
 from torch_envcheck.advice import pip_commands as P
 from torch_envcheck.advice import recommend as A
+from torch_envcheck.advice import system_commands as SYS
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.facts import core as F
 from torch_envcheck.knowledge import freshness
@@ -84,7 +85,7 @@ def driver_missing(s) -> list[dict]:
         else:
             expl += f" To use the GPU, {gpu_side}, then check with `nvidia-smi`."
             ubuntu = "ubuntu" in (F.os_pretty(s) or "").lower()
-            fix = ("sudo ubuntu-drivers install   # Ubuntu's recommended NVIDIA driver; reboot, then:\nnvidia-smi"
+            fix = (SYS.ubuntu_drivers_install() + "   # Ubuntu's recommended NVIDIA driver; reboot, then:\nnvidia-smi"
                    if ubuntu else f"# install the NVIDIA driver {need_txt} (your distribution's package or "
                    "https://www.nvidia.com/Download/index.aspx), reboot, then:\nnvidia-smi")
         return [finding("TE301", "failure", msg, expl + errors_txt, fix, details, hides=_NO_DRIVER_HIDES)]
@@ -203,7 +204,7 @@ def _driver_upgrade_fix(s, need_txt: str) -> str:
                 "reboot Windows, then:\nnvidia-smi")
     ubuntu = "ubuntu" in (F.os_pretty(s) or "").lower()
     if ubuntu:
-        return "sudo ubuntu-drivers install   # the newest recommended NVIDIA driver; reboot, then:\nnvidia-smi"
+        return SYS.ubuntu_drivers_install() + "   # the newest recommended NVIDIA driver; reboot, then:\nnvidia-smi"
     return (f"# install the NVIDIA driver {need_txt} (your distribution's package or "
             "https://www.nvidia.com/Download/index.aspx), reboot, then:\nnvidia-smi")
 
@@ -409,22 +410,6 @@ _MOK_KEY = {"ubuntu": "/var/lib/shim-signed/mok/MOK.der", "debian": "/var/lib/dk
 NVIDIA_NOUVEAU_DOC = "https://docs.nvidia.com/cuda/archive/12.2.0/cuda-installation-guide-linux/#disabling-nouveau"
 
 
-def _headers_fix(s, release: str | None) -> str:
-    rel = release or "$(uname -r)"
-    family = F.distro_family(s)
-    if family == "debian":
-        return f"sudo apt-get install linux-headers-{rel} && sudo dkms autoinstall -k {rel}"
-    if family == "fedora":
-        return f"sudo dnf install kernel-devel-{rel} && sudo akmods --force --kernels {rel}"
-    if family == "rhel":
-        return f"sudo dnf install kernel-devel-{rel} kernel-headers-{rel} && sudo dkms autoinstall -k {rel}"
-    if family == "suse":
-        return f"sudo zypper install kernel-default-devel && sudo dkms autoinstall -k {rel}"
-    if family == "arch":
-        return f"sudo pacman -S --needed linux-headers && sudo dkms autoinstall -k {rel}"
-    return f"# install the kernel headers for {rel} with your package manager, then:\nsudo dkms autoinstall -k {rel}"
-
-
 def _mok_key(s) -> str | None:
     if "ubuntu" in (F.os_pretty(s) or "").lower():
         return _MOK_KEY["ubuntu"]
@@ -512,7 +497,7 @@ def kernel_module_missing(s) -> list[dict]:
         expl = ("After a kernel update DKMS rebuilds the nvidia module for the new kernel only when that kernel's "
                 "headers are installed; without them the new kernel boots with no nvidia module and CUDA finds no "
                 "driver. Install the headers of the running kernel and let DKMS build the module for it.")
-        fix = _headers_fix(s, release) + "\n" + check
+        fix = SYS.kernel_headers_rebuild(s, release) + "\n" + check
         return [finding("TE313", "failure", msg, expl + host, fix, details, hides=["TE301", "TE303"])]
     msg = f"the NVIDIA user-space driver is installed ({evidence}) but the nvidia kernel module is not loaded"
     expl = ("CUDA talks to the GPU through the nvidia kernel module, which is not in /proc/modules. Neither nouveau, "
@@ -523,9 +508,6 @@ def kernel_module_missing(s) -> list[dict]:
 
 
 # ---------------------------------------------------------------- WSL 2: the Windows driver, not a Linux one
-
-_REMOVE = {"dpkg": "sudo apt-get remove --purge", "rpm": "sudo dnf remove", "pacman": "sudo pacman -Rns"}
-
 
 def wsl_linux_driver(s) -> list[dict]:
     """WSL 2 reaches the GPU through the Windows driver's libraries in /usr/lib/wsl/lib; a Linux NVIDIA
@@ -540,7 +522,7 @@ def wsl_linux_driver(s) -> list[dict]:
         by_manager.setdefault(p.manager or "dpkg", []).append(p.name)
     lines = []
     for manager, names in by_manager.items():
-        lines.append(f"{_REMOVE.get(manager, 'sudo apt-get remove --purge')} {' '.join(sorted(set(names)))}")
+        lines.append(SYS.remove_packages(manager, names))
     shadow = hit.libcuda
     via_path = next((e for e in F.libcuda_resolution(s) or () if e.path == shadow
                      and e.source == "LD_LIBRARY_PATH"), None)

@@ -14,6 +14,7 @@ from torch_envcheck.advice import conda as AC
 from torch_envcheck.advice import frameworks as FW
 from torch_envcheck.advice import pip_commands as P
 from torch_envcheck.advice import recommend as A
+from torch_envcheck.advice import system_commands as SYS
 from torch_envcheck.advice.platform import Platform
 from torch_envcheck.knowledge import windows_dlls as WD
 from torch_envcheck.doctor.finding import finding
@@ -166,7 +167,7 @@ def not_importable(s) -> list[dict]:
                          "exactly this error. This is TensorFlow's import, not torch's. If it persists after the "
                          "runtime is installed: a 32-bit Python, a CPU without AVX, or a broken install (reinstall "
                          "TensorFlow, last line below).",
-                         "winget install --id Microsoft.VCRedist.2015+.x64 -e\n"
+                         SYS.winget_install(s, "Microsoft.VCRedist.2015+.x64") + "\n"
                          f"# or run the installer from {VC_REDIST_URL}, then open a new terminal and check:\n"
                          "torch-envcheck\n# if it still fails:\n"
                          + A.pip_command(s, "install", "--force-reinstall", A.pinned(T.tf_distribution(s), T.tf_version(s))),
