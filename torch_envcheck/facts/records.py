@@ -309,6 +309,78 @@ class ExtDevice:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
+# ---------------------------------------------------------------- conda (facts/conda.py)
+
+@dataclass(frozen=True)
+class CondaPackage(Record):
+    """A CUDA-relevant conda package's record (conda-meta/*.json)."""
+    PATH: ClassVar[str] = "conda.packages"
+    name: str | None = None
+    version: str | None = None
+    build: str | None = None             # py3.11_cuda12.1_cudnn8.9.2_0, cpu_mkl_py311h..._100
+    build_number: int | None = None
+    channel: str | None = None           # pytorch, nvidia, conda-forge, pkgs/main
+    channel_url: str | None = None
+    subdir: str | None = None
+    depends: tuple[str, ...] | None = None
+    constrains: tuple[str, ...] | None = None
+    requested_spec: str | None = None
+    features: str | None = None
+    file: str | None = None
+    runtime_files: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class CondaRequest(Record):
+    """A spec the user asked conda for (conda-meta/history), with what is installed."""
+    PATH: ClassVar[str] = "conda.requested"
+    name: str | None = None
+    spec: str | None = None
+    version: str | None = None           # None: not installed
+    build: str | None = None
+
+
+@dataclass(frozen=True)
+class PipDist(Record):
+    """A distribution in a conda env's site-packages that conda did not install."""
+    PATH: ClassVar[str] = "conda.pip"
+    name: str | None = None              # normalised
+    version: str | None = None
+    installer: str | None = None         # pip, uv, ...
+    dist_info: str | None = None
+    runtime_files: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class CondaSearchPathEntry(Record):
+    """Windows: a PATH entry that is the conda env's Library\\bin or holds a CUDA runtime."""
+    PATH: ClassVar[str] = "conda.search_path"
+    index: int | None = None             # position in PATH
+    dir: str | None = None
+    kind: str | None = None              # env-library-bin or cuda
+    cuda_version: str | None = None
+
+
+# ---------------------------------------------------------------- TensorFlow (facts/tensorflow.py)
+
+@dataclass(frozen=True)
+class TfGpu(Record):
+    """A GPU TensorFlow lists (tf.config.list_physical_devices('GPU'))."""
+    PATH: ClassVar[str] = "tensorflow.gpus"
+    name: str | None = None              # /physical_device:GPU:0
+    device_type: str | None = None
+    device_name: str | None = None       # the GPU's name
+    capability: str | None = None        # 'X.Y'
+
+
+@dataclass(frozen=True)
+class OwnedFile(Record):
+    """A file two distributions both install (an example of a pair's)."""
+    PATH: ClassVar[str] = "file_owners.pairs.examples"
+    path: str | None = None              # relative to site-packages
+    same_content: bool | None = None
+
+
 # ---------------------------------------------------------------- recorded lists, reshaped
 
 # Records of recorded objects that the accessor reshapes (a declared field dropped, a value
@@ -460,6 +532,101 @@ class TorchShadowed(Verdict):
 
 
 @dataclass(frozen=True)
+class PytorchFlavour(Verdict):
+    """What kind of build conda's pytorch is, from its build string, pytorch-mutex or cpuonly."""
+    FROM: ClassVar[tuple] = ("conda.packages",)
+    kind: str | None = None              # cpu, cuda, None: not told
+    cuda: str | None = None              # '12.1'
+    cudnn: str | None = None
+    why: str = ""                        # the evidence: "build py3.11_cpu_0", "pytorch-mutex cpu", ...
+
+
+@dataclass(frozen=True)
+class TfTestedBuild(Verdict):
+    """TensorFlow's tested build configuration of a release on an OS (knowledge: tensorflow_builds.json)."""
+    FROM: ClassVar[tuple] = ("tensorflow.version", "platform.system", "platform.wsl")
+    tensorflow: str | None = None
+    os: str | None = None                # linux, windows, macos
+    python_min: str | None = None
+    python_max: str | None = None
+    cuda: str | None = None              # None: no GPU build
+    cudnn: str | None = None
+    unverified: bool | None = None       # the table row is marked unverified
+    source_url: str | None = None        # where the table comes from
+
+    @classmethod
+    def of_row(cls, row: dict) -> "TfTestedBuild":
+        src = row.get("source_ref")
+        url = src.get("url") if isinstance(src, dict) else None
+        return cls(*(row.get(k) for k in ("tensorflow", "os", "python_min", "python_max", "cuda", "cudnn")),
+                   unverified=row.get("unverified"), source_url=url if isinstance(url, str) else None)
+
+
+@dataclass(frozen=True)
+class DlopenFailure(Verdict):
+    """A library TensorFlow logged it could not load, decoded (knowledge.tensorflow.describe_library)."""
+    FROM: ClassVar[tuple] = ("tensorflow.log.dlopen_failures",)
+    file: str | None = None
+    kind: str | None = None              # cudart, cudnn, cublas, tensorrt, ...
+    version: str | None = None
+    text: str | None = None              # what it is, in words
+    note: str | None = None
+    dlerror: str | None = None           # the loader's message
+
+
+@dataclass(frozen=True)
+class AndCudaWheel(Verdict):
+    """An nvidia-* wheel of TensorFlow's and-cuda extra, against what is installed."""
+    FROM: ClassVar[tuple] = ("tensorflow.and_cuda",)
+    name: str = ""
+    specifier: str = ""
+    installed: str | None = None         # the installed version, None when absent
+    satisfied: bool | None = False       # None: unknown
+
+
+@dataclass(frozen=True)
+class DependencyRequirement(Verdict):
+    """What one framework distribution requires of numpy or protobuf ('' when not recorded)."""
+    FROM: ClassVar[tuple] = ("tensorflow.requires",)
+    framework: str = ""
+    distribution: str = ""
+    version: str = ""
+    specifier: str = ""                  # '' = any
+    applies: bool | None = None          # its environment marker holds here
+
+
+@dataclass(frozen=True)
+class OwnerPair(Verdict):
+    """Two distributions that install the same files."""
+    FROM: ClassVar[tuple] = ("file_owners.pairs",)
+    distributions: tuple[str, ...] = ()  # the two, as name==version
+    files: int = 0
+    differing: int = 0                   # of those, with different content
+    examples: tuple[OwnedFile, ...] = ()
+
+
+@dataclass(frozen=True)
+class OwnersSummary(Verdict):
+    """The file_owners probe's counts."""
+    FROM: ClassVar[tuple] = ("file_owners.distributions", "file_owners.pairs_total", "file_owners.shared_files_identical")
+    distributions: int | None = None
+    pairs_total: int | None = None
+    identical: int | None = None
+    present: bool = False                # the probe's facts are there
+
+
+@dataclass(frozen=True)
+class WindowsCudaDir(Verdict):
+    """Native Windows: a PATH folder holding a CUDA runtime or cuDNN DLL."""
+    FROM: ClassVar[tuple] = ("libraries.entries", "libraries.search_path_var")
+    position: int = 0                    # among the search path's CUDA folders
+    dir: str = ""
+    cuda: str | None = None              # from the toolkit folder's name, else the DLL's
+    cudnn: str | None = None
+    files: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class LibraryListing(Verdict):
     """A folder the libraries probe recorded, and how many libraries it lists there."""
     FROM: ClassVar[tuple] = ("libraries.entries",)
@@ -468,7 +635,9 @@ class LibraryListing(Verdict):
 
 
 RECORDS = (Jetson, ImportProcess, Mps, Xpu, TorchDevice, TorchCopy, MigDevice, DriverGpu, PciGpu, DkmsBuild,
-           DriverPackage, OtherGpu, RequiresDist, NvccCandidate, CudaHomeVar, HostCompiler, Ninja, Msvc, Shm)
+           DriverPackage, OtherGpu, RequiresDist, NvccCandidate, CudaHomeVar, HostCompiler, Ninja, Msvc, Shm,
+           CondaPackage, CondaRequest, PipDist, CondaSearchPathEntry, TfGpu, OwnedFile)
 RESHAPED = (LibraryFile, LibraryFolder, LibcudaEntry)
 VERDICTS = (Request, OldestBuild, ContainerWithoutGpu, CudaVisibleDevices, VisibleDeviceEntry, LibraryOnPath,
-            ImportBreaker, WslLinuxDriver, TorchShadowed, LibraryListing)
+            ImportBreaker, WslLinuxDriver, TorchShadowed, LibraryListing, PytorchFlavour, TfTestedBuild, DlopenFailure,
+            AndCudaWheel, DependencyRequirement, OwnerPair, OwnersSummary, WindowsCudaDir)

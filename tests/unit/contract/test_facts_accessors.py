@@ -30,9 +30,12 @@ from collections.abc import Mapping
 import pytest
 
 from paths import REPO
+from torch_envcheck.facts import conda as C
 from torch_envcheck.facts import contract
 from torch_envcheck.facts import core as F
+from torch_envcheck.facts import frameworks as H
 from torch_envcheck.facts import records as R
+from torch_envcheck.facts import tensorflow as T
 
 CORE = os.path.join(REPO, "torch_envcheck", "facts", "core.py")
 GUARD_KIND = {"text": contract.STR, "_bool": contract.BOOL, "_int": contract.INT,
@@ -269,30 +272,45 @@ def test_the_typed_accessors_read_a_snapshot():
         assert accessor({}) is None and accessor(None) is None
 
 
-# The functions of facts/core.py that hand out a dict: primitives and whole-snapshot views, never a
-# fact to read a field of.
+MODULES = {"core": F, "conda": C, "tensorflow": T, "frameworks": H}
+# The functions of the facts modules that hand out a dict: primitives and whole-section views (which
+# test_facts_only.py keeps inside the facts layer), never a fact to read a field of.
 DICT_ACCESSORS = {
-    "as_dict": "primitive", "dig": "primitive", "section": "a whole section, shown by --verbose",
-    "stable_key": "the whole snapshot, compared as a key",
-    "ext_gencode": "build_info.cuda.gencode as recorded, put into a finding's details (shown, never judged)",
+    "core.as_dict": "primitive", "core.dig": "primitive", "core.section": "a whole section, shown by --verbose",
+    "core.stable_key": "the whole snapshot, compared as a key",
+    "core.ext_gencode": "build_info.cuda.gencode as recorded, put into a finding's details (shown, never judged)",
+    "conda.conda": "the conda section, read by conda.py's accessors only",
+    "tensorflow.tf": "the tensorflow section, read by tensorflow.py's accessors only",
+    "tensorflow.child": "tensorflow.child, read by tensorflow.py's accessors only",
+    "tensorflow.log": "tensorflow.log, read by tensorflow.py's accessors only",
+    "tensorflow.file_owners": "the file_owners section, read by tensorflow.py's accessors only",
+    "tensorflow.build_info": "tf.sysconfig.get_build_info() as recorded: read by tensorflow.py's accessors, shown "
+                             "whole in a finding's details (never judged there)",
 }
-UNANNOTATED_VIEWS = {"dig", "section", "ext_gencode"}
+UNANNOTATED_VIEWS = {"core.dig", "core.section", "core.ext_gencode"}
 # ExtStatus's free-form objects, as contract.py declares them (read through stale_path / stale_reason)
 FREE_FORM = {"meta", "stale_aot"}
-# Open maps, name -> value with no fields to dig for: read-only (types.MappingProxyType), plain values.
+# Open maps, name -> value with no fields to dig for: read-only (types.MappingProxyType), plain values
+# or records.
 OPEN_MAPS = {
-    "probe_errors": "probe name -> the error it raised", "probe_seconds": "probe name -> seconds",
-    "installed_versions": "distribution -> version (None: recorded as not installed)",
-    "nvidia_packages": "nvidia-* wheel -> version",
+    "core.probe_errors": "probe name -> the error it raised", "core.probe_seconds": "probe name -> seconds",
+    "core.installed_versions": "distribution -> version (None: recorded as not installed)",
+    "core.nvidia_packages": "nvidia-* wheel -> version",
+    "conda.packages": "package name -> its record (CondaPackage)",
+    "conda.requested": "package name -> what was asked for (CondaRequest)",
+    "tensorflow.tf_distributions": "TensorFlow/Keras distribution -> version",
 }
 
 
 def _annotated(*words) -> set:
-    with open(CORE, encoding="utf-8") as fh:
-        tree = ast.parse(fh.read())
-    return {node.name for node in tree.body
-            if isinstance(node, ast.FunctionDef) and not node.name.startswith("_") and node.returns is not None
-            and any(w in ast.unparse(node.returns) for w in words)}
+    out = set()
+    for mod, module in MODULES.items():
+        with open(module.__file__, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+        out |= {f"{mod}.{node.name}" for node in tree.body
+                if isinstance(node, ast.FunctionDef) and not node.name.startswith("_") and node.returns is not None
+                and any(w in ast.unparse(node.returns) for w in words)}
+    return out
 
 
 def test_every_accessor_handing_out_a_dict_is_named():
@@ -323,14 +341,16 @@ def _dicts_in(value, depth=0) -> bool:
 
 
 def _one_snapshot_accessors():
-    """The public functions of facts/core.py that take the snapshot alone."""
+    """The public functions of the facts modules that take the snapshot alone, as 'module.name'."""
     out = []
-    for name, fn in sorted(_functions().items()):
-        if name.startswith("_") or name in DICT_ACCESSORS:
-            continue
-        params = list(inspect.signature(getattr(F, name)).parameters.values())
-        if len(params) == 1 and params[0].name in ("s", "snap", "snapshot"):
-            out.append(name)
+    for mod, module in MODULES.items():
+        for name, fn in sorted(vars(module).items()):
+            if (name.startswith("_") or f"{mod}.{name}" in DICT_ACCESSORS or not inspect.isfunction(fn)
+                    or fn.__module__ != module.__name__):
+                continue
+            params = list(inspect.signature(fn).parameters.values())
+            if len(params) == 1 and params[0].name in ("s", "snap", "snapshot"):
+                out.append(f"{mod}.{name}")
     return out
 
 
@@ -338,20 +358,23 @@ def test_no_accessor_returns_a_dict_for_any_recorded_snapshot():
     """What every one-argument accessor returns, over every recorded snapshot: no dict anywhere in it
     (ExtStatus's free-form objects aside), an open map read-only with plain values."""
     names = _one_snapshot_accessors()
-    assert {"gpus", "cuda_visible_devices", "library_entries", "probe_errors", "shm", "request"} <= set(names)
+    assert {"core.gpus", "core.cuda_visible_devices", "core.library_entries", "core.probe_errors", "core.shm",
+            "core.request", "conda.packages", "conda.pip_dists", "conda.pytorch_flavour", "tensorflow.and_cuda",
+            "tensorflow.tested", "tensorflow.owner_pairs", "frameworks.held"} <= set(names)
     wrong, called = set(), 0
     for path in SNAPSHOTS:
         with open(path, encoding="utf-8") as fh:
             snap = contract.normalise(json.load(fh))
         for name in names:
-            value = getattr(F, name)(snap)
+            mod, fn = name.split(".")
+            value = getattr(MODULES[mod], fn)(snap)
             called += 1
             if name in OPEN_MAPS:
-                if not isinstance(value, types.MappingProxyType) or not all(_plain(v) for v in value.values()):
+                if not isinstance(value, types.MappingProxyType) or _dicts_in(list(value.values())):
                     wrong.add(f"{name}: {type(value).__name__}")
             elif _dicts_in(value):
                 wrong.add(f"{name} ({os.path.basename(path)}): {str(value)[:100]}")
-    assert called > 5000 and not wrong, sorted(wrong)
+    assert called > 8000 and not wrong, sorted(wrong)
 
 
 def test_the_dict_check_catches_a_planted_dict():
@@ -368,8 +391,9 @@ def test_open_maps_are_read_only():
     assert dict(F.installed_versions(snap)) == {"torch": "2.13.0", "gone": None}
     assert dict(F.nvidia_packages(snap)) == {"nvidia-cudnn-cu13": "9.1"}
     for name in OPEN_MAPS:
+        mod, fn = name.split(".")
         with pytest.raises(TypeError):
-            getattr(F, name)(snap)["planted"] = "x"
+            getattr(MODULES[mod], fn)(snap)["planted"] = "x"
 
 
 @pytest.mark.parametrize("cls", R.RESHAPED, ids=lambda c: c.__name__)
