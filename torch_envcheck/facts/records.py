@@ -8,7 +8,13 @@ equal).  `Record.of(raw)` reads a recorded object tolerantly: a missing field or
 than declared is None (unknown), a list keeps only the items of the declared kind (as a tuple), a
 declared object inside becomes its own record; it never raises.  `to_dict()` gives the declared
 fields back as JSON-ready values, for a finding's details (the same object a normalised snapshot
-holds)."""
+holds).
+
+Two more kinds, read the same way: RESHAPED records hold some of the fields declared at their PATH,
+in the contract's order (a recorded list an accessor reshapes: the search path's libraries, where
+the loader finds libcuda); VERDICTS are results the facts layer derives from several facts (how CUDA
+reads CUDA_VISIBLE_DEVICES, which folder breaks `import torch`, conda's pytorch flavour, ...), each
+naming in FROM the contract paths it is judged from.
 
 from __future__ import annotations
 

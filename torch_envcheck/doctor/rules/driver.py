@@ -545,8 +545,8 @@ def wsl_linux_driver(s) -> list[dict]:
             "or nvidia-smi says it cannot communicate with the driver). Remove the Linux driver packages (the CUDA "
             "toolkit without its driver, e.g. `cuda-toolkit-12-x`, may stay); keep torch as it is.")
     sev = "failure" if F.cuda_works(s) is not True else "warning"
-    details = {"packages": F.as_details(pkgs), "libcuda_first": shadow, "libcuda": F.as_details(F.libcuda_resolution(s)),
-               "wsl_lib_present": hit.wsl_lib}
+    details = {"packages": F.as_details(pkgs), "libcuda_first": shadow,
+               "libcuda": F.as_details(F.libcuda_resolution(s)), "wsl_lib_present": hit.wsl_lib}
     return [finding("TE314", sev, msg, expl, "\n".join(lines), details, hides=["TE301"], explains=["TE303"])]
 
 

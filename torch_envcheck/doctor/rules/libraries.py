@@ -86,7 +86,8 @@ def path_breaks_import(s) -> list[dict]:
         f"CUDA libraries torch ships in its nvidia-* pip packages, and this folder holds another CUDA's "
         f"libraries: {listing}. Reinstalling torch cannot help while that folder comes first; drop it from "
         f"{var} for Python sessions that use torch (command below).",
-        A.search_path_fix(s, b), {"import_error": err, "suspects": F.as_details(suspects), "search_path_var": var, "symbol_needs": need and
+        A.search_path_fix(s, b), {"import_error": err, "suspects": F.as_details(suspects), "search_path_var": var,
+                                  "symbol_needs": need and
                                   {"library": need[0], "version": f"{need[1][0]}.{need[1][1]}"}},
         explains=["TE201"])]
 
