@@ -14,7 +14,7 @@ Two more kinds, read the same way: RESHAPED records hold some of the fields decl
 in the contract's order (a recorded list an accessor reshapes: the search path's libraries, where
 the loader finds libcuda); VERDICTS are results the facts layer derives from several facts (how CUDA
 reads CUDA_VISIBLE_DEVICES, which folder breaks `import torch`, conda's pytorch flavour, ...), each
-naming in FROM the contract paths it is judged from.
+naming in FROM the contract paths it is judged from."""
 
 from __future__ import annotations
 
