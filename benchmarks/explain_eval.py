@@ -40,7 +40,10 @@ CORPUS_DIR = ROOT / "tests" / "data" / "explain"
 SPLITS = ("train", "test", "test2", "test3")
 # What --split both means (kept as it was before test2 existed) and --split all.
 SPLIT_SETS = {"both": ("train", "test"), "all": SPLITS}
-FROZEN = ("test", "test2", "test3")
+# Splits held out from development, whose entries --wrong does not list.  test, test2 and test3 were measured,
+# reported and retired into development data (docs/explain-corpus.md); the split that judges the matcher now is
+# collected elsewhere and is not in this repository.
+FROZEN: tuple = ()
 CRITERIA = ("recognised", "layer", "environment_problem", "fix")
 
 # A fix that installs or reinstalls something: never right for a text that is not an environment problem.

@@ -30,6 +30,7 @@ import re
 
 from torch_envcheck.explain.catalogue import Cause, Signature
 from torch_envcheck.explain.match import Match, _line
+from torch_envcheck.knowledge import gpu_generations
 
 SOURCES = {
     "itanium": {"url": "https://itanium-cxx-abi.github.io/cxx-abi/abi.html#mangling",
@@ -432,7 +433,9 @@ def missing_library(ent, text):
         return _match(sig, text, x["at"], caps)
     if not libs:
         return None
-    x = libs[-1]
+    # "Could not load library A. Error: B: cannot open ...": B, the dependency A wanted, is the cause
+    deps = [lib for lib in libs if lib.get("wanted_by")]
+    x = deps[-1] if deps else libs[-1]
     p = x["provider"]
     caps = {"lib": x["file"], "library": x.get("library"), "wheel": x.get("wheel"), "cuda": x.get("cuda"),
             "cudnn": x.get("cudnn")}
@@ -494,10 +497,25 @@ def missing_library(ent, text):
                    areas=("libraries",), sources=(SOURCES["wheels"], SOURCES["ld"]), generic=True)
         return _match(sig, text, x["at"], caps)
     if p == "driver":
-        container = _context(text, r"docker|container|podman|kubernetes|k8s")
+        container = _context(text, r"docker|container|podman|kubernetes|k8s") or bool(ent.platform.get("container"))
         wsl = _context(text, r"/usr/lib/wsl|WSL|microsoft-standard")
+        if x["file"] == "libcuda.so" and not container and not wsl:
+            # the unversioned name: the driver installs libcuda.so.1 (its soname); libcuda.so is only a link that
+            # development packages add, and programs that dlopen it (cuDNN, Triton, bitsandbytes, NCCL) need it
+            sig = _sig("libcuda-unversioned-not-found", "libraries",
+                       "libcuda.so (the unversioned name of the driver's libcuda.so.1) is not found", 80,
+                       "{lib} is not the driver's soname: the driver installs libcuda.so.1, and libcuda.so is a link to it "
+                       "that only development packages create. A library or program that opens the unversioned name "
+                       "fails where the link is missing or its folder is not on the loader's path.",
+                       fix="Find the driver's library (`ldconfig -p | grep libcuda`): if libcuda.so.1 is listed, put its "
+                           "folder on LD_LIBRARY_PATH or create the link next to it (`sudo ln -s libcuda.so.1 libcuda.so` "
+                           "in that folder, then `sudo ldconfig`); under WSL 2 the folder is /usr/lib/wsl/lib. If no "
+                           "libcuda.so.1 is listed, install the NVIDIA driver.",
+                       causes=(("no-driver", "no NVIDIA driver is loaded", ("TE301",)),), areas=("driver", "libraries"),
+                       sources=(SOURCES["ld"],))
+            return _match(sig, text, x["at"], caps)
         layer = "container" if container else "wsl" if wsl else "driver"
-        sig = _sig("driver-library-not-found", layer, "{lib}, the NVIDIA driver's library, cannot be loaded", 78,
+        sig = _sig("driver-library-not-found", layer, "{lib}, the NVIDIA driver's library, cannot be loaded", 78 if layer == "driver" else 81,
                    "{lib} is installed by the NVIDIA driver, never by pip or conda. " +
                    ("In a container it is mounted by the NVIDIA Container Toolkit when the container starts with a GPU."
                     if container else "Under WSL 2 it comes from the Windows driver (/usr/lib/wsl/lib)." if wsl else
@@ -509,7 +527,7 @@ def missing_library(ent, text):
                         "Install the NVIDIA driver (your distribution's nvidia-driver package, then reboot); check with "
                         "`nvidia-smi`."),
                    causes=(("no-driver", "no NVIDIA driver is loaded", ("TE301", "TE309")),), areas=("driver",),
-                   sources=(SOURCES["container_toolkit"],), generic=True)
+                   sources=(SOURCES["container_toolkit"],), generic=layer == "driver")
         return _match(sig, text, x["at"], caps)
     if p == "torch" and ".so" in x["file"] and not ent.platform.get("windows"):
         sig = _sig("extension-loaded-before-torch", "toolchain",
@@ -676,6 +694,15 @@ def error_code(ent, text):
     burst = [x for x in pool if last - x["at"] <= BURST]
     env = [x for x in burst if x.get("layer") not in ("not-environment",)]
     c = (env or burst)[0] if burst else pool[-1]
+    via_collective = False
+    if c["family"] in ("ncclResult_t", "rcclResult_t") and _bare(c) == "unhandledcudaerror":
+        # NCCL's "unhandled cuda error" wraps a CUDA call that failed: the CUDA code it printed (by name, message or
+        # number, often on a WARN line before it) is the cause, and its layer is the answer
+        under = [x for x in codes if x["family"] in ("cudaError_t", "CUresult") and abs(x["at"] - c["at"]) <= BURST]
+        under = [x for x in under if x.get("layer") != "not-environment" or _bare(x) == "peeraccessunsupported"
+                 or _context(text, _NVLS_TEXT)]
+        if under:
+            c, via_collective = under[0], True
     bare = _bare(c)
     fam, layer = c["family"], c["layer"]
     hip = fam == "hipError_t" or (fam == "cudaError_t" and _context(text, _HIP_TEXT))
@@ -690,7 +717,32 @@ def error_code(ent, text):
     fix = None
     look = None
     priority = {"name": 64, "message": 64, "message-context": 61}.get(c.get("how"), 58)
-    if bare in ("executionfailed", "archmismatch", "internalerror") and _old_torch(ent):
+    newer = _gpu_newer_than_build(ent)
+    if via_collective and layer == "not-environment" and bare != "peeraccessunsupported":
+        # a CUDA call NCCL made on NVLink SHARP (multicast) memory failed: the NVSwitch fabric's state, which the
+        # Fabric Manager keeps (restarted, stopped or at another version than the driver)
+        layer = "driver"
+        fix = ("NCCL's NVLink SHARP (NVLS) setup failed in CUDA: the NVSwitch fabric is not in a usable state. Check "
+               "the Fabric Manager (`systemctl status nvidia-fabricmanager`; its version must equal the driver's), "
+               "restart it or reboot the host; meanwhile NCCL_NVLS_ENABLE=0 avoids NVLS.")
+        explanation += " NCCL failed while binding NVLS (multicast) memory: the NVSwitch fabric, not the program."
+    elif bare in ("executionfailed", "archmismatch", "internalerror", "nokernelimagefordevice", "invaliddevicefunction",
+                  "nobinaryforgpu") and newer and not hip:
+        layer = "arch"
+        fix = _NEWER_GPU_FIX
+        caps.update(newer)
+        explanation += (" {gpu} is compute capability {capability} ({sm}), which CUDA {cuda} predates: no library "
+                        "built with it has code for this GPU.")
+    elif fam == "cufftResult" and bare == "internalerror":
+        # cuFFT raises it from inside the library on a valid plan: in practice a cuFFT without code for the GPU
+        # (torch built with CUDA 11.7 on Ada / Hopper, with 12.x < 12.8 on Blackwell)
+        layer = "arch"
+        fix = ("cuFFT failed inside the library: the cuFFT this build ships predates the GPU (CUDA 11.7 or older on "
+               "RTX 40xx / L4 / H100, sm_89/sm_90; older than CUDA 12.8 on RTX 50xx / B200). Install a torch built "
+               "with a newer CUDA: CUDA 11.8 or newer (cu118, cu12x; cu128 for Blackwell), from "
+               "https://pytorch.org/get-started/locally/.")
+        explanation += " On a valid transform, an internal cuFFT error means its kernels do not support this GPU."
+    elif bare in ("executionfailed", "archmismatch", "internalerror") and _old_torch(ent):
         # a kernel that cannot run at all under a torch older than CUDA 11: the GPU is newer than the build (the
         # table calls these codes the program's; the torch version says otherwise)
         layer = "arch"
@@ -755,6 +807,10 @@ def error_code(ent, text):
                "container": "Give the container enough shared memory: `docker run --shm-size=8g` or `--ipc=host`.",
                "windows-runtime": "Install the Microsoft Visual C++ Redistributable (x64)."}.get(
             layer, "Run `torch-envcheck` to check the installation.")
+    if via_collective:
+        priority = 80  # the cause under NCCL's wrapper: above the wrapper's own sentence
+    if layer == "arch" and newer:
+        priority = 89
     if fam in ("windows", "errno", "signal"):
         priority = 66 if c.get("how") != "number" or fam == "windows" else 60
         if fam == "signal":
@@ -770,6 +826,69 @@ def error_code(ent, text):
                sources=({"url": c.get("source") or "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html",
                          "what": f"{fam}: {c['name']} = {c['value']} (the header that declares it)"},), generic=True)
     return _match(sig, text, c["at"], caps)
+
+
+_NVLS_TEXT = r"NVLS|NVLink SHARP|[Ff]abric ?[Mm]anager|NVSwitch"
+_NEWER_GPU_FIX = ("{gpu} (compute capability {capability}, {sm}) needs code built with CUDA {first_cuda} or newer; this "
+                  "build uses CUDA {cuda}. Install a torch (and extensions) built with CUDA {first_cuda} or newer (the "
+                  "cuXXX build from https://pytorch.org/get-started/locally/, or a previous version's page for older "
+                  "torch releases); an extension you compile needs TORCH_CUDA_ARCH_LIST including {capability} and a "
+                  "CUDA {first_cuda}+ toolkit.")
+
+
+def _build_cuda(ent) -> str | None:
+    """The CUDA a build in the text was made with: torch's (+cuXXX, collect_env), else a CUDA version named; a torch
+    older than 1.7 had no CUDA 11 build at all (10.2 at most)."""
+    v = ent.versions
+    cuda = v.get("torch_cuda") or v.get("cuda")
+    if not cuda and _old_torch(ent):
+        cuda = "10.2"
+    return cuda
+
+
+def _gpu_newer_than_build(ent) -> dict | None:
+    """The GPU named in the text, when the CUDA its build was made with predates the GPU's architecture
+    (knowledge.gpu_generations): {"gpu", "capability", "sm", "first_cuda", "cuda"}."""
+    cuda = _build_cuda(ent)
+    for g in reversed(ent.gpus):
+        need = gpu_generations.needs_newer_cuda(g, cuda)
+        if need:
+            return need
+    return None
+
+
+_ARCH_BARES = frozenset({"executionfailed", "archmismatch", "internalerror", "nokernelimagefordevice",
+                         "invaliddevicefunction", "nobinaryforgpu", "invalidkernelimage"})
+_ARCH_WORDS = re.compile(r"no kernel image is available|invalid device function|is not compatible with the current "
+                         r"PyTorch installation|no binary for GPU")
+
+
+def gpu_newer_than_build(ent, text):
+    """A kernel that cannot run (no kernel image, invalid device function, cuDNN/cuFFT failing inside) on a GPU the
+    text names, with the CUDA its build was made with: when that CUDA predates the GPU's architecture (a version
+    table, knowledge.gpu_generations), the build cannot have code for it, whatever the message's wording."""
+    newer = _gpu_newer_than_build(ent)
+    if not newer or ent.platform.get("amd"):
+        return None
+    at = next((c["at"] for c in reversed(ent.codes) if _bare(c) in _ARCH_BARES), None)
+    if at is None:
+        tail = text[-CONTEXT_TAIL:]
+        m = None
+        for m in _ARCH_WORDS.finditer(tail):
+            pass
+        if m is None:
+            return None
+        at = len(text) - len(tail) + m.start()
+    sig = _sig("gpu-newer-than-build-cuda", "arch", "{gpu} ({sm}) is newer than the CUDA {cuda} this build was made with",
+               89, "{gpu} has compute capability {capability} ({sm}); CUDA toolkits before {first_cuda} cannot compile "
+               "for it, so a build made with CUDA {cuda} (torch, its libraries, an extension) has no code that runs on it.",
+               fix=_NEWER_GPU_FIX,
+               causes=(("arch", "the installed torch has no code for this GPU's architecture", ("TE401",)),),
+               areas=("gpu", "torch"), sources=({"url": "https://developer.nvidia.com/cuda-gpus",
+                                                 "what": "compute capability of each NVIDIA GPU"},
+                                                {"url": "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html",
+                                                 "what": "the CUDA release that added each sm_XY target"}))
+    return _match(sig, text, at, newer)
 
 
 def _old_torch(ent) -> bool:
@@ -1071,8 +1190,8 @@ def tensorflow_windows_native(ent, text):
 
 _DEVICE_NODE_DENIED = re.compile(
     r"(?P<node>/dev/(?:kfd|dri/(?:renderD|card)\d{1,3}|nvidia(?:\d{1,2}|ctl|-uvm|-caps)?))\b[^\n]{0,80}?"
-    r"(?:Permission denied|Operation not permitted|EACCES|EPERM)|"
-    r"(?:Permission denied|Operation not permitted|EACCES|EPERM)[^\n]{0,80}?"
+    r"(?:[Pp]ermission denied|[Oo]peration not permitted|EACCES|EPERM)|"
+    r"(?:[Pp]ermission denied|[Oo]peration not permitted|EACCES|EPERM)[^\n]{0,80}?"
     r"(?P<node2>/dev/(?:kfd|dri/(?:renderD|card)\d{1,3}|nvidia(?:\d{1,2}|ctl|-uvm|-caps)?))\b")
 
 
@@ -1113,7 +1232,8 @@ _KFD_OWNER = re.compile(r"/dev/kf?d\w{0,3}\b[^\n]{0,80}?\broot[: ](?P<group>rend
                         r"\broot[: ](?P<group2>render|video)\b[^\n]{0,80}?/dev/kf?d\w{0,3}\b")
 _ROCM_GROUP_LINE = re.compile(r"\bis (?:a )?member of (?P<group>video|render) group\b")
 _ROOT_ONLY = re.compile(r"(?i)\b(?:as|with|under) (?:root|sudo)\b[^\n]{0,60}?\bworks?\b|\bworks?\b[^\n]{0,60}?\b(?:as|with|under) "
-                        r"(?:root|sudo)\b|\bonly (?:as|with) (?:root|sudo)\b")
+                        r"(?:root|sudo)\b|\bonly (?:as|with) (?:root|sudo)\b|\b(?:run|running|ran) as (?:a )?(?:normal|regular|"
+                        r"non-root|unprivileged) user\b|/dev/kfd (?:world|group)[ -](?:readable|writable)")
 
 
 def rocm_kfd_permission(ent, text):
@@ -1328,7 +1448,7 @@ def pip_of_another_python(ent, text):
 LAYERS_PRODUCED = frozenset({"c-runtime", "toolchain", "torch-build", "macos", "libraries", "cudnn", "driver", "container",
                              "wsl", "windows-runtime", "env", "rocm", "arch", "distributed", "not-environment"})
 
-RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, missing_library, error_code,
+RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, missing_library, error_code, gpu_newer_than_build,
          platform_without_cuda, pip_no_matching, allocator_nvml_assert, wsl_gpu_passthrough, tensorflow_windows_native,
          device_node_permission, torch_not_offered_on_mac, rocblas_on_windows, zluda_dll_dependency,
          rocm_kfd_permission, container_cli, pip_of_another_python)
