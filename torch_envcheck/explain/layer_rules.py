@@ -945,9 +945,39 @@ def _errno_fix(c: dict, text: str, layer: str):
     if name in ("EACCES", "EPERM") and _context(text, r"/dev/nvidia|/dev/dri|/dev/kfd"):
         return ("Give the user access to the GPU device nodes: add it to the `video` and `render` groups "
                 "(`sudo usermod -aG video,render $USER`) and log in again.", "driver")
+    if name == "ENOMEM" and _context(text, r"/dev/kfd"):
+        # opening the ROCm kernel driver's node fails with ENOMEM when kfd will not create a process for this GPU:
+        # not host RAM
+        return ("The ROCm kernel driver (kfd) refused the GPU: read `sudo dmesg | grep -i kfd`. \"not supported in kfd\" "
+                "means the GPU is not supported by ROCm at all (e.g. GCN 1/2 parts such as Pitcairn): use a supported GPU; "
+                "a message about PCIe atomics means the CPU/motherboard/slot lacks PCIe atomics support that this GPU "
+                "needs (use a slot wired to the CPU, enable it in firmware, or a newer GPU).", "rocm")
     if name == "ENOMEM":
         return ("The host is out of memory (RAM): lower the batch size or DataLoader workers, or add RAM/swap.", "env")
+    if name == "ENOENT":
+        tool = _MISSING_TOOL.search(text[-CONTEXT_TAIL:])
+        if tool:
+            prog = tool.group("prog")
+            base = prog.lower().removesuffix(".exe")
+            how = _TOOL_FIX.get(base, "install it and make sure it is on PATH")
+            return (f"The build runs `{prog}`, which is not installed or not on PATH: {how}.", "toolchain")
     return ("Check the file or resource the failing call names.", layer)
+
+
+# A program a build runs that is not on PATH: subprocess' "[Errno 2] No such file or directory: 'ninja'" names it
+# bare (no folder); the build tools among them are the toolchain's.
+_MISSING_TOOL = re.compile(r"No such file or directory: '(?P<prog>(?:ninja|cmake|make|gcc|g\+\+|cc|c\+\+|clang|clang\+\+|"
+                           r"cl|cl\.exe|nvcc|hipcc|ld|link\.exe|ccache|rustc|cargo)(?:-\d{1,2})?)'")
+_TOOL_FIX = {"ninja": "`pip install ninja` (torch.utils.cpp_extension builds with it)",
+             "gcc": "install a C/C++ compiler (Debian/Ubuntu: `sudo apt install build-essential`; conda: gxx_linux-64)",
+             "g++": "install a C++ compiler (Debian/Ubuntu: `sudo apt install build-essential`; conda: gxx_linux-64)",
+             "cc": "install a C compiler (Debian/Ubuntu: `sudo apt install build-essential`)",
+             "c++": "install a C++ compiler (Debian/Ubuntu: `sudo apt install build-essential`)",
+             "cmake": "`pip install cmake` (or the system's cmake package)",
+             "nvcc": "install a CUDA toolkit of torch's CUDA version and set CUDA_HOME to it (its bin/ on PATH)",
+             "hipcc": "install the ROCm development packages (hipcc) and set ROCM_HOME",
+             "cl": "run from a Visual Studio Developer prompt (vcvars64.bat) with the C++ build tools installed",
+             "rustc": "install Rust (rustup)", "cargo": "install Rust (rustup)"}
 
 
 def _windows_fix(c: dict) -> str:
@@ -1444,6 +1474,184 @@ def pip_of_another_python(ent, text):
                   {"cwd": prompt.group("cwd"), "site": site.group("site")})
 
 
+# A GPU the process cannot reach at all: no device, no kernel driver answering, NVML refusing to start.
+_NO_GPU_HERE = re.compile(r"no CUDA-capable device is detected|CUDA_ERROR_NO_DEVICE|couldn't communicate with the NVIDIA "
+                          r"driver|/proc/driver/nvidia/version does not exist|kernel driver does not appear to be running|"
+                          r"Failed to initialize NVML: Unknown Error|Found no NVIDIA driver on your system")
+# the runtime did pass the GPU in: a --gpus flag, the NVIDIA runtime, nvidia-docker
+_GPU_PASSED = re.compile(r"--gpus[ =]|--runtime[ =]nvidia|nvidia-docker|NVIDIA_VISIBLE_DEVICES|--device[ =]nvidia\.com/gpu")
+_CGROUP_RELOAD = re.compile(r"daemon-reload|systemctl (?:restart|reload)|cgroup")
+
+
+def container_without_gpu(ent, text):
+    """A GPU that cannot be reached in a text from a container: the container runtime decides what the container
+    sees (the host's driver and device nodes are mounted in when it starts with the GPU), so the answer is the
+    runtime's, not a driver to install inside.  When the GPU was passed and is lost later (NVML "Unknown Error"
+    after systemd reloaded its units), the container lost its device permissions."""
+    if not ent.platform.get("container") and not _context(text, r"\(container\)|inside (?:the|a|my) container"):
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _NO_GPU_HERE.finditer(tail):
+        pass
+    if m is None:
+        return None
+    at = len(text) - len(tail) + m.start()
+    lost = _CGROUP_RELOAD.search(tail) is not None or (
+        _GPU_PASSED.search(tail) is not None and "Unknown Error" in m.group(0))
+    if lost:
+        sig = _sig("container-lost-gpu-devices", "container",
+                   "the running container lost access to its GPU (its device permissions were reset)", 86,
+                   "The container was started with the GPU, then lost it: when systemd reloads its units (systemctl "
+                   "daemon-reload, a package upgrade), it rewrites the container's cgroup device rules and drops the "
+                   "NVIDIA device nodes the runtime had allowed; NVML then fails with \"Unknown Error\".",
+                   fix="Recreate (restart) the container to get the GPU back; to keep it across reloads, create the "
+                       "/dev/char symlinks on the host (`sudo nvidia-ctk system create-dev-char-symlinks --create-all`, "
+                       "and its udev rule) or run with the cgroupfs driver, as the NVIDIA Container Toolkit's "
+                       "troubleshooting page says.",
+                   areas=("driver",), sources=({"url": "https://github.com/NVIDIA/nvidia-container-toolkit/issues/48",
+                                                 "what": "containers lose GPU access after systemctl daemon-reload"},))
+        return _match(sig, text, at, {})
+    sig = _sig("container-started-without-gpu", "container", "the container has no GPU: it was started without one", 85,
+               "Inside a container the NVIDIA driver is the host's: the NVIDIA Container Toolkit mounts its libraries and "
+               "device nodes when the container starts with a GPU. Started without one, the container sees no driver "
+               "and no device, whatever is installed in the image.",
+               fix="Start the container with the GPU: `docker run --gpus all ...` (Compose: `deploy.resources."
+                   "reservations.devices` with capabilities [gpu]; Kubernetes: the nvidia.com/gpu resource), after "
+                   "installing the NVIDIA Container Toolkit on the host (nvidia-container-toolkit, then `sudo nvidia-ctk "
+                   "runtime configure --runtime=docker` and restart docker). Never install a driver inside the image.",
+               causes=(("container-without-gpu", "a container started without a GPU", ("TE309",)),),
+               areas=("driver",), sources=(SOURCES["container_toolkit"],))
+    return _match(sig, text, at, {})
+
+
+# NCCL's socket layer: the bootstrap and the socket transport name the call that failed.
+_NCCL_SOCKET = re.compile(r"NCCL WARN (?:socketStartConnect|[Ss]ocket creation failed|[Cc]onnect to \S{1,80} failed|"
+                          r"Bootstrap : no socket interface found|NET/Socket : no interface found|Net : Connect to|"
+                          r"socketProgress|Call to connect returned)|[Ss]ocket creation failed : Address family not "
+                          r"supported|no socket interface found")
+_NCCL_SHM = re.compile(r"NCCL WARN[^\n]{0,200}(?:/dev/shm|shared memory segment)|transport/shm\.cc[^\n]{0,200}(?:failed|-> ?2)")
+
+
+def nccl_transport(ent, text):
+    """NCCL's own WARN line names the transport that failed: its sockets (the bootstrap network: an interface
+    every rank reaches, NCCL_SOCKET_IFNAME; between containers, the host network) or its shared memory (/dev/shm,
+    which containers get 64 MB of)."""
+    tail = text[-CONTEXT_TAIL:]
+    shm = sock = None
+    for shm in _NCCL_SHM.finditer(tail):
+        pass
+    for sock in _NCCL_SOCKET.finditer(tail):
+        pass
+    if shm is None and sock is None:
+        return None
+    if shm is not None and re.search(r"shm_open failed : (?:Permission denied|Operation not permitted)|/dev/shm[^\n]{0,80}"
+                                     r"(?:Permission denied|Read-only file system)", tail):
+        sig = _sig("nccl-shared-memory-not-writable", "distributed", "NCCL may not create files in /dev/shm", 84,
+                   "NCCL's SHM transport creates its segments with shm_open in /dev/shm; the call was refused: /dev/shm "
+                   "is not writable by this user (its mode is not 1777) or is mounted read-only.",
+                   fix="Make /dev/shm writable for everyone (`ls -ld /dev/shm` must show drwxrwxrwt; `sudo chmod 1777 "
+                       "/dev/shm`, or remount it), or set NCCL_SHM_DISABLE=1 to avoid the SHM transport.",
+                   areas=("platform",), sources=(SOURCES["shm"],))
+        return _match(sig, text, len(text) - len(tail) + shm.start(), {})
+    if shm is not None:
+        sig = _sig("nccl-shared-memory-too-small", "container",
+                   "NCCL could not create its shared-memory segment in /dev/shm", 84,
+                   "NCCL's SHM transport between processes on one machine allocates segments in /dev/shm; a container "
+                   "gets 64 MB of it by default, too little for NCCL's buffers.",
+                   fix="Give the container more shared memory: `docker run --shm-size=16g ...` or `--ipc=host` "
+                       "(Kubernetes: an emptyDir with medium Memory at /dev/shm); check `df -h /dev/shm`. NCCL_SHM_DISABLE=1 "
+                       "avoids it at a speed cost.",
+                   areas=("platform",), sources=(SOURCES["shm"],))
+        return _match(sig, text, len(text) - len(tail) + shm.start(), {})
+    at = len(text) - len(tail) + sock.start()
+    if ent.platform.get("container"):
+        sig = _sig("nccl-container-network", "container",
+                   "NCCL's sockets fail between containers: the ranks do not share a network", 83,
+                   "NCCL bootstraps over TCP sockets on an interface it picks; inside containers on Docker's bridge "
+                   "network each container has its own private address and interfaces, so ranks cannot reach each other "
+                   "(or NCCL picks an interface the others do not see).",
+                   fix="Run the containers with the host's network: `docker run --network=host --ipc=host ...` "
+                       "(Kubernetes: hostNetwork: true), or set NCCL_SOCKET_IFNAME to an interface every rank reaches "
+                       "(e.g. NCCL_SOCKET_IFNAME=eth0); rerun with NCCL_DEBUG=INFO to see the interface chosen.",
+                   areas=("platform",), sources=({"url": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/"
+                                                         "env.html#nccl-socket-ifname",
+                                                  "what": "NCCL_SOCKET_IFNAME: the interfaces NCCL uses"},))
+        return _match(sig, text, at, {})
+    sig = _sig("nccl-socket-interface", "distributed", "NCCL cannot open or connect its sockets on the chosen interface",
+               82, "NCCL bootstraps over TCP sockets on an interface it picks; the socket could not be created (the "
+               "address family, e.g. IPv6, is not available there) or the connection to another rank failed.",
+               fix="Set NCCL_SOCKET_IFNAME to an IP interface every rank reaches (`ip addr`; e.g. NCCL_SOCKET_IFNAME=eth0, "
+                   "or ^lo,docker to exclude), NCCL_SOCKET_FAMILY=AF_INET to force IPv4, and open the ports between the "
+                   "nodes; rerun with NCCL_DEBUG=INFO.",
+               areas=("platform",), sources=({"url": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/"
+                                                     "env.html#nccl-socket-ifname",
+                                              "what": "NCCL_SOCKET_IFNAME / NCCL_SOCKET_FAMILY"},))
+    return _match(sig, text, at, {})
+
+
+# A driver suspended with the machine: CUDA stops working after a resume until nvidia_uvm is reloaded.
+_SUSPEND = re.compile(r"(?i)\b(?:suspend(?:ed|ing)?|resum(?:e|ed|ing) from (?:sleep|suspend|hibernat\w{0,5})|"
+                      r"after (?:sleep|hibernat\w{0,5}|waking)|hibernat(?:e|ed|ion))\b")
+_CUDA_BROKEN = re.compile(r"CUDA error|cuInit|cudaGetDeviceCount|CUDA initialization|UNKNOWN_ERROR|CUDA_ERROR_UNKNOWN|"
+                          r"cuda(?:Error)?Unknown|unspecified launch failure|nvidia_uvm|CUDA (?:fails|failed)")
+
+
+def cuda_after_suspend(ent, text):
+    """CUDA failing in a text that says the machine was suspended: the unified-memory module does not come back
+    from suspend on many systems; reloading nvidia_uvm (or a reboot) restores it, no reinstall."""
+    tail = text[-CONTEXT_TAIL:]
+    sus = _SUSPEND.search(tail)
+    err = _CUDA_BROKEN.search(tail)
+    if sus is None or err is None:
+        return None
+    sig = _sig("cuda-broken-after-suspend", "driver", "CUDA fails after the machine resumed from suspend", 84,
+               "After a suspend and resume the NVIDIA unified-memory module (nvidia_uvm) is often left unusable: every "
+               "CUDA call then fails (CUDA_ERROR_UNKNOWN, unspecified launch failure) while nvidia-smi still works.",
+               fix="Reload the module: `sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm` (or reboot); to keep it "
+                   "working across suspends, enable the driver's power management (NVreg_PreserveVideoMemoryAllocations=1 "
+                   "with nvidia-suspend/nvidia-resume services).",
+               areas=("driver",), sources=({"url": "https://download.nvidia.com/XFree86/Linux-x86_64/535.54.03/README/"
+                                                   "powermanagement.html",
+                                            "what": "NVIDIA driver README: power management across suspend"},))
+    return _match(sig, text, len(text) - len(tail) + err.start(), {})
+
+
+# A build's own check that the CUDA toolkit (nvcc) is the one torch was built with: torch.utils.cpp_extension's
+# sentence is the catalogue's; packages with their own setup.py check (NVIDIA apex and its forks) say it otherwise.
+_TOOLKIT_VS_TORCH = re.compile(r"(?i)version of cuda that does not match the version used to compile pytorch|"
+                               r"cuda (?:version|toolkit)[^\n]{0,40}(?:does not match|mismatch(?:es)?)[^\n]{0,80}(?:pytorch|torch)")
+_TORCH_BUILT_CUDA = re.compile(r"(?i)pytorch binaries were compiled with cuda (?P<v>\d{1,2}\.\d{1,2})|"
+                               r"torch\.version\.cuda\W{1,6}(?P<v2>\d{1,2}\.\d{1,2})")
+
+
+def toolkit_not_torch_cuda(ent, text):
+    """A build refused because the CUDA toolkit's nvcc is another version than the CUDA torch was built with: the
+    toolkit (CUDA_HOME) or the torch build must change, whichever package's setup.py says it."""
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _TOOLKIT_VS_TORCH.finditer(tail):
+        pass
+    if m is None:
+        return None
+    built = _TORCH_BUILT_CUDA.search(tail)
+    torch_cuda = (built.group("v") or built.group("v2")) if built else ent.versions.get("torch_cuda")
+    caps = {"torch_cuda": torch_cuda, "nvcc": ent.versions.get("nvcc")}
+    sig = _sig("build-toolkit-not-torch-cuda", "toolchain",
+               "the CUDA toolkit used to build differs from the CUDA torch was built with", 85,
+               "The package's build checks that nvcc (the CUDA toolkit at CUDA_HOME, here {nvcc|another version}) is the "
+               "CUDA torch was built with ({torch_cuda|torch's CUDA}), and it is not: the extension would be compiled for "
+               "another CUDA than the torch it loads into.",
+               fix="Build with a CUDA {torch_cuda|of torch's version} toolkit: install it and `export "
+                   "CUDA_HOME=/usr/local/cuda-{torch_cuda|X.Y}` (its bin/nvcc first on PATH), or install the torch build "
+                   "for the toolkit you have (the cuXXX build of its CUDA version, e.g. cu121 for 12.1).",
+               causes=(("toolkit", "the CUDA toolkit differs from torch's CUDA", ("TE602", "TE603")),),
+               areas=("toolchain",), sources=({"url": "https://github.com/NVIDIA/apex/blob/master/setup.py",
+                                               "what": "apex's check_cuda_torch_binary_vs_bare_metal"},
+                                              SOURCES["ext"]))
+    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+
+
 # The layers the rules give (with the catalogue's, every layer of catalogue.LAYERS is reachable).
 LAYERS_PRODUCED = frozenset({"c-runtime", "toolchain", "torch-build", "macos", "libraries", "cudnn", "driver", "container",
                              "wsl", "windows-runtime", "env", "rocm", "arch", "distributed", "not-environment"})
@@ -1451,7 +1659,8 @@ LAYERS_PRODUCED = frozenset({"c-runtime", "toolchain", "torch-build", "macos", "
 RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, missing_library, error_code, gpu_newer_than_build,
          platform_without_cuda, pip_no_matching, allocator_nvml_assert, wsl_gpu_passthrough, tensorflow_windows_native,
          device_node_permission, torch_not_offered_on_mac, rocblas_on_windows, zluda_dll_dependency,
-         rocm_kfd_permission, container_cli, pip_of_another_python)
+         rocm_kfd_permission, container_cli, pip_of_another_python, container_without_gpu, nccl_transport,
+         cuda_after_suspend, toolkit_not_torch_cuda)
 
 
 def find(text: str, ent) -> list:
