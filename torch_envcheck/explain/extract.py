@@ -428,7 +428,8 @@ _UNDEFINED = re.compile(r"[Uu]ndefined symbol:? (?P<sym>[A-Za-z_$][A-Za-z0-9_$.@
 _SYMBOL_VERSION = re.compile(r"symbol (?P<sym>[A-Za-z_][A-Za-z0-9_]{0,200}),? version (?P<ver>[A-Za-z0-9_.+-]{1,60}) "
                              r"not defined in file (?P<file>[^\s]{1,200})|"
                              r"undefined symbol:? (?P<sym2>[A-Za-z_][A-Za-z0-9_]{0,200}), version (?P<ver2>[A-Za-z0-9_.+-]{1,60})")
-_ABI_TAG = re.compile(r"[`'‘\"]?(?P<tag>GLIBC_2\.\d{1,2}(?:\.\d{1,2})?|GLIBCXX_3\.4\.\d{1,2}|CXXABI_1\.3\.\d{1,2})[`'’\"]? not found"
+# the loader's "version `TAG' not found"; a paste cut after the tag still has the loader's "version `TAG'"
+_ABI_TAG = re.compile(r"(?:(?<=version )[`'‘\"](?=GLIBC|CXXABI))?[`'‘\"]?(?P<tag>GLIBC_2\.\d{1,2}(?:\.\d{1,2})?|GLIBCXX_3\.4\.\d{1,2}|CXXABI_1\.3\.\d{1,2})(?:[`'’\"]? not found|(?<=\d)[`'’](?=[ \t]{0,3}(?:\n|$)))"
                       r"(?: \(required by (?P<by>[^)\n]{1,300})\))?")
 _MANGLED_NS = re.compile(r"_Z(?:N|Z)?(?:K|V|r){0,3}(?:St)?(?:(?P<len>\d{1,3}))")
 _LIB_SYMBOL = re.compile(r"^(?:_{0,2})(?P<lib>nccl|cublasLt|cublas|cusparseLt|cusparse|cusolver|cufft|curand|cudnn|"

@@ -235,16 +235,46 @@ def abi_tag(ent, text):
 _INIT_FRAME = re.compile(r"[/\\](?P<pkg>[A-Za-z_][A-Za-z0-9_]{0,60})[/\\]__init__\.py\b")
 
 
+def _frame_importing(text: str, mod: str, at: int) -> str | None:
+    """The package of the traceback frame whose source line imports `mod` (`import selective_scan_cuda` in
+    .../mamba_ssm/ops/selective_scan_interface.py -> mamba_ssm): a top-level compiled module belongs to the package
+    that imports it.  None when no such frame precedes `at` or the frame is torch's or the standard library's."""
+    frame = re.compile(r'File "(?P<path>[^"\n]{1,400})", line \d{1,6}[^\n]{0,200}\n[>\s]{0,12}(?:import|from) ' +
+                       re.escape(mod) + r'\b')
+    found = None
+    for found in frame.finditer(text, max(0, at - 6000), at + 1):
+        pass
+    if found is None:
+        return None
+    dirs = [d for d in re.split(r"[/\\]", found.group("path"))[:-1] if d]
+    if "site-packages" in dirs or "dist-packages" in dirs:
+        i = max(i for i, d in enumerate(dirs) if d in ("site-packages", "dist-packages"))
+        pkg = dirs[i + 1] if i + 1 < len(dirs) else None
+    else:
+        # a source checkout: the nearest folder above the module's that is not a package's usual sub-folder
+        pkg = next((d for d in reversed(dirs) if d not in _SUBPACKAGE_NAMES), None)
+    if not pkg or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,60}", pkg) or pkg in ("torch", "importlib"):
+        return None
+    return pkg
+
+
+# the sub-folders packages commonly put their modules in (a frame there names the package one level up)
+_SUBPACKAGE_NAMES = frozenset({"ops", "utils", "modules", "models", "layers", "kernels", "functional", "nn", "csrc", "src",
+                               "lib", "core", "extensions", "ext", "cuda", "cpp", "triton", "backends", "_ext"})
+
+
 def _importing_package(text: str, path: str | None, at: int) -> str | None:
     """The package that imported a private top-level compiled module (site-packages/_torch_sox.so, no folder of its
     own): the last `<package>/__init__.py` frame of the traceback before the error.  None when the module sits in a
     package folder (that folder says it) or no such frame precedes it."""
     mod = _module_of(path or "")
-    if not mod or not mod.startswith("_"):
+    if not mod:
         return None
     parts = [x for x in re.split(r"[/\\]", path or "")[:-1] if x]
     if parts and parts[-1] not in ("site-packages", "dist-packages"):
         return None
+    if not mod.startswith("_"):
+        return _frame_importing(text, mod, at)
     frame = None
     for frame in _INIT_FRAME.finditer(text, max(0, at - 4000), at):
         pass
@@ -784,6 +814,13 @@ def error_code(ent, text):
         fix, explanation, layer = _signal_fix(c, text, explanation, layer)
     elif fam == "errno":
         fix, layer = _errno_fix(c, text, layer)
+    elif fam == "windows" and c["value"] in (127, 0xC0000139) and _dll_owner(ent):
+        owner = _dll_owner(ent)
+        caps["package"] = owner
+        fix = ("A DLL of {package} lacks a procedure another of its DLLs wants: files of two {package} versions are "
+               "mixed in its folder (an upgrade over an old install, a failed uninstall). Remove it completely: `pip "
+               "uninstall -y {package}` (repeat until pip finds none), delete what is left of its folder in "
+               "site-packages, then install it again; keep other copies of its DLLs off PATH.")
     elif fam == "windows":
         fix = _windows_fix(c)
     elif fam == "nvmlReturn_t" and bare == "operatingsystem":
@@ -980,6 +1017,15 @@ _TOOL_FIX = {"ninja": "`pip install ninja` (torch.utils.cpp_extension builds wit
              "rustc": "install Rust (rustup)", "cargo": "install Rust (rustup)"}
 
 
+def _dll_owner(ent) -> str | None:
+    """The distribution whose own folder holds the DLL a Windows loader error names (site-packages\\torch\\lib\\
+    c10_cuda.dll -> torch), when the text gives its path."""
+    for p in reversed(ent.paths):
+        if p.get("distribution") and p["path"].lower().endswith((".dll", ".pyd")):
+            return p["distribution"]
+    return None
+
+
 def _windows_fix(c: dict) -> str:
     v = c["value"]
     if v == 1455:
@@ -1139,6 +1185,9 @@ _WSL_SOURCE = {"url": "https://docs.nvidia.com/cuda/wsl-user-guide/index.html",
 _SMI_TCC_ROW = re.compile(r"(?m)^\|\s{1,6}\d{1,2}\s{1,4}[^|\n]{2,60}?\s(?:TCC|MCDM)\s{1,12}\|")
 
 
+_TCC_WORDS = re.compile(r"\bTCC (?:mode|driver model)\b|\bin TCC\b|driver model[^\n]{0,30}\bTCC\b")
+
+
 def wsl_gpu_passthrough(ent, text):
     """A GPU that cannot be initialised in a text from WSL: the driver is the Windows host's (passed through to
     WSL 2 by /dev/dxg and /usr/lib/wsl/lib), so the fix is on Windows, not a Linux driver.  WSL 1 has no GPU."""
@@ -1150,7 +1199,7 @@ def wsl_gpu_passthrough(ent, text):
         pass
     codes = [c for c in ent.codes if c.get("family") in ("cudaError_t", "CUresult", "nvmlReturn_t")
              and c.get("layer") == "driver"]
-    tcc = _SMI_TCC_ROW.search(tail)
+    tcc = _SMI_TCC_ROW.search(tail) or _TCC_WORDS.search(tail)
     if m is None and not codes and tcc is None:
         return None
     if m is not None:
