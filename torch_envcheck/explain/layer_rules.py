@@ -1461,7 +1461,11 @@ def zluda_dll_dependency(ent, text):
 
 
 _RESOLVER_NO_TORCH = re.compile(r"No matching distribution found for torch\b|Unable to find installation candidates for "
-                                r"torch\b|Could not find a version that satisfies the requirement torch\b")
+                                r"torch\b|Could not find a version that satisfies the requirement torch\b|"
+                                # uv: "torch>=2.4.0 has no wheels with a matching platform tag"
+                                r"\btorch\b[^\n]{0,60} has no (?:usable )?wheels? with a matching (?:platform|Python ABI) tag")
+# the Mac the resolver ran for is an arm64 one (Apple silicon): torch publishes arm64 macOS wheels on PyPI only
+_MAC_ARM64 = re.compile(r"macosx_[0-9_.]{0,12}\.{0,3}_?arm64|macosx_\.\.\._arm64|\barm64\b|Apple [Ss]ilicon|\bM[1-4]\b")
 
 
 def torch_not_offered_on_mac(ent, text):
@@ -1475,6 +1479,19 @@ def torch_not_offered_on_mac(ent, text):
         pass
     if m is None:
         return None
+    if _MAC_ARM64.search(tail) and not ent.platform.get("intel_mac"):
+        sig = _sig("torch-index-without-macos-wheels", "macos",
+                   "the resolver finds no torch for an arm64 Mac: the index it uses has no macOS wheels", 85,
+                   "torch publishes its macOS (arm64) wheels on PyPI only; the download.pytorch.org indexes for CUDA "
+                   "(cuXXX) and ROCm have none for macOS, and a Mac has no CUDA. A project or command that pins such an "
+                   "index for torch leaves the resolver nothing to install on a Mac.",
+                   fix="Install torch from PyPI's default index on macOS (no --index-url / no CUDA index for torch there: in "
+                       "uv, limit the CUDA index to Linux/Windows with a marker, e.g. `sys_platform != 'darwin'`); the Mac's "
+                       "GPU is used through the 'mps' device.",
+                   areas=("platform",), sources=({"url": "https://docs.astral.sh/uv/guides/integration/pytorch/",
+                                                  "what": "uv: PyTorch indexes per platform with markers"},
+                                                 SOURCES["torch_index"]))
+        return _match(sig, text, len(text) - len(tail) + m.start(), {})
     sig = _sig("torch-intel-mac-last-release", "macos",
                "no torch for this Mac's Python: an Intel (x86_64) Mac or an x86_64 Python gets nothing newer than 2.2.2", 84,
                "torch's last release with macOS x86_64 wheels is 2.2.2; on an Intel Mac (or an x86_64 Python under "
@@ -1486,6 +1503,86 @@ def torch_not_offered_on_mac(ent, text):
                causes=(("rosetta", "an x86_64 Python runs under Rosetta on Apple silicon", ("TE105",)),),
                areas=("platform",), sources=(_INTEL_MAC_SOURCE,))
     return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+def torch_too_new_for_intel_mac(ent, text):
+    """An Intel (x86_64) Mac with a torch newer than 2.2.2 asked for: no such wheel exists for it (a version table:
+    torch's macOS x86_64 builds ended with 2.2.2), whatever the tool says."""
+    if not ent.platform.get("intel_mac"):
+        return None
+    wanted = [v for v in (ent.packages.get("torch"), ent.versions.get("torch")) if v]
+    newer = [v for v in wanted if _version_key(v) > _version_key(INTEL_MAC_LAST)]
+    if not newer:
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    at = len(text) - len(tail) + max(0, tail.rfind(newer[0]))
+    sig = _sig("torch-intel-mac-last-release", "macos",
+               "torch {wanted} does not exist for an Intel (x86_64) Mac: 2.2.2 is the last release there", 80,
+               "torch's last release with macOS x86_64 wheels is 2.2.2; torch {wanted} has none for an Intel Mac (or an "
+               "x86_64 Python under Rosetta on Apple silicon).",
+               fix="On an Intel Mac: torch 2.2.2 is the last release (`pip install torch==2.2.2` with Python <= 3.12; pin "
+                   "what needs a newer one), or use conda-forge's pytorch builds; on Apple silicon: use an arm64 Python "
+                   "(python.org or conda's osx-arm64).",
+               causes=(("rosetta", "an x86_64 Python runs under Rosetta on Apple silicon", ("TE105",)),),
+               areas=("platform",), sources=(_INTEL_MAC_SOURCE,))
+    return _match(sig, text, at, {"wanted": newer[0]})
+
+
+def _version_key(v: str) -> tuple:
+    return tuple(int(x) for x in re.findall(r"\d{1,4}", v)[:3])
+
+
+# Docker Desktop runs Linux containers in a VM whose kernel is named "-linuxkit": on a Mac, a Linux container
+# sees no Apple GPU (MPS is macOS's Metal, not passed through)
+_LINUXKIT = re.compile(r"\d\.\d{1,2}\.\d{1,3}-linuxkit\b")
+_MPS_ASKED = re.compile(r"\bmps\b|\bMPS\b")
+
+
+def mps_inside_linux_container(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    k = _LINUXKIT.search(tail)
+    if k is None or _MPS_ASKED.search(tail) is None:
+        return None
+    sig = _sig("mps-in-linux-container", "macos", "MPS (the Mac's GPU) is not available inside a Linux container", 84,
+               "The kernel is Docker Desktop's Linux VM (linuxkit): the process runs Linux, not macOS. MPS is torch's "
+               "backend for Metal, which only macOS has; Docker Desktop passes no Apple GPU into its Linux VM.",
+               fix="Run the program natively on macOS (an arm64 Python with `pip install torch`, device 'mps'); inside the "
+                   "Linux container only the CPU is available.",
+               areas=("platform",), sources=({"url": "https://pytorch.org/docs/stable/notes/mps.html",
+                                              "what": "MPS: torch's GPU backend on macOS (Metal)"},))
+    return _match(sig, text, len(text) - len(tail) + k.start(), {})
+
+
+_PKG_BINARY_DIR = re.compile(r"[/\\](?P<pkg>[A-Za-z_][A-Za-z0-9_]{1,60})[/\\](?P<file>lib[A-Za-z0-9_.+-]{1,80}\.(?:so|dll|dylib))\b")
+
+
+def package_binary_missing(ent, text):
+    """A package's own native library, inside its folder and named for the package (bitsandbytes/libbitsandbytes_
+    cuda124.so), cannot be found: that package's release has no binary for this CUDA/platform, or it was built
+    without it; the fix is that package's build, not a CUDA library."""
+    missing = [x for x in ent.libraries if x.get("missing") and not x.get("provider")]
+    if not missing:
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    for x in reversed(missing):
+        for m in _PKG_BINARY_DIR.finditer(tail):
+            pkg, f = m.group("pkg"), m.group("file")
+            if f != x["file"] or pkg.lower() in ("lib", "lib64", "bin", "site-packages", "dist-packages", "build"):
+                continue
+            if not f.lower().startswith("lib" + pkg.lower()[:6]):
+                continue
+            caps = {"package": pkg.replace("_", "-"), "lib": f}
+            sig = _sig("package-binary-missing", "toolchain", "{package} has no native library {lib} here", 75,
+                       "{lib} is {package}'s own compiled library, looked for in its package folder and not there: the "
+                       "installed {package} has no binary for this CUDA version or platform (or was installed from "
+                       "source without compiling it).",
+                       fix="Install a {package} release that ships a binary for your CUDA and platform (`pip install -U "
+                           "{package}`, checking its install notes for the CUDA versions it supports), or build it from "
+                           "source for the CUDA you have; an override of which binary it loads (an environment variable "
+                           "naming the CUDA version) must name one that exists.",
+                       areas=("libraries",), sources=(SOURCES["ld"],))
+            return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+    return None
 
 
 # A Windows prompt whose folder is an embedded (portable) Python -- ComfyUI's python_embeded,
@@ -1709,7 +1806,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          platform_without_cuda, pip_no_matching, allocator_nvml_assert, wsl_gpu_passthrough, tensorflow_windows_native,
          device_node_permission, torch_not_offered_on_mac, rocblas_on_windows, zluda_dll_dependency,
          rocm_kfd_permission, container_cli, pip_of_another_python, container_without_gpu, nccl_transport,
-         cuda_after_suspend, toolkit_not_torch_cuda)
+         cuda_after_suspend, toolkit_not_torch_cuda, torch_too_new_for_intel_mac, mps_inside_linux_container,
+         package_binary_missing)
 
 
 def find(text: str, ent) -> list:
