@@ -379,11 +379,11 @@ def built_for(ent, text):
 
 _LIB_NAMES = {"nccl": "NCCL", "cublas": "cuBLAS", "cublasLt": "cuBLASLt", "cusparse": "cuSPARSE", "cusparseLt": "cuSPARSELt",
               "cusolver": "cuSOLVER", "cufft": "cuFFT", "curand": "cuRAND", "cudnn": "cuDNN", "nvJitLink": "nvJitLink",
-              "nvrtc": "NVRTC", "cuda": "the CUDA driver API", "nvml": "NVML"}
+              "nvrtc": "NVRTC", "cuda": "the CUDA driver API", "nvml": "NVML", "cudart": "the CUDA runtime (cudart)"}
 _LIB_WHEEL = {"nccl": "nvidia-nccl", "cublas": "nvidia-cublas", "cublasLt": "nvidia-cublas", "cusparse": "nvidia-cusparse",
               "cusparseLt": "nvidia-cusparselt", "cusolver": "nvidia-cusolver", "cufft": "nvidia-cufft",
               "curand": "nvidia-curand", "cudnn": "nvidia-cudnn", "nvJitLink": "nvidia-nvjitlink",
-              "nvrtc": "nvidia-cuda-nvrtc"}
+              "nvrtc": "nvidia-cuda-nvrtc", "cudart": "nvidia-cuda-runtime"}
 
 
 def library_symbol(ent, text):
@@ -394,6 +394,8 @@ def library_symbol(ent, text):
     lib = s["abi"]
     if lib == "cublas" and (s["symbol"].startswith("cublasLt") or "cublasLt" in (s.get("version") or "")):
         lib = "cublasLt"
+    if lib == "cuda" and s["symbol"].startswith("cuda") and s["symbol"][4:5].isupper():
+        lib = "cudart"  # cudaXxx is the runtime API (libcudart), cuXxx the driver's
     if lib == "cuda":
         return None  # cu* driver symbols: the driver rules say it better
     version_tag = s.get("version") or ""
@@ -1086,6 +1088,22 @@ def allocator_nvml_assert(ent, text):
     """torch's caching allocator asserting on an NVML call: out of memory in practice, or, on a MIG GPU, an
     NVML view of another device than CUDA_VISIBLE_DEVICES selects."""
     tail = text[-CONTEXT_TAIL:]
+    init = re.search(r"NVML_SUCCESS == [\w:>()-]{0,60}nvmlInit\w{0,8}\(\) INTERNAL ASSERT FAILED", tail)
+    if init is not None:
+        # the assert names the call: NVML cannot even start, which is the driver's state, not memory
+        sig = _sig("nvml-init-failed-in-torch", "driver", "NVML cannot initialise in this process (torch's allocator "
+                   "asserts on nvmlInit)", 84,
+                   "torch's CUDA allocator initialises NVML and asserts when it fails: CUDA works but NVML does not start, "
+                   "which happens when the driver's user-space libraries and its loaded kernel module are of different "
+                   "versions (a driver update without a reboot) or NVML is not reachable (a container without the "
+                   "utility capability).",
+                   fix="Check `nvidia-smi`: if it fails with a driver/library version mismatch, reboot (or reload the nvidia "
+                       "kernel modules) so the driver and its libraries match; in a container start it with "
+                       "NVIDIA_DRIVER_CAPABILITIES including utility (or `--gpus all`).",
+                   causes=(("mismatch", "the driver's kernel module and libraries differ", ("TE303",)),),
+                   areas=("driver",), sources=({"url": "https://github.com/pytorch/pytorch/issues/112950",
+                                                "what": "nvmlInit_v2_ INTERNAL ASSERT FAILED in CUDACachingAllocator"},))
+        return _match(sig, text, len(text) - len(tail) + init.start(), {})
     i = tail.rfind("NVML_SUCCESS == r INTERNAL ASSERT FAILED")
     if i < 0:
         return None
@@ -1242,7 +1260,7 @@ _TF_VERSION = re.compile(r"(?i)(?:tensor ?flow|\btf)[ \w]{0,12}?(?:version)?[\s:
                          r"(?i:tensor ?flow)[^\n]{0,40}\n(?:[^\n]{0,80}\n){0,3}\s{0,8}v?2\.(?P<minor3>\d{1,2})\.\d{1,2}\b")
 _TF_NO_GPU = re.compile(r"(?i)list_physical_devices|list_local_devices|Num GPUs Available:\s{0,3}0|GPU is NOT AVAILABLE|"
                         r"is_build_with_cuda|device_type='CPU'\)\]|not (?:detected|recogni[sz]ed|found|available)|"
-                        r"cannot use (?:the )?GPU|no GPU|tensorflow-gpu")
+                        r"cannot use (?:the )?GPU|no GPU|tensorflow-gpu|GPU could not be (?:recogni[sz]ed|found|detected)")
 
 
 def tensorflow_windows_native(ent, text):
