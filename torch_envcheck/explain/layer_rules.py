@@ -1380,6 +1380,12 @@ def container_cli(ent, text):
         pass
     src = ({"url": "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/troubleshooting.html",
             "what": "NVIDIA Container Toolkit troubleshooting"},)
+    if m is None and "nvidia-container-cli" in tail:
+        # the tool named, its stage line broken by the paste (a wrapped terminal, escaped JSON): the object of the
+        # failure still says what it is
+        f = _CLI_FILE_EXISTS.search(tail)
+        if f is not None:
+            m = f
     if m is None:
         exe = _RUNTIME_EXE_MISSING.search(tail)
         if exe is None:
@@ -1392,7 +1398,7 @@ def container_cli(ent, text):
                        "`sudo nvidia-ctk runtime configure --runtime=docker` and restart docker; or run with `--gpus all` "
                        "once the toolkit is installed.", areas=("driver",), sources=src)
         return _match(sig, text, len(text) - len(tail) + exe.start(), {"exe": exe.group("exe")})
-    detail = m.group("detail")
+    detail = m.group("detail") if "detail" in m.re.groupindex else m.group(0)
     at = len(text) - len(tail) + m.start()
     f = _CLI_FILE_EXISTS.search(detail)
     if f is not None:
@@ -1816,6 +1822,61 @@ def toolkit_not_torch_cuda(ent, text):
     return _match(sig, text, len(text) - len(tail) + m.start(), caps)
 
 
+# nvidia-smi topo -m: a row of the GPU matrix, and the PCIe link types that go through a switch or bridge
+_TOPO_ROW = re.compile(r"(?m)^GPU\d{1,2}\s{1,8}(?:X|PIX|PXB|PHB|NODE|SYS|NV\d{1,2})\s{1,8}(?:X|PIX|PXB|PHB|NODE|SYS|NV\d{1,2})\b")
+_PCIE_SWITCH = re.compile(r"\b(?:PIX|PXB)\b")
+_HANGS = re.compile(r"(?i)\b(?:hangs?|hanging|hung|stuck|freez(?:es|ing)?|deadlock)\b")
+
+
+def p2p_through_pcie_switch_hangs(ent, text):
+    """Collectives that hang between GPUs behind one PCIe switch (nvidia-smi topo: PIX/PXB) while GPUs across the CPU
+    link (SYS) work: PCIe Access Control Services (or the IOMMU) redirect peer-to-peer traffic to the root complex,
+    where it stalls.  A platform setting, not the installation."""
+    tail = text[-CONTEXT_TAIL:]
+    row = _TOPO_ROW.search(tail)
+    if row is None or _HANGS.search(tail) is None or _PCIE_SWITCH.search(tail) is None:
+        return None
+    sig = _sig("p2p-blocked-by-acs", "distributed",
+               "peer-to-peer between GPUs behind a PCIe switch hangs: ACS / IOMMU redirect it", 80,
+               "GPUs under one PCIe switch (PIX/PXB in `nvidia-smi topo -m`) talk peer-to-peer through it; with PCIe "
+               "Access Control Services (ACS) enabled, or an IOMMU translating DMA, that traffic is sent up to the root "
+               "complex and stalls, so NCCL's P2P transport hangs between exactly those GPUs.",
+               fix="Disable ACS on the PCIe switches (the BIOS setting, or `setpci` as in NCCL's troubleshooting guide) and "
+                   "the IOMMU / VT-d for bare metal (`iommu=pt` or off), then verify with the CUDA p2pBandwidthLatencyTest or "
+                   "nccl-tests; NCCL_P2P_DISABLE=1 avoids P2P meanwhile, at a bandwidth cost.",
+               areas=("gpu",), sources=({"url": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/"
+                                                "troubleshooting.html#pci-access-control-services-acs",
+                                         "what": "NCCL troubleshooting: PCI Access Control Services (ACS)"},))
+    return _match(sig, text, len(text) - len(tail) + row.start(), {})
+
+
+def devices_unavailable_on_windows(ent, text):
+    """cudaErrorDevicesUnavailable on Windows: WDDM gives GeForce GPUs no exclusive compute mode to be busy in, so the
+    driver could not create a context at all (a broken or half-updated driver)."""
+    if not ent.platform.get("windows") or ent.platform.get("wsl"):
+        return None
+    c = next((x for x in reversed(ent.codes) if x["name"] in ("cudaErrorDevicesUnavailable", "CUDA_ERROR_DEVICE_UNAVAILABLE")),
+             None)
+    if c is None:
+        # the runtime's message as torch prints it (its own wording differs from cudaGetErrorString's)
+        tail = text[-CONTEXT_TAIL:]
+        i = max(tail.rfind("devices are busy or unavailable"), tail.rfind("is/are busy or unavailable"))
+        if i < 0:
+            return None
+        c = {"at": len(text) - len(tail) + i}
+    sig = _sig("windows-cuda-devices-unavailable", "driver",
+               "CUDA cannot create a context on Windows: the NVIDIA driver is not working", 78,
+               "On Windows the display driver model (WDDM) has no exclusive compute mode for a GPU to be busy in: "
+               "'busy or unavailable' means the driver could not give the process a context (a damaged or half-updated "
+               "driver, or another program that took the GPU over).",
+               fix="Reinstall the NVIDIA driver cleanly (NVIDIA's installer with 'Perform a clean installation', or DDU "
+                   "first), reboot, and check `nvidia-smi`; close programs that hold the GPU exclusively.",
+               causes=(("machine", "CUDA failed to initialise for another reason", ("TE303",)),), areas=("driver",),
+               sources=({"url": "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html",
+                         "what": "cudaErrorDevicesUnavailable"},))
+    return _match(sig, text, c["at"], {})
+
+
 # The layers the rules give (with the catalogue's, every layer of catalogue.LAYERS is reachable).
 LAYERS_PRODUCED = frozenset({"c-runtime", "toolchain", "torch-build", "macos", "libraries", "cudnn", "driver", "container",
                              "wsl", "windows-runtime", "env", "rocm", "arch", "distributed", "not-environment"})
@@ -1825,7 +1886,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          device_node_permission, torch_not_offered_on_mac, rocblas_on_windows, zluda_dll_dependency,
          rocm_kfd_permission, container_cli, pip_of_another_python, container_without_gpu, nccl_transport,
          cuda_after_suspend, toolkit_not_torch_cuda, torch_too_new_for_intel_mac, mps_inside_linux_container,
-         package_binary_missing)
+         package_binary_missing, p2p_through_pcie_switch_hangs, devices_unavailable_on_windows)
 
 
 def find(text: str, ent) -> list:

@@ -160,3 +160,23 @@ def test_a_dtype_mismatch_is_the_program(text):
     r = _d(text)
     assert r["recognised"] and r["environment_problem"] is False, r["signature"]
     assert not REINSTALL.search(r["fix"] or "")
+
+
+def test_collectives_hanging_behind_a_pcie_switch_are_acs():
+    r = _d("\tGPU0\tGPU1\tGPU2\tCPU Affinity\nGPU0\t X \tPIX\tSYS\t0-15\nGPU1\tPIX\t X \tSYS\t0-15\n"
+           "GPU2\tSYS\tSYS\t X \t16-31\nbroadcast_perf between GPU0 and GPU1 is stuck; GPU0 with GPU2 works")
+    assert r["layer"] == "distributed" and "ACS" in r["fix"] and "NCCL_P2P_DISABLE" in r["fix"]
+
+
+@pytest.mark.parametrize("where, layer", [("C:\\Users\\me\\ComfyUI>python main.py", "driver"),
+                                          ("user@box:~/ComfyUI$ python main.py", "env")])
+def test_devices_busy_is_the_driver_on_windows_and_the_compute_mode_elsewhere(where, layer):
+    r = _d(where + "\nRuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable")
+    assert r["layer"] == layer, (r["signature"], r["layer"])
+
+
+def test_a_wrapped_container_cli_line_still_names_the_file_in_the_image():
+    r = _d("docker: Error response from daemon: failed to create task: OCI runtime create failed: ... nvidia-container-cli: "
+           "mo\nunt error: file creation failed: /var/lib/docker/overlay2/3c1d/merged/usr/lib/x86_64-linux-gnu/"
+           "libnvidia-ml.so.1: file exists: unknown.")
+    assert r["layer"] == "container" and "image" in r["fix"], (r["signature"], r["fix"])
