@@ -15,15 +15,17 @@ against the entry's `expected`:
 and `right` when all four hold.  Prints per-class and overall accuracy, each split separately.
 
     python benchmarks/explain_eval.py                    # train and test, table
-    python benchmarks/explain_eval.py --split test2      # the second frozen split alone
-    python benchmarks/explain_eval.py --split test3      # the third frozen split alone
+    python benchmarks/explain_eval.py --split test2      # the second (retired) test split alone
+    python benchmarks/explain_eval.py --split test3      # the third (retired) test split alone
     python benchmarks/explain_eval.py --split all        # train, test, test2 and test3
     python benchmarks/explain_eval.py --split test --json
-    python benchmarks/explain_eval.py --split train --wrong   # list the entries it gets wrong
+    python benchmarks/explain_eval.py --split all --wrong     # list the entries it gets wrong
 
 Each text is bounded in time (--timeout seconds, default 2; on POSIX through an interval timer); a
 text that runs past it counts as wrong on every criterion.  Not shipped in the package: a measuring
-tool for the matcher's developers.  The test split is for measuring only: never tune on it."""
+tool for the matcher's developers.  test, test2 and test3 were retired into development data on
+2026-12-02 (docs/explain-corpus.md); a split held out from development goes into FROZEN, whose misses
+--wrong does not list."""
 
 from __future__ import annotations
 

@@ -19,6 +19,16 @@ match.Match whose signature is made here, or None:
     rocm_kfd_permission  HSA cannot open /dev/kfd, with its group shown   -> the render/video groups
     container_cli    nvidia-container-cli's stage and object          -> the image's driver files, the host driver's state
     pip_of_another_python  pip in an embedded Python's folder, installing elsewhere -> that folder's python -m pip
+    gpu_newer_than_build  a kernel that cannot run, a GPU and the CUDA its build was made with -> arch (the sm and
+                     the CUDA it needs, knowledge.gpu_generations)
+    container_without_gpu  a GPU unreachable in a text from a container  -> --gpus all, or the devices it lost
+    nccl_transport   NCCL's WARN lines on its sockets or /dev/shm       -> the interface / host network / shm size
+    cuda_after_suspend  CUDA failing next to suspend/resume words       -> reload nvidia_uvm
+    toolkit_not_torch_cuda  a build's own nvcc-vs-torch CUDA check      -> the toolkit (CUDA_HOME) or the torch build
+    torch_too_new_for_intel_mac, mps_inside_linux_container  Mac structure -> 2.2.2 / run natively
+    package_binary_missing  a package's own native library missing       -> that package's build for this CUDA
+    p2p_through_pcie_switch_hangs  nvidia-smi topo PIX/PXB and a hang   -> ACS / IOMMU
+    devices_unavailable_on_windows  "busy or unavailable" on Windows     -> the driver
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
