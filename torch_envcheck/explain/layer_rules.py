@@ -29,6 +29,9 @@ match.Match whose signature is made here, or None:
     package_binary_missing  a package's own native library missing       -> that package's build for this CUDA
     p2p_through_pcie_switch_hangs  nvidia-smi topo PIX/PXB and a hang   -> ACS / IOMMU
     devices_unavailable_on_windows  "busy or unavailable" on Windows     -> the driver
+    driver_older_than_build  CUDA unusable, the driver's version and torch's CUDA printed -> the driver (its table)
+    tensorflow_missing_cuda_runtime  TensorFlow lists several libraries it cannot open -> the CUDA of the first
+                     runtime it wanted (cudart64_101.dll: CUDA 10.1)
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -40,7 +43,7 @@ import re
 
 from torch_envcheck.explain.catalogue import Cause, Signature
 from torch_envcheck.explain.match import Match, _line
-from torch_envcheck.knowledge import gpu_generations
+from torch_envcheck.knowledge import drivers, gpu_generations
 
 SOURCES = {
     "itanium": {"url": "https://itanium-cxx-abi.github.io/cxx-abi/abi.html#mangling",
@@ -1887,6 +1890,90 @@ def devices_unavailable_on_windows(ent, text):
     return _match(sig, text, c["at"], {})
 
 
+# CUDA unusable, in words that do not say why (the versions printed beside them do)
+_CUDA_UNUSABLE = re.compile(r"(?i)is_available(?:\(\))?\W{0,20}(?:returns?\W{0,4}|is\W{0,4})?false\b|Is CUDA available: "
+                            r"(?:False|No)\b|CUDA initialization|driver version is insufficient|"
+                            r"cudaErrorInsufficientDriver|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH")
+
+
+def driver_older_than_build(ent, text):
+    """CUDA unusable in a text that prints both the driver's version and the CUDA torch was built with (collect_env,
+    nvidia-smi beside `torch.__version__`): the driver table (knowledge.drivers) says whether that driver runs that
+    CUDA at all."""
+    v = ent.versions
+    cuda = v.get("torch_cuda")
+    if not cuda or not (v.get("driver") or v.get("driver_cuda")):
+        return None
+    os_name = "Windows" if ent.platform.get("windows") or ent.platform.get("wsl") else "Linux"
+    if drivers.driver_runs(cuda, driver_version=v.get("driver"), driver_cuda=v.get("driver_cuda"),
+                           os_name=os_name) != drivers.NO:
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _CUDA_UNUSABLE.finditer(tail):
+        pass
+    if m is None:
+        return None
+    need = drivers.min_driver_for_cuda(cuda, os_name) or {}
+    caps = {"cuda": cuda, "driver": v.get("driver") or v.get("driver_cuda"),
+            "need": need.get("compat_floor") or need.get("toolkit_minimum")}
+    sig = _sig("driver-older-than-torch-cuda", "driver",
+               "the NVIDIA driver ({driver}) is older than the CUDA {cuda} this torch was built with", 87,
+               "torch was built with CUDA {cuda}, which needs an NVIDIA driver {need|newer than this one} or newer; the "
+               "driver here is {driver}, so CUDA cannot start (torch.cuda.is_available() is False). The versions come "
+               "from the text (NVIDIA's driver table per CUDA release).",
+               fix="Update the NVIDIA driver to one that runs CUDA {cuda} ({need|a newer release} or newer; https://www.nvidia.com/"
+                   "Download/index.aspx; on Ubuntu `sudo ubuntu-drivers install`) and reboot; or install the torch build "
+                   "for a CUDA this driver supports (https://pytorch.org/get-started/previous-versions/).",
+               causes=(("driver-older-than-build", "the installed NVIDIA driver is older than the CUDA runtime of the "
+                        "installed torch", ("TE302", "TE307")),),
+               areas=("driver",), sources=({"url": "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html",
+                                            "what": "CUDA Toolkit and Corresponding Driver Versions"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+
+
+# TensorFlow's dso_loader lists every library its build opens; the first it cannot open names the CUDA the build
+# was made for (cudart64_101.dll / libcudart.so.10.1: CUDA 10.1), the rest follow from it
+_TF_DSO_MISSING = re.compile(r"Could not (?:load dynamic|dlopen) library '(?P<lib>[A-Za-z0-9_.-]{1,60})'")
+
+
+def _cuda_of_soname(lib: str) -> str | None:
+    m = re.match(r"(?:lib)?cudart(?:64_(?P<dll>\d{2,3})\.dll|\.so\.(?P<so>\d{1,2}(?:\.\d{1,2})?))", lib)
+    if not m:
+        return None
+    if m.group("dll"):
+        d = m.group("dll")
+        return f"{d[:-1]}.{d[-1]}" if len(d) == 3 else f"{d}"
+    return m.group("so")
+
+
+def tensorflow_missing_cuda_runtime(ent, text):
+    """TensorFlow cannot open the CUDA runtime its build was linked for: that library's soname says which CUDA, and
+    the fix is that CUDA's libraries (or a TensorFlow built for the CUDA installed), not the last library listed."""
+    tail = text[-CONTEXT_TAIL:]
+    first, libs = None, set()
+    for m in _TF_DSO_MISSING.finditer(tail):
+        libs.add(m.group("lib"))
+        if first is None and _cuda_of_soname(m.group("lib")):
+            first = m
+    if first is None or len(libs) < 2:
+        return None  # one library: the catalogue's sentence on its line says it
+    lib = first.group("lib")
+    cuda = _cuda_of_soname(lib)
+    sig = _sig("tensorflow-cuda-runtime-missing", "tensorflow",
+               "TensorFlow cannot open {lib}: it was built for CUDA {cuda}", 77,
+               "TensorFlow's GPU support opens the CUDA libraries of the CUDA version it was built for, by exact name; "
+               "{lib} is CUDA {cuda}'s runtime and the loader does not find it, so the GPU is not used (the other "
+               "libraries it lists are that same CUDA's).",
+               fix="Install CUDA {cuda} (its runtime, cuBLAS, cuFFT, cuSOLVER, cuSPARSE, and the cuDNN for it) and put its "
+                   "bin folder on PATH (Windows) or its lib64 on LD_LIBRARY_PATH (Linux), or install the TensorFlow release "
+                   "built for the CUDA you have (TensorFlow's tested build configurations). On Linux/WSL 2 `pip install "
+                   "'tensorflow[and-cuda]'` brings its own; on native Windows TensorFlow 2.10 was the last GPU release.",
+               areas=("tensorflow",), sources=({"url": "https://www.tensorflow.org/install/source#gpu",
+                                                "what": "TensorFlow's tested build configurations: CUDA per release"},))
+    return _match(sig, text, len(text) - len(tail) + first.start(), {"lib": lib, "cuda": cuda})
+
+
 # The layers the rules give (with the catalogue's, every layer of catalogue.LAYERS is reachable).
 LAYERS_PRODUCED = frozenset({"c-runtime", "toolchain", "torch-build", "macos", "libraries", "cudnn", "driver", "container",
                              "wsl", "windows-runtime", "env", "rocm", "arch", "distributed", "not-environment"})
@@ -1896,7 +1983,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          device_node_permission, torch_not_offered_on_mac, rocblas_on_windows, zluda_dll_dependency,
          rocm_kfd_permission, container_cli, pip_of_another_python, container_without_gpu, nccl_transport,
          cuda_after_suspend, toolkit_not_torch_cuda, torch_too_new_for_intel_mac, mps_inside_linux_container,
-         package_binary_missing, p2p_through_pcie_switch_hangs, devices_unavailable_on_windows)
+         package_binary_missing, p2p_through_pcie_switch_hangs, devices_unavailable_on_windows, driver_older_than_build,
+         tensorflow_missing_cuda_runtime)
 
 
 def find(text: str, ent) -> list:

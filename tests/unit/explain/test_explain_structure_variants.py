@@ -180,3 +180,23 @@ def test_a_wrapped_container_cli_line_still_names_the_file_in_the_image():
            "mo\nunt error: file creation failed: /var/lib/docker/overlay2/3c1d/merged/usr/lib/x86_64-linux-gnu/"
            "libnvidia-ml.so.1: file exists: unknown.")
     assert r["layer"] == "container" and "image" in r["fix"], (r["signature"], r["fix"])
+
+
+_COLLECT_ENV = ("PyTorch version: 2.3.0+cu121\nIs debug build: False\nCUDA used to build PyTorch: 12.1\n"
+                "OS: Ubuntu 20.04.6 LTS (x86_64)\nIs CUDA available: False\nCUDA runtime version: 12.1.105\n"
+                "Nvidia driver version: {driver}\n")
+
+
+def test_collect_env_with_a_driver_older_than_the_builds_cuda_is_the_driver():
+    # CUDA 12.x needs a 525.60.13+ driver on Linux (minor-version compatibility floor); 470 is CUDA 11.4's
+    r = _d(_COLLECT_ENV.format(driver="470.82.01"))
+    assert (r["layer"], r["signature"]) == ("driver", "driver-older-than-torch-cuda") and "525" in r["fix"], r["fix"]
+    assert _d(_COLLECT_ENV.format(driver="550.54.14"))["signature"] != "driver-older-than-torch-cuda"
+
+
+def test_tensorflow_names_the_cuda_of_the_first_runtime_it_cannot_open():
+    r = _d("2021-03-02 10:11:12.000001: W tensorflow/stream_executor/platform/default/dso_loader.cc:60] Could not load "
+           "dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: No such file "
+           "or directory\n2021-03-02 10:11:14.000001: W tensorflow/stream_executor/platform/default/dso_loader.cc:60] "
+           "Could not load dynamic library 'libcusolver.so.10'; dlerror: libcusolver.so.10: cannot open shared object file")
+    assert r["layer"] == "tensorflow" and "CUDA 11.0" in r["fix"], r["fix"]
