@@ -32,6 +32,8 @@ match.Match whose signature is made here, or None:
     driver_older_than_build  CUDA unusable, the driver's version and torch's CUDA printed -> the driver (its table)
     tensorflow_missing_cuda_runtime  TensorFlow lists several libraries it cannot open -> the CUDA of the first
                      runtime it wanted (cudart64_101.dll: CUDA 10.1)
+    package_ops_registration_fails  a package's frame calls into torch.library and fails -> its build for this torch
+    visible_devices_hide_the_gpu  no device, with CUDA_VISIBLE_DEVICES set in the text -> that variable
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -1974,6 +1976,74 @@ def tensorflow_missing_cuda_runtime(ent, text):
     return _match(sig, text, len(text) - len(tail) + first.start(), {"lib": lib, "cuda": cuda})
 
 
+# A package's import registering its operators with torch (torch.library: register_fake, impl, define; torch._ops):
+# the traceback's frames go from the package's module-level code into torch's registration and fail there
+_FRAME = re.compile(r'File "(?P<path>[^"\n]{1,400})", line \d{1,6}, in (?P<fn>[\w<>.]{1,80})')
+_TORCH_REGISTRATION = re.compile(r"[/\\]torch[/\\](?:library\.py|_ops\.py|_library[/\\])")
+
+
+def package_ops_registration_fails(ent, text):
+    """A package (torchvision, torchaudio, an extension) fails while registering its operators with torch at import:
+    it was built for another torch (its ops' schemas or torch.library's API differ).  Read from the traceback's frames
+    (the owner of the frame that calls into torch's registration), whatever the exception's text."""
+    tail = text[-CONTEXT_TAIL:]
+    frames = list(_FRAME.finditer(tail))[-12:]
+    for i in range(len(frames) - 1, 0, -1):
+        if not _TORCH_REGISTRATION.search(frames[i].group("path")):
+            continue
+        caller = frames[i - 1]
+        if _TORCH_REGISTRATION.search(caller.group("path")):
+            continue
+        dirs = [d for d in re.split(r"[/\\]", caller.group("path"))[:-1] if d]
+        if not any(d in ("site-packages", "dist-packages") for d in dirs):
+            return None
+        k = max(j for j, d in enumerate(dirs) if d in ("site-packages", "dist-packages"))
+        pkg = dirs[k + 1] if k + 1 < len(dirs) else None
+        if not pkg or pkg == "torch" or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,60}", pkg):
+            return None
+        sig = _sig("package-ops-registration-failed", "toolchain",
+                   "{package} fails to register its operators with the installed torch: it was built for another torch",
+                   82, "Importing {package} registers its operators (and their fake/meta kernels) with torch; the "
+                   "registration fails inside torch, so {package} was built for another torch release than the one "
+                   "installed (their versions are released in pairs).",
+                   fix="Install the {package} release that pairs with the installed torch, from the same index as torch "
+                       "(for torchvision and torchaudio, the version their compatibility table lists for your torch, e.g. "
+                       "`pip install {package}==<paired version> --index-url https://download.pytorch.org/whl/<torch's "
+                       "cuXXX or cpu>`); leave torch as it is.",
+                   causes=(("stale", "a package was built against another torch", ("TE701", "TE705")),),
+                   areas=("torch",), sources=({"url": "https://github.com/pytorch/vision#installation",
+                                               "what": "torchvision releases pair with torch releases"},))
+        return _match(sig, text, len(text) - len(tail) + caller.start(), {"package": pkg})
+    return None
+
+
+# CUDA_VISIBLE_DEVICES set in the text itself, next to "no device": the variable hides the GPUs
+_CVD_SET = re.compile(r"CUDA_VISIBLE_DEVICES\s{0,2}=\s{0,2}['\"]?[$\w,-]|environ\[['\"]CUDA_VISIBLE_DEVICES['\"]\]\s{0,2}=")
+_NO_DEVICE = re.compile(r"no CUDA-capable device is detected|CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice")
+
+
+def visible_devices_hide_the_gpu(ent, text):
+    """No CUDA device in a text that sets CUDA_VISIBLE_DEVICES: the variable decides which GPUs the process sees; an
+    index that does not exist (or an unexpanded $1) leaves none."""
+    tail = text[-CONTEXT_TAIL:]
+    cvd = _CVD_SET.search(tail)
+    m = None
+    for m in _NO_DEVICE.finditer(tail):
+        pass
+    if cvd is None or m is None or ent.platform.get("container"):
+        return None
+    sig = _sig("visible-devices-hide-the-gpu", "env",
+               "no CUDA device is visible: CUDA_VISIBLE_DEVICES, set here, names no GPU that exists", 76,
+               "CUDA_VISIBLE_DEVICES selects the GPUs a process sees, by index or UUID; set to an index the machine does "
+               "not have (or to an empty or unexpanded value such as $0), it hides every GPU and CUDA reports no device.",
+               fix="Set CUDA_VISIBLE_DEVICES to indices that exist (`nvidia-smi -L` lists them; on a one-GPU machine only "
+                   "0) or unset it; check the scripts and the code (os.environ['CUDA_VISIBLE_DEVICES']) that set it.",
+               causes=(("cvd", "CUDA_VISIBLE_DEVICES names devices that do not exist", ("TE403",)),),
+               areas=("gpu",), sources=({"url": "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html"
+                                                "#env-vars", "what": "CUDA_VISIBLE_DEVICES"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
 # The layers the rules give (with the catalogue's, every layer of catalogue.LAYERS is reachable).
 LAYERS_PRODUCED = frozenset({"c-runtime", "toolchain", "torch-build", "macos", "libraries", "cudnn", "driver", "container",
                              "wsl", "windows-runtime", "env", "rocm", "arch", "distributed", "not-environment"})
@@ -1984,7 +2054,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          rocm_kfd_permission, container_cli, pip_of_another_python, container_without_gpu, nccl_transport,
          cuda_after_suspend, toolkit_not_torch_cuda, torch_too_new_for_intel_mac, mps_inside_linux_container,
          package_binary_missing, p2p_through_pcie_switch_hangs, devices_unavailable_on_windows, driver_older_than_build,
-         tensorflow_missing_cuda_runtime)
+         tensorflow_missing_cuda_runtime, package_ops_registration_fails, visible_devices_hide_the_gpu)
 
 
 def find(text: str, ent) -> list:

@@ -200,3 +200,18 @@ def test_tensorflow_names_the_cuda_of_the_first_runtime_it_cannot_open():
            "or directory\n2021-03-02 10:11:14.000001: W tensorflow/stream_executor/platform/default/dso_loader.cc:60] "
            "Could not load dynamic library 'libcusolver.so.10'; dlerror: libcusolver.so.10: cannot open shared object file")
     assert r["layer"] == "tensorflow" and "CUDA 11.0" in r["fix"], r["fix"]
+
+
+def test_a_package_failing_to_register_its_ops_with_torch_was_built_for_another_torch():
+    r = _d('  File "/opt/venv/lib/python3.12/site-packages/torchaudio/_extension/utils.py", line 61, in _load_lib\n'
+           '    torch.ops.load_library(path)\n'
+           '  File "/opt/venv/lib/python3.12/site-packages/torch/_ops.py", line 1357, in load_library\n'
+           "    ctypes.CDLL(path)\n"
+           "OSError: could not load the operators")
+    assert r["layer"] == "toolchain" and "torchaudio" in r["fix"], (r["signature"], r["fix"])
+
+
+def test_no_device_with_cuda_visible_devices_set_in_the_code_is_that_variable():
+    r = _d("os.environ['CUDA_VISIBLE_DEVICES'] = '3'\nmodel.cuda()\n"
+           "RuntimeError: CUDA error: no CUDA-capable device is detected")
+    assert r["layer"] == "env" and "CUDA_VISIBLE_DEVICES" in r["fix"]
