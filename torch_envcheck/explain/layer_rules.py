@@ -1556,7 +1556,7 @@ def torch_too_new_for_intel_mac(ent, text):
     tail = text[-CONTEXT_TAIL:]
     at = len(text) - len(tail) + max(0, tail.rfind(newer[0]))
     sig = _sig("torch-intel-mac-last-release", "macos",
-               "torch {wanted} does not exist for an Intel (x86_64) Mac: 2.2.2 is the last release there", 80,
+               "torch {wanted} does not exist for an Intel (x86_64) Mac: 2.2.2 is the last release there", 60,
                "torch's last release with macOS x86_64 wheels is 2.2.2; torch {wanted} has none for an Intel Mac (or an "
                "x86_64 Python under Rosetta on Apple silicon).",
                fix="On an Intel Mac: torch 2.2.2 is the last release (`pip install torch==2.2.2` with Python <= 3.12; pin "
@@ -1711,10 +1711,10 @@ def container_without_gpu(ent, text):
 
 
 # NCCL's socket layer: the bootstrap and the socket transport name the call that failed.
+# (a peer that died makes the others print socketProgress / "Connection reset" too: those are not read here)
 _NCCL_SOCKET = re.compile(r"NCCL WARN (?:socketStartConnect|[Ss]ocket creation failed|[Cc]onnect to \S{1,80} failed|"
-                          r"Bootstrap : no socket interface found|NET/Socket : no interface found|Net : Connect to|"
-                          r"socketProgress|Call to connect returned)|[Ss]ocket creation failed : Address family not "
-                          r"supported|no socket interface found")
+                          r"Bootstrap : no socket interface found|NET/Socket : no interface found)|[Ss]ocket creation "
+                          r"failed : Address family not supported|no socket interface found")
 _NCCL_SHM = re.compile(r"NCCL WARN[^\n]{0,200}(?:/dev/shm|shared memory segment)|transport/shm\.cc[^\n]{0,200}(?:failed|-> ?2)")
 
 
@@ -1776,10 +1776,15 @@ def nccl_transport(ent, text):
 
 
 # A driver suspended with the machine: CUDA stops working after a resume until nvidia_uvm is reloaded.
-_SUSPEND = re.compile(r"(?i)\b(?:suspend(?:ed|ing)?|resum(?:e|ed|ing) from (?:sleep|suspend|hibernat\w{0,5})|"
-                      r"after (?:sleep|hibernat\w{0,5}|waking)|hibernat(?:e|ed|ion))\b")
-_CUDA_BROKEN = re.compile(r"CUDA error|cuInit|cudaGetDeviceCount|CUDA initialization|UNKNOWN_ERROR|CUDA_ERROR_UNKNOWN|"
-                          r"cuda(?:Error)?Unknown|unspecified launch failure|nvidia_uvm|CUDA (?:fails|failed)")
+# the machine's own sleep: resumed/woken from suspend, sleep or hibernation, "suspend my laptop", suspend/resume
+_SUSPEND = re.compile(r"(?i)\b(?:(?:resum\w{0,3}|wak\w{0,4}(?: up)?|back|coming back)(?: \w{1,12}){0,3} from (?:a )?"
+                      r"(?:suspend|sleep|hibernat\w{0,5})|after (?:a )?(?:suspend|sleep|hibernat\w{0,5})|"
+                      r"suspend(?:/| and | or |-)resume|suspend(?:ing)? (?:my|the) (?:device|laptop|computer|machine|pc|"
+                      r"system|notebook)|systemctl (?:suspend|hibernate))\b")
+# what a driver left broken by suspend prints: an unknown error, a failed launch or initialisation, no device
+_CUDA_BROKEN = re.compile(r"cuInit|cudaGetDeviceCount|CUDA initialization|UNKNOWN_ERROR|CUDA_ERROR_UNKNOWN|"
+                          r"cuda(?:Error)?Unknown|CUDA error: unknown error|unspecified launch failure|nvidia_uvm|"
+                          r"CUDA (?:fails|failed) to initiali[sz]e|no CUDA-capable device|CUDA unknown error")
 
 
 def cuda_after_suspend(ent, text):

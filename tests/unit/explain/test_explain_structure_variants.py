@@ -215,3 +215,8 @@ def test_no_device_with_cuda_visible_devices_set_in_the_code_is_that_variable():
     r = _d("os.environ['CUDA_VISIBLE_DEVICES'] = '3'\nmodel.cuda()\n"
            "RuntimeError: CUDA error: no CUDA-capable device is detected")
     assert r["layer"] == "env" and "CUDA_VISIBLE_DEVICES" in r["fix"]
+
+
+def test_a_job_suspended_by_the_scheduler_is_not_the_machines_sleep():
+    r = _d("RuntimeError: CUDA error: out of memory\nslurmstepd: error: *** JOB 4471 SUSPENDED ***")
+    assert r["environment_problem"] is False and "nvidia_uvm" not in (r["fix"] or "")
