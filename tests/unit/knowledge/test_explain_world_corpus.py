@@ -14,16 +14,18 @@ from pathlib import Path
 import pytest
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "explain"
-SPLITS = ("train", "test", "test2", "test3")
-# The three test splits, measured and reported, were retired into development data on 2026-12-02: their files stay
-# unchanged (their digests are checked) and may now be read and cited like train.  No split held out from
-# development is in this repository (a new one is collected elsewhere): FROZEN is empty until one is added.
+SPLITS = ("train", "test", "test2", "test3", "test4")
+# The first three test splits, measured and reported, were retired into development data on 2026-12-02: their files
+# stay unchanged (their digests are checked) and may now be read and cited like train.  test4, collected apart from
+# the matcher, is held out.
 RETIRED = ("test", "test2", "test3")
-FROZEN = ()
+FROZEN = ("test4",)
 # From this batch on an entry's split is decided by its source URL alone (train or test2).
 URL_SPLIT_BATCH = 11
 # From this batch on the URL rule sends the even half to a third frozen split (train or test3).
 TEST3_BATCH = 12
+# This batch is a frozen split as a whole (test4): collected apart by someone who never read or ran the matcher.
+TEST4_BATCH = 13
 EXPECTED_KEYS = {"recognised", "layer", "environment_problem", "fix", "fix_patterns"}
 # The classes the corpus must cover (issue's list), each present in the corpus as a whole.
 REQUIRED_CLASSES = {"container", "driver-state", "rocm", "jit-arch", "c-runtime", "cuda-libs", "ext-abi",
@@ -41,6 +43,8 @@ def _norm(text):
 
 
 def _split_of(source, text, batch):
+    if batch == TEST4_BATCH:
+        return "test4"
     if batch >= URL_SPLIT_BATCH:
         frozen = "test3" if batch >= TEST3_BATCH else "test2"
         return frozen if int(hashlib.sha256(source.encode("utf-8")).hexdigest(), 16) % 2 == 0 else "train"
@@ -119,6 +123,16 @@ def test_no_text_repeats_and_no_test_text_reaches_the_catalogue(corpus):
             assert key not in seen, f"{e['id']} repeats {seen.get(key)}"
             seen[key] = e["id"]
             ids.add(e["id"])
+
+
+def test_the_collected_apart_split_shares_no_thread_with_the_others(corpus):
+    """test4 was collected as a whole from threads in none of the other files: a thread already read
+    while tuning (train) or measured before (test, test2, test3) would not measure anything new."""
+    other = {e["source"].rstrip("/") for sp in SPLITS if sp != "test4" for e in corpus[sp]["entries"]}
+    other |= {e["source"].rstrip("/") for e in json.loads((DATA / "real_errors.json").read_text(encoding="utf-8"))["entries"]}
+    for e in corpus["test4"]["entries"]:
+        assert e["batch"] == TEST4_BATCH, e["id"]
+        assert e["source"].rstrip("/") not in other, f"{e['id']}: {e['source']} is already in the corpus"
 
 
 def test_nothing_carries_a_path_of_the_recording_machine(corpus):
