@@ -55,7 +55,10 @@ FAMILIES = [
      "wheel": ("nvidia-cusolver", "nvidia/cu13/include/cusolver_common.h"), "prefix": "CUSOLVER_STATUS_",
      "default_layer": "not-environment"},
     {"enum": "cufftResult", "library": "cuFFT", "end": "cufftResult", "header": "cufft.h",
-     "wheel": ("nvidia-cufft", "nvidia/cu13/include/cufft.h"), "prefix": "CUFFT_", "default_layer": "not-environment"},
+     "wheel": ("nvidia-cufft", "nvidia/cu13/include/cufft.h"), "prefix": "CUFFT_", "default_layer": "not-environment",
+     # raised from inside the library on a valid plan: in practice a cuFFT without code for the GPU (torch built with
+     # CUDA 11.7 on Ada/Hopper: pytorch/pytorch#88038), so the GPU's architecture against the build's CUDA
+     "overrides": {"CUFFT_INTERNAL_ERROR": "arch"}},
     {"enum": "curandStatus_t", "library": "cuRAND", "start": r"enum\s+curandStatus\s*\{", "header": "curand.h",
      "wheel": ("nvidia-curand", "nvidia/cu13/include/curand.h"), "prefix": "CURAND_STATUS_",
      "default_layer": "not-environment"},

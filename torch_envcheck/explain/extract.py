@@ -428,7 +428,8 @@ _UNDEFINED = re.compile(r"[Uu]ndefined symbol:? (?P<sym>[A-Za-z_$][A-Za-z0-9_$.@
 _SYMBOL_VERSION = re.compile(r"symbol (?P<sym>[A-Za-z_][A-Za-z0-9_]{0,200}),? version (?P<ver>[A-Za-z0-9_.+-]{1,60}) "
                              r"not defined in file (?P<file>[^\s]{1,200})|"
                              r"undefined symbol:? (?P<sym2>[A-Za-z_][A-Za-z0-9_]{0,200}), version (?P<ver2>[A-Za-z0-9_.+-]{1,60})")
-_ABI_TAG = re.compile(r"[`'‘\"]?(?P<tag>GLIBC_2\.\d{1,2}(?:\.\d{1,2})?|GLIBCXX_3\.4\.\d{1,2}|CXXABI_1\.3\.\d{1,2})[`'’\"]? not found"
+# the loader's "version `TAG' not found"; a paste cut after the tag still has the loader's "version `TAG'"
+_ABI_TAG = re.compile(r"(?:(?<=version )[`'‘\"](?=GLIBC|CXXABI))?[`'‘\"]?(?P<tag>GLIBC_2\.\d{1,2}(?:\.\d{1,2})?|GLIBCXX_3\.4\.\d{1,2}|CXXABI_1\.3\.\d{1,2})(?:[`'’\"]? not found|(?<=\d)[`'’](?=[ \t]{0,3}(?:\n|$)))"
                       r"(?: \(required by (?P<by>[^)\n]{1,300})\))?")
 _MANGLED_NS = re.compile(r"_Z(?:N|Z)?(?:K|V|r){0,3}(?:St)?(?:(?P<len>\d{1,3}))")
 _LIB_SYMBOL = re.compile(r"^(?:_{0,2})(?P<lib>nccl|cublasLt|cublas|cusparseLt|cusparse|cusolver|cufft|curand|cudnn|"
@@ -604,7 +605,7 @@ _VER = r"\d{1,4}(?:\.\d{1,4}){0,3}(?:(?:a|b|rc|\.post|\.dev)\d{1,6})?(?:\+[A-Za-
 _EQEQ = re.compile(r"==\s{0,2}(?P<ver>" + _VER + r")")
 _INSTALLED = re.compile(r"Successfully installed (?P<list>[^\n]{1,4000})")
 _WHEEL_FILE = re.compile(r"\.whl\b")
-_TORCH_VER = re.compile(r"(?i)\b(?:py)?torch(?:==?|-| version:? ?| v| |: ?)(?P<ver>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?"
+_TORCH_VER = re.compile(r"(?i)(?<![A-Za-z0-9_])(?:py)?torch(?:==?|-| version:? ?| v| |: ?|[^\x00-\x7f]{1,8}[:\uff1a] ?)(?P<ver>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?"
                         r"(?:(?:a|b|rc|\.dev)\d{1,10})?(?:\+[a-z0-9.]{2,20})?)\b")
 _BUILT_FOR = re.compile(r"(?i)(?:built|compiled) (?:for|against|with)[: ]{0,3}\s{0,12}(?:py)?torch[ =]{1,3}v?"
                         r"(?P<built>" + _VER + r")(?: with CUDA (?P<cuda>\d{2,5}(?:\.\d{1,2})?))?")
@@ -616,6 +617,8 @@ _DRIVER_VER = re.compile(r"(?i)driver version[ :]{1,4}(?P<ver>\d{3}\.\d{1,3}(?:\
                          r"the version (?P<kernel>\d{3}\.\d{1,3}(?:\.\d{1,3})?)|"
                          r"NVML library version: (?P<nvml>\d{3}\.\d{1,3}(?:\.\d{1,3})?)")
 _CUDA_VER = re.compile(r"CUDA Version:? {0,4}(?P<smi>\d{1,2}\.\d{1,2})|Cuda compilation tools, release (?P<nvcc>\d{1,2}\.\d{1,2})|"
+                       r"CUDA used to build PyTorch: (?P<build>\d{1,2}\.\d{1,2})|"
+                       r"CUDA[^\x00-\x7f\n]{1,8}[:\uff1a] ?(?P<label>\d{1,2}\.\d{1,2})|"
                        r"\+cu(?P<tag>\d{2,3})\b|CUDA (?:version )?(?P<plain>1[0-3]\.\d{1,2})\b")
 _CUDNN_VER = re.compile(r"(?i)cudnn(?: version|:| library:| runtime version)?[ :]{0,3}\(?(?P<ver>[5-9]\.\d{1,2}\.\d{1,2}|[5-9]\d{3,4}|"
                         r"[5-9], \d{1,2}, \d{1,2})\)?")
@@ -682,6 +685,10 @@ def _packages(text: str, ent: Entities) -> None:
             v["driver_cuda"] = m.group("smi")
         elif m.group("nvcc"):
             v["nvcc"] = m.group("nvcc")
+        elif m.group("build"):
+            v["torch_cuda"] = m.group("build")
+        elif m.group("label"):
+            v.setdefault("cuda", m.group("label"))
         elif m.group("tag"):
             t = m.group("tag")
             v["torch_cuda"] = f"{t[:-1]}.{t[-1]}"
@@ -699,6 +706,7 @@ def _packages(text: str, ent: Entities) -> None:
 # --- GPUs, architectures, exceptions -------------------------------------------------------------------------
 
 _GPU = re.compile(r"\b(?P<gpu>(?:NVIDIA )?(?:GeForce (?:RTX|GTX|GT|MX) ?\d{3,4}(?: Ti| SUPER| Laptop GPU){0,2}|"
+                  r"GTX ?\d{3,4}(?: Ti)?\b|"
                   r"(?:NVIDIA )?RTX (?:A\d{3,4}|PRO \d{4}|\d{4})(?: Ada)?|Tesla [KPMVT]\d{1,3}|Quadro [A-Z]{1,3}\d{2,4}|"
                   r"TITAN [A-Za-z]{1,6}|(?:A100|A800|A10G|A10|A30|A40|A16|H100|H200|H800|H20|B200|B100|L40S|L40|L4|V100|T4|P100|P40|K80)"
                   r"(?:[- ](?:SXM\d?|PCIe|PCIE|\d{2,3}GB)){0,2}\b|"
@@ -745,11 +753,17 @@ _PLATFORM = {
     # the Windows driver's two-part version (Windows drivers are numbered 555.85, Linux ones 555.42.03)
     "wsl": re.compile(r"/usr/lib/wsl|\b[Ww][Ss][Ll] ?2?(?![A-Za-z])|microsoft-standard|Windows Subsystem for Linux|"
                       r"NVIDIA-SMI \d{3}\.\d{2,3}\.\d{2}\s{1,40}Driver Version: \d{3}\.\d{2}(?![.\d])|"
-                      r"\d\.\d{1,2}\.\d{1,3}-\d{3,6}-Microsoft\b|Microsoft@Microsoft\.com"),
+                      r"\d\.\d{1,2}\.\d{1,3}-\d{3,6}-Microsoft\b|Microsoft@Microsoft\.com|"
+                      # a Linux log line (a shell prompt, NCCL's "<host>:<pid>:<tid>" prefix) from a machine with
+                      # Windows' default computer name (DESKTOP-/LAPTOP- and 7 characters): Linux on that Windows
+                      r"(?:@|(?m:^))(?:DESKTOP|LAPTOP)-[A-Z0-9]{7}(?::~|:/|:\d{1,7}:\d{1,7} )"),
     # WSL 1: its kernel is Microsoft's 4.4.0-NNNNN-Microsoft, which has no GPU passthrough at all
     "wsl1": re.compile(r"\b4\.4\.0-\d{3,6}-Microsoft\b"),
+    # also Docker's default host name, the container id's first 12 hex digits, where a text prints the host: a
+    # prompt (root@3f2a9c1b0d4e:/#), NCCL's "<host>:<pid>:<tid>" prefix, TensorFlow's "on this host (<host>)"
     "container": re.compile(r"docker run|nvidia-docker|\b[Dd]ocker\b|/\.dockerenv|containerd|\bpodman\b|[Kk]ubernetes|"
-                            r"\bk8s\b|[Ss]ingularity|[Aa]pptainer"),
+                            r"\bk8s\b|[Ss]ingularity|[Aa]pptainer|"
+                            r"(?:@|(?m:^)|this host \()(?=[0-9a-f]{0,11}[a-f])(?=[0-9a-f]{0,11}\d)[0-9a-f]{12}(?::|\) ?:|\)(?m:$))"),
     "amd": re.compile(r"\bAMD\b|Radeon|\bROCm\b|\brocm\b|\bgfx\d{3,4}|amdgpu|\bHIP\b|Instinct MI"),
     # ZLUDA: CUDA's DLL names served by a translation layer over AMD's HIP SDK (torch's CUDA build on an AMD GPU)
     "zluda": re.compile(r"(?i)zluda"),
@@ -789,7 +803,7 @@ NEEDLES = {
     _WHEEL_FILE: (".whl",), _TORCH_VER: ("torch",), _BUILT_FOR: ("built", "compiled"),
     _DRIVER_VER: ("driver version", "nvrm", "client has the version", "nvml library version"),
     _CUDA_VER: ("cuda", "+cu"), _CUDNN_VER: ("cudnn",), _PY_VER: ("cp3", "python"),
-    _GPU: ("geforce", "rtx", "tesla", "quadro", "titan", "a10", "a30", "a40", "a16", "a800", "h100", "h200", "h800",
+    _GPU: ("geforce", "rtx", "gtx", "tesla", "quadro", "titan", "a10", "a30", "a40", "a16", "a800", "h100", "h200", "h800",
            "h20", "b200", "b100", "l40", "l4", "v100", "t4", "p100", "p40", "k80", "gh200", "gb200", "jetson", "radeon",
            "instinct", "mi", "apple m"),
     _ARCH: ("sm_", "compute_", "gfx", "capability"),

@@ -19,6 +19,21 @@ match.Match whose signature is made here, or None:
     rocm_kfd_permission  HSA cannot open /dev/kfd, with its group shown   -> the render/video groups
     container_cli    nvidia-container-cli's stage and object          -> the image's driver files, the host driver's state
     pip_of_another_python  pip in an embedded Python's folder, installing elsewhere -> that folder's python -m pip
+    gpu_newer_than_build  a kernel that cannot run, a GPU and the CUDA its build was made with -> arch (the sm and
+                     the CUDA it needs, knowledge.gpu_generations)
+    container_without_gpu  a GPU unreachable in a text from a container  -> --gpus all, or the devices it lost
+    nccl_transport   NCCL's WARN lines on its sockets or /dev/shm       -> the interface / host network / shm size
+    cuda_after_suspend  CUDA failing next to suspend/resume words       -> reload nvidia_uvm
+    toolkit_not_torch_cuda  a build's own nvcc-vs-torch CUDA check      -> the toolkit (CUDA_HOME) or the torch build
+    torch_too_new_for_intel_mac, mps_inside_linux_container  Mac structure -> 2.2.2 / run natively
+    package_binary_missing  a package's own native library missing       -> that package's build for this CUDA
+    p2p_through_pcie_switch_hangs  nvidia-smi topo PIX/PXB and a hang   -> ACS / IOMMU
+    devices_unavailable_on_windows  "busy or unavailable" on Windows     -> the driver
+    driver_older_than_build  CUDA unusable, the driver's version and torch's CUDA printed -> the driver (its table)
+    tensorflow_missing_cuda_runtime  TensorFlow lists several libraries it cannot open -> the CUDA of the first
+                     runtime it wanted (cudart64_101.dll: CUDA 10.1)
+    package_ops_registration_fails  a package's frame calls into torch.library and fails -> its build for this torch
+    visible_devices_hide_the_gpu  no device, with CUDA_VISIBLE_DEVICES set in the text -> that variable
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -30,6 +45,7 @@ import re
 
 from torch_envcheck.explain.catalogue import Cause, Signature
 from torch_envcheck.explain.match import Match, _line
+from torch_envcheck.knowledge import drivers, gpu_generations
 
 SOURCES = {
     "itanium": {"url": "https://itanium-cxx-abi.github.io/cxx-abi/abi.html#mangling",
@@ -234,16 +250,46 @@ def abi_tag(ent, text):
 _INIT_FRAME = re.compile(r"[/\\](?P<pkg>[A-Za-z_][A-Za-z0-9_]{0,60})[/\\]__init__\.py\b")
 
 
+def _frame_importing(text: str, mod: str, at: int) -> str | None:
+    """The package of the traceback frame whose source line imports `mod` (`import selective_scan_cuda` in
+    .../mamba_ssm/ops/selective_scan_interface.py -> mamba_ssm): a top-level compiled module belongs to the package
+    that imports it.  None when no such frame precedes `at` or the frame is torch's or the standard library's."""
+    frame = re.compile(r'File "(?P<path>[^"\n]{1,400})", line \d{1,6}[^\n]{0,200}\n[>\s]{0,12}(?:import|from) ' +
+                       re.escape(mod) + r'\b')
+    found = None
+    for found in frame.finditer(text, max(0, at - 6000), at + 1):
+        pass
+    if found is None:
+        return None
+    dirs = [d for d in re.split(r"[/\\]", found.group("path"))[:-1] if d]
+    if "site-packages" in dirs or "dist-packages" in dirs:
+        i = max(i for i, d in enumerate(dirs) if d in ("site-packages", "dist-packages"))
+        pkg = dirs[i + 1] if i + 1 < len(dirs) else None
+    else:
+        # a source checkout: the nearest folder above the module's that is not a package's usual sub-folder
+        pkg = next((d for d in reversed(dirs) if d not in _SUBPACKAGE_NAMES), None)
+    if not pkg or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,60}", pkg) or pkg in ("torch", "importlib"):
+        return None
+    return pkg
+
+
+# the sub-folders packages commonly put their modules in (a frame there names the package one level up)
+_SUBPACKAGE_NAMES = frozenset({"ops", "utils", "modules", "models", "layers", "kernels", "functional", "nn", "csrc", "src",
+                               "lib", "core", "extensions", "ext", "cuda", "cpp", "triton", "backends", "_ext"})
+
+
 def _importing_package(text: str, path: str | None, at: int) -> str | None:
     """The package that imported a private top-level compiled module (site-packages/_torch_sox.so, no folder of its
     own): the last `<package>/__init__.py` frame of the traceback before the error.  None when the module sits in a
     package folder (that folder says it) or no such frame precedes it."""
     mod = _module_of(path or "")
-    if not mod or not mod.startswith("_"):
+    if not mod:
         return None
     parts = [x for x in re.split(r"[/\\]", path or "")[:-1] if x]
     if parts and parts[-1] not in ("site-packages", "dist-packages"):
         return None
+    if not mod.startswith("_"):
+        return _frame_importing(text, mod, at)
     frame = None
     for frame in _INIT_FRAME.finditer(text, max(0, at - 4000), at):
         pass
@@ -348,11 +394,11 @@ def built_for(ent, text):
 
 _LIB_NAMES = {"nccl": "NCCL", "cublas": "cuBLAS", "cublasLt": "cuBLASLt", "cusparse": "cuSPARSE", "cusparseLt": "cuSPARSELt",
               "cusolver": "cuSOLVER", "cufft": "cuFFT", "curand": "cuRAND", "cudnn": "cuDNN", "nvJitLink": "nvJitLink",
-              "nvrtc": "NVRTC", "cuda": "the CUDA driver API", "nvml": "NVML"}
+              "nvrtc": "NVRTC", "cuda": "the CUDA driver API", "nvml": "NVML", "cudart": "the CUDA runtime (cudart)"}
 _LIB_WHEEL = {"nccl": "nvidia-nccl", "cublas": "nvidia-cublas", "cublasLt": "nvidia-cublas", "cusparse": "nvidia-cusparse",
               "cusparseLt": "nvidia-cusparselt", "cusolver": "nvidia-cusolver", "cufft": "nvidia-cufft",
               "curand": "nvidia-curand", "cudnn": "nvidia-cudnn", "nvJitLink": "nvidia-nvjitlink",
-              "nvrtc": "nvidia-cuda-nvrtc"}
+              "nvrtc": "nvidia-cuda-nvrtc", "cudart": "nvidia-cuda-runtime"}
 
 
 def library_symbol(ent, text):
@@ -363,6 +409,8 @@ def library_symbol(ent, text):
     lib = s["abi"]
     if lib == "cublas" and (s["symbol"].startswith("cublasLt") or "cublasLt" in (s.get("version") or "")):
         lib = "cublasLt"
+    if lib == "cuda" and s["symbol"].startswith("cuda") and s["symbol"][4:5].isupper():
+        lib = "cudart"  # cudaXxx is the runtime API (libcudart), cuXxx the driver's
     if lib == "cuda":
         return None  # cu* driver symbols: the driver rules say it better
     version_tag = s.get("version") or ""
@@ -432,7 +480,9 @@ def missing_library(ent, text):
         return _match(sig, text, x["at"], caps)
     if not libs:
         return None
-    x = libs[-1]
+    # "Could not load library A. Error: B: cannot open ...": B, the dependency A wanted, is the cause
+    deps = [lib for lib in libs if lib.get("wanted_by")]
+    x = deps[-1] if deps else libs[-1]
     p = x["provider"]
     caps = {"lib": x["file"], "library": x.get("library"), "wheel": x.get("wheel"), "cuda": x.get("cuda"),
             "cudnn": x.get("cudnn")}
@@ -494,10 +544,25 @@ def missing_library(ent, text):
                    areas=("libraries",), sources=(SOURCES["wheels"], SOURCES["ld"]), generic=True)
         return _match(sig, text, x["at"], caps)
     if p == "driver":
-        container = _context(text, r"docker|container|podman|kubernetes|k8s")
+        container = _context(text, r"docker|container|podman|kubernetes|k8s") or bool(ent.platform.get("container"))
         wsl = _context(text, r"/usr/lib/wsl|WSL|microsoft-standard")
+        if x["file"] == "libcuda.so" and not container and not wsl:
+            # the unversioned name: the driver installs libcuda.so.1 (its soname); libcuda.so is only a link that
+            # development packages add, and programs that dlopen it (cuDNN, Triton, bitsandbytes, NCCL) need it
+            sig = _sig("libcuda-unversioned-not-found", "libraries",
+                       "libcuda.so (the unversioned name of the driver's libcuda.so.1) is not found", 80,
+                       "{lib} is not the driver's soname: the driver installs libcuda.so.1, and libcuda.so is a link to it "
+                       "that only development packages create. A library or program that opens the unversioned name "
+                       "fails where the link is missing or its folder is not on the loader's path.",
+                       fix="Find the driver's library (`ldconfig -p | grep libcuda`): if libcuda.so.1 is listed, put its "
+                           "folder on LD_LIBRARY_PATH or create the link next to it (`sudo ln -s libcuda.so.1 libcuda.so` "
+                           "in that folder, then `sudo ldconfig`); under WSL 2 the folder is /usr/lib/wsl/lib. If no "
+                           "libcuda.so.1 is listed, install the NVIDIA driver.",
+                       causes=(("no-driver", "no NVIDIA driver is loaded", ("TE301",)),), areas=("driver", "libraries"),
+                       sources=(SOURCES["ld"],))
+            return _match(sig, text, x["at"], caps)
         layer = "container" if container else "wsl" if wsl else "driver"
-        sig = _sig("driver-library-not-found", layer, "{lib}, the NVIDIA driver's library, cannot be loaded", 78,
+        sig = _sig("driver-library-not-found", layer, "{lib}, the NVIDIA driver's library, cannot be loaded", 78 if layer == "driver" else 81,
                    "{lib} is installed by the NVIDIA driver, never by pip or conda. " +
                    ("In a container it is mounted by the NVIDIA Container Toolkit when the container starts with a GPU."
                     if container else "Under WSL 2 it comes from the Windows driver (/usr/lib/wsl/lib)." if wsl else
@@ -509,7 +574,7 @@ def missing_library(ent, text):
                         "Install the NVIDIA driver (your distribution's nvidia-driver package, then reboot); check with "
                         "`nvidia-smi`."),
                    causes=(("no-driver", "no NVIDIA driver is loaded", ("TE301", "TE309")),), areas=("driver",),
-                   sources=(SOURCES["container_toolkit"],), generic=True)
+                   sources=(SOURCES["container_toolkit"],), generic=layer == "driver")
         return _match(sig, text, x["at"], caps)
     if p == "torch" and ".so" in x["file"] and not ent.platform.get("windows"):
         sig = _sig("extension-loaded-before-torch", "toolchain",
@@ -676,6 +741,15 @@ def error_code(ent, text):
     burst = [x for x in pool if last - x["at"] <= BURST]
     env = [x for x in burst if x.get("layer") not in ("not-environment",)]
     c = (env or burst)[0] if burst else pool[-1]
+    via_collective = False
+    if c["family"] in ("ncclResult_t", "rcclResult_t") and _bare(c) == "unhandledcudaerror":
+        # NCCL's "unhandled cuda error" wraps a CUDA call that failed: the CUDA code it printed (by name, message or
+        # number, often on a WARN line before it) is the cause, and its layer is the answer
+        under = [x for x in codes if x["family"] in ("cudaError_t", "CUresult") and abs(x["at"] - c["at"]) <= BURST]
+        under = [x for x in under if x.get("layer") != "not-environment" or _bare(x) == "peeraccessunsupported"
+                 or _context(text, _NVLS_TEXT)]
+        if under:
+            c, via_collective = under[0], True
     bare = _bare(c)
     fam, layer = c["family"], c["layer"]
     hip = fam == "hipError_t" or (fam == "cudaError_t" and _context(text, _HIP_TEXT))
@@ -690,7 +764,32 @@ def error_code(ent, text):
     fix = None
     look = None
     priority = {"name": 64, "message": 64, "message-context": 61}.get(c.get("how"), 58)
-    if bare in ("executionfailed", "archmismatch", "internalerror") and _old_torch(ent):
+    newer = _gpu_newer_than_build(ent)
+    if via_collective and layer == "not-environment" and bare != "peeraccessunsupported":
+        # a CUDA call NCCL made on NVLink SHARP (multicast) memory failed: the NVSwitch fabric's state, which the
+        # Fabric Manager keeps (restarted, stopped or at another version than the driver)
+        layer = "driver"
+        fix = ("NCCL's NVLink SHARP (NVLS) setup failed in CUDA: the NVSwitch fabric is not in a usable state. Check "
+               "the Fabric Manager (`systemctl status nvidia-fabricmanager`; its version must equal the driver's), "
+               "restart it or reboot the host; meanwhile NCCL_NVLS_ENABLE=0 avoids NVLS.")
+        explanation += " NCCL failed while binding NVLS (multicast) memory: the NVSwitch fabric, not the program."
+    elif bare in ("executionfailed", "archmismatch", "internalerror", "nokernelimagefordevice", "invaliddevicefunction",
+                  "nobinaryforgpu") and newer and not hip:
+        layer = "arch"
+        fix = _NEWER_GPU_FIX
+        caps.update(newer)
+        explanation += (" {gpu} is compute capability {capability} ({sm}), which CUDA {cuda} predates: no library "
+                        "built with it has code for this GPU.")
+    elif fam == "cufftResult" and bare == "internalerror":
+        # cuFFT raises it from inside the library on a valid plan: in practice a cuFFT without code for the GPU
+        # (torch built with CUDA 11.7 on Ada / Hopper, with 12.x < 12.8 on Blackwell)
+        layer = "arch"
+        fix = ("cuFFT failed inside the library: the cuFFT this build ships predates the GPU (CUDA 11.7 or older on "
+               "RTX 40xx / L4 / H100, sm_89/sm_90; older than CUDA 12.8 on RTX 50xx / B200). Install a torch built "
+               "with a newer CUDA: CUDA 11.8 or newer (cu118, cu12x; cu128 for Blackwell), from "
+               "https://pytorch.org/get-started/locally/.")
+        explanation += " On a valid transform, an internal cuFFT error means its kernels do not support this GPU."
+    elif bare in ("executionfailed", "archmismatch", "internalerror") and _old_torch(ent):
         # a kernel that cannot run at all under a torch older than CUDA 11: the GPU is newer than the build (the
         # table calls these codes the program's; the torch version says otherwise)
         layer = "arch"
@@ -732,6 +831,13 @@ def error_code(ent, text):
         fix, explanation, layer = _signal_fix(c, text, explanation, layer)
     elif fam == "errno":
         fix, layer = _errno_fix(c, text, layer)
+    elif fam == "windows" and c["value"] in (127, 0xC0000139) and _dll_owner(ent):
+        owner = _dll_owner(ent)
+        caps["package"] = owner
+        fix = ("A DLL of {package} lacks a procedure another of its DLLs wants: files of two {package} versions are "
+               "mixed in its folder (an upgrade over an old install, a failed uninstall). Remove it completely: `pip "
+               "uninstall -y {package}` (repeat until pip finds none), delete what is left of its folder in "
+               "site-packages, then install it again; keep other copies of its DLLs off PATH.")
     elif fam == "windows":
         fix = _windows_fix(c)
     elif fam == "nvmlReturn_t" and bare == "operatingsystem":
@@ -755,6 +861,10 @@ def error_code(ent, text):
                "container": "Give the container enough shared memory: `docker run --shm-size=8g` or `--ipc=host`.",
                "windows-runtime": "Install the Microsoft Visual C++ Redistributable (x64)."}.get(
             layer, "Run `torch-envcheck` to check the installation.")
+    if via_collective:
+        priority = 80  # the cause under NCCL's wrapper: above the wrapper's own sentence
+    if layer == "arch" and newer:
+        priority = 89
     if fam in ("windows", "errno", "signal"):
         priority = 66 if c.get("how") != "number" or fam == "windows" else 60
         if fam == "signal":
@@ -770,6 +880,69 @@ def error_code(ent, text):
                sources=({"url": c.get("source") or "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html",
                          "what": f"{fam}: {c['name']} = {c['value']} (the header that declares it)"},), generic=True)
     return _match(sig, text, c["at"], caps)
+
+
+_NVLS_TEXT = r"NVLS|NVLink SHARP|[Ff]abric ?[Mm]anager|NVSwitch"
+_NEWER_GPU_FIX = ("{gpu} (compute capability {capability}, {sm}) needs code built with CUDA {first_cuda} or newer; this "
+                  "build uses CUDA {cuda}. Install a torch (and extensions) built with CUDA {first_cuda} or newer (the "
+                  "cuXXX build from https://pytorch.org/get-started/locally/, or a previous version's page for older "
+                  "torch releases); an extension you compile needs TORCH_CUDA_ARCH_LIST including {capability} and a "
+                  "CUDA {first_cuda}+ toolkit.")
+
+
+def _build_cuda(ent) -> str | None:
+    """The CUDA a build in the text was made with: torch's (+cuXXX, collect_env), else a CUDA version named; a torch
+    older than 1.7 had no CUDA 11 build at all (10.2 at most)."""
+    v = ent.versions
+    cuda = v.get("torch_cuda") or v.get("cuda")
+    if not cuda and _old_torch(ent):
+        cuda = "10.2"
+    return cuda
+
+
+def _gpu_newer_than_build(ent) -> dict | None:
+    """The GPU named in the text, when the CUDA its build was made with predates the GPU's architecture
+    (knowledge.gpu_generations): {"gpu", "capability", "sm", "first_cuda", "cuda"}."""
+    cuda = _build_cuda(ent)
+    for g in reversed(ent.gpus):
+        need = gpu_generations.needs_newer_cuda(g, cuda)
+        if need:
+            return need
+    return None
+
+
+_ARCH_BARES = frozenset({"executionfailed", "archmismatch", "internalerror", "nokernelimagefordevice",
+                         "invaliddevicefunction", "nobinaryforgpu", "invalidkernelimage"})
+_ARCH_WORDS = re.compile(r"no kernel image is available|invalid device function|is not compatible with the current "
+                         r"PyTorch installation|no binary for GPU")
+
+
+def gpu_newer_than_build(ent, text):
+    """A kernel that cannot run (no kernel image, invalid device function, cuDNN/cuFFT failing inside) on a GPU the
+    text names, with the CUDA its build was made with: when that CUDA predates the GPU's architecture (a version
+    table, knowledge.gpu_generations), the build cannot have code for it, whatever the message's wording."""
+    newer = _gpu_newer_than_build(ent)
+    if not newer or ent.platform.get("amd"):
+        return None
+    at = next((c["at"] for c in reversed(ent.codes) if _bare(c) in _ARCH_BARES), None)
+    if at is None:
+        tail = text[-CONTEXT_TAIL:]
+        m = None
+        for m in _ARCH_WORDS.finditer(tail):
+            pass
+        if m is None:
+            return None
+        at = len(text) - len(tail) + m.start()
+    sig = _sig("gpu-newer-than-build-cuda", "arch", "{gpu} ({sm}) is newer than the CUDA {cuda} this build was made with",
+               89, "{gpu} has compute capability {capability} ({sm}); CUDA toolkits before {first_cuda} cannot compile "
+               "for it, so a build made with CUDA {cuda} (torch, its libraries, an extension) has no code that runs on it.",
+               fix=_NEWER_GPU_FIX,
+               causes=(("arch", "the installed torch has no code for this GPU's architecture", ("TE401",)),),
+               areas=("gpu", "torch"), sources=({"url": "https://developer.nvidia.com/cuda-gpus",
+                                                 "what": "compute capability of each NVIDIA GPU"},
+                                                {"url": "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html",
+                                                 "what": "the CUDA release that added each sm_XY target"}))
+    return _match(sig, text, at, newer)
 
 
 def _old_torch(ent) -> bool:
@@ -826,9 +999,48 @@ def _errno_fix(c: dict, text: str, layer: str):
     if name in ("EACCES", "EPERM") and _context(text, r"/dev/nvidia|/dev/dri|/dev/kfd"):
         return ("Give the user access to the GPU device nodes: add it to the `video` and `render` groups "
                 "(`sudo usermod -aG video,render $USER`) and log in again.", "driver")
+    if name == "ENOMEM" and _context(text, r"/dev/kfd"):
+        # opening the ROCm kernel driver's node fails with ENOMEM when kfd will not create a process for this GPU:
+        # not host RAM
+        return ("The ROCm kernel driver (kfd) refused the GPU: read `sudo dmesg | grep -i kfd`. \"not supported in kfd\" "
+                "means the GPU is not supported by ROCm at all (e.g. GCN 1/2 parts such as Pitcairn): use a supported GPU; "
+                "a message about PCIe atomics means the CPU/motherboard/slot lacks PCIe atomics support that this GPU "
+                "needs (use a slot wired to the CPU, enable it in firmware, or a newer GPU).", "rocm")
     if name == "ENOMEM":
         return ("The host is out of memory (RAM): lower the batch size or DataLoader workers, or add RAM/swap.", "env")
+    if name == "ENOENT":
+        tool = _MISSING_TOOL.search(text[-CONTEXT_TAIL:])
+        if tool:
+            prog = tool.group("prog")
+            base = prog.lower().removesuffix(".exe")
+            how = _TOOL_FIX.get(base, "install it and make sure it is on PATH")
+            return (f"The build runs `{prog}`, which is not installed or not on PATH: {how}.", "toolchain")
     return ("Check the file or resource the failing call names.", layer)
+
+
+# A program a build runs that is not on PATH: subprocess' "[Errno 2] No such file or directory: 'ninja'" names it
+# bare (no folder); the build tools among them are the toolchain's.
+_MISSING_TOOL = re.compile(r"No such file or directory: '(?P<prog>(?:ninja|cmake|make|gcc|g\+\+|cc|c\+\+|clang|clang\+\+|"
+                           r"cl|cl\.exe|nvcc|hipcc|ld|link\.exe|ccache|rustc|cargo)(?:-\d{1,2})?)'")
+_TOOL_FIX = {"ninja": "`pip install ninja` (torch.utils.cpp_extension builds with it)",
+             "gcc": "install a C/C++ compiler (Debian/Ubuntu: `sudo apt install build-essential`; conda: gxx_linux-64)",
+             "g++": "install a C++ compiler (Debian/Ubuntu: `sudo apt install build-essential`; conda: gxx_linux-64)",
+             "cc": "install a C compiler (Debian/Ubuntu: `sudo apt install build-essential`)",
+             "c++": "install a C++ compiler (Debian/Ubuntu: `sudo apt install build-essential`)",
+             "cmake": "`pip install cmake` (or the system's cmake package)",
+             "nvcc": "install a CUDA toolkit of torch's CUDA version and set CUDA_HOME to it (its bin/ on PATH)",
+             "hipcc": "install the ROCm development packages (hipcc) and set ROCM_HOME",
+             "cl": "run from a Visual Studio Developer prompt (vcvars64.bat) with the C++ build tools installed",
+             "rustc": "install Rust (rustup)", "cargo": "install Rust (rustup)"}
+
+
+def _dll_owner(ent) -> str | None:
+    """The distribution whose own folder holds the DLL a Windows loader error names (site-packages\\torch\\lib\\
+    c10_cuda.dll -> torch), when the text gives its path."""
+    for p in reversed(ent.paths):
+        if p.get("distribution") and p["path"].lower().endswith((".dll", ".pyd")):
+            return p["distribution"]
+    return None
 
 
 def _windows_fix(c: dict) -> str:
@@ -891,6 +1103,22 @@ def allocator_nvml_assert(ent, text):
     """torch's caching allocator asserting on an NVML call: out of memory in practice, or, on a MIG GPU, an
     NVML view of another device than CUDA_VISIBLE_DEVICES selects."""
     tail = text[-CONTEXT_TAIL:]
+    init = re.search(r"NVML_SUCCESS == [\w:>()-]{0,60}nvmlInit\w{0,8}\(\) INTERNAL ASSERT FAILED", tail)
+    if init is not None:
+        # the assert names the call: NVML cannot even start, which is the driver's state, not memory
+        sig = _sig("nvml-init-failed-in-torch", "driver", "NVML cannot initialise in this process (torch's allocator "
+                   "asserts on nvmlInit)", 84,
+                   "torch's CUDA allocator initialises NVML and asserts when it fails: CUDA works but NVML does not start, "
+                   "which happens when the driver's user-space libraries and its loaded kernel module are of different "
+                   "versions (a driver update without a reboot) or NVML is not reachable (a container without the "
+                   "utility capability).",
+                   fix="Check `nvidia-smi`: if it fails with a driver/library version mismatch, reboot (or reload the nvidia "
+                       "kernel modules) so the driver and its libraries match; in a container start it with "
+                       "NVIDIA_DRIVER_CAPABILITIES including utility (or `--gpus all`).",
+                   causes=(("mismatch", "the driver's kernel module and libraries differ", ("TE303",)),),
+                   areas=("driver",), sources=({"url": "https://github.com/pytorch/pytorch/issues/112950",
+                                                "what": "nvmlInit_v2_ INTERNAL ASSERT FAILED in CUDACachingAllocator"},))
+        return _match(sig, text, len(text) - len(tail) + init.start(), {})
     i = tail.rfind("NVML_SUCCESS == r INTERNAL ASSERT FAILED")
     if i < 0:
         return None
@@ -990,6 +1218,9 @@ _WSL_SOURCE = {"url": "https://docs.nvidia.com/cuda/wsl-user-guide/index.html",
 _SMI_TCC_ROW = re.compile(r"(?m)^\|\s{1,6}\d{1,2}\s{1,4}[^|\n]{2,60}?\s(?:TCC|MCDM)\s{1,12}\|")
 
 
+_TCC_WORDS = re.compile(r"\bTCC (?:mode|driver model)\b|\bin TCC\b|driver model[^\n]{0,30}\bTCC\b")
+
+
 def wsl_gpu_passthrough(ent, text):
     """A GPU that cannot be initialised in a text from WSL: the driver is the Windows host's (passed through to
     WSL 2 by /dev/dxg and /usr/lib/wsl/lib), so the fix is on Windows, not a Linux driver.  WSL 1 has no GPU."""
@@ -1001,7 +1232,7 @@ def wsl_gpu_passthrough(ent, text):
         pass
     codes = [c for c in ent.codes if c.get("family") in ("cudaError_t", "CUresult", "nvmlReturn_t")
              and c.get("layer") == "driver"]
-    tcc = _SMI_TCC_ROW.search(tail)
+    tcc = _SMI_TCC_ROW.search(tail) or _TCC_WORDS.search(tail)
     if m is None and not codes and tcc is None:
         return None
     if m is not None:
@@ -1044,7 +1275,7 @@ _TF_VERSION = re.compile(r"(?i)(?:tensor ?flow|\btf)[ \w]{0,12}?(?:version)?[\s:
                          r"(?i:tensor ?flow)[^\n]{0,40}\n(?:[^\n]{0,80}\n){0,3}\s{0,8}v?2\.(?P<minor3>\d{1,2})\.\d{1,2}\b")
 _TF_NO_GPU = re.compile(r"(?i)list_physical_devices|list_local_devices|Num GPUs Available:\s{0,3}0|GPU is NOT AVAILABLE|"
                         r"is_build_with_cuda|device_type='CPU'\)\]|not (?:detected|recogni[sz]ed|found|available)|"
-                        r"cannot use (?:the )?GPU|no GPU|tensorflow-gpu")
+                        r"cannot use (?:the )?GPU|no GPU|tensorflow-gpu|GPU could not be (?:recogni[sz]ed|found|detected)")
 
 
 def tensorflow_windows_native(ent, text):
@@ -1071,8 +1302,8 @@ def tensorflow_windows_native(ent, text):
 
 _DEVICE_NODE_DENIED = re.compile(
     r"(?P<node>/dev/(?:kfd|dri/(?:renderD|card)\d{1,3}|nvidia(?:\d{1,2}|ctl|-uvm|-caps)?))\b[^\n]{0,80}?"
-    r"(?:Permission denied|Operation not permitted|EACCES|EPERM)|"
-    r"(?:Permission denied|Operation not permitted|EACCES|EPERM)[^\n]{0,80}?"
+    r"(?:[Pp]ermission denied|[Oo]peration not permitted|EACCES|EPERM)|"
+    r"(?:[Pp]ermission denied|[Oo]peration not permitted|EACCES|EPERM)[^\n]{0,80}?"
     r"(?P<node2>/dev/(?:kfd|dri/(?:renderD|card)\d{1,3}|nvidia(?:\d{1,2}|ctl|-uvm|-caps)?))\b")
 
 
@@ -1113,7 +1344,8 @@ _KFD_OWNER = re.compile(r"/dev/kf?d\w{0,3}\b[^\n]{0,80}?\broot[: ](?P<group>rend
                         r"\broot[: ](?P<group2>render|video)\b[^\n]{0,80}?/dev/kf?d\w{0,3}\b")
 _ROCM_GROUP_LINE = re.compile(r"\bis (?:a )?member of (?P<group>video|render) group\b")
 _ROOT_ONLY = re.compile(r"(?i)\b(?:as|with|under) (?:root|sudo)\b[^\n]{0,60}?\bworks?\b|\bworks?\b[^\n]{0,60}?\b(?:as|with|under) "
-                        r"(?:root|sudo)\b|\bonly (?:as|with) (?:root|sudo)\b")
+                        r"(?:root|sudo)\b|\bonly (?:as|with) (?:root|sudo)\b|\b(?:run|running|ran) as (?:a )?(?:normal|regular|"
+                        r"non-root|unprivileged) user\b|/dev/kfd (?:world|group)[ -](?:readable|writable)")
 
 
 def rocm_kfd_permission(ent, text):
@@ -1163,6 +1395,12 @@ def container_cli(ent, text):
         pass
     src = ({"url": "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/troubleshooting.html",
             "what": "NVIDIA Container Toolkit troubleshooting"},)
+    if m is None and "nvidia-container-cli" in tail:
+        # the tool named, its stage line broken by the paste (a wrapped terminal, escaped JSON): the object of the
+        # failure still says what it is
+        f = _CLI_FILE_EXISTS.search(tail)
+        if f is not None:
+            m = f
     if m is None:
         exe = _RUNTIME_EXE_MISSING.search(tail)
         if exe is None:
@@ -1175,7 +1413,7 @@ def container_cli(ent, text):
                        "`sudo nvidia-ctk runtime configure --runtime=docker` and restart docker; or run with `--gpus all` "
                        "once the toolkit is installed.", areas=("driver",), sources=src)
         return _match(sig, text, len(text) - len(tail) + exe.start(), {"exe": exe.group("exe")})
-    detail = m.group("detail")
+    detail = m.group("detail") if "detail" in m.re.groupindex else m.group(0)
     at = len(text) - len(tail) + m.start()
     f = _CLI_FILE_EXISTS.search(detail)
     if f is not None:
@@ -1262,7 +1500,11 @@ def zluda_dll_dependency(ent, text):
 
 
 _RESOLVER_NO_TORCH = re.compile(r"No matching distribution found for torch\b|Unable to find installation candidates for "
-                                r"torch\b|Could not find a version that satisfies the requirement torch\b")
+                                r"torch\b|Could not find a version that satisfies the requirement torch\b|"
+                                # uv: "torch>=2.4.0 has no wheels with a matching platform tag"
+                                r"\btorch\b[^\n]{0,60} has no (?:usable )?wheels? with a matching (?:platform|Python ABI) tag")
+# the Mac the resolver ran for is an arm64 one (Apple silicon): torch publishes arm64 macOS wheels on PyPI only
+_MAC_ARM64 = re.compile(r"macosx_[0-9_.]{0,12}\.{0,3}_?arm64|macosx_\.\.\._arm64|\barm64\b|Apple [Ss]ilicon|\bM[1-4]\b")
 
 
 def torch_not_offered_on_mac(ent, text):
@@ -1276,6 +1518,19 @@ def torch_not_offered_on_mac(ent, text):
         pass
     if m is None:
         return None
+    if _MAC_ARM64.search(tail) and not ent.platform.get("intel_mac"):
+        sig = _sig("torch-index-without-macos-wheels", "macos",
+                   "the resolver finds no torch for an arm64 Mac: the index it uses has no macOS wheels", 85,
+                   "torch publishes its macOS (arm64) wheels on PyPI only; the download.pytorch.org indexes for CUDA "
+                   "(cuXXX) and ROCm have none for macOS, and a Mac has no CUDA. A project or command that pins such an "
+                   "index for torch leaves the resolver nothing to install on a Mac.",
+                   fix="Install torch from PyPI's default index on macOS (no --index-url / no CUDA index for torch there: in "
+                       "uv, limit the CUDA index to Linux/Windows with a marker, e.g. `sys_platform != 'darwin'`); the Mac's "
+                       "GPU is used through the 'mps' device.",
+                   areas=("platform",), sources=({"url": "https://docs.astral.sh/uv/guides/integration/pytorch/",
+                                                  "what": "uv: PyTorch indexes per platform with markers"},
+                                                 SOURCES["torch_index"]))
+        return _match(sig, text, len(text) - len(tail) + m.start(), {})
     sig = _sig("torch-intel-mac-last-release", "macos",
                "no torch for this Mac's Python: an Intel (x86_64) Mac or an x86_64 Python gets nothing newer than 2.2.2", 84,
                "torch's last release with macOS x86_64 wheels is 2.2.2; on an Intel Mac (or an x86_64 Python under "
@@ -1287,6 +1542,86 @@ def torch_not_offered_on_mac(ent, text):
                causes=(("rosetta", "an x86_64 Python runs under Rosetta on Apple silicon", ("TE105",)),),
                areas=("platform",), sources=(_INTEL_MAC_SOURCE,))
     return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+def torch_too_new_for_intel_mac(ent, text):
+    """An Intel (x86_64) Mac with a torch newer than 2.2.2 asked for: no such wheel exists for it (a version table:
+    torch's macOS x86_64 builds ended with 2.2.2), whatever the tool says."""
+    if not ent.platform.get("intel_mac"):
+        return None
+    wanted = [v for v in (ent.packages.get("torch"), ent.versions.get("torch")) if v]
+    newer = [v for v in wanted if _version_key(v) > _version_key(INTEL_MAC_LAST)]
+    if not newer:
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    at = len(text) - len(tail) + max(0, tail.rfind(newer[0]))
+    sig = _sig("torch-intel-mac-last-release", "macos",
+               "torch {wanted} does not exist for an Intel (x86_64) Mac: 2.2.2 is the last release there", 60,
+               "torch's last release with macOS x86_64 wheels is 2.2.2; torch {wanted} has none for an Intel Mac (or an "
+               "x86_64 Python under Rosetta on Apple silicon).",
+               fix="On an Intel Mac: torch 2.2.2 is the last release (`pip install torch==2.2.2` with Python <= 3.12; pin "
+                   "what needs a newer one), or use conda-forge's pytorch builds; on Apple silicon: use an arm64 Python "
+                   "(python.org or conda's osx-arm64).",
+               causes=(("rosetta", "an x86_64 Python runs under Rosetta on Apple silicon", ("TE105",)),),
+               areas=("platform",), sources=(_INTEL_MAC_SOURCE,))
+    return _match(sig, text, at, {"wanted": newer[0]})
+
+
+def _version_key(v: str) -> tuple:
+    return tuple(int(x) for x in re.findall(r"\d{1,4}", v)[:3])
+
+
+# Docker Desktop runs Linux containers in a VM whose kernel is named "-linuxkit": on a Mac, a Linux container
+# sees no Apple GPU (MPS is macOS's Metal, not passed through)
+_LINUXKIT = re.compile(r"\d\.\d{1,2}\.\d{1,3}-linuxkit\b")
+_MPS_ASKED = re.compile(r"\bmps\b|\bMPS\b")
+
+
+def mps_inside_linux_container(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    k = _LINUXKIT.search(tail)
+    if k is None or _MPS_ASKED.search(tail) is None:
+        return None
+    sig = _sig("mps-in-linux-container", "macos", "MPS (the Mac's GPU) is not available inside a Linux container", 84,
+               "The kernel is Docker Desktop's Linux VM (linuxkit): the process runs Linux, not macOS. MPS is torch's "
+               "backend for Metal, which only macOS has; Docker Desktop passes no Apple GPU into its Linux VM.",
+               fix="Run the program natively on macOS (an arm64 Python with `pip install torch`, device 'mps'); inside the "
+                   "Linux container only the CPU is available.",
+               areas=("platform",), sources=({"url": "https://pytorch.org/docs/stable/notes/mps.html",
+                                              "what": "MPS: torch's GPU backend on macOS (Metal)"},))
+    return _match(sig, text, len(text) - len(tail) + k.start(), {})
+
+
+_PKG_BINARY_DIR = re.compile(r"[/\\](?P<pkg>[A-Za-z_][A-Za-z0-9_]{1,60})[/\\](?P<file>lib[A-Za-z0-9_.+-]{1,80}\.(?:so|dll|dylib))\b")
+
+
+def package_binary_missing(ent, text):
+    """A package's own native library, inside its folder and named for the package (bitsandbytes/libbitsandbytes_
+    cuda124.so), cannot be found: that package's release has no binary for this CUDA/platform, or it was built
+    without it; the fix is that package's build, not a CUDA library."""
+    missing = [x for x in ent.libraries if x.get("missing") and not x.get("provider")]
+    if not missing:
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    for x in reversed(missing):
+        for m in _PKG_BINARY_DIR.finditer(tail):
+            pkg, f = m.group("pkg"), m.group("file")
+            if f != x["file"] or pkg.lower() in ("lib", "lib64", "bin", "site-packages", "dist-packages", "build"):
+                continue
+            if not f.lower().startswith("lib" + pkg.lower()[:6]):
+                continue
+            caps = {"package": pkg.replace("_", "-"), "lib": f}
+            sig = _sig("package-binary-missing", "toolchain", "{package} has no native library {lib} here", 75,
+                       "{lib} is {package}'s own compiled library, looked for in its package folder and not there: the "
+                       "installed {package} has no binary for this CUDA version or platform (or was installed from "
+                       "source without compiling it).",
+                       fix="Install a {package} release that ships a binary for your CUDA and platform (`pip install -U "
+                           "{package}`, checking its install notes for the CUDA versions it supports), or build it from "
+                           "source for the CUDA you have; an override of which binary it loads (an environment variable "
+                           "naming the CUDA version) must name one that exists.",
+                       areas=("libraries",), sources=(SOURCES["ld"],))
+            return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+    return None
 
 
 # A Windows prompt whose folder is an embedded (portable) Python -- ComfyUI's python_embeded,
@@ -1324,14 +1659,407 @@ def pip_of_another_python(ent, text):
                   {"cwd": prompt.group("cwd"), "site": site.group("site")})
 
 
+# A GPU the process cannot reach at all: no device, no kernel driver answering, NVML refusing to start.
+_NO_GPU_HERE = re.compile(r"no CUDA-capable device is detected|CUDA_ERROR_NO_DEVICE|couldn't communicate with the NVIDIA "
+                          r"driver|/proc/driver/nvidia/version does not exist|kernel driver does not appear to be running|"
+                          r"Failed to initialize NVML: Unknown Error|Found no NVIDIA driver on your system")
+# the runtime did pass the GPU in: a --gpus flag, the NVIDIA runtime, nvidia-docker
+_GPU_PASSED = re.compile(r"--gpus[ =]|--runtime[ =]nvidia|nvidia-docker|NVIDIA_VISIBLE_DEVICES|--device[ =]nvidia\.com/gpu")
+_CGROUP_RELOAD = re.compile(r"daemon-reload|systemctl (?:restart|reload)|cgroup")
+
+
+def container_without_gpu(ent, text):
+    """A GPU that cannot be reached in a text from a container: the container runtime decides what the container
+    sees (the host's driver and device nodes are mounted in when it starts with the GPU), so the answer is the
+    runtime's, not a driver to install inside.  When the GPU was passed and is lost later (NVML "Unknown Error"
+    after systemd reloaded its units), the container lost its device permissions."""
+    if not ent.platform.get("container") and not _context(text, r"\(container\)|inside (?:the|a|my) container"):
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _NO_GPU_HERE.finditer(tail):
+        pass
+    if m is None:
+        return None
+    at = len(text) - len(tail) + m.start()
+    lost = _CGROUP_RELOAD.search(tail) is not None or (
+        _GPU_PASSED.search(tail) is not None and "Unknown Error" in m.group(0))
+    if lost:
+        sig = _sig("container-lost-gpu-devices", "container",
+                   "the running container lost access to its GPU (its device permissions were reset)", 86,
+                   "The container was started with the GPU, then lost it: when systemd reloads its units (systemctl "
+                   "daemon-reload, a package upgrade), it rewrites the container's cgroup device rules and drops the "
+                   "NVIDIA device nodes the runtime had allowed; NVML then fails with \"Unknown Error\".",
+                   fix="Recreate (restart) the container to get the GPU back; to keep it across reloads, create the "
+                       "/dev/char symlinks on the host (`sudo nvidia-ctk system create-dev-char-symlinks --create-all`, "
+                       "and its udev rule) or run with the cgroupfs driver, as the NVIDIA Container Toolkit's "
+                       "troubleshooting page says.",
+                   areas=("driver",), sources=({"url": "https://github.com/NVIDIA/nvidia-container-toolkit/issues/48",
+                                                 "what": "containers lose GPU access after systemctl daemon-reload"},))
+        return _match(sig, text, at, {})
+    sig = _sig("container-started-without-gpu", "container", "the container has no GPU: it was started without one", 85,
+               "Inside a container the NVIDIA driver is the host's: the NVIDIA Container Toolkit mounts its libraries and "
+               "device nodes when the container starts with a GPU. Started without one, the container sees no driver "
+               "and no device, whatever is installed in the image.",
+               fix="Start the container with the GPU: `docker run --gpus all ...` (Compose: `deploy.resources."
+                   "reservations.devices` with capabilities [gpu]; Kubernetes: the nvidia.com/gpu resource), after "
+                   "installing the NVIDIA Container Toolkit on the host (nvidia-container-toolkit, then `sudo nvidia-ctk "
+                   "runtime configure --runtime=docker` and restart docker). Never install a driver inside the image.",
+               causes=(("container-without-gpu", "a container started without a GPU", ("TE309",)),),
+               areas=("driver",), sources=(SOURCES["container_toolkit"],))
+    return _match(sig, text, at, {})
+
+
+# NCCL's socket layer: the bootstrap and the socket transport name the call that failed.
+# (a peer that died makes the others print socketProgress / "Connection reset" too: those are not read here)
+_NCCL_SOCKET = re.compile(r"NCCL WARN (?:socketStartConnect|[Ss]ocket creation failed|[Cc]onnect to \S{1,80} failed|"
+                          r"Bootstrap : no socket interface found|NET/Socket : no interface found)|[Ss]ocket creation "
+                          r"failed : Address family not supported|no socket interface found")
+_NCCL_SHM = re.compile(r"NCCL WARN[^\n]{0,200}(?:/dev/shm|shared memory segment)|transport/shm\.cc[^\n]{0,200}(?:failed|-> ?2)")
+
+
+def nccl_transport(ent, text):
+    """NCCL's own WARN line names the transport that failed: its sockets (the bootstrap network: an interface
+    every rank reaches, NCCL_SOCKET_IFNAME; between containers, the host network) or its shared memory (/dev/shm,
+    which containers get 64 MB of)."""
+    tail = text[-CONTEXT_TAIL:]
+    shm = sock = None
+    for shm in _NCCL_SHM.finditer(tail):
+        pass
+    for sock in _NCCL_SOCKET.finditer(tail):
+        pass
+    if shm is None and sock is None:
+        return None
+    if shm is not None and re.search(r"shm_open failed : (?:Permission denied|Operation not permitted)|/dev/shm[^\n]{0,80}"
+                                     r"(?:Permission denied|Read-only file system)", tail):
+        sig = _sig("nccl-shared-memory-not-writable", "distributed", "NCCL may not create files in /dev/shm", 84,
+                   "NCCL's SHM transport creates its segments with shm_open in /dev/shm; the call was refused: /dev/shm "
+                   "is not writable by this user (its mode is not 1777) or is mounted read-only.",
+                   fix="Make /dev/shm writable for everyone (`ls -ld /dev/shm` must show drwxrwxrwt; `sudo chmod 1777 "
+                       "/dev/shm`, or remount it), or set NCCL_SHM_DISABLE=1 to avoid the SHM transport.",
+                   areas=("platform",), sources=(SOURCES["shm"],))
+        return _match(sig, text, len(text) - len(tail) + shm.start(), {})
+    if shm is not None:
+        sig = _sig("nccl-shared-memory-too-small", "container",
+                   "NCCL could not create its shared-memory segment in /dev/shm", 84,
+                   "NCCL's SHM transport between processes on one machine allocates segments in /dev/shm; a container "
+                   "gets 64 MB of it by default, too little for NCCL's buffers.",
+                   fix="Give the container more shared memory: `docker run --shm-size=16g ...` or `--ipc=host` "
+                       "(Kubernetes: an emptyDir with medium Memory at /dev/shm); check `df -h /dev/shm`. NCCL_SHM_DISABLE=1 "
+                       "avoids it at a speed cost.",
+                   areas=("platform",), sources=(SOURCES["shm"],))
+        return _match(sig, text, len(text) - len(tail) + shm.start(), {})
+    at = len(text) - len(tail) + sock.start()
+    if ent.platform.get("container"):
+        sig = _sig("nccl-container-network", "container",
+                   "NCCL's sockets fail between containers: the ranks do not share a network", 83,
+                   "NCCL bootstraps over TCP sockets on an interface it picks; inside containers on Docker's bridge "
+                   "network each container has its own private address and interfaces, so ranks cannot reach each other "
+                   "(or NCCL picks an interface the others do not see).",
+                   fix="Run the containers with the host's network: `docker run --network=host --ipc=host ...` "
+                       "(Kubernetes: hostNetwork: true), or set NCCL_SOCKET_IFNAME to an interface every rank reaches "
+                       "(e.g. NCCL_SOCKET_IFNAME=eth0); rerun with NCCL_DEBUG=INFO to see the interface chosen.",
+                   areas=("platform",), sources=({"url": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/"
+                                                         "env.html#nccl-socket-ifname",
+                                                  "what": "NCCL_SOCKET_IFNAME: the interfaces NCCL uses"},))
+        return _match(sig, text, at, {})
+    sig = _sig("nccl-socket-interface", "distributed", "NCCL cannot open or connect its sockets on the chosen interface",
+               82, "NCCL bootstraps over TCP sockets on an interface it picks; the socket could not be created (the "
+               "address family, e.g. IPv6, is not available there) or the connection to another rank failed.",
+               fix="Set NCCL_SOCKET_IFNAME to an IP interface every rank reaches (`ip addr`; e.g. NCCL_SOCKET_IFNAME=eth0, "
+                   "or ^lo,docker to exclude), NCCL_SOCKET_FAMILY=AF_INET to force IPv4, and open the ports between the "
+                   "nodes; rerun with NCCL_DEBUG=INFO.",
+               areas=("platform",), sources=({"url": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/"
+                                                     "env.html#nccl-socket-ifname",
+                                              "what": "NCCL_SOCKET_IFNAME / NCCL_SOCKET_FAMILY"},))
+    return _match(sig, text, at, {})
+
+
+# A driver suspended with the machine: CUDA stops working after a resume until nvidia_uvm is reloaded.
+# the machine's own sleep: resumed/woken from suspend, sleep or hibernation, "suspend my laptop", suspend/resume
+_SUSPEND = re.compile(r"(?i)\b(?:(?:resum\w{0,3}|wak\w{0,4}(?: up)?|back|coming back)(?: \w{1,12}){0,3} from (?:a )?"
+                      r"(?:suspend|sleep|hibernat\w{0,5})|after (?:a )?(?:suspend|sleep|hibernat\w{0,5})|"
+                      r"suspend(?:/| and | or |-)resume|suspend(?:ing)? (?:my|the) (?:device|laptop|computer|machine|pc|"
+                      r"system|notebook)|systemctl (?:suspend|hibernate))\b")
+# what a driver left broken by suspend prints: an unknown error, a failed launch or initialisation, no device
+_CUDA_BROKEN = re.compile(r"cuInit|cudaGetDeviceCount|CUDA initialization|UNKNOWN_ERROR|CUDA_ERROR_UNKNOWN|"
+                          r"cuda(?:Error)?Unknown|CUDA error: unknown error|unspecified launch failure|nvidia_uvm|"
+                          r"CUDA (?:fails|failed) to initiali[sz]e|no CUDA-capable device|CUDA unknown error")
+
+
+def cuda_after_suspend(ent, text):
+    """CUDA failing in a text that says the machine was suspended: the unified-memory module does not come back
+    from suspend on many systems; reloading nvidia_uvm (or a reboot) restores it, no reinstall."""
+    tail = text[-CONTEXT_TAIL:]
+    sus = _SUSPEND.search(tail)
+    err = _CUDA_BROKEN.search(tail)
+    if sus is None or err is None:
+        return None
+    sig = _sig("cuda-broken-after-suspend", "driver", "CUDA fails after the machine resumed from suspend", 84,
+               "After a suspend and resume the NVIDIA unified-memory module (nvidia_uvm) is often left unusable: every "
+               "CUDA call then fails (CUDA_ERROR_UNKNOWN, unspecified launch failure) while nvidia-smi still works.",
+               fix="Reload the module: `sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm` (or reboot); to keep it "
+                   "working across suspends, enable the driver's power management (NVreg_PreserveVideoMemoryAllocations=1 "
+                   "with nvidia-suspend/nvidia-resume services).",
+               areas=("driver",), sources=({"url": "https://download.nvidia.com/XFree86/Linux-x86_64/535.54.03/README/"
+                                                   "powermanagement.html",
+                                            "what": "NVIDIA driver README: power management across suspend"},))
+    return _match(sig, text, len(text) - len(tail) + err.start(), {})
+
+
+# A build's own check that the CUDA toolkit (nvcc) is the one torch was built with: torch.utils.cpp_extension's
+# sentence is the catalogue's; packages with their own setup.py check (NVIDIA apex and its forks) say it otherwise.
+_TOOLKIT_VS_TORCH = re.compile(r"(?i)version of cuda that does not match the version used to compile pytorch|"
+                               r"cuda (?:version|toolkit)[^\n]{0,40}(?:does not match|mismatch(?:es)?)[^\n]{0,80}(?:pytorch|torch)")
+_TORCH_BUILT_CUDA = re.compile(r"(?i)pytorch binaries were compiled with cuda (?P<v>\d{1,2}\.\d{1,2})|"
+                               r"torch\.version\.cuda\W{1,6}(?P<v2>\d{1,2}\.\d{1,2})")
+
+
+def toolkit_not_torch_cuda(ent, text):
+    """A build refused because the CUDA toolkit's nvcc is another version than the CUDA torch was built with: the
+    toolkit (CUDA_HOME) or the torch build must change, whichever package's setup.py says it."""
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _TOOLKIT_VS_TORCH.finditer(tail):
+        pass
+    if m is None:
+        return None
+    built = _TORCH_BUILT_CUDA.search(tail)
+    torch_cuda = (built.group("v") or built.group("v2")) if built else ent.versions.get("torch_cuda")
+    caps = {"torch_cuda": torch_cuda, "nvcc": ent.versions.get("nvcc")}
+    sig = _sig("build-toolkit-not-torch-cuda", "toolchain",
+               "the CUDA toolkit used to build differs from the CUDA torch was built with", 85,
+               "The package's build checks that nvcc (the CUDA toolkit at CUDA_HOME, here {nvcc|another version}) is the "
+               "CUDA torch was built with ({torch_cuda|torch's CUDA}), and it is not: the extension would be compiled for "
+               "another CUDA than the torch it loads into.",
+               fix="Build with a CUDA {torch_cuda|of torch's version} toolkit: install it and `export "
+                   "CUDA_HOME=/usr/local/cuda-{torch_cuda|X.Y}` (its bin/nvcc first on PATH), or install the torch build "
+                   "for the toolkit you have (the cuXXX build of its CUDA version, e.g. cu121 for 12.1).",
+               causes=(("toolkit", "the CUDA toolkit differs from torch's CUDA", ("TE602", "TE603")),),
+               areas=("toolchain",), sources=({"url": "https://github.com/NVIDIA/apex/blob/master/setup.py",
+                                               "what": "apex's check_cuda_torch_binary_vs_bare_metal"},
+                                              SOURCES["ext"]))
+    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+
+
+# nvidia-smi topo -m: a row of the GPU matrix, and the PCIe link types that go through a switch or bridge
+_TOPO_ROW = re.compile(r"(?m)^GPU\d{1,2}\s{1,8}(?:X|PIX|PXB|PHB|NODE|SYS|NV\d{1,2})\s{1,8}(?:X|PIX|PXB|PHB|NODE|SYS|NV\d{1,2})\b")
+_PCIE_SWITCH = re.compile(r"\b(?:PIX|PXB)\b")
+_HANGS = re.compile(r"(?i)\b(?:hangs?|hanging|hung|stuck|freez(?:es|ing)?|deadlock)\b")
+
+
+def p2p_through_pcie_switch_hangs(ent, text):
+    """Collectives that hang between GPUs behind one PCIe switch (nvidia-smi topo: PIX/PXB) while GPUs across the CPU
+    link (SYS) work: PCIe Access Control Services (or the IOMMU) redirect peer-to-peer traffic to the root complex,
+    where it stalls.  A platform setting, not the installation."""
+    tail = text[-CONTEXT_TAIL:]
+    row = _TOPO_ROW.search(tail)
+    if row is None or _HANGS.search(tail) is None or _PCIE_SWITCH.search(tail) is None:
+        return None
+    sig = _sig("p2p-blocked-by-acs", "distributed",
+               "peer-to-peer between GPUs behind a PCIe switch hangs: ACS / IOMMU redirect it", 80,
+               "GPUs under one PCIe switch (PIX/PXB in `nvidia-smi topo -m`) talk peer-to-peer through it; with PCIe "
+               "Access Control Services (ACS) enabled, or an IOMMU translating DMA, that traffic is sent up to the root "
+               "complex and stalls, so NCCL's P2P transport hangs between exactly those GPUs.",
+               fix="Disable ACS on the PCIe switches (the BIOS setting, or `setpci` as in NCCL's troubleshooting guide) and "
+                   "the IOMMU / VT-d for bare metal (`iommu=pt` or off), then verify with the CUDA p2pBandwidthLatencyTest or "
+                   "nccl-tests; NCCL_P2P_DISABLE=1 avoids P2P meanwhile, at a bandwidth cost.",
+               areas=("gpu",), sources=({"url": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/"
+                                                "troubleshooting.html#pci-access-control-services-acs",
+                                         "what": "NCCL troubleshooting: PCI Access Control Services (ACS)"},))
+    return _match(sig, text, len(text) - len(tail) + row.start(), {})
+
+
+def devices_unavailable_on_windows(ent, text):
+    """cudaErrorDevicesUnavailable on Windows: WDDM gives GeForce GPUs no exclusive compute mode to be busy in, so the
+    driver could not create a context at all (a broken or half-updated driver)."""
+    if not ent.platform.get("windows") or ent.platform.get("wsl"):
+        return None
+    c = next((x for x in reversed(ent.codes) if x["name"] in ("cudaErrorDevicesUnavailable", "CUDA_ERROR_DEVICE_UNAVAILABLE")),
+             None)
+    if c is None:
+        # the runtime's message as torch prints it (its own wording differs from cudaGetErrorString's)
+        tail = text[-CONTEXT_TAIL:]
+        i = max(tail.rfind("devices are busy or unavailable"), tail.rfind("is/are busy or unavailable"))
+        if i < 0:
+            return None
+        c = {"at": len(text) - len(tail) + i}
+    sig = _sig("windows-cuda-devices-unavailable", "driver",
+               "CUDA cannot create a context on Windows: the NVIDIA driver is not working", 78,
+               "On Windows the display driver model (WDDM) has no exclusive compute mode for a GPU to be busy in: "
+               "'busy or unavailable' means the driver could not give the process a context (a damaged or half-updated "
+               "driver, or another program that took the GPU over).",
+               fix="Reinstall the NVIDIA driver cleanly (NVIDIA's installer with 'Perform a clean installation', or DDU "
+                   "first), reboot, and check `nvidia-smi`; close programs that hold the GPU exclusively.",
+               causes=(("machine", "CUDA failed to initialise for another reason", ("TE303",)),), areas=("driver",),
+               sources=({"url": "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html",
+                         "what": "cudaErrorDevicesUnavailable"},))
+    return _match(sig, text, c["at"], {})
+
+
+# CUDA unusable, in words that do not say why (the versions printed beside them do)
+_CUDA_UNUSABLE = re.compile(r"(?i)is_available(?:\(\))?\W{0,20}(?:returns?\W{0,4}|is\W{0,4})?false\b|Is CUDA available: "
+                            r"(?:False|No)\b|CUDA initialization|driver version is insufficient|"
+                            r"cudaErrorInsufficientDriver|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH")
+
+
+def driver_older_than_build(ent, text):
+    """CUDA unusable in a text that prints both the driver's version and the CUDA torch was built with (collect_env,
+    nvidia-smi beside `torch.__version__`): the driver table (knowledge.drivers) says whether that driver runs that
+    CUDA at all."""
+    v = ent.versions
+    cuda = v.get("torch_cuda")
+    if not cuda or not (v.get("driver") or v.get("driver_cuda")):
+        return None
+    os_name = "Windows" if ent.platform.get("windows") or ent.platform.get("wsl") else "Linux"
+    if drivers.driver_runs(cuda, driver_version=v.get("driver"), driver_cuda=v.get("driver_cuda"),
+                           os_name=os_name) != drivers.NO:
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _CUDA_UNUSABLE.finditer(tail):
+        pass
+    if m is None:
+        return None
+    need = drivers.min_driver_for_cuda(cuda, os_name) or {}
+    caps = {"cuda": cuda, "driver": v.get("driver") or v.get("driver_cuda"),
+            "need": need.get("compat_floor") or need.get("toolkit_minimum")}
+    sig = _sig("driver-older-than-torch-cuda", "driver",
+               "the NVIDIA driver ({driver}) is older than the CUDA {cuda} this torch was built with", 87,
+               "torch was built with CUDA {cuda}, which needs an NVIDIA driver {need|newer than this one} or newer; the "
+               "driver here is {driver}, so CUDA cannot start (torch.cuda.is_available() is False). The versions come "
+               "from the text (NVIDIA's driver table per CUDA release).",
+               fix="Update the NVIDIA driver to one that runs CUDA {cuda} ({need|a newer release} or newer; https://www.nvidia.com/"
+                   "Download/index.aspx; on Ubuntu `sudo ubuntu-drivers install`) and reboot; or install the torch build "
+                   "for a CUDA this driver supports (https://pytorch.org/get-started/previous-versions/).",
+               causes=(("driver-older-than-build", "the installed NVIDIA driver is older than the CUDA runtime of the "
+                        "installed torch", ("TE302", "TE307")),),
+               areas=("driver",), sources=({"url": "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html",
+                                            "what": "CUDA Toolkit and Corresponding Driver Versions"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+
+
+# TensorFlow's dso_loader lists every library its build opens; the first it cannot open names the CUDA the build
+# was made for (cudart64_101.dll / libcudart.so.10.1: CUDA 10.1), the rest follow from it
+_TF_DSO_MISSING = re.compile(r"Could not (?:load dynamic|dlopen) library '(?P<lib>[A-Za-z0-9_.-]{1,60})'")
+
+
+def _cuda_of_soname(lib: str) -> str | None:
+    m = re.match(r"(?:lib)?cudart(?:64_(?P<dll>\d{2,3})\.dll|\.so\.(?P<so>\d{1,2}(?:\.\d{1,2})?))", lib)
+    if not m:
+        return None
+    if m.group("dll"):
+        d = m.group("dll")
+        return f"{d[:-1]}.{d[-1]}" if len(d) == 3 else f"{d}"
+    return m.group("so")
+
+
+def tensorflow_missing_cuda_runtime(ent, text):
+    """TensorFlow cannot open the CUDA runtime its build was linked for: that library's soname says which CUDA, and
+    the fix is that CUDA's libraries (or a TensorFlow built for the CUDA installed), not the last library listed."""
+    tail = text[-CONTEXT_TAIL:]
+    first, libs = None, set()
+    for m in _TF_DSO_MISSING.finditer(tail):
+        libs.add(m.group("lib"))
+        if first is None and _cuda_of_soname(m.group("lib")):
+            first = m
+    if first is None or len(libs) < 2:
+        return None  # one library: the catalogue's sentence on its line says it
+    lib = first.group("lib")
+    cuda = _cuda_of_soname(lib)
+    sig = _sig("tensorflow-cuda-runtime-missing", "tensorflow",
+               "TensorFlow cannot open {lib}: it was built for CUDA {cuda}", 77,
+               "TensorFlow's GPU support opens the CUDA libraries of the CUDA version it was built for, by exact name; "
+               "{lib} is CUDA {cuda}'s runtime and the loader does not find it, so the GPU is not used (the other "
+               "libraries it lists are that same CUDA's).",
+               fix="Install CUDA {cuda} (its runtime, cuBLAS, cuFFT, cuSOLVER, cuSPARSE, and the cuDNN for it) and put its "
+                   "bin folder on PATH (Windows) or its lib64 on LD_LIBRARY_PATH (Linux), or install the TensorFlow release "
+                   "built for the CUDA you have (TensorFlow's tested build configurations). On Linux/WSL 2 `pip install "
+                   "'tensorflow[and-cuda]'` brings its own; on native Windows TensorFlow 2.10 was the last GPU release.",
+               areas=("tensorflow",), sources=({"url": "https://www.tensorflow.org/install/source#gpu",
+                                                "what": "TensorFlow's tested build configurations: CUDA per release"},))
+    return _match(sig, text, len(text) - len(tail) + first.start(), {"lib": lib, "cuda": cuda})
+
+
+# A package's import registering its operators with torch (torch.library: register_fake, impl, define; torch._ops):
+# the traceback's frames go from the package's module-level code into torch's registration and fail there
+_FRAME = re.compile(r'File "(?P<path>[^"\n]{1,400})", line \d{1,6}, in (?P<fn>[\w<>.]{1,80})')
+_TORCH_REGISTRATION = re.compile(r"[/\\]torch[/\\](?:library\.py|_ops\.py|_library[/\\])")
+
+
+def package_ops_registration_fails(ent, text):
+    """A package (torchvision, torchaudio, an extension) fails while registering its operators with torch at import:
+    it was built for another torch (its ops' schemas or torch.library's API differ).  Read from the traceback's frames
+    (the owner of the frame that calls into torch's registration), whatever the exception's text."""
+    tail = text[-CONTEXT_TAIL:]
+    frames = list(_FRAME.finditer(tail))[-12:]
+    for i in range(len(frames) - 1, 0, -1):
+        if not _TORCH_REGISTRATION.search(frames[i].group("path")):
+            continue
+        caller = frames[i - 1]
+        if _TORCH_REGISTRATION.search(caller.group("path")):
+            continue
+        dirs = [d for d in re.split(r"[/\\]", caller.group("path"))[:-1] if d]
+        if not any(d in ("site-packages", "dist-packages") for d in dirs):
+            return None
+        k = max(j for j, d in enumerate(dirs) if d in ("site-packages", "dist-packages"))
+        pkg = dirs[k + 1] if k + 1 < len(dirs) else None
+        if not pkg or pkg == "torch" or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,60}", pkg):
+            return None
+        sig = _sig("package-ops-registration-failed", "toolchain",
+                   "{package} fails to register its operators with the installed torch: it was built for another torch",
+                   82, "Importing {package} registers its operators (and their fake/meta kernels) with torch; the "
+                   "registration fails inside torch, so {package} was built for another torch release than the one "
+                   "installed (their versions are released in pairs).",
+                   fix="Install the {package} release that pairs with the installed torch, from the same index as torch "
+                       "(for torchvision and torchaudio, the version their compatibility table lists for your torch, e.g. "
+                       "`pip install {package}==<paired version> --index-url https://download.pytorch.org/whl/<torch's "
+                       "cuXXX or cpu>`); leave torch as it is.",
+                   causes=(("stale", "a package was built against another torch", ("TE701", "TE705")),),
+                   areas=("torch",), sources=({"url": "https://github.com/pytorch/vision#installation",
+                                               "what": "torchvision releases pair with torch releases"},))
+        return _match(sig, text, len(text) - len(tail) + caller.start(), {"package": pkg})
+    return None
+
+
+# CUDA_VISIBLE_DEVICES set in the text itself, next to "no device": the variable hides the GPUs
+_CVD_SET = re.compile(r"CUDA_VISIBLE_DEVICES\s{0,2}=\s{0,2}['\"]?[$\w,-]|environ\[['\"]CUDA_VISIBLE_DEVICES['\"]\]\s{0,2}=")
+_NO_DEVICE = re.compile(r"no CUDA-capable device is detected|CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice")
+
+
+def visible_devices_hide_the_gpu(ent, text):
+    """No CUDA device in a text that sets CUDA_VISIBLE_DEVICES: the variable decides which GPUs the process sees; an
+    index that does not exist (or an unexpanded $1) leaves none."""
+    tail = text[-CONTEXT_TAIL:]
+    cvd = _CVD_SET.search(tail)
+    m = None
+    for m in _NO_DEVICE.finditer(tail):
+        pass
+    if cvd is None or m is None or ent.platform.get("container"):
+        return None
+    sig = _sig("visible-devices-hide-the-gpu", "env",
+               "no CUDA device is visible: CUDA_VISIBLE_DEVICES, set here, names no GPU that exists", 76,
+               "CUDA_VISIBLE_DEVICES selects the GPUs a process sees, by index or UUID; set to an index the machine does "
+               "not have (or to an empty or unexpanded value such as $0), it hides every GPU and CUDA reports no device.",
+               fix="Set CUDA_VISIBLE_DEVICES to indices that exist (`nvidia-smi -L` lists them; on a one-GPU machine only "
+                   "0) or unset it; check the scripts and the code (os.environ['CUDA_VISIBLE_DEVICES']) that set it.",
+               causes=(("cvd", "CUDA_VISIBLE_DEVICES names devices that do not exist", ("TE403",)),),
+               areas=("gpu",), sources=({"url": "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html"
+                                                "#env-vars", "what": "CUDA_VISIBLE_DEVICES"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
 # The layers the rules give (with the catalogue's, every layer of catalogue.LAYERS is reachable).
 LAYERS_PRODUCED = frozenset({"c-runtime", "toolchain", "torch-build", "macos", "libraries", "cudnn", "driver", "container",
                              "wsl", "windows-runtime", "env", "rocm", "arch", "distributed", "not-environment"})
 
-RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, missing_library, error_code,
+RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, missing_library, error_code, gpu_newer_than_build,
          platform_without_cuda, pip_no_matching, allocator_nvml_assert, wsl_gpu_passthrough, tensorflow_windows_native,
          device_node_permission, torch_not_offered_on_mac, rocblas_on_windows, zluda_dll_dependency,
-         rocm_kfd_permission, container_cli, pip_of_another_python)
+         rocm_kfd_permission, container_cli, pip_of_another_python, container_without_gpu, nccl_transport,
+         cuda_after_suspend, toolkit_not_torch_cuda, torch_too_new_for_intel_mac, mps_inside_linux_container,
+         package_binary_missing, p2p_through_pcie_switch_hangs, devices_unavailable_on_windows, driver_older_than_build,
+         tensorflow_missing_cuda_runtime, package_ops_registration_fails, visible_devices_hide_the_gpu)
 
 
 def find(text: str, ent) -> list:

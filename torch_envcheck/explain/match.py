@@ -26,9 +26,13 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[A-Za-z]|\x1b\][^\x07\x1b]{0,512}(?:\x07
 
 def clean(text: str) -> str:
     """The last MAX_SCAN characters of `text`, without terminal colour codes, with every line ending a
-    newline (a progress bar's carriage returns, Windows' CRLF) and without NUL characters."""
+    newline (a progress bar's carriage returns, Windows' CRLF), without NUL characters and with
+    percent-encoded spaces (%20) decoded."""
     s = text[-(MAX_SCAN + 4096):] if len(text) > MAX_SCAN + 4096 else text
     s = _ANSI.sub("", s).replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    if "%20" in s:
+        # a message pasted through a URL (an issue form, a chat link) keeps its spaces percent-encoded
+        s = s.replace("%20", " ")
     return s[-MAX_SCAN:]
 
 

@@ -219,6 +219,8 @@ NEAR_MISSES = {
     "cublas-handle-failed": "Created cublas handle on device 0",
     "conda-cpu-pytorch": "pytorch                   2.3.1           py3.11_cuda12.1_cudnn8.9.2_0    pytorch",
     "x86-python-under-rosetta": "Python platform: macOS-14.5-arm64-arm-64bit",
+    "dtype-mismatch": "the scalar type expected is Float and Float was found",
+    "amdgpu-ids-missing": "/opt/amdgpu/share/libdrm/amdgpu.ids: 412 GPU names loaded",
 }
 
 

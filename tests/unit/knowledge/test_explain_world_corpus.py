@@ -15,7 +15,11 @@ import pytest
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "explain"
 SPLITS = ("train", "test", "test2", "test3", "test4")
-FROZEN = ("test", "test2", "test3", "test4")
+# The first three test splits, measured and reported, were retired into development data on 2026-12-02: their files
+# stay unchanged (their digests are checked) and may now be read and cited like train.  test4, collected apart from
+# the matcher, is held out.
+RETIRED = ("test", "test2", "test3")
+FROZEN = ("test4",)
 # From this batch on an entry's split is decided by its source URL alone (train or test2).
 URL_SPLIT_BATCH = 11
 # From this batch on the URL rule sends the even half to a third frozen split (train or test3).
@@ -53,7 +57,7 @@ def corpus():
     return {sp: _load(sp) for sp in SPLITS}
 
 
-@pytest.mark.parametrize("split", FROZEN)
+@pytest.mark.parametrize("split", RETIRED + FROZEN)
 def test_frozen_split_matches_its_recorded_digest(split):
     recorded = (DATA / f"world_{split}.sha256").read_text(encoding="utf-8").split()[0]
     assert hashlib.sha256((DATA / f"world_{split}.json").read_bytes()).hexdigest() == recorded
@@ -102,8 +106,9 @@ def test_each_entry_is_in_the_split_its_hash_assigns(corpus, split):
 
 
 def test_no_text_repeats_and_no_test_text_reaches_the_catalogue(corpus):
-    """Train texts may become the cited sources of catalogue sentences (real_errors.json): that is
-    what a training split is for.  A test text never may: the test splits are measured, never tuned on."""
+    """Train texts (and, since they were retired, the former test splits' texts) may become the cited sources of
+    catalogue sentences (real_errors.json): that is what development data is for.  A held-out split's text never
+    may: it is measured, never tuned on."""
     catalogue, ids = {}, set()
     for e in json.loads((DATA / "real_errors.json").read_text(encoding="utf-8"))["entries"]:
         catalogue[_norm(e["text"])] = "real_errors:" + e["id"]

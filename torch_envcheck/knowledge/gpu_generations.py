@@ -1,0 +1,71 @@
+"""NVIDIA GPUs by name: their compute capability and the first CUDA toolkit that builds code for it.
+
+A pure table (no I/O).  explain reads a GPU named in an error text ("NVIDIA GeForce RTX 4090", "A100-SXM4-40GB",
+"GTX 1080 Ti") and the CUDA a build was made with, and says when the GPU is newer than that CUDA can serve.
+
+    capability_of(name) -> "8.9" | None
+    first_cuda_for(capability) -> "11.8" | None
+    needs_newer_cuda(name, cuda) -> {"gpu", "capability", "sm", "first_cuda", "cuda"} | None
+
+Sources: the capabilities are NVIDIA's list of CUDA GPUs (https://developer.nvidia.com/cuda-gpus); the first toolkit
+per capability is the CUDA toolkit release that added the sm_XY target to nvcc (CUDA Toolkit release notes,
+https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html and its archive: sm_70 in 9.0, sm_75 in 10.0,
+sm_80 in 11.0, sm_86 in 11.1, sm_89 and sm_90 in 11.8, sm_100 and sm_120 in 12.8)."""
+
+from __future__ import annotations
+
+import re
+
+# (pattern over the GPU's name, compute capability), the most specific first
+_BY_NAME = (
+    (r"(?:RTX|GTX) ?50\d0|RTX PRO \d{4}", "12.0"),
+    (r"\bB[12]\d0\b|GB200", "10.0"),
+    (r"H100|H200|H800|\bH20\b|GH200", "9.0"),
+    (r"(?:RTX|GTX) ?40\d0|\bL40S?\b|\bL4\b|RTX \d{4} Ada|RTX [2-6]000 Ada", "8.9"),
+    (r"(?:RTX|GTX) ?30\d0|\bA10G?\b|\bA40\b|\bA16\b|\bA2\b|RTX A\d{4}|A[2-6]000", "8.6"),
+    (r"A100|A800|\bA30\b", "8.0"),
+    (r"(?:RTX|GTX) ?20\d0|GTX ?16\d0|\bT4\b|Quadro RTX|TITAN RTX", "7.5"),
+    (r"V100|TITAN V\b", "7.0"),
+    (r"P100", "6.0"),
+    (r"GTX ?10[5-8]0|\bP40\b|\bP4\b|TITAN Xp?\b", "6.1"),
+    (r"GTX ?9[5-8]0|\bM40\b|TITAN X\b", "5.2"),
+    (r"K80", "3.7"),
+)
+_COMPILED = tuple((re.compile(p), cc) for p, cc in _BY_NAME)
+_DATACENTER_BLACKWELL = re.compile(r"\bB[12]\d0\b|GB200")
+
+# the first CUDA toolkit whose nvcc builds sm_XY for a capability (and so the first whose libraries ship code for it)
+FIRST_CUDA = {"3.7": "5.0", "5.2": "6.5", "6.0": "8.0", "6.1": "8.0", "7.0": "9.0", "7.5": "10.0", "8.0": "11.0",
+              "8.6": "11.1", "8.9": "11.8", "9.0": "11.8", "10.0": "12.8", "12.0": "12.8"}
+
+
+def capability_of(name: str | None) -> str | None:
+    if not name:
+        return None
+    if _DATACENTER_BLACKWELL.search(name):
+        return "10.0"
+    for pattern, cc in _COMPILED:
+        if pattern.search(name):
+            return cc
+    return None
+
+
+def first_cuda_for(capability: str | None) -> str | None:
+    return FIRST_CUDA.get(capability or "")
+
+
+def _mm(v: str | None):
+    m = re.match(r"(\d{1,2})\.(\d{1,2})", v or "")
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def needs_newer_cuda(name: str | None, cuda: str | None) -> dict | None:
+    """When code built with CUDA `cuda` cannot have been compiled for GPU `name` (its toolkit predates the GPU's
+    architecture): what the GPU needs; else None (also when either is unknown)."""
+    cc = capability_of(name)
+    first = first_cuda_for(cc)
+    have = _mm(cuda)
+    if not cc or not first or have is None or have >= _mm(first):
+        return None
+    return {"gpu": name, "capability": cc, "sm": "sm_" + cc.replace(".", ""), "first_cuda": first,
+            "cuda": f"{have[0]}.{have[1]}"}
