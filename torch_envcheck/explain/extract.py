@@ -432,6 +432,14 @@ _SYMBOL_VERSION = re.compile(r"symbol (?P<sym>[A-Za-z_][A-Za-z0-9_]{0,200}),? ve
 _ABI_TAG = re.compile(r"(?:(?<=version )[`'‘\"](?=GLIBC|CXXABI))?[`'‘\"]?(?P<tag>GLIBC_2\.\d{1,2}(?:\.\d{1,2})?|GLIBCXX_3\.4\.\d{1,2}|CXXABI_1\.3\.\d{1,2})(?:[`'’\"]? not found|(?<=\d)[`'’](?=[ \t]{0,3}(?:\n|$)))"
                       r"(?: \(required by (?P<by>[^)\n]{1,300})\))?")
 _MANGLED_NS = re.compile(r"_Z(?:N|Z)?(?:K|V|r){0,3}(?:St)?(?:(?P<len>\d{1,3}))")
+# the special names' prefixes (Itanium C++ ABI, 5.1.4.1 and 5.1.4.3): typeinfo, typeinfo name, vtable, VTT, guard
+# variable, and the call-offset thunks "Th" (non-virtual: h <n>_) and "Tv" (virtual: v <n>_ <n>_)
+_SPECIAL_NAME = re.compile(r"T[ISVT]|GV|Th n?\d{1,6}_|Tv n?\d{1,6}_n?\d{1,6}_|Tc(?:h n?\d{1,6}_|v n?\d{1,6}_n?\d{1,6}_){2}"
+                           .replace(" ", ""))
+# torch's C-level ABIs: AOTInductor's stable C shim (torch/csrc/inductor/aoti_torch/c/shim.h: aoti_torch_*), the
+# Python bindings (torch/csrc: THPVariable_Wrap, THPModule_*), and the TH/THC C libraries of torch < 1.0
+_TORCH_C_SYMBOL = re.compile(r"_{0,2}(?:aoti_torch_|THP[A-Z]|THC[A-Z]|TH(?:Byte|Char|Short|Int|Long|Half|Float|Double)"
+                             r"(?:Tensor|Storage)|THTensor_|THStorage_|THGenerator)")
 _LIB_SYMBOL = re.compile(r"^(?:_{0,2})(?P<lib>nccl|cublasLt|cublas|cusparseLt|cusparse|cusolver|cufft|curand|cudnn|"
                          r"nvJitLink|nvrtc|cuda|cu|nvml|hip|rocblas|miopen)(?=[A-Z_])")
 
@@ -439,10 +447,19 @@ _LIB_SYMBOL = re.compile(r"^(?:_{0,2})(?P<lib>nccl|cublasLt|cublas|cusparseLt|cu
 def demangle_scope(sym: str) -> str | None:
     """The leading namespaces of an Itanium-mangled name: "_ZN3c104cuda9SetDeviceEi" -> "c10::cuda::SetDevice";
     None when `sym` is not mangled.  Only nested names (N...E) and plain ones are read: enough to see whose
-    ABI a symbol belongs to."""
+    ABI a symbol belongs to.  The Itanium ABI's special names are read through to the entity they are about
+    (typeinfo _ZTI, its name _ZTS, vtable _ZTV, VTT _ZTT, guard variable _ZGV, thunks _ZTh/_ZTv, local names
+    _ZZ), and Mach-O's extra leading underscore (macOS' "__ZN3c10...") is dropped."""
+    if sym.startswith("__Z"):
+        sym = sym[1:]
     if not sym.startswith("_Z"):
         return None
     i = 2
+    special = _SPECIAL_NAME.match(sym, i)
+    if special:
+        i = special.end()
+    if sym[i:i + 1] == "Z":  # a local entity: the function it is local to names the scope
+        i += 1
     nested = sym[i:i + 1] == "N"
     if nested:
         i += 1
@@ -482,6 +499,8 @@ def _symbol_info(sym: str) -> dict:
             info["abi"] = "pybind11"
         elif top in ("tensorflow", "tsl", "xla"):
             info["abi"] = "tensorflow"
+    elif _TORCH_C_SYMBOL.match(sym):
+        info["abi"] = "torch"
     else:
         m = _LIB_SYMBOL.match(sym)
         if m:
@@ -513,9 +532,11 @@ def _symbols(text: str, ent: Entities) -> None:
             if ":" in f and not re.match(r"^[A-Za-z]:\\", f):
                 f = f.rsplit(": ", 1)[-1].split(":")[-1] if ": " in f else f
             info["file"] = f
-        else:
+        if "." not in info.get("file", ""):
             tail = text[m.end():m.end() + 400]
             t = re.match(r" in the dynamic link library ([^\s.]{0,300}(?:\.[^\s.]{1,10}){1,3})", tail)
+            # macOS' dyld names the binary on the next line: "Referenced from: [<UUID> ]/path/x.so"
+            t = t or re.match(r"\s{0,40}Referenced from:\s{0,4}(?:<[0-9A-Fa-f-]{1,40}>\s{1,4})?([^\s(]{1,300})", tail)
             if t:
                 info["file"] = t.group(1)
         info["at"] = m.start()

@@ -461,6 +461,9 @@ def cxx_runtime_symbol(ent, text):
     return _match(sig, text, s["at"], caps)
 
 
+_WSL_LIBCUDA = re.compile(r"libcuda\.so|/usr/lib/wsl/lib")
+
+
 def missing_library(ent, text):
     libs = [x for x in ent.libraries if x.get("missing") and x.get("provider")]
     win = _context(text, r"[A-Za-z]:\\[A-Za-z]|\\Lib\\site-packages|\.dll\b")
@@ -486,7 +489,9 @@ def missing_library(ent, text):
     p = x["provider"]
     caps = {"lib": x["file"], "library": x.get("library"), "wheel": x.get("wheel"), "cuda": x.get("cuda"),
             "cudnn": x.get("cudnn")}
-    if ent.platform.get("wsl") and (p == "driver" or x.get("kind") == "cudnn"):
+    # under WSL only the driver's libraries come from Windows (/usr/lib/wsl/lib); a CUDA library such as cuDNN is
+    # a wheel's or a toolkit's there as anywhere, unless what it failed on is the driver's libcuda
+    if ent.platform.get("wsl") and (p == "driver" or x.get("kind") == "cudnn" and _WSL_LIBCUDA.search(text)):
         sig = _sig("wsl-libcuda-not-found", "wsl", "{lib} cannot be loaded under WSL: the Windows driver's libcuda is "
                    "not where the loader looks", 80,
                    "Under WSL 2 the GPU driver is the Windows one; its Linux libraries (libcuda.so.1) are mounted in "

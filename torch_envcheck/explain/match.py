@@ -26,14 +26,32 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[A-Za-z]|\x1b\][^\x07\x1b]{0,512}(?:\x07
 
 def clean(text: str) -> str:
     """The last MAX_SCAN characters of `text`, without terminal colour codes, with every line ending a
-    newline (a progress bar's carriage returns, Windows' CRLF), without NUL characters and with
-    percent-encoded spaces (%20) decoded."""
+    newline (a progress bar's carriage returns, Windows' CRLF), without NUL characters, with
+    percent-encoded spaces (%20) decoded, autolinked names unlinked and Markdown quote marks removed."""
     s = text[-(MAX_SCAN + 4096):] if len(text) > MAX_SCAN + 4096 else text
     s = _ANSI.sub("", s).replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
     if "%20" in s:
         # a message pasted through a URL (an issue form, a chat link) keeps its spaces percent-encoded
         s = s.replace("%20", " ")
+    if "](" in s:
+        # a paste rendered by an autolinker keeps a file name as a Markdown link to itself:
+        # "[flash_attn_cuda.so](http://flash_attn_cuda.so/)" is the file name
+        s = _AUTOLINK.sub(_unlink, s)
+    if ">" in s:
+        # a paste quoted as a Markdown block quote ("> xFormers was built for:"); a REPL's ">>>" stays
+        s = _QUOTE.sub("", s)
     return s[-MAX_SCAN:]
+
+
+_AUTOLINK = re.compile(r"\[(?P<text>[^\]\n]{1,300})\]\((?P<url>[^)\s]{1,400})\)")
+_QUOTE = re.compile(r"(?m)^[ \t]{0,3}>(?!>)[ \t]?")
+
+
+def _unlink(m: re.Match) -> str:
+    """A Markdown link whose target spells its own text (an autolinked name) is that name; any other link keeps
+    both, so a URL in it is still read."""
+    text, url = m.group("text"), m.group("url")
+    return text if text.strip("`") in url else m.group(0)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,97 @@
+"""explain answers from the structure of a text (second round): the naming schemes of the toolchain's own outputs.
+
+Each text is a variant nobody collected, built from a naming scheme rather than copied from an example: the Itanium
+C++ ABI's mangled names (special names, Mach-O's extra underscore), torch's C-level symbol families, a paste's
+Markdown (an autolinked file name, a block quote), the linker's -l names, a header's owner, the loader's providers.
+The oracle is what the scheme says, written down before the code was run on the text."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from torch_envcheck.explain import diagnose
+from torch_envcheck.explain.extract import demangle_scope
+
+REINSTALL = re.compile(r"\b(?:pip3?|uv|conda|mamba|apt(?:-get)?|dnf|yum|brew)\s+(?:install|add|upgrade)\b|\breinstall\b|"
+                       r"--force-reinstall|--upgrade\b", re.IGNORECASE)
+
+
+def _d(text: str) -> dict:
+    return diagnose.diagnose(text)
+
+
+# --- the Itanium ABI's special names and Mach-O's leading underscore ------------------------------------------------
+
+@pytest.mark.parametrize("sym, scope", [
+    ("_ZTIN3c1021AutogradMetaInterfaceE", "c10::AutogradMetaInterface"),   # typeinfo
+    ("_ZTSN2at10TensorImplE", "at::TensorImpl"),                           # typeinfo name
+    ("_ZTVN5torch8autograd4NodeE", "torch::autograd::Node"),               # vtable
+    ("_ZThn16_N2at6TensorD1Ev", "at::Tensor"),                             # non-virtual thunk
+    ("__ZN3c1011CPUTensorIdEv", "c10::CPUTensorId"),                       # Mach-O's extra underscore
+])
+def test_special_names_demangle_to_the_entity_they_are_about(sym, scope):
+    assert demangle_scope(sym).startswith(scope)
+
+
+@pytest.mark.parametrize("text, package", [
+    # a vtable of an at:: class wanted by torch-scatter's binary
+    ("ImportError: /opt/venv/lib/python3.10/site-packages/torch_scatter/_scatter_cuda.so: undefined symbol: "
+     "_ZTVN2at10TensorImplE", "torch.scatter"),
+    # macOS: dlopen's "Symbol not found" with the Mach-O underscore, in torchvision's image.so
+    ("OSError: dlopen(/Users/u/miniforge3/lib/python3.10/site-packages/torchvision/image.so, 0x0006): Symbol not found: "
+     "__ZN2at4_ops5zeros4callEN3c108ArrayRefINS2_6SymIntEEE\n  Referenced from: /Users/u/miniforge3/lib/python3.10/"
+     "site-packages/torchvision/image.so", "torchvision"),
+])
+def test_a_torch_special_or_mach_o_symbol_is_the_torch_abi(text, package):
+    r = _d(text)
+    assert (r["layer"], r["environment_problem"]) == ("toolchain", True), (r["signature"], r["layer"])
+    assert re.search(package, r["fix"]), r["fix"]
+
+
+# --- torch's C-level symbol families --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, package", [
+    # AOTInductor's stable C shim (aoti_torch_*), from a package newer than the installed torch
+    ("/usr/local/lib/python3.12/dist-packages/torchvision/_C.so: undefined symbol: aoti_torch_create_tensor_from_blob_v2",
+     "torchvision"),
+    # torch's Python bindings (THP*)
+    ("ImportError: /home/u/.local/lib/python3.9/site-packages/torch_cluster/_grid_cpu.so: undefined symbol: "
+     "THPVariableClass", "torch.cluster"),
+    # a package's own library named lib<package>.so
+    ("OSError: libtorchaudio.so: undefined symbol: aoti_torch_get_device_index", "torchaudio"),
+])
+def test_torch_c_symbols_are_the_torch_abi(text, package):
+    r = _d(text)
+    assert (r["layer"], r["environment_problem"]) == ("toolchain", True), (r["signature"], r["layer"])
+    assert re.search(package, r["fix"]), r["fix"]
+
+
+# --- a paste's Markdown ---------------------------------------------------------------------------------------------
+
+def test_an_autolinked_file_name_is_the_file():
+    r = _d("/root/env/lib/python3.11/site-packages/[torchsparse_backend.cpython-311-x86_64-linux-gnu.so]"
+           "(http://torchsparse_backend.cpython-311-x86_64-linux-gnu.so/): undefined symbol: _ZN3c104cuda9SetDeviceEi")
+    assert r["layer"] == "toolchain" and "torchsparse" in r["fix"], (r["signature"], r["fix"])
+
+
+def test_a_block_quoted_built_for_line_is_read():
+    # installed torch is the CPU build of the very version the package was built for: torch's build is wrong
+    r = _d("> xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+           ">    PyTorch 2.4.1+cu124 with CUDA 1204 (you have 2.4.1+cpu)\n>    Python  3.11.9 (you have 3.11.9)")
+    assert r["layer"] == "torch-build" and "cu124" in r["fix"], (r["signature"], r["fix"])
+
+
+# --- the loader's providers under WSL -------------------------------------------------------------------------------
+
+def test_cudnn_missing_under_wsl_is_cudnn_not_the_windows_driver():
+    r = _d("Could not load library libcudnn_cnn_infer.so.8. Error: libcudnn_cnn_infer.so.8: cannot open shared object "
+           "file: No such file or directory\nUbuntu 22.04 on WSL2")
+    assert r["layer"] == "cudnn" and "nvidia-cudnn" in r["fix"], (r["signature"], r["fix"])
+
+
+def test_the_drivers_libcuda_missing_under_wsl_stays_wsl():
+    r = _d("Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared object file: "
+           "No such file or directory\nUbuntu 22.04 on WSL2")
+    assert r["layer"] == "wsl" and "/usr/lib/wsl/lib" in r["fix"], (r["signature"], r["fix"])
