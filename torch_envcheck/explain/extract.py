@@ -386,7 +386,17 @@ def _nvml_by_message(msg: str):
     return scored[0][2]
 
 
+# the linker's names: "-lcuda" is libcuda.so, the unversioned development name (GNU ld: "cannot find -lcuda", lld:
+# "unable to find library -lcuda", Apple's ld: "library not found for -lcuda")
+_LINK_LIB = re.compile(r"(?:cannot find|unable to find library|library not found for) -l(?P<name>[A-Za-z0-9_+-]{1,60})")
+
+
 def _libraries(text: str, ent: Entities) -> None:
+    for m in _last(_LINK_LIB, text):
+        info = native.library_provider(f"lib{m.group('name')}.so")
+        if info is not None:
+            _push(ent.libraries, dict(info, at=m.start(), missing=True, wants_symbol=False, linker=True),
+                  key=lambda x: x["file"])
     for m in _last(_LIB_END, text):
         start = _left(text, m.start(), _NAME_CHARS - {"."} | {"."}, 80)
         name = text[start:m.end()]
@@ -774,6 +784,10 @@ _PLATFORM = {
     # the Windows driver's two-part version (Windows drivers are numbered 555.85, Linux ones 555.42.03)
     "wsl": re.compile(r"/usr/lib/wsl|\b[Ww][Ss][Ll] ?2?(?![A-Za-z])|microsoft-standard|Windows Subsystem for Linux|"
                       r"NVIDIA-SMI \d{3}\.\d{2,3}\.\d{2}\s{1,40}Driver Version: \d{3}\.\d{2}(?![.\d])|"
+                      # on Linux nvidia-smi's own version and the driver's are one (NVML refuses to start otherwise):
+                      # a header that prints two, the second a Windows-style two-part one, reads the Windows driver
+                      r"NVIDIA-SMI (?P<smi>\d{3}\.\d{2,3}(?:\.\d{2})?)\s{1,40}Driver Version: (?!(?P=smi)(?![.\d]))"
+                      r"\d{3}\.\d{2}(?![.\d])|"
                       r"\d\.\d{1,2}\.\d{1,3}-\d{3,6}-Microsoft\b|Microsoft@Microsoft\.com|"
                       # a Linux log line (a shell prompt, NCCL's "<host>:<pid>:<tid>" prefix) from a machine with
                       # Windows' default computer name (DESKTOP-/LAPTOP- and 7 characters): Linux on that Windows
@@ -818,7 +832,7 @@ NEEDLES = {
     _WINERROR: ("winerror", "os error"), _ERRNO: ("errno",), _NVML_MESSAGE: ("nvml",),
     _CUDA_API_HEX: ("cuda api error detected",), _NTSTATUS: ("0xc0000", "3221", "-107374"),
     _SIGNAL_WORDS: ("bus error", "segmentation fault", "illegal instruction", "killed", "aborted", "exit", "signal"),
-    _LIB_END: (".so", ".dylib", ".dll", ".pyd"), _UNDEFINED: ("undefined", "symbol not found", "entry point"),
+    _LIB_END: (".so", ".dylib", ".dll", ".pyd"), _LINK_LIB: ("cannot find -l", "find library -l", "not found for -l"), _UNDEFINED: ("undefined", "symbol not found", "entry point"),
     _SYMBOL_VERSION: ("not defined in file", ", version "), _ABI_TAG: ("glibc", "cxxabi_"),
     _PKG_DIR: ("-packages",), _PY_FILE: ('file "',), _EQEQ: ("==",), _INSTALLED: ("successfully installed",),
     _WHEEL_FILE: (".whl",), _TORCH_VER: ("torch",), _BUILT_FOR: ("built", "compiled"),

@@ -1213,7 +1213,9 @@ def pip_no_matching(ent, text):
 _GPU_INIT_FAILURE = re.compile(
     r"cudaGetDeviceCount|cuInit|cuda driver library init|Failed to initialize NVML|couldn't communicate with the NVIDIA "
     r"driver|no CUDA-capable device|CUDA driver version is insufficient|cudaErrorInsufficientDriver|CUDA_ERROR_NO_DEVICE|"
-    r"Function \"cu[A-Za-z]{3,40}\" not found|CUDA initialization|Found no NVIDIA driver|NVIDIA driver on your system")
+    r"Function \"cu[A-Za-z]{3,40}\" not found|CUDA initialization|Found no NVIDIA driver|NVIDIA driver on your system|"
+    # nvidia-smi's header when libcuda cannot say which CUDA the driver supports
+    r"CUDA Version: ERR!")
 _WSL_SOURCE = {"url": "https://docs.nvidia.com/cuda/wsl-user-guide/index.html",
                "what": "CUDA on WSL 2: the Windows driver provides the GPU; never install a Linux driver in WSL"}
 
@@ -1720,7 +1722,9 @@ def container_without_gpu(ent, text):
 _NCCL_SOCKET = re.compile(r"NCCL WARN (?:socketStartConnect|[Ss]ocket creation failed|[Cc]onnect to \S{1,80} failed|"
                           r"Bootstrap : no socket interface found|NET/Socket : no interface found)|[Ss]ocket creation "
                           r"failed : Address family not supported|no socket interface found")
-_NCCL_SHM = re.compile(r"NCCL WARN[^\n]{0,200}(?:/dev/shm|shared memory segment)|transport/shm\.cc[^\n]{0,200}(?:failed|-> ?2)")
+# also a failure on a file NCCL owns by its name (/dev/shm/nccl-XXXXXX: its segments), whatever prefix the log gives
+_NCCL_SHM = re.compile(r"NCCL WARN[^\n]{0,200}(?:/dev/shm|shared memory segment)|transport/shm\.cc[^\n]{0,200}(?:failed|-> ?2)|"
+                       r"(?i:error|fail|unable|cannot|could not)[^\n]{0,120}/dev/shm/nccl-\w")
 
 
 def nccl_transport(ent, text):

@@ -95,3 +95,39 @@ def test_the_drivers_libcuda_missing_under_wsl_stays_wsl():
     r = _d("Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared object file: "
            "No such file or directory\nUbuntu 22.04 on WSL2")
     assert r["layer"] == "wsl" and "/usr/lib/wsl/lib" in r["fix"], (r["signature"], r["fix"])
+
+
+# --- the linker's -l names ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "/usr/bin/ld: cannot find -lcuda: No such file or directory",            # GNU ld
+    "ld.lld: error: unable to find library -lcuda",                          # LLVM's lld
+])
+def test_the_linker_missing_lcuda_is_the_unversioned_libcuda_link(line):
+    r = _d("  File \"/opt/venv/lib/python3.11/site-packages/triton/runtime/build.py\", line 90, in _build\n"
+           f"{line}\ncollect2: error: ld returned 1 exit status")
+    assert (r["layer"], r["environment_problem"]) == ("libraries", True), (r["signature"], r["layer"])
+    assert "libcuda.so" in r["fix"]
+
+
+# --- a file a library owns by its name --------------------------------------------------------------------------------
+
+def test_a_failure_on_nccls_own_shm_segment_is_the_shared_memory_size():
+    # no "NCCL WARN" prefix (a launcher's own log line), but /dev/shm/nccl-* is NCCL's segment
+    r = _d("[rank3]: Error while creating shared memory segment /dev/shm/nccl-q1W2e3 (size 5767520)\n"
+           "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error")
+    assert r["layer"] == "container" and "--shm-size" in r["fix"], (r["signature"], r["fix"])
+
+
+# --- nvidia-smi's header: two versions are two drivers ----------------------------------------------------------------
+
+def test_an_nvidia_smi_header_with_two_versions_is_wsl():
+    r = _d("+-----------------------------------------------------------------------------+\n"
+           "| NVIDIA-SMI 550.54                 Driver Version: 551.61       CUDA Version: ERR!     |\n"
+           "|-------------------------------+----------------------+----------------------+")
+    assert r["layer"] == "wsl" and "Windows" in r["fix"], (r["signature"], r["fix"])
+
+
+def test_an_nvidia_smi_header_with_one_version_is_not_wsl():
+    r = _d("| NVIDIA-SMI 418.67       Driver Version: 418.67       CUDA Version: ERR!     |")
+    assert r["layer"] != "wsl"
