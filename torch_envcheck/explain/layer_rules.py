@@ -45,7 +45,7 @@ import re
 
 from torch_envcheck.explain.catalogue import Cause, Signature
 from torch_envcheck.explain.match import Match, _line
-from torch_envcheck.knowledge import drivers, gpu_generations
+from torch_envcheck.knowledge import drivers, gpu_generations, headers
 
 SOURCES = {
     "itanium": {"url": "https://itanium-cxx-abi.github.io/cxx-abi/abi.html#mangling",
@@ -2062,13 +2062,44 @@ def visible_devices_hide_the_gpu(ent, text):
 LAYERS_PRODUCED = frozenset({"c-runtime", "toolchain", "torch-build", "macos", "libraries", "cudnn", "driver", "container",
                              "wsl", "windows-runtime", "env", "rocm", "arch", "distributed", "not-environment"})
 
+# A compiler that cannot include a header says which one: gcc "fatal error: X: No such file or directory", clang
+# "fatal error: 'X' file not found", MSVC "C1083: Cannot open include file: 'X'", or a short "no file X.h"
+_HEADER_MISSING = re.compile(
+    r"error(?: C1083)?: (?:Cannot open include file: )?['\"`]?(?P<h>[\w.+/\\-]{1,160}?)['\"`]?"
+    r"(?:: No such file or directory| file not found)|"
+    r"\bno (?:such )?(?:header )?file:? ['\"`]?(?P<h2>[\w./-]{1,120}\.(?:h|hpp|cuh))\b|"
+    r"['\"`]?(?P<h3>[\w./-]{1,120}\.(?:h|hpp|cuh))['\"`]?:? (?:[Nn]o such file or directory|file not found|not found)")
+
+
+def header_missing(ent, text):
+    """A header the build cannot include is its owner's: torch's (installed in the building Python, 1.0 or newer;
+    TH/THC gone since 1.11), the CUDA toolkit's, cuDNN's, NCCL's, ROCm's, Python's, pybind11's, NumPy's, a CUTLASS
+    submodule's (knowledge/headers.py), whatever the compiler and whoever builds."""
+    tail = text[-CONTEXT_TAIL:]
+    found = None
+    for m in _HEADER_MISSING.finditer(tail):
+        h = headers.owner_of(m.group("h") or m.group("h2") or m.group("h3"))
+        if h is not None:
+            found = (m, h)
+    if found is None:
+        return None
+    m, h = found
+    sig = _sig("header-missing", "toolchain", "{header} ({what}) is not found by the build", 82,
+               "The compiler could not include {header}: it is part of {what}, which the build environment does not "
+               "have where the compiler looks.",
+               fix=h["fix"], causes=(("toolkit", "no CUDA toolkit (nvcc) where the build looks", ("TE601", "TE603")),)
+               if h["owner"] == "cuda-toolkit" else (), areas=("toolchain",),
+               sources=({"url": h["source"], "what": f"who ships {h['header']}"},), generic=True)
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"header": h["header"], "what": h["what"]})
+
+
 RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, missing_library, error_code, gpu_newer_than_build,
          platform_without_cuda, pip_no_matching, allocator_nvml_assert, wsl_gpu_passthrough, tensorflow_windows_native,
          device_node_permission, torch_not_offered_on_mac, rocblas_on_windows, zluda_dll_dependency,
          rocm_kfd_permission, container_cli, pip_of_another_python, container_without_gpu, nccl_transport,
          cuda_after_suspend, toolkit_not_torch_cuda, torch_too_new_for_intel_mac, mps_inside_linux_container,
          package_binary_missing, p2p_through_pcie_switch_hangs, devices_unavailable_on_windows, driver_older_than_build,
-         tensorflow_missing_cuda_runtime, package_ops_registration_fails, visible_devices_hide_the_gpu)
+         tensorflow_missing_cuda_runtime, package_ops_registration_fails, visible_devices_hide_the_gpu, header_missing)
 
 
 def find(text: str, ent) -> list:

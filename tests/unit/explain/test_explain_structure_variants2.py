@@ -131,3 +131,29 @@ def test_an_nvidia_smi_header_with_two_versions_is_wsl():
 def test_an_nvidia_smi_header_with_one_version_is_not_wsl():
     r = _d("| NVIDIA-SMI 418.67       Driver Version: 418.67       CUDA Version: ERR!     |")
     assert r["layer"] != "wsl"
+
+
+# --- a header the build cannot include: its owner decides the fix (knowledge/headers.py) ------------------------------
+
+@pytest.mark.parametrize("line, word", [
+    # MSVC, a CUTLASS header: the package's git submodule was not checked out
+    ("csrc/flash.cu(5): fatal error C1083: Cannot open include file: 'cutlass/numeric_types.h': No such file or directory",
+     "submodule"),
+    # clang, torch's THC headers, gone since torch 1.11
+    ("src/roi_align.cpp:2:10: fatal error: 'THC/THC.h' file not found", "1.11"),
+    # gcc, NCCL's header
+    ("csrc/comm.cpp:4:10: fatal error: nccl.h: No such file or directory", "nvidia-nccl"),
+    # gcc, torch's own header: no torch (or a torch older than 1.0) in the building Python
+    ("src/ext.cpp:1:10: fatal error: torch/torch.h: No such file or directory", "--no-build-isolation"),
+    # Triton's launcher build on a machine without the toolkit's headers
+    ("/tmp/tmpab12/main.c:1:10: fatal error: cuda.h: No such file or directory", "CUDA toolkit"),
+])
+def test_a_missing_header_is_its_owners(line, word):
+    r = _d(line + "\ncompilation terminated.\nerror: command '/usr/bin/gcc' failed with exit code 1")
+    assert (r["layer"], r["environment_problem"]) == ("toolchain", True), (r["signature"], r["layer"])
+    assert word in r["fix"], (r["signature"], r["fix"])
+
+
+def test_a_packages_own_header_is_not_an_owners_install():
+    r = _d("src/ops.cpp:3:10: fatal error: mylib/util.h: No such file or directory\ncompilation terminated.")
+    assert r["signature"] != "header-missing"
