@@ -2093,13 +2093,53 @@ def header_missing(ent, text):
     return _match(sig, text, len(text) - len(tail) + m.start(), {"header": h["header"], "what": h["what"]})
 
 
+# nvcc's host-compiler check (crt/host_config.h) stops the build with "#error -- unsupported <compiler> version!";
+# read through any whitespace, so a log or a mail wrapped at 80 columns still says which compiler and which limit
+_HOST_CONFIG = re.compile(r"#error\s{1,4}--\s{1,4}unsupported\s{1,4}(?P<comp>GNU|clang|ICC|IntelLLVM|NVHPC|PGI|XL|Arm)"
+                          r"\s{1,4}version!(?:\s{1,4}(?P<what>gcc|clang|icc|\w{2,10})\s{1,4}versions\s{1,4}"
+                          r"(?P<dir>later|earlier|older|newer)\s{1,4}than\s{1,4}(?P<lim>\d{1,4}(?:\.\d{1,2})?))?")
+_HOST_CC = {"GNU": ("gcc", "g++"), "clang": ("clang", "clang++")}
+
+
+def nvcc_host_compiler(ent, text):
+    """nvcc refuses the host compiler its host_config.h does not list: the compiler and its limit are in the
+    #error line, whatever the wrapping; the fix is a compiler within the limit (CC/CXX, NVCC_CCBIN) or a CUDA
+    toolkit whose table includes this compiler."""
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _HOST_CONFIG.finditer(tail):
+        pass
+    if m is None:
+        return None
+    comp, lim = m.group("comp"), m.group("lim")
+    cc, cxx = _HOST_CC.get(comp, (comp.lower(), comp.lower()))
+    later = m.group("dir") in ("later", "newer")
+    want = (f"{cc} {lim} or older" if later else f"{cc} newer than {lim}") if lim else f"a {cc} this nvcc supports"
+    pin = f"-{lim.split('.')[0]}" if lim and later else ""
+    sig = _sig("nvcc-host-compiler-unsupported", "toolchain",
+               "nvcc refuses the host compiler ({comp} {limit|version})", 85,
+               "nvcc checks the host C++ compiler against the versions its CUDA release supports (crt/host_config.h) "
+               "and stops at one outside them: this CUDA toolkit supports {want}.",
+               fix=f"Build with {want}: install it and `export CC={cc}{pin} CXX={cxx}{pin}` (torch's extension builds pass "
+                   f"CC to nvcc as -ccbin; for nvcc directly `NVCC_CCBIN={cc}{pin}` or `-ccbin {cc}{pin}`), or use a newer "
+                   "CUDA toolkit whose supported host compilers include this one (its installation guide lists them); "
+                   "`-allow-unsupported-compiler` skips the check at your own risk.",
+               causes=(("toolkit", "the CUDA toolkit (nvcc) and the host compiler disagree", ("TE602",)),),
+               areas=("toolchain",), sources=({"url": "https://docs.nvidia.com/cuda/cuda-installation-guide-linux/index.html"
+                                                      "#host-compiler-support-policy",
+                                               "what": "the host compilers each CUDA release supports"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(),
+                  {"comp": comp, "limit": f"later than {lim} unsupported" if lim else None, "want": want})
+
+
 RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, missing_library, error_code, gpu_newer_than_build,
          platform_without_cuda, pip_no_matching, allocator_nvml_assert, wsl_gpu_passthrough, tensorflow_windows_native,
          device_node_permission, torch_not_offered_on_mac, rocblas_on_windows, zluda_dll_dependency,
          rocm_kfd_permission, container_cli, pip_of_another_python, container_without_gpu, nccl_transport,
          cuda_after_suspend, toolkit_not_torch_cuda, torch_too_new_for_intel_mac, mps_inside_linux_container,
          package_binary_missing, p2p_through_pcie_switch_hangs, devices_unavailable_on_windows, driver_older_than_build,
-         tensorflow_missing_cuda_runtime, package_ops_registration_fails, visible_devices_hide_the_gpu, header_missing)
+         tensorflow_missing_cuda_runtime, package_ops_registration_fails, visible_devices_hide_the_gpu, header_missing,
+         nvcc_host_compiler)
 
 
 def find(text: str, ent) -> list:

@@ -157,3 +157,22 @@ def test_a_missing_header_is_its_owners(line, word):
 def test_a_packages_own_header_is_not_an_owners_install():
     r = _d("src/ops.cpp:3:10: fatal error: mylib/util.h: No such file or directory\ncompilation terminated.")
     assert r["signature"] != "header-missing"
+
+
+# --- nvcc's host-compiler check (crt/host_config.h), however the log wraps it -------------------------------------------
+
+def test_nvccs_gcc_check_wrapped_mid_sentence_names_the_limit():
+    r = _d("/opt/cuda-11.7/include/crt/host_config.h:132:2: error: #error -- unsupported GNU\n"
+           "   version! gcc versions later than 11 are not supported! The nvcc flag\n"
+           "   '-allow-unsupported-compiler' can be used to override this version check")
+    assert (r["layer"], r["environment_problem"]) == ("toolchain", True), (r["signature"], r["layer"])
+    assert "gcc 11 or older" in r["fix"] or "gcc-11" in r["fix"], r["fix"]
+
+
+def test_nvccs_clang_check_is_the_host_compiler():
+    r = _d("/usr/local/cuda/include/crt/host_config.h:151:2: error: \"-- unsupported clang version! clang version must "
+           "be less than 16 and greater than 3.2 . The nvcc flag '-allow-unsupported-compiler' can be used to override "
+           "this version check;\"\n#error -- unsupported clang version! clang version must be less than 16 and greater "
+           "than 3.2 .")
+    assert (r["layer"], r["environment_problem"]) == ("toolchain", True), (r["signature"], r["layer"])
+    assert "clang" in r["fix"], r["fix"]
