@@ -843,6 +843,9 @@ def error_code(ent, text):
                "mixed in its folder (an upgrade over an old install, a failed uninstall). Remove it completely: `pip "
                "uninstall -y {package}` (repeat until pip finds none), delete what is left of its folder in "
                "site-packages, then install it again; keep other copies of its DLLs off PATH.")
+    elif fam == "windows" and c["value"] in (2, 3) and _MISSING_TOOL.search(text[-CONTEXT_TAIL:]):
+        # Windows' "file not found" when a build runs a tool: errno's ENOENT by another name
+        fix, layer = _errno_fix(dict(c, name="ENOENT"), text, layer)
     elif fam == "windows":
         fix = _windows_fix(c)
     elif fam == "nvmlReturn_t" and bare == "operatingsystem":
@@ -1016,7 +1019,7 @@ def _errno_fix(c: dict, text: str, layer: str):
     if name == "ENOENT":
         tool = _MISSING_TOOL.search(text[-CONTEXT_TAIL:])
         if tool:
-            prog = tool.group("prog")
+            prog = tool.group("prog") or tool.group("prog2")
             base = prog.lower().removesuffix(".exe")
             how = _TOOL_FIX.get(base, "install it and make sure it is on PATH")
             return (f"The build runs `{prog}`, which is not installed or not on PATH: {how}.", "toolchain")
@@ -1025,8 +1028,12 @@ def _errno_fix(c: dict, text: str, layer: str):
 
 # A program a build runs that is not on PATH: subprocess' "[Errno 2] No such file or directory: 'ninja'" names it
 # bare (no folder); the build tools among them are the toolchain's.
-_MISSING_TOOL = re.compile(r"No such file or directory: '(?P<prog>(?:ninja|cmake|make|gcc|g\+\+|cc|c\+\+|clang|clang\+\+|"
-                           r"cl|cl\.exe|nvcc|hipcc|ld|link\.exe|ccache|rustc|cargo)(?:-\d{1,2})?)'")
+_TOOLS = r"(?:ninja|cmake|make|gcc|g\+\+|cc|c\+\+|clang|clang\+\+|cl|cl\.exe|nvcc|hipcc|ld|link\.exe|ccache|rustc|cargo)(?:-\d{1,2})?"
+# the program named bare after the code (subprocess' "[Errno 2] No such file or directory: 'ninja'"), or in
+# torch.utils.cpp_extension's own check of the compiler ("Error checking compiler version for cl: [WinError 2] ..."),
+# which is how Windows' "file not found" (WinError 2, in any language) names it
+_MISSING_TOOL = re.compile(r"No such file or directory: '(?P<prog>" + _TOOLS + r")'|"
+                           r"[Ee]rror checking compiler version for (?P<prog2>" + _TOOLS + r")(?![\w.+-])")
 _TOOL_FIX = {"ninja": "`pip install ninja` (torch.utils.cpp_extension builds with it)",
              "gcc": "install a C/C++ compiler (Debian/Ubuntu: `sudo apt install build-essential`; conda: gxx_linux-64)",
              "g++": "install a C++ compiler (Debian/Ubuntu: `sudo apt install build-essential`; conda: gxx_linux-64)",
@@ -1035,7 +1042,8 @@ _TOOL_FIX = {"ninja": "`pip install ninja` (torch.utils.cpp_extension builds wit
              "cmake": "`pip install cmake` (or the system's cmake package)",
              "nvcc": "install a CUDA toolkit of torch's CUDA version and set CUDA_HOME to it (its bin/ on PATH)",
              "hipcc": "install the ROCm development packages (hipcc) and set ROCM_HOME",
-             "cl": "run from a Visual Studio Developer prompt (vcvars64.bat) with the C++ build tools installed",
+             "cl": "install the Microsoft C++ Build Tools (Visual Studio Build Tools, workload \"Desktop development "
+                   "with C++\") and build from its Developer prompt (vcvars64.bat), which puts cl.exe on PATH",
              "rustc": "install Rust (rustup)", "cargo": "install Rust (rustup)"}
 
 

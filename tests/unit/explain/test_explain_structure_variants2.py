@@ -176,3 +176,19 @@ def test_nvccs_clang_check_is_the_host_compiler():
            "than 3.2 .")
     assert (r["layer"], r["environment_problem"]) == ("toolchain", True), (r["signature"], r["layer"])
     assert "clang" in r["fix"], r["fix"]
+
+
+# --- "file not found" naming a build tool, in errno's and Windows' families ----------------------------------------------
+
+@pytest.mark.parametrize("text, word", [
+    # Windows' code 2 in Chinese, the tool named by torch.utils.cpp_extension's compiler check
+    ("C:\\py\\Lib\\site-packages\\torch\\utils\\cpp_extension.py:414: UserWarning: Error checking compiler version for "
+     "cl: [WinError 2] 系统找不到指定的文件。", "Visual Studio"),
+    # the same check on Linux, errno's ENOENT without the quoted name
+    ("/opt/venv/lib/python3.11/site-packages/torch/utils/cpp_extension.py:414: UserWarning: Error checking compiler "
+     "version for c++: [Errno 2] No such file or directory", "build-essential"),
+])
+def test_file_not_found_for_a_build_tool_is_the_toolchain(text, word):
+    r = _d(text)
+    assert (r["layer"], r["environment_problem"]) == ("toolchain", True), (r["signature"], r["layer"])
+    assert word in r["fix"], r["fix"]
