@@ -2140,6 +2140,41 @@ def nvcc_host_compiler(ent, text):
                   {"comp": comp, "limit": f"later than {lim} unsupported" if lim else None, "want": want})
 
 
+_TRITON_ERRORS_SRC = {"url": "https://github.com/triton-lang/triton/blob/main/python/triton/runtime/errors.py",
+                      "what": "Triton's runtime exceptions (OutOfResources, PTXASError)"}
+
+
+def triton_exception(ent, text):
+    """Triton's own exception types say which stage failed: PTXASError is its bundled ptxas refusing the PTX it
+    generated (most often a GPU newer than that ptxas: sm_NNNa unknown), OutOfResources a kernel configuration that
+    needs more shared memory or registers than this GPU has (the program's tuning, not the installation)."""
+    names = [e.rsplit(".", 1)[-1] for e in ent.exceptions]
+    if "PTXASError" in names:
+        arch = next((a for a in reversed(ent.archs) if a.startswith("sm_")), None)
+        gpu = ent.gpus[-1] if ent.gpus else None
+        sig = _sig("triton-ptxas-failed", "arch", "Triton's bundled ptxas failed on the code it generated", 83,
+                   "Triton compiles its kernels with the ptxas it ships (triton/backends/nvidia/bin/ptxas); PTXASError "
+                   "means that ptxas refused the PTX, most often because the GPU ({arch|its architecture}) is newer than "
+                   "the CUDA that ptxas comes from.",
+                   fix="Point Triton at a ptxas that knows the GPU: `export TRITON_PTXAS_PATH=/usr/local/cuda/bin/ptxas` "
+                       "from a CUDA toolkit new enough for {gpu|it}, or install a triton (with torch) release whose "
+                       "bundled CUDA supports it; read the `ptxas` stderr Triton prints for the exact refusal.",
+                   areas=("toolchain",), sources=(_TRITON_ERRORS_SRC,))
+        at = text.rfind("PTXASError")
+        return _match(sig, text, at, {"arch": arch, "gpu": gpu})
+    # (its name does not end in Error, so the extractor's exception names do not hold it: read it off the text)
+    if re.search(r"\bOutOfResources: out of resource: ", text[-CONTEXT_TAIL:]):
+        sig = _sig("triton-out-of-resources", "not-environment",
+                   "a Triton kernel's configuration needs more of the GPU than it has: not an environment problem", 80,
+                   "Triton's OutOfResources: the kernel as configured (block sizes, num_stages, num_warps) needs more "
+                   "shared memory or registers than this GPU provides (a smaller GPU than the one it was tuned on).",
+                   look_at="Reduce the kernel's block sizes or num_stages (its autotune configs), or the batch/sequence "
+                           "shape that selects them; no reinstall is needed.",
+                   areas=(), sources=(_TRITON_ERRORS_SRC,))
+        return _match(sig, text, text.rfind("OutOfResources"), {})
+    return None
+
+
 RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, missing_library, error_code, gpu_newer_than_build,
          platform_without_cuda, pip_no_matching, allocator_nvml_assert, wsl_gpu_passthrough, tensorflow_windows_native,
          device_node_permission, torch_not_offered_on_mac, rocblas_on_windows, zluda_dll_dependency,
@@ -2147,7 +2182,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          cuda_after_suspend, toolkit_not_torch_cuda, torch_too_new_for_intel_mac, mps_inside_linux_container,
          package_binary_missing, p2p_through_pcie_switch_hangs, devices_unavailable_on_windows, driver_older_than_build,
          tensorflow_missing_cuda_runtime, package_ops_registration_fails, visible_devices_hide_the_gpu, header_missing,
-         nvcc_host_compiler)
+         nvcc_host_compiler, triton_exception)
 
 
 def find(text: str, ent) -> list:

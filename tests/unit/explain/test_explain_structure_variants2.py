@@ -192,3 +192,21 @@ def test_file_not_found_for_a_build_tool_is_the_toolchain(text, word):
     r = _d(text)
     assert (r["layer"], r["environment_problem"]) == ("toolchain", True), (r["signature"], r["layer"])
     assert word in r["fix"], r["fix"]
+
+
+# --- Triton's exception types name the stage that failed -------------------------------------------------------------
+
+def test_tritons_ptxaserror_is_its_bundled_ptxas():
+    # an sm_103 machine, Triton's exception without any ptxas message of the catalogue
+    r = _d("  File \"/opt/conda/lib/python3.11/site-packages/triton/compiler/compiler.py\", line 300, in compile\n"
+           "triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error\n`ptxas` stderr:\n"
+           "ptxas /tmp/tmpk3.ptx, line 5; error   : Feature not supported on target sm_103")
+    assert (r["layer"], r["environment_problem"]) == ("arch", True), (r["signature"], r["layer"])
+    assert "TRITON_PTXAS_PATH" in r["fix"]
+
+
+def test_tritons_outofresources_is_the_kernels_configuration():
+    r = _d("triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 131072, Hardware limit: "
+           "101376. Reducing block sizes or `num_stages` may help.")
+    assert (r["layer"], r["environment_problem"]) == ("not-environment", False), (r["signature"], r["layer"])
+    assert not REINSTALL.search(r["fix"].replace("no reinstall", "")), r["fix"]
