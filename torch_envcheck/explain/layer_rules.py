@@ -732,6 +732,50 @@ def _bare(code: dict) -> str:
     return name.replace("_", "").lower()
 
 
+_INIT_CALL = re.compile(r"(?:cuda)?[Gg]et_?[Dd]evice_?[Cc]ount|cuInit\b|CUDA initiali[sz]ation|NumCudaDevices|cudaGetDeviceProperties|"
+                        r"cuDeviceGetCount")
+_ROOT_ONLY_FIX = ("The GPU works for root only: this user may not open the GPU's device nodes. Check `ls -l /dev/nvidia*` "
+                  "(Jetson: `/dev/nvhost*`, `/dev/nvmap`) and `id`: add the user to the group that owns them (`sudo "
+                  "usermod -aG video $USER`, some systems use render; log out and in), or fix the udev rule / the "
+                  "nvidia module's NVreg_DeviceFileMode; in a container run with `--group-add video` (the host's "
+                  "group id) and the devices passed in.")
+
+
+def _root_only(text: str) -> bool:
+    tail = text[-CONTEXT_TAIL:]
+    return bool(_ROOT_ONLY.search(tail) or _SUDO_FINDS.search(tail))
+
+
+def gpu_only_as_root(ent, text):
+    """The GPU that works under sudo or as root and not as the user is the device nodes' permission, whatever the
+    failure as the user looks like (is_available False, an init error): a group, a udev rule, not a reinstall.
+    AMD's nodes (/dev/kfd, /dev/dri) belong to `render` and `video`."""
+    tail = text[-CONTEXT_TAIL:]
+    fail = None
+    for fail in _CUDA_UNUSABLE.finditer(tail):
+        pass
+    if fail is None or not _root_only(text):
+        return None
+    if ent.platform.get("amd"):
+        sig = _sig("gpu-only-as-root-rocm", "rocm", "the GPU works as root only: /dev/kfd and /dev/dri permissions", 86,
+                   "ROCm opens /dev/kfd and the /dev/dri render nodes, which belong to the `render` and `video` "
+                   "groups: a command that works as root and not as the user lacks them.",
+                   fix="Add the user to both groups: `sudo usermod -aG render,video $USER`, then log out and in; check "
+                       "with `ls -l /dev/kfd /dev/dri/renderD*` and `id`.",
+                   areas=("driver",), sources=({"url": "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/"
+                                                 "install/prerequisites.html#setting-permissions-for-groups",
+                                                "what": "ROCm: the render and video groups"},))
+    else:
+        sig = _sig("gpu-only-as-root", "driver", "the GPU works as root only: device-node permissions", 86,
+                   "CUDA opens the NVIDIA device nodes (/dev/nvidia*, on Jetson /dev/nvhost* and /dev/nvmap); they "
+                   "are normally world-accessible, but a restrictive NVreg_DeviceFileMode, udev rule or (Jetson) the "
+                   "`video` group keeps them from other users: root finds the GPU, the user does not.",
+                   fix=_ROOT_ONLY_FIX, areas=("driver",),
+                   sources=({"url": "https://download.nvidia.com/XFree86/Linux-x86_64/550.54.14/README/faq.html",
+                             "what": "NVIDIA driver README: device file permissions (NVreg_DeviceFileMode)"},))
+    return _match(sig, text, len(text) - len(tail) + fail.start(), {})
+
+
 def error_code(ent, text):
     codes = [c for c in ent.codes if c.get("layer") not in (None, "none")]
     if not codes:
@@ -815,6 +859,19 @@ def error_code(ent, text):
                "worker process; for a custom all-reduce, disable it), or enable P2P in the platform (IOMMU/ACS "
                "settings); `nvidia-smi topo -p2p r` shows which pairs can.")
         explanation += " NCCL (or a custom all-reduce) needs peer access between the GPUs for its P2P transport."
+    elif layer == "not-environment" and fam in ("cudaError_t", "CUresult") and _INIT_CALL.search(
+            text[max(0, c["at"] - 400):c["at"] + 80]):
+        # returned while CUDA starts (cudaGetDeviceCount, cuInit): no argument of the program is involved yet, so
+        # whatever the table says of the code elsewhere, here it is the driver refusing this process
+        layer = "driver"
+        if _root_only(text):
+            fix = _ROOT_ONLY_FIX
+            explanation += " The GPU works for root only: this user may not open its device nodes."
+        else:
+            fix = ("CUDA failed while starting, before the program ran any kernel: check the driver (`nvidia-smi`; "
+                   "`dmesg` for NVRM/Xid lines), that this user may open the GPU's device nodes (`ls -l /dev/nvidia*`, "
+                   "Jetson: the `video` group), and, in a container or VM, that the GPU is passed in with its driver.")
+        explanation += " It was returned while CUDA initialised, so it is the driver's or the machine's answer."
     elif layer == "not-environment":
         look = _NE_LOOK.get(bare) or ("An error of the program or its inputs, not of the installation: "
                                       "rerun with CUDA_LAUNCH_BLOCKING=1 to see the failing call, and check its arguments.")
@@ -1360,7 +1417,13 @@ _KFD_OWNER = re.compile(r"/dev/kf?d\w{0,3}\b[^\n]{0,80}?\broot[: ](?P<group>rend
 _ROCM_GROUP_LINE = re.compile(r"\bis (?:a )?member of (?P<group>video|render) group\b")
 _ROOT_ONLY = re.compile(r"(?i)\b(?:as|with|under) (?:root|sudo)\b[^\n]{0,60}?\bworks?\b|\bworks?\b[^\n]{0,60}?\b(?:as|with|under) "
                         r"(?:root|sudo)\b|\bonly (?:as|with) (?:root|sudo)\b|\b(?:run|running|ran) as (?:a )?(?:normal|regular|"
-                        r"non-root|unprivileged) user\b|/dev/kfd (?:world|group)[ -](?:readable|writable)")
+                        r"non-root|unprivileged) user\b|/dev/kfd (?:world|group)[ -](?:readable|writable)|"
+                        # "only if I use the root user", "only when run with sudo", "for any non-root user"
+                        r"\bonly (?:if|when) (?:I )?(?:use|run(?: it)?(?: as| with)?) (?:the )?(?:root|sudo)\b|"
+                        r"\bonly (?:with|as|under|using|via) (?:the )?(?:root|sudo)\b|\b(?:any|a|the) non[- ]?root user\b")
+# the same check run twice: under sudo it finds the GPU (True, a count), as the user it does not
+_SUDO_FINDS = re.compile(r"(?m)\bsudo\b[^\n]{0,300}(?:is_available|device_count|nvidia-smi)[^\n]{0,80}\n[ \t>]{0,8}"
+                         r"(?:True|[1-9]\d{0,2})[ \t]{0,4}$")
 
 
 def rocm_kfd_permission(ent, text):
@@ -2182,7 +2245,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          cuda_after_suspend, toolkit_not_torch_cuda, torch_too_new_for_intel_mac, mps_inside_linux_container,
          package_binary_missing, p2p_through_pcie_switch_hangs, devices_unavailable_on_windows, driver_older_than_build,
          tensorflow_missing_cuda_runtime, package_ops_registration_fails, visible_devices_hide_the_gpu, header_missing,
-         nvcc_host_compiler, triton_exception)
+         nvcc_host_compiler, triton_exception, gpu_only_as_root)
 
 
 def find(text: str, ent) -> list:

@@ -210,3 +210,38 @@ def test_tritons_outofresources_is_the_kernels_configuration():
            "101376. Reducing block sizes or `num_stages` may help.")
     assert (r["layer"], r["environment_problem"]) == ("not-environment", False), (r["signature"], r["layer"])
     assert not REINSTALL.search(r["fix"].replace("no reinstall", "")), r["fix"]
+
+
+# --- the GPU found by root only: device-node permissions; a code returned while CUDA starts is not the program's ----------
+
+_SUDO_TWICE = ("user@gpu01:~$ sudo ./venv/bin/python -c \"import torch; print(torch.cuda.is_available())\"\nTrue\n"
+               "user@gpu01:~$ ./venv/bin/python -c \"import torch; print(torch.cuda.is_available())\"\nFalse\n")
+
+
+def test_the_same_check_true_under_sudo_false_as_the_user_is_device_node_permissions():
+    r = _d(_SUDO_TWICE)
+    assert (r["layer"], r["environment_problem"]) == ("driver", True), (r["signature"], r["layer"])
+    assert "video" in r["fix"] and not REINSTALL.search(r["fix"]), r["fix"]
+
+
+def test_root_only_on_an_amd_machine_is_rocms_groups():
+    r = _d("ROCm 6.1 with a Radeon RX 7900 XTX\n" + _SUDO_TWICE)
+    assert r["layer"] == "rocm" and "render" in r["fix"], (r["signature"], r["fix"])
+
+
+@pytest.mark.parametrize("text", [
+    # JAX/XLA: the driver API's code from cuInit
+    "E0412 cuda_driver.cc:268] failed call to cuInit: CUDA_ERROR_NOT_SUPPORTED: operation not supported",
+    # CuPy: the runtime's code while counting the devices
+    "  File \"cupy_backends/cuda/api/runtime.pyx\", line 374, in cupy_backends.cuda.api.runtime.getDeviceCount\n"
+    "cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorNotSupported: operation not supported",
+])
+def test_a_code_returned_while_cuda_starts_is_the_environments(text):
+    r = _d(text)
+    assert (r["layer"], r["environment_problem"]) == ("driver", True), (r["signature"], r["layer"])
+
+
+def test_a_code_at_start_for_a_non_root_user_is_the_nodes_group():
+    r = _d("Works in the container for root; for a non-root user torch.cuda.is_available() is False:\n"
+           "CUDA initialization: Unexpected error from cudaGetDeviceCount(). Error 999: unknown error")
+    assert r["layer"] == "driver" and "video" in r["fix"], (r["signature"], r["fix"])
