@@ -799,7 +799,10 @@ _PLATFORM = {
     "container": re.compile(r"docker run|nvidia-docker|\b[Dd]ocker\b|/\.dockerenv|containerd|\bpodman\b|[Kk]ubernetes|"
                             r"\bk8s\b|[Ss]ingularity|[Aa]pptainer|"
                             r"(?:@|(?m:^)|this host \()(?=[0-9a-f]{0,11}[a-f])(?=[0-9a-f]{0,11}\d)[0-9a-f]{12}(?::|\) ?:|\)(?m:$))"),
-    "amd": re.compile(r"\bAMD\b|Radeon|\bROCm\b|\brocm\b|\bgfx\d{3,4}|amdgpu|\bHIP\b|Instinct MI"),
+    # also a version glued to the name ("ROCm5.4.3") and Radeon's RX model numbers without the brand ("RX6800",
+    # "RX 7900 XTX"; NVIDIA's are RTX)
+    "amd": re.compile(r"\bAMD\b|Radeon|\bROCm(?:\b|\d)|\brocm(?:\b|\d)|\bgfx\d{3,4}|amdgpu|\bHIP\b|Instinct MI|"
+                      r"\bRX ?[4-9]\d{2,3}(?: XTX?| GRE)?\b"),
     # ZLUDA: CUDA's DLL names served by a translation layer over AMD's HIP SDK (torch's CUDA build on an AMD GPU)
     "zluda": re.compile(r"(?i)zluda"),
     "intel_mac": re.compile(r"macosx_\d{1,2}_\d{1,2}_x86_64|Intel Mac|Mac ?(?:OS)?[^\n]{0,40}x86_64|x86_64[^\n]{0,40}[Dd]arwin"),

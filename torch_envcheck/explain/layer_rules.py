@@ -1141,6 +1141,29 @@ def platform_without_cuda(ent, text):
     choice, not the installation), or an AMD GPU with torch's CUDA build (install the ROCm build)."""
     tail = text[-CONTEXT_TAIL:]
     i = max(tail.rfind("Torch not compiled with CUDA enabled"), tail.rfind("Found no NVIDIA driver on your system"))
+    if i < 0 and ent.platform.get("amd") and not ent.platform.get("macos") and \
+            "rocm" not in (ent.versions.get("torch") or "") and "hip" not in (ent.versions.get("torch") or ""):
+        # torch.cuda is how a ROCm build reports AMD GPUs: no GPU there, on an AMD machine, from a torch the text
+        # does not show as a ROCm build, is first of all the build (a CPU or CUDA wheel); ranked below the rules
+        # that read a permission or a gfx target
+        unusable = None
+        for unusable in _CUDA_UNUSABLE.finditer(tail):
+            pass
+        if unusable is None:
+            return None
+        sig = _sig("no-gpu-from-torch-on-amd", "torch-build",
+                   "torch finds no GPU on an AMD machine: check that torch is a ROCm build", 70,
+                   "On AMD GPUs torch.cuda is served by torch's ROCm builds (torch.version.hip is set, the version ends "
+                   "in +rocmX.Y). A CPU wheel, or the CUDA (NVIDIA) wheel a plain `pip install torch` gives, sees no "
+                   "AMD GPU; pip falls back to the CPU wheel where no ROCm wheel exists for this Python.",
+                   fix="Check `python -c \"import torch; print(torch.__version__, torch.version.hip)\"`: without +rocm, "
+                       "install torch's ROCm build from the PyTorch index (`pip install torch torchvision torchaudio "
+                       "--index-url https://download.pytorch.org/whl/rocm6.2`, the rocmX.Y your ROCm supports, for a "
+                       "Python that index has wheels for). With a ROCm build, check the user is in the `render` and "
+                       "`video` groups and that the GPU's gfx target is supported.",
+                   causes=(("rocm", "a ROCm torch is installed on a machine with only NVIDIA GPUs", ("TE206",)),),
+                   areas=("torch",), sources=(SOURCES["torch_index"], SOURCES["hsa"]), generic=True)
+        return _match(sig, text, len(text) - len(tail) + unusable.start(), {})
     if i < 0:
         return None
     at = len(text) - len(tail) + i

@@ -245,3 +245,20 @@ def test_a_code_at_start_for_a_non_root_user_is_the_nodes_group():
     r = _d("Works in the container for root; for a non-root user torch.cuda.is_available() is False:\n"
            "CUDA initialization: Unexpected error from cudaGetDeviceCount(). Error 999: unknown error")
     assert r["layer"] == "driver" and "video" in r["fix"], (r["signature"], r["fix"])
+
+
+# --- no GPU from torch on an AMD machine: the build first -------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "PyTorch version: 2.2.1\nIs CUDA available: False\nGPU models and configuration: AMD Radeon RX 7600\nROCm6.0",
+    ">>> torch.cuda.is_available()\nFalse\non my RX 6700 XT",
+])
+def test_no_gpu_from_torch_on_an_amd_machine_is_the_rocm_build(text):
+    r = _d(text)
+    assert (r["layer"], r["environment_problem"]) == ("torch-build", True), (r["signature"], r["layer"])
+    assert "whl/rocm" in r["fix"], r["fix"]
+
+
+def test_no_gpu_from_a_rocm_build_is_not_called_the_wrong_build():
+    r = _d("torch 2.3.0+rocm6.0\n>>> torch.cuda.is_available()\nFalse\nRadeon RX 7900 XTX")
+    assert r["signature"] != "no-gpu-from-torch-on-amd"
