@@ -46,6 +46,8 @@ import re
 from torch_envcheck.explain.catalogue import Cause, Signature
 from torch_envcheck.explain.match import Match, _line
 from torch_envcheck.knowledge import drivers, gpu_generations, headers
+from torch_envcheck.knowledge import releases as torch_releases
+from torch_envcheck.knowledge import tensorflow as tf_builds
 
 SOURCES = {
     "itanium": {"url": "https://itanium-cxx-abi.github.io/cxx-abi/abi.html#mangling",
@@ -1245,7 +1247,40 @@ _INTEL_MAC_SOURCE = {"url": "https://github.com/pytorch/pytorch/issues/114602",
 _FRAMEWORKS = ("torch", "torchvision", "torchaudio", "triton")
 
 
+_TF_DISTS = ("tensorflow", "tensorflow-cpu", "tensorflow-intel", "tf-nightly")
+
+
+def _tf_no_wheel(ent, text, p):
+    """pip offers no TensorFlow at all: no wheel for this interpreter.  TensorFlow's tested configurations give
+    each release's Python range per OS (knowledge/tensorflow.py): the newest release's range says which Pythons
+    have wheels now."""
+    os_name = "windows" if ent.platform.get("windows") and not ent.platform.get("wsl") else "linux"
+    rows = [r for r in tf_builds.releases(os_name) if r.get("python_min") and r.get("python_max")]
+    newest = rows[-1] if rows else None
+    caps = {"requirement": p["requirement"], "python": ent.versions.get("python")}
+    if newest:
+        caps.update(tf=newest["tensorflow"], py_min=newest["python_min"], py_max=newest["python_max"], os=os_name)
+    sig = _sig("tensorflow-no-wheel-for-python", "tensorflow",
+               "pip finds no {requirement|TensorFlow} at all for this Python/platform", 82,
+               "pip saw no TensorFlow release for this interpreter: TensorFlow publishes 64-bit wheels for a few Python "
+               "versions per release" + (" (TensorFlow {tf} on {os}: Python {py_min} to {py_max})" if newest else "") +
+               "; a newer or older Python, or a 32-bit one, gets none.",
+               fix="Use a 64-bit Python in a supported Python version range" +
+                   (" (Python {py_min} to {py_max} for TensorFlow {tf})" if newest else "") +
+                   ": check `python -VV`, create an environment with that Python (`py -3.12 -m venv .venv` on Windows, "
+                   "`conda create -n tf python=3.12`), then `pip install tensorflow` there; an older Python needs an "
+                   "older TensorFlow.",
+               causes=(), areas=("tensorflow", "platform"),
+               sources=(tf_builds.build(newest["tensorflow"], os_name)["source_ref"] if newest and
+                        (tf_builds.build(newest["tensorflow"], os_name) or {}).get("source_ref") else
+                        {"url": "https://www.tensorflow.org/install/pip", "what": "TensorFlow's supported Pythons"},))
+    return _match(sig, text, p["at"], caps)
+
+
 def pip_no_matching(ent, text):
+    tf = [p for p in ent.pip if p["name"] in _TF_DISTS and not p["versions"]]
+    if tf and not any(p["name"] in _FRAMEWORKS and p["at"] > tf[-1]["at"] for p in ent.pip):
+        return _tf_no_wheel(ent, text, tf[-1])
     rows = [p for p in ent.pip if p["name"] in _FRAMEWORKS]
     if not rows:
         return None
@@ -1393,6 +1428,53 @@ def tensorflow_windows_native(ent, text):
                sources=({"url": "https://www.tensorflow.org/install/pip#windows-native",
                          "what": "TensorFlow 2.10 was the last release that supported GPU on native Windows"},))
     return _match(sig, text, len(text) - len(tail) + no_gpu.start(), {"minor": max(minors)})
+
+
+# TensorFlow's own device listing that comes back without a GPU: an empty list, a CPU-only list, a count of 0
+_TF_LISTS_NO_GPU = re.compile(r"(?i)list_physical_devices\(\s{0,2}['\"]GPU['\"]\s{0,2}\)|list_local_devices\(\)|"
+                              r"Num GPUs Available:\s{0,3}0\b|is_gpu_available\(\)|gpu_device_name\(\)")
+
+
+def tensorflow_sees_no_gpu(ent, text):
+    """TensorFlow asked for its GPUs and the text shows none, without a more specific error: the answer is the
+    build for the platform (knowledge/tensorflow.py): native Windows has no GPU build after 2.10 (WSL 2, or
+    tensorflow<2.11); on Linux and WSL 2 the CUDA libraries come with `tensorflow[and-cuda]` from 2.14, and an older
+    release needs the CUDA/cuDNN of its tested configuration.  Ranked below every TensorFlow error that names a
+    library."""
+    if not _context(text, _TF_TEXT + r"|Tensor ?Flow"):
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _TF_LISTS_NO_GPU.finditer(tail):
+        pass
+    if m is None or re.search(r"device_type=.GPU.|/physical_device:GPU:\d|Num GPUs Available:\s{0,3}[1-9]", tail):
+        return None
+    last_win = tf_builds.windows_last_gpu_release()
+    since = tf_builds.and_cuda_since()
+    minors = [int(x.group("minor") or x.group("minor2") or x.group("minor3")) for x in _TF_VERSION.finditer(tail)]
+    minors += [int(v.split(".")[1]) for k, v in ent.packages.items() if k in _TF_DISTS and re.match(r"2\.\d", v)]
+    caps = {"last_win": last_win, "since": since, "tf": f"2.{max(minors)}" if minors else None}
+    windows = ent.platform.get("windows") and not ent.platform.get("wsl")
+    linux = ent.platform.get("wsl") or _context(text, r"/usr/|/home/|Ubuntu|Debian|manylinux|linux_x86_64")
+    last = tf_builds.build(last_win, "windows") or {}
+    caps.update(win_cuda=last.get("cuda"), win_cudnn=last.get("cudnn"))
+    win_fix = ("On native Windows TensorFlow's GPU support ended at {last_win}: use WSL 2 (`pip install "
+               "tensorflow[and-cuda]` inside it), or tensorflow=={last_win}.* (with CUDA {win_cuda|of its tested "
+               "configuration} and cuDNN {win_cudnn|of its tested configuration}), or the DirectML plugin.")
+    linux_fix = ("On Linux (and WSL 2) install the GPU build with its CUDA libraries: `pip install tensorflow[and-cuda]` "
+                 "(from TensorFlow {since}); an older release needs the CUDA and cuDNN of its tested configuration on "
+                 "the library path. Check `tf.sysconfig.get_build_info()` and the log lines TensorFlow prints at import "
+                 "(TF_CPP_MIN_LOG_LEVEL=0).")
+    fix = win_fix if windows else linux_fix if linux else (win_fix + " " + linux_fix)
+    sig = _sig("tensorflow-sees-no-gpu", "tensorflow", "TensorFlow ({tf|version not shown}) lists no GPU", 62,
+               "TensorFlow lists its GPUs only when its build for this platform has GPU support and finds the CUDA "
+               "libraries it was built with: native Windows builds after {last_win} have none; on Linux the CUDA "
+               "libraries are the `and-cuda` extra's (or a CUDA/cuDNN of the tested configuration).",
+               fix=fix, areas=("tensorflow",),
+               sources=({"url": "https://www.tensorflow.org/install/pip",
+                         "what": "TensorFlow's GPU install: tensorflow[and-cuda]; native Windows ends at 2.10"},),
+               generic=True)
+    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
 
 
 _DEVICE_NODE_DENIED = re.compile(
@@ -2268,7 +2350,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          cuda_after_suspend, toolkit_not_torch_cuda, torch_too_new_for_intel_mac, mps_inside_linux_container,
          package_binary_missing, p2p_through_pcie_switch_hangs, devices_unavailable_on_windows, driver_older_than_build,
          tensorflow_missing_cuda_runtime, package_ops_registration_fails, visible_devices_hide_the_gpu, header_missing,
-         nvcc_host_compiler, triton_exception, gpu_only_as_root)
+         nvcc_host_compiler, triton_exception, gpu_only_as_root,
+         tensorflow_sees_no_gpu)
 
 
 def find(text: str, ent) -> list:

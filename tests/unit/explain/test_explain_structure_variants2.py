@@ -262,3 +262,43 @@ def test_no_gpu_from_torch_on_an_amd_machine_is_the_rocm_build(text):
 def test_no_gpu_from_a_rocm_build_is_not_called_the_wrong_build():
     r = _d("torch 2.3.0+rocm6.0\n>>> torch.cuda.is_available()\nFalse\nRadeon RX 7900 XTX")
     assert r["signature"] != "no-gpu-from-torch-on-amd"
+
+
+# --- TensorFlow by its tested configurations (knowledge/tensorflow.py) ------------------------------------------------
+
+def _tf_newest(os_name):
+    from torch_envcheck.knowledge import tensorflow as tfk
+    return [r for r in tfk.releases(os_name) if r.get("python_min")][-1]
+
+
+@pytest.mark.parametrize("text, os_name", [
+    ("$ pip install tensorflow-cpu\nERROR: Could not find a version that satisfies the requirement tensorflow-cpu "
+     "(from versions: none)\nERROR: No matching distribution found for tensorflow-cpu", "linux"),
+    ("PS C:\\Users\\me\\proj> pip install tensorflow==2.17\nERROR: Could not find a version that satisfies the "
+     "requirement tensorflow==2.17 (from versions: none)", "windows"),
+])
+def test_no_tensorflow_wheel_at_all_is_the_python_version(text, os_name):
+    row = _tf_newest(os_name)
+    r = _d(text)
+    assert (r["layer"], r["environment_problem"]) == ("tensorflow", True), (r["signature"], r["layer"])
+    assert row["python_min"] in r["fix"] and row["python_max"] in r["fix"], r["fix"]
+
+
+@pytest.mark.parametrize("text, words", [
+    # a Windows prompt: native Windows has no GPU build after 2.10
+    ("(tf) C:\\work> python -c \"import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))\"\n[]",
+     ("WSL 2", "2.10")),
+    # a Linux shell: the and-cuda extra
+    ("user@box:~$ python3 -c 'import tensorflow as tf; print(\"Num GPUs Available: \", "
+     "len(tf.config.list_physical_devices(\"GPU\")))'\nNum GPUs Available:  0", ("tensorflow[and-cuda]",)),
+])
+def test_tensorflow_listing_no_gpu_is_its_build_for_the_platform(text, words):
+    r = _d(text)
+    assert (r["layer"], r["environment_problem"]) == ("tensorflow", True), (r["signature"], r["layer"])
+    assert all(w in r["fix"] for w in words), r["fix"]
+
+
+def test_tensorflow_listing_a_gpu_is_not_a_missing_gpu():
+    r = _d("print(tf.config.list_physical_devices('GPU'))\n[PhysicalDevice(name='/physical_device:GPU:0', "
+           "device_type='GPU')]")
+    assert r["signature"] != "tensorflow-sees-no-gpu"
