@@ -46,7 +46,7 @@ import re
 from torch_envcheck.explain.catalogue import Cause, Signature
 from torch_envcheck.explain.match import Match, _line
 from torch_envcheck.knowledge import drivers, gpu_generations, headers
-from torch_envcheck.knowledge import releases as torch_releases
+from torch_envcheck.knowledge.releases import index_url as torch_index_url, release as torch_release
 from torch_envcheck.knowledge import tensorflow as tf_builds
 
 SOURCES = {
@@ -1477,6 +1477,66 @@ def tensorflow_sees_no_gpu(ent, text):
     return _match(sig, text, len(text) - len(tail) + m.start(), caps)
 
 
+# a torch build asked for by its local version label ("torch==2.6.0+cu121", "torch-2.6.0+cu121"), and pip's failure or
+# fallback around it; a torch wheel's file name for Windows or macOS without a label
+_TORCH_LABELLED = re.compile(r"\btorch(?:==|-)(?P<ver>\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)\+(?P<tag>cu\d{2,3}|rocm\d{1,2}\.\d{1,2})\b")
+_PIP_FAILED = re.compile(r"No matching distribution found|Could not find a version that satisfies|\+cpu\b")
+_TORCH_PLAIN_WHEEL = re.compile(r"(?<![\w.-])(?<!cu\d\d/)(?<!cu\d\d\d/)torch-(?P<ver>\d{1,2}\.\d{1,2}\.\d{1,2})-cp\d{2,3}-[\w]{3,8}-"
+                                r"(?P<plat>win_amd64|macosx_[\w.]{3,30})\.whl")
+
+
+def _cuda_tag_key(tag: str) -> tuple:
+    digits = tag[2:]
+    return (int(digits[:-1]), int(digits[-1])) if tag.startswith("cu") and digits.isdigit() else (0, 0)
+
+
+def torch_build_variant(ent, text):
+    """torch's builds per release are a table (knowledge/releases.py): a +cuXXX label the release was never built
+    with cannot be installed (pip fails, and a setup script falls back to the CPU wheel), and a torch wheel for
+    Windows or macOS without a +cuXXX label is the CPU build.  The fix names the builds that release has."""
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _TORCH_LABELLED.finditer(tail):
+        pass
+    if m is not None and m.group("tag").startswith("cu") and _PIP_FAILED.search(tail):
+        rel = torch_release(m.group("ver"))
+        tags = [b["tag"] for b in (rel or {}).get("builds", []) if b.get("tag", "").startswith("cu")]
+        if rel and tags and m.group("tag") not in tags:
+            want = _cuda_tag_key(m.group("tag"))
+            near = min(tags, key=lambda t: (abs(_cuda_tag_key(t)[0] - want[0]), -_cuda_tag_key(t)[1] if
+                                            _cuda_tag_key(t)[0] == want[0] else 0))
+            caps = {"ver": m.group("ver"), "tag": m.group("tag"), "tags": "/".join(tags), "near": near,
+                    "index": torch_index_url(near)}
+            sig = _sig("torch-build-not-published", "torch-build",
+                       "torch {ver}+{tag} does not exist: torch {ver}'s CUDA builds are {tags}", 84,
+                       "torch's CUDA builds are published per release for a few CUDA versions only; {tag} is not one "
+                       "of torch {ver}'s ({tags}), so pip finds no such wheel (and a setup that falls back installs "
+                       "the CPU build instead).",
+                       fix="Install a CUDA build that exists for torch {ver}: `pip install torch=={ver} --index-url "
+                           "{index}` ({near}; the others: {tags}), keeping torchvision/torchaudio of the same release "
+                           "and index.", causes=(), areas=("torch",), sources=(SOURCES["torch_index"],))
+            return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+    w = None
+    for w in _TORCH_PLAIN_WHEEL.finditer(tail):
+        pass
+    if w is None or w.group("plat").startswith("macosx"):
+        return None  # (macOS has no CUDA build at all: nothing to install instead)
+    rel = torch_release(w.group("ver"))
+    tags = [b["tag"] for b in (rel or {}).get("builds", []) if b.get("tag", "").startswith("cu")]
+    caps = {"ver": w.group("ver"), "tags": "/".join(tags) or None,
+            "index": torch_index_url(tags[-1]) if tags else None}
+    sig = _sig("torch-windows-plain-wheel-is-cpu", "torch-build",
+               "torch-{ver} for Windows without a +cuXXX label is the CPU build", 60,
+               "On Windows the torch wheels without a local version label (PyPI's, and the plain ones of the PyTorch "
+               "index) are CPU-only; the CUDA builds carry +cuXXX in their version and come from the PyTorch index.",
+               fix="Install a CUDA build of torch {ver} from the PyTorch index: `pip install torch=={ver} --index-url "
+                   "{index|https://download.pytorch.org/whl/cuXXX}` (its CUDA builds: {tags|see the release's "
+                   "install page}); check with `python -c \"import torch; print(torch.__version__, torch.version.cuda)\"`.",
+               causes=(("cpu-build", "torch is the CPU-only build", ("TE202",)),), areas=("torch",),
+               sources=(SOURCES["torch_index"],), generic=True)
+    return _match(sig, text, len(text) - len(tail) + w.start(), caps)
+
+
 _DEVICE_NODE_DENIED = re.compile(
     r"(?P<node>/dev/(?:kfd|dri/(?:renderD|card)\d{1,3}|nvidia(?:\d{1,2}|ctl|-uvm|-caps)?))\b[^\n]{0,80}?"
     r"(?:[Pp]ermission denied|[Oo]peration not permitted|EACCES|EPERM)|"
@@ -2351,7 +2411,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          package_binary_missing, p2p_through_pcie_switch_hangs, devices_unavailable_on_windows, driver_older_than_build,
          tensorflow_missing_cuda_runtime, package_ops_registration_fails, visible_devices_hide_the_gpu, header_missing,
          nvcc_host_compiler, triton_exception, gpu_only_as_root,
-         tensorflow_sees_no_gpu)
+         tensorflow_sees_no_gpu, torch_build_variant)
 
 
 def find(text: str, ent) -> list:

@@ -302,3 +302,32 @@ def test_tensorflow_listing_a_gpu_is_not_a_missing_gpu():
     r = _d("print(tf.config.list_physical_devices('GPU'))\n[PhysicalDevice(name='/physical_device:GPU:0', "
            "device_type='GPU')]")
     assert r["signature"] != "tensorflow-sees-no-gpu"
+
+
+# --- torch's builds per release (knowledge/releases.py) ----------------------------------------------------------------
+
+def _cuda_tags(ver):
+    from torch_envcheck.knowledge.releases import release
+    return [b["tag"] for b in release(ver)["builds"] if b["tag"].startswith("cu")]
+
+
+def test_a_cuda_label_the_release_was_never_built_with_names_the_builds_it_has():
+    tags = _cuda_tags("2.1")
+    assert "cu124" not in tags  # the oracle: torch 2.1 was never built with CUDA 12.4
+    r = _d("$ pip install torch==2.1.0+cu124 --extra-index-url https://download.pytorch.org/whl\n"
+           "ERROR: Could not find a version that satisfies the requirement torch==2.1.0+cu124 (from versions: 2.1.0, "
+           "2.1.1, 2.1.2)\nERROR: No matching distribution found for torch==2.1.0+cu124")
+    assert (r["layer"], r["environment_problem"]) == ("torch-build", True), (r["signature"], r["layer"])
+    assert all(t in r["fix"] for t in tags), r["fix"]
+
+
+def test_a_windows_torch_wheel_without_a_cuda_label_is_the_cpu_build():
+    r = _d("Collecting torch==2.2.1\n  Downloading https://download.pytorch.org/whl/torch-2.2.1-cp311-cp311-win_amd64.whl "
+           "(198.6 MB)\nSuccessfully installed torch-2.2.1")
+    assert (r["layer"], r["environment_problem"]) == ("torch-build", True), (r["signature"], r["layer"])
+    assert any(t in r["fix"] for t in _cuda_tags("2.2")), r["fix"]
+
+
+def test_a_windows_wheel_from_a_cuda_folder_is_not_called_cpu():
+    r = _d("Downloading https://download.pytorch.org/whl/cu92/torch-0.4.1-cp37-cp37m-win_amd64.whl (494 MB)")
+    assert r["signature"] != "torch-windows-plain-wheel-is-cpu"
