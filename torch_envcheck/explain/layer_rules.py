@@ -1537,6 +1537,39 @@ def torch_build_variant(ent, text):
     return _match(sig, text, len(text) - len(tail) + w.start(), caps)
 
 
+_INDUCTOR_FAILED = re.compile(r"BackendCompilerFailed: backend='inductor' raised:|InductorError:")
+
+
+def inductor_on_native_windows(ent, text):
+    """torch.compile's inductor backend failing on native Windows with an OS error of its own (access denied, a
+    file not found, a DLL) and nothing more specific: inductor there needs the Windows build of Triton for its GPU
+    kernels and MSVC for its C++ ones, which a plain install lacks; eager mode needs neither.  Ranked below the
+    sentences that name the missing piece (no Triton, no compiler)."""
+    if not ent.platform.get("windows") or ent.platform.get("wsl"):
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _INDUCTOR_FAILED.finditer(tail):
+        pass
+    if m is None:
+        return None
+    sig = _sig("inductor-on-native-windows", "toolchain",
+               "torch.compile (inductor) failed on native Windows: its Triton and compiler toolchain", 78,
+               "The inductor backend compiles generated code: GPU kernels with Triton (on Windows only the community "
+               "build, triton-windows, matching torch) and CPU code with MSVC (cl.exe from the Visual Studio Build "
+               "Tools); an OS error inside it on Windows is that toolchain missing or not usable, not the model.",
+               fix="Install the Windows build of Triton that matches torch (`pip install -U \"triton-windows<X.Y\"`, "
+                   "see its table of torch versions) and the Visual Studio Build Tools (C++ workload), then retry from "
+                   "a Developer prompt; or run without torch.compile (eager): remove the compile step or set "
+                   "`torch._dynamo.config.suppress_errors = True`. WSL 2 runs the Linux toolchain.",
+               causes=(), areas=("torch", "platform"),
+               sources=({"url": "https://github.com/woct0rdho/triton-windows",
+                         "what": "triton-windows: Triton built for Windows, per torch version"},
+                        {"url": "https://pytorch.org/docs/stable/torch.compiler_troubleshooting.html",
+                         "what": "torch.compile troubleshooting: falling back to eager"}))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
 _DEVICE_NODE_DENIED = re.compile(
     r"(?P<node>/dev/(?:kfd|dri/(?:renderD|card)\d{1,3}|nvidia(?:\d{1,2}|ctl|-uvm|-caps)?))\b[^\n]{0,80}?"
     r"(?:[Pp]ermission denied|[Oo]peration not permitted|EACCES|EPERM)|"
@@ -2411,7 +2444,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          package_binary_missing, p2p_through_pcie_switch_hangs, devices_unavailable_on_windows, driver_older_than_build,
          tensorflow_missing_cuda_runtime, package_ops_registration_fails, visible_devices_hide_the_gpu, header_missing,
          nvcc_host_compiler, triton_exception, gpu_only_as_root,
-         tensorflow_sees_no_gpu, torch_build_variant)
+         tensorflow_sees_no_gpu, torch_build_variant, inductor_on_native_windows)
 
 
 def find(text: str, ent) -> list:

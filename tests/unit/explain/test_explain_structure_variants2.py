@@ -331,3 +331,21 @@ def test_a_windows_torch_wheel_without_a_cuda_label_is_the_cpu_build():
 def test_a_windows_wheel_from_a_cuda_folder_is_not_called_cpu():
     r = _d("Downloading https://download.pytorch.org/whl/cu92/torch-0.4.1-cp37-cp37m-win_amd64.whl (494 MB)")
     assert r["signature"] != "torch-windows-plain-wheel-is-cpu"
+
+
+# --- torch.compile's inductor on native Windows -----------------------------------------------------------------------
+
+_INDUCTOR = ("  File \"D:\\\\ai\\\\venv\\\\Lib\\\\site-packages\\\\torch\\\\_dynamo\\\\output_graph.py\", line 1446, in "
+             "_call_user_compiler\ntorch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\n")
+
+
+def test_inductor_failing_with_an_os_error_on_windows_is_its_toolchain():
+    r = _d(_INDUCTOR + "FileNotFoundError: [WinError 2] El sistema no puede encontrar el archivo especificado")
+    assert (r["layer"], r["environment_problem"]) == ("toolchain", True), (r["signature"], r["layer"])
+    assert "triton-windows" in r["fix"] and "eager" in r["fix"], r["fix"]
+
+
+def test_inductor_without_triton_on_windows_keeps_the_sentence_that_names_it():
+    r = _d(_INDUCTOR + "RuntimeError: Cannot find a working triton installation. Either the package is not installed "
+           "or it is too old.")
+    assert r["signature"] == "triton-not-available", r["signature"]
