@@ -707,7 +707,10 @@ _ARCH_FIX_TF = ("This TensorFlow has no kernels (or PTX) for this GPU's architec
                 "30xx; the newest release for newer GPUs), `pip install -U 'tensorflow[and-cuda]'`.")
 _ARCH_FIX_HIP = ("The ROCm build has no code object for this GPU's gfx target. For a consumer RDNA GPU close to a "
                  "supported one, run with HSA_OVERRIDE_GFX_VERSION (e.g. HSA_OVERRIDE_GFX_VERSION=10.3.0 for gfx103x, "
-                 "11.0.0 for gfx110x), or install a ROCm/torch build that lists your gfx target.")
+                 "11.0.0 for gfx110x), or install a ROCm/torch build that lists your gfx target. A target no current "
+                 "official build lists (one ROCm dropped, or never shipped) needs torch built from source for it "
+                 "(`PYTORCH_ROCM_ARCH=<gfx target> python setup.py develop`) or an older ROCm release that still "
+                 "shipped it.")
 _NE_LOOK = {
     "memoryallocation": "The GPU ran out of memory: reduce the batch size or model size, free cached tensors, or use a "
                         "GPU with more memory (torch.cuda.memory_summary() shows who holds it).",

@@ -349,3 +349,10 @@ def test_inductor_without_triton_on_windows_keeps_the_sentence_that_names_it():
     r = _d(_INDUCTOR + "RuntimeError: Cannot find a working triton installation. Either the package is not installed "
            "or it is too old.")
     assert r["signature"] == "triton-not-available", r["signature"]
+
+
+def test_a_hip_target_without_code_names_every_remedy():
+    r = _d(":1:hip_code_object.cpp :624 : 0 us: hipErrorNoBinaryForGpu: Unable to find code object for all current "
+           "devices!\n  Devices:\n    gfx906 - [Not Found]")
+    assert r["layer"] == "rocm", (r["signature"], r["layer"])
+    assert "HSA_OVERRIDE_GFX_VERSION" in r["fix"] and "PYTORCH_ROCM_ARCH" in r["fix"], r["fix"]
