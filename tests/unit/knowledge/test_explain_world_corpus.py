@@ -22,6 +22,8 @@ URL_SPLIT_BATCH = 11
 TEST3_BATCH = 12
 # This batch is a frozen split as a whole (test4): collected apart by someone who never read or ran the matcher.
 TEST4_BATCH = 13
+# This batch is training data as a whole (train): collected the same way as test4, from threads in none of the other files.
+TRAIN_BATCH = 14
 EXPECTED_KEYS = {"recognised", "layer", "environment_problem", "fix", "fix_patterns"}
 # The classes the corpus must cover (issue's list), each present in the corpus as a whole.
 REQUIRED_CLASSES = {"container", "driver-state", "rocm", "jit-arch", "c-runtime", "cuda-libs", "ext-abi",
@@ -41,6 +43,8 @@ def _norm(text):
 def _split_of(source, text, batch):
     if batch == TEST4_BATCH:
         return "test4"
+    if batch == TRAIN_BATCH:
+        return "train"
     if batch >= URL_SPLIT_BATCH:
         frozen = "test3" if batch >= TEST3_BATCH else "test2"
         return frozen if int(hashlib.sha256(source.encode("utf-8")).hexdigest(), 16) % 2 == 0 else "train"
@@ -128,6 +132,23 @@ def test_the_collected_apart_split_shares_no_thread_with_the_others(corpus):
     for e in corpus["test4"]["entries"]:
         assert e["batch"] == TEST4_BATCH, e["id"]
         assert e["source"].rstrip("/") not in other, f"{e['id']}: {e['source']} is already in the corpus"
+
+
+def test_the_collected_apart_training_batch_is_all_train_and_new(corpus):
+    """Batch 14 went to train as a whole; none of its threads is in a frozen split, in
+    real_errors.json or earlier in train (a repeated thread would add no new variety)."""
+    assert not any(e["batch"] == TRAIN_BATCH for sp in FROZEN for e in corpus[sp]["entries"])
+    batch = [e for e in corpus["train"]["entries"] if e["batch"] == TRAIN_BATCH]
+    assert batch
+    other = {e["source"].rstrip("/") for sp in FROZEN for e in corpus[sp]["entries"]}
+    other |= {e["source"].rstrip("/") for e in corpus["train"]["entries"] if e["batch"] != TRAIN_BATCH}
+    other |= {e["source"].rstrip("/") for e in json.loads((DATA / "real_errors.json").read_text(encoding="utf-8"))["entries"]}
+    seen = set()
+    for e in batch:
+        src = e["source"].rstrip("/")
+        assert src not in other, f"{e['id']}: {e['source']} is already in the corpus"
+        assert src not in seen, f"{e['id']}: {e['source']} twice in the batch"
+        seen.add(src)
 
 
 def test_nothing_carries_a_path_of_the_recording_machine(corpus):
