@@ -2,8 +2,8 @@
 
 Runs the current explain (in-process, through `torch_envcheck.explain.explain`, without probing this
 machine) on every entry of the world corpus (tests/data/explain/world_train.json, world_test.json,
-world_test2.json and world_test3.json, see docs/explain-corpus.md) and grades four criteria per text
-against the entry's `expected`:
+world_test2.json, world_test3.json and world_test4.json, see docs/explain-corpus.md) and grades four
+criteria per text against the entry's `expected`:
 
   recognised            explain recognised the text as expected
   layer                 the layer it names is the expected one
@@ -17,7 +17,8 @@ and `right` when all four hold.  Prints per-class and overall accuracy, each spl
     python benchmarks/explain_eval.py                    # train and test, table
     python benchmarks/explain_eval.py --split test2      # the second frozen split alone
     python benchmarks/explain_eval.py --split test3      # the third frozen split alone
-    python benchmarks/explain_eval.py --split all        # train, test, test2 and test3
+    python benchmarks/explain_eval.py --split test4      # the fourth frozen split alone
+    python benchmarks/explain_eval.py --split all        # train, test, test2, test3 and test4
     python benchmarks/explain_eval.py --split test --json
     python benchmarks/explain_eval.py --split train --wrong   # list the entries it gets wrong
 
@@ -37,10 +38,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS_DIR = ROOT / "tests" / "data" / "explain"
-SPLITS = ("train", "test", "test2", "test3")
+SPLITS = ("train", "test", "test2", "test3", "test4")
 # What --split both means (kept as it was before test2 existed) and --split all.
 SPLIT_SETS = {"both": ("train", "test"), "all": SPLITS}
-FROZEN = ("test", "test2", "test3")
+FROZEN = ("test", "test2", "test3", "test4")
 CRITERIA = ("recognised", "layer", "environment_problem", "fix")
 
 # A fix that installs or reinstalls something: never right for a text that is not an environment problem.
@@ -178,7 +179,7 @@ def render(split: str, report: dict, wrong: bool = False) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--split", choices=(*SPLITS, *SPLIT_SETS), default="both",
-                    help="train, test, test2, test3, both (train and test) or all (the four)")
+                    help="train, test, test2, test3, test4, both (train and test) or all (the five)")
     ap.add_argument("--json", action="store_true", help="one JSON object: per split, overall, per class, per entry")
     ap.add_argument("--wrong", action="store_true", help="list the entries that are not right")
     ap.add_argument("--timeout", type=float, default=2.0, help="seconds allowed per text (0: unbounded)")

@@ -10,4 +10,5 @@ from the knowledge tables and the snapshot's facts; it never imports a command o
     check.py       the fix checker every printed command passes (shellwords.py reads lines back)
     plan.py, scripts.py, sources.py, requirements_file.py   fresh environments (advise --script, rebuild)
     conda.py, env_yml.py, docker.py, tensorflow.py, venv_commands.py   the other forms of the advice
+    system_commands.py   the system package managers' lines (apt-get, dnf, zypper, pacman, winget, ...)
 """

@@ -121,8 +121,8 @@ class Env:
             if dist not in requires:
                 # an older snapshot: TensorFlow's requirements as its own facts recorded them
                 lines = [r["requirement"] for r in _tf_and_cuda_lines(s)]
-                lines += [f"{dep}{r['specifier']}" for dep in ("numpy", "protobuf") for r in T.requires(s, dep)
-                          if r["distribution"] == T.tf_distribution(s) and r["applies"] is not False]
+                lines += [f"{dep}{r.specifier}" for dep in ("numpy", "protobuf") for r in T.requires(s, dep)
+                          if r.distribution == T.tf_distribution(s) and r.applies is not False]
                 requires[dist] = lines
             if T.uses_and_cuda(s):
                 extras[dist] = {"and-cuda"}
@@ -269,7 +269,7 @@ class Env:
 def _tf_and_cuda_lines(s) -> list[dict]:
     out = []
     for r in T.and_cuda(s):
-        text = f"{r['name']}{r['specifier']}; extra == \"and-cuda\""
+        text = f"{r.name}{r.specifier}; extra == \"and-cuda\""
         out.append({"requirement": text})
     return out
 

@@ -97,7 +97,7 @@ def build(s) -> str:
     for name, item in sorted(C.requested(s).items()):
         if name in seen or name == "pip":
             continue
-        ver = item.get("version") if isinstance(item.get("version"), str) else None
+        ver = item.version
         if not _NAME.match(name):
             notes.append(_comment(f"requested package {name!r} left out: not a conda package name"))
             continue
@@ -117,7 +117,7 @@ def build(s) -> str:
     conda_cuda = [n for n in ("cudatoolkit", "cudnn", "cuda-runtime", "cuda-cudart", "pytorch-cuda", "cuda-libraries")
                   if n in pkgs]
     for d in C.pip_dists(s):
-        name, ver = d["name"], d["version"]
+        name, ver = d.name, d.version
         why = None
         if name in ("torch", "torchvision", "torchaudio", "triton") and "pytorch" in pkgs:
             why = f"conda's pytorch {C.version(pkgs['pytorch'])} is the one pinned above"

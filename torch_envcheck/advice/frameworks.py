@@ -61,7 +61,7 @@ def _tf_lines(s) -> list[str]:
     for item in F.requires_dist(s):
         if deps.canonical(item.name) == dist:
             return [ln for ln in item.requires if "and-cuda" in ln]
-    return [f"{r['name']}{r['specifier']}; extra == \"and-cuda\"" for r in T.and_cuda(s)]
+    return [f"{r.name}{r.specifier}; extra == \"and-cuda\"" for r in T.and_cuda(s)]
 
 
 def pin_clash(s) -> dict | None:
@@ -156,8 +156,8 @@ def two_environments(s, torch_name: str = "torch", tf_name: str = "tf") -> str:
     p = Platform.of(s)
     lines = [p.new_environment(torch_name, torch_words(s)), p.new_environment(tf_name, tf_words(s))]
     _word, note = tf_gpu_requirement(T.tf_version(s), T.tf_os(s))
-    row = T.tested(s) or {}
-    route = AC.tensorflow_cuda_route(s, row.get("cuda"), row.get("cudnn"), env_name=tf_name) \
+    row = T.tested(s)
+    route = AC.tensorflow_cuda_route(s, row and row.cuda, row and row.cudnn, env_name=tf_name) \
         if p.conda_like and p.windows and T.is_native_windows(s) else None
     if route:
         lines.append(route)  # TensorFlow's Windows guide: CUDA and cuDNN from conda-forge into its env

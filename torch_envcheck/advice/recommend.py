@@ -128,10 +128,10 @@ def drop_from_library_path(s, var: str, dirs) -> str | None:
     return escape.env_assign("LD_LIBRARY_PATH", ":".join(keep) if keep else None, "posix")
 
 
-def search_path_fix(s, broken: dict) -> str:
+def search_path_fix(s, broken) -> str:
     """The fix for F.import_broken_by_search_path(): drop its folders from the search path (for
     LD_LIBRARY_PATH, the command that sets it without them), then check that torch imports."""
-    var, dirs = broken["var"], broken["dirs"]
+    var, dirs = broken.var, list(broken.dirs)
     fix = drop_from_library_path(s, var, dirs)
     if fix is None:  # one comment line: a newline in a folder's name cannot end it
         fix = escape.terminal(f"# remove {', '.join(dirs)} from {var} (where your shell or job script sets it), then:")
@@ -280,7 +280,7 @@ def recommend(snap: dict) -> dict:
     if shadow:
         # the torch imported is not this environment's: installing into it would change a copy never used
         out.update(kind=None, tag=None)
-        why.append(f"torch is imported from {shadow['imported_from']} ({shadow['by']}), not from this environment's own "
+        why.append(f"torch is imported from {shadow.imported_from} ({shadow.by}), not from this environment's own "
                    "copy: remove that copy first (`torch-envcheck` shows the command), then run `torch-envcheck advise` "
                    "again; anything installed now would land on a torch that is never imported")
         return out

@@ -169,7 +169,7 @@ def pin_lines(snap: dict) -> list[str]:
     and_cuda = T.and_cuda(snap)
     # the extra is pinned only when its wheels are installed in the versions it pins: else `pip install -r`
     # would change them (another framework's pins may hold them: advice/frameworks.py, TE852)
-    full = bool(and_cuda) and all(r["installed"] and r["satisfied"] is not False for r in and_cuda)
+    full = bool(and_cuda) and all(r.installed and r.satisfied is not False for r in and_cuda)
     name = f"{dist}[and-cuda]" if full and dist == "tensorflow" else dist
     out = [f"# {dist} {version}" + (" with its CUDA libraries (the and-cuda extra)" if name.endswith("]") else "")
            + "; from `torch-envcheck pin`"]

@@ -39,7 +39,8 @@ def with_request(snap: dict, args) -> dict:
     if framework is None and shell is None:
         return snap
     from torch_envcheck.facts import core as F  # noqa: PLC0415
-    request = F.request(snap)
+    asked = F.request(snap)
+    request = {"frameworks": list(asked.frameworks), "shell": asked.shell}
     if framework is not None:
         request["frameworks"] = ["torch", "tensorflow"] if framework == "both" else [framework]
     if shell is not None:

@@ -2,14 +2,18 @@
 declared in contract.py), built on core.py's primitives.  The conda rules, the conda headline,
 `pin --conda`, `advise` and doctor/areas.py read conda facts only through these.  Every field may be
 missing, null or of the wrong type in a saved snapshot; these return safe values and bound what
-they hand on."""
+they hand on.  A recorded object (a package's record, a pip distribution, a PATH entry) is handed out
+as a frozen record of records.py, read by attribute; a name -> record map is read-only."""
 
 from __future__ import annotations
 
 import re
+import types
+from collections.abc import Mapping
 
 from torch_envcheck._util.versions import major_minor
 from torch_envcheck.facts.core import as_dict, as_list, dig, text
+from torch_envcheck.facts.records import CondaPackage, CondaRequest, CondaSearchPathEntry, PipDist, PytorchFlavour
 
 MAX_ITEMS = 5000
 
@@ -52,68 +56,73 @@ def records(s) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
-def packages(s) -> dict:
-    """{name: record facts} of the CUDA-relevant conda packages (conda.packages[]: entries with a
-    name and a version; the first of a name counts)."""
+def packages(s) -> Mapping[str, CondaPackage]:
+    """{name: CondaPackage} of the CUDA-relevant conda packages (conda.packages[]: entries with a
+    name and a version; the first of a name counts), read-only."""
     out = {}
-    for rec in as_list(conda(s).get("packages"))[:MAX_ITEMS]:
-        if isinstance(rec, dict) and text(rec.get("name")) and text(rec.get("version")):
-            out.setdefault(rec["name"], rec)
-    return out
+    for raw in as_list(conda(s).get("packages"))[:MAX_ITEMS]:
+        rec = CondaPackage.of(raw)
+        if rec is not None and text(rec.name) and text(rec.version):
+            out.setdefault(rec.name, rec)
+    return types.MappingProxyType(out)
 
 
-def package(s, name: str) -> dict | None:
+def package(s, name: str) -> CondaPackage | None:
     return packages(s).get(name)
 
 
-def version(rec) -> str | None:
-    return text(as_dict(rec).get("version"))
+def version(rec: CondaPackage | PipDist | None) -> str | None:
+    return text(getattr(rec, "version", None))
 
 
-def build(rec) -> str:
-    return text(as_dict(rec).get("build")) or ""
+def build(rec: CondaPackage | None) -> str:
+    return text(getattr(rec, "build", None)) or ""
 
 
-def channel(rec) -> str | None:
-    return text(as_dict(rec).get("channel"))
+def channel(rec: CondaPackage | None) -> str | None:
+    return text(getattr(rec, "channel", None))
 
 
-def depends(rec) -> list[str]:
-    return [d for d in as_list(as_dict(rec).get("depends"))[:500] if isinstance(d, str)]
+def depends(rec: CondaPackage | None) -> list[str]:
+    return list(getattr(rec, "depends", None) or ())[:500]
 
 
-def runtime_files(item) -> list[str]:
-    return [f for f in as_list(as_dict(item).get("runtime_files"))[:100] if isinstance(f, str)]
+def runtime_files(item: CondaPackage | PipDist | None) -> list[str]:
+    return list(getattr(item, "runtime_files", None) or ())[:100]
 
 
-def pip_dists(s) -> list[dict]:
-    """Distributions in the env's site-packages that conda did not install."""
-    return [d for d in as_list(conda(s).get("pip"))[:MAX_ITEMS]
-            if isinstance(d, dict) and text(d.get("name")) and text(d.get("version"))]
+def pip_dists(s) -> list[PipDist]:
+    """Distributions in the env's site-packages that conda did not install (each with a name and a
+    version)."""
+    return [d for d in (PipDist.of(x) for x in as_list(conda(s).get("pip"))[:MAX_ITEMS])
+            if d is not None and text(d.name) and text(d.version)]
 
 
-def pip_dist(s, name: str) -> dict | None:
+def pip_dist(s, name: str) -> PipDist | None:
     want = re.sub(r"[-_.]+", "-", name).lower()
-    return next((d for d in pip_dists(s) if re.sub(r"[-_.]+", "-", d["name"]).lower() == want), None)
+    return next((d for d in pip_dists(s) if re.sub(r"[-_.]+", "-", d.name).lower() == want), None)
 
 
-def requested(s) -> dict:
-    """{name: {"name", "spec", "version", "build"}} the user asked conda for (conda-meta/history)."""
+def requested(s) -> Mapping[str, CondaRequest]:
+    """{name: CondaRequest(name, spec, version, build)} the user asked conda for (conda-meta/history),
+    read-only."""
     out = {}
-    for item in as_list(conda(s).get("requested"))[:MAX_ITEMS]:
-        if isinstance(item, dict) and text(item.get("name")):
-            out.setdefault(item["name"], item)
-    return out
+    for raw in as_list(conda(s).get("requested"))[:MAX_ITEMS]:
+        item = CondaRequest.of(raw)
+        if item is not None and text(item.name):
+            out.setdefault(item.name, item)
+    return types.MappingProxyType(out)
 
 
 def errors(s) -> list[str]:
     return [e for e in as_list(conda(s).get("errors"))[:100] if isinstance(e, str) and e.strip()]
 
 
-def search_path(s) -> list[dict]:
-    """Windows: the PATH entries that are the env's Library\\bin or hold a CUDA runtime, in order."""
-    return [e for e in as_list(conda(s).get("search_path"))[:1000]
-            if isinstance(e, dict) and isinstance(e.get("index"), int) and text(e.get("dir"))]
+def search_path(s) -> list[CondaSearchPathEntry]:
+    """Windows: the PATH entries that are the env's Library\\bin or hold a CUDA runtime, in order (each
+    with its index and folder)."""
+    return [e for e in (CondaSearchPathEntry.of(x) for x in as_list(conda(s).get("search_path"))[:1000])
+            if e is not None and e.index is not None and text(e.dir)]
 
 
 # ---------------------------------------------------------------- what a build string says
@@ -122,9 +131,9 @@ _PYTORCH_CHANNEL_BUILD = re.compile(r"^py\d+\.\d+_(?:cuda(\d+\.\d+)(?:\.\d+)*_cu
 _FORGE_CUDA = re.compile(r"^cuda(\d+)(\d)_")
 
 
-def pytorch_flavour(s) -> dict | None:
-    """What kind of build conda's pytorch is: {"kind": "cpu"|"cuda"|None, "cuda": "12.1"|None,
-    "cudnn", "why"} from its build string (pytorch channel: py3.11_cuda12.1_cudnn8.9.2_0 /
+def pytorch_flavour(s) -> PytorchFlavour | None:
+    """What kind of build conda's pytorch is: PytorchFlavour(kind: "cpu"|"cuda"|None, cuda: "12.1"|None,
+    cudnn, why) from its build string (pytorch channel: py3.11_cuda12.1_cudnn8.9.2_0 /
     py3.11_cpu_0; conda-forge: cuda120_py311h..._300 / cpu_mkl_py311h..._100), the pytorch-mutex
     variant and the cpuonly package.  None without a conda pytorch."""
     rec = package(s, "pytorch")
@@ -133,19 +142,19 @@ def pytorch_flavour(s) -> dict | None:
     b = build(rec)
     m = _PYTORCH_CHANNEL_BUILD.match(b)
     if m and m.group(1):
-        return {"kind": "cuda", "cuda": m.group(1), "cudnn": m.group(2), "why": f"build {b}"}
+        return PytorchFlavour("cuda", m.group(1), m.group(2), f"build {b}")
     if (m and not m.group(1)) or b.startswith("cpu_") or "_cpu_" in b:
-        return {"kind": "cpu", "cuda": None, "cudnn": None, "why": f"build {b}"}
+        return PytorchFlavour("cpu", None, None, f"build {b}")
     f = _FORGE_CUDA.match(b)
     if f:
-        return {"kind": "cuda", "cuda": f"{f.group(1)}.{f.group(2)}", "cudnn": None, "why": f"build {b}"}
+        return PytorchFlavour("cuda", f"{f.group(1)}.{f.group(2)}", None, f"build {b}")
     mutex = package(s, "pytorch-mutex")
     if mutex and build(mutex) in ("cpu", "cuda"):
-        return {"kind": build(mutex), "cuda": None, "cudnn": None, "why": f"pytorch-mutex {build(mutex)}"}
+        return PytorchFlavour(build(mutex), None, None, f"pytorch-mutex {build(mutex)}")
     for dep in depends(rec):
         if dep.replace(" ", "").startswith("pytorch-mutex1.0") and dep.split()[-1] in ("cpu", "cuda"):
-            return {"kind": dep.split()[-1], "cuda": None, "cudnn": None, "why": f"depends on {dep}"}
-    return {"kind": None, "cuda": None, "cudnn": None, "why": f"build {b}"}
+            return PytorchFlavour(dep.split()[-1], None, None, f"depends on {dep}")
+    return PytorchFlavour(None, None, None, f"build {b}")
 
 
 def depends_range(rec, name: str) -> str | None:
@@ -190,5 +199,5 @@ def tensorflow(s) -> tuple[str, str] | None:
     for name in ("tensorflow", "tensorflow-gpu", "tensorflow-intel", "tensorflow-cpu"):
         d = pip_dist(s, name)
         if d:
-            return f"pip's {d['name']}", d["version"]
+            return f"pip's {d.name}", d.version
     return None

@@ -29,13 +29,17 @@ Install commands are not facts: advice/recommend.py makes them.
 from __future__ import annotations
 
 import re
+import types
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import escape, versions
 from torch_envcheck.facts.records import (
-    CudaHomeVar, DkmsBuild, DriverGpu, DriverPackage, ExtDevice, HostCompiler, ImportProcess, Jetson, Mps, Ninja,
-    Msvc, NvccCandidate, OtherGpu, PciGpu, RequiresDist, TorchCopy, TorchDevice, Xpu, plain)
+    ContainerWithoutGpu, CudaHomeVar, CudaVisibleDevices, DkmsBuild, DriverGpu, DriverPackage, ExtDevice, HostCompiler,
+    ImportBreaker, ImportProcess, Jetson, LibcudaEntry, LibraryFile, LibraryFolder, LibraryListing, LibraryOnPath, Mps,
+    Ninja, Msvc, NvccCandidate, OldestBuild, OtherGpu, PciGpu, Request, RequiresDist, Shm, TorchCopy, TorchDevice,
+    TorchShadowed, VisibleDeviceEntry, WslLinuxDriver, Xpu, plain)
 
 # ---------------------------------------------------------------- primitives (for the accessors here)
 
@@ -95,13 +99,19 @@ def created(s) -> str | None:
     return text(dig(s, "created"))
 
 
-def probe_errors(s) -> dict:
-    """probe name -> the error it raised (a probe that crashed)."""
-    return as_dict(dig(s, "probe_errors"))
+def _open_map(raw, keep) -> Mapping:
+    """A recorded name -> value map, read-only, with the values of the declared kind only."""
+    return types.MappingProxyType({k: v for k, v in as_dict(raw).items() if isinstance(k, str) and keep(v)})
 
 
-def probe_seconds(s) -> dict:
-    return as_dict(dig(s, "probe_seconds"))
+def probe_errors(s) -> Mapping[str, str]:
+    """probe name -> the error it raised (a probe that crashed); a value that is no text (an unnormalised
+    snapshot's) is kept when it is a plain value, so the crash is still reported."""
+    return _open_map(dig(s, "probe_errors"), lambda v: v is None or isinstance(v, (str, int, float)))
+
+
+def probe_seconds(s) -> Mapping[str, float]:
+    return _open_map(dig(s, "probe_seconds"), lambda v: isinstance(v, (int, float)) and not isinstance(v, bool))
 
 
 def stable_key(s) -> dict:
@@ -227,11 +237,11 @@ def env_kind(s) -> str:
     return f"conda env {conda_env(s)}" if conda_env(s) else ("venv" if in_venv(s) is True else "no venv")
 
 
-def request(s) -> dict:
+def request(s) -> Request:
     """The snapshot's "request" (what --framework/--shell asked for), its declared fields only."""
     req = as_dict(dig(s, "request"))
-    frameworks = [f for f in as_list(req.get("frameworks")) if isinstance(f, str)][:4]
-    return {"frameworks": frameworks, "shell": text(req.get("shell"))}
+    frameworks = tuple(f for f in as_list(req.get("frameworks")) if isinstance(f, str))[:4]
+    return Request(frameworks, text(req.get("shell")))
 
 
 def requested_frameworks(s) -> tuple:
@@ -520,7 +530,7 @@ def driver_too_old_for_torch(s) -> bool:
             and driver_runs(s, torch_cuda(s)) == "no" and not cuda_works(s))
 
 
-def oldest_build_beyond_driver(s) -> dict | None:
+def oldest_build_beyond_driver(s) -> OldestBuild | None:
     """The torch build of the tables that needs the lowest driver ({'driver', 'cuda', 'torch', 'tag'}),
     when this driver is older than even that one: then no torch build runs on it."""
     try:
@@ -528,7 +538,7 @@ def oldest_build_beyond_driver(s) -> dict | None:
     except kb.KnowledgeError:
         return None
     dvt = versions.version_tuple(driver_version(s))
-    return oldest if oldest and dvt and dvt < versions.version_tuple(oldest["driver"]) else None
+    return OldestBuild.of_row(oldest) if oldest and dvt and dvt < versions.version_tuple(oldest["driver"]) else None
 
 
 _MISMATCH_MARKERS = ("driver/library version mismatch", "error 803",
@@ -664,7 +674,7 @@ _NO_GPU_VALUES = {"void": "neither GPUs nor the driver's libraries are given to 
                   "": "(empty) neither GPUs nor the driver's libraries are given to the container"}
 
 
-def container_without_gpu(s) -> dict | None:
+def container_without_gpu(s) -> ContainerWithoutGpu | None:
     """A container started without a GPU: NVIDIA_VISIBLE_DEVICES is void, none or empty, this runs in
     a container, and CUDA sees no GPU (a CDI-injected GPU works with `void` set, so the value alone is
     no proof).  {'value', 'meaning', 'container'}, else None."""
@@ -678,7 +688,7 @@ def container_without_gpu(s) -> dict | None:
         return None
     if driver_gpus(s) and cuda_available(s) is not False:
         return None
-    return {"value": raw, "meaning": _NO_GPU_VALUES[value], "container": container(s)}
+    return ContainerWithoutGpu(raw, _NO_GPU_VALUES[value], container(s))
 
 
 def cvd_hides_all(s) -> bool:
@@ -686,7 +696,7 @@ def cvd_hides_all(s) -> bool:
     return v is not None and not v.strip()
 
 
-def cuda_visible_devices(s) -> dict | None:
+def cuda_visible_devices(s) -> CudaVisibleDevices | None:
     """CUDA_VISIBLE_DEVICES read as CUDA reads it, against the driver's GPUs: None when it is unset,
     on macOS, or where neither a CUDA torch nor a driver GPU makes it matter; else {'raw', 'n' (the
     driver's GPU count, None when unknown), 'empty', 'valid' (the entries before the first invalid
@@ -696,10 +706,10 @@ def cuda_visible_devices(s) -> dict | None:
     if raw is None or is_macos(s) or not (is_cuda_torch(s) or driver_gpus(s)):
         return None
     n = len(driver_gpus(s)) if driver_present(s) else None
-    out = {"raw": raw, "n": n, "empty": not raw.strip(), "valid": [], "invalid": None}
-    if out["empty"] or not n:
-        return out  # without the driver's GPU list an index cannot be judged
+    if not raw.strip() or not n:
+        return CudaVisibleDevices(raw, n, not raw.strip())  # without the driver's GPU list an index cannot be judged
     uuids = [text(g.uuid) for g in driver_gpus(s)]
+    valid, invalid = [], None
     for item in (x.strip() for x in raw.split(",")):
         if re.fullmatch(r"\d+", item):
             ok = int(item) < n
@@ -709,10 +719,10 @@ def cuda_visible_devices(s) -> dict | None:
         else:
             ok = False
         if ok is False:
-            out["invalid"] = item
+            invalid = item
             break  # CUDA stops parsing at the first invalid entry
-        out["valid"].append(item)
-    return out
+        valid.append(item)
+    return CudaVisibleDevices(raw, n, False, tuple(valid), invalid)
 
 
 def _package(s, name) -> dict:
@@ -738,10 +748,11 @@ def requires_dist(s) -> list[RequiresDist]:
     return out
 
 
-def installed_versions(s) -> dict:
-    """packages.installed: {normalised name: version or None (recorded as not installed)}."""
+def installed_versions(s) -> Mapping[str, str | None]:
+    """packages.installed: {normalised name: version or None (recorded as not installed)}, read-only."""
     raw = as_dict(dig(s, "packages", "installed"))
-    return {k: (v if isinstance(v, str) else None) for k, v in list(raw.items())[:500] if isinstance(k, str)}
+    return types.MappingProxyType({k: (v if isinstance(v, str) else None) for k, v in list(raw.items())[:500]
+                                   if isinstance(k, str)})
 
 
 def package_version(s, name) -> str | None:
@@ -754,8 +765,9 @@ def package_location(s, name) -> str | None:
     return text(_package(s, name).get("location"))
 
 
-def nvidia_packages(s) -> dict:
-    return {k: v for k, v in as_dict(dig(s, "packages", "nvidia")).items() if isinstance(v, str)}
+def nvidia_packages(s) -> Mapping[str, str]:
+    """packages.nvidia: {wheel name: version}, read-only."""
+    return _open_map(dig(s, "packages", "nvidia"), lambda v: isinstance(v, str))
 
 
 def nvidia_package_version(s, prefix: str) -> tuple[str, str] | None:
@@ -772,23 +784,24 @@ def library_path_var(s) -> str:
     return text(dig(s, "libraries", "search_path_var")) or "LD_LIBRARY_PATH"
 
 
-def library_listing(s) -> list[dict]:
-    """Every folder the libraries probe recorded, as it recorded it: [{'dir': str|None, 'files': int}]."""
-    return [{"dir": text(e.get("dir")), "files": len(as_list(e.get("libs")))}
+def library_listing(s) -> list[LibraryListing]:
+    """Every folder the libraries probe recorded, as it recorded it: LibraryListing(dir: str|None, files: int)."""
+    return [LibraryListing(text(e.get("dir")), len(as_list(e.get("libs"))))
             for e in as_list(dig(s, "libraries", "entries")) if isinstance(e, dict)]
 
 
-def library_entries(s) -> list[dict]:
-    """libraries.entries: [{'dir', 'libs': [{'file', 'kind', 'version'}]}] normalised."""
+def library_entries(s) -> list[LibraryFolder]:
+    """libraries.entries: LibraryFolder(dir, libs: LibraryFile(file, kind (lower case), version)), each
+    with a folder name."""
     out = []
     for e in as_list(dig(s, "libraries", "entries")):
         e = as_dict(e)
         d = text(e.get("dir"))
         if not d:
             continue
-        libs = [{"file": text(x.get("file")), "kind": (text(x.get("kind")) or "").lower() or None,
-                 "version": text(x.get("version"))} for x in as_list(e.get("libs")) if isinstance(x, dict)]
-        out.append({"dir": d, "libs": libs})
+        libs = tuple(LibraryFile(text(x.get("file")), (text(x.get("kind")) or "").lower() or None,
+                                 text(x.get("version"))) for x in as_list(e.get("libs")) if isinstance(x, dict))
+        out.append(LibraryFolder(d, libs))
     return out
 
 
@@ -819,20 +832,19 @@ def torch_library(s, kind: str) -> tuple[tuple[int, int], str] | None:
     return None
 
 
-def _cuda_libs_on_path(s) -> list[dict]:
+def _cuda_libs_on_path(s) -> list[LibraryOnPath]:
     """CUDA/cuDNN libraries in the folders of the search path, with how they differ from the copies
     torch's pip packages ship (older/newer/unknown)."""
     out = []
     for e in library_entries(s):
-        for lib in e["libs"]:
-            kind = lib["kind"]
+        for lib in e.libs:
+            kind = lib.kind
             if not kind:
                 continue
             exp = torch_library(s, kind)
-            mm = versions.major_minor(lib["version"]) if lib["version"] and len(versions.version_tuple(lib["version"]) or ()) >= 2 else None
-            out.append({"dir": e["dir"], "file": lib["file"], "kind": kind, "version": lib["version"],
-                        "torch_has": f"{exp[0][0]}.{exp[0][1]}" if exp else None,
-                        "older": bool(mm and exp and mm < exp[0])})
+            mm = versions.major_minor(lib.version) if lib.version and len(versions.version_tuple(lib.version) or ()) >= 2 else None
+            out.append(LibraryOnPath(e.dir, lib.file, kind, lib.version, f"{exp[0][0]}.{exp[0][1]}" if exp else None,
+                                     bool(mm and exp and mm < exp[0])))
     return out
 
 
@@ -857,7 +869,7 @@ def _symbol_needs(err: str) -> tuple[str, tuple[int, int]] | None:
     return None
 
 
-def import_broken_by_search_path(s) -> dict | None:
+def import_broken_by_search_path(s) -> ImportBreaker | None:
     """`import torch` fails on a library error while the search path holds CUDA libraries: which
     folders are the cause (e.g. an older CUDA's libnvJitLink, "undefined symbol:
     __nvJitLinkComplete_12_4").  {'error', 'var', 'suspects': [{'dir', 'file', 'kind', 'version', ...}],
@@ -873,23 +885,22 @@ def import_broken_by_search_path(s) -> dict | None:
     if not libs:
         return None
     need = _symbol_needs(err)
-    suspects = [l for l in libs if need and l["kind"] == need[0]]
+    suspects = [l for l in libs if need and l.kind == need[0]]
     if need and suspects:
         # the library named by the symbol, in a version older than the symbol's
         suspects = [l for l in suspects
-                    if not (versions.major_minor(l["version"]) and versions.major_minor(l["version"]) >= need[1])] \
+                    if not (versions.major_minor(l.version) and versions.major_minor(l.version) >= need[1])] \
             or suspects
-    suspects = suspects or [l for l in libs if l["older"]] or [l for l in libs if l["kind"] and l["kind"] in low] or libs
-    return {"error": err, "var": library_path_var(s), "suspects": suspects, "needs": need,
-            "dirs": list(dict.fromkeys(l["dir"] for l in suspects))}
+    suspects = suspects or [l for l in libs if l.older] or [l for l in libs if l.kind and l.kind in low] or libs
+    return ImportBreaker(err, library_path_var(s), tuple(suspects), need, tuple(dict.fromkeys(l.dir for l in suspects)))
 
 
-def import_breaker_label(b: dict) -> str:
+def import_breaker_label(b: ImportBreaker) -> str:
     """import_broken_by_search_path()'s verdict in one line (TE505's message, quoted by TE201)."""
-    first, need = b["suspects"][0], b["needs"]
+    first, need = b.suspects[0], b.needs
     need_txt = f", which needs {need[0]} {need[1][0]}.{need[1][1]}" if need else ""
-    return (f"{b['var']} folder {first['dir']} makes `import torch` fail: its {first['file'] or first['kind']}"
-            + (f" ({first['version']})" if first["version"] else "") + f" is loaded instead of torch's own{need_txt}")
+    return (f"{b.var} folder {first.dir} makes `import torch` fail: its {first.file or first.kind}"
+            + (f" ({first.version})" if first.version else "") + f" is loaded instead of torch's own{need_txt}")
 
 
 # ---------------------------------------------------------------- toolchain
@@ -1154,8 +1165,8 @@ def userspace_driver(s) -> str | None:
     if smi:
         return smi
     for lib in libcuda_resolution(s) or ():
-        if not lib["path"].startswith(WSL_LIB):
-            return lib["path"]
+        if not lib.path.startswith(WSL_LIB):
+            return lib.path
     return None
 
 
@@ -1175,9 +1186,9 @@ def distro_family(s) -> str | None:
 WSL_LIB = "/usr/lib/wsl/"
 
 
-def libcuda_resolution(s) -> list[dict] | None:
-    """Where the loader finds libcuda.so.1, in its order ([{path, source}]), 64-bit entries of the
-    cache only; None when unknown."""
+def libcuda_resolution(s) -> list[LibcudaEntry] | None:
+    """Where the loader finds libcuda.so.1, in its order (LibcudaEntry: path, source), 64-bit entries of
+    the cache only; None when unknown."""
     v = _system(s).get("libcuda")
     if not isinstance(v, list):
         return None
@@ -1188,7 +1199,7 @@ def libcuda_resolution(s) -> list[dict] | None:
         abi = text(e.get("abi")) or ""
         if e.get("source") == "ld.so.cache" and abi and "64" not in abi:
             continue  # a 32-bit copy is not what a 64-bit Python loads
-        out.append({"path": e["path"], "source": text(e.get("source")) or "?"})
+        out.append(LibcudaEntry(e["path"], text(e.get("source")) or "?"))
     return out
 
 
@@ -1206,21 +1217,21 @@ def driver_packages(s) -> list[DriverPackage] | None:
     return [p for p in (DriverPackage.of(x) for x in v if isinstance(x, dict)) if p.name]
 
 
-def wsl_linux_driver(s) -> dict | None:
-    """WSL 2 with a Linux NVIDIA driver inside it: {'packages': [...], 'libcuda': path the loader takes
-    (None when it takes WSL's), 'wsl_lib': whether WSL's libcuda is there at all}, else None.  The
+def wsl_linux_driver(s) -> WslLinuxDriver | None:
+    """WSL 2 with a Linux NVIDIA driver inside it: WslLinuxDriver(packages, libcuda: the path the loader
+    takes (None when it takes WSL's), wsl_lib: whether WSL's libcuda is there at all), else None.  The
     Windows driver reaches WSL 2 through /usr/lib/wsl/lib; a Linux driver's libcuda.so.1 shadows it."""
     if wsl(s) != 2:
         return None
     pkgs = driver_packages(s) or []
     libs = libcuda_resolution(s) or []
     loaded = libcuda_loaded(s)
-    first = libs[0]["path"] if libs else None
+    first = libs[0].path if libs else None
     shadow = next((p for p in loaded if not p.startswith(WSL_LIB)), None) or \
         (first if first and not first.startswith(WSL_LIB) else None)
     if not pkgs and not shadow:
         return None
-    return {"packages": pkgs, "libcuda": shadow, "wsl_lib": any(e["path"].startswith(WSL_LIB) for e in libs)}
+    return WslLinuxDriver(tuple(pkgs), shadow, any(e.path.startswith(WSL_LIB) for e in libs))
 
 
 def mig_gpus(s) -> list[DriverGpu]:
@@ -1236,9 +1247,9 @@ def mig_uuids(s) -> list[str] | None:
     return [d.uuid for g in known_ for d in g.mig_devices if text(d.uuid)]
 
 
-def visible_device_entries(s, var: str) -> list[dict] | None:
+def visible_device_entries(s, var: str) -> list[VisibleDeviceEntry] | None:
     """CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES entries judged against the driver's GPUs and MIG
-    devices: [{'entry', 'kind': index|gpu-uuid|mig-uuid|mig-index|word|other, 'exists': True/False/None}];
+    devices: VisibleDeviceEntry(entry, kind: index|gpu-uuid|mig-uuid|mig-index|word|other, exists: True/False/None);
     None when the variable is unset or the driver's list is unknown."""
     raw = env(s, var)
     if raw is None or driver_present(s) is not True or not driver_gpus(s):
@@ -1250,19 +1261,19 @@ def visible_device_entries(s, var: str) -> list[dict] | None:
     for item in (x.strip() for x in raw.split(",") if x.strip()):
         low = item.lower()
         if var == "NVIDIA_VISIBLE_DEVICES" and low in ("all", "none", "void"):
-            out.append({"entry": item, "kind": "word", "exists": None})
+            out.append(VisibleDeviceEntry(item, "word", None))
         elif re.fullmatch(r"-?\d+", item):
-            out.append({"entry": item, "kind": "index", "exists": 0 <= int(item) < n})
+            out.append(VisibleDeviceEntry(item, "index", 0 <= int(item) < n))
         elif re.fullmatch(r"\d+:\d+", item):
-            out.append({"entry": item, "kind": "mig-index", "exists": None})
+            out.append(VisibleDeviceEntry(item, "mig-index", None))
         elif low.startswith("mig-"):
             exists = None if migs is None else any(u.lower().startswith(low) for u in migs)
-            out.append({"entry": item, "kind": "mig-uuid", "exists": exists})
+            out.append(VisibleDeviceEntry(item, "mig-uuid", exists))
         elif low.startswith("gpu-"):
             exists = None if not any(uuids) else any(u and u.lower().startswith(low) for u in uuids)
-            out.append({"entry": item, "kind": "gpu-uuid", "exists": exists})
+            out.append(VisibleDeviceEntry(item, "gpu-uuid", exists))
         else:
-            out.append({"entry": item, "kind": "other", "exists": None})
+            out.append(VisibleDeviceEntry(item, "other", None))
     return out
 
 
@@ -1312,10 +1323,10 @@ def _under(path: str | None, folder: str | None) -> bool:
     return path == folder or path.startswith(folder + "/") or path.startswith(folder + "\\")
 
 
-def torch_shadowed(s) -> dict | None:
+def torch_shadowed(s) -> TorchShadowed | None:
     """torch imported from outside this environment while the environment has its own:
-    {'imported_from', 'by': 'user site' | 'PYTHONPATH', 'shadowed': [copies inside the env],
-    'imported': the copy imported}.  Judged from where torch was really imported (torch.__file__)."""
+    TorchShadowed(imported_from, by: 'user site' | 'PYTHONPATH' | ..., shadowed: the copies inside the env,
+    imported: the copy imported).  Judged from where torch was really imported (torch.__file__)."""
     f, prefix = torch_file(s), python_prefix(s)
     if not f or not prefix or _under(f, prefix):
         return None
@@ -1328,7 +1339,7 @@ def torch_shadowed(s) -> dict | None:
     by = "user site" if _under(f, user_site(s)) else ("PYTHONPATH" if any(
         _under(f, p) for p in (env(s, "PYTHONPATH") or "").split(":" if system(s) != "Windows" else ";") if p)
         else "another folder on sys.path")
-    return {"imported_from": folder, "by": by, "shadowed": inside, "imported": imported}
+    return TorchShadowed(folder, by, tuple(inside), imported)
 
 
 def xpu(s) -> Xpu | None:
@@ -1393,9 +1404,9 @@ def has_nvidia_gpu_evidence(s) -> bool:
     return driver_present(s) is True or bool(driver_gpus(s)) or bool(pci_gpus(s))
 
 
-def shm(s) -> dict | None:
-    """/dev/shm: {'total_bytes', 'free_bytes', 'path'} when known."""
-    v = as_dict(_system(s).get("shm"))
-    total = _int(v.get("total_bytes"))
-    return {"total_bytes": total, "free_bytes": _int(v.get("free_bytes")), "path": text(v.get("path")) or "/dev/shm"} \
-        if total is not None else None
+def shm(s) -> Shm | None:
+    """/dev/shm (Shm: path, total_bytes, free_bytes) when its size is known."""
+    v = Shm.of(_system(s).get("shm"))
+    if v is None or v.total_bytes is None:
+        return None
+    return Shm(text(v.path) or "/dev/shm", v.total_bytes, v.free_bytes)

@@ -55,7 +55,7 @@ def label(s) -> str:
     out = []
     for fw in held(s):
         if fw == "torch":
-            ver = F.torch_version(s) or C.version(C.package(s, "pytorch")) or (C.pip_dist(s, "torch") or {}).get("version")
+            ver = F.torch_version(s) or C.version(C.package(s, "pytorch")) or C.version(C.pip_dist(s, "torch"))
             out.append(f"torch {ver}" if ver else "torch")
         else:
             ver = T.tf_version(s) or (C.tensorflow(s) or (None, None))[1]

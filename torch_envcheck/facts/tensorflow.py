@@ -1,15 +1,23 @@
 """Accessors for the TensorFlow and file-ownership facts (snapshot sections `tensorflow` and
 `file_owners`).  Like core.py: every field may be missing, null or of the wrong type, and every
-list is bounded, so the rules read these facts only through here."""
+list is bounded, so the rules read these facts only through here.  A recorded object or a result
+derived here is a frozen record of records.py, read by attribute; a name -> version map is read-only;
+tf(), child(), log() and file_owners() hand a whole section (or sub-object) to the accessors here only
+(tests/unit/contract/test_facts_only.py fails on their use elsewhere)."""
 
 from __future__ import annotations
 
 import re
+import types
+from collections.abc import Mapping
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
 from torch_envcheck.knowledge import tensorflow as tk
 from torch_envcheck.facts import core as F
+from torch_envcheck.facts.records import (
+    AndCudaWheel, DependencyRequirement, DlopenFailure, LibraryFile, OwnedFile, OwnerPair, OwnersSummary, TfGpu,
+    TfTestedBuild, WindowsCudaDir)
 
 MAX_ITEMS = 50  # no list read from a snapshot is used beyond this
 
@@ -39,9 +47,10 @@ def tf_distribution(s) -> str:
     return F.text(tf(s).get("distribution")) or "tensorflow"
 
 
-def tf_distributions(s) -> dict:
-    """Installed TensorFlow/Keras distributions: name -> version (text values only)."""
-    return {k: v for k, v in F.as_dict(tf(s).get("distributions")).items() if isinstance(v, str)}
+def tf_distributions(s) -> Mapping[str, str]:
+    """Installed TensorFlow/Keras distributions: name -> version (text values only), read-only."""
+    return types.MappingProxyType({k: v for k, v in F.as_dict(tf(s).get("distributions")).items()
+                                   if isinstance(k, str) and isinstance(v, str)})
 
 
 def tf_label(s) -> str:
@@ -91,14 +100,13 @@ def import_seconds(s) -> float | None:
     return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
-def owners_summary(s) -> dict:
-    """{'distributions': int|None, 'pairs_total': int|None, 'identical': int|None} of the file_owners probe."""
+def owners_summary(s) -> OwnersSummary:
+    """OwnersSummary(distributions, pairs_total, identical: int | None, present) of the file_owners probe."""
     fo = file_owners(s)
     def num(k):
         v = fo.get(k)
         return v if isinstance(v, int) and not isinstance(v, bool) else None
-    return {"distributions": num("distributions"), "pairs_total": num("pairs_total"),
-            "identical": num("shared_files_identical"), "present": bool(fo)}
+    return OwnersSummary(num("distributions"), num("pairs_total"), num("shared_files_identical"), bool(fo))
 
 
 def importable(s) -> bool | None:
@@ -116,6 +124,8 @@ def import_error(s) -> str | None:
 
 
 def build_info(s) -> dict:
+    """tf.sysconfig.get_build_info() as recorded: read by the accessors below, and shown whole in a
+    finding's details (never judged there)."""
     return F.as_dict(tf(s).get("build_info"))
 
 
@@ -149,12 +159,13 @@ def is_cuda_build(s) -> bool | None:
     return None
 
 
-def tested(s) -> dict | None:
+def tested(s) -> TfTestedBuild | None:
     """TensorFlow's tested build configuration for this release and OS (data/tensorflow_builds.json)."""
     try:
-        return tk.build(tf_release(s), tf_os(s))
+        row = tk.build(tf_release(s), tf_os(s))
     except kb.KnowledgeError:
         return None
+    return TfTestedBuild.of_row(row) if row else None
 
 
 def tf_cuda(s) -> str | None:
@@ -163,7 +174,7 @@ def tf_cuda(s) -> str | None:
     if v:
         return v
     if is_cuda_build(s):
-        return F.text((tested(s) or {}).get("cuda"))
+        return F.text(getattr(tested(s), "cuda", None))
     return None
 
 
@@ -172,7 +183,7 @@ def tf_cudnn(s) -> str | None:
     if v:
         return v
     if is_cuda_build(s):
-        return F.text((tested(s) or {}).get("cudnn"))
+        return F.text(getattr(tested(s), "cudnn", None))
     return None
 
 
@@ -189,25 +200,27 @@ def tf_arch_list(s) -> list[str]:
     return [a for a in out if a]
 
 
-def tf_gpus(s) -> list[dict]:
-    return [g for g in F.as_list(tf(s).get("gpus"))[:MAX_ITEMS] if isinstance(g, dict)]
+def tf_gpus(s) -> list[TfGpu]:
+    return [TfGpu.of(g) for g in F.as_list(tf(s).get("gpus"))[:MAX_ITEMS] if isinstance(g, dict)]
 
 
 def log(s) -> dict:
     return F.as_dict(tf(s).get("log"))
 
 
-def dlopen_failures(s) -> list[dict]:
+def dlopen_failures(s) -> list[DlopenFailure]:
     """Each library TF logged it could not load, decoded (tf_knowledge.describe_library)."""
     out, seen = [], set()
     for item in F.as_list(log(s).get("dlopen_failures"))[:MAX_ITEMS]:
         lib = F.text(F.as_dict(item).get("library")) if isinstance(item, dict) else F.text(item)
         if lib and lib not in seen:
             seen.add(lib)
-            out.append(dict(tk.describe_library(lib), dlerror=F.text(F.as_dict(item).get("dlerror"))))
+            d = tk.describe_library(lib)
+            out.append(DlopenFailure(d.get("file"), d.get("kind"), d.get("version"), d.get("text"), d.get("note"),
+                                     F.text(F.as_dict(item).get("dlerror"))))
     # the runtime and cuDNN first: they name the CUDA and cuDNN versions that are missing
     order = {"cudart": 0, "cudnn": 1, "cublas": 2}
-    return sorted(out, key=lambda f: order.get(f["kind"], 3))
+    return sorted(out, key=lambda f: order.get(f.kind, 3))
 
 
 def log_lines(s) -> list[str]:
@@ -218,15 +231,15 @@ def log_flag(s, key) -> bool:
     return log(s).get(key) is True
 
 
-def and_cuda(s) -> list[dict]:
-    """TF's `and-cuda` extra: [{"name", "specifier", "installed", "satisfied"}] (satisfied None: unknown)."""
+def and_cuda(s) -> list[AndCudaWheel]:
+    """TF's `and-cuda` extra: AndCudaWheel(name, specifier, installed, satisfied) (satisfied None: unknown)."""
     out = []
     for r in F.as_list(tf(s).get("and_cuda"))[:MAX_ITEMS]:
         if not isinstance(r, dict) or not F.text(r.get("name")):
             continue
         installed = F.text(r.get("installed"))
-        out.append({"name": r["name"], "specifier": F.text(r.get("specifier")) or "", "installed": installed,
-                    "satisfied": satisfies(installed, F.text(r.get("specifier")) or "") if installed else False})
+        out.append(AndCudaWheel(r["name"], F.text(r.get("specifier")) or "", installed,
+                                satisfies(installed, F.text(r.get("specifier")) or "") if installed else False))
     return out
 
 
@@ -243,32 +256,32 @@ def satisfies(version, specifier: str) -> bool | None:
     return versions.satisfies(version, specifier or "")
 
 
-def path_libs(s, kind: str) -> list[dict]:
+def path_libs(s, kind: str) -> list[LibraryFile]:
     """CUDA/cuDNN libraries of one kind found in LD_LIBRARY_PATH/PATH (the libraries probe)."""
     out = []
     for e in F.as_list(F.dig(s, "libraries", "entries"))[:MAX_ITEMS]:
         for lib in F.as_list(F.as_dict(e).get("libs"))[:500]:
             if isinstance(lib, dict) and lib.get("kind") == kind:
-                out.append(lib)
+                out.append(LibraryFile.of(lib))
     return out
 
 
 def path_has(s, kind: str, major: int | None) -> bool:
     """Whether a library of this kind and CUDA/cuDNN major is on the library path."""
-    return major is not None and any(versions.major(lib.get("version")) == major for lib in path_libs(s, kind))
+    return major is not None and any(versions.major(lib.version) == major for lib in path_libs(s, kind))
 
 
-def requires(s, dep: str) -> list[dict]:
+def requires(s, dep: str) -> list[DependencyRequirement]:
     """What each framework's distributions require of `dep` (numpy, protobuf), normalised:
-    {"framework", "distribution", "version", "specifier", "applies"} with text values ('' when absent)."""
+    DependencyRequirement(framework, distribution, version, specifier, applies), text values '' when absent."""
     out = []
     for r in F.as_list(F.dig(s, "tensorflow", "requires", dep))[:MAX_ITEMS]:
         if not isinstance(r, dict) or not F.text(r.get("distribution")):
             continue
         applies = r.get("applies")
-        out.append({"framework": F.text(r.get("framework")) or "", "distribution": r["distribution"],
-                    "version": F.text(r.get("version")) or "", "specifier": F.text(r.get("specifier")) or "",
-                    "applies": applies if isinstance(applies, bool) else None})
+        out.append(DependencyRequirement(F.text(r.get("framework")) or "", r["distribution"],
+                                         F.text(r.get("version")) or "", F.text(r.get("specifier")) or "",
+                                         applies if isinstance(applies, bool) else None))
     return out
 
 
@@ -280,7 +293,7 @@ def file_owners(s) -> dict:
     return F.as_dict(F.dig(s, "file_owners"))
 
 
-def owner_pairs(s) -> list[dict]:
+def owner_pairs(s) -> list[OwnerPair]:
     out = []
     for p in F.as_list(file_owners(s).get("pairs"))[:MAX_ITEMS]:
         if not isinstance(p, dict):
@@ -290,8 +303,9 @@ def owner_pairs(s) -> list[dict]:
             continue
         n = p.get("files") if isinstance(p.get("files"), int) else 0
         differing = p.get("differing") if isinstance(p.get("differing"), int) else n
-        examples = [e for e in F.as_list(p.get("examples"))[:5] if isinstance(e, dict) and F.text(e.get("path"))]
-        out.append({"distributions": dists, "files": n, "differing": differing, "examples": examples})
+        examples = tuple(OwnedFile.of(e) for e in F.as_list(p.get("examples"))[:5]
+                         if isinstance(e, dict) and F.text(e.get("path")))
+        out.append(OwnerPair(tuple(dists), n, differing, examples))
     return out
 
 
@@ -307,7 +321,7 @@ def gpu_state(s) -> str:
 _TOOLKIT_DIR = re.compile(r"[\\/]CUDA[\\/]v(\d+\.\d+)(?:[\\/]|$)", re.IGNORECASE)
 
 
-def windows_path_cuda_dirs(s) -> list[dict]:
+def windows_path_cuda_dirs(s) -> list[WindowsCudaDir]:
     """Native Windows: the PATH folders (in PATH order) holding a CUDA runtime or cuDNN DLL, each
     {'position', 'dir', 'cuda', 'cudnn', 'files'}: 'cuda' from the toolkit folder's name
     (...\\CUDA\\v11.0\\bin) where it has one, since every CUDA 11.x runtime is named cudart64_110.dll;
@@ -316,19 +330,18 @@ def windows_path_cuda_dirs(s) -> list[dict]:
         return []
     out = []
     for i, e in enumerate(F.library_entries(s)[:MAX_ITEMS]):
-        rt = [lib for lib in e["libs"] if lib["kind"] == "cudart"]
-        dnn = [lib for lib in e["libs"] if lib["kind"] == "cudnn"]
+        rt = [lib for lib in e.libs if lib.kind == "cudart"]
+        dnn = [lib for lib in e.libs if lib.kind == "cudnn"]
         if not rt and not dnn:
             continue
-        m = _TOOLKIT_DIR.search(e["dir"])
-        cuda = m.group(1) if m else (rt[0]["version"] if rt else None)
-        out.append({"position": i, "dir": e["dir"], "cuda": cuda,
-                    "cudnn": dnn[0]["version"] if dnn else None,
-                    "files": [lib["file"] for lib in rt + dnn if lib["file"]][:6]})
+        m = _TOOLKIT_DIR.search(e.dir)
+        cuda = m.group(1) if m else (rt[0].version if rt else None)
+        out.append(WindowsCudaDir(i, e.dir, cuda, dnn[0].version if dnn else None,
+                                  tuple(lib.file for lib in rt + dnn if lib.file)[:6]))
     return out
 
 
 def uses_and_cuda(s) -> bool:
     """TensorFlow's `and-cuda` extra is in use: at least one of its nvidia wheels is installed (pip
     records no extras, so this is the evidence that the user asked for it)."""
-    return any(r["installed"] for r in and_cuda(s))
+    return any(r.installed for r in and_cuda(s))

@@ -1,5 +1,6 @@
-// The machine-limit microkernels on CUDA: checks and registration; the kernels are in
-// csrc/ops/cuda/roofline_kernel.cu.  Schema: csrc/ops/roofline.cpp.
+// The machine-limit microkernels on CUDA: checks and launches; the kernels are in
+// csrc/ops/cuda/roofline_kernel.cu, the shared glue (device guard, launch check) in glue.h.
+// Schema: csrc/ops/roofline.cpp.
 #define TORCH_ASSERT_ONLY_METHOD_OPERATORS
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/zeros.h>
@@ -24,37 +25,37 @@ int64_t fma_peak_cuda(at::Tensor& sink, c10::string_view isa, int64_t iters, boo
   check_args("fma_peak", "sink", sink, isa);
   TORCH_CHECK(sink.numel() >= 1, "envcheck::fma_peak: expected sink with at least 1 element");
   TORCH_CHECK(iters >= 1, "envcheck::fma_peak: expected iters >= 1, got ", iters);
-  const c10::cuda::CUDAGuard guard(sink.device());
-  const int64_t flops = fma_peak_launch(sink.data_ptr<float>(), iters, mixed, sm_count(), current_stream());
-  C10_CUDA_KERNEL_LAUNCH_CHECK();
-  return flops;
+  return launch(sink, [&] {
+    return fma_peak_launch(sink.data_ptr<float>(), iters, mixed, sm_count(), current_stream());
+  });
 }
 
 at::Tensor mem_read_cuda(const at::Tensor& x, c10::string_view isa) {
   check_args("mem_read", "x", x, isa);
-  const c10::cuda::CUDAGuard guard(x.device());
-  at::Tensor out = at::zeros({}, x.options());
-  if (x.numel() == 0) return out;
-  mem_read_launch(x.const_data_ptr<float>(), x.numel(), out.data_ptr<float>(), sm_count(), current_stream());
-  C10_CUDA_KERNEL_LAUNCH_CHECK();
-  return out;
+  return launch(x, [&] {
+    at::Tensor out = at::zeros({}, x.options());
+    if (x.numel() > 0) {
+      mem_read_launch(x.const_data_ptr<float>(), x.numel(), out.data_ptr<float>(), sm_count(), current_stream());
+    }
+    return out;
+  });
 }
 
 void mem_write_cuda(at::Tensor& out, double value, c10::string_view isa) {
   check_args("mem_write", "out", out, isa);
-  const c10::cuda::CUDAGuard guard(out.device());
-  if (out.numel() == 0) return;
-  mem_write_launch(out.data_ptr<float>(), out.numel(), static_cast<float>(value), sm_count(), current_stream());
-  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  launch(out, [&] {
+    if (out.numel() == 0) return;
+    mem_write_launch(out.data_ptr<float>(), out.numel(), static_cast<float>(value), sm_count(), current_stream());
+  });
 }
 
 void mem_copy_cuda(const at::Tensor& x, at::Tensor& out, c10::string_view isa) {
   check_args("mem_copy", "x", x, isa);
   check_out("mem_copy", out, x);
-  const c10::cuda::CUDAGuard guard(x.device());
-  if (x.numel() == 0) return;
-  mem_copy_launch(x.const_data_ptr<float>(), out.data_ptr<float>(), x.numel(), sm_count(), current_stream());
-  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  launch(x, [&] {
+    if (x.numel() == 0) return;
+    mem_copy_launch(x.const_data_ptr<float>(), out.data_ptr<float>(), x.numel(), sm_count(), current_stream());
+  });
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// envcheck::sum on CUDA: checks, scratch allocation and registration; the kernels are in
-// csrc/ops/cuda/sum_kernel.cu.
+// envcheck::sum on CUDA: checks, scratch allocation and launch; the kernels are in
+// csrc/ops/cuda/sum_kernel.cu, the shared glue (device guard, launch check) in glue.h.
 // Schema: csrc/ops/sum.cpp.
 #define TORCH_ASSERT_ONLY_METHOD_OPERATORS
 #include <ATen/core/Tensor.h>
@@ -17,15 +17,15 @@ namespace {
 at::Tensor sum_cuda(const at::Tensor& x) {
   check_device("sum", "x", x, c10::DeviceType::CUDA);
   check_dtype_float("sum", "x", x);
-  const c10::cuda::CUDAGuard guard(x.device());
-  const at::Tensor xc = x.contiguous();
-  const int64_t n = xc.numel();
-  at::Tensor out = at::empty({}, x.options());
-  if (n == 0) return out.zero_();
-  at::Tensor partial = at::empty({sum_partial_blocks(n)}, x.options());
-  sum_launch(xc.const_data_ptr<float>(), n, partial.data_ptr<float>(), out.data_ptr<float>(), current_stream());
-  C10_CUDA_KERNEL_LAUNCH_CHECK();
-  return out;
+  return launch(x, [&]() -> at::Tensor {
+    const at::Tensor xc = x.contiguous();
+    const int64_t n = xc.numel();
+    at::Tensor out = at::empty({}, x.options());
+    if (n == 0) return out.zero_();
+    at::Tensor partial = at::empty({sum_partial_blocks(n)}, x.options());
+    sum_launch(xc.const_data_ptr<float>(), n, partial.data_ptr<float>(), out.data_ptr<float>(), current_stream());
+    return out;
+  });
 }
 
 }  // namespace

@@ -215,6 +215,33 @@ print(json.dumps(res))
 """
 
 
+# What every CUDA op's glue shares lives in ops/cuda/glue.h (launch(): the device guard and the launch
+# check; with_out / impl_with_out: the functional variant of an out= op and the registration of both): a
+# glue file written out by hand again is refused here.
+SHARED_GLUE = {
+    "c10::cuda::CUDAGuard": "the device guard: launch(t, [&] {...})",
+    "C10_CUDA_KERNEL_LAUNCH_CHECK": "the launch check: launch(t, [&] {...})",
+    "MemoryFormat::Contiguous": "the output of an out= op: with_out<&op_out> / empty_contiguous_like",
+    '_out"': "the registration of both variants: impl_with_out<&op_out>(m, \"op\")",
+}
+
+
+def test_each_cuda_glue_holds_only_its_checks_and_its_launch(repo_root):
+    ops = [op for op in buildcfg.op_list(os.path.join(repo_root, "csrc")) if op.cuda]
+    assert len(ops) >= 6
+    wrong = []
+    for op in ops:
+        with open(os.path.join(repo_root, "csrc", "ops", "cuda", f"{op.name}_glue.cpp"), encoding="utf-8") as fh:
+            text = fh.read()
+        wrong += [f"{op.name}_glue.cpp: {what} (use {how})" for what, how in SHARED_GLUE.items() if what in text]
+        if "launch(" not in text:
+            wrong.append(f"{op.name}_glue.cpp: no launch(...) of glue.h")
+    assert not wrong, wrong
+    with open(os.path.join(repo_root, "csrc", "ops", "cuda", "glue.h"), encoding="utf-8") as fh:
+        glue = fh.read()
+    assert all(what in glue for what in ("c10::cuda::CUDAGuard", "C10_CUDA_KERNEL_LAUNCH_CHECK", "impl_with_out"))
+
+
 @pytest.mark.slow
 def test_a_toy_op_added_by_its_files_and_one_line_builds_and_runs_on_every_isa(repo_root, tmp_path):
     csrc = copy_csrc(repo_root, tmp_path)

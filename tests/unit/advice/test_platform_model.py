@@ -152,7 +152,7 @@ def test_windows_dll_search_per_framework():
 
 def test_container_without_gpu_needs_the_value_a_container_and_no_gpu():
     s = load("k8s_pod_without_gpu_request_void")
-    assert F.container_without_gpu(s)["value"] == "void"
+    assert F.container_without_gpu(s).value == "void"
     assert F.container_without_gpu(load("k8s_pod_cdi_void_gpu_works")) is None    # CDI: void, and CUDA works
     s["platform"]["container"] = None
     assert F.container_without_gpu(s) is None                                     # not in a container

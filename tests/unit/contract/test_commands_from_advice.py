@@ -4,8 +4,10 @@ advice/recommend.py, advice/conda_commands.py) and never put a pip, uv, conda, m
 command together themselves: not as a word list (`f(py, "-m", "pip", "install", ...)`,
 `command_line(s, manager, "install", ...)`), nor as text (`f"{py} -m pip install ..."`, the JetPack
 placeholder lines, `"conda install -c conda-forge ..."`).  A rule says what to install (packages,
-pins, channels) to an advice function that says how.  Prose that quotes a command in backticks
-(`pip install --user`) is an explanation, not a fix, and is left alone.
+pins, channels) to an advice function that says how.  The same holds for the system package managers
+(apt-get, apt, dnf, yum, zypper, pacman, ubuntu-drivers, winget, choco, brew, port): their lines are
+written in advice/system_commands.py, with the platform's quoting.  Prose that quotes a command in
+backticks (`pip install --user`) is an explanation, not a fix, and is left alone.
 
 Checked on the source with ast, and the checker is tested on planted violations below, so it cannot
 pass by reading nothing."""
@@ -23,7 +25,10 @@ from paths import REPO
 PACKAGE = os.path.join(REPO, "torch_envcheck")
 BUILDERS = {"shell_join", "shell_quote", "pip_install_words", "pip_install_command"}
 MANAGERS = {"pip", "pip3", "uv", "conda", "mamba", "micromamba"}
-VERBS = {"install", "uninstall", "remove", "create", "update", "env", "add", "sync"}
+SYSTEM_MANAGERS = {"apt-get", "apt", "dnf", "yum", "zypper", "pacman", "ubuntu-drivers", "winget", "choco", "brew",
+                   "port", "apk", "emerge"}
+VERBS = {"install", "uninstall", "remove", "create", "update", "env", "add", "sync", "purge", "upgrade", "in", "rm",
+         "-S", "-Sy", "-Syu", "-R", "-Rs", "-Rns"}
 RAW_JOINERS = {"command_line", "command"}   # advice's word joiners: quoting, no choice of words
 # A command line written as text: a line (or what follows && / || / ;) that starts with a package
 # manager and its verb, or with an interpreter (a placeholder {}, python3, .venv/bin/python, py -3.11)
@@ -32,7 +37,10 @@ COMMAND_TEXT = re.compile(
     r"(?m)(?:^|&&|\|\||;)\s*(?:sudo\s+)?"
     r"(?:(?:pip3?|uv(?:\s+pip)?|conda|mamba|micromamba)(?:\.exe)?\s+(?:install|uninstall|remove|create|update|"
     r"env\s+create|add|sync)\b"
-    r"|(?:\{\}|[\w./\\{}-]*python[\w.{}]*|py\s+-[\w.{}]+)\s+-m\s+pip\s+(?:install|uninstall)\b)")
+    r"|(?:\{\}|[\w./\\{}-]*python[\w.{}]*|py\s+-[\w.{}]+)\s+-m\s+pip\s+(?:install|uninstall)\b"
+    # the system package managers (sudo or not; the verb after any options: apt-get -y install)
+    r"|(?:apt-get|apt|dnf|yum|zypper|pacman|ubuntu-drivers|winget|choco|brew|port|apk|emerge)(?:\.exe)?"
+    r"(?:\s+-{1,2}[\w-]+)*\s+(?:install|uninstall|remove|purge|upgrade|update|add|in|rm|-S\w*|-R\w*)(?![\w-]))")
 BACKTICKED = re.compile(r"`[^`]*`")
 
 
@@ -81,11 +89,11 @@ def builds_commands(source: str, *, quoting_allowed: bool) -> list[str]:
             found.append(f"line {node.lineno}: a command written as text: {text[:60]!r}")
         if isinstance(node, ast.Call):
             words = _words(node)
-            first = next((i for i, w in enumerate(words) if w in MANAGERS), None)
+            first = next((i for i, w in enumerate(words) if w in MANAGERS | SYSTEM_MANAGERS), None)
             if first is not None and any(w in VERBS for w in words[first + 1:]):
                 found.append(f"line {node.lineno}: a {words[first]} command built in place")
             name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-            if name in RAW_JOINERS and words and words[0] in VERBS | MANAGERS:
+            if name in RAW_JOINERS and words and words[0] in VERBS | MANAGERS | SYSTEM_MANAGERS:
                 found.append(f"line {node.lineno}: {name}() given a package manager's words")
             if name in BUILDERS and (not quoting_allowed or name.startswith("pip_")):
                 owner = node.func.value if isinstance(node.func, ast.Attribute) else None
@@ -136,6 +144,21 @@ PLANTED_RULE_COMMANDS = [
     "f'# first:\\nmicromamba install {spec} -c conda-forge'",
     "f'python{mm} -m venv .venv && .venv/bin/python -m pip install ' + req",
     "'uv pip install torch --python ' + exe",
+    # the system package managers
+    "f'sudo apt-get install linux-headers-{rel} && sudo dkms autoinstall -k {rel}'",
+    "'sudo apt-get -y install gcc-12 g++-12'",
+    "f'sudo dnf install gcc-toolset-{want}'",
+    "'sudo zypper install kernel-default-devel'",
+    "'sudo pacman -S --needed linux-headers'",
+    "'sudo pacman -Rns nvidia-dkms'",
+    "f'{prefix}\\nsudo yum remove {name}'",
+    "{'dpkg': 'sudo apt-get remove --purge', 'rpm': 'sudo dnf remove'}",
+    "'sudo ubuntu-drivers install   # the recommended driver'",
+    "'winget install --id Microsoft.VCRedist.2015+.x64 -e\\n'",
+    "A.command(s, 'winget', 'install', '--id', 'X')",
+    "'choco install cuda'",
+    "'brew install libomp'",
+    "f'# first:\\nsudo apt install nvidia-driver-{v}'",
 ]
 
 
@@ -153,7 +176,11 @@ def test_the_checker_sees_conda_s_raw_joiner_imported_into_a_rule():
     "'pip installs a wheel\\'s files over whatever is there'",
     "CC.install(s, 'pytorch=2.5', channels=('pytorch', 'nvidia'))",
     "CC.remove(s, 'cpuonly')",
-    "A.command(s, 'winget', 'install', '--id', 'X')",                  # not a Python package manager
+    "SYS.winget_install(s, 'Microsoft.VCRedist.2015+.x64')",           # the system commands' advice
+    "SYS.kernel_headers_rebuild(s, release)",
+    "'the driver from `sudo apt-get install nvidia-driver-550` shadows WSL\\'s'",  # prose, backticked
+    "'apt-get installs packages system-wide'",
+    "'sudo update-initramfs -u'",                                       # not a package manager
     "'the next `conda update` or `conda install` can remove pip\\'s files'",
     "'a conda update of one half leaves the other behind'",
     "r'torch-envcheck build(?: --force)?|pip install --no-build-isolation'",  # a pattern checking a command
@@ -171,3 +198,11 @@ def test_the_pip_command_lives_in_advice():
     from torch_envcheck.advice import pip_commands
     assert not hasattr(kb, "pip_install_command") and not hasattr(kb, "pip_install_words")
     assert pip_commands.pip_install_words("python", "2.14.1", "cu126")[:4] == ["python", "-m", "pip", "install"]
+
+
+def test_system_package_manager_lines_live_in_advice():
+    """The rules once wrote apt-get/dnf/zypper/pacman/winget lines themselves: they ask advice now."""
+    from torch_envcheck.advice import system_commands as SYS
+    with open(os.path.join(PACKAGE, "advice", "system_commands.py"), encoding="utf-8") as fh:
+        assert builds_commands(fh.read(), quoting_allowed=True)   # the room that writes them (so the check bites)
+    assert callable(SYS.kernel_headers_rebuild) and callable(SYS.remove_packages)

@@ -9,9 +9,12 @@
 * so has every record of facts/records.py (a GPU, an nvcc candidate, the host compiler, ...), in
   the contract's order, read tolerantly (a missing or ill-typed field is None, never an exception),
   and its to_dict() is the object a normalised snapshot holds (findings' details show it);
-* no accessor of facts/core.py hands out a recorded object as a dict: those that return a dict are
-  named below, each with why (an open map, a derived verdict, ...), so a new one fails here until
-  it returns a record or is named."""
+* so has every reshaped record (a recorded list the accessor reshapes: some of the declared fields, in
+  the contract's order), and every verdict the facts layer derives names the declared paths it is
+  judged from;
+* no accessor of facts/core.py hands out a dict: a computed result or a reshaped list is a record, a
+  name -> value map is a read-only Mapping of plain values (named below, each with why), checked on
+  the annotations and on what every accessor returns for every recorded snapshot."""
 
 from __future__ import annotations
 
@@ -21,13 +24,18 @@ import glob
 import inspect
 import json
 import os
+import types
+from collections.abc import Mapping
 
 import pytest
 
 from paths import REPO
+from torch_envcheck.facts import conda as C
 from torch_envcheck.facts import contract
 from torch_envcheck.facts import core as F
+from torch_envcheck.facts import frameworks as H
 from torch_envcheck.facts import records as R
+from torch_envcheck.facts import tensorflow as T
 
 CORE = os.path.join(REPO, "torch_envcheck", "facts", "core.py")
 GUARD_KIND = {"text": contract.STR, "_bool": contract.BOOL, "_int": contract.INT,
@@ -134,7 +142,13 @@ def test_no_accessor_hands_out_a_sub_dict_to_dig_into():
              F.mig_gpus: "list[DriverGpu]", F.requires_dist: "list[RequiresDist]", F.ext_devices: "list[ExtDevice]",
              F.jetson: "Jetson | None", F.pci_gpus: "list[PciGpu] | None", F.other_gpus: "list[OtherGpu] | None",
              F.dkms_builds: "list[DkmsBuild] | None", F.driver_packages: "list[DriverPackage] | None",
-             F.torch_copies: "list[TorchCopy]"}
+             F.torch_copies: "list[TorchCopy]", F.request: "Request", F.oldest_build_beyond_driver: "OldestBuild | None",
+             F.container_without_gpu: "ContainerWithoutGpu | None",
+             F.cuda_visible_devices: "CudaVisibleDevices | None", F.import_broken_by_search_path: "ImportBreaker | None",
+             F.wsl_linux_driver: "WslLinuxDriver | None", F.torch_shadowed: "TorchShadowed | None",
+             F.visible_device_entries: "list[VisibleDeviceEntry] | None", F.library_listing: "list[LibraryListing]",
+             F.shm: "Shm | None", F.library_entries: "list[LibraryFolder]",
+             F.libcuda_resolution: "list[LibcudaEntry] | None"}
     for accessor, annotation in typed.items():
         assert inspect.signature(accessor).return_annotation == annotation, accessor.__name__
 
@@ -258,37 +272,183 @@ def test_the_typed_accessors_read_a_snapshot():
         assert accessor({}) is None and accessor(None) is None
 
 
-# Accessors of facts/core.py that still return a dict (or dicts), each with why it is not a record.
+MODULES = {"core": F, "conda": C, "tensorflow": T, "frameworks": H}
+# The functions of the facts modules that hand out a dict: primitives and whole-section views (which
+# test_facts_only.py keeps inside the facts layer), never a fact to read a field of.
 DICT_ACCESSORS = {
-    # primitives and whole-snapshot views (the --verbose dump, the fleet's grouping key)
-    "as_dict": "primitive", "dig": "primitive", "section": "a whole section, shown by --verbose",
-    "stable_key": "the whole snapshot, compared as a key",
-    # open maps: name -> value, no fields to dig for
-    "probe_errors": "open map", "probe_seconds": "open map", "installed_versions": "open map",
-    "nvidia_packages": "open map",
-    # verdicts the facts layer derives (no recorded object behind them)
-    "request": "the declared request, its two fields read once",
-    "oldest_build_beyond_driver": "a knowledge-table row", "container_without_gpu": "derived verdict",
-    "cuda_visible_devices": "derived verdict", "import_broken_by_search_path": "derived verdict",
-    "wsl_linux_driver": "derived verdict", "torch_shadowed": "derived verdict",
-    "visible_device_entries": "derived verdict", "library_listing": "derived counts", "shm": "derived, typed",
-    # recorded lists the accessor reshapes (drops fields, fills defaults), read by their rules as such
-    "library_entries": "recorded list, reshaped: {dir, libs: [{file, kind (lower case), version}]}",
-    "libcuda_resolution": "recorded list, reshaped: 64-bit entries only, {path, source}",
+    "core.as_dict": "primitive", "core.dig": "primitive", "core.section": "a whole section, shown by --verbose",
+    "core.stable_key": "the whole snapshot, compared as a key",
+    "core.ext_gencode": "build_info.cuda.gencode as recorded, put into a finding's details (shown, never judged)",
+    "conda.conda": "the conda section, read by conda.py's accessors only",
+    "tensorflow.tf": "the tensorflow section, read by tensorflow.py's accessors only",
+    "tensorflow.child": "tensorflow.child, read by tensorflow.py's accessors only",
+    "tensorflow.log": "tensorflow.log, read by tensorflow.py's accessors only",
+    "tensorflow.file_owners": "the file_owners section, read by tensorflow.py's accessors only",
+    "tensorflow.build_info": "tf.sysconfig.get_build_info() as recorded: read by tensorflow.py's accessors, shown "
+                             "whole in a finding's details (never judged there)",
+}
+UNANNOTATED_VIEWS = {"core.dig", "core.section", "core.ext_gencode"}
+# ExtStatus's free-form objects, as contract.py declares them (read through stale_path / stale_reason)
+FREE_FORM = {"meta", "stale_aot"}
+# Open maps, name -> value with no fields to dig for: read-only (types.MappingProxyType), plain values
+# or records.
+OPEN_MAPS = {
+    "core.probe_errors": "probe name -> the error it raised", "core.probe_seconds": "probe name -> seconds",
+    "core.installed_versions": "distribution -> version (None: recorded as not installed)",
+    "core.nvidia_packages": "nvidia-* wheel -> version",
+    "conda.packages": "package name -> its record (CondaPackage)",
+    "conda.requested": "package name -> what was asked for (CondaRequest)",
+    "tensorflow.tf_distributions": "TensorFlow/Keras distribution -> version",
 }
 
 
+def _annotated(*words) -> set:
+    out = set()
+    for mod, module in MODULES.items():
+        with open(module.__file__, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+        out |= {f"{mod}.{node.name}" for node in tree.body
+                if isinstance(node, ast.FunctionDef) and not node.name.startswith("_") and node.returns is not None
+                and any(w in ast.unparse(node.returns) for w in words)}
+    return out
+
+
 def test_every_accessor_handing_out_a_dict_is_named():
-    with open(CORE, encoding="utf-8") as fh:
-        tree = ast.parse(fh.read())
-    dict_returning = set()
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
-            ret = ast.unparse(node.returns) if node.returns is not None else ""
-            if "dict" in ret:
-                dict_returning.add(node.name)
+    dict_returning = _annotated("dict")
     assert dict_returning - set(DICT_ACCESSORS) == set(), "return a record (facts/records.py) instead"
-    assert set(DICT_ACCESSORS) - dict_returning - {"dig", "section"} == set(), "no longer a dict: drop it here"
+    assert set(DICT_ACCESSORS) - dict_returning - UNANNOTATED_VIEWS == set(), "no longer a dict: drop it here"
+    assert _annotated("Mapping") == set(OPEN_MAPS), "a name -> value map is named in OPEN_MAPS, with why"
+
+
+def _plain(value) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def _dicts_in(value, depth=0) -> bool:
+    """Whether a value an accessor returned holds a dict anywhere (a record's fields, list items, ...)."""
+    if isinstance(value, dict):
+        return True
+    if depth > 4:
+        return False
+    if isinstance(value, (R.Record, R.Verdict, R.ExtDevice, F.ExtStatus)):
+        return any(_dicts_in(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value)
+                   if not (isinstance(value, F.ExtStatus) and f.name in FREE_FORM))
+    if isinstance(value, (list, tuple)):
+        return any(_dicts_in(v, depth + 1) for v in value)
+    if isinstance(value, Mapping):
+        return any(_dicts_in(v, depth + 1) for v in value.values())
+    return False
+
+
+def _one_snapshot_accessors():
+    """The public functions of the facts modules that take the snapshot alone, as 'module.name'."""
+    out = []
+    for mod, module in MODULES.items():
+        for name, fn in sorted(vars(module).items()):
+            if (name.startswith("_") or f"{mod}.{name}" in DICT_ACCESSORS or not inspect.isfunction(fn)
+                    or fn.__module__ != module.__name__):
+                continue
+            params = list(inspect.signature(fn).parameters.values())
+            if len(params) == 1 and params[0].name in ("s", "snap", "snapshot"):
+                out.append(f"{mod}.{name}")
+    return out
+
+
+def test_no_accessor_returns_a_dict_for_any_recorded_snapshot():
+    """What every one-argument accessor returns, over every recorded snapshot: no dict anywhere in it
+    (ExtStatus's free-form objects aside), an open map read-only with plain values."""
+    names = _one_snapshot_accessors()
+    assert {"core.gpus", "core.cuda_visible_devices", "core.library_entries", "core.probe_errors", "core.shm",
+            "core.request", "conda.packages", "conda.pip_dists", "conda.pytorch_flavour", "tensorflow.and_cuda",
+            "tensorflow.tested", "tensorflow.owner_pairs", "frameworks.held"} <= set(names)
+    wrong, called = set(), 0
+    for path in SNAPSHOTS:
+        with open(path, encoding="utf-8") as fh:
+            snap = contract.normalise(json.load(fh))
+        for name in names:
+            mod, fn = name.split(".")
+            value = getattr(MODULES[mod], fn)(snap)
+            called += 1
+            if name in OPEN_MAPS:
+                if not isinstance(value, types.MappingProxyType) or _dicts_in(list(value.values())):
+                    wrong.add(f"{name}: {type(value).__name__}")
+            elif _dicts_in(value):
+                wrong.add(f"{name} ({os.path.basename(path)}): {str(value)[:100]}")
+    assert called > 8000 and not wrong, sorted(wrong)
+
+
+def test_the_dict_check_catches_a_planted_dict():
+    assert _dicts_in({"a": 1}) and _dicts_in([R.LibraryOnPath(), {"dir": "x"}])
+    assert _dicts_in(R.TorchShadowed(imported={"location": "x"}))   # a dict inside a record's field
+    assert _dicts_in(types.MappingProxyType({"a": {"b": 1}}))        # a map of maps
+    assert not _dicts_in([R.LibraryFolder("x", (R.LibraryFile("libcudart.so.13", "cudart", "13.0"),))])
+
+
+def test_open_maps_are_read_only():
+    snap = {"probe_errors": {"gpu": "boom", "odd": {"nested": 1}}, "probe_seconds": {"gpu": 0.5, "bad": "x"},
+            "packages": {"installed": {"torch": "2.13.0", "gone": 5}, "nvidia": {"nvidia-cudnn-cu13": "9.1", "x": 1}}}
+    assert dict(F.probe_errors(snap)) == {"gpu": "boom"} and dict(F.probe_seconds(snap)) == {"gpu": 0.5}
+    assert dict(F.installed_versions(snap)) == {"torch": "2.13.0", "gone": None}
+    assert dict(F.nvidia_packages(snap)) == {"nvidia-cudnn-cu13": "9.1"}
+    for name in OPEN_MAPS:
+        mod, fn = name.split(".")
+        with pytest.raises(TypeError):
+            getattr(MODULES[mod], fn)(snap)["planted"] = "x"
+
+
+@pytest.mark.parametrize("cls", R.RESHAPED, ids=lambda c: c.__name__)
+def test_a_reshaped_record_has_declared_fields_in_the_contracts_order(cls):
+    assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen
+    declared = list(contract.field(cls.PATH).fields)
+    names = [_key(cls, f.name) for f in dataclasses.fields(cls)]
+    assert set(names) <= set(declared) and names == [k for k in declared if k in names], (cls.PATH, names)
+    for f in dataclasses.fields(cls):
+        assert f.type == _expected_type(cls, f.name, contract.field(cls.PATH).fields[_key(cls, f.name)]), f.name
+
+
+def _declared(path: str) -> bool:
+    return path in contract.SECTIONS or path in contract.TOP or contract.field(path) is not None
+
+
+@pytest.mark.parametrize("cls", R.VERDICTS, ids=lambda c: c.__name__)
+def test_a_verdict_is_frozen_and_names_the_declared_paths_it_is_judged_from(cls):
+    assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen
+    assert cls.FROM and all(_declared(p) for p in cls.FROM), [p for p in cls.FROM if not _declared(p)]
+    assert list(cls().to_dict()) == [f.name for f in dataclasses.fields(cls)]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(cls(), dataclasses.fields(cls)[0].name, None)
+
+
+def test_the_derived_accessors_read_a_snapshot():
+    snap = {"platform": {"system": "Linux", "container": "docker"},
+            "env": {"CUDA_VISIBLE_DEVICES": "0,7,1", "NVIDIA_VISIBLE_DEVICES": "void"},
+            "torch": {"importable": True, "version": "2.13.0+cu130", "cuda": "13.0", "cuda_available": False},
+            "driver": {"present": True, "gpus": [{"index": 0, "uuid": "GPU-a"}, {"index": 1, "uuid": "GPU-b"}]},
+            "libraries": {"entries": [{"dir": "/opt/cuda/lib64", "libs": [
+                {"file": "libcudart.so.12", "kind": "CUDART", "version": "12.1", "soversion": "12"}, "junk"]},
+                {"dir": "", "libs": []}, {"dir": "/x", "libs": "not a list"}]},
+            "system": {"libcuda": [{"path": "/usr/lib/i386/libcuda.so.1", "source": "ld.so.cache", "abi": "libc6"},
+                                   {"path": "/usr/lib/x86_64/libcuda.so.1", "source": "ld.so.cache",
+                                    "abi": "libc6,x86-64"}],
+                       "shm": {"total_bytes": 64 << 20}}}
+    cvd = F.cuda_visible_devices(snap)
+    assert (cvd.raw, cvd.n, cvd.empty, cvd.valid, cvd.invalid) == ("0,7,1", 2, False, ("0",), "7")
+    assert cvd.to_dict() == {"raw": "0,7,1", "n": 2, "empty": False, "valid": ["0"], "invalid": "7"}
+    assert [(e.entry, e.exists) for e in F.visible_device_entries(snap, "CUDA_VISIBLE_DEVICES")] == \
+        [("0", True), ("7", False), ("1", True)]
+    assert F.container_without_gpu(snap) == R.ContainerWithoutGpu(
+        "void", "neither GPUs nor the driver's libraries are given to the container", "docker")
+    lib = F.library_entries(snap)
+    assert lib == [R.LibraryFolder("/opt/cuda/lib64", (R.LibraryFile("libcudart.so.12", "cudart", "12.1"),)),
+                   R.LibraryFolder("/x", ())]
+    assert [(e.dir, e.files) for e in F.library_listing(snap)] == [("/opt/cuda/lib64", 2), (None, 0), ("/x", 0)]
+    assert F.libcuda_resolution(snap) == [R.LibcudaEntry("/usr/lib/x86_64/libcuda.so.1", "ld.so.cache")]
+    assert F.shm(snap) == R.Shm("/dev/shm", 64 << 20, None)
+    assert F.request(snap) == R.Request() and F.request({"request": {"frameworks": ["torch", 3], "shell": "cmd"}}) \
+        == R.Request(("torch",), "cmd")
+    for accessor in (F.cuda_visible_devices, F.container_without_gpu, F.import_broken_by_search_path,
+                     F.wsl_linux_driver, F.torch_shadowed, F.shm, F.libcuda_resolution):
+        assert accessor({}) is None
 
 
 def _not_json(value, path="details") -> list[str]:

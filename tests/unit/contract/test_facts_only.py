@@ -3,8 +3,9 @@ snapshot only through the facts layer (torch_envcheck/facts/): no module outside
 .get()s a snapshot section (the top-level keys of facts/contract.py), digs into one
 (F.dig(s, "torch", ...)) or takes a whole section from an accessor to read it raw (F.torch(s).get(...)).
 
-Nor does one dig into what a typed accessor hands out: an accessor of facts/core.py that returns a
-record (facts/records.py: F.nvcc_in_use(s), F.gpus(s), F.host_compiler(s), ...) is read by attribute
+Nor does one dig into what a typed accessor hands out: an accessor of the facts layer (facts/core.py,
+conda.py, tensorflow.py, frameworks.py) that returns a record (facts/records.py: F.nvcc_in_use(s),
+F.gpus(s), C.package(s, name), C.pip_dists(s), T.and_cuda(s), T.tested(s), ...) is read by attribute
 (`.version`), never by key (`.get("version")`, `["version"]`, `.to_dict()["version"]`,
 `dataclasses.asdict(...)`), whether on the call itself, an item of the list it returns, or a name
 bound to either (`nv = F.nvcc_in_use(s)`, `for g in F.gpus(s)`).
@@ -77,38 +78,50 @@ def raw_reads(source: str) -> list[str]:
 # ---------------------------------------------------------------- digging into a typed accessor's result
 
 CORE = os.path.join(PACKAGE, "facts", "core.py")
-RECORD_TYPES = frozenset(c.__name__ for c in records.RECORDS) | {"ExtDevice", "ExtStatus"}
+# the facts modules whose typed accessors the dig check covers, each by its import path
+FACTS_MODULES = {name: os.path.join(PACKAGE, "facts", f"{name}.py")
+                 for name in ("core", "conda", "tensorflow", "frameworks")}
+RECORD_TYPES = frozenset(c.__name__ for c in records.RECORDS + records.RESHAPED + records.VERDICTS) | {
+    "ExtDevice", "ExtStatus"}
 KEY_READS = frozenset(("get", "setdefault", "pop", "items", "keys", "values"))
 
 
-def typed_accessors() -> frozenset:
-    """The accessors of facts/core.py whose return annotation names a record type (read from the
+def typed_accessors(path: str = CORE) -> frozenset:
+    """The accessors of a facts module whose return annotation names a record type (read from the
     source, so a new typed accessor is covered without a list kept here)."""
-    with open(CORE, encoding="utf-8") as fh:
+    with open(path, encoding="utf-8") as fh:
         tree = ast.parse(fh.read())
     out = set()
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and not node.name.startswith("_") and node.returns is not None:
             names = {n.id for n in ast.walk(node.returns) if isinstance(n, ast.Name)}
             names |= {n.value for n in ast.walk(node.returns) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
-            if names & RECORD_TYPES:
+            # a name -> record map (Mapping[str, CondaPackage]) is read by name: .get(name), .items()
+            if names & RECORD_TYPES and not ast.unparse(node.returns).startswith("Mapping"):
                 out.add(node.name)
     return frozenset(out)
 
 
-TYPED = typed_accessors()
+TYPED_BY_MODULE = {name: typed_accessors(path) for name, path in FACTS_MODULES.items()}
+TYPED = TYPED_BY_MODULE["core"]
 
 
-def _core_aliases(tree) -> tuple[set, set]:
-    """(module aliases of facts.core: {'F'}, function names imported from it: {'gpus'})."""
-    modules, functions = set(), set()
+def _core_aliases(tree) -> tuple[dict, dict]:
+    """({module alias: its typed accessors}: {'F': core's, 'C': conda's, ...}, {function name imported
+    from a facts module: True}: {'gpus': True})."""
+    modules, functions = {}, {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module == "torch_envcheck.facts":
-            modules |= {a.asname or a.name for a in node.names if a.name == "core"}
-        elif isinstance(node, ast.ImportFrom) and node.module == "torch_envcheck.facts.core":
-            functions |= {a.asname or a.name for a in node.names if a.name in TYPED}
+            modules.update({a.asname or a.name: TYPED_BY_MODULE[a.name] for a in node.names
+                            if a.name in TYPED_BY_MODULE})
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("torch_envcheck.facts."):
+            typed = TYPED_BY_MODULE.get(node.module.rsplit(".", 1)[1], frozenset())
+            functions.update({a.asname or a.name: True for a in node.names if a.name in typed})
         elif isinstance(node, ast.Import):
-            modules |= {a.asname for a in node.names if a.name == "torch_envcheck.facts.core" and a.asname}
+            for a in node.names:
+                mod = a.name.rsplit(".", 1)[-1]
+                if a.name.startswith("torch_envcheck.facts.") and a.asname and mod in TYPED_BY_MODULE:
+                    modules[a.asname] = TYPED_BY_MODULE[mod]
     return modules, functions
 
 
@@ -162,7 +175,7 @@ def digs(source: str) -> list[str]:
             return False
         f = node.func
         if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
-            return f.value.id in modules and f.attr in TYPED
+            return f.attr in modules.get(f.value.id, ())
         return isinstance(f, ast.Name) and f.id in functions
 
     out: list = []
@@ -230,7 +243,13 @@ def test_the_accessors_that_once_handed_out_dicts_are_typed():
     assert {"nvcc_in_use", "nvcc_candidates", "host_compiler", "ninja", "msvc", "cuda_home", "mps", "xpu",
             "import_process", "gpus", "machine_gpus", "torch_devices", "driver_gpus", "mig_gpus", "requires_dist",
             "ext_devices", "ext_status", "jetson", "pci_gpus", "other_gpus", "dkms_builds", "driver_packages",
-            "torch_copies"} <= TYPED
+            "torch_copies", "request", "oldest_build_beyond_driver", "container_without_gpu", "cuda_visible_devices",
+            "import_broken_by_search_path", "wsl_linux_driver", "torch_shadowed", "visible_device_entries",
+            "library_listing", "shm", "library_entries", "libcuda_resolution"} <= TYPED
+    assert {"package", "pip_dists", "pip_dist", "search_path", "pytorch_flavour"} <= \
+        TYPED_BY_MODULE["conda"]
+    assert {"tested", "tf_gpus", "dlopen_failures", "and_cuda", "path_libs", "requires", "owners_summary",
+            "owner_pairs", "windows_path_cuda_dirs"} <= TYPED_BY_MODULE["tensorflow"]
 
 
 def test_every_checked_room_exists():
@@ -262,7 +281,9 @@ def test_the_check_leaves_other_reads_alone(code):
     assert raw_reads(f"def rule(s, build, rec):\n    return {code}\n") == []
 
 
-HEADER = "import dataclasses\nfrom torch_envcheck.facts import core as F\nfrom torch_envcheck.facts.core import gpus\n"
+HEADER = ("import dataclasses\nfrom torch_envcheck.facts import core as F\nfrom torch_envcheck.facts.core import gpus\n"
+          "from torch_envcheck.facts import conda as C\nfrom torch_envcheck.facts import tensorflow as T\n"
+          "from torch_envcheck.facts.conda import pip_dists\n")
 DUG = [
     'return F.nvcc_in_use(s).get("version")',
     'return F.host_compiler(s)["path"]',
@@ -280,6 +301,25 @@ DUG = [
     'return {k: v for k, v in F.ninja(s).to_dict().items()}',
     'return F.ext_devices(s)[0]["kernel_image"]',
     'return (x := F.xpu(s)) and x["available"]',
+    'return F.cuda_visible_devices(s)["raw"]',
+    'for e in F.library_entries(s):\n        print([l["kind"] for l in e.libs], e["dir"])',
+    'b = F.import_broken_by_search_path(s)\n    return b["suspects"][0]',
+    'return F.torch_shadowed(s).get("by")',
+    # conda's and TensorFlow's accessors
+    'return C.package(s, "pytorch")["build"]',
+    'rec = C.package(s, "pytorch")\n    return rec.get("channel")',
+    'return [d["name"] for d in C.pip_dists(s) if d["name"].startswith("nvidia-")]',
+    'return pip_dists(s)[0]["version"]',
+    'return C.pytorch_flavour(s)["kind"]',
+    'return [e.get("kind") for e in C.search_path(s)]',
+    'return [r["installed"] for r in T.and_cuda(s)]',
+    'row = T.tested(s) or {}\n    return row.get("cuda")',
+    'return T.owners_summary(s)["pairs_total"]',
+    'return [p["differing"] for p in T.owner_pairs(s)]',
+    'return [f["kind"] for f in T.dlopen_failures(s)]',
+    'return [r["specifier"] for r in T.requires(s, "numpy")]',
+    'return [d["cuda"] for d in T.windows_path_cuda_dirs(s)]',
+    'return [g.get("name") for g in T.tf_gpus(s)]',
 ]
 
 
@@ -292,9 +332,13 @@ def test_the_dig_check_catches_a_planted_dig(code):
     'return F.nvcc_in_use(s).version',
     'return [g.capability for g in F.gpus(s)]',
     'nv = F.nvcc_in_use(s)\n    return {"nvcc": nv.to_dict() if nv else None}',
-    'return F.cuda_visible_devices(s)["raw"]',        # a derived verdict, not a record
+    'return F.cuda_visible_devices(s).raw',
+    'return F.probe_errors(s)["gpu"]',                 # an open map (name -> value), read by name
     'g = {"name": "x"}\n    return g["name"]',        # another `g`, in a function of its own
-    'return T.gpus(s)[0].get("name")',                 # TensorFlow's facts, not facts/core.py
+    'return T.gpus(s)[0].get("name")',                 # no accessor of the facts layer has that name
+    'return T.tf_distributions(s)["keras"]',           # an open map (name -> version), read by name
+    'return C.package(s, "pytorch").build',
+    'return [r.name for r in T.and_cuda(s)]',
 ])
 def test_the_dig_check_leaves_attribute_reads_alone(code):
     assert digs(f"{HEADER}def rule(s):\n    {code}\n") == []

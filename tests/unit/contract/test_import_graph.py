@@ -8,6 +8,7 @@ it stands (a function-local import is an edge like any other), resolved to the p
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import os
 
@@ -58,6 +59,12 @@ def graph(mods: dict[str, str]) -> dict[str, set[str]]:
     return edges
 
 
+@functools.lru_cache(maxsize=1)
+def package_graph() -> dict[str, set[str]]:
+    """This package's graph, read once per test run (the sources do not change during one)."""
+    return graph(modules())
+
+
 def cycles(edges: dict[str, set[str]]) -> list[set[str]]:
     """The strongly connected components with more than one module (Tarjan's algorithm, iterative)."""
     index, low, on, stack, out, counter = {}, {}, set(), [], [], [0]
@@ -93,7 +100,7 @@ def cycles(edges: dict[str, set[str]]) -> list[set[str]]:
 
 
 def test_no_import_cycle_anywhere():
-    found = {frozenset(c) for c in cycles(graph(modules()))}
+    found = {frozenset(c) for c in cycles(package_graph())}
     assert found == set(), [sorted(c) for c in found]
 
 
@@ -117,7 +124,7 @@ def test_no_rule_calls_another_rule(area):
              if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names]
     assert calls == [], "relate findings with finding(..., explains=/hides=), not by calling a rule"
     siblings = {m.__name__ for m in rules.MODULES.values()} - {module.__name__}
-    imported = graph(modules())[module.__name__]
+    imported = package_graph()[module.__name__]
     assert not imported & siblings
 
 
@@ -126,14 +133,9 @@ def test_no_rule_calls_another_rule(area):
 # no import from a lower room to a higher one (nor between independent siblings of one layer) except
 # the imports the contracts name, every room under a contract, and docs/architecture.md showing them.
 
-import functools  # noqa: E402
-
 import architecture_doc  # noqa: E402  (tests/support)
 
 
-@functools.lru_cache(maxsize=1)
-def package_graph() -> dict[str, set[str]]:
-    return graph(modules())
 
 # Not rooms: the package's front door (torch_envcheck/__init__.py re-exports the public API) and the
 # drop-in env_check.py template, which is copied into projects and never imported from the package.

@@ -14,12 +14,14 @@ from pathlib import Path
 import pytest
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "explain"
-SPLITS = ("train", "test", "test2", "test3")
-FROZEN = ("test", "test2", "test3")
+SPLITS = ("train", "test", "test2", "test3", "test4")
+FROZEN = ("test", "test2", "test3", "test4")
 # From this batch on an entry's split is decided by its source URL alone (train or test2).
 URL_SPLIT_BATCH = 11
 # From this batch on the URL rule sends the even half to a third frozen split (train or test3).
 TEST3_BATCH = 12
+# This batch is a frozen split as a whole (test4): collected apart by someone who never read or ran the matcher.
+TEST4_BATCH = 13
 EXPECTED_KEYS = {"recognised", "layer", "environment_problem", "fix", "fix_patterns"}
 # The classes the corpus must cover (issue's list), each present in the corpus as a whole.
 REQUIRED_CLASSES = {"container", "driver-state", "rocm", "jit-arch", "c-runtime", "cuda-libs", "ext-abi",
@@ -37,6 +39,8 @@ def _norm(text):
 
 
 def _split_of(source, text, batch):
+    if batch == TEST4_BATCH:
+        return "test4"
     if batch >= URL_SPLIT_BATCH:
         frozen = "test3" if batch >= TEST3_BATCH else "test2"
         return frozen if int(hashlib.sha256(source.encode("utf-8")).hexdigest(), 16) % 2 == 0 else "train"
@@ -114,6 +118,16 @@ def test_no_text_repeats_and_no_test_text_reaches_the_catalogue(corpus):
             assert key not in seen, f"{e['id']} repeats {seen.get(key)}"
             seen[key] = e["id"]
             ids.add(e["id"])
+
+
+def test_the_collected_apart_split_shares_no_thread_with_the_others(corpus):
+    """test4 was collected as a whole from threads in none of the other files: a thread already read
+    while tuning (train) or measured before (test, test2, test3) would not measure anything new."""
+    other = {e["source"].rstrip("/") for sp in SPLITS if sp != "test4" for e in corpus[sp]["entries"]}
+    other |= {e["source"].rstrip("/") for e in json.loads((DATA / "real_errors.json").read_text(encoding="utf-8"))["entries"]}
+    for e in corpus["test4"]["entries"]:
+        assert e["batch"] == TEST4_BATCH, e["id"]
+        assert e["source"].rstrip("/") not in other, f"{e['id']}: {e['source']} is already in the corpus"
 
 
 def test_nothing_carries_a_path_of_the_recording_machine(corpus):

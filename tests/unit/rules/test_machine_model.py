@@ -116,12 +116,12 @@ def test_wsl_libcuda_loaded_by_torch_outranks_the_cache_order():
 def test_visible_device_entries_are_judged_against_nvml():
     s = load("a100_mig_cuda_visible_devices_stale_uuid")
     s["env"]["CUDA_VISIBLE_DEVICES"] = "0,GPU-5a3f2c1e,MIG-1f2e3d4c,MIG-00000000,7,0:1"
-    got = [(e["entry"], e["kind"], e["exists"]) for e in F.visible_device_entries(s, "CUDA_VISIBLE_DEVICES")]
+    got = [(e.entry, e.kind, e.exists) for e in F.visible_device_entries(s, "CUDA_VISIBLE_DEVICES")]
     assert got == [("0", "index", True), ("GPU-5a3f2c1e", "gpu-uuid", True), ("MIG-1f2e3d4c", "mig-uuid", True),
                    ("MIG-00000000", "mig-uuid", False), ("7", "index", False), ("0:1", "mig-index", None)]
     # without NVML's MIG list a MIG UUID is not judged
     s["driver"]["gpus"][0]["mig_devices"] = None
-    assert all(e["exists"] is None for e in F.visible_device_entries(s, "CUDA_VISIBLE_DEVICES") if e["kind"] == "mig-uuid")
+    assert all(e.exists is None for e in F.visible_device_entries(s, "CUDA_VISIBLE_DEVICES") if e.kind == "mig-uuid")
 
 
 def test_stale_mig_uuid_in_nvidia_visible_devices():

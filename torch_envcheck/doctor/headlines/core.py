@@ -104,8 +104,8 @@ def libraries_headline(s):
     entries = F.library_listing(s)
     if not entries:
         return f"no CUDA/cuDNN libraries in {var}"
-    files = sum(e["files"] for e in entries)
-    dirs = ", ".join(e["dir"] or "?" for e in entries[:3])
+    files = sum(e.files for e in entries)
+    dirs = ", ".join(e.dir or "?" for e in entries[:3])
     return f"{files} CUDA/cuDNN librar{'ies' if files != 1 else 'y'} in {var}: {dirs}"
 
 

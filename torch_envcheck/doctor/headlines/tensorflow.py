@@ -8,12 +8,12 @@ from torch_envcheck.facts import tensorflow as T
 
 def _owners(s) -> str | None:
     summary = T.owners_summary(s)
-    if not summary["present"]:
+    if not summary.present:
         return None
-    differing = sum(p["differing"] for p in T.owner_pairs(s))
+    differing = sum(p.differing for p in T.owner_pairs(s))
     if differing:
         return f"{differing} file{'s' if differing != 1 else ''} owned by two distributions"
-    n = summary["distributions"]
+    n = summary.distributions
     return f"no file owned by two of {n} distributions" if n is not None else None
 
 

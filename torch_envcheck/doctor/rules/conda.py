@@ -177,9 +177,9 @@ def cpu_pytorch_with_gpu(s) -> list[dict]:
     if rec is None or flav is None or not F.has_nvidia_gpu(s):
         return []
     cpuonly = C.package(s, "cpuonly")
-    if flav["kind"] != "cpu" and not cpuonly:
+    if flav.kind != "cpu" and not cpuonly:
         return []
-    reasons = [flav["why"]] if flav["kind"] == "cpu" else []
+    reasons = [flav.why] if flav.kind == "cpu" else []
     if cpuonly:
         reasons.append(f"the cpuonly package {terminal(C.version(cpuonly))} is installed")
     if C.channel(rec) == "pytorch" and not C.package(s, "pytorch-cuda"):
@@ -193,7 +193,7 @@ def cpu_pytorch_with_gpu(s) -> list[dict]:
         "pytorch-mutex; without pytorch-cuda in the install command it falls back to CPU), so torch never "
         "uses the GPU." + (" cpuonly must be removed first: it forbids every CUDA build." if cpuonly else "") + why,
         "\n".join(lines) or None,
-        {"pytorch": rec, "cpuonly": bool(cpuonly), "flavour": flav}, explains=("TE202",))]
+        {"pytorch": rec.to_dict(), "cpuonly": bool(cpuonly), "flavour": flav.to_dict()}, explains=("TE202",))]
 
 
 def pytorch_cuda_missing(s) -> list[dict]:
@@ -205,7 +205,7 @@ def pytorch_cuda_missing(s) -> list[dict]:
     flav = C.pytorch_flavour(s)
     if rec is None or C.channel(rec) != "pytorch" or C.package(s, "pytorch-cuda") or C.package(s, "cpuonly"):
         return []
-    if not F.has_nvidia_gpu(s) or (flav and flav["kind"] == "cpu"):
+    if not F.has_nvidia_gpu(s) or (flav and flav.kind == "cpu"):
         return []
     rel = kb.version_tuple(C.version(rec))
     if not rel or rel[:2] < (1, 13):
@@ -214,11 +214,12 @@ def pytorch_cuda_missing(s) -> list[dict]:
     return [_problem(
         "TE902", "failure",
         f"conda's pytorch {terminal(C.version(rec))} in {_env_label(s)} comes from the pytorch channel without "
-        f"pytorch-cuda ({flav['why'] if flav else 'build unknown'})",
+        f"pytorch-cuda ({flav.why if flav else 'build unknown'})",
         "Since pytorch 1.13 the pytorch channel brings the CUDA libraries through the pytorch-cuda package "
         "(`-c pytorch -c nvidia`); without it a CUDA build has no CUDA runtime in the env and the solver "
         "falls back to the CPU build on the next change." + why,
-        "\n".join(lines) or None, {"pytorch": rec, "flavour": flav}, explains=("TE201", "TE202"))]
+        "\n".join(lines) or None, {"pytorch": rec.to_dict(), "flavour": F.as_details(flav)},
+        explains=("TE201", "TE202"))]
 
 
 def _imported(s, conda_rec, pip_item) -> str | None:
@@ -227,11 +228,11 @@ def _imported(s, conda_rec, pip_item) -> str | None:
     inst = (F.torch_installer(s) or "").lower()
     if F.torch_importable(s) is False or not tv:
         return None
-    if tv == pip_item.get("version") or inst in ("pip", "uv"):
+    if tv == pip_item.version or inst in ("pip", "uv"):
         return "pip"
     if versions.public(tv) == C.version(conda_rec):
         return "conda"
-    return "pip" if versions.public(tv) == versions.public(str(pip_item.get("version"))) else None
+    return "pip" if versions.public(tv) == versions.public(str(pip_item.version)) else None
 
 
 def torch_installed_twice(s) -> list[dict]:
@@ -243,20 +244,20 @@ def torch_installed_twice(s) -> list[dict]:
     if rec is None or pip_torch is None:
         return []
     who = _imported(s, rec, pip_torch)
-    pv = terminal(pip_torch["version"])
+    pv = terminal(pip_torch.version)
     imports = {"pip": f"Python imports pip's torch {pv} (its files replaced conda's; conda-meta still lists "
                       f"pytorch {terminal(C.version(rec))})",
                "conda": f"Python imports conda's pytorch {terminal(C.version(rec))}",
                None: "torch does not import" if F.torch_importable(s) is False
                else "which copy Python imports is unknown (no torch facts)"}[who]
-    nvidia = [d for d in C.pip_dists(s) if d["name"].startswith("nvidia-")]
+    nvidia = [d for d in C.pip_dists(s) if d.name.startswith("nvidia-")]
     companions = [n for n in ("torchvision", "torchaudio", "triton") if C.pip_dist(s, n)]
     ver = _safe_version(C.version(rec))
     pinned = [f"{n}=={_safe_version(C.version(C.package(s, n)))}" if _safe_version(C.version(C.package(s, n))) else n
               for n in _installed(s, "torchvision", "torchaudio", "pytorch-cuda")]
     channels = ("pytorch", "nvidia") if C.channel(rec) == "pytorch" else \
         (C.channel(rec),) if C.channel(rec) and C.channel(rec) != "pkgs/main" else ()
-    fix = [CC.pip_uninstall(s, "torch", *companions, *[d["name"] for d in nvidia][:40]),
+    fix = [CC.pip_uninstall(s, "torch", *companions, *[d.name for d in nvidia][:40]),
            CC.install(s, f"pytorch=={ver}" if ver else "pytorch", *pinned, channels=channels, force_reinstall=True),
            "# or keep pip's torch: a new env without conda's pytorch (torch-envcheck pin --conda writes its environment.yml)"]
     return [_problem(
@@ -267,7 +268,7 @@ def torch_installed_twice(s) -> list[dict]:
         "still records its own, and the next `conda update` or `conda install` can remove or overwrite pip's files "
         "and leave a torch that is half one build and half the other. Keep one installer per package: uninstall "
         "the pip copy and restore conda's, or start a new env.",
-        "\n".join(fix), {"conda": rec, "pip": pip_torch, "imported": who},
+        "\n".join(fix), {"conda": rec.to_dict(), "pip": pip_torch.to_dict(), "imported": who},
         explains=("TE905",) if nvidia else ())]
 
 
@@ -291,7 +292,7 @@ def runtime_replaced_by_pip(s) -> list[dict]:
     more = f" and {len(hits) - 1} more" if len(hits) > 1 else ""
     return [_problem(
         "TE904", "warning",
-        f"pip's {terminal(d['name'])} {terminal(d['version'])} overwrote {terminal(f)}, which conda's {owner} owns, "
+        f"pip's {terminal(d.name)} {terminal(d.version)} overwrote {terminal(f)}, which conda's {owner} owns, "
         f"in {_env_label(s)}{more}",
         "conda links every package of the env against its own C++ and OpenMP runtimes (libstdcxx-ng, libgcc-ng/"
         "libgomp, _openmp_mutex/llvm-openmp/intel-openmp); a pip wheel that replaces one of those files changes them "
@@ -299,7 +300,7 @@ def runtime_replaced_by_pip(s) -> list[dict]:
         "(OMP: Error #15) or crashes. Neither conda nor pip can undo it cleanly: the guides' advice is a new env, "
         "with conda's packages first and pip's last, leaving out the pip package that brings its own runtime.",
         "\n".join(CC.new_env_lines(s)),
-        {"files": [{"pip": h[0]["name"], "file": h[1], "conda_package": h[2]} for h in hits[:20]]})]
+        {"files": [{"pip": h[0].name, "file": h[1], "conda_package": h[2]} for h in hits[:20]]})]
 
 
 _CONDA_CUDA = ("cudatoolkit", "cudnn", "cuda-runtime", "cuda-cudart", "cuda-libraries", "cuda-toolkit", "pytorch-cuda",
@@ -310,11 +311,11 @@ def pip_nvidia_wheels(s) -> list[dict]:
     """TE905: pip's nvidia-* wheels beside conda's CUDA packages (two copies of the CUDA libraries)."""
     if not C.has_conda_facts(s):
         return []
-    wheels = [d for d in C.pip_dists(s) if d["name"].startswith("nvidia-")]
+    wheels = [d for d in C.pip_dists(s) if d.name.startswith("nvidia-")]
     conda_cuda = [(n, C.package(s, n)) for n in _CONDA_CUDA if C.package(s, n)]
     if not wheels or not conda_cuda:
         return []
-    w = ", ".join(f"{terminal(d['name'])} {terminal(d['version'])}" for d in wheels[:3])
+    w = ", ".join(f"{terminal(d.name)} {terminal(d.version)}" for d in wheels[:3])
     c = ", ".join(f"{n} {terminal(C.version(r))}" for n, r in conda_cuda[:3])
     return [_problem(
         "TE905", "warning",
@@ -325,7 +326,7 @@ def pip_nvidia_wheels(s) -> list[dict]:
         "installing torch or tensorflow[and-cuda] into a conda env). The guides' advice is a new env where one "
         "installer provides CUDA.",
         "\n".join(CC.new_env_lines(s)),
-        {"pip": [d["name"] for d in wheels][:50], "conda": [n for n, _ in conda_cuda]})]
+        {"pip": [d.name for d in wheels][:50], "conda": [n for n, _ in conda_cuda]})]
 
 
 def _tf_row(version) -> dict | None:
@@ -394,11 +395,11 @@ def pytorch_cuda_mismatch(s) -> list[dict]:
         return []
     rec = C.package(s, "pytorch")
     flav = C.pytorch_flavour(s)
-    if rec is None or not flav or flav["kind"] != "cuda":
+    if rec is None or not flav or flav.kind != "cuda":
         return []
     for pkg in ("pytorch-cuda", "cudatoolkit"):
         inst = C.package(s, pkg)
-        want = C.depends_range(rec, pkg) or (flav["cuda"] if inst else None)
+        want = C.depends_range(rec, pkg) or (flav.cuda if inst else None)
         if not inst or not want or not C.mm(C.version(inst)):
             continue
         have = C.mm(C.version(inst))
@@ -408,13 +409,13 @@ def pytorch_cuda_mismatch(s) -> list[dict]:
             ("pytorch",) + (("conda-forge",) if C.mm(want) >= (11, 1) else ())
         return [_problem(
             "TE907", "failure",
-            f"conda's pytorch {terminal(C.version(rec))} was built for CUDA {want} ({flav['why']}), but "
+            f"conda's pytorch {terminal(C.version(rec))} was built for CUDA {want} ({flav.why}), but "
             f"{_env_label(s)} has {pkg} {terminal(C.version(inst))}",
             f"conda's pytorch loads the CUDA libraries of the env; they come from {pkg}, which must be the CUDA "
             f"version the build was compiled for (its depends pin {pkg} {want}). Another version fails at import "
             "(missing libcudart/libcublas symbols) or leaves CUDA unavailable.",
             CC.install(s, f"{pkg}={want}", channels=channels, force_reinstall=True),
-            {"pytorch": rec, pkg: inst, "wanted": want}, explains=("TE201", "TE303"))]
+            {"pytorch": rec.to_dict(), pkg: F.as_details(inst), "wanted": want}, explains=("TE201", "TE303"))]
     return []
 
 
@@ -435,17 +436,17 @@ def system_cuda_first_on_path(s) -> list[dict]:
     if not readers:
         return []
     entries = C.search_path(s)
-    env_idx = next((e["index"] for e in entries if e.get("kind") == "env-library-bin"), None)
-    first = [e for e in entries if e.get("kind") == "cuda" and (env_idx is None or e["index"] < env_idx)]
+    env_idx = next((e.index for e in entries if e.kind == "env-library-bin"), None)
+    first = [e for e in entries if e.kind == "cuda" and (env_idx is None or e.index < env_idx)]
     if not first:
         return []
     e = first[0]
-    other = C.mm(e.get("cuda_version")) != C.mm(toolkit[1])
-    d = e["dir"]
+    other = C.mm(e.cuda_version) != C.mm(toolkit[1])
+    d = e.dir
     session = path_remove(d, F.shell(s))
     return [_problem(
         "TE908", "failure" if other else "warning",
-        f"PATH puts the CUDA {terminal(e.get('cuda_version') or '?')} toolkit in {terminal(d)} before the "
+        f"PATH puts the CUDA {terminal(e.cuda_version or '?')} toolkit in {terminal(d)} before the "
         f"Library\\bin of {_env_label(s)}" + ("" if env_idx is not None else " (which is not on PATH at all)")
         + f": its DLLs shadow conda's {toolkit[0]} {toolkit[1]}",
         f"{' and '.join(readers)} find{'s' if len(readers) == 1 else ''} CUDA DLLs by name through PATH, in order "
@@ -457,7 +458,7 @@ def system_cuda_first_on_path(s) -> list[dict]:
         "The command below drops it for the current terminal session.",
         "\n".join([session, "# permanently: remove that entry from Path in System Properties > Environment Variables, "
                             "then open a new terminal and `conda activate` the env"]),
-        {"entry": e, "env_library_bin_index": env_idx, "conda_toolkit": list(toolkit)},
+        {"entry": e.to_dict(), "env_library_bin_index": env_idx, "conda_toolkit": list(toolkit)},
         explains=("TE501", "TE502"))]
 
 

@@ -7,6 +7,7 @@ from torch_envcheck import knowledge as kb
 from torch_envcheck._util import versions
 from torch_envcheck.advice import pip_commands as P
 from torch_envcheck.advice import recommend as A
+from torch_envcheck.advice import system_commands as SYS
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.facts import core as F
 from torch_envcheck.knowledge import freshness
@@ -84,7 +85,7 @@ def driver_missing(s) -> list[dict]:
         else:
             expl += f" To use the GPU, {gpu_side}, then check with `nvidia-smi`."
             ubuntu = "ubuntu" in (F.os_pretty(s) or "").lower()
-            fix = ("sudo ubuntu-drivers install   # Ubuntu's recommended NVIDIA driver; reboot, then:\nnvidia-smi"
+            fix = (SYS.ubuntu_drivers_install() + "   # Ubuntu's recommended NVIDIA driver; reboot, then:\nnvidia-smi"
                    if ubuntu else f"# install the NVIDIA driver {need_txt} (your distribution's package or "
                    "https://www.nvidia.com/Download/index.aspx), reboot, then:\nnvidia-smi")
         return [finding("TE301", "failure", msg, expl + errors_txt, fix, details, hides=_NO_DRIVER_HIDES)]
@@ -117,9 +118,9 @@ def _forward_compat_evidence(s) -> list[str]:
     """Where a forward-compatibility libcuda (NVIDIA's cuda-compat package) shows in the snapshot."""
     out = []
     for e in F.library_entries(s):
-        if "compat" in e["dir"].lower() and any(l["kind"] == "cuda" or (l["file"] or "").startswith("libcuda.")
-                                                 for l in e["libs"]):
-            out.append(e["dir"])
+        if "compat" in e.dir.lower() and any(l.kind == "cuda" or (l.file or "").startswith("libcuda.")
+                                             for l in e.libs):
+            out.append(e.dir)
     ld = F.env(s, "LD_LIBRARY_PATH") or ""
     out += [p for p in ld.split(":") if p and "compat" in p.lower() and p not in out]
     return out
@@ -203,23 +204,23 @@ def _driver_upgrade_fix(s, need_txt: str) -> str:
                 "reboot Windows, then:\nnvidia-smi")
     ubuntu = "ubuntu" in (F.os_pretty(s) or "").lower()
     if ubuntu:
-        return "sudo ubuntu-drivers install   # the newest recommended NVIDIA driver; reboot, then:\nnvidia-smi"
+        return SYS.ubuntu_drivers_install() + "   # the newest recommended NVIDIA driver; reboot, then:\nnvidia-smi"
     return (f"# install the NVIDIA driver {need_txt} (your distribution's package or "
             "https://www.nvidia.com/Download/index.aspx), reboot, then:\nnvidia-smi")
 
 
-def _older_than_every_build(s, oldest: dict, need: dict) -> dict:
+def _older_than_every_build(s, oldest, need: dict) -> dict:
     dv, tc = F.driver_version(s), F.torch_cuda(s)
     want = need.get("compat_floor") or need.get("toolkit_minimum")
     return finding(
         "TE307", "failure",
-        f"NVIDIA driver {dv} is older than every torch build needs (the oldest CUDA in any build, {oldest['cuda']}, "
-        f"needs >= {oldest['driver']}): upgrade the driver",
+        f"NVIDIA driver {dv} is older than every torch build needs (the oldest CUDA in any build, {oldest.cuda}, "
+        f"needs >= {oldest.driver}): upgrade the driver",
         f"No torch build in the doctor's tables runs on this driver, so reinstalling torch cannot help. "
         f"{F.torch_label(s)} (CUDA {tc}) needs driver >= {want or '?'}; upgrading to it (or newer) makes the "
         "installed torch work as it is.",
         _driver_upgrade_fix(s, f">= {want}" if want else "(the newest for this GPU)"),
-        {"driver_version": dv, "torch_cuda": tc, "needs": need, "oldest_build": oldest})
+        {"driver_version": dv, "torch_cuda": tc, "needs": need, "oldest_build": oldest.to_dict()})
 
 
 def library_mismatch(s) -> list[dict]:
@@ -262,9 +263,9 @@ def _explained_by(s) -> str | None:
         return "TE306 (driver/library version mismatch)"
     hit = F.container_without_gpu(s)
     if hit is not None:
-        return f"TE309 (NVIDIA_VISIBLE_DEVICES={hit['value']}: the container was started without a GPU)"
+        return f"TE309 (NVIDIA_VISIBLE_DEVICES={hit.value}: the container was started without a GPU)"
     cvd = F.cuda_visible_devices(s)
-    if cvd and cvd["invalid"] is not None and not cvd["valid"]:
+    if cvd and cvd.invalid is not None and not cvd.valid:
         return "TE403 (CUDA_VISIBLE_DEVICES names no usable GPU)"
     return None
 
@@ -319,10 +320,10 @@ def container_without_gpu(s) -> list[dict]:
     hit = F.container_without_gpu(s)
     if hit is None:
         return []
-    value = hit["value"]
-    k8s = hit["container"] == "kubernetes"
+    value = hit.value
+    k8s = hit.container == "kubernetes"
     expl = (f"NVIDIA_VISIBLE_DEVICES={value!r} tells the NVIDIA Container Toolkit that this container gets no GPU: "
-            f"{hit['meaning']} (NVIDIA Container Toolkit, 'NVIDIA_VISIBLE_DEVICES'). ")
+            f"{hit.meaning} (NVIDIA Container Toolkit, 'NVIDIA_VISIBLE_DEVICES'). ")
     if k8s:
         expl += ("In Kubernetes a container gets a GPU only when its pod spec requests one (resources.limits "
                  "nvidia.com/gpu); the NVIDIA device plugin then sets this variable to the GPUs it assigned. A pod "
@@ -331,10 +332,10 @@ def container_without_gpu(s) -> list[dict]:
         expl += "The container was started without GPU access; the GPU and driver stay on the host."
     explains = ["TE301"] if F.driver_present(s) is False else ["TE303"]
     return [finding("TE309", "failure",
-                    f"this {hit['container']} container was started without a GPU: NVIDIA_VISIBLE_DEVICES={value}"
+                    f"this {hit.container} container was started without a GPU: NVIDIA_VISIBLE_DEVICES={value}"
                     + (" (the pod requests no nvidia.com/gpu)" if k8s else ""),
                     expl + " torch falls back to the CPU.", K8S_GPU_FIX if k8s else DOCKER_GPU_FIX,
-                    {"NVIDIA_VISIBLE_DEVICES": value, "container": hit["container"],
+                    {"NVIDIA_VISIBLE_DEVICES": value, "container": hit.container,
                      "cuda_init_error": F.cuda_init_error_recorded(s)}, explains=explains)]
 
 
@@ -407,22 +408,6 @@ _MOK_KEY = {"ubuntu": "/var/lib/shim-signed/mok/MOK.der", "debian": "/var/lib/dk
             "fedora": "/etc/pki/akmods/certs/public_key.der", "rhel": "/var/lib/dkms/mok.pub",
             "arch": "/var/lib/dkms/mok.pub"}
 NVIDIA_NOUVEAU_DOC = "https://docs.nvidia.com/cuda/archive/12.2.0/cuda-installation-guide-linux/#disabling-nouveau"
-
-
-def _headers_fix(s, release: str | None) -> str:
-    rel = release or "$(uname -r)"
-    family = F.distro_family(s)
-    if family == "debian":
-        return f"sudo apt-get install linux-headers-{rel} && sudo dkms autoinstall -k {rel}"
-    if family == "fedora":
-        return f"sudo dnf install kernel-devel-{rel} && sudo akmods --force --kernels {rel}"
-    if family == "rhel":
-        return f"sudo dnf install kernel-devel-{rel} kernel-headers-{rel} && sudo dkms autoinstall -k {rel}"
-    if family == "suse":
-        return f"sudo zypper install kernel-default-devel && sudo dkms autoinstall -k {rel}"
-    if family == "arch":
-        return f"sudo pacman -S --needed linux-headers && sudo dkms autoinstall -k {rel}"
-    return f"# install the kernel headers for {rel} with your package manager, then:\nsudo dkms autoinstall -k {rel}"
 
 
 def _mok_key(s) -> str | None:
@@ -512,7 +497,7 @@ def kernel_module_missing(s) -> list[dict]:
         expl = ("After a kernel update DKMS rebuilds the nvidia module for the new kernel only when that kernel's "
                 "headers are installed; without them the new kernel boots with no nvidia module and CUDA finds no "
                 "driver. Install the headers of the running kernel and let DKMS build the module for it.")
-        fix = _headers_fix(s, release) + "\n" + check
+        fix = SYS.kernel_headers_rebuild(s, release) + "\n" + check
         return [finding("TE313", "failure", msg, expl + host, fix, details, hides=["TE301", "TE303"])]
     msg = f"the NVIDIA user-space driver is installed ({evidence}) but the nvidia kernel module is not loaded"
     expl = ("CUDA talks to the GPU through the nvidia kernel module, which is not in /proc/modules. Neither nouveau, "
@@ -524,9 +509,6 @@ def kernel_module_missing(s) -> list[dict]:
 
 # ---------------------------------------------------------------- WSL 2: the Windows driver, not a Linux one
 
-_REMOVE = {"dpkg": "sudo apt-get remove --purge", "rpm": "sudo dnf remove", "pacman": "sudo pacman -Rns"}
-
-
 def wsl_linux_driver(s) -> list[dict]:
     """WSL 2 reaches the GPU through the Windows driver's libraries in /usr/lib/wsl/lib; a Linux NVIDIA
     driver installed inside WSL puts its own libcuda.so.1 first and CUDA fails.  The fix removes those
@@ -534,16 +516,16 @@ def wsl_linux_driver(s) -> list[dict]:
     hit = F.wsl_linux_driver(s)
     if hit is None:
         return []
-    pkgs = hit["packages"]
+    pkgs = hit.packages
     by_manager: dict = {}
     for p in pkgs:
         by_manager.setdefault(p.manager or "dpkg", []).append(p.name)
     lines = []
     for manager, names in by_manager.items():
-        lines.append(f"{_REMOVE.get(manager, 'sudo apt-get remove --purge')} {' '.join(sorted(set(names)))}")
-    shadow = hit["libcuda"]
-    via_path = next((e for e in F.libcuda_resolution(s) or () if e["path"] == shadow
-                     and e["source"] == "LD_LIBRARY_PATH"), None)
+        lines.append(SYS.remove_packages(manager, names))
+    shadow = hit.libcuda
+    via_path = next((e for e in F.libcuda_resolution(s) or () if e.path == shadow
+                     and e.source == "LD_LIBRARY_PATH"), None)
     dropped = A.drop_from_library_path(s, "LD_LIBRARY_PATH", [shadow.rsplit("/", 1)[0]]) if via_path else None
     if dropped:
         # found first through LD_LIBRARY_PATH (a CUDA compat folder, a copied driver): drop the folder
@@ -563,8 +545,8 @@ def wsl_linux_driver(s) -> list[dict]:
             "or nvidia-smi says it cannot communicate with the driver). Remove the Linux driver packages (the CUDA "
             "toolkit without its driver, e.g. `cuda-toolkit-12-x`, may stay); keep torch as it is.")
     sev = "failure" if F.cuda_works(s) is not True else "warning"
-    details = {"packages": F.as_details(pkgs), "libcuda_first": shadow, "libcuda": F.libcuda_resolution(s),
-               "wsl_lib_present": hit["wsl_lib"]}
+    details = {"packages": F.as_details(pkgs), "libcuda_first": shadow,
+               "libcuda": F.as_details(F.libcuda_resolution(s)), "wsl_lib_present": hit.wsl_lib}
     return [finding("TE314", sev, msg, expl, "\n".join(lines), details, hides=["TE301"], explains=["TE303"])]
 
 

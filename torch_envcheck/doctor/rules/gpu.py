@@ -206,8 +206,8 @@ def visible_devices(s) -> list[dict]:
     cvd = F.cuda_visible_devices(s)
     if cvd is None:
         return []
-    raw, n = cvd["raw"], cvd["n"]
-    if cvd["empty"]:
+    raw, n = cvd.raw, cvd.n
+    if cvd.empty:
         sev = "failure" if n else "warning"
         return [finding("TE402", sev,
                         "CUDA_VISIBLE_DEVICES is set but empty: CUDA sees no GPU"
@@ -216,7 +216,7 @@ def visible_devices(s) -> list[dict]:
                         "set before CUDA initialises; changing it later in the process has no effect.",
                         _cvd_fix(s, None), {"CUDA_VISIBLE_DEVICES": raw, "driver_gpu_count": n},
                         hides=["TE303"])]  # "CUDA failed to initialise": no, it was told to see no GPU
-    bad, valid = cvd["invalid"], cvd["valid"]
+    bad, valid = cvd.invalid, list(cvd.valid)
     if bad is None:
         return []
     sev = "failure" if not valid else "warning"
@@ -292,10 +292,10 @@ def mig_devices(s) -> list[dict]:
     existing = F.mig_uuids(s) or []
     for var in ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"):
         entries = F.visible_device_entries(s, var)
-        missing = [e["entry"] for e in entries or () if e["kind"] == "mig-uuid" and e["exists"] is False]
+        missing = [e.entry for e in entries or () if e.kind == "mig-uuid" and e.exists is False]
         if not missing:
             continue
-        kept = [e["entry"] for e in entries if e["exists"] is True]
+        kept = [e.entry for e in entries if e.exists is True]
         value = ",".join(kept or existing[:1])
         fix = (env_assign(var, value, F.shell(s)) if value else
                "# list the MIG devices and use one of their MIG-... UUIDs:\nnvidia-smi -L")

@@ -30,8 +30,8 @@ def _shadows(s) -> list[dict]:
     if not _path_searched_by_torch(s):
         return found
     for e in F.library_entries(s):
-        for lib in e["libs"]:
-            kind, ver = lib["kind"], lib["version"]
+        for lib in e.libs:
+            kind, ver = lib.kind, lib.version
             # "libcudnn_ops.so.9" carries the major only: it cannot be compared to a minor
             mm = versions.major_minor(ver) if ver and len(versions.version_tuple(ver) or ()) >= 2 else None
             exp = F.torch_library(s, kind) if kind else None
@@ -40,7 +40,7 @@ def _shadows(s) -> list[dict]:
             # A different major has a different soname (libcudart.so.12 vs .so.13): it cannot be
             # picked up in place of torch's copy.  Same major, other minor: it can.
             if mm[0] == exp[0][0] and mm != exp[0]:
-                found.append({"dir": e["dir"], "file": lib["file"], "kind": kind, "version": ver,
+                found.append({"dir": e.dir, "file": lib.file, "kind": kind, "version": ver,
                               "torch_has": f"{exp[0][0]}.{exp[0][1]}", "torch_source": exp[1],
                               "older": mm < exp[0]})
     return found
@@ -78,15 +78,16 @@ def path_breaks_import(s) -> list[dict]:
     b = F.import_broken_by_search_path(s)
     if b is None:
         return []
-    err, var, suspects, need = b["error"], b["var"], b["suspects"], b["needs"]
-    listing = "; ".join(f"{l['file'] or l['kind']} {l['version'] or ''}".strip() + f" in {l['dir']}" for l in suspects[:4])
+    err, var, suspects, need = b.error, b.var, b.suspects, b.needs
+    listing = "; ".join(f"{l.file or l.kind} {l.version or ''}".strip() + f" in {l.dir}" for l in suspects[:4])
     return [finding(
         "TE505", "failure", F.import_breaker_label(b),
         f"torch's import error: {err.splitlines()[0][:240]}. The dynamic loader searches {var} before the "
         f"CUDA libraries torch ships in its nvidia-* pip packages, and this folder holds another CUDA's "
         f"libraries: {listing}. Reinstalling torch cannot help while that folder comes first; drop it from "
         f"{var} for Python sessions that use torch (command below).",
-        A.search_path_fix(s, b), {"import_error": err, "suspects": suspects, "search_path_var": var, "symbol_needs": need and
+        A.search_path_fix(s, b), {"import_error": err, "suspects": F.as_details(suspects), "search_path_var": var,
+                                  "symbol_needs": need and
                                   {"library": need[0], "version": f"{need[1][0]}.{need[1][1]}"}},
         explains=["TE201"])]
 

@@ -161,7 +161,7 @@ def shm_size(s) -> list[dict]:
         return []
     n = len(F.machine_gpus(s))
     need = max(SHM_MIN_BYTES, SHM_PER_GPU_BYTES * n)
-    total = shm["total_bytes"]
+    total = shm.total_bytes
     if total >= need:
         return []
     mib = total // (1 << 20)

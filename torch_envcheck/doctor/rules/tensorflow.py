@@ -14,12 +14,14 @@ from torch_envcheck.advice import conda as AC
 from torch_envcheck.advice import frameworks as FW
 from torch_envcheck.advice import pip_commands as P
 from torch_envcheck.advice import recommend as A
+from torch_envcheck.advice import system_commands as SYS
 from torch_envcheck.advice.platform import Platform
 from torch_envcheck.knowledge import windows_dlls as WD
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.facts import conda as C
 from torch_envcheck.facts import core as F
 from torch_envcheck.facts import frameworks as H
+from torch_envcheck.facts.records import TfTestedBuild
 from torch_envcheck.facts import tensorflow as T
 
 # Microsoft Learn, "Latest supported Visual C++ Redistributable downloads" (the same link advise --script uses)
@@ -55,20 +57,20 @@ def _gpu_clause(s) -> str:
 
 
 def _gpu_failures(s) -> list[dict]:
-    return [f for f in T.dlopen_failures(s) if f["kind"] in _GPU_KINDS]
+    return [f for f in T.dlopen_failures(s) if f.kind in _GPU_KINDS]
 
 
 def _missing_and_cuda(s) -> list[dict]:
     """The and-cuda wheels TensorFlow needs and does not have: absent, or (when no torch pin explains
     it: TE852) installed in a version outside TensorFlow's pin."""
     clash = {c["name"] for c in (FW.pin_clash(s) or {}).get("clashes", [])}
-    return [r for r in T.and_cuda(s) if not r["installed"] or (not r["satisfied"] and r["name"] not in clash)]
+    return [r for r in T.and_cuda(s) if not r.installed or (not r.satisfied and r.name not in clash)]
 
 
 def _tested_text(s) -> str:
-    row = T.tested(s) or {}
-    if row.get("cuda"):
-        return f"CUDA {row['cuda']} and cuDNN {row['cudnn']}"
+    row = T.tested(s)
+    if row and row.cuda:
+        return f"CUDA {row.cuda} and cuDNN {row.cudnn}"
     return "the CUDA and cuDNN of its tested build configuration"
 
 
@@ -88,9 +90,9 @@ def _fix_libraries(s) -> str:
                     + A.pip_command(s, "uninstall", "-y", T.tf_distribution(s)) + "\n" + A.pip_command(s, "install", cpu)
                     + "\n# on a machine with an NVIDIA GPU instead:\n" + A.pip_command(s, "install", and_cuda))
         return A.pip_command(s, "install", and_cuda)
-    row = T.tested(s) or {}
-    cuda, cudnn = row.get("cuda") or "?", row.get("cudnn") or "?"
-    conda_route = AC.tensorflow_cuda_route(s, row.get("cuda"), row.get("cudnn")) if T.is_native_windows(s) else None
+    row = T.tested(s) or TfTestedBuild()
+    cuda, cudnn = row.cuda or "?", row.cudnn or "?"
+    conda_route = AC.tensorflow_cuda_route(s, row.cuda, row.cudnn) if T.is_native_windows(s) else None
     if conda_route:
         # the conda env's own route (TensorFlow's Windows guide): CUDA and cuDNN into the env's
         # Library\bin, which `conda activate` puts on PATH; no system toolkit, no copied DLLs
@@ -166,7 +168,7 @@ def not_importable(s) -> list[dict]:
                          "exactly this error. This is TensorFlow's import, not torch's. If it persists after the "
                          "runtime is installed: a 32-bit Python, a CPU without AVX, or a broken install (reinstall "
                          "TensorFlow, last line below).",
-                         "winget install --id Microsoft.VCRedist.2015+.x64 -e\n"
+                         SYS.winget_install(s, "Microsoft.VCRedist.2015+.x64") + "\n"
                          f"# or run the installer from {VC_REDIST_URL}, then open a new terminal and check:\n"
                          "torch-envcheck\n# if it still fails:\n"
                          + A.pip_command(s, "install", "--force-reinstall", A.pinned(T.tf_distribution(s), T.tf_version(s))),
@@ -192,12 +194,12 @@ def cuda_libs_missing(s) -> list[dict]:
     from_wheels = bool(T.and_cuda(s)) and missing and not on_path
     if not from_wheels and not failures:
         return []
-    if failures and not missing and not from_wheels and all(f["kind"] == "cuda" for f in T.dlopen_failures(s)):
+    if failures and not missing and not from_wheels and all(f.kind == "cuda" for f in T.dlopen_failures(s)):
         return []
-    names = [r["name"] + (f" (installed {r['installed']}, needs {r['specifier']})" if r["installed"] else "")
+    names = [r.name + (f" (installed {r.installed}, needs {r.specifier})" if r.installed else "")
              for r in missing]
     build = f"a CUDA {cuda or '?'} build" + (f" with cuDNN {cudnn}" if cudnn else "")
-    absent = [r for r in missing if not r["installed"]]
+    absent = [r for r in missing if not r.installed]
     other = len(missing) - len(absent)
     if from_wheels and absent:
         msg = (f"{T.tf_label(s)} is {build}, but its CUDA {major or '?'} libraries are not installed: "
@@ -208,12 +210,12 @@ def cuda_libs_missing(s) -> list[dict]:
                "tensorflow[and-cuda] are installed in another version than it pins")
     else:
         msg = (f"{T.tf_label(s)} is {build}, but it could not load "
-               + ", ".join(f"{f['file']} ({f['text']})" for f in failures[:4]))
+               + ", ".join(f"{f.file} ({f.text})" for f in failures[:4]))
     expl = (f"TensorFlow loads its CUDA libraries at run time; none of them ship in the {T.tf_distribution(s)} wheel. "
             + _gpu_clause(s) + " ")
     if T.has_and_cuda_extra(s) and not T.is_native_windows(s):
         expl += (f"TensorFlow {T.tf_release(s)} gets them from pip through its `and-cuda` extra "
-                 f"({', '.join(r['name'] for r in T.and_cuda(s)[:3]) or 'nvidia-*-cu' + str(major)}, ...).")
+                 f"({', '.join(r.name for r in T.and_cuda(s)[:3]) or 'nvidia-*-cu' + str(major)}, ...).")
         if missing:
             expl += " Missing: " + "; ".join(names[:8]) + (f"; and {len(names) - 8} more." if len(names) > 8 else ".")
     else:
@@ -223,8 +225,8 @@ def cuda_libs_missing(s) -> list[dict]:
         expl += (f" torch here is a CUDA {F.torch_cuda(s)} build: its CUDA {versions.major(F.torch_cuda(s))} wheels do "
                  f"not serve TensorFlow's CUDA {major} (see TE809).")
     return [_problem("TE801", _severity(s), msg, expl, _fix_libraries(s),
-                    {"tf_cuda": cuda, "tf_cudnn": cudnn, "missing_wheels": [r["name"] for r in missing],
-                     "dlopen_failures": [f["file"] for f in failures], "libraries_on_path": on_path},
+                    {"tf_cuda": cuda, "tf_cudnn": cudnn, "missing_wheels": [r.name for r in missing],
+                     "dlopen_failures": [f.file for f in failures], "libraries_on_path": on_path},
                     explains=("TE807",) if failures else ())]
 
 
@@ -234,20 +236,20 @@ def dlopen_failed(s) -> list[dict]:
     fails = T.dlopen_failures(s)
     if not fails:
         return []
-    gpu = [f for f in fails if f["kind"] in _GPU_KINDS]
-    driver = [f for f in fails if f["kind"] == "cuda"]
+    gpu = [f for f in fails if f.kind in _GPU_KINDS]
+    driver = [f for f in fails if f.kind == "cuda"]
     if not gpu and not driver:
         return []  # TensorRT alone is optional: TF runs without it
-    listed = "; ".join(f"{f['file']} = {f['text']}" for f in (gpu + driver)[:6])
+    listed = "; ".join(f"{f.file} = {f.text}" for f in (gpu + driver)[:6])
     if gpu:
         sev = _severity(s)
         msg = f"TensorFlow logged that it could not load {len(gpu)} GPU librar{'ies' if len(gpu) != 1 else 'y'}: {listed}"
         expl = ("TensorFlow prints \"Could not load dynamic library '...'\" for each CUDA library it cannot find and "
                 "then skips the GPU (\"Cannot dlopen some GPU libraries\"). " + _gpu_clause(s)
                 + f" {T.tf_label(s)} was tested with {_tested_text(s)}.")
-        notes = sorted({f["note"] for f in gpu if f.get("note")})
+        notes = sorted({f.note for f in gpu if f.note})
         if notes:
-            expl += " (" + "; ".join(f"{f['file']}: {f['note']}" for f in gpu if f.get("note")) + ".)"
+            expl += " (" + "; ".join(f"{f.file}: {f.note}" for f in gpu if f.note) + ".)"
         fix = _fix_libraries(s)
     else:
         sev = "warning" if T.gpu_state(s) != "yes" else "failure"
@@ -257,7 +259,7 @@ def dlopen_failed(s) -> list[dict]:
         fix = "# install the NVIDIA driver (https://www.nvidia.com/Download/index.aspx), then check:\nnvidia-smi"
     lines = T.log_lines(s)[:10]
     return [_problem("TE807", sev, msg, expl, fix,
-                    {"libraries": [{k: f[k] for k in ("file", "kind", "version", "text")} for f in fails],
+                    {"libraries": [{k: getattr(f, k) for k in ("file", "kind", "version", "text")} for f in fails],
                      "log_lines": lines})]
 
 
@@ -379,44 +381,43 @@ def untested_stack(s) -> list[dict]:
         return []
     problems = []
     py = kb.major_minor(F.python_version(s))
-    lo, hi = kb.major_minor(row.get("python_min")), kb.major_minor(row.get("python_max"))
+    lo, hi = kb.major_minor(row.python_min), kb.major_minor(row.python_max)
     if py and lo and hi and not lo <= py <= hi:
-        problems.append(f"Python {F.python_version(s)} (tested: {row['python_min']}-{row['python_max']})")
-    if _gpu_build_applies(s) and row.get("cuda"):
-        tmaj = versions.major(row["cuda"])
-        cudnn_major = versions.major(row.get("cudnn"))
+        problems.append(f"Python {F.python_version(s)} (tested: {row.python_min}-{row.python_max})")
+    if _gpu_build_applies(s) and row.cuda:
+        tmaj = versions.major(row.cuda)
+        cudnn_major = versions.major(row.cudnn)
         wheels = F.nvidia_packages(s)
         rt = next((v for n, v in wheels.items() if n.startswith(f"nvidia-cuda-runtime-cu{tmaj}")), None)
         dnn = next((v for n, v in wheels.items() if n == f"nvidia-cudnn-cu{tmaj}"), None)
         if dnn and cudnn_major is not None and versions.major(dnn) != cudnn_major:
-            problems.append(f"nvidia-cudnn-cu{tmaj} {dnn} (tested: cuDNN {row['cudnn']})")
+            problems.append(f"nvidia-cudnn-cu{tmaj} {dnn} (tested: cuDNN {row.cudnn})")
         if rt and versions.major(rt) is not None and versions.major(rt) != tmaj:
-            problems.append(f"CUDA runtime {rt} (tested: CUDA {row['cuda']})")
+            problems.append(f"CUDA runtime {rt} (tested: CUDA {row.cuda})")
         for kind, want in (("cudart", tmaj), ("cudnn", cudnn_major)):
-            found = sorted({str(lib.get("version")) for lib in T.path_libs(s, kind) if lib.get("version")})
+            found = sorted({str(lib.version) for lib in T.path_libs(s, kind) if lib.version})
             if found and want is not None and not any(versions.major(v) == want for v in found):
                 problems.append(f"{kind} {', '.join(found)} on the library path (tested: "
-                                f"{'CUDA ' + row['cuda'] if kind == 'cudart' else 'cuDNN ' + row['cudnn']})")
+                                f"{'CUDA ' + row.cuda if kind == 'cudart' else 'cuDNN ' + row.cudnn})")
     if not problems:
         return []
-    src = row.get("source_ref") or {}
     fix = None
     if problems[0].startswith("Python"):
-        fix = (f"# use Python {row['python_min']}-{row['python_max']} for TensorFlow {T.tf_release(s)}, e.g.\n"
-               + P.new_venv_install_line(row["python_max"], ".venv-tf", A.pinned(T.tf_distribution(s), T.tf_version(s)))
+        fix = (f"# use Python {row.python_min}-{row.python_max} for TensorFlow {T.tf_release(s)}, e.g.\n"
+               + P.new_venv_install_line(row.python_max, ".venv-tf", A.pinned(T.tf_distribution(s), T.tf_version(s)))
                if not T.is_native_windows(s) else
-               f"# install Python {row['python_max']} (https://www.python.org/downloads/windows/), then:\n"
-               + P.py_launcher_install_line(row["python_max"], A.pinned(T.tf_distribution(s), T.tf_version(s))))
+               f"# install Python {row.python_max} (https://www.python.org/downloads/windows/), then:\n"
+               + P.py_launcher_install_line(row.python_max, A.pinned(T.tf_distribution(s), T.tf_version(s))))
     elif T.has_and_cuda_extra(s) and not T.is_native_windows(s):
         fix = A.pip_command(s, "install", "--force-reinstall", FW.tf_gpu_requirement(T.tf_version(s), T.tf_os(s))[0])
     return [_problem("TE802", "warning",
                     f"{T.tf_label(s)} was not tested with " + "; ".join(problems),
-                    f"TensorFlow's tested build configuration for {T.tf_release(s)} on {row['os'].capitalize()}: "
-                    f"Python {row['python_min']}-{row['python_max']}"
-                    + (f", CUDA {row['cuda']}, cuDNN {row['cudnn']}" if row.get("cuda") else ", no GPU build")
-                    + f" (source: {src.get('url', 'tensorflow.org')}). Other versions may work, or fail at import or at "
-                    "the first GPU op." + (" [table row marked unverified]" if row.get("unverified") else ""),
-                    fix, {"tested": {k: row.get(k) for k in ("tensorflow", "os", "python_min", "python_max", "cuda", "cudnn")},
+                    f"TensorFlow's tested build configuration for {T.tf_release(s)} on {row.os.capitalize()}: "
+                    f"Python {row.python_min}-{row.python_max}"
+                    + (f", CUDA {row.cuda}, cuDNN {row.cudnn}" if row.cuda else ", no GPU build")
+                    + f" (source: {row.source_url or 'tensorflow.org'}). Other versions may work, or fail at import or at "
+                    "the first GPU op." + (" [table row marked unverified]" if row.unverified else ""),
+                    fix, {"tested": {k: getattr(row, k) for k in ("tensorflow", "os", "python_min", "python_max", "cuda", "cudnn")},
                           "problems": problems})]
 
 
@@ -434,7 +435,7 @@ def cuda_generations(s) -> list[dict]:
     if not _generations_differ(s):
         return []
     tm, fm = versions.major(tc), versions.major(fc)
-    nvidia_clash = any(any(d.startswith("nvidia-") for d in p["distributions"]) and p["differing"]
+    nvidia_clash = any(any(d.startswith("nvidia-") for d in p.distributions) and p.differing
                        for p in T.owner_pairs(s))
     return [_problem("TE809", "warning",
                     f"{F.torch_label(s)} (CUDA {tc}) and {T.tf_label(s)} (CUDA {fc}) need different CUDA generations "
@@ -514,19 +515,19 @@ def windows_path_order(s) -> list[dict]:
     dirs = T.windows_path_cuda_dirs(s)
     if want is None or not dirs:
         return []
-    first_ok = next((d["position"] for d in dirs if kb.major_minor(d["cuda"]) == want), None)
-    wrong = [d for d in dirs if (first_ok is None or d["position"] < first_ok) and d["cuda"]
-             and kb.major_minor(d["cuda"]) != want and ("\\cuda\\v" in d["dir"].lower()
-                                                       or versions.major(d["cuda"]) != want[0])]
+    first_ok = next((d.position for d in dirs if kb.major_minor(d.cuda) == want), None)
+    wrong = [d for d in dirs if (first_ok is None or d.position < first_ok) and d.cuda
+             and kb.major_minor(d.cuda) != want and ("\\cuda\\v" in d.dir.lower()
+                                                     or versions.major(d.cuda) != want[0])]
     if not wrong:
         return []
     d = wrong[0]
-    drop = path_remove(d["dir"], F.shell(s))
+    drop = path_remove(d.dir, F.shell(s))
     where = "and no folder of CUDA " + f"{want[0]}.{want[1]} is on PATH" if first_ok is None else \
         f"before the CUDA {want[0]}.{want[1]} folder"
     return [_problem("TE811", "warning",
-                     terminal(f"PATH puts the CUDA {d['cuda']} folder {d['dir']} {where}: {T.tf_label(s)}, built with "
-                              f"CUDA {T.tf_cuda(s)}, loads {', '.join(d['files'][:3]) or 'its CUDA DLLs'} from there"),
+                     terminal(f"PATH puts the CUDA {d.cuda} folder {d.dir} {where}: {T.tf_label(s)}, built with "
+                              f"CUDA {T.tf_cuda(s)}, loads {', '.join(d.files[:3]) or 'its CUDA DLLs'} from there"),
                      f"TensorFlow {T.tf_release(s)} loads cudart64_110.dll, cudnn64_8.dll and the other CUDA DLLs by name "
                      f"from the first PATH folder that has them ({WD.source_text('tensorflow', T.tf_version(s))}); every "
                      "CUDA 11.x toolkit names its runtime cudart64_110.dll, so an older toolkit's copy is taken for the "
@@ -536,7 +537,7 @@ def windows_path_order(s) -> list[dict]:
                      "\n".join([drop, "# permanently: in System Properties > Environment Variables, move the CUDA "
                                        f"{want[0]}.{want[1]} bin folder above it in Path (or remove it), then open a new "
                                        "terminal"]),
-                     {"entry": d, "tf_cuda": T.tf_cuda(s), "path_cuda_dirs": dirs[:10]})]
+                     {"entry": d.to_dict(), "tf_cuda": T.tf_cuda(s), "path_cuda_dirs": F.as_details(dirs[:10])})]
 
 
 # ---------------------------------------------------------------- TE852
@@ -573,17 +574,16 @@ def nvidia_pins_clash(s) -> list[dict]:
 
 
 def files_owned_twice(s) -> list[dict]:
-    pairs = [p for p in T.owner_pairs(s) if p["differing"]]
+    pairs = [p for p in T.owner_pairs(s) if p.differing]
     if not pairs:
         return []
-    total = sum(p["differing"] for p in pairs)
+    total = sum(p.differing for p in pairs)
     first = pairs[0]
-    ex = [e["path"] for e in first["examples"] if e.get("same_content") is False][:3] or \
-        [e["path"] for e in first["examples"]][:3]
-    listed = "; ".join(f"{p['distributions'][0]} and {p['distributions'][1]} ({p['differing']} file"
-                       f"{'s' if p['differing'] != 1 else ''})" for p in pairs[:3])
+    ex = [e.path for e in first.examples if e.same_content is False][:3] or [e.path for e in first.examples][:3]
+    listed = "; ".join(f"{p.distributions[0]} and {p.distributions[1]} ({p.differing} file"
+                       f"{'s' if p.differing != 1 else ''})" for p in pairs[:3])
     more = f"; and {len(pairs) - 3} more pairs" if len(pairs) > 3 else ""
-    keep = first["distributions"][0]
+    keep = first.distributions[0]
     return [finding("TE850", "warning",
                     f"{total} installed file{'s are' if total != 1 else ' is'} owned by two distributions with different "
                     f"content: {listed}{more}",
@@ -593,8 +593,8 @@ def files_owned_twice(s) -> list[dict]:
                     "environments (for nvidia-*-cu12 beside nvidia-*-cu13: one environment per framework); to repair "
                     "this one now, reinstall the one whose copy must win.",
                     A.pip_command(s, "install", "--force-reinstall", "--no-deps", keep),
-                    {"pairs": pairs[:10], "pairs_total": T.owners_summary(s)["pairs_total"],
-                     "identical_shared_files": T.owners_summary(s)["identical"]})]
+                    {"pairs": F.as_details(pairs[:10]), "pairs_total": T.owners_summary(s).pairs_total,
+                     "identical_shared_files": T.owners_summary(s).identical})]
 
 
 def _candidates(specs: list[str]) -> list[str]:
@@ -617,18 +617,18 @@ def _candidates(specs: list[str]) -> list[str]:
 def shared_dependency_conflict(s) -> list[dict]:
     out = []
     for dep in ("numpy", "protobuf"):
-        reqs = [r for r in T.requires(s, dep) if r["applies"] is not False and r["specifier"]]
+        reqs = [r for r in T.requires(s, dep) if r.applies is not False and r.specifier]
         if not reqs:
             continue
         installed = T.dependency_version(s, dep)
-        broken = [r for r in reqs if installed and T.satisfies(installed, r["specifier"]) is False]
-        frameworks = {r["framework"] for r in reqs}
-        specs = [r["specifier"] for r in reqs]
+        broken = [r for r in reqs if installed and T.satisfies(installed, r.specifier) is False]
+        frameworks = {r.framework for r in reqs}
+        specs = [r.specifier for r in reqs]
         fits = [v for v in _candidates(specs) if all(T.satisfies(v, sp) for sp in specs)]
         clash = len(frameworks) > 1 and not fits
         if not broken and not clash:
             continue
-        who = "; ".join(f"{r['distribution']} {r['version']} needs {dep}{r['specifier']}" for r in reqs[:6])
+        who = "; ".join(f"{r.distribution} {r.version} needs {dep}{r.specifier}" for r in reqs[:6])
         if clash:
             msg = f"no {dep} version satisfies both frameworks: {who}"
             fix = None
@@ -636,15 +636,15 @@ def shared_dependency_conflict(s) -> list[dict]:
                     "satisfy both in one environment; use one environment per framework.")
         else:
             msg = (f"{dep} {installed} does not satisfy " +
-                   "; ".join(f"{r['distribution']} {r['version']} ({dep}{r['specifier']})" for r in broken[:4]))
+                   "; ".join(f"{r.distribution} {r.version} ({dep}{r.specifier})" for r in broken[:4]))
             common = ",".join(sorted(set(specs)))
             fix = A.pip_command(s, "install", f"{dep}{common}")
-            expl = (f"The installed {dep} is outside what {', '.join(sorted({r['distribution'] for r in broken}))} "
+            expl = (f"The installed {dep} is outside what {', '.join(sorted({r.distribution for r in broken}))} "
                     f"declare{'s' if len(broken) == 1 else ''} in Requires-Dist (another package, or a later `pip install`, "
                     f"replaced it); that framework can fail at import or at run time. Every framework here accepts "
                     f"{dep}{common}" + (f", e.g. {fits[-1]}" if fits else "") + ".")
         out.append(finding("TE851", "warning", msg, expl, fix,
-                           {"dependency": dep, "installed": installed, "requirements": reqs[:10]}))
+                           {"dependency": dep, "installed": installed, "requirements": F.as_details(reqs[:10])}))
     return out
 
 
@@ -685,7 +685,7 @@ def tensorflow_ok(s) -> list[dict]:
     else:
         use, kind = "runs on the CPU", "CPU build"
     return [finding("TE800", "ok", f"{T.tf_label(s)} ({kind}) {state}, {use}",
-                    "", None, {"build_info": T.build_info(s), "gpus": gpus})]
+                    "", None, {"build_info": T.build_info(s), "gpus": F.as_details(gpus)})]
 
 
 def knowledge_gap(s) -> list[dict]:

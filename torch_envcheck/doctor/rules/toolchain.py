@@ -6,6 +6,7 @@ from __future__ import annotations
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util.escape import env_assign
 from torch_envcheck.advice import recommend as A
+from torch_envcheck.advice import system_commands as SYS
 from torch_envcheck.doctor.finding import finding
 from torch_envcheck.facts import core as F
 
@@ -100,8 +101,8 @@ def msvc_missing(s) -> list[dict]:
     why = ("the Visual Studio Installer's vswhere found no install with the C++ build tools"
            if vc.vswhere else "no Visual Studio Installer (vswhere.exe) and no cl.exe on PATH")
     cuda = F.is_cuda_torch(s)
-    fix = A.command(s, "winget", "install", "--id", "Microsoft.VisualStudio.2022.BuildTools", "-e", "--override",
-                    f"--passive --wait --add {MSVC_WORKLOAD} --includeRecommended")
+    fix = SYS.winget_install(s, "Microsoft.VisualStudio.2022.BuildTools", "--override",
+                             f"--passive --wait --add {MSVC_WORKLOAD} --includeRecommended")
     return [finding("TE604", "warning",
                     f"no Microsoft C++ compiler (cl.exe): extensions cannot be compiled for {F.torch_label(s)} ({why})",
                     ("torch.utils.cpp_extension compiles C++ with cl.exe on Windows" + (
@@ -135,10 +136,6 @@ def toolchain_ok(s) -> list[dict]:
 RULES = [nvcc_missing, nvcc_major, cuda_home, msvc_missing, toolchain_ok]
 
 
-# Debian/Ubuntu and Fedora/RHEL ship several GCC majors side by side under these names.
-_GCC_INSTALL = {"debian": "sudo apt-get install gcc-{v} g++-{v}", "fedora": None, "rhel": "sudo dnf install gcc-toolset-{v}"}
-
-
 def host_compiler_range(s) -> list[dict]:
     """The host C++ compiler against the range the nvcc in use accepts (knowledge/data/host_compilers.json,
     from NVIDIA's host_config.h and installation guide): outside it, every CUDA extension build stops at
@@ -169,12 +166,12 @@ def host_compiler_range(s) -> list[dict]:
             + ". (nvcc's -allow-unsupported-compiler skips the check at your own risk.)")
     want = hi if too_new else lo
     family = F.distro_family(s)
+    install = SYS.gcc_install(s, want) if kind == "gcc" else None
     lines = []
-    if kind == "gcc" and family == "debian":
-        lines += [f"sudo apt-get install gcc-{want} g++-{want}",
-                  _export(s, "CC", f"/usr/bin/gcc-{want}"), _export(s, "CXX", f"/usr/bin/g++-{want}")]
-    elif kind == "gcc" and family == "rhel":
-        lines += [f"sudo dnf install gcc-toolset-{want}",
+    if install and family == "debian":
+        lines += [install, _export(s, "CC", f"/usr/bin/gcc-{want}"), _export(s, "CXX", f"/usr/bin/g++-{want}")]
+    elif install and family == "rhel":
+        lines += [install,
                   _export(s, "CC", f"/opt/rh/gcc-toolset-{want}/root/usr/bin/gcc"),
                   _export(s, "CXX", f"/opt/rh/gcc-toolset-{want}/root/usr/bin/g++")]
     else:

@@ -65,7 +65,7 @@ def not_importable(s) -> list[dict]:
         elif cause:
             # The cause is a folder on the library search path (TE505, which explains this finding):
             # reinstalling torch cannot help.
-            expl = (f"Caused by {cause['var']} (TE505 in the libraries area): "
+            expl = (f"Caused by {cause.var} (TE505 in the libraries area): "
                     + F.import_breaker_label(cause) + ". Reinstalling torch cannot help while that folder wins.")
             fix = A.search_path_fix(s, cause)
     # How the import process ended (the probe imports torch in a child): a signal, an exit or a hang.
@@ -262,20 +262,20 @@ def shadowed(s) -> list[dict]:
     sh = F.torch_shadowed(s)
     if sh is None:
         return []
-    own = sh["shadowed"][0]
-    imported = sh["imported"]
+    own = sh.shadowed[0]
+    imported = sh.imported
     imported_version = imported.version if imported else None
     differs = imported_version and own.version and imported_version != own.version
     sev = "failure" if differs or not imported else "warning"
-    msg = (f"torch is imported from {sh['imported_from']} ({sh['by']}"
+    msg = (f"torch is imported from {sh.imported_from} ({sh.by}"
            + (f", torch {imported_version}" if imported_version else "")
            + f"), not from this environment's own torch {own.version or '?'} in {own.location}")
     expl = ("Python searches the user site (~/.local, from `pip install --user`) and PYTHONPATH folders before the "
             "environment's site-packages, so that copy is the one imported. Every install into the environment then "
             "changes a torch that is never used, and the report's other findings describe the imported copy.")
-    if sh["by"] == "user site":
+    if sh.by == "user site":
         names = ["torch"] + [n for n in ("torchvision", "torchaudio")
-                             if (F.package_location(s, n) or "") == sh["imported_from"]]
+                             if (F.package_location(s, n) or "") == sh.imported_from]
         expl += (" Remove the user-site copy: pip finds it first, so its uninstall removes that copy and leaves the "
                  "environment's own. (In a conda environment user sites are on by default; "
                  "`PYTHONNOUSERSITE=1` turns them off for one shell.)")
@@ -283,10 +283,10 @@ def shadowed(s) -> list[dict]:
                + A.pip_command(s, "uninstall", "-y", *names) + "\n" + A.python_cmd(s)
                + " -c 'import torch; print(torch.__file__)'")
     else:
-        expl += f" PYTHONPATH puts {sh['imported_from']} first: drop that folder from it."
+        expl += f" PYTHONPATH puts {sh.imported_from} first: drop that folder from it."
         fix = env_assign("PYTHONPATH", None, F.shell(s))
     return [finding("TE209", sev, msg, expl, fix,
-                    {"imported_from": sh["imported_from"], "by": sh["by"],
+                    {"imported_from": sh.imported_from, "by": sh.by,
                      "imported": imported.to_dict() if imported else {},
                      "environment_copy": own.to_dict(), "torch_file": F.torch_file(s)})]
 
