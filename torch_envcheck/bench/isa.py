@@ -6,10 +6,13 @@ made once per process, so each forced variant is benchmarked in a fresh child pr
 (`python -m torch_envcheck.bench --json --device cpu ...` with ATEN_CPU_CAPABILITY set).  A variant this
 CPU cannot run is reported as "not runnable on this CPU" and never started.
 
-ATEN_CPU_CAPABILITY also narrows torch's own vectorised kernels (torch.add, torch.sum, softmax, gelu),
-but not MKL, which torch.matmul calls and which picks its own code path.  So that a forced variant is
-compared as on a CPU that would select it, the child also gets MKL_ENABLE_INSTRUCTIONS at the matching
-level (unless the caller set it); the report records both variables for each variant.
+ATEN_CPU_CAPABILITY also narrows torch's own vectorised kernels (torch.add, torch.sum, softmax), but not
+the libraries that pick their own code path: MKL, which torch.matmul calls, and oneDNN, whose JIT eltwise
+kernel runs torch's CPU gelu (seen with ONEDNN_VERBOSE=1 in torch 2.14: `eltwise,jit:avx512_core_bf16`
+under ATEN_CPU_CAPABILITY=avx2 on an AVX-512 CPU).  So that a forced variant is compared as on a CPU that
+would select it, the child also gets MKL_ENABLE_INSTRUCTIONS and ONEDNN_MAX_CPU_ISA at the matching level
+(unless the caller set them); the report records the variables for each variant, and each child's
+builtin_dispatch what MKL and oneDNN said they ran.
 """
 
 from __future__ import annotations
@@ -27,6 +30,11 @@ ATEN_VALUE = {"DEFAULT": "default", "AVX2": "avx2", "AVX512": "avx512"}
 # non-Intel processors": on an AMD CPU MKL may ignore it, and the report then compares against MKL's
 # usual code path.
 MKL_VALUE = {"DEFAULT": "SSE4_2", "AVX2": "AVX2", "AVX512": "AVX512"}
+# oneDNN's names: the oneDNN developer guide, "CPU Dispatcher Control"
+# (https://oneapi-src.github.io/oneDNN/dev_guide_cpu_dispatcher_control.html): ONEDNN_MAX_CPU_ISA limits
+# the instruction sets oneDNN detects (SSE41, AVX2, AVX512_CORE = AVX-512 with BW, VL and DQ, as the
+# AVX512 variant is compiled for).  It works on AMD CPUs too (jit:avx2 and jit:sse41 on a Zen 5).
+ONEDNN_VALUE = {"DEFAULT": "SSE41", "AVX2": "AVX2", "AVX512": "AVX512_CORE"}
 NOT_RUNNABLE = "not runnable on this CPU"
 CHILD_TIMEOUT_S = 1800
 
@@ -64,6 +72,7 @@ def _child_env(variant: str) -> tuple[dict, dict, str]:
     env = dict(os.environ)
     forced = {"ATEN_CPU_CAPABILITY": ATEN_VALUE[variant]}
     forced["MKL_ENABLE_INSTRUCTIONS"] = env.get("MKL_ENABLE_INSTRUCTIONS") or MKL_VALUE[variant]
+    forced["ONEDNN_MAX_CPU_ISA"] = env.get("ONEDNN_MAX_CPU_ISA") or ONEDNN_VALUE[variant]
     env.update(forced)
     # The child must import this very torch_envcheck (a checkout or the installed one) and so the
     # same _C, and must not build it again.
@@ -138,7 +147,7 @@ def isa_report(variants: list, quick: bool, ops: str | None, progress=None, runn
         "machine": {"cpu": machine.cpu_model(), "platform": platform.platform(), "cpu_flags": machine.cpu_flags()},
         "cpu_kernel_isa": isa_info,
         "how": "each variant in its own process: python -m torch_envcheck.bench --json --device cpu, with "
-               "ATEN_CPU_CAPABILITY (and MKL_ENABLE_INSTRUCTIONS) set as in forced_with",
+               "ATEN_CPU_CAPABILITY (and MKL_ENABLE_INSTRUCTIONS, ONEDNN_MAX_CPU_ISA) set as in forced_with",
         "variants": run_variants(variants, isa_info, quick, ops, progress=progress, runner=runner),
     }
     report["machine"]["load_average"] = {"start": load_start, "end": _load_average(), "cpus": os.cpu_count()}

@@ -98,17 +98,46 @@ def mkl_statement(stdout: str) -> dict | None:
     return {"version": m.group(1), "says": says, "isa": isa}
 
 
+# What oneDNN's verbose mode says: its version ("onednn_verbose,v1,info,oneDNN v3.12.0 (commit ...)") and, for
+# each primitive run, its implementation ("onednn_verbose,v1,primitive,exec,cpu,eltwise,jit:avx2,
+# forward_training,...,alg:eltwise_gelu_erf ...").  torch's CPU gelu runs oneDNN's eltwise primitive when
+# torch is built with it; an older or other build may print nothing (then ATen's own kernel ran).
+_ONEDNN_VERSION = re.compile(r"(?:onednn|dnnl)_verbose,(?:v1,)?info,(?:oneDNN|DNNL) v(\S+)")
+_ONEDNN_EXEC = re.compile(r"(?:onednn|dnnl)_verbose,(?:v1,)?(?:primitive,)?exec,cpu,eltwise,([^,\s]+),.*?alg:(\S+)")
+_ONEDNN_PROBE = "import torch; torch.nn.functional.gelu(torch.ones(64, 64))"
+
+
+def onednn_statement(stdout: str) -> dict | None:
+    """{"version", "implementation", "alg"} of the eltwise primitive oneDNN ran, from ONEDNN_VERBOSE=1
+    output; None when oneDNN ran no eltwise primitive."""
+    text = stdout or ""
+    m = _ONEDNN_EXEC.search(text)
+    if not m:
+        return None
+    v = _ONEDNN_VERSION.search(text)
+    return {"version": v.group(1) if v else None, "implementation": m.group(1)[:60], "alg": m.group(2)[:60]}
+
+
 def builtin_dispatch(torch, runner=subprocess.run) -> dict:
-    """Which code the built-ins run: ATen's own kernels (softmax, gelu, add, sum) follow ATen's capability
+    """Which code the built-ins run: ATen's own kernels (softmax, add, sum) follow ATen's capability
     (ATEN_CPU_CAPABILITY), while torch.matmul calls the BLAS library, which dispatches by itself (MKL
-    ignores ATEN_CPU_CAPABILITY; MKL_ENABLE_INSTRUCTIONS can lower it on Intel CPUs).  MKL's own word is
-    taken from its verbose mode in a child process (one small matmul)."""
+    ignores ATEN_CPU_CAPABILITY; MKL_ENABLE_INSTRUCTIONS can lower it on Intel CPUs), and gelu runs oneDNN's
+    JIT eltwise kernel where torch has oneDNN, which also dispatches by itself (ONEDNN_MAX_CPU_ISA lowers
+    it).  MKL's and oneDNN's own word is taken from their verbose modes in child processes (one small
+    matmul, one small gelu)."""
     try:
         aten = torch.backends.cpu.get_cpu_capability()
     except Exception:  # an old torch without it
         aten = None
     out = {"aten_capability": aten, "aten_cpu_capability_env": os.environ.get("ATEN_CPU_CAPABILITY"),
-           "mkl_enable_instructions_env": os.environ.get("MKL_ENABLE_INSTRUCTIONS"), "blas": None, "mkl": None}
+           "mkl_enable_instructions_env": os.environ.get("MKL_ENABLE_INSTRUCTIONS"), "blas": None, "mkl": None,
+           "onednn_max_cpu_isa_env": os.environ.get("ONEDNN_MAX_CPU_ISA"), "onednn": None}
+    try:
+        proc = runner([sys.executable, "-c", _ONEDNN_PROBE], env={**os.environ, "ONEDNN_VERBOSE": "1"},
+                      capture_output=True, text=True, timeout=120)
+        out["onednn"] = onednn_statement(proc.stdout)
+    except (OSError, subprocess.SubprocessError):
+        out["onednn"] = None
     try:
         has_mkl = bool(torch.backends.mkl.is_available())
     except Exception:
@@ -134,5 +163,9 @@ def builtin_dispatch(torch, runner=subprocess.run) -> dict:
         blas = "torch.matmul: MKL, its own dispatch (MKL_VERBOSE gave no statement)"
     else:
         blas = f"torch.matmul: {out['blas']} (BLAS_INFO), its own dispatch"
-    out["summary"] = f"ATen kernels {aten or 'unknown'} (ATen's dispatch); {blas}"
+    dnn = out["onednn"]
+    gelu = (f"gelu: oneDNN {dnn['version'] or ''} {dnn['implementation']}, its own dispatch".replace("  ", " ")
+            + (f" (ONEDNN_MAX_CPU_ISA={out['onednn_max_cpu_isa_env']})" if out["onednn_max_cpu_isa_env"] else "")
+            if dnn else "gelu: ATen's own kernel (oneDNN ran no eltwise primitive)")
+    out["summary"] = f"ATen kernels {aten or 'unknown'} (ATen's dispatch); {gelu}; {blas}"
     return out

@@ -41,12 +41,17 @@ import math
 # FP32 FLOPs per element of each op: additions, subtractions, multiplications and divisions count 1, an
 # FMA 2; compares, min/max, selects, conversions, rounding and bit operations are not counted.  Counted in
 # the code each variant runs (the built-in is counted with the same figure, the FLOPs the op needs):
-#  "aten_vec" (AVX2, and the generic code elsewhere; csrc/ops/cpu/*_kernel_isa.h, csrc/ops/cpu/vec_math.h):
+#  "aten_vec" (the generic code off x86-64; csrc/ops/cpu/*_kernel_isa.h, csrc/ops/cpu/vec_math.h):
 #    softmax 24 = x - max (1) + exp_vf (21: x log2e 1, two reduction FMAs 4, 5 polynomial FMAs 10,
 #                 p r 1, r + 1 1, FMA 2, scaling by two multiplies 2) + running sum (1) + scale (1);
 #    bias_gelu 40 = + bias (1) + z/sqrt2 (1) + ATen's erf (35: 1/(1 + p|x|) as FMA + divide, 4 FMAs, x*x,
 #                 Sleef expf_u10 (20: 1 multiply, 7 FMAs, 1 multiply, 1 add, 1 ldexp counted as 1
 #                 multiply), 1 multiply, 1 FMA) + 1 + erf (1) + 0.5 z (1) + product (1);
+#  "avx2" (AVX2 on x86-64): softmax as "aten_vec" (the same exp_vf);
+#    bias_gelu 48 = + bias (1) + 0.5 z (1) + u = 0.5 z z (1) + t = 1/(1 + p'|z|) (FMA + divide, 3)
+#                 + r(t) (4 FMAs, 8) + t r (1) + exp(-u) (18: n by an FMA 2, n as float 1, q by an FMA 2,
+#                 6 polynomial FMAs 12, scaling 1) + w (1) + 2 - w (1) + 0.5 z (1 + erf) (1)
+#                 + the series below |z| = 0.75 (6 FMAs, 12);
 #  "avx512" (the same code, with AVX-512's own GELU and scaling):
 #    softmax 23 = as above, the scaling one vscalefps (1);
 #    bias_gelu 61 = + bias (1) + 0.5 z (1) + |z|/sqrt2 (1) + t = 1/(1 + a/2) (FMA + divide, 3)
@@ -60,10 +65,10 @@ import math
 #                 + 0.5 z, 1 + erf, product (3).
 #  triad 2 (one FMA), sum 1, sgemm 2 M N K.
 FLOPS_PER_ELEMENT = {
-    "softmax": {"aten_vec": 24, "avx512": 23, "sse2": 24},
-    "bias_gelu": {"aten_vec": 40, "avx512": 61, "sse2": 28},
-    "triad": {"aten_vec": 2, "avx512": 2, "sse2": 2},
-    "sum": {"aten_vec": 1, "avx512": 1, "sse2": 1},
+    "softmax": {"aten_vec": 24, "avx2": 24, "avx512": 23, "sse2": 24},
+    "bias_gelu": {"aten_vec": 40, "avx2": 48, "avx512": 61, "sse2": 28},
+    "triad": {"aten_vec": 2, "avx2": 2, "avx512": 2, "sse2": 2},
+    "sum": {"aten_vec": 1, "avx2": 1, "avx512": 1, "sse2": 1},
 }
 # SIMD instructions per vector of the variant's width in our kernels' hot loops (gcc 12 -O3; loads,
 # stores, constant broadcasts, loop counters and prefetches not counted), as (all, mul): all = every
@@ -80,16 +85,18 @@ FLOPS_PER_ELEMENT = {
 #    then x - max, exp, multiply = 2 exp + 5 (mul 2 exp + 1).
 #  bias_gelu: AVX-512 x + b and gelu_vf (vec_math.h: max, 0.5 z, |z|, min, |z| / sqrt 2, 1 + a / 2,
 #    divide, 9 polynomial FMAs, z^2 as hi + lo, the exponent's parts, TwoSum 6, exp 15, ex e + ex, t (...),
-#    compare, masked sub, 0.5 z r) = 47 (mul 32); AVX2 x + b and ATen's erf form (gelu_vec) = 29 in line
-#    (mul 12) + Sleef's expf8_u10, called out of line (26: multiply, 2 conversions, 8 FMAs, multiply, 4
-#    integer ops, 2 shifts, 2 compares, add, 2 multiplies, andnot, blend; mul 12) = 55 (mul 24); SSE2 x + b
+#    compare, masked sub, 0.5 z r) = 47 (mul 32); AVX2 x + b and gelu_vf (vec_math.h, all in line: max,
+#    0.5 z, u, |z|, FMA + divide, 4 FMAs, t r, min, FMA, sub, FMA, 6 polynomial FMAs, shift, scaling,
+#    w, 2 - w, blend, 0.5 z (1 + erf), 5 + 1 series FMAs, compare, blend) = 36 (mul 26;
+#    before, with ATen's erf and Sleef's expf8_u10 called out of line: 55, mul 24, and the spills around
+#    each call); SSE2 x + b
 #    and gelu_ps: max, z / sqrt 2, erf_ps (clamp 2, x^2, 6 x (multiply, add), 4 x (multiply, add), x P,
 #    divide = 25), 0.5 z, 1 + erf, product = 31 (mul 16).
 #  triad: one FMA (SSE2: multiply + add); sum: one add.
 INSTRUCTIONS_PER_VECTOR = {
     "softmax": {"sse2": (40, 13), "avx2": (26, 13), "avx512": (19, 12)},
     "softmax_online": {"sse2": (77, 25), "avx2": (50, 25), "avx512": (35, 23)},
-    "bias_gelu": {"sse2": (31, 16), "avx2": (55, 24), "avx512": (47, 32)},
+    "bias_gelu": {"sse2": (31, 16), "avx2": (36, 26), "avx512": (47, 32)},
     "triad": {"sse2": (2, 1), "avx2": (1, 1), "avx512": (1, 1)},
     "sum": {"sse2": (1, 0), "avx2": (1, 0), "avx512": (1, 0)},
 }
@@ -102,8 +109,8 @@ CEILING_OF_OP = {"sgemm": "fma", "triad": "fma", "sum": "mixed", "softmax": "mix
 
 
 def code_family(variant: str | None, machine: str | None = None) -> str:
-    """Which FLOP count applies: DEFAULT on x86-64 runs the SSE2 code, AVX512 its own math, the rest ATen's
-    vectors."""
+    """Which FLOP count applies: DEFAULT on x86-64 runs the SSE2 code, AVX2 and AVX512 their own math, the
+    rest ATen's vectors."""
     import platform  # noqa: PLC0415
 
     machine = machine or platform.machine()
@@ -111,6 +118,8 @@ def code_family(variant: str | None, machine: str | None = None) -> str:
         return "sse2"
     if variant == "AVX512":
         return "avx512"
+    if variant == "AVX2" and machine.lower() in ("x86_64", "amd64"):
+        return "avx2"
     return "aten_vec"
 
 

@@ -2,7 +2,7 @@
 // envcheck::CPU_CAPABILITY; entry point and checks: bias_gelu_kernel.cpp).  One pass over memory: x
 // and the bias row read once, y written once, streamed to memory (non-temporal stores, no read for
 // ownership) when the output is larger than the last-level cache (rowwise_lanes.h).
-// GELU: gelu_vf (vec_math.h) on AVX-512, ATen's erf form (gelu_vec) on AVX2 and off x86, gelu_ps
+// GELU: gelu_vf (vec_math.h) on AVX-512 and AVX2, ATen's erf form (gelu_vec) off x86, gelu_ps
 // (sse2_math.h) in the DEFAULT variant on x86-64.
 // Compiled once per instruction set (kernels_impl.h); included once per translation unit.
 #pragma once

@@ -1,7 +1,6 @@
 // The float lanes of one instruction-set variant, as the row-wise kernels (softmax, bias_gelu) use them:
 // one struct `Lanes` with the same static functions in every variant, so that each kernel is written once.
-//  * AVX-512 / AVX2: raw __m512 / __m256 (VecF, exp_vf of vec_math.h; GELU: gelu_vf on AVX-512, gelu_vec
-//    on AVX2);
+//  * AVX-512 / AVX2: raw __m512 / __m256 (VecF, exp_vf and gelu_vf of vec_math.h);
 //  * DEFAULT on x86-64: SSE2's __m128 (exp_ps, gelu_ps of sse2_math.h);
 //  * elsewhere: ATen's Vectorized<float> (exp_vec, gelu_vec).
 // Streaming (non-temporal) stores write an output that will not be read soon straight to memory: no
@@ -50,20 +49,17 @@ struct Lanes {
   static V set(float v) { return vf_set(v); }
   static V add(V a, V b) { return vf_add(a, b); }
   static V mul(V a, V b) { return vf_mul(a, b); }
+  static V gelu(V z) { return gelu_vf(z); }
 #if defined(CPU_CAPABILITY_AVX512)
   static V load(const float* p) { return _mm512_loadu_ps(p); }
   static void store(float* p, V v) { _mm512_storeu_ps(p, v); }
   static void stream(float* p, V v) { _mm512_stream_ps(p, v); }
   static V sub(V a, V b) { return _mm512_sub_ps(a, b); }
-  static V gelu(V z) { return gelu_vf(z); }
 #else
   static V load(const float* p) { return _mm256_loadu_ps(p); }
   static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
   static void stream(float* p, V v) { _mm256_stream_ps(p, v); }
   static V sub(V a, V b) { return _mm256_sub_ps(a, b); }
-  // ATen's erf form (gelu_vec): gelu_vf with 16 ymm registers measured 1.04 ns per element against
-  // 0.81 in L2 on a Zen 5 (one thread), four interleaved chains spilling
-  static V gelu(V z) { return gelu_vec(Vec(z)); }
 #endif
   // max(x, m) returns m where x is nan (x86 max returns its second operand when either is nan)
   static V max_keep(V x, V m) { return vf_max(x, m); }

@@ -116,7 +116,9 @@ def test_op_model_counts():
     assert roofline.op_model("bias_gelu", [10, 100], "avx512")["flops"] == 61 * 1000
     assert math.isclose(roofline.op_model("sum", [400], "aten_vec")["intensity"], 400 / (1600 + 4))
     assert roofline.code_family("DEFAULT", "x86_64") == "sse2"
-    assert roofline.code_family("DEFAULT", "aarch64") == "aten_vec" == roofline.code_family("AVX2", "x86_64")
+    assert roofline.code_family("DEFAULT", "aarch64") == "aten_vec"
+    assert roofline.code_family("AVX2", "x86_64") == "avx2"
+    assert roofline.op_model("bias_gelu", [10, 100], "avx2")["flops"] == 48 * 1000
     assert roofline.code_family("AVX512", "x86_64") == "avx512"
 
 
@@ -370,23 +372,40 @@ def test_isa_parse():
 
 def test_isa_variants_not_runnable_are_never_started():
     """A fake child runner: records what would run.  AVX512 on a CPU without it is reported, not run; the
-    others get ATEN_CPU_CAPABILITY (and a matching MKL_ENABLE_INSTRUCTIONS) and their report is kept."""
+    others get ATEN_CPU_CAPABILITY (and a matching MKL_ENABLE_INSTRUCTIONS and ONEDNN_MAX_CPU_ISA) and their
+    report is kept."""
     import subprocess
 
     from torch_envcheck.bench import isa
-    calls = []
+    calls, onednn = [], []
 
     def runner(cmd, env, **kw):
         calls.append(env["ATEN_CPU_CAPABILITY"])
+        onednn.append(env["ONEDNN_MAX_CPU_ISA"])
         selected = {"default": "DEFAULT", "avx2": "AVX2"}[env["ATEN_CPU_CAPABILITY"]]
         return subprocess.CompletedProcess(cmd, 0, json.dumps({"cpu_kernel_isa": {"selected": selected}}), "")
 
     info = {"compiled": ["DEFAULT", "AVX2", "AVX512"], "cpu_supports": ["AVX2"]}
     out = isa.run_variants(["DEFAULT", "AVX2", "AVX512"], info, quick=True, ops="sgemm", runner=runner)
     assert calls == ["default", "avx2"]
+    assert onednn == ["SSE41", "AVX2"]  # torch's gelu runs oneDNN's JIT, which ignores ATEN_CPU_CAPABILITY
     assert [v["status"] for v in out] == ["measured", "measured", isa.NOT_RUNNABLE]
     assert out[0]["forced_with"]["ATEN_CPU_CAPABILITY"] == "default"
     assert "report" not in out[2] and "AVX512" in out[2]["reason"]
+
+
+def test_onednn_statement_names_the_eltwise_implementation():
+    """oneDNN's verbose lines (as torch 2.14's oneDNN 3.12 prints them for F.gelu) give the version and the
+    JIT implementation the built-in gelu ran; no eltwise line means ATen's own kernel ran."""
+    from torch_envcheck.bench import machine
+    text = ("onednn_verbose,v1,info,oneDNN v3.12.0 (commit 80afa71049cd69a3df32adcccb623b12cd7baa22)\n"
+            "onednn_verbose,v1,info,cpu,isa:Intel AVX-512 with Intel DL Boost and bfloat16 support\n"
+            "onednn_verbose,v1,primitive,exec,cpu,eltwise,jit:avx2,forward_training,data:f32::blocked:ab::f0,"
+            "attr-scratchpad:user,alg:eltwise_gelu_erf alpha:0 beta:0,64x64,0.0412\n")
+    assert machine.onednn_statement(text) == {"version": "3.12.0", "implementation": "jit:avx2",
+                                              "alg": "eltwise_gelu_erf"}
+    assert machine.onednn_statement(text.splitlines()[0]) is None
+    assert machine.onednn_statement("") is None
 
 
 def test_isa_variant_that_selects_another_is_an_error():

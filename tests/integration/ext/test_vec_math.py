@@ -88,11 +88,15 @@ def test_exp_is_within_its_ulp_bound_over_the_whole_float_range(isa, samples):
 
 # GELU(z) = 0.5 z (1 + erf(z / sqrt 2)) against float64 (0.5 z erfc(-z / sqrt 2): no cancellation).
 # AVX-512 computes it through erfc (vec_math.h): a bound in ulp over the whole range where the result is
-# normal.  AVX2 (ATen's erf) and DEFAULT (erf_ps) use the erf form, whose 1 + erf cancels for negative z:
-# a bound in ulp for z >= 0 and an absolute one below.  The figures measured: docs/kernels.md.
+# normal.  AVX2 (Abramowitz-Stegun's erf, a series below |z| = 0.75) and DEFAULT (erf_ps) use the erf
+# form, whose 1 + erf cancels for negative z: a bound in ulp for z >= 0 and an absolute one below.  The
+# figures measured: docs/kernels.md (AVX2 before its own GELU, with ATen's erf: 7.6 ulp and 2.6e-7).
 GELU_ULP_BOUND = {"AVX512": 8.0}
-GELU_ULP_BOUND_POSITIVE = {"AVX2": 8.0, "DEFAULT": 3.0}
-GELU_ABS_BOUND_NEGATIVE = {"AVX2": 3e-7, "DEFAULT": 1e-6, "AVX512": 1e-7}
+GELU_ULP_BOUND_POSITIVE = {"AVX2": 3.0, "DEFAULT": 3.0}
+GELU_ABS_BOUND_NEGATIVE = {"AVX2": 2.5e-7, "DEFAULT": 1e-6, "AVX512": 1e-7}
+# Near 0 the series holds the AVX2 GELU within a few ulp on both sides (the float A&S erf alone was off by
+# up to 8 ulp for small positive z and more for small negative z).
+GELU_ULP_BOUND_NEAR_ZERO = {"AVX2": 2.0}
 
 
 @pytest.mark.parametrize("isa", ["DEFAULT", "AVX2", "AVX512"])
@@ -118,6 +122,9 @@ def test_gelu_is_within_its_bounds_over_the_whole_float_range(isa, samples):
         assert err[pos].max().item() <= GELU_ULP_BOUND_POSITIVE[isa], err[pos].max().item()
     neg = fin & (samples < 0)
     assert (y - ref).abs()[neg].max().item() <= GELU_ABS_BOUND_NEGATIVE[isa]
+    if isa in GELU_ULP_BOUND_NEAR_ZERO:
+        near = normal & (samples.abs() < 0.75)
+        assert err[near].max().item() <= GELU_ULP_BOUND_NEAR_ZERO[isa], err[near].max().item()
 
 
 def test_vec_math_names_a_bad_variant_and_function_in_one_line():
