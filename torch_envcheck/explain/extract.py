@@ -169,7 +169,8 @@ _CODE_MESSAGE = re.compile(r"\b(CUDA|HIP|cuda runtime|CUDA Runtime|CUDA driver|h
 # torch's warning "Unexpected error from cudaGetDeviceCount(). ... Error 804: forward compatibility ..."
 _CUDA_ERROR_N = re.compile(r"\b(?:[Ee]rror|code|returned|status|result|[Ff]ailure)[ =:]{1,3}(?P<num>\d{1,5})\b"
                            r"(?::\s{0,2}|\s)?(?P<msg>[^\n]{1,160})?")
-_WINERROR = re.compile(r"\[WinError (?P<num>-?\d{1,10})\]|\( ?os error (?P<os>\d{1,6}) ?\)")
+# also without its brackets, as a paste retyped or a log reformatted it ("OSError: WinError 1455 The paging file...")
+_WINERROR = re.compile(r"\[WinError (?P<num>-?\d{1,10})\]|\( ?os error (?P<os>\d{1,6}) ?\)|\bWinError (?P<bare>\d{1,10})\b")
 _ERRNO = re.compile(r"\[Errno (?P<num>\d{1,4})\]|\berrno[ =:]{1,3}(?P<num2>\d{1,4})\b")
 # NVML's nvmlErrorString after nvidia-smi's (or a library's) "Failed to initialize NVML: " / "NVML error: "
 _NVML_MESSAGE = re.compile(r"(?:[Ff]ailed to (?:initialize|properly shut down) NVML|NVML (?:[Ee]rror|ERROR)|nvml error)"
@@ -178,8 +179,14 @@ _NVML_MESSAGE = re.compile(r"(?:[Ff]ailed to (?:initialize|properly shut down) N
 _CUDA_API_HEX = re.compile(r"Cuda API error detected: (?P<fn>cu[A-Za-z0-9_]{2,60}) returned \((?P<hex>0x[0-9a-fA-F]{1,5})\)")
 _NTSTATUS = re.compile(r"\b0[xX](?P<hex>[cC]0000[0-9a-fA-F]{3})\b|\b(?:exit(?: |_)?code|returned|return code|"
                        r"exit status|exited with code|status)[ :=]{0,3}(?P<dec>-?(?:3221\d{6}|107374\d{4}))\b")
+# the shells' words for a child killed by a signal: bash's strsignal() ("Illegal instruction (core dumped)"; macOS'
+# bash adds the number, "Illegal instruction: 4"), zsh's own table ("zsh: illegal hardware instruction  python3")
+_ZSH_SIGNALS = {"bus error": "Bus error", "segmentation fault": "Segmentation fault",
+                "illegal hardware instruction": "Illegal instruction", "killed": "Killed", "abort": "Aborted"}
 _SIGNAL_WORDS = re.compile(r"(?m)(?:^|[\s:])(?P<word>Bus error|Segmentation fault|Illegal instruction|Killed|Aborted)"
-                           r"(?: \(core dumped\))?[ \t]{0,4}$|killed by signal: (?P<word2>[A-Za-z ]{3,30})|"
+                           r"(?: \(core dumped\)|: \d{1,2})?[ \t]{0,4}$|killed by signal: (?P<word2>[A-Za-z ]{3,30})|"
+                           r"\bzsh: (?P<zsh>bus error|segmentation fault|illegal hardware instruction|killed|abort)\b|"
+                           r"\b(?P<zsh2>illegal hardware instruction)\b|"
                            r"\b(?:exit ?code|exitcode|exit status)[ :=]{0,3}(?P<neg>-\d{1,2}|1[2-5]\d)\b|"
                            r"\bsignal (?P<signum>\d{1,2})(?: \((?P<signame>SIG[A-Z]{2,6})\))?")
 _CUDA_CONTEXT = re.compile(r"[Cc]uda failure|CUDA failure|CUDAError|cudaGetDeviceCount|cuInit|cudaSetDevice|cudaMalloc|cudaGetDevice|CUDA driver|cudaError|CUDA error|"
@@ -226,7 +233,7 @@ def _codes(text: str, ent: Entities) -> None:
             if code is not None:
                 _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
             continue
-        num = int(m.group("num"))
+        num = int(m.group("num") or m.group("bare"))
         code = error_codes.by_value("windows", num & 0xFFFFFFFF)
         if code is not None:
             _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
@@ -255,7 +262,7 @@ def _codes(text: str, ent: Entities) -> None:
     sig_by_msg = {c.message.lower(): c for c in error_codes.all_codes() if c.family == "signal" and c.message}
     for m in _last(_SIGNAL_WORDS, text):
         code = None
-        word = m.group("word") or m.group("word2")
+        word = m.group("word") or m.group("word2") or _ZSH_SIGNALS.get(m.group("zsh") or m.group("zsh2") or "")
         if word:
             code = sig_by_msg.get(word.strip().lower())
         elif m.group("neg"):
@@ -834,7 +841,8 @@ NEEDLES = {
     _CODE_MESSAGE: ("error",), _CUDA_ERROR_N: ("cuda", "cuinit", "cudevice", "cuctx"),
     _WINERROR: ("winerror", "os error"), _ERRNO: ("errno",), _NVML_MESSAGE: ("nvml",),
     _CUDA_API_HEX: ("cuda api error detected",), _NTSTATUS: ("0xc0000", "3221", "-107374"),
-    _SIGNAL_WORDS: ("bus error", "segmentation fault", "illegal instruction", "killed", "aborted", "exit", "signal"),
+    _SIGNAL_WORDS: ("bus error", "segmentation fault", "illegal instruction", "killed", "aborted", "exit", "signal",
+                    "zsh: ", "illegal hardware"),
     _LIB_END: (".so", ".dylib", ".dll", ".pyd"), _LINK_LIB: ("cannot find -l", "find library -l", "not found for -l"), _UNDEFINED: ("undefined", "symbol not found", "entry point"),
     _SYMBOL_VERSION: ("not defined in file", ", version "), _ABI_TAG: ("glibc", "cxxabi_"),
     _PKG_DIR: ("-packages",), _PY_FILE: ('file "',), _EQEQ: ("==",), _INSTALLED: ("successfully installed",),

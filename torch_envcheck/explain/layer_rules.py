@@ -1035,6 +1035,11 @@ def _nccl_fix(bare: str, text: str) -> str:
             "the network interface (NCCL_SOCKET_IFNAME), and that every rank uses its own GPU (set_device(LOCAL_RANK)).")
 
 
+# (macOS' shells print a signal's number after its name: "Illegal instruction: 4", "Abort trap: 6")
+_MAC_TEXT = r"(?im)(?:Illegal instruction|Abort trap|Segmentation fault|Bus error): \d{1,2}[ \t]*$|\bdarwin\b|macOS|\bmac ?book|\bMac\b|Apple (?:M\d|silicon)|\bM[1-4](?: (?:Pro|Max|Ultra|chip))?\b[^\n]{0,20}(?:Mac|chip)|Mac ?M[1-4]|arm64"
+_INTEL_MAC_TEXT = r"(?i)Intel (?:Mac|Core|i[3579])|x86_64[^\n]{0,40}darwin|macosx_\d{1,2}_\d{1,2}_x86_64"
+
+
 def _signal_fix(c: dict, text: str, explanation: str, layer: str):
     name = c["name"]
     if name == "SIGBUS":
@@ -1045,6 +1050,14 @@ def _signal_fix(c: dict, text: str, explanation: str, layer: str):
     if name == "SIGKILL":
         return ("The process was killed, most often by the kernel's out-of-memory killer (host RAM): lower the batch "
                 "size / num_workers, or add RAM or swap; `dmesg | grep -i oom` confirms it.", explanation, "env")
+    if name == "SIGILL" and _context(text, _MAC_TEXT) and not _context(text, _INTEL_MAC_TEXT):
+        # a Mac that is not an Intel one: an x86_64 binary under Rosetta 2, which does not translate AVX
+        return ("This is an x86_64 build running under Rosetta on Apple silicon, which has no AVX: use a native arm64 "
+                "Python (`python -c \"import platform; print(platform.machine())\"` must print arm64; not a terminal or "
+                "conda opened under Rosetta) and the package's Apple-silicon build there (TensorFlow: its macOS arm64 "
+                "wheels from 2.13, or tensorflow-macos with tensorflow-metal before; torch: the macOS arm64 wheels).",
+                explanation + " On a Mac with Apple silicon an illegal instruction is an x86_64 binary under Rosetta.",
+                "macos")
     if name == "SIGILL":
         return ("The CPU lacks an instruction the binary uses (AVX/AVX2/AVX-512): install a build for this CPU (older "
                 "wheels, or build from source).", explanation, "env")

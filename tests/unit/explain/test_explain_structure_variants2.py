@@ -356,3 +356,25 @@ def test_a_hip_target_without_code_names_every_remedy():
            "devices!\n  Devices:\n    gfx906 - [Not Found]")
     assert r["layer"] == "rocm", (r["signature"], r["layer"])
     assert "HSA_OVERRIDE_GFX_VERSION" in r["fix"] and "PYTORCH_ROCM_ARCH" in r["fix"], r["fix"]
+
+
+# --- the shells' signal words, and what the platform makes of SIGILL --------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "(base) user@MacBook-Air ~ % python train.py\nzsh: illegal hardware instruction  python train.py\nApple M2",
+    "$ python3 -c 'import jax'\nIllegal instruction: 4",       # macOS' bash prints the signal's number
+])
+def test_an_illegal_instruction_on_a_mac_is_an_x86_build_under_rosetta(text):
+    r = _d(text)
+    assert (r["layer"], r["environment_problem"]) == ("macos", True), (r["signature"], r["layer"])
+    assert "arm64" in r["fix"] and "Rosetta" in r["fix"], r["fix"]
+
+
+def test_an_illegal_instruction_on_linux_is_the_cpu():
+    r = _d("root@node1:~# python -c 'import tensorflow'\nIllegal instruction (core dumped)\nIntel Xeon E5-2670")
+    assert r["layer"] == "env" and "AVX" in r["fix"], (r["signature"], r["fix"])
+
+
+def test_a_winerror_without_its_brackets_is_still_the_code():
+    r = _d("RuntimeError: WinError 1455 El archivo de paginación es demasiado pequeño para completar la operación")
+    assert r["layer"] == "windows-runtime" and "paging file" in r["fix"], (r["signature"], r["fix"])
