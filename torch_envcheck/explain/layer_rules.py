@@ -118,6 +118,8 @@ def package_guess(path: str | None, owner: str | None = None) -> str | None:
     (torchvision/_C.so -> torchvision), else its module name without the conventional suffix of a compiled
     part (flash_attn_2_cuda -> flash_attn, transformer_engine_extensions -> transformer_engine)."""
     if owner and owner not in ("_C",) and not owner.endswith((".so", ".pyd")):
+        if re.search(r"[/\\]" + re.escape(owner) + r"[/\\]", path or ""):
+            return owner  # a folder in site-packages is a distribution's own name (sgl_kernel), not a module's
         mod = owner
     else:
         mod = _module_of(path or "")
@@ -300,6 +302,62 @@ def _importing_package(text: str, path: str | None, at: int) -> str | None:
     return frame.group("pkg")
 
 
+# names a compiled module takes for its role, not its package (_C.so, common_ops.abi3.so, _ext.so)
+_ROLE_WORDS = frozenset({"c", "common", "ext", "core", "lib", "main", "native", "ops", "op", "kernels", "kernel", "cuda",
+                         "cpp", "backend", "extension", "extensions", "functions", "module", "custom", "layers"})
+# the package a text imports: "from detectron2.engine import X", "import sgl_kernel", "import common_ops from sgl_kernel",
+# or a compiled submodule by its dotted name ("detectron2._C failed to import", "No module named 'mmcv._ext'")
+_IMPORTS = re.compile(r"\bfrom (?P<a>[A-Za-z_]\w{1,60})(?:\.\w{1,60}){0,6} import\b|"
+                      r"(?m:^)[ \t>]{0,12}import (?P<b>[A-Za-z_]\w{1,60})\b|"
+                      r"\bimport \w{1,60} from (?P<c>[A-Za-z_]\w{1,60})\b|"
+                      r"\b(?P<d>[A-Za-z][\w]{1,60})\._(?:C|ext|\w{1,30}_(?:C|cuda|ext|ops|cpp))\b")
+_NOT_IMPORTED_PACKAGES = frozenset({"os", "sys", "re", "json", "time", "math", "typing", "collections", "functools",
+                                   "subprocess", "pathlib", "importlib", "ctypes", "numpy", "np", "torch", "torchvision",
+                                   "torchaudio", "triton", "tensorflow", "tf", "__future__", "setuptools", "pip"})
+
+
+def _imported_package(text: str) -> str | None:
+    """The last third-party package the text imports (or names a compiled submodule of)."""
+    found = None
+    for m in _IMPORTS.finditer(text[-CONTEXT_TAIL:]):
+        name = next(g for g in m.groups() if g)
+        if name.lower() not in _NOT_IMPORTED_PACKAGES and not name.startswith("_"):
+            found = name
+    return found
+
+
+# a package's private submodule that cannot be imported: its compiled part (mmcv._ext, detectron2._C, apex._C)
+_PRIVATE_SUBMODULE = re.compile(r"No module named ['\"](?P<pkg>[A-Za-z][\w]{1,60})\.(?P<sub>_[A-Za-z]\w{0,40})['\"]|"
+                                r"cannot import name ['\"](?P<sub2>_[A-Za-z]\w{0,40})['\"] from ['\"]?(?P<pkg2>[A-Za-z][\w]{1,60})\b")
+
+
+def package_compiled_part_missing(ent, text):
+    """A package's private submodule (`pkg._ext`, `pkg._C`) missing is its compiled part: the installed
+    distribution has no compiled ops (a pure-Python variant, or a build that failed or was skipped), whoever the
+    package is.  torch's own `torch._C` is not this (running inside torch's source tree is)."""
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _PRIVATE_SUBMODULE.finditer(tail):
+        pass
+    if m is None:
+        return None
+    pkg, sub = m.group("pkg") or m.group("pkg2"), m.group("sub") or m.group("sub2")
+    if pkg.lower() in _NOT_IMPORTED_PACKAGES:
+        return None
+    sig = _sig("package-compiled-part-missing", "toolchain",
+               "{pkg}'s compiled part ({pkg}.{sub}) is not installed", 76,
+               "{pkg}.{sub} is the compiled extension of {pkg}: the installed {pkg} has none. It is a variant without "
+               "compiled ops (some packages ship them as a separate distribution, e.g. mmcv-full for mmcv 1.x), or its "
+               "build failed or was skipped when it was installed, or it was built for another torch/CUDA.",
+               fix="Install the {pkg} build that includes its compiled ops for your torch and CUDA (its install page "
+                   "lists the wheels per torch/CUDA), or build it from source against the installed torch (`pip "
+                   "install --no-build-isolation --no-cache-dir {pkg}` with the CUDA toolkit of torch.version.cuda) "
+                   "and read the build log for the first error.",
+               causes=(("stale-extension", "the compiled extension was built against another torch", ("TE701", "TE705")),),
+               areas=("extension",), sources=(SOURCES["ext"],))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"pkg": pkg, "sub": sub})
+
+
 def torch_abi(ent, text):
     syms = [s for s in ent.symbols if s.get("abi") == "torch"]
     if not syms:
@@ -329,6 +387,9 @@ def torch_abi(ent, text):
     importer = _importing_package(text, f, s["at"])
     if importer:
         pkg = importer
+    if not pkg or pkg.lower().strip("_") in _ROLE_WORDS:
+        # the binary's name says its role only (_C.so, common_ops.abi3.so): the package the text imports is its owner
+        pkg = _imported_package(text)
     caps.update(package=pkg, module=_module_of(f or ""), torch=ent.versions.get("torch"))
     sig = _sig("extension-abi-mismatch", "toolchain",
                "{package|a compiled package} was built against another torch than the one installed", 84,
@@ -2460,7 +2521,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          package_binary_missing, p2p_through_pcie_switch_hangs, devices_unavailable_on_windows, driver_older_than_build,
          tensorflow_missing_cuda_runtime, package_ops_registration_fails, visible_devices_hide_the_gpu, header_missing,
          nvcc_host_compiler, triton_exception, gpu_only_as_root,
-         tensorflow_sees_no_gpu, torch_build_variant, inductor_on_native_windows)
+         tensorflow_sees_no_gpu, torch_build_variant, inductor_on_native_windows,
+         package_compiled_part_missing)
 
 
 def find(text: str, ent) -> list:

@@ -378,3 +378,33 @@ def test_an_illegal_instruction_on_linux_is_the_cpu():
 def test_a_winerror_without_its_brackets_is_still_the_code():
     r = _d("RuntimeError: WinError 1455 El archivo de paginación es demasiado pequeño para completar la operación")
     assert r["layer"] == "windows-runtime" and "paging file" in r["fix"], (r["signature"], r["fix"])
+
+
+# --- the package a text imports owns a binary named for its role ---------------------------------------------------------
+
+@pytest.mark.parametrize("text, package", [
+    # a role-named binary (_C.so), the package named by the import that failed
+    ("from pointnet2_ops import pointnet2_utils\nImportError: _C.cpython-310-x86_64-linux-gnu.so: undefined symbol: "
+     "_ZN3c104cuda20CUDACachingAllocator9allocatorE", "pointnet2_ops"),
+    # prose: "import kernels from <package>"
+    ("ImportError: kernels.abi3.so: undefined symbol: _ZN2at4_ops5empty4callEv\nhappens when I import kernels from "
+     "vllm_flash", "vllm_flash"),
+    # a folder in site-packages is the distribution's whole name, even when it ends like a role (_kernel)
+    ("ImportError: /opt/py/lib/python3.11/site-packages/deep_gemm_kernel/ops.abi3.so: undefined symbol: "
+     "_ZN3c106detail14torchCheckFailEPKcS2_jRKSs", "deep_gemm_kernel"),
+])
+def test_a_role_named_binary_belongs_to_the_package_the_text_imports(text, package):
+    r = _d(text)
+    assert (r["layer"], r["environment_problem"]) == ("toolchain", True), (r["signature"], r["layer"])
+    assert package in r["fix"], r["fix"]
+
+
+@pytest.mark.parametrize("text, package", [
+    ("ModuleNotFoundError: No module named 'groundingdino._C'", "groundingdino"),
+    ("ImportError: cannot import name '_ext' from 'pointops' (/usr/lib/python3/dist-packages/pointops/__init__.py)",
+     "pointops"),
+])
+def test_a_packages_private_submodule_missing_is_its_compiled_part(text, package):
+    r = _d(text)
+    assert (r["layer"], r["environment_problem"]) == ("toolchain", True), (r["signature"], r["layer"])
+    assert package in r["fix"] and "compiled" in r["fix"], r["fix"]
