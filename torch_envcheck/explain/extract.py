@@ -207,11 +207,18 @@ def _codes(text: str, ent: Entities) -> None:
         code = None
         if m.group("num"):
             code = error_codes.by_value(family, int(m.group("num")))
+        msg = m.group("msg") or ""
+        if code is not None and code.message and msg and not _norm(msg).startswith(_norm(code.message)[:12]):
+            # the number and the message disagree: the runtime's enumeration was renumbered (CUDA 10.1 moved
+            # cudaErrorInvalidDeviceFunction from 8 to 98, ...), its messages were not, so an old log's message names
+            # the code
+            code = _by_message_prefix(msg, cuda_msgs if family == "cudaError_t" else
+                                      error_codes.messages("hipError_t") or cuda_msgs) or code
         if code is None:
             code = _by_message_prefix(m.group("msg"), cuda_msgs if family == "cudaError_t" else
                                       error_codes.messages("hipError_t") or cuda_msgs)
-            if code is not None and family == "hipError_t" and code.family == "cudaError_t":
-                code = error_codes.by_name("hipError" + code.name[len("cudaError"):]) or code
+        if code is not None and family == "hipError_t" and code.family == "cudaError_t":
+            code = error_codes.by_name("hipError" + code.name[len("cudaError"):]) or code
         if code is not None and code.layer != "none":
             _push(ent.codes, {**code.as_dict(), "how": "message", "at": m.start()},
                   key=lambda c: (c["family"], c["name"]))

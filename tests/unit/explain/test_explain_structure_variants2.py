@@ -408,3 +408,29 @@ def test_a_packages_private_submodule_missing_is_its_compiled_part(text, package
     r = _d(text)
     assert (r["layer"], r["environment_problem"]) == ("toolchain", True), (r["signature"], r["layer"])
     assert package in r["fix"] and "compiled" in r["fix"], r["fix"]
+
+
+# --- a number and a message that disagree: the runtime's enumeration was renumbered (CUDA 10.1), its messages were not ---
+
+@pytest.mark.parametrize("line", [
+    "RuntimeError: cuda runtime error (8) : invalid device function at /pytorch/aten/src/THC/generic/THCTensorMath.cu:15",
+    "RuntimeError: cuda runtime error (48) : no kernel image is available for execution on the device at "
+    "/opt/conda/conda-bld/pytorch_1544174967633/work/aten/src/THC/generic/THCTensorMath.cu:14",
+])
+def test_an_old_logs_message_names_the_code_not_its_renumbered_number(line):
+    r = _d(line)
+    assert (r["layer"], r["environment_problem"]) == ("arch", True), (r["signature"], r["layer"])
+
+
+def test_cuda_in_a_forked_dataloader_worker_is_the_start_method():
+    r = _d("RuntimeError: Caught RuntimeError in DataLoader worker process 0.\nOriginal Traceback (most recent call last):\n"
+           "RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use "
+           "the 'spawn' start method")
+    assert (r["layer"], r["environment_problem"]) == ("not-environment", False), (r["signature"], r["layer"])
+    assert "spawn" in r["fix"] and not REINSTALL.search(r["fix"]), r["fix"]
+
+
+def test_torchs_too_old_warning_with_its_format_string_unfilled():
+    r = _d("UserWarning:\n    Found GPU%d %s which is of cuda capability %d.%d.\n    PyTorch no longer supports this GPU "
+           "because it is too old.\n    The minimum cuda capability supported by this library is %d.%d.")
+    assert (r["layer"], r["environment_problem"]) == ("arch", True), (r["signature"], r["layer"])

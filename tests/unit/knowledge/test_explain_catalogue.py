@@ -130,6 +130,7 @@ def test_every_signature_has_a_verbatim_text_from_its_own_sources():
 
 # One near miss per signature: looks like the error, is not it.  None of them may be recognised.
 NEAR_MISSES = {
+    "cuda-in-forked-subprocess": "Forked 8 DataLoader workers; CUDA was re-initialized in the main process only",
     "tensorflow-dll-load-failed": "Loaded the native TensorFlow runtime; _pywrap_tensorflow_internal.pyd imported fine",
     "tensorflow-module-not-found": "Successfully installed tensorflow-2.6.0; the module named tensorflow imports",
     "cuda-is-available-false": "torch.cuda.is_available() returns True on this machine",
