@@ -1654,6 +1654,69 @@ _DEVICE_NODE_DENIED = re.compile(
     r"(?P<node2>/dev/(?:kfd|dri/(?:renderD|card)\d{1,3}|nvidia(?:\d{1,2}|ctl|-uvm|-caps)?))\b")
 
 
+_NODE = r"/dev/(?:kfd|dri(?:/(?:renderD|card)\d{1,3})?|nvidia(?:\d{1,2}|ctl|-uvm(?:-tools)?|-modeset|-caps)?|dxg)"
+_DEVICE_NODE_MISSING = re.compile(
+    r"(?P<node>" + _NODE + r")\b[^\n]{0,80}?(?:No such file or directory|ENOENT|does not exist)|"
+    r"(?:No such file or directory|cannot (?:open|access|stat))[^\n]{0,40}?['\"`]?(?P<node2>" + _NODE + r")\b")
+
+
+def device_node_missing(ent, text):
+    """The GPU's device node does not exist (not: exists but refused): inside a container it was not passed in (the
+    runtime's --device / --gpus), on a host its kernel driver is not loaded (amdgpu for /dev/kfd and /dev/dri, the
+    NVIDIA module for /dev/nvidia*), and /dev/dxg is WSL 2's GPU (absent in WSL 1 or in a container not given it)."""
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _DEVICE_NODE_MISSING.finditer(tail):
+        pass
+    if m is None:
+        return None
+    node = m.group("node") or m.group("node2")
+    amd = node.startswith(("/dev/kfd", "/dev/dri"))
+    container = bool(ent.platform.get("container")) or _context(text, r"docker|podman|container|apptainer|singularity|"
+                                                                      r"kubernetes|\bk8s\b")
+    at = len(text) - len(tail) + m.start()
+    if container:
+        how = ("`docker run --device=/dev/kfd --device=/dev/dri --group-add video ...` (Apptainer: `--rocm`, or "
+               "`--bind /dev/kfd,/dev/dri`; Kubernetes: the AMD GPU device plugin)" if amd else
+               "`docker run --gpus all ...` with the NVIDIA Container Toolkit on the host (Kubernetes: the NVIDIA "
+               "device plugin); a bare --device=/dev/nvidia0 lacks the driver's libraries")
+        sig = _sig("container-gpu-device-not-passed", "container", "{node} does not exist in the container: the GPU "
+                   "was not passed in", 84,
+                   "A container sees only the device nodes its runtime passes in; {node} is absent, so the GPU stack "
+                   "inside cannot reach the GPU, whatever is installed in the image.",
+                   fix="Start the container with the GPU's devices: " + how + ".",
+                   areas=("driver",), sources=(SOURCES["container_toolkit"] if not amd else
+                                                {"url": "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/"
+                                                        "how-to/docker.html",
+                                                 "what": "ROCm in Docker: --device=/dev/kfd --device=/dev/dri"},))
+        return _match(sig, text, at, {"node": node})
+    if node == "/dev/dxg":
+        sig = _sig("wsl-dxg-missing", "wsl", "/dev/dxg does not exist: no WSL 2 GPU passthrough here", 84,
+                   "/dev/dxg is how WSL 2 reaches the Windows driver's GPU; it is absent under WSL 1 and in a WSL "
+                   "without GPU support.",
+                   fix="Use WSL 2 (`wsl --set-version <distro> 2`), run `wsl --update`, and keep the Windows NVIDIA "
+                       "driver current; never install a Linux driver inside WSL.", areas=("platform",),
+                   sources=(_WSL_SOURCE,))
+        return _match(sig, text, at, {"node": node})
+    sig = _sig("gpu-device-node-missing-rocm" if amd else "gpu-device-node-missing", "rocm" if amd else "driver",
+               "{node} does not exist: the GPU's kernel driver is not loaded", 80,
+               "{node} is created by the GPU's kernel driver when it loads (" +
+               ("amdgpu creates /dev/kfd and /dev/dri/renderD*" if amd else "the NVIDIA module creates /dev/nvidia*") +
+               "); it is absent, so the driver is not loaded (not installed for this kernel, blocked, or the GPU is "
+               "not bound to it).",
+               fix=("Load the AMD kernel driver: `sudo modprobe amdgpu` and read `dmesg | grep -i -e amdgpu -e kfd`; "
+                    "install the amdgpu-dkms of your ROCm for this kernel and reboot." if amd else
+                    "Load the NVIDIA kernel module: `sudo modprobe nvidia` (and nvidia-uvm) and read `dmesg | grep -i "
+                    "nvrm`; install the driver's kernel module for the running kernel (DKMS) and reboot; check with "
+                    "`nvidia-smi`."),
+               causes=(("no-driver", "no NVIDIA driver is loaded", ("TE301",)),) if not amd else (),
+               areas=("driver",), sources=(SOURCES["hsa"] if amd else
+                                            {"url": "https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/"
+                                                    "index.html",
+                                             "what": "the NVIDIA driver creates /dev/nvidia* when its module loads"},))
+    return _match(sig, text, at, {"node": node})
+
+
 def device_node_permission(ent, text):
     """The GPU's device node refused to this user: the owner of the node says which stack (/dev/kfd and /dev/dri are
     AMD's ROCm, /dev/nvidia* NVIDIA's driver); the fix is group membership, not a reinstall."""
@@ -2522,7 +2585,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          tensorflow_missing_cuda_runtime, package_ops_registration_fails, visible_devices_hide_the_gpu, header_missing,
          nvcc_host_compiler, triton_exception, gpu_only_as_root,
          tensorflow_sees_no_gpu, torch_build_variant, inductor_on_native_windows,
-         package_compiled_part_missing)
+         package_compiled_part_missing, device_node_missing)
 
 
 def find(text: str, ent) -> list:

@@ -434,3 +434,18 @@ def test_torchs_too_old_warning_with_its_format_string_unfilled():
     r = _d("UserWarning:\n    Found GPU%d %s which is of cuda capability %d.%d.\n    PyTorch no longer supports this GPU "
            "because it is too old.\n    The minimum cuda capability supported by this library is %d.%d.")
     assert (r["layer"], r["environment_problem"]) == ("arch", True), (r["signature"], r["layer"])
+
+
+# --- a GPU device node that does not exist: not passed into the container, or no kernel driver on the host ---------------
+
+@pytest.mark.parametrize("text, layer, word", [
+    ("root@4b1c2d3e5f6a:/workspace# ls -l /dev/nvidia0\nls: cannot access '/dev/nvidia0': No such file or directory",
+     "container", "--gpus"),
+    ("$ ls /dev/kfd\nls: cannot access '/dev/kfd': No such file or directory\n$ uname -r\n6.8.0-45-generic", "rocm",
+     "modprobe amdgpu"),
+    ("open(\"/dev/nvidiactl\") = -1 ENOENT (No such file or directory)", "driver", "modprobe nvidia"),
+])
+def test_a_missing_device_node_is_its_runtime_or_its_driver(text, layer, word):
+    r = _d(text)
+    assert (r["layer"], r["environment_problem"]) == (layer, True), (r["signature"], r["layer"])
+    assert word in r["fix"], r["fix"]
