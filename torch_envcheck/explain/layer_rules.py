@@ -152,8 +152,8 @@ def _owner_of(ent, path: str | None) -> str | None:
     return m.group(1) if m else None
 
 
-_TORCH_LIBS = re.compile(r"(?:lib)?(?:torch|torch_cpu|torch_cuda(?:_cpp|_cu|_linalg)?|torch_python|torch_global_deps|c10|"
-                         r"c10_cuda|caffe2_nvrtc|shm)\.(?:so|dll|dylib)")
+_TORCH_LIBS = re.compile(r"(?:lib)?(?:torch|torch_cpu|torch_cuda(?:_cpp|_cu|_linalg)?|torch_hip|torch_python|torch_global_deps|"
+                         r"c10|c10_cuda|c10_hip|caffe2_nvrtc|shm)\.(?:so|dll|dylib)")
 
 
 _NOT_THE_PACKAGE = {"torch", "torchvision", "torchaudio", "numpy", "pip", "setuptools", "wheel", "python", "triton",
@@ -316,12 +316,13 @@ _NOT_IMPORTED_PACKAGES = frozenset({"os", "sys", "re", "json", "time", "math", "
                                    "torchaudio", "triton", "tensorflow", "tf", "__future__", "setuptools", "pip"})
 
 
-def _imported_package(text: str) -> str | None:
-    """The last third-party package the text imports (or names a compiled submodule of)."""
+def _imported_package(text: str, allow: frozenset = frozenset()) -> str | None:
+    """The last third-party package the text imports (or names a compiled submodule of); `allow` lets some of the
+    frameworks count."""
     found = None
     for m in _IMPORTS.finditer(text[-CONTEXT_TAIL:]):
         name = next(g for g in m.groups() if g)
-        if name.lower() not in _NOT_IMPORTED_PACKAGES and not name.startswith("_"):
+        if (name.lower() not in _NOT_IMPORTED_PACKAGES or name.lower() in allow) and not name.startswith("_"):
             found = name
     return found
 
@@ -643,6 +644,29 @@ def missing_library(ent, text):
                         "`nvidia-smi`."),
                    causes=(("no-driver", "no NVIDIA driver is loaded", ("TE301", "TE309")),), areas=("driver",),
                    sources=(SOURCES["container_toolkit"],), generic=layer == "driver")
+        return _match(sig, text, x["at"], caps)
+    flavour = "rocm" if re.search(r"_hip\b|_hip\.", x["file"]) else "cuda" if re.search(r"_cuda", x["file"]) else None
+    tv = ent.versions.get("torch") or ent.packages.get("torch") or ""
+    built = "rocm" if "+rocm" in tv else "cuda" if "+cu" in tv else "cpu" if "+cpu" in tv else None
+    if p == "torch" and flavour and built and flavour != built:
+        # the binary wants the library of another torch build flavour (a ROCm torchaudio beside a CUDA torch)
+        # the companion named without torch's local label (torchaudio==0.10.0 beside torch==1.10.0+cu111), else the
+        # package the text imports
+        unlabelled = [k for k in ("torchaudio", "torchvision") if k in ent.packages and "+" not in ent.packages[k]]
+        pkg = unlabelled[-1] if unlabelled else _imported_package(text, allow=frozenset({"torchvision", "torchaudio"}))
+        tag = tv.split("+", 1)[1]
+        caps.update(package=pkg, torch=tv, tag=tag, flavour={"rocm": "ROCm", "cuda": "CUDA"}[flavour],
+                    pkg_ver=ent.packages.get((pkg or "").replace("_", "-")))
+        sig = _sig("package-for-another-torch-flavour", "toolchain",
+                   "{package|a package} is a {flavour} build beside torch {torch}", 83,
+                   "{lib} belongs to torch's {flavour} builds; the installed torch is {torch}, so {package|the package} "
+                   "that loads it was installed as the build for another flavour (an unsuffixed version resolved from "
+                   "another index or a find-links page).",
+                   fix="Install {package|the package} of the same build as torch: `pip install {package|PACKAGE}=="
+                       "{pkg_ver|<its version>}+{tag}` from the index torch came from (e.g. --index-url "
+                       "https://download.pytorch.org/whl/{tag}), with torch, torchvision and torchaudio of one release.",
+                   causes=(("stale", "the compiled extension was built against another torch", ("TE701", "TE705")),),
+                   areas=("torch", "extension"), sources=(SOURCES["torch_index"],))
         return _match(sig, text, x["at"], caps)
     if p == "torch" and ".so" in x["file"] and not ent.platform.get("windows"):
         sig = _sig("extension-loaded-before-torch", "toolchain",

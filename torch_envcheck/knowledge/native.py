@@ -58,6 +58,10 @@ _OTHER = {
     "torch_python": ("torch", "torch"), "torch_global_deps": ("torch", "torch"), "c10": ("torch", "torch"),
     "c10_cuda": ("torch", "torch"), "shm": ("torch", "torch"), "caffe2_nvrtc": ("torch", "torch"),
     "fbgemm": ("torch", "torch"), "asmjit": ("torch", "torch"),
+    # the libraries of one torch build flavour: CUDA builds ship libtorch_cuda (1.9-1.12 also split into _cu/_cpp),
+    # ROCm builds libtorch_hip and libc10_hip; a binary wanting the other flavour was built for another torch build
+    "torch_cuda_cu": ("torch (CUDA build)", "torch"), "torch_cuda_cpp": ("torch (CUDA build)", "torch"),
+    "torch_hip": ("torch (ROCm build)", "torch"), "c10_hip": ("torch (ROCm build)", "torch"),
     "stdc++": ("the C++ runtime (libstdc++, GCC)", "c-runtime"), "gcc_s": ("GCC's runtime", "c-runtime"),
     "c": ("the C library (glibc)", "c-runtime"), "m": ("the C library (glibc)", "c-runtime"),
     "gomp": ("GCC's OpenMP runtime", "c-runtime"), "iomp5": ("Intel's OpenMP runtime", "openmp"),

@@ -449,3 +449,18 @@ def test_a_missing_device_node_is_its_runtime_or_its_driver(text, layer, word):
     r = _d(text)
     assert (r["layer"], r["environment_problem"]) == (layer, True), (r["signature"], r["layer"])
     assert word in r["fix"], r["fix"]
+
+
+# --- a torch library of another build flavour (libtorch_hip beside a CUDA torch, libtorch_cuda beside a ROCm one) -------
+
+@pytest.mark.parametrize("text, package, tag", [
+    ("pip install torch==2.0.1+cu118 torchvision==0.15.2 --extra-index-url https://download.pytorch.org/whl\n"
+     ">>> import torchvision\nOSError: libc10_hip.so: cannot open shared object file: No such file or directory",
+     "torchvision", "cu118"),
+    ("torch 2.3.1+rocm6.0\nImportError: libtorch_cuda.so: cannot open shared object file: No such file or directory\n"
+     "from torchaudio import functional", "torchaudio", "rocm6.0"),
+])
+def test_a_torch_library_of_another_flavour_is_the_companions_build(text, package, tag):
+    r = _d(text)
+    assert (r["layer"], r["environment_problem"]) == ("toolchain", True), (r["signature"], r["layer"])
+    assert package in r["fix"] and tag in r["fix"], r["fix"]
