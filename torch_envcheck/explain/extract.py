@@ -797,6 +797,7 @@ _PLATFORM = {
     # WSL 2 by name, its library folder or kernel; also nvidia-smi run inside WSL: a Linux NVIDIA-SMI (x.y.z) over
     # the Windows driver's two-part version (Windows drivers are numbered 555.85, Linux ones 555.42.03)
     "wsl": re.compile(r"/usr/lib/wsl|\b[Ww][Ss][Ll] ?2?(?![A-Za-z])|microsoft-standard|Windows Subsystem for Linux|"
+                      r"\bSubsystem (?:for Linux|on Windows)\b|"
                       r"NVIDIA-SMI \d{3}\.\d{2,3}\.\d{2}\s{1,40}Driver Version: \d{3}\.\d{2}(?![.\d])|"
                       # on Linux nvidia-smi's own version and the driver's are one (NVML refuses to start otherwise):
                       # a header that prints two, the second a Windows-style two-part one, reads the Windows driver

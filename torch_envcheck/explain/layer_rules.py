@@ -2160,6 +2160,15 @@ _NCCL_SHM = re.compile(r"NCCL WARN[^\n]{0,200}(?:/dev/shm|shared memory segment)
                        r"(?i:error|fail|unable|cannot|could not)[^\n]{0,120}/dev/shm/nccl-\w")
 
 
+# NCCL's INFO line naming the interfaces it bootstraps over ("Bootstrap : Using [0]ens5:172.31.0.137<0>
+# [1]veth75fa783:fe80::...<0>"); a virtual one among them (a container's veth, docker's bridge, libvirt's, CNI's,
+# the loopback) is an address the other ranks cannot reach
+_NCCL_IFACES = re.compile(r"NCCL INFO (?:Bootstrap|NET/Socket) ?: Using (?P<list>(?:\[\d{1,2}\][^\s<]{1,80}<\d>\s{0,3}){2,8})")
+_VIRTUAL_IFACE = re.compile(r"^(?:veth|docker|br-|virbr|cni|flannel|cali|vxlan|lo$|lo:|tun|tap|zt)")
+_UNREACHABLE = re.compile(r"(?i)Network is unreachable|Connection refused|No route to host|ECONNREFUSED|ENETUNREACH|"
+                          r"Connection timed out")
+
+
 def nccl_transport(ent, text):
     """NCCL's own WARN line names the transport that failed: its sockets (the bootstrap network: an interface
     every rank reaches, NCCL_SOCKET_IFNAME; between containers, the host network) or its shared memory (/dev/shm,
@@ -2171,7 +2180,28 @@ def nccl_transport(ent, text):
     for sock in _NCCL_SOCKET.finditer(tail):
         pass
     if shm is None and sock is None:
-        return None
+        ifaces = None
+        for ifaces in _NCCL_IFACES.finditer(tail):
+            pass
+        if ifaces is None or not _UNREACHABLE.search(tail):
+            return None
+        names = [n.split(":", 1)[0] for n in re.findall(r"\[\d{1,2}\]([^\s<]{1,80})<", ifaces.group("list"))]
+        real = [n for n in names if not _VIRTUAL_IFACE.match(n)]
+        if not real or len(real) == len(names):
+            return None
+        sig = _sig("nccl-virtual-interface", "distributed",
+                   "NCCL bootstraps over a virtual interface ({virtual}) the other ranks cannot reach", 83,
+                   "NCCL uses every interface it finds unless told otherwise; here it listed {virtual}, a virtual "
+                   "interface (a container's veth, a bridge, the loopback) whose address the other nodes cannot "
+                   "reach, beside {real}.",
+                   fix="Pin NCCL to the interface the nodes share: `export NCCL_SOCKET_IFNAME={real}` (or exclude the "
+                       "virtual ones: NCCL_SOCKET_IFNAME=^docker,veth,lo), on every rank; GLOO_SOCKET_IFNAME too for "
+                       "gloo.",
+                   areas=("platform",), sources=({"url": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/"
+                                                          "env.html#nccl-socket-ifname",
+                                                   "what": "NCCL_SOCKET_IFNAME: the interfaces NCCL uses"},))
+        return _match(sig, text, len(text) - len(tail) + ifaces.start(),
+                      {"real": real[0], "virtual": ", ".join(n for n in names if n not in real)})
     if shm is not None and re.search(r"shm_open failed : (?:Permission denied|Operation not permitted)|/dev/shm[^\n]{0,80}"
                                      r"(?:Permission denied|Read-only file system)", tail):
         sig = _sig("nccl-shared-memory-not-writable", "distributed", "NCCL may not create files in /dev/shm", 84,

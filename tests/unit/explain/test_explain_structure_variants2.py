@@ -464,3 +464,24 @@ def test_a_torch_library_of_another_flavour_is_the_companions_build(text, packag
     r = _d(text)
     assert (r["layer"], r["environment_problem"]) == ("toolchain", True), (r["signature"], r["layer"])
     assert package in r["fix"] and tag in r["fix"], r["fix"]
+
+
+# --- NCCL bootstrapping over a virtual interface --------------------------------------------------------------------------
+
+def test_nccl_listing_a_virtual_interface_beside_the_real_one_is_socket_ifname():
+    r = _d("gpu-a:311:390 [0] NCCL INFO NET/Socket : Using [0]enp65s0f0:10.1.2.3<0> [1]docker0:172.17.0.1<0>\n"
+           "RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value "
+           "store ... Connection timed out")
+    assert (r["layer"], r["environment_problem"]) == ("distributed", True), (r["signature"], r["layer"])
+    assert "NCCL_SOCKET_IFNAME=enp65s0f0" in r["fix"], r["fix"]
+
+
+def test_nccl_listing_only_real_interfaces_is_not_called_virtual():
+    r = _d("node1:11:22 [0] NCCL INFO Bootstrap : Using [0]ib0:10.0.0.1<0> [1]eth0:192.168.1.5<0>\nConnection refused")
+    assert r["signature"] != "nccl-virtual-interface"
+
+
+def test_windows_subsystem_named_the_other_way_round_is_wsl():
+    r = _d("Could not load library libcudnn_ops_infer.so.8. Error: libcuda.so: cannot open shared object file: No such "
+           "file or directory\nrunning in the Debian Subsystem on Windows")
+    assert r["layer"] == "wsl", (r["signature"], r["layer"])
