@@ -968,6 +968,13 @@ def error_code(ent, text):
         if bare == "notinitialized" and fam == "cublasStatus_t":
             explanation += (" cublasCreate returns it when it cannot allocate its workspace: the GPU was out of memory "
                             "(or a previous CUDA error left the context broken).")
+    elif hip and bare == "nodevice":
+        fix = ("HIP sees no GPU: check that `rocminfo` (Windows: `hipInfo`) lists it. The GPU must be one this ROCm / HIP "
+               "SDK release supports (its supported-GPUs list; older parts such as gfx803 / RX 580 are not supported by "
+               "recent releases: use an older release or a supported GPU); on Linux the user needs the `render` and "
+               "`video` groups and the amdgpu driver loaded; HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES must not hide "
+               "it; a container needs --device=/dev/kfd --device=/dev/dri; on Windows the HIP SDK needs the AMD driver of "
+               "its release and the Visual C++ runtime.")
     elif hip_init:
         fix = ("HIP could not start on this GPU: check the kernel driver's messages (`dmesg | grep -i kfd`): older GPUs "
                "(gfx803) need PCIe atomics support from the CPU/motherboard; a gfx target ROCm does not ship needs "

@@ -485,3 +485,18 @@ def test_windows_subsystem_named_the_other_way_round_is_wsl():
     r = _d("Could not load library libcudnn_ops_infer.so.8. Error: libcuda.so: cannot open shared object file: No such "
            "file or directory\nrunning in the Debian Subsystem on Windows")
     assert r["layer"] == "wsl", (r["signature"], r["layer"])
+
+
+# --- the CUDA/HIP samples' checkers, and HIP's "no device" answered for HIP ------------------------------------------------
+
+def test_the_hip_samples_checker_names_the_code_and_the_fix_is_hips():
+    r = _d('checkHipErrors() HIP API error = 0100 "no ROCm-capable device is detected" from file <hipInfo.cpp>, line 88.\n'
+           "Ubuntu 24.04, Radeon Pro W6800")
+    assert (r["layer"], r["environment_problem"]) == ("rocm", True), (r["signature"], r["layer"])
+    assert "rocminfo" in r["fix"] and "nvidia-smi" not in r["fix"], r["fix"]
+
+
+def test_the_cuda_samples_checker_names_the_code():
+    r = _d('checkCudaErrors() CUDA API error = 0209 "no kernel image is available for execution on the device" from '
+           "file <matrixMul.cu>, line 201.")
+    assert (r["layer"], r["environment_problem"]) == ("arch", True), (r["signature"], r["layer"])
