@@ -2557,7 +2557,7 @@ def header_missing(ent, text):
     sig = _sig("header-missing", "toolchain", "{header} ({what}) is not found by the build", 82,
                "The compiler could not include {header}: it is part of {what}, which the build environment does not "
                "have where the compiler looks.",
-               fix=h["fix"], causes=(("toolkit", "no CUDA toolkit (nvcc) where the build looks", ("TE601", "TE603")),)
+               fix=h["remedy"], causes=(("toolkit", "no CUDA toolkit (nvcc) where the build looks", ("TE601", "TE603")),)
                if h["owner"] == "cuda-toolkit" else (), areas=("toolchain",),
                sources=({"url": h["source"], "what": f"who ships {h['header']}"},), generic=True)
     return _match(sig, text, len(text) - len(tail) + m.start(), {"header": h["header"], "what": h["what"]})

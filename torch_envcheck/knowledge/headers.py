@@ -4,7 +4,7 @@ A pure table (no I/O).  explain reads a compiler's "fatal error: X: No such file
 found" (clang), "Cannot open include file: 'X'" (MSVC) and says whose header is missing: the owner decides the fix,
 not the wording of the message.
 
-    owner_of("torch/extension.h") -> {"owner": "torch", "what": ..., "fix": ..., "source": ...} | None
+    owner_of("torch/extension.h") -> {"owner": "torch", "what": ..., "remedy": ..., "source": ...} | None
 
 Sources: the include folders of each owner -- the CUDA toolkit's include/ (https://docs.nvidia.com/cuda/
 cuda-installation-guide-linux/ : cuda.h, cuda_runtime.h, the math libraries' headers, thrust/, cub/, cuda/std),
@@ -75,9 +75,9 @@ _COMPILED = tuple((re.compile(p), owner, what, fix, src) for p, owner, what, fix
 
 def owner_of(header: str) -> dict | None:
     """The installation that ships `header` (as it was included: "torch/extension.h", "cuda_runtime.h"): {"owner",
-    "header", "what", "fix", "source"}; None for a header no table row names (the package's own header)."""
+    "header", "what", "remedy", "source"}; None for a header no table row names (the package's own header)."""
     h = (header or "").strip().strip("'\"<>`").replace("\\", "/")
     for pattern, owner, what, fix, src in _COMPILED:
         if pattern.fullmatch(h):
-            return {"owner": owner, "header": h, "what": what, "fix": fix, "source": src}
+            return {"owner": owner, "header": h, "what": what, "remedy": fix, "source": src}
     return None

@@ -500,3 +500,15 @@ def test_the_cuda_samples_checker_names_the_code():
     r = _d('checkCudaErrors() CUDA API error = 0209 "no kernel image is available for execution on the device" from '
            "file <matrixMul.cu>, line 201.")
     assert (r["layer"], r["environment_problem"]) == ("arch", True), (r["signature"], r["layer"])
+
+
+@pytest.mark.parametrize("header, owner", [
+    ("torch/extension.h", "torch"), ("ATen/cuda/CUDAContext.h", "torch"), ("THC/THC.h", "torch-removed"),
+    ("cuda_runtime_api.h", "cuda-toolkit"), ("thrust/device_vector.h", "cuda-toolkit"), ("cudnn_version.h", "cudnn"),
+    ("hip/hip_runtime.h", "rocm"), ("pybind11/pybind11.h", "pybind11"), ("cute/tensor.hpp", "cutlass"),
+    ("mypkg/ops.h", None),
+])
+def test_the_header_owner_table(header, owner):
+    from torch_envcheck.knowledge.headers import owner_of
+    got = owner_of(header)
+    assert (got or {}).get("owner") == owner
