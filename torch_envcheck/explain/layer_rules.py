@@ -327,6 +327,17 @@ def _imported_package(text: str, allow: frozenset = frozenset()) -> str | None:
     return found
 
 
+def _traceback_package(ent) -> str | None:
+    """The last third-party distribution whose files the traceback passes through (site-packages/<dist>/..., an egg's
+    folder included): when the failing binary is not named, the package being imported owns it."""
+    for p in reversed(ent.paths):
+        dist = p.get("distribution")
+        if dist and dist.lower() not in _NOT_IMPORTED_PACKAGES and dist.lower() not in _NOT_THE_PACKAGE \
+                and not dist.startswith(("nvidia-", "_")) and dist.lower().strip("_") not in _ROLE_WORDS:
+            return dist
+    return None
+
+
 # a package's private submodule that cannot be imported: its compiled part (mmcv._ext, detectron2._C, apex._C)
 _PRIVATE_SUBMODULE = re.compile(r"No module named ['\"](?P<pkg>[A-Za-z][\w]{1,60})\.(?P<sub>_[A-Za-z]\w{0,40})['\"]|"
                                 r"cannot import name ['\"](?P<sub2>_[A-Za-z]\w{0,40})['\"] from ['\"]?(?P<pkg2>[A-Za-z][\w]{1,60})\b")
@@ -390,7 +401,7 @@ def torch_abi(ent, text):
         pkg = importer
     if not pkg or pkg.lower().strip("_") in _ROLE_WORDS:
         # the binary's name says its role only (_C.so, common_ops.abi3.so): the package the text imports is its owner
-        pkg = _imported_package(text)
+        pkg = _imported_package(text) or _traceback_package(ent)
     caps.update(package=pkg, module=_module_of(f or ""), torch=ent.versions.get("torch"))
     sig = _sig("extension-abi-mismatch", "toolchain",
                "{package|a compiled package} was built against another torch than the one installed", 84,
@@ -1128,7 +1139,11 @@ def _nccl_fix(bare: str, text: str) -> str:
 
 
 # (macOS' shells print a signal's number after its name: "Illegal instruction: 4", "Abort trap: 6")
-_MAC_TEXT = r"(?im)(?:Illegal instruction|Abort trap|Segmentation fault|Bus error): \d{1,2}[ \t]*$|\bdarwin\b|macOS|\bmac ?book|\bMac\b|Apple (?:M\d|silicon)|\bM[1-4](?: (?:Pro|Max|Ultra|chip))?\b[^\n]{0,20}(?:Mac|chip)|Mac ?M[1-4]|arm64"
+# Names are bounded by ASCII letters and digits, not \b: in Chinese or Japanese prose ("换成M1的Mac笔记本") the
+# characters around a name are word characters too.
+_MAC_TEXT = (r"(?im)(?:Illegal instruction|Abort trap|Segmentation fault|Bus error): \d{1,2}[ \t]*$|\bdarwin\b|macOS|"
+             r"(?<![A-Za-z0-9])mac ?book|(?<![A-Za-z0-9])Mac(?![A-Za-z0-9])|Apple (?:M\d|silicon)|"
+             r"(?<![A-Za-z0-9])M[1-4](?: (?:Pro|Max|Ultra|chip))?(?![A-Za-z0-9])[^\n]{0,20}(?:Mac|chip|芯片)|Mac ?M[1-4]|arm64")
 _INTEL_MAC_TEXT = r"(?i)Intel (?:Mac|Core|i[3579])|x86_64[^\n]{0,40}darwin|macosx_\d{1,2}_\d{1,2}_x86_64"
 
 
@@ -1150,6 +1165,13 @@ def _signal_fix(c: dict, text: str, explanation: str, layer: str):
                 "wheels from 2.13, or tensorflow-macos with tensorflow-metal before; torch: the macOS arm64 wheels).",
                 explanation + " On a Mac with Apple silicon an illegal instruction is an x86_64 binary under Rosetta.",
                 "macos")
+    if name == "SIGILL" and _context(text, _TF_TEXT + r"|\btf\b"):
+        # TensorFlow's binaries use AVX from 1.6 on (and later ones more); the framework named is whose build to change
+        return ("TensorFlow's prebuilt binaries need AVX (from release 1.6; newer ones more: AVX2, FMA) and this CPU "
+                "lacks it: build TensorFlow from source on this machine (or use a community no-AVX build), use an old "
+                "release made before AVX, or run on a CPU (or VM configuration) that exposes AVX.",
+                explanation + " An illegal instruction at `import tensorflow` is a CPU without the AVX the binary uses.",
+                "tensorflow")
     if name == "SIGILL":
         return ("The CPU lacks an instruction the binary uses (AVX/AVX2/AVX-512): install a build for this CPU (older "
                 "wheels, or build from source).", explanation, "env")
