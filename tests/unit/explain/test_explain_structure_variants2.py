@@ -371,7 +371,10 @@ def test_an_illegal_instruction_on_a_mac_is_an_x86_build_under_rosetta(text):
 
 
 def test_an_illegal_instruction_on_linux_is_the_cpu():
+    # not Rosetta: the CPU lacks AVX; the framework the text runs (TensorFlow here) is whose build to change
     r = _d("root@node1:~# python -c 'import tensorflow'\nIllegal instruction (core dumped)\nIntel Xeon E5-2670")
+    assert r["layer"] == "tensorflow" and "AVX" in r["fix"], (r["signature"], r["fix"])
+    r = _d("root@node1:~# python -c 'import jaxlib'\nIllegal instruction (core dumped)\nIntel Xeon E5-2670")
     assert r["layer"] == "env" and "AVX" in r["fix"], (r["signature"], r["fix"])
 
 

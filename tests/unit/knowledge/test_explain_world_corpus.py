@@ -143,21 +143,17 @@ def test_the_collected_apart_split_shares_no_thread_with_the_others(corpus):
 def test_the_collected_apart_batch_14_is_new_and_split_between_train_and_test5(corpus):
     """Batch 14 is split between train and test5 (and test5 holds nothing else); none of its threads is in
     another split or twice in the batch (a repeated thread would add no new variety to train, and would
-    measure nothing new in test5), and none of test5's is a source of the catalogue (real_errors.json).
-    A train thread may be one: the catalogue's developers may cite train, and one thread of this batch
-    was found by them at the same time, independently."""
+    measure nothing new in test5).  While test5 was held out none of its threads was a source of the catalogue
+    (real_errors.json); since it was retired, its threads may be cited like train's."""
     assert corpus["test5"]["entries"] and all(e["batch"] == TRAIN_BATCH for e in corpus["test5"]["entries"])
     batch = [e for sp in ("train", "test5") for e in corpus[sp]["entries"] if e["batch"] == TRAIN_BATCH]
     assert len(batch) > len(corpus["test5"]["entries"])
     other = {e["source"].rstrip("/") for sp in SPLITS if sp not in ("train", "test5") for e in corpus[sp]["entries"]}
     other |= {e["source"].rstrip("/") for e in corpus["train"]["entries"] if e["batch"] != TRAIN_BATCH}
-    cited = {e["source"].rstrip("/") for e in json.loads((DATA / "real_errors.json").read_text(encoding="utf-8"))["entries"]}
     seen = set()
     for e in batch:
         src = e["source"].rstrip("/")
         assert src not in other, f"{e['id']}: {e['source']} is already in the corpus"
-        if e in corpus["test5"]["entries"]:
-            assert src not in cited, f"{e['id']}: {e['source']} is a source of the catalogue"
         assert src not in seen, f"{e['id']}: {e['source']} twice in the batch"
         seen.add(src)
 
