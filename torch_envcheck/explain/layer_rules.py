@@ -47,6 +47,7 @@ from torch_envcheck.explain.catalogue import Cause, Signature
 from torch_envcheck.explain.match import Match, _line
 from torch_envcheck.knowledge import drivers, gpu_generations, headers
 from torch_envcheck.knowledge.releases import index_url as torch_index_url, release as torch_release
+from torch_envcheck.knowledge import jetson
 from torch_envcheck.knowledge import tensorflow as tf_builds
 
 SOURCES = {
@@ -2659,6 +2660,94 @@ def triton_exception(ent, text):
     return None
 
 
+# A package saying its own compiled (CUDA/C++) part did not load: "xFormers can't load C++/CUDA extensions",
+# "CUDA extension not installed", "CUDA kernels for auto_gptq are not installed", "<pkg>'s CUDA ops were not built".
+_EXT_NOT_LOADED = re.compile(
+    r"(?P<pkg>[A-Za-z][\w-]{1,40}) (?:can.?t|cannot|could not|couldn.t|failed to) load (?:its |the )?"
+    r"(?:C\+\+/CUDA|CUDA/C\+\+|CUDA|C\+\+|compiled) (?:extensions?|kernels?|ops)|"
+    r"(?:CUDA|C\+\+|compiled) (?:extensions?|kernels?|ops) (?:for (?P<pkg2>[A-Za-z][\w-]{1,40}) )?(?:is |are )?"
+    r"not (?:installed|compiled|built|available)")
+_PKG_MODULE = re.compile(r"\b(?P<pkg>[A-Za-z][A-Za-z0-9]{1,30})_(?:cuda|cpp|ext|C|kernels?)(?:_\w{1,20})?\b")
+
+
+def package_extension_not_loaded(ent, text):
+    """A package reporting that its own compiled part did not load is that package's build for this torch/CUDA,
+    whoever the package is: the wheel has no kernels for this torch or CUDA, or its build was skipped."""
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _EXT_NOT_LOADED.finditer(tail):
+        pass
+    if m is None:
+        return None
+    pkg = m.group("pkg") or m.group("pkg2")
+    if pkg and (pkg.lower() in ("the", "to", "and", "not", "extension", "cuda", "python") or pkg.lower() in _ROLE_WORDS):
+        pkg = None
+    if not pkg:
+        named = [x for x in ent.packages if x not in _NOT_THE_PACKAGE and not x.startswith("nvidia-")]
+        mod = None
+        for mod in _PKG_MODULE.finditer(tail):
+            pass
+        pkg = (mod.group("pkg") if mod and mod.group("pkg").lower() not in _NOT_IMPORTED_PACKAGES else None) \
+            or (named[-1] if named else None) or _imported_package(text)
+    if not pkg:
+        return None
+    pkg = pkg.lower()
+    sig = _sig("package-extension-not-loaded", "toolchain",
+               "{package}'s compiled (CUDA/C++) part did not load", 70,
+               "{package} reports that its compiled extension is not installed or cannot load: the installed {package} "
+               "was built for another torch or CUDA than the ones here, its wheel carries no kernels for this "
+               "platform, or its build from source was skipped (no nvcc, a CPU-only torch, a flag that disables it).",
+               fix="Install the {package} build made for the installed torch and its CUDA (its release page lists the "
+                   "wheels per torch/CUDA; `python -c \"import torch; print(torch.__version__, torch.version.cuda)\"` "
+                   "shows which), or build it from source against this torch: `pip install --no-build-isolation "
+                   "--no-cache-dir --no-binary {package} {package}` with the CUDA toolkit of torch.version.cuda. A CPU-only "
+                   "torch (torch.version.cuda is None) needs torch's CUDA build first.",
+               causes=(("stale-extension", "the compiled extension was built against another torch", ("TE701", "TE705")),),
+               areas=("extension", "torch"), sources=(SOURCES["ext"],))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"package": pkg})
+
+
+# A Jetson named in the text (the board, JetPack, L4T, Tegra) with torch that has no CUDA
+# (/etc/nv_tegra_release's own line, "# R36 (release), REVISION: 4.3", names the L4T release)
+_JETSON = re.compile(r"(?i)\bjetson\b|\bjetpack\b|\bL4T\b|\btegra\b|nv_tegra_release|\bR\d{2} \(release\), REVISION:")
+_NO_CUDA_HERE = re.compile(r"(?i)is_available\(?\)?[^\n]{0,40}?(?:\n[ \t]{0,8})?\bfalse\b|Torch not compiled with CUDA enabled|"
+                           r"CUDA available:?\s{0,3}False|version\.cuda[^\n]{0,20}None")
+_L4T_TEXT = re.compile(r"(?i)\bL4T\s{0,2}R?(?P<ver>\d{2}\.\d{1,2}(?:\.\d{1,2})?)|\bR(?P<rel>\d{2}) \(release\), REVISION: "
+                       r"(?P<rev>\d{1,2}\.\d{1,2})")
+
+
+def jetson_without_cuda(ent, text):
+    """torch without CUDA on a Jetson is a wheel that is not NVIDIA's: PyPI's (and most third-party) aarch64 torch
+    wheels are CPU-only; a Jetson runs NVIDIA's JetPack build (or, from JetPack 7, the PyTorch index's aarch64 ones)."""
+    tail = text[-CONTEXT_TAIL:]
+    j, n = _JETSON.search(tail), None
+    if j is None:
+        return None
+    for n in _NO_CUDA_HERE.finditer(tail):
+        pass
+    if n is None:
+        return None
+    l4t = None
+    lm = _L4T_TEXT.search(tail)
+    if lm:
+        l4t = jetson.parse_l4t(lm.group("ver") if lm.group("ver") else f"{lm.group('rel')}.{lm.group('rev')}")
+    row = jetson.row_for(l4t)
+    which = (f"JetPack {row['jetpack']} (L4T {jetson.l4t_text(l4t)}): NVIDIA's torch {row['torch']} for Python "
+             f"{row['python']}, {row['wheel']}" if row else
+             "NVIDIA's torch wheel for the board's JetPack release (developer.download.nvidia.com/compute/redist/jp/, "
+             "per JetPack; `cat /etc/nv_tegra_release` shows the L4T release)")
+    sig = _sig("jetson-torch-without-cuda", "torch-build",
+               "torch has no CUDA on this Jetson: the wheel is not NVIDIA's JetPack build", 90,
+               "On a Jetson, torch's CUDA build is NVIDIA's wheel for the JetPack release (CUDA comes with JetPack, not "
+               "from pip); the aarch64 wheels on PyPI and most third-party aarch64 builds are CPU-only, so CUDA is not "
+               "available with them.",
+               fix="Uninstall the CPU-only torch and install NVIDIA's JetPack build: " + which + ". From JetPack 7 "
+                   "(L4T R38) the PyTorch index's aarch64 CUDA wheels run on Jetson too.",
+               causes=(("cpu-wheel", "a CPU-only torch is installed on a machine with an NVIDIA GPU", ("TE202",)),),
+               areas=("torch", "platform"), sources=(SOURCES["torch_index"],))
+    return _match(sig, text, len(text) - len(tail) + n.start(), {})
+
+
 RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, missing_library, error_code, gpu_newer_than_build,
          platform_without_cuda, pip_no_matching, allocator_nvml_assert, wsl_gpu_passthrough, tensorflow_windows_native,
          device_node_permission, torch_not_offered_on_mac, rocblas_on_windows, zluda_dll_dependency,
@@ -2668,7 +2757,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          tensorflow_missing_cuda_runtime, package_ops_registration_fails, visible_devices_hide_the_gpu, header_missing,
          nvcc_host_compiler, triton_exception, gpu_only_as_root,
          tensorflow_sees_no_gpu, torch_build_variant, inductor_on_native_windows,
-         package_compiled_part_missing, device_node_missing)
+         package_compiled_part_missing, device_node_missing, package_extension_not_loaded, jetson_without_cuda)
 
 
 def find(text: str, ent) -> list:

@@ -148,3 +148,40 @@ def test_an_unnamed_binary_belongs_to_the_package_the_traceback_imports(path, pa
            f'  File "{path}", line 3, in <module>\n    from .points import *')
     assert d["signature"] == "extension-abi-mismatch" and package in d["fix"]
     assert "torch itself needs no change" in d["fix"]
+
+
+# --- a package saying its own compiled part did not load ----------------------------------------------------------
+
+@pytest.mark.parametrize("text, package", [
+    ("WARNING: CUDA kernels for autoawq are not installed, this will result in very slow inference speed.", "autoawq"),
+    ("WARNING:root:exllama could not load its CUDA extension; falling back to torch", "exllama"),
+    ("from vllm import LLM\nWARNING: CUDA extension not installed.", "vllm"),
+    ("WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+     "    PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.3.0+cu121)", "xformers"),
+])
+def test_a_package_whose_compiled_part_did_not_load_is_that_packages_build(text, package):
+    d = _d(text)
+    assert d["layer"] == "toolchain" and d["environment_problem"] and package in d["fix"].lower()
+    assert "torch" in d["fix"] and "pip install --force-reinstall torch" not in d["fix"]
+
+
+def test_an_extension_that_loaded_is_not_this():
+    d = _d("INFO: xformers loaded its C++/CUDA extensions (flash-attention 2.5.6)")
+    assert d["signature"] != "package-extension-not-loaded"
+
+
+# --- torch without CUDA on a Jetson ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, word", [
+    ("Jetson Xavier NX with JetPack 5.1.2, pip install torch\n>>> torch.cuda.is_available()\nFalse", "JetPack"),
+    ("# R36 (release), REVISION: 4.3, GCID: 38968081, BOARD: generic, EABI: aarch64\n"
+     "AssertionError: Torch not compiled with CUDA enabled", "6.1 / 6.2"),
+])
+def test_torch_without_cuda_on_a_jetson_is_nvidias_jetpack_build(text, word):
+    d = _d(text)
+    assert d["layer"] == "torch-build" and word in d["fix"] and "JetPack" in d["fix"]
+
+
+def test_a_jetson_whose_torch_has_cuda_is_not_this():
+    d = _d("Jetson Orin, JetPack 6.0\n>>> torch.cuda.is_available()\nTrue\nRuntimeError: CUDA error: out of memory")
+    assert d["signature"] != "jetson-torch-without-cuda"
