@@ -2707,6 +2707,37 @@ def package_extension_not_loaded(ent, text):
     return _match(sig, text, len(text) - len(tail) + m.start(), {"package": pkg})
 
 
+# cuDNN 8's sub-libraries on Windows (cudnn_cnn_infer64_8.dll, cudnn_ops_train64_8.dll ...) failing with code 126
+# ("the module or one of its dependencies"): from cuDNN 8.3 to 8.9 they depend on zlibwapi.dll, which cuDNN does not
+# ship (torch's wheels bundle it in torch\lib, so a failure there is something else).
+_CUDNN8_SUBLIB = re.compile(r"(?P<lib>cudnn_(?:cnn|ops|adv)_(?:infer|train)64_8\.dll)")
+_CODE_126 = re.compile(r"Error code 126\b|WinError 126\b|error 126\b")
+_CUDNN_LOADED = re.compile(r"Loaded cuDNN version (?P<v>\d{4,5})")
+
+
+def cudnn8_sublibrary_on_windows(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _CUDNN8_SUBLIB.finditer(tail):
+        pass
+    if m is None or not _CODE_126.search(tail) or re.search(r"(?i)[/\\]torch[/\\]lib[/\\]cudnn_", tail):
+        return None
+    v = _CUDNN_LOADED.search(tail)
+    if v and not 8300 <= int(v.group("v")) < 9000:
+        return None
+    sig = _sig("cudnn-zlib-missing", "cudnn", "{lib}, a cuDNN 8 library, cannot load: its zlibwapi.dll is missing", 80,
+               "{lib} is one of cuDNN 8's sub-libraries; code 126 means it or a DLL it needs was not found. From cuDNN "
+               "8.3 (until late 8.9 releases linked zlib in) they need zlibwapi.dll (zlib built with the WINAPI calling convention), which cuDNN does not "
+               "ship; torch's wheels bundle it, a system or TensorFlow cuDNN does not.",
+               fix="Put zlibwapi.dll (the zlib download of NVIDIA's cuDNN 8 install guide for Windows) into a folder on "
+                   "PATH, e.g. the CUDA bin folder; or use the cuDNN your TensorFlow was built with (TensorFlow 2.10: "
+                   "cuDNN 8.1, which needs no zlib), or a cuDNN 9 build.",
+               causes=(("cudnn", "creating a cuDNN (or cuBLAS) handle failed", ("TE503",)),), areas=("libraries",),
+               sources=({"url": "https://docs.nvidia.com/deeplearning/cudnn/archives/cudnn-890/install-guide/index.html",
+                         "what": "cuDNN 8 on Windows: install zlib (zlibwapi.dll)"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"lib": m.group("lib")})
+
+
 # A Jetson named in the text (the board, JetPack, L4T, Tegra) with torch that has no CUDA
 # (/etc/nv_tegra_release's own line, "# R36 (release), REVISION: 4.3", names the L4T release)
 _JETSON = re.compile(r"(?i)\bjetson\b|\bjetpack\b|\bL4T\b|\btegra\b|nv_tegra_release|\bR\d{2} \(release\), REVISION:")
@@ -2757,7 +2788,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          tensorflow_missing_cuda_runtime, package_ops_registration_fails, visible_devices_hide_the_gpu, header_missing,
          nvcc_host_compiler, triton_exception, gpu_only_as_root,
          tensorflow_sees_no_gpu, torch_build_variant, inductor_on_native_windows,
-         package_compiled_part_missing, device_node_missing, package_extension_not_loaded, jetson_without_cuda)
+         package_compiled_part_missing, device_node_missing, package_extension_not_loaded, jetson_without_cuda,
+         cudnn8_sublibrary_on_windows)
 
 
 def find(text: str, ent) -> list:

@@ -185,3 +185,28 @@ def test_torch_without_cuda_on_a_jetson_is_nvidias_jetpack_build(text, word):
 def test_a_jetson_whose_torch_has_cuda_is_not_this():
     d = _d("Jetson Orin, JetPack 6.0\n>>> torch.cuda.is_available()\nTrue\nRuntimeError: CUDA error: out of memory")
     assert d["signature"] != "jetson-torch-without-cuda"
+
+
+# --- cuDNN 8's sub-libraries on Windows, code 126: zlibwapi.dll --------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "I tensorflow/core/util/cuda_dnn.cc] Loaded cuDNN version 8401\n"
+    "Could not load library cudnn_ops_infer64_8.dll. Error code 126\n"
+    "Please make sure cudnn_ops_infer64_8.dll is in your library path!",
+    "OSError: [WinError 126] The specified module could not be found. Error loading "
+    "\"C:\\tools\\cudnn-8.6\\bin\\cudnn_adv_train64_8.dll\" or one of its dependencies.",
+])
+def test_a_cudnn8_sublibrary_failing_with_126_outside_torch_is_zlibwapi(text):
+    d = _d(text)
+    assert d["layer"] == "cudnn" and "zlibwapi" in d["fix"]
+
+
+@pytest.mark.parametrize("text", [
+    # torch's wheels bundle zlibwapi.dll: a 126 in torch\lib is another missing dependency
+    "OSError: [WinError 126] The specified module could not be found. Error loading "
+    "\"D:\\py\\lib\\site-packages\\torch\\lib\\cudnn_cnn_infer64_8.dll\" or one of its dependencies.",
+    # cuDNN 8.1 (TensorFlow 2.10's) predates the zlib dependency
+    "Loaded cuDNN version 8100\nCould not load library cudnn_cnn_infer64_8.dll. Error code 126",
+])
+def test_a_cudnn8_sublibrary_that_is_not_zlibs_case(text):
+    assert "zlibwapi" not in (_d(text)["fix"] or "")
