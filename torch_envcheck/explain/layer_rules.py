@@ -2738,6 +2738,46 @@ def cudnn8_sublibrary_on_windows(ent, text):
     return _match(sig, text, len(text) - len(tail) + m.start(), {"lib": m.group("lib")})
 
 
+# CMake's compiler detection, by its own messages: "No CMAKE_<LANG>_COMPILER could be found." for every language, and
+# for CUDA "Couldn't find CUDA library root." (the nvcc found has no nvvm/libdevice beside it or in /usr/lib/cuda: a
+# wrapper or a partial toolkit, not the CUDA toolkit's own nvcc) or "Failed to find nvcc."
+_CMAKE_NO_COMPILER = re.compile(r"No CMAKE_(?P<lang>CUDA|HIP|CXX|C|Fortran)_COMPILER could be found|"
+                                r"(?P<root>Couldn't find CUDA library root)|(?P<nvcc>Failed to find nvcc)")
+_CMAKE_SOURCE = {"url": "https://github.com/Kitware/CMake/blob/master/Modules/CMakeDetermineCUDACompiler.cmake",
+                 "what": "CMake's CUDA compiler detection: the library root is the folder holding nvvm/libdevice "
+                         "(the toolkit root, or /usr/lib/cuda); without one, FATAL_ERROR \"Couldn't find CUDA library root.\""}
+
+
+def cmake_compiler_detection(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _CMAKE_NO_COMPILER.finditer(tail):
+        pass
+    if m is None:
+        return None
+    lang = m.group("lang") or "CUDA"
+    if lang in ("CXX", "C", "Fortran"):
+        name = {"CXX": "C++", "C": "C", "Fortran": "Fortran"}[lang]
+        fix = (f"Install a {name} compiler (Debian/Ubuntu: `sudo apt-get install build-essential`; Fedora: `sudo dnf "
+               f"install gcc-c++`; Windows: Visual Studio Build Tools with 'Desktop development with C++', from a "
+               f"Developer prompt; macOS: `xcode-select --install`), or point CMake at one with CMAKE_{lang}_COMPILER "
+               f"({'CXX' if lang == 'CXX' else 'CC'} in the environment).")
+    elif lang == "HIP":
+        fix = ("Point CMake at ROCm's compiler: CMAKE_HIP_COMPILER=/opt/rocm/llvm/bin/clang++ (or HIPCXX), with ROCm's "
+               "bin on PATH; install the ROCm HIP SDK if there is none.")
+    else:
+        fix = ("Point CMake at the CUDA toolkit's own nvcc: `export CUDACXX=/usr/local/cuda/bin/nvcc` (or "
+               "-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc; CUDA_HOME / CUDA_PATH at that toolkit), with the "
+               "toolkit's bin first on PATH. An nvcc that is a wrapper or a partial install (a distribution's "
+               "/usr/bin/nvcc without nvvm/libdevice beside it) is not enough; with no toolkit at all, install the CUDA "
+               "toolkit matching torch.version.cuda.")
+    sig = _sig("cmake-compiler-not-found", "toolchain", "CMake could not use a {lang} compiler", 76,
+               "CMake's detection of the {lang} compiler failed: none was found, or (CUDA) the nvcc it found has no "
+               "toolkit around it (nvvm/libdevice, the library root), so the project cannot be configured.",
+               fix=fix, causes=(), areas=("toolchain",), sources=(_CMAKE_SOURCE,))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"lang": lang})
+
+
 # A Jetson named in the text (the board, JetPack, L4T, Tegra) with torch that has no CUDA
 # (/etc/nv_tegra_release's own line, "# R36 (release), REVISION: 4.3", names the L4T release)
 _JETSON = re.compile(r"(?i)\bjetson\b|\bjetpack\b|\bL4T\b|\btegra\b|nv_tegra_release|\bR\d{2} \(release\), REVISION:")
@@ -2789,7 +2829,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          nvcc_host_compiler, triton_exception, gpu_only_as_root,
          tensorflow_sees_no_gpu, torch_build_variant, inductor_on_native_windows,
          package_compiled_part_missing, device_node_missing, package_extension_not_loaded, jetson_without_cuda,
-         cudnn8_sublibrary_on_windows)
+         cudnn8_sublibrary_on_windows, cmake_compiler_detection)
 
 
 def find(text: str, ent) -> list:

@@ -210,3 +210,20 @@ def test_a_cudnn8_sublibrary_failing_with_126_outside_torch_is_zlibwapi(text):
 ])
 def test_a_cudnn8_sublibrary_that_is_not_zlibs_case(text):
     assert "zlibwapi" not in (_d(text)["fix"] or "")
+
+
+# --- CMake's compiler detection, by its enumerated messages --------------------------------------------------------
+
+@pytest.mark.parametrize("text, word", [
+    ("CMake Error at /usr/share/cmake-3.28/Modules/CMakeDetermineCUDACompiler.cmake:180 (message):\n"
+     "  Couldn't find CUDA library root.", "CUDACXX"),
+    ("CMake Error at CMakeLists.txt:3 (project):\n  No CMAKE_CUDA_COMPILER could be found.\n\n  Tell CMake where to "
+     "find the compiler by setting either the environment variable \"CUDACXX\" or the CMake cache entry "
+     "CMAKE_CUDA_COMPILER to the full path to the compiler, or to the compiler name if it is in the PATH.", "nvcc"),
+    ("-- The CXX compiler identification is unknown\nCMake Error at CMakeLists.txt:2 (project):\n"
+     "  No CMAKE_CXX_COMPILER could be found.", "build-essential"),
+])
+def test_cmakes_compiler_detection_names_the_compiler_to_provide(text, word):
+    d = _d(text)
+    assert d["layer"] == "toolchain" and word in d["fix"]
+    assert not re.search(r"install[^\n]{0,20}\btorch\b|--force-reinstall", d["fix"])  # the compiler, never torch
