@@ -2778,6 +2778,51 @@ def cmake_compiler_detection(ent, text):
     return _match(sig, text, len(text) - len(tail) + m.start(), {"lang": lang})
 
 
+# TensorFlow's error classes (tf.errors, one per status code of its error_codes.proto) say which layer failed when the
+# message line itself is cut: RESOURCE_EXHAUSTED with "OOM when allocating" is the workload's memory; UNIMPLEMENTED at
+# a convolution (or pooling, batch-norm) node on the GPU is the DNN library (cuDNN) that is missing or older than the
+# one TensorFlow was built with ("DNN library is not found").
+_TF_CLASS = re.compile(r"\b(?P<cls>ResourceExhaustedError|UnimplementedError)\b")
+_TF_OOM = re.compile(r"OOM when allocating tensor")
+_TF_DNN_NODE = re.compile(r"(?i)node '?[\w/.-]{0,200}?(?:conv[123]d|conv[123]d_?transpose|depthwise|max_?pool|avg_?pool|"
+                          r"fused_?batch_?norm|cudnn\w{0,20}|lstm|gru)\w{0,40}'?|DNN library")
+_TF_ERRORS_SRC = {"url": "https://www.tensorflow.org/api_docs/python/tf/errors",
+                  "what": "TensorFlow's error classes: ResourceExhaustedError (e.g. out of memory), UnimplementedError "
+                          "(an operation not supported or not enabled here)"}
+
+
+def tensorflow_error_class(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _TF_CLASS.finditer(tail):
+        pass
+    if m is None or not (_context(text, _TF_TEXT) or "errors_impl" in tail or "Graph execution error" in tail):
+        return None
+    at = len(text) - len(tail) + m.start()
+    if m.group("cls") == "ResourceExhaustedError" and _TF_OOM.search(tail):
+        sig = _sig("tensorflow-out-of-memory", "not-environment",
+                   "TensorFlow ran out of device memory: not an environment problem", 52,
+                   "ResourceExhaustedError with \"OOM when allocating tensor\" is TensorFlow's out-of-memory: the "
+                   "model, batch or another process's use does not fit the device's memory. The installation is fine.",
+                   look_at="Lower the batch size (or the input/sequence size), use mixed precision, let TensorFlow grow "
+                           "its memory instead of taking it all (tf.config.experimental.set_memory_growth), and check "
+                           "other processes on the GPU in nvidia-smi; nothing needs installing.",
+                   sources=(_TF_ERRORS_SRC,))
+        return _match(sig, text, at, {})
+    if m.group("cls") == "UnimplementedError" and _TF_DNN_NODE.search(tail):
+        sig = _sig("tensorflow-dnn-unimplemented", "cudnn",
+                   "TensorFlow could not run a convolution-type op on the GPU: its DNN library (cuDNN) is missing", 74,
+                   "UnimplementedError at a convolution, pooling, normalisation or RNN node is TensorFlow finding no DNN "
+                   "library for the GPU (\"DNN library is not found\"): cuDNN is not installed, not on the library path, "
+                   "or older than the cuDNN this TensorFlow was built with.",
+                   fix="Install the cuDNN this TensorFlow was built with, or newer within its major (Linux: `pip install "
+                       "\"tensorflow[and-cuda]\"` pins nvidia-cudnn; conda: the cudnn package of the tested configuration; "
+                       "Windows: TensorFlow 2.10 with cuDNN 8.1), and keep it first on the library path.",
+                   causes=(), areas=("tensorflow", "libraries"), sources=(_TF_ERRORS_SRC,))
+        return _match(sig, text, at, {})
+    return None
+
+
 # A Jetson named in the text (the board, JetPack, L4T, Tegra) with torch that has no CUDA
 # (/etc/nv_tegra_release's own line, "# R36 (release), REVISION: 4.3", names the L4T release)
 _JETSON = re.compile(r"(?i)\bjetson\b|\bjetpack\b|\bL4T\b|\btegra\b|nv_tegra_release|\bR\d{2} \(release\), REVISION:")
@@ -2829,7 +2874,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          nvcc_host_compiler, triton_exception, gpu_only_as_root,
          tensorflow_sees_no_gpu, torch_build_variant, inductor_on_native_windows,
          package_compiled_part_missing, device_node_missing, package_extension_not_loaded, jetson_without_cuda,
-         cudnn8_sublibrary_on_windows, cmake_compiler_detection)
+         cudnn8_sublibrary_on_windows, cmake_compiler_detection, tensorflow_error_class)
 
 
 def find(text: str, ent) -> list:

@@ -227,3 +227,24 @@ def test_cmakes_compiler_detection_names_the_compiler_to_provide(text, word):
     d = _d(text)
     assert d["layer"] == "toolchain" and word in d["fix"]
     assert not re.search(r"install[^\n]{0,20}\btorch\b|--force-reinstall", d["fix"])  # the compiler, never torch
+
+
+# --- TensorFlow's error classes when the message line itself says little ------------------------------------------
+
+def test_tensorflows_resource_exhausted_oom_is_the_workload():
+    d = _d("tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with "
+           "shape[64,256,56,56] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc")
+    assert d["layer"] == "not-environment" and d["environment_problem"] is False and not REINSTALL.search(d["fix"])
+
+
+@pytest.mark.parametrize("node", ["sequential/max_pooling2d/MaxPool", "model/batch_normalization/FusedBatchNormV3",
+                                  "encoder/conv1d_transpose/conv1d_transpose"])
+def test_tensorflows_unimplemented_at_a_dnn_node_is_cudnn(node):
+    d = _d(f"tensorflow.python.framework.errors_impl.UnimplementedError: Graph execution error:\n\n"
+           f"Detected at node '{node}' defined at (most recent call last):")
+    assert d["layer"] == "cudnn" and "cuDNN" in d["fix"]
+
+
+def test_tensorflows_unimplemented_elsewhere_is_not_cudnn():
+    d = _d("tensorflow.python.framework.errors_impl.UnimplementedError: Cast string to float is not supported")
+    assert d["layer"] != "cudnn"
