@@ -278,17 +278,24 @@ def evaluate(records, group=None, bandwidth=None, timeout=None, errors: list | N
              preflight=None, analysis=None) -> list[dict]:
     """Every fleet finding; a rule that trips over odd input is skipped and named in `errors`
     (the others still run)."""
-    out = []
-    calls = [(rule, (records, timeout) if rule is rank_status else (records,)) for rule in RULES]
-    calls += [(health_rules.gpu_health, (records,)), (health_rules.preflight, (records, analysis, preflight))]
-    for rule, rule_args in calls:
+    out, health = [], []
+    calls = [(rule, (records, timeout) if rule is rank_status else (records,), out) for rule in RULES]
+    calls += [(health_rules.gpu_health, (records,), health),
+              (health_rules.preflight, (records, analysis, preflight), health)]
+    failed = []
+    for rule, rule_args, into in calls:
         try:
-            out += rule(*rule_args)
+            into += rule(*rule_args)
         except Exception as exc:  # noqa: BLE001
-            if errors is not None:
-                errors.append(f"the fleet rule {rule.__name__} could not run: {type(exc).__name__}: {exc}")
-    out += group_results(group, bandwidth)
-    if not any(f.is_problem for f in out) and not errors:
+            failed.append(f"the fleet rule {rule.__name__} could not run: {type(exc).__name__}: {exc}")
+    if errors is not None:
+        errors += failed
+    group_found = group_results(group, bandwidth)
+    # TE940 says the ranks reported and their stacks match: the GPUs' health and the preflight's timings
+    # (a slow node or link) are findings beside it, not reasons to withhold it.
+    stacks_ok = not any(f.is_problem for f in out + group_found) and not failed and not errors
+    out += health + group_found
+    if stacks_ok:
         n = len(records)
         out.insert(0, finding("TE940", "ok", f"all {n} rank{'s' if n != 1 else ''} reported and their stacks match",
                               "", None, {}))

@@ -404,3 +404,22 @@ def test_bench_scale_runs_on_every_recorded_snapshot(capsys, flags):
     assert rc in (0, 1), out  # 1 = over the speed target: timing is the benchmark's job, not this test's
     assert "fleet aggregation: 48 ranks" in out and "peak RSS" in out
     assert "45 of 48 ranks reported; 1 missing; 2 garbage" in out
+
+
+def test_a_slow_link_is_a_warning_beside_matching_stacks():
+    # The preflight's timings judge nodes and links, not stacks: a slow link (measured under load from
+    # outside the job, or a bad cable) leaves "all ranks reported and their stacks match" standing.
+    s = snap("h100_cu130_healthy")
+    rows = [{"rank": r, "matmul_s": 0.002, "sgemm_s": None, "triad_s": 0.001,
+             "link_s": 0.0002 * (20 if r == 1 else 1)} for r in range(4)]
+    pre = {"ranks": rows, "pairs": [[0, 1], [1, 2], [2, 3], [3, 0]], "matmul_n": 256, "matmul_flops": 2 * 256 ** 3,
+           "triad_bytes": 12 << 22, "link_bytes": 1 << 20, "device": "cpu"}
+    rep = fleet(records({r: payload(r, s) for r in range(4)}, 4), preflight=pre)
+    found = codes(rep)
+    assert "TE959" in found and found["TE959"]["severity"] == "warning"
+    assert "TE940" in found
+    assert rep["verdict"]["exit_status"] == 0
+    # a stack that differs still withholds it
+    p = {r: payload(r, s) for r in range(4)}
+    p[3] = payload(3, snap("old_driver_535_cu130"))
+    assert "TE940" not in codes(fleet(records(p, 4), preflight=pre))
