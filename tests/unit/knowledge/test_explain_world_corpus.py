@@ -135,48 +135,60 @@ def test_no_text_repeats_and_no_test_text_reaches_the_catalogue(corpus):
             ids.add(e["id"])
 
 
+def _sources(entries) -> set:
+    return {e["source"].rstrip("/") for e in entries}
+
+
+def _cited() -> set:
+    return _sources(json.loads((DATA / "real_errors.json").read_text(encoding="utf-8"))["entries"])
+
+
+def _assert_new_threads(batch, elsewhere: set, what: str):
+    """No thread of `batch` is in `elsewhere` or twice in the batch: a thread read while tuning, or measured
+    before, would add no new variety to train and measure nothing new in a test split."""
+    seen = set()
+    for e in batch:
+        src = e["source"].rstrip("/")
+        assert src not in elsewhere, f"{e['id']}: {e['source']} is already in the corpus"
+        assert src not in seen, f"{e['id']}: {e['source']} twice in {what}"
+        seen.add(src)
+
+
 def test_the_collected_apart_split_shares_no_thread_with_the_others(corpus):
-    """test4 was collected as a whole from threads in none of the other files: a thread already read
-    while tuning (train) or measured before (test, test2, test3) would not measure anything new."""
-    other = {e["source"].rstrip("/") for sp in SPLITS if sp != "test4" for e in corpus[sp]["entries"]}
-    other |= {e["source"].rstrip("/") for e in json.loads((DATA / "real_errors.json").read_text(encoding="utf-8"))["entries"]}
-    for e in corpus["test4"]["entries"]:
-        assert e["batch"] == TEST4_BATCH, e["id"]
-        assert e["source"].rstrip("/") not in other, f"{e['id']}: {e['source']} is already in the corpus"
+    """test4 is batch 13 as a whole, collected from threads in none of the other files."""
+    assert all(e["batch"] == TEST4_BATCH for e in corpus["test4"]["entries"])
+    other = {s for sp in SPLITS if sp != "test4" for s in _sources(corpus[sp]["entries"])} | _cited()
+    _assert_new_threads(corpus["test4"]["entries"], other, "test4")
 
 
 def test_the_collected_apart_batch_14_is_new_and_split_between_train_and_test5(corpus):
-    """Batch 14 is split between train and test5 (and test5 holds nothing else); none of its threads is in
-    another split or twice in the batch (a repeated thread would add no new variety to train, and would
-    measure nothing new in test5).  While test5 was held out none of its threads was a source of the catalogue
+    """Batch 14 is split between train and test5 (and test5 holds nothing else), from threads in none of the
+    other splits.  While test5 was held out none of its threads was a source of the catalogue
     (real_errors.json); since it was retired, its threads may be cited like train's."""
     assert corpus["test5"]["entries"] and all(e["batch"] == TRAIN_BATCH for e in corpus["test5"]["entries"])
     batch = [e for sp in ("train", "test5") for e in corpus[sp]["entries"] if e["batch"] == TRAIN_BATCH]
     assert len(batch) > len(corpus["test5"]["entries"])
-    other = {e["source"].rstrip("/") for sp in SPLITS if sp not in ("train", "test5") for e in corpus[sp]["entries"]}
-    other |= {e["source"].rstrip("/") for e in corpus["train"]["entries"] if e["batch"] != TRAIN_BATCH}
-    seen = set()
-    for e in batch:
-        src = e["source"].rstrip("/")
-        assert src not in other, f"{e['id']}: {e['source']} is already in the corpus"
-        assert src not in seen, f"{e['id']}: {e['source']} twice in the batch"
-        seen.add(src)
+    other = {s for sp in SPLITS if sp not in ("train", "test5") for s in _sources(corpus[sp]["entries"])}
+    other |= _sources(e for e in corpus["train"]["entries"] if e["batch"] != TRAIN_BATCH)
+    _assert_new_threads(batch, other, "batch 14")
 
 
 def test_the_collected_apart_batch_15_is_test6_and_new(corpus):
-    """test6 is batch 15 as a whole, and batch 15 is nowhere else; none of its threads is in another split, in
-    real_errors.json or twice in it (a thread read while tuning, or measured before, would measure nothing new)."""
+    """test6 is batch 15 as a whole, and batch 15 is nowhere else; none of its threads is in another split or
+    in real_errors.json."""
     test6 = corpus["test6"]["entries"]
     assert test6 and all(e["batch"] == TEST6_BATCH for e in test6)
     assert not [e["id"] for sp in SPLITS if sp != "test6" for e in corpus[sp]["entries"] if e["batch"] == TEST6_BATCH]
-    other = {e["source"].rstrip("/") for sp in SPLITS if sp != "test6" for e in corpus[sp]["entries"]}
-    other |= {e["source"].rstrip("/") for e in json.loads((DATA / "real_errors.json").read_text(encoding="utf-8"))["entries"]}
-    seen = set()
-    for e in test6:
-        src = e["source"].rstrip("/")
-        assert src not in other, f"{e['id']}: {e['source']} is already in the corpus"
-        assert src not in seen, f"{e['id']}: {e['source']} twice in test6"
-        seen.add(src)
+    other = {s for sp in SPLITS if sp != "test6" for s in _sources(corpus[sp]["entries"])} | _cited()
+    _assert_new_threads(test6, other, "test6")
+
+
+def test_a_repeated_thread_is_caught():
+    entry = {"id": "x-1", "source": "https://github.com/o/r/issues/1"}
+    with pytest.raises(AssertionError, match="already in the corpus"):
+        _assert_new_threads([entry], {"https://github.com/o/r/issues/1"}, "test6")
+    with pytest.raises(AssertionError, match="twice in test6"):
+        _assert_new_threads([entry, dict(entry, id="x-2")], set(), "test6")
 
 
 def test_nothing_carries_a_path_of_the_recording_machine(corpus):
