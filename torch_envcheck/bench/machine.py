@@ -85,7 +85,7 @@ def gpu_l2_bytes(torch, device) -> int:
 # as Intel it names no instruction set: "... architecture Intel(R) Architecture processors, Lnx ...".
 _MKL_HEADER = re.compile(r"MKL_VERBOSE\s+(?:oneMKL|Intel\(R\) MKL)\s+(\S+).*?\barchitecture\s+(.+?),\s+(?:Lnx|Win|Mac)")
 _MKL_ISA = (("AVX-512", "AVX512"), ("AVX512", "AVX512"), ("AVX2", "AVX2"), ("AVX)", "AVX"), ("SSE4", "SSE4_2"))
-_MKL_PROBE = "import torch; a = torch.ones(64, 64); torch.mm(a, a)"
+_MKL_PROBE = "a = torch.ones(64, 64); torch.mm(a, a)"
 
 
 def mkl_statement(stdout: str) -> dict | None:
@@ -104,7 +104,7 @@ def mkl_statement(stdout: str) -> dict | None:
 # torch is built with it; an older or other build may print nothing (then ATen's own kernel ran).
 _ONEDNN_VERSION = re.compile(r"(?:onednn|dnnl)_verbose,(?:v1,)?info,(?:oneDNN|DNNL) v(\S+)")
 _ONEDNN_EXEC = re.compile(r"(?:onednn|dnnl)_verbose,(?:v1,)?(?:primitive,)?exec,cpu,eltwise,([^,\s]+),.*?alg:(\S+)")
-_ONEDNN_PROBE = "import torch; torch.nn.functional.gelu(torch.ones(64, 64))"
+_ONEDNN_PROBE = "torch.nn.functional.gelu(torch.ones(64, 64))"
 
 
 def onednn_statement(stdout: str) -> dict | None:
@@ -123,7 +123,7 @@ def builtin_dispatch(torch, runner=subprocess.run) -> dict:
     (ATEN_CPU_CAPABILITY), while torch.matmul calls the BLAS library, which dispatches by itself (MKL
     ignores ATEN_CPU_CAPABILITY; MKL_ENABLE_INSTRUCTIONS can lower it on Intel CPUs), and gelu runs oneDNN's
     JIT eltwise kernel where torch has oneDNN, which also dispatches by itself (ONEDNN_MAX_CPU_ISA lowers
-    it).  MKL's and oneDNN's own word is taken from their verbose modes in child processes (one small
+    it).  MKL's and oneDNN's own word is taken from their verbose modes in one child process (one small
     matmul, one small gelu)."""
     try:
         aten = torch.backends.cpu.get_cpu_capability()
@@ -133,23 +133,24 @@ def builtin_dispatch(torch, runner=subprocess.run) -> dict:
            "mkl_enable_instructions_env": os.environ.get("MKL_ENABLE_INSTRUCTIONS"), "blas": None, "mkl": None,
            "onednn_max_cpu_isa_env": os.environ.get("ONEDNN_MAX_CPU_ISA"), "onednn": None}
     try:
-        proc = runner([sys.executable, "-c", _ONEDNN_PROBE], env={**os.environ, "ONEDNN_VERBOSE": "1"},
-                      capture_output=True, text=True, timeout=120)
-        out["onednn"] = onednn_statement(proc.stdout)
-    except (OSError, subprocess.SubprocessError):
-        out["onednn"] = None
-    try:
         has_mkl = bool(torch.backends.mkl.is_available())
     except Exception:
         has_mkl = False
+    # One child for both libraries (one torch import, not two), each probe on its own so that one that fails
+    # leaves the other's statement; their verbose lines are told apart by their prefixes.
+    probes, env = [_ONEDNN_PROBE], {**os.environ, "ONEDNN_VERBOSE": "1"}
+    if has_mkl:
+        probes.append(_MKL_PROBE)
+        env["MKL_VERBOSE"] = "1"
+    code = "import torch\n" + "".join(f"try:\n    {p}\nexcept Exception:\n    pass\n" for p in probes)
+    try:
+        stdout = runner([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120).stdout
+    except (OSError, subprocess.SubprocessError):
+        stdout = ""
+    out["onednn"] = onednn_statement(stdout)
     if has_mkl:
         out["blas"] = "MKL"
-        try:
-            proc = runner([sys.executable, "-c", _MKL_PROBE], env={**os.environ, "MKL_VERBOSE": "1"},
-                          capture_output=True, text=True, timeout=120)
-            out["mkl"] = mkl_statement(proc.stdout)
-        except (OSError, subprocess.SubprocessError):
-            out["mkl"] = None
+        out["mkl"] = mkl_statement(stdout)
     else:
         cfg = torch.__config__.show() if hasattr(torch, "__config__") else ""
         m = re.search(r"BLAS_INFO=(\w+)", cfg)
