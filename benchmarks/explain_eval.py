@@ -24,6 +24,13 @@ and `right` when all four hold.  Prints per-class and overall accuracy, each spl
     python benchmarks/explain_eval.py --split all        # train and test to test6
     python benchmarks/explain_eval.py --split test --json
     python benchmarks/explain_eval.py --split all --wrong     # list the entries it gets wrong
+    python benchmarks/explain_eval.py --split test5 --reading # the default answer alone, on every text
+    python benchmarks/explain_eval.py --split dev --paths     # how many answers come from a message, a rule, the
+                                                              # default answer (reading) or none, and how often right
+
+--reading grades the default answer (torch_envcheck/explain/reading.py: a vote of the layers the text's parts
+belong to) on every text as if no rule or sentence had matched: how the fallback transfers, measured on a split it
+was not developed on (docs/explain-corpus.md, "Round 4").
 
 Each text is bounded in time (--timeout seconds, default 2; on POSIX through an interval timer); a
 text that runs past it counts as wrong on every criterion.  Not shipped in the package: a measuring
@@ -132,8 +139,16 @@ def run_one(explain, text: str, timeout: float):
     return result, seconds, error
 
 
-def evaluate(entries: list, timeout: float = 2.0) -> dict:
+def _reading_only(text: str) -> dict:
+    from torch_envcheck.explain import diagnose, identify  # noqa: PLC0415 - imported only when measuring
+    found, ent = identify.read_only(text)
+    return diagnose.diagnose(text, found=found, entities=ent)
+
+
+def evaluate(entries: list, timeout: float = 2.0, reading: bool = False) -> dict:
     from torch_envcheck.explain import explain  # noqa: PLC0415 - imported only when measuring
+    if reading:
+        explain = _reading_only
     rows = []
     for e in entries:
         result, seconds, error = run_one(explain, e["text"], timeout)
@@ -143,7 +158,8 @@ def evaluate(entries: list, timeout: float = 2.0) -> dict:
                      "got": None if result is None else {
                          "recognised": result.get("recognised"), "layer": result.get("layer"),
                          "environment_problem": result.get("environment_problem"),
-                         "signature": result.get("signature"), "fix": result.get("fix")},
+                         "signature": result.get("signature"), "fix": result.get("fix"),
+                         "basis": result.get("basis"), "confidence": result.get("confidence")},
                      "seconds": round(seconds, 4), "error": error})
     return {"n": len(rows), "overall": summarise(rows), "classes": {
         c: summarise([r for r in rows if r["class"] == c]) for c in sorted({r["class"] for r in rows})},
@@ -162,6 +178,26 @@ def summarise(rows: list) -> dict:
 def _pct(s: dict, c: str) -> str:
     rate = s[c]["rate"]
     return "   -" if rate is None else f"{100 * rate:5.1f}%"
+
+
+def paths(report: dict) -> dict:
+    """basis -> {"n", "right", and each criterion's count}: how many answers came from a catalogue message, a layer
+    rule, the default reading, or none (unrecognised), and how often each was right."""
+    out = {}
+    for r in report["entries"]:
+        basis = (r["got"] or {}).get("basis") or "none"
+        d = out.setdefault(basis, {"n": 0, **{c: 0 for c in (*CRITERIA, "right")}})
+        d["n"] += 1
+        for c in (*CRITERIA, "right"):
+            d[c] += bool(r["marks"][c])
+    return out
+
+
+def render_paths(split: str, report: dict) -> str:
+    lines = [f"-- {split}: answers by basis --", f"{'basis':<10} {'n':>4} {'right':>6} {'layer':>6} {'env':>6} {'fix':>6}"]
+    for basis, d in sorted(paths(report).items()):
+        lines.append(f"{basis:<10} {d['n']:>4} {d['right']:>6} {d['layer']:>6} {d['environment_problem']:>6} {d['fix']:>6}")
+    return "\n".join(lines)
 
 
 def render(split: str, report: dict, wrong: bool = False) -> str:
@@ -191,6 +227,10 @@ def main(argv=None) -> int:
     ap.add_argument("--json", action="store_true", help="one JSON object: per split, overall, per class, per entry")
     ap.add_argument("--wrong", action="store_true", help="list the entries that are not right")
     ap.add_argument("--timeout", type=float, default=2.0, help="seconds allowed per text (0: unbounded)")
+    ap.add_argument("--reading", action="store_true",
+                    help="grade the default answer alone (a reading of the text's parts), as if nothing else matched")
+    ap.add_argument("--paths", action="store_true",
+                    help="also count the answers by basis (message, rule, reading, none) and how often each is right")
     ap.add_argument("--corpus-dir", type=Path, default=CORPUS_DIR)
     args = ap.parse_args(argv)
     splits = SPLIT_SETS.get(args.split, (args.split,))
@@ -201,11 +241,12 @@ def main(argv=None) -> int:
         except (OSError, ValueError, KeyError) as exc:
             print(f"explain_eval: cannot read the {sp} split in {args.corpus_dir}: {exc}", file=sys.stderr)
             return 2
-        reports[sp] = evaluate(entries, args.timeout)
+        reports[sp] = evaluate(entries, args.timeout, reading=args.reading)
     if args.json:
         print(json.dumps({"schema": "torch_envcheck.explain_eval/1", "splits": reports}, indent=1, ensure_ascii=False))
     else:
-        print("\n\n".join(render(sp, rep, args.wrong and sp not in FROZEN) for sp, rep in reports.items()))
+        print("\n\n".join(render(sp, rep, args.wrong and sp not in FROZEN) +
+                            ("\n" + render_paths(sp, rep) if args.paths else "") for sp, rep in reports.items()))
     return 0
 
 
