@@ -861,8 +861,10 @@ _BUILD_PKG = re.compile(r"(?:Building wheel for|[Ff]ailed building wheel for|Run
                         r"(?:[=@][^\s`'\"]{0,80})?[`'\"]?(?=[\s,:;)(]|$)")
 # a compiler's diagnostic on a source file: gcc/clang/nvcc "file.cu:12:3: error:" and "file.cu(12): error:",
 # MSVC "file.cpp(12): error C2065:" / "fatal error C1083:"
-_DIAG = re.compile(r"(?P<file>[\w.+/\\:~-]{0,300}?\.(?:cpp|cc|cxx|cu|cuh|c|hpp|hip|h|mm))(?:[:(]\d{1,7}){1,2}\)?:"
-                   r"(?:\d{1,5}:)? {0,2}(?:fatal )?error\b(?: (?P<msvc>C\d{4}))?")
+# (anchored on the extension: the file's name is then read leftwards over path characters, a bounded number of them)
+_DIAG = re.compile(r"\.(?:cpp|cc|cxx|cu|cuh|c|hpp|hip|h|mm)(?:[:(]\d{1,7}){1,2}\)?:(?:\d{1,5}:)? {0,2}(?:fatal )?error\b"
+                   r"(?: (?P<msvc>C\d{4}))?")
+_SRC_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+/\\:~-")
 _TOOL_FAILED = re.compile(r"error: command ['\"](?P<cmd>[^'\"\n]{1,300})['\"] failed|\b(?P<nvcc>nvcc) fatal|"
                           r"\b(?P<ninja>ninja): build stopped|(?P<cmake>CMake) Error\b|\b(?P<ld>collect2): error|"
                           r"\b(?P<lnk>LINK) : fatal error|\berror (?P<lnk2>LNK)\d{4}|"
@@ -880,7 +882,8 @@ def _builds(text: str, ent: Entities) -> None:
         _push(ent.builds, {"what": "package", "package": pkg.lower().replace("_", "-"), "failed": failed,
                            "at": m.start()}, key=lambda b: (b["what"], b.get("package")))
     for m in _last(_DIAG, text):
-        f = m.group("file").lstrip(":")
+        ext = text[m.start():m.end()].split(":", 1)[0].split("(", 1)[0]
+        f = (text[_left(text, m.start(), _SRC_CHARS, 300):m.start()] + ext).lstrip(":")
         if not f or f.startswith(("http", "//")):
             continue
         _push(ent.builds, {"what": "compile", "file": f[-200:], "tool": "msvc" if m.group("msvc") else
@@ -901,7 +904,7 @@ def _builds(text: str, ent: Entities) -> None:
 NEEDLES = {
     _BUILD_PKG: ("building wheel for", "failed building wheel", "running setup.py", "failed to build",
                  "building editable", "requirements to build wheel", "preparing metadata"),
-    _DIAG: (".c", ".h", ".mm"),
+    _DIAG: (".c", ".h", ".mm"),  # every match starts with one
     _TOOL_FAILED: ("error: command", "nvcc fatal", "build stopped", "cmake error", "collect2", "fatal error", "error lnk",
                    "error compiling objects", "subprocess-exited-with-error"),
     _PIP_NOT_FOUND: ("could not find a version",),

@@ -117,8 +117,8 @@ _LAYER_FIX = {
            "inside WSL, and make sure /usr/lib/wsl/lib is on the library path.",
 }
 
-_NOT_ENV_LOOK = ("This is the program's or the workload's error, not the installation's: no reinstall. Look at the "
-                 "line that raised it (the input's shapes, indices, dtypes and devices, or the memory the job asks for).")
+_NOT_ENV_LOOK = ("This is the program's or the workload's error, not the installation's: the installed packages are "
+                 "not at fault. Look at the line that raised it (the input's shapes, indices, dtypes and devices, or the memory the job asks for).")
 
 
 # --- the voters: one per entity kind ----------------------------------------------------------------------------
@@ -430,7 +430,16 @@ def _memory(text, ent):
 # line (TensorFlow's "tensorflow/.../cuda_dnn.cc:378]", torch's "ProcessGroupNCCL.cpp:272"): its owner is the layer.
 _REPORTER = re.compile(r"(?m)(?:^|[\s\[(`'\"])(?P<prog>[A-Za-z][\w.+-]{1,40}): (?:fatal error|error|FATAL|fatal|[a-z]{3,12} error)\b|"
                        r"\b(?P<smi>NVIDIA-SMI) has failed|"
-                       r"(?P<src>[\w./\\-]{0,200}?(?P<stem>[A-Za-z]\w{1,60})\.(?:cc|cpp|cu|c|h)):\d{1,6}\]?")
+                       # a source file's line, anchored on its extension; its path is read leftwards
+                       r"(?P<src>\.(?:cc|cpp|cu|c|h)):\d{1,6}\b")
+_PATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./\\-")
+
+
+def _path_before(text: str, end: int, limit: int = 200) -> str:
+    i, lo = end, max(0, end - limit)
+    while i > lo and text[i - 1] in _PATH_CHARS:
+        i -= 1
+    return text[i:end]
 _PROGRAM_LAYER = {"nvrtc": "arch", "ptxas": "arch", "nvcc": "toolchain", "cc1plus": "toolchain", "cc1": "toolchain",
                   "gcc": "toolchain", "g++": "toolchain", "c++": "toolchain", "clang": "toolchain", "clang++": "toolchain",
                   "cl": "toolchain", "cl.exe": "toolchain", "ld": "toolchain", "collect2": "toolchain", "ninja": "toolchain",
@@ -459,7 +468,9 @@ def _reporters(text, ent):
             if layer:
                 out.append(Vote(layer, 2.0, 3, "reporters", f"{prog}:", base + m.start()))
         else:
-            src = m.group("src").replace("\\", "/")
+            src = (_path_before(tail, m.start()) + m.group("src")).replace("\\", "/")
+            if len(src) < 4:
+                continue
             for pattern, layer in _SOURCE_LAYER:
                 if pattern.search(src):
                     out.append(Vote(layer, 1.0, 2, "reporters", src.rsplit("/", 1)[-1], base + m.start()))
@@ -568,7 +579,7 @@ def _components(text, ent):
 _PROGRAM_DATA = re.compile(r"(?i)\bshapes?\b|size mismatch|\bsizes?\b[^\n]{0,40}\bmust match|\bdimensions?\b|"
                            r"\bindex(?:es|ices)? (?:out of|is out)|out of (?:range|bounds)|\bgrad(?:_fn|ient)?\b|"
                            r"requires_grad|\bdtype\b|scalar type|same device|\bexpected [^\n]{1,60}\bgot\b|"
-                           r"\btensors?\b[^\n]{0,60}\b(?:device|size|shape)")
+                           r"\btensors?\b[^\n]{0,60}\b(?:device|size|shape)|(?:size|length)s?\b[^\n]{0,60}\bto match\b")
 _KERNEL_ASSERT = re.compile(r"Assertion [`'][^\n]{1,300}[`'] failed|device-side assert")
 
 
