@@ -855,7 +855,7 @@ def _pip(text: str, ent: Entities) -> None:
 # --- builds: what a build tool reports about the build it ran ------------------------------------------------
 
 # pip's (and uv's) report of the distribution it builds from source, in any of its releases' wordings
-_BUILD_PKG = re.compile(r"(?:Building wheel for|[Ff]ailed building wheel for|Running setup\.py (?:install|develop|bdist_wheel) for|"
+_BUILD_PKG = re.compile(r"(?=[BFfRGP])(?:Building wheel for|[Ff]ailed building wheel for|Running setup\.py (?:install|develop|bdist_wheel) for|"
                         r"Failed to build|Building editable for|Getting requirements to build wheel for|"
                         r"Preparing metadata \(\w{1,20}\) for)[ \t]{1,3}[`'\"]?(?P<pkg>[A-Za-z][A-Za-z0-9_.-]{0,80}?)"
                         r"(?:[=@][^\s`'\"]{0,80})?[`'\"]?(?=[\s,:;)(]|$)")
@@ -865,10 +865,11 @@ _BUILD_PKG = re.compile(r"(?:Building wheel for|[Ff]ailed building wheel for|Run
 _DIAG = re.compile(r"\.(?:cpp|cc|cxx|cu|cuh|c|hpp|hip|h|mm)(?:[:(]\d{1,7}){1,2}\)?:(?:\d{1,5}:)? {0,2}(?:fatal )?error\b"
                    r"(?: (?P<msvc>C\d{4}))?")
 _SRC_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+/\\:~-")
-_TOOL_FAILED = re.compile(r"error: command ['\"](?P<cmd>[^'\"\n]{1,300})['\"] failed|\b(?P<nvcc>nvcc) fatal|"
-                          r"\b(?P<ninja>ninja): build stopped|(?P<cmake>CMake) Error\b|\b(?P<ld>collect2): error|"
-                          r"\b(?P<lnk>LINK) : fatal error|\berror (?P<lnk2>LNK)\d{4}|"
-                          r"Error compiling objects for (?P<ext>extension)|(?P<sub>subprocess-exited-with-error)")
+# (the lookahead of the alternatives' first letters lets the search skip every other position)
+_TOOL_FAILED = re.compile(r"(?=[encCLEs])(?:error: command ['\"](?P<cmd>[^'\"\n]{1,300})['\"] failed|(?P<nvcc>nvcc) fatal|"
+                          r"(?P<ninja>ninja): build stopped|(?P<cmake>CMake) Error\b|(?P<ld>collect2): error|"
+                          r"(?P<lnk>LINK) : fatal error|error (?P<lnk2>LNK)\d{4}|"
+                          r"Error compiling objects for (?P<ext>extension)|(?P<sub>subprocess-exited-with-error))")
 _CMD_TOOL = re.compile(r"(?i)(?:^|[/\\])(?P<t>nvcc|hipcc|g\+\+|gcc|c\+\+|cc|clang\+\+|clang|cl|link|ninja|cmake|make|ld)"
                        r"(?:-\d{1,2})?(?:\.exe)?$")
 
