@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass
 
 from torch_envcheck.explain.catalogue import Signature
-from torch_envcheck.explain.layer_rules import SOURCES, package_guess
+from torch_envcheck.explain.layer_rules import SOURCES, code_advice, package_guess
 from torch_envcheck.explain.match import Match, _line
 from torch_envcheck.knowledge import gpu_generations, headers
 
@@ -245,7 +245,9 @@ def _codes(text, ent):
         desc = (c.get("description") or c.get("message") or "").rstrip(".")
         fix = None
         if layer != "not-environment":
-            fix = f"{c['name']} ({c.get('library') or c['family']}): {desc}." if desc else None
+            advice = code_advice(c)
+            fix = f"{c['name']} ({c.get('library') or c['family']}): " + (
+                f"{advice[0]} {advice[1]}" if advice else f"{desc}. {_LAYER_FIX.get(layer, '')}".strip())
         depth = 2 if c.get("how") == "signal" else 3
         src = {"url": c["source"], "what": f"{c['family']}: {c['name']}"} if c.get("source") else None
         out.append(Vote(layer, _CODE_WEIGHT.get(c.get("how"), 1.5), depth, "codes", c["name"], c["at"], fix, src))
@@ -264,6 +266,12 @@ _TOOL_NEEDS = {"nvcc": "a CUDA toolkit of torch's CUDA version, with CUDA_HOME s
                "ninja": "ninja (pip install ninja) and a compiler it can run",
                "cmake": "CMake and what its first `CMake Error` names (a compiler, a CUDA toolkit, a library)",
                "hipcc": "the ROCm development packages (hipcc), with ROCM_HOME set"}
+# what a compile with nvcc fails on most, each told by its first error line
+_NVCC_CAUSES = ("If the first error is nvcc's `unsupported GNU version` or `unsupported Microsoft Visual Studio "
+                "version`: use an older host compiler within its range (gcc-12 via NVCC_CCBIN or -ccbin; an older MSVC) "
+                "or a newer CUDA toolkit (-allow-unsupported-compiler only at your own risk). If it is `Unsupported gpu "
+                "architecture 'compute_NN'`: a newer CUDA toolkit, or TORCH_CUDA_ARCH_LIST (CUDA_ARCHITECTURES for "
+                "CMake) set to the targets this nvcc knows.")
 _HEADER = re.compile(r"(?:fatal error(?: C1083)?: (?:Cannot open include file: )?['\"`]?)(?P<h>[\w.+/\\-]{1,160}?\.(?:h|hpp|cuh))\b")
 
 
@@ -290,27 +298,38 @@ def _builds(text, ent):
                      f"{_TOOL_NEEDS.get(tool or 'cc')} and build it with pip install --no-build-isolation {pkg}.")
     else:
         parts.append(f"A compile step failed: provide {_TOOL_NEEDS.get(tool or 'cc')}; read the first `error:` line.")
+    if tool in ("nvcc", "msvc", "cc", "gcc", "g++", "cl", None) or any(b.get("tool") == "nvcc" for b in ent.builds):
+        parts.append(_NVCC_CAUSES)
     at = ent.builds[-1]["at"]
     what = ", ".join(dict.fromkeys([*(f"building {p}" for p in pkgs[-1:]), *(tools[-2:])]))
     return [Vote("toolchain", 2.5 if compile_err or failed else 1.5, 3, "builds", what or "a build", at, " ".join(parts))]
 
 
+def _arch_key(a: str) -> int:
+    return int(re.sub(r"\D", "", a.split("_", 1)[1]) or 0)
+
+
 def _archs(text, ent):
+    """The newest sm_NN/compute_NN target named (a GPU's own is newer than the list of targets a build supports) and
+    the last gfx target."""
     out = []
-    for a in ent.archs:
-        at = text.rfind(a)
-        if a.startswith("gfx"):
-            out.append(Vote("rocm", 1.5, 3, "archs", a, at,
-                            f"{a} is the AMD GPU's target: use a ROCm build of torch that ships code for {a}; for a "
-                            f"consumer GPU near a supported target, HSA_OVERRIDE_GFX_VERSION set to that target."))
-        elif a.startswith(("sm_", "compute_")):
-            num = re.sub(r"\D", "", a.split("_", 1)[1])
-            cap = f"{num[:-1]}.{num[-1]}" if len(num) >= 2 else None
-            first = gpu_generations.first_cuda_for(cap)
-            out.append(Vote("arch", 1.5, 3, "archs", a, at,
-                            f"{a} (compute capability {cap}) needs code built with CUDA {first} or newer: install torch's "
-                            f"wheel of such a CUDA (https://download.pytorch.org/whl/cu{first.replace('.', '')} or newer) "
-                            f"and rebuild extensions with TORCH_CUDA_ARCH_LIST={cap}." if first else None))
+    gfx = [a for a in ent.archs if a.startswith("gfx")]
+    if gfx:
+        a = gfx[-1]
+        out.append(Vote("rocm", 1.5, 3, "archs", a, text.rfind(a),
+                        f"{a} is the AMD GPU's target: use a ROCm build of torch that ships code for {a}; for a "
+                        f"consumer GPU near a supported target, HSA_OVERRIDE_GFX_VERSION set to that target."))
+    sms = [a for a in ent.archs if a.startswith(("sm_", "compute_"))]
+    if sms:
+        a = max(sms, key=_arch_key)
+        num = str(_arch_key(a))
+        cap = f"{num[:-1]}.{num[-1]}" if len(num) >= 2 else None
+        first = gpu_generations.first_cuda_for(cap)
+        out.append(Vote("arch", 1.5, 3, "archs", a, text.rfind(a),
+                        f"{a} (compute capability {cap}) needs code built with CUDA {first} or newer: install torch's "
+                        f"wheel of such a CUDA (https://download.pytorch.org/whl/cu{first.replace('.', '')} or newer) "
+                        f"and rebuild extensions with TORCH_CUDA_ARCH_LIST={cap} (CUDA_ARCH_BIN for OpenCV)." if first else
+                        _LAYER_FIX["arch"]))
     return out
 
 
