@@ -4,20 +4,28 @@ reading of the text's parts, not a known message, and it says so, with its confi
     read(text, ent) -> match.Match | None      (None: the text holds no part that says which layer it is)
     votes(text, ent) -> list[Vote]             every part's vote, for the explanation and for tests
 
-Every kind of entity the extractor reads votes for the layer that owns it (VOTERS: one function per kind):
+Every kind of part votes for the layer that owns it (VOTERS: one function per kind; docs/explain.md has the table):
 
     abi_tags    GLIBC_/GLIBCXX_/CXXABI_ tag not found       c-runtime   the glibc / GCC the tag needs
     symbols     c10::/at::/torch:: (the torch ABI)          toolchain   the binary's package, built for another torch
                 cuBLAS/cuSPARSE/NCCL/... symbol              libraries   that library's wheel, one version of it
     libraries   a missing soname/DLL, by its provider        the provider's layer (a CUDA wheel, the driver, the
                                                              C/C++ or Visual C++ runtime, torch, ROCm)
-    codes       a decoded error code                         its enumeration's layer (knowledge/data/error_codes.json)
+    built_for   "X was built for PyTorch A (you have B)"     toolchain (torch-build when B is +cpu)
+    codes       a decoded error code                         its enumeration's layer, the layer rules' advice for it
     builds      a compiler's error, a failed build tool,      toolchain   the tool to provide, the package built
                 the package pip builds
-    archs       sm_NN / compute_NN, gfxNNNN                  arch / rocm
-    versions    torch +cpu                                   torch-build
-    pip         no version of a package satisfies            torch-build (torch) / the package's layer
+    archs       the newest sm_NN / compute_NN, gfxNNNN       arch / rocm
+    memory      exhaustion in any allocator's words          not-environment
+    program     a kernel's assertion; the program's data     not-environment
+    reporters   the program reporting, a log line's source   its owner's layer (nvrtc: arch, modprobe: driver, ...)
+    operators   a torch operator's namespace (pkg::op)       toolchain   that package's build for the installed torch
+    tools       a compiler or build tool in an error line    toolchain
+    versions    two versions of one thing set against each   that thing's layer (cuDNN, NumPy, the CUDA toolkit)
+                other; torch +cpu                            torch-build
+    pip         no version of a package satisfies            torch-build (torch) / tensorflow
     paths       the distribution owning the failing frames   its layer (tensorflow, numpy, nvidia-*, triton)
+    components  a layer's own name in the final error lines  that layer (NumPy, cuDNN, NCCL, Docker, NVML, WSL, MPS)
     exceptions  the exception's class (and its module)       a few classes name a layer (OutOfMemoryError, CalledProcessError,
                                                              TensorFlow's errors_impl, DistBackendError, ModuleNotFoundError)
     platform    WSL, a container, a Mac, an AMD GPU          wsl / container / macos / rocm
