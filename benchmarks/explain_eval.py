@@ -2,7 +2,7 @@
 
 Runs the current explain (in-process, through `torch_envcheck.explain.explain`, without probing this
 machine) on every entry of the world corpus (tests/data/explain/world_train.json, world_test.json,
-world_test2.json to world_test6.json, see docs/explain-corpus.md) and grades four
+world_test2.json to world_test7.json, see docs/explain-corpus.md) and grades four
 criteria per text against the entry's `expected`:
 
   recognised            explain recognised the text as expected
@@ -20,8 +20,9 @@ and `right` when all four hold.  Prints per-class and overall accuracy, each spl
     python benchmarks/explain_eval.py --split test4      # the fourth (retired) test split alone
     python benchmarks/explain_eval.py --split test5      # the fifth (retired) test split alone
     python benchmarks/explain_eval.py --split test6      # the sixth, frozen split alone
+    python benchmarks/explain_eval.py --split test7      # the seventh, frozen split alone
     python benchmarks/explain_eval.py --split dev        # the development data: train and test to test5
-    python benchmarks/explain_eval.py --split all        # train and test to test6
+    python benchmarks/explain_eval.py --split all        # train and test to test7
     python benchmarks/explain_eval.py --split test --json
     python benchmarks/explain_eval.py --split all --wrong     # list the entries it gets wrong
     python benchmarks/explain_eval.py --split test5 --reading # the default answer alone, on every text
@@ -50,13 +51,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS_DIR = ROOT / "tests" / "data" / "explain"
-SPLITS = ("train", "test", "test2", "test3", "test4", "test5", "test6")
+SPLITS = ("train", "test", "test2", "test3", "test4", "test5", "test6", "test7")
 # What --split both means (kept as it was before test2 existed) and --split all.
 SPLIT_SETS = {"both": ("train", "test"), "all": SPLITS, "dev": ("train", "test", "test2", "test3", "test4", "test5")}
 # Splits held out from development, whose entries --wrong does not list.  test to test5 were measured, reported and
-# retired into development data on 2026-12-02 (docs/explain-corpus.md); test6 was collected apart from the matcher
-# and is frozen.
-FROZEN = ("test6",)
+# retired into development data on 2026-12-02 (docs/explain-corpus.md); test6 and test7 were each collected apart from
+# the matcher and are frozen.
+FROZEN = ("test6", "test7")
 CRITERIA = ("recognised", "layer", "environment_problem", "fix")
 
 # A fix that installs or reinstalls something: never right for a text that is not an environment problem.
@@ -223,7 +224,7 @@ def render(split: str, report: dict, wrong: bool = False) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--split", choices=(*SPLITS, *SPLIT_SETS), default="both",
-                    help="train, test to test6, both (train and test), dev (train, test to test5) or all (the seven)")
+                    help="train, test to test7, both (train and test), dev (train, test to test5) or all (the eight)")
     ap.add_argument("--json", action="store_true", help="one JSON object: per split, overall, per class, per entry")
     ap.add_argument("--wrong", action="store_true", help="list the entries that are not right")
     ap.add_argument("--timeout", type=float, default=2.0, help="seconds allowed per text (0: unbounded)")
