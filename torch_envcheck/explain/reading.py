@@ -110,7 +110,8 @@ _LAYER_FIX = {
     "env": "Check the environment the program runs in: CUDA_VISIBLE_DEVICES and the device index it selects, and that "
            "the Python running it is the one the packages were installed into (`python -m pip` of that Python).",
     "distributed": "NCCL failed between the processes: rerun with NCCL_DEBUG=INFO to see which transport failed; check the "
-                   "network interface (NCCL_SOCKET_IFNAME), /dev/shm's size and that each rank uses its own GPU.",
+                   "network interface (NCCL_SOCKET_IFNAME), /dev/shm's size and that each rank uses its own GPU "
+                   "(torch.cuda.set_device(local_rank) from LOCAL_RANK before init_process_group).",
     "windows-runtime": "A DLL could not be loaded: install the latest Microsoft Visual C++ Redistributable (x64), and make "
                        "sure no other copy of the DLL comes first on PATH.",
     "container": "Give the container the GPU and what it needs: the NVIDIA Container Toolkit on the host and "
@@ -656,6 +657,28 @@ _SUBJECT_LAYER = {"cudnn": "cudnn", "numpy": "numpy", "torchvision": "toolchain"
                   "xformers": "toolchain", "cuda": "toolchain", "driver": "driver", "gcc": "toolchain"}
 
 
+# which side of a conflict is the build's and which the running one's: the version after "compiled/built
+# against|with|for", and the one after "this version of X is", "runtime", "you have", "installed", "found"
+_BUILT_SIDE = re.compile(r"(?i)(?:compiled|built)\s(?:against|with|for|using)[^\d\n]{0,40}?"
+                         r"(?P<v>0x[0-9a-f]{1,4}\b|\d{1,4}(?:\.\d{1,4}){0,2})")
+_RUN_SIDE = re.compile(r"(?i)(?:this version of \w{2,20} is|runtime(?: version)?|you have|installed(?: version)?(?: is)?|"
+                       r"but (?:found|got)|found|loaded)[^\d\n]{0,40}?(?P<v>0x[0-9a-f]{1,4}\b|\d{1,4}(?:\.\d{1,4}){0,2})")
+
+
+def _vkey(v: str) -> tuple:
+    if v.lower().startswith("0x"):
+        return (int(v, 16),)
+    return tuple(int(x) for x in v.split(".") if x.isdigit())
+
+
+def _direction(line: str) -> tuple:
+    """(built, running) versions of a conflict line, when both sides are named."""
+    b, r = _BUILT_SIDE.search(line), _RUN_SIDE.search(line)
+    if not b or not r or b.start() == r.start():
+        return None, None
+    return b.group("v"), r.group("v")
+
+
 def _version_conflicts(text, ent):
     lines = text[-8192:].splitlines()
     for i in range(len(lines) - 1, -1, -1):
@@ -679,6 +702,17 @@ def _version_conflicts(text, ent):
         if subj in ("torchvision", "torchaudio", "xformers"):
             fix = (f"{subj} and torch are versions that do not belong together: install the {subj} release made for "
                    f"the installed torch (its compatibility table; the same index as torch); not a torch reinstall.")
+        built, running = _direction(joined)
+        if subj in ("numpy", "cudnn") and built and running and _vkey(built) != _vkey(running):
+            name = {"numpy": "NumPy", "cudnn": "cuDNN"}[subj]
+            if _vkey(built) > _vkey(running):
+                fix = (f"The module was built against a newer {name} ({built}) than the one running ({running}): "
+                       f"upgrade {name} to at least the build's (pip install -U {subj if subj == 'numpy' else 'nvidia-cudnn-cuXX'}"
+                       f"), or rebuild the module against the installed one.")
+            else:
+                fix = (f"The module was built against an older {name} ({built}) than the one running ({running}): "
+                       f"install the module's release built for this {name}, or rebuild it"
+                       + (" (or numpy<2 for a module built for NumPy 1.x)." if subj == "numpy" else "."))
         return [Vote(layer, 2.0, 3, "versions", f"{subj} versions in conflict", at, fix)]
     return []
 
@@ -764,6 +798,10 @@ def read(text: str, ent) -> Match | None:
         return None
     env = layer != "not-environment"
     fixes = [top.fix] + [v.fix for v in sorted(vs, key=lambda v: (-v.depth, -v.weight, -v.at)) if v.layer == layer]
+    if layer == "distributed" and ent.platform.get("windows") and not ent.platform.get("wsl"):
+        # torch's Windows builds have no NCCL: the gloo backend is the one they have
+        fixes.insert(0, "torch on native Windows has no NCCL: use the gloo backend (init_process_group(backend='gloo')), "
+                        "or run under WSL 2 / Linux for NCCL.")
     fixes = list(dict.fromkeys(f for f in fixes if f))[:3]
     fix = "\n".join(fixes) or _LAYER_FIX.get(layer)
     parts = "; ".join(dict.fromkeys(f"{v.what} ({v.kind}: {v.layer})"

@@ -135,3 +135,30 @@ def test_a_third_party_binary_with_a_torch_symbol_is_that_packages_build_never_t
     m = reading.read(s, extract.entities(s))
     assert m is not None and m.signature.layer == "toolchain"
     assert "sageattention" in m.signature.fix and not installs_torch(m.signature.fix), m.signature.fix
+
+
+# --- a version conflict's direction decides the fix; the platform decides NCCL's --------------------------------
+
+def _read(text: str):
+    s = match.clean(text)
+    return reading.read(s, extract.entities(s))
+
+
+@pytest.mark.parametrize("text, layer, words", [
+    # the build is newer than what runs: upgrade what runs
+    ("ImportError: jaxlib was built against cuDNN 8.9.4 but the installed cuDNN is 8.7.0", "cudnn", "upgrade cuDNN"),
+    # the build is older than what runs: the module's release for what runs (NumPy 1.x vs 2)
+    ("ImportError: scipy._lib was compiled against NumPy 1.26.4 but this version of numpy is 2.1.0", "numpy", "numpy<2"),
+])
+def test_the_direction_of_a_version_conflict_decides_what_to_change(text, layer, words):
+    m = _read(text)
+    assert m is not None and m.signature.layer == layer
+    assert words in m.signature.fix, m.signature.fix
+
+
+def test_nccl_failing_on_native_windows_is_the_gloo_backend():
+    m = _read("  File \"C:\\Users\\me\\proj\\train.py\", line 40, in main\n"
+              "torch.distributed.DistBackendError: NCCL error in: ..\\torch\\csrc\\distributed\\c10d\\ProcessGroupNCCL.cpp:1970, "
+              "internal error")
+    assert m is not None and m.signature.layer == "distributed"
+    assert "gloo" in m.signature.fix, m.signature.fix
