@@ -311,6 +311,11 @@ def _builds(text, ent):
         parts.append(_NVCC_CAUSES)
     at = ent.builds[-1]["at"]
     what = ", ".join(dict.fromkeys([*(f"building {p}" for p in pkgs[-1:]), *(tools[-2:])]))
+    # a framework's own distribution built from source (tensorflow-gpu's placeholder, numpy on a new Python) is that
+    # framework's layer: its wheels, not a compiler, are the fix
+    layer = _DIST_LAYER.get((pkg or "").split("-")[0].replace("-", "_")) if pkg and not compile_err else None
+    if layer and layer != "toolchain":
+        return [Vote(layer, 2.0, 3, "builds", what, at, _LAYER_FIX.get(layer))]
     return [Vote("toolchain", 2.5 if compile_err or failed else 1.5, 3, "builds", what or "a build", at, " ".join(parts))]
 
 
@@ -607,7 +612,8 @@ def _components(text, ent):
 _PROGRAM_DATA = re.compile(r"(?i)\bshapes?\b|size mismatch|\bsizes?\b[^\n]{0,40}\bmust match|\bdimensions?\b|"
                            r"\bindex(?:es|ices)? (?:out of|is out)|out of (?:range|bounds)|\bgrad(?:_fn|ient)?\b|"
                            r"requires_grad|\bdtype\b|scalar type|same device|\bexpected [^\n]{1,60}\bgot\b|"
-                           r"\btensors?\b[^\n]{0,60}\b(?:device|size|shape)|(?:size|length)s?\b[^\n]{0,60}\bto match\b")
+                           r"\btensors?\b[^\n]{0,60}\b(?:device|size|shape)|(?:size|length)s?\b[^\n]{0,60}\bto match\b|"
+                           r"\btwo devices\b|\b(?:cuda:\d{1,2}|cpu|mps) and (?:cuda:\d{1,2}|cpu|mps)\b")
 _KERNEL_ASSERT = re.compile(r"Assertion [`'][^\n]{1,300}[`'] failed|device-side assert")
 
 
@@ -717,8 +723,31 @@ def _version_conflicts(text, ent):
     return []
 
 
+# A binary compiled for instructions this CPU lacks ("compiled to use AVX2 instructions, but these aren't available"):
+# the binary's build, whoever ships it (the harmless "could use AVX" notice says the opposite and is not read here)
+_ISA_MISSING = re.compile(r"(?i)\b(?P<isa>AVX(?:2|512\w{0,6})?|SSE4(?:\.[12])?|FMA3?|F16C|AVX_VNNI)\b[^\n]{0,60}?"
+                          r"(?:aren't|are not|isn't|is not|not) (?:available|supported)")
+
+
+def _isa(text, ent):
+    tail = text[-8192:]
+    m = None
+    for m in _ISA_MISSING.finditer(tail):
+        pass
+    if m is None:
+        return []
+    # the layer is the framework's whose build it is; another package's binary has no layer of its own here
+    tf = bool(re.search(r"(?i)tensorflow", tail))
+    if not tf and not re.search(r"(?i)\b(?:py)?torch\b", tail):
+        return []
+    who = "TensorFlow" if tf else "torch"
+    return [Vote("tensorflow" if tf else "torch-build", 2.0, 3, "isa", m.group("isa"), len(text) - len(tail) + m.start(),
+                 f"{who} was compiled to use {m.group('isa')}, which this CPU does not have: install a build made "
+                 f"without {m.group('isa')} (a release for older CPUs, or built from source), or run on a CPU with it.")]
+
+
 VOTERS = (_abi_tags, _symbols, _libraries, _codes, _builds, _archs, _versions, _pip, _paths, _exceptions, _platform,
-          _memory, _reporters, _operators, _tools, _components, _program, _built_for, _version_conflicts)
+          _memory, _reporters, _operators, _tools, _components, _program, _built_for, _version_conflicts, _isa)
 
 
 def _owner(ent, path):

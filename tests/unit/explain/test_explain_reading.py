@@ -162,3 +162,22 @@ def test_nccl_failing_on_native_windows_is_the_gloo_backend():
               "internal error")
     assert m is not None and m.signature.layer == "distributed"
     assert "gloo" in m.signature.fix, m.signature.fix
+
+
+def test_two_devices_in_one_error_are_the_programs():
+    d = _d("RuntimeError: Expected every operand on one device, got mps:0 for argument #2 'mat2' (cpu and mps)")
+    assert d["recognised"] and d["layer"] == "not-environment" and d["environment_problem"] is False, d["signature"]
+
+
+@pytest.mark.parametrize("text, layer", [
+    ("2019-05-01 12:00:00: F tensorflow/core/platform/cpu_feature_guard.cc:37] The TensorFlow library was compiled "
+     "to use FMA instructions, but these aren't available on your machine.", "tensorflow"),
+    ("Illegal instruction after pip install torch==2.3.0: the wheel was compiled to use AVX2 instructions, but these "
+     "aren't available on your machine", "torch-build"),
+    # another package's binary: the instruction set alone names no layer
+    ("RuntimeError: this onnxruntime build uses AVX512F, which is not supported by this CPU", None),
+])
+def test_instructions_the_cpu_lacks_are_the_frameworks_build(text, layer):
+    m = _read(text)
+    got = m.signature.layer if m is not None else None
+    assert got == layer, m and m.signature.id
