@@ -217,6 +217,14 @@ def _libraries(text, ent):
                    "(LD_LIBRARY_PATH; PATH on Windows). A framework built for another CUDA major needs its build for "
                    "the CUDA installed instead.")
             out.append(Vote(layer, 3.0, 4, "libraries", name, lib["at"], fix))
+        elif prov == "driver" and lib.get("linker"):
+            # the linker wants the unversioned development name (libcuda.so -> libcuda.so.1): the driver is there,
+            # the link the linker looks for is not
+            out.append(Vote("libraries", 2.5, 4, "libraries", name, lib["at"],
+                            f"The linker looks for {name}, the unversioned name of the driver's library (a link to "
+                            f"{name}.1): make the link findable (LIBRARY_PATH including the folder with libcuda.so, e.g. "
+                            f"the CUDA toolkit's lib64/stubs for linking only, or `ln -s libcuda.so.1 libcuda.so` in the "
+                            f"driver's folder), then build again."))
         elif prov in _PROVIDER_LAYER:
             layer = _PROVIDER_LAYER[prov]
             if layer == "torch-build" and name.lower().endswith(".dll"):
@@ -258,6 +266,18 @@ def _codes(text, ent):
             fix = f"{c['name']} ({c.get('library') or c['family']}): " + (
                 f"{advice[0]} {advice[1]}" if advice else f"{desc}. {_LAYER_FIX.get(layer, '')}".strip())
         depth = 2 if c.get("how") == "signal" else 3
+        if c["name"] == "SIGILL":
+            # an illegal instruction: a binary built for instructions this CPU lacks; whose build it is names the
+            # layer (TensorFlow's AVX builds; on a Mac, x86 binaries or Intel wheels on Apple silicon)
+            tail = text[-65536:]
+            if re.search(r"(?i)tensorflow|\btf\b", tail):
+                layer, fix = "tensorflow", ("TensorFlow's wheels need AVX (and from 2.x more): install a TensorFlow "
+                                            "built for this CPU (an older release, or built from source without AVX), "
+                                            "or run on a CPU with AVX.")
+            elif ent.platform.get("macos"):
+                layer, fix = "macos", ("On Apple silicon an x86_64 build raises SIGILL: install the arm64 build (a "
+                                       "native arm64 Python; tensorflow-macos / conda-forge for TensorFlow).")
+            depth = 3
         src = {"url": c["source"], "what": f"{c['family']}: {c['name']}"} if c.get("source") else None
         out.append(Vote(layer, _CODE_WEIGHT.get(c.get("how"), 1.5), depth, "codes", c["name"], c["at"], fix, src))
     return out
@@ -273,7 +293,8 @@ _TOOL_NEEDS = {"nvcc": "a CUDA toolkit of torch's CUDA version, with CUDA_HOME s
                "g++": "a C++ compiler the package supports (build-essential; a version nvcc accepts)",
                "ld": "the libraries the linker names (their -dev packages, or their folder on LIBRARY_PATH)",
                "ninja": "ninja (pip install ninja) and a compiler it can run",
-               "cmake": "CMake and what its first `CMake Error` names (a compiler, a CUDA toolkit, a library)",
+               "cmake": "CMake and what its first `CMake Error` names (a compiler, a CUDA toolkit, a library; for CUDA, "
+                        "CUDACXX or CMAKE_CUDA_COMPILER set to the toolkit's bin/nvcc, with CUDA_HOME)",
                "hipcc": "the ROCm development packages (hipcc), with ROCM_HOME set"}
 # what a compile with nvcc fails on most, each told by its first error line
 _NVCC_CAUSES = ("If the first error is nvcc's `unsupported GNU version` or `unsupported Microsoft Visual Studio "
@@ -281,7 +302,24 @@ _NVCC_CAUSES = ("If the first error is nvcc's `unsupported GNU version` or `unsu
                 "or a newer CUDA toolkit (-allow-unsupported-compiler only at your own risk). If it is `Unsupported gpu "
                 "architecture 'compute_NN'`: a newer CUDA toolkit, or TORCH_CUDA_ARCH_LIST (CUDA_ARCHITECTURES for "
                 "CMake) set to the targets this nvcc knows.")
-_HEADER = re.compile(r"(?:fatal error(?: C1083)?: (?:Cannot open include file: )?['\"`]?)(?P<h>[\w.+/\\-]{1,160}?\.(?:h|hpp|cuh))\b")
+_HEADER = re.compile(r"(?:fatal error(?: C1083)?: (?:Cannot open include file: )?['\"`]?|\bno (?:such )?(?:header )?file:? ['\"`]?)"
+                     r"(?P<h>[\w.+/\\-]{1,160}?\.(?:h|hpp|cuh))\b|"
+                     r"\b(?P<h2>[\w+/-]{1,120}\.(?:h|hpp|cuh))['\"`]?:? (?:[Nn]o such file or directory|file not found)")
+
+
+def _headers(text, ent):
+    """A header the compiler cannot include is its owner's (knowledge/headers.py), whoever builds: a root cause."""
+    tail = text[-65536:]
+    found = None
+    for m in _HEADER.finditer(tail):
+        h = headers.owner_of(m.group("h") or m.group("h2"))
+        if h is not None:
+            found = (m, h)
+    if found is None:
+        return []
+    m, h = found
+    return [Vote("toolchain", 2.5, 4, "headers", h["header"], len(text) - len(tail) + m.start(),
+                 f"{h['header']} is {h['what']}'s: {h['remedy']}", {"url": h["source"], "what": f"who ships {h['header']}"})]
 
 
 def _builds(text, ent):
@@ -294,7 +332,7 @@ def _builds(text, ent):
     tool = next((t for t in reversed(tools) if t in _TOOL_NEEDS), None)
     head = None
     for m in _HEADER.finditer(text[-65536:]):
-        head = headers.owner_of(m.group("h")) or head
+        head = headers.owner_of(m.group("h") or m.group("h2")) or head
     compile_err = any(b["what"] == "compile" for b in ent.builds)
     if not (compile_err or tools or failed):
         return []
@@ -366,7 +404,12 @@ def _pip(text, ent):
                             f"No {name} wheel fits this Python and platform: use a Python version the release supports "
                             f"(its wheels are cp3XX) and torch's index for your CUDA (https://download.pytorch.org/whl/cuXXX)."))
         elif name.startswith(("tensorflow", "tf-")):
-            out.append(Vote("tensorflow", 2.0, 3, "pip", p["requirement"], p["at"]))
+            out.append(Vote("tensorflow", 2.0, 3, "pip", p["requirement"], p["at"],
+                            f"No {name} wheel fits this Python and platform" + (" (pip was offered none)" if not
+                                                                               p.get("versions") else "") +
+                            ": TensorFlow publishes 64-bit wheels for a few Python versions per release (3.9 to 3.12 "
+                            "for 2.16 to 2.18; its tested-build table): use such a Python, or the release that "
+                            "supports yours."))
     return out
 
 
@@ -397,6 +440,25 @@ _EXC_LAYER = (
     (re.compile(r"(?:^|\.)ModuleNotFoundError$"), "env", 1.0),
 )
 _NO_MODULE = re.compile(r"No module named ['\"](?P<mod>[A-Za-z_][\w.]{0,100})['\"]")
+
+
+def _modules(text, ent):
+    """A package's private module that cannot be imported ("No module named 'mmcv._ext'") is that package's compiled
+    part: its build for this Python/torch/CUDA, whatever the language around it."""
+    m = None
+    for m in _NO_MODULE.finditer(text[-65536:]):
+        pass
+    if m is None:
+        return []
+    mod = m.group("mod")
+    top = mod.split(".")[0]
+    if not any(part.startswith("_") for part in mod.split(".")[1:]):
+        return []
+    return [Vote("toolchain", 2.0, 3, "modules", f"No module named {mod}", len(text) - 65536 + m.start()
+                 if len(text) > 65536 else m.start(),
+                 f"{top}'s compiled part ({mod}) is missing: it was not built, or built for another Python/torch/CUDA; "
+                 f"install the {top} build for this Python, torch and CUDA (its own index or release notes), or build "
+                 f"it from source against the installed torch (pip install --no-build-isolation {top}).")]
 
 
 def _exceptions(text, ent):
@@ -448,6 +510,23 @@ _OUT_OF_MEMORY = re.compile(r"(?i)\bout of memory\b|OutOfMemory|\bOOM when alloc
                             r"\bRESOURCE_EXHAUSTED\b|failed to allocate [\d.]{1,12} ?[KMGT]?i?B")
 
 
+_SHM = re.compile(r"/dev/shm\b|\bshared memory\b|\bshm_open\b|\(shm\)")
+
+
+def _shared_memory(text, ent):
+    """Shared memory (/dev/shm) named in the final lines: DataLoader workers and NCCL's transport pass data through
+    it; a container's default is 64 MB."""
+    tail = text[-8192:]
+    m = None
+    for m in _SHM.finditer(tail):
+        pass
+    if m is None:
+        return []
+    return [Vote("container", 2.0, 3, "memory", m.group(0), len(text) - len(tail) + m.start(),
+                 "Give the processes more shared memory: `docker run --shm-size=16g` (or --ipc=host; Kubernetes: an "
+                 "emptyDir of medium Memory on /dev/shm); outside containers, check /dev/shm's size (df -h /dev/shm).")]
+
+
 def _memory(text, ent):
     tail = text[-8192:]
     m = None
@@ -481,6 +560,7 @@ _PROGRAM_LAYER = {"nvrtc": "arch", "ptxas": "arch", "nvcc": "toolchain", "cc1plu
                   "docker": "container", "rocminfo": "rocm", "rocm-smi": "rocm", "amdgpu": "rocm"}
 # a C++ component's source file (its stem, or a folder of its path) -> the layer it speaks for
 _SOURCE_LAYER = (
+    (re.compile(r"cpu_feature_guard"), "not-environment"),
     (re.compile(r"cuda_dnn|cudnn"), "cudnn"),
     (re.compile(r"cuda_driver|cuda_diagnostics|cuda_platform|cuda_executor"), "driver"),
     (re.compile(r"dso_loader|cuda_blas|cuda_fft|cudart_stub"), "libraries"),
@@ -548,13 +628,39 @@ _TOOL_FIXES = {"c++ compiler": "a C++ compiler (Linux: `sudo apt install build-e
                          "in a version this CUDA's nvcc supports",
                "cuda_home": "a CUDA toolkit (nvcc) of torch's CUDA version, with CUDA_HOME (CUDA_PATH on Windows) set to it",
                "nvcc": "a CUDA toolkit (nvcc) of torch's CUDA version, with CUDA_HOME set to it",
-               "ninja": "ninja (pip install ninja)", "cmake": "CMake (pip install cmake)",
+               "ninja": "ninja (pip install ninja)",
+               "cmake": "CMake (pip install cmake); for CUDA, CUDACXX (or CMAKE_CUDA_COMPILER) set to the toolkit's "
+                        "bin/nvcc, with CUDA_HOME",
                "gcc": "a gcc/g++ that nvcc and the package support (set CC/CXX, or NVCC_CCBIN for nvcc)",
                "triton": "Triton for this platform (on Windows: the triton-windows package), or run without "
                          "torch.compile (eager)",
                "ptxas": "a ptxas that knows the GPU: TRITON_PTXAS_PATH pointing at a CUDA toolkit's newer ptxas, or "
                         "a newer torch/Triton",
                "hipcc": "the ROCm development packages (hipcc), with ROCM_HOME set"}
+
+
+_NVCC_ARCH = re.compile(r"Unsupported gpu architecture '(?P<a>compute_\d{2,3}[af]?)'|"
+                        r"nvcc fatal\s{0,4}: Value '(?P<b>sm_\d{2,3}[af]?)' is not defined for option 'gpu-architecture'")
+
+
+def _nvcc_arch(text, ent):
+    """nvcc refusing a target it does not know: its toolkit is older than the GPU (the first CUDA for each target is in
+    knowledge/gpu_generations.py)."""
+    tail = text[-16384:]
+    m = None
+    for m in _NVCC_ARCH.finditer(tail):
+        pass
+    if m is None:
+        return []
+    a = m.group("a") or m.group("b")
+    num = re.sub(r"\D", "", a.split("_", 1)[1])
+    cap = f"{num[:-1]}.{num[-1]}"
+    first = gpu_generations.first_cuda_for(cap)
+    return [Vote("toolchain", 3.0, 4, "tools", f"nvcc without {a}", len(text) - len(tail) + m.start(),
+                 f"This nvcc does not know {a} (compute capability {cap})" + (f", which needs CUDA {first} or newer" if
+                                                                             first else "") +
+                 ": build with a newer CUDA toolkit (CUDA_HOME pointing at it), or leave the target out "
+                 "(TORCH_CUDA_ARCH_LIST / CUDA_ARCHITECTURES set to targets this nvcc knows).")]
 
 
 def _tool_key(t: str) -> str:
@@ -747,7 +853,8 @@ def _isa(text, ent):
 
 
 VOTERS = (_abi_tags, _symbols, _libraries, _codes, _builds, _archs, _versions, _pip, _paths, _exceptions, _platform,
-          _memory, _reporters, _operators, _tools, _components, _program, _built_for, _version_conflicts, _isa)
+          _memory, _reporters, _operators, _tools, _components, _program, _built_for, _version_conflicts, _isa,
+          _headers, _modules, _nvcc_arch, _shared_memory)
 
 
 def _owner(ent, path):

@@ -181,3 +181,21 @@ def test_instructions_the_cpu_lacks_are_the_frameworks_build(text, layer):
     m = _read(text)
     got = m.signature.layer if m is not None else None
     assert got == layer, m and m.signature.id
+
+
+# --- root causes the default reads on their own: a header's owner, a private module, a target nvcc lacks, the
+# linker's -lcuda, an illegal instruction on a Mac, shared memory -------------------------------------------------
+
+@pytest.mark.parametrize("text, layer, words", [
+    ("kernels/gemm.cu:2:10: fatal error: 'cublas_v2.h' file not found", "toolchain", "CUDA toolkit"),
+    ("\u8fd0\u884c\u65f6\u62a5\u9519 No module named 'spconv.core_cc._ext'\uff0c\u600e\u4e48\u89e3\u51b3", "toolchain", "spconv"),
+    ("nvcc fatal   : Value 'sm_120' is not defined for option 'gpu-architecture'", "toolchain", "12.8"),
+    ("/usr/bin/ld: cannot find -lcuda: No such file or directory\ncollect2: error: ld returned 1 exit status",
+     "libraries", "libcuda.so"),
+    ("zsh: illegal hardware instruction  python app.py\n(on my MacBook Air M2)", "macos", "arm64"),
+    ("OSError: [Errno 28] No space left on device: '/dev/shm/torch_1234_5678'", "container", "--shm-size"),
+])
+def test_a_root_cause_part_decides_alone(text, layer, words):
+    m = _read(text)
+    assert m is not None and m.signature.layer == layer, m and [v["kind"] + ":" + v["layer"] for v in m.signature.raw["votes"]]
+    assert words in m.signature.fix, m.signature.fix
