@@ -250,6 +250,10 @@ def _libraries(text, ent):
     return out
 
 
+# Windows loader codes that say why a DLL could not load whatever the DLL is: the paging file / memory, the DLL's own
+# initialisation (its runtime dependencies)
+_WHY_A_DLL_FAILED = frozenset({"ERROR_COMMITMENT_LIMIT", "ERROR_NOT_ENOUGH_MEMORY", "ERROR_OUTOFMEMORY",
+                               "ERROR_DLL_INIT_FAILED", "STATUS_DLL_INIT_FAILED"})
 _CODE_WEIGHT = {"name": 2.5, "message": 2.5, "number": 2.0, "debugger": 1.0, "message-context": 1.5, "signal": 1.0}
 
 
@@ -270,16 +274,20 @@ def _codes(text, ent):
             # an illegal instruction: a binary built for instructions this CPU lacks; whose build it is names the
             # layer (TensorFlow's AVX builds; on a Mac, x86 binaries or Intel wheels on Apple silicon)
             tail = text[-65536:]
-            if re.search(r"(?i)tensorflow|\btf\b", tail):
+            if ent.platform.get("macos"):
+                # on a Mac first: an x86_64 build (TensorFlow's included) on Apple silicon
+                layer, fix = "macos", ("On Apple silicon an x86_64 build raises SIGILL: install the arm64 build (a "
+                                       "native arm64 Python; tensorflow-macos / conda-forge for TensorFlow).")
+            elif re.search(r"(?i)tensorflow|\btf\b", tail):
                 layer, fix = "tensorflow", ("TensorFlow's wheels need AVX (and from 2.x more): install a TensorFlow "
                                             "built for this CPU (an older release, or built from source without AVX), "
                                             "or run on a CPU with AVX.")
-            elif ent.platform.get("macos"):
-                layer, fix = "macos", ("On Apple silicon an x86_64 build raises SIGILL: install the arm64 build (a "
-                                       "native arm64 Python; tensorflow-macos / conda-forge for TensorFlow).")
             depth = 3
+        weight = _CODE_WEIGHT.get(c.get("how"), 1.5)
+        if c["name"] in _WHY_A_DLL_FAILED:
+            depth, weight = 4, 3.5  # the loader's reason is the cause; the DLL it names is what failed for it
         src = {"url": c["source"], "what": f"{c['family']}: {c['name']}"} if c.get("source") else None
-        out.append(Vote(layer, _CODE_WEIGHT.get(c.get("how"), 1.5), depth, "codes", c["name"], c["at"], fix, src))
+        out.append(Vote(layer, weight, depth, "codes", c["name"], c["at"], fix, src))
     return out
 
 

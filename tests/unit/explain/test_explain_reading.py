@@ -199,3 +199,17 @@ def test_a_root_cause_part_decides_alone(text, layer, words):
     m = _read(text)
     assert m is not None and m.signature.layer == layer, m and [v["kind"] + ":" + v["layer"] for v in m.signature.raw["votes"]]
     assert words in m.signature.fix, m.signature.fix
+
+
+@pytest.mark.parametrize("text, layer", [
+    # the loader's reason (the paging file) is the cause; the cuDNN DLL it names is what failed for it
+    ("OSError: [WinError 1455] Le fichier de pagination est insuffisant pour terminer cette op\u00e9ration. Error "
+     "loading \"C:\\env\\Lib\\site-packages\\nvidia\\cudnn\\bin\\cudnn_ops64_9.dll\" or one of its dependencies.",
+     "windows-runtime"),
+    # an illegal instruction on a Mac is the Mac's build even when TensorFlow is named
+    ("$ python -c 'import tensorflow'\nzsh: illegal hardware instruction  python -c 'import tensorflow'\nMacBook Pro M3",
+     "macos"),
+])
+def test_the_part_that_says_why_wins_over_the_part_that_failed(text, layer):
+    m = _read(text)
+    assert m is not None and m.signature.layer == layer, m and [v["kind"] + ":" + v["layer"] for v in m.signature.raw["votes"]]
