@@ -26,6 +26,11 @@ Every kind of part votes for the layer that owns it (VOTERS: one function per ki
     pip         no version of a package satisfies            torch-build (torch) / tensorflow
     paths       the distribution owning the failing frames   its layer (tensorflow, numpy, nvidia-*, triton)
     components  a layer's own name in the final error lines  that layer (NumPy, cuDNN, NCCL, Docker, NVML, WSL, MPS)
+    headers     a header the compiler cannot include         toolchain   its owner's remedy (knowledge/headers.py)
+    modules     a package's private module not importable    toolchain   that package's build
+    nvcc_arch   nvcc refusing a target it does not know      toolchain   a toolkit new enough for it
+    shared_memory  /dev/shm, shared memory                   container   --shm-size / --ipc=host
+    isa         instructions the CPU lacks (AVX, FMA, ...)   tensorflow / torch-build
     exceptions  the exception's class (and its module)       a few classes name a layer (OutOfMemoryError, CalledProcessError,
                                                              TensorFlow's errors_impl, DistBackendError, ModuleNotFoundError)
     platform    WSL, a container, a Mac, an AMD GPU          wsl / container / macos / rocm
