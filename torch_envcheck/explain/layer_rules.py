@@ -45,7 +45,7 @@ import re
 
 from torch_envcheck.explain.catalogue import Cause, Signature
 from torch_envcheck.explain.match import Match, _line
-from torch_envcheck.knowledge import drivers, gpu_generations, headers
+from torch_envcheck.knowledge import compiled_modules, drivers, gpu_generations, headers
 from torch_envcheck.knowledge.releases import index_url as torch_index_url, release as torch_release
 from torch_envcheck.knowledge import jetson
 from torch_envcheck.knowledge import tensorflow as tf_builds
@@ -118,6 +118,9 @@ def package_guess(path: str | None, owner: str | None = None) -> str | None:
     """The distribution a compiled file most likely belongs to: its site-packages folder when it has one
     (torchvision/_C.so -> torchvision), else its module name without the conventional suffix of a compiled
     part (flash_attn_2_cuda -> flash_attn, transformer_engine_extensions -> transformer_engine)."""
+    known = compiled_modules.distribution_of(_module_of(path or "") or owner)
+    if known:
+        return known["distribution"]  # a module named unlike its distribution (fused_layer_norm_cuda: apex)
     if owner and owner not in ("_C",) and not owner.endswith((".so", ".pyd")):
         if re.search(r"[/\\]" + re.escape(owner) + r"[/\\]", path or ""):
             return owner  # a folder in site-packages is a distribution's own name (sgl_kernel), not a module's
@@ -404,16 +407,19 @@ def torch_abi(ent, text):
         # the binary's name says its role only (_C.so, common_ops.abi3.so): the package the text imports is its owner
         pkg = _imported_package(text) or _traceback_package(ent)
     caps.update(package=pkg, module=_module_of(f or ""), torch=ent.versions.get("torch"))
+    known = compiled_modules.distribution_of(_module_of(f or ""))
     sig = _sig("extension-abi-mismatch", "toolchain",
                "{package|a compiled package} was built against another torch than the one installed", 84,
                "{ext|A compiled module} wants {demangled|a torch C++ symbol} ({symbol}), which the installed torch does "
                "not define: {package|the package} was compiled against another torch version (torch's C++ ABI changes "
                "between releases) or with another C++ ABI setting. torch itself is fine; that package's binary is stale.",
-               fix="Rebuild the extension {package|} against the installed torch (delete its build/ folder, then "
+               fix=("{module} belongs to {package}, compiled against another torch: " + known["build"]
+                    + " torch itself needs no change.") if known else
+                   ("Rebuild the extension {package|} against the installed torch (delete its build/ folder, then "
                    "`pip install --no-build-isolation --no-cache-dir --force-reinstall --no-deps {package|PACKAGE}`, or "
                    "`pip install --no-build-isolation .` in its source tree), or install the {package|package} build "
                    "made for your torch version (its wheels are built per torch and CUDA version: pick the one matching "
-                   "`python -c \"import torch; print(torch.__version__)\"`). torch itself needs no change.",
+                   "`python -c \"import torch; print(torch.__version__)\"`). torch itself needs no change."),
                causes=(("stale-extension", "the compiled extension was built against another torch", ("TE701", "TE705")),),
                areas=("extension", "torch"), sources=(SOURCES["ext"], SOURCES["itanium"]))
     return _match(sig, text, s["at"], caps)

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from torch_envcheck.explain.catalogue import Signature
 from torch_envcheck.explain.layer_rules import SOURCES, code_advice, package_guess
 from torch_envcheck.explain.match import Match, _line
-from torch_envcheck.knowledge import gpu_generations, headers
+from torch_envcheck.knowledge import compiled_modules, gpu_generations, headers
 
 SIGNATURE_PREFIX = "reading-"  # the answer's signature id: reading-<layer>
 PRIORITY = 1                   # below every rule and sentence: it answers only when they do not
@@ -465,6 +465,14 @@ def _modules(text, ent):
         return []
     mod = m.group("mod")
     top = mod.split(".")[0]
+    at = len(text) - 65536 + m.start() if len(text) > 65536 else m.start()
+    known = compiled_modules.distribution_of(mod)
+    if known:
+        # a top-level compiled module named unlike its distribution (fused_layer_norm_cuda is apex's): that
+        # distribution was installed without it, or built for another torch; installing "the module" means nothing
+        return [Vote("toolchain", 2.5, 4, "modules", f"No module named {mod}", at,
+                     f"{mod} is a compiled module of {known['distribution']}, which is installed without it (or "
+                     f"built for another Python/torch): {known['build']}")]
     if not any(part.startswith("_") for part in mod.split(".")[1:]):
         return []
     return [Vote("toolchain", 2.0, 3, "modules", f"No module named {mod}", len(text) - 65536 + m.start()

@@ -1,0 +1,52 @@
+"""Compiled modules named unlike the distribution that ships them: which distribution a top-level extension module
+belongs to, and how that distribution builds it.
+
+A pure table (no I/O).  A torch C++/CUDA extension is usually installed as a top-level module of its own
+(`fused_layer_norm_cuda.cpython-310-x86_64-linux-gnu.so` directly in site-packages), named by the `name=` of its
+`CUDAExtension`/`CppExtension` in the distribution's setup.py, not by the distribution.  When a text names only that
+module (an undefined symbol in it, "No module named 'fused_layer_norm_cuda'") explain needs the distribution to name
+the fix: rebuilding "fused_layer_norm" installs nothing; apex, built with its extension flags, does.  A live probe
+finds the owner through importlib.metadata (explain/owners.py); from the text alone this table does.
+
+    distribution_of("fused_layer_norm_cuda") -> {"distribution", "build", "source"} | None
+
+Each row is read from the distribution's setup.py (the `name=` of each extension), cited by repository, path and
+commit.  Modules whose name already says their distribution once a conventional suffix is dropped
+(`flash_attn_2_cuda`, `causal_conv1d_cuda`, `torch_scatter/_scatter_cuda.so`) need no row."""
+
+from __future__ import annotations
+
+_APEX_SRC = "https://github.com/NVIDIA/apex/blob/705cba91fc26413d484f5ce2983427d840199a97/setup.py"
+_APEX_BUILD = ("apex builds its compiled modules only when asked: from its source tree, `pip install -v "
+               "--no-build-isolation --no-cache-dir --config-settings \"--build-option=--cpp_ext\" --config-settings "
+               "\"--build-option=--cuda_ext\" ./` (older pip: `--global-option=\"--cpp_ext\" "
+               "--global-option=\"--cuda_ext\"`), against the installed torch and a CUDA toolkit of torch's CUDA "
+               "version; a plain `pip install apex` or `pip install ./` installs apex without them. With torch 2.x "
+               "most of apex is in torch itself (torch.amp, torch.nn.LayerNorm, fused optimizers): uninstalling apex "
+               "is often the simpler fix.")
+_MAMBA_SRC = "https://github.com/state-spaces/mamba/blob/fe5f0c855ec59889dfdd45c6b1fe22c89ccf754f/setup.py"
+_MAMBA_BUILD = ("Install the mamba-ssm wheel built for the installed torch, CUDA and Python (its release page lists "
+                "them per torch and CUDA version), or build it against the installed torch: `pip install "
+                "--no-build-isolation --no-cache-dir --force-reinstall mamba-ssm` (causal-conv1d likewise).")
+
+# module -> (distribution, how it builds that module, source: the setup.py that names the extension)
+_MODULES = {
+    # apex: CppExtension('apex_C') with --cpp_ext; amp_C, syncbn, fused_layer_norm_cuda, mlp_cuda with --cuda_ext;
+    # the others with their own flags (--distributed_adam, --bnp, --xentropy, --deprecated_fused_adam, ...)
+    **{m: ("apex", _APEX_BUILD, _APEX_SRC)
+       for m in ("apex_C", "amp_C", "syncbn", "fused_layer_norm_cuda", "mlp_cuda", "distributed_adam_cuda", "distributed_lamb_cuda", "bnp", "xentropy_cuda", "fused_adam_cuda",
+                 "fused_lamb_cuda")},
+    "selective_scan_cuda": ("mamba-ssm", _MAMBA_BUILD, _MAMBA_SRC),
+}
+
+
+def distribution_of(module: str | None) -> dict | None:
+    """The distribution that ships a top-level compiled module, how it builds it and the source; None when the
+    table does not know the module."""
+    if not module:
+        return None
+    row = _MODULES.get(module.split(".")[0])
+    if row is None:
+        return None
+    dist, build, source = row
+    return {"distribution": dist, "build": build, "source": source}
