@@ -801,12 +801,15 @@ _PLATFORM = {
     # (?![A-Za-z]) rather than \b after a name: "macOS版本" (CJK letters are word characters) still names macOS
     "macos": re.compile(r"/Users/|macosx_|[Dd]arwin|\.dylib\b|(?<![A-Za-z])[Mm]ac ?OS(?![A-Za-z])|\bMac(?![A-Za-z])|[Mm]ac[Bb]ook|"
                         r"\bOS ?X\b|Apple M\d|\bM[1-4] (?:Pro|Max|Ultra|Mac)|(?<![A-Za-z])[Mm]ac ?M[1-4]\b|"
-                        r"Apple [Ss]ilicon|/opt/homebrew|\bMPS\b|\bmps\b"),
+                        r"[Aa]pple[ _-]?[Ss]ilicon|/opt/homebrew|\bMPS\b|\bmps\b|"
+                        # dyld's word for a binary of another format ("not a mach-o file": a Linux .so on a Mac);
+                        # Apple's chip before a CJK letter ("M1上", "M2芯片": the Mac in Chinese/Japanese text)
+                        r"\b[Mm]ach-[Oo]\b|(?<![A-Za-z0-9])M[1-4](?: ?(?:Pro|Max|Ultra))?(?= ?chip|[\u3040-\u30ff\u4e00-\u9fff])"),
     "windows": re.compile(r"[A-Za-z]:\\[A-Za-z$]|WinError|\.dll\b|\\Lib\\site-packages|\bPS [A-Z]:\\|\bWindows(?! Subsystem)|"
                           r"\b[Ww]in(?:dows)? ?(?:1[01]|7|8(?:\.1)?|[Ss]erver)\b"),
     # WSL 2 by name, its library folder or kernel; also nvidia-smi run inside WSL: a Linux NVIDIA-SMI (x.y.z) over
     # the Windows driver's two-part version (Windows drivers are numbered 555.85, Linux ones 555.42.03)
-    "wsl": re.compile(r"/usr/lib/wsl|\b[Ww][Ss][Ll] ?2?(?![A-Za-z])|microsoft-standard|Windows Subsystem for Linux|"
+    "wsl": re.compile(r"/usr/lib/wsl|/mnt/[a-z]/(?:Users|Program Files|Windows|ProgramData)/|\b[Ww][Ss][Ll] ?2?(?![A-Za-z])|microsoft-standard|Windows Subsystem for Linux|"
                       r"\bSubsystem (?:for Linux|on Windows)\b|"
                       r"NVIDIA-SMI \d{3}\.\d{2,3}\.\d{2}\s{1,40}Driver Version: \d{3}\.\d{2}(?![.\d])|"
                       # on Linux nvidia-smi's own version and the driver's are one (NVML refuses to start otherwise):
@@ -823,6 +826,9 @@ _PLATFORM = {
     # prompt (root@3f2a9c1b0d4e:/#), NCCL's "<host>:<pid>:<tid>" prefix, TensorFlow's "on this host (<host>)"
     "container": re.compile(r"docker run|nvidia-docker|\b[Dd]ocker\b|/\.dockerenv|containerd|\bpodman\b|[Kk]ubernetes|"
                             r"\bk8s\b|[Ss]ingularity|[Aa]pptainer|"
+                            # the container named as the place the error happens ("in container", "the container
+                            # loses access to the GPU")
+                            r"\b(?:[Ii]n|[Ii]nside|[Ww]ithin|[Tt]he|[Mm]y|[Tt]his|[Ee]ach) (?:a |the |my )?containers?\b|"
                             r"(?:@|(?m:^)|this host \()(?=[0-9a-f]{0,11}[a-f])(?=[0-9a-f]{0,11}\d)[0-9a-f]{12}(?::|\) ?:|\)(?m:$))"),
     # also a version glued to the name ("ROCm5.4.3") and Radeon's RX model numbers without the brand ("RX6800",
     # "RX 7900 XTX"; NVIDIA's are RTX)

@@ -2163,8 +2163,9 @@ def container_without_gpu(ent, text):
     if m is None:
         return None
     at = len(text) - len(tail) + m.start()
-    lost = _CGROUP_RELOAD.search(tail) is not None or (
-        _GPU_PASSED.search(tail) is not None and "Unknown Error" in m.group(0))
+    # NVML's "Unknown Error" needs nvidia-smi and libnvidia-ml inside the container, which only the NVIDIA runtime
+    # mounts when the container starts with a GPU: the GPU was passed in and its device nodes were lost afterwards
+    lost = _CGROUP_RELOAD.search(tail) is not None or "Unknown Error" in m.group(0)
     if lost:
         sig = _sig("container-lost-gpu-devices", "container",
                    "the running container lost access to its GPU (its device permissions were reset)", 86,
