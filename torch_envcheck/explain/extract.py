@@ -666,6 +666,8 @@ _BUILT_FOR = re.compile(r"(?i)(?:built|compiled) (?:for|against|with)[: ]{0,3}\s
                         r"(?P<built>" + _VER + r")(?: with CUDA (?P<cuda>\d{2,5}(?:\.\d{1,2})?))?")
 _YOU_HAVE = re.compile(r"(?i)\(?(?:you have|but (?:you have|found|got)|found|installed(?: version)?(?: is)?)"
                        r"[: ]{1,3}(?:py)?(?:torch[ =]{1,3})?v?(?P<ver>" + _VER + r")")
+_BUILT_PYTHON = re.compile(r"(?i)\bPython:?\s{1,8}(?P<built>3\.\d{1,2}(?:\.\d{1,2})?)\s{0,4}\(you have (?P<have>3\.\d{1,2}"
+                           r"(?:\.\d{1,2})?)\)")
 _DRIVER_VER = re.compile(r"(?i)driver version[ :]{1,4}(?P<ver>\d{3}\.\d{1,3}(?:\.\d{1,3})?)|"
                          r"NVRM version:[^\n]{0,80}?(?P<nvrm>\d{3}\.\d{1,3}(?:\.\d{1,3})?)|"
                          r"client has the version (?P<client>\d{3}\.\d{1,3}(?:\.\d{1,3})?), but this kernel module has "
@@ -725,6 +727,10 @@ def _packages(text: str, ent: Entities) -> None:
         y = _YOU_HAVE.search(text, m.end(), m.end() + 200)
         if y:
             built["have"] = y.group("ver")
+        # xformers-style reports list every component they were built for, one a line: the Python too
+        py = _BUILT_PYTHON.search(text, m.end(), m.end() + 400)
+        if py:
+            built["python"], built["have_python"] = py.group("built"), py.group("have")
         v["built_for"] = built
     for m in _last(_DRIVER_VER, text):
         if m.group("ver"):

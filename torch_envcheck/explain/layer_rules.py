@@ -448,6 +448,23 @@ def built_for(ent, text):
                    causes=(("cpu-wheel", "a CPU-only torch is installed on a machine with an NVIDIA GPU", ("TE202",)),),
                    areas=("torch",), sources=(SOURCES["torch_index"],))
         return _match(sig, text, b["at"], caps)
+    py_built, py_have = b.get("python"), b.get("have_python")
+    if py_built and py_have and py_built.split(".")[:2] != py_have.split(".")[:2] and (not have or not built or
+                                                                                    have == built):
+        # the torch matches; the interpreter does not: a compiled module is built per Python minor (cpXY)
+        caps.update(python=py_built, have_python=py_have,
+                    cp="cp" + "".join(py_have.split(".")[:2]))
+        sig = _sig("package-built-for-other-python", "toolchain",
+                   "{package} was built for Python {python}, this is Python {have_python}", 87,
+                   "{package}'s compiled extensions were built for Python {python} and torch {built|?}; the torch "
+                   "matches, the interpreter does not. A compiled module is built for one Python minor version (its "
+                   "wheel's cpXY tag) and does not load in another.",
+                   fix="Install the {package} wheel built for this Python ({cp}) and the installed torch (`pip install "
+                       "--force-reinstall --no-deps {package}` from the index it came from picks the {cp} wheel when one "
+                       "exists), or build {package} from source in this environment; leave torch as it is.",
+                   causes=(("stale-extension", "the compiled extension was built for another Python", ("TE701",)),),
+                   areas=("extension",), sources=(SOURCES["ext"],))
+        return _match(sig, text, b["at"], caps)
     if have and built and have == built and "+" not in have:
         sig = _sig("cuda-package-without-cuda", "macos",
                    "{package}'s CUDA extensions cannot load: this torch has no CUDA (macOS)", 86,
