@@ -2090,6 +2090,52 @@ def mps_inside_linux_container(ent, text):
     return _match(sig, text, len(text) - len(tail) + k.start(), {})
 
 
+# A package's CUDA part failing, in the words of each stage: its build finds no CUDA toolkit, its loader finds a
+# binary of another format (dyld: "not a mach-o file") or a build without GPU support (bitsandbytes' CUDA SETUP)
+_CUDA_PART_FAILS = re.compile(r"CUDA_HOME environment variable is not set|CUDA was not found on the system|"
+                              r"[Nn]o CUDA runtime is found|nvcc[^\n]{0,40}(?:not found|No such file)|not a mach-o file|"
+                              r"compiled without GPU support|CUDA SETUP: [^\n]{0,80}(?:not found|failed|Defaulting to "
+                              r"libbitsandbytes_cpu)")
+_COLLECTING = re.compile(r"(?m)^\s{0,8}Collecting (?P<pkg>[A-Za-z][A-Za-z0-9_.-]{0,60}?)(?:[=<>~!\[ ]|$)")
+
+
+def cuda_package_on_mac(ent, text):
+    """A package's CUDA part failing (its build, its binary) in a text from a Mac: macOS has no CUDA, so no build of
+    that package's CUDA part can exist there; the answer is to run without it (or its macOS alternative), not a
+    CUDA toolkit or a reinstall.  The package is the one whose binary failed, else the one being collected/built."""
+    if not ent.platform.get("macos") or ent.platform.get("windows") or ent.platform.get("wsl"):
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _CUDA_PART_FAILS.finditer(tail):
+        pass
+    if m is None or _LINUXKIT.search(tail):
+        return None
+    pkg = None
+    for b in _PKG_BINARY_DIR.finditer(tail):
+        if b.group("pkg") not in ("lib", "lib64", "torch", "site-packages"):
+            pkg = b.group("pkg")
+    if pkg is None:
+        for c in _COLLECTING.finditer(tail):
+            pkg = c.group("pkg")
+    if pkg is None:
+        pkg = next((b.get("package") for b in reversed(ent.builds) if b.get("package")), None)
+    if pkg is None or pkg.lower() in _NOT_THE_PACKAGE:
+        return None
+    pkg = pkg.lower().replace("_", "-")
+    sig = _sig("cuda-package-on-macos", "macos", "{package} needs CUDA, which macOS does not have", 88,
+               "{package}'s compiled part is CUDA code (NVIDIA GPUs). macOS has no CUDA: Apple silicon's GPU is "
+               "Metal, torch's 'mps' device; so {package} has no working macOS build, whatever CUDA setting or "
+               "toolkit is tried.",
+               fix="Run without {package} on macOS: leave it out of the requirements (a project's Apple-silicon "
+                   "requirements file, if it has one), and turn off the option that needs it (8-bit / 4-bit loading, "
+                   "a CUDA attention kernel); use the mps or cpu device. No CUDA toolkit can be installed on macOS.",
+               causes=(("macos", "macOS has no CUDA; use the MPS backend on Apple silicon", ("TE102",)),),
+               areas=("platform",), sources=({"url": "https://pytorch.org/docs/stable/notes/mps.html",
+                                              "what": "MPS: torch's GPU backend on macOS (Metal); no CUDA on macOS"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"package": pkg})
+
+
 _PKG_BINARY_DIR = re.compile(r"[/\\](?P<pkg>[A-Za-z_][A-Za-z0-9_]{1,60})[/\\](?P<file>lib[A-Za-z0-9_.+-]{1,80}\.(?:so|dll|dylib))\b")
 
 
@@ -2903,7 +2949,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          nvcc_host_compiler, triton_exception, gpu_only_as_root,
          tensorflow_sees_no_gpu, torch_build_variant, inductor_on_native_windows,
          package_compiled_part_missing, device_node_missing, package_extension_not_loaded, jetson_without_cuda,
-         cudnn8_sublibrary_on_windows, cmake_compiler_detection, tensorflow_error_class)
+         cudnn8_sublibrary_on_windows, cmake_compiler_detection, tensorflow_error_class, cuda_package_on_mac)
 
 
 def find(text: str, ent) -> list:
