@@ -342,6 +342,36 @@ def _traceback_package(ent) -> str | None:
     return None
 
 
+# NumPy's C API is a capsule a compiled module imports by name (numpy/core/include/numpy/__multiarray_api.h:
+# _import_array looks up `_ARRAY_API`, _import_umath `_UFUNC_API`); NumPy 2 moved and changed it, so a module compiled
+# against NumPy 1.x fails to find it ("AttributeError: _ARRAY_API not found", "_UFUNC_API not found")
+_NUMPY_CAPSULE = re.compile(r"\b_(?P<api>ARRAY|UFUNC)_API (?:not found|is NULL pointer)")
+
+
+def numpy_c_api_capsule(ent, text):
+    """A compiled module that cannot find NumPy's C-API capsule was compiled against another NumPy (NumPy 1.x, run
+    under NumPy 2): NumPy's layer, the module's owner named from the traceback."""
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _NUMPY_CAPSULE.finditer(tail):
+        pass
+    if m is None:
+        return None
+    pkg = _traceback_package(ent)
+    sig = _sig("numpy-c-api-capsule-not-found", "numpy",
+               "a compiled module cannot find NumPy's C API (_{api}_API): it was compiled against another NumPy", 86,
+               "Compiled modules reach NumPy's C functions through a capsule named _{api}_API, looked up when the module "
+               "is imported. NumPy 2 changed that API, so a module compiled against NumPy 1.x ({package|the module "
+               "being imported}) cannot find it under NumPy 2 (the same failure as \"A module that was compiled using "
+               "NumPy 1.x cannot be run in NumPy 2\").",
+               fix="Install `numpy<2` (`pip install \"numpy<2\"`) in this environment, or a {package|module's} release "
+                   "built for NumPy 2 (most packages' releases from mid-2024 on), then keep numpy pinned accordingly.",
+               causes=(("numpy2", "a module compiled for NumPy 1.x is imported with NumPy 2", ("TE250", "TE851")),),
+               areas=("numpy",), sources=({"url": "https://numpy.org/devdocs/dev/depending_on_numpy.html",
+                                           "what": "NumPy 2 ABI: modules built against NumPy 1.x do not run on 2.x"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"api": m.group("api"), "package": pkg})
+
+
 # a package's private submodule that cannot be imported: its compiled part (mmcv._ext, detectron2._C, apex._C)
 _PRIVATE_SUBMODULE = re.compile(r"No module named ['\"](?P<pkg>[A-Za-z][\w]{1,60})\.(?P<sub>_[A-Za-z]\w{0,40})['\"]|"
                                 r"cannot import name ['\"](?P<sub2>_[A-Za-z]\w{0,40})['\"] from ['\"]?(?P<pkg2>[A-Za-z][\w]{1,60})\b")
@@ -944,7 +974,11 @@ def error_code(ent, text):
     look = None
     priority = {"name": 64, "message": 64, "message-context": 61}.get(c.get("how"), 58)
     newer = _gpu_newer_than_build(ent)
-    if via_collective and layer == "not-environment" and bare != "peeraccessunsupported":
+    # the CUDA code printed on NCCL's own NVLS line ("Failed to bind NVLink SHARP (NVLS) Multicast memory: CUDA error
+    # 401") is the same call, whether or not NCCL's unhandled-CUDA-error code follows it in the paste
+    line_start = text.rfind("\n", 0, c["at"]) + 1
+    nvls_line = re.search(r"NVLS|NVLink SHARP|[Mm]ulticast", text[line_start:c["at"] + 200].split("\n", 1)[0]) is not None
+    if (via_collective or nvls_line) and layer == "not-environment" and bare != "peeraccessunsupported":
         # a CUDA call NCCL made on NVLink SHARP (multicast) memory failed: the NVSwitch fabric's state, which the
         # Fabric Manager keeps (restarted, stopped or at another version than the driver)
         layer = "driver"
@@ -2949,7 +2983,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          nvcc_host_compiler, triton_exception, gpu_only_as_root,
          tensorflow_sees_no_gpu, torch_build_variant, inductor_on_native_windows,
          package_compiled_part_missing, device_node_missing, package_extension_not_loaded, jetson_without_cuda,
-         cudnn8_sublibrary_on_windows, cmake_compiler_detection, tensorflow_error_class, cuda_package_on_mac)
+         cudnn8_sublibrary_on_windows, cmake_compiler_detection, tensorflow_error_class, cuda_package_on_mac,
+         numpy_c_api_capsule)
 
 
 def find(text: str, ent) -> list:
