@@ -174,7 +174,8 @@ _CODE_MESSAGE = re.compile(r"\b(CUDA|HIP|cuda runtime|CUDA Runtime|CUDA driver|h
 # the CUDA/HIP samples' checkers: 'HIP API error = 0100 "no ROCm-capable device is detected"'
 _API_ERROR = re.compile(r"\b(CUDA|HIP) API error = (?P<num>\d{1,5}) \"(?P<msg>[^\"\n]{1,200})\"")
 # torch's warning "Unexpected error from cudaGetDeviceCount(). ... Error 804: forward compatibility ..."
-_CUDA_ERROR_N = re.compile(r"\b(?:[Ee]rror|code|returned|status|result|[Ff]ailure)[ =:]{1,3}(?P<num>\d{1,5})\b"
+_CUDA_ERROR_N = re.compile(r"\b(?:[Ee]rror|code|returned|status|result|[Ff]ailure|[Ff]ail(?:s|ed)? with(?: error)?)[ =:]{1,3}"
+                           r"(?P<num>\d{1,5})\b"
                            r"(?::\s{0,2}|\s)?(?P<msg>[^\n]{1,160})?")
 # also without its brackets, as a paste retyped or a log reformatted it ("OSError: WinError 1455 The paging file...")
 _WINERROR = re.compile(r"\[WinError (?P<num>-?\d{1,10})\]|\( ?os error (?P<os>\d{1,6}) ?\)|\bWinError (?P<bare>\d{1,10})\b")
@@ -200,7 +201,7 @@ _SIGNAL_WORDS = re.compile(r"(?m)(?:^|[\s:])(?P<word>Bus error|Segmentation faul
                            r"\b(?:exit ?code|exitcode|exit status)[ :=]{0,3}(?P<neg>-\d{1,2}|1[2-5]\d)\b|"
                            r"\bsignal (?P<signum>\d{1,2})(?: \((?P<signame>SIG[A-Z]{2,6})\))?")
 _CUDA_CONTEXT = re.compile(r"[Cc]uda failure|CUDA failure|CUDAError|cudaGetDeviceCount|cuInit|cudaSetDevice|cudaMalloc|cudaGetDevice|CUDA driver|cudaError|CUDA error|"
-                           r"cuDevice|cuCtx|cudaRuntimeGetVersion|cuda runtime")
+                           r"cuDevice|cuCtx|cudaRuntimeGetVersion|cuda runtime|CUDA initiali[sz]ation")
 
 
 def _codes(text: str, ent: Entities) -> None:
