@@ -986,6 +986,18 @@ def error_code(ent, text):
                "the Fabric Manager (`systemctl status nvidia-fabricmanager`; its version must equal the driver's), "
                "restart it or reboot the host; meanwhile NCCL_NVLS_ENABLE=0 avoids NVLS.")
         explanation += " NCCL failed while binding NVLS (multicast) memory: the NVSwitch fabric, not the program."
+    elif bare == "memoryallocation" and fam == "cudaError_t" and ent.platform.get("wsl") and \
+            "Tried to allocate" not in text[-CONTEXT_TAIL:]:
+        # a CUDA call's own out-of-memory (not the caching allocator's "Tried to allocate": the GPU's memory was
+        # not what ran out) under WSL 2: CUDA on WSL limits pinned (page-locked) host memory, and the WSL VM has a
+        # memory limit of its own (NVIDIA's CUDA on WSL guide, known limitations)
+        layer = "wsl"
+        fix = ("Under WSL 2, CUDA's pinned (page-locked) host memory is limited and the WSL VM's memory is capped: "
+               "set pin_memory=False in the DataLoader (and avoid large pinned buffers), and give the VM more memory "
+               "and swap in %UserProfile%\\.wslconfig (`[wsl2]` `memory=...`, `swap=...`, then `wsl --shutdown`). "
+               "If the GPU's own memory is full (`nvidia-smi`), use a smaller batch instead.")
+        explanation += (" Raised by a CUDA call, not by torch's allocator running out of GPU memory, in a text from "
+                        "WSL 2: CUDA on WSL limits pinned host memory.")
     elif bare in ("executionfailed", "archmismatch", "internalerror", "nokernelimagefordevice", "invaliddevicefunction",
                   "nobinaryforgpu") and newer and not hip:
         layer = "arch"

@@ -199,7 +199,46 @@ def _symbols(text, ent):
                             f"Python's version (cpXY), or rebuild it with this Python."))
         elif abi == "tensorflow":
             out.append(Vote("tensorflow", 2.0, 4, "symbols", s["symbol"][:60], s["at"]))
+        elif abi is None and f:
+            vote = _own_library_symbol(ent, s, f)
+            if vote is not None:
+                out.append(vote)
     return out
+
+
+# a package's native library is often shipped in variants named by a suffix (libbitsandbytes_cpu.so,
+# libbitsandbytes_cuda121.so, libfoo_rocm60.so): the variant says which build was loaded
+_VARIANT = re.compile(r"_(?P<v>cpu|cuda\d{0,3}(?:_nocublaslt)?|rocm\d{0,3}|hip|mps|metal)$")
+_NOT_A_PACKAGE_LIB = frozenset({"torch", "c10", "torch_cpu", "torch_cuda", "torch_python", "python", "stdc++", "c", "m",
+                                "gcc_s", "gomp", "iomp5", "cuda", "cudart", "nvrtc", "numpy", "tensorflow_framework"})
+
+
+def _own_library_symbol(ent, s, f):
+    """A symbol of no known library (not torch's, CUDA's, the C++ runtime's, Python's) undefined in a package's own
+    native library: the package's Python code calls a function its loaded binary does not have, so the binary is
+    another build than the code expects (another release, or the CPU variant loaded where a CUDA one was meant)."""
+    base = re.split(r"[/\\]", f)[-1]
+    m = re.match(r"lib(?P<name>[A-Za-z][A-Za-z0-9_]{1,60})\.(?:so|dylib|dll)\b", base) or \
+        re.match(r"(?P<name>[A-Za-z][A-Za-z0-9_]{1,60})\.dll\b", base)
+    if m is None:
+        return None
+    name = m.group("name")
+    v = _VARIANT.search(name)
+    pkg = name[:v.start()] if v else name
+    owner = _owner(ent, f)
+    if owner and owner.lower() not in _NOT_A_PACKAGE_LIB and not owner.endswith((".so", ".dll", ".dylib")):
+        pkg = owner
+    if pkg.lower() in _NOT_A_PACKAGE_LIB or pkg.lower().startswith(("cu", "nv", "nccl", "hip", "roc")):
+        return None
+    pkg = pkg.replace("_", "-")
+    why = (f"{pkg} loaded its CPU-only library ({base}): it did not find (or did not support) the CUDA runtime, so "
+           f"the GPU functions its code calls are missing. Upgrade {pkg} (`pip install -U {pkg}`: newer releases find "
+           f"torch's CUDA and ship binaries for more CUDA versions), or make its CUDA library loadable (the CUDA runtime "
+           f"on the library path, or the variant for your CUDA)." if v and v.group("v") == "cpu" else
+           f"{pkg}'s own library ({base}) lacks {s['symbol'][:60]}, which {pkg}'s Python code calls: the binary loaded "
+           f"is another build or release than the code. Reinstall {pkg} cleanly (`pip install --force-reinstall "
+           f"--no-deps {pkg}`, one release of it, no stale copy earlier on the path), or rebuild it from source.")
+    return Vote("toolchain", 2.0, 4, "symbols", f"{base} lacks {s['symbol'][:60]}", s["at"], why)
 
 
 _PROVIDER_LAYER = {"c-runtime": "c-runtime", "openmp": "c-runtime", "vc-runtime": "windows-runtime", "driver": "driver",
