@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from torch_envcheck.explain.catalogue import Signature
 from torch_envcheck.explain.layer_rules import SOURCES, code_advice, package_guess
 from torch_envcheck.explain.match import Match, _line
+from torch_envcheck.explain.voters_program import program_families
 from torch_envcheck.knowledge import compiled_modules, gpu_generations, headers
 
 SIGNATURE_PREFIX = "reading-"  # the answer's signature id: reading-<layer>
@@ -912,7 +913,11 @@ def _isa(text, ent):
                  f"without {m.group('isa')} (a release for older CPUs, or built from source), or run on a CPU with it.")]
 
 
-VOTERS = (_abi_tags, _symbols, _libraries, _codes, _builds, _archs, _versions, _pip, _paths, _exceptions, _platform,
+def _program_families(text, ent):
+    return program_families(text, ent, Vote)
+
+
+VOTERS = (_program_families, _abi_tags, _symbols, _libraries, _codes, _builds, _archs, _versions, _pip, _paths, _exceptions, _platform,
           _memory, _reporters, _operators, _tools, _components, _program, _built_for, _version_conflicts, _isa,
           _headers, _modules, _nvcc_arch, _shared_memory)
 
@@ -1013,7 +1018,7 @@ def read(text: str, ent) -> Match | None:
     title = title.replace("{", "(").replace("}", ")")
     source = top.source or _LAYER_SOURCE.get(layer) or _KIND_SOURCE.get(top.kind) or SOURCES["ld"]
     sig = Signature(SIGNATURE_PREFIX + layer, layer, title, PRIORITY, env, (), {}, explanation, (),
-                    fix_text if env else None, None if env else _NOT_ENV_LOOK, _AREAS.get(layer, ()), (source,),
+                    fix_text if env else None, None if env else (fix_text or _NOT_ENV_LOOK), _AREAS.get(layer, ()), (source,),
                     {"from": "reading", "generic": False, "confidence": confidence, "level": level,
                      "votes": [{"layer": v.layer, "kind": v.kind, "what": v.what, "weight": v.weight, "depth": v.depth}
                                for v in vs]})
