@@ -456,7 +456,8 @@ def _libraries(text: str, ent: Entities) -> None:
 
 # --- symbols and ABI tags ------------------------------------------------------------------------------
 
-_UNDEFINED = re.compile(r"[Uu]ndefined symbol:? (?P<sym>[A-Za-z_$][A-Za-z0-9_$.@]{0,500})|"
+# without the loader's colon ("_ext undefined symbol when using ..."), a plain lowercase word is prose, not a symbol
+_UNDEFINED = re.compile(r"[Uu]ndefined symbol(?:: ?| (?![a-z]{1,12}\b))(?P<sym>[A-Za-z_$][A-Za-z0-9_$.@]{0,500})|"
                         r"[Ss]ymbol not found: (?P<sym2>_{0,2}[A-Za-z_][A-Za-z0-9_$]{0,500})|"
                         r"entry point (?P<sym3>[^\s]{1,300}) could not be located|"
                         r"undefined reference to [`'](?P<sym4>[^'\n]{1,300})'")

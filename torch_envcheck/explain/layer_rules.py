@@ -342,6 +342,54 @@ def _traceback_package(ent) -> str | None:
     return None
 
 
+# torch.utils.cpp_extension.load() builds a JIT extension into TORCH_EXTENSIONS_DIR (default
+# ~/.cache/torch_extensions/py<XY>_<cuda tag>/<name>/<name>.so) and imports it from there: that file missing means its
+# build failed (or was interrupted) before; the build log, not a library path, has the cause
+_JIT_EXT_MISSING = re.compile(r"torch_extensions[/\\](?:[\w.]{1,40}[/\\])?(?P<op>[A-Za-z_]\w{0,60})[/\\](?P=op)\.(?:so|pyd)"
+                              r"[^\n]{0,120}?(?:cannot open shared object file|No such file|could not be found|"
+                              r"not found|[Ee]rror loading)")
+# the packages that JIT-build their ops this way and how each prebuilds one instead (DeepSpeed:
+# https://www.deepspeed.ai/tutorials/advanced-install/ , DS_BUILD_<OP>=1 or DS_BUILD_OPS=1 at install time)
+_JIT_BUILDERS = (
+    (re.compile(r"(?i)\bdeepspeed\b|DeepSpeed[A-Z]\w{0,40}"), "deepspeed",
+     "install DeepSpeed with the op prebuilt: `DS_BUILD_{OP}=1 pip install --no-cache-dir --force-reinstall deepspeed` "
+     "(DS_BUILD_OPS=1 for all; `ds_report` lists which ops are compatible and installed)",
+     "https://www.deepspeed.ai/tutorials/advanced-install/"),
+)
+
+
+def jit_extension_missing(ent, text):
+    """A JIT-compiled torch extension's .so missing from torch's extensions cache: its build failed earlier; the fix
+    is that build (its log: compiler, nvcc, ninja), or the owning package's prebuilt op."""
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _JIT_EXT_MISSING.finditer(tail):
+        pass
+    if m is None:
+        return None
+    op = m.group("op")
+    how, src = None, SOURCES["ext"]
+    for pattern, _pkg, prebuilt, url in _JIT_BUILDERS:
+        if pattern.search(tail):
+            how, src = prebuilt.replace("{OP}", op.upper()), {"url": url, "what": "prebuilding the package's ops"}
+            break
+    sig = _sig("jit-extension-build-failed", "toolchain",
+               "the JIT-compiled extension {op} was never built: its .so is missing from torch's extensions cache", 84,
+               "torch.utils.cpp_extension.load() compiles {op} on first use into torch's extensions cache "
+               "(TORCH_EXTENSIONS_DIR, ~/.cache/torch_extensions) and imports the .so from there. The file is missing, "
+               "so that build failed or was interrupted; its own log (earlier in the output: the compiler's, nvcc's or "
+               "ninja's first error) has the cause.",
+               fix=("Find the first error of {op}'s build in the output above (a missing nvcc/CUDA_HOME, a compiler "
+                    "nvcc does not support, a missing header or library) and fix it, then delete the cache folder "
+                    "(~/.cache/torch_extensions/.../{op}) so it rebuilds; or " + how + ".") if how else
+                   ("Find the first error of {op}'s build in the output above (a missing nvcc/CUDA_HOME, a compiler "
+                    "nvcc does not support, a missing header or library) and fix it, then delete the cache folder "
+                    "(~/.cache/torch_extensions/.../{op}) so it rebuilds, or install the package's prebuilt op."),
+               causes=(("build-failed", "the extension's build failed", ("TE601", "TE602", "TE603")),),
+               areas=("extension", "toolchain"), sources=(src, SOURCES["ext"]))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"op": op})
+
+
 # NumPy's C API is a capsule a compiled module imports by name (numpy/core/include/numpy/__multiarray_api.h:
 # _import_array looks up `_ARRAY_API`, _import_umath `_UFUNC_API`); NumPy 2 moved and changed it, so a module compiled
 # against NumPy 1.x fails to find it ("AttributeError: _ARRAY_API not found", "_UFUNC_API not found")
@@ -2996,7 +3044,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          tensorflow_sees_no_gpu, torch_build_variant, inductor_on_native_windows,
          package_compiled_part_missing, device_node_missing, package_extension_not_loaded, jetson_without_cuda,
          cudnn8_sublibrary_on_windows, cmake_compiler_detection, tensorflow_error_class, cuda_package_on_mac,
-         numpy_c_api_capsule)
+         numpy_c_api_capsule, jit_extension_missing)
 
 
 def find(text: str, ent) -> list:

@@ -204,6 +204,18 @@ def _symbols(text, ent):
             vote = _own_library_symbol(ent, s, f)
             if vote is not None:
                 out.append(vote)
+    if not ent.symbols:
+        # "undefined symbol" said without the symbol (a title, a cut paste): the compiled part of the last
+        # third-party package the traceback passes through is the binary that failed
+        tail = text[-8192:]
+        i = tail.rfind("undefined symbol")
+        pkg = _last_owner(ent) if i >= 0 else None
+        if pkg:
+            out.append(Vote("toolchain", 2.0, 3, "symbols", f"an undefined symbol in {pkg}", len(text) - len(tail) + i,
+                            f"{pkg}'s compiled part has an undefined symbol: it was built against another torch (or "
+                            f"another build of it, e.g. a source-compiled torch) than the one it runs with. Install the "
+                            f"{pkg} build made for the installed torch and CUDA, or build {pkg} from source against it "
+                            f"(pip install --no-build-isolation --no-cache-dir {pkg}). Do not reinstall torch for it."))
     return out
 
 

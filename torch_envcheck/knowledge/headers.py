@@ -52,7 +52,8 @@ _OWNERS = (
      "ROCm's HIP headers",
      "Install the ROCm development packages (hip-dev / rocm-hip-sdk) of torch's ROCm version and set ROCM_PATH "
      "(/opt/rocm).", "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/"),
-    (r"Python\.h|pyconfig\.h", "python", "Python's development headers",
+    # also through the versioned include folder (`#include <python2.7/Python.h>`, `python3.10/pyconfig.h`)
+    (r"(?:[Pp]ython\d(?:\.\d{1,2})?[dmu]{0,3}/)?(?:Python\.h|pyconfig\.h)", "python", "Python's development headers",
      "Install the headers of the Python you build with: Debian/Ubuntu `sudo apt-get install python3-dev` (python3.X-dev "
      "for that version), Fedora/RHEL `sudo dnf install python3-devel`; an embedded Python has none: use a full Python.",
      "https://docs.python.org/3/extending/extending.html"),
