@@ -390,6 +390,32 @@ def jit_extension_missing(ent, text):
     return _match(sig, text, len(text) - len(tail) + m.start(), {"op": op})
 
 
+# the system's ROCm release as package managers and installs print it: apt's "Package: rocm-libs ... Version: 6.4.0",
+# rpm/pip lists ("rocm-core 6.4.0"), the versioned install folder /opt/rocm-6.4.0, "ROCm version: 6.4"
+_SYSTEM_ROCM = re.compile(r"Package: rocm[\w-]{0,30}\s{1,4}Version: (?P<a>\d\.\d{1,2})|/opt/rocm-(?P<b>\d\.\d{1,2})|"
+                          r"\brocm-(?:core|libs|dev|hip-sdk|hip-runtime)[ =:]{1,4}(?P<c>\d\.\d{1,2})|"
+                          r"\bROCm (?:[Vv]ersion:? ?)?(?P<d>\d\.\d{1,2})(?![.\d]*\+)")
+
+
+def _rocm_pair(ent, text):
+    """(torch's ROCm, the system's ROCm) when the text shows both and they differ, else None."""
+    torch_v = ent.versions.get("torch") or ""
+    if "+rocm" not in torch_v:
+        # a `pip list` / `conda list` row: "torch    2.4.1+rocm6.0"
+        row = re.search(r"(?m)^[ \t]{0,4}(?:py)?torch[ \t]{1,40}(\d{1,2}\.\d{1,2}[\w.]{0,20}\+rocm[\d.]{1,8})",
+                        text[-CONTEXT_TAIL:])
+        torch_v = row.group(1) if row else torch_v
+    built = re.search(r"\+rocm(\d\.\d{1,2})", torch_v)
+    if not built:
+        return None
+    system = None
+    for m in _SYSTEM_ROCM.finditer(text[-CONTEXT_TAIL:]):
+        system = m.group("a") or m.group("b") or m.group("c") or m.group("d")
+    if system is None or system == built.group(1):
+        return None
+    return built.group(1), system
+
+
 # NumPy's C API is a capsule a compiled module imports by name (numpy/core/include/numpy/__multiarray_api.h:
 # _import_array looks up `_ARRAY_API`, _import_umath `_UFUNC_API`); NumPy 2 moved and changed it, so a module compiled
 # against NumPy 1.x fails to find it ("AttributeError: _ARRAY_API not found", "_UFUNC_API not found")
@@ -1034,6 +1060,15 @@ def error_code(ent, text):
                "the Fabric Manager (`systemctl status nvidia-fabricmanager`; its version must equal the driver's), "
                "restart it or reboot the host; meanwhile NCCL_NVLS_ENABLE=0 avoids NVLS.")
         explanation += " NCCL failed while binding NVLS (multicast) memory: the NVSwitch fabric, not the program."
+    elif hip and layer == "rocm" and _rocm_pair(ent, text):
+        # torch's ROCm and the system's ROCm set against each other: code compiled here (an extension's hipcc) used
+        # the system's, torch's wheel carries its own; a HIP failure between them is that difference
+        built, system = _rocm_pair(ent, text)
+        fix = (f"torch is built for ROCm {built}, the system's ROCm is {system}: install the torch build for ROCm "
+               f"{system} (`pip install torch --index-url https://download.pytorch.org/whl/rocm{system}`, or its "
+               f"nightly when no release has it) so torch and what was compiled here (hipcc from /opt/rocm) match, "
+               f"then rebuild the compiled packages; or install ROCm {built} to match torch.")
+        explanation += f" torch is built for ROCm {built}; the system's ROCm is {system}."
     elif bare == "memoryallocation" and fam == "cudaError_t" and ent.platform.get("wsl") and \
             "Tried to allocate" not in text[-CONTEXT_TAIL:]:
         # a CUDA call's own out-of-memory (not the caching allocator's "Tried to allocate": the GPU's memory was
