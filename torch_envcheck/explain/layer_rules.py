@@ -1051,7 +1051,7 @@ def error_code(ent, text):
     # the CUDA code printed on NCCL's own NVLS line ("Failed to bind NVLink SHARP (NVLS) Multicast memory: CUDA error
     # 401") is the same call, whether or not NCCL's unhandled-CUDA-error code follows it in the paste
     line_start = text.rfind("\n", 0, c["at"]) + 1
-    nvls_line = re.search(r"NVLS|NVLink SHARP|[Mm]ulticast", text[line_start:c["at"] + 200].split("\n", 1)[0]) is not None
+    nvls_line = re.search(r"(?i:nvls)|NVLink SHARP|[Mm]ulticast", text[line_start:c["at"] + 200].split("\n", 1)[0]) is not None
     if (via_collective or nvls_line) and layer == "not-environment" and bare != "peeraccessunsupported":
         # a CUDA call NCCL made on NVLink SHARP (multicast) memory failed: the NVSwitch fabric's state, which the
         # Fabric Manager keeps (restarted, stopped or at another version than the driver)
@@ -1060,7 +1060,8 @@ def error_code(ent, text):
                "the Fabric Manager (`systemctl status nvidia-fabricmanager`; its version must equal the driver's), "
                "restart it or reboot the host; meanwhile NCCL_NVLS_ENABLE=0 avoids NVLS.")
         explanation += " NCCL failed while binding NVLS (multicast) memory: the NVSwitch fabric, not the program."
-    elif hip and layer == "rocm" and _rocm_pair(ent, text):
+    elif hip and layer == "rocm" and bare not in ("nokernelimagefordevice", "nobinaryforgpu", "invaliddevicefunction") \
+            and _rocm_pair(ent, text):
         # torch's ROCm and the system's ROCm set against each other: code compiled here (an extension's hipcc) used
         # the system's, torch's wheel carries its own; a HIP failure between them is that difference
         built, system = _rocm_pair(ent, text)
