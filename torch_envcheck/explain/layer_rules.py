@@ -1643,7 +1643,11 @@ _TCC_WORDS = re.compile(r"\bTCC (?:mode|driver model)\b|\bin TCC\b|driver model[
 def wsl_gpu_passthrough(ent, text):
     """A GPU that cannot be initialised in a text from WSL: the driver is the Windows host's (passed through to
     WSL 2 by /dev/dxg and /usr/lib/wsl/lib), so the fix is on Windows, not a Linux driver.  WSL 1 has no GPU."""
-    if not ent.platform.get("wsl"):
+    # NVML's "blocked by the operating system" is the OS or cgroups keeping the process from the GPU's control
+    # device (nvml.h): outside a container that is the host of a paravirtualised GPU, i.e. WSL 2 (or a GPU-PV VM)
+    os_blocked = any(c["name"] == "NVML_ERROR_OPERATING_SYSTEM" for c in ent.codes) and \
+        not ent.platform.get("container") and not ent.platform.get("windows")
+    if not ent.platform.get("wsl") and not os_blocked:
         return None
     tail = text[-CONTEXT_TAIL:]
     m = None
@@ -1674,7 +1678,9 @@ def wsl_gpu_passthrough(ent, text):
                    "support, or (in a GPU-PV VM) driver files missing from /usr/lib/wsl/lib.",
                    fix="On the Windows host put the GPU in WDDM mode (`nvidia-smi -i 0 -dm 0` as administrator, reboot; "
                        "TCC cannot be shared with WSL), use a Windows NVIDIA driver that supports WSL, run `wsl --update` "
-                       "and `wsl --shutdown`; in a GPU-PV VM copy the host driver's files into /usr/lib/wsl/lib.",
+                       "and `wsl --shutdown`; a custom WSL kernel must include the GPU paravirtualisation driver "
+                       "(dxgkrnl, which provides /dev/dxg): use the stock WSL kernel otherwise; in a GPU-PV VM copy the "
+                       "host driver's files into /usr/lib/wsl/lib.",
                    areas=("platform", "driver"), sources=(_WSL_SOURCE,))
     else:
         sig = _sig("wsl-gpu-init-failed", "wsl", "CUDA cannot start under WSL 2: the GPU comes from the Windows driver", 91,

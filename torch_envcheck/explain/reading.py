@@ -52,6 +52,7 @@ from torch_envcheck.explain.catalogue import Signature
 from torch_envcheck.explain.layer_rules import SOURCES, code_advice, package_guess
 from torch_envcheck.explain.match import Match, _line
 from torch_envcheck.explain.voters_program import program_families
+from torch_envcheck.explain.voters_tools import tool_flags
 from torch_envcheck.knowledge import compiled_modules, gpu_generations, headers
 
 SIGNATURE_PREFIX = "reading-"  # the answer's signature id: reading-<layer>
@@ -929,7 +930,11 @@ def _program_families(text, ent):
     return program_families(text, ent, Vote)
 
 
-VOTERS = (_program_families, _abi_tags, _symbols, _libraries, _codes, _builds, _archs, _versions, _pip, _paths, _exceptions, _platform,
+def _tool_flags(text, ent):
+    return tool_flags(text, ent, Vote)
+
+
+VOTERS = (_program_families, _tool_flags, _abi_tags, _symbols, _libraries, _codes, _builds, _archs, _versions, _pip, _paths, _exceptions, _platform,
           _memory, _reporters, _operators, _tools, _components, _program, _built_for, _version_conflicts, _isa,
           _headers, _modules, _nvcc_arch, _shared_memory)
 

@@ -222,3 +222,28 @@ def test_the_same_operator_missing_for_cuda_stays_an_environment_question():
     # 'Could not run ... from the CUDA backend' is most often a CPU-only build: not one of the program's families
     d = _d("NotImplementedError: Could not run 'torchvision::nms' with arguments from the 'CUDA' backend.")
     assert d["layer"] != "not-environment"
+
+
+# --- NVML blocked by the operating system, outside a container ----------------------------------------------------
+
+def test_nvml_blocked_by_the_os_outside_a_container_is_the_wsl_host():
+    d = _d("$ nvidia-smi\nFailed to initialize NVML: GPU access blocked by the operating system")
+    assert d["layer"] == "wsl" and "dxgkrnl" in d["fix"]
+
+
+def test_nvml_blocked_by_the_os_inside_a_container_is_not_wsl():
+    d = _d("docker run --rm nvidia/cuda:12.4.1-base-ubuntu22.04 nvidia-smi\n"
+           "Failed to initialize NVML: GPU access blocked by the operating system")
+    assert d["layer"] != "wsl"
+
+
+# --- a flag that names its tool's check -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, words", [
+    ("nvcc rejects gcc 14 here; it only builds with the --allow-unsupported-compiler flag", "gcc"),
+    ("CUDA 11.3 and Visual Studio 2022: build stops unless -allow-unsupported-compiler is passed to nvcc",
+     "Visual Studio"),
+])
+def test_nvccs_allow_unsupported_compiler_flag_names_its_host_compiler_check(text, words):
+    d = _d(text)
+    assert d["layer"] == "toolchain" and words in d["fix"] and "newer CUDA" in d["fix"]
