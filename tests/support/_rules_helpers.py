@@ -8,6 +8,9 @@ import os
 
 from paths import SNAP_DIR
 
+# every recorded snapshot (tests/snapshots/NAME.json), by NAME
+SNAPSHOT_NAMES = sorted(f[:-5] for f in os.listdir(SNAP_DIR) if f.endswith(".json"))
+
 
 def load(name: str) -> dict:
     with open(os.path.join(SNAP_DIR, name + ".json"), encoding="utf-8") as fh:

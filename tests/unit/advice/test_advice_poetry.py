@@ -9,17 +9,12 @@ import tomllib
 
 import pytest
 
-from _rules_helpers import load
+from _rules_helpers import SNAPSHOT_NAMES as NAMES, load
 from paths import SNAP_DIR
-from doctor_support import run_inprocess
+from doctor_support import run_words as run
 from torch_envcheck.advice import api, check, poetry, targets
 
-NAMES = sorted(f[:-5] for f in os.listdir(SNAP_DIR) if f.endswith(".json"))
 ALL = [targets.TARGETS[n] for n in ("linux", "windows", "macos")]
-
-
-def run(*argv) -> tuple[int, str, str]:
-    return run_inprocess(list(argv))
 
 
 @pytest.mark.parametrize("name", NAMES)
