@@ -18,16 +18,11 @@ import zipfile
 
 import pytest
 
-from _rules_helpers import SNAPSHOT_NAMES as NAMES, load
-from paths import SNAP_DIR
+from _rules_helpers import SNAPSHOT_NAMES as NAMES, load, snapshot_path as path
 from doctor_support import run_words as run
 from torch_envcheck.advice import api, check, targets, uv
 
 ALL = [targets.TARGETS[n] for n in ("linux", "windows", "macos")]
-
-
-def path(name: str) -> str:
-    return os.path.join(SNAP_DIR, name + ".json")
 
 
 def fragment(out: str) -> str:

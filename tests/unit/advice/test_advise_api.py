@@ -13,8 +13,7 @@ import re
 import pytest
 
 import schema_lite
-from _rules_helpers import SNAPSHOT_NAMES as NAMES, load
-from paths import SNAP_DIR
+from _rules_helpers import SNAPSHOT_NAMES as NAMES, load, snapshot_path as path
 import torch_envcheck
 from doctor_support import run_words as run
 from torch_envcheck import knowledge as kb
@@ -23,10 +22,6 @@ from torch_envcheck.advice import alternatives, api
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 with open(os.path.join(ROOT, "docs", "schemas", "advise.schema.json"), encoding="utf-8") as _fh:
     SCHEMA = json.load(_fh)
-
-
-def path(name: str) -> str:
-    return os.path.join(SNAP_DIR, name + ".json")
 
 
 @pytest.mark.parametrize("name", NAMES)
