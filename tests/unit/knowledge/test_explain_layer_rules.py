@@ -184,9 +184,14 @@ def test_wsl1_and_a_gpu_the_host_does_not_expose():
     assert r["layer"] == "wsl" and "wsl --set-version" in r["fix"]
     r = diagnose.diagnose("Ubuntu on WSL2\n$ nvidia-smi\nFailed to initialize NVML: GPU access blocked by the operating system")
     assert r["layer"] == "wsl" and "WDDM" in r["fix"]
-    # the same NVML code without WSL: decoded from nvmlErrorString's words, not sent to WSL
+    # the same NVML code with no platform named: decoded from nvmlErrorString's words; nvml.h says the OS or cgroups
+    # blocked the control device, and outside a container that is the host of a paravirtualised GPU (WSL 2)
     r = diagnose.diagnose("$ nvidia-smi\nFailed to initialize NVML: GPU access blocked by the operating system")
-    assert r["layer"] == "driver" and r["signature"].endswith("operatingsystem")
+    assert r["layer"] == "wsl" and "NVML_ERROR_OPERATING_SYSTEM" in str(r["entities"]["codes"])
+    # in a container it is the runtime's cgroup setup, not WSL
+    r = diagnose.diagnose("docker run --gpus all img nvidia-smi\n"
+                          "Failed to initialize NVML: GPU access blocked by the operating system")
+    assert r["layer"] != "wsl" and "cgroup" in r["fix"]
 
 
 def test_tensorflow_newer_than_2_10_on_native_windows_has_no_gpu():
