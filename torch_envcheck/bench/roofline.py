@@ -80,9 +80,9 @@ FLOPS_PER_ELEMENT = {
 # AVX-512 counted in the disassembly of the four-vector loops (divided by 4), SSE2 in the source:
 #  exp: AVX-512 exp_vf (vec_math.h): min, max, x log2e, round, 2 reduction FMAs, 5 polynomial FMAs, p r,
 #    r + 1, FMA, vscalefps = 15 (mul 11 in the disassembly); AVX2: 22 (mul 12), the scaling by integer
-#    ops and two multiplies; SSE2 exp_ps (sse2_math.h): unord compare, max, min, multiply, 2 conversions,
-#    2 x (multiply, sub), 5 x (multiply, add), 2 multiplies, 2 adds, srai, sub, 2 adds, 2 shifts, 2
-#    multiplies, and/andnot/or select, x + x = 36 (mul 12).
+#    ops and two multiplies; SSE2 exp_ps (sse2_math.h): max, min, multiply, 2 conversions, 2 x (multiply,
+#    sub), 5 x (multiply, add), 2 multiplies, 2 adds, srai, sub, 2 adds, 2 shifts, 2 multiplies = 31 (mul
+#    13 in the disassembly; before, a nan select of 5 more: 36, counted then as mul 12).
 #  softmax, rows of up to 16384 floats (softmax_kernel_isa.h): max (1), x - max, exp, running sum, then
 #    e * (1 / sum) (1) = exp + 4 (mul exp + 1); longer rows ("softmax_online"): max, x - max, exp, sum,
 #    then x - max, exp, multiply = 2 exp + 5 (mul 2 exp + 1).
@@ -98,8 +98,8 @@ FLOPS_PER_ELEMENT = {
 #    divide = 25), 0.5 z, 1 + erf, product = 31 (mul 16).
 #  triad: one FMA (SSE2: multiply + add); sum: one add.
 INSTRUCTIONS_PER_VECTOR = {
-    "softmax": {"sse2": (40, 13), "avx2": (26, 13), "avx512": (19, 12)},
-    "softmax_online": {"sse2": (77, 25), "avx2": (50, 25), "avx512": (35, 23)},
+    "softmax": {"sse2": (35, 14), "avx2": (26, 13), "avx512": (19, 12)},
+    "softmax_online": {"sse2": (67, 27), "avx2": (50, 25), "avx512": (35, 23)},
     "bias_gelu": {"sse2": (31, 16), "avx2": (36, 26), "avx512": (37, 28)},
     "triad": {"sse2": (2, 1), "avx2": (1, 1), "avx512": (1, 1)},
     "sum": {"sse2": (1, 0), "avx2": (1, 0), "avx512": (1, 0)},

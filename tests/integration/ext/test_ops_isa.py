@@ -260,8 +260,8 @@ def test_micro_kernel_loops_use_all_registers_without_spills(isa_info):
 
 
 def _innermost_loops(so_path: str, function: str) -> dict:
-    """{namespace: [mnemonics of the innermost loop with the most FMAs]} in the functions whose demangled
-    name contains `function`, per ISA namespace."""
+    """{namespace: [mnemonics of the innermost loop with the most FMAs or SSE multiplies]} in the functions
+    whose demangled name contains `function`, per ISA namespace."""
     import re
 
     out = subprocess.run(["objdump", "-d", "-C", "--no-show-raw-insn", so_path], capture_output=True, text=True,
@@ -290,7 +290,8 @@ def _innermost_loops(so_path: str, function: str) -> dict:
             if any(lo <= a and b <= hi and (a, b) != (lo, hi) for a, b in loops):
                 continue  # not innermost
             ops = [op for a, op, _ in body if lo <= a <= hi]
-            if sum(op.startswith("vfm") for op in ops) > sum(op.startswith("vfm") for op in best.get(ns, [])):
+            if sum(op.startswith(("vfm", "mulps")) for op in ops) > sum(op.startswith(("vfm", "mulps"))
+                                                                      for op in best.get(ns, [])):
                 best[ns] = ops
     return best
 
@@ -299,8 +300,9 @@ def test_roofline_instruction_counts_match_the_built_loops(isa_info):
     """The instruction-mix bound (bench/roofline.py INSTRUCTIONS_PER_VECTOR) counts what the built kernels
     run: objdump's four-vector loop of bias_gelu (x + b, GELU) and of softmax's exp pass (x - max, exp,
     running sum: the model's softmax adds the max pass and the scaling, 2 instructions, one a multiply), per
-    vector, for AVX-512 and AVX2.  mul = the instructions that issue only on the FMA pipes (FMAs, multiplies,
-    divides, vscalefps, lane permutes); loads, stores, broadcasts and register moves are not counted."""
+    vector, for AVX-512 and AVX2, and softmax's for DEFAULT (SSE2).  mul = the instructions that issue only
+    on the FMA pipes (FMAs, multiplies, divides, vscalefps, lane permutes); loads, stores, broadcasts and
+    register moves are not counted."""
     from torch_envcheck.bench import roofline
 
     path = _disassemblable_library(isa_info)
@@ -318,3 +320,8 @@ def test_roofline_instruction_counts_match_the_built_loops(isa_info):
             assert counted == roofline.INSTRUCTIONS_PER_VECTOR[name][family], (ns, name, counted, loops[ns])
         if name == "bias_gelu":
             assert "vdivps" not in loops["AVX512"]  # the GELU's table replaced erfcc's divide
+        else:  # SSE2 mnemonics: packed-float and packed-integer arithmetic, conversions
+            sse = [op for op in loops["DEFAULT"] if (op.endswith("ps") or op.startswith(("p", "cvt")))
+                   and not op.startswith(("movaps", "movups", "movss", "prefetch", "push", "pop"))]
+            counted = (round(len(sse) / 4) + extra[0], round(sum(op == "mulps" for op in sse) / 4) + extra[1])
+            assert counted == roofline.INSTRUCTIONS_PER_VECTOR[name]["sse2"], (name, counted, loops["DEFAULT"])
