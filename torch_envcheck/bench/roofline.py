@@ -83,9 +83,13 @@ FLOPS_PER_ELEMENT = {
 #    ops and two multiplies; SSE2 exp_ps (sse2_math.h): max, min, multiply, 2 conversions, 2 x (multiply,
 #    sub), 5 x (multiply, add), 2 multiplies, 2 adds, srai, sub, 2 adds, 2 shifts, 2 multiplies = 31 (mul
 #    13 in the disassembly; before, a nan select of 5 more: 36, counted then as mul 12).
+#  softmax's exp of x - max <= 0 (exp_nonpos_vf, exp_nonpos_ps: the same reduction and polynomial, no upper
+#    clamp, n from a rounding add, one scaling multiply, results below 2^-126 flushed to 0): AVX2 14 (mul
+#    11), SSE2 24 (mul 12), in the disassembly; AVX-512 runs exp_vf (15, mul 11).
 #  softmax, rows of up to 16384 floats (softmax_kernel_isa.h): max (1), x - max, exp, running sum, then
 #    e * (1 / sum) (1) = exp + 4 (mul exp + 1); longer rows ("softmax_online"): max, x - max, exp, sum,
-#    then x - max, exp, multiply = 2 exp + 5 (mul 2 exp + 1).
+#    then x - max, exp, multiply = 2 exp + 5 (mul 2 exp + 1).  (With exp_vf and exp_ps, before: AVX2 26 / 13
+#    and 50 / 25, SSE2 35 / 14 and 67 / 27.)
 #  bias_gelu: AVX-512 x + b and gelu_vf (vec_math.h: max, min, -z/2, s, s_lo, s log2e, round, 2 reduction
 #    FMAs, + s_lo, 6 polynomial FMAs, |z|, index FMA, its float, u, 6 permutes, 5 table FMAs, e R, (e R) z,
 #    vscalefps, compare, masked sub) = 37 (mul 21 + 6 permutes + vscalefps = 28; the erfc form before it,
@@ -98,8 +102,8 @@ FLOPS_PER_ELEMENT = {
 #    divide = 25), 0.5 z, 1 + erf, product = 31 (mul 16).
 #  triad: one FMA (SSE2: multiply + add); sum: one add.
 INSTRUCTIONS_PER_VECTOR = {
-    "softmax": {"sse2": (35, 14), "avx2": (26, 13), "avx512": (19, 12)},
-    "softmax_online": {"sse2": (67, 27), "avx2": (50, 25), "avx512": (35, 23)},
+    "softmax": {"sse2": (28, 13), "avx2": (18, 12), "avx512": (19, 12)},
+    "softmax_online": {"sse2": (53, 25), "avx2": (33, 23), "avx512": (35, 23)},
     "bias_gelu": {"sse2": (31, 16), "avx2": (36, 26), "avx512": (37, 28)},
     "triad": {"sse2": (2, 1), "avx2": (1, 1), "avx512": (1, 1)},
     "sum": {"sse2": (1, 0), "avx2": (1, 0), "avx512": (1, 0)},

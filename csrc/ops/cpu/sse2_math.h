@@ -38,6 +38,28 @@ inline __m128 exp_ps(__m128 x) {
   return _mm_mul_ps(_mm_mul_ps(p, s1), s2);
 }
 
+// e^x for x <= 0 (or -inf, or nan), results below 2^-126 flushed to +0: softmax's exp(x - max) (see
+// exp_nonpos_vf in vec_math.h).  The same reduction and polynomial as exp_ps; n = round(x log2e) as the
+// low bits of x log2e + 1.5 2^23 + 127 (the rounding happens in the add), whose shift by 23 is 2^n (n = -127,
+// from x = -88 down, gives +0).  No conversions, no upper clamp, one scaling multiply: 24 instructions
+// against exp_ps's 31.  maxps returns its second operand, x, for a nan lane: the nan runs through.
+inline __m128 exp_nonpos_ps(__m128 x) {
+  const __m128 xc = _mm_max_ps(_mm_set1_ps(-88.0f), x);
+  const __m128 magic = _mm_set1_ps(12582912.0f + 127.0f);
+  const __m128 m = _mm_add_ps(_mm_mul_ps(xc, _mm_set1_ps(1.44269504088896341f)), magic);
+  const __m128 nf = _mm_sub_ps(m, magic);
+  __m128 r = _mm_sub_ps(xc, _mm_mul_ps(nf, _mm_set1_ps(0.693359375f)));
+  r = _mm_sub_ps(r, _mm_mul_ps(nf, _mm_set1_ps(-2.12194440e-4f)));
+  __m128 p = _mm_set1_ps(1.9875691500e-4f);
+  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(1.3981999507e-3f));
+  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(8.3334519073e-3f));
+  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(4.1665795894e-2f));
+  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(1.6666665459e-1f));
+  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(5.0000001201e-1f));
+  p = _mm_add_ps(_mm_mul_ps(_mm_mul_ps(p, r), r), _mm_add_ps(r, _mm_set1_ps(1.0f)));
+  return _mm_mul_ps(p, _mm_castsi128_ps(_mm_slli_epi32(_mm_castps_si128(m), 23)));
+}
+
 // erf(x) as a rational function: x P(x^2) / Q(x^2) on x clamped to [-4, 4] (beyond it erf is +-1 in
 // float).  Coefficients: the float erf of XLA (MaterializeErfApproximationF32 in tensorflow/mlir-hlo,
 // from Eigen's generic_fast_erf_float).  Absolute error against math.erf over [-6, 6], evaluated in

@@ -66,6 +66,34 @@ inline VecF exp_vf(VecF x) {
 
 inline Vec exp_vec(const Vec& x) { return Vec(exp_vf(x)); }
 
+// e^x for x <= 0 (or -inf, or nan), results below 2^-126 flushed to +0: softmax's exp(x - max), whose
+// subnormal results are below any tolerance of a probability (torch's own softmax flushes them too: Sleef's
+// exp_u20).  The same reduction and polynomial as exp_vf, so normal results are the same; without the upper
+// clamp and the two-factor scaling: n = round(x / ln2) as the low bits of x log2e + 1.5 2^23 + 127 (one FMA),
+// whose shift by 23 is 2^n (n = -127, from x = -88 down, gives the exponent field 0: +0).  x is raised to
+// at least -88 (exp(-inf) = +0); max returns its second operand, x, for a nan lane, and the nan runs through.
+// AVX2: 15 instructions per vector against exp_vf's 22.
+inline VecF exp_nonpos_vf(VecF x) {
+#if defined(CPU_CAPABILITY_AVX512)
+  return exp_vf(x);  // vscalefps already scales in one instruction
+#else
+  const VecF xc = vf_max(vf_set(-88.0f), x);
+  const VecF magic = vf_set(12582912.0f + 127.0f);
+  const VecF m = vf_fma(xc, vf_set(1.44269504088896341f), magic);
+  const VecF n = _mm256_sub_ps(m, magic);
+  VecF r = vf_fma(n, vf_set(-0.693359375f), xc);
+  r = vf_fma(n, vf_set(2.12194440e-4f), r);
+  VecF p = vf_set(1.9875691500e-4f);
+  p = vf_fma(p, r, vf_set(1.3981999507e-3f));
+  p = vf_fma(p, r, vf_set(8.3334519073e-3f));
+  p = vf_fma(p, r, vf_set(4.1665795894e-2f));
+  p = vf_fma(p, r, vf_set(1.6666665459e-1f));
+  p = vf_fma(p, r, vf_set(5.0000001201e-1f));
+  p = vf_fma(vf_mul(p, r), r, vf_add(r, vf_set(1.0f)));
+  return vf_mul(p, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(m), 23)));
+#endif
+}
+
 #if defined(CPU_CAPABILITY_AVX512)
 // GELU (exact form) as GELU(z) = z Phi(z), Phi the normal distribution function, with no cancellation on
 // either side and no divide:
