@@ -16,11 +16,12 @@
 LOGS=${LOGS:?LOGS must name the folder for the step logs}
 mkdir -p "$LOGS"
 TAIL_LINES=${TAIL_LINES:-150}
-_step_n=0
 
 stamp() { echo "== [$(( $(date +%s) - t0 )) s] $*"; }
 
-_log_of() { echo "$LOGS/$(printf '%02d' "$1")-$(echo "$2" | tr -c 'A-Za-z0-9\n' '-' | cut -c1-60).log"; }
+# Named by the step's start (seconds since $t0) and its name: steps started at once in subshells
+# (the two installs) cannot share a counter, and a folder listing shows the order they ran in.
+_log_of() { echo "$LOGS/$(printf '%05d' "$(( $(date +%s) - t0 ))")s-$(echo "$1" | tr -c 'A-Za-z0-9\n' '-' | cut -c1-60).log"; }
 
 # The lines worth keeping in CI's output: pytest's and the checks' summaries.
 _summary() {
@@ -30,9 +31,8 @@ _summary() {
 
 _run_step() {  # soft, name, limit, cmd...
   local soft=$1 name=$2 limit=$3; shift 3
-  _step_n=$(( _step_n + 1 ))
   local log rc=0
-  log=$(_log_of "$_step_n" "$name")
+  log=$(_log_of "$name")
   stamp "$name"
   timeout -k 20 "$limit" "$@" > "$log" 2>&1 < /dev/null || rc=$?
   _summary "$log"

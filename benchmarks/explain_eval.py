@@ -2,7 +2,7 @@
 
 Runs the current explain (in-process, through `torch_envcheck.explain.explain`, without probing this
 machine) on every entry of the world corpus (tests/data/explain/world_train.json, world_test.json,
-world_test2.json to world_test6.json, see docs/explain-corpus.md) and grades four
+world_test2.json to world_test7.json, see docs/explain-corpus.md) and grades four
 criteria per text against the entry's `expected`:
 
   recognised            explain recognised the text as expected
@@ -19,15 +19,23 @@ and `right` when all four hold.  Prints per-class and overall accuracy, each spl
     python benchmarks/explain_eval.py --split test3      # the third (retired) test split alone
     python benchmarks/explain_eval.py --split test4      # the fourth (retired) test split alone
     python benchmarks/explain_eval.py --split test5      # the fifth (retired) test split alone
-    python benchmarks/explain_eval.py --split test6      # the sixth, frozen split alone
-    python benchmarks/explain_eval.py --split dev        # the development data: train and test to test5
-    python benchmarks/explain_eval.py --split all        # train and test to test6
+    python benchmarks/explain_eval.py --split test6      # the sixth (retired) test split alone
+    python benchmarks/explain_eval.py --split test7      # the seventh, frozen split alone
+    python benchmarks/explain_eval.py --split dev        # the development data: train and test to test6
+    python benchmarks/explain_eval.py --split all        # train and test to test7
     python benchmarks/explain_eval.py --split test --json
     python benchmarks/explain_eval.py --split all --wrong     # list the entries it gets wrong
+    python benchmarks/explain_eval.py --split test5 --reading # the default answer alone, on every text
+    python benchmarks/explain_eval.py --split dev --paths     # how many answers come from a message, a rule, the
+                                                              # default answer (reading) or none, and how often right
+
+--reading grades the default answer (torch_envcheck/explain/reading.py: a vote of the layers the text's parts
+belong to) on every text as if no rule or sentence had matched: how the fallback transfers, measured on a split it
+was not developed on (docs/explain-corpus.md, "Round 4").
 
 Each text is bounded in time (--timeout seconds, default 2; on POSIX through an interval timer); a
 text that runs past it counts as wrong on every criterion.  Not shipped in the package: a measuring
-tool for the matcher's developers.  test to test5 were retired into development data on
+tool for the matcher's developers.  test to test6 were retired into development data on
 2026-12-02 (docs/explain-corpus.md); a split held out from development goes into FROZEN, whose misses
 --wrong does not list."""
 
@@ -43,13 +51,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS_DIR = ROOT / "tests" / "data" / "explain"
-SPLITS = ("train", "test", "test2", "test3", "test4", "test5", "test6")
+SPLITS = ("train", "test", "test2", "test3", "test4", "test5", "test6", "test7")
 # What --split both means (kept as it was before test2 existed) and --split all.
-SPLIT_SETS = {"both": ("train", "test"), "all": SPLITS, "dev": ("train", "test", "test2", "test3", "test4", "test5")}
-# Splits held out from development, whose entries --wrong does not list.  test to test5 were measured, reported and
-# retired into development data on 2026-12-02 (docs/explain-corpus.md); test6 was collected apart from the matcher
+SPLIT_SETS = {"both": ("train", "test"), "all": SPLITS,
+              "dev": ("train", "test", "test2", "test3", "test4", "test5", "test6")}
+# Splits held out from development, whose entries --wrong does not list.  test to test6 were measured, reported and
+# retired into development data on 2026-12-02 (docs/explain-corpus.md); test7 was collected apart from the matcher
 # and is frozen.
-FROZEN = ("test6",)
+FROZEN = ("test7",)
 CRITERIA = ("recognised", "layer", "environment_problem", "fix")
 
 # A fix that installs or reinstalls something: never right for a text that is not an environment problem.
@@ -132,8 +141,16 @@ def run_one(explain, text: str, timeout: float):
     return result, seconds, error
 
 
-def evaluate(entries: list, timeout: float = 2.0) -> dict:
+def _reading_only(text: str) -> dict:
+    from torch_envcheck.explain import diagnose, identify  # noqa: PLC0415 - imported only when measuring
+    found, ent = identify.read_only(text)
+    return diagnose.diagnose(text, found=found, entities=ent)
+
+
+def evaluate(entries: list, timeout: float = 2.0, reading: bool = False) -> dict:
     from torch_envcheck.explain import explain  # noqa: PLC0415 - imported only when measuring
+    if reading:
+        explain = _reading_only
     rows = []
     for e in entries:
         result, seconds, error = run_one(explain, e["text"], timeout)
@@ -143,7 +160,8 @@ def evaluate(entries: list, timeout: float = 2.0) -> dict:
                      "got": None if result is None else {
                          "recognised": result.get("recognised"), "layer": result.get("layer"),
                          "environment_problem": result.get("environment_problem"),
-                         "signature": result.get("signature"), "fix": result.get("fix")},
+                         "signature": result.get("signature"), "fix": result.get("fix"),
+                         "basis": result.get("basis"), "confidence": result.get("confidence")},
                      "seconds": round(seconds, 4), "error": error})
     return {"n": len(rows), "overall": summarise(rows), "classes": {
         c: summarise([r for r in rows if r["class"] == c]) for c in sorted({r["class"] for r in rows})},
@@ -162,6 +180,26 @@ def summarise(rows: list) -> dict:
 def _pct(s: dict, c: str) -> str:
     rate = s[c]["rate"]
     return "   -" if rate is None else f"{100 * rate:5.1f}%"
+
+
+def paths(report: dict) -> dict:
+    """basis -> {"n", "right", and each criterion's count}: how many answers came from a catalogue message, a layer
+    rule, the default reading, or none (unrecognised), and how often each was right."""
+    out = {}
+    for r in report["entries"]:
+        basis = (r["got"] or {}).get("basis") or "none"
+        d = out.setdefault(basis, {"n": 0, **{c: 0 for c in (*CRITERIA, "right")}})
+        d["n"] += 1
+        for c in (*CRITERIA, "right"):
+            d[c] += bool(r["marks"][c])
+    return out
+
+
+def render_paths(split: str, report: dict) -> str:
+    lines = [f"-- {split}: answers by basis --", f"{'basis':<10} {'n':>4} {'right':>6} {'layer':>6} {'env':>6} {'fix':>6}"]
+    for basis, d in sorted(paths(report).items()):
+        lines.append(f"{basis:<10} {d['n']:>4} {d['right']:>6} {d['layer']:>6} {d['environment_problem']:>6} {d['fix']:>6}")
+    return "\n".join(lines)
 
 
 def render(split: str, report: dict, wrong: bool = False) -> str:
@@ -187,10 +225,14 @@ def render(split: str, report: dict, wrong: bool = False) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--split", choices=(*SPLITS, *SPLIT_SETS), default="both",
-                    help="train, test to test6, both (train and test), dev (train, test to test5) or all (the seven)")
+                    help="train, test to test7, both (train and test), dev (train, test to test6) or all (the eight)")
     ap.add_argument("--json", action="store_true", help="one JSON object: per split, overall, per class, per entry")
     ap.add_argument("--wrong", action="store_true", help="list the entries that are not right")
     ap.add_argument("--timeout", type=float, default=2.0, help="seconds allowed per text (0: unbounded)")
+    ap.add_argument("--reading", action="store_true",
+                    help="grade the default answer alone (a reading of the text's parts), as if nothing else matched")
+    ap.add_argument("--paths", action="store_true",
+                    help="also count the answers by basis (message, rule, reading, none) and how often each is right")
     ap.add_argument("--corpus-dir", type=Path, default=CORPUS_DIR)
     args = ap.parse_args(argv)
     splits = SPLIT_SETS.get(args.split, (args.split,))
@@ -201,11 +243,12 @@ def main(argv=None) -> int:
         except (OSError, ValueError, KeyError) as exc:
             print(f"explain_eval: cannot read the {sp} split in {args.corpus_dir}: {exc}", file=sys.stderr)
             return 2
-        reports[sp] = evaluate(entries, args.timeout)
+        reports[sp] = evaluate(entries, args.timeout, reading=args.reading)
     if args.json:
         print(json.dumps({"schema": "torch_envcheck.explain_eval/1", "splits": reports}, indent=1, ensure_ascii=False))
     else:
-        print("\n\n".join(render(sp, rep, args.wrong and sp not in FROZEN) for sp, rep in reports.items()))
+        print("\n\n".join(render(sp, rep, args.wrong and sp not in FROZEN) +
+                            ("\n" + render_paths(sp, rep) if args.paths else "") for sp, rep in reports.items()))
     return 0
 
 

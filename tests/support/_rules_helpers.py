@@ -8,9 +8,16 @@ import os
 
 from paths import SNAP_DIR
 
+# every recorded snapshot (tests/snapshots/NAME.json), by NAME
+SNAPSHOT_NAMES = sorted(f[:-5] for f in os.listdir(SNAP_DIR) if f.endswith(".json"))
+
+
+def snapshot_path(name: str) -> str:
+    return os.path.join(SNAP_DIR, name + ".json")
+
 
 def load(name: str) -> dict:
-    with open(os.path.join(SNAP_DIR, name + ".json"), encoding="utf-8") as fh:
+    with open(snapshot_path(name), encoding="utf-8") as fh:
         return json.load(fh)
 
 

@@ -51,3 +51,8 @@ def run_inprocess(argv) -> tuple:
         except SystemExit as exc:
             rc = exc.code
     return rc, out.getvalue(), err.getvalue()
+
+
+def run_words(*argv) -> tuple[int, str, str]:
+    """run_inprocess with the arguments as words: run_words("advise", "--json")."""
+    return run_inprocess(list(argv))

@@ -47,6 +47,8 @@ from __future__ import annotations
 
 import re
 
+from torch_envcheck._util.escape import SECTION
+
 
 class Unsafe(ValueError):
     """The shell would do something with this line besides passing literal words."""
@@ -343,3 +345,20 @@ def argvs(tokens) -> list[list[str]]:
 
 
 MODELS = {"posix": posix, "powershell": powershell, "cmd": cmd}
+
+
+def sections(text: str) -> list[tuple[str | None, str]]:
+    """(shell, line) for each line of a fix written for either Windows shell, comments left out: shell
+    is "powershell" or "cmd" under that shell's section comment (escape.SECTION), None for a line both
+    shells read.  Any other comment ends a section."""
+    out, current = [], None
+    for line in text.splitlines():
+        if line.strip() == SECTION["powershell"]:
+            current = "powershell"
+        elif line.strip() == SECTION["cmd"]:
+            current = "cmd"
+        elif line.lstrip().startswith("#"):
+            current = None
+        else:
+            out.append((current, line))
+    return out

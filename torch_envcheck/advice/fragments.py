@@ -11,18 +11,20 @@ import re
 from torch_envcheck import knowledge as kb
 
 
-def _toml(text: str) -> tuple[dict | None, str | None]:
+def _toml(text: str) -> tuple[dict | None, list[str]]:
+    """The parsed fragment and no problems, or None and what to report: that it is not valid TOML,
+    or nothing when no TOML reader is installed (the fragment cannot be judged)."""
     try:
         import tomllib  # noqa: PLC0415  (Python 3.11+)
     except ImportError:  # pragma: no cover - older Pythons: tomli when installed
         try:
             import tomli as tomllib  # noqa: PLC0415
         except ImportError:
-            return None, None
+            return None, []
     try:
-        return tomllib.loads(text), None
+        return tomllib.loads(text), []
     except tomllib.TOMLDecodeError as exc:
-        return None, f"not valid TOML: {exc}"
+        return None, [f"not valid TOML: {exc}"]
 
 
 def _marker(text) -> tuple[object | None, str | None]:
@@ -36,6 +38,12 @@ def _marker(text) -> tuple[object | None, str | None]:
         return Marker(text), None
     except InvalidMarker as exc:
         return None, f"marker {text!r} does not parse: {exc}"
+
+
+def _whl_tag(url: str | None) -> str | None:
+    """The build tag of a PyTorch index URL (.../whl/cu128 -> cu128), or None for any other index."""
+    m = re.search(r"/whl/([A-Za-z0-9.]+)/?$", url or "")
+    return m.group(1) if m else None
 
 
 def _release_of(reqs) -> str | None:
@@ -66,11 +74,9 @@ def _build_problem(release: str | None, tag: str, target) -> str | None:
 def uv_problems(text: str, targets, chosen: dict, reqs) -> list[str]:
     """What is wrong with a uv pyproject.toml fragment (uv's settings: docs/reference/settings.md of
     astral-sh/uv: tool.uv.index entries name/url/explicit, tool.uv.sources entries index/marker)."""
-    doc, err = _toml(text)
-    if err:
-        return [err]
+    doc, problems = _toml(text)
     if doc is None:
-        return []
+        return problems
     out = []
     uv = doc.get("tool", {}).get("uv", {})
     indexes = {}
@@ -103,8 +109,7 @@ def uv_problems(text: str, targets, chosen: dict, reqs) -> list[str]:
             if e:
                 out.append(f"tool.uv.sources.{pkg}: {e}")
                 continue
-            m = re.search(r"/whl/([A-Za-z0-9.]+)/?$", url)
-            tag = m.group(1) if m else None
+            tag = _whl_tag(url)
             for t in targets:
                 if marker is not None and marker.evaluate(t.env()):
                     if tag and chosen.get(t.name) != tag:
@@ -144,11 +149,9 @@ PIXI_PLATFORMS = {"emscripten-wasm32", "linux-32", "linux-64", "linux-aarch64", 
 def pixi_problems(text: str, targets, chosen: dict, reqs) -> list[str]:
     """What is wrong with a pixi.toml fragment: TOML, the fields of pixi's schema, the platforms,
     and each targeted platform's pytorch asking for the build kind advised (`*cuda*` / `*cpu*`)."""
-    doc, err = _toml(text)
-    if err:
-        return [err]
+    doc, problems = _toml(text)
     if doc is None:
-        return []
+        return problems
     out = []
     ws = doc.get("workspace", {})
     out += [f"[workspace] has no field {k!r} in pixi's schema" for k in sorted(set(ws) - PIXI_WORKSPACE)]
@@ -204,11 +207,9 @@ def poetry_problems(text: str, targets, chosen: dict, reqs) -> list[str]:
     """What is wrong with a Poetry fragment: TOML, source fields and priorities, each dependency
     entry's source declared and its marker parsing, exactly one entry per targeted platform, sending
     it to the advised index, and the build existing there."""
-    doc, err = _toml(text)
-    if err:
-        return [err]
+    doc, problems = _toml(text)
     if doc is None:
-        return []
+        return problems
     out = []
     poetry = doc.get("tool", {}).get("poetry", {})
     sources = {}
@@ -243,8 +244,7 @@ def poetry_problems(text: str, targets, chosen: dict, reqs) -> list[str]:
                 out.append(f"{pkg} on {t.name}: {len(hit)} entries match (one expected)")
                 continue
             url = sources.get(hit[0].get("source"))
-            m = re.search(r"/whl/([A-Za-z0-9.]+)/?$", url or "")
-            tag = m.group(1) if m else None
+            tag = _whl_tag(url)
             if tag != chosen.get(t.name):
                 out.append(f"{pkg} on {t.name} would come from {tag or 'PyPI'}, not the advised "
                            f"{chosen.get(t.name) or 'PyPI'}")

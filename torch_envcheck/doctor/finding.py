@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from torch_envcheck.doctor.codes import CODES
+from torch_envcheck.facts.snapshot import jsonable
 
 SEVERITIES = ("ok", "warning", "failure")
 BASES = ("fact", "table")
@@ -26,17 +27,6 @@ BASES = ("fact", "table")
 ALWAYS = ("code", "slug", "area", "severity", "message", "explanation", "fix", "details")
 OPTIONAL = ("basis", "explains", "hides", "table_severity", "outranked_by", "explained_by")
 KEYS = ALWAYS + OPTIONAL
-
-
-def _jsonable(value):
-    """A copy json.dumps accepts (tuples -> lists, unknown objects -> str), as doctor.snapshot.jsonable."""
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set)):
-        return [_jsonable(v) for v in value]
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    return str(value)
 
 
 def _text(value, default: str = "") -> str:
@@ -109,7 +99,7 @@ class Finding(JsonView):
     def to_dict(self) -> dict:
         out = {"code": self.code, "slug": self.slug, "area": self.area, "severity": self.severity,
                "message": self.message, "explanation": self.explanation, "fix": self.fix,
-               "details": _jsonable(self.details)}
+               "details": jsonable(self.details)}
         if self.basis is not None:
             out["basis"] = self.basis
         for key in ("explains", "hides"):
@@ -119,7 +109,7 @@ class Finding(JsonView):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
         for key, value in self.extra:
-            out.setdefault(key, _jsonable(value))
+            out.setdefault(key, jsonable(value))
         return out
 
     @classmethod

@@ -7,7 +7,8 @@ Jupyter extension and the pytest plugin all use this package.
 Modules: extract (what a text is made of: error codes, libraries, symbols, ABI tags, owners of files,
 versions, GPUs, targets), layer_rules (diagnoses from those entities), catalogue (the sentences, from
 knowledge/data/error_signatures.json), decode (captured versions -> meanings), match (bounded, linear
-matching of the sentences), identify (both, ranked), diagnose (causes against the doctor's findings),
+matching of the sentences), identify (both, ranked; else reading, the default answer: a vote of the layers the
+text's parts belong to), diagnose (causes against the doctor's findings),
 owners (who owns a failing file, from the machine or a saved report), textin (bounded reading of logs), render (terminal, HTML, JSON), gpu_usage (NVML
 per-process sampling for `run`).  Importing it imports neither torch nor the doctor's probes."""
 

@@ -6,7 +6,8 @@ doctor's findings), the explanation and the fix.  Pure: the caller supplies the 
 
 Fields: recognised, environment_problem, layer, signature, title, matched, captures, cause, cause_id,
 cause_confirmed, causes[], explanation, fix, generic_fix, findings[], machine, on_this_machine[],
-source, sources[], also[].  Values come from the input: renderers escape them for where they land."""
+source, sources[], also[], basis ("message": a catalogue sentence, "rule": a layer rule, "entity": a rule that reads
+one code or name, "reading": the default answer, a vote of the text's parts, with its confidence).  Values come from the input: renderers escape them for where they land."""
 
 from __future__ import annotations
 
@@ -105,7 +106,7 @@ def unrecognised(machine: str = "not checked") -> dict:
     return {"schema": RESULT_SCHEMA, "recognised": False, "environment_problem": None, "layer": None, "signature": None,
             "title": None, "matched": None, "captures": {}, "cause": None, "cause_id": None, "cause_confirmed": False,
             "causes": [], "explanation": None, "fix": None, "generic_fix": None, "findings": [], "machine": machine,
-            "on_this_machine": [], "source": None, "sources": [], "also": []}
+            "on_this_machine": [], "source": None, "sources": [], "also": [], "basis": None}
 
 
 def diagnose(text: str, report=None, machine: str = "not checked", found: list | None = None,
@@ -127,6 +128,11 @@ def diagnose(text: str, report=None, machine: str = "not checked", found: list |
     from torch_envcheck._util.escape import shell_quote  # noqa: PLC0415
     shell = _shell(report)
     out = unrecognised()
+    basis = {"reading": "reading", "layer_rules": "entity" if sig.raw.get("generic") else "rule"}.get(sig.raw.get("from"),
+                                                                                                     "message")
+    out.update(basis=basis)
+    if basis == "reading":
+        out.update(confidence=sig.raw.get("confidence"))
     out.update(recognised=True, environment_problem=sig.environment_problem, layer=sig.layer, signature=sig.id,
                title=fill(sig.title, values), matched=m.line, captures=dict(values), explanation=fill(sig.explanation, values),
                source=sig.source, sources=[dict(s) for s in sig.sources],

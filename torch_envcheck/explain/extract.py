@@ -17,6 +17,9 @@ the sentence around them.
     versions    torch, its CUDA, the driver and its CUDA, cuDNN, Python, a "built for PyTorch A (you have B)"
     gpus, archs GPU names, sm_NN / compute_NN / gfxNNNN targets and capabilities
     exceptions  exception type names
+    builds      what a build reports about itself: the package pip builds ("Building wheel for X", "Failed to build
+                X"), a compiler's diagnostic on a source file (gcc/clang "x.cu:12:3: error:", MSVC "x.cpp(12): error
+                C2065", nvcc "nvcc fatal"), the tool that failed (ninja, CMake, the linker, "error: command 'X' failed")
 
 Linear time: every regular expression starts with a literal (or a short bounded class) and has no nested
 unbounded repeats; a name around a literal (".so", ".dll", "==", "Error") is found by scanning left over its
@@ -127,13 +130,15 @@ class Entities:
     exceptions: list = field(default_factory=list)
     platform: dict = field(default_factory=dict)   # what the text says about the machine: macos, windows, wsl, ...
     pip: list = field(default_factory=list)        # pip's "no version satisfies" lines: requirement, versions offered
+    builds: list = field(default_factory=list)     # a build's own report: the package built, a compiler's error, a tool
 
     def as_dict(self) -> dict:
         return {"codes": [dict(c) for c in self.codes], "libraries": [dict(x) for x in self.libraries],
                 "symbols": [dict(s) for s in self.symbols], "abi_tags": [dict(t) for t in self.abi_tags],
                 "paths": [dict(p) for p in self.paths], "packages": dict(self.packages),
                 "versions": dict(self.versions), "gpus": list(self.gpus), "archs": list(self.archs),
-                "exceptions": list(self.exceptions), "platform": dict(self.platform), "pip": [dict(p) for p in self.pip]}
+                "exceptions": list(self.exceptions), "platform": dict(self.platform), "pip": [dict(p) for p in self.pip],
+                "builds": [dict(b) for b in self.builds]}
 
     def owners(self) -> list:
         """The distributions (top-level import names) that own the files named, last named first."""
@@ -847,7 +852,62 @@ def _pip(text: str, ent: Entities) -> None:
               key=lambda p: p["requirement"])
 
 
+# --- builds: what a build tool reports about the build it ran ------------------------------------------------
+
+# pip's (and uv's) report of the distribution it builds from source, in any of its releases' wordings
+_BUILD_PKG = re.compile(r"(?=[BFfRGP])(?:Building wheel for|[Ff]ailed building wheel for|Running setup\.py (?:install|develop|bdist_wheel) for|"
+                        r"Failed to build|Building editable for|Getting requirements to build wheel for|"
+                        r"Preparing metadata \(\w{1,20}\) for)[ \t]{1,3}[`'\"]?(?P<pkg>[A-Za-z][A-Za-z0-9_.-]{0,80}?)"
+                        r"(?:[=@][^\s`'\"]{0,80})?[`'\"]?(?=[\s,:;)(]|$)")
+# a compiler's diagnostic on a source file: gcc/clang/nvcc "file.cu:12:3: error:" and "file.cu(12): error:",
+# MSVC "file.cpp(12): error C2065:" / "fatal error C1083:"
+# (anchored on the extension: the file's name is then read leftwards over path characters, a bounded number of them)
+_DIAG = re.compile(r"\.(?:cpp|cc|cxx|cu|cuh|c|hpp|hip|h|mm)(?:[:(]\d{1,7}){1,2}\)?:(?:\d{1,5}:)? {0,2}(?:fatal )?error\b"
+                   r"(?: (?P<msvc>C\d{4}))?")
+_SRC_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+/\\:~-")
+# (the lookahead of the alternatives' first letters lets the search skip every other position)
+_TOOL_FAILED = re.compile(r"(?=[encCLEs])(?:error: command ['\"](?P<cmd>[^'\"\n]{1,300})['\"] failed|(?P<nvcc>nvcc) fatal|"
+                          r"(?P<ninja>ninja): build stopped|(?P<cmake>CMake) Error\b|(?P<ld>collect2): error|"
+                          r"(?P<lnk>LINK) : fatal error|error (?P<lnk2>LNK)\d{4}|"
+                          r"Error compiling objects for (?P<ext>extension)|(?P<sub>subprocess-exited-with-error))")
+_CMD_TOOL = re.compile(r"(?i)(?:^|[/\\])(?P<t>nvcc|hipcc|g\+\+|gcc|c\+\+|cc|clang\+\+|clang|cl|link|ninja|cmake|make|ld)"
+                       r"(?:-\d{1,2})?(?:\.exe)?$")
+
+
+def _builds(text: str, ent: Entities) -> None:
+    for m in _last(_BUILD_PKG, text):
+        pkg = m.group("pkg").rstrip(".-")
+        if pkg.lower() in ("some", "the", "installable", "wheel", "wheels", "a", "one", "this") or len(pkg) < 2:
+            continue
+        failed = "ailed" in m.group(0)[:12]
+        _push(ent.builds, {"what": "package", "package": pkg.lower().replace("_", "-"), "failed": failed,
+                           "at": m.start()}, key=lambda b: (b["what"], b.get("package")))
+    for m in _last(_DIAG, text):
+        ext = text[m.start():m.end()].split(":", 1)[0].split("(", 1)[0]
+        f = (text[_left(text, m.start(), _SRC_CHARS, 300):m.start()] + ext).lstrip(":")
+        if not f or f.startswith(("http", "//")):
+            continue
+        _push(ent.builds, {"what": "compile", "file": f[-200:], "tool": "msvc" if m.group("msvc") else
+                           ("nvcc" if f.endswith((".cu", ".cuh")) else "cc"), "at": m.start()},
+              key=lambda b: (b["what"], b.get("file")))
+    for m in _last(_TOOL_FAILED, text):
+        tool = None
+        if m.group("cmd"):
+            t = _CMD_TOOL.search(m.group("cmd").split()[0] if m.group("cmd").split() else "")
+            tool = t.group("t").lower() if t else m.group("cmd").split()[0][-40:]
+        else:
+            tool = next((k for k in ("nvcc", "ninja", "cmake", "ld", "lnk", "lnk2", "ext", "sub") if m.group(k)), None)
+            tool = {"lnk": "link", "lnk2": "link", "ext": "cpp_extension", "sub": "pip-build"}.get(tool, tool)
+        _push(ent.builds, {"what": "tool", "tool": tool, "at": m.start()}, key=lambda b: (b["what"], b.get("tool")))
+    ent.builds.sort(key=lambda b: b["at"])
+
+
 NEEDLES = {
+    _BUILD_PKG: ("building wheel for", "failed building wheel", "running setup.py", "failed to build",
+                 "building editable", "requirements to build wheel", "preparing metadata"),
+    _DIAG: (".c", ".h", ".mm"),  # every match starts with one
+    _TOOL_FAILED: ("error: command", "nvcc fatal", "build stopped", "cmake error", "collect2", "fatal error", "error lnk",
+                   "error compiling objects", "subprocess-exited-with-error"),
     _PIP_NOT_FOUND: ("could not find a version",),
     _CODE_NAME: ("cuda", "_status_", "cufft_", "nvrtc", "nvjitlink", "nccl", "nvml", "hip", "error_", "status_",
                  "errno."),
@@ -883,5 +943,6 @@ def entities(text: str) -> Entities:
     _devices(text, ent)
     _platform(text, ent)
     _pip(text, ent)
+    _builds(text, ent)
     _LOWER.clear()
     return ent

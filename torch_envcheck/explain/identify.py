@@ -6,11 +6,12 @@ of (extract -> layer_rules), ranked together.
     best(text)    -> Match | None
 
 Best: the highest priority, then the match nearest the end of the text (the final error).  A rule and a
-sentence that name the same diagnosis (signature id) count once: the higher-priority one stays."""
+sentence that name the same diagnosis (signature id) count once: the higher-priority one stays.  When neither
+recognises the text, the default answer (reading) is a vote of the layers its parts belong to, said to be so."""
 
 from __future__ import annotations
 
-from torch_envcheck.explain import extract, layer_rules, match
+from torch_envcheck.explain import extract, layer_rules, match, reading
 
 
 def analyse(text: str) -> tuple:
@@ -35,7 +36,20 @@ def analyse(text: str) -> tuple:
         if m.signature.id not in seen:
             seen.add(m.signature.id)
             out.append(m)
+    if not out:
+        default = reading.read(s, ent)
+        if default is not None:
+            out.append(default)
     return out, ent
+
+
+def read_only(text: str) -> tuple:
+    """(the default answer alone, as if no rule or sentence had matched, as a list; the entities): what the
+    fallback says on its own (benchmarks/explain_eval.py --reading measures it)."""
+    s = match.clean(text or "")
+    ent = extract.entities(s)
+    default = reading.read(s, ent)
+    return ([default] if default is not None else []), ent
 
 
 def _line_span(s: str, pos: int) -> tuple:

@@ -796,6 +796,11 @@ _ADVICE = {
     "archmismatch": ("The library has no code for this GPU's architecture.",
                      "Install a build whose CUDA supports this GPU (compute capability): torch's newer CUDA builds."),
 }
+def code_advice(code: dict) -> tuple | None:
+    """(why, fix) this module's table gives for a decoded code (an entity of extract's `codes`), or None."""
+    return _ADVICE.get(_bare(code))
+
+
 _ARCH_FIX_CUDA = ("The binary has no code for this GPU's compute capability (sm_XY). Rebuild it for your GPU "
                   "(TORCH_CUDA_ARCH_LIST=\"8.6\" for torch extensions, CUDA_ARCH_BIN for OpenCV, -gencode arch=compute_XY,"
                   "code=sm_XY for nvcc), or install a build whose arch list includes your GPU.")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 
 SNAPSHOT_SCHEMA = "torch_envcheck.snapshot/1"
 REPORT_SCHEMA = "torch_envcheck.report/1"
@@ -171,8 +172,8 @@ def load(path: str) -> dict:
 
 
 def jsonable(value):
-    """A copy of value that json.dumps accepts (tuples -> lists, unknown objects -> str)."""
-    if isinstance(value, dict):
+    """A copy of value that json.dumps accepts (mappings -> dicts, tuples -> lists, unknown objects -> str)."""
+    if isinstance(value, Mapping):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set)):
         return [jsonable(v) for v in value]

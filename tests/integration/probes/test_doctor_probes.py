@@ -12,7 +12,7 @@ import pytest
 from doctor_support import fake_program
 from torch_envcheck.doctor import probes
 from torch_envcheck._util import proc as _proc
-from torch_envcheck.doctor.probes import driver, env_vars, libraries, packages, platform, torch_probe
+from torch_envcheck.doctor.probes import driver, env_vars, libraries, packages, platform, system, torch_probe
 
 
 
@@ -164,6 +164,21 @@ def test_pci_scan_without_nvidia_is_empty_and_unknown_is_none(tmp_path):
     assert driver.pci_gpus(str(tmp_path / "empty"), tegra_marker=str(tmp_path / "absent")) is None
     (tmp_path / "nv_tegra_release").write_text("# R36 (release)\n")  # Jetson: the GPU is not a PCI device
     assert driver.pci_gpus(str(root), tegra_marker=str(tmp_path / "nv_tegra_release")) is None
+
+
+def test_pci_scan_for_amd_and_intel_gpus_skips_nvidia_and_other_classes(tmp_path):
+    root = tmp_path / "devices"
+    _pci_device(root, "0000:00:02.0", "0x8086", "0xa780", "0x030000")   # Intel iGPU
+    _pci_device(root, "0000:00:1f.3", "0x8086", "0x7a50", "0x040380")   # Intel audio: not a display class
+    _pci_device(root, "0000:01:00.0", "0x10de", "0x2684", "0x030000")   # NVIDIA: the driver probe's
+    _pci_device(root, "0000:03:00.0", "0x1002", "0x744C", "0x038000")   # AMD display controller
+    (root / "0000:04:00.0").mkdir()                                     # unreadable entry: skipped
+    assert system.other_gpus(str(root)) == [
+        {"vendor": "intel", "bus_id": "0000:00:02.0", "device_id": "0xa780", "class": "0x030000"},
+        {"vendor": "amd", "bus_id": "0000:03:00.0", "device_id": "0x744c", "class": "0x038000"}]
+    assert system.other_gpus(str(tmp_path / "no-sysfs")) is None
+    (tmp_path / "empty").mkdir()
+    assert system.other_gpus(str(tmp_path / "empty")) is None
 
 
 def test_driver_probe_records_the_pci_fact():

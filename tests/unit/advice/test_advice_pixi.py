@@ -7,27 +7,20 @@ not installed here: no solve is run.)"""
 
 from __future__ import annotations
 
-import os
 import tomllib
 
 import pytest
 
-from _rules_helpers import load
-from paths import SNAP_DIR
-from doctor_support import run_inprocess
+from _rules_helpers import SNAPSHOT_NAMES as NAMES, load, snapshot_path
+from doctor_support import run_words as run
 from torch_envcheck.advice import api, check, pixi, targets
 
-NAMES = sorted(f[:-5] for f in os.listdir(SNAP_DIR) if f.endswith(".json"))
 ALL = [targets.TARGETS[n] for n in ("linux", "windows", "macos")]
-
-
-def run(*argv) -> tuple[int, str, str]:
-    return run_inprocess(list(argv))
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_advise_pixi_fragment_is_valid_and_carries_the_advised_cuda(name):
-    rc, out, err = run("advise", "--pixi", "--from-json", os.path.join(SNAP_DIR, name + ".json"))
+    rc, out, err = run("advise", "--pixi", "--from-json", snapshot_path(name))
     adv = api.advice_for(load(name))
     assert "caution" not in out, out
     if adv.kind in (None, "native-python", "jetpack") or adv.kind == "keep" and adv.build["tag"] or \
@@ -56,7 +49,7 @@ def test_advise_pixi_fragment_is_valid_and_carries_the_advised_cuda(name):
 
 def test_gtx_10_series_on_driver_580_gets_conda_forges_cuda_12_9_in_pixi():
     # conda-forge's CUDA 13.0 build starts at 7.5; its 12.9 build carries sm_60 (runs on 6.1); win-64 has 12.8
-    rc, out, _ = run("advise", "--pixi", "--from-json", os.path.join(SNAP_DIR, "pascal_gtx1080_cu130.json"))
+    rc, out, _ = run("advise", "--pixi", "--from-json", snapshot_path("pascal_gtx1080_cu130"))
     doc = tomllib.loads(out)
     assert rc == 0 and doc["system-requirements"]["cuda"] == "12.9"
     assert doc["target"]["linux-64"]["dependencies"] == {"pytorch": {"version": "2.13.*", "build": "cuda129*"},

@@ -4,27 +4,20 @@ the checker catches a fragment that does not."""
 
 from __future__ import annotations
 
-import os
 import tomllib
 
 import pytest
 
-from _rules_helpers import load
-from paths import SNAP_DIR
-from doctor_support import run_inprocess
+from _rules_helpers import SNAPSHOT_NAMES as NAMES, load, snapshot_path
+from doctor_support import run_words as run
 from torch_envcheck.advice import api, check, poetry, targets
 
-NAMES = sorted(f[:-5] for f in os.listdir(SNAP_DIR) if f.endswith(".json"))
 ALL = [targets.TARGETS[n] for n in ("linux", "windows", "macos")]
-
-
-def run(*argv) -> tuple[int, str, str]:
-    return run_inprocess(list(argv))
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_advise_poetry_sends_each_platform_to_the_advised_build(name):
-    rc, out, err = run("advise", "--poetry", "--from-json", os.path.join(SNAP_DIR, name + ".json"))
+    rc, out, err = run("advise", "--poetry", "--from-json", snapshot_path(name))
     adv = api.advice_for(load(name))
     assert "caution" not in out, out
     if adv.kind not in ("cuda", "cpu", "pypi") and not (adv.kind == "keep" and adv.build["tag"]):

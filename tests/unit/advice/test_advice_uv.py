@@ -18,21 +18,11 @@ import zipfile
 
 import pytest
 
-from _rules_helpers import load
-from paths import SNAP_DIR
-from doctor_support import run_inprocess
+from _rules_helpers import SNAPSHOT_NAMES as NAMES, load, snapshot_path as path
+from doctor_support import run_words as run
 from torch_envcheck.advice import api, check, targets, uv
 
-NAMES = sorted(f[:-5] for f in os.listdir(SNAP_DIR) if f.endswith(".json"))
 ALL = [targets.TARGETS[n] for n in ("linux", "windows", "macos")]
-
-
-def run(*argv) -> tuple[int, str, str]:
-    return run_inprocess(list(argv))
-
-
-def path(name: str) -> str:
-    return os.path.join(SNAP_DIR, name + ".json")
 
 
 def fragment(out: str) -> str:

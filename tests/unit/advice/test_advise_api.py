@@ -13,25 +13,15 @@ import re
 import pytest
 
 import schema_lite
-from _rules_helpers import load
-from paths import SNAP_DIR
+from _rules_helpers import SNAPSHOT_NAMES as NAMES, load, snapshot_path as path
 import torch_envcheck
-from doctor_support import run_inprocess
+from doctor_support import run_words as run
 from torch_envcheck import knowledge as kb
 from torch_envcheck.advice import alternatives, api
 
-NAMES = sorted(f[:-5] for f in os.listdir(SNAP_DIR) if f.endswith(".json"))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 with open(os.path.join(ROOT, "docs", "schemas", "advise.schema.json"), encoding="utf-8") as _fh:
     SCHEMA = json.load(_fh)
-
-
-def run(*argv) -> tuple[int, str, str]:
-    return run_inprocess(list(argv))
-
-
-def path(name: str) -> str:
-    return os.path.join(SNAP_DIR, name + ".json")
 
 
 @pytest.mark.parametrize("name", NAMES)

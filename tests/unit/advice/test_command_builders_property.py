@@ -145,18 +145,8 @@ def test_advise_commands_parse_back_to_their_words_powershell(exe):
 
 def _sections(text: str) -> list[tuple[str, str]]:
     """(shell, line) of a fix for either Windows shell: lines under escape.SECTION's comments belong
-    to that shell; every other line to both."""
-    out, current = [], None
-    for line in text.splitlines():
-        if line.strip() == escape.SECTION["powershell"]:
-            current = "powershell"
-        elif line.strip() == escape.SECTION["cmd"]:
-            current = "cmd"
-        elif line.lstrip().startswith("#"):
-            current = None
-        else:
-            out += [(current, line)] if current else [("powershell", line), ("cmd", line)]
-    return out
+    to that shell; every other line to both (once for each)."""
+    return [(s, line) for shell, line in M.sections(text) for s in ([shell] if shell else ["powershell", "cmd"])]
 
 
 @SETTINGS

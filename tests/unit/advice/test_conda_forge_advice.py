@@ -10,7 +10,7 @@ import copy
 
 import pytest
 
-from _rules_helpers import load
+from _rules_helpers import load, snapshot_path as _snap_path
 from doctor_support import run_inprocess
 from torch_envcheck.advice.conda import conda_form
 from torch_envcheck.advice.recommend import advise
@@ -76,9 +76,3 @@ def test_advise_conda_takes_an_asked_release_from_conda_forge_or_keeps_pip():
                                    _snap_path("pascal_gtx1080_cu130")])
     # --torch 2.14: conda-forge has no 2.14 in the tables, so the pip plan in a new conda env
     assert rc == 0 and "conda-forge" not in out and "pip install" in out
-
-
-def _snap_path(name: str) -> str:
-    from paths import SNAP_DIR
-    import os
-    return os.path.join(SNAP_DIR, name + ".json")

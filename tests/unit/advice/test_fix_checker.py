@@ -6,20 +6,16 @@ tables' platforms, the layout of each OS)."""
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
 
 import shell_models as M
-from _rules_helpers import load
-from paths import SNAP_DIR
+from _rules_helpers import SNAPSHOT_NAMES as NAMES, load
 from torch_envcheck.advice import check
 from torch_envcheck._util import escape
 from torch_envcheck.advice.platform import Platform
 from torch_envcheck.doctor.rules import evaluate
-
-NAMES = sorted(f[:-5] for f in os.listdir(SNAP_DIR) if f.endswith(".json"))
 
 
 def _fixes(s):

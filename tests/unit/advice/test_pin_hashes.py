@@ -15,11 +15,7 @@ import zipfile
 import pytest
 
 from paths import SNAP_DIR
-from doctor_support import run_inprocess
-
-
-def run(*argv) -> tuple[int, str, str]:
-    return run_inprocess(list(argv))
+from doctor_support import run_words as run
 
 
 SNAP = os.path.join(SNAP_DIR, "h100_cu130_healthy.json")   # torch 2.14.1+cu130, torchvision 0.29.1+cu130

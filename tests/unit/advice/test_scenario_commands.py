@@ -7,28 +7,17 @@ on Windows, two environments for two frameworks whose pins clash)."""
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
 
 import shell_models as M
-from _rules_helpers import load
-from paths import SNAP_DIR
-from doctor_support import run_inprocess
+from _rules_helpers import SNAPSHOT_NAMES as NAMES, load, snapshot_path as path
+from doctor_support import run_words as run
 from torch_envcheck.advice import check
 
-NAMES = sorted(f[:-5] for f in os.listdir(SNAP_DIR) if f.endswith(".json"))
 JETPACK_WHEEL = ("https://developer.download.nvidia.com/compute/redist/jp/v61/pytorch/"
                  "torch-2.5.0a0+872d972e41.nv24.08.17622132-cp310-cp310-linux_aarch64.whl")
-
-
-def run(*argv) -> tuple[int, str, str]:
-    return run_inprocess(list(argv))
-
-
-def path(name: str) -> str:
-    return os.path.join(SNAP_DIR, name + ".json")
 
 
 def commands(text: str) -> str:

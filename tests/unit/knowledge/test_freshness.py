@@ -8,7 +8,6 @@ import contextlib
 import copy
 import io
 import json
-import os
 import re
 
 import pytest
@@ -19,12 +18,7 @@ from torch_envcheck.doctor import report
 from torch_envcheck.facts import core as F
 from torch_envcheck.knowledge import freshness
 
-from paths import SNAP_DIR
-
-
-def snap(name: str) -> dict:
-    with open(os.path.join(SNAP_DIR, name + ".json"), encoding="utf-8") as fh:
-        return json.load(fh)
+from _rules_helpers import SNAPSHOT_NAMES, load as snap
 
 
 def codes(s) -> dict:
@@ -201,7 +195,7 @@ def _works(s) -> bool:
             and not F.torch_shadowed(s))
 
 
-WORKING = [n[:-5] for n in sorted(os.listdir(SNAP_DIR)) if n.endswith(".json") and _works(snap(n[:-5]))]
+WORKING = [n for n in SNAPSHOT_NAMES if _works(snap(n))]
 
 
 @pytest.mark.parametrize("name", WORKING)

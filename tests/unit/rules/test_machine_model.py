@@ -6,7 +6,6 @@ trades a working ROCm, XPU or MPS build, and the fix checker knows uv and WSL.""
 from __future__ import annotations
 
 import copy
-import os
 
 import pytest
 
@@ -16,8 +15,7 @@ from torch_envcheck.advice.recommend import advise, recommend
 from torch_envcheck.facts import core as F
 from torch_envcheck.doctor.report import findings_for as evaluate  # the finished findings: hidden, linked, checked
 
-from _rules_helpers import by_code, load
-from paths import SNAP_DIR
+from _rules_helpers import SNAPSHOT_NAMES, by_code, load
 
 
 def _codes(s) -> dict:
@@ -179,13 +177,9 @@ def test_old_cuda_9_build_on_pascal_matches_the_cublas_advisory():
 
 # ---------------------------------------------------------------- advise and other accelerators
 
-def _all_snapshots():
-    return sorted(n[:-5] for n in os.listdir(SNAP_DIR) if n.endswith(".json"))
-
-
 def test_advise_never_offers_a_cpu_or_cuda_wheel_to_a_working_rocm_xpu_or_mps_build():
     seen = set()
-    for name in _all_snapshots():
+    for name in SNAPSHOT_NAMES:
         s = load(name)
         working = F.accelerator_build_works(s)
         if not working:
@@ -239,7 +233,7 @@ def test_fix_checker_refuses_a_linux_driver_inside_wsl2():
 
 
 def test_every_new_fix_passes_the_checker():
-    for name in _all_snapshots():
+    for name in SNAPSHOT_NAMES:
         for f in evaluate(load(name)):
             assert "fix_problems" not in f["details"], (name, f["code"], f["details"].get("fix_problems"))
 

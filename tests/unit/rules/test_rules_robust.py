@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import glob
 import json
 import os
 import sys
@@ -13,7 +12,7 @@ import pytest
 
 from torch_envcheck.doctor.report import findings_for
 
-from _rules_helpers import SNAP_DIR
+from _rules_helpers import SNAPSHOT_NAMES, load as _load
 
 # The rules are pure Python and never import torch: with both CI venvs under test, this (a third of
 # the keys of every recorded snapshot spoiled one way here, every key three ways with the slow tier)
@@ -26,7 +25,7 @@ pytestmark = pytest.mark.skipif(_OTHER_VENV,
                                 reason="pure-Python rules, independent of torch: run once per CI, in the "
                                        "TE_TEST_CUDA_PYTHON venv")
 
-NAMES = sorted(os.path.basename(p)[:-5] for p in glob.glob(os.path.join(SNAP_DIR, "*.json")))
+NAMES = SNAPSHOT_NAMES
 ODD_VALUES = [None, "", -1, True, [], {}, "garbage", ["x"]]  # None: the key nulled
 
 
@@ -49,11 +48,6 @@ def _set(obj, path, value=None, delete=False):
         del obj[path[-1]]
     else:
         obj[path[-1]] = value
-
-
-def _load(name):
-    with open(os.path.join(SNAP_DIR, name + ".json"), encoding="utf-8") as fh:
-        return json.load(fh)
 
 
 def _check(snapshot):

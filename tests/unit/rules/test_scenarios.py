@@ -16,8 +16,8 @@ from torch_envcheck.doctor.codes import CODES
 from torch_envcheck.doctor.report import build, findings_for
 from torch_envcheck.doctor.rules import AREAS, OPTIONAL_AREAS
 
-from _rules_helpers import by_code, load
-from paths import DATA, SNAP_DIR
+from _rules_helpers import SNAPSHOT_NAMES, by_code, load
+from paths import DATA
 
 with open(os.path.join(DATA, "scenarios.json"), encoding="utf-8") as _fh:
     TABLE = {k: v for k, v in json.load(_fh).items() if not k.startswith("_")}
@@ -34,7 +34,7 @@ def _codes(found, area=None) -> list[list[str]]:
 
 
 def test_the_table_covers_every_recorded_snapshot():
-    recorded = {f[:-5] for f in os.listdir(SNAP_DIR) if f.endswith(".json")}
+    recorded = set(SNAPSHOT_NAMES)
     assert set(TABLE) == recorded, set(TABLE) ^ recorded
     for name, row in TABLE.items():
         assert set(row) <= FIELDS and row["why"].strip(), name
@@ -194,7 +194,7 @@ def _strings(obj):
             yield from _strings(v)
 
 
-@pytest.mark.parametrize("name", sorted(f[:-5] for f in os.listdir(SNAP_DIR) if f.endswith(".json")))
+@pytest.mark.parametrize("name", SNAPSHOT_NAMES)
 def test_recorded_snapshots_carry_no_development_machine_paths(name):
     bad = [s for s in _strings(load(name)) if _MACHINE_PATH.search(s)]
     assert not bad, f"{name} carries this machine's paths (anonymise as /home/user/...): {bad[:3]}"

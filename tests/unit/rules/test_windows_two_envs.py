@@ -114,17 +114,9 @@ def test_the_conda_route_needs_a_win64_build_in_the_table(monkeypatch):
 
 # ---------------------------------------------------------------- every fix in cmd.exe and PowerShell
 
-def _sections(fix: str):
-    current = None
-    for line in fix.splitlines():
-        if line.strip() == escape.SECTION["powershell"]:
-            current = "powershell"
-        elif line.strip() == escape.SECTION["cmd"]:
-            current = "cmd"
-        elif line.lstrip().startswith("#"):
-            current = None
-        elif line.strip():
-            yield from ([(current, line)] if current else [("both", line)])
+def _sections(fix: str) -> list[tuple[str, str]]:
+    """(shell, line) of each command line of a fix: "both" for a line outside a shell's section."""
+    return [(shell or "both", line) for shell, line in M.sections(fix) if line.strip()]
 
 
 def _read(shell: str, line: str):

@@ -9,6 +9,7 @@ import re
 import shutil
 
 from torch_envcheck._util import proc as _proc, safe_open, versions
+from torch_envcheck.doctor.probes import pci
 
 QUERY = "index,name,compute_cap,memory.total,uuid,pci.bus_id,driver_version"
 # WSL 2 puts nvidia-smi next to the Windows driver's libcuda, often not on PATH.
@@ -194,15 +195,8 @@ def _proc_version(out: dict) -> bool:
 
 
 NVIDIA_PCI_VENDOR = "0x10de"
-PCI_DEVICES = "/sys/bus/pci/devices"
+PCI_DEVICES = pci.DEVICES
 TEGRA_RELEASE = "/etc/nv_tegra_release"  # present on Jetson (L4T) systems
-
-
-def _sysfs(path: str) -> str | None:
-    try:
-        return safe_open.read_text(path, 64, overflow="head", encoding="ascii").strip().lower()
-    except OSError:
-        return None
 
 
 def pci_gpus(root: str = PCI_DEVICES, tegra_marker: str = TEGRA_RELEASE) -> list[dict] | None:
@@ -212,19 +206,11 @@ def pci_gpus(root: str = PCI_DEVICES, tegra_marker: str = TEGRA_RELEASE) -> list
     whose integrated GPU is not a PCI device."""
     if not os.path.isdir(root) or os.path.exists(tegra_marker):
         return None
-    try:
-        names = sorted(os.listdir(root))
-    except OSError:
+    devices = pci.display_controllers(root)
+    if devices is None:
         return None
-    if not names:
-        return None
-    found = []
-    for name in names:
-        vendor = _sysfs(os.path.join(root, name, "vendor"))
-        cls = _sysfs(os.path.join(root, name, "class"))
-        if vendor == NVIDIA_PCI_VENDOR and cls and cls.startswith("0x03"):
-            found.append({"bus_id": name, "device_id": _sysfs(os.path.join(root, name, "device")), "class": cls})
-    return found
+    return [{"bus_id": d["bus_id"], "device_id": d["device_id"], "class": d["class"]}
+            for d in devices if d["vendor"] == NVIDIA_PCI_VENDOR]
 
 
 def probe(timeout: float = 5.0, env: dict | None = None) -> dict:

@@ -17,6 +17,7 @@ import re
 import sqlite3
 
 from torch_envcheck._util import proc as _proc, safe_open
+from torch_envcheck.doctor.probes import pci
 
 # /proc/modules: "name size refcount deps state offset [taint]", one module a line (proc(5)).
 GPU_MODULES = ("nvidia", "nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nvidia_peermem", "nouveau",
@@ -271,24 +272,14 @@ def driver_packages(dpkg: str = "/var/lib/dpkg/status", rpmdb: str = "/var/lib/r
     return out if read_any else None
 
 
-def other_gpus(root: str = "/sys/bus/pci/devices") -> list[dict] | None:
+def other_gpus(root: str = pci.DEVICES) -> list[dict] | None:
     """AMD and Intel display controllers (PCI class 0x03xxxx) on the PCI bus: what a ROCm or an XPU
     torch would run on.  None when the bus cannot be read."""
-    try:
-        names = sorted(os.listdir(root))
-    except OSError:
+    devices = pci.display_controllers(root)
+    if devices is None:
         return None
-    if not names:
-        return None
-    out = []
-    for name in names[:4096]:
-        def rd(leaf):
-            t = _read(os.path.join(root, name, leaf), 64)
-            return t.strip().lower() if t else None
-        vendor, cls = rd("vendor"), rd("class")
-        if vendor in PCI_VENDORS and cls and cls.startswith("0x03"):
-            out.append({"vendor": PCI_VENDORS[vendor], "bus_id": name, "device_id": rd("device"), "class": cls})
-    return out
+    return [{"vendor": PCI_VENDORS[d["vendor"]], "bus_id": d["bus_id"], "device_id": d["device_id"], "class": d["class"]}
+            for d in devices if d["vendor"] in PCI_VENDORS]
 
 
 def probe(env: dict | None = None, timeout: float = 5.0) -> dict:
