@@ -24,9 +24,9 @@ point.
 For our kernels the report adds the bound of the variant's own code on its own instruction set (the
 figure the targets judge): the same terms with that instruction set's FLOP ceiling, and one more, the
 instruction mix.  A FLOP roofline does not see the min/max, rounding, conversions, compares and blends of
-an exp or an erfc, nor that only the multiply pipes take FMAs, multiplies and divides; so the variant's
-instructions per vector are counted in its code (INSTRUCTIONS_PER_VECTOR) and timed at the rates its own
-microkernels measured:
+an exp or an erfc, nor that only the FMA pipes take FMAs, multiplies, divides, vscalefps and lane
+permutes; so the variant's instructions per vector are counted in its code (INSTRUCTIONS_PER_VECTOR) and
+timed at the rates its own microkernels measured:
     t_instructions = vectors x max(multiplier instructions / FMA-chain rate,
                                    all SIMD instructions / best rate of the FMA and the FMA + add chains)
 (a rate is chain steps per second x instructions per step, from envcheck::roofline_info).  It is a bound,
@@ -54,10 +54,10 @@ import math
 #                 + the series below |z| = 0.75 (6 FMAs, 12);
 #  "avx512" (the same code, with AVX-512's own GELU and scaling):
 #    softmax 23 = as above, the scaling one vscalefps (1);
-#    bias_gelu 61 = + bias (1) + 0.5 z (1) + |z|/sqrt2 (1) + t = 1/(1 + a/2) (FMA + divide, 3)
-#                 + erfcc polynomial (9 FMAs, 18) + z^2 as hi + lo (multiply + FMA, 3) + -hi/2, P - lo/2
-#                 (multiply + FMA, 3) + TwoSum (6) + exp_vf (20) + ex e + ex (FMA, 2) + t (...) (1)
-#                 + 2 - erfc (1) + 0.5 z r (1);
+#    bias_gelu 42 = + bias (1) + -z/2 (1) + -z^2/2 as s + s_lo (multiply + FMA, 3) + s log2e (1)
+#                 + r = s - n ln2 + s_lo (2 FMAs + add, 5) + e^r (6 FMAs, 12) + the table index 2a + 1.5 2^23
+#                 (FMA, 2) + its float (1) + u (FMA, 2) + R(u) (5 FMAs, 10) + e R z (2) + vscalefps (1)
+#                 + z - z q (1);
 #  "sse2" (DEFAULT on x86-64, csrc/ops/cpu/sse2_math.h):
 #    softmax 24 = x - max (1) + exp_ps (21: reduction 5, polynomial 10, r^2 p + r + 1 (4), scaling by two
 #                 multiplies 2) + sum (1) + scale (1);
@@ -66,26 +66,34 @@ import math
 #  triad 2 (one FMA), sum 1, sgemm 2 M N K.
 FLOPS_PER_ELEMENT = {
     "softmax": {"aten_vec": 24, "avx2": 24, "avx512": 23, "sse2": 24},
-    "bias_gelu": {"aten_vec": 40, "avx2": 48, "avx512": 61, "sse2": 28},
+    "bias_gelu": {"aten_vec": 40, "avx2": 48, "avx512": 42, "sse2": 28},
     "triad": {"aten_vec": 2, "avx2": 2, "avx512": 2, "sse2": 2},
     "sum": {"aten_vec": 1, "avx2": 1, "avx512": 1, "sse2": 1},
 }
 # SIMD instructions per vector of the variant's width in our kernels' hot loops (gcc 12 -O3; loads,
 # stores, constant broadcasts, loop counters and prefetches not counted), as (all, mul): all = every
-# arithmetic, logic, compare, conversion, rounding, scaling or blend instruction; mul = those that need a
-# multiplier (FMAs, multiplies, and the divide counted as one: the most favourable figure).  AVX2 and
+# arithmetic, logic, compare, conversion, rounding, scaling, permute or blend instruction; mul = those that
+# issue only on the FMA pipes: FMAs, multiplies, the divide counted as one (the most favourable figure), and
+# on AVX-512 vscalefps and the lane permutes (vpermt2ps/vpermi2ps): on a Zen 5, 12 chains of either beside
+# 12 FMA chains ran at the rate of the FMA chains alone (2 per cycle in all), while vminps, vroundscaleps and
+# vaddps beside FMAs doubled it (docs/kernels.md, "The instruction mix").  AVX2 and
 # AVX-512 counted in the disassembly of the four-vector loops (divided by 4), SSE2 in the source:
 #  exp: AVX-512 exp_vf (vec_math.h): min, max, x log2e, round, 2 reduction FMAs, 5 polynomial FMAs, p r,
 #    r + 1, FMA, vscalefps = 15 (mul 11 in the disassembly); AVX2: 22 (mul 12), the scaling by integer
-#    ops and two multiplies; SSE2 exp_ps (sse2_math.h): unord compare, max, min, multiply, 2 conversions,
-#    2 x (multiply, sub), 5 x (multiply, add), 2 multiplies, 2 adds, srai, sub, 2 adds, 2 shifts, 2
-#    multiplies, and/andnot/or select, x + x = 36 (mul 12).
+#    ops and two multiplies; SSE2 exp_ps (sse2_math.h): max, min, multiply, 2 conversions, 2 x (multiply,
+#    sub), 5 x (multiply, add), 2 multiplies, 2 adds, srai, sub, 2 adds, 2 shifts, 2 multiplies = 31 (mul
+#    13 in the disassembly; before, a nan select of 5 more: 36, counted then as mul 12).
+#  softmax's exp of x - max <= 0 (exp_nonpos_vf, exp_nonpos_ps: the same reduction and polynomial, no upper
+#    clamp, n from a rounding add, one scaling multiply, results below 2^-126 flushed to 0): AVX2 14 (mul
+#    11), SSE2 24 (mul 12), in the disassembly; AVX-512 runs exp_vf (15, mul 11).
 #  softmax, rows of up to 16384 floats (softmax_kernel_isa.h): max (1), x - max, exp, running sum, then
 #    e * (1 / sum) (1) = exp + 4 (mul exp + 1); longer rows ("softmax_online"): max, x - max, exp, sum,
-#    then x - max, exp, multiply = 2 exp + 5 (mul 2 exp + 1).
-#  bias_gelu: AVX-512 x + b and gelu_vf (vec_math.h: max, 0.5 z, |z|, min, |z| / sqrt 2, 1 + a / 2,
-#    divide, 9 polynomial FMAs, z^2 as hi + lo, the exponent's parts, TwoSum 6, exp 15, ex e + ex, t (...),
-#    compare, masked sub, 0.5 z r) = 47 (mul 32); AVX2 x + b and gelu_vf (vec_math.h, all in line: max,
+#    then x - max, exp, multiply = 2 exp + 5 (mul 2 exp + 1).  (With exp_vf and exp_ps, before: AVX2 26 / 13
+#    and 50 / 25, SSE2 35 / 14 and 67 / 27.)
+#  bias_gelu: AVX-512 x + b and gelu_vf (vec_math.h: max, min, -z/2, s, s_lo, s log2e, round, 2 reduction
+#    FMAs, + s_lo, 6 polynomial FMAs, |z|, index FMA, its float, u, 6 permutes, 5 table FMAs, e R, (e R) z,
+#    vscalefps, compare, masked sub) = 37 (mul 21 + 6 permutes + vscalefps = 28; the erfc form before it,
+#    with a divide: 47, mul 32 + vscalefps); AVX2 x + b and gelu_vf (vec_math.h, all in line: max,
 #    0.5 z, u, |z|, FMA + divide, 4 FMAs, t r, min, FMA, sub, FMA, 6 polynomial FMAs, shift, scaling,
 #    w, 2 - w, blend, 0.5 z (1 + erf), 5 + 1 series FMAs, compare, blend) = 36 (mul 26;
 #    before, with ATen's erf and Sleef's expf8_u10 called out of line: 55, mul 24, and the spills around
@@ -94,9 +102,9 @@ FLOPS_PER_ELEMENT = {
 #    divide = 25), 0.5 z, 1 + erf, product = 31 (mul 16).
 #  triad: one FMA (SSE2: multiply + add); sum: one add.
 INSTRUCTIONS_PER_VECTOR = {
-    "softmax": {"sse2": (40, 13), "avx2": (26, 13), "avx512": (19, 12)},
-    "softmax_online": {"sse2": (77, 25), "avx2": (50, 25), "avx512": (35, 23)},
-    "bias_gelu": {"sse2": (31, 16), "avx2": (36, 26), "avx512": (47, 32)},
+    "softmax": {"sse2": (28, 13), "avx2": (18, 12), "avx512": (19, 12)},
+    "softmax_online": {"sse2": (53, 25), "avx2": (33, 23), "avx512": (35, 23)},
+    "bias_gelu": {"sse2": (31, 16), "avx2": (36, 26), "avx512": (37, 28)},
     "triad": {"sse2": (2, 1), "avx2": (1, 1), "avx512": (1, 1)},
     "sum": {"sse2": (1, 0), "avx2": (1, 0), "avx512": (1, 0)},
 }

@@ -63,7 +63,7 @@ struct Lanes {
 #endif
   // max(x, m) returns m where x is nan (x86 max returns its second operand when either is nan)
   static V max_keep(V x, V m) { return vf_max(x, m); }
-  static V exp(V x) { return exp_vf(x); }
+  static V exp_nonpos(V x) { return exp_nonpos_vf(x); }
   static void fence() { _mm_sfence(); }
 };
 #elif defined(ENVCHECK_SSE2_KERNELS)
@@ -80,7 +80,7 @@ struct Lanes {
   static void store(float* p, V v) { _mm_storeu_ps(p, v); }
   static void stream(float* p, V v) { _mm_stream_ps(p, v); }
   static V max_keep(V x, V m) { return _mm_max_ps(x, m); }
-  static V exp(V x) { return exp_ps(x); }
+  static V exp_nonpos(V x) { return exp_nonpos_ps(x); }
   static V gelu(V z) { return gelu_ps(z); }
   static void fence() { _mm_sfence(); }
 };
@@ -99,7 +99,7 @@ struct Lanes {
   static void stream(float* p, V v) { v.store(p); }
   // ATen's maximum propagates a nan: the row then comes out nan through its sum, as it must
   static V max_keep(V x, V m) { return at::vec::maximum(x, m); }
-  static V exp(V x) { return exp_vec(x); }
+  static V exp_nonpos(V x) { return exp_vec(x); }
   static V gelu(V z) { return gelu_vec(z); }
   static void fence() {}
 };

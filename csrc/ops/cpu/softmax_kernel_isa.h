@@ -1,5 +1,6 @@
 // Softmax over the last dimension: y = exp(x - max) / sum(exp(x - max)), row by row, parallel over rows.
-// exp: exp_vf (vec_math.h, within 1.27 ulp) on AVX2 / AVX-512, exp_ps (sse2_math.h) in the DEFAULT
+// exp: of x - max <= 0 only, so exp_nonpos_vf (vec_math.h: exp_vf's reduction and polynomial, within 1.27
+// ulp, results below 2^-126 flushed to 0) on AVX2 / AVX-512, exp_nonpos_ps (sse2_math.h) in the DEFAULT
 // variant on x86-64, ATen's exp_u20 elsewhere (the Lanes of rowwise_lanes.h).
 //
 // Memory sees one read of x and one write of y, and exp runs once per element, for rows of up to
@@ -78,10 +79,10 @@ inline float softmax_exp_sum(const float* p, float* e, int64_t n, float mx, cons
   for (; j + 4 * N <= n; j += 4 * N) {
     if (pf != nullptr)
       for (int64_t q = 0; q < 4 * N; q += 16) prefetch_read(pf + j + q);
-    const L::V e0 = L::exp(L::sub(L::load(p + j), vm));
-    const L::V e1 = L::exp(L::sub(L::load(p + j + N), vm));
-    const L::V e2 = L::exp(L::sub(L::load(p + j + 2 * N), vm));
-    const L::V e3 = L::exp(L::sub(L::load(p + j + 3 * N), vm));
+    const L::V e0 = L::exp_nonpos(L::sub(L::load(p + j), vm));
+    const L::V e1 = L::exp_nonpos(L::sub(L::load(p + j + N), vm));
+    const L::V e2 = L::exp_nonpos(L::sub(L::load(p + j + 2 * N), vm));
+    const L::V e3 = L::exp_nonpos(L::sub(L::load(p + j + 3 * N), vm));
     if (Store) {
       L::store(e + j, e0);
       L::store(e + j + N, e1);
@@ -96,7 +97,7 @@ inline float softmax_exp_sum(const float* p, float* e, int64_t n, float mx, cons
   for (; j < n; j += N) {
     // the lanes past the row are -inf: exp(-inf - mx) = 0 adds nothing
     const L::V v = j + N <= n ? L::load(p + j) : lanes_load_part(p + j, n - j, -kInf);
-    const L::V ev = L::exp(L::sub(v, vm));
+    const L::V ev = L::exp_nonpos(L::sub(v, vm));
     if (Store) L::store(e + j, ev);
     s0 = L::add(s0, ev);
   }
@@ -137,7 +138,7 @@ inline void softmax_row_online(const float* xr, float* yr, int64_t cols) {
   }
   const Lanes::V vm = Lanes::set(mx), inv = Lanes::set(1.0f / s);
   rowwise_map<Stream>(yr, cols, [&](int64_t j, int64_t c) ENVCHECK_INLINE_LAMBDA {
-    return Lanes::mul(Lanes::exp(Lanes::sub(load_or_part(xr + j, c, -kInf), vm)), inv);
+    return Lanes::mul(Lanes::exp_nonpos(Lanes::sub(load_or_part(xr + j, c, -kInf), vm)), inv);
   });
 }
 

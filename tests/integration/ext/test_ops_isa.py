@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 
 import pytest
@@ -257,3 +258,82 @@ def test_micro_kernel_loops_use_all_registers_without_spills(isa_info):
         assert "vbroadcastss" in text
         if ns == "AVX2":
             assert "zmm" not in text
+
+
+def _innermost_loops(so_path: str, function: str) -> dict:
+    """{namespace: [mnemonics of the innermost loop with the most FMAs or SSE multiplies]} in the functions
+    whose demangled name contains `function`, per ISA namespace."""
+    import re
+
+    out = subprocess.run(["objdump", "-d", "-C", "--no-show-raw-insn", so_path], capture_output=True, text=True,
+                         timeout=120).stdout
+    head = re.compile(r"^[0-9a-f]+ <.*envcheck::(AVX512|AVX2|DEFAULT)::(.*)>:$")
+    insn = re.compile(r"^\s*([0-9a-f]+):\s+(\S+)\s*(.*)$")
+    bodies, current = [], None
+    for line in out.splitlines():
+        m = head.match(line)
+        if line.endswith(">:"):
+            current = (m.group(1), []) if m and function in m.group(2) and ".cold" not in m.group(2) else None
+            if current:
+                bodies.append(current)
+            continue
+        m = insn.match(line)
+        if current is not None and m:
+            current[1].append((int(m.group(1), 16), m.group(2), m.group(3)))
+    best = {}
+    for ns, body in bodies:
+        loops = []
+        for addr, op, args in body:
+            j = re.match(r"([0-9a-f]+)\b", args)
+            if op.startswith("j") and j and int(j.group(1), 16) < addr:
+                loops.append((int(j.group(1), 16), addr))
+        for lo, hi in loops:
+            if any(lo <= a and b <= hi and (a, b) != (lo, hi) for a, b in loops):
+                continue  # not innermost
+            ops = [op for a, op, _ in body if lo <= a <= hi]
+            if sum(op.startswith(("vfm", "mulps")) for op in ops) > sum(op.startswith(("vfm", "mulps"))
+                                                                      for op in best.get(ns, [])):
+                best[ns] = ops
+    return best
+
+
+def test_roofline_instruction_counts_match_the_built_loops(isa_info):
+    """The instruction-mix bound (bench/roofline.py INSTRUCTIONS_PER_VECTOR) counts what the built kernels
+    run: objdump's four-vector loop of bias_gelu (x + b, GELU) and of softmax's exp pass (x - max, exp,
+    running sum: the model's softmax adds the max pass and the scaling, 2 instructions, one a multiply), per
+    vector, for AVX-512 and AVX2, and softmax's for DEFAULT (SSE2).  mul = the instructions that issue only
+    on the FMA pipes (FMAs, multiplies, divides, vscalefps, lane permutes); loads, stores, broadcasts and
+    register moves are not counted."""
+    from torch_envcheck.bench import roofline
+
+    path = _disassemblable_library(isa_info)
+    # The model's counts were read from GCC 12's code; another compiler schedules (and counts) differently, and
+    # the model then describes a build this machine does not have.
+    comment = subprocess.run(["objdump", "-s", "-j", ".comment", path], capture_output=True, text=True,
+                             timeout=60).stdout
+    # objdump's dump: an offset, then up to four hex words, then their text; the bytes hold "GCC: (...) 12.2.0"
+    rows = (re.match(r" ([0-9a-f]{4,}) ", ln) for ln in comment.splitlines())
+    data = b"".join(bytes.fromhex(m.string[m.end():m.end() + 35].replace(" ", "")) for m in rows if m)
+    text = data.decode("ascii", "replace")
+    compilers = set(re.findall(r"GCC: \([^)]*\) (\d+)\.", text))
+    if compilers != {"12"}:
+        pytest.skip(f"the model's instruction counts are GCC 12's; this library's .comment names {sorted(compilers) or 'no GCC'}")
+    fma_pipe = ("vfmadd", "vfmsub", "vfnmadd", "vfnmsub", "vmulps", "vdivps", "vscalefps", "vpermt2ps",
+                "vpermi2ps", "vpermps")
+    for function, name, extra in (("bias_gelu_rows<false>", "bias_gelu", (0, 0)),
+                                  ("softmax_rows<false>", "softmax", (2, 1))):
+        loops = _innermost_loops(path, function)
+        if not loops:
+            pytest.skip("no symbols for the kernel namespaces (stripped binary)")
+        for ns, family in (("AVX512", "avx512"), ("AVX2", "avx2")):
+            simd = [op for op in loops[ns] if op.startswith("v") and not op.startswith(("vmov", "vbroadcast", "vzero"))]
+            mul = [op for op in simd if op.startswith(fma_pipe)]
+            counted = (round(len(simd) / 4) + extra[0], round(len(mul) / 4) + extra[1])
+            assert counted == roofline.INSTRUCTIONS_PER_VECTOR[name][family], (ns, name, counted, loops[ns])
+        if name == "bias_gelu":
+            assert "vdivps" not in loops["AVX512"]  # the GELU's table replaced erfcc's divide
+        else:  # SSE2 mnemonics: packed-float and packed-integer arithmetic, conversions
+            sse = [op for op in loops["DEFAULT"] if (op.endswith("ps") or op.startswith(("p", "cvt")))
+                   and not op.startswith(("movaps", "movups", "movss", "prefetch", "push", "pop"))]
+            counted = (round(len(sse) / 4) + extra[0], round(sum(op == "mulps" for op in sse) / 4) + extra[1])
+            assert counted == roofline.INSTRUCTIONS_PER_VECTOR[name]["sse2"], (name, counted, loops["DEFAULT"])
