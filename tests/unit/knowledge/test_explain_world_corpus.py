@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "explain"
-SPLITS = ("train", "test", "test2", "test3", "test4", "test5", "test6", "test7")
+SPLITS = ("train", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8")
 # The first six test splits, measured and reported, were retired into development data on 2026-12-02: their files
-# stay unchanged (their digests are checked) and may now be read and cited like train.  test7, collected apart from
-# the matcher, is held out.
+# stay unchanged (their digests are checked) and may now be read and cited like train.  test7 and test8, each
+# collected apart from the matcher, are held out.
 RETIRED = ("test", "test2", "test3", "test4", "test5", "test6")
-FROZEN = ("test7",)
+FROZEN = ("test7", "test8")
 # From this batch on an entry's split is decided by its source URL alone (train or test2).
 URL_SPLIT_BATCH = 11
 # From this batch on the URL rule sends the even half to a third frozen split (train or test3).
@@ -35,6 +35,9 @@ TEST6_BATCH = 15
 # This batch is a frozen split as a whole (test7), collected like test6 while the matcher's next round was under way:
 # apart from the matcher, from threads in none of the other files nor real_errors.json.
 TEST7_BATCH = 16
+# This batch is a frozen split as a whole (test8), collected like test7 while test7 still measured the current round:
+# apart from the matcher, from threads in none of the other files (test7 included) nor real_errors.json.
+TEST8_BATCH = 17
 EXPECTED_KEYS = {"recognised", "layer", "environment_problem", "fix", "fix_patterns"}
 # The classes the corpus must cover (issue's list), each present in the corpus as a whole.
 REQUIRED_CLASSES = {"container", "driver-state", "rocm", "jit-arch", "c-runtime", "cuda-libs", "ext-abi",
@@ -58,6 +61,8 @@ def _split_of(source, text, batch):
         return "test6"
     if batch == TEST7_BATCH:
         return "test7"
+    if batch == TEST8_BATCH:
+        return "test8"
     if batch == TRAIN_BATCH:
         return "test5" if int(hashlib.sha256(source.encode("utf-8")).hexdigest(), 16) % 2 == 0 else "train"
     if batch >= URL_SPLIT_BATCH:
@@ -198,6 +203,16 @@ def test_the_collected_apart_batch_16_is_test7_and_new(corpus):
     _assert_new_threads(test7, other, "test7")
 
 
+def test_the_collected_apart_batch_17_is_test8_and_new(corpus):
+    """test8 is batch 17 as a whole, and batch 17 is nowhere else; none of its threads is in another split (test7
+    included) or in real_errors.json, and none of its texts repeats one of them (checked for all splits above)."""
+    test8 = corpus["test8"]["entries"]
+    assert test8 and all(e["batch"] == TEST8_BATCH for e in test8)
+    assert not [e["id"] for sp in SPLITS if sp != "test8" for e in corpus[sp]["entries"] if e["batch"] == TEST8_BATCH]
+    other = {s for sp in SPLITS if sp != "test8" for s in _sources(corpus[sp]["entries"])} | _cited()
+    _assert_new_threads(test8, other, "test8")
+
+
 def test_a_repeated_thread_is_caught():
     entry = {"id": "x-1", "source": "https://github.com/o/r/issues/1"}
     with pytest.raises(AssertionError, match="already in the corpus"):
@@ -261,3 +276,11 @@ def test_the_scorer_holds_test7_out_of_development():
     assert "test6" in ev.SPLIT_SETS["dev"]
     assert not set(ev.FROZEN) & set(ev.SPLIT_SETS["dev"])
     assert not set(ev.FROZEN) & set(RETIRED)
+
+
+def test_the_scorer_holds_test8_out_of_development():
+    """test8, collected apart while test7 measured the current round, is held out beside test7: --wrong never lists
+    its misses and it is in no development set; --split all reads it."""
+    ev = _scorer()
+    assert {"test7", "test8"} <= set(ev.FROZEN)
+    assert "test8" in ev.SPLIT_SETS["all"] and "test8" not in ev.SPLIT_SETS["dev"]
