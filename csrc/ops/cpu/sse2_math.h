@@ -9,6 +9,20 @@
 // selects are and/andnot/or, rounding is cvtps2dq under the default rounding mode.
 // (kernels_impl.h includes <emmintrin.h> before the namespaces open.)
 
+// e^r for the reduced argument r = xc - nf ln2: the reduction (ln2 in two parts, so that nf * ln2_hi is
+// exact) and the polynomial that exp_ps and exp_nonpos_ps share; the caller scales the result by 2^n.
+inline __m128 exp_reduced_ps(__m128 xc, __m128 nf) {
+  __m128 r = _mm_sub_ps(xc, _mm_mul_ps(nf, _mm_set1_ps(0.693359375f)));
+  r = _mm_sub_ps(r, _mm_mul_ps(nf, _mm_set1_ps(-2.12194440e-4f)));
+  __m128 p = _mm_set1_ps(1.9875691500e-4f);
+  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(1.3981999507e-3f));
+  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(8.3334519073e-3f));
+  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(4.1665795894e-2f));
+  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(1.6666665459e-1f));
+  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(5.0000001201e-1f));
+  return _mm_add_ps(_mm_mul_ps(_mm_mul_ps(p, r), r), _mm_add_ps(r, _mm_set1_ps(1.0f)));
+}
+
 // e^x (Cody-Waite reduction x = n ln2 + r, |r| <= ln2/2, then Cephes' degree-6 polynomial for e^r,
 // then scaling by 2^n as two exact power-of-two factors 2^(n/2) 2^(n - n/2), so that a subnormal result
 // is rounded once instead of flushed to 0 and 2^128 need not be representable).  Accuracy against
@@ -21,16 +35,7 @@ inline __m128 exp_ps(__m128 x) {
   const __m128 xc = _mm_min_ps(_mm_set1_ps(89.0f), _mm_max_ps(_mm_set1_ps(-104.0f), x));
   const __m128i n = _mm_cvtps_epi32(_mm_mul_ps(xc, _mm_set1_ps(1.44269504088896341f)));
   const __m128 nf = _mm_cvtepi32_ps(n);
-  // ln2 in two parts so that n * ln2_hi is exact.
-  __m128 r = _mm_sub_ps(xc, _mm_mul_ps(nf, _mm_set1_ps(0.693359375f)));
-  r = _mm_sub_ps(r, _mm_mul_ps(nf, _mm_set1_ps(-2.12194440e-4f)));
-  __m128 p = _mm_set1_ps(1.9875691500e-4f);
-  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(1.3981999507e-3f));
-  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(8.3334519073e-3f));
-  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(4.1665795894e-2f));
-  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(1.6666665459e-1f));
-  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(5.0000001201e-1f));
-  p = _mm_add_ps(_mm_mul_ps(_mm_mul_ps(p, r), r), _mm_add_ps(r, _mm_set1_ps(1.0f)));
+  const __m128 p = exp_reduced_ps(xc, nf);
   const __m128i n1 = _mm_srai_epi32(n, 1), n2 = _mm_sub_epi32(n, n1);  // both in [-75, 64]
   const __m128i bias = _mm_set1_epi32(127);
   const __m128 s1 = _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(n1, bias), 23));
@@ -48,15 +53,7 @@ inline __m128 exp_nonpos_ps(__m128 x) {
   const __m128 magic = _mm_set1_ps(12582912.0f + 127.0f);
   const __m128 m = _mm_add_ps(_mm_mul_ps(xc, _mm_set1_ps(1.44269504088896341f)), magic);
   const __m128 nf = _mm_sub_ps(m, magic);
-  __m128 r = _mm_sub_ps(xc, _mm_mul_ps(nf, _mm_set1_ps(0.693359375f)));
-  r = _mm_sub_ps(r, _mm_mul_ps(nf, _mm_set1_ps(-2.12194440e-4f)));
-  __m128 p = _mm_set1_ps(1.9875691500e-4f);
-  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(1.3981999507e-3f));
-  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(8.3334519073e-3f));
-  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(4.1665795894e-2f));
-  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(1.6666665459e-1f));
-  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(5.0000001201e-1f));
-  p = _mm_add_ps(_mm_mul_ps(_mm_mul_ps(p, r), r), _mm_add_ps(r, _mm_set1_ps(1.0f)));
+  const __m128 p = exp_reduced_ps(xc, nf);
   return _mm_mul_ps(p, _mm_castsi128_ps(_mm_slli_epi32(_mm_castps_si128(m), 23)));
 }
 

@@ -35,12 +35,9 @@ inline VecF vf_max(VecF a, VecF b) { return _mm256_max_ps(a, b); }
 inline VecF vf_round(VecF a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
 #endif
 
-inline VecF exp_vf(VecF x) {
-  // Past these the result is 0 or +inf anyway; the clamp keeps n in [-150, 128].  min/max return their
-  // second operand, x, for a nan lane: the nan runs through every step (AVX2: p is nan, whatever the
-  // conversion of n made of it) and comes out quiet.
-  const VecF xc = vf_min(vf_set(89.0f), vf_max(vf_set(-104.0f), x));
-  const VecF n = vf_round(vf_mul(xc, vf_set(1.44269504088896341f)));
+// e^r for the reduced argument r = xc - n ln2 (|r| <= ln2 / 2): the reduction (ln2 in two parts) and the
+// minimax polynomial that exp_vf and exp_nonpos_vf share; the caller scales the result by 2^n.
+inline VecF exp_reduced_vf(VecF xc, VecF n) {
   VecF r = vf_fma(n, vf_set(-0.693359375f), xc);  // ln2_hi has 11 significant bits: n * ln2_hi exact
   r = vf_fma(n, vf_set(2.12194440e-4f), r);       // -ln2_lo
   VecF p = vf_set(1.9875691500e-4f);
@@ -50,6 +47,16 @@ inline VecF exp_vf(VecF x) {
   p = vf_fma(p, r, vf_set(1.6666665459e-1f));
   p = vf_fma(p, r, vf_set(5.0000001201e-1f));
   p = vf_fma(vf_mul(p, r), r, vf_add(r, vf_set(1.0f)));
+  return p;
+}
+
+inline VecF exp_vf(VecF x) {
+  // Past these the result is 0 or +inf anyway; the clamp keeps n in [-150, 128].  min/max return their
+  // second operand, x, for a nan lane: the nan runs through every step (AVX2: p is nan, whatever the
+  // conversion of n made of it) and comes out quiet.
+  const VecF xc = vf_min(vf_set(89.0f), vf_max(vf_set(-104.0f), x));
+  const VecF n = vf_round(vf_mul(xc, vf_set(1.44269504088896341f)));
+  const VecF p = exp_reduced_vf(xc, n);
 #if defined(CPU_CAPABILITY_AVX512)
   const VecF y = _mm512_scalef_ps(p, n);
 #else
@@ -81,16 +88,7 @@ inline VecF exp_nonpos_vf(VecF x) {
   const VecF magic = vf_set(12582912.0f + 127.0f);
   const VecF m = vf_fma(xc, vf_set(1.44269504088896341f), magic);
   const VecF n = _mm256_sub_ps(m, magic);
-  VecF r = vf_fma(n, vf_set(-0.693359375f), xc);
-  r = vf_fma(n, vf_set(2.12194440e-4f), r);
-  VecF p = vf_set(1.9875691500e-4f);
-  p = vf_fma(p, r, vf_set(1.3981999507e-3f));
-  p = vf_fma(p, r, vf_set(8.3334519073e-3f));
-  p = vf_fma(p, r, vf_set(4.1665795894e-2f));
-  p = vf_fma(p, r, vf_set(1.6666665459e-1f));
-  p = vf_fma(p, r, vf_set(5.0000001201e-1f));
-  p = vf_fma(vf_mul(p, r), r, vf_add(r, vf_set(1.0f)));
-  return vf_mul(p, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(m), 23)));
+  return vf_mul(exp_reduced_vf(xc, n), _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(m), 23)));
 #endif
 }
 
