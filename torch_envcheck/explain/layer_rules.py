@@ -44,7 +44,7 @@ from __future__ import annotations
 import re
 
 from torch_envcheck.explain.catalogue import Cause, Signature
-from torch_envcheck.explain.match import Match, _line
+from torch_envcheck.explain.match import Match, _line, last_match
 from torch_envcheck.knowledge import compiled_modules, drivers, gpu_generations, headers
 from torch_envcheck.knowledge.releases import index_url as torch_index_url, release as torch_release
 from torch_envcheck.knowledge import jetson
@@ -362,9 +362,7 @@ def jit_extension_missing(ent, text):
     """A JIT-compiled torch extension's .so missing from torch's extensions cache: its build failed earlier; the fix
     is that build (its log: compiler, nvcc, ninja), or the owning package's prebuilt op."""
     tail = text[-CONTEXT_TAIL:]
-    m = None
-    for m in _JIT_EXT_MISSING.finditer(tail):
-        pass
+    m = last_match(_JIT_EXT_MISSING, tail)
     if m is None:
         return None
     op = m.group("op")
@@ -426,9 +424,7 @@ def numpy_c_api_capsule(ent, text):
     """A compiled module that cannot find NumPy's C-API capsule was compiled against another NumPy (NumPy 1.x, run
     under NumPy 2): NumPy's layer, the module's owner named from the traceback."""
     tail = text[-CONTEXT_TAIL:]
-    m = None
-    for m in _NUMPY_CAPSULE.finditer(tail):
-        pass
+    m = last_match(_NUMPY_CAPSULE, tail)
     if m is None:
         return None
     pkg = _traceback_package(ent)
@@ -456,9 +452,7 @@ def package_compiled_part_missing(ent, text):
     distribution has no compiled ops (a pure-Python variant, or a build that failed or was skipped), whoever the
     package is.  torch's own `torch._C` is not this (running inside torch's source tree is)."""
     tail = text[-CONTEXT_TAIL:]
-    m = None
-    for m in _PRIVATE_SUBMODULE.finditer(tail):
-        pass
+    m = last_match(_PRIVATE_SUBMODULE, tail)
     if m is None:
         return None
     pkg, sub = m.group("pkg") or m.group("pkg2"), m.group("sub") or m.group("sub2")
@@ -1259,9 +1253,7 @@ def gpu_newer_than_build(ent, text):
     at = next((c["at"] for c in reversed(ent.codes) if _bare(c) in _ARCH_BARES), None)
     if at is None:
         tail = text[-CONTEXT_TAIL:]
-        m = None
-        for m in _ARCH_WORDS.finditer(tail):
-            pass
+        m = last_match(_ARCH_WORDS, tail)
         if m is None:
             return None
         at = len(text) - len(tail) + m.start()
@@ -1650,9 +1642,7 @@ def wsl_gpu_passthrough(ent, text):
     if not ent.platform.get("wsl") and not os_blocked:
         return None
     tail = text[-CONTEXT_TAIL:]
-    m = None
-    for m in _GPU_INIT_FAILURE.finditer(tail):
-        pass
+    m = last_match(_GPU_INIT_FAILURE, tail)
     codes = [c for c in ent.codes if c.get("family") in ("cudaError_t", "CUresult", "nvmlReturn_t")
              and c.get("layer") == "driver"]
     tcc = _SMI_TCC_ROW.search(tail) or _TCC_WORDS.search(tail)
@@ -1739,9 +1729,7 @@ def tensorflow_sees_no_gpu(ent, text):
     if not _context(text, _TF_TEXT + r"|Tensor ?Flow"):
         return None
     tail = text[-CONTEXT_TAIL:]
-    m = None
-    for m in _TF_LISTS_NO_GPU.finditer(tail):
-        pass
+    m = last_match(_TF_LISTS_NO_GPU, tail)
     if m is None or re.search(r"device_type=.GPU.|/physical_device:GPU:\d|Num GPUs Available:\s{0,3}[1-9]", tail):
         return None
     last_win = tf_builds.windows_last_gpu_release()
@@ -1790,9 +1778,7 @@ def torch_build_variant(ent, text):
     with cannot be installed (pip fails, and a setup script falls back to the CPU wheel), and a torch wheel for
     Windows or macOS without a +cuXXX label is the CPU build.  The fix names the builds that release has."""
     tail = text[-CONTEXT_TAIL:]
-    m = None
-    for m in _TORCH_LABELLED.finditer(tail):
-        pass
+    m = last_match(_TORCH_LABELLED, tail)
     if m is not None and m.group("tag").startswith("cu") and _PIP_FAILED.search(tail):
         rel = torch_release(m.group("ver"))
         tags = [b["tag"] for b in (rel or {}).get("builds", []) if b.get("tag", "").startswith("cu")]
@@ -1843,9 +1829,7 @@ def inductor_on_native_windows(ent, text):
     if not ent.platform.get("windows") or ent.platform.get("wsl"):
         return None
     tail = text[-CONTEXT_TAIL:]
-    m = None
-    for m in _INDUCTOR_FAILED.finditer(tail):
-        pass
+    m = last_match(_INDUCTOR_FAILED, tail)
     if m is None:
         return None
     sig = _sig("inductor-on-native-windows", "toolchain",
@@ -1883,9 +1867,7 @@ def device_node_missing(ent, text):
     runtime's --device / --gpus), on a host its kernel driver is not loaded (amdgpu for /dev/kfd and /dev/dri, the
     NVIDIA module for /dev/nvidia*), and /dev/dxg is WSL 2's GPU (absent in WSL 1 or in a container not given it)."""
     tail = text[-CONTEXT_TAIL:]
-    m = None
-    for m in _DEVICE_NODE_MISSING.finditer(tail):
-        pass
+    m = last_match(_DEVICE_NODE_MISSING, tail)
     if m is None:
         return None
     node = m.group("node") or m.group("node2")
@@ -1939,9 +1921,7 @@ def device_node_permission(ent, text):
     """The GPU's device node refused to this user: the owner of the node says which stack (/dev/kfd and /dev/dri are
     AMD's ROCm, /dev/nvidia* NVIDIA's driver); the fix is group membership, not a reinstall."""
     tail = text[-CONTEXT_TAIL:]
-    m = None
-    for m in _DEVICE_NODE_DENIED.finditer(tail):
-        pass
+    m = last_match(_DEVICE_NODE_DENIED, tail)
     if m is None:
         return None
     node = m.group("node") or m.group("node2")
@@ -2024,9 +2004,7 @@ _RUNTIME_EXE_MISSING = re.compile(r"(?:exec: \\{0,3}\"?|fork/exec \S{0,200}/)(?P
 def container_cli(ent, text):
     """The NVIDIA container toolkit's own failures, read by the stage it names and the object of its detail."""
     tail = text[-CONTEXT_TAIL:]
-    m = None
-    for m in _CONTAINER_CLI.finditer(tail):
-        pass
+    m = last_match(_CONTAINER_CLI, tail)
     src = ({"url": "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/troubleshooting.html",
             "what": "NVIDIA Container Toolkit troubleshooting"},)
     if m is None and "nvidia-container-cli" in tail:
@@ -2093,9 +2071,7 @@ def rocblas_on_windows(ent, text):
     if not ent.platform.get("windows"):
         return None
     tail = text[-CONTEXT_TAIL:]
-    m = None
-    for m in _ROCBLAS_TENSILE.finditer(tail):
-        pass
+    m = last_match(_ROCBLAS_TENSILE, tail)
     if m is None:
         return None
     sdk = _HIP_SDK_DIR.search(tail)
@@ -2147,9 +2123,7 @@ def torch_not_offered_on_mac(ent, text):
     if not ent.platform.get("macos") or ent.platform.get("windows") or ent.pip:
         return None
     tail = text[-CONTEXT_TAIL:]
-    m = None
-    for m in _RESOLVER_NO_TORCH.finditer(tail):
-        pass
+    m = last_match(_RESOLVER_NO_TORCH, tail)
     if m is None:
         return None
     if _MAC_ARM64.search(tail) and not ent.platform.get("intel_mac"):
@@ -2242,9 +2216,7 @@ def cuda_package_on_mac(ent, text):
     if not ent.platform.get("macos") or ent.platform.get("windows") or ent.platform.get("wsl"):
         return None
     tail = text[-CONTEXT_TAIL:]
-    m = None
-    for m in _CUDA_PART_FAILS.finditer(tail):
-        pass
+    m = last_match(_CUDA_PART_FAILS, tail)
     if m is None or _LINUXKIT.search(tail):
         return None
     pkg = None
@@ -2356,9 +2328,7 @@ def container_without_gpu(ent, text):
     if not ent.platform.get("container") and not _context(text, r"\(container\)|inside (?:the|a|my) container"):
         return None
     tail = text[-CONTEXT_TAIL:]
-    m = None
-    for m in _NO_GPU_HERE.finditer(tail):
-        pass
+    m = last_match(_NO_GPU_HERE, tail)
     if m is None:
         return None
     at = len(text) - len(tail) + m.start()
@@ -2532,9 +2502,7 @@ def toolkit_not_torch_cuda(ent, text):
     """A build refused because the CUDA toolkit's nvcc is another version than the CUDA torch was built with: the
     toolkit (CUDA_HOME) or the torch build must change, whichever package's setup.py says it."""
     tail = text[-CONTEXT_TAIL:]
-    m = None
-    for m in _TOOLKIT_VS_TORCH.finditer(tail):
-        pass
+    m = last_match(_TOOLKIT_VS_TORCH, tail)
     if m is None:
         return None
     built = _TORCH_BUILT_CUDA.search(tail)
@@ -2629,9 +2597,7 @@ def driver_older_than_build(ent, text):
                            os_name=os_name) != drivers.NO:
         return None
     tail = text[-CONTEXT_TAIL:]
-    m = None
-    for m in _CUDA_UNUSABLE.finditer(tail):
-        pass
+    m = last_match(_CUDA_UNUSABLE, tail)
     if m is None:
         return None
     need = drivers.min_driver_for_cuda(cuda, os_name) or {}
@@ -2745,9 +2711,7 @@ def visible_devices_hide_the_gpu(ent, text):
     index that does not exist (or an unexpanded $1) leaves none."""
     tail = text[-CONTEXT_TAIL:]
     cvd = _CVD_SET.search(tail)
-    m = None
-    for m in _NO_DEVICE.finditer(tail):
-        pass
+    m = last_match(_NO_DEVICE, tail)
     if cvd is None or m is None or ent.platform.get("container"):
         return None
     sig = _sig("visible-devices-hide-the-gpu", "env",
@@ -2810,9 +2774,7 @@ def nvcc_host_compiler(ent, text):
     #error line, whatever the wrapping; the fix is a compiler within the limit (CC/CXX, NVCC_CCBIN) or a CUDA
     toolkit whose table includes this compiler."""
     tail = text[-CONTEXT_TAIL:]
-    m = None
-    for m in _HOST_CONFIG.finditer(tail):
-        pass
+    m = last_match(_HOST_CONFIG, tail)
     if m is None:
         return None
     comp, lim = m.group("comp"), m.group("lim")
@@ -2885,9 +2847,7 @@ def package_extension_not_loaded(ent, text):
     """A package reporting that its own compiled part did not load is that package's build for this torch/CUDA,
     whoever the package is: the wheel has no kernels for this torch or CUDA, or its build was skipped."""
     tail = text[-CONTEXT_TAIL:]
-    m = None
-    for m in _EXT_NOT_LOADED.finditer(tail):
-        pass
+    m = last_match(_EXT_NOT_LOADED, tail)
     if m is None:
         return None
     pkg = m.group("pkg") or m.group("pkg2")
@@ -2928,9 +2888,7 @@ _CUDNN_LOADED = re.compile(r"Loaded cuDNN version (?P<v>\d{4,5})")
 
 def cudnn8_sublibrary_on_windows(ent, text):
     tail = text[-CONTEXT_TAIL:]
-    m = None
-    for m in _CUDNN8_SUBLIB.finditer(tail):
-        pass
+    m = last_match(_CUDNN8_SUBLIB, tail)
     if m is None or not _CODE_126.search(tail) or re.search(r"(?i)[/\\]torch[/\\]lib[/\\]cudnn_", tail):
         return None
     v = _CUDNN_LOADED.search(tail)
@@ -2961,9 +2919,7 @@ _CMAKE_SOURCE = {"url": "https://github.com/Kitware/CMake/blob/master/Modules/CM
 
 def cmake_compiler_detection(ent, text):
     tail = text[-CONTEXT_TAIL:]
-    m = None
-    for m in _CMAKE_NO_COMPILER.finditer(tail):
-        pass
+    m = last_match(_CMAKE_NO_COMPILER, tail)
     if m is None:
         return None
     lang = m.group("lang") or "CUDA"
@@ -3004,9 +2960,7 @@ _TF_ERRORS_SRC = {"url": "https://www.tensorflow.org/api_docs/python/tf/errors",
 
 def tensorflow_error_class(ent, text):
     tail = text[-CONTEXT_TAIL:]
-    m = None
-    for m in _TF_CLASS.finditer(tail):
-        pass
+    m = last_match(_TF_CLASS, tail)
     if m is None or not (_context(text, _TF_TEXT) or "errors_impl" in tail or "Graph execution error" in tail):
         return None
     at = len(text) - len(tail) + m.start()

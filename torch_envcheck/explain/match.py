@@ -76,7 +76,8 @@ def _line(text: str, start: int, end: int) -> str:
     return line if len(line) <= MAX_LINE else line[:MAX_LINE - 1] + "\u2026"
 
 
-def _last(pattern: re.Pattern, text: str):
+def last_match(pattern: re.Pattern, text: str) -> re.Match | None:
+    """The last match of `pattern` in `text`, or None."""
     last = None
     for last in pattern.finditer(text):  # linear: patterns cannot backtrack catastrophically
         pass
@@ -86,7 +87,7 @@ def _last(pattern: re.Pattern, text: str):
 def _match(sig, text: str) -> Match | None:
     found = None
     for pattern in sig.patterns:
-        m = _last(pattern, text)
+        m = last_match(pattern, text)
         if m is not None and (found is None or m.end() > found.end()):
             found = m
     if found is None:

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 
 from torch_envcheck.explain.catalogue import Signature
 from torch_envcheck.explain.layer_rules import SOURCES, code_advice, package_guess
-from torch_envcheck.explain.match import Match, _line
+from torch_envcheck.explain.match import Match, _line, last_match
 from torch_envcheck.explain.voters_program import program_families
 from torch_envcheck.explain.voters_tools import tool_flags
 from torch_envcheck.knowledge import compiled_modules, gpu_generations, headers
@@ -511,9 +511,7 @@ _NO_MODULE = re.compile(r"No module named ['\"](?P<mod>[A-Za-z_][\w.]{0,100})['\
 def _modules(text, ent):
     """A package's private module that cannot be imported ("No module named 'mmcv._ext'") is that package's compiled
     part: its build for this Python/torch/CUDA, whatever the language around it."""
-    m = None
-    for m in _NO_MODULE.finditer(text[-65536:]):
-        pass
+    m = last_match(_NO_MODULE, text[-65536:])
     if m is None:
         return []
     mod = m.group("mod")
@@ -544,9 +542,7 @@ def _exceptions(text, ent):
             at = text.rfind(name)
             fix = None
             if layer == "env":
-                m = None
-                for m in _NO_MODULE.finditer(text[-65536:]):
-                    pass
+                m = last_match(_NO_MODULE, text[-65536:])
                 if m is None:
                     break
                 mod = m.group("mod")
@@ -591,9 +587,7 @@ def _shared_memory(text, ent):
     """Shared memory (/dev/shm) named in the final lines: DataLoader workers and NCCL's transport pass data through
     it; a container's default is 64 MB."""
     tail = text[-8192:]
-    m = None
-    for m in _SHM.finditer(tail):
-        pass
+    m = last_match(_SHM, tail)
     if m is None:
         return []
     return [Vote("container", 2.0, 3, "memory", m.group(0), len(text) - len(tail) + m.start(),
@@ -603,9 +597,7 @@ def _shared_memory(text, ent):
 
 def _memory(text, ent):
     tail = text[-8192:]
-    m = None
-    for m in _OUT_OF_MEMORY.finditer(tail):
-        pass
+    m = last_match(_OUT_OF_MEMORY, tail)
     if m is None:
         return []
     return [Vote("not-environment", 2.5, 3, "memory", m.group(0), len(text) - len(tail) + m.start())]
@@ -721,9 +713,7 @@ def _nvcc_arch(text, ent):
     """nvcc refusing a target it does not know: its toolkit is older than the GPU (the first CUDA for each target is in
     knowledge/gpu_generations.py)."""
     tail = text[-16384:]
-    m = None
-    for m in _NVCC_ARCH.finditer(tail):
-        pass
+    m = last_match(_NVCC_ARCH, tail)
     if m is None:
         return []
     a = m.group("a") or m.group("b")
@@ -800,9 +790,7 @@ _KERNEL_ASSERT = re.compile(r"Assertion [`'][^\n]{1,300}[`'] failed|device-side 
 def _program(text, ent):
     tail = text[-8192:]
     base = len(text) - len(tail)
-    m = None
-    for m in _KERNEL_ASSERT.finditer(tail):
-        pass
+    m = last_match(_KERNEL_ASSERT, tail)
     if m is not None:
         return [Vote("not-environment", 2.5, 3, "program", "a kernel's assertion on its input", base + m.start())]
     lines = [ln for ln in tail.splitlines() if _ERROR_LINE.search(ln) or "Error" in ln][-3:]
@@ -911,9 +899,7 @@ _ISA_MISSING = re.compile(r"(?i)\b(?P<isa>AVX(?:2|512\w{0,6})?|SSE4(?:\.[12])?|F
 
 def _isa(text, ent):
     tail = text[-8192:]
-    m = None
-    for m in _ISA_MISSING.finditer(tail):
-        pass
+    m = last_match(_ISA_MISSING, tail)
     if m is None:
         return []
     # the layer is the framework's whose build it is; another package's binary has no layer of its own here

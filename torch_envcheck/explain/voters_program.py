@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from torch_envcheck.explain.match import last_match
+
 TAIL = 8192
 
 # (family, the frameworks' wordings, what to look at); no wording needs more than the last 8 KiB
@@ -89,9 +91,7 @@ def program_families(text: str, ent, vote_cls) -> list:
     base = len(text) - len(tail)
     best = None
     for family, pattern, look in FAMILIES:
-        m = None
-        for m in pattern.finditer(tail):
-            pass
+        m = last_match(pattern, tail)
         if m is not None and (best is None or m.start() > best[0]):
             best = (m.start(), family, look)
     if best is None:

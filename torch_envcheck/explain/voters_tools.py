@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from torch_envcheck.explain.match import last_match
+
 TAIL = 8192
 
 _ALLOW_UNSUPPORTED = re.compile(r"-{1,2}allow-unsupported-compiler\b")
@@ -22,9 +24,7 @@ _SOURCE = {"url": "https://docs.nvidia.com/cuda/cuda-installation-guide-microsof
 
 def tool_flags(text: str, ent, vote_cls) -> list:
     tail = text[-TAIL:]
-    m = None
-    for m in _ALLOW_UNSUPPORTED.finditer(tail):
-        pass
+    m = last_match(_ALLOW_UNSUPPORTED, tail)
     if m is None:
         return []
     msvc = _MSVC.search(tail) is not None
