@@ -9,8 +9,10 @@ program such as nvidia-smi or nvcc.
 from __future__ import annotations
 
 import os
+import signal
 import stat
 import subprocess
+import time
 
 from paths import REPO
 
@@ -34,7 +36,31 @@ def run_cli(python: str, args: list[str], env: dict | None = None, drop: tuple =
     if path_prefix:
         e["PATH"] = path_prefix + os.pathsep + e.get("PATH", "")
     argv = [python, "-m", "torch_envcheck"] + list(args)
-    return subprocess.run(argv, capture_output=True, text=True, env=e, timeout=timeout, cwd=REPO)
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=e, cwd=REPO)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(_hung(proc, argv, timeout)) from None
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
+def _hung(proc: subprocess.Popen, argv: list, timeout: float) -> str:
+    """What a run that outlived `timeout` was doing: the doctor prints every thread's stack on
+    SIGUSR2 (_util/watchdog.stacks_on_request); then it is killed.  Never waits unbounded (a
+    grandchild may hold the pipes)."""
+    if proc.poll() is None and hasattr(signal, "SIGUSR2"):
+        proc.send_signal(signal.SIGUSR2)
+        time.sleep(3)
+    alive = proc.poll() is None
+    proc.kill()
+    try:
+        out, err = proc.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        out, err = "", "(its output pipes are still held open, by a process it left behind)"
+    state = "still running" if alive else f"exited with {proc.returncode}, its pipes held open"
+    return (f"{' '.join(argv[1:])} did not finish within {timeout:g} s ({state}); stdout tail:\n"
+            f"{(out or '')[-2000:]}\nstderr tail (thread stacks):\n{(err or '')[-8000:]}")
 
 
 def run_inprocess(argv) -> tuple:

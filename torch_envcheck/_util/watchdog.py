@@ -14,6 +14,9 @@ a deadline while it works:
     disarm(handle)                the work finished in time
     disarm_current()              whatever deadline is armed (a command that may run long starts)
 
+    stacks_on_request()           from now on, SIGUSR2 prints the stack of every thread to stderr and
+                                  the work goes on (`kill -USR2 PID`: where is a slow run now?)
+
 It fires from a daemon thread; faulthandler's own watchdog (a C thread that needs no interpreter
 lock) ends the process a few seconds later still, should a C call hold that lock for ever.
 """
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import faulthandler
 import os
+import signal
 import sys
 import threading
 
@@ -86,3 +90,17 @@ def disarm_current() -> None:
     with _lock:
         handle = _current
     disarm(handle)
+
+
+def stacks_on_request() -> bool:
+    """SIGUSR2 prints every thread's stack to stderr (faulthandler, so even a main thread stuck in a
+    C call answers); only in the torch-envcheck program itself, and only where the signal exists.
+    True when installed."""
+    sig = getattr(signal, "SIGUSR2", None)
+    if not owned or sig is None:
+        return False
+    try:
+        faulthandler.register(sig, file=sys.stderr, all_threads=True, chain=False)
+    except (RuntimeError, ValueError, OSError, AttributeError):  # no usable stderr file descriptor
+        return False
+    return True

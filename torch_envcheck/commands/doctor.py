@@ -48,10 +48,13 @@ def run(args) -> int:
             _args.error("--all-envs / --env diagnose environments of this machine; they cannot be combined with --from-json")
             return 2
         return all_envs.run(args)
+    from torch_envcheck._util import watchdog  # noqa: PLC0415
+    watchdog.stacks_on_request()
+    # From here to the report, some deadline is always armed: loading the probes and rules first.
+    watchdog.arm(REPORT_S, "loading the doctor's probes and rules")
     snap = _args.snapshot(args)
     if snap is None:
         return 2
-    from torch_envcheck._util import watchdog  # noqa: PLC0415
     from torch_envcheck.doctor import report  # noqa: PLC0415
     # Pure functions over a bounded snapshot: seconds; the exit gets its own deadline after this.
     watchdog.arm(REPORT_S, "building and writing the report")

@@ -122,3 +122,55 @@ def test_the_toolchain_probe_leaves_no_thread_the_exit_would_join(monkeypatch):
     out = toolchain_probe.probe(timeout=2.0, env={"PATH": ""})
     assert seen == [True, True]
     assert out["host_compiler"] is None and out["ninja"] is None
+
+
+def test_loading_the_doctor_is_bounded_too():
+    # Between the start's deadline and the probes' own: the doctor's imports (a hung import here
+    # once left a process silent past a 180 s test limit).
+    proc, seconds = _run("""
+        import sys, time
+        from torch_envcheck import cli
+        from torch_envcheck.commands import _source, doctor as cmd
+        cmd.REPORT_S = 0.5
+        _source.snapshot = lambda args, only=None: time.sleep(3600)   # loading never comes back
+        sys.argv = ["torch-envcheck", "--json"]
+        sys.exit(cli.script())
+    """)
+    assert seconds < 30 and proc.returncode == 2, proc.stderr[-2000:]
+    assert "gave up after 0.5 s: loading the doctor's probes and rules did not finish" in proc.stderr
+
+
+def test_sigusr2_prints_every_threads_stack_and_the_doctor_goes_on(tmp_path):
+    import signal
+
+    if not hasattr(signal, "SIGUSR2"):
+        import pytest
+        pytest.skip("no SIGUSR2 on this platform")
+    marker = tmp_path / "in-collect"
+    code = f"""
+        import sys, time
+        from torch_envcheck import cli
+        from torch_envcheck.commands import _source
+
+        def slow(args, only=None):
+            open({str(marker)!r}, "w").close()
+            time.sleep(4)
+            return None   # as if the snapshot failed: the doctor exits with 2, its own status
+        _source.snapshot = slow
+        sys.argv = ["torch-envcheck", "--json"]
+        sys.exit(cli.script())
+    """
+    env = dict(os.environ, PYTHONPATH=REPO, NO_COLOR="1")
+    proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists() and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert marker.exists(), "the doctor never reached its probes"
+        proc.send_signal(signal.SIGUSR2)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 2, err[-2000:]                 # it went on and ended as it would have
+    assert "most recent call first" in err and "in slow" in err, err[-2000:]
