@@ -7,6 +7,9 @@ the message its own *GetErrorString function returns (the words users paste).
                                                               vendors it; give its path and --nvml-source)
     python benchmarks/gen_error_tables.py --hip-h PATH       hip_runtime_api.h (ROCm/HIP; also inside the
                                                               triton wheel, triton/backends/amd/include/hip/)
+    python benchmarks/gen_error_tables.py --windows-include DIR --windows-commit SHA
+                                                             winerror.h + ntstatus.h (tpn/winsdk-10,
+                                                              Include/10.0.10240.0/shared, at commit SHA)
 
 Headers are found in the installed nvidia-* wheels (site-packages/nvidia/...), the triton wheel and
 CUDA_HOME; every family records the distribution, its version and the path inside it, or the repository,
@@ -15,8 +18,9 @@ header is present and checks the shipped table agrees (a family whose header is 
 
 The layer of each code (what explain calls the layer: driver, arch, libraries, ...) is classified here from
 the words of its name (CLASSIFY), the one hand-made part; the names, numbers and descriptions come only from
-the headers.  Windows' loader codes have no header to parse on Linux: they are a small hand table (WINDOWS)
-with Microsoft's documentation cited per code; errnos and signals come from the Linux UAPI headers."""
+the headers.  Windows' codes come from the Windows SDK's winerror.h and ntstatus.h (gen_windows_codes.py, which
+also holds the hand notes merged onto them), given with --windows-include; errnos and signals come from the Linux
+UAPI headers."""
 
 from __future__ import annotations
 
@@ -27,6 +31,8 @@ import json
 import os
 import re
 import sys
+
+import gen_windows_codes
 
 SCHEMA = "torch_envcheck.error_codes/1"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -396,57 +402,10 @@ def linux_table(kind: str) -> tuple:
     return table, None
 
 
-# --- Windows (a hand table: there is no header to parse here) -------------------------------------------
-
-_WIN32 = "https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--0-499-"
-_WIN32_1000 = "https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--1000-1299-"
-_WIN32_1300 = "https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--1300-1699-"
-_NTSTATUS = "https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-erref/596a1078-e883-4972-9bbc-49e60bebca55"
-WINDOWS = [
-    ("ERROR_FILE_NOT_FOUND", 2, "The system cannot find the file specified.", "env", _WIN32),
-    ("ERROR_PATH_NOT_FOUND", 3, "The system cannot find the path specified.", "env", _WIN32),
-    ("ERROR_ACCESS_DENIED", 5, "Access is denied.", "env", _WIN32),
-    ("ERROR_MOD_NOT_FOUND", 126, "The specified module could not be found.", "windows-runtime", _WIN32),
-    ("ERROR_PROC_NOT_FOUND", 127, "The specified procedure could not be found.", "windows-runtime", _WIN32),
-    ("ERROR_BAD_EXE_FORMAT", 193, "%1 is not a valid Win32 application.", "windows-runtime", _WIN32),
-    ("ERROR_FILENAME_EXCED_RANGE", 206, "The filename or extension is too long.", "env", _WIN32),
-    ("ERROR_DLL_INIT_FAILED", 1114, "A dynamic link library (DLL) initialization routine failed.", "windows-runtime",
-     _WIN32_1000),
-    ("ERROR_COMMITMENT_LIMIT", 1455, "The paging file is too small for this operation to complete.", "windows-runtime",
-     _WIN32_1300),
-    ("STATUS_ACCESS_VIOLATION", 0xC0000005, "The instruction at 0x%p referenced memory at 0x%p. The memory could not "
-     "be %s.", "not-environment", _NTSTATUS),
-    ("STATUS_ILLEGAL_INSTRUCTION", 0xC000001D, "{EXCEPTION} Illegal Instruction An attempt was made to execute an "
-     "illegal instruction.", "env", _NTSTATUS),
-    ("STATUS_INVALID_IMAGE_FORMAT", 0xC000007B, "{Bad Image} %hs is either not designed to run on Windows or it "
-     "contains an error.", "windows-runtime", _NTSTATUS),
-    ("STATUS_STACK_OVERFLOW", 0xC00000FD, "A new guard page for the stack cannot be created.", "not-environment",
-     _NTSTATUS),
-    ("STATUS_DLL_NOT_FOUND", 0xC0000135, "{Unable To Locate Component} This application has failed to start because "
-     "%hs was not found. Reinstalling the application might fix this problem.", "windows-runtime", _NTSTATUS),
-    ("STATUS_ORDINAL_NOT_FOUND", 0xC0000138, "{Ordinal Not Found} The ordinal %ld could not be located in the dynamic "
-     "link library %hs.", "windows-runtime", _NTSTATUS),
-    ("STATUS_ENTRYPOINT_NOT_FOUND", 0xC0000139, "{Entry Point Not Found} The procedure entry point %hs could not be "
-     "located in the dynamic link library %hs.", "windows-runtime", _NTSTATUS),
-    ("STATUS_DLL_INIT_FAILED", 0xC0000142, "{DLL Initialization Failed} Initialization of the dynamic link library "
-     "%hs failed. The process is terminating abnormally.", "windows-runtime", _NTSTATUS),
-    ("STATUS_STACK_BUFFER_OVERRUN", 0xC0000409, "The system detected an overrun of a stack-based buffer in this "
-     "application.", "not-environment", _NTSTATUS),
-]
-
-
-def windows_table() -> dict:
-    return {"enum": "windows", "library": "Windows (Win32 error codes and NTSTATUS)", "header": None,
-            "source": {"hand_table": True, "why": "no Windows SDK header is available to parse here; names, numbers "
-                       "and messages copied from Microsoft's documentation, one URL per code",
-                       "url": _WIN32},
-            "codes": [{"name": n, "value": v, "layer": layer, "description": d, "url": url}
-                      for n, v, d, layer, url in WINDOWS]}
-
-
 # --- assembly ----------------------------------------------------------------------------------------
 
-def generate(external: dict | None = None, with_messages: bool = True) -> tuple:
+def generate(external: dict | None = None, with_messages: bool = True, windows_include: str | None = None,
+             windows_commit: str = "unknown") -> tuple:
     """({enum: table}, {enum: why skipped})."""
     external = external or {}
     tables, skipped = {}, {}
@@ -462,7 +421,14 @@ def generate(external: dict | None = None, with_messages: bool = True) -> tuple:
             skipped[kind] = why
         else:
             tables[t["enum"]] = t
-    tables["windows"] = windows_table()
+    if windows_include:
+        t, why = gen_windows_codes.windows_table(windows_include, windows_commit)
+        if t is None:
+            skipped["windows"] = why
+        else:
+            tables["windows"] = t
+    else:
+        skipped["windows"] = "no --windows-include (the Windows SDK's winerror.h and ntstatus.h are not on Linux)"
     for t in tables.values():
         bad = {c["layer"] for c in t["codes"]} - LAYERS_OK - {"windows-runtime", "container"}
         assert not bad, (t["enum"], bad)
@@ -487,8 +453,12 @@ def main(argv=None) -> int:
     p.add_argument("--write", action="store_true", help=f"write {os.path.relpath(OUT)}")
     p.add_argument("--nvml-h"), p.add_argument("--nvml-commit", default="unknown")
     p.add_argument("--hip-h"), p.add_argument("--hip-commit", default="unknown")
+    p.add_argument("--windows-include", metavar="DIR", help="a folder holding the Windows SDK's winerror.h and "
+                   f"ntstatus.h ({gen_windows_codes.REPO}, {gen_windows_codes.SDK_DIR})")
+    p.add_argument("--windows-commit", default="unknown", help="the commit of that repository they were read at")
     args = p.parse_args(argv)
-    tables, skipped = generate(_external(args))
+    tables, skipped = generate(_external(args), windows_include=args.windows_include,
+                               windows_commit=args.windows_commit)
     if skipped and args.write and os.path.isfile(OUT):
         # keep the families whose header is not at hand from the shipped file (they were generated before)
         with open(OUT, encoding="utf-8") as fh:
