@@ -57,24 +57,35 @@ def _load() -> tuple:
     tables = doc["tables"]
     cuda_msg = {c["name"][len("cudaError"):]: c.get("message") for c in tables.get("cudaError_t", {}).get("codes", ())
                 if c["name"].startswith("cudaError")}
-    by_name, by_value, by_message, meta = {}, {}, {}, {}
+    by_name, by_value, by_family, meta = {}, {}, {}, {}
     for enum, t in tables.items():
         src = t.get("source") or {}
         meta[enum] = {k: t.get(k) for k in ("enum", "library", "header", "source", "messages_from")}
+        codes = by_family[enum] = []
         for c in t["codes"]:
             message = c.get("message")
             if message is None and enum == "hipError_t" and c["name"].startswith("hipError"):
                 message = cuda_msg.get(c["name"][len("hipError"):])
             code = Code(enum, t["library"], c["name"], int(c["value"]), c["layer"], c.get("description"), message,
                         c.get("url") or src.get("url") or "")
+            codes.append(code)
             # the first declaration of a name or value wins (later ones are deprecated aliases)
             by_name.setdefault(c["name"], code)
             if not c.get("alias_of") and not c.get("deprecated"):
                 by_value.setdefault((enum, code.value), code)
             by_value.setdefault((enum, code.value), code)
-            if message:
-                by_message.setdefault((enum, _norm(message)), code)
-    return by_name, by_value, by_message, meta
+    return by_name, by_value, by_family, meta
+
+
+@functools.lru_cache(maxsize=64)
+def _messages(family: str) -> dict:
+    # normalised message -> Code, built per family when first asked: the Windows table's ~3500 messages are never
+    # looked up by message, and normalising them all would triple the load time
+    out = {}
+    for code in _load()[2].get(family, ()):
+        if code.message:
+            out.setdefault(_norm(code.message), code)
+    return out
 
 
 def _norm(text: str) -> str:
@@ -90,12 +101,12 @@ def by_value(family: str, value: int) -> Code | None:
 
 
 def by_message(family: str, text: str) -> Code | None:
-    return _load()[2].get((family, _norm(text)))
+    return _messages(family).get(_norm(text))
 
 
 def messages(family: str) -> dict:
     """normalised message -> Code for one family (the extractor matches message prefixes against it)."""
-    return {m: c for (f, m), c in _load()[2].items() if f == family}
+    return dict(_messages(family))
 
 
 def names() -> frozenset:
