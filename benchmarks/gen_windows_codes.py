@@ -43,10 +43,9 @@ RULE = ("Win32 error codes 0-15999 (winerror.h's plain numbers; the HRESULTs abo
 
 _WIN32_DOC = "https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--0-499-"
 _WIN32_DOC_1000 = "https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--1000-1299-"
-_WIN32_DOC_1300 = "https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--1300-1699-"
 _LOAD_LIBRARY = "https://learn.microsoft.com/en-us/windows/win32/api/libloaderapi/nf-libloaderapi-loadlibraryexw"
 _DLL_SEARCH = "https://learn.microsoft.com/en-us/windows/win32/dlls/dynamic-link-library-search-order"
-_PAGE_FILE = "https://learn.microsoft.com/en-us/troubleshoot/windows-client/performance/introduction-to-the-page-file"
+_PAGE_FILE = "https://docs.microsoft.com/en-us/windows/client-management/introduction-page-file"
 _NTSTATUS_DOC = ("https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-erref/"
                  "596a1078-e883-4972-9bbc-49e60bebca55")
 _LONG_PATHS = "https://learn.microsoft.com/en-us/windows/win32/fileio/maximum-file-path-limitation"
@@ -61,8 +60,8 @@ NOTES = {
     "ERROR_PATH_NOT_FOUND": ("env", "A folder of the path is missing.", _WIN32_DOC),
     "ERROR_ACCESS_DENIED": ("env", "The file is locked by another process or the user may not write there.",
                             _WIN32_DOC),
-    "ERROR_MOD_NOT_FOUND": ("windows-runtime", "LoadLibrary found the DLL named or not one of the DLLs it depends on "
-                            "(often the Visual C++ runtime or a CUDA DLL): the message names the first DLL, not the "
+    "ERROR_MOD_NOT_FOUND": ("windows-runtime", "LoadLibrary could not find the DLL named or one of the DLLs it depends "
+                            "on (often the Visual C++ runtime or a CUDA DLL): the message names the first DLL, not the "
                             "missing dependency.", _LOAD_LIBRARY),
     "ERROR_PROC_NOT_FOUND": ("windows-runtime", "A DLL was loaded but lacks a function another DLL imports: a DLL of "
                              "another version, found earlier in the search order, shadows the right one.",

@@ -147,7 +147,8 @@ def test_shipped_table_cites_the_headers_and_notes_their_sources():
     assert "0xC0000000-0xC00002FF" in SHIPPED["about"]
     noted = [c for c in SHIPPED["codes"] if "note" in c]
     assert {c["name"] for c in noted} == set(gw.NOTES) - {"ERROR_SUCCESS"}
-    assert all(c["note_source"].startswith("https://learn.microsoft.com/") for c in noted)
+    assert all(c["note_source"].startswith(("https://learn.microsoft.com/", "https://docs.microsoft.com/"))
+               for c in noted)
     # the stated rule: every Win32 code is below 16000, every NTSTATUS one in the ranges or noted
     for c in SHIPPED["codes"]:
         v = c["value"]
