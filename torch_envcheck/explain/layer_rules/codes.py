@@ -260,6 +260,12 @@ def error_code(ent, text):
         fix = _nccl_fix(bare, text)
     elif fam == "signal":
         fix, explanation, layer = _signal_fix(c, text, explanation, layer)
+    elif fam == "windows" and c["value"] == 206 or (fam == "errno" and c["name"] == "ENOENT" or fam == "windows" and
+                                                    c["value"] in (2, 3)) and _long_windows_path(text, c["at"]):
+        # a file Windows cannot reach because its path is longer than MAX_PATH: the OS's limit, not a missing file
+        fix, layer = _LONG_PATH_FIX, "windows-runtime"
+        explanation += (" The path named is longer than Windows' MAX_PATH (260 characters): without long-path support "
+                        "enabled, Windows reports such a file as not found.")
     elif fam == "errno":
         fix, layer = _errno_fix(c, text, layer)
     elif fam == "windows" and c["value"] in (127, 0xC0000139) and _dll_owner(ent):
@@ -373,6 +379,26 @@ def _signal_fix(c: dict, text: str, explanation: str, layer: str):
         return ("The CPU lacks an instruction the binary uses (AVX/AVX2/AVX-512): install a build for this CPU (older "
                 "wheels, or build from source).", explanation, "env")
     return ("Rerun with faulthandler enabled (`python -X faulthandler ...`) to see where it crashes.", explanation, layer)
+
+
+# Windows' MAX_PATH is 260 characters with the terminating NUL, so a path of 260 characters or more cannot be opened
+# by a program that has not opted into long paths (LongPathsEnabled, and a manifest Python has had since 3.6):
+# https://learn.microsoft.com/en-us/windows/win32/fileio/maximum-file-path-limitation ; pip's own hint points there
+# (https://pip.pypa.io/warnings/enable-long-paths).  ERROR_FILENAME_EXCED_RANGE (206) is the same limit by its code.
+MAX_PATH = 260
+_QUOTED_WINDOWS_PATH = re.compile(r"""['"](?P<path>[A-Za-z]:(?:\\\\|\\|/)[^'"\n]{1,2000})['"]""")
+_LONG_PATH_FIX = ("Enable Windows long paths (set LongPathsEnabled to 1 under HKLM\\SYSTEM\\CurrentControlSet\\Control\\"
+                  "FileSystem, or the group policy \"Enable Win32 long paths\"; see https://pip.pypa.io/warnings/"
+                  "enable-long-paths), or install into a shorter path (a Python or environment folder near the drive's "
+                  "root, a short TEMP).")
+
+
+def _long_windows_path(text: str, at: int) -> bool:
+    """Whether the line of the code at `at` names a quoted Windows path of MAX_PATH characters or more (a Python
+    repr doubles its backslashes: counted once)."""
+    end = text.find("\n", at)
+    line = text[at:end if end >= 0 else len(text)]
+    return any(len(m.group("path").replace("\\\\", "\\")) >= MAX_PATH for m in _QUOTED_WINDOWS_PATH.finditer(line[:4000]))
 
 
 def _errno_fix(c: dict, text: str, layer: str):
