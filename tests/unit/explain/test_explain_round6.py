@@ -4,6 +4,8 @@ oracle is what the format means (a path of 260 characters or more is past MAX_PA
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from torch_envcheck.explain import diagnose
@@ -33,3 +35,47 @@ def test_a_short_missing_path_is_not_called_a_long_path():
     path = "C:\\\\data\\\\" + "d" * 60 + "\\\\model.bin"
     r = diagnose.diagnose(f"FileNotFoundError: [Errno 2] No such file or directory: '{path}'")
     assert "LongPathsEnabled" not in (r.get("fix") or "") and r["layer"] != "windows-runtime"
+
+
+REINSTALL = re.compile(r"\b(?:pip3?|uv|conda|mamba|apt(?:-get)?)\s+install\b|(?<!no )\breinstall\b|--force-reinstall",
+                       re.IGNORECASE)
+
+
+@pytest.mark.parametrize("gpu, have", [("Tesla P40", "6.1"), ("Quadro M4000", "5.2"), ("Tesla K80", "3.7")])
+def test_a_gpu_below_tritons_floor_is_arch_and_runs_eager(gpu, have):
+    # torch/_inductor/exc.py, GPUTooOldForTriton: the GPU's name and capability are filled in
+    text = ("torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\n"
+            f"RuntimeError: Found {gpu} which is too old to be supported by the triton GPU compiler, which is used as the "
+            f"backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA capability {have}")
+    r = diagnose.diagnose(text)
+    assert r["layer"] == "arch" and r["environment_problem"], r
+    assert "torch.compile" in r["fix"] and "7.0" in r["fix"] and have in r["fix"] and "TORCHDYNAMO_DISABLE" in r["fix"]
+
+
+def test_a_cut_triton_floor_message_still_reads_the_gpu_as_too_old():
+    r = diagnose.diagnose("RuntimeError: Found Tesla P100-PCIE-16GB which is too old to be supported by the triton GPU "
+                          "compiler, which is used as the backend. Triton only supports devices of CUDA Capability >= 7.0")
+    assert r["layer"] == "arch" and "torch.compile" in r["fix"]
+
+
+@pytest.mark.parametrize("gpu, have", [("Tesla T4", "7.5"), ("Tesla V100-SXM2-32GB", "7.0")])
+def test_bfloat16_on_a_gpu_without_it_is_the_programs_dtype_not_the_installation(gpu, have):
+    # vLLM's dtype check (vllm/config.py)
+    r = diagnose.diagnose("ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. "
+                          f"Your {gpu} GPU has compute capability {have}. You can use float16 instead by explicitly "
+                          "setting the`dtype` flag in CLI, for example: --dtype=half.")
+    answer = r["fix"] or r.get("look_at") or ""
+    assert r["layer"] == "not-environment" and not r["environment_problem"], r
+    assert "float16" in answer and not REINSTALL.search(answer), answer
+
+
+def test_a_gpu_at_or_above_the_floor_is_not_called_too_old():
+    r = diagnose.diagnose("ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. "
+                          "Your NVIDIA A100 GPU has compute capability 8.0.")
+    assert r.get("signature") not in ("gpu-below-dtype-capability", "gpu-below-capability-floor")
+
+
+def test_another_components_floor_is_arch_with_both_capabilities():
+    r = diagnose.diagnose("RuntimeError: FlashWidget requires a GPU with compute capability of at least 8.0; "
+                          "the current device has compute capability 7.5")
+    assert r["layer"] == "arch" and "8.0" in r["fix"] and "7.5" in r["fix"], r

@@ -51,6 +51,7 @@ from torch_envcheck.explain.layer_rules.containers import (container_cli, contai
     mps_inside_linux_container, wsl_gpu_passthrough)
 from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cuda_after_suspend,
     device_node_missing, device_node_permission, devices_unavailable_on_windows, driver_older_than_build,
+    gpu_below_capability_floor,
     gpu_newer_than_build, gpu_only_as_root, p2p_through_pcie_switch_hangs, platform_without_cuda,
     visible_devices_hide_the_gpu)
 from torch_envcheck.explain.layer_rules.loader import cudnn8_sublibrary_on_windows, missing_library
@@ -86,7 +87,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          tensorflow_sees_no_gpu, torch_build_variant, inductor_on_native_windows,
          package_compiled_part_missing, device_node_missing, package_extension_not_loaded, jetson_without_cuda,
          cudnn8_sublibrary_on_windows, cmake_compiler_detection, tensorflow_error_class, cuda_package_on_mac,
-         numpy_c_api_capsule, jit_extension_missing)
+         numpy_c_api_capsule, jit_extension_missing, gpu_below_capability_floor)
 
 
 def find(text: str, ent) -> list:

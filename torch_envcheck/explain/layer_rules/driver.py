@@ -502,3 +502,82 @@ def visible_devices_hide_the_gpu(ent, text):
                areas=("gpu",), sources=({"url": "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html"
                                                 "#env-vars", "what": "CUDA_VISIBLE_DEVICES"},))
     return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+# A component's own floor on the GPU's compute capability, printed beside the GPU's: torch's GPUTooOldForTriton
+# ("Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA capability 6.1",
+# torch/_inductor/exc.py in pytorch/pytorch), vLLM's dtype check ("Bfloat16 is only supported on GPUs with compute
+# capability of at least 8.0. Your Tesla T4 GPU has compute capability 7.5", vllm/config.py in vllm-project/vllm),
+# and the like in other packages' words: "capability >= X", "capability of at least X", "capability X or higher".
+_CAP_NUM = r"(?:\d{1,2}\.\d(?!\d)|\d{1,2}(?![\d.]))"
+_CAP_FLOOR = re.compile(r"(?i)\bcapabilit(?:y|ies)\s{0,3}(?:of\s{1,3})?(?:at least|>=|≥|minimum(?: of)?|no less than)\s{0,3}"
+                        r"(?P<need>" + _CAP_NUM + r")|\bcapability\s{0,3}(?P<need2>\d{1,2}\.\d)\s{0,3}(?:or (?:higher|newer|"
+                        r"above|later)|\+)")
+_CAP_HAVE = re.compile(r"(?i)\b(?:your|this|the current|current|the)\b[^\n.]{0,80}?\bcapability\s{0,3}(?:is\s{1,3}|of\s{1,3}|"
+                       r"=\s{0,2}|:\s{0,2})?(?P<have>\d{1,2}\.\d)(?!\d)")
+# what sets the floor, read around it: torch.compile's GPU compiler, or a number format the GPU lacks
+_TOO_OLD = re.compile(r"(?i)\btoo old\b|\bis older than\b")
+_CAP_COMPILER = re.compile(r"(?i)triton|torch\.compile|inductor|dynamo")
+_CAP_DTYPE = re.compile(r"(?i)\bbfloat16\b|\bbf16\b|\bfp8\b|\bfloat8")
+_TRITON_FLOOR_FIX = ("torch.compile's GPU backend (Triton) needs compute capability {need} or higher; this GPU has "
+                     "{have}. Run without torch.compile (remove the torch.compile call or the program's compile option, "
+                     "e.g. compile=False; TORCHDYNAMO_DISABLE=1 turns it off without editing code; or "
+                     "torch._dynamo.config.suppress_errors = True to fall back to eager), or use a GPU of capability "
+                     "{need} or newer. No reinstall helps: no Triton release supports this GPU.")
+_DTYPE_FLOOR_FIX = ("This number format needs a GPU of compute capability {need} or higher; this GPU has {have}. Load "
+                    "and run the model in float16 instead (e.g. vLLM `--dtype half`, transformers "
+                    "`torch_dtype=torch.float16`), or float32; no reinstall is needed.")
+_FLOOR_FIX = ("This component needs a GPU of compute capability {need} or higher; this GPU has {have}: turn the feature "
+              "off or use a release of the component that still supports capability {have}, or a newer GPU.")
+
+
+def _cap(v: str) -> float:
+    return float(v if "." in v else v + ".0")
+
+
+def gpu_below_capability_floor(ent, text):
+    """A component that states the compute capability it needs and the GPU's, lower: torch.compile's Triton on a
+    GPU before Volta (arch: run eager), a number format the GPU lacks (the program's dtype: float16), or another."""
+    tail = text[-CONTEXT_TAIL:]
+    for floor in reversed(list(_CAP_FLOOR.finditer(tail))[-8:]):
+        need = floor.group("need") or floor.group("need2")
+        need = need if "." in need else need + ".0"
+        have = _CAP_HAVE.search(tail, floor.end(), floor.end() + 400)
+        if have is not None and _cap(have.group("have")) >= _cap(need):
+            continue
+        if have is None:
+            # a text cut after the floor still says the GPU is below it, in the words before it ("Found <GPU> which
+            # is too old to be supported by ...")
+            if not _TOO_OLD.search(tail, max(0, floor.start() - 300), floor.start()):
+                continue
+            around, caps = tail[max(0, floor.start() - 400):floor.end()], {"need": need, "have": "less than " + need}
+        else:
+            around, caps = tail[max(0, floor.start() - 400):have.end()], {"need": need, "have": have.group("have")}
+        at = len(text) - len(tail) + floor.start()
+        if _CAP_COMPILER.search(around):
+            sig = _sig("gpu-below-triton-capability", "arch", "this GPU (capability {have}) is older than torch.compile's "
+                       "Triton backend supports ({need}+)", 88,
+                       "torch.compile generates GPU code with Triton, which supports only GPUs of compute capability "
+                       "{need} and newer; on this GPU (capability {have}) compiled code cannot run, eager code can.",
+                       fix=_TRITON_FLOOR_FIX, causes=(("arch", "the GPU is older than a component supports", ()),),
+                       areas=("gpu", "torch"),
+                       sources=({"url": "https://github.com/pytorch/pytorch/blob/main/torch/_inductor/exc.py",
+                                 "what": "GPUTooOldForTriton: Triton only supports CUDA capability >= 7.0"},))
+        elif _CAP_DTYPE.search(around):
+            sig = _sig("gpu-below-dtype-capability", "not-environment", "the program asks for a number format this GPU "
+                       "(capability {have}) does not have", 88,
+                       "bfloat16 (and fp8) arithmetic needs a GPU of compute capability {need} or newer; the program (or "
+                       "the model's config) chose it on a GPU of capability {have}. The installation is fine: the "
+                       "program's dtype is the fix.", look_at=_DTYPE_FLOOR_FIX,
+                       sources=({"url": "https://github.com/vllm-project/vllm/blob/main/vllm/config.py",
+                                 "what": "vLLM: Bfloat16 is only supported on GPUs with compute capability of at least "
+                                         "8.0; use float16 (--dtype=half)"},))
+        else:
+            sig = _sig("gpu-below-capability-floor", "arch", "this GPU (capability {have}) is older than the component "
+                       "supports ({need}+)", 86,
+                       "The component states the lowest compute capability it supports ({need}); this GPU's is {have}.",
+                       fix=_FLOOR_FIX, causes=(("arch", "the GPU is older than a component supports", ()),),
+                       areas=("gpu",), sources=({"url": "https://developer.nvidia.com/cuda-gpus",
+                                                 "what": "compute capability of each NVIDIA GPU"},))
+        return _match(sig, text, at, caps)
+    return None
