@@ -79,3 +79,33 @@ def test_another_components_floor_is_arch_with_both_capabilities():
     r = diagnose.diagnose("RuntimeError: FlashWidget requires a GPU with compute capability of at least 8.0; "
                           "the current device has compute capability 7.5")
     assert r["layer"] == "arch" and "8.0" in r["fix"] and "7.5" in r["fix"], r
+
+
+def _dso(lib: str, level: str = "W") -> str:
+    # TensorFlow's dso_loader line (tensorflow/tsl/platform/default/dso_loader.cc)
+    return (f"2024-01-01 00:00:00.000000: {level} tensorflow/tsl/platform/default/dso_loader.cc:66] Could not load "
+            f"dynamic library '{lib}'; dlerror: {lib}: cannot open shared object file: No such file or directory\n")
+
+
+_TRT_WARN = ("2024-01-01 00:00:00.000000: W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Cannot "
+             "dlopen some TensorRT libraries. If you would like to use Nvidia GPU with TensorRT, please make sure the "
+             "missing libraries mentioned above are installed properly.\n")
+
+
+@pytest.mark.parametrize("major", ["7", "8", "10"])
+def test_tensorrt_alone_missing_with_tensorflows_warning_is_harmless(major):
+    r = diagnose.diagnose(_dso(f"libnvinfer.so.{major}") + _dso(f"libnvinfer_plugin.so.{major}") + _TRT_WARN)
+    answer = r["fix"] or r.get("look_at") or ""
+    assert r["layer"] == "not-environment" and not r["environment_problem"], r
+    assert "TF-TRT" in answer and not REINSTALL.search(answer)
+
+
+def test_tensorrt_missing_beside_cudas_own_libraries_is_not_called_harmless():
+    r = diagnose.diagnose(_dso("libcudart.so.11.0") + _dso("libnvinfer.so.7") + _TRT_WARN)
+    assert r["environment_problem"] and r["layer"] != "not-environment", r
+
+
+def test_tensorrt_missing_when_the_program_uses_tf_trt_is_not_called_harmless():
+    text = (_dso("libnvinfer.so.6") + _TRT_WARN + "2024-01-01 00:00:01.000000: F tensorflow/compiler/tf2tensorrt/stub/"
+            "nvinfer_stub.cc:49] getInferLibVersion symbol not found.\nAborted (core dumped)\n")
+    assert diagnose.diagnose(text).get("signature") != "tensorflow-tensorrt-optional"

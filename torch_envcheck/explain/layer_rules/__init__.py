@@ -63,7 +63,7 @@ from torch_envcheck.explain.layer_rules.packaging import (cuda_package_on_mac, j
     pip_of_another_python, torch_build_variant, torch_not_offered_on_mac, torch_too_new_for_intel_mac)
 from torch_envcheck.explain.layer_rules.rocm import rocblas_on_windows, rocm_kfd_permission, zluda_dll_dependency
 from torch_envcheck.explain.layer_rules.tensorflow import (tensorflow_error_class, tensorflow_missing_cuda_runtime,
-    tensorflow_sees_no_gpu, tensorflow_windows_native)
+    tensorflow_optional_tensorrt, tensorflow_sees_no_gpu, tensorflow_windows_native)
 from torch_envcheck.explain.layer_rules.toolchain import (cmake_compiler_detection, header_missing,
     inductor_on_native_windows, nvcc_host_compiler, toolkit_not_torch_cuda, triton_exception)
 
@@ -87,7 +87,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          tensorflow_sees_no_gpu, torch_build_variant, inductor_on_native_windows,
          package_compiled_part_missing, device_node_missing, package_extension_not_loaded, jetson_without_cuda,
          cudnn8_sublibrary_on_windows, cmake_compiler_detection, tensorflow_error_class, cuda_package_on_mac,
-         numpy_c_api_capsule, jit_extension_missing, gpu_below_capability_floor)
+         numpy_c_api_capsule, jit_extension_missing, gpu_below_capability_floor,
+         tensorflow_optional_tensorrt)
 
 
 def find(text: str, ent) -> list:

@@ -181,3 +181,40 @@ def tensorflow_error_class(ent, text):
                    causes=(), areas=("tensorflow", "libraries"), sources=(_TF_ERRORS_SRC,))
         return _match(sig, text, at, {})
     return None
+
+
+# TensorRT's libraries (libnvinfer, libnvinfer_plugin; nvinfer*.dll) are opened at import only for TF-TRT, TensorFlow's
+# optional TensorRT integration: when they are the only ones dso_loader cannot open, TensorFlow warns ("TF-TRT
+# Warning: Cannot dlopen some TensorRT libraries. If you would like to use Nvidia GPU with TensorRT, please make sure
+# the missing libraries mentioned above are installed properly", tensorflow/compiler/tf2tensorrt/utils/py_utils.cc)
+# and runs, on the GPU too.
+_TRT_WARNING = re.compile(r"Cannot dlopen some TensorRT\b")
+_TRT_USED = re.compile(r"tf2tensorrt/stub|getInferLibVersion|\bF tensorflow/compiler/tf2tensorrt|TrtGraphConverter|"
+                       r"trt_convert")
+_TENSORRT_LIB = re.compile(r"^(?:lib)?nvinfer(?:_plugin)?(?:[._\d]|64|\.dll|\.so|$)", re.IGNORECASE)
+
+
+def tensorflow_optional_tensorrt(ent, text):
+    """TensorFlow's import that cannot open TensorRT's libraries, and only those, and says it goes on without them: a
+    warning about an optional part (TF-TRT), not a broken installation; nothing to install unless the program uses
+    TF-TRT (then TensorRT of the major in the soname is what it needs, the catalogue's answer)."""
+    tail = text[-CONTEXT_TAIL:]
+    misses = list(_TF_DSO_MISSING.finditer(tail))
+    if not misses or not all(_TENSORRT_LIB.match(m.group("lib")) for m in misses):
+        return None
+    # TensorFlow's own word that it goes on without them, and nothing of TF-TRT failing after it (its stub's fatal
+    # "getInferLibVersion symbol not found": the program does use TensorRT)
+    if not _TRT_WARNING.search(tail) or _TRT_USED.search(tail):
+        return None
+    sig = _sig("tensorflow-tensorrt-optional", "not-environment", "TensorFlow's warning that TensorRT (optional, for "
+               "TF-TRT) is not installed", 78,
+               "TensorFlow tries to open TensorRT's libraries ({lib}) when it starts, for TF-TRT, its optional TensorRT "
+               "integration; when they are absent it logs a warning and runs normally, on the GPU too. These lines are "
+               "not the error: look further down the log for the one that stopped the program.",
+               look_at="This warning is harmless unless the program uses TF-TRT (tf.experimental.tensorrt): nothing to "
+                       "install for it. Look for the error after it in the log.",
+               sources=({"url": "https://github.com/tensorflow/tensorflow/blob/master/tensorflow/compiler/tf2tensorrt/"
+                                "utils/py_utils.cc", "what": "TF-TRT Warning: Cannot dlopen some TensorRT libraries"},
+                        {"url": "https://docs.nvidia.com/deeplearning/frameworks/tf-trt-user-guide/index.html",
+                         "what": "TF-TRT: TensorRT inside TensorFlow, optional"}))
+    return _match(sig, text, len(text) - len(tail) + misses[0].start(), {"lib": misses[0].group("lib")})
