@@ -109,3 +109,18 @@ def test_tensorrt_missing_when_the_program_uses_tf_trt_is_not_called_harmless():
     text = (_dso("libnvinfer.so.6") + _TRT_WARN + "2024-01-01 00:00:01.000000: F tensorflow/compiler/tf2tensorrt/stub/"
             "nvinfer_stub.cc:49] getInferLibVersion symbol not found.\nAborted (core dumped)\n")
     assert diagnose.diagnose(text).get("signature") != "tensorflow-tensorrt-optional"
+
+
+@pytest.mark.parametrize("line", [
+    "misc/ibvwrap.cc:190 NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory",
+    "libibverbs: ibv_create_qp() failed: Cannot allocate memory",
+    "ERROR mlx5_1: ibv_create_cq() failed: Cannot allocate memory.",
+])
+def test_an_rdma_verb_out_of_memory_is_the_locked_memory_limit_not_ram(line):
+    r = diagnose.diagnose(line)
+    assert r["layer"] == "distributed" and "memlock" in r["fix"] and "ulimit -l" in r["fix"], r
+
+
+def test_cannot_allocate_memory_without_rdma_stays_host_memory():
+    r = diagnose.diagnose("OSError: [Errno 12] Cannot allocate memory")
+    assert "memlock" not in (r.get("fix") or "")

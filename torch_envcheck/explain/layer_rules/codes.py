@@ -401,6 +401,11 @@ def _long_windows_path(text: str, at: int) -> bool:
     return any(len(m.group("path").replace("\\\\", "\\")) >= MAX_PATH for m in _QUOTED_WINDOWS_PATH.finditer(line[:4000]))
 
 
+# RDMA verbs (libibverbs: ibv_reg_mr, ibv_create_cq/qp, ...) register pinned memory, limited by RLIMIT_MEMLOCK
+# (https://man7.org/linux/man-pages/man3/ibv_reg_mr.3.html, https://man7.org/linux/man-pages/man2/setrlimit.2.html)
+_RDMA_CALL = r"\bibv_[a-z_]{2,30}\d?\b|\bmlx[45]_\d{1,2}\b|ibvwrap|\bRDMA\b"
+
+
 def _errno_fix(c: dict, text: str, layer: str):
     name = c["name"]
     if name == "ENOSPC" and _context(text, _SHM_TEXT):
@@ -426,6 +431,14 @@ def _errno_fix(c: dict, text: str, layer: str):
                 "means the GPU is not supported by ROCm at all (e.g. GCN 1/2 parts such as Pitcairn): use a supported GPU; "
                 "a message about PCIe atomics means the CPU/motherboard/slot lacks PCIe atomics support that this GPU "
                 "needs (use a slot wired to the CPU, enable it in firmware, or a newer GPU).", "rocm")
+    if name == "ENOMEM" and _context(text, _RDMA_CALL):
+        # an RDMA verb (ibv_reg_mr, ibv_create_cq, ...) pins the memory it registers, counted against the process'
+        # locked-memory limit (RLIMIT_MEMLOCK, `ulimit -l`, often 64 KiB-8 MiB by default and in containers): that
+        # limit, not RAM, is what ran out
+        return ("Raise the locked-memory limit for the job: `ulimit -l unlimited` where it starts (check it inside "
+                "mpirun/srun too), `* soft memlock unlimited` and `* hard memlock unlimited` in "
+                "/etc/security/limits.conf (log in again), LimitMEMLOCK=infinity for a systemd service; for a container "
+                "`docker run --ulimit memlock=-1` (Kubernetes: the runtime's memlock default).", "distributed")
     if name == "ENOMEM":
         return ("The host is out of memory (RAM): lower the batch size or DataLoader workers, or add RAM/swap.", "env")
     if name == "ENOENT":
