@@ -124,3 +124,28 @@ def test_an_rdma_verb_out_of_memory_is_the_locked_memory_limit_not_ram(line):
 def test_cannot_allocate_memory_without_rdma_stays_host_memory():
     r = diagnose.diagnose("OSError: [Errno 12] Cannot allocate memory")
     assert "memlock" not in (r.get("fix") or "")
+
+
+def _paddle(libs: str) -> str:
+    # PaddlePaddle's loader message (paddle/phi/backends/dynload/dynamic_loader.cc)
+    return (f"RuntimeError: (PreconditionNotMet) The third-party dynamic library ({libs}) that Paddle depends on is not "
+            "configured correctly. (error code is 126)\n  Suggestions:\n  1. Check if the third-party dynamic library "
+            "(e.g. CUDA, CUDNN) is installed correctly and its version is matched with paddlepaddle you installed.")
+
+
+@pytest.mark.parametrize("dll, layer, words", [
+    ("cudnn64_9.dll", "cudnn", ["cuDNN 9", "PATH"]),
+    ("cufft64_11.dll", "libraries", ["CUDA", "PATH"]),
+    ("cusolver64_10.dll;cusolver64_11.dll", "libraries", ["cusolver64_11.dll", "PATH"]),
+])
+def test_a_windows_cuda_dll_the_loader_cannot_open_is_installed_or_put_on_path(dll, layer, words):
+    r = diagnose.diagnose(_paddle(dll))
+    assert r["layer"] == layer and r["environment_problem"], r
+    assert all(w in r["fix"] for w in words) and "LD_LIBRARY_PATH" not in r["fix"], r["fix"]
+    # a list of alternative names is not one library wanting another (no "cusolver64 build" of a package)
+    assert "cusolver64 build" not in r["fix"]
+
+
+def test_a_choice_of_wheels_is_one_pip_command_each():
+    r = diagnose.diagnose("OSError: libcudnn_cnn_infer.so.8: cannot open shared object file: No such file or directory")
+    assert " or nvidia-" not in r["fix"] and "`pip install nvidia-cudnn-cu12`" in r["fix"], r["fix"]

@@ -61,6 +61,10 @@ def missing_library(ent, text):
         wheels = x.get("wheel_choices")
         if wheels:
             caps["wheel"] = " or ".join(wheels)
+        # one command per choice ("pip install a or b" is not a command), written into the fix itself: the wheel names
+        # come from knowledge (native's table), not from the text, and a filled-in field would be shell-quoted whole
+        wheel_cmd = " or ".join(f"`pip install {w}`" for w in wheels or ([caps["wheel"]] if caps.get("wheel") else ())) \
+            or "`pip install` the matching nvidia-* wheel"
         loader = x.get("wanted_by")
         if loader and _context(text, r"docker run|/\.dockerenv|nvidia-docker") is False and not _torch_owned(loader, None):
             pkg = re.match(r"(?:lib)?([a-z][a-z0-9]{2,40})", _basename(loader).lower())
@@ -72,8 +76,8 @@ def missing_library(ent, text):
                        "build of {package|the package} is for another CUDA than the one installed.",
                        fix="Install the {package|package} build made for the CUDA you have (its CUDA 12 / CUDA 11 builds "
                            "are separate packages or indexes; check its install page), or install the CUDA " +
-                           (x.get("cuda") or "") + " libraries it needs: `pip install {wheel|the matching nvidia-* "
-                           "wheel}` and put their lib folder on LD_LIBRARY_PATH.",
+                           (x.get("cuda") or "") + " libraries it needs: " + wheel_cmd +
+                           " and put their lib folder on LD_LIBRARY_PATH.",
                        causes=(("ld-path", "LD_LIBRARY_PATH holds CUDA libraries of another version than torch's",
                                 ("TE501",)),), areas=("libraries",), sources=(SOURCES["wheels"], SOURCES["ld"]),
                        generic=True)
@@ -89,11 +93,33 @@ def missing_library(ent, text):
                        causes=(("container-without-gpu", "a container started without a GPU", ("TE309",)),),
                        areas=("driver",), sources=(SOURCES["container_toolkit"],), generic=True)
             return _match(sig, text, x["at"], caps)
+        if x["file"].lower().endswith(".dll"):
+            # Windows finds a DLL on the DLL search path (the program's folder, System32, PATH): a CUDA installed by
+            # NVIDIA's installer, or a program's bundled copy, is found only through PATH (or os.add_dll_directory)
+            cudnn = x.get("kind") == "cudnn"
+            sig = _sig("cuda-dll-not-found", layer, "{lib} ({library}) cannot be loaded on Windows", 72,
+                       "Windows cannot load {lib}: {library}" + (" of CUDA {cuda}" if x.get("cuda") else "") +
+                       (" {cudnn}" if cudnn and x.get("cudnn") else "") + ". It is not installed, or the folder that "
+                       "holds it is not on the DLL search path (PATH); with error 126 a DLL it depends on is missing.",
+                       fix=("Install " + ("cuDNN {cudnn|of the version the program was built for} for the installed "
+                                          "CUDA (NVIDIA's Windows zip: copy its bin\\cudnn*.dll into the CUDA toolkit's "
+                                          "bin folder, or add its own bin folder to PATH)" if cudnn else
+                                          "the CUDA toolkit " + (x.get("cuda") or "of the version the program was built "
+                                                                 "for") + " (NVIDIA's Windows installer)") +
+                            ", and make sure the folder that holds {lib} (the CUDA bin folder, e.g. C:\\Program Files\\"
+                            "NVIDIA GPU Computing Toolkit\\CUDA\\vX.Y\\bin, or the program's own bundled CUDA folder) "
+                            "is on PATH; open a new terminal after changing PATH. A Python package can also load it "
+                            "from the nvidia-* wheel (" + wheel_cmd + ")."),
+                       causes=(("ld-path", "the DLL search path does not reach the CUDA libraries", ("TE501",)),),
+                       areas=("libraries",), sources=(SOURCES["wheels"], {
+                           "url": "https://learn.microsoft.com/en-us/windows/win32/dlls/dynamic-link-library-search-order",
+                           "what": "the DLL search order: the application's folder, System32, then PATH"}), generic=True)
+            return _match(sig, text, x["at"], caps)
         sig = _sig("cuda-library-not-found", layer, "{lib} ({library}) cannot be loaded", 72,
                    "The dynamic loader cannot find {lib}: {library}" + (" of CUDA {cuda}" if x.get("cuda") else "") +
                    ". It comes with the {wheel|nvidia-* wheel of that CUDA} (which a CUDA build of torch installs) or "
                    "with a CUDA toolkit; it is missing, or its folder is not on the loader's path.",
-                   fix="Install the wheel that ships {lib}: `pip install {wheel|the matching nvidia-* wheel}` (or "
+                   fix="Install the wheel that ships {lib}: " + wheel_cmd + " (or "
                        "reinstall the torch CUDA build that requires it); with a system CUDA toolkit instead, add its "
                        "lib64 folder to LD_LIBRARY_PATH.",
                    causes=(("ld-path", "LD_LIBRARY_PATH holds CUDA libraries of another version than torch's", ("TE501",)),),
