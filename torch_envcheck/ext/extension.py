@@ -4,8 +4,10 @@ Two ways an `_C` can exist:
   * ahead of time ("aot"): `pip install --no-build-isolation .` compiled torch_envcheck/_C*.so and
     wrote torch_envcheck/_build_meta.json beside it;
   * just in time ("jit"): built with torch.utils.cpp_extension.load into a cache directory keyed by
-    torch version, CUDA version, Python ABI, machine and a hash of the sources, so two torch
-    versions never share a binary.
+    torch version, CUDA version, Python ABI and machine, so two torch versions never share a binary.
+    The sources' hash is recorded in the build's metadata, not in the key: other sources rebuild in
+    the same directory (ninja recompiles what changed), so two source trees that share one torch
+    and one cache rebuild over each other; give each its own TORCH_ENVCHECK_CACHE.
 
 An AOT binary built against another torch than the one now installed is *stale*: it is never
 loaded (loading it fails with "undefined symbol", or worse), it is reported with the torch it was
