@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import sys
 
+from torch_envcheck.bench.comparable import ratio_text
+
 
 def _fmt_time(s: float) -> str:
     if s >= 1:
@@ -29,7 +31,7 @@ def rows(report: dict) -> list:
                 f"{r['custom']['rate']:.1f} {r['unit']}",
                 r["builtin"], _fmt_time(r["builtin_timing"]["median_s"]),
                 f"{r['builtin_timing']['rate']:.1f} {r['unit']}",
-                f"{r['speed_ratio']:.2f}x", _pct(rl.get("custom_pct")), _pct(rl.get("builtin_pct")),
+                ratio_text(r["speed_ratio"], r.get("comparable")), _pct(rl.get("custom_pct")), _pct(rl.get("builtin_pct")),
                 f"{rl['intensity']:.2f}" if rl else "-", rl.get("bound_by", "-"),
             ])
     return out
@@ -92,7 +94,8 @@ def _target_lines(report: dict) -> list:
     lines = []
     for t in report["targets"]:
         if t["met"] is None:
-            status, value = "skipped", t.get("note", "")
+            status = "not judged" if t.get("comparable") is False else "skipped"
+            value = t.get("note", "")
         else:
             status = "met" if t["met"] else "MISSED"
             unit = "x" if t["metric"] == "ratio" else "%"  # "pct_bound": % of the roofline bound
@@ -176,7 +179,7 @@ def _isa_cell(row: dict) -> str:
     """'1.23x (45%/38%)': speed ratio, then ours / the built-in as % of the op's roofline bound; ours also
     against its own instruction set's bound where that differs ('1.23x (45%, own ISA 60%/38%)')."""
     rl = row.get("roofline") or {}
-    cell = f"{row['speed_ratio']:.2f}x"
+    cell = ratio_text(row["speed_ratio"], row.get("comparable"))
     if rl:
         own = rl.get("custom_isa_pct")
         mine = f"{rl['custom_pct']:.0f}%"

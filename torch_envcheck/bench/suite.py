@@ -18,6 +18,7 @@ import platform
 import statistics
 import time
 
+from torch_envcheck.bench import comparable
 from torch_envcheck.bench import machine
 from torch_envcheck.bench import roofline
 from torch_envcheck.bench.timing import measure, paired
@@ -36,6 +37,7 @@ TARGETS = [
     ("cpu", "bias_gelu", "pct_bound", 80.0, "bias_gelu >= 80% of its roofline bound"),
     ("cpu", "sgemm", "ratio", 0.6, "sgemm >= 0.6x torch.matmul (2048^3)"),
     ("cpu", "sgemm", "ratio", 0.8, "sgemm stretch >= 0.8x torch.matmul (2048^3)"),
+    ("cpu", "sgemm", "pct_bound", 85.0, "sgemm >= 85% of its own FMA bound (2048^3)"),
     ("cuda", "triad", "pct_bound", 85.0, "triad >= 85% of its roofline bound"),
     ("cuda", "sum", "pct_bound", 85.0, "sum >= 85% of its roofline bound"),
     ("cuda", "softmax", "ratio", 0.9, "softmax >= 0.9x torch.softmax"),
@@ -203,14 +205,31 @@ def _bench_device(torch, ops, device: str, quick: bool, threads: int, progress, 
             "min_run_time_s": min_run_time, "peaks": peaks, "ops": results}
 
 
+def _mark_comparable(report: dict) -> None:
+    """Each CPU row's `comparable`: did the built-in run our variant's instruction set (comparable.py)?"""
+    cpu = report["devices"].get("cpu") or {}
+    peaks = cpu.get("peaks") or {}
+    for row in cpu.get("ops", []):
+        rl = row.get("roofline") or {}
+        kind = rl.get("ceiling", "fma")
+        ceilings = {v: roofline.isa_ceiling_gflops(e, kind) for v, e in (peaks.get("compute") or {}).items()}
+        row["comparable"] = comparable.mark(peaks.get("selected"), row["op"], report.get("builtin_dispatch"),
+                                            rl.get("builtin_gflops"), ceilings, rl.get("bound_by") == "compute")
+
+
 def _targets(report: dict) -> list:
     out = []
     for device, op, metric, threshold, label in TARGETS:
         dev = report["devices"].get(device, {})
         entry = {"device": device, "op": op, "target": label, "metric": metric, "threshold": threshold}
         row = next((r for r in dev.get("ops", []) if r["op"] == op), None)
+        mark = (row or {}).get("comparable") or {}
         if row is None:
             entry.update(value=None, met=None, note=dev.get("skipped", "not measured in this run"))
+        elif metric == "ratio" and mark.get("comparable") is False:
+            # Another instruction set on the built-in's side: the op is judged on its own bound only.
+            entry.update(value=row["speed_ratio"], met=None, comparable=False,
+                         note=comparable.ratio_text(row["speed_ratio"], mark) + "; judged on its own bound")
         else:
             # % of bound: against the roofline of the variant's own instruction set where there is one
             rl = row["roofline"]
@@ -312,6 +331,7 @@ def run_benchmarks(quick: bool = False, devices: list | None = None, progress=No
         torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = prev_tf32
     report["machine"]["load_average"] = {"start": load_start, "end": _load_average(),
                                           "cpus": os.cpu_count()}
+    _mark_comparable(report)
     report["targets"] = _targets(report)
     report["roofline_violations"] = roofline.violations(report)
     report["seconds"] = round(time.monotonic() - t0, 1)

@@ -25,7 +25,9 @@
 //   DEFAULT on x86 (SSE2 intrinsics, 16 xmm of 4 floats, no FMA; not Vectorized<float>, whose generic
 //                     form compiled to scalar code through the stack with torch 2.13.0's headers):
 //                     5 x 8  -> 10 xmm accumulators + 2 xmm of B + 1 broadcast + 2 products = 15
-//                     (6 x 8 spilled one accumulator: a multiply and an add need a temporary)
+//                     (6 x 8 spilled one accumulator: a multiply and an add need a temporary).
+//                     Packed A stores each element 4 times, so the "broadcast" is a plain aligned load
+//                     (no shufps on the FP pipes), and KC fits both micro-panels in L1d (model_blocking).
 //   DEFAULT elsewhere (aarch64: 32 NEON registers; torch 2.14's Vectorized<float> there is one 4-float
 //                     register): 6 x 8 -> 12 accumulators (not measured: no such CPU here)
 // tests/test_ops_isa.py disassembles the built library and checks these loops: FMAs on ymm/zmm and
@@ -53,6 +55,12 @@ inline Reg reg_broadcast(float x) { return _mm_set1_ps(x); }
 inline Reg reg_madd(Reg a, Reg b, Reg acc) { return _mm_add_ps(acc, _mm_mul_ps(a, b)); }
 inline Reg reg_add(Reg a, Reg b) { return _mm_add_ps(a, b); }
 inline void reg_storeu(float* p, Reg v) { _mm_storeu_ps(p, v); }
+// Packed A holds each element four times (one whole register), so that the micro-kernel loads it as it
+// is: SSE2 has no broadcast load, and movss + shufps put a shuffle per row on the FP pipes beside the
+// multiplies and adds (5 shuffles to 20 arithmetic instructions per k step).
+constexpr int64_t kACopies = 4;
+inline Reg reg_packed_a(const float* p) { return _mm_load_ps(p); }
+inline void put_packed_a(float* p, float x) { _mm_store_ps(p, _mm_set1_ps(x)); }
 constexpr int kMR = 5;
 constexpr int kNV = 2;
 #else
@@ -64,6 +72,9 @@ inline Reg reg_broadcast(float x) { return Vec(x); }
 inline Reg reg_madd(const Reg& a, const Reg& b, const Reg& acc) { return at::vec::fmadd(a, b, acc); }
 inline Reg reg_add(const Reg& a, const Reg& b) { return a + b; }
 inline void reg_storeu(float* p, const Reg& v) { v.store(p); }
+constexpr int64_t kACopies = 1;  // broadcast loads read packed A's single copies
+inline Reg reg_packed_a(const float* p) { return Vec(*p); }
+inline void put_packed_a(float* p, float x) { *p = x; }
 #if defined(CPU_CAPABILITY_AVX512)
 constexpr int kMR = 14;
 #else
@@ -103,11 +114,11 @@ ENVCHECK_NOINLINE void micro_kernel(int64_t kc, const float* __restrict__ pa, co
     for (int v = 0; v < NV; ++v) bv[v] = reg_loadu(pb + v * kLanes);
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
-      const Reg av = reg_broadcast(pa[i]);
+      const Reg av = reg_packed_a(pa + i * kACopies);
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) acc[i][v] = reg_madd(av, bv[v], acc[i][v]);
     }
-    pa += MR;
+    pa += MR * kACopies;
     pb += NR;
   }
 #pragma GCC unroll 16
@@ -152,17 +163,17 @@ inline void pack_a(const float* a, int64_t sa0, int64_t sa1, int64_t i0, int64_t
 #pragma GCC unroll 16
           for (int q = 0; q < kChunk; ++q)
 #pragma GCC unroll 16
-            for (int i = 0; i < kMR; ++i) dst[(p + q) * kMR + i] = t[i][q];
+            for (int i = 0; i < kMR; ++i) put_packed_a(dst + ((p + q) * kMR + i) * kACopies, t[i][q]);
         }
       }
       for (; p < kc; ++p)
 #pragma GCC unroll 16
-        for (int i = 0; i < kMR; ++i) dst[p * kMR + i] = src[i * sa0 + p * sa1];
+        for (int i = 0; i < kMR; ++i) put_packed_a(dst + (p * kMR + i) * kACopies, src[i * sa0 + p * sa1]);
     } else {
       for (int64_t p = 0; p < kc; ++p)
-        for (int i = 0; i < kMR; ++i) dst[p * kMR + i] = i < rows ? src[i * sa0 + p * sa1] : 0.f;
+        for (int i = 0; i < kMR; ++i) put_packed_a(dst + (p * kMR + i) * kACopies, i < rows ? src[i * sa0 + p * sa1] : 0.f);
     }
-    dst += kc * kMR;
+    dst += kc * kMR * kACopies;
   }
 }
 
@@ -209,8 +220,11 @@ inline void pack_b(const float* b, int64_t sb0, int64_t sb1, int64_t p0, int64_t
 GemmBlocking model_blocking() {
   const CacheSizes& cs = cpu_cache_sizes();
   constexpr int64_t fb = sizeof(float);
-  int64_t kc = std::clamp<int64_t>(cs.l1d / (kNR * fb) / 16 * 16, 64, 1024);
-  int64_t mc = std::clamp<int64_t>(cs.l2 / 2 / (kc * fb) / kMR * kMR, kMR, 4096 / kMR * kMR);
+  // Where packed A holds each element four times (SSE2), its micro-panel (MR x 4 floats per k step) is
+  // larger than B's and the two share L1d: KC fits both.
+  const int64_t l1_floats_per_k = kNR + (kACopies > 1 ? kMR * kACopies : 0);
+  int64_t kc = std::clamp<int64_t>(cs.l1d / (l1_floats_per_k * fb) / 16 * 16, 64, 1024);
+  int64_t mc = std::clamp<int64_t>(cs.l2 / 2 / (kc * fb * kACopies) / kMR * kMR, kMR, 4096 / kMR * kMR);
   int64_t nc = std::clamp<int64_t>(cs.l3 / 2 / (kc * fb) / kNR * kNR, 4 * kNR, 65536);
   return {mc, kc, nc, "model"};
 }
@@ -420,7 +434,7 @@ void sgemm_kernel(const float* a, int64_t sa0, int64_t sa1, const float* b, int6
   // One A buffer per thread, and which (row block, K slice) it holds.
   std::vector<AlignedFloats> abufs;
   abufs.reserve(threads);
-  for (int64_t i = 0; i < threads; ++i) abufs.emplace_back(mc_blk * kc_max);
+  for (int64_t i = 0; i < threads; ++i) abufs.emplace_back(mc_blk * kc_max * kACopies);
   std::vector<int64_t> abuf_ic(threads, -1), abuf_pc(threads, -1);
 
   for (int64_t jc = 0; jc < n; jc += nc_blk) {
@@ -453,7 +467,7 @@ void sgemm_kernel(const float* a, int64_t sa0, int64_t sa1, const float* b, int6
           const float* pb = bpanel.ptr + jr * kc;
           const int64_t nr_valid = std::min<int64_t>(kNR, nc - jr);
           for (int64_t ir = 0; ir < mc; ir += kMR) {
-            tile(kc, abuf + ir * kc, pb, c + (ic + ir) * n + jc + jr, n, pc > 0, std::min<int64_t>(kMR, mc - ir),
+            tile(kc, abuf + ir * kc * kACopies, pb, c + (ic + ir) * n + jc + jr, n, pc > 0, std::min<int64_t>(kMR, mc - ir),
                  nr_valid);
           }
         }

@@ -53,8 +53,12 @@ def test_structure(report):
     assert report["classic_matmul"]["cpu"]["gflops"] > 0
     assert len(report["machine"]["load_average"]["start"]) == 3
     assert {t["device"] for t in report["targets"]} == {"cpu", "cuda"}
+    for r in cpu["ops"]:  # every CPU row says whether its built-in ran our variant's instruction set
+        assert r["comparable"]["comparable"] in (True, False, None) and r["comparable"]["reason"]
     for t in report["targets"]:
-        if t["device"] == "cpu":
+        if t["device"] == "cpu" and t.get("comparable") is False:
+            assert t["met"] is None and t["metric"] == "ratio"
+        elif t["device"] == "cpu":
             assert t["met"] == (t["value"] >= t["threshold"])
     assert report["roofline_violations"] == [f for f in report["roofline_violations"] if "% of its bound" in f]
 
