@@ -1,5 +1,5 @@
 // Softmax over the last dimension: y = exp(x - max) / sum(exp(x - max)), row by row, parallel over rows.
-// exp: of x - max <= 0 only, so exp_nonpos_vf (vec_math.h: exp_vf's reduction and polynomial, within 1.27
+// exp: of x - max <= 0 only, so exp_nonpos_vf (vec_math.h: exp_vf's reduction and polynomial, within 0.91
 // ulp, results below 2^-126 flushed to 0) on AVX2 / AVX-512, exp_nonpos_ps (sse2_math.h) in the DEFAULT
 // variant on x86-64, ATen's exp_u20 elsewhere (the Lanes of rowwise_lanes.h).
 //
