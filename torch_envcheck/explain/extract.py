@@ -386,7 +386,10 @@ _LIB_END = re.compile(r"\.so(?:\.\d{1,5}){0,4}\b|\.dylib\b|\.(?:dll|DLL|Dll)\b|\
 _MISSING = re.compile(r"cannot open shared object file|failed to open|not found in any|[Nn]o such file|not found|[Cc]ould not load|could not be found|"
                       r"[Cc]ould not locate|DLL load failed|[Ee]rror loading|[Uu]nable to load|[Ff]ailed to load|"
                       r"Library not loaded|cannot find|is not a valid Win32|image not found|[Cc]annot load|"
-                      r"[Cc]ouldn't open|[Cc]ould not find|not be located|dlopen")
+                      r"[Cc]ouldn't open|[Cc]ould not find|not be located|dlopen|"
+                      # PaddlePaddle's loader (paddle/phi/backends/dynload/dynamic_loader.cc): "The third-party dynamic
+                      # library (X) that Paddle depends on is not configured correctly. (error code is 126)"
+                      r"depends on is not configured correctly")
 
 
 _MSG_WORD = re.compile(r"[a-z]{4,40}")
@@ -443,7 +446,8 @@ def _libraries(text: str, ent: Entities) -> None:
         if info["missing"]:
             # "Failed to load library A with error: B: cannot open ...": B is missing, A wants it
             others = re.findall(r"([A-Za-z0-9_.+-]{1,80}\.(?:so|dll|dylib|pyd))\b", line[:max(0, line.find(name))])
-            others = [o for o in others if o != name]
+            # a list of alternative names ("(cublas64_118.dll;cublas64_11.dll)") is not a library wanting another
+            others = [o for o in others if o != name and not line.find(o + ";" + name) >= 0]
             if others:
                 info["wanted_by"] = others[-1]
         old = next((x for x in ent.libraries if x["file"] == info["file"]), None)

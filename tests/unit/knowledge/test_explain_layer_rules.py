@@ -1,4 +1,4 @@
-"""The layer rules (explain/layer_rules.py) generalise: they read the structure of a text, so they answer for
+"""The layer rules (explain/layer_rules/) generalise: they read the structure of a text, so they answer for
 packages, libraries and codes no example named.  The texts here are built from the naming schemes (a made-up
 package, any CUDA major, any code of a decoded family), not copied from threads."""
 

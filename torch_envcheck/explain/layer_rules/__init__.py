@@ -1,0 +1,101 @@
+"""Layer rules: diagnoses read from what a text is made of (extract.Entities), whoever wrote the message.
+
+Each rule is a pure function of the entities (and the cleaned text, for a position) and returns a
+match.Match whose signature is made here, or None:
+
+    abi_tag          GLIBC_/GLIBCXX_/CXXABI_ x not found             -> c-runtime
+    torch_abi        a binary wants a c10::/at::/torch:: symbol       -> that package was built for another torch
+    built_for        "X was built for PyTorch A (you have B)"          -> X's build, or torch's (B is +cpu)
+    library_symbol   nccl*/cublas*/cusparse*/cudnn*/__nvJitLink* wanted -> two versions of that library mixed
+    missing_library  a soname/DLL that cannot be found                 -> its provider: wheel, driver, VC++ runtime
+    error_code       a code of a decoded family (cudaError_t, CUresult, cuBLAS, ..., NCCL, NVML, HIP, errno,
+                     signals, Windows)                                  -> the layer its table gives, the code's advice
+    wsl_gpu_passthrough  a GPU that cannot start, in a text from WSL       -> the Windows driver / WSL 2 (wsl layer)
+    tensorflow_windows_native  TF >= 2.11 on Windows without a GPU     -> no native-Windows GPU builds: WSL 2
+    device_node_permission  /dev/kfd, /dev/dri, /dev/nvidia* refused   -> the groups that own the node
+    torch_not_offered_on_mac  a resolver finds no torch on a Mac       -> the last x86_64 macOS release (2.2.2)
+    rocblas_on_windows  rocBLAS without Tensile kernels, HIP SDK on Windows -> a HIP SDK (or libraries) with the gfx
+    zluda_dll_dependency  WinError 126 under ZLUDA                      -> the HIP SDK's bin folder on PATH
+    rocm_kfd_permission  HSA cannot open /dev/kfd, with its group shown   -> the render/video groups
+    container_cli    nvidia-container-cli's stage and object          -> the image's driver files, the host driver's state
+    pip_of_another_python  pip in an embedded Python's folder, installing elsewhere -> that folder's python -m pip
+    gpu_newer_than_build  a kernel that cannot run, a GPU and the CUDA its build was made with -> arch (the sm and
+                     the CUDA it needs, knowledge.gpu_generations)
+    container_without_gpu  a GPU unreachable in a text from a container  -> --gpus all, or the devices it lost
+    nccl_transport   NCCL's WARN lines on its sockets or /dev/shm       -> the interface / host network / shm size
+    cuda_after_suspend  CUDA failing next to suspend/resume words       -> reload nvidia_uvm
+    toolkit_not_torch_cuda  a build's own nvcc-vs-torch CUDA check      -> the toolkit (CUDA_HOME) or the torch build
+    torch_too_new_for_intel_mac, mps_inside_linux_container  Mac structure -> 2.2.2 / run natively
+    package_binary_missing  a package's own native library missing       -> that package's build for this CUDA
+    p2p_through_pcie_switch_hangs  nvidia-smi topo PIX/PXB and a hang   -> ACS / IOMMU
+    devices_unavailable_on_windows  "busy or unavailable" on Windows     -> the driver
+    driver_older_than_build  CUDA unusable, the driver's version and torch's CUDA printed -> the driver (its table)
+    tensorflow_missing_cuda_runtime  TensorFlow lists several libraries it cannot open -> the CUDA of the first
+                     runtime it wanted (cudart64_101.dll: CUDA 10.1)
+    package_ops_registration_fails  a package's frame calls into torch.library and fails -> its build for this torch
+    visible_devices_hide_the_gpu  no device, with CUDA_VISIBLE_DEVICES set in the text -> that variable
+
+The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
+rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
+catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
+
+The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
+containers, packaging, toolchain, rocm, tensorflow, nccl; this module gathers them in RULES, in the order they
+have always run."""
+
+from __future__ import annotations
+
+from torch_envcheck.explain.layer_rules.kit import SOURCES, package_guess
+from torch_envcheck.explain.layer_rules.codes import code_advice, error_code
+from torch_envcheck.explain.layer_rules.containers import (container_cli, container_without_gpu,
+    mps_inside_linux_container, wsl_gpu_passthrough)
+from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cuda_after_suspend,
+    device_node_missing, device_node_permission, devices_unavailable_on_windows, driver_older_than_build,
+    gpu_below_capability_floor,
+    gpu_newer_than_build, gpu_only_as_root, p2p_through_pcie_switch_hangs, platform_without_cuda,
+    visible_devices_hide_the_gpu)
+from torch_envcheck.explain.layer_rules.loader import cudnn8_sublibrary_on_windows, missing_library
+from torch_envcheck.explain.layer_rules.nccl import nccl_transport
+from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx_runtime_symbol,
+    jit_extension_missing, library_symbol, numpy_c_api_capsule, package_binary_missing,
+    package_compiled_part_missing, package_extension_not_loaded, package_ops_registration_fails, torch_abi)
+from torch_envcheck.explain.layer_rules.packaging import (cuda_package_on_mac, jetson_without_cuda, pip_no_matching,
+    pip_of_another_python, torch_build_variant, torch_not_offered_on_mac, torch_too_new_for_intel_mac)
+from torch_envcheck.explain.layer_rules.rocm import rocblas_on_windows, rocm_kfd_permission, zluda_dll_dependency
+from torch_envcheck.explain.layer_rules.tensorflow import (tensorflow_error_class, tensorflow_missing_cuda_runtime,
+    tensorflow_optional_tensorrt, tensorflow_sees_no_gpu, tensorflow_windows_native)
+from torch_envcheck.explain.layer_rules.toolchain import (cmake_compiler_detection, header_missing,
+    inductor_on_native_windows, nvcc_host_compiler, toolkit_not_torch_cuda, triton_exception)
+
+# the names other modules read from here (explain.reading: SOURCES, code_advice, package_guess)
+__all__ = ("RULES", "find", "LAYERS_PRODUCED", "SOURCES", "code_advice", "package_guess")
+
+
+# The layers the rules give (with the catalogue's, every layer of catalogue.LAYERS is reachable).
+LAYERS_PRODUCED = frozenset({"c-runtime", "toolchain", "torch-build", "macos", "libraries", "cudnn", "driver", "container",
+                             "wsl", "windows-runtime", "env", "rocm", "arch", "distributed", "not-environment"})
+
+
+RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, missing_library, error_code, gpu_newer_than_build,
+         platform_without_cuda, pip_no_matching, allocator_nvml_assert, wsl_gpu_passthrough, tensorflow_windows_native,
+         device_node_permission, torch_not_offered_on_mac, rocblas_on_windows, zluda_dll_dependency,
+         rocm_kfd_permission, container_cli, pip_of_another_python, container_without_gpu, nccl_transport,
+         cuda_after_suspend, toolkit_not_torch_cuda, torch_too_new_for_intel_mac, mps_inside_linux_container,
+         package_binary_missing, p2p_through_pcie_switch_hangs, devices_unavailable_on_windows, driver_older_than_build,
+         tensorflow_missing_cuda_runtime, package_ops_registration_fails, visible_devices_hide_the_gpu, header_missing,
+         nvcc_host_compiler, triton_exception, gpu_only_as_root,
+         tensorflow_sees_no_gpu, torch_build_variant, inductor_on_native_windows,
+         package_compiled_part_missing, device_node_missing, package_extension_not_loaded, jetson_without_cuda,
+         cudnn8_sublibrary_on_windows, cmake_compiler_detection, tensorflow_error_class, cuda_package_on_mac,
+         numpy_c_api_capsule, jit_extension_missing, gpu_below_capability_floor,
+         tensorflow_optional_tensorrt)
+
+
+def find(text: str, ent) -> list:
+    """Every rule's match for the entities of `text` (cleaned), unordered."""
+    out = []
+    for rule in RULES:
+        m = rule(ent, text)
+        if m is not None:
+            out.append(m)
+    return out

@@ -1,0 +1,508 @@
+"""Layer rule for decoded error codes: a code of a known family (cudaError_t, CUresult, cuBLAS, cuDNN, NCCL, NVML,
+HIP, errno, signals, Windows) read from knowledge/data/error_codes.json, and the advice each code gets.
+
+    error_code       a code of a decoded family (cudaError_t, CUresult, cuBLAS, ..., NCCL, NVML, HIP, errno,
+                     signals, Windows)                                  -> the layer its table gives, the code's advice"""
+
+from __future__ import annotations
+
+import re
+
+from torch_envcheck.explain.layer_rules.kit import (CONTEXT_TAIL, _HIP_TEXT, _SHM_TEXT, _TF_TEXT, _bare, _context,
+    _match, _sig)
+from torch_envcheck.explain.layer_rules.driver import (_INIT_CALL, _NEWER_GPU_FIX, _ROOT_ONLY_FIX,
+    _gpu_newer_than_build, _old_torch, _root_only)
+from torch_envcheck.explain.layer_rules.rocm import _rocm_pair
+
+
+# Per-code advice, by the code's bare name (prefix and underscores removed, lower case): what to do.
+_ADVICE = {
+    "unknown": ("The CUDA driver failed for an unstated reason; after a suspend/resume the nvidia_uvm module is "
+                "left broken.", "Reload the unified-memory module: `sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm` "
+                "(or reboot); check `nvidia-smi` works."),
+    "systemnotready": ("On NVSwitch machines CUDA waits for NVIDIA Fabric Manager to configure the fabric.",
+                       "Install nvidia-fabricmanager of exactly the driver's version and start it: `sudo systemctl "
+                       "enable --now nvidia-fabricmanager` (restart it after a driver update)."),
+    "systemdrivermismatch": ("The loaded NVIDIA kernel module and the user-space driver libraries differ.",
+                             "Reboot (or reload the nvidia kernel modules) so both come from the same driver install."),
+    "compatnotsupportedondevice": ("CUDA forward compatibility (the cuda-compat package) is used on a GPU that does not "
+                                   "support it (GeForce/consumer GPUs).", "Remove the cuda-compat libraries from "
+                                   "LD_LIBRARY_PATH and update the NVIDIA driver instead."),
+    "insufficientdriver": ("The NVIDIA driver is older than the CUDA runtime needs.",
+                           "Update the NVIDIA driver, or install a torch build for an older CUDA that this driver runs."),
+    "callrequiresnewerdriver": ("The NVIDIA driver is older than the CUDA runtime needs.",
+                                "Update the NVIDIA driver."),
+    "nodevice": ("CUDA sees no GPU: none is present, the driver is not loaded, CUDA_VISIBLE_DEVICES hides them, or a "
+                 "container was started without one.", "Check `nvidia-smi`; unset CUDA_VISIBLE_DEVICES or give valid "
+                 "indices; start containers with `--gpus all`."),
+    "stublibrary": ("The libcuda.so loaded is the toolkit's stub, not the driver's.",
+                    "Remove the CUDA toolkit's lib64/stubs folder from LD_LIBRARY_PATH."),
+    "operatingsystem": ("The operating system refused the GPU call (permissions, cgroups, or an unsupported OS call).",
+                        "Check the device nodes /dev/nvidia* are readable (the `video`/`render` groups) and, in "
+                        "containers, that the NVIDIA runtime is used."),
+    "notpermitted": ("The operation is not permitted for this process (device-node permissions or MIG/exclusive mode).",
+                     "Add the user to the `video`/`render` groups (or fix /dev/nvidia* permissions) and re-login."),
+    "devicesunavailable": ("The GPU is in exclusive-process mode and busy, or prohibited.",
+                           "Check `nvidia-smi -q -d COMPUTE` and the processes using the GPU; set the compute mode to "
+                           "Default (`sudo nvidia-smi -c 0`)."),
+    "invaliddevice": ("A device index beyond the GPUs this process sees.",
+                      "Use an index below torch.cuda.device_count(); check CUDA_VISIBLE_DEVICES."),
+    "jitcompilernotfound": ("The PTX JIT compiler library (libnvidia-ptxjitcompiler, part of the driver) is missing.",
+                            "Reinstall the NVIDIA driver (containers: use the NVIDIA runtime)."),
+    "eccuncorrectable": ("The GPU reported an uncorrectable ECC memory error: hardware.",
+                         "Check `nvidia-smi -q -d ECC`, reset the GPU (`nvidia-smi -r`) or have it replaced."),
+    "gpuislost": ("The GPU fell off the bus: power, thermal or hardware failure.",
+                  "Check dmesg for Xid errors, power and cooling; reboot; reseat or replace the GPU."),
+    "librmversionmismatch": ("The NVIDIA kernel module and the user-space driver libraries are of different versions "
+                             "(after a driver update without reboot).", "Reboot, or reload the nvidia kernel modules."),
+    "driverNotLoaded".lower(): ("No NVIDIA kernel driver is loaded.", "Install the NVIDIA driver and reboot."),
+    "librarynotfound": ("libnvidia-ml is not found: no NVIDIA driver, or a container without the NVIDIA runtime.",
+                        "Install the NVIDIA driver; start containers with `--gpus all`."),
+    "nopermission": ("This user may not access the GPU.",
+                     "Add the user to the `video`/`render` groups (or fix /dev/nvidia* permissions) and re-login."),
+    "unsupportedptxversion": ("The PTX was generated by a CUDA toolkit newer than the driver supports.",
+                              "Update the NVIDIA driver to one that supports the toolkit's CUDA version (or compile "
+                              "with the CUDA the driver supports)."),
+    "invalidptx": ("The driver could not JIT-compile the PTX (a toolkit newer than the driver).",
+                   "Update the NVIDIA driver."),
+    "archmismatch": ("The library has no code for this GPU's architecture.",
+                     "Install a build whose CUDA supports this GPU (compute capability): torch's newer CUDA builds."),
+}
+
+
+def code_advice(code: dict) -> tuple | None:
+    """(why, fix) this module's table gives for a decoded code (an entity of extract's `codes`), or None."""
+    return _ADVICE.get(_bare(code))
+
+
+_ARCH_FIX_CUDA = ("The binary has no code for this GPU's compute capability (sm_XY). Rebuild it for your GPU "
+                  "(TORCH_CUDA_ARCH_LIST=\"8.6\" for torch extensions, CUDA_ARCH_BIN for OpenCV, -gencode arch=compute_XY,"
+                  "code=sm_XY for nvcc), or install a build whose arch list includes your GPU.")
+
+
+_ARCH_FIX_TF = ("This TensorFlow has no kernels (or PTX) for this GPU's architecture: install a TensorFlow release "
+                "built with a CUDA that supports it (TensorFlow 2.4 or newer, CUDA 11, for Ampere GPUs such as A100 / RTX "
+                "30xx; the newest release for newer GPUs), `pip install -U 'tensorflow[and-cuda]'`.")
+
+
+_ARCH_FIX_HIP = ("The ROCm build has no code object for this GPU's gfx target. For a consumer RDNA GPU close to a "
+                 "supported one, run with HSA_OVERRIDE_GFX_VERSION (e.g. HSA_OVERRIDE_GFX_VERSION=10.3.0 for gfx103x, "
+                 "11.0.0 for gfx110x), or install a ROCm/torch build that lists your gfx target. A target no current "
+                 "official build lists (one ROCm dropped, or never shipped) needs torch built from source for it "
+                 "(`PYTORCH_ROCM_ARCH=<gfx target> python setup.py develop`) or an older ROCm release that still "
+                 "shipped it.")
+
+
+_NE_LOOK = {
+    "memoryallocation": "The GPU ran out of memory: reduce the batch size or model size, free cached tensors, or use a "
+                        "GPU with more memory (torch.cuda.memory_summary() shows who holds it).",
+    "outofmemory": "The GPU ran out of memory: reduce the batch size or model size (torch.cuda.memory_summary()).",
+    "allocfailed": "An allocation failed: the GPU is out of memory. Reduce the batch size or model size.",
+    "notinitialized": "Creating the library's handle failed, which in practice means the GPU was out of memory at that "
+                      "moment (or an earlier CUDA error): reduce the batch size, and rerun with CUDA_LAUNCH_BLOCKING=1 "
+                      "to see the first error.",
+    "illegaladdress": "A kernel accessed memory it does not own: a bug in the program or an extension (often an "
+                      "out-of-range index). Rerun with CUDA_LAUNCH_BLOCKING=1 to see where.",
+    "launchfailure": "A kernel failed: rerun with CUDA_LAUNCH_BLOCKING=1 to find the failing operation.",
+    "assert": "A device-side assert fired (usually an index out of range, e.g. a label >= the number of classes); "
+              "rerun with CUDA_LAUNCH_BLOCKING=1.",
+}
+
+
+BURST = 3000
+
+
+def error_code(ent, text):
+    codes = [c for c in ent.codes if c.get("layer") not in (None, "none")]
+    if not codes:
+        return None
+    # prefer a code read from its name or message over a bare number, the last of them
+    strong = [c for c in codes if c.get("how") in ("name", "message", "signal")] or \
+        [c for c in codes if c.get("how") == "message-context"]
+    pool = [x for x in (strong or codes) if x.get("family") != "signal"] or (strong or codes)
+    # the first code of the last burst (codes within BURST characters of the last one): once CUDA fails, later
+    # calls fail too, so the first of them is the cause
+    last = pool[-1]["at"]
+    burst = [x for x in pool if last - x["at"] <= BURST]
+    env = [x for x in burst if x.get("layer") not in ("not-environment",)]
+    c = (env or burst)[0] if burst else pool[-1]
+    via_collective = False
+    if c["family"] in ("ncclResult_t", "rcclResult_t") and _bare(c) == "unhandledcudaerror":
+        # NCCL's "unhandled cuda error" wraps a CUDA call that failed: the CUDA code it printed (by name, message or
+        # number, often on a WARN line before it) is the cause, and its layer is the answer
+        under = [x for x in codes if x["family"] in ("cudaError_t", "CUresult") and abs(x["at"] - c["at"]) <= BURST]
+        under = [x for x in under if x.get("layer") != "not-environment" or _bare(x) == "peeraccessunsupported"
+                 or _context(text, _NVLS_TEXT)]
+        if under:
+            c, via_collective = under[0], True
+    bare = _bare(c)
+    fam, layer = c["family"], c["layer"]
+    hip = fam == "hipError_t" or (fam == "cudaError_t" and _context(text, _HIP_TEXT))
+    if hip and layer not in ("not-environment",):
+        layer = "rocm"
+    hip_init = hip and _context(text, r"hipGetDeviceCount|hipInit|HIP initialization|NumHipDevices")
+    caps = {"code": c["name"], "value": c["value"], "code_message": c.get("message") or c.get("description"),
+            "library": c.get("library")}
+    meaning = c.get("description") or c.get("message") or ""
+    title = f"{c['library']} {c['name']} ({c['value']}): {c.get('message') or c.get('description') or ''}".strip()
+    explanation = (f"{c['name']} = {c['value']} in {fam}: {meaning}").rstrip()
+    fix = None
+    look = None
+    priority = {"name": 64, "message": 64, "message-context": 61}.get(c.get("how"), 58)
+    newer = _gpu_newer_than_build(ent)
+    # the CUDA code printed on NCCL's own NVLS line ("Failed to bind NVLink SHARP (NVLS) Multicast memory: CUDA error
+    # 401") is the same call, whether or not NCCL's unhandled-CUDA-error code follows it in the paste
+    line_start = text.rfind("\n", 0, c["at"]) + 1
+    nvls_line = re.search(r"(?i:nvls)|NVLink SHARP|[Mm]ulticast", text[line_start:c["at"] + 200].split("\n", 1)[0]) is not None
+    if (via_collective or nvls_line) and layer == "not-environment" and bare != "peeraccessunsupported":
+        # a CUDA call NCCL made on NVLink SHARP (multicast) memory failed: the NVSwitch fabric's state, which the
+        # Fabric Manager keeps (restarted, stopped or at another version than the driver)
+        layer = "driver"
+        fix = ("NCCL's NVLink SHARP (NVLS) setup failed in CUDA: the NVSwitch fabric is not in a usable state. Check "
+               "the Fabric Manager (`systemctl status nvidia-fabricmanager`; its version must equal the driver's), "
+               "restart it or reboot the host; meanwhile NCCL_NVLS_ENABLE=0 avoids NVLS.")
+        explanation += " NCCL failed while binding NVLS (multicast) memory: the NVSwitch fabric, not the program."
+    elif hip and layer == "rocm" and bare not in ("nokernelimagefordevice", "nobinaryforgpu", "invaliddevicefunction") \
+            and _rocm_pair(ent, text):
+        # torch's ROCm and the system's ROCm set against each other: code compiled here (an extension's hipcc) used
+        # the system's, torch's wheel carries its own; a HIP failure between them is that difference
+        built, system = _rocm_pair(ent, text)
+        fix = (f"torch is built for ROCm {built}, the system's ROCm is {system}: install the torch build for ROCm "
+               f"{system} (`pip install torch --index-url https://download.pytorch.org/whl/rocm{system}`, or its "
+               f"nightly when no release has it) so torch and what was compiled here (hipcc from /opt/rocm) match, "
+               f"then rebuild the compiled packages; or install ROCm {built} to match torch.")
+        explanation += f" torch is built for ROCm {built}; the system's ROCm is {system}."
+    elif bare == "memoryallocation" and fam == "cudaError_t" and ent.platform.get("wsl") and \
+            "Tried to allocate" not in text[-CONTEXT_TAIL:]:
+        # a CUDA call's own out-of-memory (not the caching allocator's "Tried to allocate": the GPU's memory was
+        # not what ran out) under WSL 2: CUDA on WSL limits pinned (page-locked) host memory, and the WSL VM has a
+        # memory limit of its own (NVIDIA's CUDA on WSL guide, known limitations)
+        layer = "wsl"
+        fix = ("Under WSL 2, CUDA's pinned (page-locked) host memory is limited and the WSL VM's memory is capped: "
+               "set pin_memory=False in the DataLoader (and avoid large pinned buffers), and give the VM more memory "
+               "and swap in %UserProfile%\\.wslconfig (`[wsl2]` `memory=...`, `swap=...`, then `wsl --shutdown`). "
+               "If the GPU's own memory is full (`nvidia-smi`), use a smaller batch instead.")
+        explanation += (" Raised by a CUDA call, not by torch's allocator running out of GPU memory, in a text from "
+                        "WSL 2: CUDA on WSL limits pinned host memory.")
+    elif bare in ("executionfailed", "archmismatch", "internalerror", "nokernelimagefordevice", "invaliddevicefunction",
+                  "nobinaryforgpu") and newer and not hip:
+        layer = "arch"
+        fix = _NEWER_GPU_FIX
+        caps.update(newer)
+        explanation += (" {gpu} is compute capability {capability} ({sm}), which CUDA {cuda} predates: no library "
+                        "built with it has code for this GPU.")
+    elif fam == "cufftResult" and bare == "internalerror":
+        # cuFFT raises it from inside the library on a valid plan: in practice a cuFFT without code for the GPU
+        # (torch built with CUDA 11.7 on Ada / Hopper, with 12.x < 12.8 on Blackwell)
+        layer = "arch"
+        fix = ("cuFFT failed inside the library: the cuFFT this build ships predates the GPU (CUDA 11.7 or older on "
+               "RTX 40xx / L4 / H100, sm_89/sm_90; older than CUDA 12.8 on RTX 50xx / B200). Install a torch built "
+               "with a newer CUDA: CUDA 11.8 or newer (cu118, cu12x; cu128 for Blackwell), from "
+               "https://pytorch.org/get-started/locally/.")
+        explanation += " On a valid transform, an internal cuFFT error means its kernels do not support this GPU."
+    elif bare in ("executionfailed", "archmismatch", "internalerror") and _old_torch(ent):
+        # a kernel that cannot run at all under a torch older than CUDA 11: the GPU is newer than the build (the
+        # table calls these codes the program's; the torch version says otherwise)
+        layer = "arch"
+        fix = ("torch {torch} was never built with CUDA 11, which GPUs from Ampere on (RTX 30xx, A100: sm_80/sm_86) "
+               "need: install a torch release built with CUDA 11 or newer (cu118 / cu12x builds; torch >= 1.7 had the "
+               "first cu110 builds).")
+        caps["torch"] = ent.versions.get("torch")
+        explanation += " The installed torch predates CUDA 11, so it has no code for GPUs newer than Turing."
+    elif c.get("how") == "debugger" and layer == "not-environment":
+        look = ("cuda-gdb prints a warning for every CUDA API call that returns an error, including errors the program "
+                "expects and handles (here " + c["name"] + "): harmless when the program goes on; not an installation "
+                "problem: the installation needs no change.")
+        explanation += " Reported by cuda-gdb (\"Cuda API error detected\"), a debugger warning, not a failure of the program."
+    elif bare == "peeraccessunsupported" and _context(text, r"NCCL|nccl|IPC|all_reduce|allreduce"):
+        layer = "distributed"
+        fix = ("The GPUs cannot reach each other peer-to-peer (PCIe topology, IOMMU/ACS, or consumer GPUs without P2P), "
+               "and the collective library tried P2P/IPC between them: set NCCL_P2P_DISABLE=1 (it must reach every "
+               "worker process; for a custom all-reduce, disable it), or enable P2P in the platform (IOMMU/ACS "
+               "settings); `nvidia-smi topo -p2p r` shows which pairs can.")
+        explanation += " NCCL (or a custom all-reduce) needs peer access between the GPUs for its P2P transport."
+    elif layer == "not-environment" and fam in ("cudaError_t", "CUresult") and _INIT_CALL.search(
+            text[max(0, c["at"] - 400):c["at"] + 80]):
+        # returned while CUDA starts (cudaGetDeviceCount, cuInit): no argument of the program is involved yet, so
+        # whatever the table says of the code elsewhere, here it is the driver refusing this process
+        layer = "driver"
+        if _root_only(text):
+            fix = _ROOT_ONLY_FIX
+            explanation += " The GPU works for root only: this user may not open its device nodes."
+        else:
+            fix = ("CUDA failed while starting, before the program ran any kernel: check the driver (`nvidia-smi`; "
+                   "`dmesg` for NVRM/Xid lines), that this user may open the GPU's device nodes (`ls -l /dev/nvidia*`, "
+                   "Jetson: the `video` group), and, in a container or VM, that the GPU is passed in with its driver.")
+        explanation += " It was returned while CUDA initialised, so it is the driver's or the machine's answer."
+    elif layer == "not-environment":
+        look = _NE_LOOK.get(bare) or ("An error of the program or its inputs, not of the installation: "
+                                      "rerun with CUDA_LAUNCH_BLOCKING=1 to see the failing call, and check its arguments.")
+        if bare == "notinitialized" and fam == "cublasStatus_t":
+            explanation += (" cublasCreate returns it when it cannot allocate its workspace: the GPU was out of memory "
+                            "(or a previous CUDA error left the context broken).")
+    elif hip and bare == "nodevice":
+        fix = ("HIP sees no GPU: check that `rocminfo` (Windows: `hipInfo`) lists it. The GPU must be one this ROCm / HIP "
+               "SDK release supports (its supported-GPUs list; older parts such as gfx803 / RX 580 are not supported by "
+               "recent releases: use an older release or a supported GPU); on Linux the user needs the `render` and "
+               "`video` groups and the amdgpu driver loaded; HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES must not hide "
+               "it; a container needs --device=/dev/kfd --device=/dev/dri; on Windows the HIP SDK needs the AMD driver of "
+               "its release and the Visual C++ runtime.")
+    elif hip_init:
+        fix = ("HIP could not start on this GPU: check the kernel driver's messages (`dmesg | grep -i kfd`): older GPUs "
+               "(gfx803) need PCIe atomics support from the CPU/motherboard; a gfx target ROCm does not ship needs "
+               "HSA_OVERRIDE_GFX_VERSION; check the user is in the `render` and `video` groups.")
+        explanation += " HIP failed while counting the GPUs: the ROCm kernel driver (amdgpu/kfd) refused the device."
+    elif bare in ("nokernelimagefordevice", "nobinaryforgpu", "invaliddevicefunction", "invalidkernelimage",
+                  "invalidimage", "invalidkernelfile"):
+        fix = _ARCH_FIX_HIP if hip else (_ARCH_FIX_TF if _context(text, _TF_TEXT) else _ARCH_FIX_CUDA)
+        explanation += " The binary was not compiled for this GPU's architecture."
+    elif fam == "ncclResult_t":
+        fix = _nccl_fix(bare, text)
+    elif fam == "signal":
+        fix, explanation, layer = _signal_fix(c, text, explanation, layer)
+    elif fam == "windows" and c["value"] == 206 or (fam == "errno" and c["name"] == "ENOENT" or fam == "windows" and
+                                                    c["value"] in (2, 3)) and _long_windows_path(text, c["at"]):
+        # a file Windows cannot reach because its path is longer than MAX_PATH: the OS's limit, not a missing file
+        fix, layer = _LONG_PATH_FIX, "windows-runtime"
+        explanation += (" The path named is longer than Windows' MAX_PATH (260 characters): without long-path support "
+                        "enabled, Windows reports such a file as not found.")
+    elif fam == "errno":
+        fix, layer = _errno_fix(c, text, layer)
+    elif fam == "windows" and c["value"] in (127, 0xC0000139) and _dll_owner(ent):
+        owner = _dll_owner(ent)
+        caps["package"] = owner
+        fix = ("A DLL of {package} lacks a procedure another of its DLLs wants: files of two {package} versions are "
+               "mixed in its folder (an upgrade over an old install, a failed uninstall). Remove it completely: `pip "
+               "uninstall -y {package}` (repeat until pip finds none), delete what is left of its folder in "
+               "site-packages, then install it again; keep other copies of its DLLs off PATH.")
+    elif fam == "windows" and c["value"] in (2, 3) and _MISSING_TOOL.search(text[-CONTEXT_TAIL:]):
+        # Windows' "file not found" when a build runs a tool: errno's ENOENT by another name
+        fix, layer = _errno_fix(dict(c, name="ENOENT"), text, layer)
+    elif fam == "windows":
+        fix = _windows_fix(c)
+    elif fam == "nvmlReturn_t" and bare == "operatingsystem":
+        fix = ("The operating system keeps this process from the GPU's control device: in a container, the NVIDIA "
+               "runtime's cgroup setup (no-cgroups in /etc/nvidia-container-runtime/config.toml, or --privileged / "
+               "the device list); under WSL 2 or a GPU-PV VM, the Windows host must expose the GPU (WDDM mode, a "
+               "driver that supports WSL).")
+    elif bare in _ADVICE:
+        extra, fix = _ADVICE[bare]
+        explanation += " " + extra
+    else:
+        fix = {"driver": "Check the NVIDIA driver: `nvidia-smi` must list the GPU; update or reinstall the driver "
+                         "and reboot.",
+               "libraries": "Check which CUDA libraries are loaded: keep one CUDA version (torch's nvidia-* wheels) and "
+                            "remove other CUDA folders from LD_LIBRARY_PATH.",
+               "env": "Check CUDA_VISIBLE_DEVICES and the device index the program uses.",
+               "toolchain": "Check the compiler/JIT options and the CUDA toolkit version the program compiles with.",
+               "distributed": "Rerun with NCCL_DEBUG=INFO and check the network interfaces (NCCL_SOCKET_IFNAME) and "
+                              "/dev/shm.",
+               "arch": _ARCH_FIX_CUDA, "rocm": _ARCH_FIX_HIP,
+               "container": "Give the container enough shared memory: `docker run --shm-size=8g` or `--ipc=host`.",
+               "windows-runtime": "Install the Microsoft Visual C++ Redistributable (x64)."}.get(
+            layer, "Run `torch-envcheck` to check the installation.")
+    if via_collective:
+        priority = 80  # the cause under NCCL's wrapper: above the wrapper's own sentence
+    if layer == "arch" and newer:
+        priority = 89
+    if fam in ("windows", "errno", "signal"):
+        priority = 66 if c.get("how") != "number" or fam == "windows" else 60
+        if fam == "signal":
+            # a crash signal is the consequence of whatever was printed before it; only a bus error in shared
+            # memory says its own cause
+            priority = 66 if (c["name"] == "SIGBUS" and layer == "container") else 50
+        if fam == "windows" and c["value"] not in (126, 0xC0000135):
+            priority = 77  # decisive (the paging file, a wrong-bitness DLL): above "Error loading X" DLL guesses
+    sig = _sig(f"code-{fam.lower().replace('_t', '').replace('_', '-')}-{bare[:40]}", layer, title, priority,
+               explanation, fix=fix, look_at=look,
+               causes=(("machine", "CUDA failed to initialise for another reason", ("TE303",)),) if layer == "driver" else (),
+               areas=("driver",) if layer == "driver" else (),
+               sources=({"url": c.get("source") or "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html",
+                         "what": f"{fam}: {c['name']} = {c['value']} (the header that declares it)"},), generic=True)
+    return _match(sig, text, c["at"], caps)
+
+
+_NVLS_TEXT = r"NVLS|NVLink SHARP|[Ff]abric ?[Mm]anager|NVSwitch"
+
+
+def _nccl_fix(bare: str, text: str) -> str:
+    if _context(text, r"Duplicate GPU detected"):
+        return ("Each rank must use its own GPU: call torch.cuda.set_device(local_rank) (LOCAL_RANK from torchrun) before "
+                "init_process_group, or give each process one GPU with CUDA_VISIBLE_DEVICES.")
+    if _context(text, r"/dev/shm|shared memory|shm"):
+        return ("NCCL could not create its shared-memory segments: enlarge /dev/shm (`docker run --shm-size=8g` or "
+                "`--ipc=host`), or set NCCL_SHM_DISABLE=1.")
+    if bare == "invalidusage":
+        return ("Check that every rank uses its own GPU (torch.cuda.set_device(local_rank) with LOCAL_RANK), the same "
+                "collective order and the same world size; rerun with NCCL_DEBUG=WARN.")
+    return ("Rerun with NCCL_DEBUG=INFO: check /dev/shm is large enough (containers: `--shm-size` or `--ipc=host`), "
+            "the network interface (NCCL_SOCKET_IFNAME), and that every rank uses its own GPU (set_device(LOCAL_RANK)).")
+
+
+# (macOS' shells print a signal's number after its name: "Illegal instruction: 4", "Abort trap: 6")
+# Names are bounded by ASCII letters and digits, not \b: in Chinese or Japanese prose ("换成M1的Mac笔记本") the
+# characters around a name are word characters too.
+_MAC_TEXT = (r"(?im)(?:Illegal instruction|Abort trap|Segmentation fault|Bus error): \d{1,2}[ \t]*$|\bdarwin\b|macOS|"
+             r"(?<![A-Za-z0-9])mac ?book|(?<![A-Za-z0-9])Mac(?![A-Za-z0-9])|Apple (?:M\d|silicon)|"
+             r"(?<![A-Za-z0-9])M[1-4](?: (?:Pro|Max|Ultra|chip))?(?![A-Za-z0-9])[^\n]{0,20}(?:Mac|chip|芯片)|Mac ?M[1-4]|arm64")
+
+
+_INTEL_MAC_TEXT = r"(?i)Intel (?:Mac|Core|i[3579])|x86_64[^\n]{0,40}darwin|macosx_\d{1,2}_\d{1,2}_x86_64"
+
+
+def _signal_fix(c: dict, text: str, explanation: str, layer: str):
+    name = c["name"]
+    if name == "SIGBUS":
+        return ("Give the container more shared memory: `docker run --shm-size=8g ...` or `--ipc=host` (Kubernetes: "
+                "mount an emptyDir with medium Memory at /dev/shm); or lower DataLoader num_workers.",
+                explanation + " A bus error in DataLoader workers or NCCL means /dev/shm (shared memory) is full: "
+                "containers get 64 MB by default.", "container")
+    if name == "SIGKILL":
+        return ("The process was killed, most often by the kernel's out-of-memory killer (host RAM): lower the batch "
+                "size / num_workers, or add RAM or swap; `dmesg | grep -i oom` confirms it.", explanation, "env")
+    if name == "SIGILL" and _context(text, _MAC_TEXT) and not _context(text, _INTEL_MAC_TEXT):
+        # a Mac that is not an Intel one: an x86_64 binary under Rosetta 2, which does not translate AVX
+        return ("This is an x86_64 build running under Rosetta on Apple silicon, which has no AVX: use a native arm64 "
+                "Python (`python -c \"import platform; print(platform.machine())\"` must print arm64; not a terminal or "
+                "conda opened under Rosetta) and the package's Apple-silicon build there (TensorFlow: its macOS arm64 "
+                "wheels from 2.13, or tensorflow-macos with tensorflow-metal before; torch: the macOS arm64 wheels).",
+                explanation + " On a Mac with Apple silicon an illegal instruction is an x86_64 binary under Rosetta.",
+                "macos")
+    if name == "SIGILL" and _context(text, _TF_TEXT + r"|\btf\b"):
+        # TensorFlow's binaries use AVX from 1.6 on (and later ones more); the framework named is whose build to change
+        return ("TensorFlow's prebuilt binaries need AVX (from release 1.6; newer ones more: AVX2, FMA) and this CPU "
+                "lacks it: build TensorFlow from source on this machine (or use a community no-AVX build), use an old "
+                "release made before AVX, or run on a CPU (or VM configuration) that exposes AVX.",
+                explanation + " An illegal instruction at `import tensorflow` is a CPU without the AVX the binary uses.",
+                "tensorflow")
+    if name == "SIGILL":
+        return ("The CPU lacks an instruction the binary uses (AVX/AVX2/AVX-512): install a build for this CPU (older "
+                "wheels, or build from source).", explanation, "env")
+    return ("Rerun with faulthandler enabled (`python -X faulthandler ...`) to see where it crashes.", explanation, layer)
+
+
+# Windows' MAX_PATH is 260 characters with the terminating NUL, so a path of 260 characters or more cannot be opened
+# by a program that has not opted into long paths (LongPathsEnabled, and a manifest Python has had since 3.6):
+# https://learn.microsoft.com/en-us/windows/win32/fileio/maximum-file-path-limitation ; pip's own hint points there
+# (https://pip.pypa.io/warnings/enable-long-paths).  ERROR_FILENAME_EXCED_RANGE (206) is the same limit by its code.
+MAX_PATH = 260
+_QUOTED_WINDOWS_PATH = re.compile(r"""['"](?P<path>[A-Za-z]:(?:\\\\|\\|/)[^'"\n]{1,2000})['"]""")
+_LONG_PATH_FIX = ("Enable Windows long paths (set LongPathsEnabled to 1 under HKLM\\SYSTEM\\CurrentControlSet\\Control\\"
+                  "FileSystem, or the group policy \"Enable Win32 long paths\"; see https://pip.pypa.io/warnings/"
+                  "enable-long-paths), or install into a shorter path (a Python or environment folder near the drive's "
+                  "root, a short TEMP).")
+
+
+def _long_windows_path(text: str, at: int) -> bool:
+    """Whether the line of the code at `at` names a quoted Windows path of MAX_PATH characters or more (a Python
+    repr doubles its backslashes: counted once)."""
+    end = text.find("\n", at)
+    line = text[at:end if end >= 0 else len(text)]
+    return any(len(m.group("path").replace("\\\\", "\\")) >= MAX_PATH for m in _QUOTED_WINDOWS_PATH.finditer(line[:4000]))
+
+
+# RDMA verbs (libibverbs: ibv_reg_mr, ibv_create_cq/qp, ...) register pinned memory, limited by RLIMIT_MEMLOCK
+# (https://man7.org/linux/man-pages/man3/ibv_reg_mr.3.html, https://man7.org/linux/man-pages/man2/setrlimit.2.html)
+_RDMA_CALL = r"\bibv_[a-z_]{2,30}\d?\b|\bmlx[45]_\d{1,2}\b|ibvwrap|\bRDMA\b"
+
+
+def _errno_fix(c: dict, text: str, layer: str):
+    name = c["name"]
+    if name == "ENOSPC" and _context(text, _SHM_TEXT):
+        return ("Enlarge shared memory: `docker run --shm-size=8g` or `--ipc=host`; check `df -h /dev/shm`.", "container")
+    if name == "ENOSPC":
+        return ("Free disk space (df -h) or point TMPDIR / caches (HF_HOME, TORCH_HOME, pip cache) at a bigger disk.", "env")
+    if name == "EMFILE":
+        return ("Raise the open-file limit (`ulimit -n 65535`) or use torch.multiprocessing.set_sharing_strategy("
+                "'file_system').", "env")
+    if name == "EADDRINUSE":
+        return ("Another process holds the port: pick a free MASTER_PORT (torchrun --master_port) or stop the old job.",
+                "distributed")
+    if name in ("ECONNREFUSED", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ECONNRESET"):
+        return ("Check MASTER_ADDR/MASTER_PORT are reachable from every node (firewall) and that rank 0 is running.",
+                "distributed")
+    if name in ("EACCES", "EPERM") and _context(text, r"/dev/nvidia|/dev/dri|/dev/kfd"):
+        return ("Give the user access to the GPU device nodes: add it to the `video` and `render` groups "
+                "(`sudo usermod -aG video,render $USER`) and log in again.", "driver")
+    if name == "ENOMEM" and _context(text, r"/dev/kfd"):
+        # opening the ROCm kernel driver's node fails with ENOMEM when kfd will not create a process for this GPU:
+        # not host RAM
+        return ("The ROCm kernel driver (kfd) refused the GPU: read `sudo dmesg | grep -i kfd`. \"not supported in kfd\" "
+                "means the GPU is not supported by ROCm at all (e.g. GCN 1/2 parts such as Pitcairn): use a supported GPU; "
+                "a message about PCIe atomics means the CPU/motherboard/slot lacks PCIe atomics support that this GPU "
+                "needs (use a slot wired to the CPU, enable it in firmware, or a newer GPU).", "rocm")
+    if name == "ENOMEM" and _context(text, _RDMA_CALL):
+        # an RDMA verb (ibv_reg_mr, ibv_create_cq, ...) pins the memory it registers, counted against the process'
+        # locked-memory limit (RLIMIT_MEMLOCK, `ulimit -l`, often 64 KiB-8 MiB by default and in containers): that
+        # limit, not RAM, is what ran out
+        return ("Raise the locked-memory limit for the job: `ulimit -l unlimited` where it starts (check it inside "
+                "mpirun/srun too), `* soft memlock unlimited` and `* hard memlock unlimited` in "
+                "/etc/security/limits.conf (log in again), LimitMEMLOCK=infinity for a systemd service; for a container "
+                "`docker run --ulimit memlock=-1` (Kubernetes: the runtime's memlock default).", "distributed")
+    if name == "ENOMEM":
+        return ("The host is out of memory (RAM): lower the batch size or DataLoader workers, or add RAM/swap.", "env")
+    if name == "ENOENT":
+        tool = _MISSING_TOOL.search(text[-CONTEXT_TAIL:])
+        if tool:
+            prog = tool.group("prog") or tool.group("prog2")
+            base = prog.lower().removesuffix(".exe")
+            how = _TOOL_FIX.get(base, "install it and make sure it is on PATH")
+            return (f"The build runs `{prog}`, which is not installed or not on PATH: {how}.", "toolchain")
+    return ("Check the file or resource the failing call names.", layer)
+
+
+# A program a build runs that is not on PATH: subprocess' "[Errno 2] No such file or directory: 'ninja'" names it
+# bare (no folder); the build tools among them are the toolchain's.
+_TOOLS = r"(?:ninja|cmake|make|gcc|g\+\+|cc|c\+\+|clang|clang\+\+|cl|cl\.exe|nvcc|hipcc|ld|link\.exe|ccache|rustc|cargo)(?:-\d{1,2})?"
+
+
+# the program named bare after the code (subprocess' "[Errno 2] No such file or directory: 'ninja'"), or in
+# torch.utils.cpp_extension's own check of the compiler ("Error checking compiler version for cl: [WinError 2] ..."),
+# which is how Windows' "file not found" (WinError 2, in any language) names it
+_MISSING_TOOL = re.compile(r"No such file or directory: '(?P<prog>" + _TOOLS + r")'|"
+                           r"[Ee]rror checking compiler version for (?P<prog2>" + _TOOLS + r")(?![\w.+-])")
+
+
+_TOOL_FIX = {"ninja": "`pip install ninja` (torch.utils.cpp_extension builds with it)",
+             "gcc": "install a C/C++ compiler (Debian/Ubuntu: `sudo apt install build-essential`; conda: gxx_linux-64)",
+             "g++": "install a C++ compiler (Debian/Ubuntu: `sudo apt install build-essential`; conda: gxx_linux-64)",
+             "cc": "install a C compiler (Debian/Ubuntu: `sudo apt install build-essential`)",
+             "c++": "install a C++ compiler (Debian/Ubuntu: `sudo apt install build-essential`)",
+             "cmake": "`pip install cmake` (or the system's cmake package)",
+             "nvcc": "install a CUDA toolkit of torch's CUDA version and set CUDA_HOME to it (its bin/ on PATH)",
+             "hipcc": "install the ROCm development packages (hipcc) and set ROCM_HOME",
+             "cl": "install the Microsoft C++ Build Tools (Visual Studio Build Tools, workload \"Desktop development "
+                   "with C++\") and build from its Developer prompt (vcvars64.bat), which puts cl.exe on PATH",
+             "rustc": "install Rust (rustup)", "cargo": "install Rust (rustup)"}
+
+
+def _dll_owner(ent) -> str | None:
+    """The distribution whose own folder holds the DLL a Windows loader error names (site-packages\\torch\\lib\\
+    c10_cuda.dll -> torch), when the text gives its path."""
+    for p in reversed(ent.paths):
+        if p.get("distribution") and p["path"].lower().endswith((".dll", ".pyd")):
+            return p["distribution"]
+    return None
+
+
+def _windows_fix(c: dict) -> str:
+    v = c["value"]
+    if v == 1455:
+        return ("Windows' paging file is too small for the DLLs torch maps: enlarge the page file (System > Advanced > "
+                "Performance > Virtual memory: let Windows manage it, or set a larger size on the drive), reboot, and "
+                "lower DataLoader num_workers (each worker maps the DLLs again).")
+    if v in (126, 0xC0000135, 1114, 0xC0000142):
+        return ("A DLL or one of its dependencies is missing: install the latest Microsoft Visual C++ Redistributable "
+                "(x64, https://aka.ms/vs/17/release/vc_redist.x64.exe); for CUDA DLLs install the matching CUDA/cuDNN "
+                "or torch's CUDA build.")
+    if v in (127, 0xC0000139, 0xC0000138):
+        return ("A DLL of another version was loaded (its procedure is missing): another copy earlier on PATH shadows "
+                "the right one; remove other CUDA/torch folders from PATH or use os.add_dll_directory.")
+    if v in (193, 0xC000007B):
+        return ("A 32-bit DLL or Python is mixed with 64-bit ones: use a 64-bit Python and remove 32-bit DLL folders "
+                "from PATH.")
+    if v == 206:
+        return "Enable long paths (LongPathsEnabled in the registry / group policy) or install into a shorter path."
+    if v == 0xC000001D:
+        return "The CPU lacks an instruction the binary uses (AVX): install a build for this CPU."
+    return "Check the file or DLL the failing call names."

@@ -1,0 +1,246 @@
+"""Layer rules for containers and WSL: a GPU not passed into a container, nvidia-container-cli's failures, WSL 2's
+GPU passthrough, MPS asked for inside a Linux container on a Mac.
+
+    wsl_gpu_passthrough  a GPU that cannot start, in a text from WSL       -> the Windows driver / WSL 2 (wsl layer)
+    container_cli    nvidia-container-cli's stage and object          -> the image's driver files, the host driver's state
+    torch_too_new_for_intel_mac, mps_inside_linux_container  Mac structure -> 2.2.2 / run natively
+    container_without_gpu  a GPU unreachable in a text from a container  -> --gpus all, or the devices it lost"""
+
+from __future__ import annotations
+
+import re
+
+from torch_envcheck.explain.match import last_match
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, SOURCES, _WSL_SOURCE, _context, _match, _sig
+
+
+_GPU_INIT_FAILURE = re.compile(
+    r"cudaGetDeviceCount|cuInit|cuda driver library init|Failed to initialize NVML|couldn't communicate with the NVIDIA "
+    r"driver|no CUDA-capable device|CUDA driver version is insufficient|cudaErrorInsufficientDriver|CUDA_ERROR_NO_DEVICE|"
+    r"Function \"cu[A-Za-z]{3,40}\" not found|CUDA initialization|Found no NVIDIA driver|NVIDIA driver on your system|"
+    # nvidia-smi's header when libcuda cannot say which CUDA the driver supports
+    r"CUDA Version: ERR!")
+
+
+# A GPU row of nvidia-smi on Windows: "|   0  NVIDIA L40S   TCC   |": its driver model is TCC (compute only, no
+# WDDM display driver) -- the model the Windows host cannot paravirtualize into WSL 2.
+_SMI_TCC_ROW = re.compile(r"(?m)^\|\s{1,6}\d{1,2}\s{1,4}[^|\n]{2,60}?\s(?:TCC|MCDM)\s{1,12}\|")
+
+
+_TCC_WORDS = re.compile(r"\bTCC (?:mode|driver model)\b|\bin TCC\b|driver model[^\n]{0,30}\bTCC\b")
+
+
+def wsl_gpu_passthrough(ent, text):
+    """A GPU that cannot be initialised in a text from WSL: the driver is the Windows host's (passed through to
+    WSL 2 by /dev/dxg and /usr/lib/wsl/lib), so the fix is on Windows, not a Linux driver.  WSL 1 has no GPU."""
+    # NVML's "blocked by the operating system" is the OS or cgroups keeping the process from the GPU's control
+    # device (nvml.h): outside a container that is the host of a paravirtualised GPU, i.e. WSL 2 (or a GPU-PV VM)
+    os_blocked = any(c["name"] == "NVML_ERROR_OPERATING_SYSTEM" for c in ent.codes) and \
+        not ent.platform.get("container") and not ent.platform.get("windows")
+    if not ent.platform.get("wsl") and not os_blocked:
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_GPU_INIT_FAILURE, tail)
+    codes = [c for c in ent.codes if c.get("family") in ("cudaError_t", "CUresult", "nvmlReturn_t")
+             and c.get("layer") == "driver"]
+    tcc = _SMI_TCC_ROW.search(tail) or _TCC_WORDS.search(tail)
+    if m is None and not codes and tcc is None:
+        return None
+    if m is not None:
+        at = len(text) - len(tail) + m.start()
+    else:
+        at = codes[-1]["at"] if codes else len(text) - len(tail) + tcc.start()
+    # a data-center GPU under the TCC driver model (nvidia-smi's Driver-Model column) is never shared with WSL
+    blocked = any(c["name"] == "NVML_ERROR_OPERATING_SYSTEM" for c in ent.codes) or tcc is not None
+    if ent.platform.get("wsl1"):
+        sig = _sig("wsl1-has-no-gpu", "wsl", "this is WSL 1, which has no GPU: CUDA needs WSL 2", 93,
+                   "The kernel is WSL 1's (4.4.0-...-Microsoft): WSL 1 translates system calls and passes no GPU through; "
+                   "only WSL 2 gets the Windows driver's GPU (/dev/dxg, /usr/lib/wsl/lib).",
+                   fix="Convert the distribution to WSL 2 (`wsl --set-version <distro> 2`, `wsl --set-default-version 2`), "
+                       "keep the Windows NVIDIA driver current, and do not install a Linux NVIDIA driver inside it.",
+                   areas=("platform", "driver"), sources=(_WSL_SOURCE,))
+    elif blocked:
+        sig = _sig("wsl-gpu-not-exposed", "wsl", "the Windows host does not expose the GPU to WSL (GPU access blocked)", 93,
+                   "NVML_ERROR_OPERATING_SYSTEM under WSL: the guest sees no usable GPU because the Windows driver does not "
+                   "paravirtualize it: data-center GPUs in TCC mode (the default on Windows Server), a driver without WSL "
+                   "support, or (in a GPU-PV VM) driver files missing from /usr/lib/wsl/lib.",
+                   fix="On the Windows host put the GPU in WDDM mode (`nvidia-smi -i 0 -dm 0` as administrator, reboot; "
+                       "TCC cannot be shared with WSL), use a Windows NVIDIA driver that supports WSL, run `wsl --update` "
+                       "and `wsl --shutdown`; a custom WSL kernel must include the GPU paravirtualisation driver "
+                       "(dxgkrnl, which provides /dev/dxg): use the stock WSL kernel otherwise; in a GPU-PV VM copy the "
+                       "host driver's files into /usr/lib/wsl/lib.",
+                   areas=("platform", "driver"), sources=(_WSL_SOURCE,))
+    else:
+        sig = _sig("wsl-gpu-init-failed", "wsl", "CUDA cannot start under WSL 2: the GPU comes from the Windows driver", 91,
+                   "Under WSL 2 there is no Linux kernel driver: libcuda in /usr/lib/wsl/lib talks to the Windows NVIDIA "
+                   "driver through /dev/dxg. A GPU that cannot be initialised there is a Windows driver problem (too old, "
+                   "or a release whose WSL support is broken), a Linux driver installed inside WSL shadowing "
+                   "/usr/lib/wsl/lib, or an outdated WSL kernel.",
+                   fix="Update (or roll back) the Windows NVIDIA driver, run `wsl --update` then `wsl --shutdown`; never "
+                       "install a Linux NVIDIA driver inside WSL (remove nvidia-driver-*/libnvidia-* packages there), and "
+                       "keep /usr/lib/wsl/lib first for libcuda (`export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH`).",
+                   areas=("platform", "driver"), sources=(_WSL_SOURCE,))
+    return _match(sig, text, at, {})
+
+
+# nvidia-container-cli names the stage that failed ("<stage> error: <detail>"); the detail's object says whose
+# state it is: a file the runtime mounts from the host already in the image, the host driver's /proc entries
+# (stale after a driver update without reboot), or the driver and its libraries of different versions.
+_CONTAINER_CLI = re.compile(r"nvidia-container-cli: (?P<stage>[a-z]{3,20}) error: (?P<detail>[^\n]{0,600})")
+
+
+_CLI_FILE_EXISTS = re.compile(r"file creation failed: \S{1,400}?(?P<file>/(?:usr/)?(?:s?bin|lib\w{0,20})/[^\s:]{1,200}|"
+                              r"/run/nvidia[^\s:]{0,200}): file exists")
+
+
+_CLI_PROC_DRIVER = re.compile(r"(?:mount|stat) (?:operation )?failed: \S{0,400}?/proc/driver/nvidia")
+
+
+_CLI_MISMATCH = re.compile(r"driver/library version mismatch")
+
+
+_CLI_NOT_LOADED = re.compile(r"nvml error: driver not loaded|driver not loaded")
+
+
+_RUNTIME_EXE_MISSING = re.compile(r"(?:exec: \\{0,3}\"?|fork/exec \S{0,200}/)(?P<exe>nvidia-container-runtime(?:-hook)?)"
+                                  r"\\{0,3}\"?: (?:executable file not found|no such file or directory)")
+
+
+def container_cli(ent, text):
+    """The NVIDIA container toolkit's own failures, read by the stage it names and the object of its detail."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_CONTAINER_CLI, tail)
+    src = ({"url": "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/troubleshooting.html",
+            "what": "NVIDIA Container Toolkit troubleshooting"},)
+    if m is None and "nvidia-container-cli" in tail:
+        # the tool named, its stage line broken by the paste (a wrapped terminal, escaped JSON): the object of the
+        # failure still says what it is
+        f = _CLI_FILE_EXISTS.search(tail)
+        if f is not None:
+            m = f
+    if m is None:
+        exe = _RUNTIME_EXE_MISSING.search(tail)
+        if exe is None:
+            return None
+        sig = _sig("container-runtime-executable-missing", "container",
+                   "docker is configured for the NVIDIA runtime but {exe} is not installed", 88,
+                   "The engine's configuration (daemon.json, --runtime=nvidia) names the NVIDIA runtime, but its "
+                   "executable {exe} is not on the host: the NVIDIA Container Toolkit is missing or half removed.",
+                   fix="Install the NVIDIA Container Toolkit (package nvidia-container-toolkit), register it with "
+                       "`sudo nvidia-ctk runtime configure --runtime=docker` and restart docker; or run with `--gpus all` "
+                       "once the toolkit is installed.", areas=("driver",), sources=src)
+        return _match(sig, text, len(text) - len(tail) + exe.start(), {"exe": exe.group("exe")})
+    detail = m.group("detail") if "detail" in m.re.groupindex else m.group(0)
+    at = len(text) - len(tail) + m.start()
+    f = _CLI_FILE_EXISTS.search(detail)
+    if f is not None:
+        sig = _sig("container-image-has-driver-files", "container",
+                   "the image already contains {file}, which the NVIDIA runtime mounts from the host", 89,
+                   "The NVIDIA container runtime mounts the host driver's programs and libraries (nvidia-smi, "
+                   "libnvidia-*, libcuda) into the container; an image that ships its own copy of one makes the mount "
+                   "fail with 'file exists'. Driver files do not belong in an image: they must match the host's driver.",
+                   fix="Rebuild the image without NVIDIA driver files (remove the driver packages / {file} from the "
+                       "image: use an nvidia/cuda base image, which has none), so the runtime mounts the host's driver.",
+                   areas=("driver",), sources=src)
+        return _match(sig, text, at, {"file": f.group("file")})
+    if _CLI_MISMATCH.search(detail) or _CLI_PROC_DRIVER.search(detail):
+        sig = _sig("container-host-driver-stale", "driver",
+                   "the host's NVIDIA driver state is stale: the container runtime cannot read it", 88,
+                   "The container toolkit reads the host's loaded driver (/proc/driver/nvidia, NVML); after a driver "
+                   "update without a reboot the loaded kernel module and the installed libraries differ, so its "
+                   "entries are missing or mismatched.",
+                   fix="Reboot the host (or unload and reload the nvidia kernel modules: `sudo rmmod nvidia_uvm "
+                       "nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia`), then check `nvidia-smi` on the host.",
+                   areas=("driver",), sources=src)
+        return _match(sig, text, at, {})
+    if _CLI_NOT_LOADED.search(detail):
+        sig = _sig("container-host-driver-not-loaded", "driver",
+                   "the container toolkit finds no NVIDIA driver loaded on the host", 88,
+                   "nvidia-container-cli asks the host's NVML for the GPUs; 'driver not loaded' means the host has no "
+                   "NVIDIA kernel module loaded.",
+                   fix="Install the NVIDIA driver on the host (or load it: `sudo modprobe nvidia`; rebuild it with dkms "
+                       "after a kernel update), reboot, and check `nvidia-smi` on the host first.",
+                   areas=("driver",), sources=src)
+        return _match(sig, text, at, {})
+    return None
+
+
+def _version_key(v: str) -> tuple:
+    return tuple(int(x) for x in re.findall(r"\d{1,4}", v)[:3])
+
+
+# Docker Desktop runs Linux containers in a VM whose kernel is named "-linuxkit": on a Mac, a Linux container
+# sees no Apple GPU (MPS is macOS's Metal, not passed through)
+_LINUXKIT = re.compile(r"\d\.\d{1,2}\.\d{1,3}-linuxkit\b")
+
+
+_MPS_ASKED = re.compile(r"\bmps\b|\bMPS\b")
+
+
+def mps_inside_linux_container(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    k = _LINUXKIT.search(tail)
+    if k is None or _MPS_ASKED.search(tail) is None:
+        return None
+    sig = _sig("mps-in-linux-container", "macos", "MPS (the Mac's GPU) is not available inside a Linux container", 84,
+               "The kernel is Docker Desktop's Linux VM (linuxkit): the process runs Linux, not macOS. MPS is torch's "
+               "backend for Metal, which only macOS has; Docker Desktop passes no Apple GPU into its Linux VM.",
+               fix="Run the program natively on macOS (an arm64 Python with `pip install torch`, device 'mps'); inside the "
+                   "Linux container only the CPU is available.",
+               areas=("platform",), sources=({"url": "https://pytorch.org/docs/stable/notes/mps.html",
+                                              "what": "MPS: torch's GPU backend on macOS (Metal)"},))
+    return _match(sig, text, len(text) - len(tail) + k.start(), {})
+
+
+# A GPU the process cannot reach at all: no device, no kernel driver answering, NVML refusing to start.
+_NO_GPU_HERE = re.compile(r"no CUDA-capable device is detected|CUDA_ERROR_NO_DEVICE|couldn't communicate with the NVIDIA "
+                          r"driver|/proc/driver/nvidia/version does not exist|kernel driver does not appear to be running|"
+                          r"Failed to initialize NVML: Unknown Error|Found no NVIDIA driver on your system")
+
+
+# the runtime did pass the GPU in: a --gpus flag, the NVIDIA runtime, nvidia-docker
+_GPU_PASSED = re.compile(r"--gpus[ =]|--runtime[ =]nvidia|nvidia-docker|NVIDIA_VISIBLE_DEVICES|--device[ =]nvidia\.com/gpu")
+
+
+_CGROUP_RELOAD = re.compile(r"daemon-reload|systemctl (?:restart|reload)|cgroup")
+
+
+def container_without_gpu(ent, text):
+    """A GPU that cannot be reached in a text from a container: the container runtime decides what the container
+    sees (the host's driver and device nodes are mounted in when it starts with the GPU), so the answer is the
+    runtime's, not a driver to install inside.  When the GPU was passed and is lost later (NVML "Unknown Error"
+    after systemd reloaded its units), the container lost its device permissions."""
+    if not ent.platform.get("container") and not _context(text, r"\(container\)|inside (?:the|a|my) container"):
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_NO_GPU_HERE, tail)
+    if m is None:
+        return None
+    at = len(text) - len(tail) + m.start()
+    # NVML's "Unknown Error" needs nvidia-smi and libnvidia-ml inside the container, which only the NVIDIA runtime
+    # mounts when the container starts with a GPU: the GPU was passed in and its device nodes were lost afterwards
+    lost = _CGROUP_RELOAD.search(tail) is not None or "Unknown Error" in m.group(0)
+    if lost:
+        sig = _sig("container-lost-gpu-devices", "container",
+                   "the running container lost access to its GPU (its device permissions were reset)", 86,
+                   "The container was started with the GPU, then lost it: when systemd reloads its units (systemctl "
+                   "daemon-reload, a package upgrade), it rewrites the container's cgroup device rules and drops the "
+                   "NVIDIA device nodes the runtime had allowed; NVML then fails with \"Unknown Error\".",
+                   fix="Recreate (restart) the container to get the GPU back; to keep it across reloads, create the "
+                       "/dev/char symlinks on the host (`sudo nvidia-ctk system create-dev-char-symlinks --create-all`, "
+                       "and its udev rule) or run with the cgroupfs driver, as the NVIDIA Container Toolkit's "
+                       "troubleshooting page says.",
+                   areas=("driver",), sources=({"url": "https://github.com/NVIDIA/nvidia-container-toolkit/issues/48",
+                                                 "what": "containers lose GPU access after systemctl daemon-reload"},))
+        return _match(sig, text, at, {})
+    sig = _sig("container-started-without-gpu", "container", "the container has no GPU: it was started without one", 85,
+               "Inside a container the NVIDIA driver is the host's: the NVIDIA Container Toolkit mounts its libraries and "
+               "device nodes when the container starts with a GPU. Started without one, the container sees no driver "
+               "and no device, whatever is installed in the image.",
+               fix="Start the container with the GPU: `docker run --gpus all ...` (Compose: `deploy.resources."
+                   "reservations.devices` with capabilities [gpu]; Kubernetes: the nvidia.com/gpu resource), after "
+                   "installing the NVIDIA Container Toolkit on the host (nvidia-container-toolkit, then `sudo nvidia-ctk "
+                   "runtime configure --runtime=docker` and restart docker). Never install a driver inside the image.",
+               causes=(("container-without-gpu", "a container started without a GPU", ("TE309",)),),
+               areas=("driver",), sources=(SOURCES["container_toolkit"],))
+    return _match(sig, text, at, {})

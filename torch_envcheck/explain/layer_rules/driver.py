@@ -1,0 +1,583 @@
+"""Layer rules for the GPU driver and the device: a driver older than the build, a GPU newer than the build, device
+nodes missing or refused, a GPU hidden or unusable (suspend, CUDA_VISIBLE_DEVICES, root only), NVML in torch's
+allocator, peer-to-peer through a PCIe switch.
+
+    gpu_newer_than_build  a kernel that cannot run, a GPU and the CUDA its build was made with -> arch (the sm and
+                     the CUDA it needs, knowledge.gpu_generations)
+    device_node_permission  /dev/kfd, /dev/dri, /dev/nvidia* refused   -> the groups that own the node
+    cuda_after_suspend  CUDA failing next to suspend/resume words       -> reload nvidia_uvm
+    devices_unavailable_on_windows  "busy or unavailable" on Windows     -> the driver
+    driver_older_than_build  CUDA unusable, the driver's version and torch's CUDA printed -> the driver (its table)
+    visible_devices_hide_the_gpu  no device, with CUDA_VISIBLE_DEVICES set in the text -> that variable"""
+
+from __future__ import annotations
+
+import re
+
+from torch_envcheck.explain.match import last_match
+from torch_envcheck.knowledge import drivers, gpu_generations
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, SOURCES, _WSL_SOURCE, _bare, _context, _match, _sig
+
+
+_INIT_CALL = re.compile(r"(?:cuda)?[Gg]et_?[Dd]evice_?[Cc]ount|cuInit\b|CUDA initiali[sz]ation|NumCudaDevices|cudaGetDeviceProperties|"
+                        r"cuDeviceGetCount")
+
+
+_ROOT_ONLY_FIX = ("The GPU works for root only: this user may not open the GPU's device nodes. Check `ls -l /dev/nvidia*` "
+                  "(Jetson: `/dev/nvhost*`, `/dev/nvmap`) and `id`: add the user to the group that owns them (`sudo "
+                  "usermod -aG video $USER`, some systems use render; log out and in), or fix the udev rule / the "
+                  "nvidia module's NVreg_DeviceFileMode; in a container run with `--group-add video` (the host's "
+                  "group id) and the devices passed in.")
+
+
+def _root_only(text: str) -> bool:
+    tail = text[-CONTEXT_TAIL:]
+    return bool(_ROOT_ONLY.search(tail) or _SUDO_FINDS.search(tail))
+
+
+def gpu_only_as_root(ent, text):
+    """The GPU that works under sudo or as root and not as the user is the device nodes' permission, whatever the
+    failure as the user looks like (is_available False, an init error): a group, a udev rule, not a reinstall.
+    AMD's nodes (/dev/kfd, /dev/dri) belong to `render` and `video`."""
+    tail = text[-CONTEXT_TAIL:]
+    fail = None
+    for fail in _CUDA_UNUSABLE.finditer(tail):
+        pass
+    if fail is None or not _root_only(text):
+        return None
+    if ent.platform.get("amd"):
+        sig = _sig("gpu-only-as-root-rocm", "rocm", "the GPU works as root only: /dev/kfd and /dev/dri permissions", 86,
+                   "ROCm opens /dev/kfd and the /dev/dri render nodes, which belong to the `render` and `video` "
+                   "groups: a command that works as root and not as the user lacks them.",
+                   fix="Add the user to both groups: `sudo usermod -aG render,video $USER`, then log out and in; check "
+                       "with `ls -l /dev/kfd /dev/dri/renderD*` and `id`.",
+                   areas=("driver",), sources=({"url": "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/"
+                                                 "install/prerequisites.html#setting-permissions-for-groups",
+                                                "what": "ROCm: the render and video groups"},))
+    else:
+        sig = _sig("gpu-only-as-root", "driver", "the GPU works as root only: device-node permissions", 86,
+                   "CUDA opens the NVIDIA device nodes (/dev/nvidia*, on Jetson /dev/nvhost* and /dev/nvmap); they "
+                   "are normally world-accessible, but a restrictive NVreg_DeviceFileMode, udev rule or (Jetson) the "
+                   "`video` group keeps them from other users: root finds the GPU, the user does not.",
+                   fix=_ROOT_ONLY_FIX, areas=("driver",),
+                   sources=({"url": "https://download.nvidia.com/XFree86/Linux-x86_64/550.54.14/README/faq.html",
+                             "what": "NVIDIA driver README: device file permissions (NVreg_DeviceFileMode)"},))
+    return _match(sig, text, len(text) - len(tail) + fail.start(), {})
+
+
+_NEWER_GPU_FIX = ("{gpu} (compute capability {capability}, {sm}) needs code built with CUDA {first_cuda} or newer; this "
+                  "build uses CUDA {cuda}. Install a torch (and extensions) built with CUDA {first_cuda} or newer (the "
+                  "cuXXX build from https://pytorch.org/get-started/locally/, or a previous version's page for older "
+                  "torch releases); an extension you compile needs TORCH_CUDA_ARCH_LIST including {capability} and a "
+                  "CUDA {first_cuda}+ toolkit.")
+
+
+def _build_cuda(ent) -> str | None:
+    """The CUDA a build in the text was made with: torch's (+cuXXX, collect_env), else a CUDA version named; a torch
+    older than 1.7 had no CUDA 11 build at all (10.2 at most)."""
+    v = ent.versions
+    cuda = v.get("torch_cuda") or v.get("cuda")
+    if not cuda and _old_torch(ent):
+        cuda = "10.2"
+    return cuda
+
+
+def _gpu_newer_than_build(ent) -> dict | None:
+    """The GPU named in the text, when the CUDA its build was made with predates the GPU's architecture
+    (knowledge.gpu_generations): {"gpu", "capability", "sm", "first_cuda", "cuda"}."""
+    cuda = _build_cuda(ent)
+    for g in reversed(ent.gpus):
+        need = gpu_generations.needs_newer_cuda(g, cuda)
+        if need:
+            return need
+    return None
+
+
+_ARCH_BARES = frozenset({"executionfailed", "archmismatch", "internalerror", "nokernelimagefordevice",
+                         "invaliddevicefunction", "nobinaryforgpu", "invalidkernelimage"})
+
+
+_ARCH_WORDS = re.compile(r"no kernel image is available|invalid device function|is not compatible with the current "
+                         r"PyTorch installation|no binary for GPU")
+
+
+def gpu_newer_than_build(ent, text):
+    """A kernel that cannot run (no kernel image, invalid device function, cuDNN/cuFFT failing inside) on a GPU the
+    text names, with the CUDA its build was made with: when that CUDA predates the GPU's architecture (a version
+    table, knowledge.gpu_generations), the build cannot have code for it, whatever the message's wording."""
+    newer = _gpu_newer_than_build(ent)
+    if not newer or ent.platform.get("amd"):
+        return None
+    at = next((c["at"] for c in reversed(ent.codes) if _bare(c) in _ARCH_BARES), None)
+    if at is None:
+        tail = text[-CONTEXT_TAIL:]
+        m = last_match(_ARCH_WORDS, tail)
+        if m is None:
+            return None
+        at = len(text) - len(tail) + m.start()
+    sig = _sig("gpu-newer-than-build-cuda", "arch", "{gpu} ({sm}) is newer than the CUDA {cuda} this build was made with",
+               89, "{gpu} has compute capability {capability} ({sm}); CUDA toolkits before {first_cuda} cannot compile "
+               "for it, so a build made with CUDA {cuda} (torch, its libraries, an extension) has no code that runs on it.",
+               fix=_NEWER_GPU_FIX,
+               causes=(("arch", "the installed torch has no code for this GPU's architecture", ("TE401",)),),
+               areas=("gpu", "torch"), sources=({"url": "https://developer.nvidia.com/cuda-gpus",
+                                                 "what": "compute capability of each NVIDIA GPU"},
+                                                {"url": "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html",
+                                                 "what": "the CUDA release that added each sm_XY target"}))
+    return _match(sig, text, at, newer)
+
+
+def _old_torch(ent) -> bool:
+    """torch older than 1.7, the first release with CUDA 11 builds (pytorch.org/get-started/previous-versions)."""
+    m = re.match(r"(\d{1,2})\.(\d{1,3})", ent.versions.get("torch") or "")
+    return bool(m) and (int(m.group(1)), int(m.group(2))) < (1, 7)
+
+
+def platform_without_cuda(ent, text):
+    """A CUDA call on a machine whose torch can have no CUDA: macOS (use MPS or the CPU: the program's device
+    choice, not the installation), or an AMD GPU with torch's CUDA build (install the ROCm build)."""
+    tail = text[-CONTEXT_TAIL:]
+    i = max(tail.rfind("Torch not compiled with CUDA enabled"), tail.rfind("Found no NVIDIA driver on your system"))
+    if i < 0 and ent.platform.get("amd") and not ent.platform.get("macos") and \
+            "rocm" not in (ent.versions.get("torch") or "") and "hip" not in (ent.versions.get("torch") or ""):
+        # torch.cuda is how a ROCm build reports AMD GPUs: no GPU there, on an AMD machine, from a torch the text
+        # does not show as a ROCm build, is first of all the build (a CPU or CUDA wheel); ranked below the rules
+        # that read a permission or a gfx target
+        unusable = None
+        for unusable in _CUDA_UNUSABLE.finditer(tail):
+            pass
+        if unusable is None:
+            return None
+        sig = _sig("no-gpu-from-torch-on-amd", "torch-build",
+                   "torch finds no GPU on an AMD machine: check that torch is a ROCm build", 70,
+                   "On AMD GPUs torch.cuda is served by torch's ROCm builds (torch.version.hip is set, the version ends "
+                   "in +rocmX.Y). A CPU wheel, or the CUDA (NVIDIA) wheel a plain `pip install torch` gives, sees no "
+                   "AMD GPU; pip falls back to the CPU wheel where no ROCm wheel exists for this Python.",
+                   fix="Check `python -c \"import torch; print(torch.__version__, torch.version.hip)\"`: without +rocm, "
+                       "install torch's ROCm build from the PyTorch index (`pip install torch torchvision torchaudio "
+                       "--index-url https://download.pytorch.org/whl/rocm6.2`, the rocmX.Y your ROCm supports, for a "
+                       "Python that index has wheels for). With a ROCm build, check the user is in the `render` and "
+                       "`video` groups and that the GPU's gfx target is supported.",
+                   causes=(("rocm", "a ROCm torch is installed on a machine with only NVIDIA GPUs", ("TE206",)),),
+                   areas=("torch",), sources=(SOURCES["torch_index"], SOURCES["hsa"]), generic=True)
+        return _match(sig, text, len(text) - len(tail) + unusable.start(), {})
+    if i < 0:
+        return None
+    at = len(text) - len(tail) + i
+    if ent.platform.get("macos") and not ent.platform.get("windows"):
+        sig = _sig("cuda-requested-on-macos", "not-environment",
+                   "the program asks for CUDA on a Mac: macOS has no CUDA (use MPS or the CPU)", 88,
+                   "torch on macOS is built without CUDA, by design: Macs have no NVIDIA GPU support. The program (or a "
+                   "library default) selected the 'cuda' device; on Apple silicon the GPU is the 'mps' device.",
+                   look_at="Select the device in the program: `device = 'mps' if torch.backends.mps.is_available() else "
+                           "'cpu'` (replace .cuda() / device='cuda' / map_location='cuda'; many tools take a --device "
+                           "option). Nothing needs to change in the installation.",
+                   sources=({"url": "https://pytorch.org/docs/stable/notes/mps.html",
+                             "what": "the MPS backend: torch's GPU device on macOS"},))
+        return _match(sig, text, at, {})
+    if ent.platform.get("amd"):
+        sig = _sig("cuda-torch-on-amd-gpu", "torch-build",
+                   "torch's CUDA build is installed on a machine with an AMD GPU: install the ROCm build", 87,
+                   "The installed torch is a CUDA (NVIDIA) build; this machine's GPU is AMD, which torch drives through its "
+                   "ROCm builds. A package's requirements (or a plain `pip install torch`) replaced the ROCm build.",
+                   fix="Install torch's ROCm build from the PyTorch index: `pip install --force-reinstall torch torchvision "
+                       "torchaudio --index-url https://download.pytorch.org/whl/rocm6.2` (the rocmX.Y your ROCm supports), "
+                       "and keep other packages' requirements from replacing it (`pip install --no-deps` for them).",
+                   causes=(("rocm", "a ROCm torch is installed on a machine with only NVIDIA GPUs", ("TE206",)),),
+                   areas=("torch",), sources=(SOURCES["torch_index"],))
+        return _match(sig, text, at, {})
+    return None
+
+
+def allocator_nvml_assert(ent, text):
+    """torch's caching allocator asserting on an NVML call: out of memory in practice, or, on a MIG GPU, an
+    NVML view of another device than CUDA_VISIBLE_DEVICES selects."""
+    tail = text[-CONTEXT_TAIL:]
+    init = re.search(r"NVML_SUCCESS == [\w:>()-]{0,60}nvmlInit\w{0,8}\(\) INTERNAL ASSERT FAILED", tail)
+    if init is not None:
+        # the assert names the call: NVML cannot even start, which is the driver's state, not memory
+        sig = _sig("nvml-init-failed-in-torch", "driver", "NVML cannot initialise in this process (torch's allocator "
+                   "asserts on nvmlInit)", 84,
+                   "torch's CUDA allocator initialises NVML and asserts when it fails: CUDA works but NVML does not start, "
+                   "which happens when the driver's user-space libraries and its loaded kernel module are of different "
+                   "versions (a driver update without a reboot) or NVML is not reachable (a container without the "
+                   "utility capability).",
+                   fix="Check `nvidia-smi`: if it fails with a driver/library version mismatch, reboot (or reload the nvidia "
+                       "kernel modules) so the driver and its libraries match; in a container start it with "
+                       "NVIDIA_DRIVER_CAPABILITIES including utility (or `--gpus all`).",
+                   causes=(("mismatch", "the driver's kernel module and libraries differ", ("TE303",)),),
+                   areas=("driver",), sources=({"url": "https://github.com/pytorch/pytorch/issues/112950",
+                                                "what": "nvmlInit_v2_ INTERNAL ASSERT FAILED in CUDACachingAllocator"},))
+        return _match(sig, text, len(text) - len(tail) + init.start(), {})
+    i = tail.rfind("NVML_SUCCESS == r INTERNAL ASSERT FAILED")
+    if i < 0:
+        return None
+    at = len(text) - len(tail) + i
+    if _context(text, r"\bMIG\b|MIG-[0-9a-f]{8}|MIG mode"):
+        sig = _sig("mig-device-not-selected", "env",
+                   "torch's allocator cannot query the MIG device it was given (CUDA_VISIBLE_DEVICES)", 86,
+                   "On a GPU in MIG mode each process must be given one MIG instance; the allocator asks NVML about "
+                   "the device CUDA_VISIBLE_DEVICES names and fails when that names the parent GPU or another instance.",
+                   fix="Set CUDA_VISIBLE_DEVICES to the MIG instance assigned to the job (its MIG-<uuid> from "
+                       "`nvidia-smi -L`; under Slurm use the device it assigned), one instance per process.",
+                   causes=(("cvd", "CUDA_VISIBLE_DEVICES names devices that do not exist", ("TE403",)),),
+                   areas=("gpu",), sources=({"url": "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/index.html",
+                                             "what": "MIG: CUDA_VISIBLE_DEVICES selects one instance"},))
+        return _match(sig, text, at, {})
+    sig = _sig("allocator-nvml-assert", "not-environment",
+               "torch's CUDA allocator failed an NVML query while out of memory: not an environment problem", 62,
+               "The caching allocator asks NVML for memory statistics when an allocation fails; this assert surfaces a "
+               "CUDA out-of-memory (a known torch behaviour, see the source).",
+               look_at="Treat it as out of memory: reduce the batch size or model size, free cached tensors, check other "
+                       "processes in `nvidia-smi`.",
+               sources=({"url": "https://github.com/pytorch/pytorch/issues/112377",
+                         "what": "NVML_SUCCESS == r INTERNAL ASSERT FAILED on out of memory"},))
+    return _match(sig, text, at, {})
+
+
+_DEVICE_NODE_DENIED = re.compile(
+    r"(?P<node>/dev/(?:kfd|dri/(?:renderD|card)\d{1,3}|nvidia(?:\d{1,2}|ctl|-uvm|-caps)?))\b[^\n]{0,80}?"
+    r"(?:[Pp]ermission denied|[Oo]peration not permitted|EACCES|EPERM)|"
+    r"(?:[Pp]ermission denied|[Oo]peration not permitted|EACCES|EPERM)[^\n]{0,80}?"
+    r"(?P<node2>/dev/(?:kfd|dri/(?:renderD|card)\d{1,3}|nvidia(?:\d{1,2}|ctl|-uvm|-caps)?))\b")
+
+
+_NODE = r"/dev/(?:kfd|dri(?:/(?:renderD|card)\d{1,3})?|nvidia(?:\d{1,2}|ctl|-uvm(?:-tools)?|-modeset|-caps)?|dxg)"
+
+
+_DEVICE_NODE_MISSING = re.compile(
+    r"(?P<node>" + _NODE + r")\b[^\n]{0,80}?(?:No such file or directory|ENOENT|does not exist)|"
+    r"(?:No such file or directory|cannot (?:open|access|stat))[^\n]{0,40}?['\"`]?(?P<node2>" + _NODE + r")\b")
+
+
+def device_node_missing(ent, text):
+    """The GPU's device node does not exist (not: exists but refused): inside a container it was not passed in (the
+    runtime's --device / --gpus), on a host its kernel driver is not loaded (amdgpu for /dev/kfd and /dev/dri, the
+    NVIDIA module for /dev/nvidia*), and /dev/dxg is WSL 2's GPU (absent in WSL 1 or in a container not given it)."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_DEVICE_NODE_MISSING, tail)
+    if m is None:
+        return None
+    node = m.group("node") or m.group("node2")
+    amd = node.startswith(("/dev/kfd", "/dev/dri"))
+    container = bool(ent.platform.get("container")) or _context(text, r"docker|podman|container|apptainer|singularity|"
+                                                                      r"kubernetes|\bk8s\b")
+    at = len(text) - len(tail) + m.start()
+    if container:
+        how = ("`docker run --device=/dev/kfd --device=/dev/dri --group-add video ...` (Apptainer: `--rocm`, or "
+               "`--bind /dev/kfd,/dev/dri`; Kubernetes: the AMD GPU device plugin)" if amd else
+               "`docker run --gpus all ...` with the NVIDIA Container Toolkit on the host (Kubernetes: the NVIDIA "
+               "device plugin); a bare --device=/dev/nvidia0 lacks the driver's libraries")
+        sig = _sig("container-gpu-device-not-passed", "container", "{node} does not exist in the container: the GPU "
+                   "was not passed in", 84,
+                   "A container sees only the device nodes its runtime passes in; {node} is absent, so the GPU stack "
+                   "inside cannot reach the GPU, whatever is installed in the image.",
+                   fix="Start the container with the GPU's devices: " + how + ".",
+                   areas=("driver",), sources=(SOURCES["container_toolkit"] if not amd else
+                                                {"url": "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/"
+                                                        "how-to/docker.html",
+                                                 "what": "ROCm in Docker: --device=/dev/kfd --device=/dev/dri"},))
+        return _match(sig, text, at, {"node": node})
+    if node == "/dev/dxg":
+        sig = _sig("wsl-dxg-missing", "wsl", "/dev/dxg does not exist: no WSL 2 GPU passthrough here", 84,
+                   "/dev/dxg is how WSL 2 reaches the Windows driver's GPU; it is absent under WSL 1 and in a WSL "
+                   "without GPU support.",
+                   fix="Use WSL 2 (`wsl --set-version <distro> 2`), run `wsl --update`, and keep the Windows NVIDIA "
+                       "driver current; never install a Linux driver inside WSL.", areas=("platform",),
+                   sources=(_WSL_SOURCE,))
+        return _match(sig, text, at, {"node": node})
+    sig = _sig("gpu-device-node-missing-rocm" if amd else "gpu-device-node-missing", "rocm" if amd else "driver",
+               "{node} does not exist: the GPU's kernel driver is not loaded", 80,
+               "{node} is created by the GPU's kernel driver when it loads (" +
+               ("amdgpu creates /dev/kfd and /dev/dri/renderD*" if amd else "the NVIDIA module creates /dev/nvidia*") +
+               "); it is absent, so the driver is not loaded (not installed for this kernel, blocked, or the GPU is "
+               "not bound to it).",
+               fix=("Load the AMD kernel driver: `sudo modprobe amdgpu` and read `dmesg | grep -i -e amdgpu -e kfd`; "
+                    "install the amdgpu-dkms of your ROCm for this kernel and reboot." if amd else
+                    "Load the NVIDIA kernel module: `sudo modprobe nvidia` (and nvidia-uvm) and read `dmesg | grep -i "
+                    "nvrm`; install the driver's kernel module for the running kernel (DKMS) and reboot; check with "
+                    "`nvidia-smi`."),
+               causes=(("no-driver", "no NVIDIA driver is loaded", ("TE301",)),) if not amd else (),
+               areas=("driver",), sources=(SOURCES["hsa"] if amd else
+                                            {"url": "https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/"
+                                                    "index.html",
+                                             "what": "the NVIDIA driver creates /dev/nvidia* when its module loads"},))
+    return _match(sig, text, at, {"node": node})
+
+
+def device_node_permission(ent, text):
+    """The GPU's device node refused to this user: the owner of the node says which stack (/dev/kfd and /dev/dri are
+    AMD's ROCm, /dev/nvidia* NVIDIA's driver); the fix is group membership, not a reinstall."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_DEVICE_NODE_DENIED, tail)
+    if m is None:
+        return None
+    node = m.group("node") or m.group("node2")
+    rocm = node.startswith(("/dev/kfd", "/dev/dri"))
+    sig = _sig("gpu-device-node-denied-rocm" if rocm else "gpu-device-node-denied", "rocm" if rocm else "driver",
+               "{node} cannot be opened by this user: GPU device-node permissions", 85,
+               "The GPU's device node exists but this user may not open it: " + (
+                   "ROCm needs read-write access to /dev/kfd and the /dev/dri render nodes, given to the `render` and "
+                   "`video` groups." if rocm else "NVIDIA's nodes are normally world-accessible; a restrictive "
+                   "NVreg_DeviceFileMode or udev rule limits them to a group.") +
+               " In a container the nodes must be passed in and the container user must be in the host's groups "
+               "(by number).",
+               fix="Add the user to the groups that own the node: `sudo usermod -aG render,video $USER`, then log out and "
+                   "in (check with `ls -l " + node + "` and `id`); in a container pass --device and --group-add with the "
+                   "host's group ids.",
+               areas=("driver",), sources=({"url": "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/"
+                                             "install/prerequisites.html#setting-permissions-for-groups",
+                                            "what": "ROCm: the render and video groups give access to /dev/kfd, /dev/dri"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"node": node})
+
+
+_ROOT_ONLY = re.compile(r"(?i)\b(?:as|with|under) (?:root|sudo)\b[^\n]{0,60}?\bworks?\b|\bworks?\b[^\n]{0,60}?\b(?:as|with|under) "
+                        r"(?:root|sudo)\b|\bonly (?:as|with) (?:root|sudo)\b|\b(?:run|running|ran) as (?:a )?(?:normal|regular|"
+                        r"non-root|unprivileged) user\b|/dev/kfd (?:world|group)[ -](?:readable|writable)|"
+                        # "only if I use the root user", "only when run with sudo", "for any non-root user"
+                        r"\bonly (?:if|when) (?:I )?(?:use|run(?: it)?(?: as| with)?) (?:the )?(?:root|sudo)\b|"
+                        r"\bonly (?:with|as|under|using|via) (?:the )?(?:root|sudo)\b|\b(?:any|a|the) non[- ]?root user\b")
+
+
+# the same check run twice: under sudo it finds the GPU (True, a count), as the user it does not
+_SUDO_FINDS = re.compile(r"(?m)\bsudo\b[^\n]{0,300}(?:is_available|device_count|nvidia-smi)[^\n]{0,80}\n[ \t>]{0,8}"
+                         r"(?:True|[1-9]\d{0,2})[ \t]{0,4}$")
+
+
+# A driver suspended with the machine: CUDA stops working after a resume until nvidia_uvm is reloaded.
+# the machine's own sleep: resumed/woken from suspend, sleep or hibernation, "suspend my laptop", suspend/resume
+_SUSPEND = re.compile(r"(?i)\b(?:(?:resum\w{0,3}|wak\w{0,4}(?: up)?|back|coming back)(?: \w{1,12}){0,3} from (?:a )?"
+                      r"(?:suspend|sleep|hibernat\w{0,5})|after (?:a )?(?:suspend|sleep|hibernat\w{0,5})|"
+                      r"suspend(?:/| and | or |-)resume|suspend(?:ing)? (?:my|the) (?:device|laptop|computer|machine|pc|"
+                      r"system|notebook)|systemctl (?:suspend|hibernate))\b")
+
+
+# what a driver left broken by suspend prints: an unknown error, a failed launch or initialisation, no device
+_CUDA_BROKEN = re.compile(r"cuInit|cudaGetDeviceCount|CUDA initialization|UNKNOWN_ERROR|CUDA_ERROR_UNKNOWN|"
+                          r"cuda(?:Error)?Unknown|CUDA error: unknown error|unspecified launch failure|nvidia_uvm|"
+                          r"CUDA (?:fails|failed) to initiali[sz]e|no CUDA-capable device|CUDA unknown error")
+
+
+def cuda_after_suspend(ent, text):
+    """CUDA failing in a text that says the machine was suspended: the unified-memory module does not come back
+    from suspend on many systems; reloading nvidia_uvm (or a reboot) restores it, no reinstall."""
+    tail = text[-CONTEXT_TAIL:]
+    sus = _SUSPEND.search(tail)
+    err = _CUDA_BROKEN.search(tail)
+    if sus is None or err is None:
+        return None
+    sig = _sig("cuda-broken-after-suspend", "driver", "CUDA fails after the machine resumed from suspend", 84,
+               "After a suspend and resume the NVIDIA unified-memory module (nvidia_uvm) is often left unusable: every "
+               "CUDA call then fails (CUDA_ERROR_UNKNOWN, unspecified launch failure) while nvidia-smi still works.",
+               fix="Reload the module: `sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm` (or reboot); to keep it "
+                   "working across suspends, enable the driver's power management (NVreg_PreserveVideoMemoryAllocations=1 "
+                   "with nvidia-suspend/nvidia-resume services).",
+               areas=("driver",), sources=({"url": "https://download.nvidia.com/XFree86/Linux-x86_64/535.54.03/README/"
+                                                   "powermanagement.html",
+                                            "what": "NVIDIA driver README: power management across suspend"},))
+    return _match(sig, text, len(text) - len(tail) + err.start(), {})
+
+
+# nvidia-smi topo -m: a row of the GPU matrix, and the PCIe link types that go through a switch or bridge
+_TOPO_ROW = re.compile(r"(?m)^GPU\d{1,2}\s{1,8}(?:X|PIX|PXB|PHB|NODE|SYS|NV\d{1,2})\s{1,8}(?:X|PIX|PXB|PHB|NODE|SYS|NV\d{1,2})\b")
+
+
+_PCIE_SWITCH = re.compile(r"\b(?:PIX|PXB)\b")
+
+
+_HANGS = re.compile(r"(?i)\b(?:hangs?|hanging|hung|stuck|freez(?:es|ing)?|deadlock)\b")
+
+
+def p2p_through_pcie_switch_hangs(ent, text):
+    """Collectives that hang between GPUs behind one PCIe switch (nvidia-smi topo: PIX/PXB) while GPUs across the CPU
+    link (SYS) work: PCIe Access Control Services (or the IOMMU) redirect peer-to-peer traffic to the root complex,
+    where it stalls.  A platform setting, not the installation."""
+    tail = text[-CONTEXT_TAIL:]
+    row = _TOPO_ROW.search(tail)
+    if row is None or _HANGS.search(tail) is None or _PCIE_SWITCH.search(tail) is None:
+        return None
+    sig = _sig("p2p-blocked-by-acs", "distributed",
+               "peer-to-peer between GPUs behind a PCIe switch hangs: ACS / IOMMU redirect it", 80,
+               "GPUs under one PCIe switch (PIX/PXB in `nvidia-smi topo -m`) talk peer-to-peer through it; with PCIe "
+               "Access Control Services (ACS) enabled, or an IOMMU translating DMA, that traffic is sent up to the root "
+               "complex and stalls, so NCCL's P2P transport hangs between exactly those GPUs.",
+               fix="Disable ACS on the PCIe switches (the BIOS setting, or `setpci` as in NCCL's troubleshooting guide) and "
+                   "the IOMMU / VT-d for bare metal (`iommu=pt` or off), then verify with the CUDA p2pBandwidthLatencyTest or "
+                   "nccl-tests; NCCL_P2P_DISABLE=1 avoids P2P meanwhile, at a bandwidth cost.",
+               areas=("gpu",), sources=({"url": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/"
+                                                "troubleshooting.html#pci-access-control-services-acs",
+                                         "what": "NCCL troubleshooting: PCI Access Control Services (ACS)"},))
+    return _match(sig, text, len(text) - len(tail) + row.start(), {})
+
+
+def devices_unavailable_on_windows(ent, text):
+    """cudaErrorDevicesUnavailable on Windows: WDDM gives GeForce GPUs no exclusive compute mode to be busy in, so the
+    driver could not create a context at all (a broken or half-updated driver)."""
+    if not ent.platform.get("windows") or ent.platform.get("wsl"):
+        return None
+    c = next((x for x in reversed(ent.codes) if x["name"] in ("cudaErrorDevicesUnavailable", "CUDA_ERROR_DEVICE_UNAVAILABLE")),
+             None)
+    if c is None:
+        # the runtime's message as torch prints it (its own wording differs from cudaGetErrorString's)
+        tail = text[-CONTEXT_TAIL:]
+        i = max(tail.rfind("devices are busy or unavailable"), tail.rfind("is/are busy or unavailable"))
+        if i < 0:
+            return None
+        c = {"at": len(text) - len(tail) + i}
+    sig = _sig("windows-cuda-devices-unavailable", "driver",
+               "CUDA cannot create a context on Windows: the NVIDIA driver is not working", 78,
+               "On Windows the display driver model (WDDM) has no exclusive compute mode for a GPU to be busy in: "
+               "'busy or unavailable' means the driver could not give the process a context (a damaged or half-updated "
+               "driver, or another program that took the GPU over).",
+               fix="Reinstall the NVIDIA driver cleanly (NVIDIA's installer with 'Perform a clean installation', or DDU "
+                   "first), reboot, and check `nvidia-smi`; close programs that hold the GPU exclusively.",
+               causes=(("machine", "CUDA failed to initialise for another reason", ("TE303",)),), areas=("driver",),
+               sources=({"url": "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html",
+                         "what": "cudaErrorDevicesUnavailable"},))
+    return _match(sig, text, c["at"], {})
+
+
+# CUDA unusable, in words that do not say why (the versions printed beside them do)
+_CUDA_UNUSABLE = re.compile(r"(?i)is_available(?:\(\))?\W{0,20}(?:returns?\W{0,4}|is\W{0,4})?false\b|Is CUDA available: "
+                            r"(?:False|No)\b|CUDA initialization|driver version is insufficient|"
+                            r"cudaErrorInsufficientDriver|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH")
+
+
+def driver_older_than_build(ent, text):
+    """CUDA unusable in a text that prints both the driver's version and the CUDA torch was built with (collect_env,
+    nvidia-smi beside `torch.__version__`): the driver table (knowledge.drivers) says whether that driver runs that
+    CUDA at all."""
+    v = ent.versions
+    cuda = v.get("torch_cuda")
+    if not cuda or not (v.get("driver") or v.get("driver_cuda")):
+        return None
+    os_name = "Windows" if ent.platform.get("windows") or ent.platform.get("wsl") else "Linux"
+    if drivers.driver_runs(cuda, driver_version=v.get("driver"), driver_cuda=v.get("driver_cuda"),
+                           os_name=os_name) != drivers.NO:
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_CUDA_UNUSABLE, tail)
+    if m is None:
+        return None
+    need = drivers.min_driver_for_cuda(cuda, os_name) or {}
+    caps = {"cuda": cuda, "driver": v.get("driver") or v.get("driver_cuda"),
+            "need": need.get("compat_floor") or need.get("toolkit_minimum")}
+    sig = _sig("driver-older-than-torch-cuda", "driver",
+               "the NVIDIA driver ({driver}) is older than the CUDA {cuda} this torch was built with", 87,
+               "torch was built with CUDA {cuda}, which needs an NVIDIA driver {need|newer than this one} or newer; the "
+               "driver here is {driver}, so CUDA cannot start (torch.cuda.is_available() is False). The versions come "
+               "from the text (NVIDIA's driver table per CUDA release).",
+               fix="Update the NVIDIA driver to one that runs CUDA {cuda} ({need|a newer release} or newer; https://www.nvidia.com/"
+                   "Download/index.aspx; on Ubuntu `sudo ubuntu-drivers install`) and reboot; or install the torch build "
+                   "for a CUDA this driver supports (https://pytorch.org/get-started/previous-versions/).",
+               causes=(("driver-older-than-build", "the installed NVIDIA driver is older than the CUDA runtime of the "
+                        "installed torch", ("TE302", "TE307")),),
+               areas=("driver",), sources=({"url": "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html",
+                                            "what": "CUDA Toolkit and Corresponding Driver Versions"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+
+
+# CUDA_VISIBLE_DEVICES set in the text itself, next to "no device": the variable hides the GPUs
+_CVD_SET = re.compile(r"CUDA_VISIBLE_DEVICES\s{0,2}=\s{0,2}['\"]?[$\w,-]|environ\[['\"]CUDA_VISIBLE_DEVICES['\"]\]\s{0,2}=")
+
+
+_NO_DEVICE = re.compile(r"no CUDA-capable device is detected|CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice")
+
+
+def visible_devices_hide_the_gpu(ent, text):
+    """No CUDA device in a text that sets CUDA_VISIBLE_DEVICES: the variable decides which GPUs the process sees; an
+    index that does not exist (or an unexpanded $1) leaves none."""
+    tail = text[-CONTEXT_TAIL:]
+    cvd = _CVD_SET.search(tail)
+    m = last_match(_NO_DEVICE, tail)
+    if cvd is None or m is None or ent.platform.get("container"):
+        return None
+    sig = _sig("visible-devices-hide-the-gpu", "env",
+               "no CUDA device is visible: CUDA_VISIBLE_DEVICES, set here, names no GPU that exists", 76,
+               "CUDA_VISIBLE_DEVICES selects the GPUs a process sees, by index or UUID; set to an index the machine does "
+               "not have (or to an empty or unexpanded value such as $0), it hides every GPU and CUDA reports no device.",
+               fix="Set CUDA_VISIBLE_DEVICES to indices that exist (`nvidia-smi -L` lists them; on a one-GPU machine only "
+                   "0) or unset it; check the scripts and the code (os.environ['CUDA_VISIBLE_DEVICES']) that set it.",
+               causes=(("cvd", "CUDA_VISIBLE_DEVICES names devices that do not exist", ("TE403",)),),
+               areas=("gpu",), sources=({"url": "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html"
+                                                "#env-vars", "what": "CUDA_VISIBLE_DEVICES"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+# A component's own floor on the GPU's compute capability, printed beside the GPU's: torch's GPUTooOldForTriton
+# ("Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA capability 6.1",
+# torch/_inductor/exc.py in pytorch/pytorch), vLLM's dtype check ("Bfloat16 is only supported on GPUs with compute
+# capability of at least 8.0. Your Tesla T4 GPU has compute capability 7.5", vllm/config.py in vllm-project/vllm),
+# and the like in other packages' words: "capability >= X", "capability of at least X", "capability X or higher".
+_CAP_NUM = r"(?:\d{1,2}\.\d(?!\d)|\d{1,2}(?![\d.]))"
+_CAP_FLOOR = re.compile(r"(?i)\bcapabilit(?:y|ies)\s{0,3}(?:of\s{1,3})?(?:at least|>=|≥|minimum(?: of)?|no less than)\s{0,3}"
+                        r"(?P<need>" + _CAP_NUM + r")|\bcapability\s{0,3}(?P<need2>\d{1,2}\.\d)\s{0,3}(?:or (?:higher|newer|"
+                        r"above|later)|\+)")
+_CAP_HAVE = re.compile(r"(?i)\b(?:your|this|the current|current|the)\b[^\n.]{0,80}?\bcapability\s{0,3}(?:is\s{1,3}|of\s{1,3}|"
+                       r"=\s{0,2}|:\s{0,2})?(?P<have>\d{1,2}\.\d)(?!\d)")
+# what sets the floor, read around it: torch.compile's GPU compiler, or a number format the GPU lacks
+_TOO_OLD = re.compile(r"(?i)\btoo old\b|\bis older than\b")
+_CAP_COMPILER = re.compile(r"(?i)triton|torch\.compile|inductor|dynamo")
+_CAP_DTYPE = re.compile(r"(?i)\bbfloat16\b|\bbf16\b|\bfp8\b|\bfloat8")
+_TRITON_FLOOR_FIX = ("torch.compile's GPU backend (Triton) needs compute capability {need} or higher; this GPU has "
+                     "{have}. Run without torch.compile (remove the torch.compile call or the program's compile option, "
+                     "e.g. compile=False; TORCHDYNAMO_DISABLE=1 turns it off without editing code; or "
+                     "torch._dynamo.config.suppress_errors = True to fall back to eager), or use a GPU of capability "
+                     "{need} or newer. No reinstall helps: no Triton release supports this GPU.")
+_DTYPE_FLOOR_FIX = ("This number format needs a GPU of compute capability {need} or higher; this GPU has {have}. Load "
+                    "and run the model in float16 instead (e.g. vLLM `--dtype half`, transformers "
+                    "`torch_dtype=torch.float16`), or float32; no reinstall is needed.")
+_FLOOR_FIX = ("This component needs a GPU of compute capability {need} or higher; this GPU has {have}: turn the feature "
+              "off or use a release of the component that still supports capability {have}, or a newer GPU.")
+
+
+def _cap(v: str) -> float:
+    return float(v if "." in v else v + ".0")
+
+
+def gpu_below_capability_floor(ent, text):
+    """A component that states the compute capability it needs and the GPU's, lower: torch.compile's Triton on a
+    GPU before Volta (arch: run eager), a number format the GPU lacks (the program's dtype: float16), or another."""
+    tail = text[-CONTEXT_TAIL:]
+    for floor in reversed(list(_CAP_FLOOR.finditer(tail))[-8:]):
+        need = floor.group("need") or floor.group("need2")
+        need = need if "." in need else need + ".0"
+        have = _CAP_HAVE.search(tail, floor.end(), floor.end() + 400)
+        if have is not None and _cap(have.group("have")) >= _cap(need):
+            continue
+        if have is None:
+            # a text cut after the floor still says the GPU is below it, in the words before it ("Found <GPU> which
+            # is too old to be supported by ...")
+            if not _TOO_OLD.search(tail, max(0, floor.start() - 300), floor.start()):
+                continue
+            around, caps = tail[max(0, floor.start() - 400):floor.end()], {"need": need, "have": "less than " + need}
+        else:
+            around, caps = tail[max(0, floor.start() - 400):have.end()], {"need": need, "have": have.group("have")}
+        at = len(text) - len(tail) + floor.start()
+        if _CAP_COMPILER.search(around):
+            sig = _sig("gpu-below-triton-capability", "arch", "this GPU (capability {have}) is older than torch.compile's "
+                       "Triton backend supports ({need}+)", 88,
+                       "torch.compile generates GPU code with Triton, which supports only GPUs of compute capability "
+                       "{need} and newer; on this GPU (capability {have}) compiled code cannot run, eager code can.",
+                       fix=_TRITON_FLOOR_FIX, causes=(("arch", "the GPU is older than a component supports", ()),),
+                       areas=("gpu", "torch"),
+                       sources=({"url": "https://github.com/pytorch/pytorch/blob/main/torch/_inductor/exc.py",
+                                 "what": "GPUTooOldForTriton: Triton only supports CUDA capability >= 7.0"},))
+        elif _CAP_DTYPE.search(around):
+            sig = _sig("gpu-below-dtype-capability", "not-environment", "the program asks for a number format this GPU "
+                       "(capability {have}) does not have", 88,
+                       "bfloat16 (and fp8) arithmetic needs a GPU of compute capability {need} or newer; the program (or "
+                       "the model's config) chose it on a GPU of capability {have}. The installation is fine: the "
+                       "program's dtype is the fix.", look_at=_DTYPE_FLOOR_FIX,
+                       sources=({"url": "https://github.com/vllm-project/vllm/blob/main/vllm/config.py",
+                                 "what": "vLLM: Bfloat16 is only supported on GPUs with compute capability of at least "
+                                         "8.0; use float16 (--dtype=half)"},))
+        else:
+            sig = _sig("gpu-below-capability-floor", "arch", "this GPU (capability {have}) is older than the component "
+                       "supports ({need}+)", 86,
+                       "The component states the lowest compute capability it supports ({need}); this GPU's is {have}.",
+                       fix=_FLOOR_FIX, causes=(("arch", "the GPU is older than a component supports", ()),),
+                       areas=("gpu",), sources=({"url": "https://developer.nvidia.com/cuda-gpus",
+                                                 "what": "compute capability of each NVIDIA GPU"},))
+        return _match(sig, text, at, caps)
+    return None

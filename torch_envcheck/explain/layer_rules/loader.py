@@ -1,0 +1,277 @@
+"""Layer rules for the dynamic loader: a shared library or DLL that cannot be found or loaded, and who provides it.
+
+    missing_library  a soname/DLL that cannot be found                 -> its provider: wheel, driver, VC++ runtime"""
+
+from __future__ import annotations
+
+import re
+
+from torch_envcheck.explain.match import last_match
+from torch_envcheck.explain.layer_rules.kit import (CONTEXT_TAIL, SOURCES, _WINDOWS_TEXT, _basename, _context,
+    _match, _sig, _torch_owned)
+from torch_envcheck.explain.layer_rules.packages import _imported_package
+
+
+_WSL_LIBCUDA = re.compile(r"libcuda\.so|/usr/lib/wsl/lib")
+
+
+def missing_library(ent, text):
+    libs = [x for x in ent.libraries if x.get("missing") and x.get("provider")]
+    win = _context(text, r"[A-Za-z]:\\[A-Za-z]|\\Lib\\site-packages|\.dll\b")
+    linux_on_windows = [x for x in ent.libraries if x["file"].endswith(".so") or ".so." in x["file"]] if win else []
+    if linux_on_windows and any(x.get("missing") for x in ent.libraries):
+        owner = next((o for o in ent.owners() if o not in ("torch", "nvidia")), None)
+        x = linux_on_windows[-1]
+        caps = {"lib": x["file"], "package": owner}
+        sig = _sig("linux-binary-on-windows", "toolchain",
+                   "{package|a package} looks for Linux libraries (.so) on Windows", 76,
+                   "{package|The package} loads {lib}, a Linux shared library, on Windows: the installed release ships "
+                   "Linux binaries only (or searches for them), so its CUDA part cannot load here.",
+                   fix="Install a release of {package|the package} that ships Windows binaries: `pip install -U "
+                       "{package|PACKAGE}` (check its install notes for Windows), or run it under WSL 2.",
+                   causes=(("ext", "the compiled extension exists but fails to load", ("TE705",)),),
+                   areas=("platform",), sources=(SOURCES["vc"],))
+        return _match(sig, text, x["at"], caps)
+    if not libs:
+        return None
+    # "Could not load library A. Error: B: cannot open ...": B, the dependency A wanted, is the cause
+    deps = [lib for lib in libs if lib.get("wanted_by")]
+    x = deps[-1] if deps else libs[-1]
+    p = x["provider"]
+    caps = {"lib": x["file"], "library": x.get("library"), "wheel": x.get("wheel"), "cuda": x.get("cuda"),
+            "cudnn": x.get("cudnn")}
+    # under WSL only the driver's libraries come from Windows (/usr/lib/wsl/lib); a CUDA library such as cuDNN is
+    # a wheel's or a toolkit's there as anywhere, unless what it failed on is the driver's libcuda
+    if ent.platform.get("wsl") and (p == "driver" or x.get("kind") == "cudnn" and _WSL_LIBCUDA.search(text)):
+        sig = _sig("wsl-libcuda-not-found", "wsl", "{lib} cannot be loaded under WSL: the Windows driver's libcuda is "
+                   "not where the loader looks", 80,
+                   "Under WSL 2 the GPU driver is the Windows one; its Linux libraries (libcuda.so.1) are mounted in "
+                   "/usr/lib/wsl/lib, as copies, without the unversioned libcuda.so that cuDNN and some programs open. "
+                   "Nothing is missing on Windows: the loader does not find the WSL copy.",
+                   fix="Put /usr/lib/wsl/lib on the loader's path (`export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH`)"
+                       " or link the unversioned name next to the library that wants it (`ln -s /usr/lib/wsl/lib/libcuda.so.1 "
+                       "<that lib folder>/libcuda.so`); keep the Windows NVIDIA driver current and never install a Linux "
+                       "driver inside WSL.",
+                   causes=(("no-driver", "no NVIDIA driver is loaded", ("TE301",)),), areas=("platform", "driver"),
+                   sources=({"url": "https://docs.nvidia.com/cuda/wsl-user-guide/index.html",
+                             "what": "CUDA on WSL: the driver comes from Windows, libraries in /usr/lib/wsl/lib"},))
+        return _match(sig, text, x["at"], caps)
+    if p == "cuda-library":
+        layer = "cudnn" if x.get("kind") == "cudnn" else "libraries"
+        wheels = x.get("wheel_choices")
+        if wheels:
+            caps["wheel"] = " or ".join(wheels)
+        # one command per choice ("pip install a or b" is not a command), written into the fix itself: the wheel names
+        # come from knowledge (native's table), not from the text, and a filled-in field would be shell-quoted whole
+        wheel_cmd = " or ".join(f"`pip install {w}`" for w in wheels or ([caps["wheel"]] if caps.get("wheel") else ())) \
+            or "`pip install` the matching nvidia-* wheel"
+        loader = x.get("wanted_by")
+        if loader and _context(text, r"docker run|/\.dockerenv|nvidia-docker") is False and not _torch_owned(loader, None):
+            pkg = re.match(r"(?:lib)?([a-z][a-z0-9]{2,40})", _basename(loader).lower())
+            caps.update(loader=_basename(loader), package=pkg.group(1) if pkg else None)
+            sig = _sig("package-built-for-other-cuda", layer,
+                       "{loader} needs {lib} ({library}" + (" of CUDA {cuda})" if x.get("cuda") else ")"), 73,
+                       "{loader}, part of {package|a package}, was built against {lib}" +
+                       (" of CUDA {cuda}" if x.get("cuda") else "") + ", which this environment does not have: that "
+                       "build of {package|the package} is for another CUDA than the one installed.",
+                       fix="Install the {package|package} build made for the CUDA you have (its CUDA 12 / CUDA 11 builds "
+                           "are separate packages or indexes; check its install page), or install the CUDA " +
+                           (x.get("cuda") or "") + " libraries it needs: " + wheel_cmd +
+                           " and put their lib folder on LD_LIBRARY_PATH.",
+                       causes=(("ld-path", "LD_LIBRARY_PATH holds CUDA libraries of another version than torch's",
+                                ("TE501",)),), areas=("libraries",), sources=(SOURCES["wheels"], SOURCES["ld"]),
+                       generic=True)
+            return _match(sig, text, x["at"], caps)
+        if _context(text, r"docker run|nvidia-docker|/\.dockerenv"):
+            sig = _sig("container-without-gpu-libraries", "container",
+                       "{lib} is missing inside the container: it was started without the GPU", 73,
+                       "In a container, the NVIDIA Container Toolkit mounts the driver's libraries and the GPU when "
+                       "the container starts with a GPU; started without it, CUDA programs find no CUDA libraries.",
+                       fix="Start the container with the GPU: `docker run --gpus all ...` (install the NVIDIA Container "
+                           "Toolkit on the host: nvidia-container-toolkit, then `nvidia-ctk runtime configure "
+                           "--runtime=docker`), or use an image that ships {lib}.",
+                       causes=(("container-without-gpu", "a container started without a GPU", ("TE309",)),),
+                       areas=("driver",), sources=(SOURCES["container_toolkit"],), generic=True)
+            return _match(sig, text, x["at"], caps)
+        if x["file"].lower().endswith(".dll"):
+            # Windows finds a DLL on the DLL search path (the program's folder, System32, PATH): a CUDA installed by
+            # NVIDIA's installer, or a program's bundled copy, is found only through PATH (or os.add_dll_directory)
+            cudnn = x.get("kind") == "cudnn"
+            sig = _sig("cuda-dll-not-found", layer, "{lib} ({library}) cannot be loaded on Windows", 72,
+                       "Windows cannot load {lib}: {library}" + (" of CUDA {cuda}" if x.get("cuda") else "") +
+                       (" {cudnn}" if cudnn and x.get("cudnn") else "") + ". It is not installed, or the folder that "
+                       "holds it is not on the DLL search path (PATH); with error 126 a DLL it depends on is missing.",
+                       fix=("Install " + ("cuDNN {cudnn|of the version the program was built for} for the installed "
+                                          "CUDA (NVIDIA's Windows zip: copy its bin\\cudnn*.dll into the CUDA toolkit's "
+                                          "bin folder, or add its own bin folder to PATH)" if cudnn else
+                                          "the CUDA toolkit " + (x.get("cuda") or "of the version the program was built "
+                                                                 "for") + " (NVIDIA's Windows installer)") +
+                            ", and make sure the folder that holds {lib} (the CUDA bin folder, e.g. C:\\Program Files\\"
+                            "NVIDIA GPU Computing Toolkit\\CUDA\\vX.Y\\bin, or the program's own bundled CUDA folder) "
+                            "is on PATH; open a new terminal after changing PATH. A Python package can also load it "
+                            "from the nvidia-* wheel (" + wheel_cmd + ")."),
+                       causes=(("ld-path", "the DLL search path does not reach the CUDA libraries", ("TE501",)),),
+                       areas=("libraries",), sources=(SOURCES["wheels"], {
+                           "url": "https://learn.microsoft.com/en-us/windows/win32/dlls/dynamic-link-library-search-order",
+                           "what": "the DLL search order: the application's folder, System32, then PATH"}), generic=True)
+            return _match(sig, text, x["at"], caps)
+        sig = _sig("cuda-library-not-found", layer, "{lib} ({library}) cannot be loaded", 72,
+                   "The dynamic loader cannot find {lib}: {library}" + (" of CUDA {cuda}" if x.get("cuda") else "") +
+                   ". It comes with the {wheel|nvidia-* wheel of that CUDA} (which a CUDA build of torch installs) or "
+                   "with a CUDA toolkit; it is missing, or its folder is not on the loader's path.",
+                   fix="Install the wheel that ships {lib}: " + wheel_cmd + " (or "
+                       "reinstall the torch CUDA build that requires it); with a system CUDA toolkit instead, add its "
+                       "lib64 folder to LD_LIBRARY_PATH.",
+                   causes=(("ld-path", "LD_LIBRARY_PATH holds CUDA libraries of another version than torch's", ("TE501",)),),
+                   areas=("libraries",), sources=(SOURCES["wheels"], SOURCES["ld"]), generic=True)
+        return _match(sig, text, x["at"], caps)
+    if p == "driver":
+        container = _context(text, r"docker|container|podman|kubernetes|k8s") or bool(ent.platform.get("container"))
+        wsl = _context(text, r"/usr/lib/wsl|WSL|microsoft-standard")
+        if x["file"] == "libcuda.so" and not container and not wsl:
+            # the unversioned name: the driver installs libcuda.so.1 (its soname); libcuda.so is only a link that
+            # development packages add, and programs that dlopen it (cuDNN, Triton, bitsandbytes, NCCL) need it
+            sig = _sig("libcuda-unversioned-not-found", "libraries",
+                       "libcuda.so (the unversioned name of the driver's libcuda.so.1) is not found", 80,
+                       "{lib} is not the driver's soname: the driver installs libcuda.so.1, and libcuda.so is a link to it "
+                       "that only development packages create. A library or program that opens the unversioned name "
+                       "fails where the link is missing or its folder is not on the loader's path.",
+                       fix="Find the driver's library (`ldconfig -p | grep libcuda`): if libcuda.so.1 is listed, put its "
+                           "folder on LD_LIBRARY_PATH or create the link next to it (`sudo ln -s libcuda.so.1 libcuda.so` "
+                           "in that folder, then `sudo ldconfig`); under WSL 2 the folder is /usr/lib/wsl/lib. If no "
+                           "libcuda.so.1 is listed, install the NVIDIA driver.",
+                       causes=(("no-driver", "no NVIDIA driver is loaded", ("TE301",)),), areas=("driver", "libraries"),
+                       sources=(SOURCES["ld"],))
+            return _match(sig, text, x["at"], caps)
+        layer = "container" if container else "wsl" if wsl else "driver"
+        sig = _sig("driver-library-not-found", layer, "{lib}, the NVIDIA driver's library, cannot be loaded", 78 if layer == "driver" else 81,
+                   "{lib} is installed by the NVIDIA driver, never by pip or conda. " +
+                   ("In a container it is mounted by the NVIDIA Container Toolkit when the container starts with a GPU."
+                    if container else "Under WSL 2 it comes from the Windows driver (/usr/lib/wsl/lib)." if wsl else
+                    "No driver is installed, or it is not loaded."),
+                   fix=("Start the container with the GPU (`docker run --gpus all ...`) after installing the NVIDIA "
+                        "Container Toolkit (nvidia-ctk runtime configure --runtime=docker; restart docker)."
+                        if container else "Install or update the NVIDIA driver on Windows (not inside WSL) and keep "
+                        "/usr/lib/wsl/lib on LD_LIBRARY_PATH." if wsl else
+                        "Install the NVIDIA driver (your distribution's nvidia-driver package, then reboot); check with "
+                        "`nvidia-smi`."),
+                   causes=(("no-driver", "no NVIDIA driver is loaded", ("TE301", "TE309")),), areas=("driver",),
+                   sources=(SOURCES["container_toolkit"],), generic=layer == "driver")
+        return _match(sig, text, x["at"], caps)
+    flavour = "rocm" if re.search(r"_hip\b|_hip\.", x["file"]) else "cuda" if re.search(r"_cuda", x["file"]) else None
+    tv = ent.versions.get("torch") or ent.packages.get("torch") or ""
+    built = "rocm" if "+rocm" in tv else "cuda" if "+cu" in tv else "cpu" if "+cpu" in tv else None
+    if p == "torch" and flavour and built and flavour != built:
+        # the binary wants the library of another torch build flavour (a ROCm torchaudio beside a CUDA torch)
+        # the companion named without torch's local label (torchaudio==0.10.0 beside torch==1.10.0+cu111), else the
+        # package the text imports
+        unlabelled = [k for k in ("torchaudio", "torchvision") if k in ent.packages and "+" not in ent.packages[k]]
+        pkg = unlabelled[-1] if unlabelled else _imported_package(text, allow=frozenset({"torchvision", "torchaudio"}))
+        tag = tv.split("+", 1)[1]
+        caps.update(package=pkg, torch=tv, tag=tag, flavour={"rocm": "ROCm", "cuda": "CUDA"}[flavour],
+                    pkg_ver=ent.packages.get((pkg or "").replace("_", "-")))
+        sig = _sig("package-for-another-torch-flavour", "toolchain",
+                   "{package|a package} is a {flavour} build beside torch {torch}", 83,
+                   "{lib} belongs to torch's {flavour} builds; the installed torch is {torch}, so {package|the package} "
+                   "that loads it was installed as the build for another flavour (an unsuffixed version resolved from "
+                   "another index or a find-links page).",
+                   fix="Install {package|the package} of the same build as torch: `pip install {package|PACKAGE}=="
+                       "{pkg_ver|<its version>}+{tag}` from the index torch came from (e.g. --index-url "
+                       "https://download.pytorch.org/whl/{tag}), with torch, torchvision and torchaudio of one release.",
+                   causes=(("stale", "the compiled extension was built against another torch", ("TE701", "TE705")),),
+                   areas=("torch", "extension"), sources=(SOURCES["torch_index"],))
+        return _match(sig, text, x["at"], caps)
+    if p == "torch" and ".so" in x["file"] and not ent.platform.get("windows"):
+        sig = _sig("extension-loaded-before-torch", "toolchain",
+                   "{lib}, a torch library, is not found while a compiled extension loads", 79,
+                   "A compiled extension links to torch's own {lib}. The loader finds torch's libraries only after "
+                   "`import torch` (torch adds its lib folder); imported first, the extension cannot load. If torch is "
+                   "imported first and it still fails, the extension was built against a torch whose libraries differ "
+                   "(libtorch_cpu.so exists from torch 1.5 on).",
+                   fix="`import torch` before importing the extension; if it still fails, rebuild (recompile) the extension "
+                       "against the installed torch (delete its build/ folder and reinstall it), or install the build "
+                       "made for the same torch.",
+                   causes=(("stale", "the compiled extension was built against another torch", ("TE701", "TE705")),),
+                   areas=("extension",), sources=(SOURCES["ext"],))
+        return _match(sig, text, x["at"], caps)
+    if p in ("vc-runtime", "torch", "openmp") and (x["file"].lower().endswith(".dll") or _context(text, _WINDOWS_TEXT)):
+        sig = _sig("windows-dll-dependency-missing", "windows-runtime",
+                   "{lib} or a DLL it needs cannot be loaded", 74,
+                   "Windows could not load {lib}: a DLL it depends on is missing, most often the Microsoft Visual C++ "
+                   "runtime (msvcp140.dll, vcruntime140_1.dll) or, for torch's fbgemm.dll, libomp140.x86_64.dll.",
+                   fix="Install the latest Microsoft Visual C++ Redistributable (x64), vc_redist.x64.exe from "
+                       "https://aka.ms/vs/17/release/vc_redist.x64.exe (it ships libomp140.x86_64.dll too), open a new "
+                       "terminal and retry.",
+                   causes=(("torch-not-importable", "torch cannot be imported in this interpreter", ("TE201",)),),
+                   areas=("torch", "platform"), sources=(SOURCES["vc"],), generic=True)
+        return _match(sig, text, x["at"], caps)
+    if p == "cudnn":  # zlibwapi.dll
+        sig = _sig("cudnn-zlib-missing", "cudnn", "{lib}, which cuDNN 8 needs on Windows, is not found", 79,
+                   "cuDNN 8 on Windows loads zlibwapi.dll (zlib built with the WINAPI calling convention) and does not "
+                   "ship it; cuDNN 8.9.? and later bundle what they need.",
+                   fix="Install zlib for cuDNN: put zlibwapi.dll (from NVIDIA's cuDNN install guide's zlib download) "
+                       "into the CUDA bin folder on PATH, or move to a cuDNN 9 build.",
+                   causes=(("cudnn", "creating a cuDNN (or cuBLAS) handle failed", ("TE503",)),), areas=("libraries",),
+                   sources=({"url": "https://docs.nvidia.com/deeplearning/cudnn/archives/cudnn-890/install-guide/index.html",
+                             "what": "cuDNN 8 on Windows: install zlib (zlibwapi.dll)"},))
+        return _match(sig, text, x["at"], caps)
+    if p == "c-runtime":
+        sig = _sig("c-runtime-library-missing", "c-runtime", "{lib} ({library}) cannot be loaded", 70,
+                   "{lib} is part of the system's C/C++ runtime; the loader cannot find it.",
+                   fix="Install the system's C++ runtime (Debian/Ubuntu: `sudo apt-get install libstdc++6 libgomp1`; "
+                       "conda: `conda install -c conda-forge libstdcxx-ng libgomp`).",
+                   causes=(("runtime", "pip overwrote conda's C++/OpenMP runtime libraries", ("TE904",)),),
+                   areas=("platform",), sources=(SOURCES["libstdcxx"],))
+        return _match(sig, text, x["at"], caps)
+    if p == "os-package":
+        sig = _sig("os-library-missing", "env", "{lib} ({library}) is not installed", 60,
+                   "{lib} is a library of the operating system, not of pip: a package (often OpenCV's GUI build) "
+                   "loads it and the OS lacks it (a slim container image).",
+                   fix="Install the OS package (Debian/Ubuntu: `sudo apt-get install libgl1 libglib2.0-0`), or use "
+                       "opencv-python-headless instead of opencv-python.",
+                   causes=(("platform", "the platform and Python can run PyTorch", ("TE100",)),), areas=("platform",),
+                   sources=(SOURCES["ld"],))
+        return _match(sig, text, x["at"], caps)
+    if p == "rocm":
+        sig = _sig("rocm-library-missing", "rocm", "{lib} ({library}) cannot be loaded", 70,
+                   "{lib} belongs to ROCm; the loader cannot find it (no ROCm installed, or a ROCm torch on a machine "
+                   "without ROCm).",
+                   fix="Install ROCm of the version the torch build names (torch's +rocmX.Y label), or install torch's "
+                       "CUDA/CPU build on a machine without an AMD GPU.",
+                   causes=(("rocm-wheel", "a ROCm torch is installed on a machine with only NVIDIA GPUs", ("TE206",)),),
+                   areas=("torch",), sources=(SOURCES["hsa"],))
+        return _match(sig, text, x["at"], caps)
+    return None
+
+
+# cuDNN 8's sub-libraries on Windows (cudnn_cnn_infer64_8.dll, cudnn_ops_train64_8.dll ...) failing with code 126
+# ("the module or one of its dependencies"): from cuDNN 8.3 to 8.9 they depend on zlibwapi.dll, which cuDNN does not
+# ship (torch's wheels bundle it in torch\lib, so a failure there is something else).
+_CUDNN8_SUBLIB = re.compile(r"(?P<lib>cudnn_(?:cnn|ops|adv)_(?:infer|train)64_8\.dll)")
+
+
+_CODE_126 = re.compile(r"Error code 126\b|WinError 126\b|error 126\b")
+
+
+_CUDNN_LOADED = re.compile(r"Loaded cuDNN version (?P<v>\d{4,5})")
+
+
+def cudnn8_sublibrary_on_windows(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_CUDNN8_SUBLIB, tail)
+    if m is None or not _CODE_126.search(tail) or re.search(r"(?i)[/\\]torch[/\\]lib[/\\]cudnn_", tail):
+        return None
+    v = _CUDNN_LOADED.search(tail)
+    if v and not 8300 <= int(v.group("v")) < 9000:
+        return None
+    sig = _sig("cudnn-zlib-missing", "cudnn", "{lib}, a cuDNN 8 library, cannot load: its zlibwapi.dll is missing", 80,
+               "{lib} is one of cuDNN 8's sub-libraries; code 126 means it or a DLL it needs was not found. From cuDNN "
+               "8.3 (until late 8.9 releases linked zlib in) they need zlibwapi.dll (zlib built with the WINAPI calling convention), which cuDNN does not "
+               "ship; torch's wheels bundle it, a system or TensorFlow cuDNN does not.",
+               fix="Put zlibwapi.dll (the zlib download of NVIDIA's cuDNN 8 install guide for Windows) into a folder on "
+                   "PATH, e.g. the CUDA bin folder; or use the cuDNN your TensorFlow was built with (TensorFlow 2.10: "
+                   "cuDNN 8.1, which needs no zlib), or a cuDNN 9 build.",
+               causes=(("cudnn", "creating a cuDNN (or cuBLAS) handle failed", ("TE503",)),), areas=("libraries",),
+               sources=({"url": "https://docs.nvidia.com/deeplearning/cudnn/archives/cudnn-890/install-guide/index.html",
+                         "what": "cuDNN 8 on Windows: install zlib (zlibwapi.dll)"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"lib": m.group("lib")})

@@ -1,0 +1,112 @@
+"""Layer rule for NCCL's transports: its sockets, interfaces and shared-memory segments.
+
+    nccl_transport   NCCL's WARN lines on its sockets or /dev/shm       -> the interface / host network / shm size"""
+
+from __future__ import annotations
+
+import re
+
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, SOURCES, _match, _sig
+
+
+# NCCL's socket layer: the bootstrap and the socket transport name the call that failed.
+# (a peer that died makes the others print socketProgress / "Connection reset" too: those are not read here)
+_NCCL_SOCKET = re.compile(r"NCCL WARN (?:socketStartConnect|[Ss]ocket creation failed|[Cc]onnect to \S{1,80} failed|"
+                          r"Bootstrap : no socket interface found|NET/Socket : no interface found)|[Ss]ocket creation "
+                          r"failed : Address family not supported|no socket interface found")
+
+
+# also a failure on a file NCCL owns by its name (/dev/shm/nccl-XXXXXX: its segments), whatever prefix the log gives
+_NCCL_SHM = re.compile(r"NCCL WARN[^\n]{0,200}(?:/dev/shm|shared memory segment)|transport/shm\.cc[^\n]{0,200}(?:failed|-> ?2)|"
+                       r"(?i:error|fail|unable|cannot|could not)[^\n]{0,120}/dev/shm/nccl-\w")
+
+
+# NCCL's INFO line naming the interfaces it bootstraps over ("Bootstrap : Using [0]ens5:172.31.0.137<0>
+# [1]veth75fa783:fe80::...<0>"); a virtual one among them (a container's veth, docker's bridge, libvirt's, CNI's,
+# the loopback) is an address the other ranks cannot reach
+_NCCL_IFACES = re.compile(r"NCCL INFO (?:Bootstrap|NET/Socket) ?: Using (?P<list>(?:\[\d{1,2}\][^\s<]{1,80}<\d>\s{0,3}){2,8})")
+
+
+_VIRTUAL_IFACE = re.compile(r"^(?:veth|docker|br-|virbr|cni|flannel|cali|vxlan|lo$|lo:|tun|tap|zt)")
+
+
+_UNREACHABLE = re.compile(r"(?i)Network is unreachable|Connection refused|No route to host|ECONNREFUSED|ENETUNREACH|"
+                          r"Connection timed out")
+
+
+def nccl_transport(ent, text):
+    """NCCL's own WARN line names the transport that failed: its sockets (the bootstrap network: an interface
+    every rank reaches, NCCL_SOCKET_IFNAME; between containers, the host network) or its shared memory (/dev/shm,
+    which containers get 64 MB of)."""
+    tail = text[-CONTEXT_TAIL:]
+    shm = sock = None
+    for shm in _NCCL_SHM.finditer(tail):
+        pass
+    for sock in _NCCL_SOCKET.finditer(tail):
+        pass
+    if shm is None and sock is None:
+        ifaces = None
+        for ifaces in _NCCL_IFACES.finditer(tail):
+            pass
+        if ifaces is None or not _UNREACHABLE.search(tail):
+            return None
+        names = [n.split(":", 1)[0] for n in re.findall(r"\[\d{1,2}\]([^\s<]{1,80})<", ifaces.group("list"))]
+        real = [n for n in names if not _VIRTUAL_IFACE.match(n)]
+        if not real or len(real) == len(names):
+            return None
+        sig = _sig("nccl-virtual-interface", "distributed",
+                   "NCCL bootstraps over a virtual interface ({virtual}) the other ranks cannot reach", 83,
+                   "NCCL uses every interface it finds unless told otherwise; here it listed {virtual}, a virtual "
+                   "interface (a container's veth, a bridge, the loopback) whose address the other nodes cannot "
+                   "reach, beside {real}.",
+                   fix="Pin NCCL to the interface the nodes share: `export NCCL_SOCKET_IFNAME={real}` (or exclude the "
+                       "virtual ones: NCCL_SOCKET_IFNAME=^docker,veth,lo), on every rank; GLOO_SOCKET_IFNAME too for "
+                       "gloo.",
+                   areas=("platform",), sources=({"url": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/"
+                                                          "env.html#nccl-socket-ifname",
+                                                   "what": "NCCL_SOCKET_IFNAME: the interfaces NCCL uses"},))
+        return _match(sig, text, len(text) - len(tail) + ifaces.start(),
+                      {"real": real[0], "virtual": ", ".join(n for n in names if n not in real)})
+    if shm is not None and re.search(r"shm_open failed : (?:Permission denied|Operation not permitted)|/dev/shm[^\n]{0,80}"
+                                     r"(?:Permission denied|Read-only file system)", tail):
+        sig = _sig("nccl-shared-memory-not-writable", "distributed", "NCCL may not create files in /dev/shm", 84,
+                   "NCCL's SHM transport creates its segments with shm_open in /dev/shm; the call was refused: /dev/shm "
+                   "is not writable by this user (its mode is not 1777) or is mounted read-only.",
+                   fix="Make /dev/shm writable for everyone (`ls -ld /dev/shm` must show drwxrwxrwt; `sudo chmod 1777 "
+                       "/dev/shm`, or remount it), or set NCCL_SHM_DISABLE=1 to avoid the SHM transport.",
+                   areas=("platform",), sources=(SOURCES["shm"],))
+        return _match(sig, text, len(text) - len(tail) + shm.start(), {})
+    if shm is not None:
+        sig = _sig("nccl-shared-memory-too-small", "container",
+                   "NCCL could not create its shared-memory segment in /dev/shm", 84,
+                   "NCCL's SHM transport between processes on one machine allocates segments in /dev/shm; a container "
+                   "gets 64 MB of it by default, too little for NCCL's buffers.",
+                   fix="Give the container more shared memory: `docker run --shm-size=16g ...` or `--ipc=host` "
+                       "(Kubernetes: an emptyDir with medium Memory at /dev/shm); check `df -h /dev/shm`. NCCL_SHM_DISABLE=1 "
+                       "avoids it at a speed cost.",
+                   areas=("platform",), sources=(SOURCES["shm"],))
+        return _match(sig, text, len(text) - len(tail) + shm.start(), {})
+    at = len(text) - len(tail) + sock.start()
+    if ent.platform.get("container"):
+        sig = _sig("nccl-container-network", "container",
+                   "NCCL's sockets fail between containers: the ranks do not share a network", 83,
+                   "NCCL bootstraps over TCP sockets on an interface it picks; inside containers on Docker's bridge "
+                   "network each container has its own private address and interfaces, so ranks cannot reach each other "
+                   "(or NCCL picks an interface the others do not see).",
+                   fix="Run the containers with the host's network: `docker run --network=host --ipc=host ...` "
+                       "(Kubernetes: hostNetwork: true), or set NCCL_SOCKET_IFNAME to an interface every rank reaches "
+                       "(e.g. NCCL_SOCKET_IFNAME=eth0); rerun with NCCL_DEBUG=INFO to see the interface chosen.",
+                   areas=("platform",), sources=({"url": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/"
+                                                         "env.html#nccl-socket-ifname",
+                                                  "what": "NCCL_SOCKET_IFNAME: the interfaces NCCL uses"},))
+        return _match(sig, text, at, {})
+    sig = _sig("nccl-socket-interface", "distributed", "NCCL cannot open or connect its sockets on the chosen interface",
+               82, "NCCL bootstraps over TCP sockets on an interface it picks; the socket could not be created (the "
+               "address family, e.g. IPv6, is not available there) or the connection to another rank failed.",
+               fix="Set NCCL_SOCKET_IFNAME to an IP interface every rank reaches (`ip addr`; e.g. NCCL_SOCKET_IFNAME=eth0, "
+                   "or ^lo,docker to exclude), NCCL_SOCKET_FAMILY=AF_INET to force IPv4, and open the ports between the "
+                   "nodes; rerun with NCCL_DEBUG=INFO.",
+               areas=("platform",), sources=({"url": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/"
+                                                     "env.html#nccl-socket-ifname",
+                                              "what": "NCCL_SOCKET_IFNAME / NCCL_SOCKET_FAMILY"},))
+    return _match(sig, text, at, {})

@@ -1,0 +1,578 @@
+"""Layer rules for compiled packages: a binary built against another torch, NumPy, C++ runtime or CUDA library
+than the one it runs with, and a package's own compiled part missing or not loading.
+
+    abi_tag          GLIBC_/GLIBCXX_/CXXABI_ x not found             -> c-runtime
+    torch_abi        a binary wants a c10::/at::/torch:: symbol       -> that package was built for another torch
+    built_for        "X was built for PyTorch A (you have B)"          -> X's build, or torch's (B is +cpu)
+    library_symbol   nccl*/cublas*/cusparse*/cudnn*/__nvJitLink* wanted -> two versions of that library mixed
+    package_binary_missing  a package's own native library missing       -> that package's build for this CUDA
+    package_ops_registration_fails  a package's frame calls into torch.library and fails -> its build for this torch"""
+
+from __future__ import annotations
+
+import re
+
+from torch_envcheck.explain.match import last_match
+from torch_envcheck.knowledge import compiled_modules
+from torch_envcheck.explain.layer_rules.kit import (CONTEXT_TAIL, SOURCES, _NOT_THE_PACKAGE, _basename, _cu_tag,
+    _match, _module_of, _named_package, _owner_of, _sig, _torch_owned, package_guess)
+
+
+def abi_tag(ent, text):
+    if not ent.abi_tags:
+        return None
+    tags = ent.abi_tags
+    t = tags[-1]
+    cxx = [x for x in tags if x.get("kind") == "libstdc++"]
+    glibc = [x for x in tags if x.get("kind") == "glibc"]
+    required = t.get("required_by") or ""
+    owner = _owner_of(ent, required) or package_guess(required) if required else None
+    caps = {"tag": t["tag"], "needs": t.get("needs"), "required_by": required, "provider_file": t.get("provider_file"),
+            "package": owner}
+    parts = []
+    fixes = []
+    if cxx:
+        c = cxx[-1]
+        gcc = (c.get("gcc") or "").split(".")[0]
+        caps["gcc_major"] = gcc or None
+        provider = c.get("provider_file") or ""
+        conda = bool(re.search(r"conda|mamba|/envs/|miniforge", provider))
+        parts.append("{provider_file|libstdc++.so.6} has no " + c["tag"] + ": the libstdc++ loaded is older than "
+                     "{required_by|the module being imported} needs (" + (c.get("needs") or "a newer GCC") + ").")
+        if conda:
+            fixes.append("The libstdc++ in the conda env is the old one: update it there, "
+                         "`conda install -c conda-forge 'libstdcxx-ng>={gcc_major|12}'` (or `libstdcxx>={gcc_major|12}`),"
+                         " or make the system's newer one load first: `export LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libstdc++.so.6`.")
+        else:
+            fixes.append("The system's libstdc++ is the old one: use a conda/mamba env's newer libstdc++ "
+                         "(`conda install -c conda-forge 'libstdcxx-ng>={gcc_major|12}'` and put $CONDA_PREFIX/lib on "
+                         "LD_LIBRARY_PATH), install a newer GCC's libstdc++6, or install a build of the package made "
+                         "for this older libstdc++ (an older release, or built from source here).")
+    if glibc:
+        g = glibc[-1]
+        caps["glibc"] = g.get("glibc")
+        caps["manylinux"] = g.get("manylinux")
+        caps["first_in"] = ", ".join(g.get("first_in") or []) or None
+        parts.append("{required_by|A compiled module} was built for glibc " + (g.get("glibc") or "?") +
+                     " (" + (g.get("manylinux") or "") + "); this system's C library (glibc) is older. glibc is "
+                     "the operating system's and cannot be upgraded inside a Python environment.")
+        fixes.append("Install a build of {package|the package} made for this older glibc (an older release, or a "
+                     "manylinux2014 wheel: `pip download` shows which releases have one), build it from source on this "
+                     "machine, or run in a container / OS with glibc " + (g.get("glibc") or "") +
+                     " or newer ({first_in|a newer distribution}).")
+    sig = _sig("c-runtime-version-not-found", "c-runtime",
+               "the C/C++ runtime is older than a compiled module needs (" + ", ".join(x["tag"] for x in tags[-2:]) + ")",
+               91, " ".join(parts), fix="\n".join(fixes),
+               causes=(("old-runtime", "the libstdc++/glibc found first is older than the one the module was built "
+                        "against", ("TE904",)),), areas=("platform", "conda"),
+               sources=(SOURCES["libstdcxx"], SOURCES["glibc"]))
+    return _match(sig, text, t["at"], caps)
+
+
+# A traceback frame in a package's __init__.py: "File ".../torchaudio/__init__.py", line 5" or IPython's
+# "~/repo/audio/torchaudio/__init__.py in <module>()".
+_INIT_FRAME = re.compile(r"[/\\](?P<pkg>[A-Za-z_][A-Za-z0-9_]{0,60})[/\\]__init__\.py\b")
+
+
+def _frame_importing(text: str, mod: str, at: int) -> str | None:
+    """The package of the traceback frame whose source line imports `mod` (`import selective_scan_cuda` in
+    .../mamba_ssm/ops/selective_scan_interface.py -> mamba_ssm): a top-level compiled module belongs to the package
+    that imports it.  None when no such frame precedes `at` or the frame is torch's or the standard library's."""
+    frame = re.compile(r'File "(?P<path>[^"\n]{1,400})", line \d{1,6}[^\n]{0,200}\n[>\s]{0,12}(?:import|from) ' +
+                       re.escape(mod) + r'\b')
+    found = None
+    for found in frame.finditer(text, max(0, at - 6000), at + 1):
+        pass
+    if found is None:
+        return None
+    dirs = [d for d in re.split(r"[/\\]", found.group("path"))[:-1] if d]
+    if "site-packages" in dirs or "dist-packages" in dirs:
+        i = max(i for i, d in enumerate(dirs) if d in ("site-packages", "dist-packages"))
+        pkg = dirs[i + 1] if i + 1 < len(dirs) else None
+    else:
+        # a source checkout: the nearest folder above the module's that is not a package's usual sub-folder
+        pkg = next((d for d in reversed(dirs) if d not in _SUBPACKAGE_NAMES), None)
+    if not pkg or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,60}", pkg) or pkg in ("torch", "importlib"):
+        return None
+    return pkg
+
+
+# the sub-folders packages commonly put their modules in (a frame there names the package one level up)
+_SUBPACKAGE_NAMES = frozenset({"ops", "utils", "modules", "models", "layers", "kernels", "functional", "nn", "csrc", "src",
+                               "lib", "core", "extensions", "ext", "cuda", "cpp", "triton", "backends", "_ext"})
+
+
+def _importing_package(text: str, path: str | None, at: int) -> str | None:
+    """The package that imported a private top-level compiled module (site-packages/_torch_sox.so, no folder of its
+    own): the last `<package>/__init__.py` frame of the traceback before the error.  None when the module sits in a
+    package folder (that folder says it) or no such frame precedes it."""
+    mod = _module_of(path or "")
+    if not mod:
+        return None
+    parts = [x for x in re.split(r"[/\\]", path or "")[:-1] if x]
+    if parts and parts[-1] not in ("site-packages", "dist-packages"):
+        return None
+    if not mod.startswith("_"):
+        return _frame_importing(text, mod, at)
+    frame = None
+    for frame in _INIT_FRAME.finditer(text, max(0, at - 4000), at):
+        pass
+    if frame is None or frame.group("pkg") in ("torch", "importlib"):
+        return None
+    return frame.group("pkg")
+
+
+# names a compiled module takes for its role, not its package (_C.so, common_ops.abi3.so, _ext.so)
+_ROLE_WORDS = frozenset({"c", "common", "ext", "core", "lib", "main", "native", "ops", "op", "kernels", "kernel", "cuda",
+                         "cpp", "backend", "extension", "extensions", "functions", "module", "custom", "layers"})
+
+
+# the package a text imports: "from detectron2.engine import X", "import sgl_kernel", "import common_ops from sgl_kernel",
+# or a compiled submodule by its dotted name ("detectron2._C failed to import", "No module named 'mmcv._ext'")
+_IMPORTS = re.compile(r"\bfrom (?P<a>[A-Za-z_]\w{1,60})(?:\.\w{1,60}){0,6} import\b|"
+                      r"(?m:^)[ \t>]{0,12}import (?P<b>[A-Za-z_]\w{1,60})\b|"
+                      r"\bimport \w{1,60} from (?P<c>[A-Za-z_]\w{1,60})\b|"
+                      r"\b(?P<d>[A-Za-z][\w]{1,60})\._(?:C|ext|\w{1,30}_(?:C|cuda|ext|ops|cpp))\b")
+
+
+_NOT_IMPORTED_PACKAGES = frozenset({"os", "sys", "re", "json", "time", "math", "typing", "collections", "functools",
+                                   "subprocess", "pathlib", "importlib", "ctypes", "numpy", "np", "torch", "torchvision",
+                                   "torchaudio", "triton", "tensorflow", "tf", "__future__", "setuptools", "pip"})
+
+
+def _imported_package(text: str, allow: frozenset = frozenset()) -> str | None:
+    """The last third-party package the text imports (or names a compiled submodule of); `allow` lets some of the
+    frameworks count."""
+    found = None
+    for m in _IMPORTS.finditer(text[-CONTEXT_TAIL:]):
+        name = next(g for g in m.groups() if g)
+        if (name.lower() not in _NOT_IMPORTED_PACKAGES or name.lower() in allow) and not name.startswith("_"):
+            found = name
+    return found
+
+
+def _traceback_package(ent) -> str | None:
+    """The last third-party distribution whose files the traceback passes through (site-packages/<dist>/..., an egg's
+    folder included): when the failing binary is not named, the package being imported owns it."""
+    for p in reversed(ent.paths):
+        dist = p.get("distribution")
+        if dist and dist.lower() not in _NOT_IMPORTED_PACKAGES and dist.lower() not in _NOT_THE_PACKAGE \
+                and not dist.startswith(("nvidia-", "_")) and dist.lower().strip("_") not in _ROLE_WORDS:
+            return dist
+    return None
+
+
+# torch.utils.cpp_extension.load() builds a JIT extension into TORCH_EXTENSIONS_DIR (default
+# ~/.cache/torch_extensions/py<XY>_<cuda tag>/<name>/<name>.so) and imports it from there: that file missing means its
+# build failed (or was interrupted) before; the build log, not a library path, has the cause
+_JIT_EXT_MISSING = re.compile(r"torch_extensions[/\\](?:[\w.]{1,40}[/\\])?(?P<op>[A-Za-z_]\w{0,60})[/\\](?P=op)\.(?:so|pyd)"
+                              r"[^\n]{0,120}?(?:cannot open shared object file|No such file|could not be found|"
+                              r"not found|[Ee]rror loading)")
+
+
+# the packages that JIT-build their ops this way and how each prebuilds one instead (DeepSpeed:
+# https://www.deepspeed.ai/tutorials/advanced-install/ , DS_BUILD_<OP>=1 or DS_BUILD_OPS=1 at install time)
+_JIT_BUILDERS = (
+    (re.compile(r"(?i)\bdeepspeed\b|DeepSpeed[A-Z]\w{0,40}"), "deepspeed",
+     "install DeepSpeed with the op prebuilt: `DS_BUILD_{OP}=1 pip install --no-cache-dir --force-reinstall deepspeed` "
+     "(DS_BUILD_OPS=1 for all; `ds_report` lists which ops are compatible and installed)",
+     "https://www.deepspeed.ai/tutorials/advanced-install/"),
+)
+
+
+def jit_extension_missing(ent, text):
+    """A JIT-compiled torch extension's .so missing from torch's extensions cache: its build failed earlier; the fix
+    is that build (its log: compiler, nvcc, ninja), or the owning package's prebuilt op."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_JIT_EXT_MISSING, tail)
+    if m is None:
+        return None
+    op = m.group("op")
+    how, src = None, SOURCES["ext"]
+    for pattern, _pkg, prebuilt, url in _JIT_BUILDERS:
+        if pattern.search(tail):
+            how, src = prebuilt.replace("{OP}", op.upper()), {"url": url, "what": "prebuilding the package's ops"}
+            break
+    sig = _sig("jit-extension-build-failed", "toolchain",
+               "the JIT-compiled extension {op} was never built: its .so is missing from torch's extensions cache", 84,
+               "torch.utils.cpp_extension.load() compiles {op} on first use into torch's extensions cache "
+               "(TORCH_EXTENSIONS_DIR, ~/.cache/torch_extensions) and imports the .so from there. The file is missing, "
+               "so that build failed or was interrupted; its own log (earlier in the output: the compiler's, nvcc's or "
+               "ninja's first error) has the cause.",
+               fix=("Find the first error of {op}'s build in the output above (a missing nvcc/CUDA_HOME, a compiler "
+                    "nvcc does not support, a missing header or library) and fix it, then delete the cache folder "
+                    "(~/.cache/torch_extensions/.../{op}) so it rebuilds; or " + how + ".") if how else
+                   ("Find the first error of {op}'s build in the output above (a missing nvcc/CUDA_HOME, a compiler "
+                    "nvcc does not support, a missing header or library) and fix it, then delete the cache folder "
+                    "(~/.cache/torch_extensions/.../{op}) so it rebuilds, or install the package's prebuilt op."),
+               causes=(("build-failed", "the extension's build failed", ("TE601", "TE602", "TE603")),),
+               areas=("extension", "toolchain"), sources=(src, SOURCES["ext"]))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"op": op})
+
+
+# NumPy's C API is a capsule a compiled module imports by name (numpy/core/include/numpy/__multiarray_api.h:
+# _import_array looks up `_ARRAY_API`, _import_umath `_UFUNC_API`); NumPy 2 moved and changed it, so a module compiled
+# against NumPy 1.x fails to find it ("AttributeError: _ARRAY_API not found", "_UFUNC_API not found")
+_NUMPY_CAPSULE = re.compile(r"\b_(?P<api>ARRAY|UFUNC)_API (?:not found|is NULL pointer)")
+
+
+def numpy_c_api_capsule(ent, text):
+    """A compiled module that cannot find NumPy's C-API capsule was compiled against another NumPy (NumPy 1.x, run
+    under NumPy 2): NumPy's layer, the module's owner named from the traceback."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_NUMPY_CAPSULE, tail)
+    if m is None:
+        return None
+    pkg = _traceback_package(ent)
+    sig = _sig("numpy-c-api-capsule-not-found", "numpy",
+               "a compiled module cannot find NumPy's C API (_{api}_API): it was compiled against another NumPy", 86,
+               "Compiled modules reach NumPy's C functions through a capsule named _{api}_API, looked up when the module "
+               "is imported. NumPy 2 changed that API, so a module compiled against NumPy 1.x ({package|the module "
+               "being imported}) cannot find it under NumPy 2 (the same failure as \"A module that was compiled using "
+               "NumPy 1.x cannot be run in NumPy 2\").",
+               fix="Install `numpy<2` (`pip install \"numpy<2\"`) in this environment, or a {package|module's} release "
+                   "built for NumPy 2 (most packages' releases from mid-2024 on), then keep numpy pinned accordingly.",
+               causes=(("numpy2", "a module compiled for NumPy 1.x is imported with NumPy 2", ("TE250", "TE851")),),
+               areas=("numpy",), sources=({"url": "https://numpy.org/devdocs/dev/depending_on_numpy.html",
+                                           "what": "NumPy 2 ABI: modules built against NumPy 1.x do not run on 2.x"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"api": m.group("api"), "package": pkg})
+
+
+# a package's private submodule that cannot be imported: its compiled part (mmcv._ext, detectron2._C, apex._C)
+_PRIVATE_SUBMODULE = re.compile(r"No module named ['\"](?P<pkg>[A-Za-z][\w]{1,60})\.(?P<sub>_[A-Za-z]\w{0,40})['\"]|"
+                                r"cannot import name ['\"](?P<sub2>_[A-Za-z]\w{0,40})['\"] from ['\"]?(?P<pkg2>[A-Za-z][\w]{1,60})\b")
+
+
+def package_compiled_part_missing(ent, text):
+    """A package's private submodule (`pkg._ext`, `pkg._C`) missing is its compiled part: the installed
+    distribution has no compiled ops (a pure-Python variant, or a build that failed or was skipped), whoever the
+    package is.  torch's own `torch._C` is not this (running inside torch's source tree is)."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_PRIVATE_SUBMODULE, tail)
+    if m is None:
+        return None
+    pkg, sub = m.group("pkg") or m.group("pkg2"), m.group("sub") or m.group("sub2")
+    if pkg.lower() in _NOT_IMPORTED_PACKAGES:
+        return None
+    sig = _sig("package-compiled-part-missing", "toolchain",
+               "{pkg}'s compiled part ({pkg}.{sub}) is not installed", 76,
+               "{pkg}.{sub} is the compiled extension of {pkg}: the installed {pkg} has none. It is a variant without "
+               "compiled ops (some packages ship them as a separate distribution, e.g. mmcv-full for mmcv 1.x), or its "
+               "build failed or was skipped when it was installed, or it was built for another torch/CUDA.",
+               fix="Install the {pkg} build that includes its compiled ops for your torch and CUDA (its install page "
+                   "lists the wheels per torch/CUDA), or build it from source against the installed torch (`pip "
+                   "install --no-build-isolation --no-cache-dir {pkg}` with the CUDA toolkit of torch.version.cuda) "
+                   "and read the build log for the first error.",
+               causes=(("stale-extension", "the compiled extension was built against another torch", ("TE701", "TE705")),),
+               areas=("extension",), sources=(SOURCES["ext"],))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"pkg": pkg, "sub": sub})
+
+
+def torch_abi(ent, text):
+    syms = [s for s in ent.symbols if s.get("abi") == "torch"]
+    if not syms:
+        return None
+    s = syms[-1]
+    f = s.get("file") or next((x["file"] for x in reversed(ent.libraries) if x.get("wants_symbol")), None)
+    owner = _owner_of(ent, f)
+    caps = {"symbol": s["symbol"], "demangled": s.get("demangled"), "ext": _basename(f) if f else None,
+            "file": f}
+    if _torch_owned(f, owner):
+        sig = _sig("torch-libraries-mixed", "torch-build",
+                   "torch's own libraries disagree: parts of two torch installs are mixed", 84,
+                   "{ext|A torch library} wants {demangled|a torch symbol}, which the torch library loaded beside it "
+                   "does not define: files of two torch versions are mixed (an interrupted upgrade, a pip torch over a "
+                   "conda one, or another torch's lib folder on LD_LIBRARY_PATH / PATH).",
+                   fix="Remove every torch and install one cleanly: `pip uninstall -y torch` (repeat until none is "
+                       "left; in conda also `conda remove pytorch`), then install torch again from one index, and keep "
+                       "other torch lib folders off LD_LIBRARY_PATH.",
+                   causes=(("two-torches", "torch is installed twice", ("TE903",)),
+                           ("library-path", "a folder on LD_LIBRARY_PATH makes `import torch` fail", ("TE505",))),
+                   areas=("torch", "libraries"), sources=(SOURCES["itanium"],))
+        return _match(sig, text, s["at"], caps)
+    pkg = package_guess(f, owner)
+    named = _named_package(ent, pkg)
+    if named:
+        pkg = named
+    importer = _importing_package(text, f, s["at"])
+    if importer:
+        pkg = importer
+    if not pkg or pkg.lower().strip("_") in _ROLE_WORDS:
+        # the binary's name says its role only (_C.so, common_ops.abi3.so): the package the text imports is its owner
+        pkg = _imported_package(text) or _traceback_package(ent)
+    caps.update(package=pkg, module=_module_of(f or ""), torch=ent.versions.get("torch"))
+    known = compiled_modules.distribution_of(_module_of(f or ""))
+    sig = _sig("extension-abi-mismatch", "toolchain",
+               "{package|a compiled package} was built against another torch than the one installed", 84,
+               "{ext|A compiled module} wants {demangled|a torch C++ symbol} ({symbol}), which the installed torch does "
+               "not define: {package|the package} was compiled against another torch version (torch's C++ ABI changes "
+               "between releases) or with another C++ ABI setting. torch itself is fine; that package's binary is stale.",
+               fix=("{module} belongs to {package}, compiled against another torch: " + known["build"]
+                    + " torch itself needs no change.") if known else
+                   ("Rebuild the extension {package|} against the installed torch (delete its build/ folder, then "
+                   "`pip install --no-build-isolation --no-cache-dir --force-reinstall --no-deps {package|PACKAGE}`, or "
+                   "`pip install --no-build-isolation .` in its source tree), or install the {package|package} build "
+                   "made for your torch version (its wheels are built per torch and CUDA version: pick the one matching "
+                   "`python -c \"import torch; print(torch.__version__)\"`). torch itself needs no change."),
+               causes=(("stale-extension", "the compiled extension was built against another torch", ("TE701", "TE705")),),
+               areas=("extension", "torch"), sources=(SOURCES["ext"], SOURCES["itanium"]))
+    return _match(sig, text, s["at"], caps)
+
+
+def built_for(ent, text):
+    b = ent.versions.get("built_for")
+    if not b:
+        return None
+    pkg = b.get("package") or "the package"
+    pkg_l = pkg.lower()
+    built, have = b.get("torch"), b.get("have")
+    cuda = b.get("cuda")
+    built_local = (built or "").partition("+")[2]
+    tag = built_local if built_local.startswith("cu") else _cu_tag(cuda)
+    caps = {"package": pkg_l, "built": built, "have": have, "cuda": cuda, "cu_tag": tag,
+            "have_base": (have or "").partition("+")[0] or None}
+    if have and have.endswith("+cpu"):
+        sig = _sig("cpu-torch-for-cuda-package", "torch-build",
+                   "torch is its CPU-only build; {package} needs torch's CUDA build", 88,
+                   "{package} was built for torch {built} with CUDA {cuda|?}, and the torch installed is {have}: the "
+                   "CPU-only build, which has no CUDA at all. {package} is not the problem; torch's build is.",
+                   fix="Install torch's CUDA build of the same version from the PyTorch index: `pip install "
+                       "torch=={have_base} --index-url https://download.pytorch.org/whl/{cu_tag|cu121}` (also for "
+                       "torchvision/torchaudio if installed).",
+                   causes=(("cpu-wheel", "a CPU-only torch is installed on a machine with an NVIDIA GPU", ("TE202",)),),
+                   areas=("torch",), sources=(SOURCES["torch_index"],))
+        return _match(sig, text, b["at"], caps)
+    py_built, py_have = b.get("python"), b.get("have_python")
+    if py_built and py_have and py_built.split(".")[:2] != py_have.split(".")[:2] and (not have or not built or
+                                                                                    have == built):
+        # the torch matches; the interpreter does not: a compiled module is built per Python minor (cpXY)
+        caps.update(python=py_built, have_python=py_have,
+                    cp="cp" + "".join(py_have.split(".")[:2]))
+        sig = _sig("package-built-for-other-python", "toolchain",
+                   "{package} was built for Python {python}, this is Python {have_python}", 87,
+                   "{package}'s compiled extensions were built for Python {python} and torch {built|?}; the torch "
+                   "matches, the interpreter does not. A compiled module is built for one Python minor version (its "
+                   "wheel's cpXY tag) and does not load in another.",
+                   fix="Install the {package} wheel built for this Python ({cp}) and the installed torch (`pip install "
+                       "--force-reinstall --no-deps {package}` from the index it came from picks the {cp} wheel when one "
+                       "exists), or build {package} from source in this environment; leave torch as it is.",
+                   causes=(("stale-extension", "the compiled extension was built for another Python", ("TE701",)),),
+                   areas=("extension",), sources=(SOURCES["ext"],))
+        return _match(sig, text, b["at"], caps)
+    if have and built and have == built and "+" not in have:
+        sig = _sig("cuda-package-without-cuda", "macos",
+                   "{package}'s CUDA extensions cannot load: this torch has no CUDA (macOS)", 86,
+                   "{package} was built for torch {built} with CUDA, and the installed torch is that same version, so "
+                   "the version is not the problem: this torch has no CUDA to run {package}'s kernels (macOS: "
+                   "torch uses MPS, never CUDA).",
+                   fix="Run without {package} on macOS (drop its flag / uninstall {package}; the program falls back to "
+                       "plain attention); on Linux with an NVIDIA GPU, install torch's CUDA build.",
+                   causes=(("macos", "macOS has no CUDA; use the MPS backend on Apple silicon", ("TE102",)),),
+                   areas=("platform", "torch"), sources=(SOURCES["torch_index"],))
+        return _match(sig, text, b["at"], caps)
+    have_tag = (have or "").partition("+")[2]
+    caps["have_tag"] = have_tag if have_tag.startswith("cu") else None
+    sig = _sig("package-built-for-other-torch", "toolchain",
+               "{package} was built for torch {built}, the installed torch is {have|another}", 87,
+               "{package}'s compiled extensions were built for torch {built} (CUDA {cuda|?}) and only load with that "
+               "torch; the installed torch is {have|another version}. torch is fine: {package} does not match it.",
+               fix="Install the {package} release built for torch {have|installed}: its release notes name the torch "
+                   "each version was built for (for xformers also `pip install -U xformers --index-url "
+                   "https://download.pytorch.org/whl/{have_tag|cu121}`), or build {package} from source against this "
+                   "torch, or `pip uninstall {package}` if the program runs without it. Leave torch as it is.",
+               causes=(("stale-extension", "the compiled extension was built against another torch", ("TE701", "TE705")),),
+               areas=("torch", "extension"), sources=(SOURCES["ext"],))
+    return _match(sig, text, b["at"], caps)
+
+
+_LIB_NAMES = {"nccl": "NCCL", "cublas": "cuBLAS", "cublasLt": "cuBLASLt", "cusparse": "cuSPARSE", "cusparseLt": "cuSPARSELt",
+              "cusolver": "cuSOLVER", "cufft": "cuFFT", "curand": "cuRAND", "cudnn": "cuDNN", "nvJitLink": "nvJitLink",
+              "nvrtc": "NVRTC", "cuda": "the CUDA driver API", "nvml": "NVML", "cudart": "the CUDA runtime (cudart)"}
+
+
+_LIB_WHEEL = {"nccl": "nvidia-nccl", "cublas": "nvidia-cublas", "cublasLt": "nvidia-cublas", "cusparse": "nvidia-cusparse",
+              "cusparseLt": "nvidia-cusparselt", "cusolver": "nvidia-cusolver", "cufft": "nvidia-cufft",
+              "curand": "nvidia-curand", "cudnn": "nvidia-cudnn", "nvJitLink": "nvidia-nvjitlink",
+              "nvrtc": "nvidia-cuda-nvrtc", "cudart": "nvidia-cuda-runtime"}
+
+
+def library_symbol(ent, text):
+    syms = [s for s in ent.symbols if s.get("abi") in _LIB_NAMES]
+    if not syms:
+        return None
+    s = syms[-1]
+    lib = s["abi"]
+    if lib == "cublas" and (s["symbol"].startswith("cublasLt") or "cublasLt" in (s.get("version") or "")):
+        lib = "cublasLt"
+    if lib == "cuda" and s["symbol"].startswith("cuda") and s["symbol"][4:5].isupper():
+        lib = "cudart"  # cudaXxx is the runtime API (libcudart), cuXxx the driver's
+    if lib == "cuda":
+        return None  # cu* driver symbols: the driver rules say it better
+    version_tag = s.get("version") or ""
+    m = re.search(r"\.so\.(\d{1,2})", version_tag + " " + (s.get("provider_file") or ""))
+    cuda = s.get("cuda") or (m.group(1) if m and lib not in ("nccl", "cudnn", "curand", "cusparse", "cufft") else None)
+    if not cuda:
+        t = re.search(r"\+cu(\d{2,3})\b|\bcu(1[1-3])\b", text[-CONTEXT_TAIL:])
+        cuda = (t.group(1)[:-1] if t.group(1) else t.group(2)) if t else None
+    wheel = _LIB_WHEEL.get(lib)
+    if wheel and cuda:
+        major = cuda.split(".")[0]
+        wheel = wheel if major == "13" and lib not in ("nccl", "cudnn", "cusparseLt") else f"{wheel}-cu{major}"
+    f = s.get("file")
+    caps = {"symbol": s["symbol"], "library": _LIB_NAMES[lib], "lib": lib, "file": f, "ext": _basename(f) if f else None,
+            "wheel": wheel, "version_tag": version_tag or None, "cuda": cuda}
+    sig = _sig("cuda-library-version-mixed", "libraries",
+               "{library} of another version than {ext|the caller} was built with is loaded ({symbol} missing)", 85,
+               "{ext|A library} calls {symbol}, which the lib{lib} that the loader found does not define: that "
+               "{library} is older (or of another CUDA major) than the one {ext|it} was linked against. Two versions "
+               "are mixed: a system CUDA or another env's lib folder first on LD_LIBRARY_PATH, or nvidia-* wheels of "
+               "two CUDA majors (cu11 and cu12) in one environment.",
+               fix="Let torch load its own {library}: remove system/other CUDA folders from LD_LIBRARY_PATH (`unset "
+                   "LD_LIBRARY_PATH` to test), and keep one set of nvidia-* wheels, the one torch requires: "
+                   "`pip install --force-reinstall --no-deps {wheel|the nvidia wheel of torch's CUDA}` (lib{lib}); "
+                   "uninstall nvidia-*-cu11 wheels left beside cu12 ones.",
+               causes=(("ld-path", "LD_LIBRARY_PATH holds CUDA libraries of another version than torch's", ("TE501", "TE505")),
+                       ("mixed-wheels", "nvidia-* wheels beside conda's CUDA packages", ("TE905",))),
+               areas=("libraries",), sources=(SOURCES["ld"], SOURCES["wheels"]))
+    return _match(sig, text, s["at"], caps)
+
+
+def cxx_runtime_symbol(ent, text):
+    syms = [s for s in ent.symbols if s.get("abi") == "libstdc++"]
+    if not syms:
+        return None
+    s = syms[-1]
+    caps = {"symbol": s["symbol"], "demangled": s.get("demangled"), "file": s.get("file")}
+    sig = _sig("cxx-runtime-symbol-missing", "c-runtime",
+               "the C++ runtime (libstdc++) loaded lacks {demangled|a std:: symbol}", 83,
+               "{file|A compiled module} wants {demangled|a C++ standard library symbol} ({symbol}), which the "
+               "libstdc++ loaded does not define: that libstdc++ is older than the GCC the module was built with (an "
+               "old system or conda libstdc++ found first).",
+               fix="Load a newer libstdc++: in a conda env `conda install -c conda-forge libgcc libstdcxx-ng` (newer "
+                   "than the module's GCC); outside conda, install a newer GCC's libstdc++6, or put the newer "
+                   "libstdc++.so.6 first on LD_LIBRARY_PATH.",
+               causes=(("runtime", "pip overwrote conda's C++/OpenMP runtime libraries", ("TE904",)),),
+               areas=("platform", "conda"), sources=(SOURCES["libstdcxx"],))
+    return _match(sig, text, s["at"], caps)
+
+
+_PKG_BINARY_DIR = re.compile(r"[/\\](?P<pkg>[A-Za-z_][A-Za-z0-9_]{1,60})[/\\](?P<file>lib[A-Za-z0-9_.+-]{1,80}\.(?:so|dll|dylib))\b")
+
+
+def package_binary_missing(ent, text):
+    """A package's own native library, inside its folder and named for the package (bitsandbytes/libbitsandbytes_
+    cuda124.so), cannot be found: that package's release has no binary for this CUDA/platform, or it was built
+    without it; the fix is that package's build, not a CUDA library."""
+    missing = [x for x in ent.libraries if x.get("missing") and not x.get("provider")]
+    if not missing:
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    for x in reversed(missing):
+        for m in _PKG_BINARY_DIR.finditer(tail):
+            pkg, f = m.group("pkg"), m.group("file")
+            if f != x["file"] or pkg.lower() in ("lib", "lib64", "bin", "site-packages", "dist-packages", "build"):
+                continue
+            if not f.lower().startswith("lib" + pkg.lower()[:6]):
+                continue
+            caps = {"package": pkg.replace("_", "-"), "lib": f}
+            sig = _sig("package-binary-missing", "toolchain", "{package} has no native library {lib} here", 75,
+                       "{lib} is {package}'s own compiled library, looked for in its package folder and not there: the "
+                       "installed {package} has no binary for this CUDA version or platform (or was installed from "
+                       "source without compiling it).",
+                       fix="Install a {package} release that ships a binary for your CUDA and platform (`pip install -U "
+                           "{package}`, checking its install notes for the CUDA versions it supports), or build it from "
+                           "source for the CUDA you have; an override of which binary it loads (an environment variable "
+                           "naming the CUDA version) must name one that exists.",
+                       areas=("libraries",), sources=(SOURCES["ld"],))
+            return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+    return None
+
+
+# A package's import registering its operators with torch (torch.library: register_fake, impl, define; torch._ops):
+# the traceback's frames go from the package's module-level code into torch's registration and fail there
+_FRAME = re.compile(r'File "(?P<path>[^"\n]{1,400})", line \d{1,6}, in (?P<fn>[\w<>.]{1,80})')
+
+
+_TORCH_REGISTRATION = re.compile(r"[/\\]torch[/\\](?:library\.py|_ops\.py|_library[/\\])")
+
+
+def package_ops_registration_fails(ent, text):
+    """A package (torchvision, torchaudio, an extension) fails while registering its operators with torch at import:
+    it was built for another torch (its ops' schemas or torch.library's API differ).  Read from the traceback's frames
+    (the owner of the frame that calls into torch's registration), whatever the exception's text."""
+    tail = text[-CONTEXT_TAIL:]
+    frames = list(_FRAME.finditer(tail))[-12:]
+    for i in range(len(frames) - 1, 0, -1):
+        if not _TORCH_REGISTRATION.search(frames[i].group("path")):
+            continue
+        caller = frames[i - 1]
+        if _TORCH_REGISTRATION.search(caller.group("path")):
+            continue
+        dirs = [d for d in re.split(r"[/\\]", caller.group("path"))[:-1] if d]
+        if not any(d in ("site-packages", "dist-packages") for d in dirs):
+            return None
+        k = max(j for j, d in enumerate(dirs) if d in ("site-packages", "dist-packages"))
+        pkg = dirs[k + 1] if k + 1 < len(dirs) else None
+        if not pkg or pkg == "torch" or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,60}", pkg):
+            return None
+        sig = _sig("package-ops-registration-failed", "toolchain",
+                   "{package} fails to register its operators with the installed torch: it was built for another torch",
+                   82, "Importing {package} registers its operators (and their fake/meta kernels) with torch; the "
+                   "registration fails inside torch, so {package} was built for another torch release than the one "
+                   "installed (their versions are released in pairs).",
+                   fix="Install the {package} release that pairs with the installed torch, from the same index as torch "
+                       "(for torchvision and torchaudio, the version their compatibility table lists for your torch, e.g. "
+                       "`pip install {package}==<paired version> --index-url https://download.pytorch.org/whl/<torch's "
+                       "cuXXX or cpu>`); leave torch as it is.",
+                   causes=(("stale", "a package was built against another torch", ("TE701", "TE705")),),
+                   areas=("torch",), sources=({"url": "https://github.com/pytorch/vision#installation",
+                                               "what": "torchvision releases pair with torch releases"},))
+        return _match(sig, text, len(text) - len(tail) + caller.start(), {"package": pkg})
+    return None
+
+
+# A package saying its own compiled (CUDA/C++) part did not load: "xFormers can't load C++/CUDA extensions",
+# "CUDA extension not installed", "CUDA kernels for auto_gptq are not installed", "<pkg>'s CUDA ops were not built".
+_EXT_NOT_LOADED = re.compile(
+    r"(?P<pkg>[A-Za-z][\w-]{1,40}) (?:can.?t|cannot|could not|couldn.t|failed to) load (?:its |the )?"
+    r"(?:C\+\+/CUDA|CUDA/C\+\+|CUDA|C\+\+|compiled) (?:extensions?|kernels?|ops)|"
+    r"(?:CUDA|C\+\+|compiled) (?:extensions?|kernels?|ops) (?:for (?P<pkg2>[A-Za-z][\w-]{1,40}) )?(?:is |are )?"
+    r"not (?:installed|compiled|built|available)")
+
+
+_PKG_MODULE = re.compile(r"\b(?P<pkg>[A-Za-z][A-Za-z0-9]{1,30})_(?:cuda|cpp|ext|C|kernels?)(?:_\w{1,20})?\b")
+
+
+def package_extension_not_loaded(ent, text):
+    """A package reporting that its own compiled part did not load is that package's build for this torch/CUDA,
+    whoever the package is: the wheel has no kernels for this torch or CUDA, or its build was skipped."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_EXT_NOT_LOADED, tail)
+    if m is None:
+        return None
+    pkg = m.group("pkg") or m.group("pkg2")
+    if pkg and (pkg.lower() in ("the", "to", "and", "not", "extension", "cuda", "python") or pkg.lower() in _ROLE_WORDS):
+        pkg = None
+    if not pkg:
+        named = [x for x in ent.packages if x not in _NOT_THE_PACKAGE and not x.startswith("nvidia-")]
+        mod = None
+        for mod in _PKG_MODULE.finditer(tail):
+            pass
+        pkg = (mod.group("pkg") if mod and mod.group("pkg").lower() not in _NOT_IMPORTED_PACKAGES else None) \
+            or (named[-1] if named else None) or _imported_package(text)
+    if not pkg:
+        return None
+    pkg = pkg.lower()
+    sig = _sig("package-extension-not-loaded", "toolchain",
+               "{package}'s compiled (CUDA/C++) part did not load", 70,
+               "{package} reports that its compiled extension is not installed or cannot load: the installed {package} "
+               "was built for another torch or CUDA than the ones here, its wheel carries no kernels for this "
+               "platform, or its build from source was skipped (no nvcc, a CPU-only torch, a flag that disables it).",
+               fix="Install the {package} build made for the installed torch and its CUDA (its release page lists the "
+                   "wheels per torch/CUDA; `python -c \"import torch; print(torch.__version__, torch.version.cuda)\"` "
+                   "shows which), or build it from source against this torch: `pip install --no-build-isolation "
+                   "--no-cache-dir --no-binary {package} {package}` with the CUDA toolkit of torch.version.cuda. A CPU-only "
+                   "torch (torch.version.cuda is None) needs torch's CUDA build first.",
+               causes=(("stale-extension", "the compiled extension was built against another torch", ("TE701", "TE705")),),
+               areas=("extension", "torch"), sources=(SOURCES["ext"],))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"package": pkg})

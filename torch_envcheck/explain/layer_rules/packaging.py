@@ -1,0 +1,373 @@
+"""Layer rules for Python packaging: pip finding no torch (or no build of it) for this platform, Python or CUDA,
+pip of another Python, CUDA packages on a Mac, a Jetson with a CPU-only torch.
+
+    torch_not_offered_on_mac  a resolver finds no torch on a Mac       -> the last x86_64 macOS release (2.2.2)
+    torch_too_new_for_intel_mac, mps_inside_linux_container  Mac structure -> 2.2.2 / run natively
+    pip_of_another_python  pip in an embedded Python's folder, installing elsewhere -> that folder's python -m pip"""
+
+from __future__ import annotations
+
+import re
+
+from torch_envcheck.explain.match import last_match
+from torch_envcheck.knowledge.releases import index_url as torch_index_url, release as torch_release
+from torch_envcheck.knowledge import jetson
+from torch_envcheck.knowledge import tensorflow as tf_builds
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, SOURCES, _NOT_THE_PACKAGE, _match, _sig
+from torch_envcheck.explain.layer_rules.packages import _PKG_BINARY_DIR
+from torch_envcheck.explain.layer_rules.containers import _LINUXKIT, _version_key
+
+
+# torch releases whose last macOS x86_64 (Intel) wheels exist: none after 2.2.2 (torch's deprecation notice)
+INTEL_MAC_LAST = "2.2.2"
+
+
+_INTEL_MAC_SOURCE = {"url": "https://github.com/pytorch/pytorch/issues/114602",
+                     "what": "torch deprecates macOS x86_64 builds: 2.2 is the last release with them"}
+
+
+_FRAMEWORKS = ("torch", "torchvision", "torchaudio", "triton")
+
+
+_TF_DISTS = ("tensorflow", "tensorflow-cpu", "tensorflow-intel", "tf-nightly")
+
+
+def _tf_no_wheel(ent, text, p):
+    """pip offers no TensorFlow at all: no wheel for this interpreter.  TensorFlow's tested configurations give
+    each release's Python range per OS (knowledge/tensorflow.py): the newest release's range says which Pythons
+    have wheels now."""
+    os_name = "windows" if ent.platform.get("windows") and not ent.platform.get("wsl") else "linux"
+    rows = [r for r in tf_builds.releases(os_name) if r.get("python_min") and r.get("python_max")]
+    newest = rows[-1] if rows else None
+    caps = {"requirement": p["requirement"], "python": ent.versions.get("python")}
+    if newest:
+        caps.update(tf=newest["tensorflow"], py_min=newest["python_min"], py_max=newest["python_max"], os=os_name)
+    sig = _sig("tensorflow-no-wheel-for-python", "tensorflow",
+               "pip finds no {requirement|TensorFlow} at all for this Python/platform", 82,
+               "pip saw no TensorFlow release for this interpreter: TensorFlow publishes 64-bit wheels for a few Python "
+               "versions per release" + (" (TensorFlow {tf} on {os}: Python {py_min} to {py_max})" if newest else "") +
+               "; a newer or older Python, or a 32-bit one, gets none.",
+               fix="Use a 64-bit Python in a supported Python version range" +
+                   (" (Python {py_min} to {py_max} for TensorFlow {tf})" if newest else "") +
+                   ": check `python -VV`, create an environment with that Python (`py -3.12 -m venv .venv` on Windows, "
+                   "`conda create -n tf python=3.12`), then `pip install tensorflow` there; an older Python needs an "
+                   "older TensorFlow.",
+               causes=(), areas=("tensorflow", "platform"),
+               sources=(tf_builds.build(newest["tensorflow"], os_name)["source_ref"] if newest and
+                        (tf_builds.build(newest["tensorflow"], os_name) or {}).get("source_ref") else
+                        {"url": "https://www.tensorflow.org/install/pip", "what": "TensorFlow's supported Pythons"},))
+    return _match(sig, text, p["at"], caps)
+
+
+def pip_no_matching(ent, text):
+    tf = [p for p in ent.pip if p["name"] in _TF_DISTS and not p["versions"]]
+    if tf and not any(p["name"] in _FRAMEWORKS and p["at"] > tf[-1]["at"] for p in ent.pip):
+        return _tf_no_wheel(ent, text, tf[-1])
+    rows = [p for p in ent.pip if p["name"] in _FRAMEWORKS]
+    if not rows:
+        return None
+    p = rows[-1]
+    versions = p["versions"]
+    caps = {"requirement": p["requirement"], "offered": ", ".join(versions[-6:]) or None,
+            "latest": versions[-1] if versions else None, "python": ent.versions.get("python")}
+    if p["name"] == "triton" and (not versions or ent.platform.get("windows")):
+        sig = _sig("triton-no-wheel-here", "toolchain", "pip finds no Triton for this platform (Windows has none)", 84,
+                   "Triton, which torch.compile's inductor backend uses for GPU kernels, publishes Linux wheels only; "
+                   "on Windows pip finds none ({requirement}).",
+                   fix="On Windows install the community build (`pip install triton-windows`, the version matching torch) "
+                       "or run without torch.compile (eager); on Linux use a Python and platform Triton supports.",
+                   causes=(), areas=("torch",), sources=({"url": "https://github.com/woct0rdho/triton-windows",
+                                                          "what": "triton-windows: Triton built for Windows"},))
+        return _match(sig, text, p["at"], caps)
+    if p["name"] == "triton":
+        return None
+    if p["name"] == "torch" and versions and versions[-1] == INTEL_MAC_LAST:
+        sig = _sig("torch-intel-mac-last-release", "macos",
+                   "no torch newer than 2.2.2 for this Python: an Intel (x86_64) Mac or an x86_64 Python", 88,
+                   "pip offers torch up to 2.2.2 only: torch's last release with macOS x86_64 wheels. This Python runs as "
+                   "x86_64 (an Intel Mac, or an x86_64 Python under Rosetta on Apple silicon), and {requirement} does not "
+                   "exist for it.",
+                   fix="On an Intel Mac: torch 2.2.2 is the last release (`pip install torch==2.2.2`; pin what needs a newer "
+                       "one), or use conda-forge's pytorch builds; on Apple silicon: install an arm64 Python (python.org or "
+                       "conda's osx-arm64) and pip install torch there.",
+                   causes=(("rosetta", "an x86_64 Python runs under Rosetta on Apple silicon", ("TE105",)),),
+                   areas=("platform",), sources=(_INTEL_MAC_SOURCE,))
+        return _match(sig, text, p["at"], caps)
+    if not versions:
+        sig = _sig("torch-no-wheel-for-python", "torch-build",
+                   "pip finds no {requirement|torch} at all for this Python/platform", 82,
+                   "pip saw no release of {requirement|torch} for this interpreter: its Python version is newer or older "
+                   "than the releases support, it is 32-bit, or the platform has no wheels (e.g. an unsupported OS/CPU).",
+                   fix="Use a 64-bit Python that torch supports (check `python -VV`; torch's release notes list the "
+                       "Python versions of each release, usually the last four), then `pip install torch` again; on "
+                       "platforms without wheels use conda-forge.",
+                   causes=(("python", "this Python version is outside the torch release's supported range", ("TE103",)),),
+                   areas=("platform",), sources=(SOURCES["torch_index"],))
+        return _match(sig, text, p["at"], caps)
+    sig = _sig("torch-version-not-offered", "torch-build",
+               "{requirement} does not exist for this Python/platform (pip offers up to {latest})", 80,
+               "pip can install only the versions it lists for this interpreter and platform ({offered}); {requirement} is "
+               "not among them: the Python is too new or too old for it, or the index (CPU/CUDA) has no such build.",
+               fix="Install one of the offered versions (`pip install torch=={latest}`), or use a Python version that "
+                   "release supports, or the index that has the build (e.g. --index-url https://download.pytorch.org/whl/cu121).",
+               causes=(("python", "this Python version is outside the torch release's supported range", ("TE103",)),),
+               areas=("platform",), sources=(SOURCES["torch_index"],))
+    return _match(sig, text, p["at"], caps)
+
+
+# a torch build asked for by its local version label ("torch==2.6.0+cu121", "torch-2.6.0+cu121"), and pip's failure or
+# fallback around it; a torch wheel's file name for Windows or macOS without a label
+_TORCH_LABELLED = re.compile(r"\btorch(?:==|-)(?P<ver>\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)\+(?P<tag>cu\d{2,3}|rocm\d{1,2}\.\d{1,2})\b")
+
+
+_PIP_FAILED = re.compile(r"No matching distribution found|Could not find a version that satisfies|\+cpu\b")
+
+
+_TORCH_PLAIN_WHEEL = re.compile(r"(?<![\w.-])(?<!cu\d\d/)(?<!cu\d\d\d/)torch-(?P<ver>\d{1,2}\.\d{1,2}\.\d{1,2})-cp\d{2,3}-[\w]{3,8}-"
+                                r"(?P<plat>win_amd64|macosx_[\w.]{3,30})\.whl")
+
+
+def _cuda_tag_key(tag: str) -> tuple:
+    digits = tag[2:]
+    return (int(digits[:-1]), int(digits[-1])) if tag.startswith("cu") and digits.isdigit() else (0, 0)
+
+
+def torch_build_variant(ent, text):
+    """torch's builds per release are a table (knowledge/releases.py): a +cuXXX label the release was never built
+    with cannot be installed (pip fails, and a setup script falls back to the CPU wheel), and a torch wheel for
+    Windows or macOS without a +cuXXX label is the CPU build.  The fix names the builds that release has."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_TORCH_LABELLED, tail)
+    if m is not None and m.group("tag").startswith("cu") and _PIP_FAILED.search(tail):
+        rel = torch_release(m.group("ver"))
+        tags = [b["tag"] for b in (rel or {}).get("builds", []) if b.get("tag", "").startswith("cu")]
+        if rel and tags and m.group("tag") not in tags:
+            want = _cuda_tag_key(m.group("tag"))
+            near = min(tags, key=lambda t: (abs(_cuda_tag_key(t)[0] - want[0]), -_cuda_tag_key(t)[1] if
+                                            _cuda_tag_key(t)[0] == want[0] else 0))
+            caps = {"ver": m.group("ver"), "tag": m.group("tag"), "tags": "/".join(tags), "near": near,
+                    "index": torch_index_url(near)}
+            sig = _sig("torch-build-not-published", "torch-build",
+                       "torch {ver}+{tag} does not exist: torch {ver}'s CUDA builds are {tags}", 84,
+                       "torch's CUDA builds are published per release for a few CUDA versions only; {tag} is not one "
+                       "of torch {ver}'s ({tags}), so pip finds no such wheel (and a setup that falls back installs "
+                       "the CPU build instead).",
+                       fix="Install a CUDA build that exists for torch {ver}: `pip install torch=={ver} --index-url "
+                           "{index}` ({near}; the others: {tags}), keeping torchvision/torchaudio of the same release "
+                           "and index.", causes=(), areas=("torch",), sources=(SOURCES["torch_index"],))
+            return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+    w = None
+    for w in _TORCH_PLAIN_WHEEL.finditer(tail):
+        pass
+    if w is None or w.group("plat").startswith("macosx"):
+        return None  # (macOS has no CUDA build at all: nothing to install instead)
+    rel = torch_release(w.group("ver"))
+    tags = [b["tag"] for b in (rel or {}).get("builds", []) if b.get("tag", "").startswith("cu")]
+    caps = {"ver": w.group("ver"), "tags": "/".join(tags) or None,
+            "index": torch_index_url(tags[-1]) if tags else None}
+    sig = _sig("torch-windows-plain-wheel-is-cpu", "torch-build",
+               "torch-{ver} for Windows without a +cuXXX label is the CPU build", 60,
+               "On Windows the torch wheels without a local version label (PyPI's, and the plain ones of the PyTorch "
+               "index) are CPU-only; the CUDA builds carry +cuXXX in their version and come from the PyTorch index.",
+               fix="Install a CUDA build of torch {ver} from the PyTorch index: `pip install torch=={ver} --index-url "
+                   "{index|https://download.pytorch.org/whl/cuXXX}` (its CUDA builds: {tags|see the release's "
+                   "install page}); check with `python -c \"import torch; print(torch.__version__, torch.version.cuda)\"`.",
+               causes=(("cpu-build", "torch is the CPU-only build", ("TE202",)),), areas=("torch",),
+               sources=(SOURCES["torch_index"],), generic=True)
+    return _match(sig, text, len(text) - len(tail) + w.start(), caps)
+
+
+_RESOLVER_NO_TORCH = re.compile(r"No matching distribution found for torch\b|Unable to find installation candidates for "
+                                r"torch\b|Could not find a version that satisfies the requirement torch\b|"
+                                # uv: "torch>=2.4.0 has no wheels with a matching platform tag"
+                                r"\btorch\b[^\n]{0,60} has no (?:usable )?wheels? with a matching (?:platform|Python ABI) tag")
+
+
+# the Mac the resolver ran for is an arm64 one (Apple silicon): torch publishes arm64 macOS wheels on PyPI only
+_MAC_ARM64 = re.compile(r"macosx_[0-9_.]{0,12}\.{0,3}_?arm64|macosx_\.\.\._arm64|\barm64\b|Apple [Ss]ilicon|\bM[1-4]\b")
+
+
+def torch_not_offered_on_mac(ent, text):
+    """A resolver that finds no torch on a Mac, without the list of versions pip_no_matching reads: the Intel Mac
+    (x86_64) releases ended at 2.2.2, so a newer pin has no wheel there."""
+    if not ent.platform.get("macos") or ent.platform.get("windows") or ent.pip:
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_RESOLVER_NO_TORCH, tail)
+    if m is None:
+        return None
+    if _MAC_ARM64.search(tail) and not ent.platform.get("intel_mac"):
+        sig = _sig("torch-index-without-macos-wheels", "macos",
+                   "the resolver finds no torch for an arm64 Mac: the index it uses has no macOS wheels", 85,
+                   "torch publishes its macOS (arm64) wheels on PyPI only; the download.pytorch.org indexes for CUDA "
+                   "(cuXXX) and ROCm have none for macOS, and a Mac has no CUDA. A project or command that pins such an "
+                   "index for torch leaves the resolver nothing to install on a Mac.",
+                   fix="Install torch from PyPI's default index on macOS (no --index-url / no CUDA index for torch there: in "
+                       "uv, limit the CUDA index to Linux/Windows with a marker, e.g. `sys_platform != 'darwin'`); the Mac's "
+                       "GPU is used through the 'mps' device.",
+                   areas=("platform",), sources=({"url": "https://docs.astral.sh/uv/guides/integration/pytorch/",
+                                                  "what": "uv: PyTorch indexes per platform with markers"},
+                                                 SOURCES["torch_index"]))
+        return _match(sig, text, len(text) - len(tail) + m.start(), {})
+    sig = _sig("torch-intel-mac-last-release", "macos",
+               "no torch for this Mac's Python: an Intel (x86_64) Mac or an x86_64 Python gets nothing newer than 2.2.2", 84,
+               "torch's last release with macOS x86_64 wheels is 2.2.2; on an Intel Mac (or an x86_64 Python under "
+               "Rosetta on Apple silicon) the resolver finds no newer torch, and none at all for Pythons 2.2.2 did not "
+               "support (3.13 and newer).",
+               fix="On an Intel Mac: torch 2.2.2 is the last release (`pip install torch==2.2.2` with Python <= 3.12; pin "
+                   "what needs a newer one), or use conda-forge's pytorch builds; on Apple silicon: use an arm64 Python "
+                   "(python.org or conda's osx-arm64).",
+               causes=(("rosetta", "an x86_64 Python runs under Rosetta on Apple silicon", ("TE105",)),),
+               areas=("platform",), sources=(_INTEL_MAC_SOURCE,))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+def torch_too_new_for_intel_mac(ent, text):
+    """An Intel (x86_64) Mac with a torch newer than 2.2.2 asked for: no such wheel exists for it (a version table:
+    torch's macOS x86_64 builds ended with 2.2.2), whatever the tool says."""
+    if not ent.platform.get("intel_mac"):
+        return None
+    wanted = [v for v in (ent.packages.get("torch"), ent.versions.get("torch")) if v]
+    newer = [v for v in wanted if _version_key(v) > _version_key(INTEL_MAC_LAST)]
+    if not newer:
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    at = len(text) - len(tail) + max(0, tail.rfind(newer[0]))
+    sig = _sig("torch-intel-mac-last-release", "macos",
+               "torch {wanted} does not exist for an Intel (x86_64) Mac: 2.2.2 is the last release there", 60,
+               "torch's last release with macOS x86_64 wheels is 2.2.2; torch {wanted} has none for an Intel Mac (or an "
+               "x86_64 Python under Rosetta on Apple silicon).",
+               fix="On an Intel Mac: torch 2.2.2 is the last release (`pip install torch==2.2.2` with Python <= 3.12; pin "
+                   "what needs a newer one), or use conda-forge's pytorch builds; on Apple silicon: use an arm64 Python "
+                   "(python.org or conda's osx-arm64).",
+               causes=(("rosetta", "an x86_64 Python runs under Rosetta on Apple silicon", ("TE105",)),),
+               areas=("platform",), sources=(_INTEL_MAC_SOURCE,))
+    return _match(sig, text, at, {"wanted": newer[0]})
+
+
+# A package's CUDA part failing, in the words of each stage: its build finds no CUDA toolkit, its loader finds a
+# binary of another format (dyld: "not a mach-o file") or a build without GPU support (bitsandbytes' CUDA SETUP)
+_CUDA_PART_FAILS = re.compile(r"CUDA_HOME environment variable is not set|CUDA was not found on the system|"
+                              r"[Nn]o CUDA runtime is found|nvcc[^\n]{0,40}(?:not found|No such file)|not a mach-o file|"
+                              r"compiled without GPU support|CUDA SETUP: [^\n]{0,80}(?:not found|failed|Defaulting to "
+                              r"libbitsandbytes_cpu)")
+
+
+_COLLECTING = re.compile(r"(?m)^\s{0,8}Collecting (?P<pkg>[A-Za-z][A-Za-z0-9_.-]{0,60}?)(?:[=<>~!\[ ]|$)")
+
+
+def cuda_package_on_mac(ent, text):
+    """A package's CUDA part failing (its build, its binary) in a text from a Mac: macOS has no CUDA, so no build of
+    that package's CUDA part can exist there; the answer is to run without it (or its macOS alternative), not a
+    CUDA toolkit or a reinstall.  The package is the one whose binary failed, else the one being collected/built."""
+    if not ent.platform.get("macos") or ent.platform.get("windows") or ent.platform.get("wsl"):
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_CUDA_PART_FAILS, tail)
+    if m is None or _LINUXKIT.search(tail):
+        return None
+    pkg = None
+    for b in _PKG_BINARY_DIR.finditer(tail):
+        if b.group("pkg") not in ("lib", "lib64", "torch", "site-packages"):
+            pkg = b.group("pkg")
+    if pkg is None:
+        for c in _COLLECTING.finditer(tail):
+            pkg = c.group("pkg")
+    if pkg is None:
+        pkg = next((b.get("package") for b in reversed(ent.builds) if b.get("package")), None)
+    if pkg is None or pkg.lower() in _NOT_THE_PACKAGE:
+        return None
+    pkg = pkg.lower().replace("_", "-")
+    sig = _sig("cuda-package-on-macos", "macos", "{package} needs CUDA, which macOS does not have", 88,
+               "{package}'s compiled part is CUDA code (NVIDIA GPUs). macOS has no CUDA: Apple silicon's GPU is "
+               "Metal, torch's 'mps' device; so {package} has no working macOS build, whatever CUDA setting or "
+               "toolkit is tried.",
+               fix="Run without {package} on macOS: leave it out of the requirements (a project's Apple-silicon "
+                   "requirements file, if it has one), and turn off the option that needs it (8-bit / 4-bit loading, "
+                   "a CUDA attention kernel); use the mps or cpu device. No CUDA toolkit can be installed on macOS.",
+               causes=(("macos", "macOS has no CUDA; use the MPS backend on Apple silicon", ("TE102",)),),
+               areas=("platform",), sources=({"url": "https://pytorch.org/docs/stable/notes/mps.html",
+                                              "what": "MPS: torch's GPU backend on macOS (Metal); no CUDA on macOS"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"package": pkg})
+
+
+# A Windows prompt whose folder is an embedded (portable) Python -- ComfyUI's python_embeded,
+# python-3.11.7-embed-amd64 -- running a bare `pip`: that pip is the first one on PATH, and where it reports the
+# packages to be ("Requirement already satisfied: ... in C:\...\site-packages") says which Python it serves.
+_EMBED_PROMPT = re.compile(r"(?im)^(?P<cwd>[A-Z]:\\[^>\n]{0,260}?(?P<dir>python[\w.-]{0,30}?embed[\w-]{0,12}))>\s{0,4}"
+                           r"pip3?(?:\.exe)?\s{1,4}install\b")
+
+
+_PIP_SITE = re.compile(r"(?i)\b(?:Requirement already satisfied|already installed)[^\n]{0,300}? in "
+                       r"(?P<site>[A-Z]:\\[^\s()]{1,260}?site-packages)")
+
+
+def pip_of_another_python(ent, text):
+    """`pip install` typed in an embedded Python's folder that installs into another Python's site-packages: the
+    portable app's own interpreter never gets the package; `python.exe -m pip` of that folder does."""
+    tail = text[-CONTEXT_TAIL:]
+    prompt = None
+    for prompt in _EMBED_PROMPT.finditer(tail):
+        pass
+    if prompt is None:
+        return None
+    site = _PIP_SITE.search(tail, prompt.end())
+    if site is None or site.group("site").lower().startswith(prompt.group("cwd").lower()):
+        return None
+    sig = _sig("pip-of-another-python", "toolchain",
+               "`pip` here installs into another Python ({site}), not the embedded one in {cwd}", 88,
+               "The prompt is in a portable app's embedded Python folder, but the bare `pip` found first on PATH belongs "
+               "to another Python: it reports the package in {site}. The embedded interpreter the app runs never sees "
+               "what that pip installs, so the app still misses it.",
+               fix="Install with the embedded interpreter itself: `.\\python.exe -m pip install <package>` run in {cwd} "
+                   "(the embedded Python's own python -m pip), and check with `.\\python.exe -m pip show <package>`.",
+               areas=("python",), sources=({"url": "https://docs.python.org/3/installing/index.html#work-with-multiple-"
+                                                   "versions-of-python-installed-in-parallel",
+                                            "what": "python -m pip installs into the interpreter that runs it"},))
+    return _match(sig, text, len(text) - len(tail) + prompt.start(),
+                  {"cwd": prompt.group("cwd"), "site": site.group("site")})
+
+
+# A Jetson named in the text (the board, JetPack, L4T, Tegra) with torch that has no CUDA
+# (/etc/nv_tegra_release's own line, "# R36 (release), REVISION: 4.3", names the L4T release)
+_JETSON = re.compile(r"(?i)\bjetson\b|\bjetpack\b|\bL4T\b|\btegra\b|nv_tegra_release|\bR\d{2} \(release\), REVISION:")
+
+
+_NO_CUDA_HERE = re.compile(r"(?i)is_available\(?\)?[^\n]{0,40}?(?:\n[ \t]{0,8})?\bfalse\b|Torch not compiled with CUDA enabled|"
+                           r"CUDA available:?\s{0,3}False|version\.cuda[^\n]{0,20}None")
+
+
+_L4T_TEXT = re.compile(r"(?i)\bL4T\s{0,2}R?(?P<ver>\d{2}\.\d{1,2}(?:\.\d{1,2})?)|\bR(?P<rel>\d{2}) \(release\), REVISION: "
+                       r"(?P<rev>\d{1,2}\.\d{1,2})")
+
+
+def jetson_without_cuda(ent, text):
+    """torch without CUDA on a Jetson is a wheel that is not NVIDIA's: PyPI's (and most third-party) aarch64 torch
+    wheels are CPU-only; a Jetson runs NVIDIA's JetPack build (or, from JetPack 7, the PyTorch index's aarch64 ones)."""
+    tail = text[-CONTEXT_TAIL:]
+    j, n = _JETSON.search(tail), None
+    if j is None:
+        return None
+    for n in _NO_CUDA_HERE.finditer(tail):
+        pass
+    if n is None:
+        return None
+    l4t = None
+    lm = _L4T_TEXT.search(tail)
+    if lm:
+        l4t = jetson.parse_l4t(lm.group("ver") if lm.group("ver") else f"{lm.group('rel')}.{lm.group('rev')}")
+    row = jetson.row_for(l4t)
+    which = (f"JetPack {row['jetpack']} (L4T {jetson.l4t_text(l4t)}): NVIDIA's torch {row['torch']} for Python "
+             f"{row['python']}, {row['wheel']}" if row else
+             "NVIDIA's torch wheel for the board's JetPack release (developer.download.nvidia.com/compute/redist/jp/, "
+             "per JetPack; `cat /etc/nv_tegra_release` shows the L4T release)")
+    sig = _sig("jetson-torch-without-cuda", "torch-build",
+               "torch has no CUDA on this Jetson: the wheel is not NVIDIA's JetPack build", 90,
+               "On a Jetson, torch's CUDA build is NVIDIA's wheel for the JetPack release (CUDA comes with JetPack, not "
+               "from pip); the aarch64 wheels on PyPI and most third-party aarch64 builds are CPU-only, so CUDA is not "
+               "available with them.",
+               fix="Uninstall the CPU-only torch and install NVIDIA's JetPack build: " + which + ". From JetPack 7 "
+                   "(L4T R38) the PyTorch index's aarch64 CUDA wheels run on Jetson too.",
+               causes=(("cpu-wheel", "a CPU-only torch is installed on a machine with an NVIDIA GPU", ("TE202",)),),
+               areas=("torch", "platform"), sources=(SOURCES["torch_index"],))
+    return _match(sig, text, len(text) - len(tail) + n.start(), {})

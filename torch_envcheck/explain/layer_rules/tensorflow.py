@@ -1,0 +1,220 @@
+"""Layer rules for TensorFlow: no GPU on native Windows, a device list without a GPU, the CUDA libraries its
+dso_loader cannot open, its error classes.
+
+    tensorflow_windows_native  TF >= 2.11 on Windows without a GPU     -> no native-Windows GPU builds: WSL 2
+    tensorflow_missing_cuda_runtime  TensorFlow lists several libraries it cannot open -> the CUDA of the first
+                     runtime it wanted (cudart64_101.dll: CUDA 10.1)"""
+
+from __future__ import annotations
+
+import re
+
+from torch_envcheck.explain.match import last_match
+from torch_envcheck.knowledge import tensorflow as tf_builds
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _TF_TEXT, _context, _match, _sig
+from torch_envcheck.explain.layer_rules.packaging import _TF_DISTS
+
+
+_TF_VERSION = re.compile(r"(?i)(?:tensor ?flow|\btf)[ \w]{0,12}?(?:version)?[\s:=#-]{0,12}v?2\.(?P<minor>\d{1,2})\.\d{1,2}|"
+                         r"\bv2\.(?P<minor2>\d{1,2})\.\d{1,2}-(?:rc\d-)?\d{1,6}-g[0-9a-f]{7,12}\b|"
+                         r"(?i:tensor ?flow)[^\n]{0,40}\n(?:[^\n]{0,80}\n){0,3}\s{0,8}v?2\.(?P<minor3>\d{1,2})\.\d{1,2}\b")
+
+
+_TF_NO_GPU = re.compile(r"(?i)list_physical_devices|list_local_devices|Num GPUs Available:\s{0,3}0|GPU is NOT AVAILABLE|"
+                        r"is_build_with_cuda|device_type='CPU'\)\]|not (?:detected|recogni[sz]ed|found|available)|"
+                        r"cannot use (?:the )?GPU|no GPU|tensorflow-gpu|GPU could not be (?:recogni[sz]ed|found|detected)")
+
+
+def tensorflow_windows_native(ent, text):
+    """TensorFlow 2.11 or newer on native Windows without a GPU: those releases have no GPU build for native
+    Windows at all (2.10 was the last); the GPU needs WSL 2 (or the DirectML plugin)."""
+    if not ent.platform.get("windows") or ent.platform.get("wsl") or not _context(text, _TF_TEXT + r"|Tensor ?Flow"):
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    minors = [int(m.group("minor") or m.group("minor2") or m.group("minor3")) for m in _TF_VERSION.finditer(tail)]
+    no_gpu = _TF_NO_GPU.search(tail)
+    if not minors or max(minors) < 11 or no_gpu is None:
+        return None
+    sig = _sig("tensorflow-windows-native-no-gpu", "tensorflow",
+               "TensorFlow 2.{minor} on native Windows has no GPU support (2.10 was the last)", 86,
+               "From TensorFlow 2.11 the Windows packages are CPU-only: GPU support on Windows is through WSL 2 "
+               "(or the TensorFlow-DirectML plugin). Installing CUDA and cuDNN on Windows does not change that.",
+               fix="Run TensorFlow in WSL 2 (`pip install tensorflow[and-cuda]` inside it), or stay on native Windows with "
+                   "tensorflow<2.11 (2.10 with CUDA 11.2 and cuDNN 8.1), or use the DirectML plugin.",
+               areas=("tensorflow", "platform"),
+               sources=({"url": "https://www.tensorflow.org/install/pip#windows-native",
+                         "what": "TensorFlow 2.10 was the last release that supported GPU on native Windows"},))
+    return _match(sig, text, len(text) - len(tail) + no_gpu.start(), {"minor": max(minors)})
+
+
+# TensorFlow's own device listing that comes back without a GPU: an empty list, a CPU-only list, a count of 0
+_TF_LISTS_NO_GPU = re.compile(r"(?i)list_physical_devices\(\s{0,2}['\"]GPU['\"]\s{0,2}\)|list_local_devices\(\)|"
+                              r"Num GPUs Available:\s{0,3}0\b|is_gpu_available\(\)|gpu_device_name\(\)")
+
+
+def tensorflow_sees_no_gpu(ent, text):
+    """TensorFlow asked for its GPUs and the text shows none, without a more specific error: the answer is the
+    build for the platform (knowledge/tensorflow.py): native Windows has no GPU build after 2.10 (WSL 2, or
+    tensorflow<2.11); on Linux and WSL 2 the CUDA libraries come with `tensorflow[and-cuda]` from 2.14, and an older
+    release needs the CUDA/cuDNN of its tested configuration.  Ranked below every TensorFlow error that names a
+    library."""
+    if not _context(text, _TF_TEXT + r"|Tensor ?Flow"):
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_TF_LISTS_NO_GPU, tail)
+    if m is None or re.search(r"device_type=.GPU.|/physical_device:GPU:\d|Num GPUs Available:\s{0,3}[1-9]", tail):
+        return None
+    last_win = tf_builds.windows_last_gpu_release()
+    since = tf_builds.and_cuda_since()
+    minors = [int(x.group("minor") or x.group("minor2") or x.group("minor3")) for x in _TF_VERSION.finditer(tail)]
+    minors += [int(v.split(".")[1]) for k, v in ent.packages.items() if k in _TF_DISTS and re.match(r"2\.\d", v)]
+    caps = {"last_win": last_win, "since": since, "tf": f"2.{max(minors)}" if minors else None}
+    windows = ent.platform.get("windows") and not ent.platform.get("wsl")
+    linux = ent.platform.get("wsl") or _context(text, r"/usr/|/home/|Ubuntu|Debian|manylinux|linux_x86_64")
+    last = tf_builds.build(last_win, "windows") or {}
+    caps.update(win_cuda=last.get("cuda"), win_cudnn=last.get("cudnn"))
+    win_fix = ("On native Windows TensorFlow's GPU support ended at {last_win}: use WSL 2 (`pip install "
+               "tensorflow[and-cuda]` inside it), or tensorflow=={last_win}.* (with CUDA {win_cuda|of its tested "
+               "configuration} and cuDNN {win_cudnn|of its tested configuration}), or the DirectML plugin.")
+    linux_fix = ("On Linux (and WSL 2) install the GPU build with its CUDA libraries: `pip install tensorflow[and-cuda]` "
+                 "(from TensorFlow {since}); an older release needs the CUDA and cuDNN of its tested configuration on "
+                 "the library path. Check `tf.sysconfig.get_build_info()` and the log lines TensorFlow prints at import "
+                 "(TF_CPP_MIN_LOG_LEVEL=0).")
+    fix = win_fix if windows else linux_fix if linux else (win_fix + " " + linux_fix)
+    sig = _sig("tensorflow-sees-no-gpu", "tensorflow", "TensorFlow ({tf|version not shown}) lists no GPU", 62,
+               "TensorFlow lists its GPUs only when its build for this platform has GPU support and finds the CUDA "
+               "libraries it was built with: native Windows builds after {last_win} have none; on Linux the CUDA "
+               "libraries are the `and-cuda` extra's (or a CUDA/cuDNN of the tested configuration).",
+               fix=fix, areas=("tensorflow",),
+               sources=({"url": "https://www.tensorflow.org/install/pip",
+                         "what": "TensorFlow's GPU install: tensorflow[and-cuda]; native Windows ends at 2.10"},),
+               generic=True)
+    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+
+
+# TensorFlow's dso_loader lists every library its build opens; the first it cannot open names the CUDA the build
+# was made for (cudart64_101.dll / libcudart.so.10.1: CUDA 10.1), the rest follow from it
+_TF_DSO_MISSING = re.compile(r"Could not (?:load dynamic|dlopen) library '(?P<lib>[A-Za-z0-9_.-]{1,60})'")
+
+
+def _cuda_of_soname(lib: str) -> str | None:
+    m = re.match(r"(?:lib)?cudart(?:64_(?P<dll>\d{2,3})\.dll|\.so\.(?P<so>\d{1,2}(?:\.\d{1,2})?))", lib)
+    if not m:
+        return None
+    if m.group("dll"):
+        d = m.group("dll")
+        return f"{d[:-1]}.{d[-1]}" if len(d) == 3 else f"{d}"
+    return m.group("so")
+
+
+def tensorflow_missing_cuda_runtime(ent, text):
+    """TensorFlow cannot open the CUDA runtime its build was linked for: that library's soname says which CUDA, and
+    the fix is that CUDA's libraries (or a TensorFlow built for the CUDA installed), not the last library listed."""
+    tail = text[-CONTEXT_TAIL:]
+    first, libs = None, set()
+    for m in _TF_DSO_MISSING.finditer(tail):
+        libs.add(m.group("lib"))
+        if first is None and _cuda_of_soname(m.group("lib")):
+            first = m
+    if first is None or len(libs) < 2:
+        return None  # one library: the catalogue's sentence on its line says it
+    lib = first.group("lib")
+    cuda = _cuda_of_soname(lib)
+    sig = _sig("tensorflow-cuda-runtime-missing", "tensorflow",
+               "TensorFlow cannot open {lib}: it was built for CUDA {cuda}", 77,
+               "TensorFlow's GPU support opens the CUDA libraries of the CUDA version it was built for, by exact name; "
+               "{lib} is CUDA {cuda}'s runtime and the loader does not find it, so the GPU is not used (the other "
+               "libraries it lists are that same CUDA's).",
+               fix="Install CUDA {cuda} (its runtime, cuBLAS, cuFFT, cuSOLVER, cuSPARSE, and the cuDNN for it) and put its "
+                   "bin folder on PATH (Windows) or its lib64 on LD_LIBRARY_PATH (Linux), or install the TensorFlow release "
+                   "built for the CUDA you have (TensorFlow's tested build configurations). On Linux/WSL 2 `pip install "
+                   "'tensorflow[and-cuda]'` brings its own; on native Windows TensorFlow 2.10 was the last GPU release.",
+               areas=("tensorflow",), sources=({"url": "https://www.tensorflow.org/install/source#gpu",
+                                                "what": "TensorFlow's tested build configurations: CUDA per release"},))
+    return _match(sig, text, len(text) - len(tail) + first.start(), {"lib": lib, "cuda": cuda})
+
+
+# TensorFlow's error classes (tf.errors, one per status code of its error_codes.proto) say which layer failed when the
+# message line itself is cut: RESOURCE_EXHAUSTED with "OOM when allocating" is the workload's memory; UNIMPLEMENTED at
+# a convolution (or pooling, batch-norm) node on the GPU is the DNN library (cuDNN) that is missing or older than the
+# one TensorFlow was built with ("DNN library is not found").
+_TF_CLASS = re.compile(r"\b(?P<cls>ResourceExhaustedError|UnimplementedError)\b")
+
+
+_TF_OOM = re.compile(r"OOM when allocating tensor")
+
+
+_TF_DNN_NODE = re.compile(r"(?i)node '?[\w/.-]{0,200}?(?:conv[123]d|conv[123]d_?transpose|depthwise|max_?pool|avg_?pool|"
+                          r"fused_?batch_?norm|cudnn\w{0,20}|lstm|gru)\w{0,40}'?|DNN library")
+
+
+_TF_ERRORS_SRC = {"url": "https://www.tensorflow.org/api_docs/python/tf/errors",
+                  "what": "TensorFlow's error classes: ResourceExhaustedError (e.g. out of memory), UnimplementedError "
+                          "(an operation not supported or not enabled here)"}
+
+
+def tensorflow_error_class(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_TF_CLASS, tail)
+    if m is None or not (_context(text, _TF_TEXT) or "errors_impl" in tail or "Graph execution error" in tail):
+        return None
+    at = len(text) - len(tail) + m.start()
+    if m.group("cls") == "ResourceExhaustedError" and _TF_OOM.search(tail):
+        sig = _sig("tensorflow-out-of-memory", "not-environment",
+                   "TensorFlow ran out of device memory: not an environment problem", 52,
+                   "ResourceExhaustedError with \"OOM when allocating tensor\" is TensorFlow's out-of-memory: the "
+                   "model, batch or another process's use does not fit the device's memory. The installation is fine.",
+                   look_at="Lower the batch size (or the input/sequence size), use mixed precision, let TensorFlow grow "
+                           "its memory instead of taking it all (tf.config.experimental.set_memory_growth), and check "
+                           "other processes on the GPU in nvidia-smi; nothing needs installing.",
+                   sources=(_TF_ERRORS_SRC,))
+        return _match(sig, text, at, {})
+    if m.group("cls") == "UnimplementedError" and _TF_DNN_NODE.search(tail):
+        sig = _sig("tensorflow-dnn-unimplemented", "cudnn",
+                   "TensorFlow could not run a convolution-type op on the GPU: its DNN library (cuDNN) is missing", 74,
+                   "UnimplementedError at a convolution, pooling, normalisation or RNN node is TensorFlow finding no DNN "
+                   "library for the GPU (\"DNN library is not found\"): cuDNN is not installed, not on the library path, "
+                   "or older than the cuDNN this TensorFlow was built with.",
+                   fix="Install the cuDNN this TensorFlow was built with, or newer within its major (Linux: `pip install "
+                       "\"tensorflow[and-cuda]\"` pins nvidia-cudnn; conda: the cudnn package of the tested configuration; "
+                       "Windows: TensorFlow 2.10 with cuDNN 8.1), and keep it first on the library path.",
+                   causes=(), areas=("tensorflow", "libraries"), sources=(_TF_ERRORS_SRC,))
+        return _match(sig, text, at, {})
+    return None
+
+
+# TensorRT's libraries (libnvinfer, libnvinfer_plugin; nvinfer*.dll) are opened at import only for TF-TRT, TensorFlow's
+# optional TensorRT integration: when they are the only ones dso_loader cannot open, TensorFlow warns ("TF-TRT
+# Warning: Cannot dlopen some TensorRT libraries. If you would like to use Nvidia GPU with TensorRT, please make sure
+# the missing libraries mentioned above are installed properly", tensorflow/compiler/tf2tensorrt/utils/py_utils.cc)
+# and runs, on the GPU too.
+_TRT_WARNING = re.compile(r"Cannot dlopen some TensorRT\b")
+_TRT_USED = re.compile(r"tf2tensorrt/stub|getInferLibVersion|\bF tensorflow/compiler/tf2tensorrt|TrtGraphConverter|"
+                       r"trt_convert")
+_TENSORRT_LIB = re.compile(r"^(?:lib)?nvinfer(?:_plugin)?(?:[._\d]|64|\.dll|\.so|$)", re.IGNORECASE)
+
+
+def tensorflow_optional_tensorrt(ent, text):
+    """TensorFlow's import that cannot open TensorRT's libraries, and only those, and says it goes on without them: a
+    warning about an optional part (TF-TRT), not a broken installation; nothing to install unless the program uses
+    TF-TRT (then TensorRT of the major in the soname is what it needs, the catalogue's answer)."""
+    tail = text[-CONTEXT_TAIL:]
+    misses = list(_TF_DSO_MISSING.finditer(tail))
+    if not misses or not all(_TENSORRT_LIB.match(m.group("lib")) for m in misses):
+        return None
+    # TensorFlow's own word that it goes on without them, and nothing of TF-TRT failing after it (its stub's fatal
+    # "getInferLibVersion symbol not found": the program does use TensorRT)
+    if not _TRT_WARNING.search(tail) or _TRT_USED.search(tail):
+        return None
+    sig = _sig("tensorflow-tensorrt-optional", "not-environment", "TensorFlow's warning that TensorRT (optional, for "
+               "TF-TRT) is not installed", 78,
+               "TensorFlow tries to open TensorRT's libraries ({lib}) when it starts, for TF-TRT, its optional TensorRT "
+               "integration; when they are absent it logs a warning and runs normally, on the GPU too. These lines are "
+               "not the error: look further down the log for the one that stopped the program.",
+               look_at="This warning is harmless unless the program uses TF-TRT (tf.experimental.tensorrt): nothing to "
+                       "install for it. Look for the error after it in the log.",
+               sources=({"url": "https://github.com/tensorflow/tensorflow/blob/master/tensorflow/compiler/tf2tensorrt/"
+                                "utils/py_utils.cc", "what": "TF-TRT Warning: Cannot dlopen some TensorRT libraries"},
+                        {"url": "https://docs.nvidia.com/deeplearning/frameworks/tf-trt-user-guide/index.html",
+                         "what": "TF-TRT: TensorRT inside TensorFlow, optional"}))
+    return _match(sig, text, len(text) - len(tail) + misses[0].start(), {"lib": misses[0].group("lib")})

@@ -1,0 +1,223 @@
+"""Layer rules for the build toolchain: headers, nvcc's host compiler, CMake's compiler detection, the CUDA toolkit
+against torch's CUDA, Inductor on native Windows, Triton's exceptions.
+
+    toolkit_not_torch_cuda  a build's own nvcc-vs-torch CUDA check      -> the toolkit (CUDA_HOME) or the torch build"""
+
+from __future__ import annotations
+
+import re
+
+from torch_envcheck.explain.match import last_match
+from torch_envcheck.knowledge import headers
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, SOURCES, _match, _sig
+
+
+_INDUCTOR_FAILED = re.compile(r"BackendCompilerFailed: backend='inductor' raised:|InductorError:")
+
+
+def inductor_on_native_windows(ent, text):
+    """torch.compile's inductor backend failing on native Windows with an OS error of its own (access denied, a
+    file not found, a DLL) and nothing more specific: inductor there needs the Windows build of Triton for its GPU
+    kernels and MSVC for its C++ ones, which a plain install lacks; eager mode needs neither.  Ranked below the
+    sentences that name the missing piece (no Triton, no compiler)."""
+    if not ent.platform.get("windows") or ent.platform.get("wsl"):
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_INDUCTOR_FAILED, tail)
+    if m is None:
+        return None
+    sig = _sig("inductor-on-native-windows", "toolchain",
+               "torch.compile (inductor) failed on native Windows: its Triton and compiler toolchain", 78,
+               "The inductor backend compiles generated code: GPU kernels with Triton (on Windows only the community "
+               "build, triton-windows, matching torch) and CPU code with MSVC (cl.exe from the Visual Studio Build "
+               "Tools); an OS error inside it on Windows is that toolchain missing or not usable, not the model.",
+               fix="Install the Windows build of Triton that matches torch (`pip install -U \"triton-windows<X.Y\"`, "
+                   "see its table of torch versions) and the Visual Studio Build Tools (C++ workload), then retry from "
+                   "a Developer prompt; or run without torch.compile (eager): remove the compile step or set "
+                   "`torch._dynamo.config.suppress_errors = True`. WSL 2 runs the Linux toolchain.",
+               causes=(), areas=("torch", "platform"),
+               sources=({"url": "https://github.com/woct0rdho/triton-windows",
+                         "what": "triton-windows: Triton built for Windows, per torch version"},
+                        {"url": "https://pytorch.org/docs/stable/torch.compiler_troubleshooting.html",
+                         "what": "torch.compile troubleshooting: falling back to eager"}))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+# A build's own check that the CUDA toolkit (nvcc) is the one torch was built with: torch.utils.cpp_extension's
+# sentence is the catalogue's; packages with their own setup.py check (NVIDIA apex and its forks) say it otherwise.
+_TOOLKIT_VS_TORCH = re.compile(r"(?i)version of cuda that does not match the version used to compile pytorch|"
+                               r"cuda (?:version|toolkit)[^\n]{0,40}(?:does not match|mismatch(?:es)?)[^\n]{0,80}(?:pytorch|torch)")
+
+
+_TORCH_BUILT_CUDA = re.compile(r"(?i)pytorch binaries were compiled with cuda (?P<v>\d{1,2}\.\d{1,2})|"
+                               r"torch\.version\.cuda\W{1,6}(?P<v2>\d{1,2}\.\d{1,2})")
+
+
+def toolkit_not_torch_cuda(ent, text):
+    """A build refused because the CUDA toolkit's nvcc is another version than the CUDA torch was built with: the
+    toolkit (CUDA_HOME) or the torch build must change, whichever package's setup.py says it."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_TOOLKIT_VS_TORCH, tail)
+    if m is None:
+        return None
+    built = _TORCH_BUILT_CUDA.search(tail)
+    torch_cuda = (built.group("v") or built.group("v2")) if built else ent.versions.get("torch_cuda")
+    caps = {"torch_cuda": torch_cuda, "nvcc": ent.versions.get("nvcc")}
+    sig = _sig("build-toolkit-not-torch-cuda", "toolchain",
+               "the CUDA toolkit used to build differs from the CUDA torch was built with", 85,
+               "The package's build checks that nvcc (the CUDA toolkit at CUDA_HOME, here {nvcc|another version}) is the "
+               "CUDA torch was built with ({torch_cuda|torch's CUDA}), and it is not: the extension would be compiled for "
+               "another CUDA than the torch it loads into.",
+               fix="Build with a CUDA {torch_cuda|of torch's version} toolkit: install it and `export "
+                   "CUDA_HOME=/usr/local/cuda-{torch_cuda|X.Y}` (its bin/nvcc first on PATH), or install the torch build "
+                   "for the toolkit you have (the cuXXX build of its CUDA version, e.g. cu121 for 12.1).",
+               causes=(("toolkit", "the CUDA toolkit differs from torch's CUDA", ("TE602", "TE603")),),
+               areas=("toolchain",), sources=({"url": "https://github.com/NVIDIA/apex/blob/master/setup.py",
+                                               "what": "apex's check_cuda_torch_binary_vs_bare_metal"},
+                                              SOURCES["ext"]))
+    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+
+
+# A compiler that cannot include a header says which one: gcc "fatal error: X: No such file or directory", clang
+# "fatal error: 'X' file not found", MSVC "C1083: Cannot open include file: 'X'", or a short "no file X.h"
+_HEADER_MISSING = re.compile(
+    r"error(?: C1083)?: (?:Cannot open include file: )?['\"`]?(?P<h>[\w.+/\\-]{1,160}?)['\"`]?"
+    r"(?:: No such file or directory| file not found)|"
+    r"\bno (?:such )?(?:header )?file:? ['\"`]?(?P<h2>[\w./-]{1,120}\.(?:h|hpp|cuh))\b|"
+    r"['\"`]?(?P<h3>[\w./-]{1,120}\.(?:h|hpp|cuh))['\"`]?:? (?:[Nn]o such file or directory|file not found|not found)")
+
+
+def header_missing(ent, text):
+    """A header the build cannot include is its owner's: torch's (installed in the building Python, 1.0 or newer;
+    TH/THC gone since 1.11), the CUDA toolkit's, cuDNN's, NCCL's, ROCm's, Python's, pybind11's, NumPy's, a CUTLASS
+    submodule's (knowledge/headers.py), whatever the compiler and whoever builds."""
+    tail = text[-CONTEXT_TAIL:]
+    found = None
+    for m in _HEADER_MISSING.finditer(tail):
+        h = headers.owner_of(m.group("h") or m.group("h2") or m.group("h3"))
+        if h is not None:
+            found = (m, h)
+    if found is None:
+        return None
+    m, h = found
+    sig = _sig("header-missing", "toolchain", "{header} ({what}) is not found by the build", 82,
+               "The compiler could not include {header}: it is part of {what}, which the build environment does not "
+               "have where the compiler looks.",
+               fix=h["remedy"], causes=(("toolkit", "no CUDA toolkit (nvcc) where the build looks", ("TE601", "TE603")),)
+               if h["owner"] == "cuda-toolkit" else (), areas=("toolchain",),
+               sources=({"url": h["source"], "what": f"who ships {h['header']}"},), generic=True)
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"header": h["header"], "what": h["what"]})
+
+
+# nvcc's host-compiler check (crt/host_config.h) stops the build with "#error -- unsupported <compiler> version!";
+# read through any whitespace, so a log or a mail wrapped at 80 columns still says which compiler and which limit
+_HOST_CONFIG = re.compile(r"#error\s{1,4}--\s{1,4}unsupported\s{1,4}(?P<comp>GNU|clang|ICC|IntelLLVM|NVHPC|PGI|XL|Arm)"
+                          r"\s{1,4}version!(?:\s{1,4}(?P<what>gcc|clang|icc|\w{2,10})\s{1,4}versions\s{1,4}"
+                          r"(?P<dir>later|earlier|older|newer)\s{1,4}than\s{1,4}(?P<lim>\d{1,4}(?:\.\d{1,2})?))?")
+
+
+_HOST_CC = {"GNU": ("gcc", "g++"), "clang": ("clang", "clang++")}
+
+
+def nvcc_host_compiler(ent, text):
+    """nvcc refuses the host compiler its host_config.h does not list: the compiler and its limit are in the
+    #error line, whatever the wrapping; the fix is a compiler within the limit (CC/CXX, NVCC_CCBIN) or a CUDA
+    toolkit whose table includes this compiler."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_HOST_CONFIG, tail)
+    if m is None:
+        return None
+    comp, lim = m.group("comp"), m.group("lim")
+    cc, cxx = _HOST_CC.get(comp, (comp.lower(), comp.lower()))
+    later = m.group("dir") in ("later", "newer")
+    want = (f"{cc} {lim} or older" if later else f"{cc} newer than {lim}") if lim else f"a {cc} this nvcc supports"
+    pin = f"-{lim.split('.')[0]}" if lim and later else ""
+    sig = _sig("nvcc-host-compiler-unsupported", "toolchain",
+               "nvcc refuses the host compiler ({comp} {limit|version})", 85,
+               "nvcc checks the host C++ compiler against the versions its CUDA release supports (crt/host_config.h) "
+               "and stops at one outside them: this CUDA toolkit supports {want}.",
+               fix=f"Build with {want}: install it and `export CC={cc}{pin} CXX={cxx}{pin}` (torch's extension builds pass "
+                   f"CC to nvcc as -ccbin; for nvcc directly `NVCC_CCBIN={cc}{pin}` or `-ccbin {cc}{pin}`), or use a newer "
+                   "CUDA toolkit whose supported host compilers include this one (its installation guide lists them); "
+                   "`-allow-unsupported-compiler` skips the check at your own risk.",
+               causes=(("toolkit", "the CUDA toolkit (nvcc) and the host compiler disagree", ("TE602",)),),
+               areas=("toolchain",), sources=({"url": "https://docs.nvidia.com/cuda/cuda-installation-guide-linux/index.html"
+                                                      "#host-compiler-support-policy",
+                                               "what": "the host compilers each CUDA release supports"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(),
+                  {"comp": comp, "limit": f"later than {lim} unsupported" if lim else None, "want": want})
+
+
+_TRITON_ERRORS_SRC = {"url": "https://github.com/triton-lang/triton/blob/main/python/triton/runtime/errors.py",
+                      "what": "Triton's runtime exceptions (OutOfResources, PTXASError)"}
+
+
+def triton_exception(ent, text):
+    """Triton's own exception types say which stage failed: PTXASError is its bundled ptxas refusing the PTX it
+    generated (most often a GPU newer than that ptxas: sm_NNNa unknown), OutOfResources a kernel configuration that
+    needs more shared memory or registers than this GPU has (the program's tuning, not the installation)."""
+    names = [e.rsplit(".", 1)[-1] for e in ent.exceptions]
+    if "PTXASError" in names:
+        arch = next((a for a in reversed(ent.archs) if a.startswith("sm_")), None)
+        gpu = ent.gpus[-1] if ent.gpus else None
+        sig = _sig("triton-ptxas-failed", "arch", "Triton's bundled ptxas failed on the code it generated", 83,
+                   "Triton compiles its kernels with the ptxas it ships (triton/backends/nvidia/bin/ptxas); PTXASError "
+                   "means that ptxas refused the PTX, most often because the GPU ({arch|its architecture}) is newer than "
+                   "the CUDA that ptxas comes from.",
+                   fix="Point Triton at a ptxas that knows the GPU: `export TRITON_PTXAS_PATH=/usr/local/cuda/bin/ptxas` "
+                       "from a CUDA toolkit new enough for {gpu|it}, or install a triton (with torch) release whose "
+                       "bundled CUDA supports it; read the `ptxas` stderr Triton prints for the exact refusal.",
+                   areas=("toolchain",), sources=(_TRITON_ERRORS_SRC,))
+        at = text.rfind("PTXASError")
+        return _match(sig, text, at, {"arch": arch, "gpu": gpu})
+    # (its name does not end in Error, so the extractor's exception names do not hold it: read it off the text)
+    if re.search(r"\bOutOfResources: out of resource: ", text[-CONTEXT_TAIL:]):
+        sig = _sig("triton-out-of-resources", "not-environment",
+                   "a Triton kernel's configuration needs more of the GPU than it has: not an environment problem", 80,
+                   "Triton's OutOfResources: the kernel as configured (block sizes, num_stages, num_warps) needs more "
+                   "shared memory or registers than this GPU provides (a smaller GPU than the one it was tuned on).",
+                   look_at="Reduce the kernel's block sizes or num_stages (its autotune configs), or the batch/sequence "
+                           "shape that selects them; no reinstall is needed.",
+                   areas=(), sources=(_TRITON_ERRORS_SRC,))
+        return _match(sig, text, text.rfind("OutOfResources"), {})
+    return None
+
+
+# CMake's compiler detection, by its own messages: "No CMAKE_<LANG>_COMPILER could be found." for every language, and
+# for CUDA "Couldn't find CUDA library root." (the nvcc found has no nvvm/libdevice beside it or in /usr/lib/cuda: a
+# wrapper or a partial toolkit, not the CUDA toolkit's own nvcc) or "Failed to find nvcc."
+_CMAKE_NO_COMPILER = re.compile(r"No CMAKE_(?P<lang>CUDA|HIP|CXX|C|Fortran)_COMPILER could be found|"
+                                r"(?P<root>Couldn't find CUDA library root)|(?P<nvcc>Failed to find nvcc)")
+
+
+_CMAKE_SOURCE = {"url": "https://github.com/Kitware/CMake/blob/master/Modules/CMakeDetermineCUDACompiler.cmake",
+                 "what": "CMake's CUDA compiler detection: the library root is the folder holding nvvm/libdevice "
+                         "(the toolkit root, or /usr/lib/cuda); without one, FATAL_ERROR \"Couldn't find CUDA library root.\""}
+
+
+def cmake_compiler_detection(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_CMAKE_NO_COMPILER, tail)
+    if m is None:
+        return None
+    lang = m.group("lang") or "CUDA"
+    if lang in ("CXX", "C", "Fortran"):
+        name = {"CXX": "C++", "C": "C", "Fortran": "Fortran"}[lang]
+        fix = (f"Install a {name} compiler (Debian/Ubuntu: `sudo apt-get install build-essential`; Fedora: `sudo dnf "
+               f"install gcc-c++`; Windows: Visual Studio Build Tools with 'Desktop development with C++', from a "
+               f"Developer prompt; macOS: `xcode-select --install`), or point CMake at one with CMAKE_{lang}_COMPILER "
+               f"({'CXX' if lang == 'CXX' else 'CC'} in the environment).")
+    elif lang == "HIP":
+        fix = ("Point CMake at ROCm's compiler: CMAKE_HIP_COMPILER=/opt/rocm/llvm/bin/clang++ (or HIPCXX), with ROCm's "
+               "bin on PATH; install the ROCm HIP SDK if there is none.")
+    else:
+        fix = ("Point CMake at the CUDA toolkit's own nvcc: `export CUDACXX=/usr/local/cuda/bin/nvcc` (or "
+               "-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc; CUDA_HOME / CUDA_PATH at that toolkit), with the "
+               "toolkit's bin first on PATH. An nvcc that is a wrapper or a partial install (a distribution's "
+               "/usr/bin/nvcc without nvvm/libdevice beside it) is not enough; with no toolkit at all, install the CUDA "
+               "toolkit matching torch.version.cuda.")
+    sig = _sig("cmake-compiler-not-found", "toolchain", "CMake could not use a {lang} compiler", 76,
+               "CMake's detection of the {lang} compiler failed: none was found, or (CUDA) the nvcc it found has no "
+               "toolkit around it (nvvm/libdevice, the library root), so the project cannot be configured.",
+               fix=fix, causes=(), areas=("toolchain",), sources=(_CMAKE_SOURCE,))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"lang": lang})
