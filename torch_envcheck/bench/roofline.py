@@ -24,14 +24,18 @@ point.
 For our kernels the report adds the bound of the variant's own code on its own instruction set (the
 figure the targets judge): the same terms with that instruction set's FLOP ceiling, and one more, the
 instruction mix.  A FLOP roofline does not see the min/max, rounding, conversions, compares and blends of
-an exp or an erfc, nor that only the FMA pipes take FMAs, multiplies, divides, vscalefps and lane
-permutes; so the variant's instructions per vector are counted in its code (INSTRUCTIONS_PER_VECTOR) and
-timed at the rates its own microkernels measured:
+an exp or an erfc, nor that only the FMA pipes take FMAs, multiplies, divides, vscalefps, lane permutes
+and variable blends, nor that adds, min/max and rounding take the add pipes; so the variant's instructions
+per vector are counted in its code (INSTRUCTIONS_PER_VECTOR, in three classes) and timed at the rates its
+own microkernels measured:
     t_instructions = vectors x max(multiplier instructions / FMA-chain rate,
+                                   add-pipe instructions / add rate beside the FMA chains,
                                    all SIMD instructions / best rate of the FMA and the FMA + add chains)
-(a rate is chain steps per second x instructions per step, from envcheck::roofline_info).  It is a bound,
-not an estimate: it assumes every instruction issues at the best rate the pipes showed, with no latency
-left uncovered.
+(a rate is chain steps per second x instructions per step, from envcheck::roofline_info).  The add term
+applies where the mixed microkernel showed adds on pipes of their own (its adds ran at >= 3/4 of the FMA
+chains' rate beside them, as on AMD Zen's two FADD pipes beside two FMA pipes); where adds share the FMA
+ports (Intel) the all-instructions term covers them.  It is a bound, not an estimate: it assumes every
+instruction issues at the best rate the pipes showed, with no latency left uncovered.
 """
 
 from __future__ import annotations
@@ -47,13 +51,16 @@ import math
 #    bias_gelu 40 = + bias (1) + z/sqrt2 (1) + ATen's erf (35: 1/(1 + p|x|) as FMA + divide, 4 FMAs, x*x,
 #                 Sleef expf_u10 (20: 1 multiply, 7 FMAs, 1 multiply, 1 add, 1 ldexp counted as 1
 #                 multiply), 1 multiply, 1 FMA) + 1 + erf (1) + 0.5 z (1) + product (1);
-#  "avx2" (AVX2 on x86-64): softmax as "aten_vec" (the same exp_vf);
+#  "avx2" (AVX2 on x86-64):
+#    softmax 23 = x - max (1) + exp_nonpos_vf (20: n by an FMA 2, n as float 1, two reduction FMAs 4,
+#                 the degree-6 polynomial's 6 FMAs 12, scaling by one multiply 1) + sum (1) + scale (1);
 #    bias_gelu 48 = + bias (1) + 0.5 z (1) + u = 0.5 z z (1) + t = 1/(1 + p'|z|) (FMA + divide, 3)
 #                 + r(t) (4 FMAs, 8) + t r (1) + exp(-u) (18: n by an FMA 2, n as float 1, q by an FMA 2,
 #                 6 polynomial FMAs 12, scaling 1) + w (1) + 2 - w (1) + 0.5 z (1 + erf) (1)
 #                 + the series below |z| = 0.75 (6 FMAs, 12);
 #  "avx512" (the same code, with AVX-512's own GELU and scaling):
-#    softmax 23 = as above, the scaling one vscalefps (1);
+#    softmax 21 = x - max (1) + exp_vf (18: x log2e 1, two reduction FMAs 4, 6 polynomial FMAs 12,
+#                 vscalefps 1) + sum (1) + scale (1);
 #    bias_gelu 42 = + bias (1) + -z/2 (1) + -z^2/2 as s + s_lo (multiply + FMA, 3) + s log2e (1)
 #                 + r = s - n ln2 + s_lo (2 FMAs + add, 5) + e^r (6 FMAs, 12) + the table index 2a + 1.5 2^23
 #                 (FMA, 2) + its float (1) + u (FMA, 2) + R(u) (5 FMAs, 10) + e R z (2) + vscalefps (1)
@@ -65,48 +72,50 @@ import math
 #                 + 0.5 z, 1 + erf, product (3).
 #  triad 2 (one FMA), sum 1, sgemm 2 M N K.
 FLOPS_PER_ELEMENT = {
-    "softmax": {"aten_vec": 24, "avx2": 24, "avx512": 23, "sse2": 24},
+    "softmax": {"aten_vec": 24, "avx2": 23, "avx512": 21, "sse2": 24},
     "bias_gelu": {"aten_vec": 40, "avx2": 48, "avx512": 42, "sse2": 28},
     "triad": {"aten_vec": 2, "avx2": 2, "avx512": 2, "sse2": 2},
     "sum": {"aten_vec": 1, "avx2": 1, "avx512": 1, "sse2": 1},
 }
 # SIMD instructions per vector of the variant's width in our kernels' hot loops (gcc 12 -O3; loads,
-# stores, constant broadcasts, loop counters and prefetches not counted), as (all, mul): all = every
+# stores, constant broadcasts, loop counters and prefetches not counted), as (all, mul, add): all = every
 # arithmetic, logic, compare, conversion, rounding, scaling, permute or blend instruction; mul = those that
 # issue only on the FMA pipes: FMAs, multiplies, the divide counted as one (the most favourable figure), and
 # on AVX-512 vscalefps and the lane permutes (vpermt2ps/vpermi2ps): on a Zen 5, 12 chains of either beside
 # 12 FMA chains ran at the rate of the FMA chains alone (2 per cycle in all), while vminps, vroundscaleps and
-# vaddps beside FMAs doubled it (docs/kernels.md, "The instruction mix").  AVX2 and
-# AVX-512 counted in the disassembly of the four-vector loops (divided by 4), SSE2 in the source:
-#  exp: AVX-512 exp_vf (vec_math.h): min, max, x log2e, round, 2 reduction FMAs, 5 polynomial FMAs, p r,
-#    r + 1, FMA, vscalefps = 15 (mul 11 in the disassembly); AVX2: 22 (mul 12), the scaling by integer
-#    ops and two multiplies; SSE2 exp_ps (sse2_math.h): max, min, multiply, 2 conversions, 2 x (multiply,
-#    sub), 5 x (multiply, add), 2 multiplies, 2 adds, srai, sub, 2 adds, 2 shifts, 2 multiplies = 31 (mul
-#    13 in the disassembly; before, a nan select of 5 more: 36, counted then as mul 12).
-#  softmax's exp of x - max <= 0 (exp_nonpos_vf, exp_nonpos_ps: the same reduction and polynomial, no upper
-#    clamp, n from a rounding add, one scaling multiply, results below 2^-126 flushed to 0): AVX2 14 (mul
-#    11), SSE2 24 (mul 12), in the disassembly; AVX-512 runs exp_vf (15, mul 11).
-#  softmax, rows of up to 16384 floats (softmax_kernel_isa.h): max (1), x - max, exp, running sum, then
-#    e * (1 / sum) (1) = exp + 4 (mul exp + 1); longer rows ("softmax_online"): max, x - max, exp, sum,
-#    then x - max, exp, multiply = 2 exp + 5 (mul 2 exp + 1).  (With exp_vf and exp_ps, before: AVX2 26 / 13
-#    and 50 / 25, SSE2 35 / 14 and 67 / 27.)
+# vaddps beside FMAs doubled it (docs/kernels.md, "The instruction mix"); and vblendvps (AVX2), which Zen 4 /
+# Zen 5 issue on the FMA pipes (https://www.uops.info/html-instr/VBLENDVPS_YMM_YMM_YMM_YMM.html; not
+# measured here); add = those on the add pipes: adds, subtracts, min/max and rounding (the mixed
+# microkernel's adds, and vminps / vroundscaleps as measured above); the rest (logic, shifts, compares,
+# conversions, abs, register permutes of the horizontal sums) only in "all".  AVX2, AVX-512 and SSE2
+# counted in the disassembly of the four-vector loops (divided by 4; tests/integration/ext/test_ops_isa.py
+# recounts them in the built library):
+#  softmax, rows of up to 16384 floats: the pipelined loop (softmax_kernel_isa.h: x - max, exp, running
+#    sum, and the previous row's e * (1 / sum)) + the max pass (1 add-pipe max):
+#    AVX-512 17 (mul 11: x log2e, 8 FMAs of the reduction and the degree-6 polynomial, vscalefps, the
+#    scaling; add 6: max pass, x - max, min, max, round, sum); AVX2 17 (mul 11: the 9 FMAs, 2^n scaling,
+#    the scaling; add 5: max pass, x - max, max, n = m - magic, sum; a shift); SSE2 28 (mul 12, add 15:
+#    exp_nonpos_ps's multiply-add pairs, every one counted in the built loop).
+#    (Before the degree-6 polynomial and the pipelining: AVX-512 19 / 12, AVX2 18 / 12, SSE2 28 / 13 in
+#    (all, mul), the SSE2 multiplies then counted as 13, one more than the built loop had.)
+#  softmax, longer rows ("softmax_online"): max, x - max, exp, sum, then x - max, exp, multiply = 2 exp + 5
+#    (mul 2 exp + 1, add 2 exp + 4), with exp = the pipelined loop less x - max, sum and scaling: AVX-512
+#    13 / 10 / 3, AVX2 13 / 10 / 2, SSE2 24 / 11 / 12.
 #  bias_gelu: AVX-512 x + b and gelu_vf (vec_math.h: max, min, -z/2, s, s_lo, s log2e, round, 2 reduction
 #    FMAs, + s_lo, 6 polynomial FMAs, |z|, index FMA, its float, u, 6 permutes, 5 table FMAs, e R, (e R) z,
-#    vscalefps, compare, masked sub) = 37 (mul 21 + 6 permutes + vscalefps = 28; the erfc form before it,
-#    with a divide: 47, mul 32 + vscalefps); AVX2 x + b and gelu_vf (vec_math.h, all in line: max,
-#    0.5 z, u, |z|, FMA + divide, 4 FMAs, t r, min, FMA, sub, FMA, 6 polynomial FMAs, shift, scaling,
-#    w, 2 - w, blend, 0.5 z (1 + erf), 5 + 1 series FMAs, compare, blend) = 36 (mul 26;
-#    before, with ATen's erf and Sleef's expf8_u10 called out of line: 55, mul 24, and the spills around
-#    each call); SSE2 x + b
-#    and gelu_ps: max, z / sqrt 2, erf_ps (clamp 2, x^2, 6 x (multiply, add), 4 x (multiply, add), x P,
-#    divide = 25), 0.5 z, 1 + erf, product = 31 (mul 16).
+#    vscalefps, compare, masked sub) = 37 (mul 28: 21 FMAs and multiplies, 6 permutes, vscalefps; add 7);
+#    AVX2 x + b and gelu_vf (vec_math.h, all in line: max, 0.5 z, u, |z|, FMA + divide, 4 FMAs, t r, min,
+#    FMA, sub, FMA, 6 polynomial FMAs, shift, scaling, w, 2 - w, blend, 0.5 z (1 + erf), 5 + 1 series FMAs,
+#    compare, blend) = 36 (mul 28 with the two vblendvps, 26 before they were counted there; add 5);
+#    SSE2 x + b and gelu_ps: max, z / sqrt 2, erf_ps (clamp 2, x^2, 6 x (multiply, add), 4 x (multiply,
+#    add), x P, divide = 25), 0.5 z, 1 + erf, product = 31 (mul 16, add 15).
 #  triad: one FMA (SSE2: multiply + add); sum: one add.
 INSTRUCTIONS_PER_VECTOR = {
-    "softmax": {"sse2": (28, 13), "avx2": (18, 12), "avx512": (19, 12)},
-    "softmax_online": {"sse2": (53, 25), "avx2": (33, 23), "avx512": (35, 23)},
-    "bias_gelu": {"sse2": (31, 16), "avx2": (36, 26), "avx512": (37, 28)},
-    "triad": {"sse2": (2, 1), "avx2": (1, 1), "avx512": (1, 1)},
-    "sum": {"sse2": (1, 0), "avx2": (1, 0), "avx512": (1, 0)},
+    "softmax": {"sse2": (28, 12, 15), "avx2": (17, 11, 5), "avx512": (17, 11, 6)},
+    "softmax_online": {"sse2": (53, 23, 28), "avx2": (31, 21, 8), "avx512": (31, 21, 10)},
+    "bias_gelu": {"sse2": (31, 16, 15), "avx2": (36, 28, 5), "avx512": (37, 28, 7)},
+    "triad": {"sse2": (2, 1, 1), "avx2": (1, 1, 0), "avx512": (1, 1, 0)},
+    "sum": {"sse2": (1, 0, 1), "avx2": (1, 0, 1), "avx512": (1, 0, 1)},
 }
 # softmax rows longer than this take the online path (kCachedRowFloats in softmax_kernel_isa.h)
 SOFTMAX_CACHED_ROW_FLOATS = 16384
@@ -176,19 +185,25 @@ def instruction_time(name: str, shape: list, family: str | None, kernel: dict | 
     counts = INSTRUCTIONS_PER_VECTOR.get(name, {}).get(family or "")
     if counts is None or not kernel or not compute_entry:
         return None
-    n_all, n_mul = counts
+    n_all, n_mul, n_add = counts
     steps_fma = compute_entry["fma"]["gflops"] * 1e9 / kernel["fma_flops_per_step"]  # chain steps per second
     steps_mixed = compute_entry["mixed"]["gflops"] * 1e9 / kernel["mixed_flops_per_step"]
     per_step = 2 if "+" in kernel["chain_step"] else 1  # SSE2: a multiply and an add per chain step
     mul_rate = steps_fma * kernel["fma_chains"]
     all_rate = max(steps_fma * kernel["fma_chains"] * per_step,
                    steps_mixed * (kernel["mixed_fma_chains"] * per_step + kernel["mixed_add_chains"]))
+    # adds per second beside the FMA chains (SSE2: the add of each multiply + add step too)
+    add_rate = steps_mixed * (kernel["mixed_fma_chains"] * (per_step - 1) + kernel["mixed_add_chains"])
+    own_add_pipes = add_rate >= 0.75 * mul_rate
     rows, cols = (math.prod(shape[:-1]), shape[-1]) if name.startswith("softmax") else (1, math.prod(shape))
     vectors = rows * math.ceil(cols / kernel["vector_floats"])
-    seconds = max(vectors * n_mul / mul_rate, vectors * n_all / all_rate)
-    return {"seconds": seconds, "vectors": vectors, "instructions_per_vector": n_all,
-            "multiplier_instructions_per_vector": n_mul, "instructions_per_s": all_rate,
-            "multiplier_instructions_per_s": mul_rate, "counted_as": name}
+    terms = [vectors * n_mul / mul_rate, vectors * n_all / all_rate]
+    if own_add_pipes:
+        terms.append(vectors * n_add / add_rate)
+    return {"seconds": max(terms), "vectors": vectors, "instructions_per_vector": n_all,
+            "multiplier_instructions_per_vector": n_mul, "add_pipe_instructions_per_vector": n_add,
+            "instructions_per_s": all_rate, "multiplier_instructions_per_s": mul_rate,
+            "add_pipe_instructions_per_s": add_rate if own_add_pipes else None, "counted_as": name}
 
 
 def bound(model: dict, compute_gflops: float, read_gbs: float, write_gbs: float, copy_gbs: float | None = None,

@@ -4,12 +4,14 @@
 // Included by kernels_impl.h inside the variant's namespace, after common_isa.h (Vec).  The method:
 //  1. x = n ln2 + r with n = round(x / ln2), |r| <= ln2/2, ln2 in two parts (Cody-Waite) so that
 //     n * ln2_hi is exact, both steps FMAs;
-//  2. e^r = 1 + r + r^2 P(r), P of degree 5 (the minimax coefficients of Cephes' expf);
+//  2. e^r by a degree-6 polynomial in Horner form, one FMA per degree, 1 + r (1 + r (c2 + ...)) with
+//     c2..c6 fitted for relative error (benchmarks/exp_poly_fit.py; Cephes' expf form, 1 + r + r^2 P(r)
+//     with P of degree 5, took two instructions more and was less accurate);
 //  3. e^x = e^r 2^n, by vscalefps on AVX-512 (one rounding, correct into the subnormals and to +inf),
 //     and on AVX2 by two exact power-of-two factors 2^(n/2) 2^(n - n/2), so that a subnormal result is
 //     rounded once, not flushed to 0.
 // Accuracy against float64 (tests/integration/ext/test_vec_math.py; docs/kernels.md has the figures):
-// within 1.27 ulp of the correctly rounded result (1.263 over all 2^32 floats, AVX-512), subnormal results
+// within 0.91 ulp of the correctly rounded result (0.909 over all 2^32 floats, AVX-512), subnormal results
 // included (their ulp is 2^-149).
 // Special values: exp(-inf) = +0, exp(+inf) = +inf, exp(nan) = nan, a result past FLT_MAX is +inf.
 
@@ -36,17 +38,19 @@ inline VecF vf_round(VecF a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_I
 #endif
 
 // e^r for the reduced argument r = xc - n ln2 (|r| <= ln2 / 2): the reduction (ln2 in two parts) and the
-// minimax polynomial that exp_vf and exp_nonpos_vf share; the caller scales the result by 2^n.
+// polynomial that exp_vf and exp_nonpos_vf share; the caller scales the result by 2^n.
 inline VecF exp_reduced_vf(VecF xc, VecF n) {
   VecF r = vf_fma(n, vf_set(-0.693359375f), xc);  // ln2_hi has 11 significant bits: n * ln2_hi exact
   r = vf_fma(n, vf_set(2.12194440e-4f), r);       // -ln2_lo
-  VecF p = vf_set(1.9875691500e-4f);
-  p = vf_fma(p, r, vf_set(1.3981999507e-3f));
-  p = vf_fma(p, r, vf_set(8.3334519073e-3f));
-  p = vf_fma(p, r, vf_set(4.1665795894e-2f));
-  p = vf_fma(p, r, vf_set(1.6666665459e-1f));
-  p = vf_fma(p, r, vf_set(5.0000001201e-1f));
-  p = vf_fma(vf_mul(p, r), r, vf_add(r, vf_set(1.0f)));
+  // degree 6 in Horner form, c0 = c1 = 1 exact (benchmarks/exp_poly_fit.py fits c2..c6 for relative
+  // error: 3.1e-9 in float64, 0.72 ulp with these float coefficients and one rounding per FMA)
+  VecF p = vf_set(1.3814464910e-3f);
+  p = vf_fma(p, r, vf_set(8.3687808365e-3f));
+  p = vf_fma(p, r, vf_set(4.1668392718e-2f));
+  p = vf_fma(p, r, vf_set(1.6666519642e-1f));
+  p = vf_fma(p, r, vf_set(4.9999994040e-1f));
+  p = vf_fma(p, r, vf_set(1.0f));
+  p = vf_fma(p, r, vf_set(1.0f));
   return p;
 }
 

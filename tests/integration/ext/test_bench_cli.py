@@ -185,9 +185,26 @@ def test_instruction_time_from_the_microkernels_rates():
     entry = {"fma": {"gflops": 320.0}, "mixed": {"gflops": 480.0}}
     t = roofline.instruction_time("bias_gelu", [1000, 1600], "avx512", kernel, entry)
     vectors = 1000 * 100
-    n_all, n_mul = roofline.INSTRUCTIONS_PER_VECTOR["bias_gelu"]["avx512"]
+    n_all, n_mul, n_add = roofline.INSTRUCTIONS_PER_VECTOR["bias_gelu"]["avx512"]
     assert t["vectors"] == vectors
-    assert math.isclose(t["seconds"], max(vectors * n_mul / 10e9, vectors * n_all / 20e9))
+    # adds beside the FMAs: 1e9 steps/s x 10 = 10e9/s, as fast as the FMA chains: pipes of their own
+    assert math.isclose(t["seconds"], max(vectors * n_mul / 10e9, vectors * n_all / 20e9, vectors * n_add / 10e9))
+    assert t["add_pipe_instructions_per_s"] == 10e9
+    # an add-heavy mix is bound by the add pipes (28 adds of 32 instructions: 2.8 ns a vector at 10e9/s,
+    # against 32 / 20e9 = 1.6 ns for all)
+    heavy = dict(roofline.INSTRUCTIONS_PER_VECTOR, sum={"avx512": (32, 4, 28)})
+    try:
+        roofline.INSTRUCTIONS_PER_VECTOR, saved = heavy, roofline.INSTRUCTIONS_PER_VECTOR
+        h = roofline.instruction_time("sum", [1600], "avx512", kernel, entry)
+    finally:
+        roofline.INSTRUCTIONS_PER_VECTOR = saved
+    assert math.isclose(h["seconds"], 100 * 28 / 10e9)
+    # adds sharing the FMA ports (Intel: the mixed kernel ran FMAs and adds at the FMA chains' total rate,
+    # 5e9 adds/s beside 10e9 FMAs/s alone): no add term, the all-instructions term covers them
+    shared = {"fma": {"gflops": 320.0}, "mixed": {"gflops": 240.0}}
+    s = roofline.instruction_time("bias_gelu", [1000, 1600], "avx512", kernel, shared)
+    assert s["add_pipe_instructions_per_s"] is None
+    assert math.isclose(s["seconds"], max(vectors * n_mul / 10e9, vectors * n_all / 10e9))
     # softmax rows: whole vectors per row (a 17-float row is two 16-float vectors); long rows count twice
     # the exp
     assert roofline.instruction_time("softmax", [3, 17], "avx512", kernel, entry)["vectors"] == 6
@@ -198,7 +215,7 @@ def test_instruction_time_from_the_microkernels_rates():
            "chain_step": "mulps + addps xmm", "fma_flops_per_step": 96, "mixed_flops_per_step": 96}
     e = {"fma": {"gflops": 96.0}, "mixed": {"gflops": 96.0}}  # 1e9 steps/s: 12e9 multiplies, 24e9 all
     t = roofline.instruction_time("triad", [4000], "sse2", sse, e)
-    assert math.isclose(t["seconds"], max(1000 * 1 / 12e9, 1000 * 2 / 24e9))
+    assert math.isclose(t["seconds"], max(1000 * 1 / 12e9, 1000 * 2 / 24e9, 1000 * 1 / 12e9))
     assert roofline.instruction_time("sgemm", [8, 8, 8], "avx512", kernel, entry) is None
     assert roofline.instruction_family("AVX2", "x86_64") == "avx2"
     assert roofline.instruction_family("DEFAULT", "aarch64") is None

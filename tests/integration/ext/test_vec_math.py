@@ -22,8 +22,9 @@ from _ops_helpers import load_ops  # noqa: E402
 FLT_MAX = 3.4028234663852886e38
 # Largest error allowed, in units in the last place of the correctly rounded float result, normal or
 # subnormal (a subnormal result's ulp is 2^-149): the bound docs/kernels.md states, from the sweep over
-# all 2^32 floats (benchmarks/exp_ulp_sweep.py).
-ULP_BOUND = {"DEFAULT": 1.27, "AVX2": 1.27, "AVX512": 1.27}
+# all 2^32 floats (benchmarks/exp_ulp_sweep.py): AVX-512 0.909 with the degree-6 Horner polynomial
+# (AVX2 runs the same reduction and polynomial); DEFAULT keeps Cephes' form (1.263 swept on AVX-512 with it).
+ULP_BOUND = {"DEFAULT": 1.27, "AVX2": 0.91, "AVX512": 0.91}
 
 
 def all_float_samples() -> torch.Tensor:
