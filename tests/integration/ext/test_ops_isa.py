@@ -338,8 +338,12 @@ def test_roofline_instruction_counts_match_the_built_loops(isa_info):
             pytest.skip("no symbols for the kernel namespaces (stripped binary)")
         for ns, family in (("AVX512", "avx512"), ("AVX2", "avx2"), ("DEFAULT", "sse2")):
             if ns == "DEFAULT":  # SSE2 mnemonics: packed-float and packed-integer arithmetic, conversions
+                # shufps is SSE2's broadcast: GCC re-broadcasts a constant inside the loop or hoists it, by the
+                # build's flags (the pip-installed build showed 3 per 4 vectors, the JIT build none), and
+                # broadcasts are not counted on any ISA.
                 simd = [op for op in loops[ns] if (op.endswith("ps") or op.startswith(("p", "cvt")))
-                        and not op.startswith(("movaps", "movups", "movss", "movntps", "prefetch", "push", "pop"))]
+                        and not op.startswith(("movaps", "movups", "movss", "movntps", "prefetch", "push", "pop",
+                                               "shufps"))]
             else:
                 simd = [op for op in loops[ns] if op.startswith("v") and not op.startswith(("vmov", "vbroadcast", "vzero"))]
             counted = (round(len(simd) / 4) + extra[0],
