@@ -676,7 +676,9 @@ _BUILT_PYTHON = re.compile(r"(?i)\bPython:?\s{1,8}(?P<built>3\.\d{1,2}(?:\.\d{1,
                            r"(?:\.\d{1,2})?)\)")
 _DRIVER_VER = re.compile(r"(?i)driver version[ :]{1,4}(?P<ver>\d{3}\.\d{1,3}(?:\.\d{1,3})?)|"
                          r"NVRM version:[^\n]{0,80}?(?P<nvrm>\d{3}\.\d{1,3}(?:\.\d{1,3})?)|"
-                         r"client has the version (?P<client>\d{3}\.\d{1,3}(?:\.\d{1,3})?), but this kernel module has "
+                         r"client has the version (?P<client>\d{3}\.\d{1,3}(?:\.\d{1,3})?), but"
+                         # the kernel prints it over lines, each prefixed (dmesg's time, syslog's host, "NVRM:", #012)
+                         r"[^\n]{0,20}(?:\n[^\n]{0,120}?)?this kernel module has "
                          r"the version (?P<kernel>\d{3}\.\d{1,3}(?:\.\d{1,3})?)|"
                          r"NVML library version: (?P<nvml>\d{3}\.\d{1,3}(?:\.\d{1,3})?)")
 _CUDA_VER = re.compile(r"CUDA Version:? {0,4}(?P<smi>\d{1,2}\.\d{1,2})|Cuda compilation tools, release (?P<nvcc>\d{1,2}\.\d{1,2})|"

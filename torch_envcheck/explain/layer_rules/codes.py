@@ -237,6 +237,13 @@ def error_code(ent, text):
     elif layer == "not-environment":
         look = _NE_LOOK.get(bare) or ("An error of the program or its inputs, not of the installation: "
                                       "rerun with CUDA_LAUNCH_BLOCKING=1 to see the failing call, and check its arguments.")
+        if bare == "notsupported" and fam == "cudnnStatus_t":
+            # cuDNN has no algorithm for these arguments: torch's own message names a non-contiguous input; the
+            # other usual ones are a tensor past cuDNN's size limits (a batch too large) or a dtype/layout it lacks
+            look = ("cuDNN has no algorithm for this call's arguments (CUDNN_STATUS_NOT_SUPPORTED), a limit of the "
+                    "inputs, not of the installation: make the input contiguous (`x = x.contiguous()` after permute / "
+                    "transpose / expand), use a smaller batch size (a tensor too large for cuDNN: split the batch), "
+                    "and check the dtype and memory format; the installation is fine.")
         if bare == "notinitialized" and fam == "cublasStatus_t":
             explanation += (" cublasCreate returns it when it cannot allocate its workspace: the GPU was out of memory "
                             "(or a previous CUDA error left the context broken).")

@@ -1,0 +1,131 @@
+"""explain's seventh round: mechanisms read from two versions printed side by side (the driver's kernel module against
+its libraries, an image's driver floor against the host's driver), from a GPU or architecture named beside a kernel
+without code for it, and fixes that carry what the text names.  The texts are written here from the documented
+format of each message (the source each rule cites), never copied from the corpus; the oracle is what the format
+means, written before the code ran."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from torch_envcheck.explain import diagnose
+
+REINSTALL = re.compile(r"\b(?:pip3?|uv|conda|mamba|apt(?:-get)?)\s+install\b|(?<!no )\breinstall\b|--force-reinstall",
+                       re.IGNORECASE)
+
+
+# NVIDIA's kernel module (open-gpu-kernel-modules, kernel-open/nvidia/nv.c) prints the client's version and its own,
+# over three lines, each prefixed the way the log that kept it prefixes lines
+@pytest.mark.parametrize("prefix", ["[  8.120001] ", "Mar  3 10:00:01 node7 kernel: ", ""])
+def test_an_nvrm_api_mismatch_is_the_driver_with_both_versions(prefix):
+    text = (f"{prefix}NVRM: API mismatch: the client has the version 550.127.05, but\n"
+            f"{prefix}NVRM: this kernel module has the version 550.90.07.  Please\n"
+            f"{prefix}NVRM: make sure that this kernel module and all NVIDIA driver\n"
+            f"{prefix}NVRM: components have the same version.\n")
+    r = diagnose.diagnose(text)
+    assert r["layer"] == "driver" and r["environment_problem"], r
+    assert "550.127.05" in r["fix"] and "550.90.07" in r["fix"] and "reboot" in r["fix"].lower(), r["fix"]
+    assert "modprobe" in r["fix"]
+
+
+def test_an_nvrm_api_mismatch_kept_by_syslog_on_one_line_is_read_too():
+    # rsyslog writes the kernel's newlines as #012 inside one line
+    r = diagnose.diagnose("kernel: NVRM: API mismatch: the client has the version 535.183.01, but#012NVRM: this kernel "
+                          "module has the version 535.161.08.  Please#012NVRM: make sure that this kernel module and "
+                          "all NVIDIA driver#012NVRM: components have the same version.")
+    assert r["layer"] == "driver" and "535.161.08" in r["fix"] and "535.183.01" in r["fix"], r
+
+
+@pytest.mark.parametrize("need, have", [("560.35", "535.183.01"), ("470.57", "460.91.03")])
+def test_an_image_built_for_a_newer_driver_is_the_hosts_driver(need, have):
+    # the NGC images' entrypoint (nvidia_entrypoint.sh) compares CUDA_DRIVER_VERSION with the host's driver
+    r = diagnose.diagnose(f"ERROR: This container was built for NVIDIA Driver Release {need} or later, but\n"
+                          f"       version {have} was detected and compatibility mode is UNAVAILABLE.\n")
+    assert r["layer"] == "driver" and r["environment_problem"], r
+    assert need in r["fix"] and "host" in r["fix"] and "older release of the image" in r["fix"], r["fix"]
+
+
+def test_an_image_floor_without_a_detected_driver_is_not_called_an_old_driver():
+    # no version at all: the container was not given the GPU, not a driver too old
+    r = diagnose.diagnose("ERROR: This container was built for NVIDIA Driver Release 530.30 or later, but\n"
+                          "       version  was detected and compatibility mode is UNAVAILABLE.")
+    assert r.get("signature") != "container-needs-newer-host-driver"
+
+
+@pytest.mark.parametrize("gpu, sm, tag", [("NVIDIA GeForce RTX 5080", "sm_120", "cu128"),
+                                          ("NVIDIA GeForce RTX 4070", "sm_89", "cu118"),
+                                          ("NVIDIA GeForce RTX 3060", "sm_86", "cu111")])
+def test_no_kernel_image_on_a_named_gpu_names_its_target_and_cuda(gpu, sm, tag):
+    text = (f"Using device: {gpu}\n"
+            "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+            "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.")
+    r = diagnose.diagnose(text)
+    assert r["layer"] == "arch" and r["environment_problem"], r
+    assert sm in r["fix"] and tag in r["fix"], r["fix"]
+
+
+def test_an_architecture_named_instead_of_a_gpu_gives_its_first_cuda():
+    r = diagnose.diagnose("Our new Blackwell workstation fails:\n"
+                          "RuntimeError: CUDA error: no kernel image is available for execution on the device")
+    assert r["layer"] == "arch" and "CUDA 12.8" in r["fix"] and "cu128" in r["fix"], r["fix"]
+
+
+def test_torchs_capability_list_without_the_named_gpus_target_names_it():
+    # torch/cuda/__init__.py's warning lists the build's targets; an RTX A4000 is sm_86 (CUDA 11.1+)
+    r = diagnose.diagnose("NVIDIA RTX A4000 with CUDA capability sm_86 is not compatible with the current PyTorch "
+                          "installation.\nThe current PyTorch install supports CUDA capabilities sm_37 sm_50 sm_60 sm_70.")
+    assert r["layer"] == "arch" and "sm_86" in r["fix"] and "11.1" in r["fix"], r
+
+
+def test_a_gpu_whose_target_the_build_lists_is_not_given_a_newer_cuda():
+    # the build lists sm_86: the named GPU is served, whatever failed is not the GPU being too new
+    r = diagnose.diagnose("GPU 0: NVIDIA GeForce RTX 3090\nThe current PyTorch install supports CUDA capabilities "
+                          "sm_50 sm_60 sm_70 sm_75 sm_80 sm_86.\nRuntimeError: CUDA error: no kernel image is available "
+                          "for execution on the device")
+    assert r.get("signature") != "gpu-arch-needs-cuda" and "cu111" not in (r["fix"] or "")
+
+
+@pytest.mark.parametrize("op", ["cumsum", "cumprod"])
+def test_an_mps_op_gated_on_a_macos_release_is_macos_with_that_release(op):
+    # aten/src/ATen/native/mps/operations/UnaryOps.mm: TORCH_CHECK(macOS13_3_plus || ..., "MPS does not support ", op,
+    # " op with int64 input. Support has been added in macOS 13.3")
+    r = diagnose.diagnose(f"RuntimeError: MPS does not support {op} op with int64 input. Support has been added in "
+                          "macOS 13.3")
+    assert r["layer"] == "macos" and r["environment_problem"], r
+    assert "macOS 13.3" in r["fix"] and "sw_vers" in r["fix"], r["fix"]
+
+
+def test_an_mps_dtype_limit_without_a_macos_release_is_not_called_a_macos_upgrade():
+    r = diagnose.diagnose("RuntimeError: MPS does not support sigmoid op with int64 input")
+    assert r.get("signature") != "mps-op-needs-newer-macos"
+
+
+@pytest.mark.parametrize("lib", ["/opt/cuda/nvvm/lib64/libnvvm.so: cannot open shared object file: No such file or directory",
+                                 "Could not find module 'nvvm.dll' (or one of its dependencies)."])
+def test_numbas_missing_nvvm_is_the_cuda_toolkits_library(lib):
+    # numba/cuda/cudadrv/nvvm.py raises NvvmSupportError with the loader's message appended
+    r = diagnose.diagnose(f"numba.cuda.cudadrv.error.NvvmSupportError: libNVVM cannot be found. Do `conda install "
+                          f"cudatoolkit`:\n{lib}")
+    assert r["layer"] == "libraries" and r["environment_problem"], r
+    assert "cuda-nvcc" in r["fix"] and "CUDA_HOME" in r["fix"], r["fix"]
+
+
+def test_cudnn_not_supported_names_the_input_limits_and_no_reinstall():
+    # torch's cuDNN wrapper (aten/src/ATen/cudnn/Exceptions.h) appends the non-contiguous hint to NOT_SUPPORTED
+    r = diagnose.diagnose("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed "
+                          "in a non-contiguous input.")
+    answer = r["fix"] or ""
+    assert r["layer"] == "not-environment" and not r["environment_problem"], r
+    assert "contiguous()" in answer and "batch size" in answer and not REINSTALL.search(answer), answer
+
+
+def test_an_index_select_assert_points_at_the_embedding_and_the_tokenizer():
+    # ATen's Indexing.cu asserts srcIndex < srcSelectDimSize in indexSelectLargeIndex / SmallIndex (embedding lookups)
+    r = diagnose.diagnose("../aten/src/ATen/native/cuda/Indexing.cu:1290: indexSelectSmallIndex: block: [3,0,0], thread: "
+                          "[7,0,0] Assertion `srcIndex < srcSelectDimSize` failed.\n"
+                          "RuntimeError: CUDA error: device-side assert triggered")
+    answer = r["fix"] or ""
+    assert r["layer"] == "not-environment" and "embedding" in answer and "tokenizer" in answer, answer
+    assert not REINSTALL.search(answer)
