@@ -129,3 +129,38 @@ def test_an_index_select_assert_points_at_the_embedding_and_the_tokenizer():
     answer = r["fix"] or ""
     assert r["layer"] == "not-environment" and "embedding" in answer and "tokenizer" in answer, answer
     assert not REINSTALL.search(answer)
+
+
+@pytest.mark.parametrize("dll", ["onnxruntime_providers_cuda.dll", "nvinfer_plugin_10.dll"])
+def test_a_cuda_dll_whose_dependency_is_missing_names_the_cuda_dlls_and_path(dll):
+    # the Win32 loader's GetLastError() after LoadLibrary, as a C++ program reports it: 126 is ERROR_MOD_NOT_FOUND,
+    # and the DLL named was found (its path is printed), so what is missing is one it imports
+    r = diagnose.diagnose(f'[E:app] LoadLibrary failed with error 126 "" when trying to load "C:\\\\app\\\\bin\\\\{dll}"')
+    assert r["layer"] == "windows-runtime" and r["environment_problem"], r
+    assert dll in r["fix"] and "PATH" in r["fix"] and "cuDNN" in r["fix"], r["fix"]
+
+
+def test_a_missing_dependency_of_a_dll_that_is_not_cudas_keeps_the_general_answer():
+    r = diagnose.diagnose('LoadLibrary failed with error 126 when trying to load "C:\\\\tools\\\\libpng16.dll"')
+    assert r["layer"] == "windows-runtime" and "Visual C++" in r["fix"] and "cuDNN 9" not in r["fix"], r
+
+
+@pytest.mark.parametrize("a, b", [("float", "c10::Half"), ("struct c10::Half", "float"), ("c10::BFloat16", "float")])
+def test_convolutions_scalar_type_check_is_the_programs_dtype(a, b):
+    # aten/src/ATen/native/Convolution.cpp: "Input type (" ... ") and bias type (" ... ") should be the same"
+    r = diagnose.diagnose(f"RuntimeError: Input type ({a}) and bias type ({b}) should be the same")
+    answer = r["fix"] or ""
+    assert r["layer"] == "not-environment" and not r["environment_problem"], r
+    assert "dtype" in answer and not REINSTALL.search(answer), answer
+
+
+def test_convolutions_tensor_type_check_across_devices_is_placement():
+    r = diagnose.diagnose("RuntimeError: Input type (CUDAFloatType) and bias type (CPUFloatType) should be the same")
+    assert r["layer"] == "not-environment" and "device" in (r["fix"] or ""), r
+
+
+def test_torchs_words_for_a_cuda_initialisation_error_are_the_driver():
+    # c10/cuda/CUDAFunctions.cpp: cudaErrorInitializationError from the device count becomes this sentence
+    r = diagnose.diagnose("  File \"torch/cuda/__init__.py\", line 302, in _lazy_init\n    torch._C._cuda_init()\n"
+                          "RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu.")
+    assert r["layer"] == "driver" and r["environment_problem"] and "nvidia-smi" in r["fix"], r
