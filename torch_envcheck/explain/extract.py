@@ -430,7 +430,8 @@ def _nvml_by_message(msg: str):
 
 # the linker's names: "-lcuda" is libcuda.so, the unversioned development name (GNU ld: "cannot find -lcuda", lld:
 # "unable to find library -lcuda", Apple's ld: "library not found for -lcuda")
-_LINK_LIB = re.compile(r"(?:cannot find|unable to find library|library not found for) -l(?P<name>[A-Za-z0-9_+-]{1,60})")
+# GNU ld's "cannot find -lX" (as some build tools reword it, "can not find"), lld's, Apple ld's
+_LINK_LIB = re.compile(r"(?:can ?not find|unable to find library|library not found for) -l(?P<name>[A-Za-z0-9_+-]{1,60})")
 
 
 def _libraries(text: str, ent: Entities) -> None:
@@ -950,7 +951,7 @@ NEEDLES = {
     _CUDA_API_HEX: ("cuda api error detected",), _NTSTATUS: ("0xc0000", "3221", "-107374"),
     _SIGNAL_WORDS: ("bus error", "segmentation fault", "illegal instruction", "killed", "aborted", "exit", "signal",
                     "zsh: ", "illegal hardware"),
-    _LIB_END: (".so", ".dylib", ".dll", ".pyd"), _LINK_LIB: ("cannot find -l", "find library -l", "not found for -l"), _UNDEFINED: ("undefined", "symbol not found", "entry point"),
+    _LIB_END: (".so", ".dylib", ".dll", ".pyd"), _LINK_LIB: ("cannot find -l", "can not find -l", "find library -l", "not found for -l"), _UNDEFINED: ("undefined", "symbol not found", "entry point"),
     _SYMBOL_VERSION: ("not defined in file", ", version "), _ABI_TAG: ("glibc", "cxxabi_"),
     _PKG_DIR: ("-packages",), _PY_FILE: ('file "',), _EQEQ: ("==",), _INSTALLED: ("successfully installed",),
     _WHEEL_FILE: (".whl",), _TORCH_VER: ("torch",), _BUILT_FOR: ("built", "compiled"),

@@ -164,3 +164,24 @@ def test_torchs_words_for_a_cuda_initialisation_error_are_the_driver():
     r = diagnose.diagnose("  File \"torch/cuda/__init__.py\", line 302, in _lazy_init\n    torch._C._cuda_init()\n"
                           "RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu.")
     assert r["layer"] == "driver" and r["environment_problem"] and "nvidia-smi" in r["fix"], r
+
+
+@pytest.mark.parametrize("ld", ["/usr/bin/ld: cannot find -lcublas", "/usr/bin/ld: can not find -lcublas",
+                                "ld.lld: error: unable to find library -lcublas"])
+def test_a_cuda_library_the_linker_cannot_find_is_the_toolkit_for_the_build(ld):
+    # the linker wants the development name libcublas.so at build time: LD_LIBRARY_PATH is not its path
+    r = diagnose.diagnose(f"Building extension module fused_op...\n{ld}\ncollect2: error: ld returned 1 exit status")
+    assert r["layer"] == "toolchain" and r["environment_problem"], r
+    assert "libcublas.so" in r["fix"] and "CUDA_HOME" in r["fix"] and "LIBRARY_PATH" in r["fix"], r["fix"]
+
+
+def test_a_private_compiled_module_missing_under_an_old_python_is_the_packages_build():
+    # Python before 3.7: "cannot import name '_ext'" with no "from", the import statement above says whose
+    r = diagnose.diagnose("  File \"demo.py\", line 3, in <module>\n    from roi_align import _ext\n"
+                          "ImportError: cannot import name '_ext'")
+    assert r["layer"] == "toolchain" and "roi_align" in r["fix"], r
+
+
+def test_an_undefined_symbol_without_the_symbol_names_the_module_before_it():
+    r = diagnose.diagnose("after the upgrade I get `mamba_ssm_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol:`")
+    assert r["layer"] == "toolchain" and "mamba-ssm" in r["fix"] and "Do not reinstall torch" in r["fix"], r
