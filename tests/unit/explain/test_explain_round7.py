@@ -185,3 +185,39 @@ def test_a_private_compiled_module_missing_under_an_old_python_is_the_packages_b
 def test_an_undefined_symbol_without_the_symbol_names_the_module_before_it():
     r = diagnose.diagnose("after the upgrade I get `mamba_ssm_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol:`")
     assert r["layer"] == "toolchain" and "mamba-ssm" in r["fix"] and "Do not reinstall torch" in r["fix"], r
+
+
+@pytest.mark.parametrize("text", [
+    "Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=0",
+    'Error: crun: setting up CDI devices: failed to inject devices: failed to stat CDI host device "/dev/nvidia3": '
+    "no such file or directory",
+    "Error: stat nvidia.com/gpu=all: no such file or directory",
+])
+def test_a_cdi_device_the_runtime_cannot_resolve_is_the_spec_or_the_runtime(text):
+    # NVIDIA Container Toolkit, CDI support: a spec per host (nvidia-ctk cdi generate), podman 4.1+ reads it
+    r = diagnose.diagnose(f"$ podman run --rm --device nvidia.com/gpu=all ubuntu nvidia-smi\n{text}")
+    assert r["layer"] == "container" and r["environment_problem"], r
+    assert "nvidia-ctk cdi generate" in r["fix"] and "podman 4.1" in r["fix"], r["fix"]
+
+
+@pytest.mark.parametrize("text", ["clang: error: unsupported option '-fopenmp'",
+                                  "src/kernel.cpp:3:10: fatal error: 'omp.h' file not found\n#include <omp.h>\n"
+                                  "1 error generated. (macOS 14.4, arm64)"])
+def test_openmp_asked_of_apple_clang_is_libomp_or_another_compiler(text):
+    r = diagnose.diagnose(f"Building wheel for fastpkg (pyproject.toml) ... error\n{text}")
+    assert r["layer"] == "toolchain" and r["environment_problem"], r
+    # the header missing is read by the header rule (its package per platform), the flag by the compiler rule
+    assert "libomp" in r["fix"] and ("-Xpreprocessor" in r["fix"] or "omp.h" in text), r["fix"]
+
+
+def test_xla_without_ptxas_is_the_toolkits_assembler_and_tf_is_tensorflows():
+    r = diagnose.diagnose("import tensorflow as tf\n...\nW tensorflow/core/framework/op_kernel.cc:1745] OP_REQUIRES failed "
+                          "at xla_ops.cc:446 : NOT_FOUND: could not find ptxas: ptxas not found in PATH")
+    assert r["layer"] == "tensorflow" and "xla_gpu_cuda_data_dir" in r["fix"], r
+
+
+def test_an_old_ptxas_under_jax_names_the_version_it_needs():
+    r = diagnose.diagnose("W external/xla/xla/stream_executor/gpu/asm_compiler.cc:111] *** WARNING *** You are using "
+                          "ptxas 10.2.89, which is older than 11.1. ptxas before 11.1 is known to miscompile XLA code\n"
+                          "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: ...")
+    assert r["layer"] == "toolchain" and "ptxas" in r["fix"] and "11.1" in r["fix"], r

@@ -38,6 +38,9 @@ match.Match whose signature is made here, or None:
                      and the first CUDA (cuXYZ build) it needs
     driver_module_mismatch  NVRM's API mismatch, two driver versions   -> one version loaded (reboot / reload)
     container_driver_floor  an image built for driver X, Y detected     -> the host's driver >= X, or an older image
+    cdi_device_unresolved  a CDI device (nvidia.com/gpu=...) not resolved -> regenerate the spec, a runtime with CDI
+    openmp_with_apple_clang  -fopenmp / omp.h / -lomp refused by Apple clang -> libomp or a compiler with OpenMP
+    xla_ptxas        XLA finds no ptxas, or one older than it accepts   -> a CUDA toolkit's ptxas (PATH, XLA_FLAGS)
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -52,8 +55,8 @@ from __future__ import annotations
 from torch_envcheck.explain.layer_rules.kit import SOURCES, package_guess
 from torch_envcheck.explain.layer_rules.arch import gpu_arch_needs
 from torch_envcheck.explain.layer_rules.codes import code_advice, error_code
-from torch_envcheck.explain.layer_rules.containers import (container_cli, container_without_gpu,
-    mps_inside_linux_container, wsl_gpu_passthrough)
+from torch_envcheck.explain.layer_rules.containers import (cdi_device_unresolved, container_cli,
+    container_without_gpu, mps_inside_linux_container, wsl_gpu_passthrough)
 from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cuda_after_suspend,
     device_node_missing, device_node_permission, devices_unavailable_on_windows, driver_older_than_build,
     gpu_below_capability_floor,
@@ -71,7 +74,8 @@ from torch_envcheck.explain.layer_rules.rocm import rocblas_on_windows, rocm_kfd
 from torch_envcheck.explain.layer_rules.tensorflow import (tensorflow_error_class, tensorflow_missing_cuda_runtime,
     tensorflow_optional_tensorrt, tensorflow_sees_no_gpu, tensorflow_windows_native)
 from torch_envcheck.explain.layer_rules.toolchain import (cmake_compiler_detection, header_missing,
-    inductor_on_native_windows, nvcc_host_compiler, toolkit_not_torch_cuda, triton_exception)
+    inductor_on_native_windows, nvcc_host_compiler, openmp_with_apple_clang, toolkit_not_torch_cuda, triton_exception,
+    xla_ptxas)
 
 # the names other modules read from here (explain.reading: SOURCES, code_advice, package_guess)
 __all__ = ("RULES", "find", "LAYERS_PRODUCED", "SOURCES", "code_advice", "package_guess")
@@ -94,7 +98,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          package_compiled_part_missing, device_node_missing, package_extension_not_loaded, jetson_without_cuda,
          cudnn8_sublibrary_on_windows, cmake_compiler_detection, tensorflow_error_class, cuda_package_on_mac,
          numpy_c_api_capsule, jit_extension_missing, gpu_below_capability_floor,
-         tensorflow_optional_tensorrt, gpu_arch_needs, driver_module_mismatch, container_driver_floor)
+         tensorflow_optional_tensorrt, gpu_arch_needs, driver_module_mismatch, container_driver_floor,
+         cdi_device_unresolved, openmp_with_apple_clang, xla_ptxas)
 
 
 def find(text: str, ent) -> list:
