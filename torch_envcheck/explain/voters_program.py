@@ -38,7 +38,8 @@ FAMILIES = (
      re.compile(r"can't be cast to the desired output type|expected scalar type \w{2,20} but found \w{2,20}|"
                 r"Found dtype \w{2,20} but expected \w{2,20}|\bnot implemented for '(?:Half|BFloat16|Bool|Long|Int|Byte|"
                 r"Char|Short|Double|Float|ComplexFloat|ComplexDouble|ComplexHalf|Float8\w{0,12})'|"
-                r"Attempting to unscale FP16 gradients|[Ee]xpected object of scalar type \w{2,20} but got scalar type|"
+                # the GradScaler's words, as users retype them (case, a letter dropped from "Attempting")
+                r"(?i:to unscale fp16 gradients)|[Ee]xpected object of scalar type \w{2,20} but got scalar type|"
                 # ATen's convolution check names scalar types (c10::Half, float) when only the dtype differs, and
                 # tensor types (torch.cuda.FloatTensor, CUDAFloatType) when the device may: the latter is placement
                 r"Input type \((?:struct )?(?:c10::)?(?!CUDA|CPU|MPS)\w{2,12}\) and (?:weight|bias) type \((?:struct )?"

@@ -221,3 +221,32 @@ def test_an_old_ptxas_under_jax_names_the_version_it_needs():
                           "ptxas 10.2.89, which is older than 11.1. ptxas before 11.1 is known to miscompile XLA code\n"
                           "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: ...")
     assert r["layer"] == "toolchain" and "ptxas" in r["fix"] and "11.1" in r["fix"], r
+
+
+@pytest.mark.parametrize("err", ["GPU is lost. Reboot the system to recover this GPU", "Unknown Error"])
+def test_nvidia_smi_without_a_handle_to_a_listed_gpu_is_a_reboot_then_hardware(err):
+    # nvidia-smi: "Unable to determine the device handle for GPU <bus id>: <nvmlErrorString>"
+    r = diagnose.diagnose(f"$ nvidia-smi\nUnable to determine the device handle for GPU 0000:41:00.0: {err}")
+    assert r["layer"] == "driver" and r["environment_problem"], r
+    assert "0000:41:00.0" in r["title"] and "eboot" in r["fix"] and "cooling" in r["fix"] and "PCIe" in r["fix"], r
+
+
+@pytest.mark.parametrize("xid, kind", [("79", "hardware"), ("94", "reset")])
+def test_an_xid_of_the_hardware_or_reset_kind_is_the_gpu_not_the_software(xid, kind):
+    r = diagnose.diagnose(f"[12345.678901] NVRM: Xid (PCI:0000:3b:00): {xid}, pid=4242, name=python, Ch 00000008\n"
+                          "RuntimeError: CUDA error: unspecified launch failure")
+    assert r["layer"] == "driver" and r["signature"] == f"gpu-xid-{kind}" and f"Xid {xid}" in r["title"], r
+
+
+def test_an_xid_of_a_programs_own_fault_is_left_to_the_program():
+    # Xid 13 (graphics engine exception) is the catalog's application kind
+    r = diagnose.diagnose("NVRM: Xid (PCI:0000:3b:00): 13, pid=4242, Graphics Exception\n"
+                          "RuntimeError: CUDA error: an illegal memory access was encountered")
+    assert not (r.get("signature") or "").startswith("gpu-xid"), r
+
+
+def test_amp_unscaling_fp16_gradients_is_the_programs_dtype():
+    # torch/amp/grad_scaler.py: "Attempting to unscale FP16 gradients." (weights kept in half precision)
+    r = diagnose.diagnose("ValueError: Attempting to unscale FP16 gradients.")
+    answer = r["fix"] or ""
+    assert r["layer"] == "not-environment" and "float32" in answer and not REINSTALL.search(answer), r

@@ -41,13 +41,15 @@ match.Match whose signature is made here, or None:
     cdi_device_unresolved  a CDI device (nvidia.com/gpu=...) not resolved -> regenerate the spec, a runtime with CDI
     openmp_with_apple_clang  -fopenmp / omp.h / -lomp refused by Apple clang -> libomp or a compiler with OpenMP
     xla_ptxas        XLA finds no ptxas, or one older than it accepts   -> a CUDA toolkit's ptxas (PATH, XLA_FLAGS)
+    xid_event, gpu_unreachable  an Xid of the hardware/reset kind, nvidia-smi without a handle -> reboot, then hardware
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
 catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
-containers, packaging, toolchain, rocm, tensorflow, nccl, arch, driver_versions; this module gathers them in RULES, in the order they
+containers, packaging, toolchain, rocm, tensorflow, nccl, arch, driver_versions,
+gpu_health; this module gathers them in RULES, in the order they
 have always run."""
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cu
     gpu_newer_than_build, gpu_only_as_root, p2p_through_pcie_switch_hangs, platform_without_cuda,
     visible_devices_hide_the_gpu)
 from torch_envcheck.explain.layer_rules.driver_versions import container_driver_floor, driver_module_mismatch
+from torch_envcheck.explain.layer_rules.gpu_health import gpu_unreachable, xid_event
 from torch_envcheck.explain.layer_rules.loader import cudnn8_sublibrary_on_windows, missing_library
 from torch_envcheck.explain.layer_rules.nccl import nccl_transport
 from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx_runtime_symbol,
@@ -99,7 +102,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          cudnn8_sublibrary_on_windows, cmake_compiler_detection, tensorflow_error_class, cuda_package_on_mac,
          numpy_c_api_capsule, jit_extension_missing, gpu_below_capability_floor,
          tensorflow_optional_tensorrt, gpu_arch_needs, driver_module_mismatch, container_driver_floor,
-         cdi_device_unresolved, openmp_with_apple_clang, xla_ptxas)
+         cdi_device_unresolved, openmp_with_apple_clang, xla_ptxas, xid_event, gpu_unreachable)
 
 
 def find(text: str, ent) -> list:
