@@ -250,3 +250,23 @@ def test_amp_unscaling_fp16_gradients_is_the_programs_dtype():
     r = diagnose.diagnose("ValueError: Attempting to unscale FP16 gradients.")
     answer = r["fix"] or ""
     assert r["layer"] == "not-environment" and "float32" in answer and not REINSTALL.search(answer), r
+
+
+def test_a_target_the_toolkit_dropped_is_the_last_cuda_that_has_it():
+    # CUDA 12.0 removed sm_35/37 (release notes): a Kepler target asked of CUDA 12.4's nvcc
+    r = diagnose.diagnose("Cuda compilation tools, release 12.4, V12.4.131\n"
+                          "nvcc fatal   : Unsupported gpu architecture 'compute_35'")
+    # the layer is the sentence's (nvcc's own: the toolchain); the versions come from the rule that reads them
+    assert r["environment_problem"] and "CUDA 11.8 or older" in r["fix"] and "compute_35" in r["fix"], r["fix"]
+
+
+def test_a_gpu_newer_than_the_jit_compilers_cuda_names_the_first_cuda_with_it():
+    r = diagnose.diagnose("GPU: NVIDIA A100-SXM4-40GB\nCUDA Version: 10.2\n"
+                          "NVRTC compilation error: nvrtc: error: invalid value for --gpu-architecture (-arch)")
+    assert r["layer"] == "arch" and "sm_80" in r["fix"] and "CUDA 11.0 or newer" in r["fix"], r["fix"]
+
+
+def test_a_target_inside_the_toolkits_range_gets_no_version_advice():
+    r = diagnose.diagnose("Cuda compilation tools, release 11.8, V11.8.89\n"
+                          "nvcc fatal   : Unsupported gpu architecture 'compute_86'")
+    assert r.get("signature") != "arch-vs-toolkit" and "not supported after" not in (r["fix"] or ""), r

@@ -36,6 +36,7 @@ match.Match whose signature is made here, or None:
     visible_devices_hide_the_gpu  no device, with CUDA_VISIBLE_DEVICES set in the text -> that variable
     gpu_arch_needs   a kernel with no code for a GPU (or architecture) named, the build's CUDA not printed -> the sm
                      and the first CUDA (cuXYZ build) it needs
+    arch_vs_toolkit  nvcc / NVRTC refusing a target, the toolkit's CUDA printed -> the first CUDA with it, or the last
     driver_module_mismatch  NVRM's API mismatch, two driver versions   -> one version loaded (reboot / reload)
     container_driver_floor  an image built for driver X, Y detected     -> the host's driver >= X, or an older image
     cdi_device_unresolved  a CDI device (nvidia.com/gpu=...) not resolved -> regenerate the spec, a runtime with CDI
@@ -55,7 +56,7 @@ have always run."""
 from __future__ import annotations
 
 from torch_envcheck.explain.layer_rules.kit import SOURCES, package_guess
-from torch_envcheck.explain.layer_rules.arch import gpu_arch_needs
+from torch_envcheck.explain.layer_rules.arch import arch_vs_toolkit, gpu_arch_needs
 from torch_envcheck.explain.layer_rules.codes import code_advice, error_code
 from torch_envcheck.explain.layer_rules.containers import (cdi_device_unresolved, container_cli,
     container_without_gpu, mps_inside_linux_container, wsl_gpu_passthrough)
@@ -102,7 +103,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          cudnn8_sublibrary_on_windows, cmake_compiler_detection, tensorflow_error_class, cuda_package_on_mac,
          numpy_c_api_capsule, jit_extension_missing, gpu_below_capability_floor,
          tensorflow_optional_tensorrt, gpu_arch_needs, driver_module_mismatch, container_driver_floor,
-         cdi_device_unresolved, openmp_with_apple_clang, xla_ptxas, xid_event, gpu_unreachable)
+         cdi_device_unresolved, openmp_with_apple_clang, xla_ptxas, xid_event, gpu_unreachable, arch_vs_toolkit)
 
 
 def find(text: str, ent) -> list:

@@ -86,3 +86,65 @@ def gpu_arch_needs(ent, text):
                         {"url": "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html",
                          "what": "the CUDA release that added each sm_XY target"}, SOURCES["torch_index"]))
     return _match(sig, text, at, values)
+
+
+# a compiler refusing a target: nvcc's and NVRTC's words, and the target the command line asked for
+_COMPILER_REFUSES = re.compile(r"invalid value for --gpu-architecture|Unsupported gpu architecture|"
+                               r"Value '(?:sm|compute)_\d{2,3}[af]?' is not defined for option 'gpu-architecture'")
+_ASKED_TARGET = re.compile(r"(?:-arch[= ]|--gpu-architecture[= ]|gpu architecture '|Value ')(?:sm|compute)_(?P<cc>\d{2,3})")
+
+
+def _mm(v: str | None):
+    m = re.match(r"(\d{1,2})\.(\d{1,2})", v or "")
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def arch_vs_toolkit(ent, text):
+    """nvcc or NVRTC refusing a GPU target, with the toolkit's CUDA printed and the target known (asked on the
+    command line, or the GPU named): the toolkit predates the target (it needs the first CUDA that has it) or
+    postdates it (the target was dropped: the last CUDA that has it, or a newer GPU). Either way the versions say
+    which, and the fix names them."""
+    tail = text[-CONTEXT_TAIL:]
+    refuses = _COMPILER_REFUSES.search(tail)
+    if refuses is None or ent.platform.get("amd"):
+        return None
+    v = ent.versions
+    cuda = v.get("nvcc") or v.get("torch_cuda") or v.get("cuda") or v.get("driver_cuda")
+    have = _mm(cuda)
+    if have is None:
+        return None
+    asked = last_match(_ASKED_TARGET, tail)
+    if asked is not None:
+        cc = f"{asked.group('cc')[:-1]}.{asked.group('cc')[-1]}"
+        gpu = f"compute_{asked.group('cc')}"
+    else:
+        need = _need(ent, tail)
+        if need is None or "/" in need["capability"]:
+            return None
+        cc, gpu = need["capability"], need["gpu"]
+    first, last = gpu_generations.first_cuda_for(cc), gpu_generations.last_cuda_for(cc)
+    sm = "sm_" + cc.replace(".", "")
+    values = {"gpu": gpu, "capability": cc, "sm": sm, "cuda": f"{have[0]}.{have[1]}"}
+    if first and have < _mm(first):
+        values["first_cuda"] = first
+        fix = ("{gpu} (compute capability {capability}, {sm}) is newer than CUDA {cuda}, the toolkit that compiles here: "
+               "its compiler has no name for it. Use CUDA {first_cuda} or newer (the toolkit, and the package's build "
+               "made with it: a newer CuPy / torch wheel for that CUDA).")
+        title = "CUDA {cuda} predates {sm}: it needs CUDA {first_cuda} or newer"
+    elif last and have > _mm(last):
+        values["last_cuda"] = last
+        fix = ("CUDA {cuda} no longer compiles for compute capability {capability} ({gpu}): that target is not "
+               "supported after CUDA {last_cuda}, the GPU is too old for this toolkit. Use CUDA {last_cuda} or older with "
+               "this GPU (the toolkit and a build of the package made with it), or a newer GPU.")
+        title = "{sm} is not supported after CUDA {last_cuda}; the toolkit here is CUDA {cuda}"
+    else:
+        return None
+    sig = _sig("arch-vs-toolkit", "arch", title, 69,
+               "The compiler of CUDA {cuda} (nvcc, or NVRTC at run time) refused the target {sm}: the CUDA releases "
+               "that build it are known (the toolkit release notes), and {cuda} is not one of them.",
+               fix=fix, causes=(("arch", "the toolkit and the GPU target do not overlap", ("TE602",)),),
+               areas=("gpu", "toolchain"), generic=True,
+               sources=({"url": "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html",
+                         "what": "the CUDA release that added each sm_XY target and the one that removed it"},
+                        {"url": "https://developer.nvidia.com/cuda-gpus", "what": "compute capability of each NVIDIA GPU"}))
+    return _match(sig, text, len(text) - len(tail) + refuses.start(), values)
