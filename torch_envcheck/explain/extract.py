@@ -210,13 +210,13 @@ _CUDA_CONTEXT = re.compile(r"[Cc]uda failure|CUDA failure|CUDAError|cudaGetDevic
 
 # torch's own words for a cudaError_t its device count got (c10/cuda/CUDAFunctions.cpp, device_count_impl): the
 # message replaces the runtime's, so the code is read from torch's wording
-_TORCH_CUDA_WORDS = re.compile(r"CUDA driver initialization failed, you might not have a CUDA gpu")
-_TORCH_CUDA_CODES = {"CUDA driver initialization failed": "cudaErrorInitializationError"}
+_TORCH_CUDA_WORDS = re.compile(r"(?P<init>CUDA driver initialization failed), you might not have a CUDA gpu")
+_TORCH_CUDA_CODES = {"init": "cudaErrorInitializationError"}
 
 
 def _codes(text: str, ent: Entities) -> None:
     for m in _last(_TORCH_CUDA_WORDS, text):
-        code = error_codes.by_name(_TORCH_CUDA_CODES[m.group(0)[:len("CUDA driver initialization failed")]])
+        code = error_codes.by_name(_TORCH_CUDA_CODES[m.lastgroup])
         if code is not None:
             _push(ent.codes, {**code.as_dict(), "how": "message", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
     names = error_codes.names()
