@@ -270,3 +270,10 @@ def test_a_target_inside_the_toolkits_range_gets_no_version_advice():
     r = diagnose.diagnose("Cuda compilation tools, release 11.8, V11.8.89\n"
                           "nvcc fatal   : Unsupported gpu architecture 'compute_86'")
     assert r.get("signature") != "arch-vs-toolkit" and "not supported after" not in (r["fix"] or ""), r
+
+
+def test_a_tensile_library_missing_for_a_gfx_target_names_that_target_and_a_newer_rocm():
+    # rocBLAS / hipBLASLt load TensileLibrary*_<gfx>.dat per target: the file named says which GPU has no kernels
+    r = diagnose.diagnose("rocblaslt error: Cannot read /opt/rocm-6.2.0/lib/hipblaslt/library/TensileLibrary_lazy_gfx1150"
+                          ".dat: No such file or directory\nhipBLASLt error: Heuristic Fetch Failed")
+    assert r["layer"] == "rocm" and "gfx1150" in r["fix"] and "newer ROCm" in r["fix"], r["fix"]
