@@ -2,7 +2,7 @@
 
 Runs the current explain (in-process, through `torch_envcheck.explain.explain`, without probing this
 machine) on every entry of the world corpus (tests/data/explain/world_train.json, world_test.json,
-world_test2.json to world_test9.json, see docs/explain-corpus.md) and grades four
+world_test2.json to world_test10.json, see docs/explain-corpus.md) and grades four
 criteria per text against the entry's `expected`:
 
   recognised            explain recognised the text as expected
@@ -21,10 +21,11 @@ and `right` when all four hold.  Prints per-class and overall accuracy, each spl
     python benchmarks/explain_eval.py --split test5      # the fifth (retired) test split alone
     python benchmarks/explain_eval.py --split test6      # the sixth (retired) test split alone
     python benchmarks/explain_eval.py --split test7      # the seventh (retired) test split alone
-    python benchmarks/explain_eval.py --split test8      # the eighth, frozen split alone
+    python benchmarks/explain_eval.py --split test8      # the eighth (retired) test split alone
     python benchmarks/explain_eval.py --split test9      # the ninth, frozen split alone
-    python benchmarks/explain_eval.py --split dev        # the development data: train and test to test7
-    python benchmarks/explain_eval.py --split all        # train and test to test9
+    python benchmarks/explain_eval.py --split test10     # the tenth, frozen split alone
+    python benchmarks/explain_eval.py --split dev        # the development data: train and test to test8
+    python benchmarks/explain_eval.py --split all        # train and test to test10
     python benchmarks/explain_eval.py --split test --json
     python benchmarks/explain_eval.py --split all --wrong     # list the entries it gets wrong
     python benchmarks/explain_eval.py --split test5 --reading # the default answer alone, on every text
@@ -38,7 +39,7 @@ was not developed on (docs/explain-corpus.md, "Round 4").
 Each text is bounded in time (--timeout seconds, default 2; on POSIX through an interval timer); a
 text that runs past it counts as wrong on every criterion.  Not shipped in the package: a measuring
 tool for the matcher's developers.  test to test6 were retired into development data on
-2026-12-02, test7 on 2026-12-03 (docs/explain-corpus.md); a split held out from development goes into FROZEN, whose misses
+2026-12-02, test7 and test8 on 2026-12-03 (docs/explain-corpus.md); a split held out from development goes into FROZEN, whose misses
 --wrong does not list."""
 
 from __future__ import annotations
@@ -53,14 +54,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS_DIR = ROOT / "tests" / "data" / "explain"
-SPLITS = ("train", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9")
+SPLITS = ("train", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9",
+          "test10")
 # What --split both means (kept as it was before test2 existed) and --split all.
 SPLIT_SETS = {"both": ("train", "test"), "all": SPLITS,
-              "dev": ("train", "test", "test2", "test3", "test4", "test5", "test6", "test7")}
+              "dev": ("train", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8")}
 # Splits held out from development, whose entries --wrong does not list.  test to test6 were measured, reported and
-# retired into development data on 2026-12-02, test7 on 2026-12-03 (docs/explain-corpus.md); test8 and test9 were
-# collected apart from the matcher and are frozen.
-FROZEN = ("test8", "test9")
+# retired into development data on 2026-12-02, test7 and test8 on 2026-12-03 (docs/explain-corpus.md); test9 and
+# test10 were collected apart from the matcher and are frozen.
+FROZEN = ("test9", "test10")
 CRITERIA = ("recognised", "layer", "environment_problem", "fix")
 
 # A fix that installs or reinstalls something: never right for a text that is not an environment problem.
@@ -227,7 +229,7 @@ def render(split: str, report: dict, wrong: bool = False) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--split", choices=(*SPLITS, *SPLIT_SETS), default="both",
-                    help="train, test to test9, both (train and test), dev (train, test to test7) or all (the ten)")
+                    help="train, test to test10, both (train and test), dev (train, test to test8) or all (the eleven)")
     ap.add_argument("--json", action="store_true", help="one JSON object: per split, overall, per class, per entry")
     ap.add_argument("--wrong", action="store_true", help="list the entries that are not right")
     ap.add_argument("--timeout", type=float, default=2.0, help="seconds allowed per text (0: unbounded)")

@@ -17,10 +17,25 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 
 import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Bytecode.  The tests start hundreds of Python processes that import this package from the source
+# tree (doctor_support.run_cli puts it first on PYTHONPATH).  Where PYTHONDONTWRITEBYTECODE is set
+# (some containers set it) none of them writes bytecode, so each compiles every module it imports
+# again: about twice the CPU of a command that reads bytecode.  The session compiles the package
+# and the tests' helpers once (compileall writes whatever the variable says, and every process reads
+# bytecode that exists), and lets pytest keep the test modules it rewrites, so that the next session
+# does not rewrite them again.  The __pycache__ folders are git-ignored.
+if sys.dont_write_bytecode:
+    import compileall as _compileall
+
+    for _tree in ("torch_envcheck", os.path.join("tests", "support")):
+        _compileall.compile_dir(os.path.join(REPO, _tree), quiet=2)
+    sys.dont_write_bytecode = False
 
 # The knowledge overlay (`torch-envcheck knowledge update`) lives in the user's cache; the
 # tests judge against the shipped tables unless a test writes its own overlay (into a folder of its own,

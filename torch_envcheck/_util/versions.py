@@ -61,6 +61,14 @@ def _parse(text: str) -> tuple[int, ...] | None:
 
 def major_minor(text) -> tuple[int, int] | None:
     """(major, minor); a version with one number has minor 0 ('12' -> (12, 0))."""
+    if type(text) is str:  # the common case, asked again and again by the rules
+        return _major_minor_text(text)
+    t = version_tuple(text)
+    return (t[0], t[1] if len(t) > 1 else 0) if t else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _major_minor_text(text: str) -> tuple[int, int] | None:
     t = version_tuple(text)
     return (t[0], t[1] if len(t) > 1 else 0) if t else None
 

@@ -21,6 +21,7 @@ are the strict judges of quoting.
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 
@@ -215,12 +216,23 @@ def powershell_only(line: str) -> str | None:
 
 
 def commands(line: str, shell: str) -> list[list[str]] | None:
-    """The simple commands of one line as argv lists; None for a line that is not one."""
+    """The simple commands of one line as argv lists (new lists each call); None for a line that is
+    not one."""
+    read = _commands(line, shell) if isinstance(line, str) and isinstance(shell, str) else None
+    return None if read is None else [list(argv) for argv in read]
+
+
+# A report checks the same few fix lines once per finding and per shell: each line is read once.
+# Bounded, so a stream of distinct lines cannot grow it.
+@functools.lru_cache(maxsize=2048)
+def _commands(line: str, shell: str) -> tuple[tuple[str, ...], ...] | None:
     stripped = line.strip()
     if not stripped or stripped.startswith("#") or stripped.startswith("<"):
         return None
     if shell == "posix":
-        return _posix(line)
-    if shell == "cmd":
-        return _cmd(line)
-    return _powershell(line)
+        read = _posix(line)
+    elif shell == "cmd":
+        read = _cmd(line)
+    else:
+        read = _powershell(line)
+    return None if read is None else tuple(tuple(argv) for argv in read)

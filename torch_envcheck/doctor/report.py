@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from torch_envcheck._version import __version__
 from torch_envcheck.doctor.areas import areas_for, title
 from torch_envcheck.facts import core as F
+from torch_envcheck.facts import memo
 from torch_envcheck.doctor.finding import SEVERITIES, Finding, JsonView, finding  # noqa: F401  (finding: the rules' constructor)
 from torch_envcheck.doctor.headlines import headline as _headline
 from torch_envcheck.facts.snapshot import REPORT_SCHEMA, jsonable
@@ -104,7 +105,8 @@ def assemble(snapshot, raw) -> list[Finding]:
 def findings_for(snapshot) -> list[Finding]:
     """The findings a report of `snapshot` holds: the rules' findings, assembled."""
     from torch_envcheck.doctor import rules  # noqa: PLC0415  (read at call time: tests stand in a broken one)
-    return assemble(snapshot, rules.evaluate(snapshot))
+    with memo.reading():
+        return assemble(snapshot, rules.evaluate(snapshot))
 
 
 def summarize(findings, snapshot=None) -> dict[str, str]:

@@ -178,7 +178,11 @@ _CUDA_ERROR_N = re.compile(r"\b(?:[Ee]rror|code|returned|status|result|[Ff]ailur
                            r"(?P<num>\d{1,5})\b"
                            r"(?::\s{0,2}|\s)?(?P<msg>[^\n]{1,160})?")
 # also without its brackets, as a paste retyped or a log reformatted it ("OSError: WinError 1455 The paging file...")
-_WINERROR = re.compile(r"\[WinError (?P<num>-?\d{1,10})\]|\( ?os error (?P<os>\d{1,6}) ?\)|\bWinError (?P<bare>\d{1,10})\b")
+# and the Win32 loader's own calls by name, as C++ programs report them (ONNX Runtime: "LoadLibrary failed with error
+# 126"): GetLastError()'s code after LoadLibrary/LoadLibraryEx/GetProcAddress
+_WINERROR = re.compile(r"\[WinError (?P<num>-?\d{1,10})\]|\( ?os error (?P<os>\d{1,6}) ?\)|\bWinError (?P<bare>\d{1,10})\b|"
+                       r"\b(?:LoadLibrary(?:Ex)?[AW]?|GetProcAddress)\b[^\n]{0,20}? failed(?: with)? error(?: code)?[ :=]{0,3}"
+                       r"(?P<loader>\d{1,10})\b")
 _ERRNO = re.compile(r"\[Errno (?P<num>\d{1,4})\]|\berrno[ =:]{1,3}(?P<num2>\d{1,4})\b")
 # NVML's nvmlErrorString after nvidia-smi's (or a library's) "Failed to initialize NVML: " / "NVML error: "
 _NVML_MESSAGE = re.compile(r"(?:[Ff]ailed to (?:initialize|properly shut down) NVML|NVML (?:[Ee]rror|ERROR)|nvml error)"
@@ -204,7 +208,17 @@ _CUDA_CONTEXT = re.compile(r"[Cc]uda failure|CUDA failure|CUDAError|cudaGetDevic
                            r"cuDevice|cuCtx|cudaRuntimeGetVersion|cuda runtime|CUDA initiali[sz]ation")
 
 
+# torch's own words for a cudaError_t its device count got (c10/cuda/CUDAFunctions.cpp, device_count_impl): the
+# message replaces the runtime's, so the code is read from torch's wording
+_TORCH_CUDA_WORDS = re.compile(r"(?P<init>CUDA driver initialization failed), you might not have a CUDA gpu")
+_TORCH_CUDA_CODES = {"init": "cudaErrorInitializationError"}
+
+
 def _codes(text: str, ent: Entities) -> None:
+    for m in _last(_TORCH_CUDA_WORDS, text):
+        code = error_codes.by_name(_TORCH_CUDA_CODES[m.lastgroup])
+        if code is not None:
+            _push(ent.codes, {**code.as_dict(), "how": "message", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
     names = error_codes.names()
     for m in _last(_CODE_NAME, text):
         name = m.group(1)[6:] if m.group(1).startswith("errno.") else m.group(1)
@@ -251,7 +265,7 @@ def _codes(text: str, ent: Entities) -> None:
             if code is not None:
                 _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
             continue
-        num = int(m.group("num") or m.group("bare"))
+        num = int(m.group("num") or m.group("bare") or m.group("loader"))
         code = error_codes.by_value("windows", num & 0xFFFFFFFF)
         if code is not None:
             _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
@@ -416,7 +430,8 @@ def _nvml_by_message(msg: str):
 
 # the linker's names: "-lcuda" is libcuda.so, the unversioned development name (GNU ld: "cannot find -lcuda", lld:
 # "unable to find library -lcuda", Apple's ld: "library not found for -lcuda")
-_LINK_LIB = re.compile(r"(?:cannot find|unable to find library|library not found for) -l(?P<name>[A-Za-z0-9_+-]{1,60})")
+# GNU ld's "cannot find -lX" (as some build tools reword it, "can not find"), lld's, Apple ld's
+_LINK_LIB = re.compile(r"(?:can ?not find|unable to find library|library not found for) -l(?P<name>[A-Za-z0-9_+-]{1,60})")
 
 
 def _libraries(text: str, ent: Entities) -> None:
@@ -676,7 +691,9 @@ _BUILT_PYTHON = re.compile(r"(?i)\bPython:?\s{1,8}(?P<built>3\.\d{1,2}(?:\.\d{1,
                            r"(?:\.\d{1,2})?)\)")
 _DRIVER_VER = re.compile(r"(?i)driver version[ :]{1,4}(?P<ver>\d{3}\.\d{1,3}(?:\.\d{1,3})?)|"
                          r"NVRM version:[^\n]{0,80}?(?P<nvrm>\d{3}\.\d{1,3}(?:\.\d{1,3})?)|"
-                         r"client has the version (?P<client>\d{3}\.\d{1,3}(?:\.\d{1,3})?), but this kernel module has "
+                         r"client has the version (?P<client>\d{3}\.\d{1,3}(?:\.\d{1,3})?), but"
+                         # the kernel prints it over lines, each prefixed (dmesg's time, syslog's host, "NVRM:", #012)
+                         r"[^\n]{0,20}(?:\n[^\n]{0,120}?)?this kernel module has "
                          r"the version (?P<kernel>\d{3}\.\d{1,3}(?:\.\d{1,3})?)|"
                          r"NVML library version: (?P<nvml>\d{3}\.\d{1,3}(?:\.\d{1,3})?)")
 _CUDA_VER = re.compile(r"CUDA Version:? {0,4}(?P<smi>\d{1,2}\.\d{1,2})|Cuda compilation tools, release (?P<nvcc>\d{1,2}\.\d{1,2})|"
@@ -930,11 +947,11 @@ NEEDLES = {
     _CODE_NAME: ("cuda", "_status_", "cufft_", "nvrtc", "nvjitlink", "nccl", "nvml", "hip", "error_", "status_",
                  "errno."),
     _CODE_MESSAGE: ("error",), _API_ERROR: ("api error = ",), _CUDA_ERROR_N: ("cuda", "cuinit", "cudevice", "cuctx"),
-    _WINERROR: ("winerror", "os error"), _ERRNO: ("errno",), _NVML_MESSAGE: ("nvml",),
+    _WINERROR: ("winerror", "os error", "loadlibrary", "getprocaddress"), _TORCH_CUDA_WORDS: ("driver initialization",), _ERRNO: ("errno",), _NVML_MESSAGE: ("nvml",),
     _CUDA_API_HEX: ("cuda api error detected",), _NTSTATUS: ("0xc0000", "3221", "-107374"),
     _SIGNAL_WORDS: ("bus error", "segmentation fault", "illegal instruction", "killed", "aborted", "exit", "signal",
                     "zsh: ", "illegal hardware"),
-    _LIB_END: (".so", ".dylib", ".dll", ".pyd"), _LINK_LIB: ("cannot find -l", "find library -l", "not found for -l"), _UNDEFINED: ("undefined", "symbol not found", "entry point"),
+    _LIB_END: (".so", ".dylib", ".dll", ".pyd"), _LINK_LIB: ("cannot find -l", "can not find -l", "find library -l", "not found for -l"), _UNDEFINED: ("undefined", "symbol not found", "entry point"),
     _SYMBOL_VERSION: ("not defined in file", ", version "), _ABI_TAG: ("glibc", "cxxabi_"),
     _PKG_DIR: ("-packages",), _PY_FILE: ('file "',), _EQEQ: ("==",), _INSTALLED: ("successfully installed",),
     _WHEEL_FILE: (".whl",), _TORCH_VER: ("torch",), _BUILT_FOR: ("built", "compiled"),

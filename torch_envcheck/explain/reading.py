@@ -210,7 +210,7 @@ def _symbols(text, ent):
         # third-party package the traceback passes through is the binary that failed
         tail = text[-8192:]
         i = tail.rfind("undefined symbol")
-        pkg = _last_owner(ent) if i >= 0 else None
+        pkg = (_module_before(tail, i) or _last_owner(ent)) if i >= 0 else None
         if pkg:
             out.append(Vote("toolchain", 2.0, 3, "symbols", f"an undefined symbol in {pkg}", len(text) - len(tail) + i,
                             f"{pkg}'s compiled part has an undefined symbol: it was built against another torch (or "
@@ -225,6 +225,23 @@ def _symbols(text, ent):
 _VARIANT = re.compile(r"_(?P<v>cpu|cuda\d{0,3}(?:_nocublaslt)?|rocm\d{0,3}|hip|mps|metal)$")
 _NOT_A_PACKAGE_LIB = frozenset({"torch", "c10", "torch_cpu", "torch_cuda", "torch_python", "python", "stdc++", "c", "m",
                                 "gcc_s", "gomp", "iomp5", "cuda", "cudart", "nvrtc", "numpy", "tensorflow_framework"})
+
+
+# a compiled module named just before "undefined symbol" (flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so: ...)
+_COMPILED_FILE = re.compile(r"(?<![\w.-])(?P<mod>[A-Za-z_]\w{1,80})(?:\.cpython-[\w-]{1,40}|\.abi3|\.cp\d{2,3}-[\w-]{1,30})?"
+                            r"\.(?:so|pyd)\b")
+
+
+def _module_before(tail: str, i: int) -> str | None:
+    """The distribution of the compiled module the text names on the line of "undefined symbol", before it."""
+    line_start = tail.rfind("\n", max(0, i - 300), i) + 1
+    m = None
+    for m in _COMPILED_FILE.finditer(tail, line_start, i):
+        pass
+    if m is None:
+        return None
+    pkg = package_guess(m.group(0))
+    return pkg.replace("_", "-") if pkg and pkg not in _FRAMEWORK_OWNERS and pkg not in _NOT_A_PACKAGE_LIB else None
 
 
 def _own_library_symbol(ent, s, f):

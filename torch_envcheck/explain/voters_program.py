@@ -38,14 +38,19 @@ FAMILIES = (
      re.compile(r"can't be cast to the desired output type|expected scalar type \w{2,20} but found \w{2,20}|"
                 r"Found dtype \w{2,20} but expected \w{2,20}|\bnot implemented for '(?:Half|BFloat16|Bool|Long|Int|Byte|"
                 r"Char|Short|Double|Float|ComplexFloat|ComplexDouble|ComplexHalf|Float8\w{0,12})'|"
-                r"Attempting to unscale FP16 gradients|[Ee]xpected object of scalar type \w{2,20} but got scalar type"),
+                # the GradScaler's words, as users retype them (case, a letter dropped from "Attempting")
+                r"(?i:to unscale fp16 gradients)|[Ee]xpected object of scalar type \w{2,20} but got scalar type|"
+                # ATen's convolution check names scalar types (c10::Half, float) when only the dtype differs, and
+                # tensor types (torch.cuda.FloatTensor, CUDAFloatType) when the device may: the latter is placement
+                r"Input type \((?:struct )?(?:c10::)?(?!CUDA|CPU|MPS)\w{2,12}\) and (?:weight|bias) type \((?:struct )?"
+                r"(?:c10::)?(?!CUDA|CPU|MPS)\w{2,12}\) should be the same"),
      "A tensor's dtype does not fit the operation: cast the inputs or targets (.float(), .long()), keep the weights "
      "float32 under fp16 mixed precision (torch.autocast with GradScaler, not model.half()), and run half precision on "
      "the GPU only (use float32 on the CPU, where many kernels have no Half version)."),
     ("device-placement",
      re.compile(r"Placeholder storage has not been allocated on MPS device|can't convert (?:cuda|mps|xpu|xla)(?::\d{1,2})? "
                 r"device type tensor to numpy|Expected all tensors to be on the same device|"
-                r"Input type \([\w.]{1,60}\) and weight type \([\w.]{1,60}\) should be the same|"
+                r"Input type \([\w.]{1,60}\) and (?:weight|bias) type \([\w.]{1,60}\) should be the same|"
                 r"is on (?:CPU|cpu|cuda:?\d{0,2}|mps), but expected (?:it )?to be on|"
                 r"Expected (?:a|all) [\w ]{0,40}tensors? (?:to be )?on (?:the )?(?:same|\w{2,6}) device"),
      "Tensors of one operation are on different devices: move the model and every input to the same device "

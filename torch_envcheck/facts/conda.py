@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 from torch_envcheck._util.versions import major_minor
 from torch_envcheck.facts.core import as_dict, as_list, dig, text
+from torch_envcheck.facts.memo import per_report
 from torch_envcheck.facts.records import CondaPackage, CondaRequest, CondaSearchPathEntry, PipDist, PytorchFlavour
 
 MAX_ITEMS = 5000
@@ -56,6 +57,7 @@ def records(s) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
+@per_report
 def packages(s) -> Mapping[str, CondaPackage]:
     """{name: CondaPackage} of the CUDA-relevant conda packages (conda.packages[]: entries with a
     name and a version; the first of a name counts), read-only."""

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, fields
 
 from torch_envcheck import knowledge as kb
 from torch_envcheck._util import escape, versions
+from torch_envcheck.facts.memo import per_report
 from torch_envcheck.facts.records import (
     ContainerWithoutGpu, CudaHomeVar, CudaVisibleDevices, DkmsBuild, DriverGpu, DriverPackage, ExtDevice, HostCompiler,
     ImportBreaker, ImportProcess, Jetson, LibcudaEntry, LibraryFile, LibraryFolder, LibraryListing, LibraryOnPath, Mps,
@@ -435,6 +436,7 @@ def mps_available(s) -> bool:
     return m is not None and m.available is True
 
 
+@per_report
 def torch_devices(s) -> list[TorchDevice]:
     """torch.cuda's devices (what the program sees, after CUDA_VISIBLE_DEVICES)."""
     return [TorchDevice.of(d) for d in as_list(_torch(s).get("devices")) if isinstance(d, dict)]
@@ -557,6 +559,7 @@ def library_mismatch(s) -> str | None:
 
 # ---------------------------------------------------------------- GPUs
 
+@per_report
 def driver_gpus(s) -> list[DriverGpu]:
     """The driver's GPUs (NVML / nvidia-smi): every NVIDIA GPU of the machine."""
     return [DriverGpu.of(g) for g in as_list(_driver(s).get("gpus")) if isinstance(g, dict)]
@@ -611,6 +614,7 @@ def build_capability(s) -> str | None:
     return min(caps, key=capability_tuple) if caps else None
 
 
+@per_report
 def pci_gpus(s) -> list[PciGpu] | None:
     """NVIDIA display/3D devices on the PCI bus (driver.pci_gpus): a GPU is there even when no driver
     is loaded.  None = unknown: not recorded, not readable (Windows, macOS), or WSL 2, whose GPU is
@@ -732,6 +736,7 @@ def _package(s, name) -> dict:
 MAX_REQUIRES = 100
 
 
+@per_report
 def requires_dist(s) -> list[RequiresDist]:
     """packages.requires: RequiresDist(name, version, requires: the lines) of the frameworks'
     distributions and the nvidia-* wheels, as recorded ([] for a snapshot from before the field).
@@ -905,6 +910,7 @@ def import_breaker_label(b: ImportBreaker) -> str:
 
 # ---------------------------------------------------------------- toolchain
 
+@per_report
 def nvcc_candidates(s) -> list[NvccCandidate]:
     """toolchain.nvcc: the nvcc a build could pick, in cpp_extension's lookup order."""
     return [NvccCandidate.of(c) for c in as_list(dig(s, "toolchain", "nvcc")) if isinstance(c, dict)]
@@ -1138,6 +1144,7 @@ def secure_boot(s) -> bool | None:
     return _bool(_system(s).get("secure_boot"))
 
 
+@per_report
 def dkms_builds(s) -> list[DkmsBuild] | None:
     """The DKMS builds of the nvidia module (DkmsBuild: module, version, kernel, arch, built), None when unknown."""
     v = _system(s).get("dkms")
@@ -1208,6 +1215,7 @@ def libcuda_loaded(s) -> list[str]:
     return ext_loaded_files(s, "cuda_driver")
 
 
+@per_report
 def driver_packages(s) -> list[DriverPackage] | None:
     """The NVIDIA driver packages installed (DriverPackage: name, version, manager; each has a name),
     None when unknown."""
@@ -1310,6 +1318,7 @@ def torch_file(s) -> str | None:
     return text(_torch(s).get("file"))
 
 
+@per_report
 def torch_copies(s) -> list[TorchCopy]:
     """Every torch distribution on sys.path, in its order (TorchCopy: location, version, installer;
     each has a location)."""
@@ -1356,6 +1365,7 @@ def xpu_available(s) -> bool:
     return x is not None and x.available is True
 
 
+@per_report
 def other_gpus(s) -> list[OtherGpu] | None:
     """AMD and Intel display controllers on the PCI bus (OtherGpu: vendor, bus_id, device_id, pci_class),
     None when the bus was not read."""

@@ -6,11 +6,17 @@ A pure table (no I/O).  explain reads a GPU named in an error text ("NVIDIA GeFo
     capability_of(name) -> "8.9" | None
     first_cuda_for(capability) -> "11.8" | None
     needs_newer_cuda(name, cuda) -> {"gpu", "capability", "sm", "first_cuda", "cuda"} | None
+    requirement_of(name) -> {"gpu", "capability", "sm", "first_cuda"} | None   (a GPU or an architecture's name)
+    last_cuda_for(capability) -> "8.0" | None   (the last toolkit that still builds it, for dropped targets)
 
 Sources: the capabilities are NVIDIA's list of CUDA GPUs (https://developer.nvidia.com/cuda-gpus); the first toolkit
 per capability is the CUDA toolkit release that added the sm_XY target to nvcc (CUDA Toolkit release notes,
 https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html and its archive: sm_70 in 9.0, sm_75 in 10.0,
-sm_80 in 11.0, sm_86 in 11.1, sm_89 and sm_90 in 11.8, sm_100 and sm_120 in 12.8)."""
+sm_80 in 11.0, sm_86 in 11.1, sm_89 and sm_90 in 11.8, sm_100 and sm_120 in 12.8).  The architecture names are
+NVIDIA's generations (the same list groups the GPUs by them): Volta 7.0, Turing 7.5, Ampere 8.0/8.6, Ada Lovelace 8.9,
+Hopper 9.0, Blackwell 10.0 (data center) / 12.0 (GeForce, RTX PRO).  The last toolkit per dropped target is the release
+before the one whose notes removed it: Fermi (sm_20/21) removed in CUDA 9.0, sm_30/32 in 11.0, sm_35/37 in 12.0,
+Maxwell, Pascal and Volta (sm_50 to sm_72) in 13.0 (the same release notes)."""
 
 from __future__ import annotations
 
@@ -52,6 +58,39 @@ def capability_of(name: str | None) -> str | None:
 
 def first_cuda_for(capability: str | None) -> str | None:
     return FIRST_CUDA.get(capability or "")
+
+
+# the last CUDA toolkit whose nvcc still builds a capability that a later release removed
+LAST_CUDA = {"2.0": "8.0", "2.1": "8.0", "3.0": "10.2", "3.2": "10.2", "3.5": "11.8", "3.7": "11.8", "5.0": "12.9",
+             "5.2": "12.9", "5.3": "12.9", "6.0": "12.9", "6.1": "12.9", "6.2": "12.9", "7.0": "12.9", "7.2": "12.9"}
+
+
+def last_cuda_for(capability: str | None) -> str | None:
+    return LAST_CUDA.get(capability or "")
+
+
+# an architecture named instead of a GPU ("Blackwell cards"): its targets and the first CUDA that builds all of them
+_GENERATIONS = (
+    (re.compile(r"\bBlackwell\b"), "sm_100/sm_120", "10.0/12.0", "12.8"),
+    (re.compile(r"\bHopper\b"), "sm_90", "9.0", "11.8"),
+    (re.compile(r"\bAda(?: Lovelace)?\b(?! ?Boost)"), "sm_89", "8.9", "11.8"),
+    (re.compile(r"\bAmpere\b"), "sm_80/sm_86", "8.0/8.6", "11.1"),
+    (re.compile(r"\bTuring\b"), "sm_75", "7.5", "10.0"),
+    (re.compile(r"\bVolta\b"), "sm_70", "7.0", "9.0"),
+)
+
+
+def requirement_of(name: str | None) -> dict | None:
+    """What a GPU (by name) or an NVIDIA architecture (by its generation's name) needs of a build: its compute
+    capability, the sm target(s) and the first CUDA toolkit that builds code for it; None when unknown."""
+    cc = capability_of(name)
+    first = first_cuda_for(cc)
+    if cc and first:
+        return {"gpu": name, "capability": cc, "sm": "sm_" + cc.replace(".", ""), "first_cuda": first}
+    for pattern, sm, caps, first in _GENERATIONS:
+        if pattern.search(name or ""):
+            return {"gpu": pattern.search(name).group(0), "capability": caps, "sm": sm, "first_cuda": first}
+    return None
 
 
 def _mm(v: str | None):

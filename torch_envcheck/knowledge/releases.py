@@ -144,6 +144,29 @@ def releases_supporting(capability, os_name: str | None = "Linux", machine: str 
 def latest_release_for(driver_cuda=None, capability=None, os_name: str | None = "Linux",
                        python_version=None, driver_version=None, torch_release=None,
                        machine: str | None = None, driver_os_name: str | None = None) -> dict | None:
+    """The newest release and CUDA build that this machine can run (_latest_release_for says how),
+    a fresh dict each call.  A report asks the same question many times (each conda and pip route,
+    each rule that recommends a build): the answers are kept per overlay generation, for arguments
+    that can be kept (hashable)."""
+    args = (driver_cuda, capability, os_name, python_version, driver_version, torch_release, machine,
+            driver_os_name)
+    try:
+        hash(args)
+    except TypeError:
+        found = _latest_release_for(*args)
+    else:
+        found = _latest_release_cached(args, overlay.generation())
+    return dict(found) if found is not None else None
+
+
+@functools.lru_cache(maxsize=512)
+def _latest_release_cached(args: tuple, _generation: int) -> dict | None:
+    return _latest_release_for(*args)
+
+
+def _latest_release_for(driver_cuda=None, capability=None, os_name: str | None = "Linux",
+                        python_version=None, driver_version=None, torch_release=None,
+                        machine: str | None = None, driver_os_name: str | None = None) -> dict | None:
     """The newest release and CUDA build that this machine can run: a CUDA the driver runs
     (`driver_version` checked against the tables, else `driver_cuda`, nvidia-smi's 'CUDA Version';
     minor-version compatibility counts, except for PTX JIT), the GPU's capability covered (SASS
@@ -211,6 +234,6 @@ def clear_caches() -> None:
     (after `knowledge update` wrote a new overlay, or in tests)."""
     overlay.reset()
     clear_loaded()
-    for fn in (_releases_sorted, _release_by_key):
+    for fn in (_releases_sorted, _release_by_key, _latest_release_cached):
         fn.cache_clear()
 

@@ -14,6 +14,9 @@ from torch_envcheck.advice.env_yml import NotACondaEnv, build, yaml_str
 from _rules_helpers import load
 from doctor_support import run_cli
 
+# Saved reports, recorded snapshots and indexes the tests serve: nothing here reads this machine's torch.
+pytestmark = pytest.mark.any_torch_build
+
 HEALTHY = "conda_linux_pytorch23_cu121_healthy"
 PIP_OVER = "conda_linux_pytorch23_pip_torch_over"
 CPUONLY = "conda_linux_cpuonly_on_gpu"

@@ -16,6 +16,9 @@ import pytest
 from doctor_support import REPO, run_cli, run_inprocess
 from torch_envcheck.facts import snapshot as snapmod
 
+# Saved reports, recorded snapshots and indexes the tests serve: nothing here reads this machine's torch.
+pytestmark = pytest.mark.any_torch_build
+
 SNAPS = os.path.join(REPO, "tests", "snapshots")
 HEALTHY = os.path.join(SNAPS, "h100_cu130_healthy.json")
 COMMANDS = ([], ["advise"], ["pin"], ["readme-line"])

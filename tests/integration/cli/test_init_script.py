@@ -89,10 +89,11 @@ def _assert_healthy_report(rc, out, python_has_gpu):
 @pytest.mark.parametrize("kind", ["current", "cuda", "cpu"])
 def test_runs_where_torch_envcheck_is_not_installed(kind, script, tmp_path):
     python = _python(kind)
-    if not _importable(python, "torch", tmp_path):
-        pytest.skip(f"torch is not importable by {python}")
+    # torch_envcheck first: asking for it is cheap, importing torch is not (CI installs it in every venv)
     if _importable(python, "torch_envcheck", tmp_path):
         pytest.skip(f"torch_envcheck is installed for {python}; test_runs_with_torch_envcheck_blocked covers it")
+    if not _importable(python, "torch", tmp_path):
+        pytest.skip(f"torch is not importable by {python}")
     # -I: no PYTHONPATH, no user site, no script-directory tricks: only what that venv has installed.
     rc, out = _run([python, "-I", script, *QUICK], tmp_path, _env())
     _assert_healthy_report(rc, out, _gpu_usable(python, tmp_path))

@@ -17,6 +17,9 @@ import pytest
 import index_fixture
 from paths import DATA, REPO, SNAP_DIR
 
+# Saved reports, recorded snapshots and indexes the tests serve: nothing here reads this machine's torch.
+pytestmark = pytest.mark.any_torch_build
+
 SNAP_216 = os.path.join(DATA, "knowledge", "h100_torch216_cu134_made_up.json")
 
 

@@ -76,3 +76,16 @@ def test_a_soft_step_shows_its_status_and_goes_on(tmp_path):
     assert out.returncode == 0
     assert "exit status 1" in out.stdout and out.stdout.rstrip().endswith("after")
     assert out.stdout.count("No issues found") == 2   # the summary line, then the log shown
+
+
+def test_the_cpu_venv_leaves_out_only_the_files_marked_any_torch_build():
+    run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    start = run.index('step "CPU venv: the tests that depend on the torch build"')
+    step = run[start:run.index("\nstep ", start + 1)]
+    assert '-m "not slow and not any_torch_build"' in step
+    marked = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "tests").rglob("test_*.py")
+                    if re.search(r"^pytestmark = pytest\.mark\.any_torch_build$", p.read_text(encoding="utf-8"), re.M))
+    # the marker is declared, and what carries it is a file the CPU step would otherwise run
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert '"any_torch_build: ' in pyproject
+    assert marked and all(m.startswith("tests/integration/cli/") for m in marked), marked

@@ -203,6 +203,8 @@ NEAR_MISSES = {
     "nvml-insufficient-permissions": "nvml: permissions ok for /dev/nvidia0",
     "nccl-not-built-in": "Distributed package has NCCL 2.21.5 built in",
     "mps-needs-newer-macos": "MPS backend available on macOS 14.5 (arm64)",
+    "mps-op-needs-newer-macos": "MPS supports cumsum with int64 input on macOS 14.5",
+    "numba-nvvm-missing": "Finding nvvm: named libnvvm.so, trying to open library... ok",
     "xla-libdevice-missing": "XLA found libdevice at /usr/local/cuda/nvvm/libdevice/libdevice.10.bc",
     "nccl-nvls-cuda-failure": "node2:242431:242475 [1] NCCL INFO transport/nvls.cc:330 NVLS multicast support is available",
     "wsl-ldconfig-not-symlink": "/usr/lib/wsl/lib/libcuda.so -> libcuda.so.1 (a symbolic link)",

@@ -14,12 +14,13 @@ from pathlib import Path
 import pytest
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "explain"
-SPLITS = ("train", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9")
-# The first six test splits, measured and reported, were retired into development data on 2026-12-02, test7 on
-# 2026-12-03 (after its last held-out figure): their files stay unchanged (their digests are checked) and may now be
-# read and cited like train.  test8 and test9, each collected apart from the matcher, are held out.
-RETIRED = ("test", "test2", "test3", "test4", "test5", "test6", "test7")
-FROZEN = ("test8", "test9")
+SPLITS = ("train", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9",
+          "test10")
+# The first six test splits, measured and reported, were retired into development data on 2026-12-02, test7 and test8
+# on 2026-12-03 (each after its last held-out figure): their files stay unchanged (their digests are checked) and may
+# now be read and cited like train.  test9 and test10, each collected apart from the matcher, are held out.
+RETIRED = ("test", "test2", "test3", "test4", "test5", "test6", "test7", "test8")
+FROZEN = ("test9", "test10")
 # From this batch on an entry's split is decided by its source URL alone (train or test2).
 URL_SPLIT_BATCH = 11
 # From this batch on the URL rule sends the even half to a third frozen split (train or test3).
@@ -41,6 +42,9 @@ TEST8_BATCH = 17
 # This batch is a frozen split as a whole (test9), collected like test8 while test8 measured the current round: apart
 # from the matcher, from threads in none of the other files (test7 and test8 included) nor real_errors.json.
 TEST9_BATCH = 18
+# This batch is a frozen split as a whole (test10), collected like test9 while the matcher's next round was under way:
+# apart from the matcher, from threads in none of the other files (test7, test8 and test9 included) nor real_errors.json.
+TEST10_BATCH = 19
 EXPECTED_KEYS = {"recognised", "layer", "environment_problem", "fix", "fix_patterns"}
 # The classes the corpus must cover (issue's list), each present in the corpus as a whole.
 REQUIRED_CLASSES = {"container", "driver-state", "rocm", "jit-arch", "c-runtime", "cuda-libs", "ext-abi",
@@ -68,6 +72,8 @@ def _split_of(source, text, batch):
         return "test8"
     if batch == TEST9_BATCH:
         return "test9"
+    if batch == TEST10_BATCH:
+        return "test10"
     if batch == TRAIN_BATCH:
         return "test5" if int(hashlib.sha256(source.encode("utf-8")).hexdigest(), 16) % 2 == 0 else "train"
     if batch >= URL_SPLIT_BATCH:
@@ -229,6 +235,17 @@ def test_the_collected_apart_batch_18_is_test9_and_new(corpus):
     _assert_new_threads(test9, other, "test9")
 
 
+def test_the_collected_apart_batch_19_is_test10_and_new(corpus):
+    """test10 is batch 19 as a whole, and batch 19 is nowhere else; none of its threads is in another split (test7,
+    test8 and test9 included) or in real_errors.json, and none of its texts repeats one of them (checked for all
+    splits above)."""
+    test10 = corpus["test10"]["entries"]
+    assert test10 and all(e["batch"] == TEST10_BATCH for e in test10)
+    assert not [e["id"] for sp in SPLITS if sp != "test10" for e in corpus[sp]["entries"] if e["batch"] == TEST10_BATCH]
+    other = {s for sp in SPLITS if sp != "test10" for s in _sources(corpus[sp]["entries"])} | _cited()
+    _assert_new_threads(test10, other, "test10")
+
+
 def test_a_repeated_thread_is_caught():
     entry = {"id": "x-1", "source": "https://github.com/o/r/issues/1"}
     with pytest.raises(AssertionError, match="already in the corpus"):
@@ -294,17 +311,25 @@ def test_the_scorer_retired_test7_into_development():
     assert not set(ev.FROZEN) & set(RETIRED)
 
 
-def test_the_scorer_holds_test8_out_of_development():
-    """test8, collected apart while test7 measured the current round, is held out (test7 is retired): --wrong never
-    lists its misses and it is in no development set; --split all reads it."""
+def test_the_scorer_retired_test8_into_development():
+    """test8 was retired once it had measured two rounds as held out (63.6% both times): --wrong lists its misses, it
+    is part of the development data, and --split all still reads it."""
     ev = _scorer()
-    assert "test8" in ev.FROZEN
-    assert "test8" in ev.SPLIT_SETS["all"] and "test8" not in ev.SPLIT_SETS["dev"]
+    assert "test8" not in ev.FROZEN
+    assert "test8" in ev.SPLIT_SETS["all"] and "test8" in ev.SPLIT_SETS["dev"]
 
 
 def test_the_scorer_holds_test9_out_of_development():
-    """test9, collected apart while test8 measured the current round, is held out beside test8: --wrong never lists
-    its misses and it is in no development set; --split all reads it."""
+    """test9, collected apart while test8 measured the current round, is held out (test8 is retired): --wrong never
+    lists its misses and it is in no development set; --split all reads it."""
     ev = _scorer()
-    assert {"test8", "test9"} <= set(ev.FROZEN)
+    assert "test9" in ev.FROZEN
     assert "test9" in ev.SPLIT_SETS["all"] and "test9" not in ev.SPLIT_SETS["dev"]
+
+
+def test_the_scorer_holds_test10_out_of_development():
+    """test10, collected apart while the matcher's next round was under way, is held out beside the other frozen
+    splits: --wrong never lists its misses and it is in no development set; --split all reads it."""
+    ev = _scorer()
+    assert "test10" in ev.FROZEN
+    assert "test10" in ev.SPLIT_SETS["all"] and "test10" not in ev.SPLIT_SETS["dev"]

@@ -34,26 +34,39 @@ match.Match whose signature is made here, or None:
                      runtime it wanted (cudart64_101.dll: CUDA 10.1)
     package_ops_registration_fails  a package's frame calls into torch.library and fails -> its build for this torch
     visible_devices_hide_the_gpu  no device, with CUDA_VISIBLE_DEVICES set in the text -> that variable
+    gpu_arch_needs   a kernel with no code for a GPU (or architecture) named, the build's CUDA not printed -> the sm
+                     and the first CUDA (cuXYZ build) it needs
+    arch_vs_toolkit  nvcc / NVRTC refusing a target, the toolkit's CUDA printed -> the first CUDA with it, or the last
+    driver_module_mismatch  NVRM's API mismatch, two driver versions   -> one version loaded (reboot / reload)
+    container_driver_floor  an image built for driver X, Y detected     -> the host's driver >= X, or an older image
+    cdi_device_unresolved  a CDI device (nvidia.com/gpu=...) not resolved -> regenerate the spec, a runtime with CDI
+    openmp_with_apple_clang  -fopenmp / omp.h / -lomp refused by Apple clang -> libomp or a compiler with OpenMP
+    xla_ptxas        XLA finds no ptxas, or one older than it accepts   -> a CUDA toolkit's ptxas (PATH, XLA_FLAGS)
+    xid_event, gpu_unreachable  an Xid of the hardware/reset kind, nvidia-smi without a handle -> reboot, then hardware
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
 catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
-containers, packaging, toolchain, rocm, tensorflow, nccl; this module gathers them in RULES, in the order they
+containers, packaging, toolchain, rocm, tensorflow, nccl, arch, driver_versions,
+gpu_health; this module gathers them in RULES, in the order they
 have always run."""
 
 from __future__ import annotations
 
 from torch_envcheck.explain.layer_rules.kit import SOURCES, package_guess
+from torch_envcheck.explain.layer_rules.arch import arch_vs_toolkit, gpu_arch_needs
 from torch_envcheck.explain.layer_rules.codes import code_advice, error_code
-from torch_envcheck.explain.layer_rules.containers import (container_cli, container_without_gpu,
-    mps_inside_linux_container, wsl_gpu_passthrough)
+from torch_envcheck.explain.layer_rules.containers import (cdi_device_unresolved, container_cli,
+    container_without_gpu, mps_inside_linux_container, wsl_gpu_passthrough)
 from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cuda_after_suspend,
     device_node_missing, device_node_permission, devices_unavailable_on_windows, driver_older_than_build,
     gpu_below_capability_floor,
     gpu_newer_than_build, gpu_only_as_root, p2p_through_pcie_switch_hangs, platform_without_cuda,
     visible_devices_hide_the_gpu)
+from torch_envcheck.explain.layer_rules.driver_versions import container_driver_floor, driver_module_mismatch
+from torch_envcheck.explain.layer_rules.gpu_health import gpu_unreachable, xid_event
 from torch_envcheck.explain.layer_rules.loader import cudnn8_sublibrary_on_windows, missing_library
 from torch_envcheck.explain.layer_rules.nccl import nccl_transport
 from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx_runtime_symbol,
@@ -65,7 +78,8 @@ from torch_envcheck.explain.layer_rules.rocm import rocblas_on_windows, rocm_kfd
 from torch_envcheck.explain.layer_rules.tensorflow import (tensorflow_error_class, tensorflow_missing_cuda_runtime,
     tensorflow_optional_tensorrt, tensorflow_sees_no_gpu, tensorflow_windows_native)
 from torch_envcheck.explain.layer_rules.toolchain import (cmake_compiler_detection, header_missing,
-    inductor_on_native_windows, nvcc_host_compiler, toolkit_not_torch_cuda, triton_exception)
+    inductor_on_native_windows, nvcc_host_compiler, openmp_with_apple_clang, toolkit_not_torch_cuda, triton_exception,
+    xla_ptxas)
 
 # the names other modules read from here (explain.reading: SOURCES, code_advice, package_guess)
 __all__ = ("RULES", "find", "LAYERS_PRODUCED", "SOURCES", "code_advice", "package_guess")
@@ -88,7 +102,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          package_compiled_part_missing, device_node_missing, package_extension_not_loaded, jetson_without_cuda,
          cudnn8_sublibrary_on_windows, cmake_compiler_detection, tensorflow_error_class, cuda_package_on_mac,
          numpy_c_api_capsule, jit_extension_missing, gpu_below_capability_floor,
-         tensorflow_optional_tensorrt)
+         tensorflow_optional_tensorrt, gpu_arch_needs, driver_module_mismatch, container_driver_floor,
+         cdi_device_unresolved, openmp_with_apple_clang, xla_ptxas, xid_event, gpu_unreachable, arch_vs_toolkit)
 
 
 def find(text: str, ent) -> list:

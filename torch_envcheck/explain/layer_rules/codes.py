@@ -237,6 +237,13 @@ def error_code(ent, text):
     elif layer == "not-environment":
         look = _NE_LOOK.get(bare) or ("An error of the program or its inputs, not of the installation: "
                                       "rerun with CUDA_LAUNCH_BLOCKING=1 to see the failing call, and check its arguments.")
+        if bare == "notsupported" and fam == "cudnnStatus_t":
+            # cuDNN has no algorithm for these arguments: torch's own message names a non-contiguous input; the
+            # other usual ones are a tensor past cuDNN's size limits (a batch too large) or a dtype/layout it lacks
+            look = ("cuDNN has no algorithm for this call's arguments (CUDNN_STATUS_NOT_SUPPORTED), a limit of the "
+                    "inputs, not of the installation: make the input contiguous (`x = x.contiguous()` after permute / "
+                    "transpose / expand), use a smaller batch size (a tensor too large for cuDNN: split the batch), "
+                    "and check the dtype and memory format; the installation is fine.")
         if bare == "notinitialized" and fam == "cublasStatus_t":
             explanation += (" cublasCreate returns it when it cannot allocate its workspace: the GPU was out of memory "
                             "(or a previous CUDA error left the context broken).")
@@ -278,6 +285,16 @@ def error_code(ent, text):
     elif fam == "windows" and c["value"] in (2, 3) and _MISSING_TOOL.search(text[-CONTEXT_TAIL:]):
         # Windows' "file not found" when a build runs a tool: errno's ENOENT by another name
         fix, layer = _errno_fix(dict(c, name="ENOENT"), text, layer)
+    elif fam == "windows" and c["value"] in (126, 0xC0000135) and _cuda_dll(ent):
+        # the DLL named was found (its path is printed); what is missing is a DLL it imports, and for a CUDA part
+        # those are the CUDA runtime / cuBLAS / cuDNN DLLs of the versions its build was made with
+        caps["dll"] = _cuda_dll(ent)
+        fix = ("{dll} was found, but a DLL it depends on was not (Windows error 126 names no file): for a CUDA part "
+               "that is the CUDA runtime, cuBLAS and cuDNN DLLs of the major versions its release was built with (its "
+               "requirements page lists them: CUDA 11 or 12, cuDNN 8 or 9). Install those versions and put their bin "
+               "folders on PATH (cuDNN 9 keeps its DLLs in bin\\<CUDA version>), or, from Python, add the nvidia-* "
+               "wheels' folders with os.add_dll_directory; the Microsoft Visual C++ Redistributable (x64) is the other "
+               "usual missing dependency. `dumpbin /dependents` on the DLL lists what it imports.")
     elif fam == "windows":
         fix = _windows_fix(c)
     elif fam == "nvmlReturn_t" and bare == "operatingsystem":
@@ -482,6 +499,18 @@ def _dll_owner(ent) -> str | None:
     for p in reversed(ent.paths):
         if p.get("distribution") and p["path"].lower().endswith((".dll", ".pyd")):
             return p["distribution"]
+    return None
+
+
+_CUDA_DLL = re.compile(r"(?i)cuda|cudnn|cublas|cufft|curand|cusparse|cusolver|nvrtc|nvinfer|tensorrt")
+
+
+def _cuda_dll(ent) -> str | None:
+    """The CUDA part a Windows loader error is about: the last DLL the text names whose name says CUDA (a provider,
+    a CUDA library, an extension built for CUDA)."""
+    for lib in reversed(ent.libraries):
+        if lib["file"].lower().endswith(".dll") and _CUDA_DLL.search(lib["file"]):
+            return lib["file"]
     return None
 
 

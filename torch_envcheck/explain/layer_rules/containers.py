@@ -244,3 +244,36 @@ def container_without_gpu(ent, text):
                causes=(("container-without-gpu", "a container started without a GPU", ("TE309",)),),
                areas=("driver",), sources=(SOURCES["container_toolkit"],))
     return _match(sig, text, at, {})
+
+
+# CDI (the Container Device Interface) names a GPU as nvidia.com/gpu=<n|all>, resolved through a spec file (in
+# /etc/cdi or /var/run/cdi) that nvidia-ctk generates from the host's driver and devices; podman before 4.1 knows no CDI
+# and takes the name for a path
+_CDI_FAILS = re.compile(r"unresolvable CDI devices?|failed to (?:inject|stat) CDI (?:host )?devices?|"
+                        r"CDI device[^\n]{0,60}(?:not found|unresolvable|failed)|"
+                        r"stat nvidia\.com/gpu=[\w,-]{1,20}: no such file or directory")
+
+
+def cdi_device_unresolved(ent, text):
+    """A CDI device the runtime cannot resolve or inject: no spec for nvidia.com/gpu (never generated, or in a folder
+    the runtime does not read), a spec that names devices the host no longer has (generated before a driver upgrade
+    or a device change), or a runtime without CDI (podman before 4.1)."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_CDI_FAILS, tail)
+    if m is None:
+        return None
+    sig = _sig("cdi-device-unresolved", "container", "the container runtime cannot resolve the CDI device for the GPU", 84,
+               "CDI (the Container Device Interface) gives containers the GPU as nvidia.com/gpu=..., resolved through "
+               "a spec file that the NVIDIA Container Toolkit generates from the host's driver and devices. The "
+               "runtime found no spec for that name, or a stale one (made before a driver upgrade or a device "
+               "change), or it does not support CDI at all (podman before 4.1 treats the name as a path).",
+               fix="Regenerate the CDI spec on the host: `sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml` "
+                   "(again after every driver upgrade or device change), check it with `nvidia-ctk cdi list`, and run "
+                   "with `--device nvidia.com/gpu=all`. The runtime must read that folder (podman: /etc/cdi and "
+                   "/var/run/cdi, or --cdi-spec-dir for another) and support CDI: podman 4.1 or newer, Docker 25+ with "
+                   "CDI enabled, or the nvidia-container-runtime in cdi mode.",
+               causes=(("cdi-spec", "no CDI spec, or one stale for the host's driver and devices", ("TE309",)),),
+               areas=("driver",), sources=({"url": "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/"
+                                                   "latest/cdi-support.html",
+                                            "what": "CDI: nvidia-ctk cdi generate, the spec folders, podman 4.1+"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})

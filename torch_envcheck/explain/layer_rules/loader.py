@@ -115,6 +115,22 @@ def missing_library(ent, text):
                            "url": "https://learn.microsoft.com/en-us/windows/win32/dlls/dynamic-link-library-search-order",
                            "what": "the DLL search order: the application's folder, System32, then PATH"}), generic=True)
             return _match(sig, text, x["at"], caps)
+        if x.get("linker"):
+            # "cannot find -lX" is the linker at build time, wanting the unversioned development name: a CUDA
+            # toolkit (or its -dev packages) has it; the runtime wheels ship only libX.so.N, and LD_LIBRARY_PATH is the
+            # loader's path, not the linker's
+            sig = _sig("cuda-library-not-found-by-linker", "toolchain",
+                       "the linker cannot find {lib} ({library}) to link a build against", 74,
+                       "A build links against {library} and the linker finds no {lib}, the unversioned development "
+                       "name: it comes with a CUDA toolkit (its lib64 folder) or its development packages, not with "
+                       "the loader's runtime copies (libX.so.N in the nvidia-* wheels).",
+                       fix="Install a complete CUDA toolkit of the version torch was built with (torch.version.cuda; "
+                           "conda: cuda-toolkit / cuda-libraries-dev, apt: cuda-libraries-dev-X-Y) and point CUDA_HOME "
+                           "at it, or add the folder that holds {lib} to LIBRARY_PATH (with only a wheel's libX.so.N, "
+                           "create the {lib} link next to it) and rebuild.",
+                       causes=(("toolkit-incomplete", "no CUDA toolkit with the development libraries", ("TE601", "TE603")),),
+                       areas=("toolchain",), sources=(SOURCES["ld"], SOURCES["ext"]), generic=True)
+            return _match(sig, text, x["at"], caps)
         sig = _sig("cuda-library-not-found", layer, "{lib} ({library}) cannot be loaded", 72,
                    "The dynamic loader cannot find {lib}: {library}" + (" of CUDA {cuda}" if x.get("cuda") else "") +
                    ". It comes with the {wheel|nvidia-* wheel of that CUDA} (which a CUDA build of torch installs) or "

@@ -240,7 +240,10 @@ def numpy_c_api_capsule(ent, text):
 
 # a package's private submodule that cannot be imported: its compiled part (mmcv._ext, detectron2._C, apex._C)
 _PRIVATE_SUBMODULE = re.compile(r"No module named ['\"](?P<pkg>[A-Za-z][\w]{1,60})\.(?P<sub>_[A-Za-z]\w{0,40})['\"]|"
-                                r"cannot import name ['\"](?P<sub2>_[A-Za-z]\w{0,40})['\"] from ['\"]?(?P<pkg2>[A-Za-z][\w]{1,60})\b")
+                                r"cannot import name ['\"](?P<sub2>_[A-Za-z]\w{0,40})['\"] from ['\"]?(?P<pkg2>[A-Za-z][\w]{1,60})\b|"
+                                # Python before 3.7 names no module: the import statement the text quotes does
+                                r"\bfrom (?P<pkg3>[A-Za-z]\w{1,60}) import (?P<sub3>_[A-Za-z]\w{0,40})\b[^\n]{0,40}\n?[^\n]{0,80}?"
+                                r"cannot import name ['\"](?P=sub3)['\"](?! from)")
 
 
 def package_compiled_part_missing(ent, text):
@@ -251,7 +254,8 @@ def package_compiled_part_missing(ent, text):
     m = last_match(_PRIVATE_SUBMODULE, tail)
     if m is None:
         return None
-    pkg, sub = m.group("pkg") or m.group("pkg2"), m.group("sub") or m.group("sub2")
+    pkg = m.group("pkg") or m.group("pkg2") or m.group("pkg3")
+    sub = m.group("sub") or m.group("sub2") or m.group("sub3")
     if pkg.lower() in _NOT_IMPORTED_PACKAGES:
         return None
     sig = _sig("package-compiled-part-missing", "toolchain",

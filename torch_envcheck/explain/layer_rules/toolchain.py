@@ -221,3 +221,70 @@ def cmake_compiler_detection(ent, text):
                "toolkit around it (nvvm/libdevice, the library root), so the project cannot be configured.",
                fix=fix, causes=(), areas=("toolchain",), sources=(_CMAKE_SOURCE,))
     return _match(sig, text, len(text) - len(tail) + m.start(), {"lang": lang})
+
+
+# Apple's clang is built without OpenMP: it rejects -fopenmp (the driver's "unsupported option"), has no omp.h and no
+# libomp to link; the same build works with Homebrew's libomp (through -Xpreprocessor) or with a gcc/LLVM that has it
+_MAC_OPENMP = re.compile(r"clang(?:\+\+)?: error: unsupported option '-fopenmp'|fatal error: 'omp\.h' file not found|"
+                         r"library not found for -lomp\b")
+
+
+def openmp_with_apple_clang(ent, text):
+    """A build asking for OpenMP from Apple's clang (the compiler macOS ships as cc/gcc/clang): it has none, so the
+    flag, the header or the library fails, whatever the project. On Linux, omp.h missing is the compiler's libgomp
+    package instead; this rule reads the clang driver's own words, or a Mac."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_MAC_OPENMP, tail)
+    if m is None or (not m.group(0).startswith("clang") and not ent.platform.get("macos")):
+        return None
+    sig = _sig("openmp-with-apple-clang", "toolchain", "Apple's clang has no OpenMP (-fopenmp, omp.h, libomp)", 82,
+               "macOS's compiler (Apple clang, also behind `gcc` and `cc`) is built without OpenMP: it rejects "
+               "-fopenmp and has no omp.h or libomp, so a build that asks for OpenMP fails on a Mac.",
+               fix="Give the build an OpenMP: `brew install libomp` and compile with `-Xpreprocessor -fopenmp -lomp` "
+                   "(with -I/-L to $(brew --prefix libomp)), or use a compiler that has it: Homebrew's gcc (`brew "
+                   "install gcc`, then CC=gcc-14 CXX=g++-14) or LLVM (`brew install llvm`); or build without OpenMP if "
+                   "the project has a switch for it (USE_OPENMP=0).",
+               causes=(("no-openmp", "Apple clang has no OpenMP runtime", ("TE601",)),), areas=("toolchain",),
+               sources=({"url": "https://formulae.brew.sh/formula/libomp",
+                         "what": "Homebrew's libomp: LLVM's OpenMP runtime, for Apple clang with -Xpreprocessor -fopenmp"},
+                        {"url": "https://scikit-learn.org/stable/developers/advanced_installation.html#macos",
+                         "what": "macOS: Apple clang lacks OpenMP; libomp from Homebrew, or another compiler"}))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+# XLA (TensorFlow's, JAX's) compiles its GPU kernels with the CUDA toolkit's ptxas: it must find one, and one new
+# enough (XLA warns below 11.1: older ptxas miscompiles its code)
+_XLA_PTXAS = re.compile(r"\bptxas\b[^\n]{0,60}\bnot found|Couldn't (?:find|invoke) ptxas|"
+                        r"You are using ptxas (?P<have>\d{1,2}\.\d{1,2}(?:\.\d{1,4})?), which is older than "
+                        r"(?P<need>\d{1,2}\.\d{1,2})")
+_TF_OP = re.compile(r"OP_REQUIRES failed|tensorflow/core/|import tensorflow|\btf\.(?:function|config|keras)")
+
+
+def xla_ptxas(ent, text):
+    """XLA without a usable ptxas: none found (it looks on PATH and in the CUDA folder XLA_FLAGS names), or one older
+    than it accepts. The CUDA toolkit's compiler is missing, not the GPU or the driver; a TensorFlow program's is
+    TensorFlow's CUDA setup, a JAX program's (its XLA under external/org_tensorflow) the toolchain's."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_XLA_PTXAS, tail)
+    if m is None:
+        return None
+    layer = "tensorflow" if _TF_OP.search(tail) and not re.search(r"\bjax|org_tensorflow", tail) else "toolchain"
+    old = bool(m.group("have"))
+    sig = _sig("xla-ptxas-" + ("too-old" if old else "missing"), layer,
+               # the old-ptxas line is a warning a run goes on after: below any error sentence of the same log
+               "XLA's ptxas " + ("{have} is older than {need}" if old else "is not found"), 55 if old else 80,
+               "XLA compiles its GPU kernels to machine code with ptxas, the CUDA toolkit's assembler, which it looks "
+               "for on PATH and under the CUDA folder XLA_FLAGS=--xla_gpu_cuda_data_dir names" +
+               (": the one it found is {have}, older than {need}." if old else ": it found none."),
+               fix="Put a CUDA toolkit's ptxas " + ("of CUDA {need} or newer " if old else "") + "first on PATH: "
+                   "install the toolkit (or `pip install nvidia-cuda-nvcc-cu12`, conda's cuda-nvcc) and add its bin "
+                   "folder to PATH, or point XLA at the toolkit with XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda "
+                   "(the folder holding bin/ptxas and nvvm/libdevice); the TensorFlow / JAX CUDA wheels "
+                   "(tensorflow[and-cuda], jax[cuda12]) bring one.",
+               causes=(("no-ptxas", "no CUDA toolkit compiler where XLA looks", ("TE601", "TE603")),), areas=("toolchain",),
+               sources=({"url": "https://openxla.org/xla/flags_guidance",
+                         "what": "XLA's flags: --xla_gpu_cuda_data_dir, the CUDA folder XLA searches for ptxas/libdevice"},
+                        {"url": "https://github.com/tensorflow/tensorflow/blob/v2.11.0/tensorflow/compiler/xla/"
+                                "stream_executor/gpu/asm_compiler.cc",
+                         "what": "XLA runs ptxas and warns: \"You are using ptxas X, which is older than 11.1\""}))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"have": m.group("have"), "need": m.group("need")})

@@ -1,0 +1,150 @@
+"""Layer rule for a GPU the text names (or its architecture) beside a kernel that has no code for it, when the CUDA
+the build was made with is not printed: the fix names what that GPU needs of a build.
+
+    gpu_arch_needs  no kernel image / invalid device function / "supports CUDA capabilities ..." and a GPU or an
+                    NVIDIA architecture named -> its sm target, the first CUDA that builds it, the torch builds
+                    (cuXYZ) made with that CUDA or newer (knowledge.gpu_generations, knowledge.releases)
+
+The GPU's capability and the first CUDA per sm target are a table with its sources (knowledge.gpu_generations);
+which torch releases ship a cuXYZ build is torch's release table (knowledge.releases)."""
+
+from __future__ import annotations
+
+import importlib
+import re
+
+from torch_envcheck.explain.match import last_match
+from torch_envcheck.knowledge import gpu_generations
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, SOURCES, _bare, _cu_tag, _match, _sig
+
+# a kernel without code for the GPU: these codes and sentences say nothing else (an execution failure may be anything)
+_NO_CODE_BARES = frozenset({"nokernelimagefordevice", "invaliddevicefunction", "nobinaryforgpu", "invalidkernelimage"})
+_NO_CODE_WORDS = re.compile(r"no kernel image is available|invalid device function|is not compatible with the current "
+                            r"PyTorch installation|supports CUDA capabilities|no binary for GPU")
+# torch's warning lists the targets the build has (torch/cuda/__init__.py): a GPU whose target is listed is served
+_SUPPORTED_LIST = re.compile(r"supports CUDA capabilities((?: sm_\d{2,3}[af]?)+)")
+_GENERATION_WORDS = re.compile(r"\b(?:Blackwell|Hopper|Ada Lovelace|Ampere|Turing|Volta)\b")
+
+
+def _first_torch(capability: str, tag: str) -> str | None:
+    """The oldest torch release with a build of CUDA tag `tag` that serves `capability`, when the release table
+    reaches back to that build (else None: the table starts later than the GPU)."""
+    try:
+        rel = importlib.import_module("torch_envcheck.knowledge.releases")
+        found = rel.releases_supporting(capability.split("/")[-1])
+    except (ImportError, OSError, ValueError, KeyError):
+        return None
+    same = [r for r in found if r.get("tag") == tag]
+    if not same:
+        return None
+    return min(same, key=lambda r: tuple(int(p) for p in re.findall(r"\d+", r["torch"])[:2]))["torch"]
+
+
+def _need(ent, tail: str) -> dict | None:
+    for g in reversed(ent.gpus):
+        need = gpu_generations.requirement_of(g)
+        if need:
+            return need
+    m = last_match(_GENERATION_WORDS, tail)
+    return gpu_generations.requirement_of(m.group(0)) if m else None
+
+
+def gpu_arch_needs(ent, text):
+    """A kernel with no code for the GPU, the GPU (or its architecture) named, the build's CUDA not printed: the
+    installed build predates the GPU or left its target out, and what it needs is read from the GPU: its sm
+    target and a build made with the first CUDA that has it, or newer. The build's own CUDA, when printed, is
+    gpu_newer_than_build's; a build whose listed targets include the GPU's is an extension's problem, not this."""
+    if ent.platform.get("amd") or ent.versions.get("torch_cuda") or ent.versions.get("cuda"):
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    code = next((c for c in reversed(ent.codes) if c.get("family") in ("cudaError_t", "CUresult")
+                 and _bare(c) in _NO_CODE_BARES), None)
+    # the first of the sentences: torch's warning names the GPU on its first line and lists the targets on the next,
+    # and the fix completes the sentence matched on the first
+    words = _NO_CODE_WORDS.search(tail)
+    if code is None and words is None:
+        return None
+    need = _need(ent, tail)
+    listed = last_match(_SUPPORTED_LIST, tail)
+    if need is None or (listed and any(a in listed.group(1).split() for a in need["sm"].split("/"))):
+        return None
+    at = code["at"] if code is not None else len(text) - len(tail) + words.start()
+    tag = _cu_tag(need["first_cuda"])
+    first_torch = _first_torch(need["capability"], tag)
+    values = dict(need, cu_tag=tag, first_torch=first_torch)
+    sig = _sig("gpu-arch-needs-cuda", "arch", "{gpu} ({sm}) needs a build made with CUDA {first_cuda} or newer", 68,
+               "{gpu} is compute capability {capability} ({sm}). CUDA toolkits before {first_cuda} cannot compile for "
+               "it, so a build made with an older CUDA (torch, or an extension) has no code that runs on it; a build "
+               "made with a newer CUDA may still leave {sm} out of its architecture list.",
+               fix="{gpu} ({sm}) needs code built with CUDA {first_cuda} or newer: install a torch build made with "
+                   "CUDA {first_cuda}+ (a {cu_tag} or newer cuXYZ wheel, https://pytorch.org/get-started/locally/; the "
+                   "first torch release with {cu_tag} wheels for it: {first_torch|see the previous-versions page}), check that `torch.cuda.get_arch_list()` lists {sm}, and rebuild any extension that fails "
+                   "with a CUDA {first_cuda}+ toolkit and TORCH_CUDA_ARCH_LIST including {capability}.",
+               causes=(("arch", "the installed build has no code for this GPU's architecture", ("TE401",)),),
+               areas=("gpu", "torch"), generic=True,
+               sources=({"url": "https://developer.nvidia.com/cuda-gpus", "what": "compute capability of each NVIDIA GPU"},
+                        {"url": "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html",
+                         "what": "the CUDA release that added each sm_XY target"}, SOURCES["torch_index"]))
+    return _match(sig, text, at, values)
+
+
+# a compiler refusing a target: nvcc's and NVRTC's words, and the target the command line asked for
+_COMPILER_REFUSES = re.compile(r"invalid value for --gpu-architecture|Unsupported gpu architecture|"
+                               r"Value '(?:sm|compute)_\d{2,3}[af]?' is not defined for option 'gpu-architecture'")
+_ASKED_TARGET = re.compile(r"(?:-arch[= ]|--gpu-architecture[= ]|gpu architecture '|Value ')(?:sm|compute)_(?P<cc>\d{2,3})")
+
+
+def _mm(v: str | None):
+    m = re.match(r"(\d{1,2})\.(\d{1,2})", v or "")
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def arch_vs_toolkit(ent, text):
+    """nvcc or NVRTC refusing a GPU target, with the toolkit's CUDA printed and the target known (asked on the
+    command line, or the GPU named): the toolkit predates the target (it needs the first CUDA that has it) or
+    postdates it (the target was dropped: the last CUDA that has it, or a newer GPU). Either way the versions say
+    which, and the fix names them."""
+    tail = text[-CONTEXT_TAIL:]
+    refuses = _COMPILER_REFUSES.search(tail)
+    if refuses is None or ent.platform.get("amd"):
+        return None
+    v = ent.versions
+    cuda = v.get("nvcc") or v.get("torch_cuda") or v.get("cuda") or v.get("driver_cuda")
+    have = _mm(cuda)
+    if have is None:
+        return None
+    asked = last_match(_ASKED_TARGET, tail)
+    if asked is not None:
+        cc = f"{asked.group('cc')[:-1]}.{asked.group('cc')[-1]}"
+        gpu = f"compute_{asked.group('cc')}"
+    else:
+        need = _need(ent, tail)
+        if need is None or "/" in need["capability"]:
+            return None
+        cc, gpu = need["capability"], need["gpu"]
+    first, last = gpu_generations.first_cuda_for(cc), gpu_generations.last_cuda_for(cc)
+    sm = "sm_" + cc.replace(".", "")
+    values = {"gpu": gpu, "capability": cc, "sm": sm, "cuda": f"{have[0]}.{have[1]}"}
+    if first and have < _mm(first):
+        values["first_cuda"] = first
+        fix = ("{gpu} (compute capability {capability}, {sm}) is newer than CUDA {cuda}, the toolkit that compiles here: "
+               "its compiler has no name for it. Use CUDA {first_cuda} or newer (the toolkit, and the package's build "
+               "made with it: a newer CuPy / torch wheel for that CUDA).")
+        title = "CUDA {cuda} predates {sm}: it needs CUDA {first_cuda} or newer"
+    elif last and have > _mm(last):
+        values["last_cuda"] = last
+        fix = ("CUDA {cuda} no longer compiles for compute capability {capability} ({gpu}): that target is not "
+               "supported after CUDA {last_cuda}, the GPU is too old for this toolkit. Use CUDA {last_cuda} or older with "
+               "this GPU (the toolkit and a build of the package made with it), or a newer GPU.")
+        title = "{sm} is not supported after CUDA {last_cuda}; the toolkit here is CUDA {cuda}"
+    else:
+        return None
+    sig = _sig("arch-vs-toolkit", "arch", title, 69,
+               "The compiler of CUDA {cuda} (nvcc, or NVRTC at run time) refused the target {sm}: the CUDA releases "
+               "that build it are known (the toolkit release notes), and {cuda} is not one of them.",
+               fix=fix, causes=(("arch", "the toolkit and the GPU target do not overlap", ("TE602",)),),
+               areas=("gpu", "toolchain"), generic=True,
+               sources=({"url": "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html",
+                         "what": "the CUDA release that added each sm_XY target and the one that removed it"},
+                        {"url": "https://developer.nvidia.com/cuda-gpus", "what": "compute capability of each NVIDIA GPU"}))
+    return _match(sig, text, len(text) - len(tail) + refuses.start(), values)

@@ -1,0 +1,85 @@
+"""Layer rules that read two NVIDIA driver versions printed side by side: the one a component needs or was built
+with, and the one the machine has.
+
+    driver_module_mismatch  the kernel module and the driver's user-space part of two versions (NVRM's "API
+                     mismatch") -> load the module of the installed driver (reboot / reload), never a reinstall of torch
+    container_driver_floor  a CUDA container's entrypoint: built for driver release X, version Y detected -> the host's
+                     driver >= X (a container uses the host's kernel driver), or an image built for Y"""
+
+from __future__ import annotations
+
+import re
+
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, SOURCES, _match, _sig
+
+_NVRM_SOURCE = {"url": "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/kernel-open/nvidia/nv.c",
+                "what": "the kernel module refuses a client of another version: \"NVRM: API mismatch: the client has "
+                        "the version X, but this kernel module has the version Y\""}
+_COMPAT_SOURCE = {"url": "https://docs.nvidia.com/deploy/cuda-compatibility/",
+                  "what": "CUDA compatibility: a CUDA release needs a minimum driver; forward compatibility (cuda-compat) "
+                          "only on data-center GPUs"}
+
+_API_MISMATCH = re.compile(r"API mismatch: the client has the version")
+
+
+def _vt(v: str) -> tuple:
+    return tuple(int(x) for x in re.findall(r"\d+", v or "")[:3])
+
+
+def driver_module_mismatch(ent, text):
+    """The loaded kernel module and the driver's libraries (the client: nvidia-smi, libcuda, X) of two different
+    versions: the driver was upgraded or downgraded and the running kernel still has the old module (no reboot, or
+    a module built for another release). Whatever failed after it, the answer is to load one version of both."""
+    v = ent.versions
+    client, kmod = v.get("driver_client"), v.get("driver_kernel_module")
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _API_MISMATCH.finditer(tail):
+        pass
+    if m is None or not client or not kmod or client == kmod:
+        return None
+    newer = "newer" if _vt(client) > _vt(kmod) else "older"
+    sig = _sig("driver-module-version-mismatch", "driver",
+               "NVIDIA driver {client} installed, kernel module {kernel_module} loaded", 88,
+               "The NVIDIA kernel module loaded in the running kernel is {kernel_module}, while the driver's user-space "
+               "part (libcuda, libnvidia-ml, nvidia-smi, the X driver) is {client} ({newer} than the module): the module refuses a "
+               "client of another version, so nothing can use the GPU. It happens after the driver is upgraded or "
+               "downgraded without a reboot, or when the module built for this kernel (DKMS, the kmod package, the "
+               "image's module) is of another release than the libraries.",
+               fix="Make the module and the libraries one version: reboot so the {client} module is loaded, or with "
+                   "nothing using the GPU reload it (`sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo "
+                   "modprobe nvidia`, then `nvidia-smi`). If the mismatch survives a reboot, the module for this kernel "
+                   "is still {kernel_module}: install the kernel-module package (DKMS / kmod) of the same version as the "
+                   "driver {client}, or roll the driver back to {kernel_module}. torch and CUDA need no reinstall.",
+               causes=(("driver-module-mismatch", "the kernel module and the driver libraries differ", ("TE306",)),),
+               areas=("driver",), sources=(_NVRM_SOURCE,))
+    return _match(sig, text, len(text) - len(tail) + m.start(),
+                  {"client": client, "kernel_module": kmod, "newer": newer})
+
+
+_CONTAINER_FLOOR = re.compile(r"built for NVIDIA Driver Release (?P<need>\d{3}(?:\.\d{1,3}){1,2}) or later,?\s{0,20}but\s{0,20}"
+                              r"version\s{0,4}(?P<have>\d{3}(?:\.\d{1,3}){1,2})?\s{0,4}was detected")
+
+
+def container_driver_floor(ent, text):
+    """NVIDIA's CUDA containers (NGC images) compare the CUDA driver they were built for with the host's at start:
+    a host driver below it, on a GPU without forward compatibility, is the host's driver to update (a container
+    brings no kernel driver of its own) or an older image. No driver version at all is the container not given
+    the GPU, which other rules read."""
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _CONTAINER_FLOOR.finditer(tail):
+        pass
+    if m is None or not m.group("have") or _vt(m.group("have")) >= _vt(m.group("need")):
+        return None
+    sig = _sig("container-needs-newer-host-driver", "driver",
+               "the container needs NVIDIA driver {need} or newer; the host has {have}", 87,
+               "The image was built with a CUDA that needs NVIDIA driver {need} or newer, and the host's driver is "
+               "{have}. A container uses the host's kernel driver; CUDA's forward compatibility (the image's "
+               "cuda-compat libraries) works on data-center GPUs only, so here it is unavailable.",
+               fix="Update the host's NVIDIA driver to {need} or newer (a driver >= {need}, then restart the container), "
+                   "or use an older release of the image, built for driver {have}. Nothing inside the container needs "
+                   "reinstalling.",
+               causes=(("host-driver-too-old", "the host's driver is older than the image's CUDA needs", ("TE302",)),),
+               areas=("driver",), sources=(_COMPAT_SOURCE, SOURCES["container_toolkit"]))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"need": m.group("need"), "have": m.group("have")})

@@ -1,0 +1,75 @@
+"""Layer rules for a GPU the machine has but cannot use any more: its Xid events in the kernel log, and nvidia-smi
+unable to reach a GPU the kernel lists. Neither is the installation: the GPU needs a reset or a reboot, and a GPU
+that keeps failing is hardware (cooling, power, the PCIe slot).
+
+    xid_event        "NVRM: Xid (PCI:...): N" of a hardware or reset kind  -> reboot / reset, then the hardware
+                     (knowledge.xid: NVIDIA's Xid catalog)
+    gpu_unreachable  nvidia-smi: "Unable to determine the device handle for GPU <bus>: <NVML error>" -> the GPU fell
+                     off the bus or hung: reboot, then cooling, power, the slot"""
+
+from __future__ import annotations
+
+import re
+
+from torch_envcheck.explain.match import last_match
+from torch_envcheck.knowledge import xid as xids
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig
+
+_XID_SOURCE = {"url": "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html",
+               "what": "NVIDIA's Xid catalog: each Xid's meaning and whether the GPU needs a reset or service"}
+_SMI_SOURCE = {"url": "https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html",
+               "what": "nvmlDeviceGetHandleByIndex / ByPciBusId: NVML_ERROR_GPU_IS_LOST, NVML_ERROR_UNKNOWN"}
+
+_HARDWARE_FIX = ("Reboot the machine to recover the GPU (or, with nothing using it, reset it: `sudo nvidia-smi -r -i "
+                 "<index>`), then look at the kernel log (`sudo dmesg | grep -i xid`) for what it logged. A GPU that "
+                 "fails again is hardware, not software: check its cooling (`nvidia-smi -q -d TEMPERATURE`; a passively "
+                 "cooled data-center card needs server airflow or a fan), its power (the supply and the power cables), "
+                 "and its PCIe slot or riser (reseat it); if it persists, service or replace the card. No reinstall of "
+                 "the driver or torch helps.")
+
+_XID = re.compile(r"NVRM: Xid \((?:PCI:)?(?P<bus>[0-9A-Fa-f:.]{4,20})\): (?P<xid>\d{1,3})\b")
+
+
+def xid_event(ent, text):
+    """An Xid the catalog marks hardware or reset: the GPU is in a state only a reset, a reboot or service clears;
+    the Xids of a program's own fault (the catalog's application kind) are left to what the program printed."""
+    tail = text[-CONTEXT_TAIL:]
+    hit = None
+    for m in _XID.finditer(tail):
+        row = xids.describe(int(m.group("xid")))
+        if row is not None and row["kind"] in ("hardware", "reset"):
+            hit = (m, row)
+    if hit is None:
+        return None
+    m, row = hit
+    sig = _sig("gpu-xid-" + row["kind"], "driver", "the GPU logged Xid {xid} ({name}): it needs a " +
+               ("reset or a reboot" if row["kind"] == "reset" else "reboot, and the hardware checked"), 86,
+               "The NVIDIA kernel driver logged Xid {xid} for the GPU at {bus}: {name}. NVIDIA's Xid catalog files it "
+               "under " + ("errors that need a GPU reset before the GPU is trusted again" if row["kind"] == "reset" else
+                           "hardware errors: the GPU needs a reset or a reboot, and if it recurs, service") + ".",
+               fix=_HARDWARE_FIX, causes=(("gpu-hardware", "the GPU failed (Xid): not the software", ("TE303",)),),
+               areas=("driver", "gpu"), sources=(_XID_SOURCE,))
+    return _match(sig, text, len(text) - len(tail) + m.start(),
+                  {"xid": m.group("xid"), "name": row["name"], "bus": m.group("bus")})
+
+
+_NO_HANDLE = re.compile(r"Unable to determine the device handle for GPU ?(?P<bus>[0-9A-Fa-f:.]{4,20}): "
+                        r"(?P<err>[^\n.]{2,80})")
+
+
+def gpu_unreachable(ent, text):
+    """nvidia-smi lists a GPU the kernel enumerates and then cannot get a handle to it: NVML's "GPU is lost" (the GPU
+    fell off the bus, Xid 79) or "Unknown Error" (the GPU hung or stopped answering). Other GPUs may work; the
+    driver is installed. The GPU needs a reboot, and one that keeps falling off is hardware."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_NO_HANDLE, tail)
+    if m is None or not re.search(r"(?i)GPU is lost|Unknown Error|fallen off the bus", m.group("err")):
+        return None
+    sig = _sig("gpu-unreachable-by-nvml", "driver", "nvidia-smi cannot reach the GPU at {bus} ({err}): it fell off the bus "
+               "or hung", 85,
+               "The kernel still lists the GPU at {bus}, but NVML cannot get a handle to it ({err}): the GPU stopped "
+               "answering, which NVIDIA's Xid catalog calls falling off the bus (Xid 79). Its causes are hardware: "
+               "overheating, power, the PCIe link; the driver and CUDA are installed.",
+               fix=_HARDWARE_FIX, causes=(("gpu-hardware", "the GPU stopped answering: not the software", ("TE303",)),),
+               areas=("driver", "gpu"), sources=(_SMI_SOURCE, _XID_SOURCE))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"bus": m.group("bus"), "err": m.group("err").strip()})
