@@ -204,10 +204,12 @@ inline void pack_b(const float* b, int64_t sb0, int64_t sb1, int64_t p0, int64_t
 
 // Cache blocking from the CPU's cache sizes (cpu_cache_sizes(): sysfs, sysconf, or assumed):
 //   KC: the depth of a packed slice.  The B micro-panel (KC x NR floats) is reused by every MR-row step
-//       of the ir loop; it is sized to L1d (AVX2, 32 KiB: KC = 512; AVX-512 with 32 KiB: 256), so that
-//       it stays in L1d or, partly evicted by the A micro-panels streaming past, in L2.  Half of L1d
+//       of the ir loop; it is sized to L1d (AVX2, 32 KiB: KC = 512; AVX-512 with 32 KiB: 512 too), so that
+//       it stays in L1d or, partly evicted by the A micro-panels streaming past, in L2.  AVX-512's 32-wide
+//       micro-panel is sized as a 16-wide one (KC 512 with 32 KiB: twice L1d, read from L2).  Half of L1d
 //       (BLIS's analytical model) measured slower on the machines we tried: 2048^3 on 2 threads, Zen 3
-//       AVX2, KC 256 vs 512 (see BENCHMARKS.md); Zen 4 AVX-512 (an earlier kernel), 256 vs 512: 6% slower.
+//       AVX2, KC 256 vs 512 (see BENCHMARKS.md); Zen 4 AVX-512 (an earlier kernel), 256 vs 512: 6% slower;
+//       the current one measured the other way round (see l1_floats_per_k below).
 //       A deeper slice means fewer passes over C (each pass reads and writes all of C) and fewer
 //       parallel regions.
 //   MC: the packed A block (MC x KC) is reused for every B micro-panel from the core's own L2: half of
@@ -222,7 +224,12 @@ GemmBlocking model_blocking() {
   constexpr int64_t fb = sizeof(float);
   // Where packed A holds each element four times (SSE2), its micro-panel (MR x 4 floats per k step) is
   // larger than B's and the two share L1d: KC fits both.
-  const int64_t l1_floats_per_k = kNR + (kACopies > 1 ? kMR * kACopies : 0);
+  // Wider than 16 floats (AVX-512's 32), the micro-panel is sized as a 16-wide one: KC 512 with 32 KiB,
+  // a 64 KiB micro-panel read from L2 (2 zmm loads per 28 FMAs, far below L2's rate) and half the passes
+  // over C of KC 256.  Zen 4, 2048^3, one thread by CPU time, the two alternating process by process
+  // (loaded): KC 512 / MC 252 median 91-100 GFLOP/s, KC 256 / MC 504 82-94; one pass of the micro-kernel
+  // over a packed block alone: 90% of the FMA peak against 82-85%.
+  const int64_t l1_floats_per_k = kACopies > 1 ? kNR + kMR * kACopies : std::min<int64_t>(kNR, 16);
   int64_t kc = std::clamp<int64_t>(cs.l1d / (l1_floats_per_k * fb) / 16 * 16, 64, 1024);
   int64_t mc = std::clamp<int64_t>(cs.l2 / 2 / (kc * fb * kACopies) / kMR * kMR, kMR, 4096 / kMR * kMR);
   int64_t nc = std::clamp<int64_t>(cs.l3 / 2 / (kc * fb) / kNR * kNR, 4 * kNR, 65536);
