@@ -374,6 +374,17 @@ void sgemm_row(const float* a, int64_t sa1, const float* b, int64_t sb0, float* 
 // sgemm_direct), where packing B would still cost more passes over it than the products use.
 constexpr int64_t kDirectRows = 2 * kMR;
 
+// The depth of the K slices for a product of depth k: the fewest slices of at most kc_blk, all about
+// as deep (a multiple of 8 where kc_blk allows, so that packed micro-panels of A start 32-byte aligned).
+// Cutting k into whole kc_blk slices plus the rest leaves a last slice as short as a few steps (K 1027,
+// KC 256: 256 x 4 + 3), which still reads and writes its whole share of C and whose k loop is too short
+// to hide the C tile's fetch behind its FMAs; evening the slices out costs no extra pass.
+inline int64_t slice_depth(int64_t k, int64_t kc_blk) {
+  const int64_t slices = (k + kc_blk - 1) / kc_blk;
+  const int64_t even = (k + slices - 1) / slices;
+  return std::min<int64_t>(kc_blk, (even + 7) / 8 * 8);
+}
+
 // The direct path: M <= kDirectRows rows, B row-contiguous (sb1 == 1).  Parallel over groups of NR-wide column
 // tiles; the last, partial tile goes through a zero-padded copy of its columns (kc x NR) and a buffer.
 void sgemm_direct(const float* a, int64_t sa0, int64_t sa1, const float* b, int64_t sb0, float* c, int64_t m,
@@ -424,7 +435,7 @@ void sgemm_kernel(const float* a, int64_t sa0, int64_t sa1, const float* b, int6
     return;
   }
   if (m <= kDirectRows && sb1 == 1) {
-    sgemm_direct(a, sa0, sa1, b, sb0, c, m, n, k, blk.kc, threads);
+    sgemm_direct(a, sa0, sa1, b, sb0, c, m, n, k, slice_depth(k, blk.kc), threads);
     return;
   }
   // Row blocks: about MC rows each, but at least a few per thread so that the dynamic hand-out
@@ -436,7 +447,8 @@ void sgemm_kernel(const float* a, int64_t sa0, int64_t sa1, const float* b, int6
   n_ic = (m + mc_blk - 1) / mc_blk;
 
   const int64_t nc_blk = std::min<int64_t>(blk.nc, (n + kNR - 1) / kNR * kNR);
-  const int64_t kc_max = std::min<int64_t>(blk.kc, k);
+  const int64_t kc_blk = slice_depth(k, blk.kc);
+  const int64_t kc_max = std::min<int64_t>(kc_blk, k);
   AlignedFloats bpanel(nc_blk * kc_max);
   // One A buffer per thread, and which (row block, K slice) it holds.
   std::vector<AlignedFloats> abufs;
@@ -450,8 +462,8 @@ void sgemm_kernel(const float* a, int64_t sa0, int64_t sa1, const float* b, int6
     // Few row blocks (small M): also split the columns so every thread has work.
     const int64_t n_jg = std::min<int64_t>(n_panels, std::max<int64_t>(1, 2 * threads / n_ic));
     const int64_t panels_per_group = (n_panels + n_jg - 1) / n_jg;
-    for (int64_t pc = 0; pc < k; pc += blk.kc) {
-      const int64_t kc = std::min<int64_t>(blk.kc, k - pc);
+    for (int64_t pc = 0; pc < k; pc += kc_blk) {
+      const int64_t kc = std::min<int64_t>(kc_blk, k - pc);
       constexpr int64_t kPanelsPerTask = 8;
       parallel_tasks((n_panels + kPanelsPerTask - 1) / kPanelsPerTask, threads, [&](int64_t q) {
         const int64_t q0 = q * kPanelsPerTask, q1 = std::min<int64_t>(n_panels, q0 + kPanelsPerTask);
