@@ -625,6 +625,10 @@ def _memory(text, ent):
 # line (TensorFlow's "tensorflow/.../cuda_dnn.cc:378]", torch's "ProcessGroupNCCL.cpp:272"): its owner is the layer.
 _REPORTER = re.compile(r"(?m)(?:^|[\s\[(`'\"])(?P<prog>[A-Za-z][\w.+-]{1,40}): (?:fatal error|error|FATAL|fatal|[a-z]{3,12} error)\b|"
                        r"\b(?P<smi>NVIDIA-SMI) has failed|"
+                       # the NVIDIA kernel module's own log lines ("NVRM: API mismatch", "NVRM: this kernel module has the
+                       # version ..."), at a line's start, after dmesg's time stamp, syslog's "kernel:" or its escaped
+                       # newline (#012): whatever word follows, the driver speaks
+                       r"(?:^|\]|\bkernel:|#012)[ \t]{0,60}(?P<nvrm>NVRM): |"
                        # a source file's line, anchored on its extension; its path is read leftwards
                        r"(?P<src>\.(?:cc|cpp|cu|c|h)):\d{1,6}\b")
 _PATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./\\-")
@@ -658,8 +662,8 @@ def _reporters(text, ent):
     tail = text[-16384:]
     base = len(text) - len(tail)
     for m in _REPORTER.finditer(tail):
-        if m.group("prog") or m.group("smi"):
-            prog = m.group("prog") or m.group("smi")
+        if m.group("prog") or m.group("smi") or m.group("nvrm"):
+            prog = m.group("prog") or m.group("smi") or m.group("nvrm")
             layer = _PROGRAM_LAYER.get(prog) or _PROGRAM_LAYER.get(prog.lower())
             if layer:
                 out.append(Vote(layer, 2.0, 3, "reporters", f"{prog}:", base + m.start()))
@@ -784,13 +788,16 @@ _COMPONENT_LAYER = {"numpy": "numpy", "tensorflow": "tensorflow", "cudnn": "cudn
 
 
 def _components(text, ent):
-    lines = [ln for ln in text[-8192:].splitlines() if _ERROR_LINE.search(ln)][-4:]
+    base = max(0, len(text) - 8192)
+    # (offset, line) of the last four error lines: a vote's place is where its component is named, so that of two
+    # components on one line the one named last (nearer the final words) wins a tie
+    lines = [(m.start(), m.group(0)) for m in re.finditer(r"[^\n]+", text[base:]) if _ERROR_LINE.search(m.group(0))][-4:]
     out = {}
-    for i, line in enumerate(lines):
+    for start, line in lines:
         for m in _COMPONENT.finditer(line):
             key = m.group("c").lower()
             out.pop(key, None)  # each component counts once, where it is named last
-            out[key] = Vote(_COMPONENT_LAYER[key], 0.75, 2, "components", m.group("c"), max(0, len(text) - 8192) + i)
+            out[key] = Vote(_COMPONENT_LAYER[key], 0.75, 2, "components", m.group("c"), base + start + m.start())
     return list(out.values())[-4:]
 
 
@@ -994,8 +1001,10 @@ def decide(vs: list) -> tuple:
     score = {}
     for v in vs:
         score[v.layer] = score.get(v.layer, 0.0) + v.weight * v.depth
-    candidates = {v.layer for v in vs if v.depth == depth}
-    layer = max(candidates, key=lambda lay: (score[lay], max(v.at for v in vs if v.layer == lay)))
+    # a list in the votes' order, not a set: two layers tied on weight and place (a text's two platforms, both read at
+    # its start) must not be decided by the interpreter's hash seed, run to run
+    candidates = list(dict.fromkeys(v.layer for v in vs if v.depth == depth))
+    layer = max(candidates, key=lambda lay: (score[lay], max(v.at for v in vs if v.layer == lay), -candidates.index(lay)))
     top = max((v for v in vs if v.layer == layer and v.depth == depth), key=lambda v: (v.weight, v.at))
     total = sum(score.values())
     share = score[layer] / total if total else 0.0
