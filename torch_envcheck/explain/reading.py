@@ -277,12 +277,63 @@ _PROVIDER_LAYER = {"c-runtime": "c-runtime", "openmp": "c-runtime", "vc-runtime"
                    "os-package": "libraries"}
 
 
+# "Could not load library A. Error: B: cannot open shared object file" (cuDNN 8's own loader), "Failed to load library
+# A with error: B: ..." (ONNX Runtime's provider bridge): A is there, B is what is missing; B is the root cause and A,
+# the library that needs it, says whose build wants B
+_NEEDS = re.compile(r"(?i)\b(?:could not|failed to|unable to|cannot) load (?:library |dynamic library )?['\"`]?"
+                    r"(?:[^\s'\"`]{0,200}[/\\])?(?P<a>[\w.+-]{1,100}?\.(?:so(?:\.\d{1,6}){0,3}|dll))['\"`]?[.,:]?\s{0,4}"
+                    r"(?:with error|error)\s?:?\s{0,4}['\"`]?(?P<b>[\w.+-]{1,100}?\.(?:so(?:\.\d{1,6}){0,3}|dll))['\"`]?\s?:")
+# a library file that loads CUDA's libraries -> the distribution that ships it (its CUDA build is the one to change):
+# ONNX Runtime's CUDA execution provider is onnxruntime-gpu's (https://onnxruntime.ai/docs/install/, "Install ONNX
+# Runtime GPU (CUDA 12.x)": pip install onnxruntime-gpu; its CUDA 11 builds come from the ort-cuda-11 feed)
+_LOADER_DIST = {"libonnxruntime_providers_cuda": "onnxruntime-gpu", "onnxruntime_providers_cuda": "onnxruntime-gpu",
+                "libonnxruntime_providers_tensorrt": "onnxruntime-gpu", "onnxruntime_providers_tensorrt": "onnxruntime-gpu"}
+
+
+def _loaders(text) -> dict:
+    """{missing library: the library that could not load because of it}, from the loaders' own words."""
+    return {m.group("b"): m.group("a") for m in _NEEDS.finditer(text[-65536:]) if m.group("a") != m.group("b")}
+
+
 def _libraries(text, ent):
     out = []
+    needs = _loaders(text)
+    loaders = set(needs.values())
     for lib in ent.libraries:
         if not lib.get("missing"):
             continue
         prov, name = lib.get("provider"), lib["file"]
+        if name in loaders and any(b != name and any(x["file"] == b for x in ent.libraries) for b, a in needs.items()
+                                   if a == name):
+            continue  # it is there: what it needs is missing, and that library votes
+        loader = needs.get(name)
+        if prov == "driver" and loader and not lib.get("soversion") and re.fullmatch(r"libcuda\.so", name):
+            # the unversioned name, dlopened by another library (cuDNN 8 asks for "libcuda.so"): the driver ships
+            # libcuda.so.1, the link without the number is the development package's (WSL: in /usr/lib/wsl/lib)
+            if ent.platform.get("wsl") or ent.platform.get("wsl1"):
+                out.append(Vote("wsl", 3.0, 4, "libraries", name, lib["at"],
+                                f"{loader} asks for {name}: under WSL the driver's libraries are in /usr/lib/wsl/lib: "
+                                f"put that folder on LD_LIBRARY_PATH (export LD_LIBRARY_PATH=/usr/lib/wsl/lib:"
+                                f"$LD_LIBRARY_PATH), or link it (`ln -s /usr/lib/wsl/lib/libcuda.so.1 libcuda.so` in a "
+                                f"folder on the library path); never install a Linux driver inside WSL."))
+            else:
+                out.append(Vote("libraries", 3.0, 4, "libraries", name, lib["at"],
+                                f"{loader} asks for {name}, the unversioned name of the driver's library: make it "
+                                f"findable (`ln -s libcuda.so.1 libcuda.so` in the driver's folder, or the folder that "
+                                f"has libcuda.so on LD_LIBRARY_PATH); the driver itself is there when nvidia-smi works."))
+            continue
+        if prov == "cuda-library" and loader and _LOADER_DIST.get(re.sub(r"\.(?:so.*|dll)$", "", loader)):
+            dist = _LOADER_DIST[re.sub(r"\.(?:so.*|dll)$", "", loader)]
+            cuda = lib.get("cuda")
+            wheel = lib.get("wheel") or (lib.get("wheel_choices") or [None])[-1]
+            out.append(Vote("libraries", 3.0, 4, "libraries", name, lib["at"],
+                            f"{dist}'s {loader} needs {name} ({lib.get('library')}"
+                            + (f", CUDA {cuda}" if cuda else "") + f"): install the {dist} build made for the CUDA "
+                            f"installed (torch's wheels ship CUDA 12's libraries: the CUDA 12 build of {dist}, with "
+                            f"`import torch` before creating the session so that they are loaded)"
+                            + (f", or CUDA {cuda}'s libraries ({wheel}) on LD_LIBRARY_PATH" if cuda and wheel else "")
+                            + "."))
+            continue
         if prov == "cuda-library":
             layer = "cudnn" if lib.get("kind", "").startswith("cudnn") else "libraries"
             wheel = lib.get("wheel") or " or ".join(lib.get("wheel_choices") or []) or None
