@@ -859,7 +859,9 @@ _PROGRAM_DATA = re.compile(r"(?i)\bshapes?\b|size mismatch|\bsizes?\b[^\n]{0,40}
                            r"requires_grad|\bdtype\b|scalar type|same device|\bexpected [^\n]{1,60}\bgot\b|"
                            r"\btensors?\b[^\n]{0,60}\b(?:device|size|shape)|(?:size|length)s?\b[^\n]{0,60}\bto match\b|"
                            r"\btwo devices\b|\b(?:cuda:\d{1,2}|cpu|mps) and (?:cuda:\d{1,2}|cpu|mps)\b")
-_KERNEL_ASSERT = re.compile(r"Assertion [`'][^\n]{1,300}[`'] failed|device-side assert")
+# "device-side assert triggered", not the line torch >= 2.0 appends to every CUDA/HIP error ("Compile with
+# `TORCH_USE_CUDA_DSA` to enable device-side assertions."): that line says nothing of the program
+_KERNEL_ASSERT = re.compile(r"Assertion [`'][^\n]{1,300}[`'] failed|device-side assert(?!ions)")
 
 
 def _program(text, ent):

@@ -138,3 +138,25 @@ def test_a_programs_error_beside_a_kernel_log_gets_no_install():
     # the module's load line is information; the error is the workload's size
     assert d["layer"] == "not-environment" and not d["environment_problem"], d
     assert not REINSTALL.search(d.get("fix") or d.get("look") or ""), d
+
+
+# --- torch's line under every CUDA error is not the program's assertion ---------------------------------------------------
+
+_DSA = ("CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be "
+        "incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_{api}_DSA` to enable "
+        "device-side assertions.\n")
+
+
+@pytest.mark.parametrize("api", ["CUDA", "HIP"])
+def test_the_dsa_hint_torch_appends_does_not_make_an_error_the_programs(api):
+    d = _read("torch.AcceleratorError: CUDA error: no kernel image is available for execution on the device\n"
+              + _DSA.format(api=api))
+    assert d["layer"] == "arch" and d["environment_problem"], d
+
+
+def test_a_triggered_device_side_assert_is_still_the_programs():
+    d = _read("../aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [0,0,0], thread: [3,0,0] Assertion "
+              "`-sizes[i] <= index && index < sizes[i] && \"index out of bounds\"` failed.\n"
+              "RuntimeError: CUDA error: device-side assert triggered\n" + _DSA.format(api="CUDA"))
+    assert d["layer"] == "not-environment" and not d["environment_problem"], d
+    assert not REINSTALL.search(d.get("fix") or ""), d
