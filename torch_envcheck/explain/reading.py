@@ -277,12 +277,63 @@ _PROVIDER_LAYER = {"c-runtime": "c-runtime", "openmp": "c-runtime", "vc-runtime"
                    "os-package": "libraries"}
 
 
+# "Could not load library A. Error: B: cannot open shared object file" (cuDNN 8's own loader), "Failed to load library
+# A with error: B: ..." (ONNX Runtime's provider bridge): A is there, B is what is missing; B is the root cause and A,
+# the library that needs it, says whose build wants B
+_NEEDS = re.compile(r"(?i)\b(?:could not|failed to|unable to|cannot) load (?:library |dynamic library )?['\"`]?"
+                    r"(?:[^\s'\"`]{0,200}[/\\])?(?P<a>[\w.+-]{1,100}?\.(?:so(?:\.\d{1,6}){0,3}|dll))['\"`]?[.,:]?\s{0,4}"
+                    r"(?:with error|error)\s?:?\s{0,4}['\"`]?(?P<b>[\w.+-]{1,100}?\.(?:so(?:\.\d{1,6}){0,3}|dll))['\"`]?\s?:")
+# a library file that loads CUDA's libraries -> the distribution that ships it (its CUDA build is the one to change):
+# ONNX Runtime's CUDA execution provider is onnxruntime-gpu's (https://onnxruntime.ai/docs/install/, "Install ONNX
+# Runtime GPU (CUDA 12.x)": pip install onnxruntime-gpu; its CUDA 11 builds come from the ort-cuda-11 feed)
+_LOADER_DIST = {"libonnxruntime_providers_cuda": "onnxruntime-gpu", "onnxruntime_providers_cuda": "onnxruntime-gpu",
+                "libonnxruntime_providers_tensorrt": "onnxruntime-gpu", "onnxruntime_providers_tensorrt": "onnxruntime-gpu"}
+
+
+def _loaders(text) -> dict:
+    """{missing library: the library that could not load because of it}, from the loaders' own words."""
+    return {m.group("b"): m.group("a") for m in _NEEDS.finditer(text[-65536:]) if m.group("a") != m.group("b")}
+
+
 def _libraries(text, ent):
     out = []
+    needs = _loaders(text)
+    loaders = set(needs.values())
     for lib in ent.libraries:
         if not lib.get("missing"):
             continue
         prov, name = lib.get("provider"), lib["file"]
+        if name in loaders and any(b != name and any(x["file"] == b for x in ent.libraries) for b, a in needs.items()
+                                   if a == name):
+            continue  # it is there: what it needs is missing, and that library votes
+        loader = needs.get(name)
+        if prov == "driver" and loader and not lib.get("soversion") and re.fullmatch(r"libcuda\.so", name):
+            # the unversioned name, dlopened by another library (cuDNN 8 asks for "libcuda.so"): the driver ships
+            # libcuda.so.1, the link without the number is the development package's (WSL: in /usr/lib/wsl/lib)
+            if ent.platform.get("wsl") or ent.platform.get("wsl1"):
+                out.append(Vote("wsl", 3.0, 4, "libraries", name, lib["at"],
+                                f"{loader} asks for {name}: under WSL the driver's libraries are in /usr/lib/wsl/lib: "
+                                f"put that folder on LD_LIBRARY_PATH (export LD_LIBRARY_PATH=/usr/lib/wsl/lib:"
+                                f"$LD_LIBRARY_PATH), or link it (`ln -s /usr/lib/wsl/lib/libcuda.so.1 libcuda.so` in a "
+                                f"folder on the library path); never install a Linux driver inside WSL."))
+            else:
+                out.append(Vote("libraries", 3.0, 4, "libraries", name, lib["at"],
+                                f"{loader} asks for {name}, the unversioned name of the driver's library: make it "
+                                f"findable (`ln -s libcuda.so.1 libcuda.so` in the driver's folder, or the folder that "
+                                f"has libcuda.so on LD_LIBRARY_PATH); the driver itself is there when nvidia-smi works."))
+            continue
+        if prov == "cuda-library" and loader and _LOADER_DIST.get(re.sub(r"\.(?:so.*|dll)$", "", loader)):
+            dist = _LOADER_DIST[re.sub(r"\.(?:so.*|dll)$", "", loader)]
+            cuda = lib.get("cuda")
+            wheel = lib.get("wheel") or (lib.get("wheel_choices") or [None])[-1]
+            out.append(Vote("libraries", 3.0, 4, "libraries", name, lib["at"],
+                            f"{dist}'s {loader} needs {name} ({lib.get('library')}"
+                            + (f", CUDA {cuda}" if cuda else "") + f"): install the {dist} build made for the CUDA "
+                            f"installed (torch's wheels ship CUDA 12's libraries: the CUDA 12 build of {dist}, with "
+                            f"`import torch` before creating the session so that they are loaded)"
+                            + (f", or CUDA {cuda}'s libraries ({wheel}) on LD_LIBRARY_PATH" if cuda and wheel else "")
+                            + "."))
+            continue
         if prov == "cuda-library":
             layer = "cudnn" if lib.get("kind", "").startswith("cudnn") else "libraries"
             wheel = lib.get("wheel") or " or ".join(lib.get("wheel_choices") or []) or None
@@ -625,6 +676,10 @@ def _memory(text, ent):
 # line (TensorFlow's "tensorflow/.../cuda_dnn.cc:378]", torch's "ProcessGroupNCCL.cpp:272"): its owner is the layer.
 _REPORTER = re.compile(r"(?m)(?:^|[\s\[(`'\"])(?P<prog>[A-Za-z][\w.+-]{1,40}): (?:fatal error|error|FATAL|fatal|[a-z]{3,12} error)\b|"
                        r"\b(?P<smi>NVIDIA-SMI) has failed|"
+                       # the NVIDIA kernel module's own log lines ("NVRM: API mismatch", "NVRM: this kernel module has the
+                       # version ..."), at a line's start, after dmesg's time stamp, syslog's "kernel:" or its escaped
+                       # newline (#012): whatever word follows, the driver speaks
+                       r"(?:^|\]|\bkernel:|#012)[ \t]{0,60}(?P<nvrm>NVRM): |"
                        # a source file's line, anchored on its extension; its path is read leftwards
                        r"(?P<src>\.(?:cc|cpp|cu|c|h)):\d{1,6}\b")
 _PATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./\\-")
@@ -658,8 +713,8 @@ def _reporters(text, ent):
     tail = text[-16384:]
     base = len(text) - len(tail)
     for m in _REPORTER.finditer(tail):
-        if m.group("prog") or m.group("smi"):
-            prog = m.group("prog") or m.group("smi")
+        if m.group("prog") or m.group("smi") or m.group("nvrm"):
+            prog = m.group("prog") or m.group("smi") or m.group("nvrm")
             layer = _PROGRAM_LAYER.get(prog) or _PROGRAM_LAYER.get(prog.lower())
             if layer:
                 out.append(Vote(layer, 2.0, 3, "reporters", f"{prog}:", base + m.start()))
@@ -784,13 +839,16 @@ _COMPONENT_LAYER = {"numpy": "numpy", "tensorflow": "tensorflow", "cudnn": "cudn
 
 
 def _components(text, ent):
-    lines = [ln for ln in text[-8192:].splitlines() if _ERROR_LINE.search(ln)][-4:]
+    base = max(0, len(text) - 8192)
+    # (offset, line) of the last four error lines: a vote's place is where its component is named, so that of two
+    # components on one line the one named last (nearer the final words) wins a tie
+    lines = [(m.start(), m.group(0)) for m in re.finditer(r"[^\n]+", text[base:]) if _ERROR_LINE.search(m.group(0))][-4:]
     out = {}
-    for i, line in enumerate(lines):
+    for start, line in lines:
         for m in _COMPONENT.finditer(line):
             key = m.group("c").lower()
             out.pop(key, None)  # each component counts once, where it is named last
-            out[key] = Vote(_COMPONENT_LAYER[key], 0.75, 2, "components", m.group("c"), max(0, len(text) - 8192) + i)
+            out[key] = Vote(_COMPONENT_LAYER[key], 0.75, 2, "components", m.group("c"), base + start + m.start())
     return list(out.values())[-4:]
 
 
@@ -801,7 +859,9 @@ _PROGRAM_DATA = re.compile(r"(?i)\bshapes?\b|size mismatch|\bsizes?\b[^\n]{0,40}
                            r"requires_grad|\bdtype\b|scalar type|same device|\bexpected [^\n]{1,60}\bgot\b|"
                            r"\btensors?\b[^\n]{0,60}\b(?:device|size|shape)|(?:size|length)s?\b[^\n]{0,60}\bto match\b|"
                            r"\btwo devices\b|\b(?:cuda:\d{1,2}|cpu|mps) and (?:cuda:\d{1,2}|cpu|mps)\b")
-_KERNEL_ASSERT = re.compile(r"Assertion [`'][^\n]{1,300}[`'] failed|device-side assert")
+# "device-side assert triggered", not the line torch >= 2.0 appends to every CUDA/HIP error ("Compile with
+# `TORCH_USE_CUDA_DSA` to enable device-side assertions."): that line says nothing of the program
+_KERNEL_ASSERT = re.compile(r"Assertion [`'][^\n]{1,300}[`'] failed|device-side assert(?!ions)")
 
 
 def _program(text, ent):
@@ -994,8 +1054,10 @@ def decide(vs: list) -> tuple:
     score = {}
     for v in vs:
         score[v.layer] = score.get(v.layer, 0.0) + v.weight * v.depth
-    candidates = {v.layer for v in vs if v.depth == depth}
-    layer = max(candidates, key=lambda lay: (score[lay], max(v.at for v in vs if v.layer == lay)))
+    # a list in the votes' order, not a set: two layers tied on weight and place (a text's two platforms, both read at
+    # its start) must not be decided by the interpreter's hash seed, run to run
+    candidates = list(dict.fromkeys(v.layer for v in vs if v.depth == depth))
+    layer = max(candidates, key=lambda lay: (score[lay], max(v.at for v in vs if v.layer == lay), -candidates.index(lay)))
     top = max((v for v in vs if v.layer == layer and v.depth == depth), key=lambda v: (v.weight, v.at))
     total = sum(score.values())
     share = score[layer] / total if total else 0.0
