@@ -211,8 +211,12 @@ def test_every_pattern_is_linear(name, pattern):
         assert b <= max(8 * a, 0.05), f"{name}: {a:.4f}s for 256 KiB, {b:.4f}s for 1 MiB"
 
 
-@pytest.mark.parametrize("unit", ["a", "cuda ", "lib.so.", "undefined symbol: _ZN3c10", "torch==", "Error: ",
-                                  "/site-packages/x/", "[WinError 126] ", "NCCL WARN Cuda failure 1 "])
+# Three units in the default tier (a plain letter, a symbol, a Windows code); the slow tier sweeps the rest.
+_LINEAR_DEFAULT = ["a", "undefined symbol: _ZN3c10", "[WinError 126] "]
+_LINEAR_SLOW = ["cuda ", "lib.so.", "torch==", "Error: ", "/site-packages/x/", "NCCL WARN Cuda failure 1 "]
+
+
+@pytest.mark.parametrize("unit", _LINEAR_DEFAULT + [pytest.param(u, marks=pytest.mark.slow) for u in _LINEAR_SLOW])
 def test_explain_is_linear_in_the_text(unit):
     from torch_envcheck.explain import diagnose
     small = (unit * ((1 << 18) // len(unit) + 1))[:1 << 18]
