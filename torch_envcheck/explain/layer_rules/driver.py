@@ -40,9 +40,7 @@ def gpu_only_as_root(ent, text):
     failure as the user looks like (is_available False, an init error): a group, a udev rule, not a reinstall.
     AMD's nodes (/dev/kfd, /dev/dri) belong to `render` and `video`."""
     tail = text[-CONTEXT_TAIL:]
-    fail = None
-    for fail in _CUDA_UNUSABLE.finditer(tail):
-        pass
+    fail = last_match(_CUDA_UNUSABLE, tail)
     if fail is None or not _root_only(text):
         return None
     if ent.platform.get("amd"):
@@ -143,9 +141,7 @@ def platform_without_cuda(ent, text):
         # torch.cuda is how a ROCm build reports AMD GPUs: no GPU there, on an AMD machine, from a torch the text
         # does not show as a ROCm build, is first of all the build (a CPU or CUDA wheel); ranked below the rules
         # that read a permission or a gfx target
-        unusable = None
-        for unusable in _CUDA_UNUSABLE.finditer(tail):
-            pass
+        unusable = last_match(_CUDA_UNUSABLE, tail)
         if unusable is None:
             return None
         sig = _sig("no-gpu-from-torch-on-amd", "torch-build",

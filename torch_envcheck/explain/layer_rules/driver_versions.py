@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, SOURCES, _match, _sig
+from torch_envcheck.explain.match import last_match
 
 _NVRM_SOURCE = {"url": "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/kernel-open/nvidia/nv.c",
                 "what": "the kernel module refuses a client of another version: \"NVRM: API mismatch: the client has "
@@ -33,9 +34,7 @@ def driver_module_mismatch(ent, text):
     v = ent.versions
     client, kmod = v.get("driver_client"), v.get("driver_kernel_module")
     tail = text[-CONTEXT_TAIL:]
-    m = None
-    for m in _API_MISMATCH.finditer(tail):
-        pass
+    m = last_match(_API_MISMATCH, tail)
     if m is None or not client or not kmod or client == kmod:
         return None
     newer = "newer" if _vt(client) > _vt(kmod) else "older"
@@ -67,9 +66,7 @@ def container_driver_floor(ent, text):
     brings no kernel driver of its own) or an older image. No driver version at all is the container not given
     the GPU, which other rules read."""
     tail = text[-CONTEXT_TAIL:]
-    m = None
-    for m in _CONTAINER_FLOOR.finditer(tail):
-        pass
+    m = last_match(_CONTAINER_FLOOR, tail)
     if m is None or not m.group("have") or _vt(m.group("have")) >= _vt(m.group("need")):
         return None
     sig = _sig("container-needs-newer-host-driver", "driver",

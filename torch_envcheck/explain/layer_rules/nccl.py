@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, SOURCES, _match, _sig
+from torch_envcheck.explain.match import last_match
 
 
 # NCCL's socket layer: the bootstrap and the socket transport name the call that failed.
@@ -39,15 +40,9 @@ def nccl_transport(ent, text):
     every rank reaches, NCCL_SOCKET_IFNAME; between containers, the host network) or its shared memory (/dev/shm,
     which containers get 64 MB of)."""
     tail = text[-CONTEXT_TAIL:]
-    shm = sock = None
-    for shm in _NCCL_SHM.finditer(tail):
-        pass
-    for sock in _NCCL_SOCKET.finditer(tail):
-        pass
+    shm, sock = last_match(_NCCL_SHM, tail), last_match(_NCCL_SOCKET, tail)
     if shm is None and sock is None:
-        ifaces = None
-        for ifaces in _NCCL_IFACES.finditer(tail):
-            pass
+        ifaces = last_match(_NCCL_IFACES, tail)
         if ifaces is None or not _UNREACHABLE.search(tail):
             return None
         names = [n.split(":", 1)[0] for n in re.findall(r"\[\d{1,2}\]([^\s<]{1,80})<", ifaces.group("list"))]
