@@ -61,16 +61,16 @@ def _parse(text: str) -> tuple[int, ...] | None:
 
 def major_minor(text) -> tuple[int, int] | None:
     """(major, minor); a version with one number has minor 0 ('12' -> (12, 0))."""
-    if type(text) is str:  # the common case, asked again and again by the rules
-        return _major_minor_text(text)
+    # a text, the common case asked again and again by the rules, is kept (bounded, like _parse)
+    return _major_minor_kept(text) if type(text) is str else _major_minor(text)
+
+
+def _major_minor(text) -> tuple[int, int] | None:
     t = version_tuple(text)
     return (t[0], t[1] if len(t) > 1 else 0) if t else None
 
 
-@functools.lru_cache(maxsize=4096)
-def _major_minor_text(text: str) -> tuple[int, int] | None:
-    t = version_tuple(text)
-    return (t[0], t[1] if len(t) > 1 else 0) if t else None
+_major_minor_kept = functools.lru_cache(maxsize=4096)(_major_minor)
 
 
 def major(text) -> int | None:

@@ -1,8 +1,8 @@
 """One report's reading of a snapshot, kept: inside `reading()`, an accessor marked `@per_report`
 returns what it returned before for the same snapshot object and arguments (a list as a new list of
-the same frozen records), instead of reading the recorded lists again (a report asks for the conda packages of one snapshot dozens of times, once per
-rule and per advice route).  Outside a reading nothing is kept, so a snapshot changed between two
-reports is read anew.  The rules are pure and never change the snapshot they read, which is what
+the same frozen records), instead of reading the recorded lists again (a report asks for the conda
+packages of one snapshot dozens of times, once per rule and per advice route).  Outside a reading
+nothing is kept, so a snapshot changed between two reports is read anew.  The rules are pure and never change the snapshot they read, which is what
 makes a kept answer right within one report."""
 
 from __future__ import annotations
