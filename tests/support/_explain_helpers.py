@@ -28,10 +28,12 @@ def child_env(**extra) -> dict:
 
 
 def default_signals() -> None:
-    """preexec_fn: SIGINT back to its default disposition in the child.  pytest-xdist's workers ignore
-    SIGINT, and an ignored signal stays ignored across exec (as in a shell's background job): the
-    child, and its own children, would never die of it."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    """preexec_fn: the signals `run` forwards back to their default disposition in the child, as at a
+    terminal.  pytest-xdist's workers ignore SIGINT, `nohup` (a CI started in the background) ignores
+    SIGHUP, and an ignored signal stays ignored across exec: the child, and its own children, would
+    never die of it."""
+    for name in ("SIGINT", "SIGHUP", "SIGTERM", "SIGQUIT"):
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
 
 
 def cli(*args, input=None, timeout=120, env=None, stdin=None, **kw) -> subprocess.CompletedProcess:

@@ -7,7 +7,8 @@ when a background process the command left behind still holds that pipe after th
 a small relay process takes over the passing-through until the last holder closes it, so that
 process never writes into a pipe nobody reads (SIGPIPE).  SIGTERM is forwarded to the command, and so are SIGINT,
 SIGQUIT and SIGHUP unless this process is in the terminal's foreground group (then the terminal
-already sent them to the command).  The exit status is always the command's: when it dies by a
+already sent them to the command); one this process was started ignoring (`nohup`'s SIGHUP) stays
+ignored and is not passed on.  The exit status is always the command's: when it dies by a
 signal, this process dies by the same signal (without a core file of its own), so a shell sees the
 same status.
 
@@ -112,7 +113,10 @@ def _install_forwarding(proc) -> dict:
         except OSError:
             pass
 
-    return signalled.install(signalled.named(*_FORWARD), forward)
+    # A signal this process was started ignoring (`nohup` ignores SIGHUP) the command ignores too, since it
+    # inherited the same disposition: catching it here would only keep `run` from ending as the command does.
+    wanted = [sig for sig in signalled.named(*_FORWARD) if signal.getsignal(sig) is not signal.SIG_IGN]
+    return signalled.install(wanted, forward)
 
 
 def _write_all(fd: int, data: bytes) -> bool:

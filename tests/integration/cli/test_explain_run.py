@@ -81,6 +81,33 @@ def test_signals_are_forwarded_to_the_command(sig, tmp_path):
     assert proc.returncode == -getattr(signal, sig), err.decode()
 
 
+def _ignore_sighup() -> None:
+    default_signals()
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as `nohup torch-envcheck run -- CMD` starts it
+
+
+def test_a_signal_ignored_at_start_stays_ignored(tmp_path):
+    """Under nohup SIGHUP is ignored by `run`: a hangup sent to it is not passed on, even to a command that
+    takes SIGHUP back (as servers do to reload), and the command's own exit status comes back."""
+    ready = tmp_path / "ready"
+    child = ("import pathlib, signal, time; signal.signal(signal.SIGHUP, signal.SIG_DFL); "
+             f"pathlib.Path({str(ready)!r}).write_text('1'); time.sleep(1); raise SystemExit(3)")
+    proc = subprocess.Popen([PY, "-m", "torch_envcheck", "run", "--no-probe", "-q", "--", PY, "-c", child],
+                            env=child_env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=_ignore_sighup, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not ready.exists():
+            assert time.monotonic() < deadline and proc.poll() is None, proc.stderr.read()
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGHUP)
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 3, err.decode()
+
+
 def test_no_command_is_a_usage_error():
     for argv in ((), ("--",)):
         p = run(*argv)
