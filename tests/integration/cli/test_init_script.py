@@ -70,7 +70,8 @@ def _importable(python: str, name: str, cwd=None) -> bool:
     return _probe(python, f"import {name}")
 
 
-def _gpu_usable(python: str, cwd=None) -> bool:
+@functools.lru_cache(maxsize=None)  # one torch import per interpreter, not one per test (seconds each)
+def _gpu_usable(python: str) -> bool:
     return _probe(python, "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)")
 
 
@@ -96,7 +97,7 @@ def test_runs_where_torch_envcheck_is_not_installed(kind, script, tmp_path):
         pytest.skip(f"torch is not importable by {python}")
     # -I: no PYTHONPATH, no user site, no script-directory tricks: only what that venv has installed.
     rc, out = _run([python, "-I", script, *QUICK], tmp_path, _env())
-    _assert_healthy_report(rc, out, _gpu_usable(python, tmp_path))
+    _assert_healthy_report(rc, out, _gpu_usable(python))
     assert "torch_envcheck: not installed" in out
 
 
@@ -104,7 +105,7 @@ def test_runs_with_torch_envcheck_blocked(script, tmp_path):
     runner = tmp_path / "runner.py"
     runner.write_text(BLOCKED_RUNNER)
     rc, out = _run([sys.executable, "-I", str(runner), "torch_envcheck", script, *QUICK], tmp_path, _env())
-    _assert_healthy_report(rc, out, _gpu_usable(sys.executable, tmp_path))
+    _assert_healthy_report(rc, out, _gpu_usable(sys.executable))
     assert "torch_envcheck: not installed" in out
 
 
@@ -119,7 +120,7 @@ def test_reports_cleanly_without_torch(script, tmp_path):
 
 
 def test_require_gpu_fails_without_a_gpu(script, tmp_path):
-    if _gpu_usable(sys.executable, tmp_path):
+    if _gpu_usable(sys.executable):
         pytest.skip("this machine has a usable GPU")
     for args, env in ((["--require-gpu"], _env()), ([], _env(ENV_CHECK_REQUIRE_GPU="1"))):
         rc, out = _run([sys.executable, "-I", script, "--skip-timing", "--skip-doctor", *args], tmp_path, env)
