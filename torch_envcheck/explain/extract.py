@@ -201,7 +201,9 @@ _SIGNAL_WORDS = re.compile(r"(?m)(?:^|[\s:])(?P<word>Bus error|Segmentation faul
                            r"\b(?P<zsh2>illegal hardware instruction)\b|"
                            # bash's word with its "(core dumped)" is the shell's report wherever it stands (a title
                            # that goes on: "Illegal instruction (core dumped) with tf 1.14")
-                           r"\b(?P<word3>Bus error|Segmentation fault|Illegal instruction|Aborted) \(core dumped\)|"
+                           r"\b(?P<word3>(?i:Bus error|Segmentation fault|Illegal instruction|Aborted)) \(core dumped\)|"
+                           # quoted in prose: "but `Illegal instruction` occurred"
+                           r"[`'\"](?P<word4>Bus error|Segmentation fault|Illegal instruction)[`'\"]|"
                            r"\b(?:exit ?code|exitcode|exit status)[ :=]{0,3}(?P<neg>-\d{1,2}|1[2-5]\d)\b|"
                            r"\bsignal (?P<signum>\d{1,2})(?: \((?P<signame>SIG[A-Z]{2,6})\))?")
 _CUDA_CONTEXT = re.compile(r"[Cc]uda failure|CUDA failure|CUDAError|cudaGetDeviceCount|cuInit|cudaSetDevice|cudaMalloc|cudaGetDevice|CUDA driver|cudaError|CUDA error|"
@@ -294,7 +296,8 @@ def _codes(text: str, ent: Entities) -> None:
     sig_by_msg = {c.message.lower(): c for c in error_codes.all_codes() if c.family == "signal" and c.message}
     for m in _last(_SIGNAL_WORDS, text):
         code = None
-        word = m.group("word") or m.group("word2") or m.group("word3") or _ZSH_SIGNALS.get(m.group("zsh") or m.group("zsh2") or "")
+        word = (m.group("word") or m.group("word2") or m.group("word3") or m.group("word4") or
+                _ZSH_SIGNALS.get(m.group("zsh") or m.group("zsh2") or ""))
         if word:
             code = sig_by_msg.get(word.strip().lower())
         elif m.group("neg"):

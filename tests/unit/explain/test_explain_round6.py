@@ -133,10 +133,12 @@ def _paddle(libs: str) -> str:
             "(e.g. CUDA, CUDNN) is installed correctly and its version is matched with paddlepaddle you installed.")
 
 
+# a DLL the Windows loader cannot open is Windows' DLL search path (windows-runtime) whoever ships it; the fix names
+# the provider (cuDNN, the CUDA toolkit)
 @pytest.mark.parametrize("dll, layer, words", [
-    ("cudnn64_9.dll", "cudnn", ["cuDNN 9", "PATH"]),
-    ("cufft64_11.dll", "libraries", ["CUDA", "PATH"]),
-    ("cusolver64_10.dll;cusolver64_11.dll", "libraries", ["cusolver64_11.dll", "PATH"]),
+    ("cudnn64_9.dll", "windows-runtime", ["cuDNN 9", "PATH"]),
+    ("cufft64_11.dll", "windows-runtime", ["CUDA", "PATH"]),
+    ("cusolver64_10.dll;cusolver64_11.dll", "windows-runtime", ["cusolver64_11.dll", "PATH"]),
 ])
 def test_a_windows_cuda_dll_the_loader_cannot_open_is_installed_or_put_on_path(dll, layer, words):
     r = diagnose.diagnose(_paddle(dll))

@@ -23,6 +23,7 @@ match.Match whose signature is made here, or None:
                      the CUDA it needs, knowledge.gpu_generations)
     container_without_gpu  a GPU unreachable in a text from a container  -> --gpus all, or the devices it lost
     nccl_transport   NCCL's WARN lines on its sockets or /dev/shm       -> the interface / host network / shm size
+    nccl_ib_completion  NCCL's IB work completion failed (ibv_wc_status decoded) -> the fabric, GPUDirect RDMA
     cuda_after_suspend  CUDA failing next to suspend/resume words       -> reload nvidia_uvm
     toolkit_not_torch_cuda  a build's own nvcc-vs-torch CUDA check      -> the toolkit (CUDA_HOME) or the torch build
     torch_too_new_for_intel_mac, mps_inside_linux_container  Mac structure -> 2.2.2 / run natively
@@ -43,6 +44,11 @@ match.Match whose signature is made here, or None:
     openmp_with_apple_clang  -fopenmp / omp.h / -lomp refused by Apple clang -> libomp or a compiler with OpenMP
     xla_ptxas        XLA finds no ptxas, or one older than it accepts   -> a CUDA toolkit's ptxas (PATH, XLA_FLAGS)
     xid_event, gpu_unreachable  an Xid of the hardware/reset kind, nvidia-smi without a handle -> reboot, then hardware
+    xla_cudnn_version  JAX/XLA found an older cuDNN than jaxlib was built with -> cuDNN of that major, at least that new
+    onnxruntime_cpu_only  ONNX Runtime's providers lack CUDA's        -> onnxruntime-gpu alone (the CPU package shadows it)
+    tensorrt_engine_version  a TensorRT engine serialized by another TensorRT -> build the engine again here
+    conda_virtual_cuda  a solver's __cuda constraint (the driver's CUDA)   -> a newer driver, or no driver found
+    k8s_no_gpu_advertised  "Insufficient nvidia.com/gpu" from the scheduler -> the device plugin and the node's runtime
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -50,7 +56,7 @@ catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, driver_versions,
-gpu_health; this module gathers them in RULES, in the order they
+gpu_health, runtimes; this module gathers them in RULES, in the order they
 have always run."""
 
 from __future__ import annotations
@@ -58,7 +64,7 @@ from __future__ import annotations
 from torch_envcheck.explain.layer_rules.kit import SOURCES, package_guess
 from torch_envcheck.explain.layer_rules.arch import arch_vs_toolkit, gpu_arch_needs
 from torch_envcheck.explain.layer_rules.codes import code_advice, error_code
-from torch_envcheck.explain.layer_rules.containers import (cdi_device_unresolved, container_cli,
+from torch_envcheck.explain.layer_rules.containers import (cdi_device_unresolved, container_cli, k8s_no_gpu_advertised,
     container_without_gpu, mps_inside_linux_container, wsl_gpu_passthrough)
 from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cuda_after_suspend,
     device_node_missing, device_node_permission, devices_unavailable_on_windows, driver_older_than_build,
@@ -68,12 +74,13 @@ from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cu
 from torch_envcheck.explain.layer_rules.driver_versions import container_driver_floor, driver_module_mismatch
 from torch_envcheck.explain.layer_rules.gpu_health import gpu_unreachable, xid_event
 from torch_envcheck.explain.layer_rules.loader import cudnn8_sublibrary_on_windows, missing_library
-from torch_envcheck.explain.layer_rules.nccl import nccl_transport
+from torch_envcheck.explain.layer_rules.nccl import nccl_ib_completion, nccl_transport
 from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx_runtime_symbol,
     jit_extension_missing, library_symbol, numpy_c_api_capsule, package_binary_missing,
     package_compiled_part_missing, package_extension_not_loaded, package_ops_registration_fails, torch_abi)
-from torch_envcheck.explain.layer_rules.packaging import (cuda_package_on_mac, jetson_without_cuda, pip_no_matching,
+from torch_envcheck.explain.layer_rules.packaging import (conda_virtual_cuda, cuda_package_on_mac, jetson_without_cuda, pip_no_matching,
     pip_of_another_python, torch_build_variant, torch_not_offered_on_mac, torch_too_new_for_intel_mac)
+from torch_envcheck.explain.layer_rules.runtimes import onnxruntime_cpu_only, tensorrt_engine_version, xla_cudnn_version
 from torch_envcheck.explain.layer_rules.rocm import rocblas_on_windows, rocm_kfd_permission, zluda_dll_dependency
 from torch_envcheck.explain.layer_rules.tensorflow import (tensorflow_error_class, tensorflow_missing_cuda_runtime,
     tensorflow_optional_tensorrt, tensorflow_sees_no_gpu, tensorflow_windows_native)
@@ -103,7 +110,9 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          cudnn8_sublibrary_on_windows, cmake_compiler_detection, tensorflow_error_class, cuda_package_on_mac,
          numpy_c_api_capsule, jit_extension_missing, gpu_below_capability_floor,
          tensorflow_optional_tensorrt, gpu_arch_needs, driver_module_mismatch, container_driver_floor,
-         cdi_device_unresolved, openmp_with_apple_clang, xla_ptxas, xid_event, gpu_unreachable, arch_vs_toolkit)
+         cdi_device_unresolved, openmp_with_apple_clang, xla_ptxas, xid_event, gpu_unreachable, arch_vs_toolkit,
+         xla_cudnn_version, onnxruntime_cpu_only, tensorrt_engine_version, nccl_ib_completion,
+         conda_virtual_cuda, k8s_no_gpu_advertised)
 
 
 def find(text: str, ent) -> list:

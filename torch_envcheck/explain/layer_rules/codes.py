@@ -365,6 +365,15 @@ _MAC_TEXT = (r"(?im)(?:Illegal instruction|Abort trap|Segmentation fault|Bus err
 
 
 _INTEL_MAC_TEXT = r"(?i)Intel (?:Mac|Core|i[3579])|x86_64[^\n]{0,40}darwin|macosx_\d{1,2}_\d{1,2}_x86_64"
+# Apple silicon in the words of a user: a chip named after a preposition ("on M1"), Rosetta, `arch` printing i386 (a
+# shell under Rosetta answers i386)
+_APPLE_SILICON_WORDS = (r"(?i)(?<![A-Za-z0-9])(?:on|an|my|the|with|using) (?:Mac ?)?M[1-4](?: (?:Pro|Max|Ultra))?"
+                        r"(?![A-Za-z0-9])|Rosetta|(?m:^\s{0,4}\bi386\s*$)")
+# A Linux machine: bash's "(core dumped)" (macOS' bash prints the number, "Illegal instruction: 4"), a Linux home,
+# a distribution's name
+_LINUX_TEXT = r"(?i)\(core dumped\)|/home/|\bubuntu\b|\bdebian\b|\blinux\b"
+# 64-bit ARM boards running Linux (NVIDIA Jetson, Raspberry Pi, Graviton servers)
+_ARM_LINUX_TEXT = r"(?i)jetson|jetpack|\bl4t\b|tegra|xavier|\borin\b|\bnano\b|raspberry|graviton|aarch64|\barm64\b"
 
 
 def _signal_fix(c: dict, text: str, explanation: str, layer: str):
@@ -377,7 +386,23 @@ def _signal_fix(c: dict, text: str, explanation: str, layer: str):
     if name == "SIGKILL":
         return ("The process was killed, most often by the kernel's out-of-memory killer (host RAM): lower the batch "
                 "size / num_workers, or add RAM or swap; `dmesg | grep -i oom` confirms it.", explanation, "env")
-    if name == "SIGILL" and _context(text, _MAC_TEXT) and not _context(text, _INTEL_MAC_TEXT):
+    arm_linux = name == "SIGILL" and _context(text, _ARM_LINUX_TEXT) and (
+        _context(text, _LINUX_TEXT) or not (_context(text, _MAC_TEXT) or _context(text, _APPLE_SILICON_WORDS)))
+    if arm_linux and not _context(text, _TF_TEXT + r"|\btf\b"):
+        # NumPy's bundled OpenBLAS picks its kernels by the CPU it detects; on some ARM cores (the Jetsons: NumPy 1.19.5's
+        # wheels) it picks one the core cannot run, so `import numpy`, or anything importing it (torch), dies of SIGILL
+        return ("On 64-bit ARM Linux (a Jetson, a Raspberry Pi) the usual cause is the OpenBLAS inside NumPy choosing "
+                "kernels this CPU cannot run: `export OPENBLAS_CORETYPE=ARMV8` before starting Python (add it to "
+                "~/.bashrc), or install another NumPy than 1.19.5 (`pip install numpy==1.19.4`, or a newer release). "
+                "If NumPy alone imports fine, the crashing package was built for a newer ARM core: install its build "
+                "for this board (JetPack's wheels on a Jetson).",
+                explanation + " On ARM Linux boards an illegal instruction at import is most often NumPy's OpenBLAS "
+                "(OPENBLAS_CORETYPE).", "env")
+    # zsh's wording alone, from a machine that shows nothing of Linux: macOS' default shell
+    apple = _context(text, _MAC_TEXT) or _context(text, _APPLE_SILICON_WORDS) or (
+        _context(text, r"illegal hardware instruction") and not _context(text, _LINUX_TEXT)
+        and not _context(text, _ARM_LINUX_TEXT))
+    if name == "SIGILL" and apple and not arm_linux and not _context(text, _INTEL_MAC_TEXT):
         # a Mac that is not an Intel one: an x86_64 binary under Rosetta 2, which does not translate AVX
         return ("This is an x86_64 build running under Rosetta on Apple silicon, which has no AVX: use a native arm64 "
                 "Python (`python -c \"import platform; print(platform.machine())\"` must print arm64; not a terminal or "

@@ -4,7 +4,8 @@ GPU passthrough, MPS asked for inside a Linux container on a Mac.
     wsl_gpu_passthrough  a GPU that cannot start, in a text from WSL       -> the Windows driver / WSL 2 (wsl layer)
     container_cli    nvidia-container-cli's stage and object          -> the image's driver files, the host driver's state
     torch_too_new_for_intel_mac, mps_inside_linux_container  Mac structure -> 2.2.2 / run natively
-    container_without_gpu  a GPU unreachable in a text from a container  -> --gpus all, or the devices it lost"""
+    container_without_gpu  a GPU unreachable in a text from a container  -> --gpus all, or the devices it lost
+    k8s_no_gpu_advertised  the scheduler finds no node with a free nvidia.com/gpu -> the device plugin, the runtime"""
 
 from __future__ import annotations
 
@@ -277,3 +278,42 @@ def cdi_device_unresolved(ent, text):
                                                    "latest/cdi-support.html",
                                             "what": "CDI: nvidia-ctk cdi generate, the spec folders, podman 4.1+"},))
     return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+# The Kubernetes scheduler's reason when no node can give a pod the extended resource it requests: "0/3 nodes are
+# available: 3 Insufficient nvidia.com/gpu" (amd.com/gpu for AMD's device plugin).  A node advertises GPUs only through
+# its device plugin, which needs the NVIDIA container runtime as the node's default runtime.
+_K8S_INSUFFICIENT_GPU = re.compile(r"(?P<n>\d{1,5}) Insufficient (?P<res>nvidia\.com/gpu|amd\.com/gpu)")
+
+
+def k8s_no_gpu_advertised(ent, text):
+    """No node offers the GPU resource a pod asks for: the device plugin is not advertising GPUs (not deployed, or the
+    node's container runtime is not NVIDIA's, so the plugin sees no GPU), or every GPU is already allocated."""
+    tail = text[-CONTEXT_TAIL:]
+    if "Insufficient" not in tail:
+        return None
+    m = last_match(_K8S_INSUFFICIENT_GPU, tail)
+    if m is None:
+        return None
+    amd = m.group("res").startswith("amd")
+    sig = _sig("k8s-gpu-not-advertised", "container",
+               "no Kubernetes node offers a free {resource} (Insufficient {resource})", 83,
+               "The scheduler found no node with a free {resource}. A node offers GPUs only through its device "
+               "plugin: when the plugin is not running, or the node's container runtime cannot see the GPU (the "
+               "plugin finds none), the node advertises zero; when the GPUs are all allocated to other pods, the "
+               "count is exhausted.",
+               fix=("Check `kubectl describe node <node>`: Capacity and Allocatable must list " + m.group("res") + ". "
+                    "If they do not, " + ("deploy AMD's GPU device plugin (k8s-device-plugin) on ROCm nodes and check "
+                                          "its pod's logs." if amd else
+                                          "deploy the NVIDIA device plugin (or the GPU Operator) and check its pod's "
+                                          "logs; the node's runtime must give containers the GPU: configure it with "
+                                          "`sudo nvidia-ctk runtime configure --runtime=containerd` (docker: set "
+                                          "\"default-runtime\": \"nvidia\" in /etc/docker/daemon.json), restart the "
+                                          "runtime and the plugin.") +
+                    " If they do, the GPUs are taken: lower the pod's request or free a GPU."),
+               causes=(("container-without-gpu", "a container started without a GPU", ("TE309",)),), areas=("driver",),
+               sources=({"url": "https://github.com/NVIDIA/k8s-device-plugin#quick-start",
+                         "what": "the NVIDIA device plugin: nvidia as the default runtime, the plugin's DaemonSet"},
+                        {"url": "https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/",
+                         "what": "Kubernetes schedules GPUs as extended resources advertised by device plugins"}))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"resource": m.group("res")})

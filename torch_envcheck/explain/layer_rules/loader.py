@@ -96,8 +96,10 @@ def missing_library(ent, text):
         if x["file"].lower().endswith(".dll"):
             # Windows finds a DLL on the DLL search path (the program's folder, System32, PATH): a CUDA installed by
             # NVIDIA's installer, or a program's bundled copy, is found only through PATH (or os.add_dll_directory)
+            # the layer is Windows' DLL loading whoever ships the DLL: what fails is the search path, the same for
+            # cuDNN, cuBLAS or NVRTC (the fix still names the provider)
             cudnn = x.get("kind") == "cudnn"
-            sig = _sig("cuda-dll-not-found", layer, "{lib} ({library}) cannot be loaded on Windows", 72,
+            sig = _sig("cuda-dll-not-found", "windows-runtime", "{lib} ({library}) cannot be loaded on Windows", 72,
                        "Windows cannot load {lib}: {library}" + (" of CUDA {cuda}" if x.get("cuda") else "") +
                        (" {cudnn}" if cudnn and x.get("cudnn") else "") + ". It is not installed, or the folder that "
                        "holds it is not on the DLL search path (PATH); with error 126 a DLL it depends on is missing.",

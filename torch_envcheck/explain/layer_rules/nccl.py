@@ -1,6 +1,8 @@
-"""Layer rule for NCCL's transports: its sockets, interfaces and shared-memory segments.
+"""Layer rules for NCCL's transports: its sockets, interfaces and shared-memory segments, and its InfiniBand
+completions.
 
-    nccl_transport   NCCL's WARN lines on its sockets or /dev/shm       -> the interface / host network / shm size"""
+    nccl_transport      NCCL's WARN lines on its sockets or /dev/shm     -> the interface / host network / shm size
+    nccl_ib_completion  an IB work completion's status (ibv_wc_status)   -> the fabric, GPUDirect RDMA, the first error"""
 
 from __future__ import annotations
 
@@ -105,3 +107,69 @@ def nccl_transport(ent, text):
                                                      "env.html#nccl-socket-ifname",
                                               "what": "NCCL_SOCKET_IFNAME / NCCL_SOCKET_FAMILY"},))
     return _match(sig, text, at, {})
+
+
+# ibv_wc_status, the status of an InfiniBand/RoCE work completion, in the order of rdma-core's enumeration
+# (libibverbs/verbs.h, enum ibv_wc_status; linux-rdma/rdma-core at 85d8a414f05384dc9261a90d917989c99af3cc72): NCCL's
+# IB transport prints it as the number after "Got completion ... with error N" / "with status=N"
+IBV_WC_STATUS = ("IBV_WC_SUCCESS", "IBV_WC_LOC_LEN_ERR", "IBV_WC_LOC_QP_OP_ERR", "IBV_WC_LOC_EEC_OP_ERR",
+                 "IBV_WC_LOC_PROT_ERR", "IBV_WC_WR_FLUSH_ERR", "IBV_WC_MW_BIND_ERR", "IBV_WC_BAD_RESP_ERR",
+                 "IBV_WC_LOC_ACCESS_ERR", "IBV_WC_REM_INV_REQ_ERR", "IBV_WC_REM_ACCESS_ERR", "IBV_WC_REM_OP_ERR",
+                 "IBV_WC_RETRY_EXC_ERR", "IBV_WC_RNR_RETRY_EXC_ERR", "IBV_WC_LOC_RDD_VIOL_ERR",
+                 "IBV_WC_REM_INV_RD_REQ_ERR", "IBV_WC_REM_ABORT_ERR", "IBV_WC_INV_EECN_ERR", "IBV_WC_INV_EEC_STATE_ERR",
+                 "IBV_WC_FATAL_ERR", "IBV_WC_RESP_TIMEOUT_ERR", "IBV_WC_GENERAL_ERR", "IBV_WC_TM_ERR",
+                 "IBV_WC_TM_RNDV_INCOMPLETE")
+
+# what each kind of status says about the fabric (ibv_poll_cq(3)): the peer never answered, memory registration
+# refused (GPUDirect RDMA), or a flush that only follows an earlier error
+_IB_RETRY = {"IBV_WC_RETRY_EXC_ERR", "IBV_WC_RNR_RETRY_EXC_ERR", "IBV_WC_RESP_TIMEOUT_ERR"}
+_IB_MEMORY = {"IBV_WC_LOC_PROT_ERR", "IBV_WC_LOC_ACCESS_ERR", "IBV_WC_REM_ACCESS_ERR", "IBV_WC_MW_BIND_ERR"}
+
+_NCCL_IB_COMPLETION = re.compile(r"NET/IB\w{0,4}\s{0,2}:\s{0,2}Got completion (?:from peer \S{1,80} )?with "
+                                 r"(?:error |status=)(?P<status>\d{1,2})")
+
+
+def nccl_ib_completion(ent, text):
+    """NCCL's IB transport reports a failed work completion with the verbs status number: decoded by rdma-core's
+    enumeration, it says whether the peer never acknowledged (the fabric, a dead peer, RoCE's GID), the memory
+    registration was refused (GPUDirect RDMA) or the request was only flushed after another error."""
+    tail = text[-CONTEXT_TAIL:]
+    if "completion" not in tail:
+        return None
+    m = last_match(_NCCL_IB_COMPLETION, tail)
+    if m is None:
+        return None
+    n = int(m.group("status"))
+    name = IBV_WC_STATUS[n] if n < len(IBV_WC_STATUS) else f"status {n}"
+    if name in _IB_RETRY:
+        what = ("the peer's adapter never acknowledged (the retry counter ran out): the InfiniBand/RoCE connectivity "
+                "between the two nodes (a port down or flapping, a cable, the subnet manager, on RoCE the GID index "
+                "or the switch's lossless settings), or a peer process that died first")
+        fix = ("Check the InfiniBand network between the nodes: `ibstat` / `ibv_devinfo` on both (port State Active, the "
+               "same rate), the other ranks' logs for an earlier error, and NCCL's all_reduce_perf between the two "
+               "nodes; on RoCE set NCCL_IB_GID_INDEX (show_gids lists the RoCE v2 one). NCCL_IB_TIMEOUT and "
+               "NCCL_IB_RETRY_CNT only wait longer; NCCL_IB_DISABLE=1 falls back to sockets to confirm it is the IB "
+               "network. Rerun with NCCL_DEBUG=INFO.")
+    elif name in _IB_MEMORY:
+        what = ("the adapter refused access to a registered buffer: with GPU buffers, GPUDirect RDMA (the nvidia-peermem "
+                "module) or the memory registration limits")
+        fix = ("Check GPUDirect RDMA: `lsmod | grep nvidia_peermem` (load it: `sudo modprobe nvidia-peermem`), `ulimit "
+               "-l unlimited` for the ranks (containers: --ulimit memlock=-1), and ACS off on the PCIe switches; "
+               "NCCL_NET_GDR_LEVEL=LOC disables GPUDirect RDMA to confirm. Rerun with NCCL_DEBUG=INFO.")
+    else:
+        what = ("a failed InfiniBand work request" + (" that was only flushed after an earlier error (find the first "
+                                                       "one, on this or another rank)" if name == "IBV_WC_WR_FLUSH_ERR"
+                                                       else ""))
+        fix = ("Look for the first NCCL WARN on every rank (NCCL_DEBUG=INFO), then check the InfiniBand network between "
+               "the nodes (`ibstat`, `ibv_devinfo`, NCCL's all_reduce_perf); NCCL_IB_DISABLE=1 falls back to sockets to "
+               "confirm the IB network is the cause.")
+    sig = _sig("nccl-ib-completion-error", "distributed", "NCCL's InfiniBand transport got {status_name} ({status})",
+               84, "NCCL's IB transport polled a work completion with status {status}, {status_name} in the verbs "
+               "enumeration: " + what + ".",
+               fix=fix, areas=("platform",),
+               sources=({"url": "https://github.com/linux-rdma/rdma-core/blob/85d8a414f05384dc9261a90d917989c99af3cc72/"
+                                "libibverbs/verbs.h",
+                         "what": "enum ibv_wc_status: the verbs work-completion statuses, in order"},
+                        {"url": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html",
+                         "what": "NCCL troubleshooting: networking, GPUDirect RDMA, NCCL_DEBUG"}))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"status": str(n), "status_name": name})

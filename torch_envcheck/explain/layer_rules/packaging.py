@@ -1,9 +1,10 @@
 """Layer rules for Python packaging: pip finding no torch (or no build of it) for this platform, Python or CUDA,
-pip of another Python, CUDA packages on a Mac, a Jetson with a CPU-only torch.
+pip of another Python, CUDA packages on a Mac, a Jetson with a CPU-only torch, conda's virtual __cuda package.
 
     torch_not_offered_on_mac  a resolver finds no torch on a Mac       -> the last x86_64 macOS release (2.2.2)
     torch_too_new_for_intel_mac, mps_inside_linux_container  Mac structure -> 2.2.2 / run natively
-    pip_of_another_python  pip in an embedded Python's folder, installing elsewhere -> that folder's python -m pip"""
+    pip_of_another_python  pip in an embedded Python's folder, installing elsewhere -> that folder's python -m pip
+    conda_virtual_cuda  a conda solver's __cuda constraint (the driver's CUDA) -> a driver for that CUDA, or no driver"""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import re
 from torch_envcheck.explain.match import last_match
 from torch_envcheck.knowledge.releases import index_url as torch_index_url, release as torch_release
 from torch_envcheck.knowledge import jetson
+from torch_envcheck.knowledge.drivers import min_driver_for_cuda
 from torch_envcheck.knowledge import tensorflow as tf_builds
 from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, SOURCES, _NOT_THE_PACKAGE, _match, _sig
 from torch_envcheck.explain.layer_rules.packages import _PKG_BINARY_DIR
@@ -371,3 +373,62 @@ def jetson_without_cuda(ent, text):
                causes=(("cpu-wheel", "a CPU-only torch is installed on a machine with an NVIDIA GPU", ("TE202",)),),
                areas=("torch", "platform"), sources=(SOURCES["torch_index"],))
     return _match(sig, text, len(text) - len(tail) + n.start(), {})
+
+
+# conda's virtual package __cuda is the CUDA version the installed driver supports (conda reads it from the driver;
+# CONDA_OVERRIDE_CUDA sets it by hand).  A solver that reports a __cuda constraint names what a package needs and,
+# where conda found a driver, the __cuda it has; "nothing provides __cuda" means conda found no driver at all.
+_CONDA_CUDA_NEED = re.compile(r"__cuda\s{0,2}(?:>=|>)\s{0,2}(?P<need>\d{1,2}(?:\.\d{1,2})?)")
+_CONDA_CUDA_HAVE = re.compile(r"__cuda(?:-|==|\s{1,4}|=)(?P<have>\d{1,2}\.\d{1,2})(?:[=-]\d{1,3})?\b(?!\s{0,2}[<>])")
+_CONDA_CUDA_NONE = re.compile(r"nothing provides (?:requested )?__cuda\b|__cuda\b[^\n]{0,80}(?:is missing on the system|"
+                              r"does not exist \(perhaps a missing channel\))")
+
+
+def conda_virtual_cuda(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "__cuda" not in tail:
+        return None
+    need, have, none = (last_match(_CONDA_CUDA_NEED, tail), last_match(_CONDA_CUDA_HAVE, tail),
+                        last_match(_CONDA_CUDA_NONE, tail))
+    if need is None and none is None:
+        return None
+    at = len(text) - len(tail) + min(m.start() for m in (need, have, none) if m is not None)
+    caps = {"need": need.group("need") if need else None, "have": have.group("have") if have else None}
+    if none is not None and have is None:
+        sig = _sig("conda-no-cuda-driver", "driver", "conda finds no NVIDIA driver (no __cuda virtual package)", 82,
+                   "conda's virtual package __cuda stands for the CUDA version the installed NVIDIA driver supports; "
+                   "it is missing when conda finds no driver (a machine or container without the GPU, a build host), "
+                   "so no CUDA build of a package can be installed" + (" (this one needs __cuda >= {need})"
+                                                                       if caps["need"] else "") + ".",
+                   fix="On a machine with an NVIDIA GPU, install or repair the driver (`nvidia-smi` must work), then "
+                       "solve again; to create the environment on a host without a GPU (a Docker build, a login node), "
+                       "tell conda the driver of the target: `CONDA_OVERRIDE_CUDA=" + (caps["need"] or "12.4") +
+                       " conda install ...` (the CUDA version the target's driver supports; mamba and pixi read the same "
+                       "variable).",
+                   causes=(("no-driver", "no NVIDIA driver is loaded", ("TE301",)),), areas=("driver",),
+                   sources=({"url": "https://docs.conda.io/projects/conda/en/latest/user-guide/tasks/"
+                                    "manage-virtual.html",
+                             "what": "conda's virtual packages: __cuda is the driver's CUDA, CONDA_OVERRIDE_CUDA"},))
+        return _match(sig, text, at, caps)
+    if need is None or have is None or _version_key(have.group("have")) >= _version_key(need.group("need")):
+        return None
+    driver = min_driver_for_cuda(caps["need"])
+    caps["driver"] = (driver or {}).get("toolkit_minimum") or (driver or {}).get("compat_floor")
+    sig = _sig("conda-driver-too-old", "driver",
+               "the driver supports CUDA {have}; the conda package needs a driver for CUDA {need}", 83,
+               "conda's virtual package __cuda is the CUDA version the installed NVIDIA driver supports: {have} here. "
+               "The package asked for (or one it depends on) is built for CUDA {need} and requires __cuda >= {need}, "
+               "so the solver refuses it: the driver is older than that CUDA needs.",
+               fix="Update the NVIDIA driver to one that supports CUDA {need} (" +
+                   ("{driver} or newer" if caps["driver"] else "see NVIDIA's CUDA release notes") +
+                   "; `nvidia-smi` shows the CUDA version a driver supports), or keep the environment on a CUDA the "
+                   "driver runs: on conda-forge pin `cuda-version<={have}` so the solver picks the package's build for "
+                   "that CUDA (from the pytorch channel, a pytorch-cuda no newer than {have}). "
+                   "CONDA_OVERRIDE_CUDA only hides the check: the package would then fail at run time.",
+               causes=(("driver-too-old", "the NVIDIA driver is older than the CUDA the build needs", ("TE302",)),),
+               areas=("driver",),
+               sources=({"url": "https://docs.conda.io/projects/conda/en/latest/user-guide/tasks/manage-virtual.html",
+                         "what": "conda's virtual packages: __cuda is the driver's CUDA, CONDA_OVERRIDE_CUDA"},
+                        {"url": "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html",
+                         "what": "the minimum driver of each CUDA toolkit"}))
+    return _match(sig, text, at, caps)

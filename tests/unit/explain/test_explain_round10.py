@@ -1,0 +1,210 @@
+"""explain's tenth round: what other runtimes print about their own stack (XLA's cuDNN check under JAX, ONNX Runtime's
+providers, TensorRT's engines), the verbs status inside NCCL's InfiniBand lines, conda's virtual __cuda package, the
+Kubernetes scheduler's GPU resource, where an illegal instruction comes from (a Mac under Rosetta, an ARM board's
+OpenBLAS), and a missing DLL read as Windows' DLL loading.  The texts are written here from each message's documented
+format, varied over the values a real one carries; the oracle is what the format means, written before the code ran."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from torch_envcheck.explain import diagnose
+from torch_envcheck.explain.layer_rules.nccl import IBV_WC_STATUS
+from torch_envcheck.explain.layer_rules.runtimes import cudnn_version
+
+REINSTALL = re.compile(r"\b(?:pip3?|uv|conda|mamba|apt(?:-get)?)\s+install\b|(?<!no )\breinstall\b|--force-reinstall",
+                       re.IGNORECASE)
+
+
+# --- cuDNN's integer versions ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("number, dotted", [("8600", "8.6.0"), ("8906", "8.9.6"), ("8907", "8.9.7"), ("9100", "9.1.0"),
+                                            ("90100", "9.1.0"), ("91002", "9.10.2"), ("7605", "7.6.5")])
+def test_cudnn_integer_versions_read_as_cudnn_writes_them(number, dotted):
+    assert cudnn_version(number) == dotted
+
+
+@pytest.mark.parametrize("number", ["", "12", "abc", "999"])
+def test_a_number_that_is_no_cudnn_version_is_not_read(number):
+    assert cudnn_version(number) is None
+
+
+# --- XLA's cuDNN check, as JAX prints it -----------------------------------------------------------------------------
+
+def _jax_outdated(built: int, minimum: int, found: int) -> str:
+    return ("RuntimeError: Unable to initialize backend 'cuda': Unable to use CUDA because of the following issues with "
+            f"CUDA components:\nOutdated cuDNN installation found.\nVersion JAX was built against: {built}\n"
+            f"Minimum supported: {minimum}\nInstalled version: {found}\nThe local installation version must be no lower "
+            f"than {minimum}.")
+
+
+@pytest.mark.parametrize("built, minimum, found, need", [(8907, 9100, 8907, "9.1.0"), (90300, 90100, 8600, "9.1.0"),
+                                                         (8906, 8900, 8600, "8.9.0")])
+def test_jax_outdated_cudnn_names_the_minimum_it_needs(built, minimum, found, need):
+    r = diagnose.diagnose(_jax_outdated(built, minimum, found))
+    assert r["layer"] == "cudnn" and r["environment_problem"], r
+    assert need in r["fix"] and "jax" in r["fix"].lower() and "TensorFlow" not in r["fix"], r["fix"]
+
+
+@pytest.mark.parametrize("found, built, need", [("8600", "8906", "8.9.6"), ("8204", "8600", "8.6.0")])
+def test_older_jaxlib_wording_names_the_build_version(found, built, need):
+    text = (f"CUDA backend failed to initialize: Found cuDNN version {found}, but JAX was built against version {built}, "
+            "which is newer. The copy of cuDNN that is installed must be at least as new as the version against which "
+            "JAX was built.")
+    r = diagnose.diagnose(text)
+    assert r["layer"] == "cudnn" and need in r["fix"] and "jax" in r["fix"].lower(), r
+
+
+def test_xla_cudnn_line_under_jax_gets_jax_advice_and_under_tensorflow_tensorflow_advice():
+    line = ("E external/xla/xla/stream_executor/cuda/cuda_dnn.cc:439] Loaded runtime CuDNN library: 8.5.0 but source "
+            "was compiled with: 8.6.0.  CuDNN library needs to have matching major version and equal or higher minor "
+            "version.")
+    jax = diagnose.diagnose(line + "\njaxlib.xla_extension.XlaRuntimeError: FAILED_PRECONDITION: DNN library "
+                                   "initialization failed.")
+    assert jax["layer"] == "cudnn" and "8.6.0" in jax["fix"] and "jax" in jax["fix"].lower(), jax["fix"]
+    tf = diagnose.diagnose("2023-01-01 I tensorflow/core/common_runtime/gpu/gpu_device.cc] ...\n" +
+                           line.replace("external/xla/xla", "tensorflow/compiler/xla"))
+    assert tf["layer"] == "cudnn" and "TensorFlow" in tf["fix"], tf["fix"]
+
+
+# --- ONNX Runtime's providers ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("available", ["'AzureExecutionProvider, CPUExecutionProvider'", "'CPUExecutionProvider'"])
+def test_onnxruntime_without_the_cuda_provider_is_the_cpu_package(available):
+    text = ("UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider names.Available "
+            f"providers: {available}")
+    r = diagnose.diagnose(text)
+    assert r["layer"] == "torch-build" and "onnxruntime-gpu" in r["fix"] and "uninstall" in r["fix"], r
+
+
+def test_a_provider_list_without_cuda_under_a_gpu_install_is_read_too():
+    text = (" + onnxruntime==1.20.1\n + onnxruntime-gpu==1.20.1\n>>> import onnxruntime\n"
+            ">>> onnxruntime.get_available_providers()\n['AzureExecutionProvider', 'CPUExecutionProvider']")
+    r = diagnose.diagnose(text)
+    assert r["layer"] == "torch-build" and "onnxruntime-gpu" in r["fix"], r
+    assert "Both packages are installed here" in r["explanation"]
+
+
+def test_a_provider_list_with_cuda_is_no_problem_of_the_package():
+    text = (">>> onnxruntime.get_available_providers()\n['TensorrtExecutionProvider', 'CUDAExecutionProvider', "
+            "'CPUExecutionProvider']")
+    assert diagnose.diagnose(text).get("signature") != "onnxruntime-without-cuda-provider"
+
+
+# --- TensorRT engines ------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "[TRT] [E] 1: [stdArchiveReader.cpp::StdArchiveReader::35] Error Code 1: Serialization (Serialization assertion "
+    "safeVersionRead == safeSerializationVersion failed.Version tag does not match. Note: Current Version: 0, "
+    "Serialized Engine Version: 96)",
+    "[TensorRT] ERROR: coreReadArchive.cpp (41) - Serialization Error in verifyHeader: 0 (Version tag does not match. "
+    "Note: Current Version: 96, Serialized Engine Version: 97)",
+    "[TensorRT] ERROR: coreReadArchive.cpp (31) - Serialization Error in verifyHeader: 0 (Magic tag does not match)",
+    "[TRT] [E] 6: The engine plan file is not compatible with this version of TensorRT, expecting library version "
+    "8.6.1.6 got 8.5.2.2, please rebuild.",
+])
+def test_an_engine_from_another_tensorrt_is_built_again(line):
+    r = diagnose.diagnose(line + "\n[TRT] [E] 4: [runtime.cpp::deserializeCudaEngine::50] Error Code 4: Internal Error "
+                                 "(Engine deserialization failed.)")
+    assert r["layer"] == "libraries" and r["environment_problem"], r
+    assert "engine" in r["fix"].lower() and "TensorRT" in r["fix"] and "again" in r["fix"], r["fix"]
+
+
+# --- NCCL over InfiniBand --------------------------------------------------------------------------------------------
+
+def test_the_verbs_statuses_are_in_rdma_cores_order():
+    # ibv_wc_status: the first, the retry pair and the last of the classic list, at their numbers
+    assert IBV_WC_STATUS[0] == "IBV_WC_SUCCESS" and IBV_WC_STATUS[5] == "IBV_WC_WR_FLUSH_ERR"
+    assert IBV_WC_STATUS[12] == "IBV_WC_RETRY_EXC_ERR" and IBV_WC_STATUS[13] == "IBV_WC_RNR_RETRY_EXC_ERR"
+    assert IBV_WC_STATUS[21] == "IBV_WC_GENERAL_ERR"
+
+
+@pytest.mark.parametrize("line, words", [
+    ("node-1:946:988 [0] transport/net_ib.cc:839 NCCL WARN NET/IB : Got completion with error 12, opcode 1, len 0, "
+     "vendor err 129", ["ibstat", "NCCL_IB_GID_INDEX"]),
+    ("NET/IBP:Got completion from peer 10.0.0.7<36315> with status=12 opcode=32698 len=32696 vendor err 129 (Send)",
+     ["ibstat", "InfiniBand"]),
+    ("NCCL WARN NET/IB : Got completion from peer 10.1.2.3<5000> with error 4, opcode 32644, len 0, vendor err 81",
+     ["nvidia-peermem", "memlock"]),
+    ("NCCL WARN NET/IB : Got completion with error 5, opcode 0, len 0, vendor err 249", ["first"]),
+])
+def test_an_ib_completion_status_is_decoded_into_what_failed(line, words):
+    r = diagnose.diagnose(line)
+    assert r["layer"] == "distributed" and r["environment_problem"], r
+    assert all(w in r["fix"] for w in words), r["fix"]
+
+
+# --- conda's virtual __cuda package ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("have, need", [("10.2", "11.0"), ("11.4", "12"), ("12.2", "12.4")])
+def test_a_solver_refusing_a_cuda_build_for_the_drivers_cuda_names_the_driver(have, need):
+    text = ("Encountered problems while solving:\n  - package cudatoolkit-11.0.3-h15472ef_6 has constraint "
+            f"__cuda >={need} conflicting with __cuda-{have}-0")
+    r = diagnose.diagnose(text)
+    assert r["layer"] == "driver" and r["signature"] == "conda-driver-too-old", r
+    assert f"CUDA {need}" in r["fix"] and "driver" in r["fix"].lower() and f"cuda-version<={have}" in r["fix"], r["fix"]
+
+
+def test_a_solver_that_finds_no_cuda_virtual_package_means_no_driver():
+    r = diagnose.diagnose("Could not solve for environment specs\n  - nothing provides __cuda needed by "
+                          "pytorch-2.1.0-py3.10_cuda12.1_cudnn8.9.2_0")
+    assert r["layer"] == "driver" and "CONDA_OVERRIDE_CUDA" in r["fix"] and "nvidia-smi" in r["fix"], r
+
+
+def test_a_satisfied_cuda_constraint_is_not_a_driver_problem():
+    text = "package pytorch-cuda-12.1 requires __cuda >=12.1, but __cuda-12.4-0 is installed; other conflicts follow"
+    assert diagnose.diagnose(text).get("signature") != "conda-driver-too-old"
+
+
+# --- Kubernetes ------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("res", ["nvidia.com/gpu", "amd.com/gpu"])
+def test_insufficient_gpu_resource_is_the_device_plugin(res):
+    text = f"0/3 nodes are available: 1 node(s) had untolerated taint, 3 Insufficient {res}. preemption: 0/3 nodes"
+    r = diagnose.diagnose(text)
+    assert r["layer"] == "container" and "device plugin" in r["fix"] and res in r["fix"], r
+
+
+# --- an illegal instruction and the machine it comes from ------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "zsh: illegal hardware instruction  python train.py",
+    "Please fix: illegal hardware instruction on M2 using conda",
+    "arch\n> i386\npython -c 'import somepkg'\n[1]    57761 illegal hardware instruction  python",
+    "Illegal instruction: 4\nI run it on my MacBook with an M1",
+])
+def test_sigill_on_apple_silicon_is_rosetta(text):
+    r = diagnose.diagnose(text)
+    assert r["layer"] == "macos" and "arm64" in r["fix"], r
+
+
+@pytest.mark.parametrize("text", [
+    "I installed it on a Jetson Nano and `Illegal instruction` occurs when I import it",
+    "jetson@nano:~$ python3 -c 'import torch'\nIllegal instruction (core dumped)",
+    "Illegal instruction (core dumped) on import for numpy 1.19.5 on ARM64",
+    "illegal instruction (core dumped) on my Raspberry Pi 4 (aarch64, Ubuntu 20.04)",
+])
+def test_sigill_on_an_arm_linux_board_is_openblas_coretype(text):
+    r = diagnose.diagnose(text)
+    assert r["layer"] == "env" and "OPENBLAS_CORETYPE=ARMV8" in r["fix"], r
+
+
+def test_sigill_on_x86_linux_is_still_the_cpus_instructions():
+    r = diagnose.diagnose("$ python -c 'import mypkg'\nIllegal instruction (core dumped)")
+    assert r["layer"] == "env" and "AVX" in r["fix"] and "OPENBLAS" not in r["fix"], r
+
+
+def test_sigill_at_import_tensorflow_on_arm_linux_is_not_read_as_openblas():
+    r = diagnose.diagnose("pi@raspberrypi:~ $ python3 -c 'import tensorflow'\nIllegal instruction (core dumped)")
+    assert "OPENBLAS_CORETYPE" not in (r.get("fix") or ""), r
+
+
+# --- a DLL Windows cannot load -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dll", ["cublas64_12.dll", "cudnn_ops64_9.dll", "nvrtc64_120_0.dll", "cufft64_11.dll"])
+def test_a_cuda_dll_not_found_is_windows_dll_loading_and_names_its_provider(dll):
+    r = diagnose.diagnose(f"RuntimeError: Library {dll} is not found or cannot be loaded")
+    assert r["layer"] == "windows-runtime" and "PATH" in r["fix"], r
+    assert ("cuDNN" in r["fix"]) == dll.startswith("cudnn"), r["fix"]
