@@ -208,3 +208,103 @@ def test_a_cuda_dll_not_found_is_windows_dll_loading_and_names_its_provider(dll)
     r = diagnose.diagnose(f"RuntimeError: Library {dll} is not found or cannot be loaded")
     assert r["layer"] == "windows-runtime" and "PATH" in r["fix"], r
     assert ("cuDNN" in r["fix"]) == dll.startswith("cudnn"), r["fix"]
+
+
+# --- torch sees no CUDA, and how it was installed ----------------------------------------------------------------
+
+def test_is_available_false_after_a_conda_forge_install_asks_conda_for_a_cuda_build():
+    text = ("Installed with `conda create -n env mypkg -c conda-forge`\n>>> import torch\n>>> torch.cuda.is_available()\n"
+            "False")
+    r = diagnose.diagnose(text)
+    assert r["layer"] == "torch-build" and "pytorch-gpu" in r["fix"] and "cuda-version" in r["fix"], r
+
+
+@pytest.mark.parametrize("where", ["on Windows 11", "on an aarch64 GH200 node running Ubuntu"])
+def test_is_available_false_on_a_platform_whose_pypi_wheel_is_cpu_names_the_pytorch_index(where):
+    r = diagnose.diagnose(f"pip install torch {where}, then\nprint(torch.cuda.is_available())\nFalse")
+    assert r["layer"] == "torch-build" and "--index-url https://download.pytorch.org/whl/cu" in r["fix"], r
+
+
+def test_the_drivers_cuda_in_the_text_picks_the_index():
+    text = ("| NVIDIA-SMI 550.54.14   Driver Version: 550.54.14   CUDA Version: 12.4 |\n"
+            "C:\\Users\\me> python -c \"import torch; print(torch.cuda.is_available())\"\nFalse")
+    r = diagnose.diagnose(text)
+    assert "https://download.pytorch.org/whl/cu124" in r["fix"], r["fix"]
+
+
+def test_a_cuda_build_that_sees_no_gpu_is_not_called_a_cpu_build():
+    text = "torch 2.4.0+cu121\n>>> torch.cuda.is_available()\nFalse"
+    assert diagnose.diagnose(text).get("signature") != "cuda-unavailable-cpu-build"
+
+
+# --- a third-party compiled module Windows cannot load --------------------------------------------------------------
+
+@pytest.mark.parametrize("pkg", ["detectron2", "pytorch3d", "mypkg_ops"])
+def test_dll_load_failed_under_a_third_party_package_is_its_build(pkg):
+    text = (f'  File "C:\\Users\\me\\miniconda3\\lib\\site-packages\\{pkg}\\layers\\deform.py", line 11, in <module>\n'
+            f"    from {pkg} import _C\nImportError: DLL load failed while importing _C: The specified procedure could "
+            "not be found.")
+    r = diagnose.diagnose(text)
+    assert r["layer"] == "toolchain" and pkg in r["fix"] and "torch" in r["fix"], r
+    assert "pip install --force-reinstall torch" not in r["fix"]
+
+
+def test_dll_load_failed_of_torch_itself_stays_the_windows_runtime():
+    text = ('  File "C:\\Python311\\Lib\\site-packages\\torch\\__init__.py", line 141, in <module>\n'
+            "    from torch._C import *\nImportError: DLL load failed while importing _C: The specified module could "
+            "not be found.")
+    assert diagnose.diagnose(text)["layer"] == "windows-runtime"
+
+
+# --- a package's own version-range check (OpenMMLab) ----------------------------------------------------------------
+
+@pytest.mark.parametrize("line, words", [
+    ("AssertionError: MMCV==2.2.0 is used but incompatible. Please install mmcv>=2.0.0rc4, <2.2.0.",
+     ['mim install "mmcv>=2.0.0rc4,<2.2.0"']),
+    ("AssertionError: MMCV==1.3.9 is used but incompatible. Please install mmcv>=(1, 3, 13, 0, 0, 0), <(1, 7, 0, 0, 0, 0).",
+     ['mim install "mmcv-full>=1.3.13,<1.7.0"']),
+    ("AssertionError: MMEngine==0.7.0 is used but incompatible. Please install mmengine>=0.7.1, <1.0.0.",
+     ['mim install "mmengine>=0.7.1,<1.0.0"']),
+])
+def test_a_version_range_check_installs_one_in_range(line, words):
+    r = diagnose.diagnose(line)
+    assert r["layer"] == "toolchain" and all(w in r["fix"] for w in words), r["fix"]
+
+
+# --- the program's data, read from its numbers ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("want, got, word", [(3, 4, 'convert("RGB")'), (3, 1, 'convert("RGB")'), (1, 3, 'convert("L")'),
+                                             (151, 13, "options")])
+def test_a_convolution_input_channel_mismatch_is_the_data(want, got, word):
+    text = (f"RuntimeError: Given groups=1, weight of size [64, {want}, 3, 3], expected input[1, {got}, 400, 640] to "
+            f"have {want} channels, but got {got} channels instead")
+    r = diagnose.diagnose(text)
+    assert r["layer"] == "not-environment" and not r["environment_problem"], r
+    assert word in r["fix"] and not REINSTALL.search(r["fix"]), r["fix"]
+
+
+def test_an_index_equal_to_the_size_is_the_data_not_the_install():
+    r = diagnose.diagnose("RuntimeError: index 18864 is out of bounds for dimension 1 with size 18864")
+    assert r["layer"] == "not-environment" and "vocab_size" in r["fix"] and "18865" in r["fix"], r
+    assert not REINSTALL.search(r["fix"])
+
+
+def test_an_mps_array_over_4gb_is_the_workload():
+    r = diagnose.diagnose("MPSNDArray.mm:788: failed assertion `[MPSNDArray initWithDevice:descriptor:] Error: total "
+                          "bytes of NDArray > 2**32'")
+    assert r["layer"] == "not-environment" and "smaller" in r["fix"] and not REINSTALL.search(r["fix"]), r
+
+
+# --- a GPU that fell off the bus, NCCL older than the GPU -----------------------------------------------------------
+
+@pytest.mark.parametrize("words", ["GPU has fallen off the bus", "gpu has fallen off of the bus when gaming"])
+def test_the_drivers_words_for_xid_79_are_hardware(words):
+    r = diagnose.diagnose(words + "\nNVIDIA GeForce RTX 3070 Ti, driver 530.41.03")
+    assert r["layer"] == "driver" and "power" in r["fix"] and "No reinstall" in r["fix"], r
+
+
+def test_nccl_asking_more_shared_memory_than_the_gpu_allows_is_an_older_nccl():
+    text = ("host:1:1 [1] NCCL INFO NCCL version 2.25.1+cuda12.2\n"
+            "host:1:1 [1] NCCL INFO ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856")
+    r = diagnose.diagnose(text)
+    assert r["layer"] == "distributed" and "nvidia-nccl" in r["fix"] and "2.25.1" in r["explanation"], r

@@ -24,6 +24,7 @@ match.Match whose signature is made here, or None:
     container_without_gpu  a GPU unreachable in a text from a container  -> --gpus all, or the devices it lost
     nccl_transport   NCCL's WARN lines on its sockets or /dev/shm       -> the interface / host network / shm size
     nccl_ib_completion  NCCL's IB work completion failed (ibv_wc_status decoded) -> the fabric, GPUDirect RDMA
+    nccl_shared_memory_limit  ncclMaxSharedMem exceeds the GPU's limit -> an NCCL newer than the GPU
     cuda_after_suspend  CUDA failing next to suspend/resume words       -> reload nvidia_uvm
     toolkit_not_torch_cuda  a build's own nvcc-vs-torch CUDA check      -> the toolkit (CUDA_HOME) or the torch build
     torch_too_new_for_intel_mac, mps_inside_linux_container  Mac structure -> 2.2.2 / run natively
@@ -49,6 +50,11 @@ match.Match whose signature is made here, or None:
     tensorrt_engine_version  a TensorRT engine serialized by another TensorRT -> build the engine again here
     conda_virtual_cuda  a solver's __cuda constraint (the driver's CUDA)   -> a newer driver, or no driver found
     k8s_no_gpu_advertised  "Insufficient nvidia.com/gpu" from the scheduler -> the device plugin and the node's runtime
+    cuda_unavailable_cpu_build  is_available() False and how torch was installed -> that installer's CUDA build
+    package_dll_load_failed  "DLL load failed while importing _C" under a third-party package -> its build for torch
+    package_version_range  "X==A is used but incompatible. Please install X>=B, <C" -> X in that range
+    conv_input_channels, index_past_size, mps_array_over_4gb  the program's data read from the numbers it prints
+                     -> not-environment: what to look at (RGBA images, vocab_size, smaller pieces on MPS)
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -56,7 +62,7 @@ catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, driver_versions,
-gpu_health, runtimes; this module gathers them in RULES, in the order they
+gpu_health, runtimes, program; this module gathers them in RULES, in the order they
 have always run."""
 
 from __future__ import annotations
@@ -74,12 +80,15 @@ from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cu
 from torch_envcheck.explain.layer_rules.driver_versions import container_driver_floor, driver_module_mismatch
 from torch_envcheck.explain.layer_rules.gpu_health import gpu_unreachable, xid_event
 from torch_envcheck.explain.layer_rules.loader import cudnn8_sublibrary_on_windows, missing_library
-from torch_envcheck.explain.layer_rules.nccl import nccl_ib_completion, nccl_transport
+from torch_envcheck.explain.layer_rules.nccl import nccl_ib_completion, nccl_shared_memory_limit, nccl_transport
 from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx_runtime_symbol,
     jit_extension_missing, library_symbol, numpy_c_api_capsule, package_binary_missing,
-    package_compiled_part_missing, package_extension_not_loaded, package_ops_registration_fails, torch_abi)
-from torch_envcheck.explain.layer_rules.packaging import (conda_virtual_cuda, cuda_package_on_mac, jetson_without_cuda, pip_no_matching,
+    package_compiled_part_missing, package_dll_load_failed, package_extension_not_loaded, package_ops_registration_fails,
+    package_version_range, torch_abi)
+from torch_envcheck.explain.layer_rules.packaging import (conda_virtual_cuda, cuda_package_on_mac,
+    cuda_unavailable_cpu_build, jetson_without_cuda, pip_no_matching,
     pip_of_another_python, torch_build_variant, torch_not_offered_on_mac, torch_too_new_for_intel_mac)
+from torch_envcheck.explain.layer_rules.program import conv_input_channels, index_past_size, mps_array_over_4gb
 from torch_envcheck.explain.layer_rules.runtimes import onnxruntime_cpu_only, tensorrt_engine_version, xla_cudnn_version
 from torch_envcheck.explain.layer_rules.rocm import rocblas_on_windows, rocm_kfd_permission, zluda_dll_dependency
 from torch_envcheck.explain.layer_rules.tensorflow import (tensorflow_error_class, tensorflow_missing_cuda_runtime,
@@ -112,7 +121,9 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          tensorflow_optional_tensorrt, gpu_arch_needs, driver_module_mismatch, container_driver_floor,
          cdi_device_unresolved, openmp_with_apple_clang, xla_ptxas, xid_event, gpu_unreachable, arch_vs_toolkit,
          xla_cudnn_version, onnxruntime_cpu_only, tensorrt_engine_version, nccl_ib_completion,
-         conda_virtual_cuda, k8s_no_gpu_advertised)
+         conda_virtual_cuda, k8s_no_gpu_advertised, cuda_unavailable_cpu_build,
+         package_dll_load_failed, package_version_range, conv_input_channels, index_past_size, mps_array_over_4gb,
+         nccl_shared_memory_limit)
 
 
 def find(text: str, ent) -> list:

@@ -40,17 +40,31 @@ def xid_event(ent, text):
         if row is not None and row["kind"] in ("hardware", "reset"):
             hit = (m, row)
     if hit is None:
-        return None
+        # the driver's words for Xid 79 quoted without its Xid line ("GPU has fallen off the bus" in a title or a
+        # paraphrase of dmesg)
+        words = last_match(_FELL_OFF, tail)
+        row = xids.describe(79) if words is not None else None
+        if row is None:
+            return None
+        hit = (words, row)
     m, row = hit
-    sig = _sig("gpu-xid-" + row["kind"], "driver", "the GPU logged Xid {xid} ({name}): it needs a " +
+    quoted = m.re is _FELL_OFF
+    return _match(_xid_sig(row), text, len(text) - len(tail) + m.start(),
+                  {"xid": "79" if quoted else m.group("xid"), "name": row["name"],
+                   "bus": "its PCI address" if quoted else m.group("bus")})
+
+
+_FELL_OFF = re.compile(r"(?i)GPU has fallen off (?:of )?the bus")
+
+
+def _xid_sig(row: dict):
+    return _sig("gpu-xid-" + row["kind"], "driver", "the GPU logged Xid {xid} ({name}): it needs a " +
                ("reset or a reboot" if row["kind"] == "reset" else "reboot, and the hardware checked"), 86,
                "The NVIDIA kernel driver logged Xid {xid} for the GPU at {bus}: {name}. NVIDIA's Xid catalog files it "
                "under " + ("errors that need a GPU reset before the GPU is trusted again" if row["kind"] == "reset" else
                            "hardware errors: the GPU needs a reset or a reboot, and if it recurs, service") + ".",
                fix=_HARDWARE_FIX, causes=(("gpu-hardware", "the GPU failed (Xid): not the software", ("TE303",)),),
                areas=("driver", "gpu"), sources=(_XID_SOURCE,))
-    return _match(sig, text, len(text) - len(tail) + m.start(),
-                  {"xid": m.group("xid"), "name": row["name"], "bus": m.group("bus")})
 
 
 _NO_HANDLE = re.compile(r"Unable to determine the device handle for GPU ?(?P<bus>[0-9A-Fa-f:.]{4,20}): "
@@ -63,7 +77,7 @@ def gpu_unreachable(ent, text):
     driver is installed. The GPU needs a reboot, and one that keeps falling off is hardware."""
     tail = text[-CONTEXT_TAIL:]
     m = last_match(_NO_HANDLE, tail)
-    if m is None or not re.search(r"(?i)GPU is lost|Unknown Error|fallen off the bus", m.group("err")):
+    if m is None or not re.search(r"(?i)GPU is lost|Unknown Error|fallen off (?:of )?the bus", m.group("err")):
         return None
     sig = _sig("gpu-unreachable-by-nvml", "driver", "nvidia-smi cannot reach the GPU at {bus} ({err}): it fell off the bus "
                "or hung", 85,

@@ -2,7 +2,8 @@
 completions.
 
     nccl_transport      NCCL's WARN lines on its sockets or /dev/shm     -> the interface / host network / shm size
-    nccl_ib_completion  an IB work completion's status (ibv_wc_status)   -> the fabric, GPUDirect RDMA, the first error"""
+    nccl_ib_completion  an IB work completion's status (ibv_wc_status)   -> the fabric, GPUDirect RDMA, the first error
+    nccl_shared_memory_limit  NCCL's kernels want more shared memory than the GPU allows -> a newer NCCL"""
 
 from __future__ import annotations
 
@@ -173,3 +174,34 @@ def nccl_ib_completion(ent, text):
                         {"url": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html",
                          "what": "NCCL troubleshooting: networking, GPUDirect RDMA, NCCL_DEBUG"}))
     return _match(sig, text, len(text) - len(tail) + m.start(), {"status": str(n), "status_name": name})
+
+
+# NCCL's INFO line when its kernels ask a GPU for more shared memory per block than the device allows: the NCCL was
+# made before that GPU (its per-architecture limits do not know it); NCCL's version line names the one loaded
+_NCCL_SHMEM_LIMIT = re.compile(r"ncclMaxSharedMem (?P<want>\d{3,7}) exceeds device/fn maxSharedMem (?P<have>\d{3,7})")
+_NCCL_VERSION = re.compile(r"NCCL version (?P<v>\d{1,2}\.\d{1,2}\.\d{1,2})")
+
+
+def nccl_shared_memory_limit(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "ncclMaxSharedMem" not in tail:
+        return None
+    m = last_match(_NCCL_SHMEM_LIMIT, tail)
+    if m is None:
+        return None
+    v = last_match(_NCCL_VERSION, tail)
+    caps = {"want": m.group("want"), "have": m.group("have"), "nccl": v.group("v") if v else None}
+    sig = _sig("nccl-kernel-shared-memory", "distributed",
+               "NCCL{nccl| } asks the GPU for {want} bytes of shared memory per block; it allows {have}", 84,
+               "NCCL sizes its kernels' shared memory from per-architecture limits; this NCCL" +
+               (" ({nccl})" if caps["nccl"] else "") + " asks more ({want} bytes) than this GPU gives a block "
+               "({have}), so its kernels cannot launch: an NCCL release older than the GPU model (the GeForce RTX 50 "
+               "series met it with NCCL 2.25).",
+               fix="Upgrade NCCL to a release newer than the GPU: `pip install -U nvidia-nccl-cu12` (or nvidia-nccl-cu13, "
+                   "the CUDA major of your torch; torch loads the wheel's NCCL), or a torch release that bundles a newer "
+                   "NCCL; check the `NCCL version` line again with NCCL_DEBUG=INFO.",
+               areas=("libraries",),
+               sources=({"url": "https://github.com/NVIDIA/nccl/issues/1637",
+                         "what": "NCCL 2.25.1 on two RTX 5090: ncclMaxSharedMem exceeds maxSharedMem, fixed in a later "
+                                 "release"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), caps)

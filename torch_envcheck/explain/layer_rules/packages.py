@@ -6,7 +6,9 @@ than the one it runs with, and a package's own compiled part missing or not load
     built_for        "X was built for PyTorch A (you have B)"          -> X's build, or torch's (B is +cpu)
     library_symbol   nccl*/cublas*/cusparse*/cudnn*/__nvJitLink* wanted -> two versions of that library mixed
     package_binary_missing  a package's own native library missing       -> that package's build for this CUDA
-    package_ops_registration_fails  a package's frame calls into torch.library and fails -> its build for this torch"""
+    package_ops_registration_fails  a package's frame calls into torch.library and fails -> its build for this torch
+    package_dll_load_failed  Windows cannot load a third-party package's compiled module -> its build for this torch
+    package_version_range  a package's import-time check of another's version range -> one in range"""
 
 from __future__ import annotations
 
@@ -580,3 +582,83 @@ def package_extension_not_loaded(ent, text):
                causes=(("stale-extension", "the compiled extension was built against another torch", ("TE701", "TE705")),),
                areas=("extension", "torch"), sources=(SOURCES["ext"],))
     return _match(sig, text, len(text) - len(tail) + m.start(), {"package": pkg})
+
+
+# Windows' loader failing on a package's compiled module: "DLL load failed while importing _C" under a third-party
+# package (detectron2, pytorch3d, torch_scatter, ...) whose frame imports it.  A compiled torch extension links to
+# torch's DLLs; built for another torch, a procedure it wants is missing (WinError 127) or a DLL of that torch is
+_DLL_LOAD_FAILED = re.compile(r"DLL load failed while importing (?P<module>[A-Za-z_]\w{0,60})")
+
+
+def package_dll_load_failed(ent, text):
+    """A compiled module of a third-party package (not torch's, not TensorFlow's) that Windows cannot load: that
+    package's build for another torch (or CUDA), named from the frame that imports it."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_DLL_LOAD_FAILED, tail)
+    if m is None or re.search(r"_pywrap_tensorflow|tensorflow", tail):
+        return None
+    pkg = _traceback_package(ent) or _imported_package(tail)
+    if not pkg or pkg.lower() in ("torch", "torchvision", "torchaudio") and not ent.paths:
+        return None
+    tv = ent.versions.get("torch") or ent.packages.get("torch")
+    caps = {"package": pkg, "module": m.group("module"), "torch": tv}
+    sig = _sig("package-dll-for-another-torch", "toolchain",
+               "{package}'s compiled module {module} cannot load: built for another torch", 66,
+               "{module} is {package}'s compiled part; it links to torch's DLLs (and CUDA's), so a build made for "
+               "another torch or CUDA than the installed " + ("torch {torch}" if tv else "one") + " does not load: a "
+               "procedure it wants is missing, or a DLL of that torch is.",
+               fix="Install the {package} build made for the installed torch and CUDA (its install page lists the "
+                   "torch/CUDA each wheel is for; conda or a find-links index often has it), or build {package} from "
+                   "source against this torch (in a shell with the MSVC and CUDA toolkit torch was built with), after "
+                   "uninstalling the old one; `import torch` before {package}. If that does not help, install the "
+                   "Microsoft Visual C++ Redistributable.",
+               causes=(("stale", "the compiled extension was built against another torch", ("TE701", "TE705")),),
+               areas=("extension",), sources=(SOURCES["ext"], SOURCES["vc"]))
+    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+
+
+# OpenMMLab's packages check the mmcv (and mmengine) they find against a range at import: "MMCV==2.2.0 is used but
+# incompatible. Please install mmcv>=2.0.0rc4, <2.2.0." (mmdet/__init__.py); older releases print the bounds as
+# digit_version tuples, "(1, 3, 13, 0, 0, 0)"
+_VERSION_RANGE_CHECK = re.compile(r"(?P<pkg>[A-Za-z][\w-]{1,40})==(?P<have>[\w.+]{1,30}) is used but incompatible\. "
+                                  r"Please install (?P<req>[^\n]{3,160})")
+_TUPLE_VERSION = re.compile(r"\((\d{1,4}(?:,\s{0,2}-?\d{1,4}){1,7})\)")
+
+
+def _tuple_version(t: re.Match) -> str:
+    parts = [int(x) for x in t.group(1).split(",")]
+    while len(parts) > 3 and parts[-1] == 0:  # digit_version pads with zeros (and a pre-release flag)
+        parts.pop()
+    return ".".join(str(p) for p in parts)
+
+
+def package_version_range(ent, text):
+    """A package's own import-time check names the range of another package it works with: install one in range
+    (for mmcv, with its compiled ops for this torch: mim picks that build)."""
+    tail = text[-CONTEXT_TAIL:]
+    if "is used but incompatible" not in tail:
+        return None
+    m = last_match(_VERSION_RANGE_CHECK, tail)
+    if m is None:
+        return None
+    pkg = m.group("pkg").lower()
+    req = _TUPLE_VERSION.sub(_tuple_version, m.group("req")).rstrip(". ")
+    spec = re.sub(r"\s{0,2},\s{0,2}", ",", re.sub(r"^\s*" + re.escape(pkg) + r"\s*", "", req, flags=re.IGNORECASE))
+    if not re.fullmatch(r"(?:[<>=!~]=?\s{0,2}[\w.+]{1,30},?){1,4}", spec):
+        return None
+    caps = {"package": pkg, "have": m.group("have"), "spec": spec}
+    mm = pkg in ("mmcv", "mmcv-full", "mmengine")
+    # mmcv 1.x with its compiled ops is the distribution mmcv-full (1.x's "mmcv" is the lite build without them)
+    dist = "mmcv-full" if pkg == "mmcv" and re.search(r"(?:^|[<>=,])\s{0,2}1\.", spec) else pkg
+    install = (f"`pip install -U openmim && mim install \"{dist}{spec}\"` (mim picks the build with compiled ops for the "
+               "installed torch and CUDA)" if mm else f"`pip install \"{pkg}{spec}\"`")
+    sig = _sig("package-version-out-of-range", "toolchain",
+               "{package} {have} is outside the range another package accepts ({spec})", 80,
+               "A package checked at import the {package} it found, {have}, against the versions it was made and "
+               "tested with, {spec}, and refuses it.",
+               fix="Install {package} in that range: " + install + "; or install the release of the checking package "
+                   "that accepts {package} {have}.",
+               causes=(), areas=("extension",),
+               sources=({"url": "https://mmdetection.readthedocs.io/en/latest/get_started.html",
+                         "what": "OpenMMLab packages: mmcv installed with mim, in the range each release lists"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), caps)

@@ -4,7 +4,9 @@ pip of another Python, CUDA packages on a Mac, a Jetson with a CPU-only torch, c
     torch_not_offered_on_mac  a resolver finds no torch on a Mac       -> the last x86_64 macOS release (2.2.2)
     torch_too_new_for_intel_mac, mps_inside_linux_container  Mac structure -> 2.2.2 / run natively
     pip_of_another_python  pip in an embedded Python's folder, installing elsewhere -> that folder's python -m pip
-    conda_virtual_cuda  a conda solver's __cuda constraint (the driver's CUDA) -> a driver for that CUDA, or no driver"""
+    conda_virtual_cuda  a conda solver's __cuda constraint (the driver's CUDA) -> a driver for that CUDA, or no driver
+    cuda_unavailable_cpu_build  no CUDA, and how torch was installed (conda, Windows, ARM64) -> that installer's CUDA
+                      build"""
 
 from __future__ import annotations
 
@@ -432,3 +434,62 @@ def conda_virtual_cuda(ent, text):
                         {"url": "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html",
                          "what": "the minimum driver of each CUDA toolkit"}))
     return _match(sig, text, at, caps)
+
+
+# torch says CUDA is not available: in a REPL (the answer on the next line), in words, or collect_env's line; or the
+# user says the CPU build was installed
+_CUDA_FALSE = re.compile(r"cuda\.is_available\(\)\)?[^\n]{0,40}?\bFalse\b|cuda\.is_available\(\)\)?[\"'`;)\s]{0,6}\n"
+                         r"(?:\s{0,8}(?:Out\[\d{1,4}\]:|>>>)?\s{0,4})False\b|cuda\.is_available\(\)[^\n]{0,60}\n?[^\n]{0,20}"
+                         r"(?i:returns? false|is false|gives false)|Is CUDA available: False|"
+                         r"(?i:the (?:\[?cpu\]?[- ]only|\[?cpu\]?) (?:version|build|wheel) of (?:py)?torch|"
+                         r"(?:py)?torch[^\n]{0,40}(?:defaults? to|resulted in|installs?|installed) the \[?cpu\]? "
+                         r"(?:version|build|wheel))")
+_CONDA_INSTALL = re.compile(r"\bconda(?:-forge)?\b[^\n]{0,80}\b(?:install|create)\b|\bconda-forge\b|\bmamba install\b|"
+                            r"\bpixi add\b")
+_ARM64_LINUX = re.compile(r"(?i)\baarch64\b|\barm64\b[^\n]{0,40}linux|\bGB200\b|\bGH200\b|Grace[ -]?(?:Hopper|Blackwell)|"
+                          r"\bsbsa\b")
+
+
+def cuda_unavailable_cpu_build(ent, text):
+    """torch reports no CUDA and the text says how it was installed: conda's solver picked a CPU build, PyPI's torch
+    for Windows (or Linux on ARM64) is the CPU build, uv/pip took the default index.  The fix is that installer's
+    way to a CUDA build, for the CUDA the text's driver runs when nvidia-smi's header is in it."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_CUDA_FALSE, tail)
+    if m is None or ent.platform.get("macos"):
+        return None
+    tv = ent.versions.get("torch") or ent.packages.get("torch") or ""
+    if "+cu" in tv or "+rocm" in tv:
+        return None  # a CUDA (or ROCm) build that cannot start: the driver's or the device's question, not the build's
+    driver_cuda = ent.versions.get("driver_cuda")
+    tag = "cu" + "".join(driver_cuda.split(".")[:2]) if driver_cuda and re.fullmatch(r"1\d\.\d", driver_cuda) else None
+    tag = tag if tag and int(tag[2:]) >= 118 else None  # older than any current build: name none
+    index = torch_index_url(tag) if tag else "https://download.pytorch.org/whl/cu126"
+    if re.search(r"(?i)\bAMD\b|Radeon|\bROCm|\bgfx\d{3,4}|\bHIP\b", tail):
+        return None  # an AMD GPU: the ROCm build's question (torch_build rules on the AMD machine)
+    conda = _CONDA_INSTALL.search(tail) is not None
+    windows = bool(ent.platform.get("windows")) or re.search(r"(?i)\bwindows\b|\bwin(?:10|11)\b", tail) is not None
+    arm = _ARM64_LINUX.search(tail) is not None and not windows
+    said_cpu = re.search(r"(?i)\bcpu\b[^\n]{0,12}(?:version|build|wheel)|\+cpu\b", tail) is not None
+    if not (conda or windows or arm or said_cpu or tag):
+        return None  # nothing says how torch was installed: the catalogue's sentence sends to the doctor
+    if conda:
+        where = ("conda's solver picked a CPU build of pytorch (conda-forge publishes CPU and CUDA builds of the same "
+                 "version; without a CUDA on the machine or a pin it may take the CPU one)")
+        fix = ("Ask conda for a CUDA build: `conda install -c conda-forge pytorch-gpu` (or pin the build string, "
+               "`\"pytorch=*=cuda*\"`), with `cuda-version` at most the CUDA your driver runs (nvidia-smi); check that "
+               "`python -c \"import torch; print(torch.version.cuda)\"` prints a version, not None.")
+    else:
+        where = ("PyPI's torch for Windows is the CPU build" if windows else
+                 "PyPI's torch for Linux on ARM64 (aarch64) is the CPU build" if arm else
+                 "the torch installed is a CPU build (torch.version.cuda is None), or the driver cannot run its CUDA")
+        fix = ("Install a CUDA build from the PyTorch index, for a CUDA your driver runs (nvidia-smi's CUDA Version"
+               + (f": {tag}" if tag else ", e.g. cu126 for a 12.x driver") + "): `pip install --force-reinstall torch "
+               f"--index-url {index}` (torchvision/torchaudio from the same index; uv: `uv pip install torch "
+               "--torch-backend=auto`). Check with `python -c \"import torch; print(torch.version.cuda)\"`: None is "
+               "the CPU build; a version there with is_available() False is the driver (run `torch-envcheck`).")
+    sig = _sig("cuda-unavailable-cpu-build", "torch-build", "torch sees no CUDA: " + where.split(" (")[0], 56,
+               "torch.cuda.is_available() is False: " + where + ".",
+               fix=fix, causes=(("cpu-build", "torch is the CPU-only build", ("TE202",)),), areas=("torch",),
+               sources=(SOURCES["torch_index"],))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})

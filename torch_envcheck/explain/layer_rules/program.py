@@ -1,0 +1,100 @@
+"""Layer rules for errors of the program or its data, read from the numbers the error prints: what to look at, never
+an install.
+
+    conv_input_channels  a convolution's weight wants C input channels, the input has X
+                         -> an RGBA/grayscale image (convert it), or the model built for other data
+    index_past_size      "index N is out of bounds for dimension D with size S"
+                         -> data with more classes/tokens than the layer is sized for
+    mps_array_over_4gb   Metal's "total bytes of NDArray > 2**32"   -> one tensor over 4 GiB on MPS: smaller pieces"""
+
+from __future__ import annotations
+
+import re
+
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig
+from torch_envcheck.explain.match import last_match
+
+
+_CONV_CHANNELS = re.compile(r"weight of size \[(?P<out>\d{1,6}), (?P<want>\d{1,6})(?:, \d{1,6}){1,3}\], expected "
+                            r"input\[(?:\d{1,6}, )?(?P<got_dim>\d{1,6})(?:, \d{1,6}){1,3}\] to have (?P<w>\d{1,6}) "
+                            r"channels, but got (?P<got>\d{1,6}) channels instead")
+
+_SOURCES_CONV = ({"url": "https://pytorch.org/docs/stable/generated/torch.nn.Conv2d.html",
+                  "what": "Conv2d: the input's channel dimension must equal in_channels"},
+                 {"url": "https://pillow.readthedocs.io/en/stable/reference/Image.html#PIL.Image.Image.convert",
+                  "what": "Image.convert('RGB') drops the alpha channel / expands grayscale"})
+
+
+def conv_input_channels(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "channels" not in tail:
+        return None
+    m = last_match(_CONV_CHANNELS, tail)
+    if m is None:
+        return None
+    want, got = int(m.group("w")), int(m.group("got"))
+    if want == 3 and got == 4:
+        what = ("the input has 4 channels where the model takes 3: an image with an alpha channel (an RGBA PNG) fed as "
+                "it was read")
+        look = ("Convert the image to RGB before the transform: `Image.open(path).convert(\"RGB\")` (OpenCV: "
+                "`cv2.cvtColor(img, cv2.COLOR_BGRA2BGR)`), or drop the 4th channel (`x[:, :3]`).")
+    elif want == 3 and got == 1:
+        what = "the input has 1 channel where the model takes 3: a grayscale image"
+        look = "Convert the image to RGB: `Image.open(path).convert(\"RGB\")` (or repeat the channel: `x.expand(-1, 3, -1, -1)`)."
+    elif want == 1 and got == 3:
+        what = "the input has 3 channels where the model takes 1: a color image for a grayscale model"
+        look = "Convert the image to grayscale: `Image.open(path).convert(\"L\")`, or build the model with in_channels=3."
+    else:
+        what = (f"the data has {got} channels where the layer was built for {want}: the model's configuration "
+                "(in_channels, the dataset's options, a label/instance map switched on or off) does not match the data")
+        look = ("Make the model's input channels and the data agree: check the options that decide the number of input "
+                f"channels ({want} expected, {got} given) against the ones the model was trained or defined with.")
+    sig = _sig("conv-input-channels", "not-environment",
+               "a convolution built for {want} input channels got {got}", 58,
+               "Not an installation problem: " + what + ".", look_at=look, sources=_SOURCES_CONV)
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"want": str(want), "got": str(got)})
+
+
+_INDEX_PAST = re.compile(r"index (?P<i>-?\d{1,12}) is out of bounds for dimension (?P<d>\d{1,3}) with size (?P<s>\d{1,12})")
+
+
+def index_past_size(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "out of bounds" not in tail:
+        return None
+    m = last_match(_INDEX_PAST, tail)
+    if m is None:
+        return None
+    i, size = int(m.group("i")), int(m.group("s"))
+    caps = {"index": m.group("i"), "size": m.group("s"), "dim": m.group("d")}
+    sig = _sig("index-past-size", "not-environment",
+               "index {index} is past the end of a dimension of size {size}", 57,
+               "Not an installation problem: an index of " + m.group("i") + " reached a dimension of size " +
+               m.group("s") + (" (the valid indices are 0 to " + str(size - 1) + ")" if size > 0 else "") + ". Where "
+               "the index is a label or a token id, the data has more classes or tokens than the layer (or tensor) "
+               "was sized for.",
+               look_at=("Size the model from the data: num_classes / vocab_size / num_embeddings must be larger than "
+                        "the largest label or token id (here at least " + str(max(i, size) + 1) + "), e.g. the "
+                        "vocabulary size the preprocessing wrote, not a hard-coded one; for a plain index, check the "
+                        "loop bounds that produced it."),
+               sources=({"url": "https://pytorch.org/docs/stable/generated/torch.gather.html",
+                         "what": "gather/index: every index must be below the size of its dimension"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+
+
+_MPS_4GB = re.compile(r"total bytes of NDArray > 2\*\*32")
+
+
+def mps_array_over_4gb(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_MPS_4GB, tail)
+    if m is None:
+        return None
+    sig = _sig("mps-array-over-4gb", "not-environment", "a tensor over 4 GiB on MPS (Metal's NDArray limit)", 62,
+               "Not an installation problem: Metal Performance Shaders cannot create one array of more than 2**32 "
+               "bytes, and an operation here needed one (a large image or batch, a long sequence's attention).",
+               look_at=("Work in smaller pieces on MPS: a smaller batch or resolution, tile large images, split long "
+                        "inputs into chunks (shorter context), or run that step on the CPU."),
+               sources=({"url": "https://developer.apple.com/documentation/metalperformanceshaders/mpsndarray",
+                         "what": "MPSNDArray, the array type behind torch's MPS tensors"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})
