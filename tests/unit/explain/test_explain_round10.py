@@ -308,3 +308,111 @@ def test_nccl_asking_more_shared_memory_than_the_gpu_allows_is_an_older_nccl():
             "host:1:1 [1] NCCL INFO ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856")
     r = diagnose.diagnose(text)
     assert r["layer"] == "distributed" and "nvidia-nccl" in r["fix"] and "2.25.1" in r["explanation"], r
+
+
+# --- device types, packages without CUDA, containers, loaders --------------------------------------------------------
+
+_EXPECTED = ("cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, "
+             "mtia, privateuseone")
+
+
+@pytest.mark.parametrize("dev, word", [("dml", "torch-directml"), ("npu", "torch-npu"), ("gaudi2", "registers")])
+def test_a_device_type_this_torch_does_not_list_is_a_backend_package(dev, word):
+    text = (f"RuntimeError: Expected one of {_EXPECTED} device type at start of device string: {dev}")
+    r = diagnose.diagnose(text)
+    assert r["layer"] == "torch-build" and word in r["fix"], r
+
+
+def test_a_listed_device_type_is_not_read_as_missing_backend():
+    text = f"RuntimeError: Expected one of {_EXPECTED} device type at start of device string: cuda"
+    assert diagnose.diagnose(text).get("signature") != "device-type-not-in-this-torch"
+
+
+@pytest.mark.parametrize("pkg", ["CTranslate2", "Faiss", "MyLib"])
+def test_a_package_that_says_it_has_no_cuda_is_its_cpu_build(pkg):
+    r = diagnose.diagnose(f'ValueError: This {pkg} package was not compiled with CUDA support')
+    assert r["layer"] == "torch-build" and pkg.lower() in r["fix"] and "CUDA build" in r["fix"], r
+
+
+def test_nvidia_smi_missing_in_a_container_is_the_nvidia_runtime():
+    text = ('$ docker run nvidia/cuda:12.4.0-base-ubuntu22.04 nvidia-smi\ndocker: Error response from daemon: OCI runtime '
+            'create failed: container_linux.go:349: starting container process caused "exec:\n\\"nvidia-smi\\": '
+            'executable file not found in $PATH": unknown.')
+    r = diagnose.diagnose(text)
+    assert r["layer"] == "container" and "daemon.json" in r["fix"] and "--gpus all" in r["fix"], r
+
+
+@pytest.mark.parametrize("text, layer, word", [
+    ('Singularity built from an NGC image yields "unable to find libcuda.so.1"', "container", "--nv"),
+    ("$ apptainer exec ./img.sif nvidia-smi\nNVIDIA-SMI couldn't find libnvidia-ml.so library in your system.",
+     "container", "--nv"),
+    ("$ singularity exec --nv ./c.simg python x.py\nINFO:    Could not find any NVIDIA binaries on this host!\n"
+     "WARNING: Could not find any NVIDIA libraries on this host!", "driver", "nvliblist.conf"),
+])
+def test_singularity_without_the_drivers_libraries(text, layer, word):
+    r = diagnose.diagnose(text)
+    assert r["layer"] == layer and word in r["fix"], r
+
+
+@pytest.mark.parametrize("path, word", [
+    ("/home/u/env/lib/python3.10/site-packages/somepkg/libsomepkg_cuda.dll", "Linux build"),
+    ("/home/u/env/lib/python3.10/site-packages/somepkg/_ops.so", "git lfs pull"),
+])
+def test_a_library_that_is_not_elf(path, word):
+    r = diagnose.diagnose(f"OSError: {path}: invalid ELF header")
+    assert r["layer"] == "libraries" and word in r["fix"] and "somepkg" in r["fix"], r
+
+
+@pytest.mark.parametrize("prefix, layer", [("", "driver"), ("$ docker run --rm tf-img python t.py\n", "container")])
+def test_tensorflow_finding_no_libcuda_is_the_drivers_library(prefix, layer):
+    text = prefix + ("I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:160] libcuda reported version is: Not found: "
+                     "was unable to find libcuda.so DSO loaded into this program")
+    assert diagnose.diagnose(text)["layer"] == layer
+
+
+@pytest.mark.parametrize("ns, dist", [("torchvision", "torchvision"), ("mmcv", "mmcv"), ("detectron2", "detectron2")])
+def test_a_package_operator_without_a_cuda_kernel_is_that_packages_build(ns, dist):
+    text = f"NotImplementedError: Could not run '{ns}::nms' with arguments from the 'CUDA' backend. This could be ..."
+    r = diagnose.diagnose(text)
+    assert r["layer"] == "toolchain" and dist in r["fix"], r
+
+
+def test_an_aten_operator_without_a_cuda_kernel_is_not_a_packages_build():
+    text = "NotImplementedError: Could not run 'aten::empty_strided' with arguments from the 'CUDA' backend."
+    assert diagnose.diagnose(text).get("signature") != "package-op-without-backend"
+
+
+@pytest.mark.parametrize("lib, major, layer", [("libnvrtc.so.11.2", "11", "libraries"), ("libcublas.so.12", "12", "libraries"),
+                                               ("nvrtc64_120_0.dll", "12", "windows-runtime")])
+def test_cupy_failing_to_load_a_cuda_library_names_the_wheel_per_major(lib, major, layer):
+    r = diagnose.diagnose(f"RuntimeError: CuPy failed to load {lib}: OSError: {lib}: cannot open shared object file")
+    assert r["layer"] == layer and f"cupy-cuda{major}x" in r["fix"], r
+
+
+def test_miopen_missing_kernel_database_alone_is_harmless():
+    text = ("MIOpen(HIP): Warning [SQLiteBase] Missing system database file: gfx1030_20.kdb Performance may degrade. "
+            "Please follow instructions to install: https://github.com/ROCm/MIOpen#installing-miopen-kernels-package")
+    r = diagnose.diagnose(text)
+    assert r["layer"] == "not-environment" and not r["environment_problem"] and not REINSTALL.search(r["fix"]), r
+    after = diagnose.diagnose(text + "\nTraceback (most recent call last):\nRuntimeError: HIP error: invalid device function")
+    assert after.get("signature") != "miopen-kernel-database-missing"
+
+
+def test_onnxruntime_without_inference_session_is_the_two_packages_mixed():
+    r = diagnose.diagnose("AttributeError: module 'onnxruntime' has no attribute 'InferenceSession'")
+    assert r["layer"] == "torch-build" and "pip uninstall -y onnxruntime onnxruntime-gpu" in r["fix"], r
+
+
+@pytest.mark.parametrize("fn, name, jit", [("cusparseGetProperty", "cuSPARSE", True), ("cufftGetVersion", "cuFFT", True),
+                                           ("cublasGetVersion", "cuBLAS", False)])
+def test_jax_finding_no_cuda_library(fn, name, jit):
+    text = (f"RuntimeError: jaxlib/cuda/versions_helpers.cc:81: operation {fn}(MAJOR_VERSION, &major) failed: The "
+            f"{name} library was not found.")
+    r = diagnose.diagnose(text)
+    assert r["layer"] == "libraries" and 'jax[cuda12]' in r["fix"] and ("nvjitlink" in r["fix"]) == jit, r
+
+
+@pytest.mark.parametrize("path", ["/usr/local/cuda/bin/nvcc", "/opt/cuda-12.4/bin/nvcc"])
+def test_a_build_running_nvcc_from_a_path_that_does_not_exist_is_the_toolkit(path):
+    r = diagnose.diagnose(f"FileNotFoundError: [Errno 2] No such file or directory: '{path}'")
+    assert r["layer"] == "toolchain" and "CUDA_HOME" in r["fix"], r

@@ -53,6 +53,15 @@ match.Match whose signature is made here, or None:
     cuda_unavailable_cpu_build  is_available() False and how torch was installed -> that installer's CUDA build
     package_dll_load_failed  "DLL load failed while importing _C" under a third-party package -> its build for torch
     package_version_range  "X==A is used but incompatible. Please install X>=B, <C" -> X in that range
+    device_type_unknown  a device type the build does not list ('dml', 'npu') -> the backend package that adds it
+    package_without_cuda  "This X package was not compiled with CUDA support" -> X's CUDA build
+    nvidia_smi_missing_in_container, singularity_without_nv  the driver's files absent inside a container -> its runtime
+    not_an_elf_library  "invalid ELF header" on a library               -> the package's Linux build (a DLL in WSL)
+    tensorflow_libcuda_not_found  TensorFlow finds no libcuda.so DSO     -> the driver's compute library
+    package_op_without_backend  "Could not run 'pkg::op' with arguments from the 'CUDA' backend" -> pkg's CUDA build
+    cupy_for_another_cuda  "CuPy failed to load libX.so.N"               -> cupy-cudaNx for the CUDA installed
+    miopen_missing_kernel_database  MIOpen's missing .kdb warning alone  -> harmless, not-environment
+    jax_cuda_library_not_found  JAX: "The cuSPARSE library was not found" -> jax[cuda12]'s wheels, nvJitLink
     conv_input_channels, index_past_size, mps_array_over_4gb  the program's data read from the numbers it prints
                      -> not-environment: what to look at (RGBA images, vocab_size, smaller pieces on MPS)
 
@@ -71,6 +80,7 @@ from torch_envcheck.explain.layer_rules.kit import SOURCES, package_guess
 from torch_envcheck.explain.layer_rules.arch import arch_vs_toolkit, gpu_arch_needs
 from torch_envcheck.explain.layer_rules.codes import code_advice, error_code
 from torch_envcheck.explain.layer_rules.containers import (cdi_device_unresolved, container_cli, k8s_no_gpu_advertised,
+    nvidia_smi_missing_in_container, singularity_without_nv,
     container_without_gpu, mps_inside_linux_container, wsl_gpu_passthrough)
 from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cuda_after_suspend,
     device_node_missing, device_node_permission, devices_unavailable_on_windows, driver_older_than_build,
@@ -79,19 +89,21 @@ from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cu
     visible_devices_hide_the_gpu)
 from torch_envcheck.explain.layer_rules.driver_versions import container_driver_floor, driver_module_mismatch
 from torch_envcheck.explain.layer_rules.gpu_health import gpu_unreachable, xid_event
-from torch_envcheck.explain.layer_rules.loader import cudnn8_sublibrary_on_windows, missing_library
+from torch_envcheck.explain.layer_rules.loader import cudnn8_sublibrary_on_windows, missing_library, not_an_elf_library
 from torch_envcheck.explain.layer_rules.nccl import nccl_ib_completion, nccl_shared_memory_limit, nccl_transport
 from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx_runtime_symbol,
     jit_extension_missing, library_symbol, numpy_c_api_capsule, package_binary_missing,
     package_compiled_part_missing, package_dll_load_failed, package_extension_not_loaded, package_ops_registration_fails,
-    package_version_range, torch_abi)
+    package_version_range, package_op_without_backend, cupy_for_another_cuda, torch_abi)
 from torch_envcheck.explain.layer_rules.packaging import (conda_virtual_cuda, cuda_package_on_mac,
-    cuda_unavailable_cpu_build, jetson_without_cuda, pip_no_matching,
+    cuda_unavailable_cpu_build, device_type_unknown, package_without_cuda, jetson_without_cuda, pip_no_matching,
     pip_of_another_python, torch_build_variant, torch_not_offered_on_mac, torch_too_new_for_intel_mac)
 from torch_envcheck.explain.layer_rules.program import conv_input_channels, index_past_size, mps_array_over_4gb
-from torch_envcheck.explain.layer_rules.runtimes import onnxruntime_cpu_only, tensorrt_engine_version, xla_cudnn_version
-from torch_envcheck.explain.layer_rules.rocm import rocblas_on_windows, rocm_kfd_permission, zluda_dll_dependency
-from torch_envcheck.explain.layer_rules.tensorflow import (tensorflow_error_class, tensorflow_missing_cuda_runtime,
+from torch_envcheck.explain.layer_rules.runtimes import (jax_cuda_library_not_found, onnxruntime_cpu_only,
+    tensorrt_engine_version, xla_cudnn_version)
+from torch_envcheck.explain.layer_rules.rocm import (miopen_missing_kernel_database, rocblas_on_windows,
+    rocm_kfd_permission, zluda_dll_dependency)
+from torch_envcheck.explain.layer_rules.tensorflow import (tensorflow_error_class, tensorflow_libcuda_not_found, tensorflow_missing_cuda_runtime,
     tensorflow_optional_tensorrt, tensorflow_sees_no_gpu, tensorflow_windows_native)
 from torch_envcheck.explain.layer_rules.toolchain import (cmake_compiler_detection, header_missing,
     inductor_on_native_windows, nvcc_host_compiler, openmp_with_apple_clang, toolkit_not_torch_cuda, triton_exception,
@@ -123,7 +135,10 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          xla_cudnn_version, onnxruntime_cpu_only, tensorrt_engine_version, nccl_ib_completion,
          conda_virtual_cuda, k8s_no_gpu_advertised, cuda_unavailable_cpu_build,
          package_dll_load_failed, package_version_range, conv_input_channels, index_past_size, mps_array_over_4gb,
-         nccl_shared_memory_limit)
+         nccl_shared_memory_limit, device_type_unknown, package_without_cuda,
+         nvidia_smi_missing_in_container, singularity_without_nv, not_an_elf_library,
+         tensorflow_libcuda_not_found, package_op_without_backend, cupy_for_another_cuda,
+         miopen_missing_kernel_database, jax_cuda_library_not_found)
 
 
 def find(text: str, ent) -> list:

@@ -498,10 +498,11 @@ def _errno_fix(c: dict, text: str, layer: str):
 _TOOLS = r"(?:ninja|cmake|make|gcc|g\+\+|cc|c\+\+|clang|clang\+\+|cl|cl\.exe|nvcc|hipcc|ld|link\.exe|ccache|rustc|cargo)(?:-\d{1,2})?"
 
 
-# the program named bare after the code (subprocess' "[Errno 2] No such file or directory: 'ninja'"), or in
+# the program named after the code, bare or as a path (subprocess' "[Errno 2] No such file or directory: 'ninja'", a
+# build's own "'/usr/local/cuda/bin/nvcc'" from CUDA_HOME), or in
 # torch.utils.cpp_extension's own check of the compiler ("Error checking compiler version for cl: [WinError 2] ..."),
 # which is how Windows' "file not found" (WinError 2, in any language) names it
-_MISSING_TOOL = re.compile(r"No such file or directory: '(?P<prog>" + _TOOLS + r")'|"
+_MISSING_TOOL = re.compile(r"No such file or directory: '(?:[^'\n]{0,240}[/\\])?(?P<prog>" + _TOOLS + r")'|"
                            r"[Ee]rror checking compiler version for (?P<prog2>" + _TOOLS + r")(?![\w.+-])")
 
 

@@ -5,7 +5,9 @@ GPU passthrough, MPS asked for inside a Linux container on a Mac.
     container_cli    nvidia-container-cli's stage and object          -> the image's driver files, the host driver's state
     torch_too_new_for_intel_mac, mps_inside_linux_container  Mac structure -> 2.2.2 / run natively
     container_without_gpu  a GPU unreachable in a text from a container  -> --gpus all, or the devices it lost
-    k8s_no_gpu_advertised  the scheduler finds no node with a free nvidia.com/gpu -> the device plugin, the runtime"""
+    k8s_no_gpu_advertised  the scheduler finds no node with a free nvidia.com/gpu -> the device plugin, the runtime
+    nvidia_smi_missing_in_container  nvidia-smi not found in a container -> the NVIDIA runtime, --gpus all
+    singularity_without_nv  the driver's libraries missing under Singularity/Apptainer -> --nv, or the host's driver"""
 
 from __future__ import annotations
 
@@ -317,3 +319,67 @@ def k8s_no_gpu_advertised(ent, text):
                         {"url": "https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/",
                          "what": "Kubernetes schedules GPUs as extended resources advertised by device plugins"}))
     return _match(sig, text, len(text) - len(tail) + m.start(), {"resource": m.group("res")})
+
+
+# nvidia-smi is not part of any CUDA image: the NVIDIA Container Toolkit mounts the host's copy when the container
+# gets a GPU, so "executable file not found" for it means the container started without one
+_SMI_NOT_IN_CONTAINER = re.compile(r"exec:\s{0,4}\\?\"?nvidia-smi\\?\"?: executable file not found in \$PATH|"
+                                   r"nvidia-smi: (?:command )?not found")
+_CONTAINER_RUN = re.compile(r"\bdocker run\b|\bpodman run\b|\bkubectl\b|\bOCI runtime\b|container_linux\.go|/\.dockerenv")
+
+
+def nvidia_smi_missing_in_container(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "nvidia-smi" not in tail:
+        return None
+    m = last_match(_SMI_NOT_IN_CONTAINER, tail)
+    if m is None or not (_CONTAINER_RUN.search(tail) or ent.platform.get("container")):
+        return None
+    sig = _sig("container-without-nvidia-runtime", "container",
+               "nvidia-smi is not in the container: it was started without the NVIDIA runtime", 82,
+               "CUDA images do not contain nvidia-smi or the driver's libraries: the NVIDIA Container Toolkit mounts "
+               "the host's into the container when it starts with a GPU. Here nothing was mounted: the container was "
+               "started without a GPU, or docker does not use the NVIDIA runtime (installed but not configured, or "
+               "configured without restarting the daemon).",
+               fix="Install the NVIDIA Container Toolkit on the host, configure docker's runtime (`sudo nvidia-ctk "
+                   "runtime configure --runtime=docker`, which writes the nvidia runtime into /etc/docker/daemon.json; "
+                   "Kubernetes nodes need it as \"default-runtime\"), restart docker (`sudo systemctl restart docker`) "
+                   "and start the container with `--gpus all`.",
+               causes=(("container-without-gpu", "a container started without a GPU", ("TE309",)),), areas=("driver",),
+               sources=(SOURCES["container_toolkit"],))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+# Singularity/Apptainer bind the host's driver libraries only with --nv (listed in nvliblist.conf, bound under
+# /.singularity.d/libs, which the container's LD_LIBRARY_PATH names)
+_SINGULARITY = re.compile(r"(?i)\bsingularity\b|\bapptainer\b|\.sif\b|\.simg\b|/\.singularity\.d")
+_DRIVER_LIB_GONE = re.compile(r"(?:unable to find|cannot open|couldn't find|could not find)[^\n]{0,40}"
+                              r"lib(?:cuda|nvidia-ml)\.so|Could not find any NVIDIA (?:binaries|libraries) on this host")
+
+
+def singularity_without_nv(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if not _SINGULARITY.search(tail):
+        return None
+    m = last_match(_DRIVER_LIB_GONE, tail)
+    if m is None:
+        return None
+    host = "on this host" in m.group(0)
+    sig = _sig("singularity-driver-libraries", "driver" if host else "container",
+               "the driver's libraries are not " + ("on the host where Singularity looks" if host else
+                                                      "bound into the Singularity/Apptainer container"), 81,
+               ("Singularity (Apptainer) with --nv looked for the NVIDIA driver's libraries and tools on the host "
+                "(the files nvliblist.conf lists) and found none: the host has no NVIDIA driver installed, or it is "
+                "installed where the loader cache does not list it." if host else
+                "Singularity (Apptainer) binds the host's NVIDIA driver libraries into a container only when it runs "
+                "with --nv (under /.singularity.d/libs, which the container's LD_LIBRARY_PATH names); without it, or "
+                "after a shell inside the container reset LD_LIBRARY_PATH, libcuda.so.1 and libnvidia-ml.so are not "
+                "found."),
+               fix=("Install the NVIDIA driver on the host (`nvidia-smi` must work there, and `ldconfig -p | grep "
+                    "libcuda` list it); if it is in a non-standard folder, add its libraries to nvliblist.conf." if host
+                    else "Run the container with `--nv` (`singularity run --nv image.sif` / `apptainer exec --nv ...`), "
+                         "and keep /.singularity.d/libs on LD_LIBRARY_PATH inside it."),
+               causes=(("container-without-gpu", "a container started without a GPU", ("TE309",)),), areas=("driver",),
+               sources=({"url": "https://apptainer.org/docs/user/latest/gpu.html",
+                         "what": "Apptainer/Singularity GPU support: --nv binds the host's driver libraries"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})

@@ -1,6 +1,7 @@
 """Layer rules for the dynamic loader: a shared library or DLL that cannot be found or loaded, and who provides it.
 
-    missing_library  a soname/DLL that cannot be found                 -> its provider: wheel, driver, VC++ runtime"""
+    missing_library  a soname/DLL that cannot be found                 -> its provider: wheel, driver, VC++ runtime
+    not_an_elf_library  "invalid ELF header": a DLL in Linux, an LFS pointer -> the package's Linux build"""
 
 from __future__ import annotations
 
@@ -293,3 +294,39 @@ def cudnn8_sublibrary_on_windows(ent, text):
                sources=({"url": "https://docs.nvidia.com/deeplearning/cudnn/archives/cudnn-890/install-guide/index.html",
                          "what": "cuDNN 8 on Windows: install zlib (zlibwapi.dll)"},))
     return _match(sig, text, len(text) - len(tail) + m.start(), {"lib": m.group("lib")})
+
+
+# the loader opened the file and it is not an ELF shared object: a Windows DLL (or a macOS dylib) installed into a
+# Linux environment (WSL included), a Git LFS pointer or an HTML page saved as the library, a truncated download
+_NOT_ELF = re.compile(r"(?P<file>[^\s:'\"]{1,300}\.(?P<ext>so(?:\.[\d.]{1,12})?|dll|pyd|dylib)): invalid ELF header")
+
+
+def not_an_elf_library(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "invalid ELF header" not in tail:
+        return None
+    m = last_match(_NOT_ELF, tail)
+    if m is None:
+        return None
+    owner = _owner_of_path(m.group("file"))
+    windows_binary = m.group("ext") in ("dll", "pyd")
+    caps = {"lib": _basename(m.group("file")), "package": owner}
+    sig = _sig("library-not-elf", "libraries",
+               "{lib} is not a Linux shared library" + (" (a Windows binary)" if windows_binary else ""), 80,
+               ("{lib} is a Windows DLL: the Windows build of {package|the package} was installed into a Linux "
+                "environment (WSL included), where the loader needs ELF .so files." if windows_binary else
+                "The loader read {lib} and found no ELF header: the file is not a Linux library (a binary for another "
+                "platform, a Git LFS pointer or a web page saved in its place, a truncated download)."),
+               fix=("Install {package|the package}'s Linux build inside this environment (`pip uninstall "
+                    "{package|PACKAGE}` then `pip install {package|PACKAGE}` from a Linux shell: under WSL, in WSL's "
+                    "own Python, not a Windows wheel or folder copied in)." if windows_binary else
+                    "Reinstall the package that ships {lib} from its index (`pip install --force-reinstall --no-cache-dir "
+                    "{package|PACKAGE}`); if it came from git, fetch its LFS files (`git lfs pull`)."),
+               causes=(("ext", "the compiled extension exists but fails to load", ("TE705",)),), areas=("libraries",),
+               sources=(SOURCES["ld"],))
+    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+
+
+def _owner_of_path(path: str) -> str | None:
+    m = re.search(r"[/\\](?:site|dist)-packages[/\\]([A-Za-z0-9_.-]{1,100})[/\\]", path)
+    return m.group(1) if m else None

@@ -8,7 +8,9 @@ than the one it runs with, and a package's own compiled part missing or not load
     package_binary_missing  a package's own native library missing       -> that package's build for this CUDA
     package_ops_registration_fails  a package's frame calls into torch.library and fails -> its build for this torch
     package_dll_load_failed  Windows cannot load a third-party package's compiled module -> its build for this torch
-    package_version_range  a package's import-time check of another's version range -> one in range"""
+    package_version_range  a package's import-time check of another's version range -> one in range
+    package_op_without_backend  a package's operator with no CUDA kernel  -> its CUDA build (a Jetson's own)
+    cupy_for_another_cuda  CuPy cannot load a CUDA N library             -> cupy-cudaNx for the CUDA installed"""
 
 from __future__ import annotations
 
@@ -661,4 +663,71 @@ def package_version_range(ent, text):
                causes=(), areas=("extension",),
                sources=({"url": "https://mmdetection.readthedocs.io/en/latest/get_started.html",
                          "what": "OpenMMLab packages: mmcv installed with mim, in the range each release lists"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+
+
+# the dispatcher has the operator but no kernel for the backend asked: a package's operator (torchvision::nms) with
+# no CUDA kernel is that package's build without CUDA (a CPU wheel beside a CUDA torch, a Jetson's source build made
+# without CUDA); aten's own operators are torch's build and are left to the torch-build rules
+_OP_NO_BACKEND = re.compile(r"Could not run '(?P<ns>[a-z_][a-z0-9_]{1,40})::(?P<op>\w{1,80})' with arguments from the "
+                            r"'(?P<backend>CUDA|HIP|MPS|XPU)' backend")
+
+
+def package_op_without_backend(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "Could not run '" not in tail:
+        return None
+    m = last_match(_OP_NO_BACKEND, tail)
+    if m is None or m.group("ns") in ("aten", "prim", "quantized", "_caffe2"):
+        return None
+    ns = m.group("ns")
+    dist = (compiled_modules.distribution_of(ns) or {}).get("distribution") or ns.replace("_", "-")
+    jetson = re.search(r"(?i)jetson|jetpack|\bl4t\b|tegra|\borin\b|xavier", tail) is not None
+    caps = {"package": dist, "op": f"{ns}::{m.group('op')}", "backend": m.group("backend")}
+    sig = _sig("package-op-without-backend", "toolchain",
+               "{package} has no {backend} kernel for {op}: its build is without {backend}", 76,
+               "The operator {op} is registered, by {package}, but with no {backend} kernel: the {package} installed "
+               "was built without {backend} (a CPU wheel beside a {backend} build of torch, or a source build made "
+               "where the toolkit was not found).",
+               fix=("On a Jetson, install NVIDIA's JetPack builds of torch and {package} that pair with each other "
+                    "(or build {package} from source on the Jetson with CUDA visible: FORCE_CUDA=1), never PyPI's "
+                    "aarch64 wheels." if jetson else
+                    "Install the {package} build for the same torch and CUDA as torch, from the same index (`pip "
+                    "install --force-reinstall {package} --index-url https://download.pytorch.org/whl/<torch's cuXXX>`, "
+                    "the {package} release paired with your torch); a source build needs the CUDA toolkit visible "
+                    "(FORCE_CUDA=1)."),
+               causes=(("stale", "the compiled extension was built against another torch", ("TE701", "TE705")),),
+               areas=("extension",), sources=(SOURCES["torch_index"], SOURCES["ext"]))
+    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+
+
+# CuPy's wheels are made per CUDA major (cupy-cuda11x, cupy-cuda12x, cupy-cuda13x) and load that CUDA's libraries by
+# soname; "CuPy failed to load libnvrtc.so.11.2" is the CUDA 11 wheel in an environment with another CUDA
+_CUPY_LOAD = re.compile(r"CuPy failed to load (?P<lib>(?:lib)?(?P<name>[a-zA-Z]+?)(?:64_(?P<wmaj>\d{2,3})\w{0,6}\.dll|"
+                        r"\.so\.(?P<maj>\d{1,2})(?:\.\d{1,3}){0,2}))")
+
+
+def cupy_for_another_cuda(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_CUPY_LOAD, tail)
+    if m is None:
+        return None
+    major = m.group("maj") or (m.group("wmaj") or "")[:2]
+    if not major.isdigit():
+        return None
+    windows = m.group("lib").endswith(".dll")
+    caps = {"lib": m.group("lib"), "major": major}
+    sig = _sig("cupy-for-another-cuda", "windows-runtime" if windows else "libraries",
+               "CuPy cannot load {lib}, a CUDA {major} library", 80,
+               "CuPy's wheels are built per CUDA major (cupy-cuda11x, cupy-cuda12x, cupy-cuda13x) and load that "
+               "CUDA's libraries by name; {lib} belongs to CUDA {major} and is not loadable here: the CuPy installed is "
+               "for CUDA {major} and the environment has another CUDA, or that CUDA's libraries are not on the " +
+               ("DLL search path (PATH)." if windows else "loader's path."),
+               fix="Install the CuPy wheel for the CUDA you have (`pip uninstall cupy-cuda{major}x` and `pip install "
+                   "cupy-cuda12x`, or cupy-cuda11x / cupy-cuda13x: the major `nvidia-smi` and your other packages "
+                   "use), or give CuPy CUDA {major}'s libraries: `pip install \"cupy-cuda{major}x[ctk]\"` brings them "
+                   "as wheels (conda-forge's cupy brings its own too).",
+               causes=(("ld-path", "the CUDA libraries of another version", ("TE501",)),), areas=("libraries",),
+               sources=({"url": "https://docs.cupy.dev/en/stable/install.html",
+                         "what": "CuPy's wheels per CUDA major (cupy-cuda11x / cupy-cuda12x) and their CUDA libraries"},))
     return _match(sig, text, len(text) - len(tail) + m.start(), caps)

@@ -6,7 +6,9 @@ pip of another Python, CUDA packages on a Mac, a Jetson with a CPU-only torch, c
     pip_of_another_python  pip in an embedded Python's folder, installing elsewhere -> that folder's python -m pip
     conda_virtual_cuda  a conda solver's __cuda constraint (the driver's CUDA) -> a driver for that CUDA, or no driver
     cuda_unavailable_cpu_build  no CUDA, and how torch was installed (conda, Windows, ARM64) -> that installer's CUDA
-                      build"""
+                      build
+    device_type_unknown  a device string of a type this torch does not list -> the backend package that provides it
+    package_without_cuda  "X package was not compiled with CUDA support"  -> X's CUDA build"""
 
 from __future__ import annotations
 
@@ -473,6 +475,8 @@ def cuda_unavailable_cpu_build(ent, text):
     said_cpu = re.search(r"(?i)\bcpu\b[^\n]{0,12}(?:version|build|wheel)|\+cpu\b", tail) is not None
     if not (conda or windows or arm or said_cpu or tag):
         return None  # nothing says how torch was installed: the catalogue's sentence sends to the doctor
+    if not (conda or said_cpu or tag) and re.search(r"(?i)\b(?:nvidia )?drivers?\b", tail):
+        return None  # the text itself points at the driver (a bundled CUDA torch that cannot start): not the wheel
     if conda:
         where = ("conda's solver picked a CPU build of pytorch (conda-forge publishes CPU and CUDA builds of the same "
                  "version; without a CUDA on the machine or a pin it may take the CPU one)")
@@ -493,3 +497,70 @@ def cuda_unavailable_cpu_build(ent, text):
                fix=fix, causes=(("cpu-build", "torch is the CPU-only build", ("TE202",)),), areas=("torch",),
                sources=(SOURCES["torch_index"],))
     return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+# torch's device-string parser lists the device types the installed build knows: a type outside that list comes from
+# a backend package (an out-of-tree device) that is not installed or not imported, or from a newer torch
+_DEVICE_TYPES = re.compile(r"Expected one of (?P<known>[a-z_0-9, ]{10,400}) device type at start of device string: "
+                           r"(?P<dev>[A-Za-z_][\w]{0,30})")
+_DEVICE_BACKENDS = {
+    "dml": ("torch-directml", "`pip install torch-directml` (Windows or WSL) and use `torch_directml.device()` instead of "
+            "the string 'dml' (the 'dml' string belonged to the old pytorch-directml 1.8 build, which replaced torch)"),
+    "npu": ("torch-npu", "`pip install torch-npu` of the version paired with your torch (Ascend's table) and `import "
+            "torch_npu` before creating the device"),
+    "musa": ("torch_musa", "install torch_musa (Moore Threads) for your torch and `import torch_musa` first"),
+    "mps": ("torch", "install torch 1.12 or newer on a Mac with Apple silicon (macOS 12.3+), the build that knows 'mps'"),
+    "xpu": ("torch", "install torch's XPU build (`pip install torch --index-url https://download.pytorch.org/whl/xpu`, "
+            "torch 2.5 or newer) or, before 2.5, intel-extension-for-pytorch imported first"),
+}
+
+
+def device_type_unknown(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "device type at start of device string" not in tail:
+        return None
+    m = last_match(_DEVICE_TYPES, tail)
+    if m is None:
+        return None
+    dev = m.group("dev")
+    known = {k.strip() for k in m.group("known").split(",")}
+    if dev in known:
+        return None
+    pkg, how = _DEVICE_BACKENDS.get(dev.lower(), (None, None))
+    caps = {"dev": dev, "package": pkg}
+    sig = _sig("device-type-not-in-this-torch", "torch-build",
+               "the installed torch knows no device type '{dev}'", 70,
+               "torch parses a device string against the device types its build knows (the list the message prints); "
+               "'{dev}' is not among them: it is provided by a backend package" + (" ({package})" if pkg else "") +
+               " that is not installed or not imported, or by another build of torch.",
+               fix=("Install the backend that provides '{dev}': " + how + "." if how else
+                    "Install and import the package that registers the '{dev}' device for this torch (its install page "
+                    "names the torch versions it pairs with), or use one of the device types listed."),
+               causes=(("wrong-build", "the installed build has no support for that device", ("TE203",)),),
+               areas=("torch",),
+               sources=({"url": "https://pytorch.org/docs/stable/tensor_attributes.html#torch.device",
+                         "what": "torch.device: the device type names a build knows"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+
+
+# a compiled package's own message that its binary has no CUDA ("This CTranslate2 package was not compiled with CUDA
+# support"): the package's CPU build, whatever torch is
+_PKG_WITHOUT_CUDA = re.compile(r"(?:This )?(?P<pkg>[A-Z][\w-]{1,40}) (?:package|library|build|installation) (?:was|is) "
+                               r"not (?:compiled|built) with CUDA(?: support| enabled)?")
+
+
+def package_without_cuda(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_PKG_WITHOUT_CUDA, tail)
+    if m is None or m.group("pkg").lower() in ("torch", "pytorch", "this"):
+        return None
+    pkg = m.group("pkg").lower()
+    sig = _sig("package-cpu-build", "torch-build", "the installed {package} is a build without CUDA", 72,
+               "{package} says its own binary was compiled without CUDA: the wheel installed is its CPU build (on "
+               "some platforms the only one its index offers).",
+               fix="Install {package}'s CUDA build for your platform and CUDA (its install page names the wheel or "
+                   "index; on Windows the CUDA DLLs it loads must be on PATH), and check the platform is one it "
+                   "publishes CUDA builds for.",
+               causes=(("wrong-build", "the installed build has no CUDA support", ("TE203",)),), areas=("torch",),
+               sources=(SOURCES["torch_index"],))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"package": pkg})

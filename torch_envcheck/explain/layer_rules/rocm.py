@@ -2,7 +2,8 @@
 
     rocm_kfd_permission  HSA cannot open /dev/kfd, with its group shown   -> the render/video groups
     rocblas_on_windows  rocBLAS without Tensile kernels, HIP SDK on Windows -> a HIP SDK (or libraries) with the gfx
-    zluda_dll_dependency  WinError 126 under ZLUDA                      -> the HIP SDK's bin folder on PATH"""
+    zluda_dll_dependency  WinError 126 under ZLUDA                      -> the HIP SDK's bin folder on PATH
+    miopen_missing_kernel_database  MIOpen's "Missing system database file" warning alone -> harmless (not-environment)"""
 
 from __future__ import annotations
 
@@ -130,3 +131,30 @@ def zluda_dll_dependency(ent, text):
                areas=("platform",), sources=({"url": "https://rocm.docs.amd.com/projects/install-on-windows/en/latest/",
                                               "what": "the HIP SDK for Windows and its bin folder"},))
     return _match(sig, text, codes[-1]["at"], {})
+
+
+# MIOpen's warning that its precompiled kernel database for this gfx target (and CU count) is not installed: kernels
+# are compiled (and cached) on first use instead; nothing failed
+_MIOPEN_NO_KDB = re.compile(r"MIOpen(?:\(HIP\))?: Warning \[\w{2,30}\] Missing system database file: "
+                            r"(?P<kdb>gfx\w{2,10}\.kdb)")
+
+
+def miopen_missing_kernel_database(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_MIOPEN_NO_KDB, tail)
+    if m is None:
+        return None
+    if re.search(r"(?m)^\w*(?:Error|Exception)\b|\bTraceback \(most recent call last\)|Segmentation fault|"
+                 r"core dumped|HIP error|hipError", tail[m.end():]):
+        return None  # something failed after the warning: that failure is the question
+    sig = _sig("miopen-kernel-database-missing", "not-environment",
+               "MIOpen has no precompiled kernel database for {kdb}: a warning, not an error", 55,
+               "Not an installation problem: MIOpen ships precompiled convolution kernels per gfx target in "
+               "databases (.kdb); for this target ({kdb}) none is installed (or none is made yet), so MIOpen compiles "
+               "the kernels the first time each is used and caches them. The first run is slower; nothing is broken.",
+               look_at=("Nothing to fix: the warning is harmless (only a performance note on first use). To skip the "
+                        "compilation, install the MIOpen kernels package for your gfx target where ROCm publishes one "
+                        "(miopen-hip-gfx*kdb), or keep MIOpen's user cache (~/.cache/miopen) between runs."),
+               sources=({"url": "https://github.com/ROCm/MIOpen#installing-miopen-kernels-package",
+                         "what": "MIOpen's precompiled kernels packages per gfx target"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"kdb": m.group("kdb")})

@@ -7,7 +7,9 @@ check (JAX), ONNX Runtime's execution providers and TensorRT's serialized engine
     onnxruntime_cpu_only  the providers ONNX Runtime offers lack CUDAExecutionProvider
                           -> torch-build: onnxruntime-gpu alone (the CPU package shares its module and shadows it)
     tensorrt_engine_version  TensorRT cannot deserialize an engine: it was built by another TensorRT
-                          -> libraries: build the engine again with the TensorRT that runs it"""
+                          -> libraries: build the engine again with the TensorRT that runs it
+    jax_cuda_library_not_found  JAX's start-up check: "The cuSPARSE library was not found"
+                          -> libraries: the jax[cuda12] wheels; cuSPARSE/cuSOLVER/cuFFT need a new enough nvJitLink"""
 
 from __future__ import annotations
 
@@ -100,8 +102,28 @@ _ORT_CPU_PKG = re.compile(r"\bonnxruntime(?:==|[ \t]{1,30})\d")
 _ORT_GPU_PKG = re.compile(r"\bonnxruntime-gpu(?:==|[ \t]{1,30})\d")
 
 
+# one of the two packages uninstalled beside the other takes the shared module's files with it: the module left has
+# no InferenceSession (or no get_available_providers)
+_ORT_BROKEN = re.compile(r"module 'onnxruntime' has no attribute '(?:InferenceSession|get_available_providers|"
+                         r"SessionOptions|get_device)'")
+
+
 def onnxruntime_cpu_only(ent, text):
     tail = text[-CONTEXT_TAIL:]
+    broken = last_match(_ORT_BROKEN, tail) if "onnxruntime" in tail else None
+    if broken is not None:
+        sig = _sig("onnxruntime-module-broken", "torch-build",
+                   "the onnxruntime module is incomplete: onnxruntime and onnxruntime-gpu were mixed", 84,
+                   "onnxruntime (CPU) and onnxruntime-gpu install the same `onnxruntime` module; with both installed, "
+                   "uninstalling or upgrading one removes files the other's module needs, and what is left has no "
+                   "InferenceSession.",
+                   fix="Remove both and install the GPU package alone: `pip uninstall -y onnxruntime onnxruntime-gpu` "
+                       "then `pip install onnxruntime-gpu` (the release built for your CUDA and cuDNN); keep the CUDA "
+                       "build of torch beside it.",
+                   causes=(("wrong-build", "the installed build has no CUDA support", ("TE203",)),), areas=("torch",),
+                   sources=({"url": "https://onnxruntime.ai/docs/install/",
+                             "what": "onnxruntime (CPU) and onnxruntime-gpu: install one of them"},))
+        return _match(sig, text, len(text) - len(tail) + broken.start(), {})
     if "ExecutionProvider" not in tail:
         return None
     m = last_match(_ORT_NOT_AVAILABLE, tail)
@@ -172,4 +194,40 @@ def tensorrt_engine_version(ent, text):
                                  "(unless built version-compatible) and the GPU architecture that built them"},
                         {"url": "https://github.com/NVIDIA/TensorRT/issues/2195",
                          "what": "maintainer: the TensorRT that built the engine and the one running it differ"}))
+    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+
+
+# JAX's check of each CUDA library at start-up ("operation cusparseGetProperty(MAJOR_VERSION, &major) failed: The
+# cuSPARSE library was not found."): the library did not load.  From CUDA 12 cuSPARSE (and cuSOLVER, cuFFT) link
+# libnvJitLink.so.12 and need one at least as new as themselves: an older nvJitLink found first (LD_LIBRARY_PATH,
+# another wheel) is the usual reason a present cuSPARSE "was not found"
+_JAX_LIB_NOT_FOUND = re.compile(r"operation (?P<fn>cu(?P<lib>sparse|solver|fft|blas)\w{0,30}|cudnn\w{0,30})\([^\n]{0,80}\) "
+                                r"failed: The (?P<name>cu\w{2,10}|cuDNN) library was not found")
+_NEEDS_NVJITLINK = {"sparse", "solver", "fft"}
+
+
+def jax_cuda_library_not_found(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "library was not found" not in tail:
+        return None
+    m = last_match(_JAX_LIB_NOT_FOUND, tail)
+    if m is None:
+        return None
+    name, lib = m.group("name"), (m.group("lib") or "")
+    jit = lib in _NEEDS_NVJITLINK
+    wheel = "nvidia-cu" + lib + "-cu12" if lib else "nvidia-cudnn-cu12"
+    caps = {"library": name, "wheel": wheel}
+    sig = _sig("jax-cuda-library-not-loadable", "libraries", "JAX cannot load {library}", 80,
+               "JAX checks each CUDA library at start-up and {library} did not load." +
+               (" From CUDA 12 it links libnvJitLink.so.12 and needs an nvJitLink at least as new as itself: with an "
+                "older one found first (a system CUDA on LD_LIBRARY_PATH, a stale nvidia-nvjitlink wheel) it cannot "
+                "load even though its own file is there." if jit else ""),
+               fix=("Install matching CUDA wheels: `pip install -U \"jax[cuda12]\"` (it pins " + wheel +
+                    (" and nvidia-nvjitlink-cu12" if jit else "") + "), and remove other CUDA folders from "
+                    "LD_LIBRARY_PATH so the wheels' copies load" + ("; `pip install -U nvidia-nvjitlink-cu12` alone "
+                                                                    "fixes an older nvJitLink." if jit else ".")),
+               causes=(("ld-path", "LD_LIBRARY_PATH holds CUDA libraries of another version", ("TE501",)),),
+               areas=("libraries",),
+               sources=({"url": "https://docs.jax.dev/en/latest/installation.html",
+                         "what": "JAX's CUDA wheels (jax[cuda12]) and LD_LIBRARY_PATH overriding them"},))
     return _match(sig, text, len(text) - len(tail) + m.start(), caps)

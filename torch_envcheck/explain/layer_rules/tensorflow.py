@@ -3,7 +3,9 @@ dso_loader cannot open, its error classes.
 
     tensorflow_windows_native  TF >= 2.11 on Windows without a GPU     -> no native-Windows GPU builds: WSL 2
     tensorflow_missing_cuda_runtime  TensorFlow lists several libraries it cannot open -> the CUDA of the first
-                     runtime it wanted (cudart64_101.dll: CUDA 10.1)"""
+                     runtime it wanted (cudart64_101.dll: CUDA 10.1)
+    tensorflow_libcuda_not_found  "was unable to find libcuda.so DSO loaded into this program" -> the driver's
+                     compute library (a container's or WSL's way to it)"""
 
 from __future__ import annotations
 
@@ -218,3 +220,39 @@ def tensorflow_optional_tensorrt(ent, text):
                         {"url": "https://docs.nvidia.com/deeplearning/frameworks/tf-trt-user-guide/index.html",
                          "what": "TF-TRT: TensorRT inside TensorFlow, optional"}))
     return _match(sig, text, len(text) - len(tail) + misses[0].start(), {"lib": misses[0].group("lib")})
+
+
+# TensorFlow's stream executor reports the driver's libcuda by its own words when it cannot find it at all (before
+# any dlopen error is printed): "libcuda reported version is: Not found: was unable to find libcuda.so DSO loaded
+# into this program"; libcuda comes only with the NVIDIA driver (Debian/Ubuntu split it into libcuda1-NNN /
+# libnvidia-compute-NNN packages)
+_TF_LIBCUDA_NOT_FOUND = re.compile(r"was unable to find libcuda\.so DSO loaded into this program")
+
+
+def tensorflow_libcuda_not_found(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_TF_LIBCUDA_NOT_FOUND, tail)
+    if m is None:
+        return None
+    container = ent.platform.get("container") or _context(text, r"docker run|/\.dockerenv|nvidia-docker")
+    wsl = ent.platform.get("wsl")
+    sig = _sig("tensorflow-libcuda-not-found", "container" if container else "wsl" if wsl else "driver",
+               "TensorFlow finds no libcuda.so: the NVIDIA driver's library is not installed or not visible", 78,
+               "libcuda.so is installed by the NVIDIA driver (never by pip or conda); TensorFlow looked for it and "
+               "found none loaded" + (": inside a container it is mounted only when the container gets the GPU."
+                                      if container else ": under WSL 2 it comes from the Windows driver, in "
+                                      "/usr/lib/wsl/lib." if wsl else ": no driver, or a driver installed without its "
+                                      "compute library (distributions package it apart)."),
+               fix=("Start the container with the GPU (`docker run --gpus all ...`, NVIDIA Container Toolkit on the "
+                    "host)." if container else "Keep /usr/lib/wsl/lib on LD_LIBRARY_PATH and update the NVIDIA driver "
+                    "on Windows; never install a Linux driver inside WSL." if wsl else
+                    "Install the NVIDIA driver with its compute library: Debian/Ubuntu's libnvidia-compute-NNN (older "
+                    "releases: libcuda1-NNN) of the same NNN as the driver `nvidia-smi` reports, or the driver package "
+                    "that includes it; then `ldconfig -p | grep libcuda` must list libcuda.so.1."),
+               causes=(("no-driver", "no NVIDIA driver is loaded", ("TE301",)),), areas=("driver", "tensorflow"),
+               sources=(SOURCES_TF_GPU,))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+SOURCES_TF_GPU = {"url": "https://www.tensorflow.org/install/pip",
+                  "what": "TensorFlow with a GPU: the NVIDIA driver on the host, the CUDA libraries from pip"}
