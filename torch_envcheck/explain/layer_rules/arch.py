@@ -19,7 +19,7 @@ from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, SOURCES, _bare,
 
 # a kernel without code for the GPU: these codes and sentences say nothing else (an execution failure may be anything)
 _NO_CODE_BARES = frozenset({"nokernelimagefordevice", "invaliddevicefunction", "nobinaryforgpu", "invalidkernelimage"})
-_NO_CODE_WORDS = re.compile(r"no kernel image is available|invalid device function|is not compatible with the current "
+_NO_CODE_WORDS = re.compile(r"no kernel image (?:is )?available|invalid device function|is not compatible with the current "
                             r"PyTorch installation|supports CUDA capabilities|no binary for GPU")
 # torch's warning lists the targets the build has (torch/cuda/__init__.py): a GPU whose target is listed is served
 _SUPPORTED_LIST = re.compile(r"supports CUDA capabilities((?: sm_\d{2,3}[af]?)+)")
@@ -72,7 +72,7 @@ def gpu_arch_needs(ent, text):
     tag = _cu_tag(need["first_cuda"])
     first_torch = _first_torch(need["capability"], tag)
     values = dict(need, cu_tag=tag, first_torch=first_torch)
-    sig = _sig("gpu-arch-needs-cuda", "arch", "{gpu} ({sm}) needs a build made with CUDA {first_cuda} or newer", 68,
+    sig = _sig("gpu-arch-needs-cuda", "arch", "{gpu} ({sm}) needs a build made with CUDA {first_cuda} or newer", 72,
                "{gpu} is compute capability {capability} ({sm}). CUDA toolkits before {first_cuda} cannot compile for "
                "it, so a build made with an older CUDA (torch, or an extension) has no code that runs on it; a build "
                "made with a newer CUDA may still leave {sm} out of its architecture list.",

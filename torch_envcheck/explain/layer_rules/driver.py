@@ -95,7 +95,7 @@ _ARCH_BARES = frozenset({"executionfailed", "archmismatch", "internalerror", "no
                          "invaliddevicefunction", "nobinaryforgpu", "invalidkernelimage"})
 
 
-_ARCH_WORDS = re.compile(r"no kernel image is available|invalid device function|is not compatible with the current "
+_ARCH_WORDS = re.compile(r"no kernel image (?:is )?available|invalid device function|is not compatible with the current "
                          r"PyTorch installation|no binary for GPU")
 
 

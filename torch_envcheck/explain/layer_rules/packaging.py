@@ -340,7 +340,9 @@ _JETSON = re.compile(r"(?i)\bjetson\b|\bjetpack\b|\bL4T\b|\btegra\b|nv_tegra_rel
 
 
 _NO_CUDA_HERE = re.compile(r"(?i)is_available\(?\)?[^\n]{0,40}?(?:\n[ \t]{0,8})?\bfalse\b|Torch not compiled with CUDA enabled|"
-                           r"CUDA available:?\s{0,3}False|version\.cuda[^\n]{0,20}None")
+                           r"CUDA available:?\s{0,3}False|version\.cuda[^\n]{0,20}None|"
+                           # the user's words for the same: "CUDA unavailable", "does not support CUDA"
+                           r"\bCUDA (?:is )?(?:unavailable|not available)\b|(?:does not|doesn't) support CUDA\b")
 
 
 _L4T_TEXT = re.compile(r"(?i)\bL4T\s{0,2}R?(?P<ver>\d{2}\.\d{1,2}(?:\.\d{1,2})?)|\bR(?P<rel>\d{2}) \(release\), REVISION: "
