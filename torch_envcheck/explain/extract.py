@@ -861,6 +861,9 @@ _PLATFORM = {
                             # the container named as the place the error happens ("in container", "the container
                             # loses access to the GPU")
                             r"\b(?:[Ii]n|[Ii]nside|[Ww]ithin|[Tt]he|[Mm]y|[Tt]his|[Ee]ach) (?:a |the |my )?containers?\b|"
+                            # docker compose's log prefix: the service and its replica number, then " | "
+                            # ("qna-transformers_1  | RuntimeError: ...", Compose v2: "api-1  | ...")
+                            r"(?m:^)[a-z0-9][\w.-]{0,60}[-_]\d{1,3}[ \t]{1,30}\| |"
                             r"(?:@|(?m:^)|this host \()(?=[0-9a-f]{0,11}[a-f])(?=[0-9a-f]{0,11}\d)[0-9a-f]{12}(?::|\) ?:|\)(?m:$))"),
     # also a version glued to the name ("ROCm5.4.3") and Radeon's RX model numbers without the brand ("RX6800",
     # "RX 7900 XTX"; NVIDIA's are RTX)

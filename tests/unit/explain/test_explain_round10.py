@@ -416,3 +416,21 @@ def test_jax_finding_no_cuda_library(fn, name, jit):
 def test_a_build_running_nvcc_from_a_path_that_does_not_exist_is_the_toolkit(path):
     r = diagnose.diagnose(f"FileNotFoundError: [Errno 2] No such file or directory: '{path}'")
     assert r["layer"] == "toolchain" and "CUDA_HOME" in r["fix"], r
+
+
+# --- a docker compose log is a text from a container ----------------------------------------------------------------
+
+@pytest.mark.parametrize("prefix", ["qna-transformers_1  | ", "api-1       | "])
+def test_a_compose_service_log_prefix_places_the_text_in_a_container(prefix):
+    text = "\n".join(prefix + line for line in (
+        "  File \"/app/server.py\", line 12, in <module>", "    torch._C._cuda_init()",
+        "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a "
+        "driver from http://www.nvidia.com/Download/index.aspx"))
+    r = diagnose.diagnose(text)
+    assert r["layer"] == "container" and "--gpus all" in r["fix"], r
+
+
+def test_a_table_row_is_not_a_compose_prefix():
+    text = ("| GPU | Name | Driver |\n| 0 | A100 | 535 |\nRuntimeError: Found no NVIDIA driver on your system. Please "
+            "check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx")
+    assert diagnose.diagnose(text)["layer"] != "container"
