@@ -31,7 +31,7 @@ import re
 from collections import deque
 from dataclasses import dataclass, field
 
-from torch_envcheck.knowledge import error_codes, native
+from torch_envcheck.knowledge import error_codes, native, windows_messages
 
 MAX_EACH = 64  # entities kept per kind (the last ones: the error is at the end)
 LAST = 256     # matches of one pattern looked at closely (the last ones), whatever the text holds
@@ -310,6 +310,7 @@ def _codes(text: str, ent: Entities) -> None:
         if code is not None:
             _push(ent.codes, {**code.as_dict(), "how": "signal", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
     _messages_in_context(text, ent)
+    _windows_loader_reason(text, ent)
     ent.codes.sort(key=lambda c: c["at"])
 
 
@@ -345,6 +346,30 @@ def _windows(low: str, needles: tuple) -> list:
         else:
             spans.append((a, b))
     return spans
+
+
+# The reason Windows gave for a DLL it could not load, as FormatMessage wrote it (any language): "DLL load failed while
+# importing _C: The specified procedure could not be found.", "Error loading \"...\\c10.dll\" or one of its
+# dependencies." is the target, the reason follows "DLL load failed:"
+_DLL_REASON = re.compile(r"DLL load failed(?: while importing [\w.]{1,60})?\s{0,2}[:：]\s{0,2}(?P<msg>[^\n]{2,160})")
+# the paging-file message is distinctive enough to be read wherever it stands (a title, a log line)
+_PAGING_FILE = re.compile(r"(?i)paging file is too small for this operation|页面文件太小")
+
+
+def _windows_loader_reason(text: str, ent: Entities) -> None:
+    english = {n: c.message for n in windows_messages.LOADER_CODES
+               if (c := error_codes.by_name(n)) is not None and c.message}
+    hits = [(m.start(), m.group("msg")) for m in _last(_DLL_REASON, text)]
+    hits += [(m.start(), m.group(0)) for m in _last(_PAGING_FILE, text)]
+    for at, msg in hits:
+        found = windows_messages.loader_code_for(msg, english)
+        if found is None and _PAGING_FILE.search(msg):
+            found = ("ERROR_COMMITMENT_LIMIT", None)
+        if found is None:
+            continue
+        code = error_codes.by_name(found[0])
+        if code is not None and not any(c["family"] == "windows" and c["name"] == code.name for c in ent.codes):
+            _push(ent.codes, {**code.as_dict(), "how": "message", "at": at}, key=lambda c: (c["family"], c["name"]))
 
 
 def _messages_in_context(text: str, ent: Entities) -> None:
@@ -954,7 +979,8 @@ NEEDLES = {
                  "errno."),
     _CODE_MESSAGE: ("error",), _API_ERROR: ("api error = ",), _CUDA_ERROR_N: ("cuda", "cuinit", "cudevice", "cuctx"),
     _WINERROR: ("winerror", "os error", "loadlibrary", "getprocaddress"), _TORCH_CUDA_WORDS: ("driver initialization",), _ERRNO: ("errno",), _NVML_MESSAGE: ("nvml",),
-    _CUDA_API_HEX: ("cuda api error detected",), _NTSTATUS: ("0xc0000", "3221", "-107374"),
+    _CUDA_API_HEX: ("cuda api error detected",), _DLL_REASON: ("dll load failed",),
+    _PAGING_FILE: ("paging file is too small", "页面文件太小"), _NTSTATUS: ("0xc0000", "3221", "-107374"),
     _SIGNAL_WORDS: ("bus error", "segmentation fault", "illegal instruction", "killed", "aborted", "exit", "signal",
                     "zsh: ", "illegal hardware"),
     _LIB_END: (".so", ".dylib", ".dll", ".pyd"), _LINK_LIB: ("cannot find -l", "can not find -l", "find library -l", "not found for -l"), _UNDEFINED: ("undefined", "symbol not found", "entry point"),

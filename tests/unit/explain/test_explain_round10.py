@@ -434,3 +434,42 @@ def test_a_table_row_is_not_a_compose_prefix():
     text = ("| GPU | Name | Driver |\n| 0 | A100 | 535 |\nRuntimeError: Found no NVIDIA driver on your system. Please "
             "check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx")
     assert diagnose.diagnose(text)["layer"] != "container"
+
+
+# --- the reason Windows gave for a DLL it could not load, in any language --------------------------------------------
+
+@pytest.mark.parametrize("reason, name", [
+    ("The specified procedure could not be found.", "ERROR_PROC_NOT_FOUND"),
+    ("找不到指定的程序。", "ERROR_PROC_NOT_FOUND"),
+    ("La procédure spécifiée est introuvable.", "ERROR_PROC_NOT_FOUND"),
+    ("The operating system cannot run %1.", "ERROR_INVALID_ORDINAL"),
+    ("O sistema operacional não pode executar %1.", "ERROR_INVALID_ORDINAL"),
+    ("操作系统无法运行 %1。", "ERROR_INVALID_ORDINAL"),
+    ("找不到指定的模块。", "ERROR_MOD_NOT_FOUND"),
+    ("Не найден указанный модуль.", "ERROR_MOD_NOT_FOUND"),
+    ("%1 is not a valid Win32 application.", "ERROR_BAD_EXE_FORMAT"),
+])
+def test_the_reason_after_dll_load_failed_is_decoded(reason, name):
+    r = diagnose.diagnose(f"ImportError: DLL load failed: {reason}")
+    assert name in [c["name"] for c in r["entities"]["codes"]], r["entities"]
+    assert r["layer"] == "windows-runtime"
+
+
+@pytest.mark.parametrize("reason", ["The specified procedure could not be found.", "The operating system cannot run %1.",
+                                    "操作系统无法运行 %1。"])
+def test_a_dll_of_another_version_is_told_to_find_the_other_copy(reason):
+    r = diagnose.diagnose(f'  File "C:\\Python311\\Lib\\site-packages\\torch\\__init__.py", line 141\n'
+                          f"ImportError: DLL load failed while importing _C: {reason}")
+    assert "PATH" in r["fix"] and "another version" in r["fix"], r["fix"]
+
+
+def test_a_missing_module_keeps_the_visual_cpp_advice():
+    r = diagnose.diagnose("ImportError: DLL load failed: 找不到指定的模块。")
+    assert "Visual C++" in r["fix"], r["fix"]
+
+
+@pytest.mark.parametrize("text", ["the paging file is too small for this operation",
+                                  "OSError: [WinError 1455] 页面文件太小，无法完成操作。 Error loading \"C:\\x\\torch\\lib\\cudnn64_8.dll\""])
+def test_the_paging_file_message_is_read_wherever_it_stands(text):
+    r = diagnose.diagnose(text)
+    assert r["layer"] == "windows-runtime" and "page file" in r["fix"], r

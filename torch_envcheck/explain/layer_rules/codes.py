@@ -13,6 +13,7 @@ from torch_envcheck.explain.layer_rules.kit import (CONTEXT_TAIL, _HIP_TEXT, _SH
 from torch_envcheck.explain.layer_rules.driver import (_INIT_CALL, _NEWER_GPU_FIX, _ROOT_ONLY_FIX,
     _gpu_newer_than_build, _old_torch, _root_only)
 from torch_envcheck.explain.layer_rules.rocm import _rocm_pair
+from torch_envcheck.explain.layer_rules.packages import _imported_package, _traceback_package
 
 
 # Per-code advice, by the code's bare name (prefix and underscores removed, lower case): what to do.
@@ -330,12 +331,17 @@ def error_code(ent, text):
             priority = 66 if (c["name"] == "SIGBUS" and layer == "container") else 50
         if fam == "windows" and c["value"] not in (126, 0xC0000135):
             priority = 77  # decisive (the paging file, a wrong-bitness DLL): above "Error loading X" DLL guesses
+    # the reason Windows gave on a "DLL load failed" line, other than a missing module: it says more than that
+    # line's own sentence (which assumes a missing DLL), unless a third-party package's module is the one that
+    # failed (its build for torch is the question: packages.package_dll_load_failed)
+    reason = (fam == "windows" and c.get("how") == "message" and c["value"] not in (2, 3, 126, 1114, 0xC0000135)
+              and not (_traceback_package(ent) or _imported_package(text)))
     sig = _sig(f"code-{fam.lower().replace('_t', '').replace('_', '-')}-{bare[:40]}", layer, title, priority,
                explanation, fix=fix, look_at=look,
                causes=(("machine", "CUDA failed to initialise for another reason", ("TE303",)),) if layer == "driver" else (),
                areas=("driver",) if layer == "driver" else (),
                sources=({"url": c.get("source") or "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html",
-                         "what": f"{fam}: {c['name']} = {c['value']} (the header that declares it)"},), generic=True)
+                         "what": f"{fam}: {c['name']} = {c['value']} (the header that declares it)"},), generic=not reason)
     return _match(sig, text, c["at"], caps)
 
 
@@ -550,9 +556,12 @@ def _windows_fix(c: dict) -> str:
         return ("A DLL or one of its dependencies is missing: install the latest Microsoft Visual C++ Redistributable "
                 "(x64, https://aka.ms/vs/17/release/vc_redist.x64.exe); for CUDA DLLs install the matching CUDA/cuDNN "
                 "or torch's CUDA build.")
-    if v in (127, 0xC0000139, 0xC0000138):
-        return ("A DLL of another version was loaded (its procedure is missing): another copy earlier on PATH shadows "
-                "the right one; remove other CUDA/torch folders from PATH or use os.add_dll_directory.")
+    if v in (127, 182, 0xC0000139, 0xC0000138):
+        # 182 (ERROR_INVALID_ORDINAL): an import by ordinal the loaded DLL lacks, the ordinal twin of 127
+        return ("A DLL of another version was loaded (it lacks a procedure or ordinal another DLL imports): another copy "
+                "of the same name, earlier on the DLL search path, shadows the right one (a conflicting libiomp5md.dll, "
+                "a CUDA or Qt DLL of another release). Find it (`where <name>.dll`, or Process Monitor's Load Image "
+                "events) and remove that folder from PATH, or use os.add_dll_directory for the right one.")
     if v in (193, 0xC000007B):
         return ("A 32-bit DLL or Python is mixed with 64-bit ones: use a 64-bit Python and remove 32-bit DLL folders "
                 "from PATH.")
