@@ -473,3 +473,21 @@ def test_a_missing_module_keeps_the_visual_cpp_advice():
 def test_the_paging_file_message_is_read_wherever_it_stands(text):
     r = diagnose.diagnose(text)
     assert r["layer"] == "windows-runtime" and "page file" in r["fix"], r
+
+
+@pytest.mark.parametrize("text", [
+    "I installed torch successfully, but print (torch.cuda.is_available) is False, how can I solve this problem?",
+    "import torch正常，torch.cuda.is_available()返回False怎么办",
+    "torch.cuda.is_available() is false after CUDA 9.0.176 installed.",
+])
+def test_is_available_false_said_in_prose_is_recognised_and_told_how_to_install(text):
+    r = diagnose.diagnose(text)
+    assert r["recognised"] and r["layer"] == "torch-build", r
+    assert "download.pytorch.org/whl/cu" in r["fix"] and "driver" in r["fix"], r["fix"]
+
+
+@pytest.mark.parametrize("words", ["my laptop goes to sleep or hibernation", "after the PC went into standby",
+                                   "waking it from sleep mode"])
+def test_sleep_said_other_ways_is_the_suspend_problem(words):
+    r = diagnose.diagnose(f"CUDA works until {words}, then:\nRuntimeError: CUDA error: unspecified launch failure")
+    assert r["layer"] == "driver" and "nvidia_uvm" in r["fix"], r

@@ -345,7 +345,10 @@ _SUDO_FINDS = re.compile(r"(?m)\bsudo\b[^\n]{0,300}(?:is_available|device_count|
 _SUSPEND = re.compile(r"(?i)\b(?:(?:resum\w{0,3}|wak\w{0,4}(?: up)?|back|coming back)(?: \w{1,12}){0,3} from (?:a )?"
                       r"(?:suspend|sleep|hibernat\w{0,5})|after (?:a )?(?:suspend|sleep|hibernat\w{0,5})|"
                       r"suspend(?:/| and | or |-)resume|suspend(?:ing)? (?:my|the) (?:device|laptop|computer|machine|pc|"
-                      r"system|notebook)|systemctl (?:suspend|hibernate))\b")
+                      r"system|notebook)|systemctl (?:suspend|hibernate)|"
+                      # "my laptop goes to sleep or hibernation", "put it into standby", "wake from sleep mode"
+                      r"(?:goes|went|gone|going|put|puts|putting) (?:\w{1,12} ){0,2}(?:to sleep|into (?:sleep|standby|"
+                      r"hibernation|suspend))|(?:sleep|standby|hibernation|suspend) mode)\b")
 
 
 # what a driver left broken by suspend prints: an unknown error, a failed launch or initialisation, no device
