@@ -491,3 +491,20 @@ def test_is_available_false_said_in_prose_is_recognised_and_told_how_to_install(
 def test_sleep_said_other_ways_is_the_suspend_problem(words):
     r = diagnose.diagnose(f"CUDA works until {words}, then:\nRuntimeError: CUDA error: unspecified launch failure")
     assert r["layer"] == "driver" and "nvidia_uvm" in r["fix"], r
+
+
+# --- NumPy's C API versions -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("want, have, release", [("0x10", "0xf", "1.23"), ("0xe", "0xd", "1.20"), ("0x12", "0x11", "2.0"),
+                                                 ("8", "4", "1.8")])
+def test_a_module_built_for_a_newer_numpy_c_api_names_the_release(want, have, release):
+    r = diagnose.diagnose(f"RuntimeError: module compiled against API version {want} but this version of numpy is {have}")
+    assert r["layer"] == "numpy" and f'numpy>={release}' in r["fix"], r["fix"]
+
+
+def test_the_c_api_table_follows_numpys_own_list():
+    from torch_envcheck.knowledge import numpy_capi
+    # cversions.txt: version 13 is NumPy 1.16 (1.17-1.19 unchanged), 16 is 1.23, 18 is 2.0.0
+    assert numpy_capi.first_release(0xD) == "1.16" and numpy_capi.first_release(0x10) == "1.23"
+    assert numpy_capi.first_release(0x12) == "2.0" and numpy_capi.first_release(0x8) == "1.8"  # 8 unnamed: next known
+    assert numpy_capi.first_release(0x40) is None

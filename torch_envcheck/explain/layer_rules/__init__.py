@@ -62,6 +62,7 @@ match.Match whose signature is made here, or None:
     cupy_for_another_cuda  "CuPy failed to load libX.so.N"               -> cupy-cudaNx for the CUDA installed
     miopen_missing_kernel_database  MIOpen's missing .kdb warning alone  -> harmless, not-environment
     jax_cuda_library_not_found  JAX: "The cuSPARSE library was not found" -> jax[cuda12]'s wheels, nvJitLink
+    numpy_api_version  "compiled against API version 0x10 but this version of numpy is 0xf" -> numpy >= 1.23
     conv_input_channels, index_past_size, mps_array_over_4gb  the program's data read from the numbers it prints
                      -> not-environment: what to look at (RGBA images, vocab_size, smaller pieces on MPS)
 
@@ -94,7 +95,7 @@ from torch_envcheck.explain.layer_rules.nccl import nccl_ib_completion, nccl_sha
 from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx_runtime_symbol,
     jit_extension_missing, library_symbol, numpy_c_api_capsule, package_binary_missing,
     package_compiled_part_missing, package_dll_load_failed, package_extension_not_loaded, package_ops_registration_fails,
-    package_version_range, package_op_without_backend, cupy_for_another_cuda, torch_abi)
+    package_version_range, package_op_without_backend, cupy_for_another_cuda, numpy_api_version, torch_abi)
 from torch_envcheck.explain.layer_rules.packaging import (conda_virtual_cuda, cuda_package_on_mac,
     cuda_unavailable_cpu_build, device_type_unknown, package_without_cuda, jetson_without_cuda, pip_no_matching,
     pip_of_another_python, torch_build_variant, torch_not_offered_on_mac, torch_too_new_for_intel_mac)
@@ -138,7 +139,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          nccl_shared_memory_limit, device_type_unknown, package_without_cuda,
          nvidia_smi_missing_in_container, singularity_without_nv, not_an_elf_library,
          tensorflow_libcuda_not_found, package_op_without_backend, cupy_for_another_cuda,
-         miopen_missing_kernel_database, jax_cuda_library_not_found)
+         miopen_missing_kernel_database, jax_cuda_library_not_found,
+         numpy_api_version)
 
 
 def find(text: str, ent) -> list:

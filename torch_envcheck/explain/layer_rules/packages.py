@@ -10,14 +10,15 @@ than the one it runs with, and a package's own compiled part missing or not load
     package_dll_load_failed  Windows cannot load a third-party package's compiled module -> its build for this torch
     package_version_range  a package's import-time check of another's version range -> one in range
     package_op_without_backend  a package's operator with no CUDA kernel  -> its CUDA build (a Jetson's own)
-    cupy_for_another_cuda  CuPy cannot load a CUDA N library             -> cupy-cudaNx for the CUDA installed"""
+    cupy_for_another_cuda  CuPy cannot load a CUDA N library             -> cupy-cudaNx for the CUDA installed
+    numpy_api_version  a module compiled against a newer NumPy C API     -> NumPy >= the release with that C API"""
 
 from __future__ import annotations
 
 import re
 
 from torch_envcheck.explain.match import last_match
-from torch_envcheck.knowledge import compiled_modules
+from torch_envcheck.knowledge import compiled_modules, numpy_capi
 from torch_envcheck.explain.layer_rules.kit import (CONTEXT_TAIL, SOURCES, _NOT_THE_PACKAGE, _basename, _cu_tag,
     _match, _module_of, _named_package, _owner_of, _sig, _torch_owned, package_guess)
 
@@ -730,4 +731,36 @@ def cupy_for_another_cuda(ent, text):
                causes=(("ld-path", "the CUDA libraries of another version", ("TE501",)),), areas=("libraries",),
                sources=({"url": "https://docs.cupy.dev/en/stable/install.html",
                          "what": "CuPy's wheels per CUDA major (cupy-cuda11x / cupy-cuda12x) and their CUDA libraries"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+
+
+# NumPy's import_array() check: the module was compiled against a newer C-API feature version than the NumPy it runs
+# with ("module compiled against API version 0x10 but this version of numpy is 0xf"; old NumPy printed decimals)
+_NUMPY_API = re.compile(r"compiled against API version (?P<want>0x[0-9a-fA-F]{1,8}|\d{1,3}) but this version of "
+                        r"numpy is (?P<have>0x[0-9a-fA-F]{1,8}|\d{1,3})")
+
+
+def numpy_api_version(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_NUMPY_API, tail)
+    if m is None:
+        return None
+    want, have = (int(m.group(k), 0) for k in ("want", "have"))
+    if want <= have:
+        return None
+    release = numpy_capi.first_release(want)
+    caps = {"want": m.group("want"), "have": m.group("have"), "release": release}
+    sig = _sig("numpy-older-than-module", "numpy",
+               "the NumPy imported is older than a compiled module needs (C API {want} > {have})", 85,
+               "A compiled module was built against NumPy's C API version {want}" +
+               (" (NumPy {release} or newer)" if release else "") + ", and the NumPy it imports has C API {have}: an "
+               "older NumPy, often a second, older copy found first (a system or --user site-packages before the "
+               "environment's).",
+               fix=("Upgrade NumPy in the environment that runs it: `pip install -U \"numpy>=" + release + "\"`" if release
+                    else "Upgrade NumPy in the environment that runs it: `pip install -U numpy`") +
+                   "; if it stays, find the NumPy actually imported (`python -c \"import numpy; print(numpy.__file__, "
+                   "numpy.__version__)\"`) and remove that older copy.",
+               causes=(("numpy", "torch imports but cannot load NumPy", ("TE250",)),),
+               areas=("numpy",), sources=({"url": numpy_capi.SOURCE,
+                                            "what": "NumPy's C-API versions and the releases that introduced them"},))
     return _match(sig, text, len(text) - len(tail) + m.start(), caps)
