@@ -750,7 +750,7 @@ def numpy_api_version(ent, text):
         return None
     release = numpy_capi.first_release(want)
     caps = {"want": m.group("want"), "have": m.group("have"), "release": release}
-    sig = _sig("numpy-older-than-module", "numpy",
+    sig = _sig("numpy-api-too-new", "numpy",
                "the NumPy imported is older than a compiled module needs (C API {want} > {have})", 85,
                "A compiled module was built against NumPy's C API version {want}" +
                (" (NumPy {release} or newer)" if release else "") + ", and the NumPy it imports has C API {have}: an "
