@@ -756,8 +756,8 @@ def numpy_api_version(ent, text):
                (" (NumPy {release} or newer)" if release else "") + ", and the NumPy it imports has C API {have}: an "
                "older NumPy, often a second, older copy found first (a system or --user site-packages before the "
                "environment's).",
-               fix=("Upgrade NumPy in the environment that runs it: `pip install -U \"numpy>=" + release + "\"`" if release
-                    else "Upgrade NumPy in the environment that runs it: `pip install -U numpy`") +
+               fix="Upgrade NumPy in the environment that runs it: `pip install -U numpy`" +
+                   (" (NumPy " + release + " at least: `pip install -U \"numpy>=" + release + "\"`)" if release else "") +
                    "; if it stays, find the NumPy actually imported (`python -c \"import numpy; print(numpy.__file__, "
                    "numpy.__version__)\"`) and remove that older copy.",
                causes=(("numpy", "torch imports but cannot load NumPy", ("TE250",)),),
