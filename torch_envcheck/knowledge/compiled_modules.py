@@ -16,6 +16,8 @@ commit.  Modules whose name already says their distribution once a conventional 
 
 from __future__ import annotations
 
+import re
+
 _APEX_SRC = "https://github.com/NVIDIA/apex/blob/705cba91fc26413d484f5ce2983427d840199a97/setup.py"
 _APEX_BUILD = ("apex builds its compiled modules only when asked: from its source tree, `pip install -v "
                "--no-build-isolation --no-cache-dir --config-settings \"--build-option=--cpp_ext\" --config-settings "
@@ -50,3 +52,31 @@ def distribution_of(module: str | None) -> dict | None:
         return None
     dist, build, source = row
     return {"distribution": dist, "build": build, "source": source}
+
+
+# Distributions whose compiled parts are built against one torch (their wheels name the torch and CUDA they are for,
+# or they build from source at install): when a text shows a torch-ABI failure without the binary's path, the one it
+# names is the likely owner.  import name -> distribution.
+TORCH_EXTENSION_DISTRIBUTIONS = {
+    "flash_attn": "flash-attn", "xformers": "xformers", "mmcv": "mmcv", "detectron2": "detectron2", "apex": "apex",
+    "deepspeed": "deepspeed", "bitsandbytes": "bitsandbytes", "torch_scatter": "torch-scatter",
+    "torch_sparse": "torch-sparse", "torch_cluster": "torch-cluster", "pytorch3d": "pytorch3d", "torchvision": "torchvision",
+    "torchaudio": "torchaudio", "mamba_ssm": "mamba-ssm", "causal_conv1d": "causal-conv1d", "vllm": "vllm",
+    "sgl_kernel": "sgl-kernel", "flashinfer": "flashinfer-python", "auto_gptq": "auto-gptq", "exllamav2": "exllamav2",
+    "spconv": "spconv", "nvdiffrast": "nvdiffrast", "gsplat": "gsplat", "kaolin": "kaolin", "transformer_engine":
+    "transformer-engine", "natten": "natten", "torch_tensorrt": "torch-tensorrt", "fairseq": "fairseq",
+}
+
+_NAMED = re.compile(r"(?<![\w-])(" + "|".join(sorted({re.escape(d) for d in TORCH_EXTENSION_DISTRIBUTIONS.values()} |
+                                                     {re.escape(m) for m in TORCH_EXTENSION_DISTRIBUTIONS},
+                                                     key=len, reverse=True)) + r")(?![\w-])", re.IGNORECASE)
+
+
+def extension_named_in(text: str) -> str | None:
+    """The last torch-extension distribution the text names (by its import or distribution name), or None."""
+    last = None
+    for m in _NAMED.finditer(text[-65536:]):
+        last = m.group(1).lower()
+    if last is None:
+        return None
+    return TORCH_EXTENSION_DISTRIBUTIONS.get(last.replace("-", "_"), last)

@@ -508,3 +508,15 @@ def test_the_c_api_table_follows_numpys_own_list():
     assert numpy_capi.first_release(0xD) == "1.16" and numpy_capi.first_release(0x10) == "1.23"
     assert numpy_capi.first_release(0x12) == "2.0" and numpy_capi.first_release(0x8) == "1.8"  # 8 unnamed: next known
     assert numpy_capi.first_release(0x40) is None
+
+
+@pytest.mark.parametrize("name, dist", [("flash-attn", "flash-attn"), ("xformers", "xformers"), ("mmcv", "mmcv"),
+                                        ("torch_scatter", "torch-scatter")])
+def test_a_torch_abi_failure_without_a_path_names_the_extension_the_text_names(name, dist):
+    r = diagnose.diagnose(f"how to solve this {name} problem?\nImportError: undefined symbol: _ZNK3c105Error4whatEv")
+    assert r["layer"] == "toolchain" and dist in r["fix"], r["fix"]
+
+
+def test_a_torch_abi_failure_naming_no_extension_names_none():
+    r = diagnose.diagnose("ImportError: undefined symbol: _ZNK3c105Error4whatEv")
+    assert r["layer"] == "toolchain" and "extension itself" in r["fix"], r["fix"]

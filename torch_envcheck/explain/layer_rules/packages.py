@@ -307,8 +307,9 @@ def torch_abi(ent, text):
     if importer:
         pkg = importer
     if not pkg or pkg.lower().strip("_") in _ROLE_WORDS:
-        # the binary's name says its role only (_C.so, common_ops.abi3.so): the package the text imports is its owner
-        pkg = _imported_package(text) or _traceback_package(ent)
+        # the binary's name says its role only (_C.so, common_ops.abi3.so): the package the text imports is its owner,
+        # else a torch extension the text names ("how to solve this flash-attn problem")
+        pkg = _imported_package(text) or _traceback_package(ent) or compiled_modules.extension_named_in(text)
     caps.update(package=pkg, module=_module_of(f or ""), torch=ent.versions.get("torch"))
     known = compiled_modules.distribution_of(_module_of(f or ""))
     sig = _sig("extension-abi-mismatch", "toolchain",
@@ -318,7 +319,7 @@ def torch_abi(ent, text):
                "between releases) or with another C++ ABI setting. torch itself is fine; that package's binary is stale.",
                fix=("{module} belongs to {package}, compiled against another torch: " + known["build"]
                     + " torch itself needs no change.") if known else
-                   ("Rebuild the extension {package|} against the installed torch (delete its build/ folder, then "
+                   ("Rebuild the extension {package|itself} against the installed torch (delete its build/ folder, then "
                    "`pip install --no-build-isolation --no-cache-dir --force-reinstall --no-deps {package|PACKAGE}`, or "
                    "`pip install --no-build-isolation .` in its source tree), or install the {package|package} build "
                    "made for your torch version (its wheels are built per torch and CUDA version: pick the one matching "
