@@ -614,7 +614,9 @@ def _symbols(text: str, ent: Entities) -> None:
             f = text[a:cut].strip()
             if ":" in f and not re.match(r"^[A-Za-z]:\\", f):
                 f = f.rsplit(": ", 1)[-1].split(":")[-1] if ": " in f else f
-            info["file"] = f
+            # "ImportError: undefined symbol: ..." names the exception, not a binary
+            if not re.fullmatch(r"[A-Z][A-Za-z]{2,40}(?:Error|Exception|Warning)", f):
+                info["file"] = f
         if "." not in info.get("file", ""):
             tail = text[m.end():m.end() + 400]
             t = re.match(r" in the dynamic link library ([^\s.]{0,300}(?:\.[^\s.]{1,10}){1,3})", tail)
