@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 
 from torch_envcheck.explain.match import last_match
-from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, SOURCES, _WSL_SOURCE, _context, _match, _sig
+from torch_envcheck.explain.layer_rules.kit import (CONTEXT_TAIL, SOURCES, _WSL_SOURCE, _context,
+    _match, _sig, last_in_tail)
 
 
 _GPU_INIT_FAILURE = re.compile(
@@ -291,10 +292,7 @@ _K8S_INSUFFICIENT_GPU = re.compile(r"(?P<n>\d{1,5}) Insufficient (?P<res>nvidia\
 def k8s_no_gpu_advertised(ent, text):
     """No node offers the GPU resource a pod asks for: the device plugin is not advertising GPUs (not deployed, or the
     node's container runtime is not NVIDIA's, so the plugin sees no GPU), or every GPU is already allocated."""
-    tail = text[-CONTEXT_TAIL:]
-    if "Insufficient" not in tail:
-        return None
-    m = last_match(_K8S_INSUFFICIENT_GPU, tail)
+    m, at = last_in_tail(_K8S_INSUFFICIENT_GPU, text, "Insufficient")
     if m is None:
         return None
     amd = m.group("res").startswith("amd")
@@ -318,7 +316,7 @@ def k8s_no_gpu_advertised(ent, text):
                          "what": "the NVIDIA device plugin: nvidia as the default runtime, the plugin's DaemonSet"},
                         {"url": "https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/",
                          "what": "Kubernetes schedules GPUs as extended resources advertised by device plugins"}))
-    return _match(sig, text, len(text) - len(tail) + m.start(), {"resource": m.group("res")})
+    return _match(sig, text, at, {"resource": m.group("res")})
 
 
 # nvidia-smi is not part of any CUDA image: the NVIDIA Container Toolkit mounts the host's copy when the container

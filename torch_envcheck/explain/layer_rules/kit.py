@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from torch_envcheck.explain.catalogue import Cause, Signature
-from torch_envcheck.explain.match import Match, _line
+from torch_envcheck.explain.match import Match, _line, last_match
 from torch_envcheck.knowledge import compiled_modules
 
 
@@ -149,6 +149,16 @@ def _cu_tag(cuda: str | None) -> str | None:
 
 
 CONTEXT_TAIL = 64 * 1024  # what a rule reads around the error: the end of the text, where the error is
+
+
+def last_in_tail(pattern, text: str, needle: str | None = None) -> tuple:
+    """(the last match of `pattern` in the text's tail, its position in the whole text), or (None, None); `needle`, a
+    literal every match contains, skips the regex when it is absent."""
+    tail = text[-CONTEXT_TAIL:]
+    if needle is not None and needle not in tail:
+        return None, None
+    m = last_match(pattern, tail)
+    return (m, len(text) - len(tail) + m.start()) if m is not None else (None, None)
 
 
 def _context(text: str, pattern: str) -> bool:

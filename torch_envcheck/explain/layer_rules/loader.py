@@ -9,7 +9,7 @@ import re
 
 from torch_envcheck.explain.match import last_match
 from torch_envcheck.explain.layer_rules.kit import (CONTEXT_TAIL, SOURCES, _WINDOWS_TEXT, _basename, _context,
-    _match, _sig, _torch_owned)
+    _match, _sig, _torch_owned, last_in_tail)
 from torch_envcheck.explain.layer_rules.packages import _imported_package
 
 
@@ -302,10 +302,7 @@ _NOT_ELF = re.compile(r"(?P<file>[^\s:'\"]{1,300}\.(?P<ext>so(?:\.[\d.]{1,12})?|
 
 
 def not_an_elf_library(ent, text):
-    tail = text[-CONTEXT_TAIL:]
-    if "invalid ELF header" not in tail:
-        return None
-    m = last_match(_NOT_ELF, tail)
+    m, at = last_in_tail(_NOT_ELF, text, "invalid ELF header")
     if m is None:
         return None
     owner = _owner_of_path(m.group("file"))
@@ -324,7 +321,7 @@ def not_an_elf_library(ent, text):
                     "{package|PACKAGE}`); if it came from git, fetch its LFS files (`git lfs pull`)."),
                causes=(("ext", "the compiled extension exists but fails to load", ("TE705",)),), areas=("libraries",),
                sources=(SOURCES["ld"],))
-    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+    return _match(sig, text, at, caps)
 
 
 def _owner_of_path(path: str) -> str | None:

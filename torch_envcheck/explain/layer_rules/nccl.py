@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, SOURCES, _match, _sig
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, SOURCES, _match, _sig, last_in_tail
 from torch_envcheck.explain.match import last_match
 
 
@@ -134,10 +134,7 @@ def nccl_ib_completion(ent, text):
     """NCCL's IB transport reports a failed work completion with the verbs status number: decoded by rdma-core's
     enumeration, it says whether the peer never acknowledged (the fabric, a dead peer, RoCE's GID), the memory
     registration was refused (GPUDirect RDMA) or the request was only flushed after another error."""
-    tail = text[-CONTEXT_TAIL:]
-    if "completion" not in tail:
-        return None
-    m = last_match(_NCCL_IB_COMPLETION, tail)
+    m, at = last_in_tail(_NCCL_IB_COMPLETION, text, "completion")
     if m is None:
         return None
     n = int(m.group("status"))
@@ -173,7 +170,7 @@ def nccl_ib_completion(ent, text):
                          "what": "enum ibv_wc_status: the verbs work-completion statuses, in order"},
                         {"url": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html",
                          "what": "NCCL troubleshooting: networking, GPUDirect RDMA, NCCL_DEBUG"}))
-    return _match(sig, text, len(text) - len(tail) + m.start(), {"status": str(n), "status_name": name})
+    return _match(sig, text, at, {"status": str(n), "status_name": name})
 
 
 # NCCL's INFO line when its kernels ask a GPU for more shared memory per block than the device allows: the NCCL was

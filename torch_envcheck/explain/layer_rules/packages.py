@@ -20,7 +20,7 @@ import re
 from torch_envcheck.explain.match import last_match
 from torch_envcheck.knowledge import compiled_modules, numpy_capi
 from torch_envcheck.explain.layer_rules.kit import (CONTEXT_TAIL, SOURCES, _NOT_THE_PACKAGE, _basename, _cu_tag,
-    _match, _module_of, _named_package, _owner_of, _sig, _torch_owned, package_guess)
+    _match, _module_of, _named_package, _owner_of, _sig, _torch_owned, package_guess, last_in_tail)
 
 
 def abi_tag(ent, text):
@@ -639,10 +639,7 @@ def _tuple_version(t: re.Match) -> str:
 def package_version_range(ent, text):
     """A package's own import-time check names the range of another package it works with: install one in range
     (for mmcv, with its compiled ops for this torch: mim picks that build)."""
-    tail = text[-CONTEXT_TAIL:]
-    if "is used but incompatible" not in tail:
-        return None
-    m = last_match(_VERSION_RANGE_CHECK, tail)
+    m, at = last_in_tail(_VERSION_RANGE_CHECK, text, "is used but incompatible")
     if m is None:
         return None
     pkg = m.group("pkg").lower()
@@ -665,7 +662,7 @@ def package_version_range(ent, text):
                causes=(), areas=("extension",),
                sources=({"url": "https://mmdetection.readthedocs.io/en/latest/get_started.html",
                          "what": "OpenMMLab packages: mmcv installed with mim, in the range each release lists"},))
-    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+    return _match(sig, text, at, caps)
 
 
 # the dispatcher has the operator but no kernel for the backend asked: a package's operator (torchvision::nms) with
@@ -710,8 +707,7 @@ _CUPY_LOAD = re.compile(r"CuPy failed to load (?P<lib>(?:lib)?(?P<name>[a-zA-Z]+
 
 
 def cupy_for_another_cuda(ent, text):
-    tail = text[-CONTEXT_TAIL:]
-    m = last_match(_CUPY_LOAD, tail)
+    m, at = last_in_tail(_CUPY_LOAD, text)
     if m is None:
         return None
     major = m.group("maj") or (m.group("wmaj") or "")[:2]
@@ -732,7 +728,7 @@ def cupy_for_another_cuda(ent, text):
                causes=(("ld-path", "the CUDA libraries of another version", ("TE501",)),), areas=("libraries",),
                sources=({"url": "https://docs.cupy.dev/en/stable/install.html",
                          "what": "CuPy's wheels per CUDA major (cupy-cuda11x / cupy-cuda12x) and their CUDA libraries"},))
-    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+    return _match(sig, text, at, caps)
 
 
 # NumPy's import_array() check: the module was compiled against a newer C-API feature version than the NumPy it runs
@@ -742,8 +738,7 @@ _NUMPY_API = re.compile(r"compiled against API version (?P<want>0x[0-9a-fA-F]{1,
 
 
 def numpy_api_version(ent, text):
-    tail = text[-CONTEXT_TAIL:]
-    m = last_match(_NUMPY_API, tail)
+    m, at = last_in_tail(_NUMPY_API, text)
     if m is None:
         return None
     want, have = (int(m.group(k), 0) for k in ("want", "have"))
@@ -764,4 +759,4 @@ def numpy_api_version(ent, text):
                causes=(("numpy", "torch imports but cannot load NumPy", ("TE250",)),),
                areas=("numpy",), sources=({"url": numpy_capi.SOURCE,
                                             "what": "NumPy's C-API versions and the releases that introduced them"},))
-    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+    return _match(sig, text, at, caps)

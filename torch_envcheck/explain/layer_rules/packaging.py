@@ -19,7 +19,7 @@ from torch_envcheck.knowledge.releases import index_url as torch_index_url, rele
 from torch_envcheck.knowledge import jetson
 from torch_envcheck.knowledge.drivers import min_driver_for_cuda
 from torch_envcheck.knowledge import tensorflow as tf_builds
-from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, SOURCES, _NOT_THE_PACKAGE, _match, _sig
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, SOURCES, _NOT_THE_PACKAGE, _match, _sig, last_in_tail
 from torch_envcheck.explain.layer_rules.packages import _PKG_BINARY_DIR
 from torch_envcheck.explain.layer_rules.containers import _LINUXKIT, _version_key
 
@@ -518,10 +518,7 @@ _DEVICE_BACKENDS = {
 
 
 def device_type_unknown(ent, text):
-    tail = text[-CONTEXT_TAIL:]
-    if "device type at start of device string" not in tail:
-        return None
-    m = last_match(_DEVICE_TYPES, tail)
+    m, at = last_in_tail(_DEVICE_TYPES, text, "device type at start of device string")
     if m is None:
         return None
     dev = m.group("dev")
@@ -542,7 +539,7 @@ def device_type_unknown(ent, text):
                areas=("torch",),
                sources=({"url": "https://pytorch.org/docs/stable/tensor_attributes.html#torch.device",
                          "what": "torch.device: the device type names a build knows"},))
-    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+    return _match(sig, text, at, caps)
 
 
 # a compiled package's own message that its binary has no CUDA ("This CTranslate2 package was not compiled with CUDA
@@ -552,8 +549,7 @@ _PKG_WITHOUT_CUDA = re.compile(r"(?:This )?(?P<pkg>[A-Z][\w-]{1,40}) (?:package|
 
 
 def package_without_cuda(ent, text):
-    tail = text[-CONTEXT_TAIL:]
-    m = last_match(_PKG_WITHOUT_CUDA, tail)
+    m, at = last_in_tail(_PKG_WITHOUT_CUDA, text)
     if m is None or m.group("pkg").lower() in ("torch", "pytorch", "this"):
         return None
     pkg = m.group("pkg").lower()
@@ -565,4 +561,4 @@ def package_without_cuda(ent, text):
                    "publishes CUDA builds for.",
                causes=(("wrong-build", "the installed build has no CUDA support", ("TE203",)),), areas=("torch",),
                sources=(SOURCES["torch_index"],))
-    return _match(sig, text, len(text) - len(tail) + m.start(), {"package": pkg})
+    return _match(sig, text, at, {"package": pkg})

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import re
 
-from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig
-from torch_envcheck.explain.match import last_match
+from torch_envcheck.explain.layer_rules.kit import _match, _sig, last_in_tail
 
 
 _CONV_CHANNELS = re.compile(r"weight of size \[(?P<out>\d{1,6}), (?P<want>\d{1,6})(?:, \d{1,6}){1,3}\], expected "
@@ -26,10 +25,7 @@ _SOURCES_CONV = ({"url": "https://pytorch.org/docs/stable/generated/torch.nn.Con
 
 
 def conv_input_channels(ent, text):
-    tail = text[-CONTEXT_TAIL:]
-    if "channels" not in tail:
-        return None
-    m = last_match(_CONV_CHANNELS, tail)
+    m, at = last_in_tail(_CONV_CHANNELS, text, "channels")
     if m is None:
         return None
     want, got = int(m.group("w")), int(m.group("got"))
@@ -52,17 +48,14 @@ def conv_input_channels(ent, text):
     sig = _sig("conv-input-channels", "not-environment",
                "a convolution built for {want} input channels got {got}", 58,
                "Not an installation problem: " + what + ".", look_at=look, sources=_SOURCES_CONV)
-    return _match(sig, text, len(text) - len(tail) + m.start(), {"want": str(want), "got": str(got)})
+    return _match(sig, text, at, {"want": str(want), "got": str(got)})
 
 
 _INDEX_PAST = re.compile(r"index (?P<i>-?\d{1,12}) is out of bounds for dimension (?P<d>\d{1,3}) with size (?P<s>\d{1,12})")
 
 
 def index_past_size(ent, text):
-    tail = text[-CONTEXT_TAIL:]
-    if "out of bounds" not in tail:
-        return None
-    m = last_match(_INDEX_PAST, tail)
+    m, at = last_in_tail(_INDEX_PAST, text, "out of bounds")
     if m is None:
         return None
     i, size = int(m.group("i")), int(m.group("s"))
@@ -79,15 +72,14 @@ def index_past_size(ent, text):
                         "loop bounds that produced it."),
                sources=({"url": "https://pytorch.org/docs/stable/generated/torch.gather.html",
                          "what": "gather/index: every index must be below the size of its dimension"},))
-    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+    return _match(sig, text, at, caps)
 
 
 _MPS_4GB = re.compile(r"total bytes of NDArray > 2\*\*32")
 
 
 def mps_array_over_4gb(ent, text):
-    tail = text[-CONTEXT_TAIL:]
-    m = last_match(_MPS_4GB, tail)
+    m, at = last_in_tail(_MPS_4GB, text, "NDArray")
     if m is None:
         return None
     sig = _sig("mps-array-over-4gb", "not-environment", "a tensor over 4 GiB on MPS (Metal's NDArray limit)", 62,
@@ -97,4 +89,4 @@ def mps_array_over_4gb(ent, text):
                         "inputs into chunks (shorter context), or run that step on the CPU."),
                sources=({"url": "https://developer.apple.com/documentation/metalperformanceshaders/mpsndarray",
                          "what": "MPSNDArray, the array type behind torch's MPS tensors"},))
-    return _match(sig, text, len(text) - len(tail) + m.start(), {})
+    return _match(sig, text, at, {})

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig, last_in_tail
 from torch_envcheck.explain.match import last_match
 
 
@@ -164,11 +164,10 @@ _TRT_VERSIONS = re.compile(r"(?:Current|urent) [Vv]ersion: (?P<cur>\d{1,4})[,，
 
 
 def tensorrt_engine_version(ent, text):
-    tail = text[-CONTEXT_TAIL:]
-    m = last_match(_TRT_ENGINE, tail)
+    m, at = last_in_tail(_TRT_ENGINE, text)
     if m is None:
         return None
-    v = last_match(_TRT_VERSIONS, tail)
+    v = last_match(_TRT_VERSIONS, text[-CONTEXT_TAIL:])
     caps = {}
     if v is not None:
         caps = ({"runtime": v.group("cur"), "engine": v.group("eng")} if v.group("cur") else
@@ -194,7 +193,7 @@ def tensorrt_engine_version(ent, text):
                                  "(unless built version-compatible) and the GPU architecture that built them"},
                         {"url": "https://github.com/NVIDIA/TensorRT/issues/2195",
                          "what": "maintainer: the TensorRT that built the engine and the one running it differ"}))
-    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+    return _match(sig, text, at, caps)
 
 
 # JAX's check of each CUDA library at start-up ("operation cusparseGetProperty(MAJOR_VERSION, &major) failed: The
@@ -207,10 +206,7 @@ _NEEDS_NVJITLINK = {"sparse", "solver", "fft"}
 
 
 def jax_cuda_library_not_found(ent, text):
-    tail = text[-CONTEXT_TAIL:]
-    if "library was not found" not in tail:
-        return None
-    m = last_match(_JAX_LIB_NOT_FOUND, tail)
+    m, at = last_in_tail(_JAX_LIB_NOT_FOUND, text, "library was not found")
     if m is None:
         return None
     name, lib = m.group("name"), (m.group("lib") or "")
@@ -230,4 +226,4 @@ def jax_cuda_library_not_found(ent, text):
                areas=("libraries",),
                sources=({"url": "https://docs.jax.dev/en/latest/installation.html",
                          "what": "JAX's CUDA wheels (jax[cuda12]) and LD_LIBRARY_PATH overriding them"},))
-    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+    return _match(sig, text, at, caps)

@@ -13,7 +13,7 @@ import re
 
 from torch_envcheck.explain.match import last_match
 from torch_envcheck.knowledge import tensorflow as tf_builds
-from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _TF_TEXT, _context, _match, _sig
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _TF_TEXT, _context, _match, _sig, last_in_tail
 from torch_envcheck.explain.layer_rules.packaging import _TF_DISTS
 
 
@@ -230,8 +230,7 @@ _TF_LIBCUDA_NOT_FOUND = re.compile(r"was unable to find libcuda\.so DSO loaded i
 
 
 def tensorflow_libcuda_not_found(ent, text):
-    tail = text[-CONTEXT_TAIL:]
-    m = last_match(_TF_LIBCUDA_NOT_FOUND, tail)
+    m, at = last_in_tail(_TF_LIBCUDA_NOT_FOUND, text)
     if m is None:
         return None
     container = ent.platform.get("container") or _context(text, r"docker run|/\.dockerenv|nvidia-docker")
@@ -251,7 +250,7 @@ def tensorflow_libcuda_not_found(ent, text):
                     "that includes it; then `ldconfig -p | grep libcuda` must list libcuda.so.1."),
                causes=(("no-driver", "no NVIDIA driver is loaded", ("TE301",)),), areas=("driver", "tensorflow"),
                sources=(SOURCES_TF_GPU,))
-    return _match(sig, text, len(text) - len(tail) + m.start(), {})
+    return _match(sig, text, at, {})
 
 
 SOURCES_TF_GPU = {"url": "https://www.tensorflow.org/install/pip",
