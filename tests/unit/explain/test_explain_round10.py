@@ -13,6 +13,7 @@ import pytest
 from torch_envcheck.explain import diagnose
 from torch_envcheck.explain.layer_rules.nccl import IBV_WC_STATUS
 from torch_envcheck.explain.layer_rules.runtimes import cudnn_version
+from torch_envcheck.knowledge.releases import releases
 
 REINSTALL = re.compile(r"\b(?:pip3?|uv|conda|mamba|apt(?:-get)?)\s+install\b|(?<!no )\breinstall\b|--force-reinstall",
                        re.IGNORECASE)
@@ -229,7 +230,10 @@ def test_the_drivers_cuda_in_the_text_picks_the_index():
     text = ("| NVIDIA-SMI 550.54.14   Driver Version: 550.54.14   CUDA Version: 12.4 |\n"
             "C:\\Users\\me> python -c \"import torch; print(torch.cuda.is_available())\"\nFalse")
     r = diagnose.diagnose(text)
-    assert "https://download.pytorch.org/whl/cu124" in r["fix"], r["fix"]
+    # a build the 12.4 driver runs (CUDA 12 minor-version compatibility) that the PyTorch index publishes
+    tags = {b["tag"] for rel in releases() for b in rel["builds"]}
+    got = re.search(r"https://download\.pytorch\.org/whl/(cu12\d)\b", r["fix"])
+    assert got and got.group(1) in tags and "CUDA 12.4" in r["fix"], r["fix"]
 
 
 def test_a_cuda_build_that_sees_no_gpu_is_not_called_a_cpu_build():

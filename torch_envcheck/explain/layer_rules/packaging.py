@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 
 from torch_envcheck.explain.match import last_match
-from torch_envcheck.knowledge.releases import index_url as torch_index_url, release as torch_release
+from torch_envcheck.knowledge.releases import (index_url as torch_index_url, latest_release_for as
+    torch_latest_release_for, release as torch_release)
 from torch_envcheck.knowledge import jetson
 from torch_envcheck.knowledge.drivers import min_driver_for_cuda
 from torch_envcheck.knowledge import tensorflow as tf_builds
@@ -466,15 +467,18 @@ def cuda_unavailable_cpu_build(ent, text):
     if "+cu" in tv or "+rocm" in tv:
         return None  # a CUDA (or ROCm) build that cannot start: the driver's or the device's question, not the build's
     driver_cuda = ent.versions.get("driver_cuda")
-    tag = "cu" + "".join(driver_cuda.split(".")[:2]) if driver_cuda and re.fullmatch(r"1\d\.\d", driver_cuda) else None
-    tag = tag if tag and int(tag[2:]) >= 118 else None  # older than any current build: name none
-    index = torch_index_url(tag) if tag else "https://download.pytorch.org/whl/cu126"
     if re.search(r"(?i)\bAMD\b|Radeon|\bROCm|\bgfx\d{3,4}|\bHIP\b", tail):
         return None  # an AMD GPU: the ROCm build's question (torch_build rules on the AMD machine)
     conda = _CONDA_INSTALL.search(tail) is not None
     windows = bool(ent.platform.get("windows")) or re.search(r"(?i)\bwindows\b|\bwin(?:10|11)\b", tail) is not None
     arm = _ARM64_LINUX.search(tail) is not None and not windows
     said_cpu = re.search(r"(?i)\bcpu\b[^\n]{0,12}(?:version|build|wheel)|\+cpu\b", tail) is not None
+    # the newest build the release table has for a CUDA that driver runs (the PyTorch index has cu118, cu121, cu124,
+    # cu126, ...: not every CUDA minor), for this OS and CPU
+    best = torch_latest_release_for(driver_cuda=driver_cuda, os_name="Windows" if windows else "Linux",
+                                    machine="aarch64" if arm else None) if driver_cuda else None
+    tag = best["tag"] if best else None
+    index = best["index_url"] if best else "https://download.pytorch.org/whl/cu126"
     if not (conda or windows or arm or said_cpu or tag):
         return None  # nothing says how torch was installed: the catalogue's sentence sends to the doctor
     if not (conda or said_cpu or tag) and re.search(r"(?i)\b(?:nvidia )?drivers?\b", tail):
@@ -489,8 +493,9 @@ def cuda_unavailable_cpu_build(ent, text):
         where = ("PyPI's torch for Windows is the CPU build" if windows else
                  "PyPI's torch for Linux on ARM64 (aarch64) is the CPU build" if arm else
                  "the torch installed is a CPU build (torch.version.cuda is None), or the driver cannot run its CUDA")
-        fix = ("Install a CUDA build from the PyTorch index, for a CUDA your driver runs (nvidia-smi's CUDA Version"
-               + (f": {tag}" if tag else ", e.g. cu126 for a 12.x driver") + "): `pip install --force-reinstall torch "
+        fix = ("Install a CUDA build from the PyTorch index, for a CUDA your driver runs ("
+               + (f"{tag}, the newest build the driver's CUDA {driver_cuda} runs" if tag else
+                  "nvidia-smi's CUDA Version says which: e.g. cu126 for a 12.x driver") + "): `pip install --force-reinstall torch "
                f"--index-url {index}` (torchvision/torchaudio from the same index; uv: `uv pip install torch "
                "--torch-backend=auto`). Check with `python -c \"import torch; print(torch.version.cuda)\"`: None is "
                "the CPU build; a version there with is_available() False is the driver (run `torch-envcheck`).")
