@@ -47,6 +47,9 @@ def read_input(args):
 
     words = list(getattr(args, "text", None) or [])
     path = getattr(args, "file", None)
+    if words == ["-"] and path is None:
+        # the Unix convention: a lone "-" is standard input, not the text "-"
+        words, path = [], "-"
     if words and path is not None:
         _args.error("give the error either as TEXT or with --file, not both")
         return None

@@ -38,6 +38,8 @@ match.Match whose signature is made here, or None:
     visible_devices_hide_the_gpu  no device, with CUDA_VISIBLE_DEVICES set in the text -> that variable
     gpu_arch_needs   a kernel with no code for a GPU (or architecture) named, the build's CUDA not printed -> the sm
                      and the first CUDA (cuXYZ build) it needs
+    gpu_below_capability_floor  a component's stated capability floor (a number or an architecture) above the GPU's
+                     -> run eager (Triton), the program's dtype / the model's format, another attention, or older release
     arch_vs_toolkit  nvcc / NVRTC refusing a target, the toolkit's CUDA printed -> the first CUDA with it, or the last
     driver_module_mismatch  NVRM's API mismatch, two driver versions   -> one version loaded (reboot / reload)
     container_driver_floor  an image built for driver X, Y detected     -> the host's driver >= X, or an older image
@@ -71,7 +73,7 @@ rule's priority places it among them (match.find sorts both together).  Fix text
 catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
-containers, packaging, toolchain, rocm, tensorflow, nccl, arch, driver_versions,
+containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, driver_versions,
 gpu_health, runtimes, program; this module gathers them in RULES, in the order they
 have always run."""
 
@@ -79,13 +81,13 @@ from __future__ import annotations
 
 from torch_envcheck.explain.layer_rules.kit import SOURCES, package_guess
 from torch_envcheck.explain.layer_rules.arch import arch_vs_toolkit, gpu_arch_needs
+from torch_envcheck.explain.layer_rules.capability import gpu_below_capability_floor
 from torch_envcheck.explain.layer_rules.codes import code_advice, error_code
 from torch_envcheck.explain.layer_rules.containers import (cdi_device_unresolved, container_cli, k8s_no_gpu_advertised,
     nvidia_smi_missing_in_container, singularity_without_nv,
     container_without_gpu, mps_inside_linux_container, wsl_gpu_passthrough)
 from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cuda_after_suspend,
     device_node_missing, device_node_permission, devices_unavailable_on_windows, driver_older_than_build,
-    gpu_below_capability_floor,
     gpu_newer_than_build, gpu_only_as_root, p2p_through_pcie_switch_hangs, platform_without_cuda,
     visible_devices_hide_the_gpu)
 from torch_envcheck.explain.layer_rules.driver_versions import container_driver_floor, driver_module_mismatch
