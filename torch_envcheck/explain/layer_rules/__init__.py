@@ -65,6 +65,12 @@ match.Match whose signature is made here, or None:
     miopen_missing_kernel_database  MIOpen's missing .kdb warning alone  -> harmless, not-environment
     jax_cuda_library_not_found  JAX: "The cuSPARSE library was not found" -> jax[cuda12]'s wheels, nvJitLink
     numpy_api_version  "compiled against API version 0x10 but this version of numpy is 0xf" -> numpy >= 1.23
+    setuptools_without_pkg_resources_packaging  setuptools 70+ without pkg_resources.packaging -> setuptools<70, torch 2.2+
+    package_needs_newer_torch  "X requires torch>=A", "upgrade torch to at least vA" -> torch >= A in its CUDA build
+    torch_attribute_missing  "module 'torch' has no attribute 'X'"  -> a local torch.py, the caller older than torch
+                     (a _private name), or torch older than the code (a public name)
+    torch_load_weights_only  torch 2.6's weights-only torch.load refusing a checkpoint -> the program's call
+    compile_refused_on_windows  "Windows not yet supported for torch.compile" -> eager, WSL 2, a newer torch
     conv_input_channels, index_past_size, mps_array_over_4gb  the program's data read from the numbers it prints
                      -> not-environment: what to look at (RGBA images, vocab_size, smaller pieces on MPS)
 
@@ -73,7 +79,7 @@ rule's priority places it among them (match.find sorts both together).  Fix text
 catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
-containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, driver_versions,
+containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torch_release, driver_versions,
 gpu_health, runtimes, program; this module gathers them in RULES, in the order they
 have always run."""
 
@@ -106,11 +112,13 @@ from torch_envcheck.explain.layer_rules.runtimes import (jax_cuda_library_not_fo
     tensorrt_engine_version, xla_cudnn_version)
 from torch_envcheck.explain.layer_rules.rocm import (miopen_missing_kernel_database, rocblas_on_windows,
     rocm_kfd_permission, zluda_dll_dependency)
+from torch_envcheck.explain.layer_rules.torch_release import (compile_refused_on_windows, package_needs_newer_torch,
+    torch_attribute_missing, torch_load_weights_only)
 from torch_envcheck.explain.layer_rules.tensorflow import (tensorflow_error_class, tensorflow_libcuda_not_found, tensorflow_missing_cuda_runtime,
     tensorflow_optional_tensorrt, tensorflow_sees_no_gpu, tensorflow_windows_native)
 from torch_envcheck.explain.layer_rules.toolchain import (cmake_compiler_detection, header_missing,
-    inductor_on_native_windows, nvcc_host_compiler, openmp_with_apple_clang, toolkit_not_torch_cuda, triton_exception,
-    xla_ptxas)
+    inductor_on_native_windows, nvcc_host_compiler, openmp_with_apple_clang, setuptools_without_pkg_resources_packaging,
+    toolkit_not_torch_cuda, triton_exception, xla_ptxas)
 
 # the names other modules read from here (explain.reading: SOURCES, code_advice, package_guess)
 __all__ = ("RULES", "find", "LAYERS_PRODUCED", "SOURCES", "code_advice", "package_guess")
@@ -142,7 +150,9 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          nvidia_smi_missing_in_container, singularity_without_nv, not_an_elf_library,
          tensorflow_libcuda_not_found, package_op_without_backend, cupy_for_another_cuda,
          miopen_missing_kernel_database, jax_cuda_library_not_found,
-         numpy_api_version)
+         numpy_api_version,
+         setuptools_without_pkg_resources_packaging, package_needs_newer_torch, torch_attribute_missing,
+         torch_load_weights_only, compile_refused_on_windows)
 
 
 def find(text: str, ent) -> list:

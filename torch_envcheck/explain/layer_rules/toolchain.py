@@ -288,3 +288,33 @@ def xla_ptxas(ent, text):
                                 "stream_executor/gpu/asm_compiler.cc",
                          "what": "XLA runs ptxas and warns: \"You are using ptxas X, which is older than 11.1\""}))
     return _match(sig, text, len(text) - len(tail) + m.start(), {"have": m.group("have"), "need": m.group("need")})
+
+
+# setuptools 70 stopped exposing its vendored packaging as pkg_resources.packaging (pypa/setuptools#4385); torch's
+# cpp_extension before 2.2 and other build scripts import it from there
+_PKG_RESOURCES_PACKAGING = re.compile(r"cannot import name 'packaging' from 'pkg_resources'")
+_CPP_EXTENSION_FRAME = re.compile(r"torch[/\\]utils[/\\]cpp_extension\.py")
+
+
+def setuptools_without_pkg_resources_packaging(ent, text):
+    """`from pkg_resources import packaging` under setuptools >= 70: setuptools below 70 brings it back (and a torch
+    >= 2.2, whose cpp_extension no longer imports it, when the frame is torch's)."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_PKG_RESOURCES_PACKAGING, tail)
+    if m is None:
+        return None
+    in_torch = _CPP_EXTENSION_FRAME.search(tail) is not None
+    sig = _sig("setuptools-without-pkg-resources-packaging", "toolchain",
+               "setuptools 70+ no longer provides pkg_resources.packaging, which this code imports", 84,
+               "setuptools 70.0 removed the `packaging` name from pkg_resources; code that imports it from there "
+               "(torch.utils.cpp_extension before torch 2.2, and many setup.py files) fails at import.",
+               fix=("Install a setuptools before 70 (`pip install \"setuptools<70\"`, e.g. 69.5.1) in this environment "
+                    "(and in the build environment: `pip install --no-build-isolation` keeps it) " +
+                    ("- or upgrade torch to 2.2 or newer, whose cpp_extension imports packaging directly." if in_torch
+                     else "- or upgrade the package whose code imports it to a release that imports `packaging` "
+                          "itself.")),
+               causes=(("setuptools", "setuptools >= 70 without pkg_resources.packaging", ()),),
+               areas=("toolchain", "python"),
+               sources=({"url": "https://github.com/pypa/setuptools/issues/4385",
+                         "what": "setuptools 70.0.0 removes 'packaging' from pkg_resources"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})

@@ -1,0 +1,219 @@
+"""Layer rules for what the installed torch release has or lacks, read from the text: a package that asks for a
+newer torch, a `torch` name the release does not have (or a `torch` that is not the package at all), torch 2.6's
+default of torch.load(weights_only=True), torch.compile on a Windows torch that refuses it.
+
+    package_needs_newer_torch  "X requires torch>=A but found B", "upgrade torch to at least vA"
+                     -> torch >= A from the index of the CUDA build in use, or the release of X made for B
+    torch_attribute_missing  "module 'torch' has no attribute 'X'"
+                     -> a local torch.py / leftover folder (partially initialised, or a core name missing), the calling
+                        package older than torch (a private _name), or torch older than the code (a public name)
+    torch_load_weights_only  torch >= 2.6's weights-only unpickler refusing a checkpoint -> the program's torch.load
+                     call (weights_only=False for a trusted file, or add_safe_globals): not-environment
+    compile_refused_on_windows  "Windows not yet supported for torch.compile / inductor" -> eager, WSL 2, a torch
+                     whose inductor runs on Windows"""
+
+from __future__ import annotations
+
+import re
+
+from torch_envcheck.explain.layer_rules.kit import SOURCES, _match, _sig, last_in_tail
+
+_VER = r"v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)"
+# a package's own check of torch's version, in the words packages use (transformers' check_torch_load_is_safe in
+# src/transformers/utils/import_utils.py, huggingface/transformers; diffusers', accelerate's and others' version
+# checks): the floor and, where printed, the torch found
+_NEEDS_TORCH = re.compile(r"(?i)(?:\b(?P<pkg>[A-Za-z][\w.-]{1,40})\s(?:requires|needs)\s|\brequires?\s(?:users\s)?to\s"
+                          r"upgrade\s|\bplease\s(?:upgrade|update)\s(?:your\s)?)(?:torch|PyTorch)(?:\sversion)?\s?(?:to\s)?"
+                          r"(?:>=|≥|at\sleast|of\sat\sleast|version\s>=|v(?=\d))\s?" + _VER.replace("(", "(?P<need>", 1))
+_HAVE_TORCH = re.compile(r"(?i)(?:but\s|,\s)?(?:found|you\shave|got|installed|current(?:ly)?)[^\n\d]{0,30}?"
+                         + _VER.replace("(", "(?P<have>", 1))
+# a package's name that is not a package: the words before "requires" in a sentence
+_NOT_A_PACKAGE = frozenset({"this", "it", "which", "that", "function", "feature", "model", "code", "script", "module",
+                            "operation", "also", "now", "users", "version", "and", "library", "package"})
+
+
+# distributions whose wheels hold C++/CUDA extensions compiled against one torch release: their floor is their build's
+# torch, and the first fix is their release for the installed torch (the toolchain layer: a build for another torch)
+_BUILT_AGAINST_TORCH = frozenset({"xformers", "flash-attn", "flash_attn", "flashattention", "torchvision", "torchaudio",
+                                  "mmcv", "mmcv-full", "apex", "pytorch3d", "detectron2", "torch-scatter", "torch_scatter",
+                                  "torch-sparse", "torch_sparse", "torch-cluster", "torch_cluster", "spconv", "vllm",
+                                  "auto-gptq", "auto_gptq", "mamba-ssm", "mamba_ssm", "causal-conv1d", "sageattention",
+                                  "torchao", "fbgemm-gpu", "fbgemm_gpu", "dgl", "natten"})
+
+
+_BUILD_TAG = re.compile(r"\+(cu\d{2,3}|rocm\d{1,2}(?:\.\d{1,2}){0,2})\b")
+
+
+def _vt(v: str) -> tuple:
+    return tuple(int(p) for p in v.split("."))
+
+
+_NEWER_TORCH_FIX = ("Upgrade torch to {{need}} or newer from the index of the CUDA build you use, with the torchvision / "
+                    "torchaudio of that release (e.g. `pip install --upgrade \"torch>={{need}}\" torchvision torchaudio "
+                    "--index-url https://download.pytorch.org/whl/{index}); or keep torch and install the release of "
+                    "{{pkg|the package}} that still supports it. Where the check is torch.load's (CVE-2025-32434), "
+                    "weights in safetensors format load without it.")
+
+
+def package_needs_newer_torch(ent, text):
+    """A package's own version check asking for a newer torch than the one found: torch at that floor, installed
+    from the index of the CUDA build in use (so CUDA stays), or the release of the package made for this torch.
+    A floor the torch found already meets is not this (the text then says something else)."""
+    m, at = last_in_tail(_NEEDS_TORCH, text)
+    if m is None:
+        return None
+    need = m.group("need")
+    have_m = _HAVE_TORCH.search(text, m.end(), m.end() + 160)
+    have = have_m.group("have") if have_m else None
+    # the build tag after the version found (2.1.2+cu121): the index to upgrade from, so CUDA stays
+    tag_m = _BUILD_TAG.match(text, have_m.end(), have_m.end() + 16) if have_m else None
+    if have is not None and _vt(have)[:2] >= _vt(need)[:2]:
+        return None
+    pkg = m.group("pkg")
+    pkg = pkg if pkg and pkg.lower() not in _NOT_A_PACKAGE else None
+    compiled = pkg is not None and pkg.lower() in _BUILT_AGAINST_TORCH
+    if compiled:
+        sig = _sig("compiled-package-needs-newer-torch", "toolchain", "{pkg} (built against torch) needs torch {need} or "
+                   "newer (installed: {have|older})", 70,
+                   "{pkg} ships C++/CUDA code compiled against one torch release; the installed {pkg} was built for "
+                   "torch {need} or newer, and the torch here is older.",
+                   fix="Install the release of {pkg} built for the installed torch (its compatibility table or release "
+                       "notes name the torch each release was built for; from the same index as torch, e.g. "
+                       "`pip install \"{pkg}==<the version for your torch>\" --index-url "
+                       "https://download.pytorch.org/whl/cuXYZ` where the package is published there); or upgrade torch "
+                       "to {need}+ within its CUDA build together with {pkg}'s matching release.",
+                   causes=(("ext-build", "a compiled package built for another torch", ()),), areas=("torch", "toolchain"),
+                   sources=(SOURCES["ext"], SOURCES["torch_index"]))
+        return _match(sig, text, at, {"need": need, "pkg": pkg, "have": have})
+    sig = _sig("package-needs-newer-torch", "torch-build",
+               "{pkg|a package} needs torch {need} or newer (installed: {have|older})", 70,
+               "The package checks torch's version and stops: it uses what torch {need} added (or, for torch.load, "
+               "what torch {need} fixed), and the installed torch is older. Upgrading torch within its CUDA build, or "
+               "installing the package's release made for the installed torch, both fix it.",
+               fix=_NEWER_TORCH_FIX.format(index="{tag}`, the build installed now" if tag_m else
+                                           "cu126`; check the cuXYZ your driver supports at "
+                                           "https://pytorch.org/get-started/locally/"),
+               causes=(("torch-version", "the installed torch is older than a package requires", ()),),
+               areas=("torch",),
+               sources=(SOURCES["torch_index"],
+                        {"url": "https://nvd.nist.gov/vuln/detail/CVE-2025-32434",
+                         "what": "torch.load with weights_only=True is unsafe before torch 2.6"},
+                        {"url": "https://github.com/huggingface/transformers/pull/37785",
+                         "what": "transformers requires torch >= 2.6 to call torch.load"}))
+    values = {"need": need, "pkg": pkg, "tag": tag_m.group(1) if tag_m else None}
+    if have:
+        values["have"] = have
+    return _match(sig, text, at, values)
+
+
+_NO_ATTR = re.compile(r"(?P<partial>partially initialized )?module '(?P<mod>torch(?:\.\w+){0,4})' has no attribute "
+                      r"'(?P<attr>\w{1,80})'")
+# names every torch since 1.0 has at its top level: missing, the module is not the package
+_CORE_NAMES = frozenset({"cuda", "nn", "Tensor", "tensor", "zeros", "ones", "float32", "float16", "__version__",
+                         "version", "device", "randn", "rand", "from_numpy", "no_grad", "load", "save", "utils",
+                         "backends", "optim", "manual_seed", "cat", "stack", "float", "long", "is_tensor", "jit",
+                         "autograd", "distributed", "FloatTensor", "LongTensor", "set_grad_enabled", "empty", "arange"})
+_SHADOW_FIX = ("Something named torch is imported instead of the installed package: a file torch.py (or a folder "
+               "torch/) in the working directory or on sys.path, often the script itself. Find it with `python -c "
+               "\"import torch; print(torch.__file__)\"` (it should end in site-packages/torch/__init__.py); rename it "
+               "and delete its __pycache__; where the path is site-packages/torch but the name is still missing, a "
+               "failed uninstall left a torch folder without its code: remove that folder and install torch again "
+               "(the build for your CUDA, https://pytorch.org/get-started/locally/).")
+_OLDER_CALLER_FIX = ("{mod}.{attr} is a private name the installed torch no longer has: the calling package was "
+                     "written for an older torch. Upgrade that package (the frame above the error names it) to a "
+                     "release made for this torch, or use the torch release it was made for.")
+_OLDER_TORCH_FIX = ("The installed torch has no {mod}.{attr}: the code (or a package it calls) was written for a newer "
+                    "torch. Check `python -c \"import torch; print(torch.__version__)\"` against its requirements and "
+                    "upgrade torch within its CUDA build (`pip install --upgrade torch torchvision torchaudio "
+                    "--index-url https://download.pytorch.org/whl/cuXYZ`, the cuXYZ of the build you have), or install "
+                    "the release of that package made for this torch.")
+
+
+def torch_attribute_missing(ent, text):
+    """A name missing from torch says which torch the code met: a core name (or a partially initialised module) -
+    not the package at all (a local torch.py, a leftover folder); a private name - removed, so the caller predates
+    this torch; a public name - added later, so this torch predates the caller."""
+    m, at = last_in_tail(_NO_ATTR, text, "has no attribute")
+    if m is None:
+        return None
+    mod, attr = m.group("mod"), m.group("attr")
+    if m.group("partial") or (mod == "torch" and attr in _CORE_NAMES):
+        sig = _sig("torch-is-not-the-package", "env", "`import torch` loads something other than the torch package", 74,
+                   "torch's core name {mod}.{attr} is missing (or the module is only partially initialised): the "
+                   "module imported as torch is a file or folder of that name ahead of site-packages, or a folder a "
+                   "failed uninstall left behind, not the installed package.", fix=_SHADOW_FIX,
+                   causes=(("shadow", "a local torch.py or a leftover torch folder is imported instead", ()),),
+                   areas=("torch", "python"),
+                   sources=({"url": "https://docs.python.org/3/tutorial/modules.html#the-module-search-path",
+                             "what": "the script's folder is searched before site-packages"},))
+    elif attr.startswith("_"):
+        sig = _sig("torch-name-removed", "torch-build", "{mod}.{attr}: a private torch name this torch no longer has", 66,
+                   "Names starting with _ are torch's internals and change between releases without notice; code that "
+                   "uses one was written against the release that had it, older than the installed one.",
+                   fix=_OLDER_CALLER_FIX, causes=(("torch-version", "a package older than the installed torch", ()),),
+                   areas=("torch",),
+                   sources=({"url": "https://pytorch.org/docs/stable/notes/serialization.html",
+                             "what": "torch's public API; underscore names are private"},))
+    else:
+        sig = _sig("torch-name-missing", "torch-build", "this torch has no {mod}.{attr}: the code needs a newer torch", 66,
+                   "Public torch names are added release by release and kept; one missing means the installed torch "
+                   "predates the code that calls it.", fix=_OLDER_TORCH_FIX,
+                   causes=(("torch-version", "the installed torch is older than the code", ()),), areas=("torch",),
+                   sources=(SOURCES["torch_index"],
+                            {"url": "https://github.com/pytorch/pytorch/releases",
+                             "what": "torch's release notes: what each release added"}))
+    return _match(sig, text, at, {"mod": mod, "attr": attr})
+
+
+# torch/serialization.py's messages since torch 2.6 (pytorch/pytorch): the default weights_only=True unpickler
+_WEIGHTS_ONLY = re.compile(r"Weights only load failed|Cannot use ``?weights_only=True``? with TorchScript archives|"
+                           r"we changed the default value of the `weights_only` argument")
+
+
+def torch_load_weights_only(ent, text):
+    """torch.load refusing a checkpoint under torch >= 2.6's weights_only=True default: the program's call is the
+    fix (the file's trust decides which), not the installation."""
+    m, at = last_in_tail(_WEIGHTS_ONLY, text)
+    if m is None:
+        return None
+    sig = _sig("torch-load-weights-only", "not-environment", "torch.load's weights-only default (torch 2.6+) refused "
+               "this checkpoint", 84,
+               "Since torch 2.6, torch.load unpickles only tensors and allow-listed types unless told otherwise; a "
+               "checkpoint holding other Python objects (or a TorchScript archive) is refused. The installation is "
+               "fine.",
+               look_at="Only for a file from a source you trust: pass `weights_only=False` to that torch.load call "
+                       "(or the library's option for it); better, allow just the types the message names with "
+                       "`torch.serialization.add_safe_globals([...])` or the `torch.serialization.safe_globals([...])` "
+                       "context manager; load TorchScript archives with torch.jit.load; a library that calls "
+                       "torch.load may have a newer release that passes weights_only itself. No reinstall is needed.",
+               sources=({"url": "https://pytorch.org/docs/stable/notes/serialization.html#weights-only",
+                         "what": "torch.load(weights_only=True), the default since torch 2.6, and add_safe_globals"},))
+    return _match(sig, text, at, {})
+
+
+# torch/_dynamo/eval_frame.py in torch 2.0-2.1 (pytorch/pytorch#94940), then the inductor backend's own check until
+# Windows support landed (pytorch/pytorch#131112)
+_WINDOWS_COMPILE = re.compile(r"Windows not yet supported for (?:torch\.compile|inductor)")
+
+
+def compile_refused_on_windows(ent, text):
+    """The installed torch refuses torch.compile on Windows: run eager (the program's compile option), WSL 2, or a
+    torch whose inductor runs on Windows (with the Windows build of Triton for GPU kernels)."""
+    m, at = last_in_tail(_WINDOWS_COMPILE, text, "Windows not yet supported")
+    if m is None:
+        return None
+    sig = _sig("compile-refused-on-windows", "toolchain", "this torch does not support torch.compile on Windows", 80,
+               "torch 2.0 and 2.1 raise this for any torch.compile on Windows, later releases for the inductor backend "
+               "until its Windows support landed; eager mode runs the same model without compiling.",
+               fix="Run without torch.compile: turn off the program's compile option (e.g. `--compile=False`, "
+                   "compile=False in its config) or set TORCHDYNAMO_DISABLE=1; or run under WSL 2; or upgrade torch "
+                   "to a release whose inductor supports Windows (the CPU backend needs the MSVC Build Tools, GPU "
+                   "kernels the Windows build of Triton: `pip install triton-windows`).",
+               causes=(), areas=("torch", "platform"),
+               sources=({"url": "https://github.com/pytorch/pytorch/pull/94940",
+                         "what": "torch.compile raises on Windows (torch 2.0)"},
+                        {"url": "https://github.com/pytorch/pytorch/pull/131112",
+                         "what": "inductor enabled on Windows"},
+                        {"url": "https://github.com/woct0rdho/triton-windows",
+                         "what": "triton-windows: Triton built for Windows"}))
+    return _match(sig, text, at, {})
