@@ -504,7 +504,7 @@ def _libraries(text: str, ent: Entities) -> None:
 # --- symbols and ABI tags ------------------------------------------------------------------------------
 
 # without the loader's colon ("_ext undefined symbol when using ..."), a plain lowercase word is prose, not a symbol
-_UNDEFINED = re.compile(r"[Uu]ndefined symbol(?:: ?| (?![a-z]{1,12}\b))(?P<sym>[A-Za-z_$][A-Za-z0-9_$.@]{0,500})|"
+_UNDEFINED = re.compile(r"[Uu]ndefined symbol(?:: ?| (?![a-z]{1,12}\b))[\"'`]?(?P<sym>[A-Za-z_$][A-Za-z0-9_$.@]{0,500})|"
                         r"[Ss]ymbol not found: (?P<sym2>_{0,2}[A-Za-z_][A-Za-z0-9_$]{0,500})|"
                         r"entry point (?P<sym3>[^\s]{1,300}) could not be located|"
                         r"undefined reference to [`'](?P<sym4>[^'\n]{1,300})'")
@@ -606,6 +606,9 @@ def _symbols(text: str, ent: Entities) -> None:
     for m in _last(_UNDEFINED, text):
         sym = m.group("sym") or m.group("sym2") or m.group("sym3") or m.group("sym4")
         info = _symbol_info(sym)
+        if m.group("sym4"):
+            # the static linker's words (ld: "undefined reference to `sym'"): a build's link step, not the loader
+            info["link_time"] = True
         # the binary that wants it: "FILE: undefined symbol: ..." / "... in the dynamic link library FILE"
         head = text[max(0, m.start() - 2):m.start()]
         if head.endswith(": ") or head.endswith(":") or head.endswith("so"):

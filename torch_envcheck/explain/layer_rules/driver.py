@@ -348,13 +348,15 @@ _SUSPEND = re.compile(r"(?i)\b(?:(?:resum\w{0,3}|wak\w{0,4}(?: up)?|back|coming 
                       r"system|notebook)|systemctl (?:suspend|hibernate)|"
                       # "my laptop goes to sleep or hibernation", "put it into standby", "wake from sleep mode"
                       r"(?:goes|went|gone|going|put|puts|putting) (?:\w{1,12} ){0,2}(?:to sleep|into (?:sleep|standby|"
-                      r"hibernation|suspend))|(?:sleep|standby|hibernation|suspend) mode)\b")
+                      r"hibernation|suspend))|(?:sleep|standby|hibernation|suspend) mode|"
+                      # a workload left running "through the suspend", "across a sleep"
+                      r"(?:through|across|during|over) (?:a |the )?(?:suspend|sleep|hibernation|standby))\b")
 
 
 # what a driver left broken by suspend prints: an unknown error, a failed launch or initialisation, no device
 _CUDA_BROKEN = re.compile(r"cuInit|cudaGetDeviceCount|CUDA initialization|UNKNOWN_ERROR|CUDA_ERROR_UNKNOWN|"
                           r"cuda(?:Error)?Unknown|CUDA error: unknown error|unspecified launch failure|nvidia_uvm|"
-                          r"CUDA (?:fails|failed) to initiali[sz]e|no CUDA-capable device|CUDA unknown error")
+                          r"CUDA (?:fails|failed) to initiali[sz]e|no CUDA-capable device|CUDA unknown error|NVRM: Xid")
 
 
 def cuda_after_suspend(ent, text):

@@ -5,7 +5,9 @@ that keeps failing is hardware (cooling, power, the PCIe slot).
     xid_event        "NVRM: Xid (PCI:...): N" of a hardware or reset kind  -> reboot / reset, then the hardware
                      (knowledge.xid: NVIDIA's Xid catalog)
     gpu_unreachable  nvidia-smi: "Unable to determine the device handle for GPU <bus>: <NVML error>" -> the GPU fell
-                     off the bus or hung: reboot, then cooling, power, the slot"""
+                     off the bus or hung: reboot, then cooling, power, the slot
+    nvidia_kernel_module_crash  a kernel oops whose frames are in an NVIDIA module ([nvidia_uvm]) -> a driver bug:
+                     a driver release with the fix (at suspend: no CUDA process open across it)"""
 
 from __future__ import annotations
 
@@ -87,3 +89,41 @@ def gpu_unreachable(ent, text):
                fix=_HARDWARE_FIX, causes=(("gpu-hardware", "the GPU stopped answering: not the software", ("TE303",)),),
                areas=("driver", "gpu"), sources=(_SMI_SOURCE, _XID_SOURCE))
     return _match(sig, text, len(text) - len(tail) + m.start(), {"bus": m.group("bus"), "err": m.group("err").strip()})
+
+
+# The kernel's own crash report (Documentation/admin-guide/bug-hunting.rst: "BUG: kernel NULL pointer dereference",
+# "Oops:", "general protection fault", "kernel BUG at") with frames in an NVIDIA kernel module ("[nvidia_uvm]")
+_KERNEL_CRASH = re.compile(r"BUG: kernel NULL pointer dereference|BUG: unable to handle (?:kernel )?page fault|"
+                           r"\bOops: \d{4}|general protection fault|kernel BUG at|RIP: [0-9a-f]{4}:")
+_NVIDIA_FRAME = re.compile(r"\[(?P<mod>nvidia(?:_uvm|_drm|_modeset|_peermem)?)\]")
+_SUSPEND_FRAME = re.compile(r"(?i)suspend|nvidia-sleep|power_state|hibernat")
+
+
+def nvidia_kernel_module_crash(ent, text):
+    """A kernel crash report whose frames are in an NVIDIA kernel module: a bug in that driver release (often on one
+    GPU generation, often at suspend), not the installation of torch or CUDA: a driver release with the fix, and until
+    then the workaround (no CUDA process open across a suspend)."""
+    tail = text[-CONTEXT_TAIL:]
+    crash = _KERNEL_CRASH.search(tail)
+    if crash is None:
+        return None
+    frame = _NVIDIA_FRAME.search(tail, max(0, crash.start() - 2000), crash.end() + 4000)
+    if frame is None:
+        return None
+    at_suspend = _SUSPEND_FRAME.search(tail, max(0, crash.start() - 2000), crash.end() + 4000) is not None
+    fix = ("The NVIDIA kernel driver ({module}) crashed the kernel: a bug in that driver release, not in torch or "
+           "CUDA. Update the NVIDIA driver to a newer release (or the distribution's fixed package) and reboot; search "
+           "the driver's issue tracker (https://github.com/NVIDIA/open-gpu-kernel-modules/issues) for the function in "
+           "the trace.")
+    if at_suspend:
+        fix += (" The crash is in the suspend path: until the fixed driver is installed, close every CUDA program "
+                "(nothing holding /dev/nvidia-uvm) before suspending, or stop suspending that machine.")
+    sig = _sig("nvidia-kernel-module-crash", "driver", "the NVIDIA kernel module {module} crashed the kernel", 87,
+               "The kernel's crash report has its faulting frames in {module}, an NVIDIA kernel module: the driver "
+               "itself failed (a NULL dereference or a fault in its code), which no reinstall of a Python package "
+               "changes.", fix=fix, causes=(), areas=("driver",),
+               sources=({"url": "https://docs.kernel.org/admin-guide/bug-hunting.html",
+                         "what": "reading a kernel oops: the faulting function and its module in brackets"},
+                        {"url": "https://github.com/NVIDIA/open-gpu-kernel-modules/issues",
+                         "what": "NVIDIA's open kernel modules: driver bugs and their fixes"}))
+    return _match(sig, text, len(text) - len(tail) + crash.start(), {"module": frame.group("mod")})

@@ -431,6 +431,21 @@ def library_symbol(ent, text):
     f = s.get("file")
     caps = {"symbol": s["symbol"], "library": _LIB_NAMES[lib], "lib": lib, "file": f, "ext": _basename(f) if f else None,
             "wheel": wheel, "version_tag": version_tag or None, "cuda": cuda}
+    if s.get("link_time") and not re.search(r"\.so(?:\.\d+)*$|\.dylib$|\.dll$", f or "") and "@" not in s["symbol"]:
+        # the program's own objects reference it at link time (no library named as the one that wants it): the
+        # link step lacks that library, whatever is installed
+        sig = _sig("cuda-library-not-linked", "toolchain",
+                   "the link step does not link {library} ({symbol} undefined)", 85,
+                   "The static linker found a reference to {symbol}, which {library} (lib{lib}) defines, and no "
+                   "library on the link line that provides it: the build does not link lib{lib} (a missing -l flag, "
+                   "or a CMake target without it).",
+                   fix="Link the library: add `-l{lib}` with `-L` to the CUDA toolkit's lib folder "
+                       "(e.g. /usr/local/cuda/lib64) to the link command, or in CMake "
+                       "`target_link_libraries(<target> CUDA::{lib})` after `find_package(CUDAToolkit)`.",
+                   causes=(), areas=("toolchain",),
+                   sources=({"url": "https://cmake.org/cmake/help/latest/module/FindCUDAToolkit.html",
+                             "what": "CUDA::cublas, CUDA::cublasLt and the other imported targets"},))
+        return _match(sig, text, s["at"], caps)
     sig = _sig("cuda-library-version-mixed", "libraries",
                "{library} of another version than {ext|the caller} was built with is loaded ({symbol} missing)", 85,
                "{ext|A library} calls {symbol}, which the lib{lib} that the loader found does not define: that "

@@ -24,7 +24,9 @@ _TF_VERSION = re.compile(r"(?i)(?:tensor ?flow|\btf)[ \w]{0,12}?(?:version)?[\s:
 
 _TF_NO_GPU = re.compile(r"(?i)list_physical_devices|list_local_devices|Num GPUs Available:\s{0,3}0|GPU is NOT AVAILABLE|"
                         r"is_build_with_cuda|device_type='CPU'\)\]|not (?:detected|recogni[sz]ed|found|available)|"
-                        r"cannot use (?:the )?GPU|no GPU|tensorflow-gpu|GPU could not be (?:recogni[sz]ed|found|detected)")
+                        r"cannot use (?:the )?GPU|no GPU|tensorflow-gpu|GPU could not be (?:recogni[sz]ed|found|detected)|"
+                        r"(?:can(?:'|no)?t|could(?:n't| not)|does(?:n't| not)|did(?:n't| not)|won't|unable to) "
+                        r"(?:detect|find|see|recogni[sz]e|use|access) (?:my |the |any |a )?(?:NVIDIA )?GPU")
 
 
 def tensorflow_windows_native(ent, text):
