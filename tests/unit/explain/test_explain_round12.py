@@ -67,3 +67,29 @@ def test_tensorflow_2_10_on_windows_is_not_told_it_has_no_gpu_build():
     r = diagnose.diagnose("TensorFlow version: 2.10.1\nOS platform and distribution: Windows 11\n"
                           "Tensorflow can't detect my gpu.\n")
     assert (r or {}).get("signature") != "tensorflow-windows-native-no-gpu", r
+
+
+@pytest.mark.parametrize("error, layer", [
+    ('docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].', "container"),
+    (">>> torch.cuda.is_available()\nFalse", "torch-build"),
+    ("RuntimeError: No CUDA GPUs are available", "torch-build"),
+])
+@pytest.mark.parametrize("graphics", ["Graphics Mesa Intel® Xe Graphics (TGL GT2)", "GPU: Intel(R) UHD Graphics 620",
+                                      "Intel Arc A770 Graphics"])
+def test_a_machine_whose_only_gpu_is_intel_has_no_cuda_device(error, layer, graphics):
+    r = diagnose.diagnose(f"{error}\n{graphics}\n")
+    assert r["signature"] == "intel-graphics-without-nvidia" and r["layer"] == layer, r
+    assert "cpu" in r["fix"].lower() and "xpu" in r["fix"], r["fix"]
+    assert "nvidia-container-toolkit" not in r["fix"].lower(), r["fix"]
+
+
+@pytest.mark.parametrize("nvidia", ["NVIDIA GeForce GTX 1050", "Tesla T4", "GeForce RTX 3060 Laptop GPU"])
+def test_intel_graphics_beside_an_nvidia_gpu_is_not_this(nvidia):
+    r = diagnose.diagnose(f">>> torch.cuda.is_available()\nFalse\nGPU: Intel UHD Graphics 630 and {nvidia}\n")
+    assert (r or {}).get("signature") != "intel-graphics-without-nvidia", r
+
+
+def test_tensorflows_own_initialization_message_gets_tensorflows_arch_fix():
+    r = diagnose.diagnose("RuntimeError: CUDA runtime implicit initialization on GPU:0 failed. Status: device kernel "
+                          "image is invalid")
+    assert r["layer"] == "arch" and "TensorFlow" in r["fix"], r

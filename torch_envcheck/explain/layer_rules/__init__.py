@@ -46,6 +46,7 @@ match.Match whose signature is made here, or None:
     cdi_device_unresolved  a CDI device (nvidia.com/gpu=...) not resolved -> regenerate the spec, a runtime with CDI
     openmp_with_apple_clang  -fopenmp / omp.h / -lomp refused by Apple clang -> libomp or a compiler with OpenMP
     xla_ptxas        XLA finds no ptxas, or one older than it accepts   -> a CUDA toolkit's ptxas (PATH, XLA_FLAGS)
+    intel_graphics_without_nvidia  a GPU error where the text names only Intel graphics -> the CPU, or XPU (Arc)
     nvidia_kernel_module_crash  a kernel oops in an NVIDIA module   -> a driver bug: a release with the fix
     xid_event, gpu_unreachable  an Xid of the hardware/reset kind, nvidia-smi without a handle -> reboot, then hardware
     xla_cudnn_version  JAX/XLA found an older cuDNN than jaxlib was built with -> cuDNN of that major, at least that new
@@ -95,7 +96,8 @@ from torch_envcheck.explain.layer_rules.containers import (cdi_device_unresolved
     container_without_gpu, mps_inside_linux_container, wsl_gpu_passthrough)
 from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cuda_after_suspend,
     device_node_missing, device_node_permission, devices_unavailable_on_windows, driver_older_than_build,
-    gpu_newer_than_build, gpu_only_as_root, p2p_through_pcie_switch_hangs, platform_without_cuda,
+    gpu_newer_than_build, gpu_only_as_root, intel_graphics_without_nvidia, p2p_through_pcie_switch_hangs,
+    platform_without_cuda,
     visible_devices_hide_the_gpu)
 from torch_envcheck.explain.layer_rules.driver_versions import container_driver_floor, driver_module_mismatch
 from torch_envcheck.explain.layer_rules.gpu_health import gpu_unreachable, nvidia_kernel_module_crash, xid_event
@@ -153,7 +155,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          miopen_missing_kernel_database, jax_cuda_library_not_found,
          numpy_api_version,
          setuptools_without_pkg_resources_packaging, package_needs_newer_torch, torch_attribute_missing,
-         torch_load_weights_only, compile_refused_on_windows, nvidia_kernel_module_crash)
+         torch_load_weights_only, compile_refused_on_windows, nvidia_kernel_module_crash,
+         intel_graphics_without_nvidia)
 
 
 def find(text: str, ent) -> list:

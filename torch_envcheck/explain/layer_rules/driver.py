@@ -8,7 +8,8 @@ allocator, peer-to-peer through a PCIe switch.
     cuda_after_suspend  CUDA failing next to suspend/resume words       -> reload nvidia_uvm
     devices_unavailable_on_windows  "busy or unavailable" on Windows     -> the driver
     driver_older_than_build  CUDA unusable, the driver's version and torch's CUDA printed -> the driver (its table)
-    visible_devices_hide_the_gpu  no device, with CUDA_VISIBLE_DEVICES set in the text -> that variable"""
+    visible_devices_hide_the_gpu  no device, with CUDA_VISIBLE_DEVICES set in the text -> that variable
+    intel_graphics_without_nvidia  a GPU error where the text names only Intel graphics -> the CPU, XPU for Arc"""
 
 from __future__ import annotations
 
@@ -503,3 +504,41 @@ def visible_devices_hide_the_gpu(ent, text):
                areas=("gpu",), sources=({"url": "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html"
                                                 "#env-vars", "what": "CUDA_VISIBLE_DEVICES"},))
     return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+# the machine's graphics named in the text, and no NVIDIA GPU anywhere in it: Intel's integrated and Arc GPUs
+_INTEL_GRAPHICS = re.compile(r"(?i)\b(?:Mesa )?Intel(?:\(R\)|®)?\s{0,2}(?:Core\S{0,4}\s{0,2}Ultra[^\n]{0,30}\s)?"
+                             r"(?P<g>(?:UHD|HD|Iris(?:\(R\)|®)?\s{0,2}(?:Xe|Plus|Pro)?|Xe|Arc(?:\(TM\)|™)?(?: [AB]\d{3}M?)?)"
+                             r"(?:\s{0,2}Graphics)?)")
+_NVIDIA_NAMED = re.compile(r"(?i)\bnvidia\b|geforce|\b(?:rtx|gtx|quadro|tesla)\b|\b[AHLBT]\d{2,3}\b[^\n]{0,10}(?:GPU|PCIe|SXM)")
+_NO_GPU_ERROR = re.compile(r"could not select device driver \"[^\"\n]{0,20}\" with capabilities: \[\[gpu\]\]|No CUDA GPUs "
+                           r"are available|Found no NVIDIA driver on your system|no CUDA-capable device is detected|"
+                           r"(?i:is_available\(\)\W{0,20}(?:returns?\W{0,4}|is\W{0,4})?false)")
+
+
+def intel_graphics_without_nvidia(ent, text):
+    """A GPU error on a machine whose only graphics the text names is Intel's: CUDA (and Docker's --gpus, the NVIDIA
+    container runtime) need an NVIDIA GPU, so nothing to install makes it work; the CPU, or, for Intel Arc, torch's
+    XPU build."""
+    tail = text[-CONTEXT_TAIL:]
+    err = last_match(_NO_GPU_ERROR, tail)
+    gpu = _INTEL_GRAPHICS.search(tail)
+    if err is None or gpu is None or _NVIDIA_NAMED.search(tail) or ent.gpus:
+        return None
+    in_container = "could not select device driver" in err.group(0)
+    sig = _sig("intel-graphics-without-nvidia", "container" if in_container else "torch-build",
+               "this machine's GPU is Intel {graphics}, not an NVIDIA GPU: CUDA cannot use it", 88,
+               "CUDA runs on NVIDIA GPUs only; the text names Intel {graphics} and no NVIDIA GPU, so torch's CUDA build "
+               "(and Docker's --gpus, which needs the NVIDIA container runtime and an NVIDIA driver) finds no device. "
+               "No driver, CUDA toolkit or reinstall changes that.",
+               fix="Run on the CPU (the program's device option, e.g. `--device cpu` or device='cpu'; in Docker drop "
+                   "`--gpus`). Intel Arc GPUs (and Core Ultra's Arc graphics) have torch's XPU build (`pip install "
+                   "torch --index-url https://download.pytorch.org/whl/xpu`, device 'xpu'); older Intel integrated "
+                   "graphics have no torch GPU backend. If the machine also has an NVIDIA GPU, `nvidia-smi` should "
+                   "list it: then install its driver.",
+               causes=(), areas=("gpu",),
+               sources=({"url": "https://docs.pytorch.org/docs/stable/notes/get_start_xpu.html",
+                         "what": "torch's XPU build for Intel GPUs: the supported GPUs and the install command"},
+                        {"url": "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/",
+                         "what": "Docker's --gpus needs the NVIDIA Container Toolkit and an NVIDIA GPU"}))
+    return _match(sig, text, len(text) - len(tail) + err.start(), {"graphics": re.sub(r"\s+", " ", gpu.group("g")).strip()})

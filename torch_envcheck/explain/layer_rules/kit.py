@@ -168,7 +168,8 @@ def _context(text: str, pattern: str) -> bool:
 _WINDOWS_TEXT = r"[A-Za-z]:\\|\.dll\b|WinError|\\Lib\\site-packages|Windows"
 
 
-_TF_TEXT = r"tensorflow|TensorFlow|tf\.|xla/|stream_executor|TF_CPP"
+# TensorFlow named, or its own messages: gpu_device.cc's "CUDA runtime implicit initialization on GPU:N failed"
+_TF_TEXT = r"tensorflow|TensorFlow|tf\.|xla/|stream_executor|TF_CPP|CUDA runtime implicit initialization on GPU:"
 
 
 _SHM_TEXT = r"(?i)/dev/shm|shared memory|\bshm\b|dataloader|data_queue|_try_get_data|multiprocessing|semlock|</torch_\d|nccl"
