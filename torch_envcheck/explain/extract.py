@@ -207,7 +207,11 @@ _SIGNAL_WORDS = re.compile(r"(?m)(?:^|[\s:])(?P<word>Bus error|Segmentation faul
                            r"\b(?:exit ?code|exitcode|exit status)[ :=]{0,3}(?P<neg>-\d{1,2}|1[2-5]\d)\b|"
                            r"\bsignal (?P<signum>\d{1,2})(?: \((?P<signame>SIG[A-Z]{2,6})\))?")
 _CUDA_CONTEXT = re.compile(r"[Cc]uda failure|CUDA failure|CUDAError|cudaGetDeviceCount|cuInit|cudaSetDevice|cudaMalloc|cudaGetDevice|CUDA driver|cudaError|CUDA error|"
-                           r"cuDevice|cuCtx|cudaRuntimeGetVersion|cuda runtime|CUDA initiali[sz]ation")
+                           r"cuDevice|cuCtx|cudaRuntimeGetVersion|cuda runtime|CUDA initiali[sz]ation|"
+                           # extensions' own checkers: "Cuda Error", "cuda execution failed with error N" (spconv)
+                           r"(?i:\bcuda (?:error|execution|kernel|call|launch)\b)")
+# TensorRT's logger: "<file> (<line>) - Cuda Error in <function>: <cudaError_t value>"
+_TRT_CUDA_ERROR = re.compile(r"\b(?i:cuda) [Ee]rror in [A-Za-z_]\w{0,60}: (?P<num>\d{1,5})\b")
 
 
 # torch's own words for a cudaError_t its device count got (c10/cuda/CUDAFunctions.cpp, device_count_impl): the
@@ -258,6 +262,10 @@ def _codes(text: str, ent: Entities) -> None:
         if code is not None and m.group("msg") and code.message and not _norm(m.group("msg")).startswith(_norm(code.message)[:12]):
             other = error_codes.by_value("cudaError_t", int(m.group("num")))
             code = other if other and other.message and _norm(m.group("msg")).startswith(_norm(other.message)[:12]) else code
+        if code is not None and code.layer != "none":
+            _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
+    for m in _last(_TRT_CUDA_ERROR, text):
+        code = error_codes.by_value("cudaError_t", int(m.group("num")))
         if code is not None and code.layer != "none":
             _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
     for m in _last(_WINERROR, text):
@@ -984,7 +992,7 @@ NEEDLES = {
                  "errno."),
     _CODE_MESSAGE: ("error",), _API_ERROR: ("api error = ",), _CUDA_ERROR_N: ("cuda", "cuinit", "cudevice", "cuctx"),
     _WINERROR: ("winerror", "os error", "loadlibrary", "getprocaddress"), _TORCH_CUDA_WORDS: ("driver initialization",), _ERRNO: ("errno",), _NVML_MESSAGE: ("nvml",),
-    _CUDA_API_HEX: ("cuda api error detected",), _DLL_REASON: ("dll load failed",),
+    _CUDA_API_HEX: ("cuda api error detected",), _TRT_CUDA_ERROR: ("cuda error in ",), _DLL_REASON: ("dll load failed",),
     _PAGING_FILE: ("paging file is too small", "页面文件太小"), _NTSTATUS: ("0xc0000", "3221", "-107374"),
     _SIGNAL_WORDS: ("bus error", "segmentation fault", "illegal instruction", "killed", "aborted", "exit", "signal",
                     "zsh: ", "illegal hardware"),

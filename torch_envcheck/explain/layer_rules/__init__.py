@@ -47,6 +47,9 @@ match.Match whose signature is made here, or None:
     openmp_with_apple_clang  -fopenmp / omp.h / -lomp refused by Apple clang -> libomp or a compiler with OpenMP
     xla_ptxas        XLA finds no ptxas, or one older than it accepts   -> a CUDA toolkit's ptxas (PATH, XLA_FLAGS)
     intel_graphics_without_nvidia  a GPU error where the text names only Intel graphics -> the CPU, or XPU (Arc)
+    driver_symbol_missing  a binary wants a CUDA driver API symbol (cuXxx) -> a driver for the CUDA it was built with
+    ggml_kernel_without_arch  ggml's "no device code compatible with CUDA arch N" -> CMAKE_CUDA_ARCHITECTURES, or the
+                     feature off (a kernel the GPU is too old for)
     nvidia_kernel_module_crash  a kernel oops in an NVIDIA module   -> a driver bug: a release with the fix
     xid_event, gpu_unreachable  an Xid of the hardware/reset kind, nvidia-smi without a handle -> reboot, then hardware
     xla_cudnn_version  JAX/XLA found an older cuDNN than jaxlib was built with -> cuDNN of that major, at least that new
@@ -88,7 +91,7 @@ have always run."""
 from __future__ import annotations
 
 from torch_envcheck.explain.layer_rules.kit import SOURCES, package_guess
-from torch_envcheck.explain.layer_rules.arch import arch_vs_toolkit, gpu_arch_needs
+from torch_envcheck.explain.layer_rules.arch import arch_vs_toolkit, ggml_kernel_without_arch, gpu_arch_needs
 from torch_envcheck.explain.layer_rules.capability import gpu_below_capability_floor
 from torch_envcheck.explain.layer_rules.codes import code_advice, error_code
 from torch_envcheck.explain.layer_rules.containers import (cdi_device_unresolved, container_cli, k8s_no_gpu_advertised,
@@ -96,7 +99,7 @@ from torch_envcheck.explain.layer_rules.containers import (cdi_device_unresolved
     container_without_gpu, mps_inside_linux_container, wsl_gpu_passthrough)
 from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cuda_after_suspend,
     device_node_missing, device_node_permission, devices_unavailable_on_windows, driver_older_than_build,
-    gpu_newer_than_build, gpu_only_as_root, intel_graphics_without_nvidia, p2p_through_pcie_switch_hangs,
+    driver_symbol_missing, gpu_newer_than_build, gpu_only_as_root, intel_graphics_without_nvidia, p2p_through_pcie_switch_hangs,
     platform_without_cuda,
     visible_devices_hide_the_gpu)
 from torch_envcheck.explain.layer_rules.driver_versions import container_driver_floor, driver_module_mismatch
@@ -156,7 +159,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          numpy_api_version,
          setuptools_without_pkg_resources_packaging, package_needs_newer_torch, torch_attribute_missing,
          torch_load_weights_only, compile_refused_on_windows, nvidia_kernel_module_crash,
-         intel_graphics_without_nvidia)
+         intel_graphics_without_nvidia, driver_symbol_missing, ggml_kernel_without_arch)
 
 
 def find(text: str, ent) -> list:

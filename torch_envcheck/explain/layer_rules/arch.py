@@ -4,6 +4,8 @@ the build was made with is not printed: the fix names what that GPU needs of a b
     gpu_arch_needs  no kernel image / invalid device function / "supports CUDA capabilities ..." and a GPU or an
                     NVIDIA architecture named -> its sm target, the first CUDA that builds it, the torch builds
                     (cuXYZ) made with that CUDA or newer (knowledge.gpu_generations, knowledge.releases)
+    ggml_kernel_without_arch  ggml's "has no device code compatible with CUDA arch N" (llama.cpp, whisper.cpp,
+                    llama-cpp-python) -> the build's architectures (CMAKE_CUDA_ARCHITECTURES), or a feature the GPU lacks
 
 The GPU's capability and the first CUDA per sm target are a table with its sources (knowledge.gpu_generations);
 which torch releases ship a cuXYZ build is torch's release table (knowledge.releases)."""
@@ -148,3 +150,45 @@ def arch_vs_toolkit(ent, text):
                          "what": "the CUDA release that added each sm_XY target and the one that removed it"},
                         {"url": "https://developer.nvidia.com/cuda-gpus", "what": "compute capability of each NVIDIA GPU"}))
     return _match(sig, text, len(text) - len(tail) + refuses.start(), values)
+
+
+# ggml's no_device_code() (ggml/src/ggml-cuda/common.cuh): "ERROR: CUDA kernel <k> has no device code compatible with
+# CUDA arch <__CUDA_ARCH__>. ggml-cuda.cu was compiled for: <list>"; HIP builds print "HIP arch" and no list
+_GGML_NO_DEVICE_CODE = re.compile(r"(?:(?:CUDA|HIP) kernel )?(?P<kernel>\w{1,80}) has no device code compatible with "
+                                  r"(?P<api>CUDA|HIP) arch (?P<arch>\d{3,4})\.?(?:\s{0,4}ggml-cuda\.cu was compiled for:\s{0,2}"
+                                  r"(?P<built>\d{2,4}(?:[ ,;]{1,3}\d{2,4}){0,20}))?")
+
+
+def ggml_kernel_without_arch(ent, text):
+    """ggml (llama.cpp, whisper.cpp and their Python bindings) stops a kernel whose code for the architecture
+    running it was compiled out.  The architecture printed is the code's (__CUDA_ARCH__): below the GPU's, the build
+    did not include the GPU's own (a build made where nvcc fell back to its default, sm_52), so rebuild for it; equal
+    to the GPU's, the kernel needs a newer GPU than this one, so the feature that selects it must be turned off."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_GGML_NO_DEVICE_CODE, tail)
+    if m is None:
+        return None
+    arch = int(m.group("arch"))
+    built = m.group("built")
+    hip = m.group("api") == "HIP"
+    sm = f"sm_{arch // 10}" if not hip else f"gfx{arch}"
+    sig = _sig("ggml-kernel-without-arch", "arch" if not hip else "rocm",
+               "ggml's {kernel} has no code for {sm} (compiled for: {built|the build's architectures})", 86,
+               "ggml compiles each CUDA kernel for the architectures given when it was built "
+               "({built|its list}), and {kernel} has no code for {sm}, the one running. If {sm} is older than the "
+               "GPU (a build made without the GPU's architecture runs the oldest code through the driver's JIT, "
+               "typically sm_52, nvcc's default when CMake cannot detect a GPU), the build lacks the GPU's "
+               "architecture; if {sm} is the GPU's own, this kernel needs a newer GPU.",
+               fix="Rebuild for this GPU's architecture (`nvidia-smi --query-gpu=compute_cap --format=csv` gives it, "
+                   "8.6 -> 86): llama.cpp / whisper.cpp `cmake -B build -DGGML_CUDA=ON "
+                   "-DCMAKE_CUDA_ARCHITECTURES=native` (or the number, e.g. 86); llama-cpp-python `CMAKE_ARGS=\"-DGGML_CUDA=on "
+                   "-DCMAKE_CUDA_ARCHITECTURES=native\" pip install --no-cache-dir --force-reinstall "
+                   "llama-cpp-python`. If {sm} is already the GPU's architecture, turn off the feature that needs a "
+                   "newer GPU (e.g. flash attention: `-fa off`) or use a GPU of a newer generation.",
+               causes=(), areas=("extension",),
+               sources=({"url": "https://github.com/ggml-org/llama.cpp/blob/master/docs/build.md",
+                         "what": "llama.cpp's CUDA build: GGML_CUDA and CMAKE_CUDA_ARCHITECTURES"},
+                        {"url": "https://cmake.org/cmake/help/latest/variable/CMAKE_CUDA_ARCHITECTURES.html",
+                         "what": "CMAKE_CUDA_ARCHITECTURES: the architectures a CUDA build compiles for (native)"}))
+    return _match(sig, text, len(text) - len(tail) + m.start(),
+                  {"kernel": m.group("kernel"), "sm": sm, "built": re.sub(r"\s+", " ", built).strip() if built else None})

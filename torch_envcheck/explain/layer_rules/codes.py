@@ -120,7 +120,9 @@ def error_code(ent, text):
     # prefer a code read from its name or message over a bare number, the last of them
     strong = [c for c in codes if c.get("how") in ("name", "message", "signal")] or \
         [c for c in codes if c.get("how") == "message-context"]
-    pool = [x for x in (strong or codes) if x.get("family") != "signal"] or (strong or codes)
+    # a crash signal is the consequence of what was printed before it: a code read from a number beats it
+    pool = ([x for x in (strong or codes) if x.get("family") != "signal"] or
+            [x for x in codes if x.get("family") != "signal"] or (strong or codes))
     # the first code of the last burst (codes within BURST characters of the last one): once CUDA fails, later
     # calls fail too, so the first of them is the cause
     last = pool[-1]["at"]
@@ -303,6 +305,16 @@ def error_code(ent, text):
                "runtime's cgroup setup (no-cgroups in /etc/nvidia-container-runtime/config.toml, or --privileged / "
                "the device list); under WSL 2 or a GPU-PV VM, the Windows host must expose the GPU (WDDM mode, a "
                "driver that supports WSL).")
+    elif fam in ("cudaError_t", "CUresult") and bare == "notsupported":
+        explanation += (" The operation the program asked for is not available on this GPU, driver or platform: most "
+                        "often the asynchronous allocator (cudaMallocAsync: ComfyUI's default, or "
+                        "PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync), which needs memory pools that older GPUs "
+                        "(Maxwell and earlier, the MX series), vGPU and some virtual machines lack; or CUDA IPC, "
+                        "peer-to-peer or managed memory where the platform (WSL 2, Windows) does not offer them.")
+        fix = ("Use the default (native) allocator: ComfyUI with `--disable-cuda-malloc`, otherwise remove "
+               "backend:cudaMallocAsync from PYTORCH_CUDA_ALLOC_CONF. If the failing call shares CUDA tensors between "
+               "processes (DataLoader workers, multiprocessing) or between GPUs, keep them in one process (num_workers=0 "
+               "for CUDA tensors) or on one GPU; `nvidia-smi -q` shows what the GPU and driver support.")
     elif bare in _ADVICE:
         extra, fix = _ADVICE[bare]
         explanation += " " + extra

@@ -9,7 +9,8 @@ allocator, peer-to-peer through a PCIe switch.
     devices_unavailable_on_windows  "busy or unavailable" on Windows     -> the driver
     driver_older_than_build  CUDA unusable, the driver's version and torch's CUDA printed -> the driver (its table)
     visible_devices_hide_the_gpu  no device, with CUDA_VISIBLE_DEVICES set in the text -> that variable
-    intel_graphics_without_nvidia  a GPU error where the text names only Intel graphics -> the CPU, XPU for Arc"""
+    intel_graphics_without_nvidia  a GPU error where the text names only Intel graphics -> the CPU, XPU for Arc
+    driver_symbol_missing  a binary wants a CUDA driver API symbol (cuXxx) libcuda lacks -> a driver for that CUDA"""
 
 from __future__ import annotations
 
@@ -542,3 +543,38 @@ def intel_graphics_without_nvidia(ent, text):
                         {"url": "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/",
                          "what": "Docker's --gpus needs the NVIDIA Container Toolkit and an NVIDIA GPU"}))
     return _match(sig, text, len(text) - len(tail) + err.start(), {"graphics": re.sub(r"\s+", " ", gpu.group("g")).strip()})
+
+
+# The driver API's functions are cu + a capital (cuInit, cuGreenCtxCreate, cuTensorMapEncodeTiled; cuda.h), the
+# runtime's cuda + a capital (libcudart), the math libraries' cu + lower case (cublas, cufft): only the first are
+# libcuda's, which the NVIDIA driver installs.
+_DRIVER_API_SYMBOL = re.compile(r"_{0,2}cu(?!da[A-Z])[A-Z][A-Za-z0-9]{2,60}(?:_v\d{1,2})?$")
+
+
+def driver_symbol_missing(ent, text):
+    """An undefined CUDA driver API symbol: libcuda comes with the NVIDIA driver, and each CUDA release adds
+    functions to it, so a binary built with a newer CUDA than the driver's wants one the installed libcuda lacks
+    (or a stub / old copy of libcuda is found first)."""
+    syms = [s for s in ent.symbols if _DRIVER_API_SYMBOL.match(s["symbol"]) and not s.get("link_time")]
+    if not syms:
+        return None
+    s = syms[-1]
+    f = s.get("file")
+    sig = _sig("driver-api-symbol-missing", "driver",
+               "the NVIDIA driver's libcuda lacks {symbol}: it is older than the CUDA {ext|the binary} was built with", 84,
+               "{symbol} is a CUDA driver API function, defined by libcuda, which the NVIDIA driver installs (not the "
+               "CUDA toolkit or the nvidia-* wheels); each CUDA release adds functions to it. {ext|A binary} built "
+               "with a newer CUDA calls it, and the libcuda loaded does not define it: the driver is older than that "
+               "CUDA (or a toolkit's stub libcuda, or an old copy of libcuda, is found first).",
+               fix="Update the NVIDIA driver to one that supports the CUDA {ext|the package} was built with (NVIDIA's "
+                   "CUDA release notes list the minimum driver per CUDA release; in a container the host's driver is "
+                   "the one that counts), or install {ext|the package}'s build for the older CUDA this driver runs. "
+                   "Check that no stubs folder (cuda/lib64/stubs) or copied libcuda.so is on LD_LIBRARY_PATH.",
+               causes=(("driver-older-than-build", "the driver is older than the CUDA a binary was built with", ("TE302", "TE307")),),
+               areas=("driver",),
+               sources=({"url": "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html",
+                         "what": "CUDA release notes: the minimum driver version of each CUDA release"},
+                        {"url": "https://docs.nvidia.com/cuda/cuda-driver-api/index.html",
+                         "what": "the CUDA driver API (libcuda): the cu* functions and the release that added each"}))
+    return _match(sig, text, s.get("at", 0), {"symbol": s["symbol"], "file": f,
+                                               "ext": f.rsplit("/", 1)[-1] if f else None})

@@ -244,11 +244,25 @@ def numpy_c_api_capsule(ent, text):
 
 
 # a package's private submodule that cannot be imported: its compiled part (mmcv._ext, detectron2._C, apex._C)
-_PRIVATE_SUBMODULE = re.compile(r"No module named ['\"](?P<pkg>[A-Za-z][\w]{1,60})\.(?P<sub>_[A-Za-z]\w{0,40})['\"]|"
-                                r"cannot import name ['\"](?P<sub2>_[A-Za-z]\w{0,40})['\"] from ['\"]?(?P<pkg2>[A-Za-z][\w]{1,60})\b|"
+# (quotes of any kind: a paste through a word processor or an IME turns them typographic, ‘mmcv._ext’)
+_PRIVATE_SUBMODULE = re.compile(r"No module named ['\"‘’“”](?P<pkg>[A-Za-z][\w]{1,60})\.(?P<sub>_[A-Za-z]\w{0,40})['\"‘’“”]|"
+                                r"cannot import name ['\"‘’“”](?P<sub2>_[A-Za-z]\w{0,40})['\"‘’“”] from ['\"‘’“”]?(?P<pkg2>[A-Za-z][\w]{1,60})\b|"
                                 # Python before 3.7 names no module: the import statement the text quotes does
                                 r"\bfrom (?P<pkg3>[A-Za-z]\w{1,60}) import (?P<sub3>_[A-Za-z]\w{0,40})\b[^\n]{0,40}\n?[^\n]{0,80}?"
                                 r"cannot import name ['\"](?P=sub3)['\"](?! from)")
+
+
+def _source_checkout(ent, pkg: str) -> str | None:
+    """The folder of a source checkout of `pkg` that the traceback imports from: a frame's file under
+    <dir>/<pkg>/ outside any site-packages/dist-packages (the repository's own package folder), or None."""
+    for p in reversed(ent.paths):
+        path = p["path"].replace("\\", "/")
+        if "-packages/" in path or "/lib/python" in path:
+            continue
+        i = path.find(f"/{pkg}/")
+        if i > 0:
+            return path[:i + len(pkg) + 1]
+    return None
 
 
 def package_compiled_part_missing(ent, text):
@@ -263,18 +277,48 @@ def package_compiled_part_missing(ent, text):
     sub = m.group("sub") or m.group("sub2") or m.group("sub3")
     if pkg.lower() in _NOT_IMPORTED_PACKAGES:
         return None
+    checkout = _source_checkout(ent, pkg)
+    if checkout:
+        sig = _sig("package-imported-from-source-tree", "toolchain",
+                   "{pkg} is imported from its source tree ({checkout}), where {pkg}.{sub} was never built", 80,
+                   "The traceback runs through {checkout}, a source checkout of {pkg} (not an installed distribution in "
+                   "site-packages): its compiled part {pkg}.{sub} exists only after the package is built, and Python "
+                   "imports this folder first when the program runs from the checkout (or it is on PYTHONPATH).",
+                   fix="Build and install {pkg} from the checkout as its INSTALL.md says: in the checkout `python -m pip "
+                       "install --no-build-isolation -e .` (builds {pkg}.{sub} in place against the installed torch; "
+                       "the CUDA toolkit of torch.version.cuda for its CUDA ops), then run the program; or install a "
+                       "prebuilt {pkg} and run from another directory, so that the source folder no longer shadows it.",
+                   causes=(), areas=("extension",), sources=(SOURCES["ext"],))
+        return _match(sig, text, len(text) - len(tail) + m.start(), {"pkg": pkg, "sub": sub, "checkout": checkout})
+    r = last_match(_RESOLVER_TORCH, tail)
+    replaced = r is not None and r.group("want") != r.group("have").split("+")[0]
+    # pip's resolver says an install replaced the torch the other packages were built for
     sig = _sig("package-compiled-part-missing", "toolchain",
                "{pkg}'s compiled part ({pkg}.{sub}) is not installed", 76,
                "{pkg}.{sub} is the compiled extension of {pkg}: the installed {pkg} has none. It is a variant without "
                "compiled ops (some packages ship them as a separate distribution, e.g. mmcv-full for mmcv 1.x), or its "
                "build failed or was skipped when it was installed, or it was built for another torch/CUDA.",
-               fix="Install the {pkg} build that includes its compiled ops for your torch and CUDA (its install page "
-                   "lists the wheels per torch/CUDA), or build it from source against the installed torch (`pip "
-                   "install --no-build-isolation --no-cache-dir {pkg}` with the CUDA toolkit of torch.version.cuda) "
-                   "and read the build log for the first error.",
+               fix=("pip replaced torch {want} with {have} (its resolver's lines say so), and {pkg}'s compiled part "
+                    "was built for {want}: put back torch=={want} (its CUDA build, with the torchvision/torchaudio of "
+                    "that release), or rebuild {pkg} for torch {have}. " if replaced else "") +
+                   "Build and install {pkg} with its compiled ops as its install instructions (INSTALL.md) "
+                   "say: the {pkg} wheel built for your torch and CUDA where its install page lists one, or from "
+                   "source against the installed torch (`pip install --no-build-isolation --no-cache-dir {pkg}` with "
+                   "the CUDA toolkit of torch.version.cuda; read the build log for the first error). If the program "
+                   "runs from a source checkout of {pkg}, build it there (`pip install -e .`) or run from another "
+                   "directory.",
                causes=(("stale-extension", "the compiled extension was built against another torch", ("TE701", "TE705")),),
                areas=("extension",), sources=(SOURCES["ext"],))
-    return _match(sig, text, len(text) - len(tail) + m.start(), {"pkg": pkg, "sub": sub})
+    caps = {"pkg": pkg, "sub": sub}
+    if replaced:
+        caps.update(want=r.group("want"), have=r.group("have"))
+    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+
+
+# pip's resolver after an install: "torchvision 0.10.1+cu111 requires torch==1.9.1, but you have torch 2.4.1 which is
+# incompatible." (pip/_internal/operations/check.py's conflict report)
+_RESOLVER_TORCH = re.compile(r"requires torch==(?P<want>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)(?:\+\w{1,20})?, but you have "
+                             r"torch (?P<have>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:\+\w{1,20})?) which is incompatible")
 
 
 def torch_abi(ent, text):

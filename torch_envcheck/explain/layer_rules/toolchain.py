@@ -84,7 +84,10 @@ _HEADER_MISSING = re.compile(
     r"error(?: C1083)?: (?:Cannot open include file: )?['\"`]?(?P<h>[\w.+/\\-]{1,160}?)['\"`]?"
     r"(?:: No such file or directory| file not found)|"
     r"\bno (?:such )?(?:header )?file:? ['\"`]?(?P<h2>[\w./-]{1,120}\.(?:h|hpp|cuh))\b|"
-    r"['\"`]?(?P<h3>[\w./-]{1,120}\.(?:h|hpp|cuh))['\"`]?:? (?:[Nn]o such file or directory|file not found|not found)")
+    r"['\"`]?(?P<h3>[\w./-]{1,120}\.(?:h|hpp|cuh))['\"`]?:? (?:[Nn]o such file or directory|file not found|not found)|"
+    # a JIT or a build that says which header it needs ("flashinfer JIT requires cuda_fp8.h")
+    r"\b(?:requires?|needs?|missing|(?:can ?not|can't|could not|unable to) (?:find|locate))\s{1,3}['\"`]?"
+    r"(?P<h4>[\w./-]{1,120}\.(?:h|hpp|cuh))\b")
 
 
 def header_missing(ent, text):
@@ -94,7 +97,7 @@ def header_missing(ent, text):
     tail = text[-CONTEXT_TAIL:]
     found = None
     for m in _HEADER_MISSING.finditer(tail):
-        h = headers.owner_of(m.group("h") or m.group("h2") or m.group("h3"))
+        h = headers.owner_of(m.group("h") or m.group("h2") or m.group("h3") or m.group("h4"))
         if h is not None:
             found = (m, h)
     if found is None:
