@@ -80,3 +80,45 @@ def extension_named_in(text: str) -> str | None:
     if last is None:
         return None
     return TORCH_EXTENSION_DISTRIBUTIONS.get(last.replace("-", "_"), last)
+
+
+# Where a torch-extension distribution publishes wheels built per torch and CUDA release (the build its users should
+# install instead of compiling), as each project's install page gives it.  {torch}: torch's major.minor.patch (PyG:
+# "2.5.0"), {torch_mm}: major.minor (DGL, mmcv), {cu}: the CUDA tag ("cu121", or "cpu").
+_PYG = ("https://data.pyg.org/whl/torch-{torch}+{cu}.html",
+        "https://pytorch-geometric.readthedocs.io/en/latest/install/installation.html")
+PREBUILT_INDEXES = {
+    **{d: _PYG for d in ("torch-scatter", "torch-sparse", "torch-cluster", "torch-spline-conv", "pyg-lib")},
+    "dgl": ("https://data.dgl.ai/wheels/torch-{torch_mm}/{cu}/repo.html", "https://www.dgl.ai/pages/start.html"),
+    "mmcv": ("https://download.openmmlab.com/mmcv/dist/{cu}/torch{torch_mm}/index.html",
+             "https://mmcv.readthedocs.io/en/latest/get_started/installation.html"),
+    "mmcv-full": ("https://download.openmmlab.com/mmcv/dist/{cu}/torch{torch_mm}/index.html",
+                  "https://mmcv.readthedocs.io/en/v1.7.0/get_started/installation.html"),
+}
+
+
+def prebuilt_index(distribution: str | None) -> dict | None:
+    """{"url": the find-links page template, "source": the install page that gives it} for a distribution whose
+    project publishes wheels per torch and CUDA, else None."""
+    row = PREBUILT_INDEXES.get((distribution or "").lower().replace("_", "-"))
+    return {"url": row[0], "source": row[1]} if row else None
+
+
+# Distributions not installable by name from PyPI (the name is another project's there, or absent): their install
+# pages build them from the repository.  distribution -> (the command, as their pages give it, the page)
+_FROM_SOURCE = {
+    "apex": ("`pip install -v --no-build-isolation --no-cache-dir --config-settings \"--build-option=--cpp_ext\" "
+             "--config-settings \"--build-option=--cuda_ext\" git+https://github.com/NVIDIA/apex.git`",
+             "https://github.com/NVIDIA/apex#from-source"),
+    "detectron2": ("`python -m pip install --no-build-isolation 'git+https://github.com/facebookresearch/detectron2.git'`",
+                   "https://github.com/facebookresearch/detectron2/blob/main/INSTALL.md"),
+    "pytorch3d": ("`pip install --no-build-isolation \"git+https://github.com/facebookresearch/pytorch3d.git@stable\"`",
+                  "https://github.com/facebookresearch/pytorch3d/blob/main/INSTALL.md"),
+}
+
+
+def source_build(distribution: str) -> dict | None:
+    """{"command", "page"} for a distribution PyPI does not serve under its name (its install page builds it from the
+    repository), else None: pip's own build of the name is the way."""
+    row = _FROM_SOURCE.get(distribution.lower().replace("_", "-"))
+    return {"command": row[0], "page": row[1]} if row else None

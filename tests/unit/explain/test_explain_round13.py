@@ -121,3 +121,42 @@ def test_pips_resolver_lines_say_which_torch_the_package_was_built_for():
                           "account all the packages that are installed.\ntorchvision 0.13.1+cu113 requires "
                           "torch==1.12.1, but you have torch 2.5.0 which is incompatible.")
     assert "torch==1.12.1" in r["fix"] and "2.5.0" in r["fix"], r["fix"]
+
+
+# --- a torch extension that pip failed to build, the cause hidden by pip's summary ---------------------------------
+
+@pytest.mark.parametrize("text,pkg", [
+    ("  Building wheel for torch-cluster (setup.py) ... error\n  ERROR: Failed building wheel for torch-cluster\n"
+     "Failed to build torch-cluster", "torch-cluster"),
+    ("  Running setup.py install for causal-conv1d ... error\nerror: legacy-install-failure", "causal-conv1d"),
+    ("× Encountered error while trying to install package.\n╰─> flash-attn", "flash-attn"),
+    ("ERROR: Could not build wheels for torch_scatter, which is required to install pyproject.toml-based projects",
+     "torch-scatter"),
+])
+def test_a_failed_build_of_a_torch_extension_names_its_wheel_or_what_building_needs(text, pkg):
+    r = diagnose.diagnose(text)
+    assert r["signature"] == "torch-extension-build-failed" and r["layer"] == "toolchain", (r["signature"], pkg)
+    assert pkg in r["fix"] and "--no-build-isolation" in r["fix"] and "CUDA_HOME" in r["fix"], r["fix"]
+
+
+def test_pygs_packages_get_pygs_wheel_index():
+    r = diagnose.diagnose("ERROR: Failed building wheel for torch-sparse")
+    assert "https://data.pyg.org/whl/torch-<TORCH>+<CUDA>.html" in r["fix"], r["fix"]
+
+
+def test_a_package_pypi_does_not_serve_is_built_from_its_repository():
+    # PyPI's "apex" is another project: the fix must not install it by name
+    r = diagnose.diagnose("  Running setup.py install for apex ... error\nerror: legacy-install-failure")
+    assert "git+https://github.com/NVIDIA/apex.git" in r["fix"], r["fix"]
+    assert "pip install --no-build-isolation apex" not in r["fix"] and "prebuilt apex" not in r["fix"], r["fix"]
+
+
+def test_setup_pys_bare_metal_version_is_a_build_without_a_cuda_toolkit():
+    r = diagnose.diagnose("$ pip install causal-conv1d\nNameError: name 'bare_metal_version' is not defined")
+    assert r["signature"] == "torch-extension-build-failed" and "no CUDA toolkit" in r["explanation"], r
+    assert "CUDA_HOME" in r["fix"], r["fix"]
+
+
+def test_a_failed_build_of_a_package_that_is_not_a_torch_extension_is_not_this():
+    r = diagnose.diagnose("  ERROR: Failed building wheel for pycocotools\nFailed to build pycocotools")
+    assert r["signature"] != "torch-extension-build-failed", r["signature"]

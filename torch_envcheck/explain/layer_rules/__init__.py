@@ -48,6 +48,8 @@ match.Match whose signature is made here, or None:
     xla_ptxas        XLA finds no ptxas, or one older than it accepts   -> a CUDA toolkit's ptxas (PATH, XLA_FLAGS)
     intel_graphics_without_nvidia  a GPU error where the text names only Intel graphics -> the CPU, or XPU (Arc)
     driver_symbol_missing  a binary wants a CUDA driver API symbol (cuXxx) -> a driver for the CUDA it was built with
+    torch_extension_build_failed  pip's summary of a failed build of a torch extension, no compiler error shown
+                     -> its prebuilt wheel (its index), or --no-build-isolation, a compiler, the CUDA toolkit
     ggml_kernel_without_arch  ggml's "no device code compatible with CUDA arch N" -> CMAKE_CUDA_ARCHITECTURES, or the
                      feature off (a kernel the GPU is too old for)
     nvidia_kernel_module_crash  a kernel oops in an NVIDIA module   -> a driver bug: a release with the fix
@@ -124,7 +126,7 @@ from torch_envcheck.explain.layer_rules.tensorflow import (tensorflow_error_clas
     tensorflow_optional_tensorrt, tensorflow_sees_no_gpu, tensorflow_windows_native)
 from torch_envcheck.explain.layer_rules.toolchain import (cmake_compiler_detection, header_missing,
     inductor_on_native_windows, nvcc_host_compiler, openmp_with_apple_clang, setuptools_without_pkg_resources_packaging,
-    toolkit_not_torch_cuda, triton_exception, xla_ptxas)
+    toolkit_not_torch_cuda, torch_extension_build_failed, triton_exception, xla_ptxas)
 
 # the names other modules read from here (explain.reading: SOURCES, code_advice, package_guess)
 __all__ = ("RULES", "find", "LAYERS_PRODUCED", "SOURCES", "code_advice", "package_guess")
@@ -159,7 +161,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          numpy_api_version,
          setuptools_without_pkg_resources_packaging, package_needs_newer_torch, torch_attribute_missing,
          torch_load_weights_only, compile_refused_on_windows, nvidia_kernel_module_crash,
-         intel_graphics_without_nvidia, driver_symbol_missing, ggml_kernel_without_arch)
+         intel_graphics_without_nvidia, driver_symbol_missing, ggml_kernel_without_arch, torch_extension_build_failed)
 
 
 def find(text: str, ent) -> list:

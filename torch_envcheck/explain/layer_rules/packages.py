@@ -303,7 +303,9 @@ def package_compiled_part_missing(ent, text):
                     "that release), or rebuild {pkg} for torch {have}. " if replaced else "") +
                    "Build and install {pkg} with its compiled ops as its install instructions (INSTALL.md) "
                    "say: the {pkg} wheel built for your torch and CUDA where its install page lists one, or from "
-                   "source against the installed torch (`pip install --no-build-isolation --no-cache-dir {pkg}` with "
+                   "source against the installed torch (" + ((compiled_modules.source_build(
+                       compiled_modules.TORCH_EXTENSION_DISTRIBUTIONS.get(pkg.lower(), pkg)) or {}).get("command") or
+                       "`pip install --no-build-isolation --no-cache-dir {pkg}`") + " with "
                    "the CUDA toolkit of torch.version.cuda; read the build log for the first error). If the program "
                    "runs from a source checkout of {pkg}, build it there (`pip install -e .`) or run from another "
                    "directory.",

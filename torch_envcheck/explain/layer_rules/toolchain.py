@@ -1,14 +1,16 @@
 """Layer rules for the build toolchain: headers, nvcc's host compiler, CMake's compiler detection, the CUDA toolkit
 against torch's CUDA, Inductor on native Windows, Triton's exceptions.
 
-    toolkit_not_torch_cuda  a build's own nvcc-vs-torch CUDA check      -> the toolkit (CUDA_HOME) or the torch build"""
+    toolkit_not_torch_cuda  a build's own nvcc-vs-torch CUDA check      -> the toolkit (CUDA_HOME) or the torch build
+    torch_extension_build_failed  pip's summary of a failed build of a torch extension (torch-scatter, apex, mamba-ssm,
+                     ...) with no compiler error shown -> its prebuilt wheel, or what building it needs"""
 
 from __future__ import annotations
 
 import re
 
 from torch_envcheck.explain.match import last_match
-from torch_envcheck.knowledge import headers
+from torch_envcheck.knowledge import compiled_modules, headers
 from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, SOURCES, _match, _sig
 
 
@@ -321,3 +323,78 @@ def setuptools_without_pkg_resources_packaging(ent, text):
                sources=({"url": "https://github.com/pypa/setuptools/issues/4385",
                          "what": "setuptools 70.0.0 removes 'packaging' from pkg_resources"},))
     return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+# pip's summaries of a source build that failed, each naming the distribution: "Failed building wheel for X",
+# "Running setup.py install for X ... error", the "Encountered error while trying to install package. ╰─> X" box,
+# "ERROR: Could not build wheels for X", "Failed to build X", and the old "Command ... failed with error code 1 in
+# /tmp/pip-install-abc/X/"
+_BUILD_FAILED = re.compile(
+    r"[Ff]ailed building wheel for (?P<a>[\w.-]{2,60})|Running setup\.py install for (?P<b>[\w.-]{2,60}) \.\.\. error|"
+    r"Encountered error while trying to install package\.\s{0,12}(?:╰─>|\\->|->|>)\s{0,4}(?P<c>[\w.-]{2,60})|"
+    r"Could not build wheels for (?P<d>[\w.-]{2,60})|Failed to build (?P<e>[\w.-]{2,60})(?=\s|$)|"
+    r"failed with error code \d{1,3} in \S{0,200}?pip-(?:install|req-build|build)-?\w{0,20}[/\\](?P<f>[\w.-]{2,60})")
+# the setup.py of flash-attn, mamba-ssm, causal-conv1d and apex defines bare_metal_version only when it finds nvcc
+# (CUDA_HOME): its NameError is a build without a CUDA toolkit
+_NO_TOOLKIT_NAME = re.compile(r"name ['\"]bare_metal_version['\"] is not defined")
+_PIP_INSTALL = re.compile(r"pip3? install (?:-\S{1,40} ){0,4}['\"]?(?P<pkg>[A-Za-z][\w.-]{1,60})")
+
+
+def _extension_distribution(name: str | None) -> str | None:
+    if not name:
+        return None
+    key = name.lower().replace("-", "_").split("==")[0]
+    dists = compiled_modules.TORCH_EXTENSION_DISTRIBUTIONS
+    if key in dists:
+        return dists[key]
+    norm = key.replace("_", "-")
+    if norm in set(dists.values()) or compiled_modules.prebuilt_index(norm):
+        return norm
+    return None
+
+
+def torch_extension_build_failed(ent, text):
+    """A torch extension (a distribution whose compiled part is built against the installed torch) that pip failed to
+    build from source, when the text shows pip's summary and no compiler error: its prebuilt wheel for this torch and
+    CUDA, or the three things building it needs (the installed torch visible to the build, a C++ compiler, the CUDA
+    toolkit of torch's CUDA).  Compiler errors, missing headers and nvcc's refusals have rules of their own."""
+    if any(b["what"] == "compile" or (b["what"] == "tool" and b.get("tool") != "pip-build") for b in ent.builds):
+        return None  # the compiler's (or a tool's) own error says more: the reading of the build answers
+    tail = text[-CONTEXT_TAIL:]
+    no_toolkit = _NO_TOOLKIT_NAME.search(tail)
+    m = last_match(_BUILD_FAILED, tail)
+    pkg = None
+    if m is not None:
+        pkg = _extension_distribution(next(g for g in m.groups() if g))
+    if pkg is None and no_toolkit:
+        named = last_match(_PIP_INSTALL, tail)
+        pkg = _extension_distribution(named.group("pkg") if named else None) or compiled_modules.extension_named_in(tail)
+        m = no_toolkit
+    if pkg is None:
+        return None
+    index = compiled_modules.prebuilt_index(pkg)
+    known = compiled_modules.source_build(pkg)
+    build = known["command"] if known else "`pip install --no-build-isolation --no-cache-dir " + pkg + "`"
+    page = known["page"] if known else None
+    wheel = ("`pip install " + pkg + " -f " + index["url"].format(torch="<TORCH>", torch_mm="<TORCH>", cu="<CUDA>") +
+             "`, with torch's version for <TORCH> and its CUDA tag (cu121, cpu) for <CUDA>, as its install page says"
+             if index else "its release page or install page lists the wheels per torch and CUDA version")
+    sig = _sig("torch-extension-build-failed", "toolchain",
+               "building {pkg} from source failed (it compiles against the installed torch)", 62,
+               "{pkg} compiles its C++/CUDA part against the installed torch when pip builds it from source, and "
+               "that build failed; pip's summary hides the cause, which is the first `error:` line above it." +
+               (" Its setup.py left bare_metal_version undefined: it found no CUDA toolkit (nvcc, CUDA_HOME)."
+                if no_toolkit else ""),
+               fix=("Install a prebuilt {pkg} wheel for your torch, CUDA and Python instead (" + wheel + "). To build "
+                    "it: " + build if not page else "{pkg} is built from its repository (" + page + "): " + build) + " (--no-build-isolation: pip's isolated build environment lacks the installed "
+                   "torch, or pulls another one), with a C++ compiler (Linux: build-essential / gcc-c++; Windows: the "
+                   "Visual Studio Build Tools' C++ workload; macOS: the Xcode command-line tools) and, for its CUDA "
+                   "part, a CUDA toolkit of torch's CUDA version with CUDA_HOME pointing at it (nvcc on PATH); then "
+                   "read the log's first `error:` line if it still fails.",
+               causes=(("toolkit", "no CUDA toolkit (nvcc) where the build looks", ("TE601", "TE603")),)
+               if no_toolkit else (), areas=("toolchain", "extension"),
+               sources=(({"url": index["source"], "what": f"{pkg}'s prebuilt wheels per torch and CUDA"},)
+                        if index else ()) + (SOURCES["ext"],
+                        {"url": "https://pip.pypa.io/en/stable/cli/pip_install/#cmdoption-no-build-isolation",
+                         "what": "pip's --no-build-isolation: build against the packages already installed"}))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"pkg": pkg})
