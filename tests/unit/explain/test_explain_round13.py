@@ -160,3 +160,74 @@ def test_setup_pys_bare_metal_version_is_a_build_without_a_cuda_toolkit():
 def test_a_failed_build_of_a_package_that_is_not_a_torch_extension_is_not_this():
     r = diagnose.diagnose("  ERROR: Failed building wheel for pycocotools\nFailed to build pycocotools")
     assert r["signature"] != "torch-extension-build-failed", r["signature"]
+
+
+# --- a package's own word for its CPU build; torch's, in prose --------------------------------------------------------
+
+def test_a_package_that_names_its_cuda_build_gets_its_index():
+    r = diagnose.diagnose("dgl._ffi.base.DGLError: Check failed: allow_missing: Device API gpu is not enabled. "
+                          "Please install the cuda version of dgl.")
+    assert r["signature"] == "package-cpu-build", r["signature"]
+    assert "https://data.dgl.ai/wheels/torch-<TORCH>/<CUDA>/repo.html" in r["fix"], r["fix"]
+
+
+@pytest.mark.parametrize("text", ["my torch wasnt compiled with cuda enabled, why?",
+                                  "It says pytorch is not compiled with CUDA enabled"])
+def test_torchs_cpu_build_said_in_prose(text):
+    r = diagnose.diagnose(text)
+    assert r["signature"] == "torch-not-compiled-with-cuda", r["signature"]
+
+
+def test_a_build_log_that_says_torch_has_no_cuda_is_still_the_builds():
+    r = diagnose.diagnose("Torch was not built with CUDA support, not building the GPU extensions.\n"
+                          "fatal error: Python.h: No such file or directory")
+    assert r["signature"] != "torch-not-compiled-with-cuda" and r["layer"] == "toolchain", r["signature"]
+
+
+# --- ONNX Runtime's CUDA provider without its CUDA and cuDNN ----------------------------------------------------------
+
+def test_onnxruntimes_cuda_provider_names_the_majors_it_printed():
+    r = diagnose.diagnose("[W:onnxruntime:Default, onnxruntime_pybind_state.cc:965 onnxruntime::python::"
+                          "CreateExecutionProviderInstance] Failed to create CUDAExecutionProvider. Require cuDNN 9.* "
+                          "and CUDA 12.*, and the latest MSVC runtime.")
+    assert r["layer"] == "libraries" and r["signature"] == "onnxruntime-cuda-libraries-not-loaded", r["signature"]
+    assert "CUDA 12 and cuDNN 9" in r["fix"] and "preload_dlls" in r["fix"], r["fix"]
+    assert "reinstall" not in r["fix"].lower()
+
+
+# --- Triton without the driver's libcuda.so ---------------------------------------------------------------------------
+
+_LAUNCHER = ("Command '['/usr/bin/gcc', '/tmp/x/main.c', '-O3', '-shared', '-fPIC', '-o', '/tmp/x/cuda_utils.so', "
+             "'-lcuda', '-L{lib}', '-I/usr/include/python3.10']' returned non-zero exit status 1.")
+
+
+def test_tritons_launcher_link_under_wsl_is_wsls_library_folder():
+    r = diagnose.diagnose(_LAUNCHER.format(lib="/usr/lib/wsl/drivers/nv_dispi.inf_amd64_1234"))
+    assert r["layer"] == "wsl" and "TRITON_LIBCUDA_PATH=/usr/lib/wsl/lib" in r["fix"], (r["layer"], r["fix"])
+
+
+def test_tritons_launcher_link_elsewhere_is_the_drivers_folder():
+    r = diagnose.diagnose(_LAUNCHER.format(lib="/opt/venv/lib/python3.10/site-packages/triton/backends/nvidia/lib"))
+    assert r["layer"] == "libraries" and "TRITON_LIBCUDA_PATH" in r["fix"] and "Python.h" in r["fix"], r["fix"]
+
+
+def test_unsloths_link_check_is_the_same_cause():
+    r = diagnose.diagnose("ImportError: Unsloth: CUDA is not linked properly.\nTry running `python -m bitsandbytes`")
+    assert r["signature"] == "libcuda-not-in-linker-cache" and "ldconfig" in r["fix"], r["signature"]
+
+
+# --- pip refusing its command line -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    'ERROR: You must give at least one requirement to install (see "pip help install")',
+    "ERROR: Invalid requirement: 'torch==2.1.0 +cu118'",
+    "$ pip install --cuda_ext\n\nUsage:\n  pip install [options] <requirement specifier> ...\n\nno such option: --cuda_ext",
+])
+def test_pips_usage_errors_are_the_command_not_the_environment(text):
+    r = diagnose.diagnose(text)
+    assert r["environment_problem"] is False and r["signature"] == "pip-usage-error", r["signature"]
+
+
+def test_optparses_words_outside_pip_are_not_pips():
+    r = diagnose.diagnose("myscript: error: no such option: --fast")
+    assert r.get("signature") != "pip-usage-error"

@@ -56,6 +56,11 @@ match.Match whose signature is made here, or None:
     xid_event, gpu_unreachable  an Xid of the hardware/reset kind, nvidia-smi without a handle -> reboot, then hardware
     xla_cudnn_version  JAX/XLA found an older cuDNN than jaxlib was built with -> cuDNN of that major, at least that new
     onnxruntime_cpu_only  ONNX Runtime's providers lack CUDA's        -> onnxruntime-gpu alone (the CPU package shadows it)
+    onnxruntime_cuda_libraries  its CUDA provider cannot load CUDA/cuDNN -> those majors where the loader looks
+    pip_usage_error  pip refusing its command line (no requirement, no such option, an unparsable requirement)
+                     -> not-environment: the command
+    libcuda_not_in_linker_cache  Triton cannot find libcuda.so (unsloth's "not linked properly", gcc -lcuda)
+                     -> TRITON_LIBCUDA_PATH / ldconfig of the driver's folder (WSL: /usr/lib/wsl/lib)
     tensorrt_engine_version  a TensorRT engine serialized by another TensorRT -> build the engine again here
     conda_virtual_cuda  a solver's __cuda constraint (the driver's CUDA)   -> a newer driver, or no driver found
     k8s_no_gpu_advertised  "Insufficient nvidia.com/gpu" from the scheduler -> the device plugin and the node's runtime
@@ -106,7 +111,8 @@ from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cu
     visible_devices_hide_the_gpu)
 from torch_envcheck.explain.layer_rules.driver_versions import container_driver_floor, driver_module_mismatch
 from torch_envcheck.explain.layer_rules.gpu_health import gpu_unreachable, nvidia_kernel_module_crash, xid_event
-from torch_envcheck.explain.layer_rules.loader import cudnn8_sublibrary_on_windows, missing_library, not_an_elf_library
+from torch_envcheck.explain.layer_rules.loader import (cudnn8_sublibrary_on_windows, libcuda_not_in_linker_cache,
+    missing_library, not_an_elf_library)
 from torch_envcheck.explain.layer_rules.nccl import nccl_ib_completion, nccl_shared_memory_limit, nccl_transport
 from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx_runtime_symbol,
     jit_extension_missing, library_symbol, numpy_c_api_capsule, package_binary_missing,
@@ -114,9 +120,10 @@ from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx
     package_version_range, package_op_without_backend, cupy_for_another_cuda, numpy_api_version, torch_abi)
 from torch_envcheck.explain.layer_rules.packaging import (conda_virtual_cuda, cuda_package_on_mac,
     cuda_unavailable_cpu_build, device_type_unknown, package_without_cuda, jetson_without_cuda, pip_no_matching,
-    pip_of_another_python, torch_build_variant, torch_not_offered_on_mac, torch_too_new_for_intel_mac)
+    pip_of_another_python, pip_usage_error, torch_build_variant, torch_not_offered_on_mac, torch_too_new_for_intel_mac)
 from torch_envcheck.explain.layer_rules.program import conv_input_channels, index_past_size, mps_array_over_4gb
 from torch_envcheck.explain.layer_rules.runtimes import (jax_cuda_library_not_found, onnxruntime_cpu_only,
+    onnxruntime_cuda_libraries,
     tensorrt_engine_version, xla_cudnn_version)
 from torch_envcheck.explain.layer_rules.rocm import (miopen_missing_kernel_database, rocblas_on_windows,
     rocm_kfd_permission, zluda_dll_dependency)
@@ -161,7 +168,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          numpy_api_version,
          setuptools_without_pkg_resources_packaging, package_needs_newer_torch, torch_attribute_missing,
          torch_load_weights_only, compile_refused_on_windows, nvidia_kernel_module_crash,
-         intel_graphics_without_nvidia, driver_symbol_missing, ggml_kernel_without_arch, torch_extension_build_failed)
+         intel_graphics_without_nvidia, driver_symbol_missing, ggml_kernel_without_arch, torch_extension_build_failed,
+         onnxruntime_cuda_libraries, libcuda_not_in_linker_cache, pip_usage_error)
 
 
 def find(text: str, ent) -> list:

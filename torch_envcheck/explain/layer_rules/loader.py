@@ -1,7 +1,9 @@
 """Layer rules for the dynamic loader: a shared library or DLL that cannot be found or loaded, and who provides it.
 
     missing_library  a soname/DLL that cannot be found                 -> its provider: wheel, driver, VC++ runtime
-    not_an_elf_library  "invalid ELF header": a DLL in Linux, an LFS pointer -> the package's Linux build"""
+    not_an_elf_library  "invalid ELF header": a DLL in Linux, an LFS pointer -> the package's Linux build
+    libcuda_not_in_linker_cache  Triton (and packages checking through it) cannot find the driver's libcuda.so ->
+                     its folder in the loader cache or TRITON_LIBCUDA_PATH (WSL: /usr/lib/wsl/lib)"""
 
 from __future__ import annotations
 
@@ -327,3 +329,46 @@ def not_an_elf_library(ent, text):
 def _owner_of_path(path: str) -> str | None:
     m = re.search(r"[/\\](?:site|dist)-packages[/\\]([A-Za-z0-9_.-]{1,100})[/\\]", path)
     return m.group(1) if m else None
+
+
+# Triton finds the driver's libcuda through `ldconfig -p` (or TRITON_LIBCUDA_PATH, a folder) and links its launcher
+# with `gcc ... -lcuda`, which needs the unversioned libcuda.so where the linker looks
+# (python/triton/backends/nvidia/driver.py, libcuda_dirs); its assertion says "libcuda.so cannot found!", unsloth's
+# import check through it "CUDA is not linked properly", and a failed launcher build prints gcc's command
+_LIBCUDA_UNFOUND = re.compile(r"libcuda\.so cannot (?:be )?found|(?:Unsloth: )?CUDA is not linked properly|"
+                              r"\[['\"][^\]\n]{0,80}?(?:gcc|cc|clang)['\"],[^\]\n]{0,600}?['\"]-lcuda['\"][^\]\n]{0,800}\]['\"]? "
+                              r"returned non-zero exit status")
+
+
+def libcuda_not_in_linker_cache(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_LIBCUDA_UNFOUND, tail)
+    if m is None:
+        return None
+    wsl = bool(ent.platform.get("wsl")) or "/usr/lib/wsl" in tail
+    launcher = "-lcuda" in m.group(0)
+    where = "/usr/lib/wsl/lib" if wsl else "<the folder of the driver's libcuda.so.1>"
+    sig = _sig("libcuda-not-in-linker-cache", "wsl" if wsl else "libraries",
+               "Triton cannot find the driver's libcuda.so" + (" under WSL" if wsl else "") +
+               (" to link its launcher (gcc -lcuda)" if launcher else ""), 80,
+               "Triton (used by torch.compile, bitsandbytes, unsloth, xformers and diffusers' kernels) finds the "
+               "NVIDIA driver's libcuda through the loader cache (`ldconfig -p`) or TRITON_LIBCUDA_PATH, and links a "
+               "small launcher with `gcc ... -lcuda`, which needs the unversioned libcuda.so where the linker looks. "
+               + ("Under WSL 2 the driver's libraries are in /usr/lib/wsl/lib, which the loader cache may not list, "
+                  "and some WSL releases ship only libcuda.so.1 there." if wsl else
+                  "The driver's folder is not in the cache (Colab: /usr/lib64-nvidia; a container or a distribution "
+                  "that keeps the driver elsewhere), or only libcuda.so.1 is installed.")
+               + (" A launcher build can also fail for lack of Python's headers (Python.h)." if launcher else ""),
+               fix="Point Triton at the driver's library folder: `export TRITON_LIBCUDA_PATH=" + where + "`, or add the "
+                   "folder to the loader cache (`sudo ldconfig " + where + "`; to keep it, a file in "
+                   "/etc/ld.so.conf.d/ naming it). If that folder has libcuda.so.1 but no libcuda.so, link the "
+                   "unversioned name to it in a folder on LIBRARY_PATH (`ln -s " + where + "/libcuda.so.1 "
+                   "~/.local/lib/libcuda.so` and `export LIBRARY_PATH=~/.local/lib`)." +
+                   (" Install Python's headers too (python3-dev) if the log names Python.h." if launcher else "") +
+                   " In a conda environment, a CUDA stack from conda (pytorch-cuda / cuda-version) is the other way.",
+               causes=(), areas=("driver",),
+               sources=({"url": "https://github.com/triton-lang/triton/blob/main/python/triton/backends/nvidia/driver.py",
+                         "what": "Triton's libcuda_dirs: TRITON_LIBCUDA_PATH, then `ldconfig -p`"},
+                        {"url": "https://docs.nvidia.com/cuda/wsl-user-guide/index.html",
+                         "what": "CUDA on WSL 2: the driver's libraries in /usr/lib/wsl/lib"}))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})

@@ -17,7 +17,7 @@ import re
 from torch_envcheck.explain.match import last_match
 from torch_envcheck.knowledge.releases import (index_url as torch_index_url, latest_release_for as
     torch_latest_release_for, release as torch_release)
-from torch_envcheck.knowledge import jetson
+from torch_envcheck.knowledge import compiled_modules, jetson
 from torch_envcheck.knowledge.drivers import min_driver_for_cuda
 from torch_envcheck.knowledge import tensorflow as tf_builds
 from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, SOURCES, _NOT_THE_PACKAGE, _match, _sig, last_in_tail
@@ -550,20 +550,57 @@ def device_type_unknown(ent, text):
 # a compiled package's own message that its binary has no CUDA ("This CTranslate2 package was not compiled with CUDA
 # support"): the package's CPU build, whatever torch is
 _PKG_WITHOUT_CUDA = re.compile(r"(?:This )?(?P<pkg>[A-Z][\w-]{1,40}) (?:package|library|build|installation) (?:was|is) "
-                               r"not (?:compiled|built) with CUDA(?: support| enabled)?")
+                               r"not (?:compiled|built) with CUDA(?: support| enabled)?|"
+                               # a package that says which build to install instead ("Device API gpu is not enabled.
+                               # Please install the cuda version of dgl.")
+                               r"[Pp]lease install the (?:cuda|CUDA|GPU|gpu) (?:version|build|variant) of (?P<pkg2>[A-Za-z][\w-]{1,40})")
 
 
 def package_without_cuda(ent, text):
     m, at = last_in_tail(_PKG_WITHOUT_CUDA, text)
-    if m is None or m.group("pkg").lower() in ("torch", "pytorch", "this"):
+    if m is None or (m.group("pkg") or m.group("pkg2")).lower() in ("torch", "pytorch", "this"):
         return None
-    pkg = m.group("pkg").lower()
+    pkg = (m.group("pkg") or m.group("pkg2")).lower()
+    index = compiled_modules.prebuilt_index(pkg)
     sig = _sig("package-cpu-build", "torch-build", "the installed {package} is a build without CUDA", 72,
                "{package} says its own binary was compiled without CUDA: the wheel installed is its CPU build (on "
                "some platforms the only one its index offers).",
-               fix="Install {package}'s CUDA build for your platform and CUDA (its install page names the wheel or "
-                   "index; on Windows the CUDA DLLs it loads must be on PATH), and check the platform is one it "
-                   "publishes CUDA builds for.",
+               fix="Install {package}'s CUDA build for your platform and CUDA (" + (
+                   "`pip install " + pkg + " -f " + index["url"].format(torch="<TORCH>", torch_mm="<TORCH>",
+                                                                      cu="<CUDA>") +
+                   "` with torch's version for <TORCH> and its CUDA tag, e.g. cu121, for <CUDA>, as its install page "
+                   "says" if index else "its install page names the wheel or index") + "; on Windows the CUDA DLLs it "
+                   "loads must be on PATH), and check the platform is one it publishes CUDA builds for.",
                causes=(("wrong-build", "the installed build has no CUDA support", ("TE203",)),), areas=("torch",),
-               sources=(SOURCES["torch_index"],))
+               sources=(({"url": index["source"], "what": f"{pkg}'s CUDA builds per torch and CUDA"},) if index else
+                        ()) + (SOURCES["torch_index"],))
     return _match(sig, text, at, {"package": pkg})
+
+
+# pip's own usage errors (pip/_internal/cli/req_command.py, cli/parser.py): the command line named nothing to install,
+# an option pip does not have, or a requirement it cannot parse (a space inside it, a stray quote)
+_PIP_USAGE = re.compile(r"You must give at least one requirement to (?P<verb>install|download|wheel)|"
+                        r"(?:error: )?no such option: (?P<opt>-{1,2}[\w-]{1,40})|ERROR: Invalid requirement: ['\"]?(?P<req>[^\n'\"]{1,120})")
+
+
+def pip_usage_error(ent, text):
+    """pip refusing its command line is the command's, not the environment's: say what pip read, install nothing."""
+    m, at = last_in_tail(_PIP_USAGE, text)
+    if m is None or (m.group("opt") and not re.search(r"\bpip3?\b", text[-CONTEXT_TAIL:])):
+        return None  # optparse's words: pip's only when the text is pip's
+    if m.group("verb"):
+        what = ("pip was given no requirement: the command ends before the package (or the path, `.` / `./` when "
+                "installing the folder you are in, as a project's install instructions write it)")
+    elif m.group("opt"):
+        what = "pip has no option {opt}: a mistyped flag, or one another tool (conda, uv) or a newer/older pip has"
+    else:
+        what = ("pip cannot parse the requirement {req}: a space inside it, a stray quote, or a version written the "
+                "way conda writes it (pip wants `name==1.2`, an index with --index-url, a build tag like +cu121 "
+                "glued to the version)")
+    sig = _sig("pip-usage-error", "not-environment", "pip refused the command line, not the environment", 80,
+               what + ". Nothing is wrong with the installation.",
+               look_at="Correct the command and run it again (`pip help install` lists the options); copy the "
+                       "project's install command whole, including a trailing `.` or `./`.",
+               causes=(), areas=(), sources=({"url": "https://pip.pypa.io/en/stable/cli/pip_install/",
+                                              "what": "pip install: its arguments and options"},))
+    return _match(sig, text, at, {"opt": m.group("opt"), "req": m.group("req")})

@@ -5,6 +5,8 @@ check (JAX), ONNX Runtime's execution providers and TensorRT's serialized engine
                           -> cudnn: a cuDNN of the build's major at least as new (decoded: 8906 -> 8.9.6), for the
                           framework the text is from
     onnxruntime_cpu_only  the providers ONNX Runtime offers lack CUDAExecutionProvider
+    onnxruntime_cuda_libraries  onnxruntime-gpu's CUDA provider cannot load the CUDA/cuDNN it was built with
+                          -> libraries: those majors (printed, or its requirements table), PATH, preload_dlls
                           -> torch-build: onnxruntime-gpu alone (the CPU package shares its module and shadows it)
     tensorrt_engine_version  TensorRT cannot deserialize an engine: it was built by another TensorRT
                           -> libraries: build the engine again with the TensorRT that runs it
@@ -227,3 +229,40 @@ def jax_cuda_library_not_found(ent, text):
                sources=({"url": "https://docs.jax.dev/en/latest/installation.html",
                          "what": "JAX's CUDA wheels (jax[cuda12]) and LD_LIBRARY_PATH overriding them"},))
     return _match(sig, text, at, caps)
+
+
+# onnxruntime-gpu's CreateExecutionProviderInstance (onnxruntime_pybind_state.cc) when the CUDA provider's library
+# cannot load its CUDA and cuDNN: "CUDA_PATH is set but CUDA wasn't able to be loaded. Please install the correct version
+# of CUDA and cuDNN ..." and, from 1.19, "Failed to create CUDAExecutionProvider. Require cuDNN 9.* and CUDA 12.*, ..."
+_ORT_CUDA_NOT_LOADED = re.compile(r"CUDA_PATH is set but CUDA wasn'?t able to be loaded|"
+                                  r"Failed to create CUDAExecutionProvider\.(?: Require cuDNN (?P<cudnn>\d{1,2})\.\* and "
+                                  r"CUDA (?P<cuda>\d{1,2})\.\*)?|Please install the correct version of CUDA and ?cuDNN as "
+                                  r"mentioned in the GPU requirements page")
+
+
+def onnxruntime_cuda_libraries(ent, text):
+    """ONNX Runtime's CUDA execution provider loads the CUDA and cuDNN majors its release was built with (CUDA 12 and
+    cuDNN 9 for PyPI's onnxruntime-gpu since 1.19, CUDA 11.8 and cuDNN 8 before): when it cannot, it says so and runs on
+    the CPU.  Those libraries, where the loader looks, are the fix; never a reinstall of torch."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_ORT_CUDA_NOT_LOADED, tail)
+    if m is None:
+        return None
+    caps = {"cuda": m.group("cuda"), "cudnn": m.group("cudnn")}
+    sig = _sig("onnxruntime-cuda-libraries-not-loaded", "libraries",
+               "onnxruntime-gpu cannot load the CUDA {cuda|} / cuDNN {cudnn|} its CUDA provider was built with", 80,
+               "ONNX Runtime's CUDA execution provider is linked against one CUDA major and one cuDNN major (its "
+               "requirements table: PyPI's onnxruntime-gpu is built with CUDA 12.x and cuDNN 9.x since 1.19, with CUDA "
+               "11.8 and cuDNN 8.x before); it found them nowhere the loader looks (or found other majors), so it "
+               "falls back to the CPU.",
+               fix="Give it CUDA {cuda|of its major} and cuDNN {cudnn|of its major}: `import torch` before onnxruntime "
+                   "(a CUDA torch of the same CUDA major loads them; torch 2.4 and later carry cuDNN 9), or call "
+                   "`onnxruntime.preload_dlls()` (1.21 and later) with the nvidia-cublas-cu12 / nvidia-cudnn-cu12 "
+                   "wheels installed, or install them and put their bin folders on PATH (Windows; cuDNN 9 keeps its "
+                   "DLLs in bin\\<CUDA version>) or LD_LIBRARY_PATH (Linux), with the latest MSVC runtime on Windows. "
+                   "Alternatively install the onnxruntime-gpu release built for the CUDA and cuDNN you have (1.18 and "
+                   "older for CUDA 11.8 with cuDNN 8).",
+               causes=(), areas=("libraries",),
+               sources=({"url": "https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html#requirements",
+                         "what": "ONNX Runtime's CUDA EP: the CUDA and cuDNN of each release, preload_dlls"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
