@@ -15,7 +15,7 @@ import pytest
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "explain"
 SPLITS = ("train", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9",
-          "test10", "test11", "test12", "test13")
+          "test10", "test11", "test12", "test13", "test14")
 # The first six test splits, measured and reported, were retired into development data on 2026-12-02, test7 to test9
 # on 2026-12-03, test10 on 2026-12-04 (each after its last held-out figure): their files stay unchanged (their digests
 # are checked) and may now be read and cited like train; test11 (collected after the tenth round's code by a fixed
@@ -24,7 +24,8 @@ RETIRED = ("test", "test2", "test3", "test4", "test5", "test6", "test7", "test8"
            "test12", "test13")
 # test12 (collected after the eleventh round's code) too, after its one measurement.
 # test13 (collected after the twelfth round's code) too, after its one measurement.
-FROZEN: tuple[str, ...] = ()
+# test14, collected after the thirteenth round's code, is held out: the scorer does not list its misses.
+FROZEN: tuple[str, ...] = ("test14",)
 # From this batch on an entry's split is decided by its source URL alone (train or test2).
 URL_SPLIT_BATCH = 11
 # From this batch on the URL rule sends the even half to a third frozen split (train or test3).
@@ -60,6 +61,10 @@ TEST12_BATCH = 21
 # kind of mechanical procedure (its queries name the packages users install beside torch), from threads in none of the
 # other files (test12 included) nor real_errors.json.
 TEST13_BATCH = 22
+# This batch is a frozen split as a whole (test14), collected after the thirteenth round's code was committed, by the
+# same kind of mechanical procedure (its queries name the machine or platform), from threads in none of the other files
+# (test13 included) nor real_errors.json.
+TEST14_BATCH = 23
 EXPECTED_KEYS = {"recognised", "layer", "environment_problem", "fix", "fix_patterns"}
 # The classes the corpus must cover (issue's list), each present in the corpus as a whole.
 REQUIRED_CLASSES = {"container", "driver-state", "rocm", "jit-arch", "c-runtime", "cuda-libs", "ext-abi",
@@ -95,6 +100,8 @@ def _split_of(source, text, batch):
         return "test12"
     if batch == TEST13_BATCH:
         return "test13"
+    if batch == TEST14_BATCH:
+        return "test14"
     if batch == TRAIN_BATCH:
         return "test5" if int(hashlib.sha256(source.encode("utf-8")).hexdigest(), 16) % 2 == 0 else "train"
     if batch >= URL_SPLIT_BATCH:
@@ -295,6 +302,16 @@ def test_the_collected_after_batch_22_is_test13_and_new(corpus):
     assert not [e["id"] for sp in SPLITS if sp != "test13" for e in corpus[sp]["entries"] if e["batch"] == TEST13_BATCH]
     other = {s for sp in SPLITS if sp != "test13" for s in _sources(corpus[sp]["entries"])} | _cited()
     _assert_new_threads(test13, other, "test13")
+
+
+def test_the_collected_after_batch_23_is_test14_and_new(corpus):
+    """test14 is batch 23 as a whole, and batch 23 is nowhere else; none of its threads is in another split (test13
+    included) or in real_errors.json, and none of its texts repeats one of them (checked for all splits above)."""
+    test14 = corpus["test14"]["entries"]
+    assert test14 and all(e["batch"] == TEST14_BATCH for e in test14)
+    assert not [e["id"] for sp in SPLITS if sp != "test14" for e in corpus[sp]["entries"] if e["batch"] == TEST14_BATCH]
+    other = {s for sp in SPLITS if sp != "test14" for s in _sources(corpus[sp]["entries"])} | _cited()
+    _assert_new_threads(test14, other, "test14")
 
 
 def test_the_scorer_retired_test11_into_development():
