@@ -97,6 +97,9 @@ FAMILIES = [
 # of memory); the rest name the part of the installation or machine to look at.
 CLASSIFY = [
     (r"^(success|noerror|notready|inprogress|numresults|tbd)$", "none"),
+    # "called during process shut down, after the CUDA driver has been unloaded" (the headers' words): the
+    # program's exit order (a destructor, an atexit handler, a thread outliving main), not the installation
+    (r"^deinitialized$|^cudartunloading$", "not-environment"),
     (r"insufficientdriver|driverversion|callrequiresnewerdriver|unsupportedptxversion|systemdrivermismatch|"
      r"compatnotsupportedondevice|libraryversionmismatch|versionmismatch|librmversionmismatch|rmversion", "driver"),
     (r"nobinaryforgpu|nokernelimage|invalidkernelimage|^invalidimage|invalidkernelfile|archmismatch|"
@@ -104,8 +107,8 @@ CLASSIFY = [
      r"unsupporteddevsideSync|invaliddevicefunction", "arch"),
     (r"stublibrary|driverno?tloaded|nodevice|devicenotlicensed|systemnotready|startupfailure|eccnotcorrectable|"
      r"operatingsystem|gpuislost|gpunotfound|insufficientpower|irqissue|^notpermitted|nopermission|"
-     r"^deinitialized|^notinitialized$|^uninitialized|^initializationerror|^initializationfailed|"
-     r"^cudartunloading|resetrequired|corruptedinforom|^unknown$|^hardwarestackerror|eccuncorrectable|"
+     r"^notinitialized$|^uninitialized|^initializationerror|^initializationfailed|"
+     r"resetrequired|corruptedinforom|^unknown$|^hardwarestackerror|eccuncorrectable|"
      r"nvlinkuncorrectable|externaldevice|^contained$|^timeout$|launchtimeout|^lost$", "driver"),
     (r"jitcompilernotfound|sharedobject|filenotfound|librarynotfound|functionnotfound|missingdependency|"
      r"sublibrary|nvrtcfailure|nvjitlinkfailure|nvshmemfailure|builtinoperationfailure|licenseerror|"

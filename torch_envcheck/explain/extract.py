@@ -27,6 +27,7 @@ allowed characters, at most a bounded number of them."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import deque
 from dataclasses import dataclass, field
@@ -214,6 +215,24 @@ _CUDA_CONTEXT = re.compile(r"[Cc]uda failure|CUDA failure|CUDAError|cudaGetDevic
 _TRT_CUDA_ERROR = re.compile(r"\b(?i:cuda) [Ee]rror in [A-Za-z_]\w{0,60}: (?P<num>\d{1,5})\b")
 
 
+# a number labelled with its enumeration's type ("Unknown CUresult: 35", "cudnnStatus_t = 3"), and a miner's log
+# that labels the driver API's ("CUDA error DRIVER: '300' in func ...")
+_ENUM_NUMBER = re.compile(r"\b(?:Unknown )?(?P<fam>CUresult|cudaError(?:_t)?|cublasStatus(?:_t)?|cudnnStatus(?:_t)?|"
+                          r"ncclResult(?:_t)?|hipError(?:_t)?)\s{0,2}[:=(]\s{0,2}'?(?P<num>\d{1,5})\b|"
+                          r"\bCUDA error DRIVER:?\s{0,2}'?(?P<drv>\d{1,5})\b")
+_ENUM_FAMILY = {"CUresul": "CUresult", "cudaError": "cudaError_t", "cublasStatus": "cublasStatus_t",
+                "cudnnStatus": "cudnnStatus_t", "ncclResul": "ncclResult_t", "hipError": "hipError_t"}
+
+
+@functools.lru_cache(maxsize=1)
+def _cuda_error_suffixes() -> tuple:
+    """cudaError_t enumerators written without their prefix, as wrappers print them (dlib's
+    "_InvalidDeviceFunction_", .NET's enum names): only names of three words or more, which no other vocabulary
+    shares, found as whole words with their capitals."""
+    return tuple((name[9:], name) for name in sorted(error_codes.names())
+                 if name.startswith("cudaError") and len(re.findall(r"[A-Z][a-z]+", name[9:])) >= 3)
+
+
 # torch's own words for a cudaError_t its device count got (c10/cuda/CUDAFunctions.cpp, device_count_impl): the
 # message replaces the runtime's, so the code is read from torch's wording
 _TORCH_CUDA_WORDS = re.compile(r"(?P<init>CUDA driver initialization failed), you might not have a CUDA gpu")
@@ -264,6 +283,23 @@ def _codes(text: str, ent: Entities) -> None:
             code = other if other and other.message and _norm(m.group("msg")).startswith(_norm(other.message)[:12]) else code
         if code is not None and code.layer != "none":
             _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
+    for m in _last(_ENUM_NUMBER, text):
+        fam = _ENUM_FAMILY.get((m.group("fam") or "DRIVER").split("_")[0].rstrip("t"), "CUresult")
+        num = int(m.group("num") or m.group("drv"))
+        # a binding that names every code by the driver's type also returns the runtime's numbers (Go's cuda5 names
+        # cudaDeviceReset's result a CUresult): a number only the runtime's enumeration has is the runtime's
+        code = error_codes.by_value(fam, num) or (error_codes.by_value("cudaError_t", num) if fam == "CUresult" else None)
+        if code is not None and code.layer != "none":
+            _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
+    low = _low(text)
+    for suffix, name in _cuda_error_suffixes():
+        i = low.rfind(suffix.lower())
+        j = i + len(suffix)
+        if i < 0 or text[i:j] != suffix or (i and text[i - 1].isalpha()) or text[j:j + 1].isalpha():
+            continue
+        code = error_codes.by_name(name)
+        if code is not None and code.layer != "none":
+            _push(ent.codes, {**code.as_dict(), "how": "name", "at": i}, key=lambda c: (c["family"], c["name"]))
     for m in _last(_TRT_CUDA_ERROR, text):
         code = error_codes.by_value("cudaError_t", int(m.group("num")))
         if code is not None and code.layer != "none":
@@ -911,7 +947,7 @@ _PLATFORM = {
     "zluda": re.compile(r"(?i)zluda"),
     "intel_mac": re.compile(r"macosx_\d{1,2}_\d{1,2}_x86_64|Intel Mac|Mac ?(?:OS)?[^\n]{0,40}x86_64|x86_64[^\n]{0,40}[Dd]arwin"),
 }
-_PIP_NOT_FOUND = re.compile(r"Could not find a version that satisfies the requirement (?P<req>[A-Za-z0-9_.\-\[\],]{1,80}"
+_PIP_NOT_FOUND = re.compile(r"(?i:could(?: not|n'?t)? find a version that satisf(?:ies|y)) the requirement (?P<req>[A-Za-z0-9_.\-\[\],]{1,80}"
                             r"(?:[=<>~!]{1,3}[A-Za-z0-9_.*+]{1,30})?)[^\n]{0,80}?\(from versions: (?P<versions>[^)\n]{0,4000})\)")
 
 
@@ -987,12 +1023,13 @@ NEEDLES = {
     _DIAG: (".c", ".h", ".mm"),  # every match starts with one
     _TOOL_FAILED: ("error: command", "nvcc fatal", "build stopped", "cmake error", "collect2", "fatal error", "error lnk",
                    "error compiling objects", "subprocess-exited-with-error"),
-    _PIP_NOT_FOUND: ("could not find a version",),
+    _PIP_NOT_FOUND: ("find a version that satisf",),
     _CODE_NAME: ("cuda", "_status_", "cufft_", "nvrtc", "nvjitlink", "nccl", "nvml", "hip", "error_", "status_",
                  "errno."),
     _CODE_MESSAGE: ("error",), _API_ERROR: ("api error = ",), _CUDA_ERROR_N: ("cuda", "cuinit", "cudevice", "cuctx"),
     _WINERROR: ("winerror", "os error", "loadlibrary", "getprocaddress"), _TORCH_CUDA_WORDS: ("driver initialization",), _ERRNO: ("errno",), _NVML_MESSAGE: ("nvml",),
-    _CUDA_API_HEX: ("cuda api error detected",), _TRT_CUDA_ERROR: ("cuda error in ",), _DLL_REASON: ("dll load failed",),
+    _CUDA_API_HEX: ("cuda api error detected",),
+    _ENUM_NUMBER: ("curesult", "cudaerror", "cublasstatus", "cudnnstatus", "ncclresult", "hiperror", "cuda error driver"), _TRT_CUDA_ERROR: ("cuda error in ",), _DLL_REASON: ("dll load failed",),
     _PAGING_FILE: ("paging file is too small", "页面文件太小"), _NTSTATUS: ("0xc0000", "3221", "-107374"),
     _SIGNAL_WORDS: ("bus error", "segmentation fault", "illegal instruction", "killed", "aborted", "exit", "signal",
                     "zsh: ", "illegal hardware"),

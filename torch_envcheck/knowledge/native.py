@@ -43,6 +43,7 @@ _CUDA_LIBS = {
     "nvToolsExt": ("NVTX", None, "nvidia-nvtx"),
     "cufile": ("cuFile (GPUDirect Storage)", None, "nvidia-cufile"),
     "nvshmem_host": ("NVSHMEM", None, "nvidia-nvshmem"),
+    "cudss": ("cuDSS", None, "nvidia-cudss"),
     "cudnn": ("cuDNN", None, "nvidia-cudnn"),
     "nccl": ("NCCL", None, "nvidia-nccl"),
 }
@@ -88,7 +89,7 @@ def _cuda_wheel(stem: str, cuda: str | None, extra: str | None = None) -> str | 
     base = _CUDA_LIBS[stem][2]
     if cuda is None:
         return None
-    if base in ("nvidia-cudnn", "nvidia-nccl", "nvidia-cusparselt", "nvidia-nvshmem"):
+    if base in ("nvidia-cudnn", "nvidia-nccl", "nvidia-cusparselt", "nvidia-nvshmem", "nvidia-cudss"):
         return f"{base}-cu{cuda}"
     return base if cuda.startswith("13") else f"{base}-cu{cuda}"
 
@@ -134,9 +135,19 @@ def library_provider(name: str) -> dict | None:
                                     "9": ["nvidia-cudnn-cu12", "nvidia-cudnn-cu13"]}.get(major, [])
         elif wheel_cuda:
             out["wheel"] = _cuda_wheel(key, wheel_cuda)
+        elif rule is None:
+            # a library versioned apart from CUDA (cuSPARSELt, cuDSS, NCCL, NVSHMEM, cuFile, NVTX): one wheel per
+            # CUDA major, and the soname does not say which
+            out["wheel_choices"] = [_cuda_wheel(key, "12"), _cuda_wheel(key, "13")]
         out["provider"] = "cuda-library"
         return out
     other = _OTHER.get(stem) or _OTHER.get(stem.lower())
+    py = re.fullmatch(r"python(\d)\.?(\d{1,2})[dmu]{0,3}", stem)
+    if other is None and py:
+        # libpython3.7m.so.1.0 / python311.dll: the interpreter's shared library, which a binary built for (or an
+        # embedding of) that Python links to
+        other = (f"Python {py.group(1)}.{py.group(2)}'s shared library", "python")
+        out["python"] = f"{py.group(1)}.{py.group(2)}"
     if other is None and dll is not None:
         other = _OTHER.get(n[:-4].lower())
     if other is not None:

@@ -77,6 +77,16 @@ match.Match whose signature is made here, or None:
     miopen_missing_kernel_database  MIOpen's missing .kdb warning alone  -> harmless, not-environment
     jax_cuda_library_not_found  JAX: "The cuSPARSE library was not found" -> jax[cuda12]'s wheels, nvJitLink
     numpy_api_version  "compiled against API version 0x10 but this version of numpy is 0xf" -> numpy >= 1.23
+    gpu_older_than_build  a kernel without code for a GPU older than the build's lowest target (its list, range, or the
+                     release table for the +cuXYZ printed) -> the same release's older-CUDA build that has it
+    slurm_job_without_gpu  CUDA_VISIBLE_DEVICES=NoDevFiles            -> the job asked for no GPU (--gres / --gpus)
+    conda_environment_missing  "Could not find conda environment: X"  -> create it, or activate one that exists
+    torch_placeholder_sdist  pip chose torch 0.1.2's sdist             -> no wheel fits: the Python, the platform
+    torch_without_backend  "Torch not compiled with XPU enabled"       -> torch's XPU build (whl/xpu)
+    foreign_arch_compiler_flag  gcc refusing an x86-only -m flag        -> the build adds it on ARM: remove it
+    homebrew_refuses  Xcode/CLT too outdated, a removed formula option  -> update Xcode / drop the option
+    windows_cuda_toolset_missing  CMake's "No CUDA toolset found"      -> the CUDA toolkit's Visual Studio integration
+    library_page_alignment  "ELF load command alignment not page-aligned" -> a build linked for 64 KiB pages
     setuptools_without_pkg_resources_packaging  setuptools 70+ without pkg_resources.packaging -> setuptools<70, torch 2.2+
     package_needs_newer_torch  "X requires torch>=A", "upgrade torch to at least vA" -> torch >= A in its CUDA build
     torch_attribute_missing  "module 'torch' has no attribute 'X'"  -> a local torch.py, the caller older than torch
@@ -98,7 +108,8 @@ have always run."""
 from __future__ import annotations
 
 from torch_envcheck.explain.layer_rules.kit import SOURCES, package_guess
-from torch_envcheck.explain.layer_rules.arch import arch_vs_toolkit, ggml_kernel_without_arch, gpu_arch_needs
+from torch_envcheck.explain.layer_rules.arch import (arch_vs_toolkit, ggml_kernel_without_arch, gpu_arch_needs,
+    gpu_older_than_build)
 from torch_envcheck.explain.layer_rules.capability import gpu_below_capability_floor
 from torch_envcheck.explain.layer_rules.codes import code_advice, error_code
 from torch_envcheck.explain.layer_rules.containers import (cdi_device_unresolved, container_cli, k8s_no_gpu_advertised,
@@ -107,12 +118,12 @@ from torch_envcheck.explain.layer_rules.containers import (cdi_device_unresolved
 from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cuda_after_suspend,
     device_node_missing, device_node_permission, devices_unavailable_on_windows, driver_older_than_build,
     driver_symbol_missing, gpu_newer_than_build, gpu_only_as_root, intel_graphics_without_nvidia, p2p_through_pcie_switch_hangs,
-    platform_without_cuda,
+    platform_without_cuda, slurm_job_without_gpu,
     visible_devices_hide_the_gpu)
 from torch_envcheck.explain.layer_rules.driver_versions import container_driver_floor, driver_module_mismatch
 from torch_envcheck.explain.layer_rules.gpu_health import gpu_unreachable, nvidia_kernel_module_crash, xid_event
 from torch_envcheck.explain.layer_rules.loader import (cudnn8_sublibrary_on_windows, libcuda_not_in_linker_cache,
-    missing_library, not_an_elf_library)
+    library_page_alignment, missing_library, not_an_elf_library)
 from torch_envcheck.explain.layer_rules.nccl import nccl_ib_completion, nccl_shared_memory_limit, nccl_transport
 from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx_runtime_symbol,
     jit_extension_missing, library_symbol, numpy_c_api_capsule, package_binary_missing,
@@ -120,7 +131,8 @@ from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx
     package_version_range, package_op_without_backend, cupy_for_another_cuda, numpy_api_version, torch_abi)
 from torch_envcheck.explain.layer_rules.packaging import (conda_virtual_cuda, cuda_package_on_mac,
     cuda_unavailable_cpu_build, device_type_unknown, package_without_cuda, jetson_without_cuda, pip_no_matching,
-    pip_of_another_python, pip_usage_error, torch_build_variant, torch_not_offered_on_mac, torch_too_new_for_intel_mac)
+    pip_of_another_python, pip_usage_error, torch_build_variant, torch_not_offered_on_mac, torch_too_new_for_intel_mac,
+    conda_environment_missing, torch_placeholder_sdist, torch_without_backend)
 from torch_envcheck.explain.layer_rules.program import conv_input_channels, index_past_size, mps_array_over_4gb
 from torch_envcheck.explain.layer_rules.runtimes import (jax_cuda_library_not_found, onnxruntime_cpu_only,
     onnxruntime_cuda_libraries,
@@ -133,7 +145,8 @@ from torch_envcheck.explain.layer_rules.tensorflow import (tensorflow_error_clas
     tensorflow_optional_tensorrt, tensorflow_sees_no_gpu, tensorflow_windows_native)
 from torch_envcheck.explain.layer_rules.toolchain import (cmake_compiler_detection, header_missing,
     inductor_on_native_windows, nvcc_host_compiler, openmp_with_apple_clang, setuptools_without_pkg_resources_packaging,
-    toolkit_not_torch_cuda, torch_extension_build_failed, triton_exception, xla_ptxas)
+    toolkit_not_torch_cuda, torch_extension_build_failed, triton_exception, xla_ptxas,
+    foreign_arch_compiler_flag, homebrew_refuses, windows_cuda_toolset_missing)
 
 # the names other modules read from here (explain.reading: SOURCES, code_advice, package_guess)
 __all__ = ("RULES", "find", "LAYERS_PRODUCED", "SOURCES", "code_advice", "package_guess")
@@ -169,7 +182,9 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          setuptools_without_pkg_resources_packaging, package_needs_newer_torch, torch_attribute_missing,
          torch_load_weights_only, compile_refused_on_windows, nvidia_kernel_module_crash,
          intel_graphics_without_nvidia, driver_symbol_missing, ggml_kernel_without_arch, torch_extension_build_failed,
-         onnxruntime_cuda_libraries, libcuda_not_in_linker_cache, pip_usage_error)
+         onnxruntime_cuda_libraries, libcuda_not_in_linker_cache, pip_usage_error, gpu_older_than_build,
+         library_page_alignment, slurm_job_without_gpu, conda_environment_missing, torch_placeholder_sdist,
+         torch_without_backend, foreign_arch_compiler_flag, homebrew_refuses, windows_cuda_toolset_missing)
 
 
 def find(text: str, ent) -> list:

@@ -192,3 +192,143 @@ def ggml_kernel_without_arch(ent, text):
                          "what": "CMAKE_CUDA_ARCHITECTURES: the architectures a CUDA build compiles for (native)"}))
     return _match(sig, text, len(text) - len(tail) + m.start(),
                   {"kernel": m.group("kernel"), "sm": sm, "built": re.sub(r"\s+", " ", built).strip() if built else None})
+
+
+# torch's own capability warnings (torch/cuda/__init__.py: _check_capability, _warn_unsupported_code, _check_cubins):
+# the GPU's capability, the build's range or target list, and the CUDA builds torch itself suggests
+_FOUND_CC = re.compile(r"which is of (?:cuda |compute )?capability(?: \(CC\))? (?P<cc>\d{1,2}\.\d)")
+_SM_NOT_COMPATIBLE = re.compile(r"with CUDA capability sm_(?P<sm>\d{2,3}) is not compatible")
+_MIN_MAX = re.compile(r"Minimum and Maximum cuda capability supported by this version of PyTorch is\s{0,8}"
+                      r"\((?P<lo>\d{1,2}\.\d)\)\s{0,4}-\s{0,4}\((?P<hi>\d{1,2}\.\d)\)")
+_TORCH_SUGGESTS = re.compile(r"Please install PyTorch with a following CUDA\s{1,12}configurations?:\s{1,8}"
+                             r"(?P<cudas>\d{1,2}\.\d(?:[ ,]{1,4}\d{1,2}\.\d){0,5})|For CUDA (?P<cuda>\d{1,2}\.\d) use pip "
+                             r"install torch==")
+_TORCH_PLUS_TAG = re.compile(r"(?P<ver>\d{1,2}\.\d{1,3}\.\d{1,3})\+(?P<tag>cu\d{3})\b")
+_OLDER_WORDS = re.compile(r"no kernel image (?:is )?available|invalid device function|is not compatible with the current "
+                          r"PyTorch installation|does not include kernels for this GPU|Minimum and Maximum cuda capability")
+
+
+def _cc(v: str) -> tuple:
+    a, _, b = v.partition(".")
+    return int(a), int(b or 0)
+
+
+def _gpu_capability(ent, tail: str) -> tuple:
+    """(capability, GPU name): torch's warning's own number first, then the GPU's name read through the table."""
+    name = ent.gpus[-1] if ent.gpus else None
+    m = last_match(_FOUND_CC, tail)
+    if m:
+        return m.group("cc"), name
+    m = last_match(_SM_NOT_COMPATIBLE, tail)
+    if m:
+        return f"{m.group('sm')[:-1]}.{m.group('sm')[-1]}", name
+    for g in reversed(ent.gpus):
+        cc = gpu_generations.capability_of(g)
+        if cc:
+            return cc, g
+    return None, name
+
+
+def _build_targets(ent, tail: str) -> tuple:
+    """(lowest capability the build has code for, where that was read): the text's target list or range first, then
+    the release table's arch list for the torch+cuXYZ the text prints."""
+    listed = last_match(_SUPPORTED_LIST, tail)
+    if listed:
+        caps = [_cc(f"{s[3:-1]}.{s[-1]}") for s in re.findall(r"sm_\d{2,3}", listed.group(1))]
+        if caps:
+            return min(caps), "listed"
+    m = last_match(_MIN_MAX, tail)
+    if m:
+        return _cc(m.group("lo")), "range"
+    t = last_match(_TORCH_PLUS_TAG, ent.versions.get("torch") or "")
+    if t is None:
+        return None, None
+    try:
+        rel = importlib.import_module("torch_envcheck.knowledge.releases")
+        arch = rel.wheel_arch_list(t.group("ver"), t.group("tag"),
+                                   "Windows" if ent.platform.get("windows") and not ent.platform.get("wsl") else "Linux")
+    except (ImportError, OSError, ValueError, KeyError):
+        return None, None
+    caps = [_cc(f"{n[:-1]}.{n[-1]}") for n in (re.fullmatch(r"(?:sm|compute)_(\d{2,3})[af]?", a) for a in arch or ())
+            for n in ([n.group(1)] if n else [])]
+    return (min(caps), "table") if caps else (None, None)
+
+
+def _serving_build(capability: str, installed: str | None, suggested: list, windows: bool) -> dict | None:
+    """The build to install: the installed release's own build with code for the GPU (torch's suggested CUDA first),
+    else the newest release that has one."""
+    try:
+        rel = importlib.import_module("torch_envcheck.knowledge.releases")
+        found = rel.releases_supporting(capability, "Windows" if windows else "Linux")
+    except (ImportError, OSError, ValueError, KeyError):
+        return None
+    found = [f for f in found if f.get("via") == "sass"] or found
+    if not found:
+        return None
+    mm = ".".join((installed or "").split(".")[:2])
+    same = [f for f in found if f["torch"] == mm]
+    pool = same or found
+    for cuda in suggested:
+        hit = next((f for f in pool if f["cuda"] == cuda), None)
+        if hit:
+            return hit
+    newest = pool[0]["torch"]
+    # within a release, the newest CUDA that still serves the GPU
+    return next(f for f in pool if f["torch"] == newest)
+
+
+def gpu_older_than_build(ent, text):
+    """A kernel with no code for the GPU where the GPU is older than the lowest target the installed torch build
+    has (its warning's list or range, or the release table's arch list for the +cuXYZ printed): newer CUDA builds of
+    recent releases dropped older architectures (cu128 dropped sm_50-sm_61 in 2.8 and sm_70 in 2.11), while the
+    same release's older-CUDA build (cu126) still has them. The fix names that build from the release table."""
+    if ent.platform.get("amd"):
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    code = next((c for c in reversed(ent.codes) if c.get("family") in ("cudaError_t", "CUresult")
+                 and _bare(c) in _NO_CODE_BARES), None)
+    words = _OLDER_WORDS.search(tail)
+    if code is None and words is None:
+        return None
+    cc, gpu = _gpu_capability(ent, tail)
+    if cc is None:
+        return None
+    lowest, _how = _build_targets(ent, tail)
+    have = _cc(cc)
+    if lowest is None or have >= lowest:
+        return None
+    installed = ent.versions.get("torch") or ""
+    plus = last_match(_TORCH_PLUS_TAG, installed)
+    suggested = []
+    for m in _TORCH_SUGGESTS.finditer(tail):
+        suggested += re.findall(r"\d{1,2}\.\d", m.group("cudas") or m.group("cuda") or "")
+    windows = bool(ent.platform.get("windows") and not ent.platform.get("wsl"))
+    pick = _serving_build(cc, plus.group("ver") if plus else installed, suggested, windows)
+    at = code["at"] if code is not None else len(text) - len(tail) + words.start()
+    values = {"gpu": gpu or "this GPU", "capability": cc, "sm": "sm_" + cc.replace(".", ""),
+              "lowest": f"{lowest[0]}.{lowest[1]}", "installed": installed or None}
+    sources = ({"url": "https://developer.nvidia.com/cuda-gpus", "what": "compute capability of each NVIDIA GPU"},
+               {"url": "https://github.com/pytorch/pytorch/blob/main/RELEASE.md",
+                "what": "the CUDA builds of each torch release"}, SOURCES["torch_index"])
+    if pick is None:
+        fix = ("No torch build in the release table has code for {gpu} (compute capability {capability}): build torch "
+               "from source with TORCH_CUDA_ARCH_LIST={capability} and a CUDA toolkit that still compiles {sm}, or use "
+               "a GPU of compute capability {lowest} or newer.")
+    else:
+        same = plus is not None and pick["torch"] == ".".join(plus.group("ver").split(".")[:2])
+        values.update(tag=pick["tag"], release=pick["torch"], index=pick["index_url"],
+                      spec=(f"torch=={plus.group('ver')}+{pick['tag']}" if same else f"torch=={pick['torch']}.*"))
+        fix = ("{gpu} (compute capability {capability}, {sm}) is older than every target of the installed build (the "
+               "lowest is {lowest}): the newer-CUDA wheels of recent torch releases dropped it, while the {tag} build of "
+               "torch {release} still has code for it. Replace the build: `pip uninstall -y torch` then `pip install "
+               "\"{spec}\" --index-url {index}` (torchvision and torchaudio, if installed, from the same index), and "
+               "check `python -c \"import torch; print(torch.cuda.get_arch_list())\"` lists {sm}; or use a GPU of "
+               "compute capability {lowest} or newer.")
+    sig = _sig("gpu-older-than-build", "arch", "{gpu} ({sm}) is older than every target of the installed torch build",
+               91, "{gpu} has compute capability {capability}, and the installed torch build's lowest target is "
+               "{lowest}: it carries no code that runs on this GPU. torch's wheels made with newer CUDA versions "
+               "leave older architectures out (the toolkit or the wheel size), while an older-CUDA build of the "
+               "same release may still have them.",
+               fix=fix, causes=(("arch", "the installed torch has no code for this GPU's architecture", ("TE401",)),),
+               areas=("gpu", "torch"), sources=sources)
+    return _match(sig, text, at, values)

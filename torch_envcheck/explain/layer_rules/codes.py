@@ -29,6 +29,16 @@ _ADVICE = {
     "compatnotsupportedondevice": ("CUDA forward compatibility (the cuda-compat package) is used on a GPU that does not "
                                    "support it (GeForce/consumer GPUs).", "Remove the cuda-compat libraries from "
                                    "LD_LIBRARY_PATH and update the NVIDIA driver instead."),
+    "cudartunloading": ("A CUDA call ran while the process was exiting, after the CUDA runtime had been unloaded: a "
+                        "destructor, an atexit handler or a thread that outlives the main program.",
+                        "Not the installation: release CUDA objects before the program ends (delete models and tensors, "
+                        "join worker threads and DataLoader workers, destroy_process_group()); an error printed only at "
+                        "exit, after the results were written, is harmless."),
+    "deinitialized": ("A CUDA driver call ran while the process was exiting, after the driver had been shut down: a "
+                      "destructor, an atexit handler or a thread that outlives the main program.",
+                      "Not the installation: release CUDA objects before the program ends (delete models and tensors, "
+                      "join worker threads and DataLoader workers, destroy_process_group()); an error printed only at "
+                      "exit, after the results were written, is harmless."),
     "insufficientdriver": ("The NVIDIA driver is older than the CUDA runtime needs.",
                            "Update the NVIDIA driver, or install a torch build for an older CUDA that this driver runs."),
     "callrequiresnewerdriver": ("The NVIDIA driver is older than the CUDA runtime needs.",
@@ -140,6 +150,10 @@ def error_code(ent, text):
             c, via_collective = under[0], True
     bare = _bare(c)
     fam, layer = c["family"], c["layer"]
+    if bare in ("cudartunloading", "deinitialized") and c.get("how") == "number":
+        # a bare 4 is teardown only in today's numbering (CUDA 10.1 renumbered the runtime's codes): without the name
+        # or the message it is a driver-side failure as it was read before
+        layer = "driver"
     hip = fam == "hipError_t" or (fam == "cudaError_t" and _context(text, _HIP_TEXT))
     if hip and layer not in ("not-environment",):
         layer = "rocm"
@@ -315,7 +329,7 @@ def error_code(ent, text):
                "backend:cudaMallocAsync from PYTORCH_CUDA_ALLOC_CONF. If the failing call shares CUDA tensors between "
                "processes (DataLoader workers, multiprocessing) or between GPUs, keep them in one process (num_workers=0 "
                "for CUDA tensors) or on one GPU; `nvidia-smi -q` shows what the GPU and driver support.")
-    elif bare in _ADVICE:
+    elif bare in _ADVICE and not (bare in ("cudartunloading", "deinitialized") and c.get("how") == "number"):
         extra, fix = _ADVICE[bare]
         explanation += " " + extra
     else:
@@ -507,13 +521,19 @@ def _errno_fix(c: dict, text: str, layer: str):
             prog = tool.group("prog") or tool.group("prog2")
             base = prog.lower().removesuffix(".exe")
             how = _TOOL_FIX.get(base, "install it and make sure it is on PATH")
-            return (f"The build runs `{prog}`, which is not installed or not on PATH: {how}.", "toolchain")
+            layer = _TOOL_LAYER.get(re.sub(r"-\d{1,2}$", "", base), "toolchain")
+            who = "The build" if layer == "toolchain" else "The command"
+            return (f"{who} runs `{prog}`, which is not installed or not on PATH: {how}.", layer)
     return ("Check the file or resource the failing call names.", layer)
 
 
 # A program a build runs that is not on PATH: subprocess' "[Errno 2] No such file or directory: 'ninja'" names it
 # bare (no folder); the build tools among them are the toolchain's.
-_TOOLS = r"(?:ninja|cmake|make|gcc|g\+\+|cc|c\+\+|clang|clang\+\+|cl|cl\.exe|nvcc|hipcc|ld|link\.exe|ccache|rustc|cargo)(?:-\d{1,2})?"
+_TOOLS = (r"(?:ninja|cmake|make|gcc|g\+\+|cc|c\+\+|clang|clang\+\+|cl|cl\.exe|nvcc|hipcc|ld|link\.exe|ccache|rustc|cargo|"
+          r"nvidia-smi|singularity|apptainer|docker|podman|nvidia-container-cli)(?:-\d{1,2})?")
+# the tools that are not a build's: the driver's utility, the container runtimes (a job script that starts one)
+_TOOL_LAYER = {"nvidia-smi": "driver", "singularity": "container", "apptainer": "container", "docker": "container",
+               "podman": "container", "nvidia-container-cli": "container"}
 
 
 # the program named after the code, bare or as a path (subprocess' "[Errno 2] No such file or directory: 'ninja'", a
@@ -534,7 +554,18 @@ _TOOL_FIX = {"ninja": "`pip install ninja` (torch.utils.cpp_extension builds wit
              "hipcc": "install the ROCm development packages (hipcc) and set ROCM_HOME",
              "cl": "install the Microsoft C++ Build Tools (Visual Studio Build Tools, workload \"Desktop development "
                    "with C++\") and build from its Developer prompt (vcvars64.bat), which puts cl.exe on PATH",
-             "rustc": "install Rust (rustup)", "cargo": "install Rust (rustup)"}
+             "rustc": "install Rust (rustup)", "cargo": "install Rust (rustup)",
+             "nvidia-smi": "it comes with the NVIDIA driver (`/usr/bin/nvidia-smi`); install the driver on the host, and "
+                           "start containers with the NVIDIA runtime (`--gpus all`), which mounts it",
+             "singularity": "on a cluster load it first (`module load singularity` / `module load apptainer`, often on "
+                            "compute nodes only), and run GPU jobs inside the image with `singularity exec --nv <image> "
+                            "<command>`",
+             "apptainer": "on a cluster load it first (`module load apptainer`, often on compute nodes only), and run "
+                          "GPU jobs inside the image with `apptainer exec --nv <image> <command>`",
+             "docker": "install Docker Engine and the NVIDIA Container Toolkit (`--gpus all`), or use the cluster's "
+                       "runtime (Singularity/Apptainer)",
+             "podman": "install Podman and the NVIDIA Container Toolkit (CDI: `--device nvidia.com/gpu=all`)",
+             "nvidia-container-cli": "install the NVIDIA Container Toolkit (libnvidia-container-tools) on the host"}
 
 
 def _dll_owner(ent) -> str | None:

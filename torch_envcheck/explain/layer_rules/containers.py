@@ -23,7 +23,9 @@ _GPU_INIT_FAILURE = re.compile(
     r"driver|no CUDA-capable device|CUDA driver version is insufficient|cudaErrorInsufficientDriver|CUDA_ERROR_NO_DEVICE|"
     r"Function \"cu[A-Za-z]{3,40}\" not found|CUDA initialization|Found no NVIDIA driver|NVIDIA driver on your system|"
     # nvidia-smi's header when libcuda cannot say which CUDA the driver supports
-    r"CUDA Version: ERR!")
+    r"CUDA Version: ERR!|"
+    # the runtime's words for a device it cannot use, which under WSL 2 is the Windows driver's paravirtualised GPU
+    r"busy or unavailable|cudaErrorDevicesUnavailable|CUDA unknown error")
 
 
 # A GPU row of nvidia-smi on Windows: "|   0  NVIDIA L40S   TCC   |": its driver model is TCC (compute only, no
@@ -199,7 +201,10 @@ def mps_inside_linux_container(ent, text):
 # A GPU the process cannot reach at all: no device, no kernel driver answering, NVML refusing to start.
 _NO_GPU_HERE = re.compile(r"no CUDA-capable device is detected|CUDA_ERROR_NO_DEVICE|couldn't communicate with the NVIDIA "
                           r"driver|/proc/driver/nvidia/version does not exist|kernel driver does not appear to be running|"
-                          r"Failed to initialize NVML: Unknown Error|Found no NVIDIA driver on your system")
+                          r"Failed to initialize NVML: Unknown Error|Found no NVIDIA driver on your system|"
+                          # CUDA's unknown error from cuInit in a container whose GPU was passed in: its device nodes
+                          # were taken away afterwards (the same cgroup reset), most often seen in Kubernetes pods
+                          r"CUDA unknown error")
 
 
 # the runtime did pass the GPU in: a --gpus flag, the NVIDIA runtime, nvidia-docker
@@ -223,14 +228,16 @@ def container_without_gpu(ent, text):
     at = len(text) - len(tail) + m.start()
     # NVML's "Unknown Error" needs nvidia-smi and libnvidia-ml inside the container, which only the NVIDIA runtime
     # mounts when the container starts with a GPU: the GPU was passed in and its device nodes were lost afterwards
-    lost = _CGROUP_RELOAD.search(tail) is not None or "Unknown Error" in m.group(0)
+    lost = _CGROUP_RELOAD.search(tail) is not None or "Unknown Error" in m.group(0) or "unknown error" in m.group(0)
     if lost:
         sig = _sig("container-lost-gpu-devices", "container",
                    "the running container lost access to its GPU (its device permissions were reset)", 86,
                    "The container was started with the GPU, then lost it: when systemd reloads its units (systemctl "
                    "daemon-reload, a package upgrade), it rewrites the container's cgroup device rules and drops the "
                    "NVIDIA device nodes the runtime had allowed; NVML then fails with \"Unknown Error\".",
-                   fix="Recreate (restart) the container to get the GPU back; to keep it across reloads, create the "
+                   fix="Recreate (restart) the container to get the GPU back (Kubernetes: delete the pod so it is "
+                       "scheduled again, and restart the NVIDIA device plugin's pod on that node); to keep it across "
+                       "reloads, create the "
                        "/dev/char symlinks on the host (`sudo nvidia-ctk system create-dev-char-symlinks --create-all`, "
                        "and its udev rule) or run with the cgroupfs driver, as the NVIDIA Container Toolkit's "
                        "troubleshooting page says.",

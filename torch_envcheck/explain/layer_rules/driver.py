@@ -578,3 +578,27 @@ def driver_symbol_missing(ent, text):
                          "what": "the CUDA driver API (libcuda): the cu* functions and the release that added each"}))
     return _match(sig, text, s.get("at", 0), {"symbol": s["symbol"], "file": f,
                                                "ext": f.rsplit("/", 1)[-1] if f else None})
+
+
+# Slurm's value for CUDA_VISIBLE_DEVICES in a job that was allocated no GPU on a node with GPU gres: "NoDevFiles"
+# (programs that parse the variable as indices fail on it; CUDA itself then sees no device)
+_NO_DEV_FILES = re.compile(r"NoDevFiles")
+
+
+def slurm_job_without_gpu(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_NO_DEV_FILES, tail)
+    if m is None:
+        return None
+    sig = _sig("slurm-job-without-gpu", "env", "the Slurm job was given no GPU (CUDA_VISIBLE_DEVICES=NoDevFiles)", 88,
+               "Slurm sets CUDA_VISIBLE_DEVICES=NoDevFiles in a job step that was allocated no GPU: the job did not ask "
+               "for one (no --gres=gpu / --gpus), so CUDA sees no device, and programs that read the variable as GPU "
+               "indices fail on the word.",
+               fix="Request GPUs for the job: `#SBATCH --gres=gpu:1` (or `--gpus=1`; srun/salloc take the same options, "
+                   "and each srun step inside the job needs them too); for a job meant to run on the CPU, `unset "
+                   "CUDA_VISIBLE_DEVICES` before starting the program.",
+               causes=(), areas=("driver",), sources=({"url": "https://slurm.schedmd.com/gres.html",
+                                                       "what": "Slurm: generic resources (GPUs) and the CUDA_VISIBLE_DEVICES it sets"},
+                                                      {"url": "https://github.com/ray-project/ray/issues/6978",
+                                                       "what": "CUDA_VISIBLE_DEVICES=NoDevFiles under Slurm"}))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})

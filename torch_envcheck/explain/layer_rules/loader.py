@@ -18,6 +18,11 @@ from torch_envcheck.explain.layer_rules.packages import _imported_package
 _WSL_LIBCUDA = re.compile(r"libcuda\.so|/usr/lib/wsl/lib")
 
 
+# the Debian packages of NVIDIA's CUDA repository that carry these libraries (its download pages: cuDSS, cuSPARSELt)
+_JETSON_APT = {"cudss": "cudss", "cusparselt": "libcusparselt0"}
+_JETSON_TEXT = r"(?i)\bjetson\b|\bjetpack\b|\bL4T\b|\btegra\b|\bOrin\b|\bXavier\b|jetson-ai-lab"
+
+
 def missing_library(ent, text):
     libs = [x for x in ent.libraries if x.get("missing") and x.get("provider")]
     win = _context(text, r"[A-Za-z]:\\[A-Za-z]|\\Lib\\site-packages|\.dll\b")
@@ -68,6 +73,15 @@ def missing_library(ent, text):
         # come from knowledge (native's table), not from the text, and a filled-in field would be shell-quoted whole
         wheel_cmd = " or ".join(f"`pip install {w}`" for w in wheels or ([caps["wheel"]] if caps.get("wheel") else ())) \
             or "`pip install` the matching nvidia-* wheel"
+        if wheels and len(wheels) > 1:
+            wheel_cmd += " (the one of torch's CUDA major: `python -c \"import torch; print(torch.version.cuda)\"`)"
+        apt = _JETSON_APT.get(x.get("kind") or "")
+        if wheels and apt and _context(text, _JETSON_TEXT):
+            # Jetson (Tegra) is not the server aarch64 (SBSA) the nvidia-* wheels are built for: NVIDIA's apt
+            # repository for JetPack carries the library
+            wheel_cmd = ("the JetPack package of " + (x.get("library") or "it") + " from NVIDIA's apt repository (`sudo "
+                         "apt-get install " + apt + "` after adding the CUDA repository for JetPack; the "
+                         "nvidia-* wheels are built for server ARM, not Tegra), or " + wheel_cmd)
         loader = x.get("wanted_by")
         if loader and _context(text, r"docker run|/\.dockerenv|nvidia-docker") is False and not _torch_owned(loader, None):
             pkg = re.match(r"(?:lib)?([a-z][a-z0-9]{2,40})", _basename(loader).lower())
@@ -188,6 +202,7 @@ def missing_library(ent, text):
         # package the text imports
         unlabelled = [k for k in ("torchaudio", "torchvision") if k in ent.packages and "+" not in ent.packages[k]]
         pkg = unlabelled[-1] if unlabelled else _imported_package(text, allow=frozenset({"torchvision", "torchaudio"}))
+    if p == "torch" and flavour and built and flavour != built and not (pkg is None and flavour == "cuda" and built == "rocm"):
         tag = tv.split("+", 1)[1]
         caps.update(package=pkg, torch=tv, tag=tag, flavour={"rocm": "ROCm", "cuda": "CUDA"}[flavour],
                     pkg_ver=ent.packages.get((pkg or "").replace("_", "-")))
@@ -201,6 +216,38 @@ def missing_library(ent, text):
                        "https://download.pytorch.org/whl/{tag}), with torch, torchvision and torchaudio of one release.",
                    causes=(("stale", "the compiled extension was built against another torch", ("TE701", "TE705")),),
                    areas=("torch", "extension"), sources=(SOURCES["torch_index"],))
+        return _match(sig, text, x["at"], caps)
+    rocm_torch = built == "rocm" or _context(text, r"whl/rocm|\+rocm\d|torch\.version\.hip|\bROCm\b|\brocm\d")
+    if p == "torch" and flavour == "cuda" and rocm_torch:
+        # a binary linked to libtorch_cuda (a CUDA torch's library) next to a ROCm torch, which ships libtorch_hip
+        # instead: it was built against a CUDA torch and must be rebuilt against this one (hipified)
+        owner = next((o for o in ent.owners() if o not in ("torch", "nvidia")), None)
+        caps.update(package=owner)
+        sig = _sig("extension-built-for-cuda-torch-on-rocm", "rocm",
+                   "{lib} is a CUDA torch's library: {package|an extension} was built for a CUDA torch, this one is ROCm",
+                   84, "ROCm builds of torch ship libtorch_hip.so and no libtorch_cuda.so; a compiled extension (or "
+                   "a library loaded with torch.ops.load_library) that links to {lib} was built against a CUDA "
+                   "(NVIDIA) torch and cannot load under the ROCm one.",
+                   fix="Rebuild {package|the extension} against the installed ROCm torch (its setup.py with "
+                       "torch.utils.cpp_extension hipifies the CUDA sources: delete its build/ folder, then `pip install "
+                       "--no-build-isolation .` with ROCm's hipcc on PATH), or install the project's ROCm build where it "
+                       "publishes one; a prebuilt .so made for CUDA cannot be used with ROCm.",
+                   causes=(("stale", "the compiled extension was built against another torch", ("TE701", "TE705")),),
+                   areas=("torch", "extension"), sources=(SOURCES["ext"], SOURCES["hsa"]))
+        return _match(sig, text, x["at"], caps)
+    if p == "python":
+        caps["python"] = x.get("python")
+        sig = _sig("python-shared-library-missing", "libraries", "{lib}, Python {python}'s shared library, is not found",
+                   78, "A binary (a wheel's extension, an embedding program) was linked to {lib}, the shared library of "
+                   "Python {python}. This interpreter is another Python, or a Python {python} built without its shared "
+                   "library (pyenv and source builds without --enable-shared), or the distribution's libpython package "
+                   "is not installed.",
+                   fix="Install Python {python}'s shared library (Debian/Ubuntu: `sudo apt-get install libpython{python}`; "
+                       "pyenv: `PYTHON_CONFIGURE_OPTS=--enable-shared pyenv install {python}`), or install the package "
+                       "built for the Python you run (a wheel whose cpXY tag matches `python -VV`): a wheel built "
+                       "against libpython{python} belongs to that interpreter.",
+                   causes=(("python", "this Python version is outside the torch release's supported range", ("TE103",)),),
+                   areas=("platform",), sources=(SOURCES["ld"],))
         return _match(sig, text, x["at"], caps)
     if p == "torch" and ".so" in x["file"] and not ent.platform.get("windows"):
         sig = _sig("extension-loaded-before-torch", "toolchain",
@@ -372,3 +419,29 @@ def libcuda_not_in_linker_cache(ent, text):
                         {"url": "https://docs.nvidia.com/cuda/wsl-user-guide/index.html",
                          "what": "CUDA on WSL 2: the driver's libraries in /usr/lib/wsl/lib"}))
     return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+# the loader refusing a library whose segments are aligned for smaller pages than the kernel's (glibc's "ELF load
+# command alignment not page-aligned"): wheels linked for 4 KiB pages on an aarch64 kernel with 64 KiB pages
+# (RHEL/CentOS and some Ampere/NVIDIA Grace distributions use 64 KiB)
+_PAGE_ALIGN = re.compile(r"(?P<file>[^\s:'\"]{1,300}\.so(?:\.[\d.]{1,12})?): ELF load command (?:address/offset not "
+                         r"properly aligned|alignment not page-aligned)")
+
+
+def library_page_alignment(ent, text):
+    m, at = last_in_tail(_PAGE_ALIGN, text, "ELF load command")
+    if m is None:
+        return None
+    owner = _owner_of_path(m.group("file"))
+    caps = {"lib": _basename(m.group("file")), "package": owner}
+    sig = _sig("library-page-alignment", "torch-build",
+               "{lib} is aligned for smaller memory pages than this kernel uses", 86,
+               "The kernel runs with larger memory pages (64 KiB: RHEL/CentOS and other aarch64 kernels) than {lib} "
+               "was linked for (4 KiB): the loader cannot map its segments. The build of {package|the package} "
+               "installed was linked for 4 KiB pages only.",
+               fix="Install a build of {package|the package} linked for 64 KiB pages (newer releases link with "
+                   "-z max-page-size=0x10000; check `getconf PAGESIZE`), build it from source on this machine, or "
+                   "run a kernel with 4 KiB pages.",
+               causes=(("platform", "the platform and Python can run PyTorch", ("TE100",)),), areas=("platform",),
+               sources=(SOURCES["ld"],))
+    return _match(sig, text, at, caps)

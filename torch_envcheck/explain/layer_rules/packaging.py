@@ -16,7 +16,7 @@ import re
 
 from torch_envcheck.explain.match import last_match
 from torch_envcheck.knowledge.releases import (index_url as torch_index_url, latest_release_for as
-    torch_latest_release_for, release as torch_release)
+    torch_latest_release_for, release as torch_release, releases as torch_releases)
 from torch_envcheck.knowledge import compiled_modules, jetson
 from torch_envcheck.knowledge.drivers import min_driver_for_cuda
 from torch_envcheck.knowledge import tensorflow as tf_builds
@@ -100,6 +100,10 @@ def pip_no_matching(ent, text):
                    causes=(("rosetta", "an x86_64 Python runs under Rosetta on Apple silicon", ("TE105",)),),
                    areas=("platform",), sources=(_INTEL_MAC_SOURCE,))
         return _match(sig, text, p["at"], caps)
+    if not versions and p["name"] == "torch":
+        special = _torch_absent_here(ent, text, caps)
+        if special is not None:
+            return _match(special, text, p["at"], caps)
     if not versions:
         sig = _sig("torch-no-wheel-for-python", "torch-build",
                    "pip finds no {requirement|torch} at all for this Python/platform", 82,
@@ -120,6 +124,76 @@ def pip_no_matching(ent, text):
                causes=(("python", "this Python version is outside the torch release's supported range", ("TE103",)),),
                areas=("platform",), sources=(SOURCES["torch_index"],))
     return _match(sig, text, p["at"], caps)
+
+
+# 32-bit ARM by name: its kernels' machine names, Raspberry Pi OS's (Raspbian's) 32-bit releases, piwheels (the
+# Raspberry Pi's own index, which pip names when it is configured), Debian's hard-float port
+_ARM32 = re.compile(r"(?i)\barmv[67]l?\b|\braspbian\b|\bpiwheels\b|\barmhf\b|\blinux_armv[67]l\b|\b32[- ]bit\b")
+_INDEX_TAG = re.compile(r"download\.pytorch\.org/whl/(?:nightly/)?(?P<tag>cu\d{3}|rocm\d\.\d{1,2}|cpu|xpu)\b")
+
+
+def _pv(v: str | None) -> tuple:
+    return tuple(int(x) for x in re.findall(r"\d+", v or "")[:2])
+
+
+def _torch_absent_here(ent, text: str, caps: dict):
+    """Why pip sees no torch at all, when the text says more than "this Python": a 32-bit ARM system (torch
+    publishes 64-bit ARM wheels only), or a PyTorch index whose releases end before this Python (cu121's last release
+    has no wheel for a newer Python): the signature naming it, or None."""
+    tail = text[-CONTEXT_TAIL:]
+    if _ARM32.search(tail):
+        return _sig("torch-no-wheel-arm32", "torch-build", "pip finds no torch: torch has no wheels for 32-bit ARM", 86,
+                    "torch publishes Linux ARM wheels for aarch64 (64-bit) only; a 32-bit system (armv7l: Raspberry Pi OS "
+                    "32-bit/Raspbian, armhf) or a 32-bit Python on it sees no torch release at all, whatever the "
+                    "version asked ({requirement}).",
+                    fix="Install a 64-bit OS (Raspberry Pi OS 64-bit or Ubuntu arm64, aarch64) with its 64-bit Python, "
+                        "then `pip install torch`; on a 32-bit system torch must be built from source.",
+                    causes=(("python", "this Python version is outside the torch release's supported range", ("TE103",)),),
+                    areas=("platform",), sources=(SOURCES["torch_index"],))
+    m = last_match(_INDEX_TAG, tail)
+    py = _pv(ent.versions.get("python"))
+    if m is None or len(py) < 2:
+        return None
+    tag = m.group("tag")
+    try:
+        rels = [r for r in torch_releases() if any(b.get("tag") == tag for b in r.get("builds", ()))]
+    except (OSError, ValueError, KeyError):
+        return None
+    if not rels or any(_pv(r.get("python_max")) >= py for r in rels):
+        return None
+    last = rels[-1]
+    serving = [r for r in torch_releases() if _pv(r.get("python_max")) >= py >= _pv(r.get("python_min"))]
+    if not serving:
+        return None
+    # the nearest newer build of the same kind (the smallest CUDA above the one asked: the least a driver must run),
+    # from the newest release that has it for this Python
+    kind = re.match(r"[a-z]+", tag).group(0)
+    num = _pv(re.sub(r"^[a-z]+", "", tag).replace(".", " ")) if kind == "rocm" else (int(tag[2:]),)
+    pairs = []
+    for r in serving:
+        for b in r.get("builds", ()):
+            t = str(b.get("tag", ""))
+            if not t.startswith(kind):
+                continue
+            n = _pv(t[4:].replace(".", " ")) if kind == "rocm" else ((int(t[2:]),) if t[2:].isdigit() else ())
+            if n and n > num:
+                pairs.append((n, _pv(r["torch"]), r["torch"], t))
+    if not pairs:
+        return None
+    nearest = min(p[0] for p in pairs)
+    _n, _v, newest, new_tag = max(p for p in pairs if p[0] == nearest)
+    caps.update(tag=tag, python=".".join(map(str, py)), last=last["torch"], last_python=last.get("python_max"),
+                newest=newest, new_tag=new_tag)
+    return _sig("torch-index-older-than-python", "torch-build",
+                "the {tag} index has no torch for Python {python}: its last release, torch {last}, stops at Python "
+                "{last_python}", 88,
+                "Each PyTorch index (cuXYZ) serves the releases built with that CUDA; the last release on the {tag} index "
+                "is torch {last}, whose wheels stop at Python {last_python}. pip on Python {python} finds none there.",
+                fix="Use an index of a newer CUDA build that has wheels for Python {python} (torch {newest}: `pip install "
+                    "torch --index-url https://download.pytorch.org/whl/{new_tag|cu126}`, for a driver that runs it), or a "
+                    "Python up to {last_python} for the {tag} builds.",
+                causes=(("python", "this Python version is outside the torch release's supported range", ("TE103",)),),
+                areas=("platform",), sources=(SOURCES["torch_index"],))
 
 
 # a torch build asked for by its local version label ("torch==2.6.0+cu121", "torch-2.6.0+cu121"), and pip's failure or
@@ -604,3 +678,72 @@ def pip_usage_error(ent, text):
                causes=(), areas=(), sources=({"url": "https://pip.pypa.io/en/stable/cli/pip_install/",
                                               "what": "pip install: its arguments and options"},))
     return _match(sig, text, at, {"opt": m.group("opt"), "req": m.group("req")})
+
+
+# torch's own assertion for a backend its build lacks (torch/xpu/__init__.py, torch/mtia/__init__.py): the CUDA one
+# is the catalogue's; Intel GPUs (XPU) have their own wheels on the PyTorch index since torch 2.5
+_NOT_COMPILED_WITH = re.compile(r"Torch not compiled with (?P<backend>XPU|MTIA) enabled")
+
+
+def torch_without_backend(ent, text):
+    m, at = last_in_tail(_NOT_COMPILED_WITH, text, "Torch not compiled with")
+    if m is None:
+        return None
+    if m.group("backend") == "MTIA":
+        return None  # Meta's in-house accelerator: no public build to name
+    sig = _sig("torch-not-compiled-with-xpu", "torch-build", "the installed torch has no XPU (Intel GPU) support", 86,
+               "The program asked for the 'xpu' device (an Intel Arc / Data Center GPU), and the installed torch is a "
+               "build without XPU: the CPU or CUDA wheel. Intel GPUs are served by torch's XPU builds (torch 2.5 and "
+               "newer, Linux and Windows) from their own index, or by Intel's extension (IPEX) on older torch.",
+               fix="Replace torch with its XPU build: `pip uninstall -y torch torchvision torchaudio` then `pip install "
+                   "torch torchvision torchaudio --index-url https://download.pytorch.org/whl/xpu` (with Intel's GPU "
+                   "driver installed; check `python -c \"import torch; print(torch.xpu.is_available())\"`); an "
+                   "application with its own installer (e.g. --use-ipex / --use-xpu with --reinstall) must be told to "
+                   "install that build.",
+               causes=(("wrong-build", "the installed build has no CUDA support", ("TE203",)),), areas=("torch",),
+               sources=({"url": "https://docs.pytorch.org/docs/stable/notes/get_start_xpu.html",
+                         "what": "torch on Intel GPUs: the XPU wheels and their index"},))
+    return _match(sig, text, at, {})
+
+
+# PyPI's torch 0.1.2 (2017) is an sdist whose setup.py only fails: pip picks it where no wheel of any later release
+# fits (a 32-bit or unsupported Python, an OS or CPU without wheels, --no-binary torch)
+_TORCH_PLACEHOLDER = re.compile(r"torch-0\.1\.2(?:\.post\d)?\.tar\.gz|torch==0\.1\.2(?:\.post\d)?\b")
+
+
+def torch_placeholder_sdist(ent, text):
+    m, at = last_in_tail(_TORCH_PLACEHOLDER, text, "0.1.2")
+    if m is None:
+        return None
+    sig = _sig("torch-placeholder-sdist", "torch-build", "pip chose torch 0.1.2, PyPI's placeholder source package", 87,
+               "torch 0.1.2 on PyPI is a source package from 2017 that cannot build; pip falls back to it when no wheel "
+               "of a real release fits this interpreter and platform (a 32-bit Python, a Python newer or older than "
+               "the releases support, an OS or CPU without wheels) or when --no-binary forbids wheels.",
+               fix="Drop --no-binary for torch and use a 64-bit Python that a torch release supports on a platform with "
+                   "wheels (Linux x86_64/aarch64, Windows x86_64, macOS arm64): check `python -VV`; on other platforms "
+                   "(32-bit ARM, FPGA boards) torch must be built from source.",
+               causes=(("python", "this Python version is outside the torch release's supported range", ("TE103",)),),
+               areas=("platform",), sources=({"url": "https://pypi.org/project/torch/0.1.2.post2/",
+                                              "what": "torch 0.1.2.post2: a 2017 source-only release"},))
+    return _match(sig, text, at, {})
+
+
+# conda's EnvironmentNameNotFound ("Could not find conda environment: <name>"): a script that activates a named
+# environment which does not exist here, so what follows ran in another environment (base, or none)
+_CONDA_ENV_MISSING = re.compile(r"Could not find conda environment: (?P<env>[\w.+-]{1,80})")
+
+
+def conda_environment_missing(ent, text):
+    m, at = last_in_tail(_CONDA_ENV_MISSING, text, "Could not find conda environment")
+    if m is None:
+        return None
+    sig = _sig("conda-environment-missing", "env", "the conda environment {env} does not exist here", 76,
+               "conda could not activate {env}: no environment of that name exists for this conda, so the commands "
+               "after it ran in whatever environment was active (base, or the system Python), with other packages "
+               "than the project expects; errors that follow come from there.",
+               fix="`conda env list` shows the environments that exist: create the one the script names (`conda create "
+                   "-n {env} python=3.X` or `conda env create -f environment.yml`, then install the project's "
+                   "requirements into it) or change the script to `conda activate <your environment>`, and run again.",
+               causes=(), areas=("platform",), sources=({"url": "https://docs.conda.io/projects/conda/en/latest/user-guide/tasks/manage-environments.html",
+                                                         "what": "conda: creating and activating environments"},))
+    return _match(sig, text, at, {"env": m.group("env")})

@@ -398,3 +398,82 @@ def torch_extension_build_failed(ent, text):
                         {"url": "https://pip.pypa.io/en/stable/cli/pip_install/#cmdoption-no-build-isolation",
                          "what": "pip's --no-build-isolation: build against the packages already installed"}))
     return _match(sig, text, len(text) - len(tail) + m.start(), {"pkg": pkg})
+
+
+# CMake's Visual Studio generator finds no CUDA toolset: the CUDA toolkit's Visual Studio integration (its MSBuild
+# files, installed by the CUDA installer into the Visual Studio present at the time) is missing for this Visual Studio
+_NO_CUDA_TOOLSET = re.compile(r"No CUDA toolset found")
+# Homebrew's refusals of the developer tools it needs (Library/Homebrew/os/mac/xcode.rb: "Your Xcode (X) is too
+# outdated", "Your Command Line Tools are too outdated") and of a formula option it no longer has ("invalid option:
+# --with-x": Homebrew removed formula options from homebrew-core in 2019)
+_XCODE_OUTDATED = re.compile(r"Your (?:Xcode \((?P<xcode>[\d.]{1,12})\)|Command Line Tools(?: \(CLT\))?) (?:is|are) too outdated")
+_BREW_OPTION = re.compile(r"invalid option: (?P<opt>--with(?:out)?-[\w+-]{1,60})")
+# gcc refusing an -m option of another architecture: x86-only flags (-mf16c, -mavx2, -msse4.1, -mfma, -march=native on
+# old ARM gcc) in a build for ARM (Jetson, Raspberry Pi, Apple silicon's Linux VMs)
+_FOREIGN_M_FLAG = re.compile(r"unrecognized (?:command[- ]line|debug output level|command line) option [‘'`\"]?"
+                             r"(?P<flag>-m(?:f16c|avx\w{0,12}|sse[\d.]{0,4}\w{0,4}|fma4?|bmi2?|popcnt|lzcnt|pclmul|aes|"
+                             r"sha|rdrnd|xsave\w{0,4}|tune=[\w-]{1,20}|arch=(?:x86-64[\w-]{0,8}|haswell|skylake\w{0,10}|"
+                             r"znver\d|core-avx2|corei7\w{0,8}|sandybridge|ivybridge|broadwell|icelake\w{0,10})))")
+
+
+def windows_cuda_toolset_missing(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_NO_CUDA_TOOLSET, tail)
+    if m is None:
+        return None
+    sig = _sig("cmake-no-cuda-toolset", "toolchain", "CMake finds no CUDA toolset for Visual Studio", 84,
+               "With a Visual Studio generator CMake compiles CUDA through the CUDA toolkit's Visual Studio integration "
+               "(its MSBuild .props/.targets files). They are missing for this Visual Studio: no CUDA toolkit is "
+               "installed, or it was installed before this Visual Studio (the integration goes only into the "
+               "Visual Studio versions present at the time).",
+               fix="Install a CUDA toolkit (nvcc) of the version torch was built with (`python -c \"import torch; "
+                   "print(torch.version.cuda)\"`) after Visual Studio, or rerun its installer and select Visual Studio "
+                   "Integration (or copy the files from its extras\\visual_studio_integration\\MSBuildExtensions folder "
+                   "into Visual Studio's BuildCustomizations folder); with CMake, -T cuda=<toolkit path> or the Ninja "
+                   "generator with CUDA on PATH avoids the integration.",
+               causes=(("no-nvcc", "no CUDA toolkit (nvcc) to compile the extension", ("TE601",)),), areas=("toolchain",),
+               sources=({"url": "https://docs.nvidia.com/cuda/cuda-installation-guide-microsoft-windows/index.html",
+                         "what": "CUDA on Windows: the installer's Visual Studio integration"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+def homebrew_refuses(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_XCODE_OUTDATED, tail)
+    if m is not None:
+        sig = _sig("homebrew-xcode-outdated", "toolchain", "Homebrew refuses the installed Xcode / Command Line Tools as too old",
+                   82, "Homebrew builds and installs with the macOS developer tools and refuses versions older than its "
+                   "minimum for this macOS (Xcode {xcode|installed}).",
+                   fix="Update Xcode from the App Store (or download it from developer.apple.com) and the Command Line "
+                       "Tools (`sudo rm -rf /Library/Developer/CommandLineTools && xcode-select --install`), then run "
+                       "the install again; do not downgrade Xcode for a build.",
+                   causes=(), areas=("toolchain",), sources=({"url": "https://docs.brew.sh/Installation",
+                                                              "what": "Homebrew's requirements: Command Line Tools or Xcode"},))
+        return _match(sig, text, len(text) - len(tail) + m.start(), {"xcode": m.group("xcode")})
+    m = last_match(_BREW_OPTION, tail)
+    if m is None or not re.search(r"\bbrew\b|[Hh]omebrew|install-deps", tail):
+        return None
+    sig = _sig("homebrew-option-removed", "toolchain", "Homebrew has no formula option {opt}", 80,
+               "Homebrew removed options from its core formulae (2019): `brew install <formula> {opt}` now fails. Old "
+               "install scripts (Lua Torch's install-deps, others) still pass them.",
+               fix="Run the brew command without {opt} (edit the install script: the formula's default build is what "
+                   "Homebrew offers; a variant needs a tap that keeps it or a build from source).",
+               causes=(), areas=("toolchain",), sources=({"url": "https://docs.brew.sh/FAQ",
+                                                          "what": "Homebrew: formula options are no longer supported"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"opt": m.group("opt")})
+
+
+def foreign_arch_compiler_flag(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_FOREIGN_M_FLAG, tail)
+    if m is None:
+        return None
+    sig = _sig("x86-flag-on-arm", "toolchain", "the build passes an x86-only compiler flag ({flag}) to an ARM compiler", 85,
+               "gcc for ARM (aarch64: Jetson, Raspberry Pi, Graviton, Apple silicon's Linux) does not know {flag}, an "
+               "option for x86 CPUs: the project's build files add it unconditionally.",
+               fix="Remove {flag} from the build on ARM (the CMakeLists.txt / setup.py / Makefile that adds it: guard it "
+                   "with a check of the processor, e.g. CMAKE_SYSTEM_PROCESSOR matching x86_64, or drop it), or use the "
+                   "project's ARM/Jetson instructions or branch, then rebuild from a clean build folder.",
+               causes=(), areas=("toolchain",), sources=({"url": "https://gcc.gnu.org/onlinedocs/gcc/AArch64-Options.html",
+                                                          "what": "gcc's options for AArch64 (no x86 -m flags)"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"flag": m.group("flag")})
