@@ -170,3 +170,50 @@ def test_a_cuda_torch_library_wanted_under_a_rocm_torch():
     r = diagnose.diagnose("torch 2.5.1+rocm6.2\nOSError: libtorch_cuda.so: cannot open shared object file: No such file "
                           "or directory")
     assert r["layer"] == "rocm" and r["signature"] == "extension-built-for-cuda-torch-on-rocm", r["signature"]
+
+
+# --- torch's own messages, enumerated from its sources ------------------------------------------------------------
+
+@pytest.mark.parametrize("line,python,first", [
+    ("RuntimeError: Dynamo is not supported on Python 3.12+", "3.12", "2.4"),
+    ("RuntimeError: Dynamo is not supported on Python 3.13+", "3.13", "2.6"),
+    ("RuntimeError: torch.compile is not supported on Python 3.15+", "3.15", None),
+])
+def test_torch_compile_refusing_the_python(line, python, first):
+    r = diagnose.diagnose(line)
+    assert r["signature"] == "compile-unsupported-python" and python in r["fix"], r
+    assert (first in r["fix"]) if first else ("release notes" in r["fix"]), r["fix"]
+    assert "TORCHDYNAMO_DISABLE=1" in r["fix"]
+
+
+def test_cpp_extensions_compiler_bounds_name_the_range():
+    r = diagnose.diagnose("RuntimeError: The current installed version of g++ (14.1.0) is greater than the maximum "
+                          "required version by CUDA 12.4. Please make sure to use an adequate version of g++ (>=6.0.0, "
+                          "<14.0).")
+    assert r["signature"] == "host-compiler-outside-cuda-bounds" and "<14.0" in r["fix"] and "CXX=" in r["fix"], r
+
+
+def test_an_architecture_the_extension_builder_does_not_know():
+    r = diagnose.diagnose("ValueError: Unknown CUDA arch (10.0) or GPU not supported")
+    assert r["layer"] == "toolchain" and "TORCH_CUDA_ARCH_LIST" in r["fix"] and "10.0" in r["fix"], r
+
+
+def test_a_device_outside_the_visible_list_and_nvml_without_a_driver():
+    r = diagnose.diagnose("RuntimeError: device 2 is not visible (CUDA_VISIBLE_DEVICES=5)")
+    assert r["layer"] == "env" and "cuda:0" in r["fix"], r
+    n = diagnose.diagnose("RuntimeError: cuda driver can't be loaded, is cuda enabled?")
+    assert n["layer"] == "driver" and "nvidia-smi" in n["fix"], n
+
+
+def test_a_dataloader_worker_killed_without_an_error():
+    plain = diagnose.diagnose("RuntimeError: DataLoader worker (pid(s) 4021) exited unexpectedly")
+    assert plain["layer"] == "env" and "--shm-size" in plain["fix"] and "num_workers=0" in plain["fix"], plain
+    docker = diagnose.diagnose("root@3f2a9c1b0d4e:/ws# python train.py\nERROR: Unexpected bus error encountered in "
+                               "worker. This might be caused by insufficient shared memory (shm).\nRuntimeError: "
+                               "DataLoader worker (pid(s) 77) exited unexpectedly")
+    assert docker["layer"] == "container", docker["signature"]
+
+
+def test_torchs_cpu_build_in_its_own_words():
+    r = diagnose.diagnose("RuntimeError: PyTorch was compiled without CUDA support")
+    assert r["layer"] == "torch-build" and "download.pytorch.org/whl/cu" in r["fix"], r

@@ -86,6 +86,11 @@ match.Match whose signature is made here, or None:
     foreign_arch_compiler_flag  gcc refusing an x86-only -m flag        -> the build adds it on ARM: remove it
     homebrew_refuses  Xcode/CLT too outdated, a removed formula option  -> update Xcode / drop the option
     windows_cuda_toolset_missing  CMake's "No CUDA toolset found"      -> the CUDA toolkit's Visual Studio integration
+    compile_unsupported_python  "Dynamo/torch.compile is not supported on Python 3.X+" -> the first torch that is
+    cpp_extension_compiler_bounds  cpp_extension's host-compiler range for the CUDA -> a compiler in that range
+    cuda_arch_unknown_to_torch  "Unknown CUDA arch (X) or GPU not supported" -> TORCH_CUDA_ARCH_LIST, a newer torch
+    device_outside_visible_devices  "device N is not visible (CUDA_VISIBLE_DEVICES=...)", NVML's driver not loaded
+    dataloader_worker_died  a DataLoader worker killed without an error   -> /dev/shm (--shm-size), host memory
     library_page_alignment  "ELF load command alignment not page-aligned" -> a build linked for 64 KiB pages
     setuptools_without_pkg_resources_packaging  setuptools 70+ without pkg_resources.packaging -> setuptools<70, torch 2.2+
     package_needs_newer_torch  "X requires torch>=A", "upgrade torch to at least vA" -> torch >= A in its CUDA build
@@ -113,12 +118,12 @@ from torch_envcheck.explain.layer_rules.arch import (arch_vs_toolkit, ggml_kerne
 from torch_envcheck.explain.layer_rules.capability import gpu_below_capability_floor
 from torch_envcheck.explain.layer_rules.codes import code_advice, error_code
 from torch_envcheck.explain.layer_rules.containers import (cdi_device_unresolved, container_cli, k8s_no_gpu_advertised,
-    nvidia_smi_missing_in_container, singularity_without_nv,
+    nvidia_smi_missing_in_container, singularity_without_nv, dataloader_worker_died,
     container_without_gpu, mps_inside_linux_container, wsl_gpu_passthrough)
 from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cuda_after_suspend,
     device_node_missing, device_node_permission, devices_unavailable_on_windows, driver_older_than_build,
     driver_symbol_missing, gpu_newer_than_build, gpu_only_as_root, intel_graphics_without_nvidia, p2p_through_pcie_switch_hangs,
-    platform_without_cuda, slurm_job_without_gpu,
+    platform_without_cuda, slurm_job_without_gpu, device_outside_visible_devices,
     visible_devices_hide_the_gpu)
 from torch_envcheck.explain.layer_rules.driver_versions import container_driver_floor, driver_module_mismatch
 from torch_envcheck.explain.layer_rules.gpu_health import gpu_unreachable, nvidia_kernel_module_crash, xid_event
@@ -139,14 +144,16 @@ from torch_envcheck.explain.layer_rules.runtimes import (jax_cuda_library_not_fo
     tensorrt_engine_version, xla_cudnn_version)
 from torch_envcheck.explain.layer_rules.rocm import (miopen_missing_kernel_database, rocblas_on_windows,
     rocm_kfd_permission, zluda_dll_dependency)
-from torch_envcheck.explain.layer_rules.torch_release import (compile_refused_on_windows, package_needs_newer_torch,
+from torch_envcheck.explain.layer_rules.torch_release import (compile_refused_on_windows, compile_unsupported_python,
+    package_needs_newer_torch,
     torch_attribute_missing, torch_load_weights_only)
 from torch_envcheck.explain.layer_rules.tensorflow import (tensorflow_error_class, tensorflow_libcuda_not_found, tensorflow_missing_cuda_runtime,
     tensorflow_optional_tensorrt, tensorflow_sees_no_gpu, tensorflow_windows_native)
 from torch_envcheck.explain.layer_rules.toolchain import (cmake_compiler_detection, header_missing,
     inductor_on_native_windows, nvcc_host_compiler, openmp_with_apple_clang, setuptools_without_pkg_resources_packaging,
     toolkit_not_torch_cuda, torch_extension_build_failed, triton_exception, xla_ptxas,
-    foreign_arch_compiler_flag, homebrew_refuses, windows_cuda_toolset_missing)
+    foreign_arch_compiler_flag, homebrew_refuses, windows_cuda_toolset_missing, cpp_extension_compiler_bounds,
+    cuda_arch_unknown_to_torch)
 
 # the names other modules read from here (explain.reading: SOURCES, code_advice, package_guess)
 __all__ = ("RULES", "find", "LAYERS_PRODUCED", "SOURCES", "code_advice", "package_guess")
@@ -175,7 +182,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          conda_virtual_cuda, k8s_no_gpu_advertised, cuda_unavailable_cpu_build,
          package_dll_load_failed, package_version_range, conv_input_channels, index_past_size, mps_array_over_4gb,
          nccl_shared_memory_limit, device_type_unknown, package_without_cuda,
-         nvidia_smi_missing_in_container, singularity_without_nv, not_an_elf_library,
+         nvidia_smi_missing_in_container, singularity_without_nv, dataloader_worker_died, not_an_elf_library,
          tensorflow_libcuda_not_found, package_op_without_backend, cupy_for_another_cuda,
          miopen_missing_kernel_database, jax_cuda_library_not_found,
          numpy_api_version,
@@ -184,7 +191,9 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          intel_graphics_without_nvidia, driver_symbol_missing, ggml_kernel_without_arch, torch_extension_build_failed,
          onnxruntime_cuda_libraries, libcuda_not_in_linker_cache, pip_usage_error, gpu_older_than_build,
          library_page_alignment, slurm_job_without_gpu, conda_environment_missing, torch_placeholder_sdist,
-         torch_without_backend, foreign_arch_compiler_flag, homebrew_refuses, windows_cuda_toolset_missing)
+         torch_without_backend, foreign_arch_compiler_flag, homebrew_refuses, windows_cuda_toolset_missing,
+         compile_unsupported_python, cpp_extension_compiler_bounds, cuda_arch_unknown_to_torch,
+         device_outside_visible_devices)
 
 
 def find(text: str, ent) -> list:

@@ -388,3 +388,33 @@ def singularity_without_nv(ent, text):
                sources=({"url": "https://apptainer.org/docs/user/latest/gpu.html",
                          "what": "Apptainer/Singularity GPU support: --nv binds the host's driver libraries"},))
     return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+# torch's DataLoader reporting a worker that died without a Python error (torch/utils/data/dataloader.py): killed by a
+# signal; in a container the usual one is SIGBUS from /dev/shm (64 MiB by default in Docker), else the kernel's OOM
+# killer. A Python exception in a worker is re-raised with its own traceback instead, so this line names neither
+_WORKER_DIED = re.compile(r"DataLoader worker \(pid(?:\(s\))? [\d, ]{1,80}\) (?:exited unexpectedly|is killed by signal: "
+                          r"(?P<sig>[A-Za-z ]{3,30}))")
+
+
+def dataloader_worker_died(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_WORKER_DIED, tail)
+    if m is None:
+        return None
+    sig_name = (m.group("sig") or "").strip()
+    if sig_name and not sig_name.lower().startswith(("bus", "killed")):
+        return None  # a segfault or an abort in a worker is the code it ran, the signal rules' to read
+    container = bool(ent.platform.get("container")) or _context(text, r"/dev/shm|shm-size|shared memory|\bBus error")
+    sig = _sig("dataloader-worker-died", "container" if container else "env",
+               "a DataLoader worker process died (shared memory or host memory)", 70,
+               "A DataLoader worker was killed without a Python error: most often by a bus error on /dev/shm, which "
+               "workers use to pass batches (a container's default /dev/shm is 64 MiB), or by the kernel's out-of-memory "
+               "killer when the workers together hold more RAM than the host has.",
+               fix="In a container give it shared memory: `docker run --shm-size=8g` (or `--ipc=host`; Kubernetes: an "
+                   "emptyDir with medium: Memory mounted at /dev/shm); otherwise check `df -h /dev/shm` and `dmesg` for "
+                   "the OOM killer, and lower num_workers or the batch size; num_workers=0 runs the loading in the main "
+                   "process and shows any error it raises.",
+               causes=(), areas=("platform",), sources=({"url": "https://github.com/pytorch/pytorch#docker-image",
+                                                         "what": "torch's README: use --ipc=host or --shm-size with DataLoader workers"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})

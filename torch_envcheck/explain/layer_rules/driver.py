@@ -602,3 +602,39 @@ def slurm_job_without_gpu(ent, text):
                                                       {"url": "https://github.com/ray-project/ray/issues/6978",
                                                        "what": "CUDA_VISIBLE_DEVICES=NoDevFiles under Slurm"}))
     return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+# torch's own words around the CUDA device list: an ordinal outside CUDA_VISIBLE_DEVICES (torch.cuda's NVML-based
+# queries, "device N is not visible (CUDA_VISIBLE_DEVICES=...)"), and NVML's driver-not-loaded behind torch.cuda's
+# NVML queries ("cuda driver can't be loaded, is cuda enabled?")
+_NOT_VISIBLE = re.compile(r"device (?P<dev>\d{1,3}) is not visible \((?P<var>CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES)="
+                          r"(?P<value>[^)\n]{0,80})\)")
+_NVML_NO_DRIVER = re.compile(r"cuda driver can't be loaded, is cuda enabled\?")
+
+
+def device_outside_visible_devices(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_NOT_VISIBLE, tail)
+    if m is not None:
+        sig = _sig("device-not-in-visible-devices", "env", "GPU {dev} is not among {var}={value}", 84,
+                   "{var} renumbers the GPUs a process sees from 0: with {var}={value} the program asked for device {dev}, "
+                   "which is not in that list.",
+                   fix="Use device indices counted within {var} (with {var}={value} the first listed GPU is cuda:0), or "
+                       "set {var} to include the GPU before the program starts (`export {var}=...`), never after CUDA "
+                       "has started.",
+                   causes=(), areas=("driver",), sources=({"url": "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#env-vars",
+                                                           "what": "CUDA_VISIBLE_DEVICES renumbers the visible devices"},))
+        return _match(sig, text, len(text) - len(tail) + m.start(), {k: m.group(k) for k in ("dev", "var", "value")})
+    m = last_match(_NVML_NO_DRIVER, tail)
+    if m is None:
+        return None
+    sig = _sig("nvml-driver-not-loaded", "driver", "NVML finds no NVIDIA driver loaded", 80,
+               "torch.cuda's NVML queries (memory, utilization, the device list under some settings) start NVML, which "
+               "reports the NVIDIA kernel driver not loaded: no driver, a driver broken by a kernel update, or a "
+               "container started without the GPU.",
+               fix="Check `nvidia-smi` on this machine: install or repair the NVIDIA driver (rebuild its module with dkms "
+                   "after a kernel update, then reboot); in a container start it with `--gpus all`.",
+               causes=(("no-driver", "no NVIDIA driver is loaded", ("TE301",)),), areas=("driver",),
+               sources=({"url": "https://docs.nvidia.com/deploy/nvml-api/index.html",
+                         "what": "NVML: NVML_ERROR_DRIVER_NOT_LOADED"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})

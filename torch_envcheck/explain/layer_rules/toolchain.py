@@ -477,3 +477,52 @@ def foreign_arch_compiler_flag(ent, text):
                causes=(), areas=("toolchain",), sources=({"url": "https://gcc.gnu.org/onlinedocs/gcc/AArch64-Options.html",
                                                           "what": "gcc's options for AArch64 (no x86 -m flags)"},))
     return _match(sig, text, len(text) - len(tail) + m.start(), {"flag": m.group("flag")})
+
+
+# torch.utils.cpp_extension's own bounds on the host compiler per CUDA version (CUDA_GCC_VERSIONS / CUDA_CLANG_VERSIONS,
+# checked before a build): the compiler found and the range this CUDA accepts
+_COMPILER_BOUNDS = re.compile(r"The current installed version of (?P<cc>[\w+.-]{1,40}) \((?P<ver>[\d.]{1,20})\) is "
+                              r"(?P<dir>less|greater) than the (?:minimum|maximum) required version by CUDA "
+                              r"(?P<cuda>\d{1,2}\.\d{1,2})[^\n]{0,200}?\((?P<bounds>>=[\d.]{1,12}, <[\d.]{1,12})\)")
+# cpp_extension's check of TORCH_CUDA_ARCH_LIST against the architectures this torch knows
+_UNKNOWN_ARCH = re.compile(r"Unknown CUDA arch \((?P<arch>[^)\n]{1,40})\) or GPU not supported")
+
+
+def cpp_extension_compiler_bounds(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_COMPILER_BOUNDS, tail)
+    if m is None:
+        return None
+    caps = {k: m.group(k) for k in ("cc", "ver", "cuda", "bounds")}
+    caps["side"] = "newer" if m.group("dir") == "greater" else "older"
+    sig = _sig("host-compiler-outside-cuda-bounds", "toolchain",
+               "{cc} {ver} is {side} than CUDA {cuda} accepts ({bounds})", 86,
+               "torch.utils.cpp_extension checks the host compiler against the range nvcc of CUDA {cuda} supports before "
+               "it builds: {cc} {ver} is outside {bounds}.",
+               fix="Build with a {cc} in {bounds}: install one (Debian/Ubuntu: `sudo apt-get install g++-N`; conda: "
+                   "`conda install -c conda-forge gxx_linux-64=N`) and point the build at it (`export CC=gcc-N "
+                   "CXX=g++-N`, and NVCC_CCBIN for nvcc), or use a CUDA toolkit new enough for {cc} {ver} (matching "
+                   "torch's CUDA major) as CUDA_HOME.",
+               causes=(("host-compiler", "the host C++ compiler is outside the range this nvcc accepts", ("TE605",)),),
+               areas=("toolchain",), sources=({"url": "https://docs.nvidia.com/cuda/cuda-installation-guide-linux/index.html",
+                                               "what": "the host compilers each CUDA release supports"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+
+
+def cuda_arch_unknown_to_torch(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_UNKNOWN_ARCH, tail)
+    if m is None:
+        return None
+    sig = _sig("cuda-arch-unknown-to-torch", "toolchain",
+               "this torch's extension builder does not know the architecture {arch}", 84,
+               "torch.utils.cpp_extension turns TORCH_CUDA_ARCH_LIST (or, when it is unset, the visible GPUs' "
+               "capabilities) into nvcc flags and knows only the architectures of its own release: {arch} is newer than "
+               "the installed torch (or mistyped in TORCH_CUDA_ARCH_LIST).",
+               fix="Set TORCH_CUDA_ARCH_LIST to architectures this torch knows (e.g. \"8.0;8.6;9.0\"; `python -c \"import "
+                   "torch; print(torch.cuda.get_arch_list())\"` lists its own), or upgrade torch (in a CUDA build that "
+                   "supports the GPU) so that its builder knows {arch}; a GPU newer than the torch release needs that "
+                   "upgrade anyway.",
+               causes=(("arch", "the installed torch has no code for this GPU's architecture", ("TE401",)),),
+               areas=("toolchain", "gpu"), sources=(SOURCES["ext"],))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"arch": m.group("arch")})

@@ -217,3 +217,37 @@ def compile_refused_on_windows(ent, text):
                         {"url": "https://github.com/woct0rdho/triton-windows",
                          "what": "triton-windows: Triton built for Windows"}))
     return _match(sig, text, at, {})
+
+
+# torch.compile (Dynamo) refusing the interpreter: "Dynamo is not supported on Python 3.12+" (torch up to 2.3),
+# "torch.compile is not supported on Python 3.15+" (today's wording); support for a new Python arrives releases after
+# its wheels. The first release whose torch.compile runs on each Python, with the maintainers' word
+_COMPILE_PYTHON = re.compile(r"(?:Dynamo|torch\.compile) is not supported on Python (?P<py>3\.\d{1,2})\+")
+_COMPILE_FIRST = {"3.12": ("2.4", "https://github.com/kyutai-labs/moshi/issues/156",
+                           "Dynamo refuses Python 3.12 under torch 2.3.1"),
+                  "3.13": ("2.6", "https://github.com/pytorch/pytorch/issues/144048",
+                           "maintainer: Python 3.13 support lands in the 2.6 release")}
+
+
+def compile_unsupported_python(ent, text):
+    m, at = last_in_tail(_COMPILE_PYTHON, text, "is not supported on Python")
+    if m is None:
+        return None
+    py = m.group("py")
+    first = _COMPILE_FIRST.get(py)
+    sig = _sig("compile-unsupported-python", "torch-build",
+               "this torch's torch.compile does not support Python {python}", 84,
+               "torch.compile (Dynamo) rewrites Python bytecode, so each Python release needs explicit support, which "
+               "arrives in torch releases after the first wheels for that Python: the installed torch runs on Python "
+               "{python} but refuses to compile there.",
+               fix=("Upgrade torch to " + (f"{first[0]} or newer (the first release whose torch.compile supports Python "
+                                           "{python})" if first else "a release whose torch.compile supports Python "
+                                           "{python} (its release notes)") +
+                    " in its CUDA build, or run the program with a Python older than {python} (a new environment), or "
+                    "without compiling: the program's compile option off, or TORCHDYNAMO_DISABLE=1."),
+               causes=(("python", "this Python version is outside the torch release's supported range", ("TE103",)),),
+               areas=("torch", "platform"),
+               sources=((({"url": first[1], "what": first[2]},) if first else ()) +
+                        ({"url": "https://docs.pytorch.org/docs/stable/torch.compiler.html",
+                          "what": "torch.compile and the Python versions it supports"},)))
+    return _match(sig, text, at, {"python": py})
