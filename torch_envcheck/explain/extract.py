@@ -206,7 +206,9 @@ _SIGNAL_WORDS = re.compile(r"(?m)(?:^|[\s:])(?P<word>Bus error|Segmentation faul
                            # quoted in prose: "but `Illegal instruction` occurred"
                            r"[`'\"](?P<word4>Bus error|Segmentation fault|Illegal instruction)[`'\"]|"
                            r"\b(?:exit ?code|exitcode|exit status)[ :=]{0,3}(?P<neg>-\d{1,2}|1[2-5]\d)\b|"
-                           r"\bsignal (?P<signum>\d{1,2})(?: \((?P<signame>SIG[A-Z]{2,6})\))?")
+                           r"\bsignal (?P<signum>\d{1,2})(?: \((?P<signame>SIG[A-Z]{2,6})\))?|"
+                           # gdb's report of the signal that stopped the program
+                           r"\breceived signal (?P<gdbsig>SIG[A-Z]{2,6})\b")
 _CUDA_CONTEXT = re.compile(r"[Cc]uda failure|CUDA failure|CUDAError|cudaGetDeviceCount|cuInit|cudaSetDevice|cudaMalloc|cudaGetDevice|CUDA driver|cudaError|CUDA error|"
                            r"cuDevice|cuCtx|cudaRuntimeGetVersion|cuda runtime|CUDA initiali[sz]ation|"
                            # extensions' own checkers: "Cuda Error", "cuda execution failed with error N" (spconv)
@@ -347,8 +349,8 @@ def _codes(text: str, ent: Entities) -> None:
         elif m.group("neg"):
             n = int(m.group("neg"))
             code = error_codes.by_value("signal", -n if n < 0 else n - 128)
-        elif m.group("signame"):
-            code = error_codes.by_name(m.group("signame"))
+        elif m.group("signame") or m.group("gdbsig"):
+            code = error_codes.by_name(m.group("signame") or m.group("gdbsig"))
         elif m.group("signum"):
             code = error_codes.by_value("signal", int(m.group("signum")))
         if code is not None:
@@ -416,6 +418,15 @@ def _windows_loader_reason(text: str, ent: Entities) -> None:
             _push(ent.codes, {**code.as_dict(), "how": "message", "at": at}, key=lambda c: (c["family"], c["name"]))
 
 
+MESSAGE_TAIL = 64 * 1024
+
+
+@functools.lru_cache(maxsize=1)
+def _long_cuda_messages() -> tuple:
+    return tuple((msg, code) for msg, code in error_codes.messages("cudaError_t").items()
+                 if code.layer != "none" and len(msg.split()) >= 5)
+
+
 def _messages_in_context(text: str, ent: Entities) -> None:
     low = _low(text)
     found = []
@@ -434,6 +445,14 @@ def _messages_in_context(text: str, ent: Entities) -> None:
                 i = window.rfind(probe)
                 if i >= 0:
                     found.append((a + i, len(probe), code))
+    # the CUDA runtime's longer messages (five words or more: "an illegal memory access was encountered") say which
+    # code they are wherever they stand, quoted in prose without any other word of the GPU stack
+    tail_at = max(0, len(low) - MESSAGE_TAIL)
+    tail = low[tail_at:]
+    for msg, code in _long_cuda_messages():
+        i = tail.rfind(msg)
+        if i >= 0:
+            found.append((tail_at + i, len(msg), code))
     for name in _ERRNO_MESSAGES:
         code = error_codes.by_name(name)
         if code is None or not code.message:
@@ -551,7 +570,10 @@ def _libraries(text: str, ent: Entities) -> None:
 _UNDEFINED = re.compile(r"[Uu]ndefined symbol(?:: ?| (?![a-z]{1,12}\b))[\"'`]?(?P<sym>[A-Za-z_$][A-Za-z0-9_$.@]{0,500})|"
                         r"[Ss]ymbol not found: (?P<sym2>_{0,2}[A-Za-z_][A-Za-z0-9_$]{0,500})|"
                         r"entry point (?P<sym3>[^\s]{1,300}) could not be located|"
-                        r"undefined reference to [`'](?P<sym4>[^'\n]{1,300})'")
+                        r"undefined reference to [`'](?P<sym4>[^'\n]{1,300})'|"
+                        # a program that dlopens a library and looks its functions up itself (dlsym)
+                        r"[Ff]ailed to (?:load|find|resolve) (?:function|symbol) [`'\"](?P<sym5>[A-Za-z_][A-Za-z0-9_]{2,200})[`'\"]"
+                        r"(?= from (?:the )?dynamic library| in )")
 _SYMBOL_VERSION = re.compile(r"symbol (?P<sym>[A-Za-z_][A-Za-z0-9_]{0,200}),? version (?P<ver>[A-Za-z0-9_.+-]{1,60}) "
                              r"not defined in file (?P<file>[^\s]{1,200})|"
                              r"undefined symbol:? (?P<sym2>[A-Za-z_][A-Za-z0-9_]{0,200}), version (?P<ver2>[A-Za-z0-9_.+-]{1,60})")
@@ -648,7 +670,7 @@ def _symbol_info(sym: str) -> dict:
 
 def _symbols(text: str, ent: Entities) -> None:
     for m in _last(_UNDEFINED, text):
-        sym = m.group("sym") or m.group("sym2") or m.group("sym3") or m.group("sym4")
+        sym = m.group("sym") or m.group("sym2") or m.group("sym3") or m.group("sym4") or m.group("sym5")
         info = _symbol_info(sym)
         if m.group("sym4"):
             # the static linker's words (ld: "undefined reference to `sym'"): a build's link step, not the loader
@@ -932,6 +954,8 @@ _PLATFORM = {
     # prompt (root@3f2a9c1b0d4e:/#), NCCL's "<host>:<pid>:<tid>" prefix, TensorFlow's "on this host (<host>)"
     "container": re.compile(r"docker run|nvidia-docker|\b[Dd]ocker\b|/\.dockerenv|containerd|\bpodman\b|[Kk]ubernetes|"
                             r"\bk8s\b|[Ss]ingularity|[Aa]pptainer|"
+                            # the word in Chinese, Japanese and Korean texts
+                            r"容器|コンテナ|컨테이너|"
                             # the container named as the place the error happens ("in container", "the container
                             # loses access to the GPU")
                             r"\b(?:[Ii]n|[Ii]nside|[Ww]ithin|[Tt]he|[Mm]y|[Tt]his|[Ee]ach) (?:a |the |my )?containers?\b|"
@@ -1033,7 +1057,8 @@ NEEDLES = {
     _PAGING_FILE: ("paging file is too small", "页面文件太小"), _NTSTATUS: ("0xc0000", "3221", "-107374"),
     _SIGNAL_WORDS: ("bus error", "segmentation fault", "illegal instruction", "killed", "aborted", "exit", "signal",
                     "zsh: ", "illegal hardware"),
-    _LIB_END: (".so", ".dylib", ".dll", ".pyd"), _LINK_LIB: ("cannot find -l", "can not find -l", "find library -l", "not found for -l"), _UNDEFINED: ("undefined", "symbol not found", "entry point"),
+    _LIB_END: (".so", ".dylib", ".dll", ".pyd"), _LINK_LIB: ("cannot find -l", "can not find -l", "find library -l", "not found for -l"), _UNDEFINED: ("undefined", "symbol not found", "entry point", "failed to load function", "failed to find function",
+                 "failed to resolve function", "failed to load symbol", "failed to find symbol", "failed to resolve symbol"),
     _SYMBOL_VERSION: ("not defined in file", ", version "), _ABI_TAG: ("glibc", "cxxabi_"),
     _PKG_DIR: ("-packages",), _PY_FILE: ('file "',), _EQEQ: ("==",), _INSTALLED: ("successfully installed",),
     _WHEEL_FILE: (".whl",), _TORCH_VER: ("torch",), _BUILT_FOR: ("built", "compiled"),

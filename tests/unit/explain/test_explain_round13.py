@@ -62,7 +62,7 @@ def test_a_driver_api_symbol_missing_is_a_driver_older_than_the_binarys_cuda(sym
 
 
 @pytest.mark.parametrize("sym,layer", [("cudaGetErrorString", "libraries"), ("cublasLtMatmul", "libraries"),
-                                       ("cudnnCreate", "libraries")])
+                                       ("cudnnCreate", "cudnn")])
 def test_the_runtimes_and_the_math_libraries_symbols_are_not_the_drivers(sym, layer):
     r = diagnose.diagnose(f"OSError: /opt/lib/libfoo.so: undefined symbol: {sym}")
     assert r["signature"] != "driver-api-symbol-missing" and r["layer"] == layer, (sym, r["signature"])

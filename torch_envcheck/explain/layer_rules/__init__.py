@@ -91,6 +91,11 @@ match.Match whose signature is made here, or None:
     cuda_arch_unknown_to_torch  "Unknown CUDA arch (X) or GPU not supported" -> TORCH_CUDA_ARCH_LIST, a newer torch
     device_outside_visible_devices  "device N is not visible (CUDA_VISIBLE_DEVICES=...)", NVML's driver not loaded
     dataloader_worker_died  a DataLoader worker killed without an error   -> /dev/shm (--shm-size), host memory
+    nvcc_output_missing  nvcc's .cu.o never written, nvcc's "Unknown option" -> nvcc's own error, torch's CUDA toolkit
+    namespace_package_shadow  "cannot import name X from 'Y' (unknown location)" -> a folder Y shadows the package
+    jaxlib_without_cuda  jax's CPU-only jaxlib on a GPU machine          -> jax[cuda12]
+    frozen_app_import  a PyInstaller/Nuitka bundle failing an import   -> not-environment: the bundle's recipe
+    crash_at_import  a segfault right after the imports, before the program runs -> LD_LIBRARY_PATH, import order
     library_page_alignment  "ELF load command alignment not page-aligned" -> a build linked for 64 KiB pages
     setuptools_without_pkg_resources_packaging  setuptools 70+ without pkg_resources.packaging -> setuptools<70, torch 2.2+
     package_needs_newer_torch  "X requires torch>=A", "upgrade torch to at least vA" -> torch >= A in its CUDA build
@@ -128,7 +133,7 @@ from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cu
 from torch_envcheck.explain.layer_rules.driver_versions import container_driver_floor, driver_module_mismatch
 from torch_envcheck.explain.layer_rules.gpu_health import gpu_unreachable, nvidia_kernel_module_crash, xid_event
 from torch_envcheck.explain.layer_rules.loader import (cudnn8_sublibrary_on_windows, libcuda_not_in_linker_cache,
-    library_page_alignment, missing_library, not_an_elf_library)
+    crash_at_import, library_page_alignment, missing_library, not_an_elf_library)
 from torch_envcheck.explain.layer_rules.nccl import nccl_ib_completion, nccl_shared_memory_limit, nccl_transport
 from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx_runtime_symbol,
     jit_extension_missing, library_symbol, numpy_c_api_capsule, package_binary_missing,
@@ -137,9 +142,10 @@ from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx
 from torch_envcheck.explain.layer_rules.packaging import (conda_virtual_cuda, cuda_package_on_mac,
     cuda_unavailable_cpu_build, device_type_unknown, package_without_cuda, jetson_without_cuda, pip_no_matching,
     pip_of_another_python, pip_usage_error, torch_build_variant, torch_not_offered_on_mac, torch_too_new_for_intel_mac,
-    conda_environment_missing, torch_placeholder_sdist, torch_without_backend)
-from torch_envcheck.explain.layer_rules.program import conv_input_channels, index_past_size, mps_array_over_4gb
-from torch_envcheck.explain.layer_rules.runtimes import (jax_cuda_library_not_found, onnxruntime_cpu_only,
+    conda_environment_missing, namespace_package_shadow, torch_placeholder_sdist, torch_without_backend)
+from torch_envcheck.explain.layer_rules.program import (conv_input_channels, frozen_app_import, index_past_size,
+    mps_array_over_4gb)
+from torch_envcheck.explain.layer_rules.runtimes import (jax_cuda_library_not_found, jaxlib_without_cuda, onnxruntime_cpu_only,
     onnxruntime_cuda_libraries,
     tensorrt_engine_version, xla_cudnn_version)
 from torch_envcheck.explain.layer_rules.rocm import (miopen_missing_kernel_database, rocblas_on_windows,
@@ -153,7 +159,7 @@ from torch_envcheck.explain.layer_rules.toolchain import (cmake_compiler_detecti
     inductor_on_native_windows, nvcc_host_compiler, openmp_with_apple_clang, setuptools_without_pkg_resources_packaging,
     toolkit_not_torch_cuda, torch_extension_build_failed, triton_exception, xla_ptxas,
     foreign_arch_compiler_flag, homebrew_refuses, windows_cuda_toolset_missing, cpp_extension_compiler_bounds,
-    cuda_arch_unknown_to_torch)
+    cuda_arch_unknown_to_torch, nvcc_output_missing)
 
 # the names other modules read from here (explain.reading: SOURCES, code_advice, package_guess)
 __all__ = ("RULES", "find", "LAYERS_PRODUCED", "SOURCES", "code_advice", "package_guess")
@@ -193,7 +199,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          library_page_alignment, slurm_job_without_gpu, conda_environment_missing, torch_placeholder_sdist,
          torch_without_backend, foreign_arch_compiler_flag, homebrew_refuses, windows_cuda_toolset_missing,
          compile_unsupported_python, cpp_extension_compiler_bounds, cuda_arch_unknown_to_torch,
-         device_outside_visible_devices)
+         device_outside_visible_devices, crash_at_import, nvcc_output_missing, frozen_app_import,
+         namespace_package_shadow, jaxlib_without_cuda)
 
 
 def find(text: str, ent) -> list:

@@ -408,6 +408,10 @@ _LINUX_TEXT = r"(?i)\(core dumped\)|/home/|\bubuntu\b|\bdebian\b|\blinux\b"
 _ARM_LINUX_TEXT = r"(?i)jetson|jetpack|\bl4t\b|tegra|xavier|\borin\b|\bnano\b|raspberry|graviton|aarch64|\barm64\b"
 
 
+# torch's own native libraries in a frame or a path (libtorch*, libc10, libcaffe2: torch 1.x's, torch/lib)
+_TORCH_NATIVE_TEXT = r"libtorch[\w.]{0,20}\.so|libc10\.so|libcaffe2\.so|torch/lib/|torch\\lib\\|ATEN_CPU_CAPABILITY"
+
+
 def _signal_fix(c: dict, text: str, explanation: str, layer: str):
     name = c["name"]
     if name == "SIGBUS":
@@ -449,6 +453,15 @@ def _signal_fix(c: dict, text: str, explanation: str, layer: str):
                 "release made before AVX, or run on a CPU (or VM configuration) that exposes AVX.",
                 explanation + " An illegal instruction at `import tensorflow` is a CPU without the AVX the binary uses.",
                 "tensorflow")
+    if name == "SIGILL" and _context(text, _TORCH_NATIVE_TEXT):
+        # torch dispatches its CPU kernels by what the CPU reports (cpuinfo); a kernel of a newer instruction set on a
+        # CPU, or a virtual CPU model, without it is torch's build against this CPU
+        return ("torch ran a CPU kernel of an instruction set this CPU does not offer (AVX2/AVX-512 kernels named in the "
+                "frames): start it with `ATEN_CPU_CAPABILITY=default` (or `avx2`) so torch's own kernels keep to what the "
+                "CPU has; in a virtual machine give the guest the host's CPU features (libvirt/QEMU `host-passthrough`, "
+                "a CPU model with AVX2); on a CPU without AVX, build torch from source or use a release built for it.",
+                explanation + " An illegal instruction inside torch's libraries is a CPU (or a VM's CPU model) without "
+                "an instruction set the build uses.", "torch-build")
     if name == "SIGILL":
         return ("The CPU lacks an instruction the binary uses (AVX/AVX2/AVX-512): install a build for this CPU (older "
                 "wheels, or build from source).", explanation, "env")

@@ -445,3 +445,34 @@ def library_page_alignment(ent, text):
                causes=(("platform", "the platform and Python can run PyTorch", ("TE100",)),), areas=("platform",),
                sources=(SOURCES["ld"],))
     return _match(sig, text, at, caps)
+
+
+# a crash while Python imports (the segfault right after `import torch`, `python -c "import torch"`, or a list of
+# imports): no line of the program has run yet, so it is two copies of native libraries meeting in one process
+_IMPORT_LINE = re.compile(r"(?m)^\s{0,8}(?:>>> )?(?:import|from) (?P<mod>torch|tensorflow|torchvision|decord|cv2|open3d|"
+                          r"jax|numpy)\b|python3? -c [\"']import (?P<mod2>[\w.]+)")
+
+
+def crash_at_import(ent, text):
+    seg = next((c for c in reversed(ent.codes) if c.get("family") == "signal" and c.get("name") == "SIGSEGV"), None)
+    if seg is None:
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    before = tail[:max(0, seg["at"] - (len(text) - len(tail)))]
+    imports = list(_IMPORT_LINE.finditer(before))
+    # the import must be the last thing before the crash: no traceback line or program output between them
+    if not imports or re.search(r"Traceback|File \"|Error:|\d+%\|", before[imports[-1].end():]):
+        return None
+    mods = {m.group("mod") or m.group("mod2") for m in imports}
+    others = sorted(mods - {"torch", "numpy"})
+    caps = {"others": ", ".join(others) or None}
+    sig = _sig("crash-at-import", "libraries", "Python crashes while importing: two copies of native libraries meet", 62,
+               "The segmentation fault comes before any line of the program runs, while the modules load: a native "
+               "library loaded first (from LD_LIBRARY_PATH, a libtorch or CUDA/MKL folder there, or bundled by another "
+               "package{others| such as }{others}) is used where torch's own copy was expected.",
+               fix="Import torch first, before packages that bundle their own native libraries ({others|decord, cv2, "
+                   "open3d, tensorflow}); unset LD_LIBRARY_PATH (or remove a libtorch / other CUDA folder from it) and "
+                   "try again; `python -X faulthandler -c \"import torch\"` names the library the crash is in.",
+               causes=(("library-path-breaks-import", "a folder on LD_LIBRARY_PATH breaks torch's own libraries",
+                        ("TE505",)),), areas=("libraries",), sources=(SOURCES["ld"],))
+    return _match(sig, text, seg["at"], caps)

@@ -492,7 +492,9 @@ def library_symbol(ent, text):
                    sources=({"url": "https://cmake.org/cmake/help/latest/module/FindCUDAToolkit.html",
                              "what": "CUDA::cublas, CUDA::cublasLt and the other imported targets"},))
         return _match(sig, text, s["at"], caps)
-    sig = _sig("cuda-library-version-mixed", "libraries",
+    # cuDNN's own symbols are a cuDNN older or newer than the binary's (its own layer); the CUDA math libraries' are
+    # versions of the CUDA libraries mixed
+    sig = _sig("cuda-library-version-mixed", "cudnn" if lib == "cudnn" else "libraries",
                "{library} of another version than {ext|the caller} was built with is loaded ({symbol} missing)", 85,
                "{ext|A library} calls {symbol}, which the lib{lib} that the loader found does not define: that "
                "{library} is older (or of another CUDA major) than the one {ext|it} was linked against. Two versions "

@@ -747,3 +747,25 @@ def conda_environment_missing(ent, text):
                causes=(), areas=("platform",), sources=({"url": "https://docs.conda.io/projects/conda/en/latest/user-guide/tasks/manage-environments.html",
                                                          "what": "conda: creating and activating environments"},))
     return _match(sig, text, at, {"env": m.group("env")})
+
+
+# Python's own words for an import from a namespace package: a folder of that name without __init__.py found on
+# sys.path before (or instead of) the installed package, usually the current directory or a project folder
+_UNKNOWN_LOCATION = re.compile(r"cannot import name '(?P<name>[\w.]{1,80})' from '(?P<mod>[\w.]{1,80})' \(unknown location\)")
+
+
+def namespace_package_shadow(ent, text):
+    m, at = last_in_tail(_UNKNOWN_LOCATION, text, "(unknown location)")
+    if m is None:
+        return None
+    caps = {"name": m.group("name"), "mod": m.group("mod"), "top": m.group("mod").split(".")[0]}
+    sig = _sig("namespace-package-shadow", "env", "'{mod}' is a bare folder on sys.path, not the installed package", 80,
+               "\"(unknown location)\" is Python's word for a namespace package: a folder named {top} without "
+               "__init__.py was found on sys.path (the current directory, the project's folder, an unpacked source) "
+               "instead of the installed {top}, or {top} is not installed in this interpreter at all.",
+               fix="Check `python -c \"import {top}; print({top}.__path__)\"`: it shows the folder that is imported. Rename "
+                   "or move that folder (or run from another directory); if it is the only {top}, install the package in "
+                   "this interpreter (`python -m pip install` its distribution, e.g. `pip show` names it) or reinstall it.",
+               causes=(), areas=("platform",), sources=({"url": "https://peps.python.org/pep-0420/",
+                                                         "what": "PEP 420: namespace packages (folders without __init__.py)"},))
+    return _match(sig, text, at, caps)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from torch_envcheck.explain.layer_rules.kit import _match, _sig, last_in_tail
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig, last_in_tail
 
 
 _CONV_CHANNELS = re.compile(r"weight of size \[(?P<out>\d{1,6}), (?P<want>\d{1,6})(?:, \d{1,6}){1,3}\], expected "
@@ -90,3 +90,31 @@ def mps_array_over_4gb(ent, text):
                sources=({"url": "https://developer.apple.com/documentation/metalperformanceshaders/mpsndarray",
                          "what": "MPSNDArray, the array type behind torch's MPS tensors"},))
     return _match(sig, text, at, {})
+
+
+# an executable frozen by PyInstaller (its loader's frames, its bootloader's "Failed to execute script", the _MEI
+# temporary folder) or built by Nuitka --standalone, failing on an import: the bundle lacks a module or a native library
+# of the environment it was made from; the fix is the bundle's recipe, not an installation
+_FROZEN_APP = re.compile(r"pyimod\d{2}_importers|PyInstaller[\\/]loader|\[\d{1,8}\] Failed to execute script|"
+                         r"[\\/]_MEI\d{3,10}[\\/]|sys\._MEIPASS|\bnuitka\b[^\n]{0,200}--standalone")
+_FROZEN_IMPORT_FAILS = re.compile(r"ImportError|ModuleNotFoundError|DLL load failed|failed to import|"
+                                  r"(?:Could not|cannot) (?:load|find)[^\n]{0,80}\.(?:dll|so|pyd)|Error loading \"")
+
+
+def frozen_app_import(ent, text):
+    m, at = last_in_tail(_FROZEN_APP, text)
+    if m is None or not _FROZEN_IMPORT_FAILS.search(text[-CONTEXT_TAIL:]):
+        return None
+    tool = "Nuitka" if "uitka" in m.group(0) else "PyInstaller"
+    sig = _sig("frozen-app-missing-import", "not-environment",
+               "the {tool} executable's bundle lacks what an import needs", 82,
+               "The program runs from a {tool} bundle, not from the Python environment: an import fails because the "
+               "bundle did not collect a module or a native library (numpy's C extension, torch's DLLs) that the "
+               "environment has. The installation it was built from can be fine.",
+               look_at="Rebuild the executable with what the import needs collected: PyInstaller `--collect-all numpy` / "
+                       "`--collect-all torch` (or hiddenimports and collect_dynamic_libs in the .spec file, which a "
+                       "rerun of pyi-makespec overwrites), Nuitka `--include-package=` / its torch and numpy plugins; run "
+                       "the script with the environment's own python first to check it imports there.",
+               causes=(), areas=(), sources=({"url": "https://pyinstaller.org/en/stable/when-things-go-wrong.html",
+                                              "what": "PyInstaller: hidden imports and collected data"},))
+    return _match(sig, text, at, {"tool": tool})

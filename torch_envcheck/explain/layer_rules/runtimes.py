@@ -266,3 +266,29 @@ def onnxruntime_cuda_libraries(ent, text):
                sources=({"url": "https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html#requirements",
                          "what": "ONNX Runtime's CUDA EP: the CUDA and cuDNN of each release, preload_dlls"},))
     return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+
+
+# jax's own words for a jaxlib without CUDA on a machine with an NVIDIA GPU (jax/_src/xla_bridge.py), and its older
+# fallback warning: the CUDA plugin (jax[cuda12] / jax-cuda12-plugin) is not installed
+_JAX_CPU_ONLY = re.compile(r"An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed|"
+                           r"No GPU/TPU found, falling back to CPU")
+
+
+def jaxlib_without_cuda(ent, text):
+    m, at = last_in_tail(_JAX_CPU_ONLY, text)
+    if m is None:
+        return None
+    if m.group(0).startswith("No GPU") and any(c.get("family") in ("CUresult", "cudaError_t", "cudnnStatus_t")
+                                               for c in ent.codes):
+        return None  # the fallback after a CUDA failure the text shows: that failure is the cause
+    sig = _sig("jaxlib-without-cuda", "torch-build", "jax runs on the CPU: the installed jaxlib has no CUDA", 82,
+               "jax found no GPU backend: the jaxlib installed is its CPU build (`pip install jax`, or a conda solve that "
+               "picked the CPU variant); GPU support comes from the CUDA plugin wheels of the same jax release.",
+               fix="Install jax with its CUDA plugin, of the jax version you use: `pip install -U \"jax[cuda12]\"` (Linux "
+                   "x86_64/aarch64, or WSL 2 on Windows; the NVIDIA driver must support CUDA 12); with conda-forge ask "
+                   "for the CUDA variant (`conda install jaxlib=*=*cuda* jax`), then check `python -c \"import jax; "
+                   "print(jax.devices())\"`.",
+               causes=(("wrong-build", "the installed build has no CUDA support", ("TE203",)),), areas=("torch",),
+               sources=({"url": "https://docs.jax.dev/en/latest/installation.html",
+                         "what": "jax: installing with NVIDIA GPU support (jax[cuda12])"},))
+    return _match(sig, text, at, {})

@@ -48,7 +48,11 @@ def inductor_on_native_windows(ent, text):
 # A build's own check that the CUDA toolkit (nvcc) is the one torch was built with: torch.utils.cpp_extension's
 # sentence is the catalogue's; packages with their own setup.py check (NVIDIA apex and its forks) say it otherwise.
 _TOOLKIT_VS_TORCH = re.compile(r"(?i)version of cuda that does not match the version used to compile pytorch|"
-                               r"cuda (?:version|toolkit)[^\n]{0,40}(?:does not match|mismatch(?:es)?)[^\n]{0,80}(?:pytorch|torch)")
+                               r"cuda (?:version|toolkit)[^\n]{0,40}(?:does not match|mismatch(?:es)?)[^\n]{0,80}(?:pytorch|torch)|"
+                               # a user's own words: torch's CUDA and nvcc's side by side, of other versions
+                               r"torch\.version\.cuda\W{0,6}(?:is\s)?\d{1,2}\.\d[^\n]{0,60}\bnvcc\b[^\n]{0,30}\d{1,2}\.\d|"
+                               r"(?:py)?torch(?:'s)? cuda version[^\n]{0,40}(?:system|nvcc|toolkit)[^\n]{0,20}cuda version[^\n]{0,20}"
+                               r"(?:not match|mismatch|differ)")
 
 
 _TORCH_BUILT_CUDA = re.compile(r"(?i)pytorch binaries were compiled with cuda (?P<v>\d{1,2}\.\d{1,2})|"
@@ -526,3 +530,40 @@ def cuda_arch_unknown_to_torch(ent, text):
                causes=(("arch", "the installed torch has no code for this GPU's architecture", ("TE401",)),),
                areas=("toolchain", "gpu"), sources=(SOURCES["ext"],))
     return _match(sig, text, len(text) - len(tail) + m.start(), {"arch": m.group("arch")})
+
+
+# an object file a build step expected and nvcc never wrote ("src/x.cu.o: No such file or directory"): the nvcc
+# command before it failed (often silently, from a script's os.system): nvcc's own error is what to read
+_MISSING_CU_OBJECT = re.compile(r"(?P<obj>[\w./\\-]{0,200}\.cu(?:da)?\.o(?:bj)?)\b[:'\"]?\s{0,4}(?:No such file or directory|"
+                                r"[Nn]ot found|cannot find|does not exist)")
+# nvcc refusing an option the build passes: the toolkit is older than the build expects (torch's ninja build passes
+# --generate-dependencies-with-compile, which nvcc knows from CUDA 10.2)
+_NVCC_UNKNOWN_OPTION = re.compile(r"nvcc fatal\s{0,4}:\s{0,4}Unknown option '?(?P<opt>-{1,2}[\w-]{2,60})'?")
+
+
+def nvcc_output_missing(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_NVCC_UNKNOWN_OPTION, tail)
+    if m is not None:
+        sig = _sig("nvcc-older-than-build", "toolchain", "nvcc does not know the option {opt}: the CUDA toolkit is older "
+                   "than the build expects", 84,
+                   "The build passes nvcc {opt}, an option of a newer CUDA toolkit than the one it runs (the nvcc on PATH / "
+                   "at CUDA_HOME); torch's extension builder passes the options of the CUDA torch was built with.",
+                   fix="Build with a CUDA toolkit of the version torch was built with (`python -c \"import torch; "
+                       "print(torch.version.cuda)\"`): install it and point CUDA_HOME (and PATH) at it, so that `nvcc "
+                       "--version` prints that release.",
+                   causes=(("nvcc-major", "nvcc's CUDA version differs from torch's", ("TE602",)),),
+                   areas=("toolchain",), sources=(SOURCES["ext"],))
+        return _match(sig, text, len(text) - len(tail) + m.start(), {"opt": m.group("opt")})
+    m = last_match(_MISSING_CU_OBJECT, tail)
+    if m is None:
+        return None
+    sig = _sig("nvcc-output-missing", "toolchain", "the object file nvcc should have written ({obj}) does not exist", 74,
+               "A later build step wants {obj}, the output of compiling a .cu file: the nvcc command before it failed "
+               "(nvcc not on PATH, or no host compiler it supports), and the build script went on without stopping.",
+               fix="Run the nvcc command of the build script by hand to see its own error: `nvcc --version` must work "
+                   "(the CUDA toolkit's bin on PATH), and nvcc needs a host gcc/g++ it supports (point it at one with "
+                   "-ccbin / --compiler-bindir, or NVCC_CCBIN); then rebuild.",
+               causes=(("no-nvcc", "no CUDA toolkit (nvcc) to compile the extension", ("TE601",)),), areas=("toolchain",),
+               sources=(SOURCES["ext"],))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"obj": m.group("obj").rsplit("/", 1)[-1]})
