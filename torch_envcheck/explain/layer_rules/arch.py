@@ -165,7 +165,7 @@ def ggml_kernel_without_arch(ent, text):
     did not include the GPU's own (a build made where nvcc fell back to its default, sm_52), so rebuild for it; equal
     to the GPU's, the kernel needs a newer GPU than this one, so the feature that selects it must be turned off."""
     tail = text[-CONTEXT_TAIL:]
-    m = last_match(_GGML_NO_DEVICE_CODE, tail)
+    m = last_match(_GGML_NO_DEVICE_CODE, tail) if "has no device code" in tail else None
     if m is None:
         return None
     arch = int(m.group("arch"))

@@ -102,6 +102,9 @@ def header_missing(ent, text):
     submodule's (knowledge/headers.py), whatever the compiler and whoever builds."""
     tail = text[-CONTEXT_TAIL:]
     found = None
+    # every match holds one of these literals: the regex runs only where one is
+    if not any(k in tail for k in (".h", "include file", "no such", "No such")):
+        return None
     for m in _HEADER_MISSING.finditer(tail):
         h = headers.owner_of(m.group("h") or m.group("h2") or m.group("h3") or m.group("h4"))
         if h is not None:
@@ -543,7 +546,7 @@ _NVCC_UNKNOWN_OPTION = re.compile(r"nvcc fatal\s{0,4}:\s{0,4}Unknown option '?(?
 
 def nvcc_output_missing(ent, text):
     tail = text[-CONTEXT_TAIL:]
-    m = last_match(_NVCC_UNKNOWN_OPTION, tail)
+    m = last_match(_NVCC_UNKNOWN_OPTION, tail) if "Unknown option" in tail else None
     if m is not None:
         sig = _sig("nvcc-older-than-build", "toolchain", "nvcc does not know the option {opt}: the CUDA toolkit is older "
                    "than the build expects", 84,
@@ -555,7 +558,7 @@ def nvcc_output_missing(ent, text):
                    causes=(("nvcc-major", "nvcc's CUDA version differs from torch's", ("TE602",)),),
                    areas=("toolchain",), sources=(SOURCES["ext"],))
         return _match(sig, text, len(text) - len(tail) + m.start(), {"opt": m.group("opt")})
-    m = last_match(_MISSING_CU_OBJECT, tail)
+    m = last_match(_MISSING_CU_OBJECT, tail) if (".cu.o" in tail or ".cuda.o" in tail) else None
     if m is None:
         return None
     sig = _sig("nvcc-output-missing", "toolchain", "the object file nvcc should have written ({obj}) does not exist", 74,
