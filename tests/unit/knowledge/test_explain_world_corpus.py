@@ -15,7 +15,7 @@ import pytest
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "explain"
 SPLITS = ("train", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9",
-          "test10", "test11", "test12", "test13", "test14", "test15")
+          "test10", "test11", "test12", "test13", "test14", "test15", "test16")
 # The first six test splits, measured and reported, were retired into development data on 2026-12-02, test7 to test9
 # on 2026-12-03, test10 on 2026-12-04 (each after its last held-out figure): their files stay unchanged (their digests
 # are checked) and may now be read and cited like train; test11 (collected after the tenth round's code by a fixed
@@ -26,7 +26,8 @@ RETIRED = ("test", "test2", "test3", "test4", "test5", "test6", "test7", "test8"
 # test13 (collected after the twelfth round's code) too, after its one measurement.
 # test14 (collected after the thirteenth round's code) too, after its one measurement.
 # test15 (collected after the fourteenth round's code) too, after its one measurement.
-FROZEN: tuple[str, ...] = ()
+# test16 (collected after the fifteenth round's code) is frozen until its one measurement.
+FROZEN: tuple[str, ...] = ("test16",)
 # From this batch on an entry's split is decided by its source URL alone (train or test2).
 URL_SPLIT_BATCH = 11
 # From this batch on the URL rule sends the even half to a third frozen split (train or test3).
@@ -70,6 +71,10 @@ TEST14_BATCH = 23
 # same kind of mechanical procedure (its queries are the symptom in a user's words), from threads in none of the other
 # files (test14 included) nor real_errors.json.
 TEST15_BATCH = 24
+# This batch is a frozen split as a whole (test16), collected after the fifteenth round's code was committed, by the
+# same kind of mechanical procedure (its queries name what is recent in the stack), from threads in none of the other
+# files (test15 included) nor real_errors.json.
+TEST16_BATCH = 25
 EXPECTED_KEYS = {"recognised", "layer", "environment_problem", "fix", "fix_patterns"}
 # The classes the corpus must cover (issue's list), each present in the corpus as a whole.
 REQUIRED_CLASSES = {"container", "driver-state", "rocm", "jit-arch", "c-runtime", "cuda-libs", "ext-abi",
@@ -109,6 +114,8 @@ def _split_of(source, text, batch):
         return "test14"
     if batch == TEST15_BATCH:
         return "test15"
+    if batch == TEST16_BATCH:
+        return "test16"
     if batch == TRAIN_BATCH:
         return "test5" if int(hashlib.sha256(source.encode("utf-8")).hexdigest(), 16) % 2 == 0 else "train"
     if batch >= URL_SPLIT_BATCH:
@@ -329,6 +336,16 @@ def test_the_collected_after_batch_24_is_test15_and_new(corpus):
     assert not [e["id"] for sp in SPLITS if sp != "test15" for e in corpus[sp]["entries"] if e["batch"] == TEST15_BATCH]
     other = {s for sp in SPLITS if sp != "test15" for s in _sources(corpus[sp]["entries"])} | _cited()
     _assert_new_threads(test15, other, "test15")
+
+
+def test_the_collected_after_batch_25_is_test16_and_new(corpus):
+    """test16 is batch 25 as a whole, and batch 25 is nowhere else; none of its threads is in another split (test15
+    included) or in real_errors.json, and none of its texts repeats one of them (checked for all splits above)."""
+    test16 = corpus["test16"]["entries"]
+    assert test16 and all(e["batch"] == TEST16_BATCH for e in test16)
+    assert not [e["id"] for sp in SPLITS if sp != "test16" for e in corpus[sp]["entries"] if e["batch"] == TEST16_BATCH]
+    other = {s for sp in SPLITS if sp != "test16" for s in _sources(corpus[sp]["entries"])} | _cited()
+    _assert_new_threads(test16, other, "test16")
 
 
 def test_the_scorer_retired_test11_into_development():
