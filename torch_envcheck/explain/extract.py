@@ -212,7 +212,7 @@ _SIGNAL_WORDS = re.compile(r"(?m)(?:^|[\s:])(?P<word>Bus error|Segmentation faul
 _CUDA_CONTEXT = re.compile(r"[Cc]uda failure|CUDA failure|CUDAError|cudaGetDeviceCount|cuInit|cudaSetDevice|cudaMalloc|cudaGetDevice|CUDA driver|cudaError|CUDA error|"
                            r"cuDevice|cuCtx|cudaRuntimeGetVersion|cuda runtime|CUDA initiali[sz]ation|"
                            # extensions' own checkers: "Cuda Error", "cuda execution failed with error N" (spconv)
-                           r"(?i:\bcuda (?:error|execution|kernel|call|launch)\b)")
+                           r"(?i:\bcuda (?:error|execution|kernel|call|launch|driver)\b)")
 # TensorRT's logger: "<file> (<line>) - Cuda Error in <function>: <cudaError_t value>"
 _TRT_CUDA_ERROR = re.compile(r"\b(?i:cuda) [Ee]rror in [A-Za-z_]\w{0,60}: (?P<num>\d{1,5})\b")
 
@@ -222,6 +222,22 @@ _TRT_CUDA_ERROR = re.compile(r"\b(?i:cuda) [Ee]rror in [A-Za-z_]\w{0,60}: (?P<nu
 _ENUM_NUMBER = re.compile(r"\b(?:Unknown )?(?P<fam>CUresult|cudaError(?:_t)?|cublasStatus(?:_t)?|cudnnStatus(?:_t)?|"
                           r"ncclResult(?:_t)?|hipError(?:_t)?)\s{0,2}[:=(]\s{0,2}'?(?P<num>\d{1,5})\b|"
                           r"\bCUDA error DRIVER:?\s{0,2}'?(?P<drv>\d{1,5})\b")
+# glog's CHECK_EQ as Caffe and other C++ programs print it ("Check failed: error == cudaSuccess (35 vs. 0)"), also
+# retyped ("cudaSuccess 35vs0"): the code beside the success value it was compared with
+_CHECK_VS = re.compile(r"\b(?P<ok>cudaSuccess|CUDA_SUCCESS|CUBLAS_STATUS_SUCCESS|CUDNN_STATUS_SUCCESS)\W{0,3}\(?\s{0,2}"
+                       r"(?P<num>\d{1,5})\s{0,2}vs\.?\s{0,2}0\b")
+_CHECK_VS_FAMILY = {"cudaSuccess": "cudaError_t", "CUDA_SUCCESS": "CUresult", "CUBLAS_STATUS_SUCCESS": "cublasStatus_t",
+                    "CUDNN_STATUS_SUCCESS": "cudnnStatus_t"}
+# torch before 1.5 (THC) printed cuBLAS's and cuSPARSE's statuses in its own words: "cublas runtime error : the GPU
+# program failed to execute" (pytorch/pytorch aten/src/THC/THCGeneral.cpp, __THCublasCheck and __THCusparseCheck, at
+# commit 010705bb6c05ec97db6a3a53abc31cddf2fe6eb4)
+_THC_LIBRARY_ERROR = re.compile(r"\b(?P<lib>cublas|cusparse) runtime error : (?P<msg>[a-zA-Z ]{3,80})")
+_THC_STATUS = {"library not initialized": "NOT_INITIALIZED", "resource allocation failed": "ALLOC_FAILED",
+               "an invalid numeric value was used as an argument": "INVALID_VALUE",
+               "an absent device architectural feature is required": "ARCH_MISMATCH",
+               "an access to GPU memory space failed": "MAPPING_ERROR", "the GPU program failed to execute": "EXECUTION_FAILED",
+               "an internal operation failed": "INTERNAL_ERROR",
+               "the matrix type is not supported by this function": "MATRIX_TYPE_NOT_SUPPORTED"}
 _ENUM_FAMILY = {"CUresul": "CUresult", "cudaError": "cudaError_t", "cublasStatus": "cublasStatus_t",
                 "cudnnStatus": "cudnnStatus_t", "ncclResul": "ncclResult_t", "hipError": "hipError_t"}
 
@@ -293,6 +309,16 @@ def _codes(text: str, ent: Entities) -> None:
         code = error_codes.by_value(fam, num) or (error_codes.by_value("cudaError_t", num) if fam == "CUresult" else None)
         if code is not None and code.layer != "none":
             _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
+    for m in _last(_CHECK_VS, text):
+        code = error_codes.by_value(_CHECK_VS_FAMILY[m.group("ok")], int(m.group("num")))
+        if code is not None and code.layer != "none":
+            _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
+    for m in _last(_THC_LIBRARY_ERROR, text):
+        msg = m.group("msg")
+        status = next((v for k, v in _THC_STATUS.items() if msg.startswith(k)), None)
+        code = error_codes.by_name(f"{m.group('lib').upper()}_STATUS_{status}") if status else None
+        if code is not None and code.layer != "none":
+            _push(ent.codes, {**code.as_dict(), "how": "message", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
     low = _low(text)
     for suffix, name in _cuda_error_suffixes():
         i = low.rfind(suffix.lower())
@@ -587,7 +613,9 @@ _SPECIAL_NAME = re.compile(r"T[ISVT]|GV|Th n?\d{1,6}_|Tv n?\d{1,6}_n?\d{1,6}_|Tc
                            .replace(" ", ""))
 # torch's C-level ABIs: AOTInductor's stable C shim (torch/csrc/inductor/aoti_torch/c/shim.h: aoti_torch_*), the
 # Python bindings (torch/csrc: THPVariable_Wrap, THPModule_*), and the TH/THC C libraries of torch < 1.0
-_TORCH_C_SYMBOL = re.compile(r"_{0,2}(?:aoti_torch_|THP[A-Z]|THC[A-Z]|TH(?:Byte|Char|Short|Int|Long|Half|Float|Double)"
+# (torch_*: the stable C ABI of torch 2.9+, torch/csrc/stable/c/shim.h: torch_library_impl, torch_call_dispatcher, ...)
+_TORCH_C_SYMBOL = re.compile(r"_{0,2}(?:aoti_torch_|torch_(?:library|call_dispatcher|list|new|get|from_blob|parallel_for|"
+                             r"parse_device|tensor_(?:from|to)_pyobject|delete_string|generator|c10_cuda|mps_set)|THP[A-Z]|THC[A-Z]|TH(?:Byte|Char|Short|Int|Long|Half|Float|Double)"
                              r"(?:Tensor|Storage)|THTensor_|THStorage_|THGenerator)")
 _LIB_SYMBOL = re.compile(r"^(?:_{0,2})(?P<lib>nccl|cublasLt|cublas|cusparseLt|cusparse|cusolver|cufft|curand|cudnn|"
                          r"nvJitLink|nvrtc|cuda|cu|nvml|hip|rocblas|miopen)(?=[A-Z_])")
@@ -798,7 +826,7 @@ _DRIVER_VER = re.compile(r"(?i)driver version[ :]{1,4}(?P<ver>\d{3}\.\d{1,3}(?:\
 _CUDA_VER = re.compile(r"CUDA Version:? {0,4}(?P<smi>\d{1,2}\.\d{1,2})|Cuda compilation tools, release (?P<nvcc>\d{1,2}\.\d{1,2})|"
                        r"CUDA used to build PyTorch: (?P<build>\d{1,2}\.\d{1,2})|"
                        r"CUDA[^\x00-\x7f\n]{1,8}[:\uff1a] ?(?P<label>\d{1,2}\.\d{1,2})|"
-                       r"\+cu(?P<tag>\d{2,3})\b|CUDA (?:version )?(?P<plain>1[0-3]\.\d{1,2})\b")
+                       r"\+cu(?P<tag>\d{2,3})\b|\b(?:CUDA|[Cc]uda) (?:[Vv]ersion |[Tt]oolkit )?(?P<plain>(?:1[0-3]|[7-9])\.\d{1,2})\b")
 _CUDNN_VER = re.compile(r"(?i)cudnn(?: version|:| library:| runtime version)?[ :]{0,3}\(?(?P<ver>[5-9]\.\d{1,2}\.\d{1,2}|[5-9]\d{3,4}|"
                         r"[5-9], \d{1,2}, \d{1,2})\)?")
 _PY_VER = re.compile(r"\bcp(?P<cp>3\d{1,2})\b|[Pp]ython ?(?P<py>3\.\d{1,2})(?:\.\d{1,2})?\b|/python(?P<dir>3\.\d{1,2})/")
@@ -972,7 +1000,10 @@ _PLATFORM = {
     "intel_mac": re.compile(r"macosx_\d{1,2}_\d{1,2}_x86_64|Intel Mac|Mac ?(?:OS)?[^\n]{0,40}x86_64|x86_64[^\n]{0,40}[Dd]arwin"),
 }
 _PIP_NOT_FOUND = re.compile(r"(?i:could(?: not|n'?t)? find a version that satisf(?:ies|y)) the requirement (?P<req>[A-Za-z0-9_.\-\[\],]{1,80}"
-                            r"(?:[=<>~!]{1,3}[A-Za-z0-9_.*+]{1,30})?)[^\n]{0,80}?\(from versions: (?P<versions>[^)\n]{0,4000})\)")
+                            r"(?:[=<>~!]{1,3}[A-Za-z0-9_.*+]{1,30})?)(?:[^\n]{0,80}?\(from versions: (?P<versions>[^)\n]{0,4000})\))?")
+# pip's last line of the same failure, which is often all a user quotes (the list of versions is then unknown)
+_PIP_NO_MATCH = re.compile(r"No matching distribution found for (?P<req>[A-Za-z0-9_.\-\[\],]{1,80}"
+                           r"(?:[=<>~!]{1,3}[A-Za-z0-9_.*+]{1,30})?)")
 
 
 def _platform(text: str, ent: Entities) -> None:
@@ -983,12 +1014,29 @@ def _platform(text: str, ent: Entities) -> None:
 
 
 def _pip(text: str, ent: Entities) -> None:
+    """pip's "no version satisfies" for a requirement: the versions it listed ([] for "none"), or None where the text
+    does not show the list (its last line alone, or a line cut before it)."""
     for m in _last(_PIP_NOT_FOUND, text):
-        versions = [v.strip() for v in m.group("versions").split(",") if v.strip() and v.strip() != "none"]
-        req = m.group("req")
-        name = re.match(r"[A-Za-z0-9_.\-]{1,60}", req).group(0).lower()
-        _push(ent.pip, {"requirement": req, "name": name, "versions": versions[-40:], "at": m.start()},
-              key=lambda p: p["requirement"])
+        listed = m.group("versions")
+        versions = (None if listed is None else
+                    [v.strip() for v in listed.split(",") if v.strip() and v.strip() != "none"][-40:])
+        _pip_row(ent, m.group("req"), versions, m.start())
+    if "No matching distribution" in text:
+        for m in _last(_PIP_NO_MATCH, text):
+            _pip_row(ent, m.group("req"), None, m.start())
+
+
+def _pip_row(ent: Entities, req: str, versions, at: int) -> None:
+    req = req.rstrip(".,")
+    name = re.match(r"[A-Za-z0-9_.\-]{1,60}", req).group(0).lower()
+    # pip's last line repeats the requirement (sometimes shortened: torch==2.3 after torch==2.3.0): the row with the
+    # versions listed says more
+    known = next((p for p in ent.pip if p["requirement"] == req or (versions is None and p["name"] == name)), None)
+    if known is not None:
+        if known["versions"] is None and versions is not None:
+            known["versions"] = versions
+        return
+    _push(ent.pip, {"requirement": req, "name": name, "versions": versions, "at": at}, key=lambda p: p["requirement"])
 
 
 # --- builds: what a build tool reports about the build it ran ------------------------------------------------
@@ -1048,11 +1096,13 @@ NEEDLES = {
     _TOOL_FAILED: ("error: command", "nvcc fatal", "build stopped", "cmake error", "collect2", "fatal error", "error lnk",
                    "error compiling objects", "subprocess-exited-with-error"),
     _PIP_NOT_FOUND: ("find a version that satisf",),
+    _PIP_NO_MATCH: ("no matching distribution found for",),
     _CODE_NAME: ("cuda", "_status_", "cufft_", "nvrtc", "nvjitlink", "nccl", "nvml", "hip", "error_", "status_",
                  "errno."),
     _CODE_MESSAGE: ("error",), _API_ERROR: ("api error = ",), _CUDA_ERROR_N: ("cuda", "cuinit", "cudevice", "cuctx"),
     _WINERROR: ("winerror", "os error", "loadlibrary", "getprocaddress"), _TORCH_CUDA_WORDS: ("driver initialization",), _ERRNO: ("errno",), _NVML_MESSAGE: ("nvml",),
     _CUDA_API_HEX: ("cuda api error detected",),
+    _CHECK_VS: ("cudasuccess", "cuda_success", "status_success"), _THC_LIBRARY_ERROR: (" runtime error : ",),
     _ENUM_NUMBER: ("curesult", "cudaerror", "cublasstatus", "cudnnstatus", "ncclresult", "hiperror", "cuda error driver"), _TRT_CUDA_ERROR: ("cuda error in ",), _DLL_REASON: ("dll load failed",),
     _PAGING_FILE: ("paging file is too small", "页面文件太小"), _NTSTATUS: ("0xc0000", "3221", "-107374"),
     _SIGNAL_WORDS: ("bus error", "segmentation fault", "illegal instruction", "killed", "aborted", "exit", "signal",

@@ -37,6 +37,11 @@ _OWNERS = (
      "Install cuDNN's headers for torch's CUDA major (the nvidia-cudnn-cuXX wheel ships include/ under "
      "site-packages/nvidia/cudnn; or the distribution's libcudnn-dev) and point the build at them (CUDNN_INCLUDE_DIR or "
      "CPATH).", "https://docs.nvidia.com/deeplearning/cudnn/installation/latest/linux.html"),
+    (r"oneapi/ccl(?:\.hpp|/[\w/.-]{1,80})", "oneccl", "Intel oneCCL's development headers (oneAPI)",
+     "Install oneCCL's development files (Intel oneAPI's intel-oneapi-ccl-devel, or the oneccl-devel wheel on Linux "
+     "x86_64) and load its environment before building (`source /opt/intel/oneapi/setvars.sh`, or CPATH at its "
+     "include/); or build without the part that needs it (DeepSpeed's oneCCL op: DS_BUILD_CCL_COMM=0).",
+     "https://github.com/oneapi-src/oneCCL/tree/8f37eb26d050732b7ecb71dd21670824facb36a0/include/oneapi"),
     (r"nccl(?:_net)?\.h", "nccl", "NCCL's development headers",
      "Install NCCL's headers (the nvidia-nccl-cuXX wheel's include/, or libnccl-dev) and point the build at them "
      "(NCCL_INCLUDE_DIR or CPATH).", "https://docs.nvidia.com/deeplearning/nccl/install-guide/index.html"),

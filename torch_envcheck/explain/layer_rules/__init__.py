@@ -94,6 +94,8 @@ match.Match whose signature is made here, or None:
     nvcc_output_missing  nvcc's .cu.o never written, nvcc's "Unknown option" -> nvcc's own error, torch's CUDA toolkit
     namespace_package_shadow  "cannot import name X from 'Y' (unknown location)" -> a folder Y shadows the package
     jaxlib_without_cuda  jax's CPU-only jaxlib on a GPU machine          -> jax[cuda12]
+    wheel_tags_not_here  "X.whl is not a supported wheel on this platform" -> the wheel for this Python/OS, read
+                     from the file's tags (cp310, win_amd64), or a Python the wheel was built for
     frozen_app_import  a PyInstaller/Nuitka bundle failing an import   -> not-environment: the bundle's recipe
     crash_at_import  a segfault right after the imports, before the program runs -> LD_LIBRARY_PATH, import order
     library_page_alignment  "ELF load command alignment not page-aligned" -> a build linked for 64 KiB pages
@@ -142,7 +144,8 @@ from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx
 from torch_envcheck.explain.layer_rules.packaging import (conda_virtual_cuda, cuda_package_on_mac,
     cuda_unavailable_cpu_build, device_type_unknown, package_without_cuda, jetson_without_cuda, pip_no_matching,
     pip_of_another_python, pip_usage_error, torch_build_variant, torch_not_offered_on_mac, torch_too_new_for_intel_mac,
-    conda_environment_missing, namespace_package_shadow, torch_placeholder_sdist, torch_without_backend)
+    conda_environment_missing, namespace_package_shadow, torch_placeholder_sdist, torch_without_backend,
+    wheel_tags_not_here)
 from torch_envcheck.explain.layer_rules.program import (conv_input_channels, frozen_app_import, index_past_size,
     mps_array_over_4gb)
 from torch_envcheck.explain.layer_rules.runtimes import (jax_cuda_library_not_found, jaxlib_without_cuda, onnxruntime_cpu_only,
@@ -200,7 +203,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          torch_without_backend, foreign_arch_compiler_flag, homebrew_refuses, windows_cuda_toolset_missing,
          compile_unsupported_python, cpp_extension_compiler_bounds, cuda_arch_unknown_to_torch,
          device_outside_visible_devices, crash_at_import, nvcc_output_missing, frozen_app_import,
-         namespace_package_shadow, jaxlib_without_cuda)
+         namespace_package_shadow, jaxlib_without_cuda, wheel_tags_not_here)
 
 
 def find(text: str, ent) -> list:

@@ -19,6 +19,7 @@ import re
 
 from torch_envcheck.explain.match import last_match
 from torch_envcheck.knowledge import compiled_modules, numpy_capi
+from torch_envcheck.knowledge.releases import torchaudio_for, torchvision_for
 from torch_envcheck.explain.layer_rules.kit import (CONTEXT_TAIL, SOURCES, _NOT_THE_PACKAGE, _basename, _cu_tag,
     _match, _module_of, _named_package, _owner_of, _sig, _torch_owned, package_guess, last_in_tail)
 
@@ -323,6 +324,30 @@ _RESOLVER_TORCH = re.compile(r"requires torch==(?P<want>\d{1,2}\.\d{1,3}(?:\.\d{
                              r"torch (?P<have>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:\+\w{1,20})?) which is incompatible")
 
 
+# torch's companion libraries: binary wheels built for exactly one torch release each (a version table pairs them)
+_COMPANIONS = {"torchvision": torchvision_for, "torchaudio": torchaudio_for}
+
+
+def _companion_for_another_torch(ent, text, s: dict, caps: dict, pkg: str):
+    """torchvision/torchaudio wanting a torch symbol: a wheel of the release paired with another torch, never a
+    rebuild; the pair from the release table when the text shows torch's version."""
+    pair = _COMPANIONS[pkg](caps.get("torch")) if caps.get("torch") else None
+    sig = _sig("companion-built-for-another-torch", "toolchain",
+               "{package} is a release built for another torch than the one installed", 85,
+               "{package}'s binary ({ext|its library}) wants {demangled|a torch symbol} ({symbol}), which the installed "
+               "torch{torch_note|} does not define: each {package} release is compiled against one torch release, and this "
+               "one was installed beside another (a newer {package} next to an older torch, or the other way round).",
+               fix="Install the {package} release that matches torch, from the same index as torch: `pip install "
+                   "{pin|" + pkg + "==<the release paired with your torch>}` (check `python -c \"import torch; "
+                   "print(torch.__version__)\"`), or upgrade torch and {package} together in one command from one "
+                   "index. Nothing needs rebuilding.",
+               causes=(("companion-version", "torchvision/torchaudio do not match the installed torch", ()),),
+               areas=("torch",), sources=({"url": "https://pytorch.org/get-started/previous-versions/",
+                                           "what": "the torchvision and torchaudio releases paired with each torch"},))
+    return _match(sig, text, s["at"], dict(caps, pin=f"{pkg}=={pair}.*" if pair else None,
+                                           torch_note=f" {caps['torch']}" if caps.get("torch") else None))
+
+
 def torch_abi(ent, text):
     syms = [s for s in ent.symbols if s.get("abi") == "torch"]
     if not syms:
@@ -357,6 +382,8 @@ def torch_abi(ent, text):
         # else a torch extension the text names ("how to solve this flash-attn problem")
         pkg = _imported_package(text) or _traceback_package(ent) or compiled_modules.extension_named_in(text)
     caps.update(package=pkg, module=_module_of(f or ""), torch=ent.versions.get("torch"))
+    if (pkg or "").lower() in _COMPANIONS:
+        return _companion_for_another_torch(ent, text, s, caps, pkg.lower())
     known = compiled_modules.distribution_of(_module_of(f or ""))
     sig = _sig("extension-abi-mismatch", "toolchain",
                "{package|a compiled package} was built against another torch than the one installed", 84,

@@ -16,7 +16,8 @@ import re
 
 from torch_envcheck.explain.match import last_match
 from torch_envcheck.knowledge.releases import (index_url as torch_index_url, latest_release_for as
-    torch_latest_release_for, release as torch_release, releases as torch_releases)
+    torch_latest_release_for, python_range as torch_python_range, release as torch_release,
+    releases as torch_releases)
 from torch_envcheck.knowledge import compiled_modules, jetson
 from torch_envcheck.knowledge.drivers import min_driver_for_cuda
 from torch_envcheck.knowledge import tensorflow as tf_builds
@@ -74,7 +75,14 @@ def pip_no_matching(ent, text):
     if not rows:
         return None
     p = rows[-1]
+    local = _LOCAL_BUILD.search(p["requirement"])
+    if local is not None and p["name"] != "triton" and not _on_build_index(text, p, local.group("tag")):
+        # (a label the release was never built with is torch_build_variant's: it names the builds that exist)
+        return None if _never_built(p, local.group("tag")) else _local_build_not_found(ent, text, p, local.group("tag"))
     versions = p["versions"]
+    if versions is None:
+        # on a Mac, torch_not_offered_on_mac reads the same line with what a Mac has
+        return None if _requirement_not_found_mac(ent) else _requirement_not_found(ent, text, p)
     caps = {"requirement": p["requirement"], "offered": ", ".join(versions[-6:]) or None,
             "latest": versions[-1] if versions else None, "python": ent.versions.get("python")}
     if p["name"] == "triton" and (not versions or ent.platform.get("windows")):
@@ -124,6 +132,126 @@ def pip_no_matching(ent, text):
                causes=(("python", "this Python version is outside the torch release's supported range", ("TE103",)),),
                areas=("platform",), sources=(SOURCES["torch_index"],))
     return _match(sig, text, p["at"], caps)
+
+
+# a local version naming a build ("2.0.0+cu117"): PyPI holds plain versions only, PyTorch's index the +cuXYZ/+cpu/+rocm
+_LOCAL_BUILD = re.compile(r"\+(?P<tag>cu\d{2,3}|cpu|rocm\d{1,2}(?:\.\d{1,2}){0,2}|xpu)\b")
+
+
+def _on_build_index(text: str, p: dict, tag: str) -> bool:
+    """pip did search the build's index: the versions it lists carry the +tag, or it says it looks in that index."""
+    if any(v.endswith("+" + tag) for v in p["versions"] or ()):
+        return True
+    return f"download.pytorch.org/whl/{tag}" in text[-CONTEXT_TAIL:] and "Looking in indexes" in text[-CONTEXT_TAIL:]
+
+
+def _never_built(p: dict, tag: str) -> bool:
+    ver = re.search(r"==\s*(\d+\.\d+(?:\.\d+)?)", p["requirement"])
+    rel = torch_release(ver.group(1)) if ver is not None and p["name"] == "torch" else None
+    return rel is not None and tag not in {b.get("tag") for b in rel.get("builds", [])}
+
+
+def _requirement_not_found_mac(ent) -> bool:
+    return bool(ent.platform.get("macos")) and not ent.platform.get("windows")
+
+
+def _local_build_not_found(ent, text: str, p: dict, tag: str):
+    """A requirement pinned to a local version (+cu117) that pip did not find: the indexes it searched do not hold it
+    (PyPI never does), so the index of that build is the fix; the release's Python range where the table knows it."""
+    ver = re.search(r"==\s*(\d+\.\d+(?:\.\d+)?)", p["requirement"])
+    rng = torch_python_range(ver.group(1)) if ver is not None and p["name"] == "torch" else None
+    caps = {"requirement": p["requirement"], "index": torch_index_url(tag), "tag": tag,
+            "range_note": f" (that release has wheels for Python {rng[0]} to {rng[1]})" if rng else None,
+            "python": ent.versions.get("python")}
+    sig = _sig("torch-local-build-needs-its-index", "torch-build",
+               "{requirement} is a build published on PyTorch's own index, not on PyPI", 85,
+               "A version with a local part (+{tag}) names one build of the release; PyPI holds plain versions only, "
+               "and the +{tag} wheels live on {index}. pip searched only the indexes it was given, so no distribution "
+               "matched{range_note|}.",
+               fix="Install it from its index: `pip install {requirement} --index-url {index}` (torchvision and "
+                   "torchaudio of the same build come from the same index); in a requirements file add the line "
+                   "`--extra-index-url {index}`. If pip still finds none, this Python is outside the release's range "
+                   "(`python -VV`): use a Python that release supports, or a newer release of that CUDA.",
+               causes=(("index", "pip searched PyPI (or another index) only", ()),
+                       ("python", "this Python version is outside the torch release's supported range", ("TE103",))),
+               areas=("platform",), sources=(SOURCES["torch_index"],
+                                              {"url": "https://packaging.python.org/en/latest/specifications/version-specifiers/#local-version-identifiers",
+                                               "what": "local version identifiers (+local): PyPI does not accept them"}))
+    return _match(sig, text, p["at"], caps)
+
+
+def _requirement_not_found(ent, text: str, p: dict):
+    """pip found nothing for a torch requirement and the text does not show what it was offered (only pip's last
+    line): a Python or platform outside the releases, or a version that does not exist; ARM32 and an old index's end
+    are told apart as when nothing was offered."""
+    caps = {"requirement": p["requirement"], "python": ent.versions.get("python")}
+    if p["name"] == "torch":
+        special = _torch_absent_here(ent, text, dict(caps, offered=None, latest=None))
+        if special is not None:
+            return _match(special, text, p["at"], caps)
+    sig = _sig("torch-requirement-not-found", "torch-build",
+               "pip finds no distribution for {requirement} on this Python/platform", 78,
+               "pip saw no release matching {requirement} for this interpreter and platform: the version does not exist, "
+               "or its wheels do not cover this Python (each release supports a few CPython versions, 64-bit only) or "
+               "this OS/CPU, or the index given (a CUDA index) does not hold it.",
+               fix="See what pip is offered: `python -VV` and `python -m pip index versions {name}` (or `pip install "
+                   "{name}==` lists them); pin one of those, use a Python that release supports, or install from the index "
+                   "that has the build (https://download.pytorch.org/whl/cuXXX for CUDA builds).",
+               causes=(("python", "this Python version is outside the torch release's supported range", ("TE103",)),),
+               areas=("platform",), sources=(SOURCES["torch_index"],))
+    return _match(sig, text, p["at"], dict(caps, name=p["name"]))
+
+
+# pip's refusal of a wheel file whose tags the running interpreter does not accept (the file's name carries them)
+_UNSUPPORTED_WHEEL = re.compile(r"(?P<file>[A-Za-z0-9_.+!-]{1,200}\.whl)\W{0,2} is not a supported wheel on this platform")
+
+
+def _wheel_platform(plat: str) -> str:
+    """A wheel's platform tag in words: win_amd64 -> 64-bit Windows, manylinux_2_28_aarch64 -> Linux aarch64."""
+    if plat == "any":
+        return "any platform"
+    if plat.startswith("win"):
+        return {"win32": "32-bit Windows", "win_arm64": "Windows on ARM"}.get(plat, "64-bit Windows")
+    if plat.startswith("macosx"):
+        return "macOS " + plat.rsplit("_", 1)[-1]
+    arch = re.sub(r"^(?:many|musl)?linux(?:\d{1,4})?(?:_\d{1,3}_\d{1,3})?_", "", plat)
+    return f"Linux {arch}"
+
+
+def wheel_tags_not_here(ent, text):
+    """pip's "X.whl is not a supported wheel on this platform": the file's own tags say which Python (cpXY) and which
+    platform it was built for, so the fix is a wheel for this interpreter or an interpreter for this wheel."""
+    m, at = last_in_tail(_UNSUPPORTED_WHEEL, text, "supported wheel")
+    if m is None:
+        return None
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename  # noqa: PLC0415
+    try:
+        name, _version, _build, tags = parse_wheel_filename(m.group("file"))
+    except (InvalidWheelFilename, ValueError):
+        return None
+    cps = sorted({t.interpreter for t in tags if re.fullmatch(r"cp3\d{1,2}", t.interpreter)})
+    plats = sorted({_wheel_platform(t.platform) for t in tags})
+    py = f"3.{cps[0][3:]}" if len(cps) == 1 else None
+    # (the Python the text names in words: the file's own cpXY tag is not this interpreter)
+    said = re.findall(r"\b[Pp]ython(?: [Vv]ersion)?:? ?(3\.\d{1,2})\b", text[-CONTEXT_TAIL:])
+    here = said[-1] if said else None
+    caps = {"file": m.group("file"), "name": name, "py": py, "plat": ", ".join(plats),
+            "built": (f"CPython {py}" if py else "the Python versions in its tags") + " on " + ", ".join(plats),
+            "here_note": f"; the text shows Python {here}" if here and py and here != py else None}
+    sig = _sig("wheel-tags-not-this-interpreter", "torch-build",
+               "pip refuses {file}: it is built for {built}", 80,
+               "pip installs a wheel only when one of the tags in its file name matches the interpreter running pip "
+               "(its Python version, its ABI, its OS and CPU). {file} is built for {built}{here_note|}: another Python "
+               "version, a 32-bit Python, another OS, or a file renamed after download.",
+               fix="Check the interpreter pip runs in: `python -VV` and `python -m pip debug --verbose` (the tags it "
+                   "accepts). Download the {name} wheel built for that Python and platform (its release page lists one "
+                   "per cpXY and OS), or make an environment with the Python the wheel needs "
+                   "(`py -{py|3.X} -m venv .venv` on Windows, `conda create -n env python={py|3.X}`) and install it there.",
+               causes=(("python", "this Python version is outside the versions the wheel was built for", ("TE103",)),),
+               areas=("platform",),
+               sources=({"url": "https://packaging.python.org/en/latest/specifications/platform-compatibility-tags/",
+                         "what": "a wheel's file name carries its Python, ABI and platform tags"},))
+    return _match(sig, text, at, caps)
 
 
 # 32-bit ARM by name: its kernels' machine names, Raspberry Pi OS's (Raspbian's) 32-bit releases, piwheels (the
@@ -271,7 +399,7 @@ _MAC_ARM64 = re.compile(r"macosx_[0-9_.]{0,12}\.{0,3}_?arm64|macosx_\.\.\._arm64
 def torch_not_offered_on_mac(ent, text):
     """A resolver that finds no torch on a Mac, without the list of versions pip_no_matching reads: the Intel Mac
     (x86_64) releases ended at 2.2.2, so a newer pin has no wheel there."""
-    if not ent.platform.get("macos") or ent.platform.get("windows") or ent.pip:
+    if not ent.platform.get("macos") or ent.platform.get("windows") or any(p["versions"] is not None for p in ent.pip):
         return None
     tail = text[-CONTEXT_TAIL:]
     m = last_match(_RESOLVER_NO_TORCH, tail)

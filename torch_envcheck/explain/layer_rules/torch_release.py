@@ -146,6 +146,20 @@ def torch_attribute_missing(ent, text):
                    areas=("torch", "python"),
                    sources=({"url": "https://docs.python.org/3/tutorial/modules.html#the-module-search-path",
                              "what": "the script's folder is searched before site-packages"},))
+    elif mod == "torch._C" and attr.startswith("_cuda_"):
+        sig = _sig("torch-c-without-cuda-functions", "torch-build",
+                   "torch._C has no {attr}: the installed torch is a build without CUDA", 78,
+                   "torch's CUDA functions (torch._C._cuda_*) exist only in its CUDA builds: torch.cuda itself tests "
+                   "for torch._C._cuda_getDeviceCount to decide whether torch was compiled with CUDA. A CPU-only build "
+                   "(+cpu, PyPI's on Windows, a conda cpu build) lacks them, so the first CUDA call fails this way.",
+                   fix="Check `python -c \"import torch; print(torch.__version__, torch.version.cuda)\"`; with None "
+                       "install the CUDA build from the PyTorch index (`pip install torch torchvision torchaudio "
+                       "--index-url https://download.pytorch.org/whl/cu128`, the cuXYZ your driver supports), in the "
+                       "environment that runs the program.",
+                   causes=(("cpu-build", "torch is the CPU-only build", ("TE202",)),), areas=("torch",),
+                   sources=(SOURCES["torch_index"],
+                            {"url": "https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py",
+                             "what": "torch.cuda._is_compiled(): hasattr(torch._C, '_cuda_getDeviceCount')"}))
     elif attr.startswith("_"):
         sig = _sig("torch-name-removed", "torch-build", "{mod}.{attr}: a private torch name this torch no longer has", 66,
                    "Names starting with _ are torch's internals and change between releases without notice; code that "
