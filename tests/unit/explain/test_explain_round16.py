@@ -111,3 +111,79 @@ def test_a_companion_library_built_for_another_torch_is_its_paired_release_not_a
     o = diagnose.diagnose("OSError: /venv/lib/python3.10/site-packages/mmcv/_ext.so: undefined symbol: "
                           "_ZN3c104impl3cow11cow_deleterEPv")
     assert o["signature"] == "extension-abi-mismatch", o["signature"]
+
+
+def test_a_summary_naming_installable_wheels_still_finds_the_extension():
+    r = diagnose.diagnose("RuntimeError: Error compiling objects for extension\nERROR: Failed building wheel for "
+                          "flash_attn\nFailed to build flash_attn\nERROR: Failed to build installable wheels for some "
+                          "pyproject.toml based projects (flash_attn)")
+    assert r["signature"] == "torch-extension-build-failed" and "prebuilt flash-attn wheel" in r["fix"], r
+
+
+def test_no_module_named_torch_in_pips_isolated_build_is_build_isolation():
+    r = diagnose.diagnose("$ pip install flash-attn\nCollecting flash-attn\n  Getting requirements to build wheel ... "
+                          "error\n  error: subprocess-exited-with-error\n      ModuleNotFoundError: No module named 'torch'")
+    assert r["signature"] == "build-isolation-hides-torch", r["signature"]
+    assert "pip install flash-attn --no-build-isolation" in r["fix"], r["fix"]
+    # at run time, outside a build, it is not the build's isolation
+    run = diagnose.diagnose("Traceback (most recent call last):\n  File \"train.py\", line 1, in <module>\n    import "
+                            "torch\nModuleNotFoundError: No module named 'torch'")
+    assert run["signature"] != "build-isolation-hides-torch", run["signature"]
+
+
+def test_pip_replacing_torch_for_another_package_pins_torch_in_the_same_command():
+    r = diagnose.diagnose("pip3 install -U xformers --index-url https://download.pytorch.org/whl/cu121\nInstalling "
+                          "collected packages: torch, xformers\n  Attempting uninstall: torch\n    Found existing "
+                          "installation: torch 2.4.1\n    Uninstalling torch-2.4.1:\n      Successfully uninstalled "
+                          "torch-2.4.1")
+    assert r["signature"] == "pip-replaced-torch-for-package", r["signature"]
+    assert "pip install xformers torch==2.4.1 --index-url https://download.pytorch.org/whl/cu121" in r["fix"], r["fix"]
+    # asked for torch itself: replacing it is what the command said
+    asked = diagnose.diagnose("pip install -U torch\nInstalling collected packages: torch\n  Attempting uninstall: torch\n"
+                              "    Found existing installation: torch 2.4.1\n    Uninstalling torch-2.4.1:")
+    assert asked["signature"] != "pip-replaced-torch-for-package", asked["signature"]
+
+
+_REPORT = ("ERROR: pip's dependency resolver does not currently take into account all the packages that are installed. "
+           "This behaviour is the source of the following dependency conflicts.\n")
+
+
+def test_the_resolver_report_alone_is_not_an_environment_failure():
+    r = diagnose.diagnose(_REPORT + "magic-pdf 1.1.0 requires openai==1.88.0, but you have openai 1.109.1 which is "
+                          "incompatible.")
+    assert r["signature"] == "resolver-report-only" and r["environment_problem"] is False, r
+
+
+def test_the_resolver_report_on_torch_names_the_package_built_for_another_torch():
+    r = diagnose.diagnose(_REPORT + "mmcv-full 1.4.0 requires torch==1.9.1, but you have torch 2.4.1 which is "
+                          "incompatible.")
+    assert r["signature"] == "resolver-left-torch-pin-unmet" and "pip install mmcv-full torch==2.4.1" in r["fix"], r
+
+
+def test_the_resolver_report_beside_another_failure_leaves_the_failure_to_explain():
+    r = diagnose.diagnose(_REPORT + "a 1.0 requires b==2, but you have b 3 which is incompatible.\nTraceback (most recent "
+                          "call last):\nRuntimeError: CUDA error: no kernel image is available for execution on the device")
+    assert r["signature"] != "resolver-report-only", r["signature"]
+
+
+def test_a_failure_in_a_nightly_points_at_the_release_first():
+    r = diagnose.diagnose("x = torch.ones(1, device='mps')  # ERROR: Failed to create indexing library\nPyTorch "
+                          "version: 2.3.0.dev20240114\nOS: macOS 14.2.1 (arm64)")
+    assert r["signature"] == "torch-nightly-regression" and r["layer"] == "macos", r
+    assert "2024-01-14" in r["explanation"] and "--pre" in r["fix"], r
+    linux = diagnose.diagnose("torch 2.6.0.dev20241112+cu124\nRuntimeError: something failed in the op")
+    assert linux["signature"] == "torch-nightly-regression" and linux["layer"] == "torch-build", linux["signature"]
+
+
+def test_nvidias_stub_without_a_wheel_reads_the_wheels_it_tried():
+    text = ("RuntimeError: Didn't find wheel for cucim-cu12 24.10.0\nOperating System: Windows 10\n"
+            "INFO:nvidia-stub:Testing wheel cucim_cu12-24.10.0-cp310-cp310-manylinux_2_28_x86_64.whl against tag x")
+    r = diagnose.diagnose(text)
+    assert r["signature"] == "nvidia-wheel-linux-only" and "WSL 2" in r["fix"], r
+    lin = diagnose.diagnose("RuntimeError: Didn't find wheel for isaacsim 4.5.0.0")
+    assert lin["signature"] == "nvidia-wheel-not-for-this-python" and "ldd --version" in lin["fix"], lin
+
+
+def test_inductors_logged_gpu_probe_is_not_a_failure():
+    r = diagnose.diagnose("[Inductor] Error getting cuda arch: Torch not compiled with CUDA enabled")
+    assert r["signature"] == "inductor-cuda-probe-logged" and r["environment_problem"] is False, r

@@ -96,6 +96,14 @@ match.Match whose signature is made here, or None:
     jaxlib_without_cuda  jax's CPU-only jaxlib on a GPU machine          -> jax[cuda12]
     wheel_tags_not_here  "X.whl is not a supported wheel on this platform" -> the wheel for this Python/OS, read
                      from the file's tags (cp310, win_amd64), or a Python the wheel was built for
+    build_isolation_without_torch  "No module named 'torch'" in pip's isolated build stage -> --no-build-isolation
+    pip_replaces_torch  pip uninstalling torch to install another package -> that package with torch pinned
+    resolver_conflict_report  pip's "but you have X which is incompatible" -> the package pinning torch; alone and
+                     nothing else failed, not-environment
+    nightly_regression  a failure in a torch X.Y.Z.devYYYYMMDD      -> the release, or a newer nightly
+    nvidia_stub_no_wheel  NVIDIA's stub "Didn't find wheel for X" -> WSL 2 where its wheels are Linux's, else the
+                     Python/glibc its wheels need
+    inductor_cuda_probe_logged  inductor's "Error getting cuda arch"  -> a logged probe, not a failure: not-environment
     frozen_app_import  a PyInstaller/Nuitka bundle failing an import   -> not-environment: the bundle's recipe
     crash_at_import  a segfault right after the imports, before the program runs -> LD_LIBRARY_PATH, import order
     library_page_alignment  "ELF load command alignment not page-aligned" -> a build linked for 64 KiB pages
@@ -145,7 +153,7 @@ from torch_envcheck.explain.layer_rules.packaging import (conda_virtual_cuda, cu
     cuda_unavailable_cpu_build, device_type_unknown, package_without_cuda, jetson_without_cuda, pip_no_matching,
     pip_of_another_python, pip_usage_error, torch_build_variant, torch_not_offered_on_mac, torch_too_new_for_intel_mac,
     conda_environment_missing, namespace_package_shadow, torch_placeholder_sdist, torch_without_backend,
-    wheel_tags_not_here)
+    wheel_tags_not_here, pip_replaces_torch, resolver_conflict_report, nvidia_stub_no_wheel)
 from torch_envcheck.explain.layer_rules.program import (conv_input_channels, frozen_app_import, index_past_size,
     mps_array_over_4gb)
 from torch_envcheck.explain.layer_rules.runtimes import (jax_cuda_library_not_found, jaxlib_without_cuda, onnxruntime_cpu_only,
@@ -154,7 +162,7 @@ from torch_envcheck.explain.layer_rules.runtimes import (jax_cuda_library_not_fo
 from torch_envcheck.explain.layer_rules.rocm import (miopen_missing_kernel_database, rocblas_on_windows,
     rocm_kfd_permission, zluda_dll_dependency)
 from torch_envcheck.explain.layer_rules.torch_release import (compile_refused_on_windows, compile_unsupported_python,
-    package_needs_newer_torch,
+    package_needs_newer_torch, nightly_regression, inductor_cuda_probe_logged,
     torch_attribute_missing, torch_load_weights_only)
 from torch_envcheck.explain.layer_rules.tensorflow import (tensorflow_error_class, tensorflow_libcuda_not_found, tensorflow_missing_cuda_runtime,
     tensorflow_optional_tensorrt, tensorflow_sees_no_gpu, tensorflow_windows_native)
@@ -162,7 +170,7 @@ from torch_envcheck.explain.layer_rules.toolchain import (cmake_compiler_detecti
     inductor_on_native_windows, nvcc_host_compiler, openmp_with_apple_clang, setuptools_without_pkg_resources_packaging,
     toolkit_not_torch_cuda, torch_extension_build_failed, triton_exception, xla_ptxas,
     foreign_arch_compiler_flag, homebrew_refuses, windows_cuda_toolset_missing, cpp_extension_compiler_bounds,
-    cuda_arch_unknown_to_torch, nvcc_output_missing)
+    cuda_arch_unknown_to_torch, nvcc_output_missing, build_isolation_without_torch)
 
 # the names other modules read from here (explain.reading: SOURCES, code_advice, package_guess)
 __all__ = ("RULES", "find", "LAYERS_PRODUCED", "SOURCES", "code_advice", "package_guess")
@@ -203,7 +211,9 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          torch_without_backend, foreign_arch_compiler_flag, homebrew_refuses, windows_cuda_toolset_missing,
          compile_unsupported_python, cpp_extension_compiler_bounds, cuda_arch_unknown_to_torch,
          device_outside_visible_devices, crash_at_import, nvcc_output_missing, frozen_app_import,
-         namespace_package_shadow, jaxlib_without_cuda, wheel_tags_not_here)
+         namespace_package_shadow, jaxlib_without_cuda, wheel_tags_not_here, build_isolation_without_torch,
+         pip_replaces_torch, resolver_conflict_report, nightly_regression, nvidia_stub_no_wheel,
+         inductor_cuda_probe_logged)
 
 
 def find(text: str, ent) -> list:

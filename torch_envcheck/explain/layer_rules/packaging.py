@@ -134,6 +134,112 @@ def pip_no_matching(ent, text):
     return _match(sig, text, p["at"], caps)
 
 
+# pip replacing torch to install something else: the old torch it found and removed, and what it was installing
+_UNINSTALLED_TORCH = re.compile(r"Found existing installation: (?P<dist>torch|torchvision|torchaudio) (?P<old>\d[\w.+]{0,40})")
+_COLLECTED = re.compile(r"Installing collected packages: (?P<list>[^\n]{1,2000})")
+_INSTALL_CMD = re.compile(r"(?:pip3?|python3? -m pip|uv pip) install (?P<args>[^\n]{1,400})")
+_TORCH_FAMILY = frozenset({"torch", "torchvision", "torchaudio", "triton", "pytorch-triton", "sympy", "networkx",
+                           "filelock", "fsspec", "jinja2", "typing-extensions", "mpmath", "markupsafe", "setuptools"})
+# pip's resolver report after an install (pip >= 20.3): "X 1.0 requires Y==2, but you have Y 3 which is incompatible."
+_RESOLVER_REPORT = re.compile(r"dependency resolver does not currently take into account all the packages")
+_CONFLICT = re.compile(r"(?P<pkg>[A-Za-z0-9][\w.-]{0,60}) (?P<ver>\S{1,40}) requires (?P<req>[^\n,]{1,160}), but you have "
+                       r"(?P<have>[A-Za-z0-9][\w.-]{0,60}) (?P<hv>\S{1,40}) which is incompatible")
+
+
+def _requested(tail: str, collected: list) -> str | None:
+    """What the user asked pip to install, besides torch: the install command's first requirement, else the first
+    collected package outside torch's own dependencies."""
+    cmd = last_match(_INSTALL_CMD, tail)
+    if cmd is not None:
+        for word in cmd.group("args").split():
+            name = re.match(r"[A-Za-z][\w.-]{0,60}", word.strip("'\""))
+            if word.startswith("-") or name is None or "://" in word:
+                continue
+            if name.group(0).lower() in ("install", "pip"):
+                continue
+            return name.group(0).lower()
+    return next((c for c in collected if c not in _TORCH_FAMILY and not c.startswith("nvidia-")), None)
+
+
+def pip_replaces_torch(ent, text):
+    """pip uninstalling a working torch to install another package: that package's release requires another torch
+    (each build of xformers, flash-attn's wheels, vllm pin one torch). Keeping torch means asking pip for the package
+    with torch pinned in the same command."""
+    tail = text[-CONTEXT_TAIL:]
+    if "Found existing installation: torch" not in tail:
+        return None
+    old = last_match(_UNINSTALLED_TORCH, tail)
+    if old is None or old.group("dist") != "torch" or not re.search(r"Uninstalling torch-|Attempting uninstall: torch\b",
+                                                                    tail):
+        return None
+    coll = last_match(_COLLECTED, tail)
+    collected = [c.strip().lower().replace("_", "-") for c in coll.group("list").split(",")] if coll else []
+    pkg = _requested(tail, collected)
+    if pkg is None or pkg in _TORCH_FAMILY:
+        return None  # torch itself was asked for: replacing it is what the command said
+    ver = old.group("old")
+    local = _LOCAL_BUILD.search(ver)
+    caps = {"pkg": pkg, "old": ver, "index": torch_index_url(local.group("tag")) if local else None}
+    # (the index the command used, or the one of torch's +cuXYZ build, goes into the same command)
+    given = re.search(r"--(?P<flag>(?:extra-)?index-url)[ =](?P<url>https?://[^\s'\"`]{1,200})", tail)
+    sig = _sig("pip-replaced-torch-for-package", "torch-build",
+               "installing {pkg} made pip replace torch {old}: that {pkg} release requires another torch", 72,
+               "pip removed the installed torch {old} because the {pkg} release it chose requires a different torch "
+               "(builds of compiled packages such as xformers pin the exact torch they were compiled against); pip "
+               "then installs that torch, often another CUDA build or the CPU one, and other packages built for {old} "
+               "break.",
+               fix="Keep torch {old}: ask pip for {pkg} with torch pinned in the same command, so it picks the {pkg} "
+                   "release made for that torch or reports that none exists: `pip install {pkg} torch=={old}"
+                   + (" --{flag} {url}`" if given or local else "`") + ". If torch was already replaced, the same command "
+                   "puts it back; `pip check` then lists anything still mismatched.",
+               causes=(("companion-version", "a package pins another torch than the installed one", ()),),
+               areas=("torch",), sources=({"url": "https://pip.pypa.io/en/stable/topics/dependency-resolution/",
+                                           "what": "pip's resolver: pinning a requirement in the same command constrains the choice"},))
+    if local:
+        caps.update(flag="extra-index-url", url=caps["index"])
+    elif given:
+        caps.update(flag=given.group("flag"), url=given.group("url"))
+    return _match(sig, text, len(text) - len(tail) + old.start(), caps)
+
+
+def resolver_conflict_report(ent, text):
+    """pip's report, after an install, of installed packages whose pins the new set no longer meets. With torch among
+    the unmet pins, the package that pins it was built for another torch; without, and with no other error in the
+    text, the install completed and nothing failed: not an environment problem to fix."""
+    tail = text[-CONTEXT_TAIL:]
+    rep = last_match(_RESOLVER_REPORT, tail) if "dependency resolver" in tail else None
+    if rep is None:
+        return None
+    conflicts = list(_CONFLICT.finditer(tail[rep.start():]))
+    on_torch = [c for c in conflicts if c.group("have").lower() in ("torch", "torchvision", "torchaudio")]
+    at = len(text) - len(tail) + rep.start()
+    if on_torch:
+        c = on_torch[-1]
+        sig = _sig("resolver-left-torch-pin-unmet", "toolchain",
+                   "{pkg} {ver} requires {req}, but torch {hv} is installed", 60,
+                   "pip finished the install and reports that {pkg} {ver} pins {req}; with {have} {hv} installed, a "
+                   "compiled {pkg} built for the pinned torch can fail to import or crash.",
+                   fix="Install the {pkg} release made for {have} {hv} (`pip install {pkg} {have}=={hv}` lets pip choose "
+                       "it), or return to {req} if {pkg} has no release for {hv}; `pip check` lists what stays unmet.",
+                   areas=("torch", "extension"),
+                   sources=({"url": "https://pip.pypa.io/en/stable/topics/dependency-resolution/",
+                             "what": "pip's resolver and its report of unmet requirements"},))
+        return _match(sig, text, at, {k: c.group(k) for k in ("pkg", "ver", "req", "have", "hv")})
+    rest = tail[:rep.start()] + "\n".join(ln for ln in tail[rep.start():].splitlines()[1:] if not _CONFLICT.search(ln))
+    if re.search(r"Traceback|\w(?:Error|Exception):|error:|FAILED|fatal", rest):
+        return None  # another failure in the text is the one to explain
+    sig = _sig("resolver-report-only", "not-environment",
+               "pip's resolver report: the install completed; other packages' pins are unmet", 38,
+               "pip prints this after an install that succeeded: it lists packages already installed whose declared "
+               "requirements the new set no longer meets. It is a warning, not a failure; nothing in the text failed.",
+               look_at="Nothing needs reinstalling because of this message. If one of the packages it names fails when "
+                       "used, give that package the version it asks for, or keep the two in separate environments; "
+                       "`pip check` lists the unmet pins.",
+               sources=({"url": "https://pip.pypa.io/en/stable/topics/dependency-resolution/",
+                         "what": "pip's resolver and its report of unmet requirements"},))
+    return _match(sig, text, at, {})
+
+
 # a local version naming a build ("2.0.0+cu117"): PyPI holds plain versions only, PyTorch's index the +cuXYZ/+cpu/+rocm
 _LOCAL_BUILD = re.compile(r"\+(?P<tag>cu\d{2,3}|cpu|rocm\d{1,2}(?:\.\d{1,2}){0,2}|xpu)\b")
 
@@ -216,6 +322,72 @@ def _wheel_platform(plat: str) -> str:
         return "macOS " + plat.rsplit("_", 1)[-1]
     arch = re.sub(r"^(?:many|musl)?linux(?:\d{1,4})?(?:_\d{1,3}_\d{1,3})?_", "", plat)
     return f"Linux {arch}"
+
+
+# NVIDIA's stub packages on PyPI (nvidia-stub / wheel-stub build backends: cudf-cu12, cucim-cu12, isaacsim, ...) build
+# nothing: they fetch the real wheel from pypi.nvidia.com for this interpreter and fail when none fits
+_STUB_NO_WHEEL = re.compile(r"Didn't find wheel for (?P<dist>[A-Za-z0-9][\w.-]{0,80}) (?P<ver>\d[\w.+]{0,40})")
+_STUB_TESTED = re.compile(r"Testing wheel (?P<whl>[A-Za-z0-9_.+!-]{1,200}\.whl)")
+
+
+def nvidia_stub_no_wheel(ent, text):
+    """NVIDIA's stub package finding no wheel on its index for this interpreter: the wheels it tested say which
+    platforms exist (RAPIDS: Linux x86_64/aarch64 only, so Windows needs WSL 2), else the Python or glibc is outside
+    what the release was built for."""
+    m, at = last_in_tail(_STUB_NO_WHEEL, text, "find wheel for")
+    if m is None:
+        return None
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename  # noqa: PLC0415
+    tail = text[-CONTEXT_TAIL:]
+    plats, pys, glibc = set(), set(), set()
+    for t in _STUB_TESTED.finditer(tail):
+        try:
+            tags = parse_wheel_filename(t.group("whl"))[3]
+        except (InvalidWheelFilename, ValueError):
+            continue
+        for tag in tags:
+            plats.add(_wheel_platform(tag.platform))
+            pys.add(tag.interpreter)
+            g = re.match(r"manylinux_(\d)_(\d{1,2})_", tag.platform)
+            if g:
+                glibc.add((int(g.group(1)), int(g.group(2))))
+    windows = bool(ent.platform.get("windows")) or re.search(r"Operating System: Windows|win_amd64|\bWindows 1[01]\b",
+                                                             tail) is not None
+    mac = bool(ent.platform.get("macos")) and not windows
+    linux_only = bool(plats) and all(p.startswith("Linux") for p in plats)
+    caps = {"dist": m.group("dist"), "ver": m.group("ver"), "plats": ", ".join(sorted(plats)) or None,
+            "pys": ", ".join(sorted(pys)) or None,
+            "glibc": "glibc {}.{}".format(*max(glibc)) if glibc else None}
+    if (windows or mac) and (linux_only or not plats):
+        sig = _sig("nvidia-wheel-linux-only", "torch-build",
+                   "{dist} {ver} has no wheel for this OS on NVIDIA's index (its wheels are Linux's)", 84,
+                   "{dist} on PyPI is NVIDIA's stub: it downloads the real wheel from pypi.nvidia.com for this "
+                   "interpreter, and " + ("the wheels it tried ({plats}) are all Linux builds" if plats else
+                                          "it found none") + " for " + ("Windows" if windows else "macOS") +
+                   ": NVIDIA's CUDA packages of this kind (RAPIDS and the like) are published for Linux.",
+                   fix=("Run it under WSL 2 (an Ubuntu distribution with the Windows NVIDIA driver, which WSL passes "
+                        "through): install Python there and `pip install {dist}` in WSL; native Windows has no build."
+                        if windows else "macOS has no CUDA and no build of it: use a Linux machine with an NVIDIA GPU "
+                                        "(or the package's CPU alternative)."),
+                   causes=(), areas=("platform",),
+                   sources=({"url": "https://pypi.org/project/nvidia-stub/",
+                             "what": "NVIDIA's stub build backend: fetches the wheel from pypi.nvidia.com"},
+                            {"url": "https://docs.rapids.ai/install/",
+                             "what": "RAPIDS: Linux (and WSL 2) only"}))
+        return _match(sig, text, at, caps)
+    sig = _sig("nvidia-wheel-not-for-this-python", "torch-build",
+               "{dist} {ver} has no wheel for this Python or system on NVIDIA's index", 80,
+               "{dist} on PyPI is NVIDIA's stub: it downloads the real wheel from pypi.nvidia.com, and none of that "
+               "release's wheels ({pys|its cpXY tags}, {plats|its platforms}) fits this interpreter: another Python "
+               "version, another CPU, or a glibc older than the wheels need ({glibc|their manylinux tag}).",
+               fix="Check `python -VV` and `ldd --version` against the release's wheels (`pip download --no-deps "
+                   "--index-url https://pypi.nvidia.com {dist}=={ver}` lists them): use a Python it has wheels for, a "
+                   "newer distribution for its glibc, or a {dist} release built for this Python.",
+               causes=(("python", "this Python version is outside the versions the wheel was built for", ("TE103",)),),
+               areas=("platform",),
+               sources=({"url": "https://pypi.org/project/nvidia-stub/",
+                         "what": "NVIDIA's stub build backend: fetches the wheel from pypi.nvidia.com"},))
+    return _match(sig, text, at, caps)
 
 
 def wheel_tags_not_here(ent, text):

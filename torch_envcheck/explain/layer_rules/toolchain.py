@@ -365,14 +365,19 @@ def torch_extension_build_failed(ent, text):
     build from source, when the text shows pip's summary and no compiler error: its prebuilt wheel for this torch and
     CUDA, or the three things building it needs (the installed torch visible to the build, a C++ compiler, the CUDA
     toolkit of torch's CUDA).  Compiler errors, missing headers and nvcc's refusals have rules of their own."""
-    if any(b["what"] == "compile" or (b["what"] == "tool" and b.get("tool") != "pip-build") for b in ent.builds):
+    if any(b["what"] == "compile" or (b["what"] == "tool" and b.get("tool") not in ("pip-build", "cpp_extension"))
+           for b in ent.builds):
         return None  # the compiler's (or a tool's) own error says more: the reading of the build answers
     tail = text[-CONTEXT_TAIL:]
     no_toolkit = _NO_TOOLKIT_NAME.search(tail)
-    m = last_match(_BUILD_FAILED, tail)
-    pkg = None
-    if m is not None:
-        pkg = _extension_distribution(next(g for g in m.groups() if g))
+    m, pkg = None, None
+    # the last summary line naming a torch extension (pip's "Failed to build installable wheels for some ... projects
+    # (flash_attn)" names the word "installable" first)
+    if any(k in tail for k in ("ailed", "setup.py", "Could not build", "Encountered error")):
+        for cand in _BUILD_FAILED.finditer(tail):
+            named = _extension_distribution(next(g for g in cand.groups() if g))
+            if named is not None:
+                m, pkg = cand, named
     if pkg is None and no_toolkit:
         named = last_match(_PIP_INSTALL, tail)
         pkg = _extension_distribution(named.group("pkg") if named else None) or compiled_modules.extension_named_in(tail)
@@ -405,6 +410,49 @@ def torch_extension_build_failed(ent, text):
                         {"url": "https://pip.pypa.io/en/stable/cli/pip_install/#cmdoption-no-build-isolation",
                          "what": "pip's --no-build-isolation: build against the packages already installed"}))
     return _match(sig, text, len(text) - len(tail) + m.start(), {"pkg": pkg})
+
+
+# pip's (and uv's) stages that run a package's build code in an isolated environment of its own (PEP 517), and a
+# module the build code imports that only the user's environment has
+_ISOLATED_STAGE = re.compile(r"Getting requirements to build (?:wheel|editable)|Preparing (?:editable )?metadata \((?:setup\.py|"
+                             r"pyproject\.toml)\)|Installing build dependencies|setup\.py egg_info did not run|"
+                             r"pip-build-env-|Failed to build `|\bbuild backend\b|Building wheel for [\w.-]{1,60} \(pyproject")
+_BUILD_IMPORTS = re.compile(r"No module named ['\"`]?(?P<mod>torch|packaging|numpy|psutil|wheel|ninja)['\"`]?")
+
+
+def build_isolation_without_torch(ent, text):
+    """A package's build code that imports torch (flash-attn, mamba-ssm, apex, most CUDA extensions) failing with "No
+    module named 'torch'" inside pip's isolated build environment: the installed torch is invisible there whatever was
+    installed first, so the fix is building without isolation (or a prebuilt wheel), never another torch."""
+    tail = text[-CONTEXT_TAIL:]
+    if "No module named" not in tail:
+        return None
+    imp = last_match(_BUILD_IMPORTS, tail)
+    stage = last_match(_ISOLATED_STAGE, tail)
+    if imp is None or stage is None:
+        return None
+    named = next((b["package"] for b in reversed(ent.builds) if b["what"] == "package"), None)
+    if named is None:
+        cmd = last_match(_PIP_INSTALL, tail)
+        named = cmd.group("pkg") if cmd else None
+    uv = "uv pip" in tail or "uv add" in tail or "uv sync" in tail or "Failed to build `" in tail
+    sig = _sig("build-isolation-hides-torch", "toolchain",
+               "{pkg|the package}'s build imports {mod}, which pip's isolated build environment does not have", 83,
+               "pip (PEP 517) runs a package's build code in a fresh environment holding only the build requirements "
+               "the package declares; {pkg|this package}'s setup imports {mod} without declaring it, so the build fails "
+               "there even when {mod} is installed in your environment.",
+               fix="Install {mod} (and the build's other needs: packaging, ninja, wheel) first, then build against the "
+                   "installed packages: `pip install {pkg|PACKAGE} --no-build-isolation`" +
+                   (" (uv: `uv pip install {pkg|PACKAGE} --no-build-isolation`, or `no-build-isolation-package = "
+                    "[\"{pkg|PACKAGE}\"]` under [tool.uv] in pyproject.toml)" if uv else
+                    " (uv: `uv pip install {pkg|PACKAGE} --no-build-isolation`)") +
+                   "; or install its prebuilt wheel for your torch, CUDA and Python, which needs no build.",
+               areas=("toolchain", "extension"),
+               sources=({"url": "https://pip.pypa.io/en/stable/cli/pip_install/#cmdoption-no-build-isolation",
+                         "what": "pip's --no-build-isolation: build against the packages already installed"},
+                        {"url": "https://peps.python.org/pep-0517/#build-environment",
+                         "what": "PEP 517: the build runs in an isolated environment with the declared requirements"}))
+    return _match(sig, text, len(text) - len(tail) + imp.start(), {"pkg": named, "mod": imp.group("mod")})
 
 
 # CMake's Visual Studio generator finds no CUDA toolset: the CUDA toolkit's Visual Studio integration (its MSBuild

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from torch_envcheck.explain.layer_rules.kit import SOURCES, _match, _sig, last_in_tail
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, SOURCES, _match, _sig, last_in_tail
 
 _VER = r"v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)"
 # a package's own check of torch's version, in the words packages use (transformers' check_torch_load_is_safe in
@@ -265,3 +265,61 @@ def compile_unsupported_python(ent, text):
                         ({"url": "https://docs.pytorch.org/docs/stable/torch.compiler.html",
                           "what": "torch.compile and the Python versions it supports"},)))
     return _match(sig, text, at, {"python": py})
+
+
+# a nightly's version: X.Y.Z.devYYYYMMDD (download.pytorch.org/whl/nightly), with or without its +cuXYZ label
+_NIGHTLY = re.compile(r"^\d{1,2}\.\d{1,3}\.\d{1,3}\.dev(?P<date>20\d{6})")
+_FAILS = re.compile(r"(?i)\berror\b|\bfail(?:s|ed|ure)?\b|exception|traceback|crash|segmentation fault")
+_MPS_TEXT = re.compile(r"\bMPS\b|\bmps\b|Metal")
+
+
+def nightly_regression(ent, text):
+    """A failure in a torch nightly (X.Y.Z.devYYYYMMDD): nightlies are untested snapshots whose regressions later
+    nightlies fix, so the first thing to try is the release (or a newer nightly); the layer is the failing part's
+    (MPS on a Mac, else torch's build)."""
+    m = _NIGHTLY.match(ent.versions.get("torch") or "")
+    tail = text[-CONTEXT_TAIL:]
+    if m is None or _FAILS.search(tail) is None:
+        return None
+    mac = bool(ent.platform.get("macos")) or _MPS_TEXT.search(tail) is not None
+    date = m.group("date")
+    sig = _sig("torch-nightly-regression", "macos" if mac else "torch-build",
+               "the failing torch is a nightly build ({torch}): a regression of that snapshot comes first", 52,
+               "torch {torch} is a nightly, built from the main branch on {day} without a release's testing; failures "
+               "that the releases do not show are most often regressions of that snapshot, fixed in a later nightly.",
+               fix="Try the latest release first: `pip install --upgrade torch torchvision torchaudio` (with its "
+                   "--index-url for your CUDA build on Linux/Windows), or a newer nightly: `pip install --pre --upgrade "
+                   "torch --index-url https://download.pytorch.org/whl/nightly/cpu` (nightly/cuXYZ for CUDA). If the "
+                   "newest nightly still fails, report it to pytorch/pytorch with the nightly's date.",
+               causes=(("torch-version", "a torch nightly with a regression", ()),), areas=("torch",),
+               sources=({"url": "https://pytorch.org/get-started/locally/",
+                         "what": "torch's releases and its nightly (preview) builds"},))
+    return _match(sig, text, len(text) - len(tail) + _FAILS.search(tail).start(),
+                  {"torch": ent.versions.get("torch"), "day": f"{date[:4]}-{date[4:6]}-{date[6:]}"})
+
+
+# inductor's probe of the GPU (torch/_inductor/codegen/cuda/cuda_env.py, get_cuda_arch): it logs the exception with
+# this line and returns None, and compilation carries on for the devices the program uses
+_INDUCTOR_ARCH_PROBE = re.compile(r"Error getting cuda arch")
+
+
+def inductor_cuda_probe_logged(ent, text):
+    """inductor's "Error getting cuda arch" is a logged exception, not a failure: on a machine or build without CUDA
+    the probe returns None and torch.compile compiles for the CPU. Not the installation, unless the program meant to
+    use a GPU (then torch.cuda's own error, raised by the program, says so)."""
+    m, at = last_in_tail(_INDUCTOR_ARCH_PROBE, text, "getting cuda arch")
+    if m is None:
+        return None
+    sig = _sig("inductor-cuda-probe-logged", "not-environment",
+               "inductor logged its GPU probe's exception: torch.compile carries on for the CPU", 88,
+               "torch.compile's inductor asks for the GPU's compute capability while it sets up; where torch has no "
+               "CUDA (a CPU build, no GPU) the call raises, inductor logs it as \"Error getting cuda arch\" and continues "
+               "with none. Compiling for CPU tensors is unaffected (the probe was changed upstream: pytorch/pytorch pull "
+               "request 151528).",
+               look_at="Nothing to install for a CPU run: the line is noise (raise the torch._inductor log level to hide "
+                       "it). If the program meant to run on a GPU, the problem is elsewhere: "
+                       "`torch.cuda.is_available()` is False on this machine.",
+               sources=({"url": "https://github.com/pytorch/pytorch/blob/main/torch/_inductor/codegen/cuda/cuda_env.py",
+                         "what": "get_cuda_arch: logs 'Error getting cuda arch' and returns None"},))
+    return _match(sig, text, at, {})
+
