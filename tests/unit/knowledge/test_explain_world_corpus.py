@@ -15,7 +15,7 @@ import pytest
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "explain"
 SPLITS = ("train", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9",
-          "test10", "test11", "test12", "test13", "test14", "test15", "test16")
+          "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17")
 # The first six test splits, measured and reported, were retired into development data on 2026-12-02, test7 to test9
 # on 2026-12-03, test10 on 2026-12-04 (each after its last held-out figure): their files stay unchanged (their digests
 # are checked) and may now be read and cited like train; test11 (collected after the tenth round's code by a fixed
@@ -27,7 +27,8 @@ RETIRED = ("test", "test2", "test3", "test4", "test5", "test6", "test7", "test8"
 # test14 (collected after the thirteenth round's code) too, after its one measurement.
 # test15 (collected after the fourteenth round's code) too, after its one measurement.
 # test16 (collected after the fifteenth round's code) too, after its one measurement.
-FROZEN: tuple[str, ...] = ()
+# test17 (collected after the sixteenth round's code) is frozen until its one measurement.
+FROZEN: tuple[str, ...] = ("test17",)
 # From this batch on an entry's split is decided by its source URL alone (train or test2).
 URL_SPLIT_BATCH = 11
 # From this batch on the URL rule sends the even half to a third frozen split (train or test3).
@@ -75,6 +76,10 @@ TEST15_BATCH = 24
 # same kind of mechanical procedure (its queries name what is recent in the stack), from threads in none of the other
 # files (test15 included) nor real_errors.json.
 TEST16_BATCH = 25
+# This batch is a frozen split as a whole (test17), collected after the sixteenth round's code was committed, by the
+# same kind of mechanical procedure (its queries name where users run torch), from threads in none of the other files
+# (test16 included) nor real_errors.json.
+TEST17_BATCH = 26
 EXPECTED_KEYS = {"recognised", "layer", "environment_problem", "fix", "fix_patterns"}
 # The classes the corpus must cover (issue's list), each present in the corpus as a whole.
 REQUIRED_CLASSES = {"container", "driver-state", "rocm", "jit-arch", "c-runtime", "cuda-libs", "ext-abi",
@@ -116,6 +121,8 @@ def _split_of(source, text, batch):
         return "test15"
     if batch == TEST16_BATCH:
         return "test16"
+    if batch == TEST17_BATCH:
+        return "test17"
     if batch == TRAIN_BATCH:
         return "test5" if int(hashlib.sha256(source.encode("utf-8")).hexdigest(), 16) % 2 == 0 else "train"
     if batch >= URL_SPLIT_BATCH:
@@ -346,6 +353,16 @@ def test_the_collected_after_batch_25_is_test16_and_new(corpus):
     assert not [e["id"] for sp in SPLITS if sp != "test16" for e in corpus[sp]["entries"] if e["batch"] == TEST16_BATCH]
     other = {s for sp in SPLITS if sp != "test16" for s in _sources(corpus[sp]["entries"])} | _cited()
     _assert_new_threads(test16, other, "test16")
+
+
+def test_the_collected_after_batch_26_is_test17_and_new(corpus):
+    """test17 is batch 26 as a whole, and batch 26 is nowhere else; none of its threads is in another split (test16
+    included) or in real_errors.json, and none of its texts repeats one of them (checked for all splits above)."""
+    test17 = corpus["test17"]["entries"]
+    assert test17 and all(e["batch"] == TEST17_BATCH for e in test17)
+    assert not [e["id"] for sp in SPLITS if sp != "test17" for e in corpus[sp]["entries"] if e["batch"] == TEST17_BATCH]
+    other = {s for sp in SPLITS if sp != "test17" for s in _sources(corpus[sp]["entries"])} | _cited()
+    _assert_new_threads(test17, other, "test17")
 
 
 def test_the_scorer_retired_test11_into_development():
