@@ -100,10 +100,12 @@ CLASSIFY = [
     # "called during process shut down, after the CUDA driver has been unloaded" (the headers' words): the
     # program's exit order (a destructor, an atexit handler, a thread outliving main), not the installation
     (r"^deinitialized$|^cudartunloading$", "not-environment"),
-    (r"insufficientdriver|driverversion|callrequiresnewerdriver|unsupportedptxversion|systemdrivermismatch|"
+    # invalidptx: the driver's JIT could not compile the PTX, which the runtime's advice and NVIDIA's
+    # compatibility guide both put on a driver older than the toolkit that wrote it
+    (r"insufficientdriver|driverversion|callrequiresnewerdriver|unsupportedptxversion|invalidptx|systemdrivermismatch|"
      r"compatnotsupportedondevice|libraryversionmismatch|versionmismatch|librmversionmismatch|rmversion", "driver"),
     (r"nobinaryforgpu|nokernelimage|invalidkernelimage|^invalidimage|invalidkernelfile|archmismatch|"
-     r"unsupportedarch|invalidptx|invalidsource|jitcompilationdisabled|invalidgraphicscontext|"
+     r"unsupportedarch|invalidsource|jitcompilationdisabled|invalidgraphicscontext|"
      r"unsupporteddevsideSync|invaliddevicefunction", "arch"),
     (r"stublibrary|driverno?tloaded|nodevice|devicenotlicensed|systemnotready|startupfailure|eccnotcorrectable|"
      r"operatingsystem|gpuislost|gpunotfound|insufficientpower|irqissue|^notpermitted|nopermission|"

@@ -957,7 +957,11 @@ _PLATFORM = {
     # (?![A-Za-z]) rather than \b after a name: "macOS版本" (CJK letters are word characters) still names macOS
     "macos": re.compile(r"/Users/|macosx_|[Dd]arwin|\.dylib\b|(?<![A-Za-z])[Mm]ac ?OS(?![A-Za-z])|\bMac(?![A-Za-z])|[Mm]ac[Bb]ook|"
                         r"\bOS ?X\b|Apple M\d|\bM[1-4] (?:Pro|Max|Ultra|Mac)|(?<![A-Za-z])[Mm]ac ?M[1-4]\b|"
-                        r"[Aa]pple[ _-]?[Ss]ilicon|/opt/homebrew|\bMPS\b|\bmps\b|"
+                        r"[Aa]pple[ _-]?[Ss]ilicon|/opt/homebrew|"
+                        # MPS by name, except in a list of the backends a library probes ("Neither TORCH CUDA nor
+                        # MPS", "CUDA/MPS"), which any platform prints; conda's macOS platform folders
+                        r"(?<!nor )(?<!or )(?<!/)\b(?:MPS|mps)\b(?![/|])|\bosx-(?:arm)?64\b|"
+                        r"\bM[1-4] (?:machine|chip|[Mm]ac[Bb]ook|laptop)\b|"
                         # dyld's word for a binary of another format ("not a mach-o file": a Linux .so on a Mac);
                         # Apple's chip before a CJK letter ("M1上", "M2芯片": the Mac in Chinese/Japanese text)
                         r"\b[Mm]ach-[Oo]\b|(?<![A-Za-z0-9])M[1-4](?: ?(?:Pro|Max|Ultra))?(?= ?chip|[\u3040-\u30ff\u4e00-\u9fff])"),
@@ -1086,7 +1090,17 @@ def _builds(text: str, ent: Entities) -> None:
             tool = next((k for k in ("nvcc", "ninja", "cmake", "ld", "lnk", "lnk2", "ext", "sub") if m.group(k)), None)
             tool = {"lnk": "link", "lnk2": "link", "ext": "cpp_extension", "sub": "pip-build"}.get(tool, tool)
         _push(ent.builds, {"what": "tool", "tool": tool, "at": m.start()}, key=lambda b: (b["what"], b.get("tool")))
+    if "__" in text:
+        # nvcc's diagnostics quoted without their file:line ("error: An extended __device__ lambda must not be ..."):
+        # an error line that names CUDA C++'s own qualifiers is a CUDA compilation's
+        for m in _last(_NVCC_DIAG_WORDS, text):
+            _push(ent.builds, {"what": "compile", "file": "", "tool": "nvcc", "at": m.start()},
+                  key=lambda b: (b["what"], b.get("file")))
     ent.builds.sort(key=lambda b: b["at"])
+
+
+_NVCC_DIAG_WORDS = re.compile(r"\berror(?: #\d{1,5}(?:-D)?)?: [^\n]{0,160}?\b__(?:device|global|host|shared|constant|"
+                              r"managed|grid_constant)__\b")
 
 
 NEEDLES = {
@@ -1096,7 +1110,7 @@ NEEDLES = {
     _TOOL_FAILED: ("error: command", "nvcc fatal", "build stopped", "cmake error", "collect2", "fatal error", "error lnk",
                    "error compiling objects", "subprocess-exited-with-error"),
     _PIP_NOT_FOUND: ("find a version that satisf",),
-    _PIP_NO_MATCH: ("no matching distribution found for",),
+    _PIP_NO_MATCH: ("no matching distribution found for",), _NVCC_DIAG_WORDS: ("error",),
     _CODE_NAME: ("cuda", "_status_", "cufft_", "nvrtc", "nvjitlink", "nccl", "nvml", "hip", "error_", "status_",
                  "errno."),
     _CODE_MESSAGE: ("error",), _API_ERROR: ("api error = ",), _CUDA_ERROR_N: ("cuda", "cuinit", "cudevice", "cuctx"),

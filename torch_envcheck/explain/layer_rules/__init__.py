@@ -104,6 +104,13 @@ match.Match whose signature is made here, or None:
     nvidia_stub_no_wheel  NVIDIA's stub "Didn't find wheel for X" -> WSL 2 where its wheels are Linux's, else the
                      Python/glibc its wheels need
     inductor_cuda_probe_logged  inductor's "Error getting cuda arch"  -> a logged probe, not a failure: not-environment
+    driver_sees_no_gpu  nvidia-smi's "No devices were found"          -> the machine (bus, dmesg, the instance), not CUDA
+    linker_skips_incompatible_library  ld's "skipping incompatible X"  -> a toolchain for the library's architecture
+    setup_py_install_refused  setuptools' "Please avoid running setup.py" -> `python -m pip install .`
+    conda_usage_error  conda's argparse refusing its command line     -> not-environment: one -c per channel
+    torchsharp_without_libtorch  TorchSharp without its libtorch-* NuGet package -> that package reference
+    cuda_available_in_another_run  CUDA available in one run, not in another -> two Python environments (env)
+    cluster_cuda_module_not_loaded  no usable CUDA where the text loads a CUDA module -> `module load` in the job
     frozen_app_import  a PyInstaller/Nuitka bundle failing an import   -> not-environment: the bundle's recipe
     crash_at_import  a segfault right after the imports, before the program runs -> LD_LIBRARY_PATH, import order
     library_page_alignment  "ELF load command alignment not page-aligned" -> a build linked for 64 KiB pages
@@ -138,10 +145,11 @@ from torch_envcheck.explain.layer_rules.containers import (cdi_device_unresolved
 from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cuda_after_suspend,
     device_node_missing, device_node_permission, devices_unavailable_on_windows, driver_older_than_build,
     driver_symbol_missing, gpu_newer_than_build, gpu_only_as_root, intel_graphics_without_nvidia, p2p_through_pcie_switch_hangs,
-    platform_without_cuda, slurm_job_without_gpu, device_outside_visible_devices,
+    platform_without_cuda, slurm_job_without_gpu, device_outside_visible_devices, cluster_cuda_module_not_loaded,
     visible_devices_hide_the_gpu)
 from torch_envcheck.explain.layer_rules.driver_versions import container_driver_floor, driver_module_mismatch
-from torch_envcheck.explain.layer_rules.gpu_health import gpu_unreachable, nvidia_kernel_module_crash, xid_event
+from torch_envcheck.explain.layer_rules.gpu_health import (driver_sees_no_gpu, gpu_unreachable,
+    nvidia_kernel_module_crash, xid_event)
 from torch_envcheck.explain.layer_rules.loader import (cudnn8_sublibrary_on_windows, libcuda_not_in_linker_cache,
     crash_at_import, library_page_alignment, missing_library, not_an_elf_library)
 from torch_envcheck.explain.layer_rules.nccl import nccl_ib_completion, nccl_shared_memory_limit, nccl_transport
@@ -153,7 +161,8 @@ from torch_envcheck.explain.layer_rules.packaging import (conda_virtual_cuda, cu
     cuda_unavailable_cpu_build, device_type_unknown, package_without_cuda, jetson_without_cuda, pip_no_matching,
     pip_of_another_python, pip_usage_error, torch_build_variant, torch_not_offered_on_mac, torch_too_new_for_intel_mac,
     conda_environment_missing, namespace_package_shadow, torch_placeholder_sdist, torch_without_backend,
-    wheel_tags_not_here, pip_replaces_torch, resolver_conflict_report, nvidia_stub_no_wheel)
+    wheel_tags_not_here, pip_replaces_torch, resolver_conflict_report, nvidia_stub_no_wheel, conda_usage_error,
+    torchsharp_without_libtorch, cuda_available_in_another_run)
 from torch_envcheck.explain.layer_rules.program import (conv_input_channels, frozen_app_import, index_past_size,
     mps_array_over_4gb)
 from torch_envcheck.explain.layer_rules.runtimes import (jax_cuda_library_not_found, jaxlib_without_cuda, onnxruntime_cpu_only,
@@ -170,7 +179,8 @@ from torch_envcheck.explain.layer_rules.toolchain import (cmake_compiler_detecti
     inductor_on_native_windows, nvcc_host_compiler, openmp_with_apple_clang, setuptools_without_pkg_resources_packaging,
     toolkit_not_torch_cuda, torch_extension_build_failed, triton_exception, xla_ptxas,
     foreign_arch_compiler_flag, homebrew_refuses, windows_cuda_toolset_missing, cpp_extension_compiler_bounds,
-    cuda_arch_unknown_to_torch, nvcc_output_missing, build_isolation_without_torch)
+    cuda_arch_unknown_to_torch, nvcc_output_missing, build_isolation_without_torch,
+    linker_skips_incompatible_library, setup_py_install_refused)
 
 # the names other modules read from here (explain.reading: SOURCES, code_advice, package_guess)
 __all__ = ("RULES", "find", "LAYERS_PRODUCED", "SOURCES", "code_advice", "package_guess")
@@ -213,7 +223,9 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          device_outside_visible_devices, crash_at_import, nvcc_output_missing, frozen_app_import,
          namespace_package_shadow, jaxlib_without_cuda, wheel_tags_not_here, build_isolation_without_torch,
          pip_replaces_torch, resolver_conflict_report, nightly_regression, nvidia_stub_no_wheel,
-         inductor_cuda_probe_logged)
+         inductor_cuda_probe_logged, driver_sees_no_gpu, linker_skips_incompatible_library,
+         setup_py_install_refused, conda_usage_error, torchsharp_without_libtorch, cuda_available_in_another_run,
+         cluster_cuda_module_not_loaded)
 
 
 def find(text: str, ent) -> list:

@@ -580,6 +580,37 @@ def driver_symbol_missing(ent, text):
                                                "ext": f.rsplit("/", 1)[-1] if f else None})
 
 
+# Environment Modules / Lmod: on clusters the CUDA libraries come from a module the job loads ("module load
+# cuda/12.4"); a job, a pipeline step or a notebook kernel started without it sees no CUDA
+_MODULE_LOAD_CUDA = re.compile(r"\bmodule (?:load|add) (?P<mod>[Cc][Uu][Dd][Aa](?:[/-][\w.]{1,20})?)")
+_NO_USABLE_CUDA = re.compile(r"(?i)cuda[^\n]{0,40}(?:not (?:installed|available|working)|unavailable)|"
+                             r"not compiled with cuda|no cuda|is_available\(\)[^\n]{0,20}false")
+
+
+def cluster_cuda_module_not_loaded(ent, text):
+    """torch finding no usable CUDA where the text says the cluster's CUDA comes from a module: the process runs
+    without that module loaded (a batch job, a workflow step, a kernel that does not inherit the shell's modules)."""
+    tail = text[-CONTEXT_TAIL:]
+    if "module " not in tail:
+        return None
+    mod = last_match(_MODULE_LOAD_CUDA, tail)
+    bad = last_match(_NO_USABLE_CUDA, tail)
+    if mod is None or bad is None:
+        return None
+    sig = _sig("cluster-cuda-module-not-loaded", "libraries",
+               "no usable CUDA in a process started without the cluster's CUDA module ({mod})", 78,
+               "On this cluster the CUDA libraries are provided by an environment module; a process that did not "
+               "`module load {mod}` (a batch job, a workflow step such as Snakemake's or Nextflow's, a Jupyter kernel "
+               "started by a service) has none on its library path, and torch or the program reports CUDA missing.",
+               fix="Load the module where the work runs: `module load {mod}` in the job script (before python), in the "
+                   "workflow step (Snakemake's `envmodules:`, Nextflow's `module` directive), or in the kernel's "
+                   "startup; check with `module list` and `python -c \"import torch; print(torch.cuda.is_available())\"` "
+                   "inside the job.",
+               areas=("libraries",), sources=({"url": "https://lmod.readthedocs.io/en/latest/010_user.html",
+                                               "what": "Lmod: modules set PATH and LD_LIBRARY_PATH for the shell that loads them"},))
+    return _match(sig, text, len(text) - len(tail) + bad.start(), {"mod": mod.group("mod")})
+
+
 # Slurm's value for CUDA_VISIBLE_DEVICES in a job that was allocated no GPU on a node with GPU gres: "NoDevFiles"
 # (programs that parse the variable as indices fail on it; CUDA itself then sees no device)
 _NO_DEV_FILES = re.compile(r"NoDevFiles")

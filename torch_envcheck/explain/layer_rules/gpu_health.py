@@ -15,7 +15,7 @@ import re
 
 from torch_envcheck.explain.match import last_match
 from torch_envcheck.knowledge import xid as xids
-from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig
+from torch_envcheck.explain.layer_rules.kit import last_in_tail, CONTEXT_TAIL, _match, _sig
 
 _XID_SOURCE = {"url": "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html",
                "what": "NVIDIA's Xid catalog: each Xid's meaning and whether the GPU needs a reset or service"}
@@ -89,6 +89,31 @@ def gpu_unreachable(ent, text):
                fix=_HARDWARE_FIX, causes=(("gpu-hardware", "the GPU stopped answering: not the software", ("TE303",)),),
                areas=("driver", "gpu"), sources=(_SMI_SOURCE, _XID_SOURCE))
     return _match(sig, text, len(text) - len(tail) + m.start(), {"bus": m.group("bus"), "err": m.group("err").strip()})
+
+
+# nvidia-smi's own line when NVML enumerates no GPU at all (the driver is loaded: no "couldn't communicate" error)
+_SMI_NO_DEVICES = re.compile(r"No devices were found")
+
+
+def driver_sees_no_gpu(ent, text):
+    """nvidia-smi (NVML) finding no device: the driver answers but has no GPU, so whatever torch or the program says
+    about CUDA follows from the machine, not from the environment variables or the build: a GPU that left the bus or
+    was never bound (dmesg), a cloud instance whose GPU detached, a container given no device."""
+    m, at = last_in_tail(_SMI_NO_DEVICES, text, "No devices were found")
+    if m is None:
+        return None
+    sig = _sig("driver-sees-no-gpu", "driver", "nvidia-smi finds no GPU: the driver has no device to offer", 84,
+               "NVML (nvidia-smi) talks to the loaded driver and enumerates no GPU. CUDA cannot see one either, so the "
+               "program's \"no GPU\" follows from the machine: the GPU is not on the PCIe bus (it fell off, or the "
+               "instance's GPU detached), the driver did not bind it (see the kernel log), or this container was "
+               "given no device.",
+               fix="Check the machine: `lspci | grep -i nvidia` (is the GPU on the bus?) and `sudo dmesg | grep -i -e "
+                   "NVRM -e xid` (did the driver bind it, or log an error?); reboot (on a cloud instance stop and start "
+                   "it, or replace it and report it to the provider); in a container, give it the devices "
+                   "(`--gpus all`, NVIDIA_VISIBLE_DEVICES). Nothing in torch or CUDA needs reinstalling.",
+               causes=(("gpu-hardware", "the GPU is not on the bus or not bound by the driver", ("TE303",)),),
+               areas=("driver", "gpu"), sources=(_SMI_SOURCE,))
+    return _match(sig, text, at, {})
 
 
 # The kernel's own crash report (Documentation/admin-guide/bug-hunting.rst: "BUG: kernel NULL pointer dereference",

@@ -957,6 +957,92 @@ _PIP_USAGE = re.compile(r"You must give at least one requirement to (?P<verb>ins
                         r"(?:error: )?no such option: (?P<opt>-{1,2}[\w-]{1,40})|ERROR: Invalid requirement: ['\"]?(?P<req>[^\n'\"]{1,120})")
 
 
+# conda's and mamba's own usage errors (argparse: "conda-script.py: error: unrecognized arguments: nvidia"): a
+# channel name left without its -c is the commonest ("-c pytorch nvidia")
+_CONDA_USAGE = re.compile(r"(?P<tool>conda(?:-script\.py)?|mamba|micromamba)(?:\.exe)?: error: (?:unrecognized arguments: "
+                          r"(?P<args>[^\n]{1,120})|argument (?P<arg>[^\n:]{1,60}): (?P<why>[^\n]{1,120}))")
+_CHANNEL_NAMES = frozenset({"nvidia", "pytorch", "conda-forge", "defaults", "pytorch-nightly", "bioconda", "anaconda"})
+
+
+def conda_usage_error(ent, text):
+    """conda (argparse) refusing its command line: the command's, not the environment's; an unrecognised word that
+    is a channel's name is a channel given without its own -c."""
+    m, at = last_in_tail(_CONDA_USAGE, text, ": error: ")
+    if m is None:
+        return None
+    words = (m.group("args") or "").split()
+    channels = [w for w in words if w.strip("'\"") in _CHANNEL_NAMES]
+    what = ("{tool} did not recognise {args}: each channel needs its own -c (`-c pytorch -c nvidia`, not "
+            "`-c pytorch nvidia`)" if channels else
+            "{tool} refused its command line ({args}{arg}{why}): a mistyped or misplaced option")
+    sig = _sig("conda-usage-error", "not-environment", "{tool} refused the command line, not the environment", 80,
+               what + ". Nothing is wrong with the installation.",
+               look_at="Correct the command and run it again (one `-c` before each channel name; the command's "
+                       "`--help` lists its options); copy an install page's command whole.",
+               sources=({"url": "https://docs.conda.io/projects/conda/en/stable/commands/install.html",
+                         "what": "conda install: -c/--channel takes one channel per flag"},))
+    return _match(sig, text, at, {"tool": m.group("tool").replace("-script.py", ""), "args": m.group("args"),
+                                  "arg": m.group("arg"), "why": (": " + m.group("why")) if m.group("why") else None})
+
+
+# TorchSharp's own check (dotnet/TorchSharp src/TorchSharp/Torch.cs): the .NET program references TorchSharp but no
+# libtorch package for its backend and platform
+_TORCHSHARP_NO_LIBTORCH = re.compile(r"uses TorchSharp but doesn't contain a reference to (?P<pkg>libtorch-[\w.-]{3,60}?)"
+                                     r",? Version=(?P<ver>[\d.]{1,20}\d)")
+
+
+def torchsharp_without_libtorch(ent, text):
+    m, at = last_in_tail(_TORCHSHARP_NO_LIBTORCH, text, "TorchSharp")
+    if m is None:
+        return None
+    pkg = m.group("pkg")
+    cuda = "cuda" in pkg
+    sig = _sig("torchsharp-without-libtorch-package", "torch-build",
+               "the .NET project references TorchSharp but not {pkg} ({ver}), the native libtorch it needs", 86,
+               "TorchSharp is the .NET binding; the native libtorch comes in separate NuGet packages per backend and "
+               "platform, and the project references none for " + ("CUDA" if cuda else "the CPU") + " on this platform.",
+               fix="Add the package to the project: `dotnet add package {pkg} --version {ver}` (or one of TorchSharp's "
+                   "combination packages: TorchSharp-cpu, TorchSharp-cuda-windows, TorchSharp-cuda-linux, of the same "
+                   "version as TorchSharp)" + ("; the CUDA package also needs an NVIDIA driver for its CUDA." if cuda
+                                               else "."),
+               areas=("torch",), sources=({"url": "https://github.com/dotnet/TorchSharp/blob/main/src/TorchSharp/Torch.cs",
+                                           "what": "TorchSharp's check for a referenced libtorch package"},))
+    return _match(sig, text, at, {"pkg": pkg, "ver": m.group("ver")})
+
+
+# torch answering both ways in one text: one run where CUDA works, one where the same program's torch has none
+_CUDA_YES = re.compile(r"is_available\(\)[^\n]{0,40}?\bTrue\b|is_available\(\)\s{0,8}(?:\n[ \t]{0,8}(?:Out\[\d+\]: )?)True\b|"
+                       r"(?:Is )?CUDA(?: is)? available:? ?(?:True|Yes)\b")
+_CUDA_NO = re.compile(r"User provided device_type of 'cuda', but CUDA is not available|Torch not compiled with CUDA enabled|"
+                      r"(?:Is )?CUDA(?: is)? available:? ?(?:False|No)\b|is_available\(\)\s{0,8}(?:\n[ \t]{0,8}(?:Out\[\d+\]: )?)False\b")
+
+
+def cuda_available_in_another_run(ent, text):
+    """One text where torch reports CUDA available and another run of the same work where it has none: two Python
+    environments (a venv the program or its launcher uses, another interpreter on PATH), of which only the tested one
+    has torch's CUDA build. The fix is in the environment the program runs, found by asking it."""
+    tail = text[-CONTEXT_TAIL:]
+    if "True" not in tail and "Yes" not in tail:
+        return None
+    yes, no = last_match(_CUDA_YES, tail), last_match(_CUDA_NO, tail)
+    if yes is None or no is None:
+        return None
+    sig = _sig("cuda-available-in-another-environment", "env",
+               "CUDA works in one run and not in the other: two Python environments", 74,
+               "The text shows torch with CUDA available in one run and without it in another. One machine cannot "
+               "do both with one torch: the program (or the tool that launches it: its venv, its embedded Python, "
+               "its settings) runs another interpreter than the one tested, and that one has a torch without CUDA.",
+               fix="From the program's own environment print which Python and torch it runs: add `import sys, torch; "
+                   "print(sys.executable, torch.__version__, torch.version.cuda)` at its start (or run its venv's python: "
+                   "`venv/bin/python` / `venv\\Scripts\\python.exe`). Point the tool at the environment that works "
+                   "(its venv setting), or install torch's CUDA build into the one it uses with that python's own pip "
+                   "(`<that python> -m pip install torch --index-url https://download.pytorch.org/whl/cuXYZ`).",
+               causes=(("two-envs", "the program runs another Python environment than the one tested", ()),),
+               areas=("python", "torch"), sources=({"url": "https://docs.python.org/3/library/venv.html",
+                                                     "what": "each virtual environment has its own interpreter and packages"},))
+    return _match(sig, text, len(text) - len(tail) + no.start(), {})
+
+
 def pip_usage_error(ent, text):
     """pip refusing its command line is the command's, not the environment's: say what pip read, install nothing."""
     m, at = last_in_tail(_PIP_USAGE, text)

@@ -11,7 +11,7 @@ import re
 
 from torch_envcheck.explain.match import last_match
 from torch_envcheck.knowledge import compiled_modules, headers
-from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, SOURCES, _match, _sig
+from torch_envcheck.explain.layer_rules.kit import last_in_tail, CONTEXT_TAIL, SOURCES, _match, _sig
 
 
 _INDUCTOR_FAILED = re.compile(r"BackendCompilerFailed: backend='inductor' raised:|InductorError:")
@@ -453,6 +453,64 @@ def build_isolation_without_torch(ent, text):
                         {"url": "https://peps.python.org/pep-0517/#build-environment",
                          "what": "PEP 517: the build runs in an isolated environment with the declared requirements"}))
     return _match(sig, text, len(text) - len(tail) + imp.start(), {"pkg": named, "mod": imp.group("mod")})
+
+
+# GNU ld / gold passing over a library whose format is not the link's (another CPU architecture, or 32- against
+# 64-bit): "skipping incompatible /path/libX.so when searching for -lX" (bfd) / "while searching for X" (gold)
+_LD_INCOMPATIBLE = re.compile(r"skipping incompatible (?P<lib>\S{1,300}?) (?:when|while) searching for (?:-l)?(?P<name>[\w.+-]{1,80})")
+_ARCH_WORDS = re.compile(r"\b(?P<a>x86_64|aarch64|arm64|armv7l|ppc64le|i[3-6]86)\b")
+
+
+def linker_skips_incompatible_library(ent, text):
+    """The linker found the library it was asked for and passed over it because its format is not the one it links
+    (another architecture, or another word size): the toolchain and the library were built for different machines,
+    most often a cross toolchain (x86_64-conda-linux-gnu's ld on an aarch64 Jetson) or a 32-bit library in a 64-bit
+    link."""
+    m, at = last_in_tail(_LD_INCOMPATIBLE, text, "skipping incompatible")
+    if m is None:
+        return None
+    archs = sorted({a.group("a") for a in _ARCH_WORDS.finditer(text[-CONTEXT_TAIL:])})
+    sig = _sig("linker-skips-incompatible-library", "toolchain",
+               "the linker skips {name}: the library is built for another architecture than the link", 84,
+               "GNU ld found {lib} while searching for {name} and passed over it because its object format is not "
+               "the one this link produces (another CPU architecture, or 32- against 64-bit){archs_note|}: the "
+               "compiler/linker and the library were built for different machines.",
+               fix="Link with the toolchain of the machine the library is for: compare `file {lib}` with the linker's "
+                   "target (`ld --version`, `gcc -dumpmachine`, `uname -m`). A cross compiler that an environment "
+                   "activated (conda's x86_64-conda-linux-gnu-* on an aarch64 board, CC/CXX/LD set by it) links for "
+                   "its own target: use the native gcc/g++ (unset CC/CXX, or install the environment's compilers for "
+                   "this architecture); a 32-bit library needs its 64-bit build.",
+               areas=("toolchain",),
+               sources=({"url": "https://sourceware.org/binutils/docs/ld/Options.html",
+                         "what": "GNU ld: the library search for -l and the object formats it accepts"},))
+    return _match(sig, text, at, {"lib": m.group("lib"), "name": m.group("name"),
+                                  "archs_note": f" (the text names {', '.join(archs)})" if len(archs) > 1 else None})
+
+
+# setuptools refusing the setup.py commands it deprecated (its message since setuptools 58.3 / 72): the project is
+# installed with pip (a PEP 517 front end) instead
+_SETUP_PY_DEPRECATED = re.compile(r"Please avoid running [\"'`]{0,2}setup\.py[\"'`]{0,2}(?: and [\"'`]{0,2}easy_install)?|"
+                                  r"setup\.py install is deprecated|easy_install command is deprecated")
+
+
+def setup_py_install_refused(ent, text):
+    """setuptools' notice against `python setup.py install` / easy_install: the project installs with pip from its
+    folder, which also builds it in the environment pip runs in."""
+    m, at = last_in_tail(_SETUP_PY_DEPRECATED, text)
+    if m is None:
+        return None
+    sig = _sig("setup-py-install-deprecated", "toolchain", "setuptools refuses `setup.py install`: install the project "
+               "with pip", 70,
+               "setuptools deprecated running setup.py directly (install, develop, easy_install) and says so instead of "
+               "(or before) installing; standards-based front ends build and install the project.",
+               fix="From the project's folder run `python -m pip install .` (add `--no-build-isolation` when its build "
+                   "imports torch, so it builds against the installed one; `-e .` for a development install).",
+               areas=("toolchain",),
+               sources=({"url": "https://blog.ganssle.io/articles/2021/10/setup-py-deprecated.html",
+                         "what": "why `setup.py install` is deprecated, and what replaces it"},
+                        {"url": "https://github.com/pypa/setuptools/issues/917",
+                         "what": "setuptools: deprecate easy_install and setup.py install"}))
+    return _match(sig, text, at, {})
 
 
 # CMake's Visual Studio generator finds no CUDA toolset: the CUDA toolkit's Visual Studio integration (its MSBuild
