@@ -111,6 +111,9 @@ match.Match whose signature is made here, or None:
     torchsharp_without_libtorch  TorchSharp without its libtorch-* NuGet package -> that package reference
     cuda_available_in_another_run  CUDA available in one run, not in another -> two Python environments (env)
     cluster_cuda_module_not_loaded  no usable CUDA where the text loads a CUDA module -> `module load` in the job
+    torch_not_in_this_python  "No module named 'torch'" outside a build -> that interpreter's own `python -m pip`
+    qt_imported_before_torch  torch's DLLs failing where PyQt/PySide is used (torch >= 2.9, Windows) -> import torch first
+    nccl_ib_async_event  NCCL's "NET/IB : Got async event : port error" -> the InfiniBand fabric (links, counters)
     frozen_app_import  a PyInstaller/Nuitka bundle failing an import   -> not-environment: the bundle's recipe
     crash_at_import  a segfault right after the imports, before the program runs -> LD_LIBRARY_PATH, import order
     library_page_alignment  "ELF load command alignment not page-aligned" -> a build linked for 64 KiB pages
@@ -151,8 +154,9 @@ from torch_envcheck.explain.layer_rules.driver_versions import container_driver_
 from torch_envcheck.explain.layer_rules.gpu_health import (driver_sees_no_gpu, gpu_unreachable,
     nvidia_kernel_module_crash, xid_event)
 from torch_envcheck.explain.layer_rules.loader import (cudnn8_sublibrary_on_windows, libcuda_not_in_linker_cache,
-    crash_at_import, library_page_alignment, missing_library, not_an_elf_library)
-from torch_envcheck.explain.layer_rules.nccl import nccl_ib_completion, nccl_shared_memory_limit, nccl_transport
+    crash_at_import, library_page_alignment, missing_library, not_an_elf_library, qt_imported_before_torch)
+from torch_envcheck.explain.layer_rules.nccl import (nccl_ib_async_event, nccl_ib_completion, nccl_shared_memory_limit,
+    nccl_transport)
 from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx_runtime_symbol,
     jit_extension_missing, library_symbol, numpy_c_api_capsule, package_binary_missing,
     package_compiled_part_missing, package_dll_load_failed, package_extension_not_loaded, package_ops_registration_fails,
@@ -162,7 +166,7 @@ from torch_envcheck.explain.layer_rules.packaging import (conda_virtual_cuda, cu
     pip_of_another_python, pip_usage_error, torch_build_variant, torch_not_offered_on_mac, torch_too_new_for_intel_mac,
     conda_environment_missing, namespace_package_shadow, torch_placeholder_sdist, torch_without_backend,
     wheel_tags_not_here, pip_replaces_torch, resolver_conflict_report, nvidia_stub_no_wheel, conda_usage_error,
-    torchsharp_without_libtorch, cuda_available_in_another_run)
+    torchsharp_without_libtorch, cuda_available_in_another_run, torch_not_in_this_python)
 from torch_envcheck.explain.layer_rules.program import (conv_input_channels, frozen_app_import, index_past_size,
     mps_array_over_4gb)
 from torch_envcheck.explain.layer_rules.runtimes import (jax_cuda_library_not_found, jaxlib_without_cuda, onnxruntime_cpu_only,
@@ -225,7 +229,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          pip_replaces_torch, resolver_conflict_report, nightly_regression, nvidia_stub_no_wheel,
          inductor_cuda_probe_logged, driver_sees_no_gpu, linker_skips_incompatible_library,
          setup_py_install_refused, conda_usage_error, torchsharp_without_libtorch, cuda_available_in_another_run,
-         cluster_cuda_module_not_loaded)
+         cluster_cuda_module_not_loaded, torch_not_in_this_python, qt_imported_before_torch, nccl_ib_async_event)
 
 
 def find(text: str, ent) -> list:

@@ -476,3 +476,42 @@ def crash_at_import(ent, text):
                causes=(("library-path-breaks-import", "a folder on LD_LIBRARY_PATH breaks torch's own libraries",
                         ("TE505",)),), areas=("libraries",), sources=(SOURCES["ld"],))
     return _match(sig, text, seg["at"], caps)
+
+
+# torch's Windows DLLs failing to load or initialise (torch/__init__.py's _load_dll_libraries: "Error loading
+# ...\\torch\\lib\\c10.dll or one of its dependencies", WinError 1114/126) in a program that uses Qt: from torch 2.9,
+# Qt's bindings imported first load runtime DLLs that torch's then fail to initialise against (explosion/spaCy#13894:
+# `import PyQt5` then anything importing torch fails, torch 2.8 does not; pytorch/pytorch#166628)
+_TORCH_DLL_FAILED = re.compile(r"(?i)(?:Error loading|DLL load failed|WinError 1114|WinError 126)[^\n]{0,300}?"
+                               r"\b(?:c10|torch_python|torch_cpu|torch_cuda|torch|shm|fbgemm)\.dll|"
+                               r"\b(?:c10|torch_python|torch_cpu)\.dll")
+_QT_BINDING = re.compile(r"\b(?P<qt>PyQt[56]|PySide[26])\b")
+
+
+def qt_imported_before_torch(ent, text):
+    """A torch DLL that fails to load in a program that also uses a Qt binding: since torch 2.9 on Windows, Qt
+    imported first breaks the initialisation of torch's DLLs; importing torch before Qt is the fix, no reinstall."""
+    tail = text[-CONTEXT_TAIL:]
+    if ".dll" not in tail:
+        return None
+    qt = last_match(_QT_BINDING, tail)
+    dll = last_match(_TORCH_DLL_FAILED, tail)
+    if qt is None or dll is None:
+        return None
+    sig = _sig("qt-imported-before-torch", "windows-runtime",
+               "torch's DLLs fail to initialise after {qt} was imported: import torch first", 86,
+               "On Windows, from torch 2.9, a program that imports {qt} before torch makes torch's DLLs (c10.dll, "
+               "torch_python.dll) fail to load or initialise (WinError 1114/126): Qt's binding has already loaded runtime "
+               "DLLs torch's cannot initialise against. The same install works when torch is imported first, or in a "
+               "process without Qt.",
+               fix="Import torch before {qt}: put `import torch` at the top of the program's entry point (before any "
+                   "`from {qt} import ...`, and before packages that import torch lazily, such as spaCy or EasyOCR). "
+                   "Nothing needs reinstalling; if you cannot change the order, a torch release before 2.9 does not have "
+                   "the problem.",
+               areas=("windows",),
+               sources=({"url": "https://github.com/explosion/spaCy/issues/13894",
+                         "what": "importing PyQt5 before torch >= 2.9 fails to load torch's DLLs; torch 2.8 works"},
+                        {"url": "https://github.com/pytorch/pytorch/issues/166628",
+                         "what": "torch's issue for the Qt-before-torch DLL failure on Windows"}))
+    return _match(sig, text, len(text) - len(tail) + dll.start(), {"qt": qt.group("qt")})
+

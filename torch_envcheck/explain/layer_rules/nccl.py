@@ -202,3 +202,35 @@ def nccl_shared_memory_limit(ent, text):
                          "what": "NCCL 2.25.1 on two RTX 5090: ncclMaxSharedMem exceeds maxSharedMem, fixed in a later "
                                  "release"},))
     return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+
+
+# NCCL's IB transport reporting an asynchronous event of the HCA (ibv_get_async_event(3): enum ibv_event_type in
+# rdma-core's libibverbs/verbs.h, printed by ibv_event_type_str: "port error", "local catastrophic error", ...)
+_NCCL_IB_ASYNC = re.compile(r"NET/IB\w{0,4}\s{0,2}:\s{0,2}Got async event\s{0,2}:\s{0,2}(?P<event>[a-zA-Z][a-zA-Z ]{2,40})")
+_IB_EVENT_LINK = ("port error", "lid change", "client reregistration", "port active", "gid table change", "sm change")
+
+
+def nccl_ib_async_event(ent, text):
+    """NCCL printing the InfiniBand adapter's asynchronous events: a port going down and up (port error) or the
+    adapter failing is the fabric's (a cable, a switch port, the subnet manager), whatever the job then does (a hang,
+    a timeout); nothing in torch or CUDA."""
+    m, at = last_in_tail(_NCCL_IB_ASYNC, text, "async event")
+    if m is None:
+        return None
+    event = m.group("event").strip().lower()
+    link = any(event.startswith(e) for e in _IB_EVENT_LINK)
+    sig = _sig("nccl-ib-async-event", "distributed",
+               "the InfiniBand adapter reports '{event}': " + ("a link flapping" if link else "the adapter's fault"), 82,
+               "NCCL's IB transport relays the adapter's asynchronous event '{event}' (libibverbs' ibv_event_type). "
+               + ("A port error is the link going down: repeated, it is a flapping link (a cable, a transceiver, a "
+                  "switch port) that stalls or times out the collectives." if link else
+                  "A catastrophic or device event is the adapter or its firmware failing."),
+               fix="Find the nodes whose logs show it and check their links: `ibstat` (port state and rate), "
+                   "`ibqueryerrors` / the fabric manager's (UFM's) error counters, the cables and switch ports; reseat "
+                   "or replace what counts errors, then rerun. Until then, exclude those nodes (or NCCL_IB_HCA to "
+                   "avoid that port). No software reinstall is involved.",
+               areas=("distributed",),
+               sources=({"url": "https://github.com/linux-rdma/rdma-core/blob/master/libibverbs/man/ibv_get_async_event.3",
+                         "what": "ibv_get_async_event: the adapter's asynchronous events (port error, ...)"},))
+    return _match(sig, text, at, {"event": event})
+

@@ -1012,8 +1012,12 @@ def torchsharp_without_libtorch(ent, text):
 
 # torch answering both ways in one text: one run where CUDA works, one where the same program's torch has none
 _CUDA_YES = re.compile(r"is_available\(\)[^\n]{0,40}?\bTrue\b|is_available\(\)\s{0,8}(?:\n[ \t]{0,8}(?:Out\[\d+\]: )?)True\b|"
+                       # a printed check whose output follows a few lines below ("print(torch.cuda.is_available())" ...
+                       # "True")
+                       r"print\(torch\.cuda\.is_available\(\)\)[^\n]{0,200}\n(?:[^\n]{0,120}\n){0,4}[ \t\"']{0,4}True\b|"
                        r"(?:Is )?CUDA(?: is)? available:? ?(?:True|Yes)\b")
 _CUDA_NO = re.compile(r"User provided device_type of 'cuda', but CUDA is not available|Torch not compiled with CUDA enabled|"
+                      r"GPU (?:is )?not (?:recognized|detected) by (?:torch|pytorch|PyTorch)|"
                       r"(?:Is )?CUDA(?: is)? available:? ?(?:False|No)\b|is_available\(\)\s{0,8}(?:\n[ \t]{0,8}(?:Out\[\d+\]: )?)False\b")
 
 
@@ -1041,6 +1045,31 @@ def cuda_available_in_another_run(ent, text):
                areas=("python", "torch"), sources=({"url": "https://docs.python.org/3/library/venv.html",
                                                      "what": "each virtual environment has its own interpreter and packages"},))
     return _match(sig, text, len(text) - len(tail) + no.start(), {})
+
+
+# Python's own words for a module it cannot find, for torch itself (not torch.something)
+_NO_TORCH = re.compile(r"No module named ['\"`]?torch['\"`]?(?![\w.])")
+
+
+def torch_not_in_this_python(ent, text):
+    """"No module named 'torch'" outside a build: the interpreter that runs the code has no torch (it was installed
+    into another Python, or not at all); the fix is that interpreter's own pip. Inside pip's isolated build stage it is
+    build isolation (toolchain.build_isolation_without_torch)."""
+    m, at = last_in_tail(_NO_TORCH, text, "No module named")
+    if m is None:
+        return None
+    sig = _sig("torch-not-installed-in-this-python", "torch-build",
+               "this Python has no torch: it was installed into another interpreter, or not at all", 66,
+               "The interpreter that ran the code cannot import torch. Either torch was never installed for it, or "
+               "pip installed it into another Python (another venv or conda environment, the system Python, a tool's "
+               "embedded Python): `pip` and `python` on PATH are not always the same installation.",
+               fix="Install torch with that interpreter's own pip: `python -m pip install torch --index-url "
+                   "https://download.pytorch.org/whl/cu128` (the cuXYZ your driver supports; `whl/cpu` without an NVIDIA "
+                   "GPU), run with the same `python` that runs the program (check `python -c \"import sys; "
+                   "print(sys.executable)\"`), or activate the environment where torch is installed.",
+               causes=(("two-envs", "pip installs into another Python than the one that runs the code", ()),),
+               areas=("python", "torch"), sources=(SOURCES["torch_index"],))
+    return _match(sig, text, at, {})
 
 
 def pip_usage_error(ent, text):

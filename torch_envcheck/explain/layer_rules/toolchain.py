@@ -416,7 +416,9 @@ def torch_extension_build_failed(ent, text):
 # module the build code imports that only the user's environment has
 _ISOLATED_STAGE = re.compile(r"Getting requirements to build (?:wheel|editable)|Preparing (?:editable )?metadata \((?:setup\.py|"
                              r"pyproject\.toml)\)|Installing build dependencies|setup\.py egg_info did not run|"
-                             r"pip-build-env-|Failed to build `|\bbuild backend\b|Building wheel for [\w.-]{1,60} \(pyproject")
+                             r"pip-build-env-|Failed to build `|\bbuild backend\b|Building wheel for [\w.-]{1,60} \(pyproject|"
+                             # installing a source tree or a repository builds it (isolated by default)
+                             r"\bpip3? install (?:-e |--editable |-U |--upgrade ){0,2}(?:\.{1,2}/?|git\+)(?=[\s`'\"]|$)")
 _BUILD_IMPORTS = re.compile(r"No module named ['\"`]?(?P<mod>torch|packaging|numpy|psutil|wheel|ninja)['\"`]?")
 
 
