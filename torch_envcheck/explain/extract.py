@@ -954,8 +954,9 @@ def _devices(text: str, ent: Entities) -> None:
 
 PLATFORM_TAIL = 64 * 1024
 _PLATFORM = {
-    # (?![A-Za-z]) rather than \b after a name: "macOS版本" (CJK letters are word characters) still names macOS
-    "macos": re.compile(r"/Users/|macosx_|[Dd]arwin|\.dylib\b|(?<![A-Za-z])[Mm]ac ?OS(?![A-Za-z])|\bMac(?![A-Za-z])|[Mm]ac[Bb]ook|"
+    # (?![A-Za-z]) rather than \b after a name: "macOS版本" (CJK letters are word characters) still names macOS;
+    # a .dylib file by name, not the extension in a list of every platform's (".so/.dll/.dylib")
+    "macos": re.compile(r"/Users/|macosx_|[Dd]arwin|(?<=[A-Za-z0-9_+-])\.dylib\b|(?<![A-Za-z])[Mm]ac ?OS(?![A-Za-z])|\bMac(?![A-Za-z])|[Mm]ac[Bb]ook|"
                         r"\bOS ?X\b|Apple M\d|\bM[1-4] (?:Pro|Max|Ultra|Mac)|(?<![A-Za-z])[Mm]ac ?M[1-4]\b|"
                         r"[Aa]pple[ _-]?[Ss]ilicon|/opt/homebrew|"
                         # MPS by name, except in a list of the backends a library probes ("Neither TORCH CUDA nor

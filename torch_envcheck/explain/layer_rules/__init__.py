@@ -114,6 +114,15 @@ match.Match whose signature is made here, or None:
     torch_not_in_this_python  "No module named 'torch'" outside a build -> that interpreter's own `python -m pip`
     qt_imported_before_torch  torch's DLLs failing where PyQt/PySide is used (torch >= 2.9, Windows) -> import torch first
     nccl_ib_async_event  NCCL's "NET/IB : Got async event : port error" -> the InfiniBand fabric (links, counters)
+    framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
+    jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
+    tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
+    build_finds_no_toolkit  a source build's own "no CUDA toolkit" words (CuPy, a None CUDA_HOME, Bazel) -> the toolkit
+    companion_version_range  "Requires <pkg> version <range> but got <v>" -> that package within the range
+    gpu_in_error_state  nvidia-smi's ERR! for a GPU -> the GPU's state (Xid, reset, reboot), not the packages
+    env_var_path_not_found  "<ENV_VAR> <path> is not a valid file path" -> the variable as the failing process sees it
+    jax_xla_compiler_pieces  XLA under JAX without libdevice / ptxas -> the jax[cuda12] wheels or --xla_gpu_cuda_data_dir
+    build_option_left_out  an operator missing where the build turned its part off (X_DISABLE_Y=1) -> rebuild without it
     frozen_app_import  a PyInstaller/Nuitka bundle failing an import   -> not-environment: the bundle's recipe
     crash_at_import  a segfault right after the imports, before the program runs -> LD_LIBRARY_PATH, import order
     library_page_alignment  "ELF load command alignment not page-aligned" -> a build linked for 64 KiB pages
@@ -152,7 +161,7 @@ from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cu
     visible_devices_hide_the_gpu)
 from torch_envcheck.explain.layer_rules.driver_versions import container_driver_floor, driver_module_mismatch
 from torch_envcheck.explain.layer_rules.gpu_health import (driver_sees_no_gpu, gpu_unreachable,
-    nvidia_kernel_module_crash, xid_event)
+    nvidia_kernel_module_crash, xid_event, gpu_in_error_state)
 from torch_envcheck.explain.layer_rules.loader import (cudnn8_sublibrary_on_windows, libcuda_not_in_linker_cache,
     crash_at_import, library_page_alignment, missing_library, not_an_elf_library, qt_imported_before_torch)
 from torch_envcheck.explain.layer_rules.nccl import (nccl_ib_async_event, nccl_ib_completion, nccl_shared_memory_limit,
@@ -166,11 +175,12 @@ from torch_envcheck.explain.layer_rules.packaging import (conda_virtual_cuda, cu
     pip_of_another_python, pip_usage_error, torch_build_variant, torch_not_offered_on_mac, torch_too_new_for_intel_mac,
     conda_environment_missing, namespace_package_shadow, torch_placeholder_sdist, torch_without_backend,
     wheel_tags_not_here, pip_replaces_torch, resolver_conflict_report, nvidia_stub_no_wheel, conda_usage_error,
-    torchsharp_without_libtorch, cuda_available_in_another_run, torch_not_in_this_python)
+    torchsharp_without_libtorch, cuda_available_in_another_run, torch_not_in_this_python, env_var_path_not_found)
 from torch_envcheck.explain.layer_rules.program import (conv_input_channels, frozen_app_import, index_past_size,
     mps_array_over_4gb)
 from torch_envcheck.explain.layer_rules.runtimes import (jax_cuda_library_not_found, jaxlib_without_cuda, onnxruntime_cpu_only,
-    onnxruntime_cuda_libraries,
+    onnxruntime_cuda_libraries, framework_cpu_build, jax_pjrt_plugin_mismatch, tensorrt_version_mismatch,
+    jax_xla_compiler_pieces,
     tensorrt_engine_version, xla_cudnn_version)
 from torch_envcheck.explain.layer_rules.rocm import (miopen_missing_kernel_database, rocblas_on_windows,
     rocm_kfd_permission, zluda_dll_dependency)
@@ -179,7 +189,9 @@ from torch_envcheck.explain.layer_rules.torch_release import (compile_refused_on
     torch_attribute_missing, torch_load_weights_only)
 from torch_envcheck.explain.layer_rules.tensorflow import (tensorflow_error_class, tensorflow_libcuda_not_found, tensorflow_missing_cuda_runtime,
     tensorflow_optional_tensorrt, tensorflow_sees_no_gpu, tensorflow_windows_native)
-from torch_envcheck.explain.layer_rules.toolchain import (cmake_compiler_detection, header_missing,
+from torch_envcheck.explain.layer_rules.toolchain import (build_finds_no_toolkit, companion_version_range,
+    build_option_left_out,
+    cmake_compiler_detection, header_missing,
     inductor_on_native_windows, nvcc_host_compiler, openmp_with_apple_clang, setuptools_without_pkg_resources_packaging,
     toolkit_not_torch_cuda, torch_extension_build_failed, triton_exception, xla_ptxas,
     foreign_arch_compiler_flag, homebrew_refuses, windows_cuda_toolset_missing, cpp_extension_compiler_bounds,
@@ -229,7 +241,10 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          pip_replaces_torch, resolver_conflict_report, nightly_regression, nvidia_stub_no_wheel,
          inductor_cuda_probe_logged, driver_sees_no_gpu, linker_skips_incompatible_library,
          setup_py_install_refused, conda_usage_error, torchsharp_without_libtorch, cuda_available_in_another_run,
-         cluster_cuda_module_not_loaded, torch_not_in_this_python, qt_imported_before_torch, nccl_ib_async_event)
+         cluster_cuda_module_not_loaded, torch_not_in_this_python, qt_imported_before_torch, nccl_ib_async_event,
+         framework_cpu_build, jax_pjrt_plugin_mismatch, tensorrt_version_mismatch, build_finds_no_toolkit,
+         companion_version_range, gpu_in_error_state, env_var_path_not_found, jax_xla_compiler_pieces,
+         build_option_left_out)
 
 
 def find(text: str, ent) -> list:

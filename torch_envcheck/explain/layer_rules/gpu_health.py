@@ -7,7 +7,9 @@ that keeps failing is hardware (cooling, power, the PCIe slot).
     gpu_unreachable  nvidia-smi: "Unable to determine the device handle for GPU <bus>: <NVML error>" -> the GPU fell
                      off the bus or hung: reboot, then cooling, power, the slot
     nvidia_kernel_module_crash  a kernel oops whose frames are in an NVIDIA module ([nvidia_uvm]) -> a driver bug:
-                     a driver release with the fix (at suspend: no CUDA process open across it)"""
+                     a driver release with the fix (at suspend: no CUDA process open across it)
+    gpu_in_error_state  nvidia-smi printing "ERR!" for a GPU's fields (with or without the failure that caused it)
+                     -> the GPU's state: the Xid in the kernel log, a reset or reboot, then the hardware"""
 
 from __future__ import annotations
 
@@ -152,3 +154,27 @@ def nvidia_kernel_module_crash(ent, text):
                         {"url": "https://github.com/NVIDIA/open-gpu-kernel-modules/issues",
                          "what": "NVIDIA's open kernel modules: driver bugs and their fixes"}))
     return _match(sig, text, len(text) - len(tail) + crash.start(), {"module": frame.group("mod")})
+
+
+# nvidia-smi prints "ERR!" in a field it cannot read from a GPU that is in an error state (after an Xid: a fault the
+# driver could not recover, often with an "unspecified launch failure" in the program that ran); "[ERR!]" marks the
+# same in a field's brackets.  Quoted in prose too ("a persistent \"ERR!\" state in nvidia-smi").
+_SMI_ERR = re.compile(r"(?:\|\s{0,40}|\s)ERR!(?=\s{1,40}\||\s|\]|$)|\[ERR!\]|\"ERR!\"[^\n]{0,40}nvidia-smi|nvidia-smi[^\n]{0,80}\bERR!")
+
+
+def gpu_in_error_state(ent, text):
+    """nvidia-smi reading "ERR!" from a GPU: the GPU is in an error state the driver reports (an Xid), and stays so
+    until it is reset; the program's own error that came with it (a launch failure) is its symptom."""
+    tail = text[-CONTEXT_TAIL:]
+    if "ERR!" not in tail:
+        return None
+    m = last_match(_SMI_ERR, tail)
+    if m is None or not re.search(r"(?i)nvidia-smi|NVIDIA-SMI|Persistence-M|GPU-Util", tail):
+        return None
+    sig = _sig("gpu-in-error-state", "driver", "the GPU is in an error state (nvidia-smi reads ERR!)", 88,
+               "nvidia-smi prints ERR! for what it cannot read from a GPU that the driver has marked as failed, after an "
+               "error it could not recover from (an Xid in the kernel log: a memory or bus fault, a hang). A CUDA program "
+               "on that GPU fails (an unspecified launch failure, an unknown error) until the GPU is reset; the Python "
+               "packages are not the cause.", fix=_HARDWARE_FIX,
+               causes=(), areas=("driver",), sources=(_XID_SOURCE,))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})

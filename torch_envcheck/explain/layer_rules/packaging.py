@@ -8,7 +8,8 @@ pip of another Python, CUDA packages on a Mac, a Jetson with a CPU-only torch, c
     cuda_unavailable_cpu_build  no CUDA, and how torch was installed (conda, Windows, ARM64) -> that installer's CUDA
                       build
     device_type_unknown  a device string of a type this torch does not list -> the backend package that provides it
-    package_without_cuda  "X package was not compiled with CUDA support"  -> X's CUDA build"""
+    package_without_cuda  "X package was not compiled with CUDA support"  -> X's CUDA build
+    env_var_path_not_found  "<ENV_VAR> <path> is not a valid file path" -> env: the variable as that process sees it"""
 
 from __future__ import annotations
 
@@ -1183,4 +1184,33 @@ def namespace_package_shadow(ent, text):
                    "this interpreter (`python -m pip install` its distribution, e.g. `pip show` names it) or reinstall it.",
                causes=(), areas=("platform",), sources=({"url": "https://peps.python.org/pep-0420/",
                                                          "what": "PEP 420: namespace packages (folders without __init__.py)"},))
+    return _match(sig, text, at, caps)
+
+
+# A library refusing the path an environment variable gives it ("NUMBA_CUDA_DRIVER /usr/lib/x86_64-linux-gnu/libcuda.so
+# is not a valid file path", numba/cuda/cudadrv/libs.py): the file does not exist for the process that reads it
+_ENV_PATH_INVALID = re.compile(r"\b(?P<var>[A-Z][A-Z0-9]{1,20}(?:_[A-Z0-9]{1,20}){1,5})\s{0,2}(?:=\s{0,2})?['\"]?"
+                               r"(?P<path>(?:/|~/|[A-Za-z]:\\)[^\s'\"]{1,300})['\"]? is not a valid (?:file ?)?path")
+
+
+def env_var_path_not_found(ent, text):
+    m, at = last_in_tail(_ENV_PATH_INVALID, text, "is not a valid")
+    if m is None:
+        return None
+    caps = {"var": m.group("var"), "path": m.group("path")}
+    sig = _sig("env-var-path-not-found", "env", "{var} names a file this process cannot find ({path})", 82,
+               "The library reads the file named by {var} and, in the process that ran, there is no such file: the "
+               "variable holds a path of another machine or environment, a typo, or the process sees another file "
+               "system (an IDE or notebook started with its own environment, a snap/flatpak sandbox, a container) than "
+               "the shell where the file exists.",
+               fix="Check the path from the same process that fails (`python -c \"import os; print(os.environ.get('{var}'), "
+                   "os.path.exists(os.environ.get('{var}', '')))\"` run the way the program runs: the IDE's run "
+                   "configuration, the notebook's kernel); point {var} at a file that exists there, or unset it so the "
+                   "library searches on its own. In PyCharm or VS Code set it in the run configuration, not only in a "
+                   "shell profile.",
+               causes=(), areas=("environment",),
+               sources=({"url": "https://numba.readthedocs.io/en/stable/reference/envvars.html",
+                         "what": "numba's environment variables: NUMBA_CUDA_DRIVER names the driver library to load"},
+                        {"url": "https://github.com/numba/numba/issues/6909",
+                         "what": "NUMBA_CUDA_DRIVER 'is not a valid file path' where the IDE's process did not see the file"}))
     return _match(sig, text, at, caps)

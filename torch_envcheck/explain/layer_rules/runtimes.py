@@ -11,7 +11,12 @@ check (JAX), ONNX Runtime's execution providers and TensorRT's serialized engine
     tensorrt_engine_version  TensorRT cannot deserialize an engine: it was built by another TensorRT
                           -> libraries: build the engine again with the TensorRT that runs it
     jax_cuda_library_not_found  JAX's start-up check: "The cuSPARSE library was not found"
-                          -> libraries: the jax[cuda12] wheels; cuSPARSE/cuSOLVER/cuFFT need a new enough nvJitLink"""
+                          -> libraries: the jax[cuda12] wheels; cuSPARSE/cuSOLVER/cuFFT need a new enough nvJitLink
+    framework_cpu_build   MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> torch-build: its CUDA build
+    jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> toolchain: jax, jaxlib, plugin of one release
+    tensorrt_version_mismatch  TF-TRT's "TensorRT mismatch. Compiled against A, but loaded B" -> libraries: TensorRT A
+    jax_xla_compiler_pieces  XLA under JAX finding no libdevice / ptxas -> toolchain: the jax[cuda12] nvcc wheel or
+                          XLA_FLAGS=--xla_gpu_cuda_data_dir (under TensorFlow the catalogue's sentence answers)"""
 
 from __future__ import annotations
 
@@ -95,8 +100,11 @@ def xla_cudnn_version(ent, text):
 # ONNX Runtime names the providers it has: its warning when one asked for is missing, and the list
 # get_available_providers() prints.  CUDAExecutionProvider is in the onnxruntime-gpu package only; onnxruntime (CPU)
 # installs the same `onnxruntime` module, so with both installed the one installed last wins.
-_ORT_NOT_AVAILABLE = re.compile(r"Specified provider '(?P<asked>CUDAExecutionProvider|TensorrtExecutionProvider)' is not "
-                                r"in available provider names")
+_ORT_NOT_AVAILABLE = re.compile(r"Specified provider '(?P<asked>CUDAExecutionProvider|TensorrtExecutionProvider)' is not"
+                                r"\s{1,8}in\s{1,8}available\s{1,8}provider\s{1,8}names|"
+                                # the C API's status when a provider's options are asked of a build without it
+                                # (onnxruntime/core/session/provider_bridge_ort.cc), and ORT GenAI's
+                                r"\b(?P<named>CUDA|TensorRT|DML|ROCm) execution provider is not enabled in this build")
 _ORT_LIST = re.compile(r"\[\s{0,4}'(?:[A-Za-z]{2,20}ExecutionProvider)'(?:,\s{0,4}'[A-Za-z]{2,20}ExecutionProvider'){0,8}"
                        r"\s{0,4}\]")
 # pip list / pip freeze / uv's "+ name==version" lines naming each package
@@ -126,7 +134,7 @@ def onnxruntime_cpu_only(ent, text):
                    sources=({"url": "https://onnxruntime.ai/docs/install/",
                              "what": "onnxruntime (CPU) and onnxruntime-gpu: install one of them"},))
         return _match(sig, text, len(text) - len(tail) + broken.start(), {})
-    if "ExecutionProvider" not in tail:
+    if "ExecutionProvider" not in tail and "execution provider is not enabled" not in tail:
         return None
     m = last_match(_ORT_NOT_AVAILABLE, tail)
     if m is None:
@@ -147,7 +155,8 @@ def onnxruntime_cpu_only(ent, text):
                fix="Keep only the GPU package: `pip uninstall -y onnxruntime onnxruntime-gpu` and then `pip install "
                    "onnxruntime-gpu` (the release built for your CUDA and cuDNN: ONNX Runtime's CUDA requirements "
                    "table), and check `onnxruntime.get_available_providers()` lists CUDAExecutionProvider; a package "
-                   "that requires onnxruntime will pull the CPU package back on its next install.",
+                   "that requires onnxruntime will pull the CPU package back on its next install. In .NET, reference "
+                   "Microsoft.ML.OnnxRuntime.Gpu (or OnnxRuntimeGenAI.Cuda) and not the CPU package beside it.",
                causes=(("wrong-build", "the installed build has no CUDA support", ("TE203",)),), areas=("torch",),
                sources=({"url": "https://onnxruntime.ai/docs/install/",
                          "what": "onnxruntime (CPU) and onnxruntime-gpu: install one of them"},
@@ -292,3 +301,144 @@ def jaxlib_without_cuda(ent, text):
                sources=({"url": "https://docs.jax.dev/en/latest/installation.html",
                          "what": "jax: installing with NVIDIA GPU support (jax[cuda12])"},))
     return _match(sig, text, at, {})
+
+
+# Other GPU libraries' own words for "this build has no CUDA": the message each prints when a GPU is asked of its CPU
+# build, and the package (or build option) that has CUDA.  Each row: a name, the message, the fix, its sources.
+_CPU_BUILDS = (
+    ("MXNet", re.compile(r"Compile with USE_CUDA=1 to enable GPU usage"),
+     "Install MXNet's CUDA build for your CUDA version (`pip uninstall -y mxnet` then `pip install mxnet-cuNNN`, e.g. "
+     "mxnet-cu112 for CUDA 11.2; MXNet is retired, so its last release is the one to pin), or build it with USE_CUDA=1.",
+     ({"url": "https://github.com/apache/mxnet/blob/master/src/storage/storage.cc",
+       "what": "MXNet's storage manager: LOG(FATAL) << \"Compile with USE_CUDA=1 to enable GPU usage\" without CUDA"},
+      {"url": "https://mxnet.apache.org/versions/1.9.1/get_started",
+       "what": "MXNet's pip packages: mxnet (CPU) and mxnet-cuNNN (one per CUDA version)"})),
+    ("XGBoost", re.compile(r"XGBoost version not compiled with GPU support"),
+     "Install an XGBoost with CUDA: the `xgboost` wheels on PyPI for Linux x86_64 and Windows carry it (not "
+     "`xgboost-cpu`, and not the macOS or aarch64 wheels); with conda, conda-forge's CUDA variant (`conda install -c "
+     "conda-forge py-xgboost=*=cuda*`). Check with `python -c \"import xgboost; print(xgboost.build_info()['USE_CUDA'])\"`.",
+     ({"url": "https://github.com/dmlc/xgboost/blob/master/src/common/common.h",
+       "what": "AssertGPUSupport(): LOG(FATAL) << \"XGBoost version not compiled with GPU support.\" without XGBOOST_USE_CUDA"},
+      {"url": "https://xgboost.readthedocs.io/en/stable/install.html",
+       "what": "XGBoost's install guide: which pip wheels and conda variants have GPU support"})),
+    ("OpenCV", re.compile(r"The library is compiled without CUDA support|-216:No CUDA support"),
+     "OpenCV's pip wheels (opencv-python, opencv-contrib-python) are built without CUDA, so cv2.cuda cannot run: build "
+     "OpenCV with WITH_CUDA=ON and the contrib modules (cmake, against your CUDA toolkit and cuDNN) and remove the pip "
+     "wheels so the build is the cv2 imported; or run that step on the CPU, or do it in torch on the GPU.",
+     ({"url": "https://github.com/opencv/opencv/blob/4.x/modules/core/include/opencv2/core/private.cuda.hpp",
+       "what": "throw_no_cuda(): CV_Error(cv::Error::GpuNotSupported, \"The library is compiled without CUDA support\")"},
+      {"url": "https://github.com/opencv/opencv-python",
+       "what": "the opencv-python wheels: prebuilt CPU-only packages; other builds are made from source"})),
+    ("Faiss", re.compile(r"module 'faiss' has no attribute '(?:StandardGpuResources|index_cpu_to_gpu|GpuIndex\w{0,20})'|"
+                         r"FAISS was not compiled with GPU support"),
+     "Install Faiss's GPU build in place of faiss-cpu: `conda install -c pytorch -c nvidia faiss-gpu` (or faiss-gpu-cuvs), "
+     "or a pip wheel built for your CUDA (faiss-gpu-cu12) after `pip uninstall -y faiss-cpu faiss-gpu`; then check "
+     "`faiss.get_num_gpus()`.",
+     ({"url": "https://github.com/facebookresearch/faiss/wiki/Troubleshooting",
+       "what": "No GPU Faiss: \"module 'faiss' has no attribute 'StandardGpuResources'\" means the CPU build was loaded"},
+      {"url": "https://github.com/facebookresearch/faiss/blob/main/INSTALL.md",
+       "what": "Faiss's packages: faiss-cpu and faiss-gpu (conda, pytorch channel)"})),
+)
+
+
+def framework_cpu_build(ent, text):
+    """Another GPU library (MXNet, XGBoost, OpenCV, Faiss) saying in its own words that the build installed has no
+    CUDA: the fix installs that library's CUDA build, never torch."""
+    tail = text[-CONTEXT_TAIL:]
+    best = None
+    for name, rx, fix, sources in _CPU_BUILDS:
+        m = last_match(rx, tail)
+        if m is not None and (best is None or m.start() > best[1].start()):
+            best = (name, m, fix, sources)
+    if best is None:
+        return None
+    name, m, fix, sources = best
+    sig = _sig("framework-cpu-build", "torch-build", "{library} is its CPU build: it has no CUDA", 83,
+               "{library} says that the build installed was compiled without CUDA: GPU work cannot run in it, whatever the "
+               "driver and torch. Its CUDA build is another package (or a build option), installed in its place.",
+               fix=fix, causes=(("wrong-build", "the installed build has no CUDA support", ("TE203",)),),
+               areas=("torch",), sources=sources)
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"library": name})
+
+
+# PJRT (the plugin interface jaxlib loads its CUDA backend through) checks the plugin's API version against jaxlib's:
+# a CUDA plugin (jax-cuda12-plugin / jax-cuda12-pjrt) of another jax release than the jaxlib installed
+_PJRT_MISMATCH = re.compile(r"Mismatched PJRT plugin PJRT API version \((?P<plugin>[\d.]{1,12})\) and framework PJRT API "
+                            r"version \(?(?P<framework>[\d.]{1,12})\)?")
+
+
+def jax_pjrt_plugin_mismatch(ent, text):
+    m, at = last_in_tail(_PJRT_MISMATCH, text, "PJRT")
+    if m is None:
+        return None
+    sig = _sig("jax-pjrt-plugin-mismatch", "toolchain",
+               "jax's CUDA plugin (PJRT API {plugin}) and jaxlib (PJRT API {framework}) come from different releases", 84,
+               "jaxlib loads its CUDA backend as a PJRT plugin (the jax-cuda12-plugin and jax-cuda12-pjrt wheels) and "
+               "refuses one built for another PJRT API version: the plugin and jaxlib installed are from different jax "
+               "releases (a jaxlib pinned by hand beside a newer plugin, or the reverse).",
+               fix="Install jax, jaxlib and the CUDA plugin of one release together: `pip install -U \"jax[cuda12]\"` (or "
+                   "`pip install \"jax[cuda12]==X.Y.Z\"` for the jax version you need), removing a jaxlib or plugin pinned "
+                   "apart (`pip uninstall -y jaxlib jax-cuda12-plugin jax-cuda12-pjrt` first).",
+               causes=(("companion-release", "a companion package of another release than the framework", ()),),
+               areas=("torch",),
+               sources=({"url": "https://docs.jax.dev/en/latest/installation.html",
+                         "what": "jax[cuda12] installs jaxlib and the CUDA plugin wheels of the same release"},
+                        {"url": "https://github.com/jax-ml/jax/issues/22416",
+                         "what": "Mismatched PJRT plugin PJRT API version: a jaxlib and a plugin of different releases"}))
+    return _match(sig, text, at, {"plugin": m.group("plugin"), "framework": m.group("framework")})
+
+
+# TF-TRT's check at import (tensorflow/python/compiler/tensorrt): the TensorRT found is not the one TensorFlow was
+# compiled against
+_TF_TRT_MISMATCH = re.compile(r"TensorRT mismatch\. Compiled against version (?P<built>[\d.]{3,12}), but loaded "
+                              r"(?P<loaded>[\d.]{3,12})")
+
+
+def tensorrt_version_mismatch(ent, text):
+    m, at = last_in_tail(_TF_TRT_MISMATCH, text, "TensorRT mismatch")
+    if m is None:
+        return None
+    sig = _sig("tensorrt-library-version-mismatch", "libraries",
+               "the TensorRT loaded is {loaded}; TensorFlow was compiled against TensorRT {built}", 83,
+               "TensorFlow's TensorRT integration (TF-TRT) is compiled against one TensorRT version and found another "
+               "({loaded}) on the loader's path: engines may fail to build or run.",
+               fix="Make the TensorRT {built} libraries (libnvinfer) the ones loaded, with only that TensorRT's folder on "
+                   "LD_LIBRARY_PATH (or the matching `tensorrt` pip package), or install the TensorFlow build made for "
+                   "TensorRT {loaded} (NVIDIA's TensorFlow containers pair them).",
+               causes=(("ld-path", "LD_LIBRARY_PATH holds libraries of another version", ("TE501",)),),
+               areas=("libraries",),
+               sources=({"url": "https://github.com/tensorflow/tensorrt/issues/85",
+                         "what": "maintainer: the TensorRT loaded must be the version TensorFlow was built against"},
+                        {"url": "https://www.tensorflow.org/install/source#gpu",
+                         "what": "TensorFlow's tested build configurations: the CUDA, cuDNN and TensorRT each release uses"}))
+    return _match(sig, text, at, {"built": m.group("built"), "loaded": m.group("loaded")})
+
+
+# XLA compiles GPU kernels itself and needs two pieces of the CUDA toolkit: libdevice (nvvm/libdevice) and ptxas.  Under
+# JAX they come from the nvidia-cuda-nvcc wheel that jax[cuda12] installs (older jaxlib: a CUDA toolkit of its version)
+_XLA_PIECES = re.compile(r"Can't find libdevice directory|libdevice not found at|Couldn't find libdevice|"
+                         r"Running ptxas --version returned|Couldn't invoke ptxas|ptxas[^\n]{0,40}not found|"
+                         r"Can't find ptxas binary")
+
+
+def jax_xla_compiler_pieces(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if _JAX_TEXT.search(tail) is None or re.search(r"\btensorflow\b(?!/compiler/xla|/stream_executor|/core/platform)",
+                                                   tail.replace("external/org_tensorflow", "")):
+        return None
+    m = last_match(_XLA_PIECES, tail)
+    if m is None:
+        return None
+    sig = _sig("jax-xla-compiler-pieces", "toolchain", "JAX's XLA finds no libdevice / ptxas to compile GPU kernels", 86,
+               "XLA, JAX's compiler, builds GPU kernels with two pieces of the CUDA toolkit: libdevice (nvvm/libdevice) "
+               "and ptxas. It found them nowhere it looks (the nvidia-cuda-nvcc wheel, XLA_FLAGS's "
+               "--xla_gpu_cuda_data_dir, a CUDA toolkit such as /usr/local/cuda of the version jaxlib expects).",
+               fix="Install jax with its CUDA wheels, which bring both (`pip install -U \"jax[cuda12]\"`, the "
+                   "nvidia-cuda-nvcc-cu12 wheel among them); or, with a CUDA toolkit of jaxlib's CUDA version installed, "
+                   "point XLA at it: `export XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda-X.Y` (the folder holding "
+                   "nvvm/libdevice and bin/ptxas).",
+               causes=(("toolkit", "no CUDA toolkit (nvcc) where the build looks", ("TE601",)),), areas=("toolchain",),
+               sources=({"url": "https://docs.jax.dev/en/latest/installation.html",
+                         "what": "jax[cuda12] installs the CUDA wheels, nvcc's (ptxas, libdevice) included; "
+                                 "--xla_gpu_cuda_data_dir for a local toolkit"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})

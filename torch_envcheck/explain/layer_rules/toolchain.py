@@ -3,7 +3,12 @@ against torch's CUDA, Inductor on native Windows, Triton's exceptions.
 
     toolkit_not_torch_cuda  a build's own nvcc-vs-torch CUDA check      -> the toolkit (CUDA_HOME) or the torch build
     torch_extension_build_failed  pip's summary of a failed build of a torch extension (torch-scatter, apex, mamba-ssm,
-                     ...) with no compiler error shown -> its prebuilt wheel, or what building it needs"""
+                     ...) with no compiler error shown -> its prebuilt wheel, or what building it needs
+    build_finds_no_toolkit  a source build's own words for "no CUDA toolkit here" (CuPy's nvcc/link warnings, a
+                     setup.py joining a None CUDA_HOME, Bazel's cuda_configure) -> the toolkit, or a prebuilt wheel
+    companion_version_range  "Requires <package> version <range> but got <version>" -> that package within the range
+    build_option_left_out  an operator not registered where the build command turned a part off (XFORMERS_DISABLE_
+                     FLASH_ATTN=1, BUILD_X=0) -> rebuild without that setting"""
 
 from __future__ import annotations
 
@@ -678,3 +683,158 @@ def nvcc_output_missing(ent, text):
                causes=(("no-nvcc", "no CUDA toolkit (nvcc) to compile the extension", ("TE601",)),), areas=("toolchain",),
                sources=(SOURCES["ext"],))
     return _match(sig, text, len(text) - len(tail) + m.start(), {"obj": m.group("obj").rsplit("/", 1)[-1]})
+
+
+# A source build's own words for "no CUDA toolkit where I look", each from the build system that prints it:
+#   CuPy's setup (cupy_setup_build.py): "*** WARNING: nvcc not in path." / "Cannot link libraries: [...'cuda'...]"
+#   a setup.py that joins CUDA_HOME (torch.utils.cpp_extension's, None without a toolkit) to a path: TypeError
+#   Bazel's cuda_configure (TensorFlow, JAX, XLA source builds): "Could not find any cuda.h matching version '12.0'"
+_NO_TOOLKIT_WORDS = re.compile(
+    r"(?P<cupy>WARNING: nvcc not in path|Please set path to nvcc|WARNING: Cannot link libraries: \[[^\]\n]{0,160}'cuda(?:rt)?'"
+    r"[^\]\n]{0,160}\])|"
+    r"(?P<none>(?:get_cuda_bare_metal_version\(CUDA_HOME\)|cuda_dir \+ ['\"]/bin/nvcc['\"]|CUDA_HOME \+ ['\"]|"
+    r"os\.path\.join\(CUDA_HOME)[\s\S]{0,800}?TypeError: (?:unsupported operand type\(s\) for \+: 'NoneType' and 'str'|"
+    r"expected str, bytes or os\.PathLike object, not NoneType))|"
+    r"(?P<bazel>Could not find any (?P<file>cuda\.h|cudnn\.h|cublas_api\.h|nvcc|libcudart\S{0,20}|cupti\.h) matching "
+    r"version '{1,2}(?P<version>[\d.]{0,10})'{1,2})")
+_CUPY_SOURCES = ({"url": "https://docs.cupy.dev/en/stable/install.html",
+                  "what": "CuPy: the prebuilt wheels (cupy-cuda11x, cupy-cuda12x) need no toolkit; `pip install cupy` "
+                          "builds from source and needs the CUDA toolkit (nvcc, CUDA_PATH)"},)
+_BAZEL_SOURCES = ({"url": "https://www.tensorflow.org/install/source",
+                   "what": "building TensorFlow from source: the CUDA toolkit and cuDNN versions and paths configure asks "
+                           "for (TF_CUDA_VERSION, TF_CUDA_PATHS)"},
+                  {"url": "https://docs.jax.dev/en/latest/developer.html",
+                   "what": "building jaxlib from source: the CUDA/cuDNN it is built against"})
+
+
+def build_finds_no_toolkit(ent, text):
+    """A source build that says in its own words that it found no CUDA toolkit: the fix is the toolkit where the
+    build looks, or a prebuilt wheel that needs none (never a reinstall of torch)."""
+    tail = text[-CONTEXT_TAIL:]
+    if not any(k in tail for k in ("nvcc", "Cannot link libraries", "NoneType", "matching version")):
+        return None
+    m = last_match(_NO_TOOLKIT_WORDS, tail)
+    if m is None:
+        return None
+    at = len(text) - len(tail) + m.start()
+    if m.group("cupy"):
+        sig = _sig("cupy-source-build-without-toolkit", "toolchain",
+                   "pip is building CuPy from source and finds no CUDA toolkit", 85,
+                   "`pip install cupy` builds CuPy from its source distribution, which needs the CUDA toolkit: nvcc on "
+                   "PATH and the CUDA libraries where the linker looks (CUDA_PATH, LDFLAGS). It found none, so it cannot "
+                   "build CUDA support. The prebuilt wheels carry everything but the driver.",
+                   fix="Install the prebuilt wheel for your CUDA major instead of the source package: `pip uninstall -y "
+                       "cupy` then `pip install cupy-cuda12x` (CUDA 12; cupy-cuda11x for CUDA 11; the driver is all it "
+                       "needs). To build from source, install the CUDA toolkit and put it on PATH with CUDA_PATH set "
+                       "(`export CUDA_PATH=/usr/local/cuda; export PATH=$CUDA_PATH/bin:$PATH`).",
+                   causes=(("toolkit", "no CUDA toolkit (nvcc) where the build looks", ("TE601", "TE603")),),
+                   areas=("toolchain",), sources=_CUPY_SOURCES)
+        return _match(sig, text, at, {})
+    if m.group("bazel"):
+        caps = {"file": m.group("file"), "version": m.group("version")}
+        sig = _sig("bazel-cuda-configure-no-toolkit", "toolchain",
+                   "the source build finds no {file} of CUDA {version|the configured version}", 84,
+                   "Bazel's cuda_configure (building TensorFlow, jaxlib or XLA from source) looks for {file} of the "
+                   "configured CUDA version {version|} under the configured toolkit paths and found none: that version "
+                   "of the toolkit (or cuDNN) is not installed there.",
+                   fix="Install the CUDA toolkit (and cuDNN) of the version the build is configured for, or configure the "
+                       "build for the toolkit you have: TF_CUDA_VERSION / TF_CUDNN_VERSION and TF_CUDA_PATHS (TensorFlow's "
+                       "./configure), or jaxlib's build.py --cuda_version / --cuda_path. A prebuilt wheel (`pip install "
+                       "tensorflow[and-cuda]`, `pip install \"jax[cuda12]\"`) needs no toolkit at all.",
+                   causes=(("toolkit", "no CUDA toolkit of that version where the build looks", ("TE601",)),),
+                   areas=("toolchain",), sources=_BAZEL_SOURCES)
+        return _match(sig, text, at, caps)
+    sig = _sig("cuda-home-none-in-setup", "toolchain",
+               "the package's setup.py found no CUDA toolkit (CUDA_HOME is None)", 85,
+               "The package's setup.py builds its CUDA part with the toolkit torch.utils.cpp_extension finds (CUDA_HOME): "
+               "with no toolkit (no CUDA_HOME or CUDA_PATH, no nvcc on PATH, no /usr/local/cuda) that is None, and joining "
+               "it to a path fails before anything compiles. The torch wheel runs without a toolkit; compiling needs one.",
+               fix="Install the CUDA toolkit of torch's CUDA version (`python -c \"import torch; print(torch.version.cuda)\"`) "
+                   "and set CUDA_HOME to it (Linux: `export CUDA_HOME=/usr/local/cuda-X.Y`; Windows: `set CUDA_HOME=C:\\"
+                   "Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\vX.Y`) with its nvcc on PATH, in the shell that "
+                   "runs pip; or install a prebuilt wheel of the package, or its Python-only build, so nothing compiles.",
+               causes=(("toolkit", "no CUDA toolkit (nvcc) where the build looks", ("TE601", "TE603")),),
+               areas=("toolchain",), sources=(SOURCES["ext"],))
+    return _match(sig, text, at, {})
+
+
+# A library's own check of a companion package's version ("Requires Flash-Attention version >=2.7.1,<=2.8.0 but got
+# 2.8.0post2", xformers' ops/fmha/flash.py): the range is the library's, the version the one installed
+_REQUIRES_RANGE = re.compile(r"\b[Rr]equires? (?P<name>[A-Za-z][\w.-]{1,40}) version (?P<spec>(?:[<>=!~]=?\s?\d[\w.*+]*"
+                             r"\s?,?\s?){1,4}?) ?but (?:got|found|have|is) (?:version )?(?P<got>\d[\w.+-]*?)\.?(?=\s|$|[,;)])")
+# a project's display name and its distribution's name on PyPI, where they differ
+_DIST_NAMES = {"flash-attention": "flash-attn", "flashattention": "flash-attn", "pytorch": "torch",
+               "xformers": "xformers", "triton": "triton"}
+
+
+def companion_version_range(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "version" not in tail:
+        return None
+    m = last_match(_REQUIRES_RANGE, tail)
+    if m is None:
+        return None
+    spec, got = re.sub(r"\s+", "", m.group("spec")).rstrip(","), m.group("got")
+    try:
+        from packaging.specifiers import InvalidSpecifier, SpecifierSet  # noqa: PLC0415
+        from packaging.version import InvalidVersion, Version  # noqa: PLC0415
+        inside = Version(got) in SpecifierSet(spec)
+    except ImportError:
+        inside = False
+    except (InvalidSpecifier, InvalidVersion):
+        return None
+    if inside:
+        return None  # the message is not a refusal of this version
+    name = m.group("name")
+    dist = _DIST_NAMES.get(name.lower(), name.lower())
+    caps = {"name": name, "dist": dist, "spec": spec, "got": got, "requirement": dist + spec}
+    sig = _sig("companion-version-out-of-range", "toolchain",
+               "{name} {got} is outside the range this library requires ({spec})", 80,
+               "A library checks the version of a companion package it calls into and refuses {name} {got}: it was "
+               "built and tested against {name} {spec}. The companion was upgraded (or installed) apart from it.",
+               fix="Install {dist} within the range: `pip install {requirement}` (for a compiled {dist}, the wheel of "
+                   "that version built for your torch and CUDA), or upgrade the library that checks to a release that "
+                   "accepts {dist} {got}.",
+               causes=(("companion-release", "a companion package of another release than the library expects", ()),),
+               areas=("torch",), sources=({"url": "https://packaging.python.org/en/latest/specifications/version-specifiers/",
+                                           "what": "version specifiers: what a range like >=2.7.1,<=2.8.0 admits"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+
+
+# A package's operator that is not registered ("No such operator xformers_flash::flash_fwd", "operator
+# mmcv::nms does not exist") where the text's build command set a variable that leaves a part out of the build:
+# the part was never compiled, whatever torch is installed
+_OP_MISSING = re.compile(r"No such operator (?P<ns>[a-z][a-z0-9_]{1,40})::\w{1,60}|operator (?P<ns2>[a-z][a-z0-9_]{1,40})::"
+                         r"\w{1,60} does not exist")
+_PART_OFF = re.compile(r"\b(?P<var>[A-Z][A-Z0-9]{1,20}(?:_[A-Z0-9]{1,20}){0,3}_(?:DISABLE|SKIP|NO)(?:_[A-Z0-9]{1,20}){1,4})"
+                       r"=['\"]?(?:1|ON|TRUE|true|yes)\b|\b(?P<var0>(?:[A-Z][A-Z0-9]{1,20}_){0,2}BUILD(?:_[A-Z0-9]{1,20}){1,4})"
+                       r"=['\"]?(?:0|OFF|FALSE|false|no)\b")
+
+
+def build_option_left_out(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "operator" not in tail or "=" not in tail:
+        return None
+    op = last_match(_OP_MISSING, tail)
+    if op is None:
+        return None
+    off = [x for x in _PART_OFF.finditer(tail)]
+    if not off:
+        return None
+    ns = op.group("ns") or op.group("ns2")
+    # the setting that names the operator's part (XFORMERS_DISABLE_FLASH_ATTN for xformers_flash), else the last one
+    words = set(re.split(r"_+", ns.lower()))
+    named = [x for x in off if words & set((x.group("var") or x.group("var0")).lower().split("_")) - {"disable", "build",
+                                                                                                      "skip", "no"}]
+    x = (named or off)[-1]
+    var = x.group("var") or x.group("var0")
+    sig = _sig("build-option-left-part-out", "toolchain",
+               "{ns}'s operators were left out of the build ({var})", 86,
+               "The operator {ns}::... is registered by a part of the package that its build compiles only when asked: "
+               "the build command here set {var}, which leaves that part out, so the operator does not exist in the "
+               "installed package whatever torch is installed.",
+               fix="Build the package again without {var} (unset it, or set it to the value that builds that part), with "
+                   "the same command otherwise; or install the package's prebuilt wheel for your torch and CUDA, which "
+                   "includes the part.",
+               causes=(), areas=("toolchain", "extension"), sources=(SOURCES["ext"],))
+    return _match(sig, text, len(text) - len(tail) + op.start(), {"ns": ns, "var": var})
