@@ -123,6 +123,13 @@ match.Match whose signature is made here, or None:
     env_var_path_not_found  "<ENV_VAR> <path> is not a valid file path" -> the variable as the failing process sees it
     jax_xla_compiler_pieces  XLA under JAX without libdevice / ptxas -> the jax[cuda12] wheels or --xla_gpu_cuda_data_dir
     build_option_left_out  an operator missing where the build turned its part off (X_DISABLE_Y=1) -> rebuild without it
+    jax_cuda_library_too_old  JAX's "Outdated cuBLAS installation" / "Found cuSOLVER version A ... built against B"
+    cuda_image_tag_gone  an nvidia/cuda tag Docker Hub no longer has -> a current tag of a CUDA the driver supports
+    container_runtime_reads_no_driver  nvidia-docker's "driver 0.0 < image" -> the runtime's link to the driver
+    conda_package_cache_corrupt, conda_channel_http_error  conda's own download/verify errors -> conda clean; the channel
+    kernel_module_not_built  DKMS's failed build of the nvidia module for a kernel -> that kernel's headers, a branch
+    optional_kernels_notice  xformers' Triton notice alone -> not-environment
+    package_asks_for_pin  a failure naming "install X==V" -> that pin
     frozen_app_import  a PyInstaller/Nuitka bundle failing an import   -> not-environment: the bundle's recipe
     crash_at_import  a segfault right after the imports, before the program runs -> LD_LIBRARY_PATH, import order
     library_page_alignment  "ELF load command alignment not page-aligned" -> a build linked for 64 KiB pages
@@ -153,8 +160,9 @@ from torch_envcheck.explain.layer_rules.capability import gpu_below_capability_f
 from torch_envcheck.explain.layer_rules.codes import code_advice, error_code
 from torch_envcheck.explain.layer_rules.containers import (cdi_device_unresolved, container_cli, k8s_no_gpu_advertised,
     nvidia_smi_missing_in_container, singularity_without_nv, dataloader_worker_died,
-    container_without_gpu, mps_inside_linux_container, wsl_gpu_passthrough)
-from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cuda_after_suspend,
+    container_without_gpu, mps_inside_linux_container, wsl_gpu_passthrough, cuda_image_tag_gone,
+    container_runtime_reads_no_driver)
+from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cuda_after_suspend, kernel_module_not_built,
     device_node_missing, device_node_permission, devices_unavailable_on_windows, driver_older_than_build,
     driver_symbol_missing, gpu_newer_than_build, gpu_only_as_root, intel_graphics_without_nvidia, p2p_through_pcie_switch_hangs,
     platform_without_cuda, slurm_job_without_gpu, device_outside_visible_devices, cluster_cuda_module_not_loaded,
@@ -175,12 +183,13 @@ from torch_envcheck.explain.layer_rules.packaging import (conda_virtual_cuda, cu
     pip_of_another_python, pip_usage_error, torch_build_variant, torch_not_offered_on_mac, torch_too_new_for_intel_mac,
     conda_environment_missing, namespace_package_shadow, torch_placeholder_sdist, torch_without_backend,
     wheel_tags_not_here, pip_replaces_torch, resolver_conflict_report, nvidia_stub_no_wheel, conda_usage_error,
-    torchsharp_without_libtorch, cuda_available_in_another_run, torch_not_in_this_python, env_var_path_not_found)
+    torchsharp_without_libtorch, cuda_available_in_another_run, torch_not_in_this_python, env_var_path_not_found,
+    conda_package_cache_corrupt, conda_channel_http_error)
 from torch_envcheck.explain.layer_rules.program import (conv_input_channels, frozen_app_import, index_past_size,
     mps_array_over_4gb)
 from torch_envcheck.explain.layer_rules.runtimes import (jax_cuda_library_not_found, jaxlib_without_cuda, onnxruntime_cpu_only,
     onnxruntime_cuda_libraries, framework_cpu_build, jax_pjrt_plugin_mismatch, tensorrt_version_mismatch,
-    jax_xla_compiler_pieces,
+    jax_xla_compiler_pieces, jax_cuda_library_too_old,
     tensorrt_engine_version, xla_cudnn_version)
 from torch_envcheck.explain.layer_rules.rocm import (miopen_missing_kernel_database, rocblas_on_windows,
     rocm_kfd_permission, zluda_dll_dependency)
@@ -190,7 +199,7 @@ from torch_envcheck.explain.layer_rules.torch_release import (compile_refused_on
 from torch_envcheck.explain.layer_rules.tensorflow import (tensorflow_error_class, tensorflow_libcuda_not_found, tensorflow_missing_cuda_runtime,
     tensorflow_optional_tensorrt, tensorflow_sees_no_gpu, tensorflow_windows_native)
 from torch_envcheck.explain.layer_rules.toolchain import (build_finds_no_toolkit, companion_version_range,
-    build_option_left_out,
+    build_option_left_out, optional_kernels_notice, package_asks_for_pin,
     cmake_compiler_detection, header_missing,
     inductor_on_native_windows, nvcc_host_compiler, openmp_with_apple_clang, setuptools_without_pkg_resources_packaging,
     toolkit_not_torch_cuda, torch_extension_build_failed, triton_exception, xla_ptxas,
@@ -244,7 +253,9 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          cluster_cuda_module_not_loaded, torch_not_in_this_python, qt_imported_before_torch, nccl_ib_async_event,
          framework_cpu_build, jax_pjrt_plugin_mismatch, tensorrt_version_mismatch, build_finds_no_toolkit,
          companion_version_range, gpu_in_error_state, env_var_path_not_found, jax_xla_compiler_pieces,
-         build_option_left_out)
+         build_option_left_out, jax_cuda_library_too_old, cuda_image_tag_gone, container_runtime_reads_no_driver,
+         conda_package_cache_corrupt, conda_channel_http_error, kernel_module_not_built, optional_kernels_notice,
+         package_asks_for_pin)
 
 
 def find(text: str, ent) -> list:

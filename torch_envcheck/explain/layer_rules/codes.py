@@ -19,8 +19,11 @@ from torch_envcheck.explain.layer_rules.packages import _imported_package, _trac
 # Per-code advice, by the code's bare name (prefix and underscores removed, lower case): what to do.
 _ADVICE = {
     "unknown": ("The CUDA driver failed for an unstated reason; after a suspend/resume the nvidia_uvm module is "
-                "left broken.", "Reload the unified-memory module: `sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm` "
-                "(or reboot); check `nvidia-smi` works."),
+                "left broken; in the middle of a run that had worked, the GPU itself faulted (an Xid in the kernel log).",
+                "Reload the unified-memory module: `sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm` (or reboot); "
+                "check `nvidia-smi` works. If it came after the program had run for a while, read the kernel log "
+                "(`sudo dmesg | grep -i xid`) and the GPU's temperatures and clocks: an overheating or overclocked GPU, "
+                "or failing power, is hardware, not the driver package."),
     "systemnotready": ("On NVSwitch machines CUDA waits for NVIDIA Fabric Manager to configure the fabric.",
                        "Install nvidia-fabricmanager of exactly the driver's version and start it: `sudo systemctl "
                        "enable --now nvidia-fabricmanager` (restart it after a driver update)."),

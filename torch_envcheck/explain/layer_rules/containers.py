@@ -7,7 +7,9 @@ GPU passthrough, MPS asked for inside a Linux container on a Mac.
     container_without_gpu  a GPU unreachable in a text from a container  -> --gpus all, or the devices it lost
     k8s_no_gpu_advertised  the scheduler finds no node with a free nvidia.com/gpu -> the device plugin, the runtime
     nvidia_smi_missing_in_container  nvidia-smi not found in a container -> the NVIDIA runtime, --gpus all
-    singularity_without_nv  the driver's libraries missing under Singularity/Apptainer -> --nv, or the host's driver"""
+    singularity_without_nv  the driver's libraries missing under Singularity/Apptainer -> --nv, or the host's driver
+    cuda_image_tag_gone  docker cannot find an nvidia/cuda tag (load metadata, manifest unknown) -> a current tag
+    container_runtime_reads_no_driver  nvidia-docker's "driver 0.0 < image X": the runtime read no driver version"""
 
 from __future__ import annotations
 
@@ -418,3 +420,56 @@ def dataloader_worker_died(ent, text):
                causes=(), areas=("platform",), sources=({"url": "https://github.com/pytorch/pytorch#docker-image",
                                                          "what": "torch's README: use --ipc=host or --shm-size with DataLoader workers"},))
     return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+# docker (BuildKit and the classic builder) failing to find an nvidia/cuda tag: NVIDIA deletes the tags of CUDA
+# releases past end of life from Docker Hub, so a Dockerfile pinned to one stops building
+_CUDA_TAG_GONE = re.compile(r"(?:load metadata for|failed to resolve source metadata for|manifest for|pull access denied "
+                            r"for|Unable to find image ')\s?(?:docker\.io/)?(?P<image>nvidia/cuda:(?P<tag>[\w.-]{3,80}))"
+                            r"(?:[^\n]{0,200}(?:not found|manifest unknown|does not exist))?")
+
+
+def cuda_image_tag_gone(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "nvidia/cuda:" not in tail:
+        return None
+    m = last_match(_CUDA_TAG_GONE, tail)
+    if m is None:
+        return None
+    line = tail[tail.rfind("\n", 0, m.start()) + 1: (tail.find("\n", m.end()) + 1 or len(tail))]
+    if not re.search(r"ERROR|not found|manifest unknown|does not exist|denied|failed", line):
+        return None
+    sig = _sig("cuda-image-tag-gone", "container", "the image {image} is not on Docker Hub any more", 84,
+               "NVIDIA removes the nvidia/cuda tags of CUDA releases past their end of life from Docker Hub (its support "
+               "policy), so a Dockerfile or `docker run` pinned to such a tag ({tag}) no longer finds the image: nothing "
+               "is wrong with docker or the GPU.",
+               fix="Move the FROM line to a current nvidia/cuda tag (the same flavour: base/runtime/devel, cudnn, OS) of "
+                   "a CUDA the host driver supports (`nvidia-smi` shows the highest); a patch release of the same minor "
+                   "often still exists (e.g. 11.2.2 for 11.2.0). Keep a copy of images you depend on in your own registry.",
+               causes=(), areas=("container",),
+               sources=({"url": "https://gitlab.com/nvidia/container-images/cuda/-/blob/master/doc/support-policy.md",
+                         "what": "NVIDIA's CUDA container images: end-of-life tags are deleted from Docker Hub"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"image": m.group("image"), "tag": m.group("tag")})
+
+
+# nvidia-docker 1.0 compares the driver's CUDA version, read through its plugin (NVML), with the image's: 0.0 means it
+# read none (the plugin service not running, or NVML not reachable), not a driver older than the image
+_DRIVER_ZERO = re.compile(r"unsupported CUDA version: driver 0\.0 < image (?P<cuda>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)")
+
+
+def container_runtime_reads_no_driver(ent, text):
+    m, at = last_in_tail(_DRIVER_ZERO, text, "driver 0.0")
+    if m is None:
+        return None
+    sig = _sig("container-runtime-reads-no-driver", "container",
+               "nvidia-docker read no driver version (0.0): its link to the host driver, not the driver's age", 88,
+               "nvidia-docker 1.0 reads the host driver's CUDA version through its plugin (nvidia-docker-plugin, with "
+               "NVML) before it starts an image needing CUDA {cuda}; 0.0 means it read nothing: the plugin is not "
+               "running or cannot reach the driver (a driver installed or upgraded after nvidia-docker, a volume of "
+               "the old driver's files). The driver itself works if nvidia-smi does on the host.",
+               fix="Restart the plugin (`sudo systemctl restart nvidia-docker`) and remove its stale driver volume "
+                   "(`docker volume ls | grep nvidia_driver`, then `docker volume rm` it) so it is recreated for the "
+                   "current driver; better, move to the NVIDIA Container Toolkit (`docker run --gpus all`), which "
+                   "replaces nvidia-docker 1.0.",
+               causes=(), areas=("container",), sources=(SOURCES["container_toolkit"],))
+    return _match(sig, text, at, {"cuda": m.group("cuda")})

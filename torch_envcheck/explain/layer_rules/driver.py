@@ -10,7 +10,9 @@ allocator, peer-to-peer through a PCIe switch.
     driver_older_than_build  CUDA unusable, the driver's version and torch's CUDA printed -> the driver (its table)
     visible_devices_hide_the_gpu  no device, with CUDA_VISIBLE_DEVICES set in the text -> that variable
     intel_graphics_without_nvidia  a GPU error where the text names only Intel graphics -> the CPU, XPU for Arc
-    driver_symbol_missing  a binary wants a CUDA driver API symbol (cuXxx) libcuda lacks -> a driver for that CUDA"""
+    driver_symbol_missing  a binary wants a CUDA driver API symbol (cuXxx) libcuda lacks -> a driver for that CUDA
+    kernel_module_not_built  DKMS failing to build the nvidia module for a kernel, or the module missing for it
+                     -> that kernel's headers and a driver branch that builds for it (make.log says why)"""
 
 from __future__ import annotations
 
@@ -669,3 +671,43 @@ def device_outside_visible_devices(ent, text):
                sources=({"url": "https://docs.nvidia.com/deploy/nvml-api/index.html",
                          "what": "NVML: NVML_ERROR_DRIVER_NOT_LOADED"},))
     return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+# DKMS building the NVIDIA kernel module for a (new) kernel, and what follows when it fails: no nvidia module for that
+# kernel ("module not found: 'nvidia'" from mkinitcpio/dracut, modprobe's "Module nvidia not found")
+_DKMS_FAILED = re.compile(r"Bad return status for module build on kernel: (?P<kernel>\S{3,80})|"
+                          r"Error! (?:Your kernel headers for kernel (?P<kernel2>\S{3,80}) cannot be found|"
+                          r"The /lib/modules/(?P<kernel3>[^/\s]{3,80})/build link)")
+_MODULE_MISSING = re.compile(r"module not found: '?(?P<mod>nvidia(?:_modeset|_uvm|_drm|-current)?)'?|"
+                             r"modprobe: FATAL: Module (?P<mod2>nvidia(?:[-_](?:uvm|current|drm|modeset))?) not found")
+
+
+def kernel_module_not_built(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "nvidia" not in tail.lower():
+        return None
+    m = last_match(_DKMS_FAILED, tail)
+    missing = last_match(_MODULE_MISSING, tail)
+    if m is None and missing is None:
+        return None
+    kernel = (m.group("kernel") or m.group("kernel2") or m.group("kernel3")) if m else None
+    if m is None and not re.search(r"(?i)kernel|dkms|upgrad|update", tail):
+        return None  # a missing module alone, with no kernel change in sight: other readings (no driver) answer
+    first = m if m is not None else missing
+    sig = _sig("nvidia-module-not-built-for-kernel", "driver",
+               "the NVIDIA kernel module is not built for the kernel{kernel| that runs}", 84,
+               "The NVIDIA driver's kernel module is compiled (by DKMS, or the distribution's kmod packages) for each "
+               "installed kernel. For {kernel|the new kernel} that build failed or never ran, so that kernel has no "
+               "nvidia module: nvidia-smi and CUDA fail after booting it, while the previous kernel still works. The "
+               "usual reasons are missing headers for that kernel and a driver branch too old to build against it.",
+               fix="Read DKMS's make.log (/var/lib/dkms/nvidia/<version>/build/make.log) for the first error. Install the "
+                   "headers of that kernel (Debian/Ubuntu: `sudo apt install linux-headers-{kernel|$(uname -r)}`; Fedora: "
+                   "kernel-devel; Arch: linux-headers) and rebuild (`sudo dkms autoinstall`, or reinstall the driver "
+                   "package); if the driver branch does not support that kernel (a legacy branch on a much newer "
+                   "kernel), install a newer branch for your GPU, or boot the previous kernel until one exists.",
+               causes=(("no-driver", "no NVIDIA driver is loaded", ("TE301",)),), areas=("driver",),
+               sources=({"url": "https://github.com/dell/dkms",
+                         "what": "DKMS: rebuilds out-of-tree kernel modules (the NVIDIA driver's) for each kernel"},
+                        {"url": "https://docs.nvidia.com/cuda/cuda-installation-guide-linux/",
+                         "what": "NVIDIA's Linux install guide: the kernel headers the driver's module needs"}))
+    return _match(sig, text, len(text) - len(tail) + first.start(), {"kernel": kernel})

@@ -9,7 +9,10 @@ pip of another Python, CUDA packages on a Mac, a Jetson with a CPU-only torch, c
                       build
     device_type_unknown  a device string of a type this torch does not list -> the backend package that provides it
     package_without_cuda  "X package was not compiled with CUDA support"  -> X's CUDA build
-    env_var_path_not_found  "<ENV_VAR> <path> is not a valid file path" -> env: the variable as that process sees it"""
+    env_var_path_not_found  "<ENV_VAR> <path> is not a valid file path" -> env: the variable as that process sees it
+    conda_package_cache_corrupt  CondaVerificationError "appears to be corrupted" -> conda clean, then install again
+    conda_channel_http_error  CondaHTTPError for a channel's file -> by status: the channel's outage, the retired
+                      pytorch channel (conda-forge / pip), a proxy or the network"""
 
 from __future__ import annotations
 
@@ -1214,3 +1217,61 @@ def env_var_path_not_found(ent, text):
                         {"url": "https://github.com/numba/numba/issues/6909",
                          "what": "NUMBA_CUDA_DRIVER 'is not a valid file path' where the IDE's process did not see the file"}))
     return _match(sig, text, at, caps)
+
+
+# conda verifying a package it extracted into its cache (pkgs/): a file of the package's manifest is missing
+_CONDA_CORRUPT = re.compile(r"CondaVerificationError: The package for (?P<pkg>[\w.-]{1,80}) located at (?P<path>\S{1,400})"
+                            r"\s{1,4}appears to be corrupted")
+
+
+def conda_package_cache_corrupt(ent, text):
+    m, at = last_in_tail(_CONDA_CORRUPT, text, "CondaVerificationError")
+    if m is None:
+        return None
+    sig = _sig("conda-package-cache-corrupt", "torch-build", "conda's cached {pkg} package is incomplete", 84,
+               "conda extracts each package into its cache (pkgs/) and verifies it against the package's manifest before "
+               "linking it into an environment; files of {pkg} are missing there (a download or extraction that was "
+               "interrupted, a cache shared between users, or files removed by hand), so every install that needs it "
+               "fails the same way.",
+               fix="Remove the broken copy from conda's cache and install again: `conda clean --packages --tarballs` "
+                   "(or delete that folder under pkgs/), then rerun the install; conda downloads the package anew.",
+               causes=(), areas=("torch",),
+               sources=({"url": "https://docs.conda.io/projects/conda/en/latest/commands/clean.html",
+                         "what": "conda clean: remove unused packages and tarballs from the package cache"},))
+    return _match(sig, text, at, {"pkg": m.group("pkg")})
+
+
+# conda failing to download a channel's file: "CondaHTTPError: HTTP 403 FORBIDDEN for url <https://conda.anaconda.org/
+# pytorch/...>"; the status says whose the failure is
+_CONDA_HTTP = re.compile(r"CondaHTTPError: HTTP (?P<code>\d{3})(?: [A-Z ]{2,40})? for url <?(?P<url>https?://[^\s>]{4,400})")
+
+
+def conda_channel_http_error(ent, text):
+    m, at = last_in_tail(_CONDA_HTTP, text, "CondaHTTPError")
+    if m is None:
+        return None
+    code, url = m.group("code"), m.group("url")
+    pytorch = re.search(r"conda\.anaconda\.org/pytorch(?:-nightly)?/", url) is not None
+    if code == "000":
+        why = ("no HTTP answer at all: the network, a proxy or an SSL inspection in between (conda's proxy_servers and "
+               "ssl_verify settings)")
+        fix = ("Check the network path from this machine: `conda config --show proxy_servers ssl_verify`, set the proxy "
+               "your network needs (or HTTPS_PROXY), and retry.")
+    elif pytorch:
+        why = ("a file of PyTorch's own Anaconda channel, which stopped publishing with torch 2.5 and whose files may be "
+               "unavailable (a 403/404 there is the channel, not this machine)")
+        fix = ("Install torch without PyTorch's channel: from conda-forge (`conda install -c conda-forge pytorch` "
+               "with the cuda-version you need) or with pip from PyTorch's index (`pip install torch --index-url "
+               "https://download.pytorch.org/whl/cu126`, the CUDA tag for your driver); retry later if a file was "
+               "only briefly unavailable.")
+    else:
+        why = "the channel's server refusing or missing the file (status " + code + "): an outage, a moved or removed file"
+        fix = ("Retry later; if the file is gone, use another channel that has the package (conda-forge), or install "
+               "it with pip.")
+    sig = _sig("conda-channel-http-error", "torch-build", "conda could not download from the channel (HTTP {code})", 82,
+               "conda's download of a package file failed with HTTP {code}: " + why + ".", fix=fix,
+               causes=(), areas=("torch",),
+               sources=({"url": "https://github.com/pytorch/pytorch/issues/138506",
+                         "what": "PyTorch's announcement: its official Anaconda channel is deprecated (no builds after "
+                                 "2.5); conda-forge and pip are the ways to install"},))
+    return _match(sig, text, at, {"code": code})

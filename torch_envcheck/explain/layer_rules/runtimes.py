@@ -16,7 +16,9 @@ check (JAX), ONNX Runtime's execution providers and TensorRT's serialized engine
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> toolchain: jax, jaxlib, plugin of one release
     tensorrt_version_mismatch  TF-TRT's "TensorRT mismatch. Compiled against A, but loaded B" -> libraries: TensorRT A
     jax_xla_compiler_pieces  XLA under JAX finding no libdevice / ptxas -> toolchain: the jax[cuda12] nvcc wheel or
-                          XLA_FLAGS=--xla_gpu_cuda_data_dir (under TensorFlow the catalogue's sentence answers)"""
+                          XLA_FLAGS=--xla_gpu_cuda_data_dir (under TensorFlow the catalogue's sentence answers)
+    jax_cuda_library_too_old  JAX's start-up check of each CUDA library ("Outdated cuBLAS installation found", "Found
+                          cuSOLVER version A, but JAX was built against version B") -> libraries: that library's wheel"""
 
 from __future__ import annotations
 
@@ -442,3 +444,55 @@ def jax_xla_compiler_pieces(ent, text):
                          "what": "jax[cuda12] installs the CUDA wheels, nvcc's (ptxas, libdevice) included; "
                                  "--xla_gpu_cuda_data_dir for a local toolkit"},))
     return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+# JAX's check of each CUDA library against the version jaxlib (or its CUDA plugin) was built with (jax_plugins/
+# xla_cudaNN/__init__.py _version_check; jax/_src/xla_bridge.py in older releases): "Found <lib> version N, but JAX was
+# built against version M, which is newer" and "Outdated <lib> installation found".  cuDNN has its own rule above.
+_JAX_LIB_OLD = re.compile(r"Found (?P<lib>cuBLAS|cuSOLVER|cuFFT|cuSPARSE|CUDA|cuPTI|NCCL|nvJitLink|NVRTC) version "
+                          r"(?P<found>\d{3,7}), but JAX was built against version (?P<built>\d{3,7})|"
+                          r"Outdated (?P<lib2>cuBLAS|cuSOLVER|cuFFT|cuSPARSE|CUDA|cuPTI|NCCL|nvJitLink|NVRTC|cuDNN) "
+                          r"installation found")
+_JAX_WHEEL = {"cublas": "nvidia-cublas", "cusolver": "nvidia-cusolver", "cufft": "nvidia-cufft",
+              "cusparse": "nvidia-cusparse", "cuda": "nvidia-cuda-runtime", "cupti": "nvidia-cuda-cupti",
+              "nccl": "nvidia-nccl", "nvjitlink": "nvidia-nvjitlink", "nvrtc": "nvidia-cuda-nvrtc", "cudnn": "nvidia-cudnn"}
+
+
+def _library_version(number: str | None, lib: str) -> str | None:
+    """CUDA libraries' integer versions as JAX prints them: six digits MAJOR*10000+MINOR*100+PATCH (cuBLAS: 120100 ->
+    12.1.0), five MAJOR*1000+MINOR*100+PATCH (cuSOLVER 11502 -> 11.5.2, cuSPARSE 12100 -> 12.1.0), and the CUDA
+    runtime's MAJOR*1000+MINOR*10 (12020 -> 12.2)."""
+    if not number or not number.isdigit():
+        return None
+    n = int(number)
+    if lib == "CUDA":
+        major, rest = divmod(n, 1000)
+        return f"{major}.{rest // 10}"
+    major, rest = divmod(n, 10000) if n >= 100000 else divmod(n, 1000)
+    minor, patch = divmod(rest, 100)
+    return f"{major}.{minor}.{patch}"
+
+
+def jax_cuda_library_too_old(ent, text):
+    m, at = last_in_tail(_JAX_LIB_OLD, text)
+    if m is None:
+        return None
+    lib = m.group("lib") or m.group("lib2")
+    if lib == "cuDNN" and _XLA_CUDNN.search(text[-CONTEXT_TAIL:]):
+        return None  # the cuDNN rule reads the versions
+    found, built = _library_version(m.group("found"), lib), _library_version(m.group("built"), lib)
+    wheel = _JAX_WHEEL.get(lib.lower(), "nvidia-*")
+    caps = {"library": lib, "found": found, "built": built, "wheel": wheel}
+    sig = _sig("jax-cuda-library-too-old", "cudnn" if lib == "cuDNN" else "libraries",
+               "JAX found an older {library} ({found|}) than it was built with ({built|})", 84,
+               "JAX checks each CUDA library it loads against the version its jaxlib (or CUDA plugin) was built with, "
+               "and refuses an older one. The {library} found first is older: a system CUDA or another environment's "
+               "library on LD_LIBRARY_PATH (or already loaded by another framework) ahead of the {wheel} wheel that "
+               "jax[cudaNN] installs, or an older CUDA package in a conda/Nix environment.",
+               fix="Let JAX load the {library} it was built with: `pip install -U \"jax[cuda12]\"` (or jax[cuda13], your "
+                   "jaxlib's CUDA major), which brings {wheel}; remove folders with an older {library} from "
+                   "LD_LIBRARY_PATH (a system /usr/local/cuda*/lib64, another CUDA upgrade's libraries), or import jax "
+                   "before other CUDA frameworks; in a conda or Nix environment, provide that library's newer release.",
+               causes=(("ld-path", "LD_LIBRARY_PATH holds CUDA libraries of another version", ("TE501",)),),
+               areas=("libraries",), sources=_CUDNN_SOURCES[:1])
+    return _match(sig, text, at, caps)

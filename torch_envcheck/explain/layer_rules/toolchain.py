@@ -8,7 +8,11 @@ against torch's CUDA, Inductor on native Windows, Triton's exceptions.
                      setup.py joining a None CUDA_HOME, Bazel's cuda_configure) -> the toolkit, or a prebuilt wheel
     companion_version_range  "Requires <package> version <range> but got <version>" -> that package within the range
     build_option_left_out  an operator not registered where the build command turned a part off (XFORMERS_DISABLE_
-                     FLASH_ATTN=1, BUILD_X=0) -> rebuild without that setting"""
+                     FLASH_ATTN=1, BUILD_X=0) -> rebuild without that setting
+    optional_kernels_notice  xformers' "A matching Triton is not available, some optimizations will not be enabled"
+                     alone -> not-environment: a notice, nothing to install
+    package_asks_for_pin  a package's own failure that says which version to install ("Please make sure to install
+                     triton==3.3.0") -> that pin"""
 
 from __future__ import annotations
 
@@ -838,3 +842,63 @@ def build_option_left_out(ent, text):
                    "includes the part.",
                causes=(), areas=("toolchain", "extension"), sources=(SOURCES["ext"],))
     return _match(sig, text, len(text) - len(tail) + op.start(), {"ns": ns, "var": var})
+
+
+# xformers' import-time notice when Triton is missing or of another version: its optional Triton kernels are off, the
+# rest works (xformers/__init__.py, "A matching Triton is not available, some optimizations will not be enabled")
+_TRITON_NOTICE = re.compile(r"A matching Triton is not available, some optimizations will not be enabled")
+# what would make it more than a notice: an error line after it that is not about importing triton
+_ERROR_LINE = re.compile(r"(?m)^[ \t]{0,12}(?:[\w.]{0,80}(?:Error|Exception)|CUDA error)\b[^\n]{0,300}")
+
+
+def optional_kernels_notice(ent, text):
+    m, at = last_in_tail(_TRITON_NOTICE, text, "matching Triton")
+    if m is None:
+        return None
+    rest = text[at:at + 65536]
+    if any("triton" not in e.group(0).lower() for e in _ERROR_LINE.finditer(rest)) or \
+            re.search(r"Cannot find a working triton installation|BackendCompilerFailed", rest):
+        return None
+    sig = _sig("optional-triton-kernels-off", "not-environment",
+               "xformers' notice: its optional Triton kernels are off (nothing failed)", 86,
+               "xformers prints this at import when Triton is missing (Windows, macOS) or not the version it pairs "
+               "with: it turns off its few Triton-based kernels and uses its other ones. The program runs; the "
+               "\"Error caught was\" line is the reason for the notice, not a failure.",
+               look_at="Nothing needs installing. Only if you want those kernels: on Linux the triton version your torch "
+                       "requires, on Windows the community triton-windows build matching torch.",
+               causes=(), areas=("torch",),
+               sources=({"url": "https://github.com/facebookresearch/xformers/blob/main/xformers/__init__.py",
+                         "what": "xformers: the Triton availability check and its notice"},))
+    return _match(sig, text, at, {})
+
+
+# a package's own failure message that names the version to install ("Please make sure to install triton==3.3.0.
+# Other versions may not work!")
+_ASKS_PIN = re.compile(r"(?:[Pp]lease |[Yy]ou (?:must|need to|should) )?(?:make sure (?:to|you) |ensure (?:that )?(?:you )?)?"
+                       r"install (?P<dist>[A-Za-z][\w.-]{1,40})==(?P<ver>\d{1,6}(?:\.[0-9A-Za-z+]{1,12}){0,5})(?![\w])")
+_FAILED_NEAR = re.compile(r"(?i)exception|error|failed|not supported|cannot|could not")
+
+
+def package_asks_for_pin(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "install " not in tail or "==" not in tail:
+        return None
+    m = last_match(_ASKS_PIN, tail)
+    if m is None or m.group(0).startswith("install") and not re.search(r"(?i)(?:please|make sure|must|need|ensure)",
+                                                                       tail[max(0, m.start() - 40):m.start()]):
+        return None
+    before = tail[max(0, m.start() - 600):m.start()]
+    if not _FAILED_NEAR.search(before) or re.search(r"(?m)^\s*\$?\s*pip3? install", tail[max(0, m.start() - 20):m.end()]):
+        return None  # a command someone ran, or advice with no failure: not the package's own refusal
+    dist, ver = m.group("dist"), m.group("ver")
+    caps = {"dist": dist, "ver": ver, "requirement": dist + "==" + ver}
+    sig = _sig("package-asks-for-pin", "toolchain", "the package asks for {dist}=={ver}", 80,
+               "The failing package says which version of {dist} it works with ({ver}); the one installed is another, "
+               "so the part of it that uses {dist} does not load.",
+               fix="Install the version it names: `pip install {requirement}` (for triton, the version the installed torch "
+                   "pairs with is the one to keep: if they differ, install the torch release that pairs with "
+                   "{dist} {ver}), then rerun.",
+               causes=(("companion-release", "a companion package of another release than the library expects", ()),),
+               areas=("torch",), sources=({"url": "https://packaging.python.org/en/latest/specifications/version-specifiers/",
+                                           "what": "version specifiers: == pins one release"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
