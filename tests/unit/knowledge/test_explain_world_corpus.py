@@ -16,7 +16,7 @@ import pytest
 DATA = Path(__file__).resolve().parents[2] / "data" / "explain"
 SPLITS = ("train", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9",
           "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17", "test18",
-          "test19", "test20")
+          "test19", "test20", "test21")
 # The first six test splits, measured and reported, were retired into development data on 2026-12-02, test7 to test9
 # on 2026-12-03, test10 on 2026-12-04 (each after its last held-out figure): their files stay unchanged (their digests
 # are checked) and may now be read and cited like train; test11 (collected after the tenth round's code by a fixed
@@ -32,7 +32,8 @@ RETIRED = ("test", "test2", "test3", "test4", "test5", "test6", "test7", "test8"
 # test18 (collected after the seventeenth round's code) too, after its one measurement.
 # test19 (collected after the eighteenth round's code) too, after its one measurement.
 # test20 (collected after the nineteenth round's code) too, after its one measurement.
-FROZEN: tuple[str, ...] = ()
+# test21 (collected after the twentieth round's code) is frozen until its one measurement.
+FROZEN: tuple[str, ...] = ("test21",)
 # From this batch on an entry's split is decided by its source URL alone (train or test2).
 URL_SPLIT_BATCH = 11
 # From this batch on the URL rule sends the even half to a third frozen split (train or test3).
@@ -96,6 +97,10 @@ TEST19_BATCH = 28
 # same kind of mechanical procedure (its queries name a change the user just made: upgrades and downgrades), from
 # threads in none of the other files (test19 included) nor real_errors.json.
 TEST20_BATCH = 29
+# This batch is a frozen split as a whole (test21), collected after the twentieth round's code was committed, by the
+# same kind of mechanical procedure (its queries name what users launch: launchers and applications), from threads in
+# none of the other files (test20 included) nor real_errors.json.
+TEST21_BATCH = 30
 EXPECTED_KEYS = {"recognised", "layer", "environment_problem", "fix", "fix_patterns"}
 # The classes the corpus must cover (issue's list), each present in the corpus as a whole.
 REQUIRED_CLASSES = {"container", "driver-state", "rocm", "jit-arch", "c-runtime", "cuda-libs", "ext-abi",
@@ -145,6 +150,8 @@ def _split_of(source, text, batch):
         return "test19"
     if batch == TEST20_BATCH:
         return "test20"
+    if batch == TEST21_BATCH:
+        return "test21"
     if batch == TRAIN_BATCH:
         return "test5" if int(hashlib.sha256(source.encode("utf-8")).hexdigest(), 16) % 2 == 0 else "train"
     if batch >= URL_SPLIT_BATCH:
@@ -415,6 +422,16 @@ def test_the_collected_after_batch_29_is_test20_and_new(corpus):
     assert not [e["id"] for sp in SPLITS if sp != "test20" for e in corpus[sp]["entries"] if e["batch"] == TEST20_BATCH]
     other = {s for sp in SPLITS if sp != "test20" for s in _sources(corpus[sp]["entries"])} | _cited()
     _assert_new_threads(test20, other, "test20")
+
+
+def test_the_collected_after_batch_30_is_test21_and_new(corpus):
+    """test21 is batch 30 as a whole, and batch 30 is nowhere else; none of its threads is in another split (test20
+    included) or in real_errors.json, and none of its texts repeats one of them (checked for all splits above)."""
+    test21 = corpus["test21"]["entries"]
+    assert test21 and all(e["batch"] == TEST21_BATCH for e in test21)
+    assert not [e["id"] for sp in SPLITS if sp != "test21" for e in corpus[sp]["entries"] if e["batch"] == TEST21_BATCH]
+    other = {s for sp in SPLITS if sp != "test21" for s in _sources(corpus[sp]["entries"])} | _cited()
+    _assert_new_threads(test21, other, "test21")
 
 
 def test_the_scorer_retired_test11_into_development():
