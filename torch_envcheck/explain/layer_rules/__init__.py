@@ -130,6 +130,11 @@ match.Match whose signature is made here, or None:
     kernel_module_not_built  DKMS's failed build of the nvidia module for a kernel -> that kernel's headers, a branch
     optional_kernels_notice  xformers' Triton notice alone -> not-environment
     package_asks_for_pin  a failure naming "install X==V" -> that pin
+    cuda_in_forked_child  CUDA's initialization error where the text forks workers -> not-environment: spawn
+    child_killed_by_oom  a launcher's child killed by SIGKILL (-9) -> not-environment: host memory
+    lightning_gpu_setting  Lightning's "GPU available: True, used: False" -> not-environment: the Trainer's arguments
+    ggml_binary_archs, llm_runtime_cpu_only, launcher_finds_no_gpu  ggml's ARCHS, ollama's CPU-only backends,
+                     DeepSpeed's "no GPU resources"
     frozen_app_import  a PyInstaller/Nuitka bundle failing an import   -> not-environment: the bundle's recipe
     crash_at_import  a segfault right after the imports, before the program runs -> LD_LIBRARY_PATH, import order
     library_page_alignment  "ELF load command alignment not page-aligned" -> a build linked for 64 KiB pages
@@ -186,10 +191,12 @@ from torch_envcheck.explain.layer_rules.packaging import (conda_virtual_cuda, cu
     torchsharp_without_libtorch, cuda_available_in_another_run, torch_not_in_this_python, env_var_path_not_found,
     conda_package_cache_corrupt, conda_channel_http_error)
 from torch_envcheck.explain.layer_rules.program import (conv_input_channels, frozen_app_import, index_past_size,
+    cuda_in_forked_child, child_killed_by_oom, lightning_gpu_setting,
     mps_array_over_4gb)
 from torch_envcheck.explain.layer_rules.runtimes import (jax_cuda_library_not_found, jaxlib_without_cuda, onnxruntime_cpu_only,
     onnxruntime_cuda_libraries, framework_cpu_build, jax_pjrt_plugin_mismatch, tensorrt_version_mismatch,
-    jax_xla_compiler_pieces, jax_cuda_library_too_old,
+    jax_xla_compiler_pieces, jax_cuda_library_too_old, ggml_binary_archs, llm_runtime_cpu_only, launcher_finds_no_gpu,
+    bitsandbytes_cpu_library_beside_gpu,
     tensorrt_engine_version, xla_cudnn_version)
 from torch_envcheck.explain.layer_rules.rocm import (miopen_missing_kernel_database, rocblas_on_windows,
     rocm_kfd_permission, zluda_dll_dependency)
@@ -255,7 +262,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          companion_version_range, gpu_in_error_state, env_var_path_not_found, jax_xla_compiler_pieces,
          build_option_left_out, jax_cuda_library_too_old, cuda_image_tag_gone, container_runtime_reads_no_driver,
          conda_package_cache_corrupt, conda_channel_http_error, kernel_module_not_built, optional_kernels_notice,
-         package_asks_for_pin)
+         package_asks_for_pin, cuda_in_forked_child, child_killed_by_oom, lightning_gpu_setting, ggml_binary_archs,
+         llm_runtime_cpu_only, launcher_finds_no_gpu, bitsandbytes_cpu_library_beside_gpu)
 
 
 def find(text: str, ent) -> list:

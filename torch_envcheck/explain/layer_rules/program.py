@@ -5,12 +5,18 @@ an install.
                          -> an RGBA/grayscale image (convert it), or the model built for other data
     index_past_size      "index N is out of bounds for dimension D with size S"
                          -> data with more classes/tokens than the layer is sized for
-    mps_array_over_4gb   Metal's "total bytes of NDArray > 2**32"   -> one tensor over 4 GiB on MPS: smaller pieces"""
+    mps_array_over_4gb   Metal's "total bytes of NDArray > 2**32"   -> one tensor over 4 GiB on MPS: smaller pieces
+    cuda_in_forked_child  CUDA's initialization error where the text forks workers (multiprocessing, DataLoader
+                         workers) -> the 'spawn' start method / CUDA only in the main process, not the driver
+    child_killed_by_oom  a launcher's child killed by SIGKILL (-9) -> host memory (the OOM killer), not the install
+    lightning_gpu_setting  Lightning's "GPU available: True, used: False" or its GPU request refused while torch
+                         counts the GPUs -> the Trainer's accelerator/devices arguments"""
 
 from __future__ import annotations
 
 import re
 
+from torch_envcheck.explain.match import last_match
 from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig, last_in_tail
 
 
@@ -118,3 +124,90 @@ def frozen_app_import(ent, text):
                causes=(), areas=(), sources=({"url": "https://pyinstaller.org/en/stable/when-things-go-wrong.html",
                                               "what": "PyInstaller: hidden imports and collected data"},))
     return _match(sig, text, at, {"tool": tool})
+
+
+# CUDA cannot be used in a process forked after the parent initialised it (the CUDA runtime does not support fork):
+# the child's first CUDA call fails with cudaErrorInitializationError (3), printed in torch's several wordings
+_INIT_ERROR = re.compile(r"CUDA error \(3\): initialization error|cuda runtime error \(3\) ?: initialization error|"
+                         r"error=3 ?: initialization error|CUDA error: initialization error|"
+                         r"CUDAError[^\n]{0,80}initialization error")
+_FORKS = re.compile(r"multiprocessing|mp\.Process|Process Process-\d|num_workers|_worker_loop|DataLoader worker|"
+                    r"worker process|\bfork(?:ed)?\b|Pool\(|spawn")
+
+
+def cuda_in_forked_child(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "initializ" not in tail:
+        return None
+    m, at = last_in_tail(_INIT_ERROR, text)
+    if m is None or _FORKS.search(tail) is None:
+        return None
+    sig = _sig("cuda-in-forked-child", "not-environment",
+               "CUDA used in a forked child process (multiprocessing or DataLoader workers)", 87,
+               "The CUDA runtime cannot be used in a process forked after the parent initialised CUDA: the child's first "
+               "CUDA call fails with an initialization error. Here the program forks (multiprocessing with the default "
+               "'fork' start method on Linux, or DataLoader workers) and the children touch CUDA: CUDA tensors in the "
+               "dataset or the arguments, .cuda() in a transform or collate function.",
+               look_at="The program: keep CUDA in the main process (the dataset and collate_fn return CPU tensors; move "
+                       "each batch to the GPU in the training loop), or start the processes with "
+                       "`torch.multiprocessing.set_start_method('spawn')` under `if __name__ == '__main__':` (or "
+                       "DataLoader(..., multiprocessing_context='spawn')); num_workers=0 confirms it. Nothing to install.",
+               causes=(), areas=("program",),
+               sources=({"url": "https://pytorch.org/docs/stable/notes/multiprocessing.html#cuda-in-multiprocessing",
+                         "what": "CUDA in multiprocessing: the CUDA runtime does not support fork; use spawn or forkserver"},))
+    return _match(sig, text, at, {})
+
+
+# a launcher reporting its child killed by SIGKILL: torchrun's "failed (exitcode: -9)", DeepSpeed's "exits with return
+# code = -9", torch.multiprocessing's "process N terminated with signal SIGKILL"; SIGKILL with no other error is the
+# kernel's OOM killer (host memory), which the program's log cannot show
+_KILLED = re.compile(r"exits? with return code = -9\b|\(exitcode: -9\)|exitcode\s{0,2}: -9\b|terminated with signal SIGKILL|"
+                     r"Signal 9 \(SIGKILL\) received|died with <Signals\.SIGKILL: 9>")
+
+
+def child_killed_by_oom(ent, text):
+    m, at = last_in_tail(_KILLED, text)
+    if m is None:
+        return None
+    sig = _sig("child-killed-by-sigkill", "not-environment",
+               "a training process was killed by SIGKILL (-9): host memory, most likely the OOM killer", 82,
+               "Exit code -9 is SIGKILL, which no Python error precedes: the kernel's out-of-memory killer sends it when "
+               "the machine's RAM (not GPU memory) runs out, often while every rank loads the full model or the dataset "
+               "at once. The install is not involved.",
+               look_at="Confirm with `sudo dmesg -T | grep -i -E 'killed process|out of memory'`, then lower the host "
+                       "memory the job needs: fewer ranks loading the model at the same moment, low_cpu_mem_usage / "
+                       "loading straight to the GPU, fewer DataLoader workers, more swap, or a machine with more RAM.",
+               causes=(), areas=("program",),
+               sources=({"url": "https://man7.org/linux/man-pages/man7/signal.7.html",
+                         "what": "signal(7): SIGKILL is signal 9; the OOM killer terminates processes with it"},))
+    return _match(sig, text, at, {})
+
+
+# PyTorch Lightning's device report and refusals: "GPU available: True, used: False" (a Trainer created without a GPU
+# accelerator), and a GPU request refused in a text that shows torch counting the GPUs
+_PL_UNUSED = re.compile(r"GPU available: True(?: \(cuda\))?, used: False")
+_PL_REFUSED = re.compile(r"GPUs requested but none are available|You requested GPUs: \[[\d, ]{1,40}\]\s{0,40}But your machine only "
+                         r"has: \[\]|MisconfigurationException: No supported gpu backend found")
+_TORCH_SEES = re.compile(r"device_count\(\)\)?\s{0,40}\n?\s{0,8}(?:Out\[\d+\]: )?[1-9]\b|is_available\(\)?\s{0,40}(?:is |=|:)?\s{0,8}True|"
+                         r"cuda\.is_available is true|get the number of gpu is [1-9]")
+
+
+def lightning_gpu_setting(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    unused = last_match(_PL_UNUSED, tail)
+    refused = last_match(_PL_REFUSED, tail) if unused is None else None
+    if unused is None and (refused is None or _TORCH_SEES.search(tail) is None):
+        return None
+    m = unused or refused
+    sig = _sig("lightning-gpu-setting", "not-environment",
+               "torch sees the GPU; Lightning's Trainer was not set to use it", 84,
+               "torch can use the GPU here; Lightning decides from the Trainer's arguments: without a GPU accelerator it "
+               "runs on the CPU and says \"GPU available: True, used: False\", and some releases refuse a request such as "
+               "gpus=-1 with ddp although the GPUs are visible. The Trainer's arguments, not the install.",
+               look_at="Create the Trainer with the GPU named the way your Lightning version reads it: "
+                       "`Trainer(accelerator='gpu', devices=1)` (or devices=N / 'auto'; older releases: gpus=N with the "
+                       "count rather than -1), and check that a config file's key reaches the Trainer.",
+               causes=(), areas=("program",),
+               sources=({"url": "https://lightning.ai/docs/pytorch/stable/common/trainer.html#accelerator",
+                         "what": "Lightning's Trainer: accelerator and devices select the GPU"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})

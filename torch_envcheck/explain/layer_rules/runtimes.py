@@ -18,7 +18,13 @@ check (JAX), ONNX Runtime's execution providers and TensorRT's serialized engine
     jax_xla_compiler_pieces  XLA under JAX finding no libdevice / ptxas -> toolchain: the jax[cuda12] nvcc wheel or
                           XLA_FLAGS=--xla_gpu_cuda_data_dir (under TensorFlow the catalogue's sentence answers)
     jax_cuda_library_too_old  JAX's start-up check of each CUDA library ("Outdated cuBLAS installation found", "Found
-                          cuSOLVER version A, but JAX was built against version B") -> libraries: that library's wheel"""
+                          cuSOLVER version A, but JAX was built against version B") -> libraries: that library's wheel
+    ggml_binary_archs     ggml's system_info "CUDA : ARCHS = 520" beside a device of another compute capability
+                          -> arch: a build for the GPU's architecture
+    llm_runtime_cpu_only  ollama/ggml loading only CPU backends or runners -> its CUDA build
+    launcher_finds_no_gpu  DeepSpeed's "no GPU resources available" -> driver: the GPUs the process is shown
+    bitsandbytes_cpu_library_beside_gpu  bitsandbytes loading libbitsandbytes_cpu.so after detecting a GPU -> toolchain:
+                          a bitsandbytes with a binary for that CUDA"""
 
 from __future__ import annotations
 
@@ -308,6 +314,13 @@ def jaxlib_without_cuda(ent, text):
 # Other GPU libraries' own words for "this build has no CUDA": the message each prints when a GPU is asked of its CPU
 # build, and the package (or build option) that has CUDA.  Each row: a name, the message, the fix, its sources.
 _CPU_BUILDS = (
+    ("Horovod", re.compile(r"Requested ReadyEvent with GPU device but not compiled with CUDA|Horovod (?:was|is) not compiled "
+                           r"with (?:CUDA|GPU|NCCL)"),
+     "Build Horovod again with its GPU operations: `HOROVOD_GPU_OPERATIONS=NCCL pip install --no-cache-dir --force-reinstall "
+     "horovod` (with the CUDA toolkit and NCCL visible to the build: CUDA_HOME, HOROVOD_NCCL_HOME), then check "
+     "`horovodrun --check-build` lists NCCL.",
+     ({"url": "https://horovod.readthedocs.io/en/stable/gpus_include.html",
+       "what": "Horovod with GPU support: HOROVOD_GPU_OPERATIONS=NCCL at install time"},)),
     ("MXNet", re.compile(r"Compile with USE_CUDA=1 to enable GPU usage"),
      "Install MXNet's CUDA build for your CUDA version (`pip uninstall -y mxnet` then `pip install mxnet-cuNNN`, e.g. "
      "mxnet-cu112 for CUDA 11.2; MXNet is retired, so its last release is the one to pin), or build it with USE_CUDA=1.",
@@ -355,7 +368,9 @@ def framework_cpu_build(ent, text):
     if best is None:
         return None
     name, m, fix, sources = best
-    sig = _sig("framework-cpu-build", "torch-build", "{library} is its CPU build: it has no CUDA", 83,
+    # Horovod is built from source on install: its "CPU build" is a build that found no CUDA/NCCL
+    sig = _sig("framework-cpu-build", "toolchain" if name == "Horovod" else "torch-build",
+               "{library} is its CPU build: it has no CUDA", 83,
                "{library} says that the build installed was compiled without CUDA: GPU work cannot run in it, whatever the "
                "driver and torch. Its CUDA build is another package (or a build option), installed in its place.",
                fix=fix, causes=(("wrong-build", "the installed build has no CUDA support", ("TE203",)),),
@@ -496,3 +511,115 @@ def jax_cuda_library_too_old(ent, text):
                causes=(("ld-path", "LD_LIBRARY_PATH holds CUDA libraries of another version", ("TE501",)),),
                areas=("libraries",), sources=_CUDNN_SOURCES[:1])
     return _match(sig, text, at, caps)
+
+
+# ggml (llama.cpp, whisper.cpp) prints the CUDA architectures its binary was compiled for ("CUDA : ARCHS = 520,610")
+# and each device's compute capability ("Device 0: NVIDIA GeForce RTX 2070 SUPER, compute capability 7.5")
+_GGML_ARCHS = re.compile(r"CUDA : ARCHS = (?P<archs>\d{2,4}(?:,\d{2,4}){0,12})")
+_GGML_DEVICE = re.compile(r"Device \d{1,2}: (?P<gpu>[^,\n]{2,80}), compute capability (?P<cc>\d{1,2})\.(?P<minor>\d)")
+
+
+def ggml_binary_archs(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "ARCHS" not in tail:
+        return None
+    a, d = last_match(_GGML_ARCHS, tail), last_match(_GGML_DEVICE, tail)
+    if a is None or d is None:
+        return None
+    archs = [int(x) for x in a.group("archs").split(",")]
+    cc = int(d.group("cc")) * 100 + int(d.group("minor")) * 10
+    if cc in archs:
+        return None
+    caps = {"archs": a.group("archs"), "gpu": d.group("gpu").strip(), "cc": d.group("cc") + "." + d.group("minor"),
+            "sm": d.group("cc") + d.group("minor")}
+    sig = _sig("ggml-binary-archs", "arch", "the binary was built for CUDA architectures {archs}; the {gpu} is {cc}", 85,
+               "ggml's CUDA backend was compiled for the architectures in ARCHS (compute capability x100) and the GPU's "
+               "compute capability {cc} is not among them: its kernels have no code for this GPU, so the first CUDA "
+               "work fails (the CPU path works).",
+               fix="Use a build compiled for compute capability {cc}: build with `cmake -B build -DGGML_CUDA=ON "
+                   "-DCMAKE_CUDA_ARCHITECTURES={sm}` (or `native`), or download a release built for it; then "
+                   "system_info should list {sm}0 in ARCHS.",
+               causes=(), areas=("toolchain",),
+               sources=({"url": "https://github.com/ggml-org/llama.cpp/blob/master/docs/build.md#cuda",
+                         "what": "ggml's CUDA build: CMAKE_CUDA_ARCHITECTURES selects the GPU architectures compiled"},))
+    return _match(sig, text, len(text) - len(tail) + a.start(), caps)
+
+
+# ollama and ggml naming the backends they loaded: only CPU ones where a GPU was expected
+_LLM_CPU_ONLY = re.compile(r"Dynamic LLM libraries \[(?P<libs>[^\]\n]{1,300})\]|load_backend: loaded CPU backend from "
+                           r"(?P<path>\S{1,300})")
+
+
+def llm_runtime_cpu_only(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "backend" not in tail and "Dynamic LLM libraries" not in tail:
+        return None
+    m = last_match(_LLM_CPU_ONLY, tail)
+    if m is None:
+        return None
+    if m.group("libs") is not None and re.search(r"(?i)cuda|rocm|vulkan", m.group("libs")):
+        return None
+    if re.search(r"loaded (?:CUDA|ROCm|Vulkan|Metal) backend|using CUDA|CUDA0|found \d{1,2} CUDA devices", tail):
+        return None  # a GPU backend loaded too: the CPU one is not the answer
+    sig = _sig("llm-runtime-cpu-only", "torch-build", "the LLM runtime has only its CPU backend here", 80,
+               "ollama (and ggml-based runtimes) load one backend library per kind of device; only CPU ones were found or "
+               "loaded, so the model runs on the CPU whatever the GPU. The build installed has no CUDA backend (a "
+               "CPU-only package or a source build without the CUDA toolkit), or its CUDA library sits where it does "
+               "not look.",
+               fix="Install the CUDA build: ollama's official installer (or, on Arch, the ollama-cuda package; other "
+                   "distributions' GPU packages likewise); building from source, have the CUDA toolkit found by the build "
+                   "(nvcc on PATH, CUDA_PATH) so the CUDA runner is compiled; then the log should list a CUDA backend.",
+               causes=(("wrong-build", "the installed build has no CUDA support", ("TE203",)),), areas=("torch",),
+               sources=({"url": "https://github.com/ollama/ollama/blob/main/docs/gpu.md",
+                         "what": "ollama's GPU support: NVIDIA GPUs through its CUDA backend"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+# DeepSpeed's launcher finding no accelerator to place ranks on
+_DS_NO_GPU = re.compile(r"Unable to proceed, no GPU resources available|RuntimeError: no GPU resources available")
+
+
+def launcher_finds_no_gpu(ent, text):
+    m, at = last_in_tail(_DS_NO_GPU, text, "GPU resources")
+    if m is None:
+        return None
+    sig = _sig("launcher-finds-no-gpu", "driver", "the launcher finds no GPU to run on", 82,
+               "DeepSpeed's launcher counts the GPUs the process is shown and found none: no NVIDIA driver (or GPU) on "
+               "this machine or node, CUDA_VISIBLE_DEVICES set to nothing, or a torch build without CUDA.",
+               fix="Check what the process sees: `nvidia-smi` (the driver), `echo $CUDA_VISIBLE_DEVICES` (unset it or "
+                   "list the GPUs), and `python -c \"import torch; print(torch.cuda.device_count())\"` (a CUDA build of "
+                   "torch); on a cluster, request GPUs for the job. DeepSpeed needs an accelerator for its launcher.",
+               causes=(("no-driver", "no NVIDIA driver is loaded", ("TE301",)),), areas=("driver",),
+               sources=({"url": "https://www.deepspeed.ai/getting-started/#resource-configuration-single-node",
+                         "what": "DeepSpeed's launcher: the GPUs of each node it runs on"},))
+    return _match(sig, text, at, {})
+
+
+# bitsandbytes' CUDA SETUP (0.3x-0.41) detecting a GPU, then loading its CPU library: it found no binary for the CUDA
+# it detected (or no CUDA runtime), so its GPU functions are missing
+_BNB_GPU = re.compile(r"CUDA SETUP: Highest compute capability among GPUs detected: (?P<cc>\d{1,2}\.\d)")
+_BNB_CPU_LIB = re.compile(r"CUDA SETUP: Loading binary \S{0,300}libbitsandbytes_cpu\.(?:so|dll)")
+
+
+def bitsandbytes_cpu_library_beside_gpu(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "libbitsandbytes_cpu" not in tail:
+        return None
+    g, c = last_match(_BNB_GPU, tail), last_match(_BNB_CPU_LIB, tail)
+    if g is None or c is None:
+        return None
+    cuda = re.search(r"CUDA SETUP: Detected CUDA version (?P<v>\d{2,3})", tail)
+    caps = {"cc": g.group("cc"), "cuda": cuda.group("v") if cuda else None}
+    sig = _sig("bitsandbytes-cpu-library-beside-gpu", "toolchain",
+               "bitsandbytes loaded its CPU library on a machine with a GPU (compute capability {cc})", 84,
+               "bitsandbytes detected the GPU (and CUDA {cuda|}) but loaded libbitsandbytes_cpu: the release installed "
+               "has no binary for that CUDA version, or it could not find the CUDA runtime it looks for, so its 8-bit "
+               "and 4-bit GPU functions are missing and whatever uses them (QLoRA, 8-bit optimizers) fails.",
+               fix="Install a bitsandbytes release with a binary for your CUDA (`pip install -U bitsandbytes`: from 0.43 "
+                   "one wheel carries binaries for the CUDA versions torch uses, on Linux and Windows), or point it at the "
+                   "CUDA runtime with BNB_CUDA_VERSION and LD_LIBRARY_PATH as its docs say; then `python -m bitsandbytes` "
+                   "checks the setup.",
+               causes=(), areas=("libraries",),
+               sources=({"url": "https://huggingface.co/docs/bitsandbytes/main/en/installation",
+                         "what": "bitsandbytes' installation: binaries per CUDA version, BNB_CUDA_VERSION, python -m bitsandbytes"},))
+    return _match(sig, text, len(text) - len(tail) + c.start(), caps)
