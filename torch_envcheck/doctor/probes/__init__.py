@@ -118,6 +118,16 @@ def run(timeout: float = 5.0, only=None, env: dict | None = None, torch_timeout:
     def launch(name, fn, bound):
         threads[name] = (r.start(name, fn), bound)
 
+    # Import every probe module here, one after another, before any thread starts: Python's import
+    # machinery can deadlock when threads import modules at the same moment while an import hook
+    # (setuptools' _distutils_hack, loaded from a .pth file) imports modules of its own.  A module that
+    # fails to import is imported again on its thread, which reports the failure like a probe's.
+    for name in names:
+        try:
+            _probe_module(name)
+        except Exception:  # noqa: BLE001 - reported by the probe's own thread below
+            pass
+
     # TensorFlow's child (the slowest import of all) first, on its own thread; torch's child next.
     tf_child = "tensorflow" in names and tensorflow and _probe_module("tensorflow").will_run_child()
     if "tensorflow" in names:

@@ -83,9 +83,11 @@ def uv_project(prefix: str) -> str | None:
 
 
 def _pip_installed() -> bool | None:
+    # PathFinder looks at sys.path only: importlib.util.find_spec would run every sys.meta_path hook,
+    # and setuptools' _distutils_hack imports modules from its hook for "pip" (on a probe thread).
     try:
-        import importlib.util  # noqa: PLC0415
-        return importlib.util.find_spec("pip") is not None
+        import importlib.machinery  # noqa: PLC0415
+        return importlib.machinery.PathFinder.find_spec("pip") is not None
     except Exception:
         return None
 
