@@ -168,30 +168,30 @@ _CODE_NAME = re.compile(
     r"\b(cuda(?:Error[A-Z][A-Za-z]{1,48}|Success)|CUDA_(?:ERROR_[A-Z0-9_]{2,60}|SUCCESS)|"
     r"CU(?:BLAS|SPARSE|SOLVER|RAND|DNN)_STATUS_[A-Z0-9_]{2,70}|CUFFT_[A-Z_]{2,40}|NVRTC_(?:ERROR_)?[A-Z_]{2,60}|"
     r"NVJITLINK_(?:ERROR_)?[A-Z_]{2,40}|nccl[A-Z][A-Za-z]{2,30}|NVML_(?:ERROR_)?[A-Z_]{2,40}|"
-    r"hip(?:Error[A-Z][A-Za-z]{1,48}|Success)|ERROR_[A-Z_]{3,40}|STATUS_[A-Z_]{3,40}|errno\.E[A-Z0-9]{2,14})\b")
+    r"hip(?:Error[A-Z][A-Za-z]{1,48}|Success)|ERROR_[A-Z_]{3,40}|STATUS_[A-Z_]{3,40}|errno\.E[A-Z0-9]{2,14})\b", re.ASCII)
 # "CUDA error: <message>", "CUDA driver error: <message>", "HIP error: <message>", "cuda runtime error (N) : <message>"
 _CODE_MESSAGE = re.compile(r"\b(CUDA|HIP|cuda runtime|CUDA Runtime|CUDA driver|hip) (?:[Ee]rror|ERROR)"
-                           r"(?: \((?P<num>\d{1,5})\))?\s{0,2}:\s{0,2}(?P<msg>[^\n]{1,200})")
+                           r"(?: \((?P<num>\d{1,5})\))?\s{0,2}:\s{0,2}(?P<msg>[^\n]{1,200})", re.ASCII)
 # the CUDA/HIP samples' checkers: 'HIP API error = 0100 "no ROCm-capable device is detected"'
-_API_ERROR = re.compile(r"\b(CUDA|HIP) API error = (?P<num>\d{1,5}) \"(?P<msg>[^\"\n]{1,200})\"")
+_API_ERROR = re.compile(r"\b(CUDA|HIP) API error = (?P<num>\d{1,5}) \"(?P<msg>[^\"\n]{1,200})\"", re.ASCII)
 # torch's warning "Unexpected error from cudaGetDeviceCount(). ... Error 804: forward compatibility ..."
 _CUDA_ERROR_N = re.compile(r"\b(?:[Ee]rror|code|returned|status|result|[Ff]ailure|[Ff]ail(?:s|ed)? with(?: error)?)[ =:]{1,3}"
                            r"(?P<num>\d{1,5})\b"
-                           r"(?::\s{0,2}|\s)?(?P<msg>[^\n]{1,160})?")
+                           r"(?::\s{0,2}|\s)?(?P<msg>[^\n]{1,160})?", re.ASCII)
 # also without its brackets, as a paste retyped or a log reformatted it ("OSError: WinError 1455 The paging file...")
 # and the Win32 loader's own calls by name, as C++ programs report them (ONNX Runtime: "LoadLibrary failed with error
 # 126"): GetLastError()'s code after LoadLibrary/LoadLibraryEx/GetProcAddress
 _WINERROR = re.compile(r"\[WinError (?P<num>-?\d{1,10})\]|\( ?os error (?P<os>\d{1,6}) ?\)|\bWinError (?P<bare>\d{1,10})\b|"
                        r"\b(?:LoadLibrary(?:Ex)?[AW]?|GetProcAddress)\b[^\n]{0,20}? failed(?: with)? error(?: code)?[ :=]{0,3}"
-                       r"(?P<loader>\d{1,10})\b")
-_ERRNO = re.compile(r"\[Errno (?P<num>\d{1,4})\]|\berrno[ =:]{1,3}(?P<num2>\d{1,4})\b")
+                       r"(?P<loader>\d{1,10})\b", re.ASCII)
+_ERRNO = re.compile(r"\[Errno (?P<num>\d{1,4})\]|\berrno[ =:]{1,3}(?P<num2>\d{1,4})\b", re.ASCII)
 # NVML's nvmlErrorString after nvidia-smi's (or a library's) "Failed to initialize NVML: " / "NVML error: "
 _NVML_MESSAGE = re.compile(r"(?:[Ff]ailed to (?:initialize|properly shut down) NVML|NVML (?:[Ee]rror|ERROR)|nvml error)"
-                           r"\s{0,2}:\s{0,2}(?P<msg>[^\n]{3,120})")
+                           r"\s{0,2}:\s{0,2}(?P<msg>[^\n]{3,120})", re.ASCII)
 # cuda-gdb's warning for every CUDA API call that returns an error: "... cudaX returned (0x2c0)"
 _CUDA_API_HEX = re.compile(r"Cuda API error detected: (?P<fn>cu[A-Za-z0-9_]{2,60}) returned \((?P<hex>0x[0-9a-fA-F]{1,5})\)")
 _NTSTATUS = re.compile(r"\b0[xX](?P<hex>[cC]0000[0-9a-fA-F]{3})\b|\b(?:exit(?: |_)?code|returned|return code|"
-                       r"exit status|exited with code|status)[ :=]{0,3}(?P<dec>-?(?:3221\d{6}|107374\d{4}))\b")
+                       r"exit status|exited with code|status)[ :=]{0,3}(?P<dec>-?(?:3221\d{6}|107374\d{4}))\b", re.ASCII)
 # the shells' words for a child killed by a signal: bash's strsignal() ("Illegal instruction (core dumped)"; macOS'
 # bash adds the number, "Illegal instruction: 4"), zsh's own table ("zsh: illegal hardware instruction  python3")
 _ZSH_SIGNALS = {"bus error": "Bus error", "segmentation fault": "Segmentation fault",
@@ -208,30 +208,30 @@ _SIGNAL_WORDS = re.compile(r"(?m)(?:^|[\s:])(?P<word>Bus error|Segmentation faul
                            r"\b(?:exit ?code|exitcode|exit status)[ :=]{0,3}(?P<neg>-\d{1,2}|1[2-5]\d)\b|"
                            r"\bsignal (?P<signum>\d{1,2})(?: \((?P<signame>SIG[A-Z]{2,6})\))?|"
                            # gdb's report of the signal that stopped the program
-                           r"\breceived signal (?P<gdbsig>SIG[A-Z]{2,6})\b")
+                           r"\breceived signal (?P<gdbsig>SIG[A-Z]{2,6})\b", re.ASCII)
 _CUDA_CONTEXT = re.compile(r"[Cc]uda failure|CUDA failure|CUDAError|cudaGetDeviceCount|cuInit|cudaSetDevice|cudaMalloc|cudaGetDevice|CUDA driver|cudaError|CUDA error|"
                            r"cuDevice|cuCtx|cudaRuntimeGetVersion|cuda runtime|CUDA initiali[sz]ation|"
                            # extensions' own checkers: "Cuda Error", "cuda execution failed with error N" (spconv)
-                           r"(?i:\bcuda (?:error|execution|kernel|call|launch|driver)\b)")
+                           r"(?i:\bcuda (?:error|execution|kernel|call|launch|driver)\b)", re.ASCII)
 # TensorRT's logger: "<file> (<line>) - Cuda Error in <function>: <cudaError_t value>"
-_TRT_CUDA_ERROR = re.compile(r"\b(?i:cuda) [Ee]rror in [A-Za-z_]\w{0,60}: (?P<num>\d{1,5})\b")
+_TRT_CUDA_ERROR = re.compile(r"\b(?i:cuda) [Ee]rror in [A-Za-z_]\w{0,60}: (?P<num>\d{1,5})\b", re.ASCII)
 
 
 # a number labelled with its enumeration's type ("Unknown CUresult: 35", "cudnnStatus_t = 3"), and a miner's log
 # that labels the driver API's ("CUDA error DRIVER: '300' in func ...")
 _ENUM_NUMBER = re.compile(r"\b(?:Unknown )?(?P<fam>CUresult|cudaError(?:_t)?|cublasStatus(?:_t)?|cudnnStatus(?:_t)?|"
                           r"ncclResult(?:_t)?|hipError(?:_t)?)\s{0,2}[:=(]\s{0,2}'?(?P<num>\d{1,5})\b|"
-                          r"\bCUDA error DRIVER:?\s{0,2}'?(?P<drv>\d{1,5})\b")
+                          r"\bCUDA error DRIVER:?\s{0,2}'?(?P<drv>\d{1,5})\b", re.ASCII)
 # glog's CHECK_EQ as Caffe and other C++ programs print it ("Check failed: error == cudaSuccess (35 vs. 0)"), also
 # retyped ("cudaSuccess 35vs0"): the code beside the success value it was compared with
 _CHECK_VS = re.compile(r"\b(?P<ok>cudaSuccess|CUDA_SUCCESS|CUBLAS_STATUS_SUCCESS|CUDNN_STATUS_SUCCESS)\W{0,3}\(?\s{0,2}"
-                       r"(?P<num>\d{1,5})\s{0,2}vs\.?\s{0,2}0\b")
+                       r"(?P<num>\d{1,5})\s{0,2}vs\.?\s{0,2}0\b", re.ASCII)
 _CHECK_VS_FAMILY = {"cudaSuccess": "cudaError_t", "CUDA_SUCCESS": "CUresult", "CUBLAS_STATUS_SUCCESS": "cublasStatus_t",
                     "CUDNN_STATUS_SUCCESS": "cudnnStatus_t"}
 # torch before 1.5 (THC) printed cuBLAS's and cuSPARSE's statuses in its own words: "cublas runtime error : the GPU
 # program failed to execute" (pytorch/pytorch aten/src/THC/THCGeneral.cpp, __THCublasCheck and __THCusparseCheck, at
 # commit 010705bb6c05ec97db6a3a53abc31cddf2fe6eb4)
-_THC_LIBRARY_ERROR = re.compile(r"\b(?P<lib>cublas|cusparse) runtime error : (?P<msg>[a-zA-Z ]{3,80})")
+_THC_LIBRARY_ERROR = re.compile(r"\b(?P<lib>cublas|cusparse) runtime error : (?P<msg>[a-zA-Z ]{3,80})", re.ASCII)
 _THC_STATUS = {"library not initialized": "NOT_INITIALIZED", "resource allocation failed": "ALLOC_FAILED",
                "an invalid numeric value was used as an argument": "INVALID_VALUE",
                "an absent device architectural feature is required": "ARCH_MISMATCH",
@@ -249,6 +249,37 @@ def _cuda_error_suffixes() -> tuple:
     shares, found as whole words with their capitals."""
     return tuple((name[9:], name) for name in sorted(error_codes.names())
                  if name.startswith("cudaError") and len(re.findall(r"[A-Z][a-z]+", name[9:])) >= 3)
+
+
+# a number labelled by the library whose enumeration it belongs to, as wrappers print it: "cusolver error: 7, when
+# calling `cusolverDnCreate(handle)`" (torch's TORCH_CUSOLVER_CHECK), "(External) CUFFT error(5)" (Paddle), "NCCL Error
+# 2: unhandled system error", "CUBLAS error 13"; not a version ("NCCL error ... NCCL version 2.7.8" has no number after
+# "error"). cuDNN is left out: its numbers changed with cuDNN 9 (3000s) and the tables hold one numbering.
+_LIB_NUMBER = re.compile(r"\b(?P<lib>(?i:cublas|cusolver|cusparse|cufft|curand|nccl|nvrtc|nvjitlink|nvml))(?: library)?"
+                         r"[ _](?i:error|status)(?: code)?\s{0,2}[:=(]?\s{0,2}(?P<num>\d{1,4})(?![.\d])", re.ASCII)
+_LIB_FAMILY = {"cublas": "cublasStatus_t", "cusolver": "cusolverStatus_t", "cusparse": "cusparseStatus_t",
+               "cufft": "cufftResult", "curand": "curandStatus_t", "nccl": "ncclResult_t", "nvrtc": "nvrtcResult",
+               "nvjitlink": "nvJitLinkResult", "nvml": "nvmlReturn_t"}
+# pynvml raises one exception class per NVML_ERROR_* value, named by string.capwords over the words of the name
+# ("NVML_ERROR_GPU_IS_LOST" -> NVMLError_GpuIsLost): pynvml.py, _extractNVMLErrorsAsClasses, in nvidia-ml-py 13.615.71
+# (https://pypi.org/project/nvidia-ml-py/13.615.71/)
+_PYNVML_CLASS = re.compile(r"\bNVMLError_(?P<cls>[A-Z][A-Za-z0-9]{1,60})\b", re.ASCII)
+# Numba's CUDA driver wrapper: CudaAPIError prints "[<CUresult value>] Call to <cuFunction> results in <name>"
+# (numba/cuda/cudadrv/driver.py, _check_ctypes_error and CudaAPIError.__str__), and the name is UNKNOWN_CUDA_ERROR
+# for values its own table lacks: the number is the driver API's
+_NUMBA_CALL = re.compile(r"\[(?P<num>\d{1,4})\] Call to cu[A-Za-z0-9_]{2,60} results in\b", re.ASCII)
+
+
+def _ascii_alpha(ch: str) -> bool:
+    return bool(ch) and ch.isascii() and ch.isalpha()
+
+
+@functools.lru_cache(maxsize=1)
+def _pynvml_classes() -> dict:
+    """pynvml's class-name suffix -> NVML_ERROR_* name, computed the way pynvml computes it."""
+    import string
+    return {string.capwords(n[len("NVML_ERROR_"):], "_").replace("_", ""): n
+            for n in error_codes.names() if n.startswith("NVML_ERROR_")}
 
 
 # torch's own words for a cudaError_t its device count got (c10/cuda/CUDAFunctions.cpp, device_count_impl): the
@@ -323,13 +354,28 @@ def _codes(text: str, ent: Entities) -> None:
     for suffix, name in _cuda_error_suffixes():
         i = low.rfind(suffix.lower())
         j = i + len(suffix)
-        if i < 0 or text[i:j] != suffix or (i and text[i - 1].isalpha()) or text[j:j + 1].isalpha():
+        # ASCII letters only: a CJK letter glued to the name ("出现InvalidDeviceFunction错误") is not part of it
+        if i < 0 or text[i:j] != suffix or (i and _ascii_alpha(text[i - 1])) or _ascii_alpha(text[j:j + 1]):
             continue
         code = error_codes.by_name(name)
         if code is not None and code.layer != "none":
             _push(ent.codes, {**code.as_dict(), "how": "name", "at": i}, key=lambda c: (c["family"], c["name"]))
     for m in _last(_TRT_CUDA_ERROR, text):
         code = error_codes.by_value("cudaError_t", int(m.group("num")))
+        if code is not None and code.layer != "none":
+            _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
+    for m in _last(_LIB_NUMBER, text):
+        code = error_codes.by_value(_LIB_FAMILY[m.group("lib").lower()], int(m.group("num")))
+        if code is not None and code.layer != "none":
+            _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
+    classes = _pynvml_classes()
+    for m in _last(_PYNVML_CLASS, text):
+        name = classes.get(m.group("cls"))
+        code = error_codes.by_name(name) if name else None
+        if code is not None and code.layer != "none":
+            _push(ent.codes, {**code.as_dict(), "how": "name", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
+    for m in _last(_NUMBA_CALL, text):
+        code = error_codes.by_value("CUresult", int(m.group("num")))
         if code is not None and code.layer != "none":
             _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
     for m in _last(_WINERROR, text):
@@ -425,7 +471,7 @@ def _windows(low: str, needles: tuple) -> list:
 # dependencies." is the target, the reason follows "DLL load failed:"
 _DLL_REASON = re.compile(r"DLL load failed(?: while importing [\w.]{1,60})?\s{0,2}[:：]\s{0,2}(?P<msg>[^\n]{2,160})")
 # the paging-file message is distinctive enough to be read wherever it stands (a title, a log line)
-_PAGING_FILE = re.compile(r"(?i)paging file is too small for this operation|页面文件太小")
+_PAGING_FILE = re.compile(r"(?i)paging file is too small|页面文件太小")
 
 
 def _windows_loader_reason(text: str, ent: Entities) -> None:
@@ -1115,6 +1161,8 @@ NEEDLES = {
     _CODE_NAME: ("cuda", "_status_", "cufft_", "nvrtc", "nvjitlink", "nccl", "nvml", "hip", "error_", "status_",
                  "errno."),
     _CODE_MESSAGE: ("error",), _API_ERROR: ("api error = ",), _CUDA_ERROR_N: ("cuda", "cuinit", "cudevice", "cuctx"),
+    _LIB_NUMBER: ("cublas", "cusolver", "cusparse", "cufft", "curand", "nccl", "nvrtc", "nvjitlink", "nvml"),
+    _PYNVML_CLASS: ("nvmlerror_",), _NUMBA_CALL: ("] call to cu",),
     _WINERROR: ("winerror", "os error", "loadlibrary", "getprocaddress"), _TORCH_CUDA_WORDS: ("driver initialization",), _ERRNO: ("errno",), _NVML_MESSAGE: ("nvml",),
     _CUDA_API_HEX: ("cuda api error detected",),
     _CHECK_VS: ("cudasuccess", "cuda_success", "status_success"), _THC_LIBRARY_ERROR: (" runtime error : ",),

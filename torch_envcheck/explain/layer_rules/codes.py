@@ -123,6 +123,50 @@ _NE_LOOK = {
 }
 
 
+_UNIT = {"b": 1 / 2 ** 30, "kib": 1 / 2 ** 20, "kb": 1 / 2 ** 20, "mib": 1 / 1024, "mb": 1 / 1024, "gib": 1.0,
+         "gb": 1.0, "tib": 1024.0, "tb": 1024.0}
+_SIZE = r"(\d{1,7}(?:\.\d{1,4})?)\s{0,2}([KMGT]i?B|B)\b"
+# the sizes an out-of-memory report gives: TensorFlow 1.x's device lines ("Total memory: 7.91GiB / Free memory:
+# 148.69MiB"), torch's older message ("(GPU 0; 7.79 GiB total capacity; 1.20 GiB already allocated; 10.50 MiB free;
+# 1.30 GiB reserved in total by PyTorch)") and its newer one ("GPU 0 has a total capacity of 23.65 GiB of which 13.06
+# MiB is free. ... Including non-PyTorch memory, this process has 2.10 GiB memory in use.")
+_TF_MEMORY = re.compile(r"Total memory:\s{0,3}" + _SIZE + r"\s{0,8}Free memory:\s{0,3}" + _SIZE, re.ASCII)
+_TORCH_OLD_MEMORY = re.compile(_SIZE + r" total capacity; [^;\n]{1,40}; " + _SIZE + r" free; " + _SIZE +
+                               r" reserved in total by PyTorch", re.ASCII)
+_TORCH_NEW_MEMORY = re.compile(r"total capacity of " + _SIZE + r" of which " + _SIZE + r" is free\.[^\n]{0,400}?"
+                               r"this process has " + _SIZE + r" memory in use", re.ASCII)
+
+
+def _gib(num: str, unit: str) -> float:
+    return float(num) * _UNIT[unit.lower()]
+
+
+def _held_elsewhere(text: str):
+    """(total GiB, GiB held outside this process) when the report's own sizes say most of the GPU's memory was taken
+    before this process asked (by other processes, or a context left behind), else None."""
+    tail = text[-CONTEXT_TAIL:]
+    m = _TF_MEMORY.search(tail)
+    if m:
+        total, free = _gib(*m.group(1, 2)), _gib(*m.group(3, 4))
+        # TensorFlow prints these lines as the device is created, before it allocates anything
+        other = total - free
+    else:
+        m = _TORCH_NEW_MEMORY.search(tail)
+        if m:
+            total, free, mine = _gib(*m.group(1, 2)), _gib(*m.group(3, 4)), _gib(*m.group(5, 6))
+            other = total - free - mine
+        else:
+            m = _TORCH_OLD_MEMORY.search(tail)
+            if not m:
+                return None
+            total, free, mine = _gib(*m.group(1, 2)), _gib(*m.group(3, 4)), _gib(*m.group(5, 6))
+            # a CUDA context outside PyTorch's allocator takes up to about 1 GiB of its own
+            other = total - free - mine - 1.0
+    if total > 0 and other > max(1.0, 0.5 * total):
+        return total, other
+    return None
+
+
 BURST = 3000
 
 
@@ -264,6 +308,12 @@ def error_code(ent, text):
                     "inputs, not of the installation: make the input contiguous (`x = x.contiguous()` after permute / "
                     "transpose / expand), use a smaller batch size (a tensor too large for cuDNN: split the batch), "
                     "and check the dtype and memory format; the installation is fine.")
+        held = _held_elsewhere(text) if bare in ("outofmemory", "memoryallocation", "allocfailed") else None
+        if held:
+            look = (f"Something else holds the GPU's memory: about {held[1]:.1f} of its {held[0]:.1f} GiB were in use "
+                    "outside this process when it asked. `nvidia-smi` lists the processes holding it (another job, a "
+                    "notebook kernel, a stale process from an earlier run): stop them or pick a free GPU with "
+                    "CUDA_VISIBLE_DEVICES. The installation is fine.")
         if bare == "notinitialized" and fam == "cublasStatus_t":
             explanation += (" cublasCreate returns it when it cannot allocate its workspace: the GPU was out of memory "
                             "(or a previous CUDA error left the context broken).")
