@@ -16,7 +16,7 @@ import pytest
 DATA = Path(__file__).resolve().parents[2] / "data" / "explain"
 SPLITS = ("train", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9",
           "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17", "test18",
-          "test19", "test20", "test21", "test22")
+          "test19", "test20", "test21", "test22", "test23")
 # The first six test splits, measured and reported, were retired into development data on 2026-12-02, test7 to test9
 # on 2026-12-03, test10 on 2026-12-04 (each after its last held-out figure): their files stay unchanged (their digests
 # are checked) and may now be read and cited like train; test11 (collected after the tenth round's code by a fixed
@@ -35,7 +35,8 @@ RETIRED = ("test", "test2", "test3", "test4", "test5", "test6", "test7", "test8"
 # test20 (collected after the nineteenth round's code) too, after its one measurement.
 # test21 (collected after the twentieth round's code) too, after its one measurement.
 # test22 (collected after the twenty-first round's code) too, after its one measurement.
-FROZEN: tuple[str, ...] = ()
+# test23 (collected after the twenty-second round's code) is frozen until its one measurement.
+FROZEN: tuple[str, ...] = ("test23",)
 # From this batch on an entry's split is decided by its source URL alone (train or test2).
 URL_SPLIT_BATCH = 11
 # From this batch on the URL rule sends the even half to a third frozen split (train or test3).
@@ -107,6 +108,10 @@ TEST21_BATCH = 30
 # same kind of mechanical procedure (its queries name error codes: the enumerations the decoders read), from threads in
 # none of the other files (test21 included) nor real_errors.json.
 TEST22_BATCH = 31
+# This batch is a frozen split as a whole (test23), collected after the twenty-second round's code was committed, by
+# the same kind of mechanical procedure (its queries name the operating system's distribution and release), from
+# threads in none of the other files (test22 included) nor real_errors.json.
+TEST23_BATCH = 32
 EXPECTED_KEYS = {"recognised", "layer", "environment_problem", "fix", "fix_patterns"}
 # The classes the corpus must cover (issue's list), each present in the corpus as a whole.
 REQUIRED_CLASSES = {"container", "driver-state", "rocm", "jit-arch", "c-runtime", "cuda-libs", "ext-abi",
@@ -160,6 +165,8 @@ def _split_of(source, text, batch):
         return "test21"
     if batch == TEST22_BATCH:
         return "test22"
+    if batch == TEST23_BATCH:
+        return "test23"
     if batch == TRAIN_BATCH:
         return "test5" if int(hashlib.sha256(source.encode("utf-8")).hexdigest(), 16) % 2 == 0 else "train"
     if batch >= URL_SPLIT_BATCH:
@@ -450,6 +457,16 @@ def test_the_collected_after_batch_31_is_test22_and_new(corpus):
     assert not [e["id"] for sp in SPLITS if sp != "test22" for e in corpus[sp]["entries"] if e["batch"] == TEST22_BATCH]
     other = {s for sp in SPLITS if sp != "test22" for s in _sources(corpus[sp]["entries"])} | _cited()
     _assert_new_threads(test22, other, "test22")
+
+
+def test_the_collected_after_batch_32_is_test23_and_new(corpus):
+    """test23 is batch 32 as a whole, and batch 32 is nowhere else; none of its threads is in another split (test22
+    included) or in real_errors.json, and none of its texts repeats one of them (checked for all splits above)."""
+    test23 = corpus["test23"]["entries"]
+    assert test23 and all(e["batch"] == TEST23_BATCH for e in test23)
+    assert not [e["id"] for sp in SPLITS if sp != "test23" for e in corpus[sp]["entries"] if e["batch"] == TEST23_BATCH]
+    other = {s for sp in SPLITS if sp != "test23" for s in _sources(corpus[sp]["entries"])} | _cited()
+    _assert_new_threads(test23, other, "test23")
 
 
 def test_the_scorer_retired_test11_into_development():
