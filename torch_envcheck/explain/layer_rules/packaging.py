@@ -440,11 +440,33 @@ def _pv(v: str | None) -> tuple:
     return tuple(int(x) for x in re.findall(r"\d+", v or "")[:2])
 
 
+# a musl libc system: Alpine's images and package manager, or pip's own platform tag for it. torch's wheels on PyPI
+# and on the PyTorch index are manylinux (glibc) builds; none is tagged musllinux, so pip on musl sees no release
+# (https://pypi.org/project/torch/#files; PEP 656 defines the musllinux tags)
+_MUSL = re.compile(r"(?i)\bmusllinux_\d|\bmusl(?:-dev| libc)?\b|(?:python|node|nginx|alpine)[:\w.-]{0,30}-alpine\b|"
+                   r"\bFROM alpine\b|\bapk (?:add|update)\b|\bAlpine Linux\b")
+_MUSL_FIX = ("Use a glibc-based system or image (Debian/Ubuntu, `python:3.X-slim` instead of `python:3.X-alpine`): "
+             "torch publishes no wheels for musl libc, so on Alpine pip finds no release it may install; building torch "
+             "from source for musl is unsupported.")
+
+
+def _musl_signature(sig_id: str):
+    return _sig(sig_id, "torch-build", "pip finds no torch: torch has no wheels for musl libc (Alpine)", 87,
+                "This system (or image) is Alpine Linux, whose C library is musl; torch's wheels are built for glibc "
+                "(manylinux tags) and pip on musl accepts only musllinux wheels, so it sees no torch release it may "
+                "install ({requirement|torch}).",
+                fix=_MUSL_FIX,
+                causes=(), areas=("platform",), sources=({"url": "https://peps.python.org/pep-0656/",
+                                                          "what": "PEP 656: the musllinux platform tags"},))
+
+
 def _torch_absent_here(ent, text: str, caps: dict):
     """Why pip sees no torch at all, when the text says more than "this Python": a 32-bit ARM system (torch
     publishes 64-bit ARM wheels only), or a PyTorch index whose releases end before this Python (cu121's last release
     has no wheel for a newer Python): the signature naming it, or None."""
     tail = text[-CONTEXT_TAIL:]
+    if _MUSL.search(tail):
+        return _musl_signature("torch-no-wheel-musl")
     if _ARM32.search(tail):
         return _sig("torch-no-wheel-arm32", "torch-build", "pip finds no torch: torch has no wheels for 32-bit ARM", 86,
                     "torch publishes Linux ARM wheels for aarch64 (64-bit) only; a 32-bit system (armv7l: Raspberry Pi OS "
@@ -1134,6 +1156,8 @@ def torch_placeholder_sdist(ent, text):
     m, at = last_in_tail(_TORCH_PLACEHOLDER, text, "0.1.2")
     if m is None:
         return None
+    if _MUSL.search(text[-CONTEXT_TAIL:]):
+        return _match(_musl_signature("torch-placeholder-sdist-musl"), text, at, {"requirement": "torch"})
     sig = _sig("torch-placeholder-sdist", "torch-build", "pip chose torch 0.1.2, PyPI's placeholder source package", 87,
                "torch 0.1.2 on PyPI is a source package from 2017 that cannot build; pip falls back to it when no wheel "
                "of a real release fits this interpreter and platform (a 32-bit Python, a Python newer or older than "
