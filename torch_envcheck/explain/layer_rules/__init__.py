@@ -137,6 +137,9 @@ match.Match whose signature is made here, or None:
                      DeepSpeed's "no GPU resources"
     frozen_app_import  a PyInstaller/Nuitka bundle failing an import   -> not-environment: the bundle's recipe
     crash_at_import  a segfault right after the imports, before the program runs -> LD_LIBRARY_PATH, import order
+    import_crash_told  "crashes/kernel dies when importing torch", told in words -> the binary on this machine
+    pytorch_name_on_pypi  pip asked for PyPI's placeholder "pytorch"   -> the package is torch
+    conda_finds_no_pytorch  conda's "not available from current channels: pytorch" -> -c conda-forge (-c pytorch <=2.5)
     library_page_alignment  "ELF load command alignment not page-aligned" -> a build linked for 64 KiB pages
     setuptools_without_pkg_resources_packaging  setuptools 70+ without pkg_resources.packaging -> setuptools<70, torch 2.2+
     package_needs_newer_torch  "X requires torch>=A", "upgrade torch to at least vA" -> torch >= A in its CUDA build
@@ -176,7 +179,8 @@ from torch_envcheck.explain.layer_rules.driver_versions import container_driver_
 from torch_envcheck.explain.layer_rules.gpu_health import (driver_sees_no_gpu, gpu_unreachable,
     nvidia_kernel_module_crash, xid_event, gpu_in_error_state)
 from torch_envcheck.explain.layer_rules.loader import (cudnn8_sublibrary_on_windows, libcuda_not_in_linker_cache,
-    crash_at_import, library_page_alignment, missing_library, not_an_elf_library, qt_imported_before_torch)
+    crash_at_import, import_crash_told, library_page_alignment, missing_library, not_an_elf_library,
+    qt_imported_before_torch)
 from torch_envcheck.explain.layer_rules.nccl import (nccl_ib_async_event, nccl_ib_completion, nccl_shared_memory_limit,
     nccl_transport)
 from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx_runtime_symbol,
@@ -189,7 +193,7 @@ from torch_envcheck.explain.layer_rules.packaging import (conda_virtual_cuda, cu
     conda_environment_missing, namespace_package_shadow, torch_placeholder_sdist, torch_without_backend,
     wheel_tags_not_here, pip_replaces_torch, resolver_conflict_report, nvidia_stub_no_wheel, conda_usage_error,
     torchsharp_without_libtorch, cuda_available_in_another_run, torch_not_in_this_python, env_var_path_not_found,
-    conda_package_cache_corrupt, conda_channel_http_error)
+    conda_package_cache_corrupt, conda_channel_http_error, pytorch_name_on_pypi, conda_finds_no_pytorch)
 from torch_envcheck.explain.layer_rules.program import (conv_input_channels, frozen_app_import, index_past_size,
     cuda_in_forked_child, child_killed_by_oom, lightning_gpu_setting,
     mps_array_over_4gb)
@@ -263,7 +267,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          build_option_left_out, jax_cuda_library_too_old, cuda_image_tag_gone, container_runtime_reads_no_driver,
          conda_package_cache_corrupt, conda_channel_http_error, kernel_module_not_built, optional_kernels_notice,
          package_asks_for_pin, cuda_in_forked_child, child_killed_by_oom, lightning_gpu_setting, ggml_binary_archs,
-         llm_runtime_cpu_only, launcher_finds_no_gpu, bitsandbytes_cpu_library_beside_gpu)
+         llm_runtime_cpu_only, launcher_finds_no_gpu, bitsandbytes_cpu_library_beside_gpu, import_crash_told,
+         pytorch_name_on_pypi, conda_finds_no_pytorch)
 
 
 def find(text: str, ent) -> list:

@@ -399,6 +399,29 @@ _WORKER_DIED = re.compile(r"DataLoader worker \(pid(?:\(s\))? [\d, ]{1,80}\) (?:
                           r"(?P<sig>[A-Za-z ]{3,30}))")
 
 
+# where the workers are spawned, not forked: Windows (and macOS) start DataLoader workers with 'spawn', which re-imports
+# the main module; in a notebook (no importable __main__) or a script without the __main__ guard they die at start.
+# A notebook with no POSIX path in sight is read the same way: a Linux one (Colab, a server) shows its paths.
+_NOTEBOOK = re.compile(r"(?i)jupyter|\.ipynb\b|ipykernel|<ipython-input-|(?m:^|\s)%run\b", re.ASCII)
+_POSIX_PATH = re.compile(r"(?:^|[\s\"'(=])/(?:usr|home|opt|content|root|tmp|mnt|data|workspace|kaggle|srv|scratch)/")
+
+
+def _worker_died_spawned():
+    return _sig("dataloader-worker-died-spawned", "not-environment",
+                "DataLoader workers died at start: spawned workers on Windows or in a notebook", 72,
+                "On Windows DataLoader workers are new processes started with 'spawn', which re-import the program's "
+                "main module: code run in a notebook cell (Jupyter has no importable __main__) or a script without an "
+                "`if __name__ == '__main__':` guard cannot be re-imported, so the workers exit at once and the "
+                "DataLoader reports them gone. The installation is fine.",
+                look_at="Run the training as a script (`python train.py`) with the DataLoader loop under `if __name__ == "
+                        "'__main__':`, and the Dataset defined in an importable .py module rather than a notebook cell; "
+                        "in the notebook set num_workers=0.",
+                causes=(), areas=("program",),
+                sources=({"url": "https://pytorch.org/docs/stable/data.html#platform-specific-behaviors",
+                          "what": "torch.utils.data: on Windows and macOS workers are spawned; wrap the main code in "
+                                  "if __name__ == '__main__'"},))
+
+
 def dataloader_worker_died(ent, text):
     tail = text[-CONTEXT_TAIL:]
     m = last_match(_WORKER_DIED, tail)
@@ -408,6 +431,9 @@ def dataloader_worker_died(ent, text):
     if sig_name and not sig_name.lower().startswith(("bus", "killed")):
         return None  # a segfault or an abort in a worker is the code it ran, the signal rules' to read
     container = bool(ent.platform.get("container")) or _context(text, r"/dev/shm|shm-size|shared memory|\bBus error")
+    if not container and not sig_name and (ent.platform.get("windows") or (
+            _NOTEBOOK.search(tail) and not _POSIX_PATH.search(tail))):
+        return _match(_worker_died_spawned(), text, len(text) - len(tail) + m.start(), {})
     sig = _sig("dataloader-worker-died", "container" if container else "env",
                "a DataLoader worker process died (shared memory or host memory)", 70,
                "A DataLoader worker was killed without a Python error: most often by a bus error on /dev/shm, which "

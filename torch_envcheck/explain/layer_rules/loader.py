@@ -478,6 +478,37 @@ def crash_at_import(ent, text):
     return _match(sig, text, seg["at"], caps)
 
 
+# the crash told in words rather than shown: "Python3 crashes when importing torch", "Jupyter kernel dies when importing
+# torch", "after `import torch`, the kernel died" (a notebook hides the signal that killed its kernel); no line of the
+# program has run, so it is torch's binary meeting this machine: the CPU, another copy of a native library, the build
+_CRASH_TOLD = re.compile(r"(?i)(?:\bcrash(?:es|ed)?|\bdies\b|\bdied\b|[Kk]ernel (?:appears to have )?died|kernel crashed|"
+                         r"kernel restart(?:s|ing)?|segfaults?)[^\n]{0,60}?\b(?:when|while|after|on|at)\s"
+                         r"(?:I(?:'m| am)? (?:try(?:ing)? to )?)?"
+                         r"(?:import(?:ing)?|run(?:ning)? [`'\"]?import) [`'\"]?(?:torch|pytorch)\b|"
+                         # the import first, then the kernel's (or the interpreter's) death in the same sentence
+                         r"\bimport(?:ing)? [`'\"]?(?:torch|pytorch)\b[`'\"]?[^\n]{0,40}?(?:kernel (?:appears to have )?"
+                         r"(?:dies|died|crashed|restart)|(?:python|the process) (?:crashes|crashed|dies|died))")
+
+
+def import_crash_told(ent, text):
+    m, at = last_in_tail(_CRASH_TOLD, text, "import")
+    if m is None:
+        return None
+    sig = _sig("import-crash-told", "torch-build", "the process dies while importing torch", 58,
+               "The process (or the notebook's kernel) dies during `import torch`, before any line of the program runs: "
+               "torch's native libraries fail as they load on this machine. A notebook hides the message that says "
+               "which: \"Illegal instruction\" (a CPU without the AVX/AVX2 instructions the wheel was built for), "
+               "\"Segmentation fault\" (another copy of a native library loaded first: LD_LIBRARY_PATH, a package "
+               "imported earlier), or a broken or faulty build of that release.",
+               fix="Run `python -c \"import torch\"` in a terminal of the same environment to see the message; reinstall "
+                   "or upgrade torch from the official index (`python -m pip install --upgrade --force-reinstall torch`, "
+                   "the command for your CUDA from pytorch.org); on \"Illegal instruction\" install a build for this "
+                   "CPU (an older release or conda-forge's); on a segfault import torch first and unset LD_LIBRARY_PATH.",
+               causes=(("library-path-breaks-import", "a folder on LD_LIBRARY_PATH breaks torch's own libraries",
+                        ("TE505",)),), areas=("torch",), sources=(SOURCES["ld"],))
+    return _match(sig, text, at, {})
+
+
 # torch's Windows DLLs failing to load or initialise (torch/__init__.py's _load_dll_libraries: "Error loading
 # ...\\torch\\lib\\c10.dll or one of its dependencies", WinError 1114/126) in a program that uses Qt: from torch 2.9,
 # Qt's bindings imported first load runtime DLLs that torch's then fail to initialise against (explosion/spaCy#13894:

@@ -1171,6 +1171,61 @@ def torch_placeholder_sdist(ent, text):
     return _match(sig, text, at, {})
 
 
+# PyPI's project "pytorch" (1.0.2, 2019) is a source package whose setup.py only raises an Exception naming the real
+# project, "torch" (https://pypi.org/project/pytorch/): pip's own lines for it, or that message
+_PYTORCH_NAME = re.compile(r"Collecting pytorch(?![\w-])|pytorch-1\.0\.2\.tar\.gz|(?:Building wheel|Running setup\.py "
+                           r"install|Failed to build|Running setup\.py clean) for pytorch\b|Failed to build pytorch\b|"
+                           r"You tried to install \W?pytorch\W?\. The package named for PyTorch is \W?torch")
+
+
+def pytorch_name_on_pypi(ent, text):
+    m, at = last_in_tail(_PYTORCH_NAME, text, "pytorch")
+    if m is None:
+        return None
+    sig = _sig("pytorch-name-on-pypi", "torch-build", "pip was asked for 'pytorch', PyPI's placeholder: the package is torch",
+               88,
+               "On PyPI, PyTorch is the project named torch; the project named pytorch is a 2019 placeholder (1.0.2, a "
+               "source package of under a kilobyte) whose setup only fails, telling to install torch. An IDE's package "
+               "search or a requirements line asked for the wrong name.",
+               fix="Install the package named torch: `python -m pip uninstall -y pytorch` (if anything was left), then "
+                   "`python -m pip install torch` (the command for your CUDA from pytorch.org/get-started); in a "
+                   "requirements file write torch, not pytorch.",
+               causes=(), areas=("torch",), sources=({"url": "https://pypi.org/project/pytorch/",
+                                                      "what": "pytorch 1.0.2 on PyPI: a placeholder that names torch"},))
+    return _match(sig, text, at, {})
+
+
+# conda's solver not finding PyTorch's package: its name on conda is pytorch (torch is pip's), and it comes from a
+# channel the default ones are not: PyTorch's own channel until torch 2.5, conda-forge since
+# (pytorch/pytorch#138506). conda 4.3 wrote "Package missing in current <subdir> channels:", later conda
+# "PackagesNotFoundError: The following packages are not available from current channels:"
+_CONDA_NOT_FOUND = re.compile(r"(?:Package missing in current [\w-]{2,20} channels|The following packages are not "
+                              r"available from current channels|ResolvePackageNotFound):?\s{0,4}(?:\n\s{0,8})?-\s{0,2}"
+                              r"(?P<pkg>pytorch|torch)(?P<spec>[=<>!~][^\s]{0,60})?(?![\w-])")
+
+
+def conda_finds_no_pytorch(ent, text):
+    m, at = last_in_tail(_CONDA_NOT_FOUND, text, "channels")
+    if m is None:
+        m, at = last_in_tail(_CONDA_NOT_FOUND, text, "ResolvePackageNotFound")
+    if m is None:
+        return None
+    pkg = m.group("pkg")
+    name = ("conda's package is named pytorch (torch is the pip name); " if pkg == "torch" else "")
+    sig = _sig("conda-finds-no-pytorch", "torch-build", "conda finds no {pkg} in the channels it searches", 83,
+               "conda searched only the channels it was given (the defaults) and none has " + "{pkg}" + ": " + name +
+               "PyTorch's conda builds came from PyTorch's own channel (-c pytorch) up to torch 2.5 and come from "
+               "conda-forge since; a pinned build string from another channel (or a personal one) cannot be found "
+               "either.",
+               fix="Name the channel that has it: `conda install -c conda-forge pytorch` (with `cuda-version` for a CUDA "
+                   "build), or for torch 2.5 and older `conda install pytorch -c pytorch`; or install with pip from "
+                   "PyTorch's index. For an environment file that pins an old build string, drop the pin.",
+               causes=(), areas=("torch",),
+               sources=({"url": "https://github.com/pytorch/pytorch/issues/138506",
+                         "what": "PyTorch's conda channel deprecated after 2.5; conda-forge carries pytorch"},))
+    return _match(sig, text, at, {"pkg": pkg})
+
+
 # conda's EnvironmentNameNotFound ("Could not find conda environment: <name>"): a script that activates a named
 # environment which does not exist here, so what follows ran in another environment (base, or none)
 _CONDA_ENV_MISSING = re.compile(r"Could not find conda environment: (?P<env>[\w.+-]{1,80})")

@@ -129,10 +129,13 @@ def frozen_app_import(ent, text):
 # CUDA cannot be used in a process forked after the parent initialised it (the CUDA runtime does not support fork):
 # the child's first CUDA call fails with cudaErrorInitializationError (3), printed in torch's several wordings
 _INIT_ERROR = re.compile(r"CUDA error \(3\): initialization error|cuda runtime error \(3\) ?: initialization error|"
-                         r"error=3 ?: initialization error|CUDA error: initialization error|"
-                         r"CUDAError[^\n]{0,80}initialization error")
+                         r"error=3 ?: initialization error|CUDA [Ee]rror: initialization error|"
+                         r"CUDAError[^\n]{0,80}initialization error|"
+                         # the driver API's own wording, as bindings print it (PyCUDA: "cuInit failed: initialization
+                         # error"): CUDA_ERROR_NOT_INITIALIZED's message after a fork
+                         r"cuInit failed: initialization error")
 _FORKS = re.compile(r"multiprocessing|mp\.Process|Process Process-\d|num_workers|_worker_loop|DataLoader worker|"
-                    r"worker process|\bfork(?:ed)?\b|Pool\(|spawn")
+                    r"worker process|\bfork(?:ed)?\b|Pool\(|spawn|\b(?:child|parent) process")
 
 
 def cuda_in_forked_child(ent, text):
