@@ -16,7 +16,7 @@ import pytest
 DATA = Path(__file__).resolve().parents[2] / "data" / "explain"
 SPLITS = ("train", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9",
           "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17", "test18",
-          "test19", "test20", "test21", "test22", "test23", "test24")
+          "test19", "test20", "test21", "test22", "test23", "test24", "test25")
 # The first six test splits, measured and reported, were retired into development data on 2026-12-02, test7 to test9
 # on 2026-12-03, test10 on 2026-12-04 (each after its last held-out figure): their files stay unchanged (their digests
 # are checked) and may now be read and cited like train; test11 (collected after the tenth round's code by a fixed
@@ -37,7 +37,8 @@ RETIRED = ("test", "test2", "test3", "test4", "test5", "test6", "test7", "test8"
 # test22 (collected after the twenty-first round's code) too, after its one measurement.
 # test23 (collected after the twenty-second round's code) too, after its one measurement.
 # test24 (collected after the twenty-third round's code) too, after its one measurement.
-FROZEN: tuple[str, ...] = ()
+# test25 (collected after the twenty-fourth round's code) is frozen until its one measurement.
+FROZEN: tuple[str, ...] = ("test25",)
 # From this batch on an entry's split is decided by its source URL alone (train or test2).
 URL_SPLIT_BATCH = 11
 # From this batch on the URL rule sends the even half to a third frozen split (train or test3).
@@ -117,6 +118,10 @@ TEST23_BATCH = 32
 # the same kind of mechanical procedure (its queries name where the user sees the error: notebooks and IDEs), from
 # threads in none of the other files (test23 included) nor real_errors.json.
 TEST24_BATCH = 33
+# This batch is a frozen split as a whole (test25), collected after the twenty-fourth round's code was committed, by
+# the same kind of mechanical procedure (its queries name a feature the GPU, the build or the backend lacks), from
+# threads in none of the other files (test24 included) nor real_errors.json.
+TEST25_BATCH = 34
 EXPECTED_KEYS = {"recognised", "layer", "environment_problem", "fix", "fix_patterns"}
 # The classes the corpus must cover (issue's list), each present in the corpus as a whole.
 REQUIRED_CLASSES = {"container", "driver-state", "rocm", "jit-arch", "c-runtime", "cuda-libs", "ext-abi",
@@ -174,6 +179,8 @@ def _split_of(source, text, batch):
         return "test23"
     if batch == TEST24_BATCH:
         return "test24"
+    if batch == TEST25_BATCH:
+        return "test25"
     if batch == TRAIN_BATCH:
         return "test5" if int(hashlib.sha256(source.encode("utf-8")).hexdigest(), 16) % 2 == 0 else "train"
     if batch >= URL_SPLIT_BATCH:
@@ -484,6 +491,16 @@ def test_the_collected_after_batch_33_is_test24_and_new(corpus):
     assert not [e["id"] for sp in SPLITS if sp != "test24" for e in corpus[sp]["entries"] if e["batch"] == TEST24_BATCH]
     other = {s for sp in SPLITS if sp != "test24" for s in _sources(corpus[sp]["entries"])} | _cited()
     _assert_new_threads(test24, other, "test24")
+
+
+def test_the_collected_after_batch_34_is_test25_and_new(corpus):
+    """test25 is batch 34 as a whole, and batch 34 is nowhere else; none of its threads is in another split (test24
+    included) or in real_errors.json, and none of its texts repeats one of them (checked for all splits above)."""
+    test25 = corpus["test25"]["entries"]
+    assert test25 and all(e["batch"] == TEST25_BATCH for e in test25)
+    assert not [e["id"] for sp in SPLITS if sp != "test25" for e in corpus[sp]["entries"] if e["batch"] == TEST25_BATCH]
+    other = {s for sp in SPLITS if sp != "test25" for s in _sources(corpus[sp]["entries"])} | _cited()
+    _assert_new_threads(test25, other, "test25")
 
 
 def test_the_scorer_retired_test11_into_development():
