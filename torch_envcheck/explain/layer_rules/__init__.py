@@ -138,6 +138,9 @@ match.Match whose signature is made here, or None:
     frozen_app_import  a PyInstaller/Nuitka bundle failing an import   -> not-environment: the bundle's recipe
     crash_at_import  a segfault right after the imports, before the program runs -> LD_LIBRARY_PATH, import order
     import_crash_told  "crashes/kernel dies when importing torch", told in words -> the binary on this machine
+    gpu_lacks_feature  int8 matmul / fast FP16 / CUDA graphs refused in words -> arch: bitsandbytes >= 0.37, FP32, off
+    autocast_refused, sdpa_no_kernel, xformers_inputs_refused  torch.autocast's bf16 / device-type refusals, SDPA's
+                     "No available kernel", xFormers' operator table refusing the inputs -> not-environment: the call
     pytorch_name_on_pypi  pip asked for PyPI's placeholder "pytorch"   -> the package is torch
     conda_finds_no_pytorch  conda's "not available from current channels: pytorch" -> -c conda-forge (-c pytorch <=2.5)
     library_page_alignment  "ELF load command alignment not page-aligned" -> a build linked for 64 KiB pages
@@ -164,7 +167,7 @@ from __future__ import annotations
 from torch_envcheck.explain.layer_rules.kit import SOURCES, package_guess
 from torch_envcheck.explain.layer_rules.arch import (arch_vs_toolkit, ggml_kernel_without_arch, gpu_arch_needs,
     gpu_older_than_build)
-from torch_envcheck.explain.layer_rules.capability import gpu_below_capability_floor
+from torch_envcheck.explain.layer_rules.capability import gpu_below_capability_floor, gpu_lacks_feature
 from torch_envcheck.explain.layer_rules.codes import code_advice, error_code
 from torch_envcheck.explain.layer_rules.containers import (cdi_device_unresolved, container_cli, k8s_no_gpu_advertised,
     nvidia_smi_missing_in_container, singularity_without_nv, dataloader_worker_died,
@@ -196,7 +199,7 @@ from torch_envcheck.explain.layer_rules.packaging import (conda_virtual_cuda, cu
     conda_package_cache_corrupt, conda_channel_http_error, pytorch_name_on_pypi, conda_finds_no_pytorch)
 from torch_envcheck.explain.layer_rules.program import (conv_input_channels, frozen_app_import, index_past_size,
     cuda_in_forked_child, child_killed_by_oom, lightning_gpu_setting,
-    mps_array_over_4gb)
+    mps_array_over_4gb, autocast_refused, sdpa_no_kernel, xformers_inputs_refused)
 from torch_envcheck.explain.layer_rules.runtimes import (jax_cuda_library_not_found, jaxlib_without_cuda, onnxruntime_cpu_only,
     onnxruntime_cuda_libraries, framework_cpu_build, jax_pjrt_plugin_mismatch, tensorrt_version_mismatch,
     jax_xla_compiler_pieces, jax_cuda_library_too_old, ggml_binary_archs, llm_runtime_cpu_only, launcher_finds_no_gpu,
@@ -268,7 +271,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          conda_package_cache_corrupt, conda_channel_http_error, kernel_module_not_built, optional_kernels_notice,
          package_asks_for_pin, cuda_in_forked_child, child_killed_by_oom, lightning_gpu_setting, ggml_binary_archs,
          llm_runtime_cpu_only, launcher_finds_no_gpu, bitsandbytes_cpu_library_beside_gpu, import_crash_told,
-         pytorch_name_on_pypi, conda_finds_no_pytorch)
+         pytorch_name_on_pypi, conda_finds_no_pytorch, gpu_lacks_feature, autocast_refused, sdpa_no_kernel,
+         xformers_inputs_refused)
 
 
 def find(text: str, ent) -> list:

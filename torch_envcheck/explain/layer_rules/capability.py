@@ -6,7 +6,14 @@ name): what sets the floor says what the fix is.
                      supports Ampere GPUs or newer"
                      -> Triton (torch.compile): run eager; a number format (bf16, fp8, a quantization method): the
                         program's dtype / the model's format; FlashAttention / xformers kernels: another attention
-                        implementation; anything else: turn the feature off or an older release of it
+                        implementation; int8 matmul (bitsandbytes): 4-bit or bitsandbytes >= 0.37; anything
+                        else: turn the feature off or an older release of it; also the floor as a refusal states it
+                        ("capability less than 7.0 are not supported", "capability < 7.5 detected"), the GPU's
+                        capability then read from its name
+    gpu_lacks_feature  a feature refused in words, without numbers: bitsandbytes' "Your GPU does not support Int8
+                     Matmul!", "the hardware do not support FP16", "not compiled with half-precision support", ggml's
+                     "disabling CUDA graphs due to GPU architecture" -> arch: bitsandbytes >= 0.37 / 4-bit, FP32, the
+                     build option off
 
 The capability of a named GPU or architecture is knowledge.gpu_generations' table (with its sources); the floors are
 the components' own words, quoted below with where they are written."""
@@ -16,7 +23,7 @@ from __future__ import annotations
 import re
 
 from torch_envcheck.knowledge import gpu_generations
-from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig, last_in_tail
 
 
 # torch's GPUTooOldForTriton ("Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA
@@ -29,6 +36,11 @@ _CAP_FLOOR = re.compile(r"(?i)\bcapabilit(?:y|ies)\s{0,3}(?:of\s{1,3})?(?:at lea
                         r"(?P<need>" + _CAP_NUM + r")|\bcapability\s{0,3}(?P<need2>\d{1,2}\.\d)\s{0,3}(?:or (?:higher|newer|"
                         r"above|later)|\+)|\bminimum (?:compute )?capability\s{0,3}(?:is\s{1,3}|:\s{0,2}|=\s{0,2})?"
                         r"(?P<need3>" + _CAP_NUM + r")")
+# the floor as the refusal states it, with the GPU below it implied: vLLM's setup ("GPUs with compute capability less
+# than 7.0 are not supported", setup.py in vllm-project/vllm then), bitsandbytes' warning ("Compute capability < 7.5
+# detected! Only slow 8-bit matmul is supported for your GPU!", bitsandbytes/cuda_setup in 0.38-0.40)
+_CAP_BELOW = re.compile(r"(?i)\bcapabilit(?:y|ies)\s{0,3}(?:less than|lower than|below|<)\s{0,3}(?P<need>" + _CAP_NUM +
+                        r")[^\n]{0,40}?(?:not supported|unsupported|detected)")
 _CAP_HAVE = re.compile(r"(?i)\b(?:your|this|the current|current|the)\b[^\n.]{0,80}?\bcapability\s{0,3}(?:is\s{1,3}|of\s{1,3}|"
                        r"=\s{0,2}|:\s{0,2})?(?P<have>\d{1,2}\.\d(?!\d)|\d{2,3}(?!\d|\.\d))")
 # xformers' operator table: "requires device with capability > (8, 0) but your GPU has capability (7, 5) (too old)"
@@ -46,8 +58,15 @@ _CAP_COMPILER = re.compile(r"(?i)triton|torch\.compile|inductor|dynamo")
 _CAP_DTYPE = re.compile(r"(?i)\bbfloat16\b|\bbf16\b|\bfp8\b|\bfloat8")
 _CAP_QUANT = re.compile(r"(?i)quantization method|\bquantiz")
 _CAP_ATTENTION = re.compile(r"(?i)flash[_ -]?att|FlashAttention|\bflshatt|xformers|memory_efficient_attention")
+_CAP_INT8 = re.compile(r"(?i)\bint8\b|\b8-?bit (?:matmul|loading|inference)|igemmlt")
 _XFORMERS_BUILD = re.compile(r"wasn't build with CUDA support|was built for|not built for|operator wasn't built")
 
+_INT8_FIX = ("bitsandbytes 0.37 and newer run int8 on every GPU (below capability 7.5 through a slower path): "
+             "`pip install -U bitsandbytes`; or load the model in 4-bit (`load_in_4bit=True`, which every GPU runs) or "
+             "in float16; fast int8 matmul needs a GPU of capability 7.5+ (Turing and newer).")
+_BNB_037 = {"url": "https://github.com/bitsandbytes-foundation/bitsandbytes/blob/main/CHANGELOG.md",
+            "what": "bitsandbytes 0.37.0: Int8 now supported on all GPUs; below capability 7.5 the int8 weights are cast "
+                    "to 16/32-bit for the matrix multiplication"}
 _TRITON_FLOOR_FIX = ("torch.compile's GPU backend (Triton) needs compute capability {need} or higher; this GPU has "
                      "{have|a lower one}. Run without torch.compile (remove the torch.compile call or the program's compile option, "
                      "e.g. compile=False; TORCHDYNAMO_DISABLE=1 turns it off without editing code; or "
@@ -88,6 +107,11 @@ def _gpu_capability(ent) -> str | None:
     return None
 
 
+def _lowest_named_capability(ent) -> str | None:
+    caps = [c for g in ent.gpus if (c := gpu_generations.capability_of(g)) and "/" not in c]
+    return min(caps, key=_cap) if caps else None
+
+
 def _floors(ent, tail: str):
     """(need, have, start, end, what) for each floor the tail states with the GPU below it, the last first."""
     for floor in reversed(list(_CAP_FLOOR.finditer(tail))[-8:]):
@@ -103,6 +127,11 @@ def _floors(ent, tail: str):
             yield need, None, floor.start(), floor.end(), None
         else:
             yield need, _norm(have.group("have")), floor.start(), have.end(), None
+    for below in reversed(list(_CAP_BELOW.finditer(tail))[-4:]):
+        need = _norm(below.group("need"))
+        # the message is printed only when a GPU is below the floor; the GPU's capability from its name when named
+        have = _lowest_named_capability(ent)
+        yield need, (have if have is not None and _cap(have) < _cap(need) else None), below.start(), below.end(), None
     for t in reversed(list(_CAP_TUPLES.finditer(tail))[-8:]):
         need, have = f"{t.group('nm')}.{t.group('nn')}", f"{t.group('hm')}.{t.group('hn')}"
         if _cap(have) < _cap(need) and not _XFORMERS_BUILD.search(tail):
@@ -140,6 +169,14 @@ def gpu_below_capability_floor(ent, text):
                    areas=("gpu", "torch"),
                    sources=({"url": "https://github.com/pytorch/pytorch/blob/main/torch/_inductor/exc.py",
                              "what": "GPUTooOldForTriton: Triton only supports CUDA capability >= 7.0"},))
+    elif _CAP_INT8.search(tail[max(0, start - 400):end + 120]):  # bitsandbytes names the feature after the floor
+        sig = _sig("gpu-below-int8-capability", "arch", "this GPU (capability {have|below it}) is older than fast int8 "
+                   "matmul needs ({need}+)", 87,
+                   "bitsandbytes' int8 matrix multiplication runs on Tensor Core int8 (cuBLASLt) on GPUs of compute "
+                   "capability {need} and newer; below that, releases before 0.37 refuse it and later ones run a slow "
+                   "path that casts the weights to 16/32-bit.", fix=_INT8_FIX,
+                   causes=(("arch", "the GPU is older than a component supports", ()),), areas=("gpu",),
+                   sources=(_BNB_037,))
     elif _CAP_DTYPE.search(around) or _CAP_QUANT.search(around):
         quant = _CAP_QUANT.search(around) is not None
         sig = _sig("gpu-below-dtype-capability", "not-environment", "the program asks for a number format this GPU "
@@ -172,3 +209,50 @@ def gpu_below_capability_floor(ent, text):
                    areas=("gpu",), sources=({"url": "https://developer.nvidia.com/cuda-gpus",
                                              "what": "compute capability of each NVIDIA GPU"},))
     return _match(sig, text, at, caps)
+
+
+# a feature the GPU lacks, refused or turned off in the component's own words (no capability number in the text):
+# bitsandbytes' "Your GPU does not support Int8 Matmul!" (csrc/ops.cu, igemmlt, before 0.37), Paddle-TRT's "the hardware
+# do not support FP16 speed up, use FP32 instead", ggml's "disabling CUDA graphs due to GPU architecture"
+# (ggml-cuda.cu), tiny-cuda-nn's "TCNN was not compiled with half-precision support" (its half precision is built
+# for capability 7.0+ only)
+_FEATURE_REFUSED = re.compile(r"(?P<int8>Your GPU does not support Int8 Matmul)|"
+                              r"(?P<fp16>(?i:hardware|GPU|device|platform) (?:does not|do not|doesn't|don't) support "
+                              r"(?i:FP16|half)(?: speed ?up| precision)?|not compiled with half[- ]precision support)|"
+                              r"(?P<graphs>disabling CUDA graphs due to (?:the )?GPU architecture)")
+
+
+def gpu_lacks_feature(ent, text):
+    m, at = last_in_tail(_FEATURE_REFUSED, text)
+    if m is None:
+        return None
+    if m.group("int8"):
+        sig = _sig("gpu-lacks-int8-matmul", "arch", "bitsandbytes refuses int8 matmul on this GPU", 86,
+                   "bitsandbytes releases before 0.37 run int8 matrix multiplication only through cuBLASLt's int8 "
+                   "kernels, which need a GPU of compute capability 7.5 or newer (Turing, Ampere and later); on an older "
+                   "GPU (Pascal, Volta, Maxwell), or with its no-cuBLASLt library loaded, they refuse it.",
+                   fix=_INT8_FIX, causes=(("arch", "the GPU is older than a component supports", ()),), areas=("gpu",),
+                   sources=(_BNB_037,))
+    elif m.group("fp16"):
+        sig = _sig("gpu-lacks-fast-fp16", "arch", "this GPU has no fast half precision for the component", 80,
+                   "The component found no fast FP16 on this GPU: FP16 math at speed needs Tensor Cores (compute "
+                   "capability 7.0, Volta, and newer), and GPUs before them (Pascal's GTX 10-series, Maxwell) run FP16 "
+                   "slowly or not at all, so the component refuses it or falls back to FP32.",
+                   fix="Run in FP32 (single precision) on this GPU: drop the FP16/half option (TensorRT's FP16 mode, the "
+                       "tool's half-precision flag such as --single-precision), or use a GPU with Tensor Cores "
+                       "(compute capability 7.0+) for FP16 speed.",
+                   causes=(("arch", "the GPU is older than a component supports", ()),), areas=("gpu",),
+                   sources=({"url": "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#arithmetic-instructions",
+                             "what": "CUDA programming guide: FP16 arithmetic throughput per compute capability"},))
+    else:
+        sig = _sig("gpu-lacks-cuda-graphs", "arch", "ggml turns CUDA graphs off on this GPU's architecture", 78,
+                   "The program was built with CUDA graphs enabled (GGML_CUDA_USE_GRAPHS / GGML_CUDA_GRAPHS), and ggml "
+                   "turns them off at run time on GPUs older than the architectures it uses them on; the message is "
+                   "harmless (the model runs without graphs), only repeated.",
+                   fix="Rebuild with CUDA graphs off for this GPU (`-DGGML_CUDA_USE_GRAPHS=OFF`, or GGML_CUDA_GRAPHS=OFF "
+                       "in llama.cpp builds), or ignore the notice; a newer GPU runs with graphs.",
+                   causes=(("arch", "the GPU is older than a component supports", ()),), areas=("gpu",),
+                   sources=({"url": "https://github.com/ggml-org/llama.cpp/blob/master/ggml/CMakeLists.txt",
+                             "what": "option(GGML_CUDA_GRAPHS \"ggml: use CUDA graphs (llama.cpp only)\") (forks name it "
+                                     "GGML_CUDA_USE_GRAPHS)"},))
+    return _match(sig, text, at, {})

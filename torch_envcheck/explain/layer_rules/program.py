@@ -214,3 +214,118 @@ def lightning_gpu_setting(ent, text):
                sources=({"url": "https://lightning.ai/docs/pytorch/stable/common/trainer.html#accelerator",
                          "what": "Lightning's Trainer: accelerator and devices select the GPU"},))
     return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+# torch.autocast's own refusals (torch/amp/autocast_mode.py in pytorch/pytorch): bfloat16 on a GPU without it, and a
+# device type it does not know, most often a device with its index ("cuda:0") where the type ("cuda") is meant;
+# serving engines' "Only fp16 and bf16 are supported" (a model loaded in float32 / TF32)
+_AUTOCAST = re.compile(r"(?P<bf16>Current CUDA Device does not support bfloat16)|"
+                       r"unsupported autocast device_type '(?P<dev>[^'\n]{1,40})'|"
+                       r"(?P<only>Only (?:fp16|float16) and (?:bf16|bfloat16) are supported)")
+_AUTOCAST_SOURCE = {"url": "https://github.com/pytorch/pytorch/blob/main/torch/amp/autocast_mode.py",
+                    "what": "torch.autocast: device_type is a device type ('cuda', 'cpu'); bfloat16 needs "
+                            "torch.cuda.is_bf16_supported()"}
+
+
+def autocast_refused(ent, text):
+    m, at = last_in_tail(_AUTOCAST, text)
+    if m is None:
+        return None
+    if m.group("bf16"):
+        sig = _sig("autocast-bf16-unsupported", "not-environment", "autocast asked for bfloat16 on a GPU without it", 84,
+                   "torch.autocast was given dtype=torch.bfloat16 on a GPU that has no bfloat16 (compute capability "
+                   "below 8.0: Volta, Turing and older); the program's dtype, not the installation.",
+                   look_at="Use float16 where bfloat16 is missing: `dtype = torch.bfloat16 if "
+                           "torch.cuda.is_bf16_supported() else torch.float16` (the program's or the trainer's dtype / "
+                           "--bf16 option); nothing to install.",
+                   sources=(_AUTOCAST_SOURCE,))
+        caps = {}
+    elif m.group("dev") is not None:
+        dev = m.group("dev")
+        indexed = ":" in dev
+        sig = _sig("autocast-device-type", "not-environment", "autocast was given '{dev}' as its device type", 82,
+                   "torch.autocast takes a device type ('cuda', 'cpu', 'mps', 'xpu'), not a device: " +
+                   ("'{dev}' names a device with its index, which the caller passed where the type goes." if indexed else
+                    "'{dev}' is not a device type autocast supports in this torch."),
+                   look_at=("The caller's code: pass the device's type (`device.type`, or 'cuda' for 'cuda:0'); in a "
+                            "plugin or node that passes the device string, update it to the release that fixed it."
+                            if indexed else "The caller's code: a device type this torch supports with autocast."),
+                   sources=(_AUTOCAST_SOURCE,))
+        caps = {"dev": dev}
+    else:
+        sig = _sig("engine-half-precision-only", "not-environment", "the engine runs fp16 and bf16 models only", 80,
+                   "The inference engine's kernels exist for float16 and bfloat16 only; the model was loaded in another "
+                   "precision (float32, or a 'tf32' setting, which is a Tensor Core math mode rather than a storage "
+                   "type). The run's dtype, not the installation.",
+                   look_at="Load the model in float16 or bfloat16 (the engine's dtype option, or torch_dtype when "
+                           "converting); bfloat16 needs a GPU of compute capability 8.0+.",
+                   sources=({"url": "https://docs.nvidia.com/cuda/cublas/index.html#cublasmath-t",
+                             "what": "cuBLAS math modes: TF32 is a Tensor Core mode for FP32 math"},))
+        caps = {}
+    return _match(sig, text, at, caps)
+
+
+# scaled_dot_product_attention finding no kernel for the backends it may use ("No available kernel. Aborting
+# execution."): the program restricted them (sdpa_kernel / enable_flash-only settings) to ones these inputs or this GPU
+# cannot take; the warnings printed before it say why each refused
+_SDPA_NONE = re.compile(r"No available kernel\.\s{0,3}Aborting execution")
+_SDPA_GPU = re.compile(r"(?i)only supports gpu architectures|requires a GPU with compute capability|sm8\d.{0,20}sm9\d")
+
+
+def sdpa_no_kernel(ent, text):
+    m, at = last_in_tail(_SDPA_NONE, text, "No available kernel")
+    if m is None:
+        return None
+    gpu = _SDPA_GPU.search(text[-CONTEXT_TAIL:]) is not None
+    sig = _sig("sdpa-no-kernel", "arch" if gpu else "not-environment",
+               "scaled_dot_product_attention has no kernel for these inputs among the backends allowed", 78,
+               "torch.nn.functional.scaled_dot_product_attention picks among its flash, memory-efficient, cuDNN and math "
+               "backends; the program allowed only some of them (torch.nn.attention.sdpa_kernel, or its own "
+               "flash-attention setting), and none accepts these inputs" + (" on this GPU" if gpu else "") + ": the "
+               "warnings above name each backend's reason (dimensions other than 4, a head size over 256, a dtype, a "
+               "mask, the GPU's architecture).",
+               look_at="Let SDPA fall back: turn off the program's flash-only setting (e.g. use_flash_attn=False), or "
+                       "include SDPBackend.MATH in sdpa_kernel; or fix the inputs the warnings name (unsqueeze to 4-D, "
+                       "float16/bfloat16 for the fused kernels).",
+               sources=({"url": "https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html",
+                         "what": "scaled_dot_product_attention's backends and their constraints"},))
+    return _match(sig, text, at, {})
+
+
+# xFormers' table of refusals ("No operator found for `memory_efficient_attention_forward` with inputs: ... `<op>` is
+# not supported because: <reason> ..."; xformers/ops/fmha/dispatch.py): when an operator the GPU could run refuses
+# only for the inputs (tensors on the CPU, a dtype, a bias' layout), the program's inputs are the fix, whatever the
+# other operators' capability lines say
+_XF_HEAD = re.compile(r"No operator found for `memory_efficient_attention_\w{3,20}`")
+_XF_OP = re.compile(r"`(?P<op>[\w@.+-]{2,40})` is not supported because:\n(?P<why>(?:[ \t]{2,}[^\n]{1,300}\n?){1,20})")
+_XF_GPU = re.compile(r"(?i)capability|sm\d{2}|wasn't build|was built for|not built|operator wasn't built|"
+                     r"triton is not available|unavailable|requires GPU|too old")
+_XF_CPU = re.compile(r"device=cpu")
+
+
+def xformers_inputs_refused(ent, text):
+    m, at = last_in_tail(_XF_HEAD, text, "No operator found for")
+    if m is None:
+        return None
+    table = text[at:at + 8000]
+    ops = [(o.group("op"), o.group("why")) for o in _XF_OP.finditer(table)]
+    if not ops:
+        return None
+    on_cpu = all(_XF_CPU.search(why) for _op, why in ops)
+    runnable = [op for op, why in ops if not _XF_GPU.search(why)]
+    if not on_cpu and not runnable:
+        return None  # every operator is held back by the GPU or the build: the capability and build rules read those
+    reason = ("the query, key and value are on the CPU (every operator needs CUDA tensors)" if on_cpu else
+              "{op}, which this GPU and build can run, refuses these inputs (the reasons under it: dtype, shapes, a "
+              "bias' type or memory alignment)")
+    sig = _sig("xformers-inputs-refused", "not-environment", "xFormers' attention refuses these inputs", 89,
+               "xFormers lists why each attention operator declined the call: " + reason + ". The installation is fine; "
+               "the program's tensors are the fix.",
+               look_at=("Move the model and its inputs to the GPU (`.to('cuda')`), or turn xFormers attention off when "
+                        "running on the CPU." if on_cpu else
+                        "Make the inputs fit {op}: the dtype it lists (float16/bfloat16), the head size, and for a "
+                        "tensor attn_bias an 8-aligned last dimension (allocate a larger bias and slice it, as xFormers' "
+                        "HINT shows)."),
+               sources=({"url": "https://github.com/facebookresearch/xformers/blob/main/xformers/ops/fmha/dispatch.py",
+                         "what": "xFormers' operator dispatch and its 'is not supported because' reasons"},))
+    return _match(sig, text, at, {"op": runnable[0] if runnable else None})
