@@ -14,11 +14,11 @@ from __future__ import annotations
 from torch_envcheck.explain import extract, layer_rules, match, reading
 
 
-def analyse(text: str) -> tuple:
+def analyse(text: str, failures: list | None = None) -> tuple:
     s = match.clean(text or "")
     ent = extract.entities(s)
     sentences = match.find(s, cleaned=True)
-    rules = layer_rules.find(s, ent)
+    rules = layer_rules.find(s, ent, failures)
     found = sentences + rules
     rank = {id(m): (m.signature.priority, m.end) for m in found}
     for r in rules:
