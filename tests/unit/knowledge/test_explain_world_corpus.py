@@ -16,7 +16,7 @@ import pytest
 DATA = Path(__file__).resolve().parents[2] / "data" / "explain"
 SPLITS = ("train", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9",
           "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17", "test18",
-          "test19", "test20", "test21", "test22", "test23", "test24", "test25")
+          "test19", "test20", "test21", "test22", "test23", "test24", "test25", "test26")
 # The first six test splits, measured and reported, were retired into development data on 2026-12-02, test7 to test9
 # on 2026-12-03, test10 on 2026-12-04 (each after its last held-out figure): their files stay unchanged (their digests
 # are checked) and may now be read and cited like train; test11 (collected after the tenth round's code by a fixed
@@ -38,7 +38,8 @@ RETIRED = ("test", "test2", "test3", "test4", "test5", "test6", "test7", "test8"
 # test23 (collected after the twenty-second round's code) too, after its one measurement.
 # test24 (collected after the twenty-third round's code) too, after its one measurement.
 # test25 (collected after the twenty-fourth round's code) too, after its one measurement.
-FROZEN: tuple[str, ...] = ()
+# test26 (collected after the twenty-fifth round's code) is frozen until its one measurement.
+FROZEN: tuple[str, ...] = ("test26",)
 # From this batch on an entry's split is decided by its source URL alone (train or test2).
 URL_SPLIT_BATCH = 11
 # From this batch on the URL rule sends the even half to a third frozen split (train or test3).
@@ -122,6 +123,10 @@ TEST24_BATCH = 33
 # the same kind of mechanical procedure (its queries name a feature the GPU, the build or the backend lacks), from
 # threads in none of the other files (test24 included) nor real_errors.json.
 TEST25_BATCH = 34
+# This batch is a frozen split as a whole (test26), collected after the twenty-fifth round's code was committed, by
+# the same kind of mechanical procedure (its queries name the C++ side of torch: LibTorch, its CMake package,
+# TorchScript and AOTInductor), from threads in none of the other files (test25 included) nor real_errors.json.
+TEST26_BATCH = 35
 EXPECTED_KEYS = {"recognised", "layer", "environment_problem", "fix", "fix_patterns"}
 # The classes the corpus must cover (issue's list), each present in the corpus as a whole.
 REQUIRED_CLASSES = {"container", "driver-state", "rocm", "jit-arch", "c-runtime", "cuda-libs", "ext-abi",
@@ -181,6 +186,8 @@ def _split_of(source, text, batch):
         return "test24"
     if batch == TEST25_BATCH:
         return "test25"
+    if batch == TEST26_BATCH:
+        return "test26"
     if batch == TRAIN_BATCH:
         return "test5" if int(hashlib.sha256(source.encode("utf-8")).hexdigest(), 16) % 2 == 0 else "train"
     if batch >= URL_SPLIT_BATCH:
@@ -501,6 +508,16 @@ def test_the_collected_after_batch_34_is_test25_and_new(corpus):
     assert not [e["id"] for sp in SPLITS if sp != "test25" for e in corpus[sp]["entries"] if e["batch"] == TEST25_BATCH]
     other = {s for sp in SPLITS if sp != "test25" for s in _sources(corpus[sp]["entries"])} | _cited()
     _assert_new_threads(test25, other, "test25")
+
+
+def test_the_collected_after_batch_35_is_test26_and_new(corpus):
+    """test26 is batch 35 as a whole, and batch 35 is nowhere else; none of its threads is in another split (test25
+    included) or in real_errors.json, and none of its texts repeats one of them (checked for all splits above)."""
+    test26 = corpus["test26"]["entries"]
+    assert test26 and all(e["batch"] == TEST26_BATCH for e in test26)
+    assert not [e["id"] for sp in SPLITS if sp != "test26" for e in corpus[sp]["entries"] if e["batch"] == TEST26_BATCH]
+    other = {s for sp in SPLITS if sp != "test26" for s in _sources(corpus[sp]["entries"])} | _cited()
+    _assert_new_threads(test26, other, "test26")
 
 
 def test_the_scorer_retired_test11_into_development():
