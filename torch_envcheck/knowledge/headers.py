@@ -72,6 +72,24 @@ _OWNERS = (
      "The package builds on CUTLASS, checked out as a git submodule: `git submodule update --init --recursive` in its "
      "source tree (a source archive without submodules lacks it), then build again.",
      "https://github.com/NVIDIA/cutlass"),
+    # the compiler's own C++ standard library and C runtime headers: missing means the compiler runs outside its
+    # environment (MSVC without vcvars: INCLUDE unset) or without its C++ parts (gcc without g++/libstdc++-dev)
+    (r"(?:algorithm|any|array|atomic|bit|bitset|cassert|cctype|cerrno|cfloat|charconv|chrono|cinttypes|climits|"
+     r"clocale|cmath|compare|complex|concepts|condition_variable|coroutine|csignal|cstdarg|cstddef|cstdint|cstdio|"
+     r"cstdlib|cstring|ctime|cwchar|deque|exception|execution|filesystem|format|forward_list|fstream|functional|"
+     r"future|initializer_list|iomanip|ios|iosfwd|iostream|istream|iterator|limits|list|locale|map|memory|mutex|new|"
+     r"numbers|numeric|optional|ostream|queue|random|ranges|ratio|regex|set|shared_mutex|source_location|span|"
+     r"sstream|stack|stdexcept|streambuf|string|string_view|system_error|thread|tuple|type_traits|typeindex|typeinfo|"
+     r"unordered_map|unordered_set|utility|valarray|variant|vector|version|"
+     r"(?:stdio|stdlib|string|stddef|stdint|stdarg|math|limits|assert|float|errno|time|wchar|ctype|malloc|"
+     r"crtdefs|corecrt|vcruntime|excpt|sal)\.h)", "compiler-stdlib",
+     "the compiler's own standard library headers",
+     "The compiler cannot find its own standard headers, so it runs outside its environment: on Windows (MSVC, "
+     "C1083) build from the \"x64 Native Tools Command Prompt for VS\" (or after running vcvars64.bat) with Visual "
+     "Studio's \"Desktop development with C++\" workload and a Windows SDK installed, so INCLUDE and LIB are set; on "
+     "Linux install the C++ compiler and its library headers (Debian/Ubuntu `sudo apt-get install build-essential`, "
+     "Fedora/RHEL `sudo dnf install gcc-c++`) and compile C++ with g++; on macOS `xcode-select --install`.",
+     "https://learn.microsoft.com/en-us/cpp/build/building-on-the-command-line"),
     (r"omp\.h", "openmp", "OpenMP's header",
      "Install OpenMP for the compiler: macOS `brew install libomp` (Apple clang ships none), Linux the gcc OpenMP "
      "package (libgomp) or `libomp-dev` for clang.", "https://www.openmp.org/resources/openmp-compilers-tools/"),

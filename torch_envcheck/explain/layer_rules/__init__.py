@@ -152,6 +152,24 @@ match.Match whose signature is made here, or None:
     compile_refused_on_windows  "Windows not yet supported for torch.compile" -> eager, WSL 2, a newer torch
     conv_input_channels, index_past_size, mps_array_over_4gb  the program's data read from the numbers it prints
                      -> not-environment: what to look at (RGBA images, vocab_size, smaller pieces on MPS)
+    cmake_package_not_found  CMake's config-mode find_package failing ("Torch", "Caffe2", any package) -> CMAKE_PREFIX_PATH
+                     / <Pkg>_DIR at its installation (torch.utils.cmake_prefix_path, the LibTorch folder)
+    torch_symbols_unresolved_at_link  ld / link.exe missing c10::, at::, torch:: symbols -> the C++ ABI (a std::string
+                     of the other ABI in them), torch_cpu.lib (torch >= 1.5), or TORCH_LIBRARIES on that very target
+    cmake_library_notfound  "X-NOTFOUND" given to the linker -> one complete LibTorch of the build's configuration
+    libtorch_not_on_loader_path  a program started without libtorch*/libc10 (or its DLLs) -> LD_LIBRARY_PATH spelt
+                     exactly, an rpath, the DLLs beside the .exe; the CPU download lacks libtorch_cuda
+    libtorch_without_cuda  "Cannot initialize CUDA without ATen_cuda library", is_available() false in C++ -> the CUDA
+                     LibTorch, or torch_cuda kept by the linker (--no-as-needed)
+    cmake_cuda_target_missing, cmake_cudnn_not_found  CUDA::nvToolsExt gone with CUDA 12.x; Caffe2's CMake without
+                     cuDNN -> CUDA::nvtx3; CUDNN_ROOT / CUDNN_INCLUDE_DIR / CUDNN_LIBRARY
+    torch_file_format_version  a serialized file's format version outside the reader's range -> the newer torch, or
+                     the file exported again
+    torch_archive_unreadable, exported_program_refusals  a file that is no torch archive; torch.export's refusals
+                     -> not-environment: the file, the program
+    windows_build_configuration  a Debug program with a Release LibTorch -> one configuration (/MD, /MDd)
+    protoc_older_than_sources  protoc asking proto2 labels in a proto3 file -> one protobuf, new enough
+    glibc_pieces_mixed  "version `GLIBC_PRIVATE' not found" -> the stray glibc library bundled beside the system's
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -159,7 +177,7 @@ catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torch_release, driver_versions,
-gpu_health, runtimes, program; this module gathers them in RULES, in the order they
+gpu_health, runtimes, program, libtorch; this module gathers them in RULES, in the order they
 have always run."""
 
 from __future__ import annotations
@@ -181,9 +199,13 @@ from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cu
 from torch_envcheck.explain.layer_rules.driver_versions import container_driver_floor, driver_module_mismatch
 from torch_envcheck.explain.layer_rules.gpu_health import (driver_sees_no_gpu, gpu_unreachable,
     nvidia_kernel_module_crash, xid_event, gpu_in_error_state)
+from torch_envcheck.explain.layer_rules.libtorch import (cmake_package_not_found, torch_symbols_unresolved_at_link,
+    cmake_library_notfound, libtorch_not_on_loader_path, libtorch_without_cuda, cmake_cuda_target_missing,
+    cmake_cudnn_not_found, torch_file_format_version, torch_archive_unreadable, windows_build_configuration,
+    protoc_older_than_sources, exported_program_refusals)
 from torch_envcheck.explain.layer_rules.loader import (cudnn8_sublibrary_on_windows, libcuda_not_in_linker_cache,
     crash_at_import, import_crash_told, library_page_alignment, missing_library, not_an_elf_library,
-    qt_imported_before_torch)
+    qt_imported_before_torch, glibc_pieces_mixed)
 from torch_envcheck.explain.layer_rules.nccl import (nccl_ib_async_event, nccl_ib_completion, nccl_shared_memory_limit,
     nccl_transport)
 from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx_runtime_symbol,
@@ -272,7 +294,10 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          package_asks_for_pin, cuda_in_forked_child, child_killed_by_oom, lightning_gpu_setting, ggml_binary_archs,
          llm_runtime_cpu_only, launcher_finds_no_gpu, bitsandbytes_cpu_library_beside_gpu, import_crash_told,
          pytorch_name_on_pypi, conda_finds_no_pytorch, gpu_lacks_feature, autocast_refused, sdpa_no_kernel,
-         xformers_inputs_refused)
+         xformers_inputs_refused, cmake_package_not_found, torch_symbols_unresolved_at_link, cmake_library_notfound,
+         libtorch_not_on_loader_path, libtorch_without_cuda, cmake_cuda_target_missing, cmake_cudnn_not_found,
+         torch_file_format_version, torch_archive_unreadable, windows_build_configuration, protoc_older_than_sources,
+         exported_program_refusals, glibc_pieces_mixed)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

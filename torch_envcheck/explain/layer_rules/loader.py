@@ -3,7 +3,8 @@
     missing_library  a soname/DLL that cannot be found                 -> its provider: wheel, driver, VC++ runtime
     not_an_elf_library  "invalid ELF header": a DLL in Linux, an LFS pointer -> the package's Linux build
     libcuda_not_in_linker_cache  Triton (and packages checking through it) cannot find the driver's libcuda.so ->
-                     its folder in the loader cache or TRITON_LIBCUDA_PATH (WSL: /usr/lib/wsl/lib)"""
+                     its folder in the loader cache or TRITON_LIBCUDA_PATH (WSL: /usr/lib/wsl/lib)
+    glibc_pieces_mixed  "version `GLIBC_PRIVATE' not found": two glibcs' libraries loaded together -> the stray copy"""
 
 from __future__ import annotations
 
@@ -546,3 +547,38 @@ def qt_imported_before_torch(ent, text):
                          "what": "torch's issue for the Qt-before-torch DLL failure on Windows"}))
     return _match(sig, text, len(text) - len(tail) + dll.start(), {"qt": qt.group("qt")})
 
+
+
+_GLIBC_PRIVATE = re.compile(r"(?P<lib>[\w./~+-]{0,300}?lib\w{1,20}\.so[\d.]{0,8}): version [`'‘\"]GLIBC_PRIVATE[`'’\"] "
+                            r"not found \(required by\s{1,8}(?P<by>[^)\n]{1,300})\)")
+_SYSTEM_LIB_DIR = re.compile(r"^/(?:usr/)?lib(?:32|64|x32)?(?:/[\w.-]{1,40}-linux-gnu\w{0,8})?/[^/]{1,80}$")
+
+
+def glibc_pieces_mixed(ent, text):
+    """GLIBC_PRIVATE symbols are shared only between the libraries of one glibc build (libc, libpthread, librt,
+    libdl, libm): one of them asking another for them means two glibcs' pieces were loaded together, typically a
+    copy bundled in a package's folder (or on LD_LIBRARY_PATH) beside the system's own."""
+    tail = text[-CONTEXT_TAIL:]
+    k = tail.rfind("GLIBC_PRIVATE")
+    if k < 0:
+        return None
+    # only the line that names it: the library path before it is read without scanning the whole text
+    a = tail.rfind("\n", 0, k) + 1
+    b = tail.find("\n", k)
+    b = tail.find("\n", b + 1) if b >= 0 else -1  # "(required by" may wrap onto the next line
+    m = _GLIBC_PRIVATE.search(tail, a, len(tail) if b < 0 else b)
+    if m is None:
+        return None
+    lib, by = m.group("lib").strip(), m.group("by").strip()
+    stray = by if not _SYSTEM_LIB_DIR.match(by) else lib if not _SYSTEM_LIB_DIR.match(lib) else by
+    sig = _sig("glibc-pieces-mixed", "c-runtime", "pieces of two glibc builds are loaded together ({stray})", 86,
+               "GLIBC_PRIVATE is the internal interface between the libraries of one glibc build (libc, libpthread, "
+               "librt, libdl, libm). {by} asks {lib} for it, so they come from two different glibcs: a copy of a glibc "
+               "library bundled with a package (or found through LD_LIBRARY_PATH) sits beside the system's.",
+               fix="Let the system's glibc libraries load: move the stray copy aside (`mv {stray} {stray}.bak`), or remove "
+                   "its folder from LD_LIBRARY_PATH; a package that bundles glibc pieces needs its build for this "
+                   "distribution (or a report to its maintainers). Never replace the system's libc files.",
+               causes=(), areas=("platform",), sources=({"url": "https://sourceware.org/glibc/wiki/FAQ",
+                                                         "what": "glibc's libraries are one unit: GLIBC_PRIVATE is internal"},
+                                                        SOURCES["ld"]))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"lib": _basename(lib), "by": by, "stray": stray})

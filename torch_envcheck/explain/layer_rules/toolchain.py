@@ -96,7 +96,7 @@ def toolkit_not_torch_cuda(ent, text):
 # A compiler that cannot include a header says which one: gcc "fatal error: X: No such file or directory", clang
 # "fatal error: 'X' file not found", MSVC "C1083: Cannot open include file: 'X'", or a short "no file X.h"
 _HEADER_MISSING = re.compile(
-    r"error(?: C1083)?: (?:Cannot open include file: )?['\"`]?(?P<h>[\w.+/\\-]{1,160}?)['\"`]?"
+    r"(?:error(?: C1083)?|\bC1083): (?:Cannot open include file: )?['\"`]?(?P<h>[\w.+/\\-]{1,160}?)['\"`]?"
     r"(?:: No such file or directory| file not found)|"
     r"\bno (?:such )?(?:header )?file:? ['\"`]?(?P<h2>[\w./-]{1,120}\.(?:h|hpp|cuh))\b|"
     r"['\"`]?(?P<h3>[\w./-]{1,120}\.(?:h|hpp|cuh))['\"`]?:? (?:[Nn]o such file or directory|file not found|not found)|"
