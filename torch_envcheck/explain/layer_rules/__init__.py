@@ -170,6 +170,13 @@ match.Match whose signature is made here, or None:
     windows_build_configuration  a Debug program with a Release LibTorch -> one configuration (/MD, /MDd)
     protoc_older_than_sources  protoc asking proto2 labels in a proto3 file -> one protobuf, new enough
     glibc_pieces_mixed  "version `GLIBC_PRIVATE' not found" -> the stray glibc library bundled beside the system's
+    torch_model_file_unreadable, torch_api_not_declared, aten_needs_cxx_standard, torch_cmake_library_missing,
+    cmake_package_files_missing, cmake_probe_log, cpp_extension_argument_too_new, program_loads_another_libtorch,
+    libtorch_cuda_output_false, torch_program_platform_link, other_library_in_old_abi  the C++ side in its other
+                     messages: a model reader's words, "not a member of 'torch'", ATen's C++ standard, TORCH_LIBRARY
+                     missing, an imported target's missing file, probe logs, cpp_extension's keywords, a program finding
+                     another libtorch, is_available() printed false, MinGW / Android symbols, torch's old-ABI flags
+    mkl_without_itt_symbol  libtorch_cpu.so wanting iJIT_NotifyEvent  -> MKL below 2024.1
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -202,10 +209,13 @@ from torch_envcheck.explain.layer_rules.gpu_health import (driver_sees_no_gpu, g
 from torch_envcheck.explain.layer_rules.libtorch import (cmake_package_not_found, torch_symbols_unresolved_at_link,
     cmake_library_notfound, libtorch_not_on_loader_path, libtorch_without_cuda, cmake_cuda_target_missing,
     cmake_cudnn_not_found, torch_file_format_version, torch_archive_unreadable, windows_build_configuration,
-    protoc_older_than_sources, exported_program_refusals)
+    protoc_older_than_sources, exported_program_refusals, torch_model_file_unreadable, libtorch_cuda_output_false,
+    torch_program_platform_link, other_library_in_old_abi, torch_api_not_declared, aten_needs_cxx_standard,
+    torch_cmake_library_missing, cmake_package_files_missing, cmake_probe_log, cpp_extension_argument_too_new,
+    program_loads_another_libtorch)
 from torch_envcheck.explain.layer_rules.loader import (cudnn8_sublibrary_on_windows, libcuda_not_in_linker_cache,
     crash_at_import, import_crash_told, library_page_alignment, missing_library, not_an_elf_library,
-    qt_imported_before_torch, glibc_pieces_mixed)
+    qt_imported_before_torch, glibc_pieces_mixed, mkl_without_itt_symbol)
 from torch_envcheck.explain.layer_rules.nccl import (nccl_ib_async_event, nccl_ib_completion, nccl_shared_memory_limit,
     nccl_transport)
 from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx_runtime_symbol,
@@ -297,7 +307,10 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          xformers_inputs_refused, cmake_package_not_found, torch_symbols_unresolved_at_link, cmake_library_notfound,
          libtorch_not_on_loader_path, libtorch_without_cuda, cmake_cuda_target_missing, cmake_cudnn_not_found,
          torch_file_format_version, torch_archive_unreadable, windows_build_configuration, protoc_older_than_sources,
-         exported_program_refusals, glibc_pieces_mixed)
+         exported_program_refusals, glibc_pieces_mixed, torch_model_file_unreadable, libtorch_cuda_output_false,
+         torch_program_platform_link, other_library_in_old_abi, torch_api_not_declared, aten_needs_cxx_standard,
+         torch_cmake_library_missing, cmake_package_files_missing, cmake_probe_log, cpp_extension_argument_too_new,
+         program_loads_another_libtorch, mkl_without_itt_symbol)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

@@ -21,7 +21,22 @@ linked by ld or MSVC's link.exe, started by the dynamic loader, reading TorchScr
                      the installation
     windows_build_configuration  a Debug program with a Release LibTorch (or the reverse) -> one configuration (/MD, /MDd)
     protoc_older_than_sources  protoc asking for proto2 labels in a proto3 file -> one protobuf, new enough
-    exported_program_refusals  torch.export's own refusals (UserError, calling an ExportedProgram) -> the program"""
+    exported_program_refusals  torch.export's own refusals (UserError, Unsupported, calling an ExportedProgram) and
+                     torch.jit.trace's -> the program
+    torch_model_file_unreadable  a model reader's own words (knowledge.serialization): a newer writer, the wrong
+                     loader, no torch file
+    libtorch_cuda_output_false  the program's own output of torch::cuda::is_available() false -> torch_cuda kept
+                     linked (/INCLUDE:?warp_size..., --no-as-needed), or the CPU download
+    torch_program_platform_link  MinGW's __imp__Z symbols (MSVC LibTorch), Android's std::__ndk1 without
+                     torch::jit::load (the lite interpreter)
+    other_library_in_old_abi  another library's symbols (ros::) wanted in the old std::string ABI torch's flags imposed
+    torch_api_not_declared  "'X' is not a member of 'torch'" -> the header (a table) or a LibTorch new enough
+    aten_needs_cxx_standard  ATen's "#error C++17 ... required" -> -std=c++17, never compiled as C
+    torch_cmake_library_missing  "Could NOT find Torch (missing: TORCH_LIBRARY)" -> the LibTorch of this OS, whole
+    cmake_package_files_missing  an imported target naming a file not installed -> the package, reinstalled/updated
+    cmake_probe_log  a failed configure probe in CMakeError.log -> not-environment
+    cpp_extension_argument_too_new  cpp_extension.load() refusing a keyword -> the torch the package needs
+    program_loads_another_libtorch  a program's symbol lookup error on a torch symbol -> the LibTorch it was built with"""
 
 from __future__ import annotations
 
@@ -29,6 +44,7 @@ import re
 
 from torch_envcheck.explain.match import last_match
 from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _WINDOWS_TEXT, _context, _match, _sig
+from torch_envcheck.knowledge import serialization
 
 
 _CMAKE_DOCS = {"url": "https://cmake.org/cmake/help/latest/command/find_package.html#config-mode-search-procedure",
@@ -494,7 +510,13 @@ def protoc_older_than_sources(ent, text):
 
 _EXPORTED_PROGRAM_CALL = re.compile(r"Unable to call ExportedProgram directly\.(?:[^\n]{0,40}`(?P<use>[\w.()]{1,60})`)?")
 _EXPORT_USER_ERROR = re.compile(r"(?:torch\._dynamo\.exc\.)?UserError: (?P<msg>Cannot export model[^\n]{0,300}|"
-                                r"Expecting `args` to be a tuple[^\n]{0,120}|[^\n]{0,200}torch\.export[^\n]{0,200})")
+                                r"Expecting `args` to be a tuple[^\n]{0,120}|[^\n]{0,200}torch\.export[^\n]{0,200})|"
+                                r"(?P<pass>ExportPassBaseError: [^\n]{1,200})|"
+                                r"(?:torch\._dynamo\.exc\.)?Unsupported: (?P<dyn>[^\n]{1,200})")
+# torch.jit.trace's own refusals: the traced function does what the tracer cannot record
+_TRACER_REFUSAL = re.compile(r"(?P<msg>did not have observable data dependence with trace inputs[^\n]{0,120}|"
+                             r"Tracer cannot infer type of [^\n]{0,160}|Could not export Python function call [^\n]{0,120}|"
+                             r"Only tensors, lists, tuples of tensors, or dictionary of tensors can be output from traced functions)")
 
 
 def exported_program_refusals(ent, text):
@@ -512,9 +534,23 @@ def exported_program_refusals(ent, text):
                    causes=(), areas=("torch",), sources=({"url": "https://docs.pytorch.org/docs/stable/export.html",
                                                           "what": "torch.export: ExportedProgram.module()"},))
         return _match(sig, text, len(text) - len(tail) + m.start(), {})
+    t = last_match(_TRACER_REFUSAL, tail)
+    if t is not None:
+        sig = _sig("tracer-refuses-program", "not-environment", "torch.jit.trace cannot record the program: {message}", 78,
+                   "torch.jit.trace records the tensor operations one run performs; outputs that do not depend on the "
+                   "inputs (constants, Python values), values it cannot type, or Python calls it cannot export are "
+                   "outside what a trace can hold. The model code is the cause, not the installation.",
+                   look_at="Change how the model is captured: compute the output from the inputs (or return it as a "
+                           "buffer), script the parts with control flow (torch.jit.script), or use torch.export; nothing "
+                           "to install.",
+                   causes=(), areas=("torch",), sources=({"url": "https://docs.pytorch.org/docs/stable/generated/torch.jit.trace.html",
+                                                          "what": "what torch.jit.trace records"},))
+        return _match(sig, text, len(text) - len(tail) + t.start(), {"message": t.group("msg")[:160]})
     m = last_match(_EXPORT_USER_ERROR, tail)
     if m is None:
         return None
+    if m.group("dyn") is not None and not re.search(r"torch\.export|torch\._export|export\(", tail):
+        return None  # TorchDynamo's Unsupported outside export is torch.compile's, read elsewhere
     sig = _sig("export-refuses-program", "not-environment", "torch.export refuses the program: {message}", 78,
                "torch.export raises UserError for what the program does that export cannot capture or was called "
                "with wrongly; the message names what to change in the program (an input to add, a constant to mark, "
@@ -524,4 +560,347 @@ def exported_program_refusals(ent, text):
                        "torch.export.export(..., strict=False) traces it without TorchDynamo.",
                causes=(), areas=("torch",), sources=({"url": "https://docs.pytorch.org/docs/stable/export.html",
                                                       "what": "torch.export: what it captures, strict and non-strict"},))
-    return _match(sig, text, len(text) - len(tail) + m.start(), {"message": m.group("msg")[:160]})
+    msg = m.group("msg") or m.group("pass") or m.group("dyn") or ""
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"message": msg[:160]})
+
+
+def torch_model_file_unreadable(ent, text):
+    """torch's readers refuse a model file in words of their own (knowledge.serialization): a newer writer than the
+    reader (torch-build: the reader's version), the wrong loader (the program) or no torch file (the file)."""
+    tail = text[-CONTEXT_TAIL:]
+    r = serialization.reading(tail)
+    if r is None:
+        return None
+    at = len(text) - len(tail) + r["at"]
+    src = ({"url": r["source"], "what": "the torch source that raises this message"},)
+    if r["kind"] == "reader-older":
+        sig = _sig("torch-file-written-by-newer-torch", "torch-build",
+                   "the model file was written by a newer torch than the one reading it", 85,
+                   "The reader says so in its own words: " + r["what"] + ".", fix=r["fix"], causes=(), areas=("torch",),
+                   sources=src)
+    elif r["kind"] == "wrong-loader":
+        sig = _sig("torch-file-wrong-loader", "not-environment", "the model file was given to the loader of another format",
+                   82, "The reader says so in its own words: " + r["what"] + ".", look_at=r["fix"], causes=(),
+                   areas=("torch",), sources=src)
+    else:
+        sig = _sig("torch-file-not-a-torch-archive", "not-environment", "the file is not a torch archive", 80,
+                   "The reader says so in its own words: " + r["what"] + ".", look_at=r["fix"], causes=(),
+                   areas=("torch",), sources=src)
+    return _match(sig, text, at, {})
+
+
+# the program's own output of torch::cuda::is_available() (or of a binding's), printed on the next lines
+_CPP_IS_AVAILABLE = re.compile(r"torch::cuda::is_available\(\)|\bCuda::is_available\(\)|tch::Cuda::is_available")
+_OUTPUT_FALSE = re.compile(r"(?im)^\s{0,8}(?:CUDA|cuda|GPU|GPUs?|CUDA available|is_available\(\)|device count)\s{0,12}"
+                           r"[:=]\s{0,12}(?:0|false|False|no)\s{0,4}$|\b(?:cuda|CUDA|Cuda)\s(?:is\s)?not\savailable\b|"
+                           r"\bCUDA DEVICE COUNT:\s{0,4}0\b")
+
+
+def libtorch_cuda_output_false(ent, text):
+    """A C++ program (or a binding) that prints torch::cuda::is_available() and shows it false: the same causes as
+    LibTorch's own message, read from the program's output instead."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_CPP_IS_AVAILABLE, tail)
+    if m is None or _ATEN_CUDA.search(tail) or _IS_AVAILABLE_FALSE.search(tail):
+        return None  # libtorch_without_cuda reads those
+    if not _OUTPUT_FALSE.search(tail, m.start()):
+        return None
+    at = len(text) - len(tail) + m.start()
+    if _LIBTORCH_CPU_DOWNLOAD.search(tail):
+        sig = _sig("libtorch-cpu-download", "torch-build", "the program uses the CPU LibTorch: it has no CUDA", 87,
+                   "The LibTorch the program links is the cpu download (its URL is in the text); it holds no CUDA "
+                   "library, so torch::cuda::is_available() is false whatever the GPU and driver.",
+                   fix="Download the CUDA LibTorch (pytorch.org: the cuXYZ variant of a CUDA version your driver supports, "
+                       "e.g. https://download.pytorch.org/libtorch/cu128/), unzip it in place of the cpu one and build "
+                       "again against it.", causes=(), areas=("torch",), sources=(_LIBTORCH_DOCS,))
+        return _match(sig, text, at, {})
+    sig = _sig("libtorch-cuda-library-not-loaded", "toolchain",
+               "the program sees no CUDA: LibTorch's CUDA library (torch_cuda) is not loaded", 84,
+               "torch::cuda::is_available() is false in the program. LibTorch keeps its CUDA code in libtorch_cuda "
+               "(torch_cuda.dll), which registers itself only when loaded: a program that calls no symbol from it "
+               "directly loses it when the linker drops unneeded libraries (MSVC always; ld with --as-needed), or never "
+               "has it (a CPU LibTorch). A missing driver is the other cause: check nvidia-smi first.",
+               fix="Keep torch_cuda linked: on Windows add the linker option /INCLUDE:?warp_size@cuda@at@@YAHXZ (CMake's "
+                   "TORCH_LIBRARIES from a CUDA LibTorch adds it); on Linux -Wl,--no-as-needed -ltorch_cuda "
+                   "-Wl,--as-needed; and use a CUDA LibTorch (libtorch_cuda / torch_cuda.dll present in its lib folder).",
+               causes=(), areas=("toolchain",), sources=(_LIBTORCH_DOCS, {"url": "https://github.com/pytorch/pytorch/issues/41664",
+                                                                         "what": "MSVC: -INCLUDE:?warp_size@cuda@at@@YAHXZ"}))
+    return _match(sig, text, at, {})
+
+
+# GCC-mangled import symbols (__imp__Z...) or GCC's dllimport complaint: MinGW's g++ against the MSVC-built LibTorch
+_MINGW_IMPORT = re.compile(r"undefined reference to [`'‘]__imp__Z\w{0,400}|definition is marked dllimport")
+_TORCH_CONTEXT = re.compile(r"(?i)libtorch|TORCH_LIBRARIES|find_package\(Torch|torch/(?:torch|script|extension)\.h|"
+                            r"\b(?:c10|at|torch|caffe2)::|Torch_DIR|TorchConfig\.cmake")
+_ANDROID_NDK = re.compile(r"std::__ndk1::")
+_UNDEF_ANY = re.compile(r"undefined (?:reference to|symbol:?) [`'‘\"]?(?P<sym>[A-Za-z_][\w:~<>]{0,200}\([^\n]{0,600})")
+
+
+def torch_program_platform_link(ent, text):
+    """Two link failures whose platform the symbols name: MinGW's GCC mangling of a Windows import (the Windows
+    LibTorch is MSVC's, another C++ ABI), and Android's std::__ndk1 with torch::jit::load (the mobile build's lite
+    interpreter has no full TorchScript loader)."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_MINGW_IMPORT, tail)
+    if m is not None and _TORCH_CONTEXT.search(tail):
+        sig = _sig("libtorch-mingw-against-msvc", "toolchain",
+                   "MinGW's g++ links against the MSVC-built LibTorch for Windows", 88,
+                   "The missing symbols are GCC-mangled imports (__imp__Z...) and GCC refuses torch's dllimport "
+                   "definitions: the compiler is MinGW's g++ (Qt's MinGW kit, MSYS2), while LibTorch for Windows is "
+                   "built with MSVC, whose C++ symbols and runtime are another ABI. They cannot be linked together.",
+                   fix="Build with MSVC: install Visual Studio (or its Build Tools) with \"Desktop development with C++\" "
+                       "and choose the MSVC kit in Qt Creator (or the Visual Studio generator / a Developer Command "
+                       "Prompt with CMake); LibTorch offers no MinGW build.",
+                   causes=(), areas=("toolchain",), sources=(_LIBTORCH_DOCS,))
+        return _match(sig, text, len(text) - len(tail) + m.start(), {})
+    if _ANDROID_NDK.search(tail):
+        u = next((x for x in _UNDEF_ANY.finditer(tail) if x.group("sym").startswith("torch::jit::load")), None)
+        if u is not None:
+            sig = _sig("libtorch-android-lite-interpreter", "toolchain",
+                       "the Android LibTorch is the lite interpreter: it has no torch::jit::load", 87,
+                       "The symbols are Android NDK's (std::__ndk1). PyTorch's Android build (build_pytorch_android.sh) "
+                       "makes the lite interpreter by default (BUILD_LITE_INTERPRETER=1), which loads mobile models "
+                       "(.ptl) with torch::jit::_load_for_mobile and has no full TorchScript loader.",
+                       fix="Save the model for the lite interpreter in Python (optimize_for_mobile, then "
+                           "_save_for_lite_interpreter(\"model.ptl\")) and load it with torch::jit::_load_for_mobile "
+                           "(#include <torch/csrc/jit/mobile/import.h>); or build LibTorch for Android with "
+                           "BUILD_LITE_INTERPRETER=0 to keep torch::jit::load.",
+                       causes=(), areas=("toolchain",), sources=({"url": "https://github.com/pytorch/pytorch/blob/v2.1.0/scripts/build_pytorch_android.sh",
+                                                                  "what": "PyTorch Android builds the lite interpreter by default"},))
+            return _match(sig, text, len(text) - len(tail) + u.start(), {})
+    return None
+
+
+def other_library_in_old_abi(ent, text):
+    """Undefined references to another library's symbols (ROS, OpenCV, Boost) spelled with the old ABI's std::string,
+    in a build that uses torch: the pre-cxx11 torch's flags (-D_GLIBCXX_USE_CXX11_ABI=0, TORCH_CXX_FLAGS) were applied
+    to the whole target, and that library was built with the C++11 ABI."""
+    tail = text[-CONTEXT_TAIL:]
+    if "undefined reference" not in tail or not _TORCH_CONTEXT.search(tail):
+        return None
+    others = [x for x in _UNDEF_ANY.finditer(tail)
+              if not re.match(r"(?:c10|at|torch|caffe2)::", x.group("sym")) and _OLD_ABI_STRING.search(x.group("sym"))]
+    if not others or any(_NEW_ABI_STRING.search(x.group("sym")) for x in _UNDEF_ANY.finditer(tail)):
+        return None
+    first = others[0]
+    lib = re.match(r"(\w+)::", first.group("sym"))
+    sig = _sig("torch-flags-old-abi-for-other-library", "toolchain",
+               "{library|another library}'s symbols are wanted in the old C++ ABI that torch's flags imposed", 86,
+               "The linker misses {library|another library}'s own functions, spelled with the old ABI's std::string: "
+               "the target was compiled with -D_GLIBCXX_USE_CXX11_ABI=0, which a pre-cxx11 LibTorch (or a pip torch "
+               "before 2.7) puts in TORCH_CXX_FLAGS, while {library|that library} was built with the C++11 ABI "
+               "(the default of every current distribution).",
+               fix="Use one C++ ABI for the whole program: link the cxx11-abi LibTorch (libtorch-cxx11-abi-*, the only Linux "
+                   "LibTorch from torch 2.7 on) so TORCH_CXX_FLAGS carries -D_GLIBCXX_USE_CXX11_ABI=1, and do not add "
+                   "=0 by hand; or build the other library with the old ABI too.",
+               causes=(), areas=("toolchain",), sources=(_CXX11_ABI, _ABI_SWITCH))
+    return _match(sig, text, len(text) - len(tail) + first.start(), {"library": lib.group(1) if lib else None})
+
+
+# g++: "'X' is not a member of 'torch::jit'"; clang: "no member named 'X' in namespace 'torch'"
+_NOT_A_MEMBER = re.compile(r"[`'‘\"](?P<name>[\w:]{1,80})[`'’\"] is not a member of [`'‘\"](?P<ns>(?:torch|at|c10)(?:::\w+){0,4})[`'’\"]|"
+                           r"no member named [`'‘\"](?P<name2>\w{1,80})[`'’\"] in namespace [`'‘\"](?P<ns2>(?:torch|at|c10)(?:::\w+){0,4})[`'’\"]")
+# (namespace, name) -> (the header that declares it, or None; the first LibTorch that has it, or None; source)
+_TORCH_API = {
+    ("torch::jit", "load"): ("torch/script.h", None, "https://docs.pytorch.org/tutorials/advanced/cpp_export.html"),
+    ("torch", "InferenceMode"): (None, "1.9", "https://github.com/pytorch/pytorch/releases/tag/v1.9.0"),
+}
+
+
+def torch_api_not_declared(ent, text):
+    """The compiler finds no torch API the program names: a header the program does not include, or a LibTorch
+    older than the code (the table says which for the APIs it knows; otherwise both are said)."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_NOT_A_MEMBER, tail)
+    if m is None:
+        return None
+    name, ns = (m.group("name"), m.group("ns")) if m.group("name") else (m.group("name2"), m.group("ns2"))
+    header, since, src = _TORCH_API.get((ns, name), (None, None, None))
+    at = len(text) - len(tail) + m.start()
+    caps = {"api": f"{ns}::{name}", "header": header, "since": since}
+    if header:
+        sig = _sig("torch-api-header-not-included", "not-environment", "{api} is declared in <{header}>, not included", 84,
+                   "The program uses {api} without including the header that declares it: <{header}> (torch/torch.h "
+                   "does not bring it in).",
+                   look_at="Add #include <{header}> to the source that uses {api}; nothing to install.", causes=(),
+                   areas=("toolchain",), sources=({"url": src, "what": "the header that declares it"},))
+        return _match(sig, text, at, caps)
+    if since:
+        sig = _sig("torch-api-missing-from-libtorch", "torch-build",
+                   "{api} is not in the LibTorch headers: it exists from LibTorch {since} on", 84,
+                   "The compiler finds no {api} in the torch headers the program is built against; {api} exists from "
+                   "LibTorch {since} on, so the LibTorch used is older than the code.",
+                   fix="Build against a newer LibTorch, {since} or later (download it from pytorch.org and point "
+                       "CMAKE_PREFIX_PATH at it; the version is in libtorch/build-version).",
+                   causes=(), areas=("torch",), sources=({"url": src, "what": "when the API appeared"},))
+    else:
+        # which side is older is not in the text: the code (a program, or a binding such as tch's torch_api.cpp) was
+        # written for another LibTorch version than the one it is compiled against
+        sig = _sig("torch-api-version-skew", "toolchain",
+                   "{api} is not in the torch headers: the code and the LibTorch are of different versions", 80,
+                   "The compiler finds no {api} in the torch headers it compiles against: the code was written for "
+                   "another LibTorch (or torch) version (an API added, renamed or removed since), or it misses the "
+                   "header that declares it (torch::jit's loader is in <torch/script.h>).",
+                   fix="Use the LibTorch version the code requires (a binding such as tch states it: each tch release "
+                       "targets one libtorch version; the version in use is in libtorch/build-version or "
+                       "torch.__version__), or the release of the code written for the LibTorch you have; include "
+                       "<torch/torch.h> and, for torch::jit, <torch/script.h>.",
+                   causes=(), areas=("toolchain",), sources=(_LIBTORCH_DOCS,))
+    return _match(sig, text, at, caps)
+
+
+_ATEN_STD = re.compile(r"#error C\+\+(?P<std>\d\d) or later compatible compiler is required to use (?:ATen|PyTorch|c10)")
+
+
+def aten_needs_cxx_standard(ent, text):
+    """torch's headers refuse a compiler mode older than the C++ standard they need: the translation unit is compiled
+    as an older C++ (or as C, when a cgo/.c file includes it)."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_ATEN_STD, tail)
+    if m is None:
+        return None
+    std = m.group("std")
+    as_c = bool(re.search(r"from [^\n]{0,200}\.(?:go|c|m):\d", tail))
+    sig = _sig("aten-needs-cxx-standard", "toolchain", "torch's headers need C++{std}; this compile uses an older mode", 88,
+               "ATen's headers stop with #error unless the compiler runs in C++{std} mode or later." +
+               (" Here they are included from a C (or cgo) file, so they are compiled as C: neither C++{std} nor the "
+                "C++ standard headers (<cassert>, <vector>) exist there." if as_c else ""),
+               fix="Compile the code that includes torch as C++{std}: set(CMAKE_CXX_STANDARD {std}) (with "
+                   "CMAKE_CXX_STANDARD_REQUIRED ON), or -std=c++{std} (MSVC: /std:c++{std}); keep torch out of C "
+                   "translation units: put it in a .cpp file behind a C (extern \"C\") interface, as cgo needs.",
+               causes=(), areas=("toolchain",), sources=(_LIBTORCH_DOCS,))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"std": std})
+
+
+_TORCH_LIBRARY_MISSING = re.compile(r"Could NOT find Torch \(missing: (?P<what>[A-Z_ ]{1,80})\)")
+_WINDOWS_ZIP = re.compile(r"libtorch-win-[\w.%+-]{0,80}")
+_LINUX_ZIP = re.compile(r"libtorch-(?:cxx11-abi-)?shared-with-deps-[\w.%+-]{0,80}|libtorch-shared-with-deps")
+
+
+def torch_cmake_library_missing(ent, text):
+    """TorchConfig.cmake found, but not torch's library in its lib folder: the LibTorch folder is not for this
+    platform (the Linux zip on Windows), or it is incomplete."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_TORCH_LIBRARY_MISSING, tail)
+    if m is None or "TORCH_LIBRARY" not in m.group("what"):
+        return None
+    win = bool(ent.platform.get("windows")) or bool(re.search(r"[A-Za-z]:[/\\]", tail))
+    mismatch = ("the Linux LibTorch on Windows" if win and _LINUX_ZIP.search(tail) and not _WINDOWS_ZIP.search(tail) else
+                "the Windows LibTorch on Linux" if not win and _WINDOWS_ZIP.search(tail) else None)
+    sig = _sig("torch-cmake-library-missing", "toolchain",
+               "TorchConfig.cmake is found but not torch's library{note|}", 86,
+               "find_package(Torch) read TorchConfig.cmake and then found no torch library in its lib folder: the "
+               "LibTorch folder is for another platform" + (" (here {mismatch})" if mismatch else "") +
+               ", or it is incomplete (an interrupted unzip, a headers-only copy).",
+               fix="Download the LibTorch for this operating system from pytorch.org (Windows: libtorch-win-shared-with-"
+                   "deps-*.zip, Release or Debug; Linux: libtorch-cxx11-abi-shared-with-deps-*.zip; macOS: "
+                   "libtorch-macos-arm64-*.zip), unzip it whole into an empty folder, point CMAKE_PREFIX_PATH at it and "
+                   "configure again in a clean build folder.",
+               causes=(), areas=("toolchain",), sources=(_LIBTORCH_DOCS,))
+    return _match(sig, text, len(text) - len(tail) + m.start(),
+                  {"mismatch": mismatch, "note": f": {mismatch}" if mismatch else None})
+
+
+_IMPORTED_TARGET_FILE = re.compile(r"The imported target \"(?P<t>[^\"\n]{1,80})\" references the file\s{1,8}"
+                                   r"\"(?P<f>[^\"\n]{1,300})\"\s{1,8}but this file does not exist")
+
+
+def cmake_package_files_missing(ent, text):
+    """A package's CMake export names a file its installation does not hold: the installation is incomplete or the
+    package was built wrong (CMake says as much); it is the package's, not the project's."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_IMPORTED_TARGET_FILE, tail)
+    if m is None:
+        return None
+    env = _context(tail, r"\.pixi[/\\]envs|[/\\]envs[/\\]|conda|mamba")
+    sig = _sig("cmake-package-files-missing", "toolchain",
+               "the installed package's CMake files name {file}, which is not installed", 85,
+               "The package that exports target {target} was installed without a file its own CMake files reference: "
+               "an interrupted install, files removed by hand, or a faulty build of the package.",
+               fix=("Update the package in the environment (`conda update` / `pixi update` of that package: a later build "
+                    "of the same version may fix its CMake files) or reinstall it (remove and install again); if the newest "
+                    "build still lacks the file, report it to the package's feedstock and use another build meanwhile."
+                    if env else "Reinstall the package that owns these CMake files (remove it, install it again from its "
+                    "source or package manager), or update it to a release whose package is complete."),
+               causes=(), areas=("toolchain",), sources=(_CMAKE_DOCS,))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"target": m.group("t"), "file": m.group("f")})
+
+
+_PROBE_LOG = re.compile(r"(?:CheckIncludeFile|CheckSymbolExists|CheckFunctionExists|CheckCSourceCompiles|"
+                        r"CheckCXXSourceCompiles|CheckTypeSize)[\w.]{0,20}\.c(?:xx|pp)?\(\d{1,5}\)?[^\n]{0,200}")
+
+
+def cmake_probe_log(ent, text):
+    """CMake's configure probes (CheckIncludeFile and the like) fail by design on platforms without what they probe
+    (pthread.h on MSVC) and write it to CMakeError.log; such a line is not the build's error."""
+    tail = text[-CONTEXT_TAIL:]
+    if "CMakeError.log" not in tail:
+        return None
+    m = last_match(_PROBE_LOG, tail)
+    if m is None:
+        return None
+    sig = _sig("cmake-probe-log-line", "not-environment", "a failed CMake configure probe in CMakeError.log", 80,
+               "CMake tests the platform while configuring (does pthread.h exist? does a function link?) and records "
+               "every failed test in CMakeError.log; many fail by design (MSVC has no pthread.h) and change nothing.",
+               look_at="Read the first error the configure or build step itself prints (`CMake Error at ...`, the "
+                       "compiler's `error:`), not CMakeError.log; nothing to install for this line.",
+               causes=(), areas=("toolchain",), sources=({"url": "https://cmake.org/cmake/help/latest/module/CheckIncludeFile.html",
+                                                          "what": "CMake's configure checks"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+_CPP_EXT_KWARG = re.compile(r"(?P<fn>load|load_inline|CUDAExtension|CppExtension|BuildExtension|SyclExtension)\(\) got an "
+                            r"unexpected keyword argument [`'‘\"](?P<kw>\w{1,60})[`'’\"]")
+
+
+def cpp_extension_argument_too_new(ent, text):
+    """torch.utils.cpp_extension refusing a keyword the package passes: the installed torch is older than the one the
+    package's build was written for."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_CPP_EXT_KWARG, tail)
+    if m is None or not re.search(r"cpp_extension|extra_cuda_cflags|CUDAExtension|load_inline|BuildExtension", tail):
+        return None
+    sig = _sig("cpp-extension-argument-too-new", "torch-build",
+               "torch.utils.cpp_extension.{function}() has no argument {keyword}: torch is older than the package needs",
+               84, "The package builds its extension with torch.utils.cpp_extension.{function}({keyword}=...), an argument "
+               "of later torch releases; the installed torch does not have it.",
+               fix="Upgrade torch to the release the package requires (its README or setup.py; `pip install --upgrade "
+                   "torch` in its CUDA build), or use a release of the package written for this torch.",
+               causes=(), areas=("torch",), sources=({"url": "https://docs.pytorch.org/docs/stable/cpp_extension.html",
+                                                      "what": "torch.utils.cpp_extension's arguments"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"function": m.group("fn"), "keyword": m.group("kw")})
+
+
+# a C++ program (not a Python import) stopped by the loader on a torch symbol: another libtorch found at run time
+_EXE_SYMBOL = re.compile(r"symbol lookup error: (?P<exe>[^:\n]{1,200}): undefined symbol: (?P<sym>_ZN\w{1,400})|"
+                         r"undefined symbol: (?P<sym2>_ZN(?:2at|3c10|5torch|6caffe2)\w{1,400})")
+_CPP_PROGRAM = re.compile(r"(?i)libtorch-[\w.%+-]{0,80}\.zip|CMakeLists|find_package\(Torch|TORCH_LIBRARIES|example-app|"
+                          r"\bC\+\+ (?:example|program|application|app)|cargo run|\bLIBTORCH\b")
+
+
+def program_loads_another_libtorch(ent, text):
+    """An executable built against one LibTorch that, when started, finds another libtorch first (a pip torch's lib
+    folder or an older LibTorch on LD_LIBRARY_PATH, the ldconfig cache): the loader cannot resolve the symbols the
+    build used."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_EXE_SYMBOL, tail)
+    if m is None:
+        return None
+    exe = m.group("exe")
+    if exe and re.search(r"\.(?:so|pyd|dll)(?:\.\d+)*$", exe.strip()):
+        return None
+    if _PYTHON_IMPORT.search(tail) or not (exe or _CPP_PROGRAM.search(tail)):
+        return None
+    sig = _sig("program-loads-another-libtorch", "libraries",
+               "the program finds another libtorch at run time than the one it was built against", 86,
+               "The program was linked against one LibTorch; started, the loader resolved libtorch from somewhere else "
+               "(a pip or conda torch's lib folder, an older LibTorch on LD_LIBRARY_PATH or in the ldconfig cache), "
+               "which lacks a symbol the build used.",
+               fix="Make the program load the LibTorch it was built with: `ldd ./<program> | grep -E 'torch|c10'` shows "
+                   "which it finds; put that LibTorch's lib folder first (`export LD_LIBRARY_PATH=<libtorch>/lib:"
+                   "$LD_LIBRARY_PATH`, or an rpath at build time) and remove other torch lib folders from "
+                   "LD_LIBRARY_PATH; with a binding (tch-rs) use the LibTorch version it requires.",
+               causes=(("ld-path", "LD_LIBRARY_PATH decides which libraries a program loads", ("TE501",)),),
+               areas=("libraries",), sources=({"url": "https://man7.org/linux/man-pages/man8/ld.so.8.html",
+                                               "what": "the loader's search order"}, _LIBTORCH_DOCS))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})

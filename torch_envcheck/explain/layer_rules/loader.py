@@ -4,7 +4,8 @@
     not_an_elf_library  "invalid ELF header": a DLL in Linux, an LFS pointer -> the package's Linux build
     libcuda_not_in_linker_cache  Triton (and packages checking through it) cannot find the driver's libcuda.so ->
                      its folder in the loader cache or TRITON_LIBCUDA_PATH (WSL: /usr/lib/wsl/lib)
-    glibc_pieces_mixed  "version `GLIBC_PRIVATE' not found": two glibcs' libraries loaded together -> the stray copy"""
+    glibc_pieces_mixed  "version `GLIBC_PRIVATE' not found": two glibcs' libraries loaded together -> the stray copy
+    mkl_without_itt_symbol  libtorch_cpu.so wanting iJIT_NotifyEvent -> MKL below 2024.1 (it removed the symbol)"""
 
 from __future__ import annotations
 
@@ -582,3 +583,26 @@ def glibc_pieces_mixed(ent, text):
                                                          "what": "glibc's libraries are one unit: GLIBC_PRIVATE is internal"},
                                                         SOURCES["ld"]))
     return _match(sig, text, len(text) - len(tail) + m.start(), {"lib": _basename(lib), "by": by, "stray": stray})
+
+
+_ITT_SYMBOL = re.compile(r"(?P<lib>libtorch_cpu\.so|libtorch\.so|libtorch_python\.so)[^\n]{0,40}undefined symbol: "
+                         r"(?P<sym>iJIT_NotifyEvent|iJIT_IsProfilingActive|iJIT_GetNewMethodID)")
+
+
+def mkl_without_itt_symbol(ent, text):
+    """torch's libraries (built with MKL's JIT profiling hooks) want iJIT_NotifyEvent, which MKL 2024.1 stopped
+    exporting: a conda environment that solved the newest MKL beside a torch built against an older one."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_ITT_SYMBOL, tail)
+    if m is None:
+        return None
+    sig = _sig("mkl-itt-symbol-removed", "libraries", "{lib} wants {symbol}, which MKL 2024.1 no longer exports", 86,
+               "torch's CPU library calls MKL's JIT profiling API ({symbol}); MKL 2024.1 removed it from its libraries, "
+               "so a torch built against an older MKL cannot load beside MKL 2024.1 or newer (conda solves the newest "
+               "MKL for an old pytorch, e.g. when an old Python is pinned).",
+               fix="Pin MKL below 2024.1 in that environment (`conda install mkl=2024.0` and keep it in the environment "
+                   "file), or install a current torch for a current Python (pip's torch wheels do not use the "
+                   "environment's MKL).",
+               causes=(), areas=("libraries",), sources=({"url": "https://github.com/pytorch/pytorch/issues/123097",
+                                                          "what": "undefined symbol iJIT_NotifyEvent with MKL 2024.1"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"lib": m.group("lib"), "symbol": m.group("sym")})
