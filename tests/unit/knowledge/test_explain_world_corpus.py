@@ -23,7 +23,7 @@ SPLITS = ("train", "test", "test2", "test3", "test4", "test5", "test6", "test7",
 # procedure) too, after its one measurement.
 RETIRED = ("test", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9", "test10", "test11",
            "test12", "test13", "test14", "test15", "test16", "test17", "test18", "test19", "test20", "test21",
-           "test22", "test23", "test24", "test25", "test26", "test27")
+           "test22", "test23", "test24", "test25", "test26", "test27", "test28")
 # test12 (collected after the eleventh round's code) too, after its one measurement.
 # test13 (collected after the twelfth round's code) too, after its one measurement.
 # test14 (collected after the thirteenth round's code) too, after its one measurement.
@@ -40,8 +40,8 @@ RETIRED = ("test", "test2", "test3", "test4", "test5", "test6", "test7", "test8"
 # test25 (collected after the twenty-fourth round's code) too, after its one measurement.
 # test26 (collected after the twenty-fifth round's code) too, after its one measurement.
 # test27 (collected after the twenty-sixth round's code) too, after its one measurement.
-# test28 (collected after the twenty-seventh round's code) is frozen until its one measurement.
-FROZEN: tuple[str, ...] = ("test28",)
+# test28 (collected after the twenty-seventh round's code) too, after its one measurement.
+FROZEN: tuple[str, ...] = ()
 # From this batch on an entry's split is decided by its source URL alone (train or test2).
 URL_SPLIT_BATCH = 11
 # From this batch on the URL rule sends the even half to a third frozen split (train or test3).
@@ -665,6 +665,13 @@ def test_the_scorer_retired_test27_into_development():
     ev = _scorer()
     assert "test27" not in ev.FROZEN
     assert "test27" in ev.SPLIT_SETS["all"] and "test27" in ev.SPLIT_SETS["dev"]
+
+
+def test_the_scorer_retired_test28_into_development():
+    """test28 measured the twenty-seventh round once (30.0%) and was retired the same way."""
+    ev = _scorer()
+    assert "test28" not in ev.FROZEN
+    assert "test28" in ev.SPLIT_SETS["all"] and "test28" in ev.SPLIT_SETS["dev"]
 
 
 def test_the_scorer_retired_test14_into_development():
