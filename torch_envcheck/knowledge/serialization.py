@@ -47,6 +47,12 @@ _ROWS = (
      "Save what C++ loads with torch.jit.save (a scripted module holding the tensors), or read torch.save's bytes in C++ "
      "with torch::pickle_load; nothing to install.",
      "https://github.com/pytorch/pytorch/blob/v2.5.0/torch/csrc/jit/serialization/import.cpp"),
+    (r"open file failed(?:, file path: [^\n]{0,200})?\s{0,3}\(FileAdapter|open file failed, file path:", "not-a-file",
+     "the file could not be opened at all: the path names no file from the program's working directory (an IDE runs "
+     "the program from its build folder), or it is not readable",
+     "Give the model's path as it is from the program's working directory (or an absolute path) and check that it "
+     "exists and is readable; nothing to install.",
+     "https://github.com/pytorch/pytorch/blob/v2.5.0/caffe2/serialize/file_adapter.cc"),
     (r"PytorchStreamReader failed reading zip archive: not a ZIP archive", "not-a-file",
      "the file is not a zip archive at all: not a model saved by torch.save/torch.jit.save from torch 1.6 on (an HTML "
      "page, a Git LFS pointer, a truncated download, another format)",

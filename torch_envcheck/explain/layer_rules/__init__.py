@@ -177,6 +177,9 @@ match.Match whose signature is made here, or None:
                      missing, an imported target's missing file, probe logs, cpp_extension's keywords, a program finding
                      another libtorch, is_available() printed false, MinGW / Android symbols, torch's old-ABI flags
     mkl_without_itt_symbol  libtorch_cpu.so wanting iJIT_NotifyEvent  -> MKL below 2024.1
+    libtorch_binding_message, libtorch_program_dll_not_found, torchscript_program_error, libstdcxx_debug_mode
+                     LibTorch's bindings in their own words (knowledge.bindings), STATUS_DLL_NOT_FOUND from a LibTorch
+                     program, TorchScript refusing the program, -D_GLIBCXX_DEBUG
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -212,7 +215,8 @@ from torch_envcheck.explain.layer_rules.libtorch import (cmake_package_not_found
     protoc_older_than_sources, exported_program_refusals, torch_model_file_unreadable, libtorch_cuda_output_false,
     torch_program_platform_link, other_library_in_old_abi, torch_api_not_declared, aten_needs_cxx_standard,
     torch_cmake_library_missing, cmake_package_files_missing, cmake_probe_log, cpp_extension_argument_too_new,
-    program_loads_another_libtorch)
+    program_loads_another_libtorch, libtorch_binding_message, libtorch_program_dll_not_found, torchscript_program_error,
+    libstdcxx_debug_mode)
 from torch_envcheck.explain.layer_rules.loader import (cudnn8_sublibrary_on_windows, libcuda_not_in_linker_cache,
     crash_at_import, import_crash_told, library_page_alignment, missing_library, not_an_elf_library,
     qt_imported_before_torch, glibc_pieces_mixed, mkl_without_itt_symbol)
@@ -310,7 +314,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          exported_program_refusals, glibc_pieces_mixed, torch_model_file_unreadable, libtorch_cuda_output_false,
          torch_program_platform_link, other_library_in_old_abi, torch_api_not_declared, aten_needs_cxx_standard,
          torch_cmake_library_missing, cmake_package_files_missing, cmake_probe_log, cpp_extension_argument_too_new,
-         program_loads_another_libtorch, mkl_without_itt_symbol)
+         program_loads_another_libtorch, mkl_without_itt_symbol, libtorch_binding_message,
+         libtorch_program_dll_not_found, torchscript_program_error, libstdcxx_debug_mode)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

@@ -36,7 +36,13 @@ linked by ld or MSVC's link.exe, started by the dynamic loader, reading TorchScr
     cmake_package_files_missing  an imported target naming a file not installed -> the package, reinstalled/updated
     cmake_probe_log  a failed configure probe in CMakeError.log -> not-environment
     cpp_extension_argument_too_new  cpp_extension.load() refusing a keyword -> the torch the package needs
-    program_loads_another_libtorch  a program's symbol lookup error on a torch symbol -> the LibTorch it was built with"""
+    program_loads_another_libtorch  a program's symbol lookup error on a torch symbol -> the LibTorch it was built with
+    libtorch_binding_message  tch, TorchSharp, DJL, the Java bindings in their own words (knowledge.bindings) -> their
+                     own setting (LIBTORCH, a package reference, PYTORCH_LIBRARY_PATH, LIBTORCH_HOME, the VC++ runtime)
+    libtorch_program_dll_not_found  a LibTorch program exiting with STATUS_DLL_NOT_FOUND -> its DLLs beside the .exe
+    torchscript_program_error  TorchScript refusing the program (types, containers, internal asserts) -> the program;
+                     scripting an nn.Module instance before 1.2 -> torch 1.2
+    libstdcxx_debug_mode  LibTorch compiled with -D_GLIBCXX_DEBUG -> without it"""
 
 from __future__ import annotations
 
@@ -44,7 +50,7 @@ import re
 
 from torch_envcheck.explain.match import last_match
 from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _WINDOWS_TEXT, _context, _match, _sig
-from torch_envcheck.knowledge import serialization
+from torch_envcheck.knowledge import bindings, serialization
 
 
 _CMAKE_DOCS = {"url": "https://cmake.org/cmake/help/latest/command/find_package.html#config-mode-search-procedure",
@@ -60,8 +66,8 @@ _ABI_SWITCH = {"url": "https://github.com/pytorch/pytorch/pull/146200",
 # CMake's own message for a config-mode find_package that found nothing; wrapped at any column
 _CONFIG_MISSING = re.compile(
     r'Could\s{1,8}not\s{1,8}find\s{1,8}a\s{1,8}package\s{1,8}configuration\s{1,8}file\s{1,8}provided\s{1,8}by\s{1,8}'
-    r'"(?P<p>[A-Za-z][\w.+-]{0,40})"|By\s{1,8}not\s{1,8}providing\s{1,8}"Find(?P<p2>[A-Za-z][\w.+-]{0,40})\.cmake"'
-    r'\s{1,8}in\s{1,8}CMAKE_MODULE_PATH')
+    r'["“”](?P<p>[A-Za-z][\w.+-]{0,40})["“”]|By\s{1,8}not\s{1,8}providing\s{1,8}["“”]Find'
+    r'(?P<p2>[A-Za-z][\w.+-]{0,40})\.cmake["“”]\s{1,8}in\s{1,8}CMAKE_MODULE_PATH')
 _MODULE_PATH_GIVEN = re.compile(r"-DCMAKE_MODULE_PATH[=:]")
 
 
@@ -286,7 +292,7 @@ def libtorch_not_on_loader_path(ent, text):
     return _match(sig, text, at, {"lib": lib, "typo": typo})
 
 
-_ATEN_CUDA = re.compile(r"Cannot initialize CUDA without ATen_cuda library")
+_ATEN_CUDA = re.compile(r"Cannot initialize CUDA without ATen_cuda library|Torch is not linked against CUDA")
 _IS_AVAILABLE_FALSE = re.compile(r"torch::cuda::is_available\(\)[^\n]{0,60}(?:returns?|is|gives|prints?)\s{1,3}"
                                  r"(?:0|zero|false|False)\b|Cuda::is_available\(\)[^\n]{0,80}\bfalse\b")
 
@@ -593,7 +599,7 @@ def torch_model_file_unreadable(ent, text):
 _CPP_IS_AVAILABLE = re.compile(r"torch::cuda::is_available\(\)|\bCuda::is_available\(\)|tch::Cuda::is_available")
 _OUTPUT_FALSE = re.compile(r"(?im)^\s{0,8}(?:CUDA|cuda|GPU|GPUs?|CUDA available|is_available\(\)|device count)\s{0,12}"
                            r"[:=]\s{0,12}(?:0|false|False|no)\s{0,4}$|\b(?:cuda|CUDA|Cuda)\s(?:is\s)?not\savailable\b|"
-                           r"\bCUDA DEVICE COUNT:\s{0,4}0\b")
+                           r"\bCUDA DEVICE COUNT:\s{0,4}0\b|\b(?:gets?|prints?|returns?|outputs?)\s{1,3}(?:0|zero|false)\b")
 
 
 def libtorch_cuda_output_false(ent, text):
@@ -698,7 +704,8 @@ def other_library_in_old_abi(ent, text):
 
 
 # g++: "'X' is not a member of 'torch::jit'"; clang: "no member named 'X' in namespace 'torch'"
-_NOT_A_MEMBER = re.compile(r"[`'‘\"](?P<name>[\w:]{1,80})[`'’\"] is not a member of [`'‘\"](?P<ns>(?:torch|at|c10)(?:::\w+){0,4})[`'’\"]|"
+_NOT_A_MEMBER = re.compile(r"[`'‘\"]?(?P<name>(?<![\w:])[A-Za-z_][\w:]{0,79})(?:\(\))?[`'’\"]?:? is not a member of "
+                           r"[`'‘\"]?(?P<ns>(?:torch|at|c10)(?:::\w+){0,4})\b|"
                            r"no member named [`'‘\"](?P<name2>\w{1,80})[`'’\"] in namespace [`'‘\"](?P<ns2>(?:torch|at|c10)(?:::\w+){0,4})[`'’\"]")
 # (namespace, name) -> (the header that declares it, or None; the first LibTorch that has it, or None; source)
 _TORCH_API = {
@@ -715,6 +722,8 @@ def torch_api_not_declared(ent, text):
     if m is None:
         return None
     name, ns = (m.group("name"), m.group("ns")) if m.group("name") else (m.group("name2"), m.group("ns2"))
+    if "::" in name:  # written qualified ("torch::set_num_threads() is not a member of torch"): the member is the last part
+        ns, name = (name.rsplit("::", 1)[0] or ns), name.rsplit("::", 1)[1]
     header, since, src = _TORCH_API.get((ns, name), (None, None, None))
     at = len(text) - len(tail) + m.start()
     caps = {"api": f"{ns}::{name}", "header": header, "since": since}
@@ -749,7 +758,8 @@ def torch_api_not_declared(ent, text):
     return _match(sig, text, at, caps)
 
 
-_ATEN_STD = re.compile(r"#error C\+\+(?P<std>\d\d) or later compatible compiler is required to use (?:ATen|PyTorch|c10)")
+_ATEN_STD = re.compile(r"#error C\+\+(?P<std>\d\d) or later compatible compiler is required to use (?:ATen|PyTorch|c10)|"
+                       r"(?i:You need C\+\+(?P<std2>\d\d) to compile PyTorch)")
 
 
 def aten_needs_cxx_standard(ent, text):
@@ -759,7 +769,7 @@ def aten_needs_cxx_standard(ent, text):
     m = last_match(_ATEN_STD, tail)
     if m is None:
         return None
-    std = m.group("std")
+    std = m.group("std") or m.group("std2")
     as_c = bool(re.search(r"from [^\n]{0,200}\.(?:go|c|m):\d", tail))
     sig = _sig("aten-needs-cxx-standard", "toolchain", "torch's headers need C++{std}; this compile uses an older mode", 88,
                "ATen's headers stop with #error unless the compiler runs in C++{std} mode or later." +
@@ -904,3 +914,102 @@ def program_loads_another_libtorch(ent, text):
                areas=("libraries",), sources=({"url": "https://man7.org/linux/man-pages/man8/ld.so.8.html",
                                                "what": "the loader's search order"}, _LIBTORCH_DOCS))
     return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+def libtorch_binding_message(ent, text):
+    """A language binding built on LibTorch (tch, TorchSharp, DJL, PyTorch's Java bindings) saying in its own words
+    that it found no usable LibTorch (knowledge.bindings): the fix is the binding's own setting, not pip."""
+    tail = text[-CONTEXT_TAIL:]
+    r = bindings.reading(tail)
+    if r is None:
+        return None
+    layer = {"setup": "toolchain", "package": "torch-build", "vc-runtime": "windows-runtime",
+             "loader": "libraries"}[r["kind"]]
+    sig = _sig("libtorch-binding-" + r["kind"], layer, "{binding} found no usable LibTorch", 85,
+               "{binding} loads LibTorch's native libraries itself, and says what went wrong: " + r["what"] + ".",
+               fix=r["fix"], causes=(), areas=("toolchain",), sources=({"url": r["source"], "what": "the binding's setup"},))
+    return _match(sig, text, len(text) - len(tail) + r["at"], {"binding": r["binding"]})
+
+
+# NTSTATUS 0xC0000135 (STATUS_DLL_NOT_FOUND) as a process exit code, in a text about a LibTorch program
+_DLL_NOT_FOUND_EXIT = re.compile(r"(?i)exited with code -1073741515|0xc0000135|STATUS_DLL_NOT_FOUND")
+
+
+def libtorch_program_dll_not_found(ent, text):
+    """A Windows program built against LibTorch that exits with STATUS_DLL_NOT_FOUND: LibTorch's DLLs are not where
+    the loader looks (beside the .exe, or PATH); the VC++ runtime is the other candidate, named second."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_DLL_NOT_FOUND_EXIT, tail)
+    if m is None or not re.search(r"(?i)libtorch|torch_cpu\.dll|c10\.dll|torch::|TORCH_LIBRARIES|example-app", tail):
+        return None
+    sig = _sig("libtorch-program-dll-not-found", "libraries",
+               "the LibTorch program exits with STATUS_DLL_NOT_FOUND (0xC0000135)", 87,
+               "Windows stopped the program before main: a DLL it imports was not found. For a program linked to "
+               "LibTorch these are LibTorch's DLLs (torch_cpu.dll, c10.dll, torch_cuda.dll and the CUDA ones in "
+               "libtorch\\lib), which are neither beside the .exe nor on PATH.",
+               fix="Copy libtorch\\lib\\*.dll next to the .exe after each build (the LibTorch example's CMake POST_BUILD "
+                   "copy_if_different step) or add libtorch\\lib to PATH for the program; if it still fails, install the "
+                   "latest Microsoft Visual C++ Redistributable (x64).",
+               causes=(), areas=("libraries",), sources=(_LIBTORCH_DOCS, {"url": "https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-erref/596a1078-e883-4972-9bbc-49e60bebca55",
+                                                                       "what": "NTSTATUS 0xC0000135 STATUS_DLL_NOT_FOUND"}))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+# TorchScript's compiler and runtime refusing the program: the type an argument was given, a module container's own
+# forward, a class without __init__, an internal assert in the TorchScript frontend
+_TORCHSCRIPT_PROGRAM = re.compile(r"expected value of type \w{1,40} for argument '\w{1,60}' in position \d{1,3}, but instead "
+                                  r"got value of type \w{1,40}|module has no attribute 'forward'|"
+                                  r"INTERNAL ASSERT FAILED at [^\n]{0,40}torch[/\\]csrc[/\\]jit[/\\](?:script|frontend)[/\\]|"
+                                  r"Python builtin <[^>\n]{1,80}> is currently not supported in Torchscript|"
+                                  r"Unknown type annotation: [^\n]{1,80}|Compiled functions can't take variable number of arguments")
+# scripting an nn.Module instance came with torch 1.2; before it, inspect refuses the instance in these words
+_SCRIPT_INSTANCE_OLD = re.compile(r"torch\.jit\.script\([^)\n]{1,80}\)[\s\S]{0,600}?\) is not a module, class, method, "
+                                  r"function, traceback, frame, or code object")
+
+
+def torchscript_program_error(ent, text):
+    """TorchScript compiling or running the program refuses what the program does: the program's (or torch's) bug,
+    not the installation; scripting a module instance on a torch older than 1.2 is the one version case."""
+    tail = text[-CONTEXT_TAIL:]
+    old = last_match(_SCRIPT_INSTANCE_OLD, tail)
+    if old is not None:
+        sig = _sig("torchscript-module-needs-1-2", "torch-build", "torch.jit.script of an nn.Module needs torch 1.2 or newer",
+                   83, "torch.jit.script accepts an nn.Module instance from torch 1.2 on; torch 1.1 and older hand it to "
+                   "Python's inspect, which refuses an instance in exactly these words.",
+                   fix="Upgrade torch to 1.2 or newer (the tutorials' version), or, on the old torch, subclass "
+                       "torch.jit.ScriptModule with @torch.jit.script_method as its API required.",
+                   causes=(), areas=("torch",), sources=({"url": "https://github.com/pytorch/pytorch/releases/tag/v1.2.0",
+                                                          "what": "torch 1.2: torch.jit.script on nn.Module"},))
+        return _match(sig, text, len(text) - len(tail) + old.start(), {})
+    m = last_match(_TORCHSCRIPT_PROGRAM, tail)
+    if m is None:
+        return None
+    sig = _sig("torchscript-refuses-program", "not-environment", "TorchScript refuses the program", 79,
+               "TorchScript's compiler (or its interpreter) stops at something the program does that TorchScript does "
+               "not support or that has the wrong type: an argument typed Tensor by default given an int, a custom "
+               "forward on a module container, a class without __init__, an internal assert in the TorchScript frontend "
+               "on unsupported code. The program is the cause (or torch's own bug), not the installation.",
+               look_at="Change the program as TorchScript requires (annotate argument types, iterate containers in the "
+                       "parent's forward, give script classes an __init__), or capture the model with torch.export "
+                       "(TorchScript is deprecated in favour of it); nothing to install.",
+               causes=(), areas=("torch",), sources=({"url": "https://docs.pytorch.org/docs/stable/jit_language_reference.html",
+                                                      "what": "what TorchScript supports"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+def libstdcxx_debug_mode(ent, text):
+    """LibTorch's headers and libraries assume libstdc++'s normal mode; -D_GLIBCXX_DEBUG (debug containers) breaks
+    their compilation and their layout."""
+    tail = text[-CONTEXT_TAIL:]
+    k = tail.find("_GLIBCXX_DEBUG")
+    if k < 0 or not re.search(r"error:|Error \d", tail) or not _TORCH_CONTEXT.search(tail):
+        return None
+    sig = _sig("libtorch-glibcxx-debug", "toolchain", "LibTorch is compiled with libstdc++'s debug mode (-D_GLIBCXX_DEBUG)",
+               84, "-D_GLIBCXX_DEBUG swaps libstdc++'s containers for debug versions with another layout; LibTorch's "
+                   "headers do not compile in that mode and its prebuilt libraries (built without it) could not share "
+                   "containers with code built with it.",
+               fix="Build the code that uses LibTorch without -D_GLIBCXX_DEBUG (use -D_GLIBCXX_ASSERTIONS for cheap "
+                   "checks, or sanitizers), or build LibTorch itself from source with the same flag.",
+               causes=(), areas=("toolchain",), sources=({"url": "https://gcc.gnu.org/onlinedocs/libstdc++/manual/debug_mode_using.html",
+                                                          "what": "libstdc++ debug mode changes the ABI of containers"},))
+    return _match(sig, text, len(text) - len(tail) + k, {})
