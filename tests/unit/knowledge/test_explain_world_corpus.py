@@ -16,7 +16,7 @@ import pytest
 DATA = Path(__file__).resolve().parents[2] / "data" / "explain"
 SPLITS = ("train", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9",
           "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17", "test18",
-          "test19", "test20", "test21", "test22", "test23", "test24", "test25", "test26", "test27", "test28")
+          "test19", "test20", "test21", "test22", "test23", "test24", "test25", "test26", "test27", "test28", "test29")
 # The first six test splits, measured and reported, were retired into development data on 2026-12-02, test7 to test9
 # on 2026-12-03, test10 on 2026-12-04 (each after its last held-out figure): their files stay unchanged (their digests
 # are checked) and may now be read and cited like train; test11 (collected after the tenth round's code by a fixed
@@ -41,7 +41,8 @@ RETIRED = ("test", "test2", "test3", "test4", "test5", "test6", "test7", "test8"
 # test26 (collected after the twenty-fifth round's code) too, after its one measurement.
 # test27 (collected after the twenty-sixth round's code) too, after its one measurement.
 # test28 (collected after the twenty-seventh round's code) too, after its one measurement.
-FROZEN: tuple[str, ...] = ()
+# test29 (collected after the twenty-eighth round's code) is frozen until its one measurement.
+FROZEN: tuple[str, ...] = ("test29",)
 # From this batch on an entry's split is decided by its source URL alone (train or test2).
 URL_SPLIT_BATCH = 11
 # From this batch on the URL rule sends the even half to a third frozen split (train or test3).
@@ -137,6 +138,10 @@ TEST27_BATCH = 36
 # the same kind of mechanical procedure (the C++ side a third time, with the bindings built on LibTorch), from threads
 # in none of the other files (test27 included) nor real_errors.json.
 TEST28_BATCH = 37
+# This batch is a frozen split as a whole (test29), collected after the twenty-eighth round's code was committed, by
+# the same kind of mechanical procedure (the commonest failures of the Python stack, in other words than test11's),
+# from threads in none of the other files (test28 included) nor real_errors.json.
+TEST29_BATCH = 38
 EXPECTED_KEYS = {"recognised", "layer", "environment_problem", "fix", "fix_patterns"}
 # The classes the corpus must cover (issue's list), each present in the corpus as a whole.
 REQUIRED_CLASSES = {"container", "driver-state", "rocm", "jit-arch", "c-runtime", "cuda-libs", "ext-abi",
@@ -202,6 +207,8 @@ def _split_of(source, text, batch):
         return "test27"
     if batch == TEST28_BATCH:
         return "test28"
+    if batch == TEST29_BATCH:
+        return "test29"
     if batch == TRAIN_BATCH:
         return "test5" if int(hashlib.sha256(source.encode("utf-8")).hexdigest(), 16) % 2 == 0 else "train"
     if batch >= URL_SPLIT_BATCH:
@@ -552,6 +559,16 @@ def test_the_collected_after_batch_37_is_test28_and_new(corpus):
     assert not [e["id"] for sp in SPLITS if sp != "test28" for e in corpus[sp]["entries"] if e["batch"] == TEST28_BATCH]
     other = {s for sp in SPLITS if sp != "test28" for s in _sources(corpus[sp]["entries"])} | _cited()
     _assert_new_threads(test28, other, "test28")
+
+
+def test_the_collected_after_batch_38_is_test29_and_new(corpus):
+    """test29 is batch 38 as a whole, and batch 38 is nowhere else; none of its threads is in another split (test28
+    included) or in real_errors.json, and none of its texts repeats one of them (checked for all splits above)."""
+    test29 = corpus["test29"]["entries"]
+    assert test29 and all(e["batch"] == TEST29_BATCH for e in test29)
+    assert not [e["id"] for sp in SPLITS if sp != "test29" for e in corpus[sp]["entries"] if e["batch"] == TEST29_BATCH]
+    other = {s for sp in SPLITS if sp != "test29" for s in _sources(corpus[sp]["entries"])} | _cited()
+    _assert_new_threads(test29, other, "test29")
 
 
 def test_the_scorer_retired_test11_into_development():
