@@ -872,7 +872,8 @@ _DRIVER_VER = re.compile(r"(?i)driver version[ :]{1,4}(?P<ver>\d{3}\.\d{1,3}(?:\
 _CUDA_VER = re.compile(r"CUDA Version:? {0,4}(?P<smi>\d{1,2}\.\d{1,2})|Cuda compilation tools, release (?P<nvcc>\d{1,2}\.\d{1,2})|"
                        r"CUDA used to build PyTorch: (?P<build>\d{1,2}\.\d{1,2})|"
                        r"CUDA[^\x00-\x7f\n]{1,8}[:\uff1a] ?(?P<label>\d{1,2}\.\d{1,2})|"
-                       r"\+cu(?P<tag>\d{2,3})\b|\b(?:CUDA|[Cc]uda) (?:[Vv]ersion |[Tt]oolkit )?(?P<plain>(?:1[0-3]|[7-9])\.\d{1,2})\b")
+                       r"\+cu(?P<tag>\d{2,3})\b|\b(?:CUDA|[Cc]uda|cudatoolkit)(?: |=|==|(?<=[a-z])(?=\d))(?:[Vv]ersion |[Tt]oolkit )?"
+                       r"(?P<plain>(?:1[0-3]|[7-9])\.\d{1,2})\b")
 _CUDNN_VER = re.compile(r"(?i)cudnn(?: version|:| library:| runtime version)?[ :]{0,3}\(?(?P<ver>[5-9]\.\d{1,2}\.\d{1,2}|[5-9]\d{3,4}|"
                         r"[5-9], \d{1,2}, \d{1,2})\)?")
 _PY_VER = re.compile(r"\bcp(?P<cp>3\d{1,2})\b|[Pp]ython ?(?P<py>3\.\d{1,2})(?:\.\d{1,2})?\b|/python(?P<dir>3\.\d{1,2})/")

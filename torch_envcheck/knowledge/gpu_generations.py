@@ -108,3 +108,30 @@ def needs_newer_cuda(name: str | None, cuda: str | None) -> dict | None:
         return None
     return {"gpu": name, "capability": cc, "sm": "sm_" + cc.replace(".", ""), "first_cuda": first,
             "cuda": f"{have[0]}.{have[1]}"}
+
+
+# the GPUs users know each generation by, for a sentence that cannot name the user's own GPU
+_EXAMPLES = {"Volta": "V100, TITAN V", "Turing": "RTX 20xx, GTX 16xx, T4", "Ampere": "RTX 30xx, A100, A10",
+             "Ada": "RTX 40xx, L4, L40", "Hopper": "H100, H200", "Blackwell": "RTX 50xx, B200"}
+
+
+def first_generation_beyond(cuda: str | None) -> dict | None:
+    """The oldest NVIDIA architecture a build made with CUDA `cuda` has no code for (its first CUDA is newer):
+    {"generation", "sm", "first_cuda", "examples"}; None when `cuda` is unknown or builds them all."""
+    beyond = generations_beyond(cuda)
+    return beyond[0] if beyond else None
+
+
+def generations_beyond(cuda: str | None) -> list:
+    """Every NVIDIA architecture a build made with CUDA `cuda` has no code for, oldest first, each as
+    first_generation_beyond gives it; [] when `cuda` is unknown or builds them all."""
+    have = _mm(cuda)
+    if have is None:
+        return []
+    out = []
+    for pattern, sm, _caps, first in reversed(_GENERATIONS):
+        if have < _mm(first):
+            name = re.match(r"\\b(\w+)", pattern.pattern).group(1)
+            out.append({"generation": name, "sm": sm, "first_cuda": first, "examples": _EXAMPLES.get(name, "")})
+    return out
+

@@ -114,6 +114,9 @@ match.Match whose signature is made here, or None:
     torch_not_in_this_python  "No module named 'torch'" outside a build -> that interpreter's own `python -m pip`
     qt_imported_before_torch  torch's DLLs failing where PyQt/PySide is used (torch >= 2.9, Windows) -> import torch first
     nccl_ib_async_event  NCCL's "NET/IB : Got async event : port error" -> the InfiniBand fabric (links, counters)
+    triton_of_another_api  Triton without the name/module/type its caller wants (GPUTarget) -> one Triton, torch's pin
+    nccl_watchdog    ProcessGroupNCCL's "collective operation timeout" / "watchdog got stuck" -> the rank that did not
+                     join the collective (desync debug), the hang under the watchdog (its heartbeat variable)
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -221,7 +224,7 @@ from torch_envcheck.explain.layer_rules.loader import (cudnn8_sublibrary_on_wind
     crash_at_import, import_crash_told, library_page_alignment, missing_library, not_an_elf_library,
     qt_imported_before_torch, glibc_pieces_mixed, mkl_without_itt_symbol)
 from torch_envcheck.explain.layer_rules.nccl import (nccl_ib_async_event, nccl_ib_completion, nccl_shared_memory_limit,
-    nccl_transport)
+    nccl_transport, nccl_watchdog)
 from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx_runtime_symbol,
     jit_extension_missing, library_symbol, numpy_c_api_capsule, package_binary_missing,
     package_compiled_part_missing, package_dll_load_failed, package_extension_not_loaded, package_ops_registration_fails,
@@ -252,7 +255,7 @@ from torch_envcheck.explain.layer_rules.toolchain import (build_finds_no_toolkit
     build_option_left_out, optional_kernels_notice, package_asks_for_pin,
     cmake_compiler_detection, header_missing,
     inductor_on_native_windows, nvcc_host_compiler, openmp_with_apple_clang, setuptools_without_pkg_resources_packaging,
-    toolkit_not_torch_cuda, torch_extension_build_failed, triton_exception, xla_ptxas,
+    toolkit_not_torch_cuda, torch_extension_build_failed, triton_exception, triton_of_another_api, xla_ptxas,
     foreign_arch_compiler_flag, homebrew_refuses, windows_cuda_toolset_missing, cpp_extension_compiler_bounds,
     cuda_arch_unknown_to_torch, nvcc_output_missing, build_isolation_without_torch,
     linker_skips_incompatible_library, setup_py_install_refused)
@@ -315,7 +318,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          torch_program_platform_link, other_library_in_old_abi, torch_api_not_declared, aten_needs_cxx_standard,
          torch_cmake_library_missing, cmake_package_files_missing, cmake_probe_log, cpp_extension_argument_too_new,
          program_loads_another_libtorch, mkl_without_itt_symbol, libtorch_binding_message,
-         libtorch_program_dll_not_found, torchscript_program_error, libstdcxx_debug_mode)
+         libtorch_program_dll_not_found, torchscript_program_error, libstdcxx_debug_mode, nccl_watchdog,
+         triton_of_another_api)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

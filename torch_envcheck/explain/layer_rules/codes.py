@@ -11,7 +11,7 @@ import re
 from torch_envcheck.explain.layer_rules.kit import (CONTEXT_TAIL, _HIP_TEXT, _SHM_TEXT, _TF_TEXT, _bare, _context,
     _match, _sig)
 from torch_envcheck.explain.layer_rules.driver import (_INIT_CALL, _NEWER_GPU_FIX, _ROOT_ONLY_FIX,
-    _gpu_newer_than_build, _old_torch, _root_only)
+    _gpu_newer_than_build, _old_build, _root_only)
 from torch_envcheck.explain.layer_rules.rocm import _rocm_pair
 from torch_envcheck.explain.layer_rules.packages import _imported_package, _traceback_package
 
@@ -264,15 +264,23 @@ def error_code(ent, text):
                "with a newer CUDA: CUDA 11.8 or newer (cu118, cu12x; cu128 for Blackwell), from "
                "https://pytorch.org/get-started/locally/.")
         explanation += " On a valid transform, an internal cuFFT error means its kernels do not support this GPU."
-    elif bare in ("executionfailed", "archmismatch", "internalerror") and _old_torch(ent):
-        # a kernel that cannot run at all under a torch older than CUDA 11: the GPU is newer than the build (the
-        # table calls these codes the program's; the torch version says otherwise)
+    elif bare in ("executionfailed", "archmismatch", "internalerror") and not hip and not ent.gpus and \
+            (old := _old_build(ent, text)):
+        # a kernel that cannot run at all under a stack built with CUDA 9/10 (torch before 1.7, TensorFlow before 2.4),
+        # the GPU not named: every GPU sold since 2020 is of an architecture those toolkits cannot build for (the
+        # table calls these codes the program's; the build's age says otherwise)
         layer = "arch"
-        fix = ("torch {torch} was never built with CUDA 11, which GPUs from Ampere on (RTX 30xx, A100: sm_80/sm_86) "
-               "need: install a torch release built with CUDA 11 or newer (cu118 / cu12x builds; torch >= 1.7 had the "
-               "first cu110 builds).")
-        caps["torch"] = ent.versions.get("torch")
-        explanation += " The installed torch predates CUDA 11, so it has no code for GPUs newer than Turing."
+        fix = ("Check the GPU (`nvidia-smi -L`): a GPU of the {generation} generation or newer ({sm} and later) needs "
+               "code built with "
+               "CUDA {first_cuda} or newer (Ampere, RTX 30xx / A100: CUDA 11.1; Ada and Hopper: 11.8; Blackwell, RTX "
+               "50xx: 12.8), which this build predates. Install a current build (torch from "
+               "https://pytorch.org/get-started/locally/ with a cu118 or cu12x wheel; TensorFlow 2.12 or newer) with "
+               "the driver it needs. Only on an older GPU is it the program: rerun with CUDA_LAUNCH_BLOCKING=1 to see "
+               "the failing call.")
+        caps.update(old)
+        explanation += (" {stack} predates the {generation} GPUs and every later generation: a build made with CUDA "
+                        "{cuda} has no code for them, and its kernels fail to launch there. Each needs at least: "
+                        "{needs}.")
     elif c.get("how") == "debugger" and layer == "not-environment":
         look = ("cuda-gdb prints a warning for every CUDA API call that returns an error, including errors the program "
                 "expects and handles (here " + c["name"] + "): harmless when the program goes on; not an installation "

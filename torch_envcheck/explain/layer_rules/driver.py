@@ -129,6 +129,35 @@ def gpu_newer_than_build(ent, text):
     return _match(sig, text, at, newer)
 
 
+
+# TensorFlow releases before 2.4 were built with CUDA 10.1 or older (tensorflow.org's tested build configurations; 2.4
+# is the first with CUDA 11.0, the first row of knowledge/tensorflow's table)
+_OLD_TF = re.compile(r"(?i)\btensorflow(?:-gpu)?(?:==?| version:? ?| v| )?\s{0,2}(?P<ver>1\.\d{1,2}|2\.[0-3])(?:\.\d{1,3})?\b")
+
+
+def _old_build(ent, text) -> dict | None:
+    """A stack the text shows was built with a CUDA older than 11.1 (torch before 1.7, torch's or the named CUDA 9/10,
+    TensorFlow before 2.4): {"stack", "cuda"} and the oldest GPU generation it has no code for
+    (knowledge.gpu_generations: "generation", "sm", "first_cuda", "examples"); None otherwise."""
+    torch = ent.versions.get("torch")
+    if _old_torch(ent):
+        stack, cuda = f"torch {torch}", "10.2"
+    elif ent.versions.get("torch_cuda") or (ent.versions.get("cuda") and not torch):
+        cuda = ent.versions.get("torch_cuda") or ent.versions.get("cuda")
+        stack = f"CUDA {cuda}"
+    else:
+        tf = last_match(_OLD_TF, text[-CONTEXT_TAIL:])
+        if tf is None:
+            return None
+        stack, cuda = f"TensorFlow {tf.group('ver')}", "10.1"
+    beyond = gpu_generations.first_generation_beyond(cuda)
+    if beyond is None or gpu_generations.needs_newer_cuda("A100", cuda) is None:
+        return None
+    needs = "; ".join(f"{g['generation']} ({g['examples']}) CUDA {g['first_cuda']}"
+                      for g in gpu_generations.generations_beyond(cuda))
+    return dict(beyond, stack=stack, cuda=cuda, needs=needs)
+
+
 def _old_torch(ent) -> bool:
     """torch older than 1.7, the first release with CUDA 11 builds (pytorch.org/get-started/previous-versions)."""
     m = re.match(r"(\d{1,2})\.(\d{1,3})", ent.versions.get("torch") or "")

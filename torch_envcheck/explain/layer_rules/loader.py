@@ -294,7 +294,9 @@ def missing_library(ent, text):
                    areas=("platform",), sources=(SOURCES["libstdcxx"],))
         return _match(sig, text, x["at"], caps)
     if p == "os-package":
-        sig = _sig("os-library-missing", "env", "{lib} ({library}) is not installed", 60,
+        # a library the dynamic loader cannot find, its provider the OS's package manager (the libraries layer: which
+        # library the loader finds, whoever ships it)
+        sig = _sig("os-library-missing", "libraries", "{lib} ({library}) is not installed", 60,
                    "{lib} is a library of the operating system, not of pip: a package (often OpenCV's GUI build) "
                    "loads it and the OS lacks it (a slim container image).",
                    fix="Install the OS package (Debian/Ubuntu: `sudo apt-get install libgl1 libglib2.0-0`), or use "
@@ -455,6 +457,14 @@ _IMPORT_LINE = re.compile(r"(?m)^\s{0,8}(?:>>> )?(?:import|from) (?P<mod>torch|t
                           r"jax|numpy)\b|python3? -c [\"']import (?P<mod2>[\w.]+)")
 
 
+# the same told in the reporter's words: "when I import torch ... Segmentation fault", and an import order they found
+# to work ("solved by putting `import cv2` before `import torch`")
+_IMPORT_TOLD = re.compile(r"(?i)\b(?:when|while|after|on)\s{1,3}(?:I\s{1,3})?(?:try(?:ing)?\s{1,3}to\s{1,3})?import(?:ing)?\s{1,3}"
+                          r"[`'\"]?(?P<mod>torch|pytorch|tensorflow|torchvision|cv2|open3d|decord)\b")
+_ORDER_TOLD = re.compile(r"(?i)[`'\"]?import (?P<first>[A-Za-z_][\w.]{0,40})[`'\"]? (?:before|first,? (?:and )?then) [`'\"]?"
+                         r"(?:import )?(?P<then>[A-Za-z_][\w.]{0,40})")
+
+
 def crash_at_import(ent, text):
     seg = next((c for c in reversed(ent.codes) if c.get("family") == "signal" and c.get("name") == "SIGSEGV"), None)
     if seg is None:
@@ -463,17 +473,26 @@ def crash_at_import(ent, text):
     before = tail[:max(0, seg["at"] - (len(text) - len(tail)))]
     imports = list(_IMPORT_LINE.finditer(before))
     # the import must be the last thing before the crash: no traceback line or program output between them
-    if not imports or re.search(r"Traceback|File \"|Error:|\d+%\|", before[imports[-1].end():]):
-        return None
-    mods = {m.group("mod") or m.group("mod2") for m in imports}
-    others = sorted(mods - {"torch", "numpy"})
-    caps = {"others": ", ".join(others) or None}
+    if imports and not re.search(r"Traceback|File \"|Error:|\d+%\|", before[imports[-1].end():]):
+        mods = {m.group("mod") or m.group("mod2") for m in imports}
+    else:
+        told = list(_IMPORT_TOLD.finditer(before))
+        if not told or re.search(r"Traceback|File \"|\d+%\|", before[told[-1].end():]):
+            return None
+        mods = {m.group("mod").lower().replace("pytorch", "torch") for m in told}
+    order = last_match(_ORDER_TOLD, tail)
+    others = sorted((mods | ({order.group("first"), order.group("then")} if order else set())) - {"torch", "numpy"})
+    caps = {"others": ", ".join(others) or None,
+            "order": f"import {order.group('first')} before {order.group('then')}" if order else None}
     sig = _sig("crash-at-import", "libraries", "Python crashes while importing: two copies of native libraries meet", 62,
                "The segmentation fault comes before any line of the program runs, while the modules load: a native "
                "library loaded first (from LD_LIBRARY_PATH, a libtorch or CUDA/MKL folder there, or bundled by another "
                "package{others| such as }{others}) is used where torch's own copy was expected.",
-               fix="Import torch first, before packages that bundle their own native libraries ({others|decord, cv2, "
-                   "open3d, tensorflow}); unset LD_LIBRARY_PATH (or remove a libtorch / other CUDA folder from it) and "
+               fix=("Keep the import order the text reports working ({order}); otherwise import torch first, before "
+                    "packages that bundle their own native libraries ({others|decord, cv2, open3d, tensorflow}); "
+                    if order else
+                    "Import torch first, before packages that bundle their own native libraries ({others|decord, cv2, "
+                    "open3d, tensorflow}); ") + "unset LD_LIBRARY_PATH (or remove a libtorch / other CUDA folder from it) and "
                    "try again; `python -X faulthandler -c \"import torch\"` names the library the crash is in.",
                causes=(("library-path-breaks-import", "a folder on LD_LIBRARY_PATH breaks torch's own libraries",
                         ("TE505",)),), areas=("libraries",), sources=(SOURCES["ld"],))

@@ -3,7 +3,8 @@ completions.
 
     nccl_transport      NCCL's WARN lines on its sockets or /dev/shm     -> the interface / host network / shm size
     nccl_ib_completion  an IB work completion's status (ibv_wc_status)   -> the fabric, GPUDirect RDMA, the first error
-    nccl_shared_memory_limit  NCCL's kernels want more shared memory than the GPU allows -> a newer NCCL"""
+    nccl_shared_memory_limit  NCCL's kernels want more shared memory than the GPU allows -> a newer NCCL
+    nccl_watchdog       ProcessGroupNCCL's collective timeout / stuck watchdog -> the rank that did not join / the hang"""
 
 from __future__ import annotations
 
@@ -234,3 +235,64 @@ def nccl_ib_async_event(ent, text):
                          "what": "ibv_get_async_event: the adapter's asynchronous events (port error, ...)"},))
     return _match(sig, text, at, {"event": event})
 
+
+
+# ProcessGroupNCCL's watchdog (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp): a collective that did not finish in
+# the process group's timeout ("Watchdog caught collective operation timeout: WorkNCCL(SeqNum=.., OpType=..) ran for N
+# milliseconds before timing out"), or the watchdog thread itself blocked inside a CUDA/NCCL call ("watchdog got stuck
+# for N seconds without making progress", the heartbeat monitor killing the process)
+_WATCHDOG_TIMEOUT = re.compile(r"[Ww]atchdog caught collective operation timeout:?\s{0,4}WorkNCCL\((?P<work>(?:[^()\n]|\(ms\)){0,400})\)"
+                               r"(?:[^\n]{0,80}?ran for (?P<ran>\d{1,12}) milliseconds)?")
+_WATCHDOG_STUCK = re.compile(r"watchdog got stuck for (?P<sec>\d{1,7}) seconds|[Hh]eartbeat monitor timed out")
+_WORK_FIELD = re.compile(r"(?P<k>SeqNum|OpType|Timeout\(ms\))=(?P<v>[\w.]{1,40})")
+
+
+def nccl_watchdog(ent, text):
+    """The two ways ProcessGroupNCCL's watchdog ends a job, each with its own remedy: a collective that some rank never
+    joined or never finished within the group's timeout (find that rank: desync debug, the flight recorder; a longer
+    timeout only where one rank legitimately works alone), and a watchdog blocked inside a CUDA or NCCL call (a hang in
+    the driver or the fabric; the heartbeat's timeout names its own variable)."""
+    m_stuck, at_stuck = last_in_tail(_WATCHDOG_STUCK, text)
+    m_to, at_to = last_in_tail(_WATCHDOG_TIMEOUT, text, "collective operation timeout")
+    if m_stuck is None and m_to is None:
+        return None
+    nccl_doc = {"url": "https://pytorch.org/docs/stable/torch_nccl_environment_variables.html",
+                "what": "PyTorch's NCCL environment variables (TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC, "
+                        "TORCH_NCCL_DESYNC_DEBUG, TORCH_NCCL_TRACE_BUFFER_SIZE)"}
+    c10d = {"url": "https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp",
+            "what": "ProcessGroupNCCL's watchdog and heartbeat monitor"}
+    if m_stuck is not None and (m_to is None or at_stuck >= at_to):
+        caps = {"sec": m_stuck.group("sec")}
+        sig = _sig("nccl-watchdog-stuck", "distributed", "ProcessGroupNCCL's watchdog thread hung inside a CUDA/NCCL call",
+                   80,
+                   "The watchdog, the thread that polls the enqueued collectives, made no progress{sec| for }{sec}"
+                   "{sec| seconds}: a CUDA or NCCL call it makes (an event query or destroy, a communicator abort) "
+                   "blocked, so the heartbeat monitor ends the process. A call that never returns is a hang underneath "
+                   "the program: a GPU that stopped answering, a peer-to-peer or network transport that deadlocked, or "
+                   "another thread holding the GIL inside a CUDA call.",
+                   fix="Find the hang first: `py-spy dump --native --pid <PID>` on the stuck rank, `nvidia-smi` and "
+                       "`dmesg` (Xid) on its node, NCCL_DEBUG=INFO for the transport; NCCL_P2P_DISABLE=1 to test a "
+                       "peer-to-peer hang. If the watchdog is only slow (a large job's teardown), raise "
+                       "TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC (default 480) or set TORCH_NCCL_ENABLE_MONITORING=0. No "
+                       "package reinstall is involved.",
+                   areas=("distributed",), sources=(c10d, nccl_doc))
+        return _match(sig, text, at_stuck, caps)
+    fields = dict(f.group("k", "v") for f in _WORK_FIELD.finditer(m_to.group("work")))
+    caps = {"op": fields.get("OpType"), "seq": fields.get("SeqNum"), "timeout": fields.get("Timeout(ms)"),
+            "ran": m_to.group("ran")}
+    sig = _sig("nccl-collective-timeout", "distributed",
+               "a collective{op| (}{op}{op|)} did not finish within the process group's timeout", 78,
+               "ProcessGroupNCCL's watchdog aborted a collective{op| (}{op}{op|)}{seq|, number }{seq} that did not "
+               "complete within the group's timeout{timeout| of }{timeout}{timeout| ms}: at least one rank never "
+               "reached it or is blocked before it. The usual causes are in the program: one rank doing work alone "
+               "(evaluation, saving a checkpoint, preprocessing on rank 0), ranks taking different code paths (a "
+               "collective inside an `if rank == 0`, unequal numbers of batches), or a rank that died or raised; "
+               "otherwise a network or peer-to-peer transport that hangs.",
+               fix="Find the rank that did not join: rerun with TORCH_NCCL_DESYNC_DEBUG=1 (or the flight recorder, "
+                   "TORCH_NCCL_TRACE_BUFFER_SIZE=2000 with TORCH_NCCL_DUMP_ON_TIMEOUT=1) and NCCL_DEBUG=INFO; check "
+                   "every rank's log for an earlier error. Make all ranks call the same collectives in the same order; "
+                   "where one rank legitimately works alone for long, raise the timeout "
+                   "(`init_process_group(..., timeout=datetime.timedelta(minutes=60))`). If it hangs at the first "
+                   "collective, test the transport: NCCL_P2P_DISABLE=1, NCCL_IB_DISABLE=1, NCCL_SOCKET_IFNAME.",
+               areas=("distributed",), sources=(c10d, nccl_doc))
+    return _match(sig, text, at_to, caps)

@@ -12,7 +12,9 @@ against torch's CUDA, Inductor on native Windows, Triton's exceptions.
     optional_kernels_notice  xformers' "A matching Triton is not available, some optimizations will not be enabled"
                      alone -> not-environment: a notice, nothing to install
     package_asks_for_pin  a package's own failure that says which version to install ("Please make sure to install
-                     triton==3.3.0") -> that pin"""
+                     triton==3.3.0") -> that pin
+    triton_of_another_api  Triton lacking a name, module or type its caller asks for (GPUTarget) -> one Triton, the
+                     release torch pins"""
 
 from __future__ import annotations
 
@@ -202,6 +204,53 @@ def triton_exception(ent, text):
                    areas=(), sources=(_TRITON_ERRORS_SRC,))
         return _match(sig, text, text.rfind("OutOfResources"), {})
     return None
+
+
+
+# Triton's API moving under torch: Inductor (or a package's Triton kernels) asking the installed Triton for a name, a
+# module or a type of another release. Triton 3's compiler takes a GPUTarget where older releases took a tuple
+# (triton/backends/compiler.py), and its modules moved between releases (triton.runtime.jit, triton.compiler.compiler,
+# triton.language.extra.cuda): a torch and a Triton that were not released together, or several Triton packages
+# (triton, triton-nightly, pytorch-triton) overwriting one another's files in one environment.
+_TRITON_SKEW = re.compile(r"AssertionError: target must be of GPUTarget type|"
+                          r"cannot import name '(?P<name>\w{1,80})' from '(?P<mod>triton(?:\.\w{1,40}){0,5})'|"
+                          r"No module named '(?P<mod2>triton\.\w{1,40}(?:\.\w{1,40}){0,4})'|"
+                          r"module '(?P<mod3>triton(?:\.\w{1,40}){0,5})' has no attribute '(?P<name3>\w{1,80})'")
+
+
+def triton_of_another_api(ent, text):
+    """A Triton whose API is not the one the caller was written for (a name, a module or a type missing): the Triton
+    installed is not the release torch pins, or several Triton packages share one folder; the fix is one Triton, the
+    one this torch asks for."""
+    m, at = last_in_tail(_TRITON_SKEW, text, "triton")
+    if m is None:
+        m, at = last_in_tail(_TRITON_SKEW, text, "GPUTarget")
+    if m is None:
+        return None
+    windows = bool(ent.platform.get("windows")) and not ent.platform.get("wsl")
+    what = (f"'{m.group('name')}' from {m.group('mod')}" if m.group("name") else
+            m.group("mod2") or (f"{m.group('mod3')}.{m.group('name3')}" if m.group("mod3") else "a GPUTarget"))
+    sig = _sig("triton-of-another-api", "libraries", "the installed Triton is not the release its caller expects", 79,
+               "The caller (torch's Inductor, or a package's Triton kernels) asks Triton for {what}, which the "
+               "installed Triton does not have: Triton's API changes between releases (Triton 3's compiler takes a "
+               "GPUTarget, modules moved), so a torch and a Triton that were not released together fail this way, and "
+               "so does an environment holding several Triton packages (triton, triton-nightly, pytorch-triton) "
+               "whose files overwrite one another.",
+               fix=("List them (`pip list | findstr /i triton`), uninstall every one, and install the triton-windows "
+                    "release its README lists for this torch (`pip install -U \"triton-windows<X.Y\"` with the bound "
+                    "it gives)."
+                    if windows else
+                    "List them (`pip list | grep -i triton`), keep a single Triton: `pip uninstall -y triton "
+                    "triton-nightly pytorch-triton`, then the one this torch pins (`pip show torch` names it under "
+                    "Requires; `pip install --force-reinstall --no-deps` of that triton version, or reinstall torch "
+                    "from its index, which brings the matching one). A package's own Triton kernels need the Triton "
+                    "its release was tested with."),
+               areas=("torch",),
+               sources=({"url": "https://github.com/pytorch/pytorch/issues/128357",
+                         "what": "pytorch#128357: three Triton packages in one environment; keep only pytorch-triton"},
+                        {"url": "https://github.com/triton-lang/triton/blob/main/python/triton/backends/compiler.py",
+                         "what": "Triton's GPUTarget (the compiler's target type since Triton 3)"}))
+    return _match(sig, text, at, {"what": what})
 
 
 # CMake's compiler detection, by its own messages: "No CMAKE_<LANG>_COMPILER could be found." for every language, and
