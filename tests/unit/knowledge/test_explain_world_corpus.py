@@ -16,7 +16,7 @@ import pytest
 DATA = Path(__file__).resolve().parents[2] / "data" / "explain"
 SPLITS = ("train", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9",
           "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17", "test18",
-          "test19", "test20", "test21", "test22", "test23", "test24", "test25", "test26", "test27", "test28", "test29")
+          "test19", "test20", "test21", "test22", "test23", "test24", "test25", "test26", "test27", "test28", "test29", "test30")
 # The first six test splits, measured and reported, were retired into development data on 2026-12-02, test7 to test9
 # on 2026-12-03, test10 on 2026-12-04 (each after its last held-out figure): their files stay unchanged (their digests
 # are checked) and may now be read and cited like train; test11 (collected after the tenth round's code by a fixed
@@ -42,7 +42,8 @@ RETIRED = ("test", "test2", "test3", "test4", "test5", "test6", "test7", "test8"
 # test27 (collected after the twenty-sixth round's code) too, after its one measurement.
 # test28 (collected after the twenty-seventh round's code) too, after its one measurement.
 # test29 (collected after the twenty-eighth round's code) too, after its one measurement.
-FROZEN: tuple[str, ...] = ()
+# test30 (collected after the twenty-ninth round's code) is frozen until its one measurement.
+FROZEN: tuple[str, ...] = ("test30",)
 # From this batch on an entry's split is decided by its source URL alone (train or test2).
 URL_SPLIT_BATCH = 11
 # From this batch on the URL rule sends the even half to a third frozen split (train or test3).
@@ -142,6 +143,10 @@ TEST28_BATCH = 37
 # the same kind of mechanical procedure (the commonest failures of the Python stack, in other words than test11's),
 # from threads in none of the other files (test28 included) nor real_errors.json.
 TEST29_BATCH = 38
+# This batch is a frozen split as a whole (test30), collected after the twenty-ninth round's code was committed, by
+# the same kind of mechanical procedure (the installers, resolvers and lockfiles users install torch with), from
+# threads in none of the other files (test29 included) nor real_errors.json.
+TEST30_BATCH = 39
 EXPECTED_KEYS = {"recognised", "layer", "environment_problem", "fix", "fix_patterns"}
 # The classes the corpus must cover (issue's list), each present in the corpus as a whole.
 REQUIRED_CLASSES = {"container", "driver-state", "rocm", "jit-arch", "c-runtime", "cuda-libs", "ext-abi",
@@ -209,6 +214,8 @@ def _split_of(source, text, batch):
         return "test28"
     if batch == TEST29_BATCH:
         return "test29"
+    if batch == TEST30_BATCH:
+        return "test30"
     if batch == TRAIN_BATCH:
         return "test5" if int(hashlib.sha256(source.encode("utf-8")).hexdigest(), 16) % 2 == 0 else "train"
     if batch >= URL_SPLIT_BATCH:
@@ -569,6 +576,16 @@ def test_the_collected_after_batch_38_is_test29_and_new(corpus):
     assert not [e["id"] for sp in SPLITS if sp != "test29" for e in corpus[sp]["entries"] if e["batch"] == TEST29_BATCH]
     other = {s for sp in SPLITS if sp != "test29" for s in _sources(corpus[sp]["entries"])} | _cited()
     _assert_new_threads(test29, other, "test29")
+
+
+def test_the_collected_after_batch_39_is_test30_and_new(corpus):
+    """test30 is batch 39 as a whole, and batch 39 is nowhere else; none of its threads is in another split (test29
+    included) or in real_errors.json, and none of its texts repeats one of them (checked for all splits above)."""
+    test30 = corpus["test30"]["entries"]
+    assert test30 and all(e["batch"] == TEST30_BATCH for e in test30)
+    assert not [e["id"] for sp in SPLITS if sp != "test30" for e in corpus[sp]["entries"] if e["batch"] == TEST30_BATCH]
+    other = {s for sp in SPLITS if sp != "test30" for s in _sources(corpus[sp]["entries"])} | _cited()
+    _assert_new_threads(test30, other, "test30")
 
 
 def test_the_scorer_retired_test11_into_development():
