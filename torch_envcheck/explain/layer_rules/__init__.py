@@ -114,6 +114,10 @@ match.Match whose signature is made here, or None:
     torch_not_in_this_python  "No module named 'torch'" outside a build -> that interpreter's own `python -m pip`
     qt_imported_before_torch  torch's DLLs failing where PyQt/PySide is used (torch >= 2.9, Windows) -> import torch first
     nccl_ib_async_event  NCCL's "NET/IB : Got async event : port error" -> the InfiniBand fabric (links, counters)
+    uv_resolution_report, poetry_no_candidates, conda_arm_variant, index_option_as_requirement, hash_mismatch,
+    wheel_record_mismatch  the installers' own words (installers.py): uv's clauses, Poetry's chooser, a conda
+                     solver's arm-variant leaf, an index option read as a requirement, hash checks -> the index, the
+                     Python, the pin, the download
     triton_of_another_api  Triton without the name/module/type its caller wants (GPUTarget) -> one Triton, torch's pin
     nccl_watchdog    ProcessGroupNCCL's "collective operation timeout" / "watchdog got stuck" -> the rank that did not
                      join the collective (desync debug), the hang under the watchdog (its heartbeat variable)
@@ -212,6 +216,8 @@ from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cu
 from torch_envcheck.explain.layer_rules.driver_versions import container_driver_floor, driver_module_mismatch
 from torch_envcheck.explain.layer_rules.gpu_health import (driver_sees_no_gpu, gpu_unreachable,
     nvidia_kernel_module_crash, xid_event, gpu_in_error_state)
+from torch_envcheck.explain.layer_rules.installers import (uv_resolution_report, poetry_no_candidates,
+    conda_arm_variant, index_option_as_requirement, hash_mismatch, wheel_record_mismatch)
 from torch_envcheck.explain.layer_rules.libtorch import (cmake_package_not_found, torch_symbols_unresolved_at_link,
     cmake_library_notfound, libtorch_not_on_loader_path, libtorch_without_cuda, cmake_cuda_target_missing,
     cmake_cudnn_not_found, torch_file_format_version, torch_archive_unreadable, windows_build_configuration,
@@ -319,7 +325,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          torch_cmake_library_missing, cmake_package_files_missing, cmake_probe_log, cpp_extension_argument_too_new,
          program_loads_another_libtorch, mkl_without_itt_symbol, libtorch_binding_message,
          libtorch_program_dll_not_found, torchscript_program_error, libstdcxx_debug_mode, nccl_watchdog,
-         triton_of_another_api)
+         triton_of_another_api, uv_resolution_report, poetry_no_candidates, conda_arm_variant,
+         index_option_as_requirement, hash_mismatch, wheel_record_mismatch)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:
