@@ -16,7 +16,7 @@ import pytest
 DATA = Path(__file__).resolve().parents[2] / "data" / "explain"
 SPLITS = ("train", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9",
           "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17", "test18",
-          "test19", "test20", "test21", "test22", "test23", "test24", "test25", "test26", "test27", "test28", "test29", "test30")
+          "test19", "test20", "test21", "test22", "test23", "test24", "test25", "test26", "test27", "test28", "test29", "test30", "test31")
 # The first six test splits, measured and reported, were retired into development data on 2026-12-02, test7 to test9
 # on 2026-12-03, test10 on 2026-12-04 (each after its last held-out figure): their files stay unchanged (their digests
 # are checked) and may now be read and cited like train; test11 (collected after the tenth round's code by a fixed
@@ -43,7 +43,8 @@ RETIRED = ("test", "test2", "test3", "test4", "test5", "test6", "test7", "test8"
 # test28 (collected after the twenty-seventh round's code) too, after its one measurement.
 # test29 (collected after the twenty-eighth round's code) too, after its one measurement.
 # test30 (collected after the twenty-ninth round's code) too, after its one measurement.
-FROZEN: tuple[str, ...] = ()
+# test31 (collected after the thirtieth round's code) is frozen until its one measurement.
+FROZEN: tuple[str, ...] = ("test31",)
 # From this batch on an entry's split is decided by its source URL alone (train or test2).
 URL_SPLIT_BATCH = 11
 # From this batch on the URL rule sends the even half to a third frozen split (train or test3).
@@ -147,6 +148,10 @@ TEST29_BATCH = 38
 # the same kind of mechanical procedure (the installers, resolvers and lockfiles users install torch with), from
 # threads in none of the other files (test29 included) nor real_errors.json.
 TEST30_BATCH = 39
+# This batch is a frozen split as a whole (test31), collected after the thirtieth round's code was committed, by the
+# same kind of mechanical procedure (the install itself failing: disk, memory, network, permissions, the OS's
+# policies, conda's solver and cache), from threads in none of the other files (test30 included) nor real_errors.json.
+TEST31_BATCH = 40
 EXPECTED_KEYS = {"recognised", "layer", "environment_problem", "fix", "fix_patterns"}
 # The classes the corpus must cover (issue's list), each present in the corpus as a whole.
 REQUIRED_CLASSES = {"container", "driver-state", "rocm", "jit-arch", "c-runtime", "cuda-libs", "ext-abi",
@@ -216,6 +221,8 @@ def _split_of(source, text, batch):
         return "test29"
     if batch == TEST30_BATCH:
         return "test30"
+    if batch == TEST31_BATCH:
+        return "test31"
     if batch == TRAIN_BATCH:
         return "test5" if int(hashlib.sha256(source.encode("utf-8")).hexdigest(), 16) % 2 == 0 else "train"
     if batch >= URL_SPLIT_BATCH:
@@ -586,6 +593,16 @@ def test_the_collected_after_batch_39_is_test30_and_new(corpus):
     assert not [e["id"] for sp in SPLITS if sp != "test30" for e in corpus[sp]["entries"] if e["batch"] == TEST30_BATCH]
     other = {s for sp in SPLITS if sp != "test30" for s in _sources(corpus[sp]["entries"])} | _cited()
     _assert_new_threads(test30, other, "test30")
+
+
+def test_the_collected_after_batch_40_is_test31_and_new(corpus):
+    """test31 is batch 40 as a whole, and batch 40 is nowhere else; none of its threads is in another split (test30
+    included) or in real_errors.json, and none of its texts repeats one of them (checked for all splits above)."""
+    test31 = corpus["test31"]["entries"]
+    assert test31 and all(e["batch"] == TEST31_BATCH for e in test31)
+    assert not [e["id"] for sp in SPLITS if sp != "test31" for e in corpus[sp]["entries"] if e["batch"] == TEST31_BATCH]
+    other = {s for sp in SPLITS if sp != "test31" for s in _sources(corpus[sp]["entries"])} | _cited()
+    _assert_new_threads(test31, other, "test31")
 
 
 def test_the_scorer_retired_test11_into_development():
