@@ -118,6 +118,9 @@ match.Match whose signature is made here, or None:
     wheel_record_mismatch  the installers' own words (installers.py): uv's clauses, Poetry's chooser, a conda
                      solver's arm-variant leaf, an index option read as a requirement, hash checks -> the index, the
                      Python, the pin, the download
+    install_interrupted, externally_managed, certificate_not_trusted, wheel_url_refused, conda_solver_refusals,
+    built_wheel_not_installed  the install itself failing (install_process.py): the machine under pip (disk, memory,
+                     timeouts, permissions, a file held open), PEP 668, certificates, moved URLs, conda's refusals
     triton_of_another_api  Triton without the name/module/type its caller wants (GPUTarget) -> one Triton, torch's pin
     nccl_watchdog    ProcessGroupNCCL's "collective operation timeout" / "watchdog got stuck" -> the rank that did not
                      join the collective (desync debug), the hang under the watchdog (its heartbeat variable)
@@ -216,6 +219,8 @@ from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cu
 from torch_envcheck.explain.layer_rules.driver_versions import container_driver_floor, driver_module_mismatch
 from torch_envcheck.explain.layer_rules.gpu_health import (driver_sees_no_gpu, gpu_unreachable,
     nvidia_kernel_module_crash, xid_event, gpu_in_error_state)
+from torch_envcheck.explain.layer_rules.install_process import (install_interrupted, externally_managed,
+    certificate_not_trusted, wheel_url_refused, conda_solver_refusals, built_wheel_not_installed)
 from torch_envcheck.explain.layer_rules.installers import (uv_resolution_report, poetry_no_candidates,
     conda_arm_variant, index_option_as_requirement, hash_mismatch, wheel_record_mismatch)
 from torch_envcheck.explain.layer_rules.libtorch import (cmake_package_not_found, torch_symbols_unresolved_at_link,
@@ -326,7 +331,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          program_loads_another_libtorch, mkl_without_itt_symbol, libtorch_binding_message,
          libtorch_program_dll_not_found, torchscript_program_error, libstdcxx_debug_mode, nccl_watchdog,
          triton_of_another_api, uv_resolution_report, poetry_no_candidates, conda_arm_variant,
-         index_option_as_requirement, hash_mismatch, wheel_record_mismatch)
+         index_option_as_requirement, hash_mismatch, wheel_record_mismatch, install_interrupted, externally_managed,
+         certificate_not_trusted, wheel_url_refused, conda_solver_refusals, built_wheel_not_installed)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

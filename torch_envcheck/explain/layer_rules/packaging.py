@@ -409,7 +409,8 @@ def wheel_tags_not_here(ent, text):
     plats = sorted({_wheel_platform(t.platform) for t in tags})
     py = f"3.{cps[0][3:]}" if len(cps) == 1 else None
     # (the Python the text names in words: the file's own cpXY tag is not this interpreter)
-    said = re.findall(r"\b[Pp]ython(?: [Vv]ersion)?:? ?(3\.\d{1,2})\b", text[-CONTEXT_TAIL:])
+    said = re.findall(r"\b[Pp]ython(?: [Vv]ersion)?:? ?(3\.\d{1,2})\b|/python(3\.\d{1,2})/", text[-CONTEXT_TAIL:])
+    said = [a or b for a, b in said]
     here = said[-1] if said else None
     caps = {"file": m.group("file"), "name": name, "py": py, "plat": ", ".join(plats),
             "built": (f"CPython {py}" if py else "the Python versions in its tags") + " on " + ", ".join(plats),
@@ -422,7 +423,8 @@ def wheel_tags_not_here(ent, text):
                fix="Check the interpreter pip runs in: `python -VV` and `python -m pip debug --verbose` (the tags it "
                    "accepts). Download the {name} wheel built for that Python and platform (its release page lists one "
                    "per cpXY and OS), or make an environment with the Python the wheel needs "
-                   "(`py -{py|3.X} -m venv .venv` on Windows, `conda create -n env python={py|3.X}`) and install it there.",
+                   "(Python {py|3.X}: `py -{py|3.X} -m venv .venv` on Windows, `conda create -n env python={py|3.X}`) and "
+                   "install it there.",
                causes=(("python", "this Python version is outside the versions the wheel was built for", ("TE103",)),),
                areas=("platform",),
                sources=({"url": "https://packaging.python.org/en/latest/specifications/platform-compatibility-tags/",
@@ -1149,7 +1151,9 @@ def torch_without_backend(ent, text):
 
 # PyPI's torch 0.1.2 (2017) is an sdist whose setup.py only fails: pip picks it where no wheel of any later release
 # fits (a 32-bit or unsupported Python, an OS or CPU without wheels, --no-binary torch)
-_TORCH_PLACEHOLDER = re.compile(r"torch-0\.1\.2(?:\.post\d)?\.tar\.gz|torch==0\.1\.2(?:\.post\d)?\b")
+_TORCH_PLACEHOLDER = re.compile(r"torch-0\.1\.2(?:\.post\d)?\.tar\.gz|torch==0\.1\.2(?:\.post\d)?\b|"
+                                # the placeholder's own setup.py failing, its frame quoted
+                                r"name=[\"']torch[\"'], version=[\"']0\.1\.2(?:\.post\d)?[\"']")
 
 
 def torch_placeholder_sdist(ent, text):
