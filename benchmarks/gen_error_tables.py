@@ -117,7 +117,9 @@ CLASSIFY = [
      r"invalidlicense|licensenotfound", "libraries"),
     (r"invaliddevice$|invaliddeviceordinal|invalidvisibledevices|^devicesunavailable$|^deviceunavailable$|"
      r"devicesbusy|^mps(?:connectionfailed|serverNotReady|maxclientsreached|maxconnectionsreached)$", "env"),
-    (r"systemerror|remoteerror|unhandledcudaerror", "distributed"),
+    # toomanypeers: peer access enabled to more GPUs than the hardware maps (8 per device), the shape of a launch
+    # that gives each process every GPU instead of its own
+    (r"systemerror|remoteerror|unhandledcudaerror|toomanypeers", "distributed"),
     (r"compilation|invalidoption|programcreationfailure|pchcreate|timefilewritefailed|timetracefilewritefailed",
      "toolchain"),
 ]

@@ -124,6 +124,12 @@ match.Match whose signature is made here, or None:
     triton_of_another_api  Triton without the name/module/type its caller wants (GPUTarget) -> one Triton, torch's pin
     nccl_watchdog    ProcessGroupNCCL's "collective operation timeout" / "watchdog got stuck" -> the rank that did not
                      join the collective (desync debug), the hang under the watchdog (its heartbeat variable)
+    rendezvous_unreachable, env_rendezvous_variable_missing, tcpstore_without_libuv, nccl_versions_differ,
+    nccl_hang_after_plugin_line  launching on several GPUs and machines (rendezvous.py): the store no rank can reach,
+                     env:// without its variable, a TCPStore built without libuv, NCCL versions differing between
+                     ranks, a hang after NCCL's plugin line -> the address/port/firewall, the launcher, USE_LIBUV=0,
+                     one NCCL everywhere, NCCL_DEBUG=INFO and the network variables
+    rccl_iommu_pt_missing  RCCL's "Missing iommu=pt from kernel command line" -> the kernel parameter
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -197,8 +203,8 @@ catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torch_release, driver_versions,
-gpu_health, runtimes, program, libtorch; this module gathers them in RULES, in the order they
-have always run."""
+gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous; this module gathers them in
+RULES, in the order they have always run."""
 
 from __future__ import annotations
 
@@ -255,8 +261,10 @@ from torch_envcheck.explain.layer_rules.runtimes import (jax_cuda_library_not_fo
     jax_xla_compiler_pieces, jax_cuda_library_too_old, ggml_binary_archs, llm_runtime_cpu_only, launcher_finds_no_gpu,
     bitsandbytes_cpu_library_beside_gpu,
     tensorrt_engine_version, xla_cudnn_version)
+from torch_envcheck.explain.layer_rules.rendezvous import (rendezvous_unreachable, env_rendezvous_variable_missing,
+    tcpstore_without_libuv, nccl_versions_differ, nccl_hang_after_plugin_line)
 from torch_envcheck.explain.layer_rules.rocm import (miopen_missing_kernel_database, rocblas_on_windows,
-    rocm_kfd_permission, zluda_dll_dependency)
+    rocm_kfd_permission, zluda_dll_dependency, rccl_iommu_pt_missing)
 from torch_envcheck.explain.layer_rules.torch_release import (compile_refused_on_windows, compile_unsupported_python,
     package_needs_newer_torch, nightly_regression, inductor_cuda_probe_logged,
     torch_attribute_missing, torch_load_weights_only)
@@ -332,7 +340,9 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          libtorch_program_dll_not_found, torchscript_program_error, libstdcxx_debug_mode, nccl_watchdog,
          triton_of_another_api, uv_resolution_report, poetry_no_candidates, conda_arm_variant,
          index_option_as_requirement, hash_mismatch, wheel_record_mismatch, install_interrupted, externally_managed,
-         certificate_not_trusted, wheel_url_refused, conda_solver_refusals, built_wheel_not_installed)
+         certificate_not_trusted, wheel_url_refused, conda_solver_refusals, built_wheel_not_installed,
+         rendezvous_unreachable, env_rendezvous_variable_missing, tcpstore_without_libuv, nccl_versions_differ,
+         nccl_hang_after_plugin_line, rccl_iommu_pt_missing)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

@@ -281,6 +281,14 @@ def error_code(ent, text):
         explanation += (" {stack} predates the {generation} GPUs and every later generation: a build made with CUDA "
                         "{cuda} has no code for them, and its kernels fail to launch there. Each needs at least: "
                         "{needs}.")
+    elif bare == "toomanypeers":
+        # cudaEnablePeerAccess beyond the hardware's peer limit (8 peers per GPU): a process that enables peer access
+        # to every visible GPU, the shape of a launch that gives each process all GPUs (the table's layer)
+        fix = ("A process enabled peer access to more GPUs than the hardware allows (8 peers per GPU). Give each process "
+               "only its own GPU: launch one process per GPU (torchrun --nproc_per_node / Accelerate's num_processes "
+               "equal to the GPUs used, each setting torch.cuda.set_device(LOCAL_RANK)), or restrict the visible GPUs "
+               "with CUDA_VISIBLE_DEVICES; `accelerate test` checks an Accelerate configuration.")
+        explanation += " Peer access between GPUs is limited to 8 peers per device."
     elif c.get("how") == "debugger" and layer == "not-environment":
         look = ("cuda-gdb prints a warning for every CUDA API call that returns an error, including errors the program "
                 "expects and handles (here " + c["name"] + "): harmless when the program goes on; not an installation "

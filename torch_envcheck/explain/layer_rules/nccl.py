@@ -45,6 +45,10 @@ def nccl_transport(ent, text):
     which containers get 64 MB of)."""
     tail = text[-CONTEXT_TAIL:]
     shm, sock = last_match(_NCCL_SHM, tail), last_match(_NCCL_SOCKET, tail)
+    if sock is not None and re.match(r"[^\n]{0,80}with family 0 ", tail[sock.end():]):
+        # an address of family 0 is one that never arrived filled in (a bootstrap message another rank's NCCL wrote
+        # in another form), not an interface this rank chose: rendezvous.nccl_versions_differ reads it
+        sock = None
     if shm is None and sock is None:
         ifaces = last_match(_NCCL_IFACES, tail)
         if ifaces is None or not _UNREACHABLE.search(tail):
@@ -140,7 +144,10 @@ def nccl_ib_completion(ent, text):
         return None
     n = int(m.group("status"))
     name = IBV_WC_STATUS[n] if n < len(IBV_WC_STATUS) else f"status {n}"
-    if name in _IB_RETRY:
+    # the adapter's own asynchronous event naming an access violation (IBV_EVENT_QP_ACCESS_ERR) says the failed
+    # request touched memory it may not: the registration side, whatever the completion's status
+    access_event = re.search(r"Got async event ?: ?[^\n]{0,40}access violation", text[-CONTEXT_TAIL:]) is not None
+    if name in _IB_RETRY and not access_event:
         what = ("the peer's adapter never acknowledged (the retry counter ran out): the InfiniBand/RoCE connectivity "
                 "between the two nodes (a port down or flapping, a cable, the subnet manager, on RoCE the GID index "
                 "or the switch's lossless settings), or a peer process that died first")
@@ -149,12 +156,13 @@ def nccl_ib_completion(ent, text):
                "nodes; on RoCE set NCCL_IB_GID_INDEX (show_gids lists the RoCE v2 one). NCCL_IB_TIMEOUT and "
                "NCCL_IB_RETRY_CNT only wait longer; NCCL_IB_DISABLE=1 falls back to sockets to confirm it is the IB "
                "network. Rerun with NCCL_DEBUG=INFO.")
-    elif name in _IB_MEMORY:
+    elif name in _IB_MEMORY or access_event:
         what = ("the adapter refused access to a registered buffer: with GPU buffers, GPUDirect RDMA (the nvidia-peermem "
                 "module) or the memory registration limits")
-        fix = ("Check GPUDirect RDMA: `lsmod | grep nvidia_peermem` (load it: `sudo modprobe nvidia-peermem`), `ulimit "
-               "-l unlimited` for the ranks (containers: --ulimit memlock=-1), and ACS off on the PCIe switches; "
-               "NCCL_NET_GDR_LEVEL=LOC disables GPUDirect RDMA to confirm. Rerun with NCCL_DEBUG=INFO.")
+        fix = ("Check GPUDirect RDMA: `lsmod | grep nvidia_peermem` (load it: `sudo modprobe nvidia-peermem`) or "
+               "DMA-BUF support, `ulimit -l unlimited` for the ranks (containers: --ulimit memlock=-1), and ACS off on "
+               "the PCIe switches; NCCL_NET_GDR_LEVEL=LOC disables GPUDirect RDMA to confirm, and a vendor NET plugin "
+               "(HPC-X's or NGC's libnccl-net) instead of the internal one is worth a try. Rerun with NCCL_DEBUG=INFO.")
     else:
         what = ("a failed InfiniBand work request" + (" that was only flushed after an earlier error (find the first "
                                                        "one, on this or another rank)" if name == "IBV_WC_WR_FLUSH_ERR"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from torch_envcheck.explain.match import _line, last_match
-from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig, last_in_tail
 from torch_envcheck.explain.layer_rules.driver import _ROOT_ONLY
 
 
@@ -158,3 +158,24 @@ def miopen_missing_kernel_database(ent, text):
                sources=({"url": "https://github.com/ROCm/MIOpen#installing-miopen-kernels-package",
                          "what": "MIOpen's precompiled kernels packages per gfx target"},))
     return _match(sig, text, len(text) - len(tail) + m.start(), {"kdb": m.group("kdb")})
+
+
+# RCCL's own start-up warning (AMD's multi-GPU system guide: iommu=pt for peer-to-peer between AMD GPUs)
+_RCCL_IOMMU = re.compile(r"Missing \"?iommu=pt\"? from kernel command line")
+
+
+def rccl_iommu_pt_missing(ent, text):
+    m, at = last_in_tail(_RCCL_IOMMU, text, "iommu=pt")
+    if m is None:
+        return None
+    sig = _sig("rccl-iommu-pt-missing", "rocm", "RCCL warns that iommu=pt is missing from the kernel command line", 84,
+               "Without IOMMU pass-through (iommu=pt) peer-to-peer transfers between AMD GPUs go through the IOMMU's "
+               "translation, which RCCL warns can make multi-GPU jobs unstable or hang.",
+               fix="Add iommu=pt (with amd_iommu=on on AMD CPUs where needed) to the kernel parameters "
+                   "(GRUB_CMDLINE_LINUX in /etc/default/grub, then `sudo update-grub` and reboot) instead of disabling "
+                   "peer-to-peer (NCCL_P2P_DISABLE=1) or custom all-reduce.",
+               areas=("platform",),
+               sources=({"url": "https://rocm.docs.amd.com/en/latest/how-to/system-optimization/mi300x.html",
+                         "what": "AMD: system optimization, IOMMU pass-through (iommu=pt) for multi-GPU"},))
+    return _match(sig, text, at, {})
+
