@@ -90,6 +90,15 @@ FAMILIES = [
     {"enum": "hipError_t", "library": "HIP (ROCm)", "end": "hipError_t", "header": "hip_runtime_api.h", "external": "hip",
      "wheel": ("triton", "triton/backends/amd/include/hip/hip_runtime_api.h"), "prefix": "hip(?:Error)?",
      "default_layer": "not-environment"},
+    # MIOpen, ROCm's cuDNN: its Exception's default status is miopenStatusUnknownError (src/include/miopen/errors.hpp),
+    # so every MIOPEN_THROW without a status (a kernel that does not compile, a database it cannot read or lock, a
+    # configuration no solver handles) surfaces as it; InternalError is "MIOpen failure": both are ROCm's library
+    {"enum": "miopenStatus_t", "library": "MIOpen (ROCm)", "end": "miopenStatus_t", "header": "miopen.h",
+     "external": "miopen", "prefix": "miopenStatus", "default_layer": "not-environment",
+     "overrides": {"miopenStatusUnknownError": "rocm", "miopenStatusInternalError": "rocm",
+                   "miopenStatusGpuOperationsSkipped": "none",
+                   # "of the supplied binary data argument": the caller's serialized data, not the installation
+                   "miopenStatusVersionMismatch": "not-environment"}},
 ]
 
 # The layer of a code from the words of its name (lower case, prefix and underscores removed), first match
@@ -130,7 +139,7 @@ LAYERS_OK = {"none", "driver", "arch", "libraries", "env", "distributed", "toolc
 
 def classify(family: dict, name: str) -> str:
     layer = _classify(family, name)
-    if family["enum"] == "hipError_t" and layer not in ("none", "not-environment"):
+    if family["enum"] in ("hipError_t", "miopenStatus_t") and layer not in ("none", "not-environment"):
         return "rocm"  # ROCm's driver, targets and libraries: one layer
     if family["enum"] == "cudnnStatus_t" and layer in ("driver", "libraries"):
         return "cudnn"  # cuDNN's start-up and sub-libraries: its own layer
@@ -178,7 +187,7 @@ def enum_body(text: str, family: dict) -> str | None:
 
 
 def _comment_text(c: str) -> str:
-    c = re.sub(r"^/\*+[!<]?|\*+/$|^//+[!<]?", "", c.strip())
+    c = re.sub(r"^/\*+[!<]{0,2}|\*+/$|^//+[!<]{0,2}", "", c.strip())
     lines = [re.sub(r"^\s*\*+\s?", "", ln).strip() for ln in c.split("\n")]
     return " ".join(ln for ln in lines if ln).strip()
 
@@ -287,6 +296,10 @@ def header_for(family: dict, external: dict) -> tuple:
     if ext and external.get(ext):
         path, source = external[ext]
         return path, dict(source)
+    if ext and external.get("keep_shipped"):
+        # a family generated before from its own repository's header: without that header at hand the shipped
+        # table stays (a wheel's copy would replace its source with another)
+        return None, f"{family['header']}: no --{ext}-h given"
     wheel = family.get("wheel")
     if wheel:
         dist, rel = wheel
@@ -455,6 +468,10 @@ def _external(args) -> dict:
         ext["hip"] = (args.hip_h, {"repository": "https://github.com/ROCm/HIP", "path": "include/hip/hip_runtime_api.h",
                                    "commit": args.hip_commit, "url": f"https://github.com/ROCm/HIP/blob/"
                                    f"{args.hip_commit}/include/hip/hip_runtime_api.h"})
+    if args.miopen_h:
+        ext["miopen"] = (args.miopen_h, {"repository": "https://github.com/ROCm/MIOpen", "path": "include/miopen/miopen.h",
+                                         "commit": args.miopen_commit, "url": f"https://github.com/ROCm/MIOpen/blob/"
+                                         f"{args.miopen_commit}/include/miopen/miopen.h"})
     return ext
 
 
@@ -463,11 +480,13 @@ def main(argv=None) -> int:
     p.add_argument("--write", action="store_true", help=f"write {os.path.relpath(OUT)}")
     p.add_argument("--nvml-h"), p.add_argument("--nvml-commit", default="unknown")
     p.add_argument("--hip-h"), p.add_argument("--hip-commit", default="unknown")
+    p.add_argument("--miopen-h"), p.add_argument("--miopen-commit", default="unknown")
     p.add_argument("--windows-include", metavar="DIR", help="a folder holding the Windows SDK's winerror.h and "
                    f"ntstatus.h ({gen_windows_codes.REPO}, {gen_windows_codes.SDK_DIR})")
     p.add_argument("--windows-commit", default="unknown", help="the commit of that repository they were read at")
     args = p.parse_args(argv)
-    tables, skipped = generate(_external(args), windows_include=args.windows_include,
+    tables, skipped = generate({**_external(args), "keep_shipped": args.write and os.path.isfile(OUT)},
+                               windows_include=args.windows_include,
                                windows_commit=args.windows_commit)
     if skipped and args.write and os.path.isfile(OUT):
         # keep the families whose header is not at hand from the shipped file (they were generated before)
@@ -478,7 +497,7 @@ def main(argv=None) -> int:
                 tables[enum] = old[enum]
     order = [f["enum"] for f in FAMILIES] + ["errno", "signal", "windows"]
     doc = {"schema": SCHEMA,
-           "about": "Error codes of CUDA, its libraries, NVML, HIP, Linux and Windows: name, number, the header's "
+           "about": "Error codes of CUDA, its libraries, NVML, HIP, MIOpen, Linux and Windows: name, number, the header's "
                     "description, the library's own message where it has one, and the layer explain gives the "
                     "code. Generated by benchmarks/gen_error_tables.py from the headers cited in each table's "
                     "source; regenerate, never edit by hand.",

@@ -75,8 +75,29 @@ _OTHER = {
     "glib-2.0": ("GLib (an OS package)", "os-package"), "gthread-2.0": ("GLib (an OS package)", "os-package"),
     "SM": ("X11 (an OS package)", "os-package"), "Xext": ("X11 (an OS package)", "os-package"),
     "Xrender": ("X11 (an OS package)", "os-package"),
-    "amdhip64": ("HIP (ROCm)", "rocm"), "hsa-runtime64": ("ROCm's HSA runtime", "rocm"), "rocblas": ("rocBLAS", "rocm"),
-    "MIOpen": ("MIOpen", "rocm"), "rccl": ("RCCL", "rocm"),
+    # ROCm's libraries, each with the ROCm package that ships it (the names of AMD's repository packages)
+    "amdhip64": ("HIP (ROCm's hip-runtime-amd package)", "rocm"),
+    "hsa-runtime64": ("ROCm's HSA runtime (hsa-rocr)", "rocm"), "rocblas": ("rocBLAS (rocblas)", "rocm"),
+    "MIOpen": ("MIOpen (miopen-hip)", "rocm"), "rccl": ("RCCL (rccl)", "rocm"),
+    "roctx64": ("ROCTX (ROCm's roctracer package)", "rocm"), "roctracer64": ("roctracer (roctracer)", "rocm"),
+    "rocprofiler64": ("rocprofiler (rocprofiler)", "rocm"), "rocprofiler-sdk": ("rocprofiler-sdk", "rocm"),
+    "rocm_smi64": ("ROCm SMI (rocm-smi-lib)", "rocm"), "amd_smi": ("AMD SMI (amd-smi-lib)", "rocm"),
+    "hipblas": ("hipBLAS (hipblas)", "rocm"), "hipblaslt": ("hipBLASLt (hipblaslt)", "rocm"),
+    "hipsparse": ("hipSPARSE (hipsparse)", "rocm"), "rocsparse": ("rocSPARSE (rocsparse)", "rocm"),
+    "hipfft": ("hipFFT (hipfft)", "rocm"), "rocfft": ("rocFFT (rocfft)", "rocm"),
+    "hiprand": ("hipRAND (hiprand)", "rocm"), "rocrand": ("rocRAND (rocrand)", "rocm"),
+    "hipsolver": ("hipSOLVER (hipsolver)", "rocm"), "rocsolver": ("rocSOLVER (rocsolver)", "rocm"),
+    "hiprtc": ("HIP's runtime compiler (hip-runtime-amd)", "rocm"),
+    "drm_amdgpu": ("libdrm's amdgpu library (the OS package libdrm-amdgpu1, or libdrm)", "rocm"),
+    # Ascend NPUs: CANN's libraries come from its toolkit (or nnae), found through the toolkit's set_env.sh
+    "ascendcl": ("AscendCL, from Ascend's CANN toolkit", "cann"), "acl_dvpp": ("AscendCL's DVPP, from CANN", "cann"),
+    "acl_op_compiler": ("AscendCL's operator compiler, from CANN", "cann"), "hccl": ("HCCL, from CANN", "cann"),
+    "ge_runner": ("CANN's graph engine", "cann"), "ascend_hal": ("the Ascend NPU driver's HAL", "cann"),
+    # Intel GPUs: oneAPI Level Zero's loader, Intel's GPU compute runtime (the user-mode driver), SYCL's runtime
+    "ze_loader": ("oneAPI Level Zero's loader (libze1 / level-zero)", "intel-gpu"),
+    "ze_intel_gpu": ("Intel's GPU compute runtime, the Level Zero driver (libze-intel-gpu1 / intel-level-zero-gpu)",
+                     "intel-gpu"),
+    "sycl": ("oneAPI's SYCL runtime (the intel-sycl-rt wheel, or the oneAPI Base Toolkit)", "intel-gpu"),
 }
 
 _SO = re.compile(r"^lib([A-Za-z0-9_+.-]+?)(?:-[0-9a-f]{8})?\.so((?:\.\d+)*)$")

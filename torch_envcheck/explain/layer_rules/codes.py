@@ -212,6 +212,7 @@ def error_code(ent, text):
     explanation = (f"{c['name']} = {c['value']} in {fam}: {meaning}").rstrip()
     fix = None
     look = None
+    sources = ()
     priority = {"name": 64, "message": 64, "message-context": 61}.get(c.get("how"), 58)
     newer = _gpu_newer_than_build(ent)
     # the CUDA code printed on NCCL's own NVLS line ("Failed to bind NVLink SHARP (NVLS) Multicast memory: CUDA error
@@ -226,6 +227,20 @@ def error_code(ent, text):
                "the Fabric Manager (`systemctl status nvidia-fabricmanager`; its version must equal the driver's), "
                "restart it or reboot the host; meanwhile NCCL_NVLS_ENABLE=0 avoids NVLS.")
         explanation += " NCCL failed while binding NVLS (multicast) memory: the NVSwitch fabric, not the program."
+    elif fam == "miopenStatus_t" and layer == "rocm":
+        # MIOpen's own failures (its Exception's default status): a kernel it could not compile or find for the
+        # GPU, a database or cache it could not read, write or lock, a configuration none of its solvers handles
+        fix = ("MIOpen (ROCm's convolution library, which torch uses on AMD GPUs as cuDNN on NVIDIA's) failed inside "
+               "itself. Rerun with MIOPEN_ENABLE_LOGGING=1 MIOPEN_LOG_LEVEL=5 to see the solver and the step that "
+               "failed; make its user database and kernel cache writable (MIOPEN_USER_DB_PATH, "
+               "MIOPEN_CUSTOM_CACHE_DIR; by default under ~/.config/miopen and ~/.cache/miopen) and try "
+               "MIOPEN_FIND_MODE=FAST; `torch.backends.cudnn.enabled = False` confirms it is MIOpen (torch then "
+               "uses its own kernels for that layer). Where the GPU's gfx target or this convolution is not yet "
+               "supported, a newer ROCm and torch build (its MIOpen) is the fix.")
+        explanation += (" MIOpen returns it for failures of its own (a kernel that did not compile, a database it "
+                        "could not use, a configuration no solver handles), not for a wrong argument.")
+        sources = ({"url": "https://rocm.docs.amd.com/projects/MIOpen/en/latest/reference/env_variables.html",
+                    "what": "MIOpen's environment variables: logging, find mode, databases and cache"},)
     elif hip and layer == "rocm" and bare not in ("nokernelimagefordevice", "nobinaryforgpu", "invaliddevicefunction") \
             and _rocm_pair(ent, text):
         # torch's ROCm and the system's ROCm set against each other: code compiled here (an extension's hipcc) used
@@ -436,7 +451,8 @@ def error_code(ent, text):
                causes=(("machine", "CUDA failed to initialise for another reason", ("TE303",)),) if layer == "driver" else (),
                areas=("driver",) if layer == "driver" else (),
                sources=({"url": c.get("source") or "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html",
-                         "what": f"{fam}: {c['name']} = {c['value']} (the header that declares it)"},), generic=not reason)
+                         "what": f"{fam}: {c['name']} = {c['value']} (the header that declares it)"},) + sources,
+               generic=not reason)
     return _match(sig, text, c["at"], caps)
 
 

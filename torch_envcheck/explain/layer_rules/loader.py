@@ -305,13 +305,76 @@ def missing_library(ent, text):
                    sources=(SOURCES["ld"],))
         return _match(sig, text, x["at"], caps)
     if p == "rocm":
+        tail = text[-CONTEXT_TAIL:]
+        # installed but not on the loader's path: sudo starts a clean environment (LD_LIBRARY_PATH dropped), or the
+        # text says the file is there; ROCm's post-install step registers /opt/rocm/lib with ldconfig
+        sudo = re.search(r"\bsudo\b", tail) is not None and "LD_LIBRARY_PATH" in tail
+        present = re.search(r"(?i)\bbut (?:the )?file (?:does )?exists?\b|\bfile (?:is )?(?:there|present)\b|"
+                            r"\bexists? (?:in|under|at) /opt/rocm", tail) is not None
+        if sudo or present:
+            sig = _sig("rocm-library-not-on-loader-path", "env",
+                       "{lib} ({library}) is installed but not on the loader's path", 79,
+                       "{lib} is there, but the dynamic loader searches only LD_LIBRARY_PATH, the folders registered "
+                       "in /etc/ld.so.conf.d and the system's; " + (
+                           "sudo starts the command with a clean environment, so the LD_LIBRARY_PATH that finds it "
+                           "in your shell is gone." if sudo else "ROCm's library folder is in none of them."),
+                       fix="Register ROCm's library folders with the loader once (ROCm's post-install step): "
+                           "`printf '/opt/rocm/lib\\n/opt/rocm/lib64\\n' | sudo tee /etc/ld.so.conf.d/rocm.conf && "
+                           "sudo ldconfig`" + (", or keep the variable under sudo: `sudo env LD_LIBRARY_PATH="
+                                               "$LD_LIBRARY_PATH <command>`." if sudo else "."),
+                       areas=("platform",),
+                       sources=({"url": "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/"
+                                        "post-install.html",
+                                 "what": "ROCm post-install: the loader's paths for /opt/rocm/lib (ldconfig)"},
+                                SOURCES["ld"]))
+            return _match(sig, text, x["at"], caps)
+        if ent.platform.get("wsl"):
+            sig = _sig("rocm-library-missing-wsl", "rocm", "{lib} ({library}) is missing under WSL", 78,
+                       "{lib} comes from {library}. ROCm for WSL installs the runtime that talks to the Windows "
+                       "driver, not every ROCm library a ROCm build of torch links to.",
+                       fix="Install the ROCm package that ships {lib} (named above) inside WSL, from AMD's "
+                           "repository at the ROCm version of torch's +rocm label, then `sudo ldconfig`; or use AMD's WSL "
+                           "PyTorch wheels, which are built against what ROCm for WSL installs.",
+                       areas=("platform",),
+                       sources=({"url": "https://rocm.docs.amd.com/projects/radeon/en/docs-6.3/docs/install/wsl/"
+                                        "install-pytorch.html",
+                                 "what": "AMD: install PyTorch for ROCm under WSL"}, SOURCES["hsa"]))
+            return _match(sig, text, x["at"], caps)
         sig = _sig("rocm-library-missing", "rocm", "{lib} ({library}) cannot be loaded", 70,
-                   "{lib} belongs to ROCm; the loader cannot find it (no ROCm installed, or a ROCm torch on a machine "
-                   "without ROCm).",
-                   fix="Install ROCm of the version the torch build names (torch's +rocmX.Y label), or install torch's "
-                       "CUDA/CPU build on a machine without an AMD GPU.",
+                   "{lib} belongs to ROCm ({library}); the loader cannot find it (that part of ROCm is not installed, "
+                   "no ROCm at all, or a ROCm torch on a machine without ROCm).",
+                   fix="Install the ROCm package that ships {lib} (named above) at the ROCm version the torch "
+                       "build names (torch's +rocmX.Y label), and register /opt/rocm/lib with ldconfig if it is installed "
+                       "but not found; in a container, use an image that has it. On a machine without an AMD GPU "
+                       "install torch's CUDA/CPU build instead.",
                    causes=(("rocm-wheel", "a ROCm torch is installed on a machine with only NVIDIA GPUs", ("TE206",)),),
                    areas=("torch",), sources=(SOURCES["hsa"],))
+        return _match(sig, text, x["at"], caps)
+    if p == "cann":
+        sig = _sig("cann-library-not-found", "env", "{lib} ({library}) cannot be found", 78,
+                   "{lib} belongs to Ascend's CANN toolkit (or the NPU driver); its libraries are found through the "
+                   "environment the toolkit's set_env.sh script sets (LD_LIBRARY_PATH, ASCEND_* paths), and this "
+                   "process was started without it, or CANN is not installed.",
+                   fix="In the shell that runs Python: `source /usr/local/Ascend/ascend-toolkit/set_env.sh` (a non-root "
+                       "install: `source ${HOME}/Ascend/ascend-toolkit/set_env.sh`; add the line to ~/.bashrc); if "
+                       "the script is absent, install the CANN toolkit version that your torch_npu release lists.",
+                   areas=("platform",),
+                   sources=({"url": "https://www.hiascend.com/document/detail/en/mindstudio/700/TITools/"
+                                    "migrationtoolpt/atlasfmkt_16_0017.html",
+                             "what": "Ascend: after installing CANN, source ${install_path}/set_env.sh"},))
+        return _match(sig, text, x["at"], caps)
+    if p == "intel-gpu":
+        sig = _sig("intel-gpu-library-not-found", "driver", "{lib} ({library}) cannot be found", 76,
+                   "{lib} is part of Intel's GPU software stack ({library}); torch's XPU build and Intel's extensions "
+                   "load it, and it is not installed or not on the loader's path.",
+                   fix="Install Intel's GPU compute runtime and the Level Zero loader (Ubuntu 24.04: `sudo apt install "
+                       "libze1 libze-intel-gpu1 intel-opencl-icd`, or Intel's client GPU driver guide for your "
+                       "distribution; on Windows the Arc/Iris Xe graphics driver), be in the render group, and check "
+                       "`sycl-ls` or `clinfo -l` lists the GPU; for the SYCL runtime install the wheels torch's XPU "
+                       "build pins (intel-sycl-rt) or `source /opt/intel/oneapi/setvars.sh`.",
+                   areas=("driver",),
+                   sources=({"url": "https://packages.ubuntu.com/noble/libze-intel-gpu1",
+                             "what": "Ubuntu: libze-intel-gpu1, Intel's Level Zero GPU driver (intel-compute-runtime)"},))
         return _match(sig, text, x["at"], caps)
     return None
 
@@ -625,3 +688,39 @@ def mkl_without_itt_symbol(ent, text):
                causes=(), areas=("libraries",), sources=({"url": "https://github.com/pytorch/pytorch/issues/123097",
                                                           "what": "undefined symbol iJIT_NotifyEvent with MKL 2024.1"},))
     return _match(sig, text, len(text) - len(tail) + m.start(), {"lib": m.group("lib"), "symbol": m.group("sym")})
+
+
+# glibc reserves static TLS at start-up; a library with initial-exec TLS (libgomp, OpenBLAS's, some OpenCV builds)
+# loaded later by dlopen needs room in that reserve, and the loader refuses it when the reserve is spent. The
+# message names the library: loaded at start (LD_PRELOAD) it takes its TLS before the reserve matters.
+_STATIC_TLS = re.compile(r"(?P<lib>(?:/[^\s:'\"]{1,300}/)?lib[\w.+-]{1,80}\.so(?:\.\d{1,4}){0,3}): cannot allocate memory "
+                         r"in static TLS block|cannot load any more object with static TLS")
+
+
+def static_tls_exhausted(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "static TLS" not in tail:
+        return None
+    m = last_match(_STATIC_TLS, tail)
+    if m is None:
+        return None
+    lib = m.group("lib")
+    preload = lib if lib and lib.startswith("/") else None
+    sig = _sig("static-tls-exhausted", "env", "{what} cannot be loaded: the loader's static TLS reserve is spent", 80,
+               "glibc reserves a fixed amount of static thread-local storage when the program starts; {what} uses "
+               "initial-exec TLS and was loaded later (by an import, through dlopen), after other libraries had "
+               "used that reserve. Common with GCC's OpenMP runtime (libgomp) on aarch64 (Jetson, Graviton) and "
+               "with a conda or pip environment that carries its own copy of it beside the system's.",
+               fix=("Load it at start-up: `export LD_PRELOAD={preload}` before running Python (or prefix the command "
+                    "with it), or import the package that loads it first (e.g. `import torch` before the others). "
+                    "With glibc >= 2.32 a larger reserve also works: "
+                    "`export GLIBC_TUNABLES=glibc.rtld.optional_static_tls=2000000`.") if preload else
+                   ("Load the library named in the message at start-up: `export LD_PRELOAD=/full/path/to/it` before "
+                    "running Python, or import the package that loads it first; with glibc >= 2.32 "
+                    "`export GLIBC_TUNABLES=glibc.rtld.optional_static_tls=2000000` enlarges the reserve."),
+               areas=("platform",),
+               sources=({"url": "https://www.gnu.org/software/libc/manual/html_node/Dynamic-Linking-Tunables.html",
+                         "what": "glibc: glibc.rtld.optional_static_tls, the surplus static TLS allocated at start-up"},
+                        SOURCES["ld"]))
+    return _match(sig, text, len(text) - len(tail) + m.start(),
+                  {"what": _basename(lib) if lib else "a library", "preload": preload or ""})

@@ -479,6 +479,23 @@ def _torch_absent_here(ent, text: str, caps: dict):
                     causes=(("python", "this Python version is outside the torch release's supported range", ("TE103",)),),
                     areas=("platform",), sources=(SOURCES["torch_index"],))
     m = last_match(_INDEX_TAG, tail)
+    if m is not None and m.group("tag").startswith("rocm") and (ent.platform.get("windows") or
+                                                               re.search(r"\bWindows\b|\bwin(?:32|_amd64)\b", tail)):
+        # the PyTorch index publishes its ROCm builds for Linux only (every rocm* page lists linux_x86_64 wheels)
+        return _sig("torch-rocm-index-on-windows", "torch-build",
+                    "pip finds no torch on the ROCm index: its ROCm builds are Linux-only", 86,
+                    "download.pytorch.org's rocm indexes hold Linux wheels only (linux_x86_64); native Windows pip "
+                    "sees no release at all there ({requirement|torch}).",
+                    fix="On native Windows install AMD's own Windows wheels of torch for ROCm (repo.radeon.com, "
+                        "for the Radeon and Ryzen GPUs AMD lists; its install page gives the pip lines), or run the "
+                        "index's Linux build under WSL 2 with AMD's ROCm for WSL, or under Linux.",
+                    causes=(), areas=("platform",),
+                    sources=({"url": "https://rocm.docs.amd.com/projects/radeon-ryzen/en/latest/docs/install/"
+                                     "installrad/windows/install-pytorch.html",
+                              "what": "AMD: PyTorch for ROCm on Windows via pip (repo.radeon.com wheels)"},
+                             {"url": "https://rocm.docs.amd.com/projects/radeon/en/docs-6.3/docs/install/wsl/"
+                                     "install-pytorch.html",
+                              "what": "AMD: install PyTorch for ROCm under WSL"}, SOURCES["torch_index"]))
     py = _pv(ent.versions.get("python"))
     if m is None or len(py) < 2:
         return None

@@ -1,0 +1,67 @@
+"""Layer rules for Intel GPUs (torch's XPU build, Intel Extension for PyTorch, oneAPI's runtimes).
+
+    intel_gpu_not_found  Level Zero or SYCL finding no GPU device            -> Intel's GPU compute runtime (the
+                         user-mode driver), the render group
+    extension_needs_torch  "Intel Extension for PyTorch needs to work with PyTorch A.B.*, but PyTorch C is found"
+                         -> the extension's release for the torch installed, or that torch
+"""
+
+from __future__ import annotations
+
+import re
+
+from torch_envcheck.explain.layer_rules.kit import _match, _sig, last_in_tail
+
+_INTEL_DRIVER = {"url": "https://packages.ubuntu.com/noble/libze-intel-gpu1",
+                 "what": "Ubuntu: libze-intel-gpu1, Intel's Level Zero GPU driver (intel-compute-runtime)"}
+
+# Level Zero's and SYCL's own words for "no GPU behind the loader": the enumeration found no device of the GPU type,
+# zeInit without a driver, the SYCL/Unified Runtime device-not-found codes
+_NO_DEVICE = re.compile(r"(?i:did not find|no|cannot find|could not find)[^\n]{0,40}ZE_DEVICE_TYPE_GPU|"
+                        r"No device of requested type available|"
+                        r"\b(?:PI_ERROR|UR_RESULT_ERROR)_DEVICE_NOT_FOUND\b|"
+                        r"zeInit[^\n]{0,80}(?:ZE_RESULT_ERROR_UNINITIALIZED|failed)|"
+                        r"\bZE_RESULT_ERROR_UNINITIALIZED\b")
+
+
+def intel_gpu_not_found(ent, text):
+    """oneAPI's loaders (Level Zero, SYCL) are there but find no GPU: the GPU's user-mode driver (Intel's compute
+    runtime) is not installed, or this user may not open /dev/dri/renderD*."""
+    m, at = last_in_tail(_NO_DEVICE, text)
+    if m is None:
+        return None
+    sig = _sig("intel-gpu-not-found", "driver", "oneAPI finds no Intel GPU (Level Zero / SYCL)", 80,
+               "Level Zero's loader and SYCL's runtime reach a GPU only through Intel's compute runtime, the GPU's "
+               "user-mode driver; with it missing (or the kernel driver not bound, or no access to the render "
+               "node) they see no device of the GPU type, and torch.xpu.is_available() is False.",
+               fix="Install Intel's GPU compute runtime (Ubuntu 24.04: `sudo apt install libze1 libze-intel-gpu1 "
+                   "intel-opencl-icd`; other systems: Intel's client GPU driver guide; Windows: the Arc/Iris Xe "
+                   "graphics driver), add yourself to the render group (`sudo usermod -aG render $USER`, then log in "
+                   "again), and check that `sycl-ls` or `clinfo -l` lists the GPU before starting torch.",
+               areas=("driver",), sources=(_INTEL_DRIVER,))
+    return _match(sig, text, at, {})
+
+
+# Intel Extension for PyTorch's import-time check (its __init__ compares torch's major.minor with its own)
+_IPEX_TORCH = re.compile(r"Extension for PyTorch\W{0,3} needs to work with PyTorch (?P<want>\d{1,2}\.\d{1,3})\.\*, "
+                         r"but PyTorch (?P<have>\d{1,2}\.\d{1,3}[\w.+-]{0,30}) is found")
+
+
+def extension_needs_torch(ent, text):
+    m, at = last_in_tail(_IPEX_TORCH, text, "needs to work with PyTorch")
+    if m is None:
+        return None
+    sig = _sig("ipex-needs-other-torch", "toolchain",
+               "Intel Extension for PyTorch is built for torch {want}, the installed torch is {have}", 88,
+               "Each Intel Extension for PyTorch release is built for one torch minor release and refuses any other at "
+               "import; this one wants torch {want}.*, and torch {have} is installed.",
+               fix="Install the extension's release for the torch you have (`pip install "
+                   "\"intel-extension-for-pytorch=={have_minor}.*\"`, from Intel's index for XPU builds), or the torch "
+                   "it was built for (`pip install \"torch=={want}.*\"` from the same index your torch came from, "
+                   "keeping its +cpu/+xpu build).",
+               areas=("torch",),
+               sources=({"url": "https://intel.github.io/intel-extension-for-pytorch/",
+                         "what": "Intel Extension for PyTorch: releases and the torch version each is built for"},))
+    have = m.group("have")
+    minor = ".".join(re.split(r"[+]", have)[0].split(".")[:2])
+    return _match(sig, text, at, {"want": m.group("want"), "have": have, "have_minor": minor})
