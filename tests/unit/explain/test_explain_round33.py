@@ -116,3 +116,17 @@ def test_the_rocm_index_on_linux_is_not_the_windows_answer():
                           "find a version that satisfies the requirement torch (from versions: none)\nERROR: No "
                           "matching distribution found for torch")
     assert r is None or r["signature"] != "torch-rocm-index-on-windows", r
+
+
+@pytest.mark.parametrize("op", ["addmm_impl_cpu_", "LayerNormKernelImpl"])
+def test_a_cpu_kernel_without_half_is_a_model_that_never_reached_the_gpu(op):
+    r = diagnose.diagnose("  File \"/app/venv/lib/python3.10/site-packages/torch/nn/modules/linear.py\", line 114, in "
+                          f"forward\n    return F.linear(input, self.weight, self.bias)\nRuntimeError: \"{op}\" not "
+                          "implemented for 'Half'")
+    assert r["signature"] == "half-precision-on-cpu" and r["layer"] == "gpu-unused", r
+    assert "float32" in _fix(r) and "model.to('cuda')" in _fix(r), _fix(r)
+
+
+def test_a_dtype_missing_from_a_gpu_kernel_is_not_read_as_the_cpu():
+    r = diagnose.diagnose("RuntimeError: \"nll_loss_forward_reduce_cuda_kernel_2d_index\" not implemented for 'Int'")
+    assert r is None or r["signature"] != "half-precision-on-cpu", r

@@ -134,6 +134,7 @@ match.Match whose signature is made here, or None:
                      glibc's optional_static_tls tunable
     intel_gpu_not_found, extension_needs_torch  Intel GPUs (intel_gpu.py): Level Zero / SYCL finding no GPU -> the
                      compute runtime and the render group; IPEX's torch check -> the matching release
+    half_precision_on_cpu  a CPU kernel without Half/BFloat16 -> the model never reached the GPU (gpu-unused)
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -260,7 +261,7 @@ from torch_envcheck.explain.layer_rules.packaging import (conda_virtual_cuda, cu
     conda_package_cache_corrupt, conda_channel_http_error, pytorch_name_on_pypi, conda_finds_no_pytorch)
 from torch_envcheck.explain.layer_rules.program import (conv_input_channels, frozen_app_import, index_past_size,
     cuda_in_forked_child, child_killed_by_oom, lightning_gpu_setting,
-    mps_array_over_4gb, autocast_refused, sdpa_no_kernel, xformers_inputs_refused)
+    mps_array_over_4gb, autocast_refused, sdpa_no_kernel, xformers_inputs_refused, half_precision_on_cpu)
 from torch_envcheck.explain.layer_rules.runtimes import (jax_cuda_library_not_found, jaxlib_without_cuda, onnxruntime_cpu_only,
     onnxruntime_cuda_libraries, framework_cpu_build, jax_pjrt_plugin_mismatch, tensorrt_version_mismatch,
     jax_xla_compiler_pieces, jax_cuda_library_too_old, ggml_binary_archs, llm_runtime_cpu_only, launcher_finds_no_gpu,
@@ -348,7 +349,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          certificate_not_trusted, wheel_url_refused, conda_solver_refusals, built_wheel_not_installed,
          rendezvous_unreachable, env_rendezvous_variable_missing, tcpstore_without_libuv, nccl_versions_differ,
          nccl_hang_after_plugin_line, rccl_iommu_pt_missing, static_tls_exhausted, intel_gpu_not_found,
-         extension_needs_torch)
+         extension_needs_torch, half_precision_on_cpu)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

@@ -10,7 +10,9 @@ an install.
                          workers) -> the 'spawn' start method / CUDA only in the main process, not the driver
     child_killed_by_oom  a launcher's child killed by SIGKILL (-9) -> host memory (the OOM killer), not the install
     lightning_gpu_setting  Lightning's "GPU available: True, used: False" or its GPU request refused while torch
-                         counts the GPUs -> the Trainer's accelerator/devices arguments"""
+                         counts the GPUs -> the Trainer's accelerator/devices arguments
+    half_precision_on_cpu  a CPU kernel "not implemented for 'Half'"   -> the model never reached the GPU (gpu-unused):
+                         move it there, or float32 on the CPU"""
 
 from __future__ import annotations
 
@@ -329,3 +331,28 @@ def xformers_inputs_refused(ent, text):
                sources=({"url": "https://github.com/facebookresearch/xformers/blob/main/xformers/ops/fmha/dispatch.py",
                          "what": "xFormers' operator dispatch and its 'is not supported because' reasons"},))
     return _match(sig, text, at, {"op": runnable[0] if runnable else None})
+
+
+# A kernel without Half/BFloat16 named by its dispatch name: a CPU kernel's (its name says cpu; LayerNormKernelImpl
+# is the CPU kernel's name too, the CUDA kernel of the same name dispatches Half and BFloat16). torch's CUDA kernels
+# take half precision, so the tensors reached the CPU: the model is not on the GPU, or is meant for the CPU in float16.
+_HALF_ON_CPU = re.compile(r"\"(?P<op>\w{0,60}(?:cpu|Cpu|CPU)\w{0,40}|LayerNormKernelImpl)\" not implemented for "
+                          r"'(?P<dtype>Half|BFloat16)'")
+
+
+def half_precision_on_cpu(ent, text):
+    m, at = last_in_tail(_HALF_ON_CPU, text, "not implemented for '")
+    if m is None:
+        return None
+    sig = _sig("half-precision-on-cpu", "gpu-unused",
+               "a CPU kernel ({op}) asked for {dtype}: the model runs on the CPU in half precision", 80,
+               "{op} is a CPU kernel and has no {dtype} version in this torch; the CUDA kernels take half precision. "
+               "The tensors are on the CPU: the model was loaded in float16/bfloat16 and never moved to the GPU (no "
+               "GPU visible, a CPU-only torch, or the program's device setting), or it is meant for the CPU.",
+               fix="To use the GPU: check `python -c \"import torch; print(torch.cuda.is_available())\"` and move the "
+                   "model and inputs there (`model.to('cuda')`); to run on the CPU, load it in float32 (`model.float()`, "
+                   "torch_dtype=torch.float32; web UIs: --precision full --no-half).",
+               areas=("torch",),
+               sources=({"url": "https://github.com/pytorch/pytorch/issues/52291",
+                         "what": "torch: half-precision operations missing on the CPU"},))
+    return _match(sig, text, at, {"op": m.group("op"), "dtype": m.group("dtype")})
