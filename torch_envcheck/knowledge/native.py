@@ -75,6 +75,8 @@ _OTHER = {
     "glib-2.0": ("GLib (an OS package)", "os-package"), "gthread-2.0": ("GLib (an OS package)", "os-package"),
     "SM": ("X11 (an OS package)", "os-package"), "Xext": ("X11 (an OS package)", "os-package"),
     "Xrender": ("X11 (an OS package)", "os-package"),
+    # the system OpenBLAS, which JetPack's torch wheels (and other ARM builds) link to instead of bundling one
+    "openblas": ("OpenBLAS (an OS package: libopenblas0 / libopenblas-dev)", "os-package"),
     # ROCm's libraries, each with the ROCm package that ships it (the names of AMD's repository packages)
     "amdhip64": ("HIP (ROCm's hip-runtime-amd package)", "rocm"),
     "hsa-runtime64": ("ROCm's HSA runtime (hsa-rocr)", "rocm"), "rocblas": ("rocBLAS (rocblas)", "rocm"),

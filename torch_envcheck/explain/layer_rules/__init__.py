@@ -135,6 +135,8 @@ match.Match whose signature is made here, or None:
     intel_gpu_not_found, extension_needs_torch  Intel GPUs (intel_gpu.py): Level Zero / SYCL finding no GPU -> the
                      compute runtime and the render group; IPEX's torch check -> the matching release
     half_precision_on_cpu  a CPU kernel without Half/BFloat16 -> the model never reached the GPU (gpu-unused)
+    l4t_container_without_runtime, jetson_device_nodes  Jetson (jetson.py): a CUDA library missing in an l4t image
+                     -> the NVIDIA runtime (default-runtime for builds); NvRm/nvmap channels refused -> the video group
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -208,8 +210,8 @@ catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torch_release, driver_versions,
-gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu; this module gathers
-them in RULES, in the order they have always run."""
+gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson; this module
+gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
 
@@ -246,6 +248,7 @@ from torch_envcheck.explain.layer_rules.loader import (cudnn8_sublibrary_on_wind
     crash_at_import, import_crash_told, library_page_alignment, missing_library, not_an_elf_library,
     qt_imported_before_torch, glibc_pieces_mixed, mkl_without_itt_symbol, static_tls_exhausted)
 from torch_envcheck.explain.layer_rules.intel_gpu import intel_gpu_not_found, extension_needs_torch
+from torch_envcheck.explain.layer_rules.jetson import l4t_container_without_runtime, jetson_device_nodes
 from torch_envcheck.explain.layer_rules.nccl import (nccl_ib_async_event, nccl_ib_completion, nccl_shared_memory_limit,
     nccl_transport, nccl_watchdog)
 from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx_runtime_symbol,
@@ -349,7 +352,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          certificate_not_trusted, wheel_url_refused, conda_solver_refusals, built_wheel_not_installed,
          rendezvous_unreachable, env_rendezvous_variable_missing, tcpstore_without_libuv, nccl_versions_differ,
          nccl_hang_after_plugin_line, rccl_iommu_pt_missing, static_tls_exhausted, intel_gpu_not_found,
-         extension_needs_torch, half_precision_on_cpu)
+         extension_needs_torch, half_precision_on_cpu, l4t_container_without_runtime, jetson_device_nodes)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

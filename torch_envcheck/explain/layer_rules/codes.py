@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import re
 
+from torch_envcheck.explain.match import last_match
 from torch_envcheck.explain.layer_rules.kit import (CONTEXT_TAIL, _HIP_TEXT, _SHM_TEXT, _TF_TEXT, _bare, _context,
     _match, _sig)
 from torch_envcheck.explain.layer_rules.driver import (_INIT_CALL, _NEWER_GPU_FIX, _ROOT_ONLY_FIX,
     _gpu_newer_than_build, _old_build, _root_only)
 from torch_envcheck.explain.layer_rules.rocm import _rocm_pair
+from torch_envcheck.knowledge.arm_baseline import armv8_0_regression
 from torch_envcheck.explain.layer_rules.packages import _imported_package, _traceback_package
 
 
@@ -497,6 +499,16 @@ _ARM_LINUX_TEXT = r"(?i)jetson|jetpack|\bl4t\b|tegra|xavier|\borin\b|\bnano\b|ra
 _TORCH_NATIVE_TEXT = r"libtorch[\w.]{0,20}\.so|libc10\.so|libcaffe2\.so|torch/lib/|torch\\lib\\|ATEN_CPU_CAPABILITY"
 
 
+# torch's version where the text names it: "torch==2.10.0", "torch 2.10.0", collect_env's "Versions" section
+_TORCH_VERSION_NAMED = re.compile(r"(?i)\b(?:py)?torch(?:\s*(?:==|version:?)?\s*|[ /-])(?P<v>\d{1,2}\.\d{1,3}\.\d{1,3})|"
+                                  r"^#{0,4}\s*Versions\s*\n+\s*(?P<v2>\d{1,2}\.\d{1,3}\.\d{1,3})\s*$", re.M)
+
+
+def _torch_version_named(text: str) -> str | None:
+    m = last_match(_TORCH_VERSION_NAMED, text[-CONTEXT_TAIL:])
+    return (m.group("v") or m.group("v2")) if m else None
+
+
 def _signal_fix(c: dict, text: str, explanation: str, layer: str):
     name = c["name"]
     if name == "SIGBUS":
@@ -509,6 +521,15 @@ def _signal_fix(c: dict, text: str, explanation: str, layer: str):
                 "size / num_workers, or add RAM or swap; `dmesg | grep -i oom` confirms it.", explanation, "env")
     arm_linux = name == "SIGILL" and _context(text, _ARM_LINUX_TEXT) and (
         _context(text, _LINUX_TEXT) or not (_context(text, _MAC_TEXT) or _context(text, _APPLE_SILICON_WORDS)))
+    lse = arm_linux and armv8_0_regression(_torch_version_named(text))
+    if lse:
+        # the release's own aarch64 wheels, not NumPy's OpenBLAS: a build with ARMv8.1 atomics on an ARMv8.0 core
+        return (f"torch {lse['release']}'s aarch64 wheels use ARMv8.1 LSE atomics, which ARMv8.0 cores (Cortex-A53/"
+                f"A57/A72/A73: Raspberry Pi 3 and 4, many boards) lack, so `import torch` dies of SIGILL: install "
+                f"torch {lse['fixed_in']} or later (`pip install \"torch>={lse['fixed_in']}\"`), or the release "
+                f"before it. `grep -m1 Features /proc/cpuinfo` without 'atomics' is such a core.",
+                explanation + f" torch {lse['release']} is a release whose aarch64 wheels need ARMv8.1 atomics.",
+                "torch-build")
     if arm_linux and not _context(text, _TF_TEXT + r"|\btf\b"):
         # NumPy's bundled OpenBLAS picks its kernels by the CPU it detects; on some ARM cores (the Jetsons: NumPy 1.19.5's
         # wheels) it picks one the core cannot run, so `import numpy`, or anything importing it (torch), dies of SIGILL

@@ -293,6 +293,17 @@ def missing_library(ent, text):
                    causes=(("runtime", "pip overwrote conda's C++/OpenMP runtime libraries", ("TE904",)),),
                    areas=("platform",), sources=(SOURCES["libstdcxx"],))
         return _match(sig, text, x["at"], caps)
+    if p == "os-package" and x.get("kind") == "openblas":
+        sig = _sig("openblas-library-missing", "libraries", "{lib} ({library}) is not installed", 74,
+                   "{lib} is the system's OpenBLAS: builds for ARM boards (JetPack's torch wheels among them) link to "
+                   "it instead of bundling their own, and this system (or image) does not have it.",
+                   fix="Install it from the OS: `sudo apt-get install libopenblas-dev` (Debian/Ubuntu, JetPack; "
+                       "libopenblas0 is the runtime alone), or `dnf install openblas` on Fedora/RHEL; in a Dockerfile "
+                       "add it to the image's apt-get line.",
+                   causes=(("platform", "the platform and Python can run PyTorch", ("TE100",)),), areas=("platform",),
+                   sources=({"url": "https://packages.ubuntu.com/noble/libopenblas-dev",
+                             "what": "Ubuntu: libopenblas-dev (OpenBLAS)"}, SOURCES["ld"]))
+        return _match(sig, text, x["at"], caps)
     if p == "os-package":
         # a library the dynamic loader cannot find, its provider the OS's package manager (the libraries layer: which
         # library the loader finds, whoever ships it)
