@@ -137,6 +137,8 @@ match.Match whose signature is made here, or None:
     half_precision_on_cpu  a CPU kernel without Half/BFloat16 -> the model never reached the GPU (gpu-unused)
     l4t_container_without_runtime, jetson_device_nodes  Jetson (jetson.py): a CUDA library missing in an l4t image
                      -> the NVIDIA runtime (default-runtime for builds); NvRm/nvmap channels refused -> the video group
+    gpu_reset_refused, row_remapping_state, fabric_manager_without_nvswitch  nvidia-smi's and the Fabric Manager's
+                     own words on a GPU's state -> stop the clients, reset (or RMA), no NVSwitch
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -231,7 +233,8 @@ from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cu
     visible_devices_hide_the_gpu)
 from torch_envcheck.explain.layer_rules.driver_versions import container_driver_floor, driver_module_mismatch
 from torch_envcheck.explain.layer_rules.gpu_health import (driver_sees_no_gpu, gpu_unreachable,
-    nvidia_kernel_module_crash, xid_event, gpu_in_error_state)
+    nvidia_kernel_module_crash, xid_event, gpu_in_error_state, gpu_reset_refused, row_remapping_state,
+    fabric_manager_without_nvswitch)
 from torch_envcheck.explain.layer_rules.install_process import (install_interrupted, externally_managed,
     certificate_not_trusted, wheel_url_refused, conda_solver_refusals, built_wheel_not_installed)
 from torch_envcheck.explain.layer_rules.installers import (uv_resolution_report, poetry_no_candidates,
@@ -352,7 +355,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          certificate_not_trusted, wheel_url_refused, conda_solver_refusals, built_wheel_not_installed,
          rendezvous_unreachable, env_rendezvous_variable_missing, tcpstore_without_libuv, nccl_versions_differ,
          nccl_hang_after_plugin_line, rccl_iommu_pt_missing, static_tls_exhausted, intel_gpu_not_found,
-         extension_needs_torch, half_precision_on_cpu, l4t_container_without_runtime, jetson_device_nodes)
+         extension_needs_torch, half_precision_on_cpu, l4t_container_without_runtime, jetson_device_nodes,
+         gpu_reset_refused, row_remapping_state, fabric_manager_without_nvswitch)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

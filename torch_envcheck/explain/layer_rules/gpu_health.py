@@ -9,7 +9,11 @@ that keeps failing is hardware (cooling, power, the PCIe slot).
     nvidia_kernel_module_crash  a kernel oops whose frames are in an NVIDIA module ([nvidia_uvm]) -> a driver bug:
                      a driver release with the fix (at suspend: no CUDA process open across it)
     gpu_in_error_state  nvidia-smi printing "ERR!" for a GPU's fields (with or without the failure that caused it)
-                     -> the GPU's state: the Xid in the kernel log, a reset or reboot, then the hardware"""
+                     -> the GPU's state: the Xid in the kernel log, a reset or reboot, then the hardware (ERR! in the
+                     power column alone: a transient reading)
+    gpu_reset_refused  "could not be reset ... In use by another client" -> stop the clients (persistence mode too)
+    row_remapping_state  nvidia-smi -q's Remapped Rows: Pending -> a reset; Remapping Failure Occurred -> RMA
+    fabric_manager_without_nvswitch  the Fabric Manager's "Nothing to do" -> no NVSwitch: the service is not needed"""
 
 from __future__ import annotations
 
@@ -162,12 +166,34 @@ def nvidia_kernel_module_crash(ent, text):
 _SMI_ERR = re.compile(r"(?:\|\s{0,40}|\s)ERR!(?=\s{1,40}\||\s|\]|$)|\[ERR!\]|\"ERR!\"[^\n]{0,40}nvidia-smi|nvidia-smi[^\n]{0,80}\bERR!")
 
 
+_POWER_ERR = re.compile(r"ERR!\s{0,3}/\s{0,3}\d{2,4}W")
+
+
+def _find_all(text: str, needle: str):
+    i = text.find(needle)
+    while i >= 0:
+        yield i
+        i = text.find(needle, i + 1)
+
+
 def gpu_in_error_state(ent, text):
     """nvidia-smi reading "ERR!" from a GPU: the GPU is in an error state the driver reports (an Xid), and stays so
     until it is reset; the program's own error that came with it (a launch failure) is its symptom."""
     tail = text[-CONTEXT_TAIL:]
     if "ERR!" not in tail:
         return None
+    if all(_POWER_ERR.match(tail, i) for i in _find_all(tail, "ERR!")) and not re.search(r"NVRM: Xid|\bXid\b", tail):
+        # the power column alone ("ERR! / 250W"): a power reading the driver could not take this time, with every
+        # other field of the GPU read; not an error state
+        sig = _sig("nvidia-smi-power-reading", "not-environment",
+                   "nvidia-smi could not read the GPU's power draw this time (ERR! in the power column only)", 72,
+                   "nvidia-smi prints ERR! in the power column when a power-sensor read through the driver fails; with "
+                   "every other field of the GPU read normally it is a transient reading, not a GPU in an error state.",
+                   look_at="Nothing to fix when it comes and goes; watch it with `nvidia-smi -q -d POWER -l 5`. If "
+                           "ERR! spreads to other fields or an Xid appears in `dmesg`, the GPU is in an error state.",
+                   sources=({"url": "https://github.com/Azure/azhpc-diagnostics/issues/77",
+                             "what": "a transient ERR! in nvidia-smi's power column needs no action"},))
+        return _match(sig, text, len(text) - len(tail) + tail.rfind("ERR!"), {})
     m = last_match(_SMI_ERR, tail)
     if m is None or not re.search(r"(?i)nvidia-smi|NVIDIA-SMI|Persistence-M|GPU-Util", tail):
         return None
@@ -178,3 +204,81 @@ def gpu_in_error_state(ent, text):
                "packages are not the cause.", fix=_HARDWARE_FIX,
                causes=(), areas=("driver",), sources=(_XID_SOURCE,))
     return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+# nvidia-smi -r refusing: "The following GPUs could not be reset: GPU <bus>: In use by another client"
+_RESET_REFUSED = re.compile(r"could not be reset:?\s{0,40}\n?\s{0,40}GPU [0-9A-Fa-f:.]{6,20}:? In use by another client|"
+                            r"GPU [0-9A-Fa-f:.]{6,20}:? In use by another client")
+
+
+def gpu_reset_refused(ent, text):
+    """nvidia-smi's reset needs the GPU free of every client: processes, and the services that keep it open
+    (nvidia-persistenced in persistence mode, DCGM, Fabric Manager, a display server)."""
+    m, at = last_in_tail(_RESET_REFUSED, text, "In use by another client")
+    if m is None:
+        return None
+    sig = _sig("gpu-reset-refused-in-use", "driver", "nvidia-smi cannot reset the GPU: another client holds it", 86,
+               "A GPU reset (nvidia-smi -r) needs every client of the GPU gone; a process still has it open, or a "
+               "service does: nvidia-persistenced (persistence mode), DCGM's host engine, the Fabric Manager, a display "
+               "server.",
+               fix="Find and stop what holds it: `nvidia-smi --query-compute-apps=pid,name --format=csv` and `sudo fuser "
+                   "-v /dev/nvidia*`; turn persistence mode off for the reset (`sudo nvidia-smi -pm 0 -i <index>`) and "
+                   "stop nvidia-dcgm / nvidia-fabricmanager if they run; then `sudo nvidia-smi -r -i <index>` and turn "
+                   "persistence back on. If it still refuses, reboot.",
+               areas=("driver",),
+               sources=({"url": "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/error-recovery-and-response-"
+                                "flags.html",
+                         "what": "NVIDIA: terminate all GPU processes, then reset the GPU with nvidia-smi -r"},))
+    return _match(sig, text, at, {})
+
+
+# nvidia-smi -q's "Remapped Rows" section: Pending and Remapping Failure Occurred
+_REMAP = re.compile(r"Remapped Rows[\s\S]{0,400}?(?:Pending\s{0,40}:\s{0,5}(?P<pending>Yes)|"
+                    r"Remapping Failure Occurred\s{0,40}:\s{0,5}(?P<failed>Yes))")
+
+
+def row_remapping_state(ent, text):
+    m, at = last_in_tail(_REMAP, text, "Remapped Rows")
+    if m is None:
+        return None
+    failed = m.group("failed") is not None or re.search(r"Remapping Failure Occurred\s{0,40}:\s{0,5}Yes",
+                                                         text[-CONTEXT_TAIL:]) is not None
+    sig = _sig("row-remapping-failed" if failed else "row-remapping-pending", "driver",
+               "the GPU's memory failed to remap a row: a hardware fault" if failed else
+               "the GPU's memory has rows waiting to be remapped at the next reset", 84,
+               "Uncorrectable memory errors mark the affected rows for remapping, which happens at the next GPU reset "
+               "(nvidia-smi -q shows Pending: Yes); running work is contained meanwhile. " +
+               ("A remapping that failed means the GPU's memory has more bad rows than spares: NVIDIA's RMA "
+                "threshold." if failed else ""),
+               fix=("The GPU meets NVIDIA's RMA criteria: take it out of service (drain the node) and have it replaced; "
+                    "`nvidia-smi -q -d ROW_REMAPPER,ECC` records the counts for the support case." if failed else
+                    "Reset the GPU to apply the remapping (stop its processes, then `sudo nvidia-smi -r -i <index>`) or "
+                    "reboot; `nvidia-smi -q -d ROW_REMAPPER` then shows Pending: No. Repeated uncorrectable errors on "
+                    "the same GPU are hardware: have it checked."),
+               areas=("driver",),
+               sources=({"url": "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/error-recovery-and-response-"
+                                "flags.html",
+                         "what": "NVIDIA GPU memory error management: the row-remapping pending and failure flags"},))
+    return _match(sig, text, at, {})
+
+
+# the Fabric Manager's start-up on a machine without NVSwitches ("Nothing to do" from the NVSwitch driver query)
+_FM_NOTHING = re.compile(r"(?i)NVSwitch[^\n]{0,120}(?:WARNING )?Nothing to do|NV_WARN_NOTHING_TO_DO")
+
+
+def fabric_manager_without_nvswitch(ent, text):
+    m, at = last_in_tail(_FM_NOTHING, text)
+    if m is None or not re.search(r"(?i)fabric ?manager|nv-fabricmanager", text[-CONTEXT_TAIL:]):
+        return None
+    sig = _sig("fabric-manager-without-nvswitch", "driver", "the Fabric Manager finds no NVSwitch to manage", 80,
+               "The Fabric Manager configures NVSwitch systems (HGX/DGX boards with SXM GPUs) and exits when the "
+               "NVSwitch driver reports none: on PCIe GPUs (and on NVL5 and newer systems, managed differently) it "
+               "has nothing to do and is not needed for CUDA.",
+               fix="On a machine with PCIe GPUs and no NVSwitch, disable the service (`sudo systemctl disable --now "
+                   "nvidia-fabricmanager`) or uninstall it; CUDA does not need it. On an HGX/DGX system, check that the "
+                   "Fabric Manager's version equals the driver's and that the NVSwitches are visible (`nvidia-smi -q "
+                   "| grep -i fabric`).",
+               areas=("driver",),
+               sources=({"url": "https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/index.html",
+                         "what": "NVIDIA Fabric Manager user guide: NVSwitch-based systems"},))
+    return _match(sig, text, at, {})
