@@ -139,6 +139,9 @@ match.Match whose signature is made here, or None:
                      -> the NVIDIA runtime (default-runtime for builds); NvRm/nvmap channels refused -> the video group
     gpu_reset_refused, row_remapping_state, fabric_manager_without_nvswitch  nvidia-smi's and the Fabric Manager's
                      own words on a GPU's state -> stop the clients, reset (or RMA), no NVSwitch
+    package_own_symbol_missing  a package's extension wanting its own function -> its release wheel, a fixed release
+    vllm_memory_taken_at_start, llama_cpp_python_cpu_build  LLM servers: vLLM's start-up memory check -> what holds
+                     the GPU, a share that fits; llama-cpp-python's CPU-only default build -> CMAKE_ARGS per shell
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -257,7 +260,8 @@ from torch_envcheck.explain.layer_rules.nccl import (nccl_ib_async_event, nccl_i
 from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx_runtime_symbol,
     jit_extension_missing, library_symbol, numpy_c_api_capsule, package_binary_missing,
     package_compiled_part_missing, package_dll_load_failed, package_extension_not_loaded, package_ops_registration_fails,
-    package_version_range, package_op_without_backend, cupy_for_another_cuda, numpy_api_version, torch_abi)
+    package_version_range, package_op_without_backend, cupy_for_another_cuda, numpy_api_version, torch_abi,
+    package_own_symbol_missing)
 from torch_envcheck.explain.layer_rules.packaging import (conda_virtual_cuda, cuda_package_on_mac,
     cuda_unavailable_cpu_build, device_type_unknown, package_without_cuda, jetson_without_cuda, pip_no_matching,
     pip_of_another_python, pip_usage_error, torch_build_variant, torch_not_offered_on_mac, torch_too_new_for_intel_mac,
@@ -267,11 +271,12 @@ from torch_envcheck.explain.layer_rules.packaging import (conda_virtual_cuda, cu
     conda_package_cache_corrupt, conda_channel_http_error, pytorch_name_on_pypi, conda_finds_no_pytorch)
 from torch_envcheck.explain.layer_rules.program import (conv_input_channels, frozen_app_import, index_past_size,
     cuda_in_forked_child, child_killed_by_oom, lightning_gpu_setting,
-    mps_array_over_4gb, autocast_refused, sdpa_no_kernel, xformers_inputs_refused, half_precision_on_cpu)
+    mps_array_over_4gb, autocast_refused, sdpa_no_kernel, xformers_inputs_refused, half_precision_on_cpu,
+    vllm_memory_taken_at_start)
 from torch_envcheck.explain.layer_rules.runtimes import (jax_cuda_library_not_found, jaxlib_without_cuda, onnxruntime_cpu_only,
     onnxruntime_cuda_libraries, framework_cpu_build, jax_pjrt_plugin_mismatch, tensorrt_version_mismatch,
     jax_xla_compiler_pieces, jax_cuda_library_too_old, ggml_binary_archs, llm_runtime_cpu_only, launcher_finds_no_gpu,
-    bitsandbytes_cpu_library_beside_gpu,
+    bitsandbytes_cpu_library_beside_gpu, llama_cpp_python_cpu_build,
     tensorrt_engine_version, xla_cudnn_version)
 from torch_envcheck.explain.layer_rules.rendezvous import (rendezvous_unreachable, env_rendezvous_variable_missing,
     tcpstore_without_libuv, nccl_versions_differ, nccl_hang_after_plugin_line)
@@ -356,7 +361,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          rendezvous_unreachable, env_rendezvous_variable_missing, tcpstore_without_libuv, nccl_versions_differ,
          nccl_hang_after_plugin_line, rccl_iommu_pt_missing, static_tls_exhausted, intel_gpu_not_found,
          extension_needs_torch, half_precision_on_cpu, l4t_container_without_runtime, jetson_device_nodes,
-         gpu_reset_refused, row_remapping_state, fabric_manager_without_nvswitch)
+         gpu_reset_refused, row_remapping_state, fabric_manager_without_nvswitch, package_own_symbol_missing,
+         vllm_memory_taken_at_start, llama_cpp_python_cpu_build)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

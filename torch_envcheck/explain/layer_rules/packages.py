@@ -850,3 +850,42 @@ def numpy_api_version(ent, text):
                areas=("numpy",), sources=({"url": numpy_capi.SOURCE,
                                             "what": "NumPy's C-API versions and the releases that introduced them"},))
     return _match(sig, text, at, caps)
+
+
+# a name that is not the package's own: the C/C++ runtime's, Python's, CUDA's and its libraries', OpenMP's, BLAS's
+_FOREIGN_SYMBOL = re.compile(r"^(?:std::|__|_Py|Py[A-Z_]|cu[A-Z]|cublas|cudnn|cusparse|cusolver|cufft|curand|nccl|nv|"
+                             r"omp_|GOMP_|__kmp|mkl_|cblas_|[sdcz]gemm|c10::|at::|torch::|caffe2::|pybind11::|"
+                             r"(?:GLIBC|GLIBCXX|CXXABI)_)")
+
+
+def package_own_symbol_missing(ent, text):
+    """A package's extension wants a function that is neither torch's nor a runtime's but its own: its build left the
+    code that defines it out (an architecture list or option that skipped those kernels), or files of two of its
+    versions are mixed."""
+    syms = [s for s in ent.symbols if not s.get("abi") and s.get("file") and s.get("demangled")]
+    if not syms:
+        return None
+    s = syms[-1]
+    name = s["demangled"]
+    if _FOREIGN_SYMBOL.match(name) or _FOREIGN_SYMBOL.match(s.get("symbol") or ""):
+        return None
+    f = s["file"]
+    owner = _owner_of(ent, f)
+    if _torch_owned(f, owner):
+        return None
+    pkg = _named_package(ent, package_guess(f, owner)) or package_guess(f, owner)
+    if not pkg:
+        return None
+    sig = _sig("package-own-symbol-missing", "toolchain",
+               "{package}'s extension wants its own {demangled}, which its build does not contain", 78,
+               "{ext} belongs to {package} and refers to {demangled}, a function of {package} itself (not torch's, "
+               "not CUDA's): the build that made it left the code defining it out (an architecture list or build "
+               "option that skipped those kernels, a known bug of some releases), or files of two {package} versions "
+               "are mixed in site-packages.",
+               fix="Reinstall {package} cleanly from its release wheel for the torch you have (`pip uninstall -y "
+                   "{package}`, then `pip install --no-cache-dir {package}` at the version its install page pairs with "
+                   "your torch), or upgrade to a release that fixes the symbol (`pip install -U {package}`); to "
+                   "rebuild from source, use the release's own build options (its CUDA architecture list) and a clean "
+                   "build folder.",
+               areas=("torch",), sources=(SOURCES["itanium"],))
+    return _match(sig, text, s["at"], {"package": pkg, "demangled": name, "ext": _basename(f)})

@@ -12,7 +12,9 @@ an install.
     lightning_gpu_setting  Lightning's "GPU available: True, used: False" or its GPU request refused while torch
                          counts the GPUs -> the Trainer's accelerator/devices arguments
     half_precision_on_cpu  a CPU kernel "not implemented for 'Half'"   -> the model never reached the GPU (gpu-unused):
-                         move it there, or float32 on the CPU"""
+                         move it there, or float32 on the CPU
+    vllm_memory_taken_at_start  vLLM's "Free memory on device ... less than desired GPU memory utilization" -> what
+                         holds the GPU, or a share that fits"""
 
 from __future__ import annotations
 
@@ -356,3 +358,28 @@ def half_precision_on_cpu(ent, text):
                sources=({"url": "https://github.com/pytorch/pytorch/issues/52291",
                          "what": "torch: half-precision operations missing on the CPU"},))
     return _match(sig, text, at, {"op": m.group("op"), "dtype": m.group("dtype")})
+
+
+# vLLM's start-up check: the GPU's free memory against the share it was told to take
+_VLLM_FREE = re.compile(r"Free memory on device \((?P<free>\d{1,4}(?:\.\d{1,3})?)/(?P<total>\d{1,4}(?:\.\d{1,3})?) ?GiB\) "
+                        r"on startup is less than desired GPU memory utilization \((?P<util>0?\.\d{1,3}|1(?:\.0{1,3})?), "
+                        r"(?P<want>\d{1,4}(?:\.\d{1,3})?) ?GiB\)")
+
+
+def vllm_memory_taken_at_start(ent, text):
+    m, at = last_in_tail(_VLLM_FREE, text, "Free memory on device")
+    if m is None:
+        return None
+    free, total = float(m.group("free")), float(m.group("total"))
+    share = max(0.05, int(free / total * 100 - 2) / 100) if total > 0 else None
+    sig = _sig("vllm-gpu-memory-taken", "not-environment",
+               "vLLM finds {free} of {total} GiB free, less than the {util} share it was told to take", 82,
+               "vLLM reserves gpu_memory_utilization of the GPU's whole memory at start-up and refuses when less is "
+               "free: another process holds part of it (a second vLLM instance, a notebook, an earlier run that did not "
+               "exit).",
+               look_at="See what holds the GPU (`nvidia-smi`) and stop it, or start vLLM with a share that fits what is "
+                       "free (`--gpu-memory-utilization {share}`); two servers on one GPU each need their own share.",
+               sources=({"url": "https://docs.vllm.ai/en/latest/configuration/conserving_memory.html",
+                         "what": "vLLM: gpu_memory_utilization, the share of GPU memory an instance takes"},))
+    return _match(sig, text, at, {"free": m.group("free"), "total": m.group("total"), "util": m.group("util"),
+                                  "share": f"{share:.2f}" if share else "0.8"})

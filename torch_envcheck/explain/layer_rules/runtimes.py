@@ -24,7 +24,9 @@ check (JAX), ONNX Runtime's execution providers and TensorRT's serialized engine
     llm_runtime_cpu_only  ollama/ggml loading only CPU backends or runners -> its CUDA build
     launcher_finds_no_gpu  DeepSpeed's "no GPU resources available" -> driver: the GPUs the process is shown
     bitsandbytes_cpu_library_beside_gpu  bitsandbytes loading libbitsandbytes_cpu.so after detecting a GPU -> toolchain:
-                          a bitsandbytes with a binary for that CUDA"""
+                          a bitsandbytes with a binary for that CUDA
+    llama_cpp_python_cpu_build  llama-cpp-python named beside a GPU it does not use (or CMAKE_ARGS refused by
+                          Windows' shells) -> gpu-unused: CMAKE_ARGS=-DGGML_CUDA=on in the shell's syntax, CUDA wheels"""
 
 from __future__ import annotations
 
@@ -623,3 +625,37 @@ def bitsandbytes_cpu_library_beside_gpu(ent, text):
                sources=({"url": "https://huggingface.co/docs/bitsandbytes/main/en/installation",
                          "what": "bitsandbytes' installation: binaries per CUDA version, BNB_CUDA_VERSION, python -m bitsandbytes"},))
     return _match(sig, text, len(text) - len(tail) + c.start(), caps)
+
+
+# llama-cpp-python: pip builds it from source, and without CMAKE_ARGS the build is CPU-only
+_LLAMA_CPP_PY = re.compile(r"(?i)llama[-_]cpp[-_]python|\bllama_cpp\b|python'?s llama-cpp\b")
+_GPU_NOT_USED = re.compile(r"(?i)(?:can ?not|can't|unable to|doesn'?t|does not|not) (?:use|using|utili[sz]e|find|detect)"
+                           r"[^\n]{0,20}\b(?:the )?(?:gpu|cuda|vram)|loading [^\n]{0,60}(?:to|into|in) (?:the )?system "
+                           r"ram|n_gpu_layers[^\n]{0,80}no effect|\bBLAS = 0\b|offloaded 0/\d{1,4} layers")
+_CMAKE_ARGS_WINDOWS = re.compile(r"'CMAKE_ARGS' is not recognized as an internal or external command")
+
+
+def llama_cpp_python_cpu_build(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if not _LLAMA_CPP_PY.search(tail):
+        return None
+    m = last_match(_CMAKE_ARGS_WINDOWS, tail) or last_match(_GPU_NOT_USED, tail)
+    if m is None:
+        return None
+    windows = _CMAKE_ARGS_WINDOWS.search(tail) is not None
+    sig = _sig("llama-cpp-python-cpu-build", "gpu-unused", "llama-cpp-python was built without CUDA: the model runs "
+               "on the CPU", 82,
+               "pip builds llama-cpp-python from source, and without build options the build has only the CPU backend: "
+               "n_gpu_layers then changes nothing and the model loads into system RAM. " +
+               ("On Windows the `VAR=value command` form of setting CMAKE_ARGS is a POSIX shell's; cmd and PowerShell "
+                "refuse it." if windows else ""),
+               fix="Reinstall it with the CUDA backend: in PowerShell `$env:CMAKE_ARGS=\"-DGGML_CUDA=on\"`, in cmd `set "
+                   "CMAKE_ARGS=-DGGML_CUDA=on`, in a POSIX shell `CMAKE_ARGS=\"-DGGML_CUDA=on\"` before `pip install "
+                   "--force-reinstall --no-cache-dir llama-cpp-python` (the CUDA toolkit's nvcc must be found; releases "
+                   "before mid-2024 use -DLLAMA_CUBLAS=on), or install a prebuilt CUDA wheel with `--extra-index-url "
+                   "https://abetlen.github.io/llama-cpp-python/whl/cu124` (the cuXYZ of your CUDA). The load log then "
+                   "shows layers offloaded to the GPU.",
+               areas=("torch",),
+               sources=({"url": "https://github.com/abetlen/llama-cpp-python#installation-configuration",
+                         "what": "llama-cpp-python: CMAKE_ARGS for the CUDA backend, prebuilt CUDA wheels"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})
