@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 from torch_envcheck.knowledge import gpu_generations
+from torch_envcheck.explain.match import last_match
 from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig, last_in_tail
 
 
@@ -34,8 +35,8 @@ from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig, l
 _CAP_NUM = r"(?:\d{1,2}\.\d(?!\d)|\d{1,3}(?!\d|\.\d))"
 _CAP_FLOOR = re.compile(r"(?i)\bcapabilit(?:y|ies)\s{0,3}(?:of\s{1,3})?(?:at least|>=|≥|minimum(?: of)?|no less than)\s{0,3}"
                         r"(?P<need>" + _CAP_NUM + r")|\bcapability\s{0,3}(?P<need2>\d{1,2}\.\d)\s{0,3}(?:or (?:higher|newer|"
-                        r"above|later)|\+)|\bminimum (?:compute )?capability\s{0,3}(?:is\s{1,3}|:\s{0,2}|=\s{0,2})?"
-                        r"(?P<need3>" + _CAP_NUM + r")")
+                        r"above|later)|\+)|\bminimum (?:required )?(?:cuda )?(?:compute )?capability\s{0,3}(?:is\s{1,3}|:\s{0,2}|=\s{0,2})?"
+                        r"(?P<need3>" + _CAP_NUM + r")|\bat least (?:compute )?capability\s{0,3}(?P<need4>\d{1,2}\.\d(?!\d))")
 # the floor as the refusal states it, with the GPU below it implied: vLLM's setup ("GPUs with compute capability less
 # than 7.0 are not supported", setup.py in vllm-project/vllm then), bitsandbytes' warning ("Compute capability < 7.5
 # detected! Only slow 8-bit matmul is supported for your GPU!", bitsandbytes/cuda_setup in 0.38-0.40)
@@ -54,6 +55,7 @@ _ARCH_FLOOR = re.compile(r"(?P<what>[A-Z][\w.-]{1,40}) (?:only supports|supports
                          r"(?: \(?sm_?\d{2,3}\)?)? (?:\w+ )?(?:GPUs?|architecture|cards?)?\s{0,2}(?:or|and) (?:newer|later|above)")
 # what sets the floor, read around it
 _TOO_OLD = re.compile(r"(?i)\btoo old\b|\bis older than\b")
+_CAP_STATED = re.compile(r"(?i)\bcompute capability\s{0,3}(?::\s{0,2}|of\s{1,3}|is\s{1,3})?(?P<have>\d{1,2}\.\d)(?!\d)")
 _CAP_COMPILER = re.compile(r"(?i)triton|torch\.compile|inductor|dynamo")
 _CAP_DTYPE = re.compile(r"(?i)\bbfloat16\b|\bbf16\b|\bfp8\b|\bfloat8")
 _CAP_QUANT = re.compile(r"(?i)quantization method|\bquantiz")
@@ -115,8 +117,17 @@ def _lowest_named_capability(ent) -> str | None:
 def _floors(ent, tail: str):
     """(need, have, start, end, what) for each floor the tail states with the GPU below it, the last first."""
     for floor in reversed(list(_CAP_FLOOR.finditer(tail))[-8:]):
-        need = _norm(floor.group("need") or floor.group("need2") or floor.group("need3"))
+        need = _norm(floor.group("need") or floor.group("need2") or floor.group("need3") or floor.group("need4"))
         have = _CAP_HAVE.search(tail, floor.end(), floor.end() + 400)
+        if have is None:
+            # the GPU's own capability printed first, in the same message ("Ignoring visible gpu device (...) with
+            # Cuda compute capability 3.0. The minimum required Cuda capability is 3.5."; "Your V100 GPU (compute
+            # capability 7.0) is not supported on CUDA 13+. Please use a device with at least capability 7.5")
+            have = last_match(_CAP_STATED, tail[max(0, floor.start() - 300):floor.start()])
+            if have is not None and _cap(have.group("have")) < _cap(need):
+                yield need, _norm(have.group("have")), floor.start(), floor.end(), None
+                continue
+            have = None
         if have is not None and _cap(have.group("have")) >= _cap(need):
             continue
         if have is None:
@@ -201,6 +212,30 @@ def gpu_below_capability_floor(ent, text):
                                      "Turing"},
                             {"url": "https://huggingface.co/docs/transformers/main/en/attention_interface",
                              "what": "transformers' attn_implementation: sdpa, eager, flash_attention_2"}))
+    elif re.search(r"(?i)tensorflow|gpu_device\.cc", around):
+        caps["last"] = gpu_generations.last_cuda_for(have) if have else None
+        sig = _sig("tensorflow-gpu-below-capability", "arch", "TensorFlow ignores this GPU (capability {have|below it}): its "
+                   "binaries start at {need}", 88,
+                   "TensorFlow's prebuilt GPU binaries carry kernels for compute capability {need} and newer; it ignores "
+                   "an older GPU (capability {have|lower}) and runs on the CPU.",
+                   fix="Build TensorFlow from source for this GPU (`TF_CUDA_COMPUTE_CAPABILITIES={have|<its capability>}` "
+                       "in its configure step, with a CUDA toolkit that still builds it: CUDA {last|of its time} or older), or "
+                       "run it on a GPU of "
+                       "compute capability {need} or newer; otherwise it stays on the CPU.",
+                   causes=(("arch", "the GPU is older than a component supports", ()),), areas=("gpu",),
+                   sources=({"url": "https://www.tensorflow.org/install/pip#hardware_requirements",
+                             "what": "TensorFlow's GPU requirements: the compute capabilities its binaries support"},))
+    elif re.search(r"\bCUDA 13\b", around):
+        caps["last"] = gpu_generations.last_cuda_for(have) if have else "12.9"
+        sig = _sig("gpu-dropped-by-cuda-13", "arch", "CUDA 13 does not support this GPU (capability {have|below 7.5})", 88,
+                   "CUDA 13.0 removed Maxwell, Pascal and Volta (compute capability 5.0 to 7.2); a component running on "
+                   "CUDA 13 cannot use this GPU. The last toolkit that builds it is CUDA {last}.",
+                   fix="Use the component's CUDA 12 build (its cu12x wheels, its cuda12 container image, a CUDA 12.x "
+                       "runtime where it lets you choose); where it picks the CUDA runtime from the driver, a driver "
+                       "below the 580 branch keeps it on CUDA 12. A GPU of capability 7.5 or newer runs CUDA 13.",
+                   causes=(("arch", "the GPU is older than a component supports", ()),), areas=("gpu",),
+                   sources=({"url": "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html",
+                             "what": "CUDA 13.0 release notes: Maxwell, Pascal and Volta architectures removed"},))
     else:
         sig = _sig("gpu-below-capability-floor", "arch", "this GPU (capability {have|below it}) is older than the component "
                    "supports ({need}+)", 86,
