@@ -142,6 +142,9 @@ match.Match whose signature is made here, or None:
     package_own_symbol_missing  a package's extension wanting its own function -> its release wheel, a fixed release
     vllm_memory_taken_at_start, llama_cpp_python_cpu_build  LLM servers: vLLM's start-up memory check -> what holds
                      the GPU, a share that fits; llama-cpp-python's CPU-only default build -> CMAKE_ARGS per shell
+    stdlib_module_removed, interpreter_without_module  the interpreter (interpreter.py): a module Python 3.12/3.13
+                     removed -> setuptools' distutils, a release without it, a backport; a C module not built -> the
+                     library's development files and the interpreter built again
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -215,8 +218,8 @@ catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torch_release, driver_versions,
-gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson; this module
-gathers them in RULES, in the order they have always run."""
+gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson, interpreter;
+this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
 
@@ -255,6 +258,7 @@ from torch_envcheck.explain.layer_rules.loader import (cudnn8_sublibrary_on_wind
     qt_imported_before_torch, glibc_pieces_mixed, mkl_without_itt_symbol, static_tls_exhausted)
 from torch_envcheck.explain.layer_rules.intel_gpu import intel_gpu_not_found, extension_needs_torch
 from torch_envcheck.explain.layer_rules.jetson import l4t_container_without_runtime, jetson_device_nodes
+from torch_envcheck.explain.layer_rules.interpreter import stdlib_module_removed, interpreter_without_module
 from torch_envcheck.explain.layer_rules.nccl import (nccl_ib_async_event, nccl_ib_completion, nccl_shared_memory_limit,
     nccl_transport, nccl_watchdog)
 from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx_runtime_symbol,
@@ -362,7 +366,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          nccl_hang_after_plugin_line, rccl_iommu_pt_missing, static_tls_exhausted, intel_gpu_not_found,
          extension_needs_torch, half_precision_on_cpu, l4t_container_without_runtime, jetson_device_nodes,
          gpu_reset_refused, row_remapping_state, fabric_manager_without_nvswitch, package_own_symbol_missing,
-         vllm_memory_taken_at_start, llama_cpp_python_cpu_build)
+         vllm_memory_taken_at_start, llama_cpp_python_cpu_build, stdlib_module_removed, interpreter_without_module)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:
