@@ -17,7 +17,7 @@ DATA = Path(__file__).resolve().parents[2] / "data" / "explain"
 SPLITS = ("train", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9",
           "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17", "test18",
           "test19", "test20", "test21", "test22", "test23", "test24", "test25", "test26", "test27", "test28", "test29", "test30", "test31", "test32",
-          "test33", "test34", "test35", "test36", "test37", "test38")
+          "test33", "test34", "test35", "test36", "test37", "test38", "test39")
 # The first six test splits, measured and reported, were retired into development data on 2026-12-02, test7 to test9
 # on 2026-12-03, test10 on 2026-12-04 (each after its last held-out figure): their files stay unchanged (their digests
 # are checked) and may now be read and cited like train; test11 (collected after the tenth round's code by a fixed
@@ -53,7 +53,8 @@ RETIRED = ("test", "test2", "test3", "test4", "test5", "test6", "test7", "test8"
 # test36 (collected after the thirty-fifth round's code) too, after its one measurement.
 # test37 (collected after the thirty-sixth round's code) too, after its one measurement.
 # test38 (collected after the thirty-seventh round's code) too, after its one measurement.
-FROZEN: tuple[str, ...] = ()
+# test39 (collected after the thirty-eighth round's code) is frozen until its one measurement.
+FROZEN: tuple[str, ...] = ("test39",)
 # From this batch on an entry's split is decided by its source URL alone (train or test2).
 URL_SPLIT_BATCH = 11
 # From this batch on the URL rule sends the even half to a third frozen split (train or test3).
@@ -189,6 +190,10 @@ TEST37_BATCH = 46
 # by the same kind of mechanical procedure (the Python interpreter under the stack), from threads in none of the
 # other files (test37 included) nor real_errors.json.
 TEST38_BATCH = 47
+# This batch is a frozen split as a whole (test39), collected after the thirty-eighth round's code was committed,
+# by the same kind of mechanical procedure (HPC clusters), from threads in none of the other files (test38
+# included) nor real_errors.json.
+TEST39_BATCH = 48
 EXPECTED_KEYS = {"recognised", "layer", "environment_problem", "fix", "fix_patterns"}
 # The classes the corpus must cover (issue's list), each present in the corpus as a whole.
 REQUIRED_CLASSES = {"container", "driver-state", "rocm", "jit-arch", "c-runtime", "cuda-libs", "ext-abi",
@@ -274,6 +279,8 @@ def _split_of(source, text, batch):
         return "test37"
     if batch == TEST38_BATCH:
         return "test38"
+    if batch == TEST39_BATCH:
+        return "test39"
     if batch == TRAIN_BATCH:
         return "test5" if int(hashlib.sha256(source.encode("utf-8")).hexdigest(), 16) % 2 == 0 else "train"
     if batch >= URL_SPLIT_BATCH:
@@ -724,6 +731,16 @@ def test_the_collected_after_batch_47_is_test38_and_new(corpus):
     assert not [e["id"] for sp in SPLITS if sp != "test38" for e in corpus[sp]["entries"] if e["batch"] == TEST38_BATCH]
     other = {s for sp in SPLITS if sp != "test38" for s in _sources(corpus[sp]["entries"])} | _cited()
     _assert_new_threads(test38, other, "test38")
+
+
+def test_the_collected_after_batch_48_is_test39_and_new(corpus):
+    """test39 is batch 48 as a whole, and batch 48 is nowhere else; none of its threads is in another split (test38
+    included) or in real_errors.json, and none of its texts repeats one of them (checked for all splits above)."""
+    test39 = corpus["test39"]["entries"]
+    assert test39 and all(e["batch"] == TEST39_BATCH for e in test39)
+    assert not [e["id"] for sp in SPLITS if sp != "test39" for e in corpus[sp]["entries"] if e["batch"] == TEST39_BATCH]
+    other = {s for sp in SPLITS if sp != "test39" for s in _sources(corpus[sp]["entries"])} | _cited()
+    _assert_new_threads(test39, other, "test39")
 
 
 def test_the_scorer_retired_test11_into_development():
