@@ -290,13 +290,13 @@ def find_in_wheel(rel: str) -> str | None:
     return None
 
 
-def header_for(family: dict, external: dict) -> tuple:
+def header_for(family: dict, external: dict, keep_shipped: bool = False) -> tuple:
     """(path, source dict) of the family's header, or (None, reason)."""
     ext = family.get("external")
     if ext and external.get(ext):
         path, source = external[ext]
         return path, dict(source)
-    if ext and external.get("keep_shipped"):
+    if ext and keep_shipped:
         # a family generated before from its own repository's header: without that header at hand the shipped
         # table stays (a wheel's copy would replace its source with another)
         return None, f"{family['header']}: no --{ext}-h given"
@@ -332,9 +332,9 @@ def messages(family: dict, codes: list) -> dict:
     return out
 
 
-def family_table(family: dict, external: dict, with_messages: bool = True) -> tuple:
+def family_table(family: dict, external: dict, with_messages: bool = True, keep_shipped: bool = False) -> tuple:
     """(table, None) or (None, why it is skipped)."""
-    path, source = header_for(family, external)
+    path, source = header_for(family, external, keep_shipped)
     if path is None:
         return None, source
     with open(path, encoding="utf-8", errors="replace") as fh:
@@ -428,12 +428,13 @@ def linux_table(kind: str) -> tuple:
 # --- assembly ----------------------------------------------------------------------------------------
 
 def generate(external: dict | None = None, with_messages: bool = True, windows_include: str | None = None,
-             windows_commit: str = "unknown") -> tuple:
-    """({enum: table}, {enum: why skipped})."""
+             windows_commit: str = "unknown", keep_shipped: bool = False) -> tuple:
+    """({enum: table}, {enum: why skipped}).  keep_shipped: a family read from its own repository's header (external)
+    whose header is not given is skipped, so the shipped table stays, instead of being read from a wheel's copy."""
     external = external or {}
     tables, skipped = {}, {}
     for fam in FAMILIES:
-        t, why = family_table(fam, external, with_messages)
+        t, why = family_table(fam, external, with_messages, keep_shipped)
         if t is None:
             skipped[fam["enum"]] = why
         else:
@@ -485,8 +486,8 @@ def main(argv=None) -> int:
                    f"ntstatus.h ({gen_windows_codes.REPO}, {gen_windows_codes.SDK_DIR})")
     p.add_argument("--windows-commit", default="unknown", help="the commit of that repository they were read at")
     args = p.parse_args(argv)
-    tables, skipped = generate({**_external(args), "keep_shipped": args.write and os.path.isfile(OUT)},
-                               windows_include=args.windows_include,
+    tables, skipped = generate(_external(args), windows_include=args.windows_include,
+                               keep_shipped=args.write and os.path.isfile(OUT),
                                windows_commit=args.windows_commit)
     if skipped and args.write and os.path.isfile(OUT):
         # keep the families whose header is not at hand from the shipped file (they were generated before)

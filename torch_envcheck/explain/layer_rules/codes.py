@@ -369,7 +369,7 @@ def error_code(ent, text):
     elif fam == "ncclResult_t":
         fix = _nccl_fix(bare, text)
     elif fam == "signal":
-        fix, explanation, layer = _signal_fix(c, text, explanation, layer)
+        fix, explanation, layer = _signal_fix(c, text, explanation, layer, _torch_version_named(ent, text))
     elif fam == "windows" and c["value"] == 206 or (fam == "errno" and c["name"] == "ENOENT" or fam == "windows" and
                                                     c["value"] in (2, 3)) and _long_windows_path(text, c["at"]):
         # a file Windows cannot reach because its path is longer than MAX_PATH: the OS's limit, not a missing file
@@ -499,17 +499,18 @@ _ARM_LINUX_TEXT = r"(?i)jetson|jetpack|\bl4t\b|tegra|xavier|\borin\b|\bnano\b|ra
 _TORCH_NATIVE_TEXT = r"libtorch[\w.]{0,20}\.so|libc10\.so|libcaffe2\.so|torch/lib/|torch\\lib\\|ATEN_CPU_CAPABILITY"
 
 
-# torch's version where the text names it: "torch==2.10.0", "torch 2.10.0", collect_env's "Versions" section
-_TORCH_VERSION_NAMED = re.compile(r"(?i)\b(?:py)?torch(?:\s*(?:==|version:?)?\s*|[ /-])(?P<v>\d{1,2}\.\d{1,3}\.\d{1,3})|"
-                                  r"^#{0,4}\s*Versions\s*\n+\s*(?P<v2>\d{1,2}\.\d{1,3}\.\d{1,3})\s*$", re.M)
+# collect_env's "Versions" section, where the version stands alone on its line (extract reads the other forms)
+_VERSIONS_SECTION = re.compile(r"^#{0,4}\s*Versions\s*\n+\s*(?P<v>\d{1,2}\.\d{1,3}\.\d{1,3})\s*$", re.M)
 
 
-def _torch_version_named(text: str) -> str | None:
-    m = last_match(_TORCH_VERSION_NAMED, text[-CONTEXT_TAIL:])
-    return (m.group("v") or m.group("v2")) if m else None
+def _torch_version_named(ent, text: str) -> str | None:
+    if ent.versions.get("torch"):
+        return ent.versions["torch"]
+    m = last_match(_VERSIONS_SECTION, text[-CONTEXT_TAIL:])
+    return m.group("v") if m else None
 
 
-def _signal_fix(c: dict, text: str, explanation: str, layer: str):
+def _signal_fix(c: dict, text: str, explanation: str, layer: str, torch_version: str | None):
     name = c["name"]
     if name == "SIGBUS":
         return ("Give the container more shared memory: `docker run --shm-size=8g ...` or `--ipc=host` (Kubernetes: "
@@ -521,7 +522,7 @@ def _signal_fix(c: dict, text: str, explanation: str, layer: str):
                 "size / num_workers, or add RAM or swap; `dmesg | grep -i oom` confirms it.", explanation, "env")
     arm_linux = name == "SIGILL" and _context(text, _ARM_LINUX_TEXT) and (
         _context(text, _LINUX_TEXT) or not (_context(text, _MAC_TEXT) or _context(text, _APPLE_SILICON_WORDS)))
-    lse = arm_linux and armv8_0_regression(_torch_version_named(text))
+    lse = arm_linux and armv8_0_regression(torch_version)
     if lse:
         # the release's own aarch64 wheels, not NumPy's OpenBLAS: a build with ARMv8.1 atomics on an ARMv8.0 core
         return (f"torch {lse['release']}'s aarch64 wheels use ARMv8.1 LSE atomics, which ARMv8.0 cores (Cortex-A53/"

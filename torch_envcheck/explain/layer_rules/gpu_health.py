@@ -169,20 +169,13 @@ _SMI_ERR = re.compile(r"(?:\|\s{0,40}|\s)ERR!(?=\s{1,40}\||\s|\]|$)|\[ERR!\]|\"E
 _POWER_ERR = re.compile(r"ERR!\s{0,3}/\s{0,3}\d{2,4}W")
 
 
-def _find_all(text: str, needle: str):
-    i = text.find(needle)
-    while i >= 0:
-        yield i
-        i = text.find(needle, i + 1)
-
-
 def gpu_in_error_state(ent, text):
     """nvidia-smi reading "ERR!" from a GPU: the GPU is in an error state the driver reports (an Xid), and stays so
     until it is reset; the program's own error that came with it (a launch failure) is its symptom."""
     tail = text[-CONTEXT_TAIL:]
     if "ERR!" not in tail:
         return None
-    if all(_POWER_ERR.match(tail, i) for i in _find_all(tail, "ERR!")) and not re.search(r"NVRM: Xid|\bXid\b", tail):
+    if all(_POWER_ERR.match(tail, e.start()) for e in re.finditer("ERR!", tail)) and not re.search(r"NVRM: Xid|\bXid\b", tail):
         # the power column alone ("ERR! / 250W"): a power reading the driver could not take this time, with every
         # other field of the GPU read; not an error state
         sig = _sig("nvidia-smi-power-reading", "not-environment",

@@ -12,8 +12,12 @@ import re
 
 from torch_envcheck.explain.layer_rules.kit import _match, _sig, last_in_tail
 
-_INTEL_DRIVER = {"url": "https://packages.ubuntu.com/noble/libze-intel-gpu1",
-                 "what": "Ubuntu: libze-intel-gpu1, Intel's Level Zero GPU driver (intel-compute-runtime)"}
+INTEL_DRIVER = {"url": "https://packages.ubuntu.com/noble/libze-intel-gpu1",
+                "what": "Ubuntu: libze-intel-gpu1, Intel's Level Zero GPU driver (intel-compute-runtime)"}
+# the user-mode driver under Level Zero, SYCL and torch's XPU build, as each of these rules tells to install it
+INSTALL_COMPUTE_RUNTIME = ("Intel's GPU compute runtime (Ubuntu 24.04: `sudo apt install libze1 "
+                           "libze-intel-gpu1 intel-opencl-icd`; other systems: Intel's client GPU driver guide; "
+                           "Windows: the Arc/Iris Xe graphics driver)")
 
 # Level Zero's and SYCL's own words for "no GPU behind the loader": the enumeration found no device of the GPU type,
 # zeInit without a driver, the SYCL/Unified Runtime device-not-found codes
@@ -34,11 +38,9 @@ def intel_gpu_not_found(ent, text):
                "Level Zero's loader and SYCL's runtime reach a GPU only through Intel's compute runtime, the GPU's "
                "user-mode driver; with it missing (or the kernel driver not bound, or no access to the render "
                "node) they see no device of the GPU type, and torch.xpu.is_available() is False.",
-               fix="Install Intel's GPU compute runtime (Ubuntu 24.04: `sudo apt install libze1 libze-intel-gpu1 "
-                   "intel-opencl-icd`; other systems: Intel's client GPU driver guide; Windows: the Arc/Iris Xe "
-                   "graphics driver), add yourself to the render group (`sudo usermod -aG render $USER`, then log in "
-                   "again), and check that `sycl-ls` or `clinfo -l` lists the GPU before starting torch.",
-               areas=("driver",), sources=(_INTEL_DRIVER,))
+               fix="Install " + INSTALL_COMPUTE_RUNTIME + ", add yourself to the render group (`sudo usermod -aG "
+                   "render $USER`, then log in again), and check that `sycl-ls` or `clinfo -l` lists the GPU before starting torch.",
+               areas=("driver",), sources=(INTEL_DRIVER,))
     return _match(sig, text, at, {})
 
 

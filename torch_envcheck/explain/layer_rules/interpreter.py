@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig, last_in_tail
+from torch_envcheck.explain.layer_rules.kit import _match, _sig, last_in_tail
 
 # module -> the Python release that removed it (PEP 632: distutils; What's New in 3.12: imp, asynchat, asyncore,
 # smtpd; PEP 594 and What's New in 3.13: the "dead batteries" and lib2to3)
@@ -25,19 +25,9 @@ _SOURCES = ({"url": "https://peps.python.org/pep-0632/", "what": "PEP 632: distu
             {"url": "https://docs.python.org/3/whatsnew/3.12.html#removed", "what": "What's New in Python 3.12: removed"})
 
 _NO_MODULE = re.compile(r"No module named '(?P<mod>[A-Za-z_][\w]{1,30})(?:\.[\w.]{1,60})?'")
-_PY = re.compile(r"(?i)\bpython ?(?P<v>3\.\d{1,2})\b|python(?P<v2>3\.\d{1,2})/site-packages|\bcp3(?P<v3>\d{1,2})\b")
-
-
-def _python_named(ent, tail: str) -> tuple | None:
-    v = ent.versions.get("python") if hasattr(ent, "versions") else None
-    if not v:
-        m = None
-        for m in _PY.finditer(tail):
-            pass
-        if m is None:
-            return None
-        v = m.group("v") or m.group("v2") or ("3." + m.group("v3"))
-    parts = re.findall(r"\d+", str(v))[:2]
+def _python_named(ent) -> tuple | None:
+    """(major, minor) of the Python the text names (extract reads it from prose, paths and wheel tags), or None."""
+    parts = re.findall(r"\d+", str(ent.versions.get("python") or ""))[:2]
     return tuple(int(p) for p in parts) if len(parts) == 2 else None
 
 
@@ -47,7 +37,7 @@ def stdlib_module_removed(ent, text):
         return None
     mod = m.group("mod")
     removed = REMOVED[mod]
-    py = _python_named(ent, text[-CONTEXT_TAIL:])
+    py = _python_named(ent)
     rt = tuple(int(x) for x in removed.split("."))
     if py is not None and py < rt:
         if mod != "distutils":

@@ -15,6 +15,7 @@ from torch_envcheck.explain.match import last_match
 from torch_envcheck.explain.layer_rules.kit import (CONTEXT_TAIL, SOURCES, _WINDOWS_TEXT, _basename, _context,
     _match, _sig, _torch_owned, last_in_tail)
 from torch_envcheck.explain.layer_rules.packages import _imported_package
+from torch_envcheck.explain.layer_rules.intel_gpu import INSTALL_COMPUTE_RUNTIME, INTEL_DRIVER
 
 
 _WSL_LIBCUDA = re.compile(r"libcuda\.so|/usr/lib/wsl/lib")
@@ -378,14 +379,10 @@ def missing_library(ent, text):
         sig = _sig("intel-gpu-library-not-found", "driver", "{lib} ({library}) cannot be found", 76,
                    "{lib} is part of Intel's GPU software stack ({library}); torch's XPU build and Intel's extensions "
                    "load it, and it is not installed or not on the loader's path.",
-                   fix="Install Intel's GPU compute runtime and the Level Zero loader (Ubuntu 24.04: `sudo apt install "
-                       "libze1 libze-intel-gpu1 intel-opencl-icd`, or Intel's client GPU driver guide for your "
-                       "distribution; on Windows the Arc/Iris Xe graphics driver), be in the render group, and check "
-                       "`sycl-ls` or `clinfo -l` lists the GPU; for the SYCL runtime install the wheels torch's XPU "
-                       "build pins (intel-sycl-rt) or `source /opt/intel/oneapi/setvars.sh`.",
-                   areas=("driver",),
-                   sources=({"url": "https://packages.ubuntu.com/noble/libze-intel-gpu1",
-                             "what": "Ubuntu: libze-intel-gpu1, Intel's Level Zero GPU driver (intel-compute-runtime)"},))
+                   fix="Install " + INSTALL_COMPUTE_RUNTIME + " with the Level Zero loader (libze1), be in the "
+                       "render group, and check `sycl-ls` or `clinfo -l` lists the GPU; for the SYCL runtime install "
+                       "the wheels torch's XPU build pins (intel-sycl-rt) or `source /opt/intel/oneapi/setvars.sh`.",
+                   areas=("driver",), sources=(INTEL_DRIVER,))
         return _match(sig, text, x["at"], caps)
     return None
 
