@@ -145,6 +145,12 @@ match.Match whose signature is made here, or None:
     stdlib_module_removed, interpreter_without_module  the interpreter (interpreter.py): a module Python 3.12/3.13
                      removed -> setuptools' distutils, a release without it, a backport; a C module not built -> the
                      library's development files and the interpreter built again
+    slurm_request_refused, slurm_memory_kill, slurm_step_without_gpu  the batch scheduler (scheduler.py): Slurm's
+                     refusal read from its own table -> the part of the request it names; its cgroup's OOM kill ->
+                     --mem; a job step without a GPU -> --gres/--gpus
+    backend_not_built    "doesn't have MPI built in" / "Unknown c10d backend type MPI" -> nccl or gloo, or a source build
+    nccl_ibv_call_failed  NCCL's "Call to ibv_create_qp failed" -> the locked-memory limit of the job
+    cudart_lookup_of_old_torch  torch 1.0's "couldn't find libcudart" -> a current torch, or LD_LIBRARY_PATH
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -218,7 +224,8 @@ catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torch_release, driver_versions,
-gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson, interpreter;
+gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson, interpreter,
+scheduler;
 this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
@@ -255,12 +262,14 @@ from torch_envcheck.explain.layer_rules.libtorch import (cmake_package_not_found
     libstdcxx_debug_mode)
 from torch_envcheck.explain.layer_rules.loader import (cudnn8_sublibrary_on_windows, libcuda_not_in_linker_cache,
     crash_at_import, import_crash_told, library_page_alignment, missing_library, not_an_elf_library,
-    qt_imported_before_torch, glibc_pieces_mixed, mkl_without_itt_symbol, static_tls_exhausted)
+    qt_imported_before_torch, glibc_pieces_mixed, mkl_without_itt_symbol, static_tls_exhausted,
+    cudart_lookup_of_old_torch)
 from torch_envcheck.explain.layer_rules.intel_gpu import intel_gpu_not_found, extension_needs_torch
 from torch_envcheck.explain.layer_rules.jetson import l4t_container_without_runtime, jetson_device_nodes
 from torch_envcheck.explain.layer_rules.interpreter import stdlib_module_removed, interpreter_without_module
+from torch_envcheck.explain.layer_rules.scheduler import slurm_request_refused, slurm_memory_kill, slurm_step_without_gpu
 from torch_envcheck.explain.layer_rules.nccl import (nccl_ib_async_event, nccl_ib_completion, nccl_shared_memory_limit,
-    nccl_transport, nccl_watchdog)
+    nccl_transport, nccl_watchdog, nccl_ibv_call_failed)
 from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx_runtime_symbol,
     jit_extension_missing, library_symbol, numpy_c_api_capsule, package_binary_missing,
     package_compiled_part_missing, package_dll_load_failed, package_extension_not_loaded, package_ops_registration_fails,
@@ -283,7 +292,7 @@ from torch_envcheck.explain.layer_rules.runtimes import (jax_cuda_library_not_fo
     bitsandbytes_cpu_library_beside_gpu, llama_cpp_python_cpu_build,
     tensorrt_engine_version, xla_cudnn_version)
 from torch_envcheck.explain.layer_rules.rendezvous import (rendezvous_unreachable, env_rendezvous_variable_missing,
-    tcpstore_without_libuv, nccl_versions_differ, nccl_hang_after_plugin_line)
+    tcpstore_without_libuv, nccl_versions_differ, nccl_hang_after_plugin_line, backend_not_built)
 from torch_envcheck.explain.layer_rules.rocm import (miopen_missing_kernel_database, rocblas_on_windows,
     rocm_kfd_permission, zluda_dll_dependency, rccl_iommu_pt_missing)
 from torch_envcheck.explain.layer_rules.torch_release import (compile_refused_on_windows, compile_unsupported_python,
@@ -366,7 +375,9 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          nccl_hang_after_plugin_line, rccl_iommu_pt_missing, static_tls_exhausted, intel_gpu_not_found,
          extension_needs_torch, half_precision_on_cpu, l4t_container_without_runtime, jetson_device_nodes,
          gpu_reset_refused, row_remapping_state, fabric_manager_without_nvswitch, package_own_symbol_missing,
-         vllm_memory_taken_at_start, llama_cpp_python_cpu_build, stdlib_module_removed, interpreter_without_module)
+         vllm_memory_taken_at_start, llama_cpp_python_cpu_build, stdlib_module_removed, interpreter_without_module,
+         slurm_request_refused, slurm_memory_kill, slurm_step_without_gpu, backend_not_built, nccl_ibv_call_failed,
+         cudart_lookup_of_old_torch)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

@@ -496,6 +496,30 @@ def libcuda_not_in_linker_cache(ent, text):
     return _match(sig, text, len(text) - len(tail) + m.start(), {})
 
 
+# torch 1.0 and older looked the CUDA runtime up themselves (torch/cuda/__init__.py's _load_cudart: ctypes over
+# LD_LIBRARY_PATH/PATH and the default folders) and raised this when the lookup failed (pytorch/pytorch#16527,
+# #14805); current releases load the runtime they ship with
+_CUDART_LOOKUP = re.compile(r"couldn[’‘'`]t find libcudart\. Make sure CUDA libraries are installed")
+
+
+def cudart_lookup_of_old_torch(ent, text):
+    m, at = last_in_tail(_CUDART_LOOKUP, text, "libcudart")
+    if m is None:
+        return None
+    sig = _sig("old-torch-cudart-lookup", "libraries", "an old torch's own search for libcudart found none", 80,
+               "torch 1.0 and older looked for the CUDA runtime library (libcudart) by themselves when CUDA was first "
+               "used, in LD_LIBRARY_PATH (PATH on Windows) and the default folders, and stop here when the lookup "
+               "fails; current releases load the CUDA runtime they ship with.",
+               fix="Use a current torch built for this machine (the selector at pytorch.org for its CUDA; on a Jetson, "
+                   "NVIDIA's wheel for its JetPack), or, to keep this one, put the folder with the libcudart it was "
+                   "built for on the search path: `export LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH` (Jetson: the JetPack CUDA "
+                   "under /usr/local/cuda/lib64; Windows: the CUDA bin folder on PATH).",
+               areas=("torch",),
+               sources=({"url": "https://github.com/pytorch/pytorch/issues/16527",
+                         "what": "torch.cuda's _load_cudart lookup of libcudart and its failure"},))
+    return _match(sig, text, at, {})
+
+
 # the loader refusing a library whose segments are aligned for smaller pages than the kernel's (glibc's "ELF load
 # command alignment not page-aligned"): wheels linked for 4 KiB pages on an aarch64 kernel with 64 KiB pages
 # (RHEL/CentOS and some Ampere/NVIDIA Grace distributions use 64 KiB)

@@ -304,3 +304,36 @@ def nccl_watchdog(ent, text):
                    "collective, test the transport: NCCL_P2P_DISABLE=1, NCCL_IB_DISABLE=1, NCCL_SOCKET_IFNAME.",
                areas=("distributed",), sources=(c10d, nccl_doc))
     return _match(sig, text, at_to, caps)
+
+
+# NCCL's verbs wrapper (ibvwrap.c) warns "Call to ibv_X failed" when a verbs call returns an error.  The calls that
+# pin memory or create queues (ibv_reg_mr*, ibv_create_qp, ibv_create_cq, ibv_create_srq) are counted against the
+# process' locked-memory limit (RLIMIT_MEMLOCK), which batch jobs and containers often leave at 64 KiB-8 MiB
+# (rdma-core's man pages; NCCL troubleshooting, "InfiniBand").  Other calls (open, query) are the device itself.
+_IBV_CALL_FAILED = re.compile(r"NCCL WARN Call to (?P<call>ibv_(?:reg_mr\w{0,8}|create_qp\w{0,4}|create_cq\w{0,4}|"
+                              r"create_srq|alloc_pd|reg_dmabuf_mr)) failed")
+
+
+def nccl_ibv_call_failed(ent, text):
+    m, at = last_in_tail(_IBV_CALL_FAILED, text, "ibv_")
+    if m is None:
+        return None
+    call = m.group("call")
+    sig = _sig("nccl-ibv-locked-memory", "distributed", "NCCL's InfiniBand setup failed in {call} (locked memory)", 85,
+               "NCCL's IB transport could not {what}: {call} pins host memory or allocates queue memory that counts "
+               "against the process' locked-memory limit (`ulimit -l`), and that limit is low in the job or container "
+               "(64 KiB-8 MiB by default; Slurm jobs inherit slurmd's own limit, not the login shell's).",
+               fix="Raise the locked-memory limit where the ranks start: `srun bash -c 'ulimit -l'` shows the job's (it "
+                   "must be unlimited); set `* soft memlock unlimited` and `* hard memlock unlimited` in "
+                   "/etc/security/limits.conf, LimitMEMLOCK=infinity for slurmd (and PropagateResourceLimitsExcept="
+                   "MEMLOCK in slurm.conf), `docker run --ulimit memlock=-1` for a container. `NCCL_IB_DISABLE=1` "
+                   "(sockets instead of InfiniBand) confirms it, slower.",
+               areas=("platform",),
+               sources=({"url": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html",
+                         "what": "NCCL troubleshooting: InfiniBand and the locked-memory limit"},
+                        {"url": "https://man7.org/linux/man-pages/man3/ibv_reg_mr.3.html",
+                         "what": "ibv_reg_mr: registered memory is pinned (RLIMIT_MEMLOCK)"},
+                        {"url": "https://slurm.schedmd.com/faq.html#memlock",
+                         "what": "Slurm FAQ: locked memory limits of jobs (PropagateResourceLimits)"}))
+    what = ("register a buffer" if call.startswith(("ibv_reg", "ibv_alloc")) else "create its queues")
+    return _match(sig, text, at, {"call": call, "what": what})

@@ -32,6 +32,8 @@ def abi_tag(ent, text):
     cxx = [x for x in tags if x.get("kind") == "libstdc++"]
     glibc = [x for x in tags if x.get("kind") == "glibc"]
     required = t.get("required_by") or ""
+    if required.startswith("/.singularity.d/libs/") and t.get("kind") == "glibc":
+        return _host_library_in_container(t, text)
     owner = _owner_of(ent, required) or package_guess(required) if required else None
     caps = {"tag": t["tag"], "needs": t.get("needs"), "required_by": required, "provider_file": t.get("provider_file"),
             "package": owner}
@@ -73,6 +75,25 @@ def abi_tag(ent, text):
                         "against", ("TE904",)),), areas=("platform", "conda"),
                sources=(SOURCES["libstdcxx"], SOURCES["glibc"]))
     return _match(sig, text, t["at"], caps)
+
+
+def _host_library_in_container(t: dict, text: str):
+    """A GLIBC_ tag wanted by a file under /.singularity.d/libs: Apptainer/Singularity's --nv bound that library from
+    the host (nvliblist.conf), so it was built for the host's glibc, newer than the container's."""
+    sig = _sig("host-library-newer-than-container", "container",
+               "a host library bound by --nv needs {tag}, newer than the container's glibc", 92,
+               "{required_by} is not the container's own: Apptainer/Singularity's --nv binds the host's NVIDIA and GL "
+               "libraries listed in nvliblist.conf into /.singularity.d/libs, and the host's were built against its "
+               "newer glibc ({tag}); the container's C library is older, so the loader refuses the host library.",
+               fix="Build the container from a base image whose glibc is at least the host's (`ldd --version` on the "
+                   "host; e.g. a newer Ubuntu base), or leave this library out of the bind: remove its line from "
+                   "nvliblist.conf (the administrators' copy, or a private one via --nvccli / the container's own GL "
+                   "libraries) when the program does not need the host's GL.",
+               areas=("platform",),
+               sources=({"url": "https://apptainer.org/docs/user/latest/gpu.html",
+                         "what": "Apptainer GPU support: --nv binds the host libraries listed in nvliblist.conf"},
+                        SOURCES["glibc"]))
+    return _match(sig, text, t["at"], {"tag": t["tag"], "required_by": t.get("required_by")})
 
 
 # A traceback frame in a package's __init__.py: "File ".../torchaudio/__init__.py", line 5" or IPython's

@@ -806,6 +806,8 @@ def jetson_without_cuda(ent, text):
 # where conda found a driver, the __cuda it has; "nothing provides __cuda" means conda found no driver at all.
 _CONDA_CUDA_NEED = re.compile(r"__cuda\s{0,2}(?:>=|>)\s{0,2}(?P<need>\d{1,2}(?:\.\d{1,2})?)")
 _CONDA_CUDA_HAVE = re.compile(r"__cuda(?:-|==|\s{1,4}|=)(?P<have>\d{1,2}\.\d{1,2})(?:[=-]\d{1,3})?\b(?!\s{0,2}[<>])")
+# words that put the solve on a host without a GPU by design: a cluster's login/head node, an HPC system
+_GPU_LESS_HOST = re.compile(r"(?i)\blogin[- ]node|\bhead[- ]node|\bHPC\b|\bcompute[- ]nodes?\b|\bslurm\b|\bsbatch\b")
 _CONDA_CUDA_NONE = re.compile(r"nothing provides (?:requested )?__cuda\b|__cuda\b[^\n]{0,80}(?:is missing on the system|"
                               r"does not exist \(perhaps a missing channel\))")
 
@@ -820,6 +822,22 @@ def conda_virtual_cuda(ent, text):
         return None
     at = len(text) - len(tail) + min(m.start() for m in (need, have, none) if m is not None)
     caps = {"need": need.group("need") if need else None, "have": have.group("have") if have else None}
+    if none is not None and have is None and _GPU_LESS_HOST.search(tail):
+        # the text says where it solves: a cluster's login node or an image build, hosts without a GPU by design
+        sig = _sig("conda-solve-on-gpu-less-host", "env", "conda solves on a host without a GPU (no __cuda there)", 83,
+                   "conda's virtual package __cuda stands for the CUDA version of the driver on the host that solves; "
+                   "a cluster's login node (or an image build) has no GPU and no driver, so conda offers no CUDA build "
+                   "there, although the compute nodes the environment is for have one" + (
+                       " (this one needs __cuda >= {need})" if caps["need"] else "") + ".",
+                   fix="Tell conda the driver of the nodes the environment will run on: `CONDA_OVERRIDE_CUDA=" +
+                       (caps["need"] or "12.4") + " conda install ...` (the CUDA version `nvidia-smi` prints on a "
+                       "compute node; mamba and pixi read the same variable), or create the environment from a job on a "
+                       "GPU node (`srun --gres=gpu:1 --pty bash`).",
+                   areas=("platform", "conda"),
+                   sources=({"url": "https://docs.conda.io/projects/conda/en/latest/user-guide/tasks/"
+                                    "manage-virtual.html",
+                             "what": "conda's virtual packages: __cuda is the driver's CUDA, CONDA_OVERRIDE_CUDA"},))
+        return _match(sig, text, at, caps)
     if none is not None and have is None:
         sig = _sig("conda-no-cuda-driver", "driver", "conda finds no NVIDIA driver (no __cuda virtual package)", 82,
                    "conda's virtual package __cuda stands for the CUDA version the installed NVIDIA driver supports; "

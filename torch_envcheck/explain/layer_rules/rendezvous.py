@@ -10,7 +10,9 @@ between ranks, and the hang that follows NCCL's harmless "No plugin found" line.
     nccl_versions_differ  NCCL's bootstrap or transport reading another rank's messages wrongly (address family 0,
                      "receiving N bytes instead of M", "collective mismatch error") -> one NCCL and NCCL_* everywhere
     nccl_hang_after_plugin_line  "No plugin found (libnccl-net.so)" in a text about a hang -> the line is harmless; the
-                     network interface NCCL and MPI use"""
+                     network interface NCCL and MPI use
+    backend_not_built  "Distributed package doesn't have MPI built in", "Unknown c10d backend type MPI" -> the wheels'
+                     backends (nccl, gloo); MPI or UCC only in a torch built from source with them"""
 
 from __future__ import annotations
 
@@ -139,3 +141,34 @@ def nccl_hang_after_plugin_line(ent, text):
                    "hang.",
                areas=("distributed",), sources=(_NCCL_TROUBLE,))
     return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+# torch.distributed's backends: gloo and NCCL ship in the Linux CUDA wheels, MPI and UCC only in a torch built from
+# source with USE_MPI / USE_C10D_UCC on a host that has the library (distributed_c10d.py's messages; the wheels'
+# build options)
+_NOT_BUILT = re.compile(r"Distributed package doesn't have (?P<b>MPI|UCC|Gloo|GLOO|XCCL) built in|"
+                        r"Unknown c10d backend type (?P<u>MPI|UCC|mpi|ucc)\b")
+
+
+def backend_not_built(ent, text):
+    m, at = last_in_tail(_NOT_BUILT, text)
+    if m is None:
+        return None
+    backend = (m.group("b") or m.group("u")).upper()
+    unknown = m.group("u") is not None
+    sig = _sig("distributed-backend-not-built", "distributed", "this torch build has no {backend} backend", 84,
+               "torch.distributed's {backend} backend is compiled in only when torch is built from source with it on a "
+               "host that has the library (USE_MPI for MPI, USE_C10D_UCC for UCC); the pip and conda wheels carry nccl "
+               "(Linux CUDA builds) and gloo, not {backend}" + (". The process group looked the name up among the "
+               "backends this build registered and did not find it: `torch.distributed.is_mpi_available()` prints "
+               "False for such a build (a 2.0 nightly said the same of a build that had MPI, fixed in later releases)"
+               if unknown else "") + ".",
+               fix="Use a backend the wheel has: `init_process_group(backend=\"nccl\")` for GPUs, `\"gloo\"` for the CPU "
+                   "(launch with torchrun, or mpirun with the env:// variables set); for {backend} itself build torch "
+                   "from source on a host with it installed (`USE_MPI=1` / `USE_C10D_UCC=1`, `python setup.py develop`), "
+                   "check `torch.distributed.is_mpi_available()` after, and if a source build with MPI still reports "
+                   "it unknown, update torch to a newer release.",
+               areas=("distributed",),
+               sources=({"url": "https://pytorch.org/docs/stable/distributed.html#backends",
+                         "what": "torch.distributed: which backends each build has (MPI only when built from source)"},))
+    return _match(sig, text, at, {"backend": backend})
