@@ -2,7 +2,7 @@
 
 Runs the current explain (in-process, through `torch_envcheck.explain.explain`, without probing this
 machine) on every entry of the world corpus (tests/data/explain/world_train.json, world_test.json,
-world_test2.json to world_test39.json, see docs/explain-corpus.md) and grades four
+world_test2.json and on, listed in tests/data/explain/splits.json; see docs/explain-corpus.md) and grades four
 criteria per text against the entry's `expected`:
 
   recognised            explain recognised the text as expected
@@ -15,46 +15,9 @@ criteria per text against the entry's `expected`:
 and `right` when all four hold.  Prints per-class and overall accuracy, each split separately.
 
     python benchmarks/explain_eval.py                    # train and test, table
-    python benchmarks/explain_eval.py --split test2      # the second (retired) test split alone
-    python benchmarks/explain_eval.py --split test3      # the third (retired) test split alone
-    python benchmarks/explain_eval.py --split test4      # the fourth (retired) test split alone
-    python benchmarks/explain_eval.py --split test5      # the fifth (retired) test split alone
-    python benchmarks/explain_eval.py --split test6      # the sixth (retired) test split alone
-    python benchmarks/explain_eval.py --split test7      # the seventh (retired) test split alone
-    python benchmarks/explain_eval.py --split test8      # the eighth (retired) test split alone
-    python benchmarks/explain_eval.py --split test9      # the ninth (retired) test split alone
-    python benchmarks/explain_eval.py --split test10     # the tenth (retired) test split alone
-    python benchmarks/explain_eval.py --split test11     # the eleventh (retired) test split alone
-    python benchmarks/explain_eval.py --split test12     # the twelfth (retired) test split alone
-    python benchmarks/explain_eval.py --split test13     # the thirteenth (retired) test split alone
-    python benchmarks/explain_eval.py --split test15     # the fifteenth (retired) test split alone
-    python benchmarks/explain_eval.py --split test14     # the fourteenth (retired) test split alone
-    python benchmarks/explain_eval.py --split test16     # the sixteenth (retired) test split alone
-    python benchmarks/explain_eval.py --split test17     # the seventeenth (retired) test split alone
-    python benchmarks/explain_eval.py --split test18     # the eighteenth (retired) test split alone
-    python benchmarks/explain_eval.py --split test19     # the nineteenth (retired) test split alone
-    python benchmarks/explain_eval.py --split test20     # the twentieth (retired) test split alone
-    python benchmarks/explain_eval.py --split test21     # the twenty-first (retired) test split alone
-    python benchmarks/explain_eval.py --split test22     # the twenty-second (retired) test split alone
-    python benchmarks/explain_eval.py --split test23     # the twenty-third (retired) test split alone
-    python benchmarks/explain_eval.py --split test24     # the twenty-fourth (retired) test split alone
-    python benchmarks/explain_eval.py --split test25     # the twenty-fifth (retired) test split alone
-    python benchmarks/explain_eval.py --split test26     # the twenty-sixth (retired) test split alone
-    python benchmarks/explain_eval.py --split test27     # the twenty-seventh (retired) test split alone
-    python benchmarks/explain_eval.py --split test28     # the twenty-eighth (retired) test split alone
-    python benchmarks/explain_eval.py --split test29     # the twenty-ninth (retired) test split alone
-    python benchmarks/explain_eval.py --split test30     # the thirtieth (retired) test split alone
-    python benchmarks/explain_eval.py --split test31     # the thirty-first (retired) test split alone
-    python benchmarks/explain_eval.py --split test32     # the thirty-second (retired) test split alone
-    python benchmarks/explain_eval.py --split test33     # the thirty-third (retired) test split alone
-    python benchmarks/explain_eval.py --split test34     # the thirty-fourth (retired) test split alone
-    python benchmarks/explain_eval.py --split test35     # the thirty-fifth (retired) test split alone
-    python benchmarks/explain_eval.py --split test36     # the thirty-sixth (retired) test split alone
-    python benchmarks/explain_eval.py --split test37     # the thirty-seventh (retired) test split alone
-    python benchmarks/explain_eval.py --split test38     # the thirty-eighth (retired) test split alone
-    python benchmarks/explain_eval.py --split test39     # the thirty-ninth (retired) test split alone
-    python benchmarks/explain_eval.py --split dev        # the development data: train and test to test39
-    python benchmarks/explain_eval.py --split all        # train and test to test14
+    python benchmarks/explain_eval.py --split test39     # one split alone (splits.json lists them, in order)
+    python benchmarks/explain_eval.py --split dev        # the development data: train and every retired split
+    python benchmarks/explain_eval.py --split all        # every split
     python benchmarks/explain_eval.py --split test --json
     python benchmarks/explain_eval.py --split all --wrong     # list the entries it gets wrong
     python benchmarks/explain_eval.py --split test5 --reading # the default answer alone, on every text
@@ -67,9 +30,8 @@ was not developed on (docs/explain-corpus.md, "Round 4").
 
 Each text is bounded in time (--timeout seconds, default 2; on POSIX through an interval timer); a
 text that runs past it counts as wrong on every criterion.  Not shipped in the package: a measuring
-tool for the matcher's developers.  test to test6 were retired into development data on
-2026-12-02, test7 and test8 on 2026-12-03, test9 on 2026-12-03 too, test10 and test11 on 2026-12-04 (docs/explain-corpus.md); a split held out from development goes into FROZEN, whose misses
---wrong does not list."""
+tool for the matcher's developers.  A split held out from development (state held-out in splits.json) is
+not part of dev, and --wrong does not list its misses."""
 
 from __future__ import annotations
 
@@ -83,49 +45,23 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS_DIR = ROOT / "tests" / "data" / "explain"
-SPLITS = ("train", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9",
-          "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17", "test18",
-          "test19", "test20", "test21", "test22", "test23", "test24", "test25", "test26", "test27", "test28", "test29", "test30", "test31", "test32",
-          "test33", "test34", "test35", "test36", "test37", "test38", "test39")
-# What --split both means (kept as it was before test2 existed) and --split all.
-SPLIT_SETS = {"both": ("train", "test"), "all": SPLITS,
-              "dev": ("train", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8",
-                      "test9", "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17",
-                      "test18", "test19", "test20", "test21", "test22", "test23", "test24", "test25", "test26", "test27", "test28", "test29", "test30", "test31", "test32",
-                      "test33", "test34", "test35", "test36", "test37", "test38", "test39")}
-# Splits held out from development, whose entries --wrong does not list.  test to test6 were measured, reported and
-# retired into development data on 2026-12-02, test7 to test9 on 2026-12-03, test10 on 2026-12-04
-# (docs/explain-corpus.md); test11, collected after the tenth round's code by a fixed procedure, measured it once and
-# was retired the same day.
-# test12 (batch 21), collected after the eleventh round's code by a fixed procedure, measured it once and was retired.
-# test13 (batch 22), collected after the twelfth round's code by a fixed procedure, measured it once and was retired.
-# test14 (batch 23), collected after the thirteenth round's code by a fixed procedure, measured it once and was retired.
-# test15 (batch 24), collected after the fourteenth round's code by a fixed procedure, measured it once and was retired.
-# test16 (batch 25), collected after the fifteenth round's code by a fixed procedure, measured it once and was retired.
-# test17 (batch 26), collected after the sixteenth round's code by a fixed procedure, measured it once and was retired.
-# test18 (batch 27), collected after the seventeenth round's code by a fixed procedure, measured it once and was retired.
-# test19 (batch 28), collected after the eighteenth round's code by a fixed procedure, measured it once and was retired.
-# test20 (batch 29), collected after the nineteenth round's code by a fixed procedure, measured it once and was retired.
-# test21 (batch 30), collected after the twentieth round's code by a fixed procedure, measured it once and was retired.
-# test22 (batch 31), collected after the twenty-first round's code by a fixed procedure, measured it once and was retired.
-# test23 (batch 32), collected after the twenty-second round's code by a fixed procedure, measured it once and was retired.
-# test24 (batch 33), collected after the twenty-third round's code by a fixed procedure, measured it once and was retired.
-# test25 (batch 34), collected after the twenty-fourth round's code by a fixed procedure, measured it once and was retired.
-# test26 (batch 35), collected after the twenty-fifth round's code by a fixed procedure, measured it once and was retired.
-# test27 (batch 36), collected after the twenty-sixth round's code by a fixed procedure, measured it once and was retired.
-# test28 (batch 37), collected after the twenty-seventh round's code by a fixed procedure, measured it once and was retired.
-# test29 (batch 38), collected after the twenty-eighth round's code by a fixed procedure, measured it once and was retired.
-# test30 (batch 39), collected after the twenty-ninth round's code by a fixed procedure, measured it once and was retired.
-# test31 (batch 40), collected after the thirtieth round's code by a fixed procedure, measured it once and was retired.
-# test32 (batch 41), collected after the thirty-first round's code by a fixed procedure, measured it once and was retired.
-# test33 (batch 42), collected after the thirty-second round's code by a fixed procedure, measured it once and was retired.
-# test34 (batch 43), collected after the thirty-third round's code by a fixed procedure, measured it once and was retired.
-# test35 (batch 44), collected after the thirty-fourth round's code by a fixed procedure, measured it once and was retired.
-# test36 (batch 45), collected after the thirty-fifth round's code by a fixed procedure, measured it once and was retired.
-# test37 (batch 46), collected after the thirty-sixth round's code by a fixed procedure, measured it once and was retired.
-# test38 (batch 47), collected after the thirty-seventh round's code by a fixed procedure, measured it once and was retired.
-# test39 (batch 48), collected after the thirty-eighth round's code by a fixed procedure, measured it once and was retired.
-FROZEN: tuple[str, ...] = ()
+REGISTRY = CORPUS_DIR / "splits.json"
+
+
+def _registry(path: Path = REGISTRY) -> list:
+    """splits.json's rows ({'split', 'batch', 'state'}), in order."""
+    rows = json.loads(path.read_text(encoding="utf-8"))["splits"]
+    for r in rows:
+        if not re.fullmatch(r"train|test\d{0,3}", r["split"]) or r["state"] not in ("development", "held-out", "retired"):
+            raise ValueError(f"{path.name}: bad row {r!r}")
+    return rows
+
+
+SPLITS = tuple(r["split"] for r in _registry())
+# Splits held out from development, whose entries --wrong does not list and dev leaves out.
+FROZEN: tuple[str, ...] = tuple(r["split"] for r in _registry() if r["state"] == "held-out")
+# What --split both means (kept as it was before test2 existed), all and dev.
+SPLIT_SETS = {"both": ("train", "test"), "all": SPLITS, "dev": tuple(sp for sp in SPLITS if sp not in FROZEN)}
 CRITERIA = ("recognised", "layer", "environment_problem", "fix")
 
 # A fix that installs or reinstalls something: never right for a text that is not an environment problem.
@@ -292,7 +228,7 @@ def render(split: str, report: dict, wrong: bool = False) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--split", choices=(*SPLITS, *SPLIT_SETS), default="both",
-                    help="train, test to test39, both (train and test), dev (train, test to test39) or all (the forty)")
+                    help="one split (splits.json), both (train and test), dev (train and the retired splits) or all")
     ap.add_argument("--json", action="store_true", help="one JSON object: per split, overall, per class, per entry")
     ap.add_argument("--wrong", action="store_true", help="list the entries that are not right")
     ap.add_argument("--timeout", type=float, default=2.0, help="seconds allowed per text (0: unbounded)")
