@@ -151,6 +151,10 @@ match.Match whose signature is made here, or None:
     backend_not_built    "doesn't have MPI built in" / "Unknown c10d backend type MPI" -> nccl or gloo, or a source build
     nccl_ibv_call_failed  NCCL's "Call to ibv_create_qp failed" -> the locked-memory limit of the job
     cudart_lookup_of_old_torch  torch 1.0's "couldn't find libcudart" -> a current torch, or LD_LIBRARY_PATH
+    k8s_gpus_unhealthy, nvcc_missing_in_image  a node's Allocatable GPUs below its Capacity -> the device plugin's
+                     health check; nvcc missing under an image tag's flavour -> the devel tag, or PATH
+    glibc_binary_on_musl  musl's loader words for a glibc piece -> a glibc-based image (not Alpine)
+    mig_instances_in_one_process  a MIG device and a device index past the first -> one MIG instance per process
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -236,10 +240,11 @@ from torch_envcheck.explain.layer_rules.arch import (arch_vs_toolkit, ggml_kerne
 from torch_envcheck.explain.layer_rules.capability import gpu_below_capability_floor, gpu_lacks_feature
 from torch_envcheck.explain.layer_rules.codes import code_advice, error_code
 from torch_envcheck.explain.layer_rules.containers import (cdi_device_unresolved, container_cli, k8s_no_gpu_advertised,
+    k8s_gpus_unhealthy, nvcc_missing_in_image,
     nvidia_smi_missing_in_container, singularity_without_nv, dataloader_worker_died,
     container_without_gpu, mps_inside_linux_container, wsl_gpu_passthrough, cuda_image_tag_gone,
     container_runtime_reads_no_driver)
-from torch_envcheck.explain.layer_rules.driver import (allocator_nvml_assert, cuda_after_suspend, kernel_module_not_built,
+from torch_envcheck.explain.layer_rules.driver import (mig_instances_in_one_process, allocator_nvml_assert, cuda_after_suspend, kernel_module_not_built,
     device_node_missing, device_node_permission, devices_unavailable_on_windows, driver_older_than_build,
     driver_symbol_missing, gpu_newer_than_build, gpu_only_as_root, intel_graphics_without_nvidia, p2p_through_pcie_switch_hangs,
     platform_without_cuda, slurm_job_without_gpu, device_outside_visible_devices, cluster_cuda_module_not_loaded,
@@ -263,7 +268,7 @@ from torch_envcheck.explain.layer_rules.libtorch import (cmake_package_not_found
 from torch_envcheck.explain.layer_rules.loader import (cudnn8_sublibrary_on_windows, libcuda_not_in_linker_cache,
     crash_at_import, import_crash_told, library_page_alignment, missing_library, not_an_elf_library,
     qt_imported_before_torch, glibc_pieces_mixed, mkl_without_itt_symbol, static_tls_exhausted,
-    cudart_lookup_of_old_torch)
+    cudart_lookup_of_old_torch, glibc_binary_on_musl)
 from torch_envcheck.explain.layer_rules.intel_gpu import intel_gpu_not_found, extension_needs_torch
 from torch_envcheck.explain.layer_rules.jetson import l4t_container_without_runtime, jetson_device_nodes
 from torch_envcheck.explain.layer_rules.interpreter import stdlib_module_removed, interpreter_without_module
@@ -377,7 +382,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          gpu_reset_refused, row_remapping_state, fabric_manager_without_nvswitch, package_own_symbol_missing,
          vllm_memory_taken_at_start, llama_cpp_python_cpu_build, stdlib_module_removed, interpreter_without_module,
          slurm_request_refused, slurm_memory_kill, slurm_step_without_gpu, backend_not_built, nccl_ibv_call_failed,
-         cudart_lookup_of_old_torch)
+         cudart_lookup_of_old_torch, k8s_gpus_unhealthy, nvcc_missing_in_image, glibc_binary_on_musl,
+         mig_instances_in_one_process)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

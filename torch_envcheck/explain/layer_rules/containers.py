@@ -2,11 +2,14 @@
 GPU passthrough, MPS asked for inside a Linux container on a Mac.
 
     wsl_gpu_passthrough  a GPU that cannot start, in a text from WSL       -> the Windows driver / WSL 2 (wsl layer)
-    container_cli    nvidia-container-cli's stage and object          -> the image's driver files, the host driver's state
+    container_cli    nvidia-container-cli's stage and object          -> the image's driver files, the host driver's state,
+                     rootless device cgroups, a driver error decoded at initialisation
     torch_too_new_for_intel_mac, mps_inside_linux_container  Mac structure -> 2.2.2 / run natively
     container_without_gpu  a GPU unreachable in a text from a container  -> --gpus all, or the devices it lost
     k8s_no_gpu_advertised  the scheduler finds no node with a free nvidia.com/gpu -> the device plugin, the runtime
-    nvidia_smi_missing_in_container  nvidia-smi not found in a container -> the NVIDIA runtime, --gpus all
+    k8s_gpus_unhealthy   a node's Allocatable GPUs below its Capacity    -> the device plugin's health check, its log
+    nvidia_smi_missing_in_container  nvidia-smi not found in a container -> the NVIDIA runtime, --gpus all (podman: CDI)
+    nvcc_missing_in_image  nvcc not found where the image's tag names its flavour -> the devel tag, or PATH in devel
     singularity_without_nv  the driver's libraries missing under Singularity/Apptainer -> --nv, or the host's driver
     cuda_image_tag_gone  docker cannot find an nvidia/cuda tag (load metadata, manifest unknown) -> a current tag
     container_runtime_reads_no_driver  nvidia-docker's "driver 0.0 < image X": the runtime read no driver version"""
@@ -110,6 +113,15 @@ _CLI_MISMATCH = re.compile(r"driver/library version mismatch")
 _CLI_NOT_LOADED = re.compile(r"nvml error: driver not loaded|driver not loaded")
 
 
+# nvidia-container-cli's device cgroup step: cgroup v1 "failed to add device rules: unable to find any existing device
+# filters", cgroup v2 "bpf_prog_query(BPF_CGROUP_DEVICE) failed: operation not permitted"
+_CLI_DEVICE_RULES = re.compile(r"failed to add device rules|bpf_prog_query\(BPF_CGROUP_DEVICE\) failed|"
+                               r"unable to find any existing device filters")
+# its initialisation errors carry the library's own description: "cuda error: unknown error", "nvml error: ..."
+_CLI_API_ERROR = re.compile(r"\b(?P<api>cuda|nvml) error: (?P<what>[^\n\\\"]{3,160})")
+_ROOTLESS_SOURCE = {"url": "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html",
+                    "what": "NVIDIA Container Toolkit install guide: rootless mode, nvidia-container-cli.no-cgroups"}
+
 _RUNTIME_EXE_MISSING = re.compile(r"(?:exec: \\{0,3}\"?|fork/exec \S{0,200}/)(?P<exe>nvidia-container-runtime(?:-hook)?)"
                                   r"\\{0,3}\"?: (?:executable file not found|no such file or directory)")
 
@@ -161,6 +173,35 @@ def container_cli(ent, text):
                        "nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia`), then check `nvidia-smi` on the host.",
                    areas=("driver",), sources=src)
         return _match(sig, text, at, {})
+    if _CLI_DEVICE_RULES.search(detail):
+        sig = _sig("container-cli-device-cgroups", "container",
+                   "nvidia-container-cli cannot set the container's device cgroup rules (rootless or cgroup v2)", 88,
+                   "nvidia-container-cli adds the GPU device nodes to the container's device cgroup; a rootless engine "
+                   "(rootless Docker or Podman) may not change device cgroups, and under cgroup v2 the rules are BPF "
+                   "programs only root may attach, so the hook fails before the container starts.",
+                   fix="For a rootless engine turn the toolkit's cgroup handling off: `sudo nvidia-ctk config --set "
+                       "nvidia-container-cli.no-cgroups --in-place` (no-cgroups = true in "
+                       "/etc/nvidia-container-runtime/config.toml; a rootful Docker on the same host then needs the "
+                       "devices passed itself), or use CDI (`sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml`, "
+                       "`--device nvidia.com/gpu=all`), which needs no cgroup edit.",
+                   areas=("driver",), sources=src + (_ROOTLESS_SOURCE,))
+        return _match(sig, text, at, {})
+    decoded = _CLI_API_ERROR.search(detail)
+    # ("load library failed: libnvidia-ml.so.1", the host without a driver, is the catalogue's sentence)
+    if decoded is not None and not _CLI_NOT_LOADED.search(detail):
+        sig = _sig("container-cli-host-driver-error", "driver",
+                   "the host's driver failed when the container toolkit initialised it ({api} error: {what})", 86,
+                   "nvidia-container-cli initialises the host's driver ({api_name}) before the container starts; "
+                   "\"{what}\" is that library's own error, on the host, not in the image: the host's NVIDIA driver is "
+                   "in a bad state (after an update without a reboot, a suspend/resume, a GPU that fell off the bus) "
+                   "or not working at all.",
+                   fix="Check `nvidia-smi` on the host and `sudo dmesg | grep -iE 'nvrm|xid'`; reboot the host (or "
+                       "reload the modules: `sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm`), and reinstall the "
+                       "driver if nvidia-smi still fails.",
+                   areas=("driver",), sources=src)
+        api = decoded.group("api")
+        return _match(sig, text, at, {"api": api, "api_name": "CUDA's driver API" if api == "cuda" else "NVML",
+                                      "what": decoded.group("what").strip().rstrip(":")})
     if _CLI_NOT_LOADED.search(detail):
         sig = _sig("container-host-driver-not-loaded", "driver",
                    "the container toolkit finds no NVIDIA driver loaded on the host", 88,
@@ -328,11 +369,63 @@ def k8s_no_gpu_advertised(ent, text):
     return _match(sig, text, at, {"resource": m.group("res")})
 
 
+# A node's status, as `kubectl get node -o yaml` or `kubectl describe node` prints it: Capacity counts the GPUs the
+# device plugin found, Allocatable only those it reports healthy (the plugin's health checks mark a GPU unhealthy on
+# its critical Xid events: internal/rm/health.go).  Capacity above Allocatable for the GPU resource is the plugin's
+# verdict, not a scheduling shortage.
+_K8S_SECTION = re.compile(r"(?im)^(?P<indent>[ \t]{0,12})(?P<sec>capacity|allocatable)[ \t]{0,2}:[ \t]{0,2}\n"
+                          r"(?P<body>(?:(?P=indent)[ \t]{1,8}[^\n]{0,120}\n?){1,24})")
+_K8S_GPU_COUNT = re.compile(r"(?P<res>nvidia\.com/gpu|amd\.com/gpu)[\"']?[ \t]{0,4}:[ \t]{0,24}[\"']?(?P<n>\d{1,5})\b")
+
+
+def _k8s_counts(tail: str) -> dict:
+    out = {}
+    for m in _K8S_SECTION.finditer(tail):
+        c = _K8S_GPU_COUNT.search(m.group("body"))
+        if c is not None:
+            out[m.group("sec").lower()] = (int(c.group("n")), c.group("res"), m.start())
+    return out
+
+
+def k8s_gpus_unhealthy(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "gpu" not in tail or not re.search(r"(?i)allocatable", tail):
+        return None
+    counts = _k8s_counts(tail)
+    if "capacity" not in counts or "allocatable" not in counts:
+        return None
+    cap, res, _ = counts["capacity"]
+    alloc, _, at = counts["allocatable"]
+    if not cap or alloc >= cap:
+        return None
+    sig = _sig("k8s-gpus-unhealthy", "container",
+               "the node has {cap} {resource} but offers {alloc}: the device plugin marked the rest unhealthy", 84,
+               "A node's Capacity counts the GPUs its device plugin found and Allocatable only those the plugin "
+               "reports healthy: {cap} against {alloc} means the plugin's health check marked GPUs unhealthy (the "
+               "NVIDIA plugin does so on a GPU's critical Xid events, or when it cannot wait for NVML's events), and "
+               "the scheduler will not place pods on them.",
+               fix="Read the device plugin pod's log on that node (`kubectl logs -n <namespace> <nvidia-device-plugin "
+                   "pod>`: it names the GPU and the Xid) and the host's `nvidia-smi` and `dmesg | grep -i xid`. A GPU "
+                   "with a hardware Xid needs a reset or service; once the cause is cleared, restart the plugin pod so "
+                   "it re-registers the GPUs. Xids known to be harmless on a platform can be ignored through the "
+                   "plugin's DP_DISABLE_HEALTHCHECKS variable (a list of Xids).",
+               areas=("driver",),
+               sources=({"url": "https://github.com/NVIDIA/k8s-device-plugin/blob/a9e8bafe61c59ac43521fd83226e1bb946f30014/"
+                                "internal/rm/health.go",
+                         "what": "the NVIDIA device plugin's health checks: Xid events mark a GPU unhealthy; "
+                                 "DP_DISABLE_HEALTHCHECKS"},
+                        {"url": "https://kubernetes.io/docs/reference/node/node-status/#capacity",
+                         "what": "Kubernetes: a node's capacity and allocatable resources"}))
+    return _match(sig, text, len(text) - len(tail) + at, {"cap": cap, "alloc": alloc, "resource": res})
+
+
 # nvidia-smi is not part of any CUDA image: the NVIDIA Container Toolkit mounts the host's copy when the container
 # gets a GPU, so "executable file not found" for it means the container started without one
 _SMI_NOT_IN_CONTAINER = re.compile(r"exec:\s{0,4}\\?\"?nvidia-smi\\?\"?: executable file not found in \$PATH|"
-                                   r"nvidia-smi: (?:command )?not found")
-_CONTAINER_RUN = re.compile(r"\bdocker run\b|\bpodman run\b|\bkubectl\b|\bOCI runtime\b|container_linux\.go|/\.dockerenv")
+                                   r"nvidia-smi: (?:command )?not found|executable file [`'\"]nvidia-smi[`'\"] not found")
+_PODMAN = re.compile(r"\bpodman\b|\bcrun:")
+_CONTAINER_RUN = re.compile(r"\bdocker run\b|\bpodman run\b|\bkubectl\b|\bOCI runtime\b|container_linux\.go|/\.dockerenv|"
+                            r"\bcrun:")
 
 
 def nvidia_smi_missing_in_container(ent, text):
@@ -342,6 +435,18 @@ def nvidia_smi_missing_in_container(ent, text):
     m = last_match(_SMI_NOT_IN_CONTAINER, tail)
     if m is None or not (_CONTAINER_RUN.search(tail) or ent.platform.get("container")):
         return None
+    if _PODMAN.search(tail):
+        sig = _sig("podman-without-cdi", "container", "nvidia-smi is not in the podman container: no GPU was injected", 83,
+                   "CUDA images do not contain nvidia-smi or the driver's libraries: they are injected from the host "
+                   "when the container gets a GPU. Podman gives a container GPUs through CDI (the Container Device "
+                   "Interface); its --gpus option is Docker's, kept for compatibility, and injected nothing here.",
+                   fix="Generate the CDI spec on the host (`sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml`, "
+                       "`nvidia-ctk cdi list` shows the names) and run with `podman run --device nvidia.com/gpu=all ...` "
+                       "(rootless podman: add `--security-opt=label=disable` on SELinux hosts).",
+                   areas=("driver",),
+                   sources=({"url": "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/cdi-support.html",
+                             "what": "NVIDIA Container Toolkit: CDI support, podman --device nvidia.com/gpu=all"},))
+        return _match(sig, text, len(text) - len(tail) + m.start(), {})
     sig = _sig("container-without-nvidia-runtime", "container",
                "nvidia-smi is not in the container: it was started without the NVIDIA runtime", 82,
                "CUDA images do not contain nvidia-smi or the driver's libraries: the NVIDIA Container Toolkit mounts "
@@ -499,3 +604,50 @@ def container_runtime_reads_no_driver(ent, text):
                    "replaces nvidia-docker 1.0.",
                causes=(), areas=("container",), sources=(SOURCES["container_toolkit"],))
     return _match(sig, text, at, {"cuda": m.group("cuda")})
+
+
+# nvcc in a container image: NVIDIA's nvidia/cuda tags come in flavours (base, runtime, devel; cudnn variants of each)
+# and only devel has the compiler (in /usr/local/cuda/bin); pytorch/pytorch's tags likewise end in -runtime or -devel
+# (the images' own README and tag lists)
+_IMAGE_TAG = re.compile(r"\b(?P<repo>(?:nvcr\.io/)?nvidia/cuda|pytorch/pytorch):(?P<tag>[\w.-]{1,80})")
+_NVCC_MISSING = re.compile(r"nvcc: (?:command )?not found|nvcc not found|NVCC not [Ff]ound|No such file or directory: "
+                           r"'[^'\n]{0,200}nvcc'|nvcc(?:\.exe)?['\"]?\)? is not recognized|Could not find nvcc")
+
+
+def nvcc_missing_in_image(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "nvcc" not in tail.lower():
+        return None
+    m = last_match(_NVCC_MISSING, tail)
+    tag = last_match(_IMAGE_TAG, tail)
+    if m is None or tag is None:
+        return None
+    flavour = next((f for f in ("devel", "runtime", "base") if re.search(rf"(?:^|-){f}(?:-|$)", tag.group("tag"))), None)
+    if flavour is None:
+        return None
+    image = f"{tag.group('repo')}:{tag.group('tag')}"
+    if flavour == "devel":
+        sig = _sig("nvcc-not-on-path-in-devel-image", "toolchain", "{image} has nvcc, but the build does not find it", 82,
+                   "The devel images carry the CUDA compiler in /usr/local/cuda/bin and put that folder on PATH through "
+                   "the image's ENV; a build that resets PATH (a login shell, a later ENV PATH=..., a conda env "
+                   "activated over it) or an image pulled while a published tag was broken does not find it.",
+                   fix="Put the toolkit on the build's path: `ENV PATH=/usr/local/cuda/bin:$PATH` and `ENV "
+                       "CUDA_HOME=/usr/local/cuda` in the Dockerfile (check with `RUN ls /usr/local/cuda/bin/nvcc`), "
+                       "and pull the tag again (`docker pull {image}`): a fixed image replaces a broken one under the "
+                       "same tag.",
+                   areas=("toolchain",),
+                   sources=({"url": "https://hub.docker.com/r/nvidia/cuda",
+                             "what": "nvidia/cuda image flavours: base, runtime, devel (with nvcc)"},))
+    else:
+        devel = tag.group("tag").replace(flavour, "devel")
+        sig = _sig("nvcc-missing-in-" + flavour + "-image", "toolchain",
+                   "{image} is a " + flavour + " image: it has no CUDA compiler (nvcc)", 84,
+                   "CUDA images come in flavours: base and runtime hold the libraries a program needs to run, only devel "
+                   "adds the compiler (nvcc) and headers that building a CUDA extension (apex, detectron2, flash-attn, a "
+                   "JIT-compiled op) needs.",
+                   fix="Build on the devel flavour of the same CUDA: `FROM " + tag.group("repo") + ":" + devel + "` (or "
+                       "build the extension in a devel stage and copy the result into the runtime image).",
+                   areas=("toolchain",),
+                   sources=({"url": "https://hub.docker.com/r/nvidia/cuda",
+                             "what": "nvidia/cuda image flavours: base, runtime, devel (with nvcc)"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"image": image})

@@ -740,3 +740,33 @@ def kernel_module_not_built(ent, text):
                         {"url": "https://docs.nvidia.com/cuda/cuda-installation-guide-linux/",
                          "what": "NVIDIA's Linux install guide: the kernel headers the driver's module needs"}))
     return _match(sig, text, len(text) - len(tail) + first.start(), {"kernel": kernel})
+
+
+# A GPU in MIG mode is split into instances a CUDA process enumerates one of: NVIDIA's MIG user guide ("CUDA
+# applications ... only one MIG instance" per process through CUDA_VISIBLE_DEVICES).  MIG devices carry their profile
+# in the name (A100-SXM4-80GB MIG 3g.40gb) and MIG- in their UUID
+_MIG_DEVICE = re.compile(r"\bMIG[- ]\d{1,2}g\.\d{1,3}gb\b|\bMIG-[0-9a-f]{8}-[0-9a-f]{4}|\bMIG-GPU-|\bMIG mode\b")
+_DEVICE_INDEX = re.compile(r"device >= 0 && device < num_gpus|invalid device ordinal|CUDA_ERROR_INVALID_DEVICE|"
+                           r"cudaErrorInvalidDevice|device_count\(\)\)?[^\n]{0,40}\n?[^\n]{0,20}\b1\b")
+
+
+def mig_instances_in_one_process(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "MIG" not in tail:
+        return None
+    mig = _MIG_DEVICE.search(tail)
+    m = last_match(_DEVICE_INDEX, tail)
+    if mig is None or m is None:
+        return None
+    sig = _sig("mig-one-instance-per-process", "env", "a CUDA process sees one MIG instance: the program asked for more", 86,
+               "The GPU runs in MIG mode: it is split into instances, and a CUDA process enumerates only one of them "
+               "(the first it is given), whatever CUDA_VISIBLE_DEVICES lists. A program that asks for a second device "
+               "(DDP or DataParallel over two slices, devices=2, cuda:1) finds an index past the one device it has.",
+               fix="Give each process one MIG instance: `nvidia-smi -L` lists their UUIDs (MIG-...); start one process "
+                   "per instance with `CUDA_VISIBLE_DEVICES=MIG-<uuid>` and use cuda:0 in each (torchrun: one rank per "
+                   "instance, each with its own CUDA_VISIBLE_DEVICES); for one process on more GPU, use a larger MIG "
+                   "profile or turn MIG off (`sudo nvidia-smi -mig 0`).",
+               areas=("gpu",),
+               sources=({"url": "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/index.html",
+                         "what": "NVIDIA MIG user guide: CUDA applications and MIG devices, CUDA_VISIBLE_DEVICES"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})

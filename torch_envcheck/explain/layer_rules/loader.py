@@ -520,6 +520,45 @@ def cudart_lookup_of_old_torch(ent, text):
     return _match(sig, text, at, {})
 
 
+# musl's dynamic linker (ldso/dynlink.c) words its failures "Error loading shared library X: <error> (needed by Y)" and
+# "Error relocating X: Y: symbol not found"; glibc's say "cannot open shared object file" and "undefined symbol". A
+# glibc piece (its loader, libc.so.6, its internal __*_internal symbols) sought through musl's words is a wheel built
+# for glibc (manylinux) on a musl system: Alpine and the images built on it
+# (a pasted terminal may wrap either message inside the path or before "symbol not found")
+_MUSL_LOAD = re.compile(r"Error loading shared library (?P<lib>[\w.+-]{1,80}): [^\n(]{0,120}(?:\(needed by "
+                        r"(?P<by>[^)]{1,300})\))?")
+_MUSL_RELOC = re.compile(r"Error relocating (?P<by>[^\s:]{1,300}): (?P<sym>[\w@.]{1,120}):\s{1,4}symbol not found")
+_GLIBC_PIECE = re.compile(r"^(?:ld-linux[\w.-]{0,30}\.so(?:\.\d{1,2})?|lib(?:c|m|dl|rt|pthread|resolv|util)\.so\.\d{1,2})$")
+
+
+def glibc_binary_on_musl(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "Error " not in tail:
+        return None
+    load = last_match(_MUSL_LOAD, tail)
+    reloc = last_match(_MUSL_RELOC, tail)
+    glibc_lib = load is not None and _GLIBC_PIECE.match(load.group("lib")) is not None
+    glibc_sym = reloc is not None and (reloc.group("sym").startswith("__") or "GLIBC" in reloc.group("sym"))
+    alpine = re.search(r"(?i)\balpine\b|\bmusl\b", tail) is not None
+    if not (glibc_lib or glibc_sym or (alpine and (load or reloc))):
+        return None
+    m = load if glibc_lib or (reloc is None) else reloc
+    by = re.sub(r"\s+", "", m.group("by") or "") or (reloc.group("by") if reloc is not None else None)
+    sig = _sig("glibc-binary-on-musl", "c-runtime", "a binary built for glibc on a musl system (Alpine)", 88,
+               "These are the words of musl's dynamic linker, the C library of Alpine Linux and the images built on "
+               "it. {by|The compiled module} was built for glibc (a manylinux wheel or a glibc distribution's build): musl has no glibc "
+               "loader (ld-linux) and not its internal symbols, so the binary cannot be loaded.",
+               fix="Use a glibc-based system or image: `python:3.X-slim` (Debian), `ubuntu`, `nvidia/cuda` or the "
+                   "framework's own images instead of `python:3.X-alpine` (torch publishes no musllinux wheels; CUDA "
+                   "needs glibc); or build every compiled package from source against musl.",
+               areas=("platform",),
+               sources=({"url": "https://git.musl-libc.org/cgit/musl/tree/ldso/dynlink.c",
+                         "what": "musl's dynamic linker and its error messages"},
+                        {"url": "https://peps.python.org/pep-0656/",
+                         "what": "PEP 656: musllinux wheels, for musl-based distributions such as Alpine"}))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"by": by})
+
+
 # the loader refusing a library whose segments are aligned for smaller pages than the kernel's (glibc's "ELF load
 # command alignment not page-aligned"): wheels linked for 4 KiB pages on an aarch64 kernel with 64 KiB pages
 # (RHEL/CentOS and some Ampere/NVIDIA Grace distributions use 64 KiB)
