@@ -247,7 +247,9 @@ _NO_GPU_HERE = re.compile(r"no CUDA-capable device is detected|CUDA_ERROR_NO_DEV
                           r"Failed to initialize NVML: Unknown Error|Found no NVIDIA driver on your system|"
                           # CUDA's unknown error from cuInit in a container whose GPU was passed in: its device nodes
                           # were taken away afterwards (the same cgroup reset), most often seen in Kubernetes pods
-                          r"CUDA unknown error")
+                          r"CUDA unknown error|"
+                          # torch's own words for no device (autocast's warning, is_available()), in a container text
+                          r"device_type of 'cuda', but CUDA is not available|cuda\.is_available\(\)[^\n]{0,40}?\bFalse\b")
 
 
 # the runtime did pass the GPU in: a --gpus flag, the NVIDIA runtime, nvidia-docker
