@@ -167,7 +167,7 @@ def _push(lst: list, item, key=None) -> None:
 _CODE_NAME = re.compile(
     r"\b(cuda(?:Error[A-Z][A-Za-z]{1,48}|Success)|CUDA_(?:ERROR_[A-Z0-9_]{2,60}|SUCCESS)|"
     r"CU(?:BLAS|SPARSE|SOLVER|RAND|DNN)_STATUS_[A-Z0-9_]{2,70}|CUFFT_[A-Z_]{2,40}|NVRTC_(?:ERROR_)?[A-Z_]{2,60}|"
-    r"NVJITLINK_(?:ERROR_)?[A-Z_]{2,40}|nccl[A-Z][A-Za-z]{2,30}|NVML_(?:ERROR_)?[A-Z_]{2,40}|"
+    r"NVJITLINK_(?:ERROR_)?[A-Z_]{2,40}|nccl[A-Z][A-Za-z]{2,30}|NVML_(?:ERROR_)?[A-Z_]{2,40}|CUPTI_(?:ERROR_)?[A-Z_]{2,60}|"
     r"hip(?:Error[A-Z][A-Za-z]{1,48}|Success)|miopenStatus[A-Z][A-Za-z]{1,40}|ERROR_[A-Z_]{3,40}|STATUS_[A-Z_]{3,40}|errno\.E[A-Z0-9]{2,14})\b", re.ASCII)
 # "CUDA error: <message>", "CUDA driver error: <message>", "HIP error: <message>", "cuda runtime error (N) : <message>"
 _CODE_MESSAGE = re.compile(r"\b(CUDA|HIP|cuda runtime|CUDA Runtime|CUDA driver|hip) (?:[Ee]rror|ERROR)"
@@ -1160,7 +1160,7 @@ NEEDLES = {
     _PIP_NOT_FOUND: ("find a version that satisf",),
     _PIP_NO_MATCH: ("no matching distribution found for",), _NVCC_DIAG_WORDS: ("error",),
     _CODE_NAME: ("cuda", "_status_", "cufft_", "nvrtc", "nvjitlink", "nccl", "nvml", "hip", "miopenstatus", "error_",
-                 "status_", "errno."),
+                 "status_", "errno.", "cupti_"),
     _CODE_MESSAGE: ("error",), _API_ERROR: ("api error = ",), _CUDA_ERROR_N: ("cuda", "cuinit", "cudevice", "cuctx"),
     _LIB_NUMBER: ("cublas", "cusolver", "cusparse", "cufft", "curand", "nccl", "nvrtc", "nvjitlink", "nvml"),
     _PYNVML_CLASS: ("nvmlerror_",), _NUMBA_CALL: ("] call to cu",),

@@ -155,6 +155,10 @@ match.Match whose signature is made here, or None:
                      health check; nvcc missing under an image tag's flavour -> the devel tag, or PATH
     glibc_binary_on_musl  musl's loader words for a glibc piece -> a glibc-based image (not Alpine)
     mig_instances_in_one_process  a MIG device and a device index past the first -> one MIG instance per process
+    gpu_counters_restricted, cupti_subscriber_taken, cupti_library_not_found, nvprof_on_ampere,
+    nvml_query_not_supported, nvml_function_missing, pynvml_missing  profiling and monitoring (profiling.py): the
+                     counters' admin restriction, CUPTI's one subscriber, libcupti's folder, nvprof before Ampere,
+                     NVML's NotSupported, NVML functions a driver or binding lacks, pynvml for torch.cuda
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -229,7 +233,7 @@ catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torch_release, driver_versions,
 gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson, interpreter,
-scheduler;
+scheduler, profiling;
 this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
@@ -273,6 +277,8 @@ from torch_envcheck.explain.layer_rules.intel_gpu import intel_gpu_not_found, ex
 from torch_envcheck.explain.layer_rules.jetson import l4t_container_without_runtime, jetson_device_nodes
 from torch_envcheck.explain.layer_rules.interpreter import stdlib_module_removed, interpreter_without_module
 from torch_envcheck.explain.layer_rules.scheduler import slurm_request_refused, slurm_memory_kill, slurm_step_without_gpu
+from torch_envcheck.explain.layer_rules.profiling import (gpu_counters_restricted, cupti_subscriber_taken,
+    cupti_library_not_found, nvprof_on_ampere, nvml_query_not_supported, nvml_function_missing, pynvml_missing)
 from torch_envcheck.explain.layer_rules.nccl import (nccl_ib_async_event, nccl_ib_completion, nccl_shared_memory_limit,
     nccl_transport, nccl_watchdog, nccl_ibv_call_failed)
 from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx_runtime_symbol,
@@ -383,7 +389,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          vllm_memory_taken_at_start, llama_cpp_python_cpu_build, stdlib_module_removed, interpreter_without_module,
          slurm_request_refused, slurm_memory_kill, slurm_step_without_gpu, backend_not_built, nccl_ibv_call_failed,
          cudart_lookup_of_old_torch, k8s_gpus_unhealthy, nvcc_missing_in_image, glibc_binary_on_musl,
-         mig_instances_in_one_process)
+         mig_instances_in_one_process, gpu_counters_restricted, cupti_subscriber_taken, cupti_library_not_found,
+         nvprof_on_ampere, nvml_query_not_supported, nvml_function_missing, pynvml_missing)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

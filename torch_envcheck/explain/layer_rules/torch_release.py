@@ -106,8 +106,8 @@ def package_needs_newer_torch(ent, text):
     return _match(sig, text, at, values)
 
 
-_NO_ATTR = re.compile(r"(?P<partial>partially initialized )?module '(?P<mod>torch(?:\.\w+){0,4})' has no attribute "
-                      r"'(?P<attr>\w{1,80})'")
+_NO_ATTR = re.compile(r"(?P<partial>partially initialized )?module '?(?P<mod>torch(?:\.\w+){0,4})'? has no attribute "
+                      r"'?(?P<attr>\w{1,80})'?")
 # names every torch since 1.0 has at its top level: missing, the module is not the package
 _CORE_NAMES = frozenset({"cuda", "nn", "Tensor", "tensor", "zeros", "ones", "float32", "float16", "__version__",
                          "version", "device", "randn", "rand", "from_numpy", "no_grad", "load", "save", "utils",
