@@ -257,11 +257,19 @@ _FEATURE_REFUSED = re.compile(r"(?P<int8>Your GPU does not support Int8 Matmul)|
                               r"(?P<graphs>disabling CUDA graphs due to (?:the )?GPU architecture)")
 
 
+# bitsandbytes' int8 matmul calling cuBLASLt's igemmlt on a GPU without int8 Tensor Cores: cuBLAS answers 15,
+# CUBLAS_STATUS_NOT_SUPPORTED (cublas_api.h), printed by bitsandbytes' "cuBLAS API failed with status N"
+_BNB_CUBLAS_15 = re.compile(r"cuBLAS API failed with status 15\b")
+
+
 def gpu_lacks_feature(ent, text):
     m, at = last_in_tail(_FEATURE_REFUSED, text)
     if m is None:
-        return None
-    if m.group("int8"):
+        b, b_at = last_in_tail(_BNB_CUBLAS_15, text, "status 15")
+        if b is None or "bitsandbytes" not in text[-CONTEXT_TAIL:]:
+            return None
+        m, at = b, b_at
+    if "status 15" in m.group(0) or m.group("int8"):
         sig = _sig("gpu-lacks-int8-matmul", "arch", "bitsandbytes refuses int8 matmul on this GPU", 86,
                    "bitsandbytes releases before 0.37 run int8 matrix multiplication only through cuBLASLt's int8 "
                    "kernels, which need a GPU of compute capability 7.5 or newer (Turing, Ampere and later); on an older "

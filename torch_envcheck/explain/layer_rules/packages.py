@@ -656,9 +656,13 @@ def package_ops_registration_fails(ent, text):
 # "CUDA extension not installed", "CUDA kernels for auto_gptq are not installed", "<pkg>'s CUDA ops were not built".
 _EXT_NOT_LOADED = re.compile(
     r"(?P<pkg>[A-Za-z][\w-]{1,40}) (?:can.?t|cannot|could not|couldn.t|failed to) load (?:its |the )?"
-    r"(?:C\+\+/CUDA|CUDA/C\+\+|CUDA|C\+\+|compiled) (?:extensions?|kernels?|ops)|"
-    r"(?:CUDA|C\+\+|compiled) (?:extensions?|kernels?|ops) (?:for (?P<pkg2>[A-Za-z][\w-]{1,40}) )?(?:is |are )?"
-    r"not (?:installed|compiled|built|available)")
+    r"(?:C\+\+/CUDA|CUDA/C\+\+|CUDA|C\+\+|compiled) (?i:extensions?|kernels?|ops)|"
+    r"(?:CUDA|C\+\+|compiled) (?i:extensions?|kernels?|ops) (?:for (?P<pkg2>[A-Za-z][\w-]{1,40}) )?(?:is |are )?"
+    r"not (?:installed|compiled|built|available)|"
+    # the package naming its kernels in the passive: AutoAWQ's "AWQ kernels could not be loaded", "auto-awq kernels is
+    # needed to be installed", ExLlama's "exllama kernels are not installed"
+    r"(?P<pkg3>[A-Za-z][\w-]{1,40}) (?i:kernels?|extensions?) (?:could not be (?:loaded|imported|found)|"
+    r"(?:is|are) needed to be installed|(?:is|are) not installed)")
 
 
 _PKG_MODULE = re.compile(r"\b(?P<pkg>[A-Za-z][A-Za-z0-9]{1,30})_(?:cuda|cpp|ext|C|kernels?)(?:_\w{1,20})?\b")
@@ -672,6 +676,16 @@ def package_extension_not_loaded(ent, text):
     if m is None:
         return None
     pkg = m.group("pkg") or m.group("pkg2")
+    dist = None
+    if m.group("pkg3"):
+        # a label before "kernels" ("AWQ kernels") is not always a distribution's name: a distribution the text names
+        # that contains it, else the repository the message sends the user to, else the label
+        word = m.group("pkg3").lower()
+        line = tail[m.start():tail.find("\n", m.start()) if "\n" in tail[m.start():] else len(tail)]
+        repo = re.search(r"https://github\.com/[\w.-]{1,60}/(?P<repo>[\w.-]{1,80})", line)
+        named = [x for x in ent.packages if word.replace("-", "") in x.lower().replace("-", "").replace("_", "")]
+        dist = (named[-1] if named else None) or (repo.group("repo").lower().replace("_", "-") if repo else None)
+        pkg = dist or word
     if pkg and (pkg.lower() in ("the", "to", "and", "not", "extension", "cuda", "python") or pkg.lower() in _ROLE_WORDS):
         pkg = None
     if not pkg:
@@ -681,22 +695,24 @@ def package_extension_not_loaded(ent, text):
             pass
         pkg = (mod.group("pkg") if mod and mod.group("pkg").lower() not in _NOT_IMPORTED_PACKAGES else None) \
             or (named[-1] if named else None) or _imported_package(text)
-    if not pkg:
-        return None
-    pkg = pkg.lower()
+    # without a name the answer stays general (the package that printed it): the same build question
+    pkg = pkg.lower() if pkg else None
+    # the name a pip command may carry: a label read from the message ("auto-awq kernels") only when it is one
+    dist = dist.lower() if dist else (pkg if not m.group("pkg3") else None)
     sig = _sig("package-extension-not-loaded", "toolchain",
-               "{package}'s compiled (CUDA/C++) part did not load", 70,
-               "{package} reports that its compiled extension is not installed or cannot load: the installed {package} "
+               "{package|a package}'s compiled (CUDA/C++) part did not load", 70,
+               "{package|The package} reports that its compiled extension is not installed or cannot load: the installed "
+               "{package|package} "
                "was built for another torch or CUDA than the ones here, its wheel carries no kernels for this "
                "platform, or its build from source was skipped (no nvcc, a CPU-only torch, a flag that disables it).",
-               fix="Install the {package} build made for the installed torch and its CUDA (its release page lists the "
+               fix="Install the {dist|package's} build made for the installed torch and its CUDA (its release page lists the "
                    "wheels per torch/CUDA; `python -c \"import torch; print(torch.__version__, torch.version.cuda)\"` "
                    "shows which), or build it from source against this torch: `pip install --no-build-isolation "
-                   "--no-cache-dir --no-binary {package} {package}` with the CUDA toolkit of torch.version.cuda. A CPU-only "
+                   "--no-cache-dir --no-binary {dist|<package>} {dist|<package>}` with the CUDA toolkit of torch.version.cuda. A CPU-only "
                    "torch (torch.version.cuda is None) needs torch's CUDA build first.",
                causes=(("stale-extension", "the compiled extension was built against another torch", ("TE701", "TE705")),),
                areas=("extension", "torch"), sources=(SOURCES["ext"],))
-    return _match(sig, text, len(text) - len(tail) + m.start(), {"package": pkg})
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"package": pkg, "dist": dist})
 
 
 # Windows' loader failing on a package's compiled module: "DLL load failed while importing _C" under a third-party
@@ -910,3 +926,4 @@ def package_own_symbol_missing(ent, text):
                    "build folder.",
                areas=("torch",), sources=(SOURCES["itanium"],))
     return _match(sig, text, s["at"], {"package": pkg, "demangled": name, "ext": _basename(f)})
+
