@@ -159,6 +159,8 @@ match.Match whose signature is made here, or None:
     nvml_query_not_supported, nvml_function_missing, pynvml_missing  profiling and monitoring (profiling.py): the
                      counters' admin restriction, CUPTI's one subscriber, libcupti's folder, nvprof before Ampere,
                      NVML's NotSupported, NVML functions a driver or binding lacks, pynvml for torch.cuda
+    installer_module_not_loaded, dkms_stale_entry, nccl_ofi_without_efa  the NVIDIA installer's module that did not
+                     load (Secure Boot's signing first), DKMS' stale entry, AWS's NCCL plugin without EFA
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -248,7 +250,8 @@ from torch_envcheck.explain.layer_rules.containers import (cdi_device_unresolved
     nvidia_smi_missing_in_container, singularity_without_nv, dataloader_worker_died,
     container_without_gpu, mps_inside_linux_container, wsl_gpu_passthrough, cuda_image_tag_gone,
     container_runtime_reads_no_driver)
-from torch_envcheck.explain.layer_rules.driver import (mig_instances_in_one_process, allocator_nvml_assert, cuda_after_suspend, kernel_module_not_built,
+from torch_envcheck.explain.layer_rules.driver import (installer_module_not_loaded, dkms_stale_entry,
+    mig_instances_in_one_process, allocator_nvml_assert, cuda_after_suspend, kernel_module_not_built,
     device_node_missing, device_node_permission, devices_unavailable_on_windows, driver_older_than_build,
     driver_symbol_missing, gpu_newer_than_build, gpu_only_as_root, intel_graphics_without_nvidia, p2p_through_pcie_switch_hangs,
     platform_without_cuda, slurm_job_without_gpu, device_outside_visible_devices, cluster_cuda_module_not_loaded,
@@ -280,7 +283,7 @@ from torch_envcheck.explain.layer_rules.scheduler import slurm_request_refused, 
 from torch_envcheck.explain.layer_rules.profiling import (gpu_counters_restricted, cupti_subscriber_taken,
     cupti_library_not_found, nvprof_on_ampere, nvml_query_not_supported, nvml_function_missing, pynvml_missing)
 from torch_envcheck.explain.layer_rules.nccl import (nccl_ib_async_event, nccl_ib_completion, nccl_shared_memory_limit,
-    nccl_transport, nccl_watchdog, nccl_ibv_call_failed)
+    nccl_transport, nccl_watchdog, nccl_ibv_call_failed, nccl_ofi_without_efa)
 from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx_runtime_symbol,
     jit_extension_missing, library_symbol, numpy_c_api_capsule, package_binary_missing,
     package_compiled_part_missing, package_dll_load_failed, package_extension_not_loaded, package_ops_registration_fails,
@@ -390,7 +393,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          slurm_request_refused, slurm_memory_kill, slurm_step_without_gpu, backend_not_built, nccl_ibv_call_failed,
          cudart_lookup_of_old_torch, k8s_gpus_unhealthy, nvcc_missing_in_image, glibc_binary_on_musl,
          mig_instances_in_one_process, gpu_counters_restricted, cupti_subscriber_taken, cupti_library_not_found,
-         nvprof_on_ampere, nvml_query_not_supported, nvml_function_missing, pynvml_missing)
+         nvprof_on_ampere, nvml_query_not_supported, nvml_function_missing, pynvml_missing,
+         installer_module_not_loaded, dkms_stale_entry, nccl_ofi_without_efa)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

@@ -20,7 +20,7 @@ import re
 
 from torch_envcheck.explain.match import last_match
 from torch_envcheck.knowledge import drivers, gpu_generations
-from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, SOURCES, _WSL_SOURCE, _bare, _context, _match, _sig
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, SOURCES, _WSL_SOURCE, _bare, _context, _match, _sig, last_in_tail
 
 
 _INIT_CALL = re.compile(r"(?:cuda)?[Gg]et_?[Dd]evice_?[Cc]ount|cuInit\b|CUDA initiali[sz]ation|NumCudaDevices|cudaGetDeviceProperties|"
@@ -770,3 +770,57 @@ def mig_instances_in_one_process(ent, text):
                sources=({"url": "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/index.html",
                          "what": "NVIDIA MIG user guide: CUDA applications and MIG devices, CUDA_VISIBLE_DEVICES"},))
     return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+# The NVIDIA installer's own words when the module it built does not load (nvidia-installer): the causes it lists are
+# the kernel it was built for, nouveau holding the GPU, an unsupported GPU; a kernel with Secure Boot on refuses an
+# unsigned module ("Key was rejected by service" in dmesg/modprobe) and is the commonest on current distributions
+_INSTALLER_NO_LOAD = re.compile(r"Unable to load the kernel module '?nvidia(?:-drm|-modeset|-uvm)?\.ko'?")
+_SECURE_BOOT = re.compile(r"(?i)secure ?boot|Key was rejected by service|mokutil|lockdown")
+
+
+def installer_module_not_loaded(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_INSTALLER_NO_LOAD, tail)
+    if m is None:
+        return None
+    secure = _SECURE_BOOT.search(tail) is not None
+    sig = _sig("installer-module-not-loaded", "driver", "the NVIDIA installer built its kernel module, which did not load" +
+               (" (Secure Boot)" if secure else ""), 84,
+               ("With Secure Boot on, the kernel loads only modules signed by a key it trusts: the module the installer "
+                "just built is unsigned (or signed by a key not enrolled), so loading it is refused. " if secure else "") +
+               "The installer's message names the other causes: the module built against other kernel sources than "
+               "the running kernel's, nouveau holding the GPU, or a GPU this driver release does not support.",
+               fix="Find which in `sudo dmesg | tail` and `mokutil --sb-state`: with Secure Boot enabled, sign the module "
+                   "(the distribution's signed driver packages or DKMS with an enrolled MOK key: `sudo mokutil --import "
+                   "/var/lib/dkms/mok.pub`, then reboot and enroll it; nvidia-installer --module-signing-secret-key/"
+                   "--module-signing-public-key) or turn Secure Boot off; otherwise install the headers of the running "
+                   "kernel (`linux-headers-$(uname -r)`), blacklist nouveau, and use a driver release that lists the GPU.",
+               areas=("driver",),
+               sources=({"url": "https://download.nvidia.com/XFree86/Linux-x86_64/535.161.07/README/installdriver.html",
+                         "what": "NVIDIA driver README: installing the driver, module signing for Secure Boot"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+# DKMS' own error for a module version whose source tree is gone (a driver removed without `dkms remove`): every later
+# `dkms status` / autoinstall stops at it, so no module is rebuilt for a new kernel
+_DKMS_STALE = re.compile(r"Could not locate dkms\.conf file\.?\s{0,4}(?:File: (?P<path>/var/lib/dkms/(?P<mod>[\w.-]{1,40})/"
+                         r"(?P<ver>[\w.-]{1,40})/source/dkms\.conf))?")
+
+
+def dkms_stale_entry(ent, text):
+    m, at = last_in_tail(_DKMS_STALE, text, "dkms.conf")
+    if m is None:
+        return None
+    mod, ver = m.group("mod") or "nvidia", m.group("ver")
+    sig = _sig("dkms-stale-entry", "driver", "DKMS holds a stale {mod} entry whose source is gone", 84,
+               "DKMS keeps /var/lib/dkms/<module>/<version> for each module it builds; when a driver is removed without "
+               "`dkms remove`, the entry stays without its source, and DKMS stops at it (\"Could not locate "
+               "dkms.conf\"), so no NVIDIA module is rebuilt when the kernel changes.",
+               fix="Remove the stale entry: `sudo dkms remove {mod}/{ver|<version>} --all` (or `sudo rm -rf "
+                   "/var/lib/dkms/{mod}/{ver|<version>}`), then rebuild for the running kernel: `sudo dkms autoinstall` (or "
+                   "reinstall the driver package), reboot, and check `nvidia-smi`.",
+               areas=("driver",),
+               sources=({"url": "https://github.com/dell/dkms/blob/master/README.md",
+                         "what": "DKMS: the module tree under /var/lib/dkms and `dkms remove`"},))
+    return _match(sig, text, at, {"mod": mod, "ver": ver})

@@ -337,3 +337,26 @@ def nccl_ibv_call_failed(ent, text):
                          "what": "Slurm FAQ: locked memory limits of jobs (PropagateResourceLimits)"}))
     what = ("register a buffer" if call.startswith(("ibv_reg", "ibv_alloc")) else "create its queues")
     return _match(sig, text, at, {"call": call, "what": what})
+
+
+# AWS's NCCL plugin (aws-ofi-nccl, libnccl-net) drives libfabric and accepts only its EFA provider: on an instance or
+# network interface without EFA it refuses the network ("NET/OFI Only EFA provider is supported")
+_OFI_EFA_ONLY = re.compile(r"NET/OFI Only EFA provider is supported")
+
+
+def nccl_ofi_without_efa(ent, text):
+    m, at = last_in_tail(_OFI_EFA_ONLY, text, "EFA")
+    if m is None:
+        return None
+    sig = _sig("nccl-ofi-without-efa", "distributed", "AWS's NCCL plugin finds no EFA network adapter", 84,
+               "The aws-ofi-nccl plugin that AWS's images load (libnccl-net) runs NCCL over libfabric's EFA provider "
+               "only; this instance has no Elastic Fabric Adapter attached (an instance type without EFA, or one "
+               "launched without its EFA interface), so the plugin refuses the network.",
+               fix="Run multi-node jobs on an EFA-capable instance type launched with its EFA interface and a security "
+                   "group that allows all traffic between its members (`fi_info -p efa` lists the adapter); on one node "
+                   "or without EFA, keep the plugin out (start without its library on LD_LIBRARY_PATH) so NCCL uses its "
+                   "own transports.",
+               areas=("platform",),
+               sources=({"url": "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-start-nccl.html",
+                         "what": "AWS: EFA and NCCL, the aws-ofi-nccl plugin, the EFA security group"},))
+    return _match(sig, text, at, {})
