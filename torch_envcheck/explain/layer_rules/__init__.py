@@ -161,6 +161,9 @@ match.Match whose signature is made here, or None:
                      NVML's NotSupported, NVML functions a driver or binding lacks, pynvml for torch.cuda
     installer_module_not_loaded, dkms_stale_entry, nccl_ofi_without_efa  the NVIDIA installer's module that did not
                      load (Secure Boot's signing first), DKMS' stale entry, AWS's NCCL plugin without EFA
+    egl_error, gl_libraries_missing, driver_below_component_floor  the graphics side (graphics.py): EGL's codes and
+                     eglInitialize, the EGL/GL libraries missing (a container's graphics capability), a driver below a
+                     component's encoded CUDA or Omniverse's range
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -235,7 +238,7 @@ catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torch_release, driver_versions,
 gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson, interpreter,
-scheduler, profiling;
+scheduler, profiling, graphics;
 this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
@@ -280,6 +283,7 @@ from torch_envcheck.explain.layer_rules.intel_gpu import intel_gpu_not_found, ex
 from torch_envcheck.explain.layer_rules.jetson import l4t_container_without_runtime, jetson_device_nodes
 from torch_envcheck.explain.layer_rules.interpreter import stdlib_module_removed, interpreter_without_module
 from torch_envcheck.explain.layer_rules.scheduler import slurm_request_refused, slurm_memory_kill, slurm_step_without_gpu
+from torch_envcheck.explain.layer_rules.graphics import egl_error, gl_libraries_missing, driver_below_component_floor
 from torch_envcheck.explain.layer_rules.profiling import (gpu_counters_restricted, cupti_subscriber_taken,
     cupti_library_not_found, nvprof_on_ampere, nvml_query_not_supported, nvml_function_missing, pynvml_missing)
 from torch_envcheck.explain.layer_rules.nccl import (nccl_ib_async_event, nccl_ib_completion, nccl_shared_memory_limit,
@@ -394,7 +398,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          cudart_lookup_of_old_torch, k8s_gpus_unhealthy, nvcc_missing_in_image, glibc_binary_on_musl,
          mig_instances_in_one_process, gpu_counters_restricted, cupti_subscriber_taken, cupti_library_not_found,
          nvprof_on_ampere, nvml_query_not_supported, nvml_function_missing, pynvml_missing,
-         installer_module_not_loaded, dkms_stale_entry, nccl_ofi_without_efa)
+         installer_module_not_loaded, dkms_stale_entry, nccl_ofi_without_efa, egl_error, gl_libraries_missing,
+         driver_below_component_floor)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:
