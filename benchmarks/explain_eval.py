@@ -57,9 +57,10 @@ def _registry(path: Path = REGISTRY) -> list:
     return rows
 
 
-SPLITS = tuple(r["split"] for r in _registry())
+_ROWS = _registry()
+SPLITS = tuple(r["split"] for r in _ROWS)
 # Splits held out from development, whose entries --wrong does not list and dev leaves out.
-FROZEN: tuple[str, ...] = tuple(r["split"] for r in _registry() if r["state"] == "held-out")
+FROZEN: tuple[str, ...] = tuple(r["split"] for r in _ROWS if r["state"] == "held-out")
 # What --split both means (kept as it was before test2 existed), all and dev.
 SPLIT_SETS = {"both": ("train", "test"), "all": SPLITS, "dev": tuple(sp for sp in SPLITS if sp not in FROZEN)}
 CRITERIA = ("recognised", "layer", "environment_problem", "fix")

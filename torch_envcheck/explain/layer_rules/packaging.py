@@ -806,6 +806,8 @@ def jetson_without_cuda(ent, text):
 # where conda found a driver, the __cuda it has; "nothing provides __cuda" means conda found no driver at all.
 _CONDA_CUDA_NEED = re.compile(r"__cuda\s{0,2}(?:>=|>)\s{0,2}(?P<need>\d{1,2}(?:\.\d{1,2})?)")
 _CONDA_CUDA_HAVE = re.compile(r"__cuda(?:-|==|\s{1,4}|=)(?P<have>\d{1,2}\.\d{1,2})(?:[=-]\d{1,3})?\b(?!\s{0,2}[<>])")
+_CONDA_VIRTUAL = {"url": "https://docs.conda.io/projects/conda/en/latest/user-guide/tasks/manage-virtual.html",
+                  "what": "conda's virtual packages: __cuda is the driver's CUDA, CONDA_OVERRIDE_CUDA"}
 # words that put the solve on a host without a GPU by design: a cluster's login/head node, an HPC system
 _GPU_LESS_HOST = re.compile(r"(?i)\blogin[- ]node|\bhead[- ]node|\bHPC\b|\bcompute[- ]nodes?\b|\bslurm\b|\bsbatch\b")
 _CONDA_CUDA_NONE = re.compile(r"nothing provides (?:requested )?__cuda\b|__cuda\b[^\n]{0,80}(?:is missing on the system|"
@@ -834,9 +836,7 @@ def conda_virtual_cuda(ent, text):
                        "compute node; mamba and pixi read the same variable), or create the environment from a job on a "
                        "GPU node (`srun --gres=gpu:1 --pty bash`).",
                    areas=("platform", "conda"),
-                   sources=({"url": "https://docs.conda.io/projects/conda/en/latest/user-guide/tasks/"
-                                    "manage-virtual.html",
-                             "what": "conda's virtual packages: __cuda is the driver's CUDA, CONDA_OVERRIDE_CUDA"},))
+                   sources=(_CONDA_VIRTUAL,))
         return _match(sig, text, at, caps)
     if none is not None and have is None:
         sig = _sig("conda-no-cuda-driver", "driver", "conda finds no NVIDIA driver (no __cuda virtual package)", 82,
@@ -850,9 +850,7 @@ def conda_virtual_cuda(ent, text):
                        " conda install ...` (the CUDA version the target's driver supports; mamba and pixi read the same "
                        "variable).",
                    causes=(("no-driver", "no NVIDIA driver is loaded", ("TE301",)),), areas=("driver",),
-                   sources=({"url": "https://docs.conda.io/projects/conda/en/latest/user-guide/tasks/"
-                                    "manage-virtual.html",
-                             "what": "conda's virtual packages: __cuda is the driver's CUDA, CONDA_OVERRIDE_CUDA"},))
+                   sources=(_CONDA_VIRTUAL,))
         return _match(sig, text, at, caps)
     if need is None or have is None or _version_key(have.group("have")) >= _version_key(need.group("need")):
         return None
@@ -871,8 +869,7 @@ def conda_virtual_cuda(ent, text):
                    "CONDA_OVERRIDE_CUDA only hides the check: the package would then fail at run time.",
                causes=(("driver-too-old", "the NVIDIA driver is older than the CUDA the build needs", ("TE302",)),),
                areas=("driver",),
-               sources=({"url": "https://docs.conda.io/projects/conda/en/latest/user-guide/tasks/manage-virtual.html",
-                         "what": "conda's virtual packages: __cuda is the driver's CUDA, CONDA_OVERRIDE_CUDA"},
+               sources=(_CONDA_VIRTUAL,
                         {"url": "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html",
                          "what": "the minimum driver of each CUDA toolkit"}))
     return _match(sig, text, at, caps)
