@@ -125,6 +125,12 @@ def test_torch_without_mpi_is_told_its_backends(text):
     assert "gloo" in _fix(r) and "USE_MPI" in _fix(r) and "MPI" in r["title"]
 
 
+@pytest.mark.parametrize("backend", ["Gloo", "XCCL"])
+def test_a_missing_gloo_or_xccl_is_not_told_to_use_gloo(backend):
+    r = diagnose.diagnose(f"RuntimeError: Distributed package doesn't have {backend} built in")
+    assert r is None or r["signature"] != "distributed-backend-not-built", r
+
+
 def test_nccl_not_built_in_is_left_to_its_own_windows_reading():
     r = diagnose.diagnose("RuntimeError: Distributed package doesn't have NCCL built in")
     assert r["signature"] != "distributed-backend-not-built", r

@@ -146,7 +146,9 @@ def nccl_hang_after_plugin_line(ent, text):
 # torch.distributed's backends: gloo and NCCL ship in the Linux CUDA wheels, MPI and UCC only in a torch built from
 # source with USE_MPI / USE_C10D_UCC on a host that has the library (distributed_c10d.py's messages; the wheels'
 # build options)
-_NOT_BUILT = re.compile(r"Distributed package doesn't have (?P<b>MPI|UCC|Gloo|GLOO|XCCL) built in|"
+# (only the two a source build adds: the fix below, nccl or gloo instead, would be wrong for a build without Gloo, and
+# XCCL is the XPU build's own)
+_NOT_BUILT = re.compile(r"Distributed package doesn't have (?P<b>MPI|UCC) built in|"
                         r"Unknown c10d backend type (?P<u>MPI|UCC|mpi|ucc)\b")
 
 
