@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig, last_in_tail
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig, in_container, last_in_tail
 from torch_envcheck.explain.match import last_match
 from torch_envcheck.knowledge.drivers import min_driver_for_cuda
 
@@ -63,7 +63,6 @@ def egl_error(ent, text):
 
 _GL_LIB_MISSING = re.compile(r"(?i)(?:lib(?:EGL|OpenGL|GLX|GLESv2)(?:_nvidia)?\.so(?:\.\d{1,3})?)[^\n]{0,40}(?:cannot open "
                              r"shared object file|not found|no such file)|[Mm]issing lib(?:EGL|OpenGL|GLX)\b")
-_CONTAINER = re.compile(r"(?i)\bcontainer\b|\bdocker\b|\bpodman\b|\bkubernetes\b|nvidia-docker")
 
 
 def gl_libraries_missing(ent, text):
@@ -71,7 +70,7 @@ def gl_libraries_missing(ent, text):
     m = last_match(_GL_LIB_MISSING, tail)
     if m is None:
         return None
-    container = bool(ent.platform.get("container")) or _CONTAINER.search(tail) is not None
+    container = in_container(ent, text)
     sig = _sig("gl-libraries-missing", "container" if container else "driver",
                "the EGL/OpenGL libraries are missing" + (" in the container" if container else ""), 82,
                ("A container gets the driver's graphics libraries (libEGL_nvidia, libGLX_nvidia) only when its driver "

@@ -178,6 +178,17 @@ _SHM_TEXT = r"(?i)/dev/shm|shared memory|\bshm\b|dataloader|data_queue|_try_get_
 _HIP_TEXT = r"\bHIP\b|\bhip[A-Z]|ROCm|rocm|\bgfx\d|amdgpu|HSA_"
 
 
+# A container named near the error, in any case: wider than extract's platform["container"] (which a
+# rule reads first), since a rule deciding between a host's and a container's fix reads the words of its
+# own tail too ("the pod", "inside the container").
+_CONTAINER_WORDS = re.compile(r"(?i)\bcontainer\b|\bdocker\b|\bpodman\b|\bkubernetes\b|\bpod\b|/\.dockerenv")
+
+
+def in_container(ent, text: str) -> bool:
+    """Whether the text comes from a container: extract's platform reading, or container words in the tail."""
+    return bool(ent.platform.get("container")) or _CONTAINER_WORDS.search(text[-CONTEXT_TAIL:]) is not None
+
+
 def _bare(code: dict) -> str:
     name = code["name"]
     name = re.sub(r"^(?:cuda(?:Error)?|CUDA_(?:ERROR_)?|CU(?:BLAS|SPARSE|SOLVER|RAND|DNN)_STATUS_|CUFFT_|NVRTC_(?:ERROR_)?|"

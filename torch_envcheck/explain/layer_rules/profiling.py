@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig, last_in_tail
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig, in_container, last_in_tail
 from torch_envcheck.explain.match import last_match
 
 _COUNTERS_DOC = {"url": "https://developer.nvidia.com/ERR_NVGPUCTRPERM",
@@ -27,7 +27,6 @@ _CUPTI_HEADER = {"url": "https://docs.nvidia.com/cupti/api/group__CUPTI__RESULT_
 
 _COUNTERS_REFUSED = re.compile(r"CUPTI_ERROR_INSUFFICIENT_PRIVILEGES|ERR_NVGPUCTRPERM|does not have permission to access "
                                r"NVIDIA GPU Performance Counters")
-_IN_CONTAINER = re.compile(r"(?i)\bcontainer\b|\bdocker\b|\bpodman\b|\bkubernetes\b|\bpod\b|/\.dockerenv")
 
 
 # Kineto prints a hint naming the code at every start-up ("If you see CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, refer
@@ -43,7 +42,7 @@ def gpu_counters_restricted(ent, text):
     if not found:
         return None
     m, at = found[-1], len(text) - len(tail) + found[-1].start()
-    container = bool(ent.platform.get("container")) or _IN_CONTAINER.search(text[-CONTEXT_TAIL:]) is not None
+    container = in_container(ent, text)
     sig = _sig("gpu-counters-restricted", "container" if container else "driver",
                "the GPU's performance counters are restricted to administrators" +
                (" (in a container: its capabilities)" if container else ""), 86,
