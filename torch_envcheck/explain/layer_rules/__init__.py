@@ -164,6 +164,14 @@ match.Match whose signature is made here, or None:
     egl_error, gl_libraries_missing, driver_below_component_floor  the graphics side (graphics.py): EGL's codes and
                      eglInitialize, the EGL/GL libraries missing (a container's graphics capability), a driver below a
                      component's encoded CUDA or Omniverse's range
+    torchaudio_ffmpeg_missing, torchaudio_no_backend, torchaudio_sox_missing, torchcodec_missing,
+    ctranslate2_compute_type, whisper_fp16_on_cpu  speech and audio (audio.py): torchaudio's FFmpeg, SoX and soundfile
+                     backends and TorchCodec -> the FFmpeg majors the release loads, libsox (none on Windows), the
+                     torchcodec built for the torch; CTranslate2's compute types -> the CPU has no float16 (the
+                     program), a GPU below the type's capability (arch), no GPU seen under faster-whisper (its CUDA
+                     libraries); Whisper's FP16-on-CPU warning -> not-environment
+    companion_cuda_differs  "PyTorch and TorchAudio were compiled with different CUDA versions" -> that package from
+                     torch's CUDA index (the tag read from the message)
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -238,7 +246,7 @@ catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torch_release, driver_versions,
 gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson, interpreter,
-scheduler, profiling, graphics;
+scheduler, profiling, graphics, audio;
 this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
@@ -284,6 +292,8 @@ from torch_envcheck.explain.layer_rules.jetson import l4t_container_without_runt
 from torch_envcheck.explain.layer_rules.interpreter import stdlib_module_removed, interpreter_without_module
 from torch_envcheck.explain.layer_rules.scheduler import slurm_request_refused, slurm_memory_kill, slurm_step_without_gpu
 from torch_envcheck.explain.layer_rules.graphics import egl_error, gl_libraries_missing, driver_below_component_floor
+from torch_envcheck.explain.layer_rules.audio import (torchaudio_ffmpeg_missing, torchaudio_no_backend,
+    torchaudio_sox_missing, torchcodec_missing, ctranslate2_compute_type, whisper_fp16_on_cpu)
 from torch_envcheck.explain.layer_rules.profiling import (gpu_counters_restricted, cupti_subscriber_taken,
     cupti_library_not_found, nvprof_on_ampere, nvml_query_not_supported, nvml_function_missing, pynvml_missing)
 from torch_envcheck.explain.layer_rules.nccl import (nccl_ib_async_event, nccl_ib_completion, nccl_shared_memory_limit,
@@ -292,7 +302,7 @@ from torch_envcheck.explain.layer_rules.packages import (abi_tag, built_for, cxx
     jit_extension_missing, library_symbol, numpy_c_api_capsule, package_binary_missing,
     package_compiled_part_missing, package_dll_load_failed, package_extension_not_loaded, package_ops_registration_fails,
     package_version_range, package_op_without_backend, cupy_for_another_cuda, numpy_api_version, torch_abi,
-    package_own_symbol_missing)
+    package_own_symbol_missing, companion_cuda_differs)
 from torch_envcheck.explain.layer_rules.packaging import (conda_virtual_cuda, cuda_package_on_mac,
     cuda_unavailable_cpu_build, device_type_unknown, package_without_cuda, jetson_without_cuda, pip_no_matching,
     pip_of_another_python, pip_usage_error, torch_build_variant, torch_not_offered_on_mac, torch_too_new_for_intel_mac,
@@ -399,7 +409,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          mig_instances_in_one_process, gpu_counters_restricted, cupti_subscriber_taken, cupti_library_not_found,
          nvprof_on_ampere, nvml_query_not_supported, nvml_function_missing, pynvml_missing,
          installer_module_not_loaded, dkms_stale_entry, nccl_ofi_without_efa, egl_error, gl_libraries_missing,
-         driver_below_component_floor)
+         driver_below_component_floor, torchaudio_ffmpeg_missing, torchaudio_no_backend, torchaudio_sox_missing,
+         torchcodec_missing, ctranslate2_compute_type, whisper_fp16_on_cpu, companion_cuda_differs)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

@@ -369,6 +369,70 @@ def _companion_for_another_torch(ent, text, s: dict, caps: dict, pkg: str):
                                            torch_note=f" {caps['torch']}" if caps.get("torch") else None))
 
 
+# torchaudio's and torchvision's own start-up check (torchaudio/_extension/utils.py, torchvision/extension.py): the
+# CUDA each was built with, both printed
+_COMPANION_CUDA = re.compile(r"Detected that PyTorch and (?P<pkg>[Tt]orch[Aa]udio|[Tt]orch[Vv]ision) were compiled with "
+                            r"different CUDA (?:major )?versions\.? PyTorch has CUDA [Vv]ersion\s{0,2}[=:]?\s{0,2}"
+                            r"(?P<torch_cuda>\d{1,2}\.\d{1,2}) (?:whereas|and) \w{5,12} has CUDA [Vv]ersion\s{0,2}[=:]?"
+                            r"\s{0,2}(?P<pkg_cuda>\d{1,2}\.\d{1,2})")
+
+
+def companion_cuda_differs(ent, text):
+    """torchaudio/torchvision refusing to start beside a torch of another CUDA: the wheel of the same release line from
+    torch's own CUDA index, named with the tag read from the message."""
+    tail = text[-CONTEXT_TAIL:]
+    if "compiled with different CUDA" not in tail:
+        return None
+    m = last_match(_COMPANION_CUDA, tail)
+    if m is None:
+        return None
+    pkg = m.group("pkg").lower()
+    torch_cuda, pkg_cuda = m.group("torch_cuda"), m.group("pkg_cuda")
+    tag = _cu_tag(torch_cuda)
+    torch_v = ent.versions.get("torch")
+    pair = _COMPANIONS[pkg](torch_v) if torch_v else None
+    pin = f"\"{pkg}=={pair}.*\"" if pair else pkg
+    caps = {"package": pkg, "torch_cuda": torch_cuda, "pkg_cuda": pkg_cuda, "tag": tag, "torch": torch_v}
+    sig = _sig("companion-cuda-differs", "toolchain",
+               "{package} was built for CUDA {pkg_cuda}, torch for CUDA {torch_cuda}", 87,
+               "{package} checks at import that its compiled part and torch were built for the same CUDA: torch is "
+               "the CUDA {torch_cuda} build, {package} the CUDA {pkg_cuda} one (installed from another index, or "
+               "upgraded alone from PyPI). torch is fine; {package} has to be the build of torch's CUDA.",
+               fix="Install {package} from torch's CUDA index, the release paired with your torch: `pip install "
+                   "--force-reinstall --no-deps " + pin + " --index-url https://download.pytorch.org/whl/{tag|cuXYZ}`"
+                   + ("" if pair else " (pin the release paired with your torch: `python -c \"import torch; "
+                      "print(torch.__version__)\"`, pytorch.org's previous-versions page pairs them)") +
+                   "; leave torch as it is.",
+               causes=(("companion-version", "torchvision/torchaudio do not match the installed torch", ()),),
+               areas=("torch",), sources=({"url": "https://github.com/pytorch/audio/blob/15ea6216d7f28542df372453248fe1dd"
+                                                  "be93a7a6/src/torchaudio/_extension/utils.py",
+                                           "what": "torchaudio's _check_cuda_version"},
+                                          {"url": "https://pytorch.org/get-started/previous-versions/",
+                                           "what": "the torchvision and torchaudio releases paired with each torch"}))
+    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+
+
+# A symbol of the C++11 ABI (std::__cxx11::basic_string in its mangled name) that a torch of the old ABI cannot define:
+# LibTorch's pre-cxx11 downloads ("libtorch-shared-with-deps-<v>", the cxx11 ones say so: link the other download) and
+# pip's Linux wheels before torch 2.7 (a package's wheel for that torch and ABI: its name says cxx11abiFALSE)
+_PRE_CXX11_LIBTORCH = re.compile(r"libtorch-shared-with-deps-(?P<v>\d{1,2}\.\d{1,2})")
+
+
+def _old_abi_libtorch(text: str) -> str | None:
+    m = _PRE_CXX11_LIBTORCH.search(text[-CONTEXT_TAIL:])
+    if m:
+        return "the pre-cxx11 LibTorch " + m.group(0)
+    return None
+
+
+def _old_abi_pip_torch(ent) -> str | None:
+    v = re.match(r"(\d{1,2})\.(\d{1,2})", ent.versions.get("torch") or "")
+    if v and (int(v.group(1)), int(v.group(2))) < (2, 7) and not ent.platform.get("windows") and \
+            not ent.platform.get("macos"):
+        return "torch " + ent.versions["torch"]
+    return None
+
+
 def torch_abi(ent, text):
     syms = [s for s in ent.symbols if s.get("abi") == "torch"]
     if not syms:
@@ -391,6 +455,24 @@ def torch_abi(ent, text):
                            ("library-path", "a folder on LD_LIBRARY_PATH makes `import torch` fail", ("TE505",))),
                    areas=("torch", "libraries"), sources=(SOURCES["itanium"],))
         return _match(sig, text, s["at"], caps)
+    old_abi = _old_abi_libtorch(text) if "__cxx11" in s["symbol"] else None
+    if old_abi:
+        caps.update(torch_abi=old_abi)
+        sig = _sig("extension-cxx11-abi-mismatch", "toolchain",
+                   "{ext|the extension} was compiled with the C++11 ABI, and {torch_abi} has the old one", 86,
+                   "{ext|A compiled module} wants {demangled|a torch symbol} with a std::__cxx11 string in its "
+                   "signature ({symbol}): it was compiled with _GLIBCXX_USE_CXX11_ABI=1, and {torch_abi} was built "
+                   "with =0, so every torch function that takes a std::string is missing under that name.",
+                   fix="Use one ABI on both sides: the LibTorch download built with the C++11 ABI "
+                       "(libtorch-cxx11-abi-shared-with-deps-*, the same version), or compile the extension with "
+                       "torch's own flag (-D_GLIBCXX_USE_CXX11_ABI=0; CMake's ${TORCH_CXX_FLAGS} and "
+                       "torch.utils.cpp_extension add it; `python -c \"import torch; "
+                       "print(torch._C._GLIBCXX_USE_CXX11_ABI)\"` prints a pip torch's).",
+                   causes=(("stale-extension", "the compiled extension was built against another torch", ("TE701",)),),
+                   areas=("extension", "torch"), sources=(SOURCES["itanium"], {
+                       "url": "https://gcc.gnu.org/onlinedocs/libstdc++/manual/using_dual_abi.html",
+                       "what": "libstdc++'s dual ABI: _GLIBCXX_USE_CXX11_ABI and std::__cxx11::basic_string"}))
+        return _match(sig, text, s["at"], caps)
     pkg = package_guess(f, owner)
     named = _named_package(ent, pkg)
     if named:
@@ -406,18 +488,22 @@ def torch_abi(ent, text):
     if (pkg or "").lower() in _COMPANIONS:
         return _companion_for_another_torch(ent, text, s, caps, pkg.lower())
     known = compiled_modules.distribution_of(_module_of(f or ""))
+    old_pip = _old_abi_pip_torch(ent) if "__cxx11" in s["symbol"] else None
+    abi_note = (" Its binary was also compiled with the C++11 ABI (a std::__cxx11 string in the symbol), and " + old_pip +
+                " uses the old one (pip's Linux wheels before torch 2.7 do): where its wheels are named by ABI, take the "
+                "cxx11abiFALSE one for this torch." if old_pip else "")
     sig = _sig("extension-abi-mismatch", "toolchain",
                "{package|a compiled package} was built against another torch than the one installed", 84,
                "{ext|A compiled module} wants {demangled|a torch C++ symbol} ({symbol}), which the installed torch does "
                "not define: {package|the package} was compiled against another torch version (torch's C++ ABI changes "
                "between releases) or with another C++ ABI setting. torch itself is fine; that package's binary is stale.",
-               fix=("{module} belongs to {package}, compiled against another torch: " + known["build"]
+               fix=(("{module} belongs to {package}, compiled against another torch: " + known["build"]
                     + " torch itself needs no change.") if known else
                    ("Rebuild the extension {package|itself} against the installed torch (delete its build/ folder, then "
                    "`pip install --no-build-isolation --no-cache-dir --force-reinstall --no-deps {package|PACKAGE}`, or "
                    "`pip install --no-build-isolation .` in its source tree), or install the {package|package} build "
                    "made for your torch version (its wheels are built per torch and CUDA version: pick the one matching "
-                   "`python -c \"import torch; print(torch.__version__)\"`). torch itself needs no change."),
+                   "`python -c \"import torch; print(torch.__version__)\"`). torch itself needs no change.")) + abi_note,
                causes=(("stale-extension", "the compiled extension was built against another torch", ("TE701", "TE705")),),
                areas=("extension", "torch"), sources=(SOURCES["ext"], SOURCES["itanium"]))
     return _match(sig, text, s["at"], caps)
