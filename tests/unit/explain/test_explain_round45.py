@@ -182,3 +182,10 @@ def test_a_packages_cxx11_binary_beside_an_old_abi_pip_torch(torch, note):
                           "linux-gnu.so: " + _CXX11_SYMBOL)
     assert r["signature"] == "extension-abi-mismatch", r
     assert ("cxx11abiFALSE" in _fix(r)) is note
+
+
+def test_whispers_fp16_warning_before_an_error_is_not_the_answer():
+    r = diagnose.diagnose("UserWarning: FP16 is not supported on CPU; using FP32 instead\nTraceback (most recent call "
+                          "last):\n  File \"run.py\", line 3\nRuntimeError: CUDA error: no kernel image is available for "
+                          "execution on the device")
+    assert r["signature"] != "whisper-fp16-on-cpu", r

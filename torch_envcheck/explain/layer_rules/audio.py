@@ -257,13 +257,17 @@ def ctranslate2_compute_type(ent, text):
 
 
 _WHISPER_FP16 = re.compile(r"FP16 is not supported on CPU; using FP32 instead")
+_ERROR_AFTER = re.compile(r"Traceback \(most recent call last\)|\b[A-Z]\w{2,40}(?:Error|Exception)\b(?!')|\bSegmentation fault|"
+                          r"\bAborted\b")
 
 
 def whisper_fp16_on_cpu(ent, text):
     m, at = last_in_tail(_WHISPER_FP16, text, "FP16 is not supported on CPU")
     if m is None:
         return None
-    # the warning alone, or next to an error that is not about the GPU: a warning, not the failure
+    # the warning is the answer only when nothing fails after it: an error below it is the failure, whatever it is
+    if _ERROR_AFTER.search(text, m.end() + (at - m.start())):
+        return None
     sig = _sig("whisper-fp16-on-cpu", "not-environment",
                "Whisper runs on the CPU, where it computes in FP32 (a warning)", 70,
                "openai-whisper asks for FP16 by default and falls back to FP32 on the CPU, saying so: the model is on "
