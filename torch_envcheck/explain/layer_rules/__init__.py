@@ -172,6 +172,12 @@ match.Match whose signature is made here, or None:
                      libraries); Whisper's FP16-on-CPU warning -> not-environment
     companion_cuda_differs  "PyTorch and TorchAudio were compiled with different CUDA versions" -> that package from
                      torch's CUDA index (the tag read from the message)
+    select_device_hides_gpu, torchvision_image_warning, spconv_cpu_build, nvdec_driver_library  the computer-vision
+                     libraries (vision.py): YOLO's select_device writing the device into CUDA_VISIBLE_DEVICES -> env;
+                     torchvision's bare image-extension warning -> not-environment; cumm's "don't compiled with cuda"
+                     -> spconv-cuXYZ; cuvid* / libnvcuvid -> the driver's video libraries (the video capability)
+    static_library_without_pic  ld's "recompile with -fPIC" for an archive linked into a shared object -> the
+                     project's shared libraries (FFmpeg --enable-shared, a Python built --enable-shared) or -fPIC
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -246,7 +252,7 @@ catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torch_release, driver_versions,
 gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson, interpreter,
-scheduler, profiling, graphics, audio;
+scheduler, profiling, graphics, audio, vision;
 this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
@@ -294,6 +300,8 @@ from torch_envcheck.explain.layer_rules.scheduler import slurm_request_refused, 
 from torch_envcheck.explain.layer_rules.graphics import egl_error, gl_libraries_missing, driver_below_component_floor
 from torch_envcheck.explain.layer_rules.audio import (torchaudio_ffmpeg_missing, torchaudio_no_backend,
     torchaudio_sox_missing, torchcodec_missing, ctranslate2_compute_type, whisper_fp16_on_cpu)
+from torch_envcheck.explain.layer_rules.vision import (select_device_hides_gpu, torchvision_image_warning,
+    spconv_cpu_build, nvdec_driver_library)
 from torch_envcheck.explain.layer_rules.profiling import (gpu_counters_restricted, cupti_subscriber_taken,
     cupti_library_not_found, nvprof_on_ampere, nvml_query_not_supported, nvml_function_missing, pynvml_missing)
 from torch_envcheck.explain.layer_rules.nccl import (nccl_ib_async_event, nccl_ib_completion, nccl_shared_memory_limit,
@@ -335,7 +343,7 @@ from torch_envcheck.explain.layer_rules.toolchain import (build_finds_no_toolkit
     toolkit_not_torch_cuda, torch_extension_build_failed, triton_exception, triton_of_another_api, xla_ptxas,
     foreign_arch_compiler_flag, homebrew_refuses, windows_cuda_toolset_missing, cpp_extension_compiler_bounds,
     cuda_arch_unknown_to_torch, nvcc_output_missing, build_isolation_without_torch,
-    linker_skips_incompatible_library, setup_py_install_refused)
+    linker_skips_incompatible_library, setup_py_install_refused, static_library_without_pic)
 
 # the names other modules read from here (explain.reading: SOURCES, code_advice, package_guess)
 __all__ = ("RULES", "find", "LAYERS_PRODUCED", "SOURCES", "code_advice", "package_guess")
@@ -410,7 +418,9 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          nvprof_on_ampere, nvml_query_not_supported, nvml_function_missing, pynvml_missing,
          installer_module_not_loaded, dkms_stale_entry, nccl_ofi_without_efa, egl_error, gl_libraries_missing,
          driver_below_component_floor, torchaudio_ffmpeg_missing, torchaudio_no_backend, torchaudio_sox_missing,
-         torchcodec_missing, ctranslate2_compute_type, whisper_fp16_on_cpu, companion_cuda_differs)
+         torchcodec_missing, ctranslate2_compute_type, whisper_fp16_on_cpu, companion_cuda_differs,
+         select_device_hides_gpu, torchvision_image_warning, spconv_cpu_build, nvdec_driver_library,
+         static_library_without_pic)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

@@ -81,6 +81,11 @@ _ADVICE = {
                               "with the CUDA the driver supports)."),
     "invalidptx": ("The driver could not JIT-compile the PTX (a toolkit newer than the driver).",
                    "Update the NVIDIA driver."),
+    "launchtimeout": ("A kernel ran longer than the display watchdog allows: the GPU also drives a display "
+                      "(kernelExecTimeoutEnabled; Windows' TDR, or the X server's watchdog on Linux).",
+                      "Run on a GPU with no display attached (on Linux, one X does not use); on Windows raise the "
+                      "watchdog's delay (TdrDelay under HKLM\\System\\CurrentControlSet\\Control\\GraphicsDrivers, then "
+                      "reboot) or update the driver; smaller batches keep each kernel under it."),
     "archmismatch": ("The library has no code for this GPU's architecture.",
                      "Install a build whose CUDA supports this GPU (compute capability): torch's newer CUDA builds."),
 }

@@ -951,3 +951,46 @@ def package_asks_for_pin(ent, text):
                areas=("torch",), sources=({"url": "https://packaging.python.org/en/latest/specifications/version-specifiers/",
                                            "what": "version specifiers: == pins one release"},))
     return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+
+
+# ld linking a shared object (a Python extension) from a static archive compiled without position-independent code:
+# "relocation R_X86_64_PC32 against symbol `ff_pw_9' can not be used when making a shared object; recompile with
+# -fPIC", with the archive member named as libavcodec.a(vc1dsp_mmx.o)
+_NO_PIC = re.compile(r"relocation R_[A-Z0-9_]{3,30} against [^\n]{0,200}?can ?not be used when making a (?:shared|PIE) "
+                     r"object;? recompile with -fPIC")
+_ARCHIVE = re.compile(r"(?P<lib>lib[\w.+-]{1,60})\.a\((?P<obj>[\w.+-]{1,80})\)")
+# the projects whose static archives users most often link into extensions, and how each builds its shared libraries
+_SHARED_BUILD = (
+    (re.compile(r"libav(?:codec|format|util|filter|device)|libsw(?:scale|resample)|libpostproc"), "FFmpeg",
+     "configure FFmpeg with --enable-shared (and --enable-pic), or install the distribution's development packages "
+     "(`sudo apt-get install libavcodec-dev libavformat-dev libavutil-dev libswscale-dev`), which ship the shared "
+     "libraries"),
+    (re.compile(r"libpython\d"), "Python",
+     "use a Python built with --enable-shared (pyenv: `PYTHON_CONFIGURE_OPTS=--enable-shared pyenv install <version>`; "
+     "distribution and conda Pythons are), or link the extension without libpython as setuptools does"),
+)
+
+
+def static_library_without_pic(ent, text):
+    m, at = last_in_tail(_NO_PIC, text, "-fPIC")
+    if m is None:
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    arch = None
+    for a in _ARCHIVE.finditer(tail[max(0, m.start() - 400):m.end()]):  # m is a match on the tail
+        arch = a
+    lib = arch.group("lib") if arch else None
+    project, how = next(((p, h) for pat, p, h in _SHARED_BUILD if lib and pat.match(lib)), (None, None))
+    caps = {"lib": (lib + ".a") if lib else None, "project": project}
+    sig = _sig("static-library-without-pic", "toolchain",
+               "{lib|a static library} was compiled without -fPIC and cannot go into a shared object", 82,
+               "The link builds a shared object (a Python extension is one) and pulls code from {lib|a static archive} "
+               "whose objects were compiled without position-independent code: the linker cannot relocate them into a "
+               "shared library. The compiler and the package are fine; that archive is the wrong kind of library.",
+               fix=("Link against {project}'s shared libraries instead: " + how + "; remove the static build from the "
+                    "library path (/usr/local/lib here) if it is found first, then rebuild." if project else
+                    "Build {lib|that library} as a shared library, or rebuild the static one with -fPIC (CFLAGS=-fPIC "
+                    "CXXFLAGS=-fPIC, or CMake's -DCMAKE_POSITION_INDEPENDENT_CODE=ON), then rebuild this package."),
+               areas=("toolchain",), sources=({"url": "https://gcc.gnu.org/onlinedocs/gcc/Code-Gen-Options.html",
+                                               "what": "GCC -fPIC: position-independent code for shared libraries"},))
+    return _match(sig, text, at, caps)
