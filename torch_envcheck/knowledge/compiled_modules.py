@@ -97,6 +97,15 @@ PREBUILT_INDEXES = {
 }
 
 
+# distributions PyPI does not carry at all: their project's index is the only place (checked against PyPI's JSON API:
+# https://pypi.org/pypi/pyg-lib/json answers 404, 2026-12-04)
+_ONLY_ON_OWN_INDEX = frozenset({"pyg-lib"})
+
+
+def only_on_own_index(distribution: str | None) -> bool:
+    return (distribution or "").lower().replace("_", "-") in _ONLY_ON_OWN_INDEX
+
+
 def prebuilt_index(distribution: str | None) -> dict | None:
     """{"url": the find-links page template, "source": the install page that gives it} for a distribution whose
     project publishes wheels per torch and CUDA, else None."""

@@ -178,6 +178,11 @@ match.Match whose signature is made here, or None:
                      -> spconv-cuXYZ; cuvid* / libnvcuvid -> the driver's video libraries (the video capability)
     static_library_without_pic  ld's "recompile with -fPIC" for an archive linked into a shared object -> the
                      project's shared libraries (FFmpeg --enable-shared, a Python built --enable-shared) or -fPIC
+    dgl_library_for_torch, index_only_distribution  the graph-learning libraries (graphs.py): DGL's per-torch
+                     graphbolt/tensoradapter library missing -> the DGL build for that torch (its index), a torch
+                     version it ships, a plain release number (not conda-forge's .postNNN); pip finding no pyg-lib
+                     -> its project's index (PyPI carries none)
+    op_input_size_check  an operator's check over .size()/.dim()/.numel() failing -> the program's tensors
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -252,7 +257,7 @@ catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torch_release, driver_versions,
 gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson, interpreter,
-scheduler, profiling, graphics, audio, vision;
+scheduler, profiling, graphics, audio, vision, graphs;
 this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
@@ -302,6 +307,7 @@ from torch_envcheck.explain.layer_rules.audio import (torchaudio_ffmpeg_missing,
     torchaudio_sox_missing, torchcodec_missing, ctranslate2_compute_type, whisper_fp16_on_cpu)
 from torch_envcheck.explain.layer_rules.vision import (select_device_hides_gpu, torchvision_image_warning,
     spconv_cpu_build, nvdec_driver_library)
+from torch_envcheck.explain.layer_rules.graphs import dgl_library_for_torch, index_only_distribution
 from torch_envcheck.explain.layer_rules.profiling import (gpu_counters_restricted, cupti_subscriber_taken,
     cupti_library_not_found, nvprof_on_ampere, nvml_query_not_supported, nvml_function_missing, pynvml_missing)
 from torch_envcheck.explain.layer_rules.nccl import (nccl_ib_async_event, nccl_ib_completion, nccl_shared_memory_limit,
@@ -321,7 +327,7 @@ from torch_envcheck.explain.layer_rules.packaging import (conda_virtual_cuda, cu
 from torch_envcheck.explain.layer_rules.program import (conv_input_channels, frozen_app_import, index_past_size,
     cuda_in_forked_child, child_killed_by_oom, lightning_gpu_setting,
     mps_array_over_4gb, autocast_refused, sdpa_no_kernel, xformers_inputs_refused, half_precision_on_cpu,
-    vllm_memory_taken_at_start)
+    vllm_memory_taken_at_start, op_input_size_check)
 from torch_envcheck.explain.layer_rules.runtimes import (jax_cuda_library_not_found, jaxlib_without_cuda, onnxruntime_cpu_only,
     onnxruntime_cuda_libraries, framework_cpu_build, jax_pjrt_plugin_mismatch, tensorrt_version_mismatch,
     jax_xla_compiler_pieces, jax_cuda_library_too_old, ggml_binary_archs, llm_runtime_cpu_only, launcher_finds_no_gpu,
@@ -420,7 +426,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          driver_below_component_floor, torchaudio_ffmpeg_missing, torchaudio_no_backend, torchaudio_sox_missing,
          torchcodec_missing, ctranslate2_compute_type, whisper_fp16_on_cpu, companion_cuda_differs,
          select_device_hides_gpu, torchvision_image_warning, spconv_cpu_build, nvdec_driver_library,
-         static_library_without_pic)
+         static_library_without_pic, dgl_library_for_torch, index_only_distribution, op_input_size_check)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

@@ -371,9 +371,9 @@ def _companion_for_another_torch(ent, text, s: dict, caps: dict, pkg: str):
 
 # torchaudio's and torchvision's own start-up check (torchaudio/_extension/utils.py, torchvision/extension.py): the
 # CUDA each was built with, both printed
-_COMPANION_CUDA = re.compile(r"Detected that PyTorch and (?P<pkg>[Tt]orch[Aa]udio|[Tt]orch[Vv]ision) were compiled with "
+_COMPANION_CUDA = re.compile(r"Detected that PyTorch and (?P<pkg>[A-Za-z][\w-]{1,40}) were compiled with "
                             r"different CUDA (?:major )?versions\.? PyTorch has CUDA [Vv]ersion\s{0,2}[=:]?\s{0,2}"
-                            r"(?P<torch_cuda>\d{1,2}\.\d{1,2}) (?:whereas|and) \w{5,12} has CUDA [Vv]ersion\s{0,2}[=:]?"
+                            r"(?P<torch_cuda>\d{1,2}\.\d{1,2}) (?:whereas|and) [\w-]{3,40} has CUDA [Vv]ersion\s{0,2}[=:]?"
                             r"\s{0,2}(?P<pkg_cuda>\d{1,2}\.\d{1,2})")
 
 
@@ -390,6 +390,8 @@ def companion_cuda_differs(ent, text):
     torch_cuda, pkg_cuda = m.group("torch_cuda"), m.group("pkg_cuda")
     tag = _cu_tag(torch_cuda)
     torch_v = ent.versions.get("torch")
+    if pkg not in _COMPANIONS:
+        return _extension_cuda_differs(ent, text, m, tail, pkg.replace("_", "-"), torch_cuda, pkg_cuda, tag, torch_v)
     pair = _COMPANIONS[pkg](torch_v) if torch_v else None
     pin = f"\"{pkg}=={pair}.*\"" if pair else pkg
     caps = {"package": pkg, "torch_cuda": torch_cuda, "pkg_cuda": pkg_cuda, "tag": tag, "torch": torch_v}
@@ -409,6 +411,31 @@ def companion_cuda_differs(ent, text):
                                            "what": "torchaudio's _check_cuda_version"},
                                           {"url": "https://pytorch.org/get-started/previous-versions/",
                                            "what": "the torchvision and torchaudio releases paired with each torch"}))
+    return _match(sig, text, len(text) - len(tail) + m.start(), caps)
+
+
+def _extension_cuda_differs(ent, text, m, tail, pkg, torch_cuda, pkg_cuda, tag, torch_v):
+    """The same check in a torch extension of another project (PyG's torch_scatter, torch_sparse, ...): its wheel for
+    torch's CUDA from the index its project publishes builds on, or a build against this torch."""
+    index = compiled_modules.prebuilt_index(pkg)
+    base = (torch_v or "").partition("+")[0]
+    url = index["url"].format(torch=base or "<torch version>", torch_mm=".".join(base.split(".")[:2]) or "<torch>",
+                              cu=tag or "cuXYZ") if index else None
+    caps = {"package": pkg, "torch_cuda": torch_cuda, "pkg_cuda": pkg_cuda, "tag": tag}
+    sig = _sig("extension-cuda-differs", "toolchain",
+               "{package} was built for CUDA {pkg_cuda}, torch for CUDA {torch_cuda}", 86,
+               "{package} checks at import that its compiled part was built for torch's CUDA: torch is the CUDA "
+               "{torch_cuda} build, {package} the CUDA {pkg_cuda} one. torch is fine; {package} has to be its build for "
+               "torch's CUDA.",
+               fix=("Install its wheel for torch's build from its project's index: `pip install --force-reinstall "
+                    "--no-deps " + pkg + " -f " + url + "`" + ("" if base else " (torch's version: `python -c \"import "
+                                                                  "torch; print(torch.__version__)\"`)") if url else
+                    "Install the " + pkg + " build made for torch's CUDA {torch_cuda} (its install page names the index), "
+                    "or build it against this torch (`pip install --no-build-isolation --no-cache-dir " + pkg + "`).") +
+                   " Leave torch as it is.",
+               areas=("extension", "torch"),
+               sources=(({"url": index["source"], "what": f"{pkg}'s builds per torch and CUDA"},) if index else ()) +
+                       (SOURCES["ext"],))
     return _match(sig, text, len(text) - len(tail) + m.start(), caps)
 
 

@@ -383,3 +383,30 @@ def vllm_memory_taken_at_start(ent, text):
                          "what": "vLLM: gpu_memory_utilization, the share of GPU memory an instance takes"},))
     return _match(sig, text, at, {"free": m.group("free"), "total": m.group("total"), "util": m.group("util"),
                                   "share": f"{share:.2f}" if share else "0.8"})
+
+
+# an operator's own check on its inputs' sizes, written as TORCH_CHECK/TORCH_INTERNAL_ASSERT over .size()/.dim()/
+# .numel() ("pseudo.size(1) == kernel_size.numel() INTERNAL ASSERT FAILED ... Input mismatch"): the tensors the
+# program passed, whatever the message's word for it
+_SIZE_CHECK = re.compile(r"(?P<cond>[\w.\[\]]{1,60}\.(?:size|dim|numel|sizes)\(\d{0,2}\)(?:\[\d{1,2}\])?\s{0,2}"
+                         r"(?:==|!=|<=|>=|<|>)\s{0,2}[\w.\[\]()]{1,60}) (?:INTERNAL ASSERT FAILED|CHECK FAILED|"
+                         r"check failed)")
+
+
+def op_input_size_check(ent, text):
+    m, at = last_in_tail(_SIZE_CHECK, text, "FAILED")
+    if m is None:
+        m, at = last_in_tail(_SIZE_CHECK, text, "failed")
+    if m is None:
+        return None
+    sig = _sig("op-input-size-check", "not-environment",
+               "an operator's check on its inputs' sizes failed ({cond})", 76,
+               "The failing condition compares the sizes of the tensors an operator was given ({cond}): the operator "
+               "(a torch op or an extension's, such as torch_spline_conv's) received inputs whose shapes do not fit "
+               "each other or its parameters. The check is the operator's own; the installation is not involved.",
+               look_at="Print the shapes of the tensors passed to the failing call (the frame above the error) and "
+                       "compare them with what the layer was built for (its dim, kernel_size, number of channels or "
+                       "features, the edge attributes' columns).",
+               areas=("program",), sources=({"url": "https://pytorch.org/cppdocs/notes/tensor_basics.html",
+                                             "what": "ATen tensors: size(), dim(), numel()"},))
+    return _match(sig, text, at, {"cond": m.group("cond")})
