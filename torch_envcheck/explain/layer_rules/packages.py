@@ -369,8 +369,8 @@ def _companion_for_another_torch(ent, text, s: dict, caps: dict, pkg: str):
                                            torch_note=f" {caps['torch']}" if caps.get("torch") else None))
 
 
-# torchaudio's and torchvision's own start-up check (torchaudio/_extension/utils.py, torchvision/extension.py): the
-# CUDA each was built with, both printed
+# torchaudio's and torchvision's own start-up check (torchaudio/_extension/utils.py, torchvision/extension.py), which
+# PyG's extensions (torch_scatter, torch_sparse, ...) print in the same words: the CUDA each side was built with
 _COMPANION_CUDA = re.compile(r"Detected that PyTorch and (?P<pkg>[A-Za-z][\w-]{1,40}) were compiled with "
                             r"different CUDA (?:major )?versions\.? PyTorch has CUDA [Vv]ersion\s{0,2}[=:]?\s{0,2}"
                             r"(?P<torch_cuda>\d{1,2}\.\d{1,2}) (?:whereas|and) [\w-]{3,40} has CUDA [Vv]ersion\s{0,2}[=:]?"
@@ -378,8 +378,9 @@ _COMPANION_CUDA = re.compile(r"Detected that PyTorch and (?P<pkg>[A-Za-z][\w-]{1
 
 
 def companion_cuda_differs(ent, text):
-    """torchaudio/torchvision refusing to start beside a torch of another CUDA: the wheel of the same release line from
-    torch's own CUDA index, named with the tag read from the message."""
+    """A package refusing to start beside a torch of another CUDA: for torchaudio/torchvision the wheel of the release
+    paired with torch from torch's own CUDA index (the tag read from the message); for another extension its project's
+    index (_extension_cuda_differs)."""
     tail = text[-CONTEXT_TAIL:]
     if "compiled with different CUDA" not in tail:
         return None

@@ -1,5 +1,5 @@
 """Layer rules for the computer-vision libraries built on torch (YOLO's device helper, torchvision's image extension,
-spconv/cumm, NVIDIA's video decoder under decord, DALI, torchaudio or FFmpeg builds), read from their own messages.
+spconv/cumm, NVIDIA's video decoder libraries under decord and other GPU video readers), read from their own messages.
 
     select_device_hides_gpu  "CUDA unavailable, invalid device X requested" from the select_device helper YOLOv3/v5/v7
                          copied into many projects, where the device string is not a GPU index or torch sees the GPU
