@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from torch_envcheck.explain.layer_rules.kit import _WINDOWS_TEXT, _context, _match, _sig, last_in_tail
+from torch_envcheck.explain.layer_rules.kit import _WINDOWS_TEXT, _context, _match, _sig, error_after, last_in_tail
 from torch_envcheck.knowledge import audio_io
 from torch_envcheck.knowledge.gpu_generations import capability_of
 
@@ -257,8 +257,6 @@ def ctranslate2_compute_type(ent, text):
 
 
 _WHISPER_FP16 = re.compile(r"FP16 is not supported on CPU; using FP32 instead")
-_ERROR_AFTER = re.compile(r"Traceback \(most recent call last\)|\b[A-Z]\w{2,40}(?:Error|Exception)\b(?!')|\bSegmentation fault|"
-                          r"\bAborted\b")
 
 
 def whisper_fp16_on_cpu(ent, text):
@@ -266,7 +264,7 @@ def whisper_fp16_on_cpu(ent, text):
     if m is None:
         return None
     # the warning is the answer only when nothing fails after it: an error below it is the failure, whatever it is
-    if _ERROR_AFTER.search(text, m.end() + (at - m.start())):
+    if error_after(text, m, at):
         return None
     sig = _sig("whisper-fp16-on-cpu", "not-environment",
                "Whisper runs on the CPU, where it computes in FP32 (a warning)", 70,

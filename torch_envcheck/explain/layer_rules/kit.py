@@ -189,6 +189,16 @@ def in_container(ent, text: str) -> bool:
     return bool(ent.platform.get("container")) or _CONTAINER_WORDS.search(text[-CONTEXT_TAIL:]) is not None
 
 
+# A failure printed after a warning: the warning is then not the answer (a traceback, an exception's name, a crash)
+_ERROR_AFTER = re.compile(r"Traceback \(most recent call last\)|\b[A-Z]\w{2,40}(?:Error|Exception)\b(?!')|"
+                          r"\bSegmentation fault|\bAborted\b")
+
+
+def error_after(text: str, m, at: int) -> bool:
+    """Whether the text reports a failure after the match m (a match on the tail, at its position in the text)."""
+    return _ERROR_AFTER.search(text, m.end() + (at - m.start())) is not None
+
+
 def _bare(code: dict) -> str:
     name = code["name"]
     name = re.sub(r"^(?:cuda(?:Error)?|CUDA_(?:ERROR_)?|CU(?:BLAS|SPARSE|SOLVER|RAND|DNN)_STATUS_|CUFFT_|NVRTC_(?:ERROR_)?|"

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 
-from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _cu_tag, _match, _sig, in_container, last_in_tail
+from torch_envcheck.explain.layer_rules.kit import (CONTEXT_TAIL, _cu_tag, _match, _sig, error_after, in_container,
+    last_in_tail)
 
 _YOLO_SELECT_DEVICE = {"url": "https://github.com/ultralytics/yolov5/blob/70929b0c0521c2842096a2ae54f3c7df708a9ce5/utils/"
                                "torch_utils.py",
@@ -61,8 +62,6 @@ def select_device_hides_gpu(ent, text):
 
 _IMAGE_WARNING = re.compile(r"Failed to load image Python extension:? ?(?P<reason>'[^'\n]{0,300}'|\"[^\"\n]{0,300}\"|"
                             r"[^\n]{0,300})")
-_ERROR_AFTER = re.compile(r"Traceback \(most recent call last\)|\b[A-Z]\w{2,40}(?:Error|Exception)\b(?!')|"
-                          r"\bSegmentation fault|\bAborted\b")
 
 
 def torchvision_image_warning(ent, text):
@@ -74,7 +73,7 @@ def torchvision_image_warning(ent, text):
     # the bare warning: an empty reason, or torchvision's own advice text that follows it
     bare = reason in ("", "''", '""') or reason.startswith(("''If you don't", "If you don't")) or \
         reason.startswith("'' If")
-    if not bare or _ERROR_AFTER.search(text, m.end() + (at - m.start())):
+    if not bare or error_after(text, m, at):
         return None
     sig = _sig("torchvision-image-extension-warning", "not-environment",
                "torchvision's image extension did not load (a warning)", 68,
