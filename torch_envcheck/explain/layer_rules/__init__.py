@@ -183,6 +183,10 @@ match.Match whose signature is made here, or None:
                      version it ships, a plain release number (not conda-forge's .postNNN); pip finding no pyg-lib
                      -> its project's index (PyPI carries none)
     op_input_size_check  an operator's check over .size()/.dim()/.numel() failing -> the program's tensors
+    pickle_for_workers, spawn_reimports_main, start_method_already_set, dataloader_option_refused, worker_raised,
+    pin_memory_thread_failed, worker_segfault  the DataLoader's workers and multiprocessing (workers.py): pickling
+                     under spawn, an unguarded main module, the start method set twice, the DataLoader's own argument
+                     checks, a worker's own exception, the pin-memory thread, a worker's native crash -> not-environment
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -257,7 +261,7 @@ catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torch_release, driver_versions,
 gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson, interpreter,
-scheduler, profiling, graphics, audio, vision, graphs;
+scheduler, profiling, graphics, audio, vision, graphs, workers;
 this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
@@ -308,6 +312,8 @@ from torch_envcheck.explain.layer_rules.audio import (torchaudio_ffmpeg_missing,
 from torch_envcheck.explain.layer_rules.vision import (select_device_hides_gpu, torchvision_image_warning,
     spconv_cpu_build, nvdec_driver_library)
 from torch_envcheck.explain.layer_rules.graphs import dgl_library_for_torch, index_only_distribution
+from torch_envcheck.explain.layer_rules.workers import (pickle_for_workers, spawn_reimports_main, start_method_already_set,
+    dataloader_option_refused, worker_raised, pin_memory_thread_failed, worker_segfault)
 from torch_envcheck.explain.layer_rules.profiling import (gpu_counters_restricted, cupti_subscriber_taken,
     cupti_library_not_found, nvprof_on_ampere, nvml_query_not_supported, nvml_function_missing, pynvml_missing)
 from torch_envcheck.explain.layer_rules.nccl import (nccl_ib_async_event, nccl_ib_completion, nccl_shared_memory_limit,
@@ -426,7 +432,9 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          driver_below_component_floor, torchaudio_ffmpeg_missing, torchaudio_no_backend, torchaudio_sox_missing,
          torchcodec_missing, ctranslate2_compute_type, whisper_fp16_on_cpu, companion_cuda_differs,
          select_device_hides_gpu, torchvision_image_warning, spconv_cpu_build, nvdec_driver_library,
-         static_library_without_pic, dgl_library_for_torch, index_only_distribution, op_input_size_check)
+         static_library_without_pic, dgl_library_for_torch, index_only_distribution, op_input_size_check,
+         pickle_for_workers, spawn_reimports_main, start_method_already_set, dataloader_option_refused, worker_raised,
+         pin_memory_thread_failed, worker_segfault)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

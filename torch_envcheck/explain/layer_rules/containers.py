@@ -529,6 +529,20 @@ def _worker_died_spawned():
                                   "if __name__ == '__main__'"},))
 
 
+def _worker_killed():
+    return _sig("dataloader-worker-killed", "not-environment",
+                "a DataLoader worker was killed (SIGKILL): host memory or the job's memory limit", 72,
+                "A worker killed by SIGKILL, with no Python error, was ended from outside: on Linux by the kernel's "
+                "out-of-memory killer when the workers together hold more RAM than the host (or the container, or a "
+                "cluster job) may use. Shared memory failing shows as a bus error instead.",
+                look_at="Check `dmesg` (or the scheduler's job record) for the OOM kill; lower num_workers, the batch "
+                        "size or prefetch_factor, keep the dataset from loading everything into each worker, or ask the "
+                        "job for more memory. Nothing to install.",
+                causes=(), areas=("program",),
+                sources=({"url": "https://pytorch.org/docs/stable/data.html#multi-process-data-loading",
+                          "what": "torch.utils.data: each worker holds its own copy of the dataset object"},))
+
+
 def dataloader_worker_died(ent, text):
     tail = text[-CONTEXT_TAIL:]
     m = last_match(_WORKER_DIED, tail)
@@ -538,6 +552,9 @@ def dataloader_worker_died(ent, text):
     if sig_name and not sig_name.lower().startswith(("bus", "killed")):
         return None  # a segfault or an abort in a worker is the code it ran, the signal rules' to read
     container = bool(ent.platform.get("container")) or _context(text, r"/dev/shm|shm-size|shared memory|\bBus error")
+    if sig_name.lower().startswith("killed") and not _context(text, r"/dev/shm|shm-size|shared memory|\bBus error"):
+        # SIGKILL is not shared memory's signal (that is SIGBUS): the kernel's OOM killer, or a job's memory limit
+        return _match(_worker_killed(), text, len(text) - len(tail) + m.start(), {})
     if not container and not sig_name and (ent.platform.get("windows") or (
             _NOTEBOOK.search(tail) and not _POSIX_PATH.search(tail))):
         return _match(_worker_died_spawned(), text, len(text) - len(tail) + m.start(), {})

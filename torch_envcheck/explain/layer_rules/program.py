@@ -139,6 +139,7 @@ _INIT_ERROR = re.compile(r"CUDA error \(3\): initialization error|cuda runtime e
                          # error"): CUDA_ERROR_NOT_INITIALIZED's message after a fork
                          r"cuInit failed: initialization error")
 _FORKS = re.compile(r"multiprocessing|mp\.Process|Process Process-\d|num_workers|_worker_loop|DataLoader worker|"
+                    r"(?i:\bdataloader\b)|"
                     r"worker process|\bfork(?:ed)?\b|Pool\(|spawn|\b(?:child|parent) process")
 
 
