@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from torch_envcheck.explain.layer_rules.kit import _WINDOWS_TEXT, _context, _match, _sig, error_after, last_in_tail
+from torch_envcheck.explain.layer_rules.kit import _context, _match, _sig, error_after, last_in_tail, on_windows
 from torch_envcheck.knowledge import audio_io
 from torch_envcheck.knowledge.gpu_generations import capability_of
 
@@ -40,10 +40,6 @@ def _torchaudio_version(ent, text: str) -> str | None:
     return m.group("v") if m else None
 
 
-def _windows(ent, text: str) -> bool:
-    return bool(ent.platform.get("windows")) or _context(text, _WINDOWS_TEXT)
-
-
 # torchaudio <= 2.0 (_extension.py's _init_ffmpeg); 2.1 to 2.8 (torio's version search, "intialize" as spelt there)
 _FFMPEG_OLD = re.compile(r"FFmpeg libraries are not found\.? Please install FFmpeg")
 _FFMPEG_NEW = re.compile(r"Failed to in(?:it|t)i?ali[sz]e (?:the )?FFmpeg extension\.? Tried versions:? ?"
@@ -60,7 +56,7 @@ def torchaudio_ffmpeg_missing(ent, text):
         return None
     ta = _torchaudio_version(ent, text)
     row = audio_io.ffmpeg_for_torchaudio(ta) or audio_io.ffmpeg_for_torchaudio("2.1" if era == "new" else "2.0")
-    win = _windows(ent, text)
+    win = on_windows(ent, text)
     caps = {"torchaudio": ta, "majors": row["majors"], "conda": row["conda"]}
     sig = _sig("torchaudio-ffmpeg-not-found", "libraries",
                "torchaudio found no FFmpeg libraries it can load (it needs FFmpeg {majors})", 86,
@@ -112,7 +108,7 @@ def torchaudio_sox_missing(ent, text):
     m, at = last_in_tail(_SOX, text, None)
     if m is None:
         return None
-    win = _windows(ent, text)
+    win = on_windows(ent, text)
     ta = _torchaudio_version(ent, text)
     explanation = ("torchaudio's sox_io backend is its C++ extension over libsox; it is not built for Windows at all, "
                    "whatever is installed: soundfile is Windows' backend." if win else
@@ -155,7 +151,7 @@ def torchcodec_missing(ent, text):
     tail_after = text[at:at + 20000]
     ffmpeg_part = loading and _FFMPEG_LIB.search(tail_after) is not None
     torch_part = loading and _TORCH_SYMBOL.search(tail_after) is not None
-    win = _windows(ent, text)
+    win = on_windows(ent, text)
     if torch_part and not ffmpeg_part:
         sig = _sig("torchcodec-for-another-torch", "toolchain",
                    "TorchCodec was built for another torch than the one installed", 86,

@@ -168,6 +168,11 @@ def _context(text: str, pattern: str) -> bool:
 _WINDOWS_TEXT = r"[A-Za-z]:\\|\.dll\b|WinError|\\Lib\\site-packages|Windows"
 
 
+def on_windows(ent, text: str) -> bool:
+    """Whether the text comes from Windows: extract's platform reading, or Windows' marks in the tail."""
+    return bool(ent.platform.get("windows")) or _context(text, _WINDOWS_TEXT)
+
+
 # TensorFlow named, or its own messages: gpu_device.cc's "CUDA runtime implicit initialization on GPU:N failed"
 _TF_TEXT = r"tensorflow|TensorFlow|tf\.|xla/|stream_executor|TF_CPP|CUDA runtime implicit initialization on GPU:"
 

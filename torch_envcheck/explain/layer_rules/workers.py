@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from torch_envcheck.explain.layer_rules.kit import _WINDOWS_TEXT, _context, _match, _sig, last_in_tail
+from torch_envcheck.explain.layer_rules.kit import _context, _match, _sig, last_in_tail, on_windows
 
 _MP_DOC = {"url": "https://docs.python.org/3/library/multiprocessing.html#the-spawn-and-forkserver-start-methods",
            "what": "multiprocessing: under spawn the main module is imported again (guard it) and arguments are "
@@ -70,8 +70,7 @@ def spawn_reimports_main(ent, text):
     m, at = last_in_tail(_BOOTSTRAP, text, None)
     if m is None:
         m, at = last_in_tail(_BROKEN_PIPE, text, "BrokenPipeError")
-        if m is None or not _context(text, _WORKER_WORDS) or not (ent.platform.get("windows") or
-                                                                   _context(text, _WINDOWS_TEXT)):
+        if m is None or not _context(text, _WORKER_WORDS) or not on_windows(ent, text):
             return None
     sig = _sig("spawn-reimports-main", "not-environment",
                "spawned worker processes re-ran the main script: it lacks the __main__ guard", 80,
