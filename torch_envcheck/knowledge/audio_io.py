@@ -6,7 +6,7 @@ Each table carries the public source it was read from; explain's audio rules ask
 
 from __future__ import annotations
 
-import re
+from torch_envcheck._util.versions import major_minor
 
 SOURCES = {
     "torchaudio_install": {"url": "https://github.com/pytorch/audio/blob/0e01d387112a24b6ca665560d3221e043f05dc98/docs/"
@@ -64,15 +64,10 @@ CT2_FORCE_VARIABLE = {"float16": "CT2_CUDA_ALLOW_FP16", "int8_float16": "CT2_CUD
 CT2_NOT_ON_CPU = frozenset({"float16", "bfloat16", "int8_float16", "int8_bfloat16"})
 
 
-def _mm(version: str | None) -> tuple | None:
-    m = re.match(r"\s*(\d{1,3})\.(\d{1,3})", version or "")
-    return (int(m.group(1)), int(m.group(2))) if m else None
-
-
 def ffmpeg_for_torchaudio(version: str | None) -> dict | None:
     """The FFmpeg a torchaudio release loads ({'majors', 'conda', 'source'}); None for a release outside the table
     (2.9 on reads audio through TorchCodec) or an unreadable version."""
-    mm = _mm(version)
+    mm = major_minor(version)
     if mm is None:
         return None
     for lo, hi, row in _FFMPEG_BY_TORCHAUDIO:
@@ -82,11 +77,11 @@ def ffmpeg_for_torchaudio(version: str | None) -> dict | None:
 
 
 def torchaudio_uses_torchcodec(version: str | None) -> bool | None:
-    mm = _mm(version)
+    mm = major_minor(version)
     return None if mm is None else mm >= TORCHCODEC_FROM_TORCHAUDIO
 
 
 def torchcodec_for_torch(torch_version: str | None) -> str | None:
     """The torchcodec minor built for a torch release (None: not in the table)."""
-    mm = _mm(torch_version)
+    mm = major_minor(torch_version)
     return None if mm is None else _TORCHCODEC_FOR_TORCH.get(f"{mm[0]}.{mm[1]}")

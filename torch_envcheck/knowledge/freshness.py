@@ -15,6 +15,7 @@ the facts they read through the facts layer; nothing here reads a snapshot.
 from __future__ import annotations
 
 from torch_envcheck import knowledge as kb
+from torch_envcheck._util.versions import major_minor
 
 UPDATE_COMMAND = "torch-envcheck knowledge update"
 
@@ -64,15 +65,11 @@ def newest_release() -> str | None:
         return None
 
 
-def _mm(v):
-    return kb.major_minor(v)
-
-
 def is_newer_release(version, newest: str | None = None) -> bool:
     """Whether a torch version's release is newer than every release in the tables."""
     newest = newest or newest_release()
-    mm = _mm(version)
-    return bool(mm and newest and mm > _mm(newest))
+    mm = major_minor(version)
+    return bool(mm and newest and mm > major_minor(newest))
 
 
 def build_row(release_row: dict | None, tag: str | None) -> dict | None:
@@ -126,29 +123,29 @@ def driver_gap(driver_version, driver_cuda, torch_cuda, os_name: str | None = "L
     """The driver table ends before the CUDA torch uses ('torch-cuda') or before the CUDA the
     driver supports ('driver'); None when it covers both."""
     table = kb.load_table(kb.DRIVERS_FILE)
-    rows = [r for r in table.get("toolkit_minimums", []) if _mm(r.get("cuda"))]
+    rows = [r for r in table.get("toolkit_minimums", []) if major_minor(r.get("cuda"))]
     if not rows:
         return None
-    newest = max(rows, key=lambda r: _mm(r["cuda"]))["cuda"]
+    newest = max(rows, key=lambda r: major_minor(r["cuda"]))["cuda"]
     floors = {r.get("cuda_major") for r in table.get("compat_floors", [])}
     base = {"newest_cuda": newest, "driver_version": driver_version, "driver_cuda": driver_cuda,
             "torch_cuda": torch_cuda, "tables": tables_label(kb.DRIVERS_FILE, "driver"),
             **table_dates(kb.DRIVERS_FILE)}
-    tc, dc = _mm(torch_cuda), _mm(driver_cuda)
-    if tc and tc > _mm(newest):
+    tc, dc = major_minor(torch_cuda), major_minor(driver_cuda)
+    if tc and tc > major_minor(newest):
         return dict(base, kind="torch-cuda", major_known=tc[0] in floors)
-    if dc and dc > _mm(newest):
+    if dc and dc > major_minor(newest):
         return dict(base, kind="driver", major_known=dc[0] in floors)
     return None
 
 
 def gpu_gap(capability) -> dict | None:
     """A compute capability newer than every row of torch's device table (as copied)."""
-    cc = _mm(capability)
+    cc = major_minor(capability)
     if cc is None:
         return None
     table = kb.load_table(kb.CAPABILITIES_FILE)
-    keys = [_mm(k) for k in list(table.get("device_requirement", {})) + list(table.get("device_requirement_from_cuda_13_2", {}))]
+    keys = [major_minor(k) for k in list(table.get("device_requirement", {})) + list(table.get("device_requirement_from_cuda_13_2", {}))]
     keys = [k for k in keys if k]
     if not keys or cc <= max(keys):
         return None
@@ -160,12 +157,12 @@ def gpu_gap(capability) -> dict | None:
 def tensorflow_gap(tf_version, os_name: str = "linux") -> dict | None:
     """A TensorFlow release newer than the TensorFlow table's newest row for that OS."""
     from torch_envcheck.knowledge import tensorflow as tk  # noqa: PLC0415
-    mm = _mm(tf_version)
+    mm = major_minor(tf_version)
     rows = tk.releases(os_name)
     if not mm or not rows:
         return None
     newest = rows[-1]["tensorflow"]
-    if mm <= _mm(newest) or tk.build(kb.release_key(tf_version), os_name):
+    if mm <= major_minor(newest) or tk.build(kb.release_key(tf_version), os_name):
         return None
     return {"tensorflow": str(tf_version), "release": kb.release_key(tf_version), "newest": newest,
             "tables": tables_label(tk.TABLE, "TensorFlow"), **table_dates(tk.TABLE)}
@@ -209,7 +206,7 @@ def is_downgrade(installed_version, build: dict | None) -> bool:
     """Whether installing `build` would replace the installed torch with an older release."""
     if not build or not installed_version:
         return False
-    a, b = _mm(installed_version), _mm(build.get("torch"))
+    a, b = major_minor(installed_version), major_minor(build.get("torch"))
     return bool(a and b and b < a)
 
 

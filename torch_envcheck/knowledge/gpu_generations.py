@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 
+from torch_envcheck._util.versions import major_minor
+
 # (pattern over the GPU's name, compute capability), the most specific first
 _BY_NAME = (
     (r"(?:RTX|GTX) ?50\d0|RTX PRO \d{4}", "12.0"),
@@ -93,18 +95,13 @@ def requirement_of(name: str | None) -> dict | None:
     return None
 
 
-def _mm(v: str | None):
-    m = re.match(r"(\d{1,2})\.(\d{1,2})", v or "")
-    return (int(m.group(1)), int(m.group(2))) if m else None
-
-
 def needs_newer_cuda(name: str | None, cuda: str | None) -> dict | None:
     """When code built with CUDA `cuda` cannot have been compiled for GPU `name` (its toolkit predates the GPU's
     architecture): what the GPU needs; else None (also when either is unknown)."""
     cc = capability_of(name)
     first = first_cuda_for(cc)
-    have = _mm(cuda)
-    if not cc or not first or have is None or have >= _mm(first):
+    have = major_minor(cuda)
+    if not cc or not first or have is None or have >= major_minor(first):
         return None
     return {"gpu": name, "capability": cc, "sm": "sm_" + cc.replace(".", ""), "first_cuda": first,
             "cuda": f"{have[0]}.{have[1]}"}
@@ -125,12 +122,12 @@ def first_generation_beyond(cuda: str | None) -> dict | None:
 def generations_beyond(cuda: str | None) -> list:
     """Every NVIDIA architecture a build made with CUDA `cuda` has no code for, oldest first, each as
     first_generation_beyond gives it; [] when `cuda` is unknown or builds them all."""
-    have = _mm(cuda)
+    have = major_minor(cuda)
     if have is None:
         return []
     out = []
     for pattern, sm, _caps, first in reversed(_GENERATIONS):
-        if have < _mm(first):
+        if have < major_minor(first):
             name = re.match(r"\\b(\w+)", pattern.pattern).group(1)
             out.append({"generation": name, "sm": sm, "first_cuda": first, "examples": _EXAMPLES.get(name, "")})
     return out

@@ -22,6 +22,7 @@ import json
 import os
 import re
 
+from torch_envcheck._util.versions import major_minor
 from torch_envcheck.knowledge_update import learn
 
 
@@ -55,11 +56,6 @@ def shipped(name: str) -> dict:
         return json.load(fh)
 
 
-def _mm(v):
-    m = re.match(r"(\d+)\.(\d+)", str(v or ""))
-    return (int(m.group(1)), int(m.group(2))) if m else None
-
-
 def _lower(spec: str | None) -> str | None:
     """'>=3.11' -> '3.11' (the Python minimum a Requires-Python names)."""
     m = re.search(r">=\s*(\d+\.\d+)", spec or "")
@@ -89,15 +85,15 @@ def compare(got: learn.Learned, pytorch_read: bool = True) -> tuple[list[Differe
     rows = {r["torch"]: r for r in rel_table["releases"]}
     T = "torch_releases.json"
     no_pins, why = [], set()
-    for rel in sorted(got.torch, key=_mm):
+    for rel in sorted(got.torch, key=major_minor):
         tr = got.torch[rel]
         row = rows.get(rel)
         if rel in patches and patches[rel] != tr.latest:
             diffs.append(Difference("docker_images.json", f"latest_patch {rel}", "newest patch", patches[rel], tr.latest))
-        elif rel not in patches and (row is not None or not rows or _mm(rel) > max(_mm(r) for r in rows)):
+        elif rel not in patches and (row is not None or not rows or major_minor(rel) > max(major_minor(r) for r in rows)):
             diffs.append(Difference("docker_images.json", f"latest_patch {rel}", "newest patch", None, tr.latest))
         if row is None:
-            if _mm(rel) > max(_mm(r) for r in rows) or _mm(rel) >= min(_mm(r) for r in rows):
+            if major_minor(rel) > max(major_minor(r) for r in rows) or major_minor(rel) >= min(major_minor(r) for r in rows):
                 diffs.append(Difference(T, f"torch {rel}", "release", None, tr.latest, "on the index, not in the tables"))
             continue
         if tr.pythons and tr.pypi_platforms:
@@ -110,7 +106,7 @@ def compare(got: learn.Learned, pytorch_read: bool = True) -> tuple[list[Differe
                 diffs.append(Difference(T, f"torch {rel}", "python_max", row.get("python_max"), tr.pythons[-1],
                                         f"CPython wheels of {rel}.x"))
         low = _lower(tr.requires_python)
-        if low and row.get("python_min") and _mm(low) > _mm(row["python_min"]):
+        if low and row.get("python_min") and major_minor(low) > major_minor(row["python_min"]):
             # Requires-Python may be looser than the wheels (2.5.1: >=3.8.0, wheels from 3.9), never stricter
             diffs.append(Difference(T, f"torch {rel}", "python_min (Requires-Python)", row.get("python_min"),
                                     tr.requires_python))
@@ -144,9 +140,9 @@ def compare(got: learn.Learned, pytorch_read: bool = True) -> tuple[list[Differe
                 diffs.append(Difference(T, f"torch {rel} {tag}", "build", "listed", None,
                                         f"the {tag} index has no torch {rel} wheel"))
     if got.torch:
-        lo, hi = min((_mm(r) for r in got.torch)), max((_mm(r) for r in got.torch))
+        lo, hi = min((major_minor(r) for r in got.torch)), max((major_minor(r) for r in got.torch))
         for rel in rows:
-            if lo <= _mm(rel) <= hi and rel not in got.torch:
+            if lo <= major_minor(rel) <= hi and rel not in got.torch:
                 diffs.append(Difference(T, f"torch {rel}", "release", "listed", None, "no wheel of it on the index"))
     if no_pins:
         skipped.append("torch's Requires-Dist (CUDA tag and cuDNN of PyPI's wheel) of " + "; ".join(no_pins)
@@ -163,11 +159,11 @@ def compare(got: learn.Learned, pytorch_read: bool = True) -> tuple[list[Differe
     tf_rows = {r["tensorflow"]: r for r in tf.get("builds", []) if r.get("os") == "linux"}
     F = "tensorflow_builds.json"
     unread_tf = []
-    for rel in sorted(got.tensorflow, key=_mm):
+    for rel in sorted(got.tensorflow, key=major_minor):
         tr = got.tensorflow[rel]
         row = tf_rows.get(rel)
         if row is None:
-            if tf_rows and _mm(rel) >= min(_mm(r) for r in tf_rows):  # older than the first row: never covered
+            if tf_rows and major_minor(rel) >= min(major_minor(r) for r in tf_rows):  # older than the first row: never covered
                 diffs.append(Difference(F, f"tensorflow {rel} linux", "release", None, tr.latest,
                                         "on the index, not in the tables"))
             continue
@@ -192,9 +188,9 @@ def compare(got: learn.Learned, pytorch_read: bool = True) -> tuple[list[Differe
                                         sorted(_canon_reqs(row.get("and_cuda")) - _canon_reqs(tr.and_cuda)) or None,
                                         sorted(_canon_reqs(tr.and_cuda) - _canon_reqs(row.get("and_cuda"))) or None,
                                         f"Requires-Dist with extra == 'and-cuda' of {tr.latest}"))
-            if tr.cuda and _mm(row.get("cuda")) != _mm(tr.cuda):
+            if tr.cuda and major_minor(row.get("cuda")) != major_minor(tr.cuda):
                 diffs.append(Difference(F, f"tensorflow {rel} linux", "cuda", row.get("cuda"), tr.cuda, "and-cuda pins"))
-            if tr.cudnn and _mm(row.get("cudnn")) != _mm(tr.cudnn):
+            if tr.cudnn and major_minor(row.get("cudnn")) != major_minor(tr.cudnn):
                 diffs.append(Difference(F, f"tensorflow {rel} linux", "cudnn", row.get("cudnn"), tr.cudnn, "and-cuda pins"))
     if unread_tf:
         skipped.append("TensorFlow's and-cuda pins of " + "; ".join(unread_tf))
@@ -211,12 +207,12 @@ def run_check(src: learn.Sources, fetcher=None, since: str = "2.4", tf_since: st
         src = dataclasses.replace(src, tags=tuple(sorted({b["tag"] for r in shipped("torch_releases.json")["releases"]
                                                           for b in r.get("builds", [])}, key=lambda t: int(t[2:]))))
     if "torch" in projects:
-        learn.learn_torch(fetcher, src, got, want=lambda rel: _mm(rel) >= _mm(since))
+        learn.learn_torch(fetcher, src, got, want=lambda rel: major_minor(rel) >= major_minor(since))
     if "tensorflow" in projects:
-        learn.learn_tensorflow(fetcher, src, got, want=lambda rel: _mm(rel) >= _mm(tf_since))
+        learn.learn_tensorflow(fetcher, src, got, want=lambda rel: major_minor(rel) >= major_minor(tf_since))
     diffs, skipped = compare(got, pytorch_read=bool(src.pytorch))
     return {"sources": src.describe(), "read": got.read, "problems": got.problems, "bytes_read": fetcher.used,
-            "torch_releases": sorted(got.torch, key=_mm), "tensorflow_releases": sorted(got.tensorflow, key=_mm),
+            "torch_releases": sorted(got.torch, key=major_minor), "tensorflow_releases": sorted(got.tensorflow, key=major_minor),
             "metadata_read": sum(len(t.metadata) for t in got.torch.values())
             + sum(1 for t in got.tensorflow.values() if t.and_cuda is not None),
             "skipped_files": got.skipped_files, "differences": [dataclasses.asdict(d) | {"line": d.line()} for d in diffs],

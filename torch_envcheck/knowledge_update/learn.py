@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from torch_envcheck._util.versions import major_minor
 from torch_envcheck.knowledge_update import index as ix
 
 PYPI_JSON = "https://pypi.org/pypi"
@@ -103,8 +104,8 @@ class Learned:
 
 
 def _mm(v) -> tuple:
-    m = re.match(r"(\d+)\.(\d+)", str(v or ""))
-    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+    """(major, minor), (0, 0) for what has none: this module sorts by it."""
+    return major_minor(str(v or "")) or (0, 0)
 
 
 def _vkey(v: str):

@@ -20,12 +20,8 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 
+from torch_envcheck._util.versions import major_minor
 from torch_envcheck.knowledge_update import learn
-
-
-def _mm(v):
-    from torch_envcheck.knowledge_update.check import _mm as mm  # noqa: PLC0415
-    return mm(v)
 
 
 def _lower(spec):
@@ -61,17 +57,17 @@ def overlay_doc(got: learn.Learned, src: learn.Sources, fetched: str | None = No
     from torch_envcheck.knowledge import overlay  # noqa: PLC0415
     from torch_envcheck.knowledge_update.check import shipped  # noqa: PLC0415
     rows = {r["torch"]: r for r in shipped("torch_releases.json")["releases"]}
-    newest = max(rows, key=_mm)
+    newest = max(rows, key=major_minor)
     patches = shipped("docker_images.json").get("latest_patch", {})
     releases, new_patches = [], {}
-    for rel in sorted(got.torch, key=_mm):
+    for rel in sorted(got.torch, key=major_minor):
         tr = got.torch[rel]
         row = rows.get(rel)
         if rel not in patches or _key(tr.latest) > _key(patches[rel]):
-            if row is not None or _mm(rel) > _mm(newest):
+            if row is not None or major_minor(rel) > major_minor(newest):
                 new_patches[rel] = tr.latest
         if row is None:
-            if _mm(rel) <= _mm(newest):
+            if major_minor(rel) <= major_minor(newest):
                 continue  # an old release the tables never covered: not what the doctor needs
             new = {"torch": rel, "latest_patch": tr.latest,
                    "python_min": tr.pythons[0] if tr.pythons else _lower(tr.requires_python),
@@ -95,11 +91,11 @@ def overlay_doc(got: learn.Learned, src: learn.Sources, fetched: str | None = No
         if builds:
             releases.append({"torch": rel, "builds": builds})
     tf_rows = {r["tensorflow"]: r for r in shipped("tensorflow_builds.json").get("builds", []) if r.get("os") == "linux"}
-    tf_newest = max(tf_rows, key=_mm) if tf_rows else "0.0"
+    tf_newest = max(tf_rows, key=major_minor) if tf_rows else "0.0"
     tf_builds = []
-    for rel in sorted(got.tensorflow, key=_mm):
+    for rel in sorted(got.tensorflow, key=major_minor):
         tr = got.tensorflow[rel]
-        if rel in tf_rows or _mm(rel) <= _mm(tf_newest):
+        if rel in tf_rows or major_minor(rel) <= major_minor(tf_newest):
             continue
         row = {"tensorflow": rel, "os": "linux", "python_min": tr.pythons[0] if tr.pythons else _lower(tr.requires_python),
                "python_max": tr.pythons[-1] if tr.pythons else None, "requires_python": tr.requires_python,
@@ -172,21 +168,21 @@ def run_update(src: learn.Sources, fetcher=None, write: bool = True, fetched: st
         src = dataclasses.replace(src, tags=default_tags())
     got = learn.Learned()
     rows = {r["torch"]: r for r in shipped("torch_releases.json")["releases"]}
-    newest = max(rows, key=_mm)
+    newest = max(rows, key=major_minor)
     incomplete = {k for k, r in rows.items() if r.get("builds_complete") is False}
 
     def want(rel):  # metadata only where the tables lack something
-        return rel not in rows or rel in incomplete or _mm(rel) >= _mm(newest)
+        return rel not in rows or rel in incomplete or major_minor(rel) >= major_minor(newest)
     learn.learn_torch(fetcher, src, got, want=want)
     # the PyPI builds of new releases name CUDA tags the tables may not have: read those indexes too
     new_tags = sorted({t for tr in got.torch.values() for t in tr.builds} - set(src.tags))
     if src.pytorch and new_tags:
         learn.learn_pytorch_index(fetcher, dataclasses.replace(src, tags=tuple(new_tags)), got, want)
     tf_rows = [r["tensorflow"] for r in shipped("tensorflow_builds.json").get("builds", [])]
-    tf_newest = max(tf_rows, key=_mm) if tf_rows else "0.0"
-    learn.learn_tensorflow(fetcher, src, got, want=lambda rel: _mm(rel) > _mm(tf_newest))
+    tf_newest = max(tf_rows, key=major_minor) if tf_rows else "0.0"
+    learn.learn_tensorflow(fetcher, src, got, want=lambda rel: major_minor(rel) > major_minor(tf_newest))
     result = {"read": got.read, "problems": got.problems, "bytes_read": fetcher.used, "path": None,
-              "torch_releases": sorted(got.torch, key=_mm), "tensorflow_releases": sorted(got.tensorflow, key=_mm),
+              "torch_releases": sorted(got.torch, key=major_minor), "tensorflow_releases": sorted(got.tensorflow, key=major_minor),
               "dropped": [], "not_learned": not_learned(got, want)}
     if not got.torch and not got.tensorflow:
         result["doc"] = None
@@ -207,7 +203,7 @@ def not_learned(got: learn.Learned, want) -> list[str]:
     wheels' metadata could not be read: which versions were seen, where, and why not."""
     from torch_envcheck._util.escape import terminal  # noqa: PLC0415
     out = []
-    for rel in sorted(got.unlearned, key=_mm):
+    for rel in sorted(got.unlearned, key=major_minor):
         tr = got.torch.get(rel)
         if tr is None or not want(rel):
             continue
@@ -229,7 +225,7 @@ def describe(doc: dict) -> list[str]:
             out.append(f"torch {r['torch']} (newest {r['latest_patch']}, {rng}): builds {builds or 'none seen'}")
         else:
             out.append(f"torch {r['torch']}: builds {builds}")
-    for rel, patch in sorted(t.get("docker_images.json", {}).get("latest_patch", {}).items(), key=lambda kv: _mm(kv[0])):
+    for rel, patch in sorted(t.get("docker_images.json", {}).get("latest_patch", {}).items(), key=lambda kv: major_minor(kv[0])):
         out.append(f"newest patch of torch {rel}: {patch}")
     for b in t.get("tensorflow_builds.json", {}).get("builds", []):
         out.append(f"tensorflow {b['tensorflow']} ({b['os']}): Python {b.get('python_min') or '?'}-"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib
 import re
 
+from torch_envcheck._util.versions import major_minor
 from torch_envcheck.explain.match import last_match
 from torch_envcheck.knowledge import gpu_generations
 from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, SOURCES, _bare, _cu_tag, _match, _sig
@@ -96,11 +97,6 @@ _COMPILER_REFUSES = re.compile(r"invalid value for --gpu-architecture|Unsupporte
 _ASKED_TARGET = re.compile(r"(?:-arch[= ]|--gpu-architecture[= ]|gpu architecture '|Value ')(?:sm|compute)_(?P<cc>\d{2,3})")
 
 
-def _mm(v: str | None):
-    m = re.match(r"(\d{1,2})\.(\d{1,2})", v or "")
-    return (int(m.group(1)), int(m.group(2))) if m else None
-
-
 def arch_vs_toolkit(ent, text):
     """nvcc or NVRTC refusing a GPU target, with the toolkit's CUDA printed and the target known (asked on the
     command line, or the GPU named): the toolkit predates the target (it needs the first CUDA that has it) or
@@ -112,7 +108,7 @@ def arch_vs_toolkit(ent, text):
         return None
     v = ent.versions
     cuda = v.get("nvcc") or v.get("torch_cuda") or v.get("cuda") or v.get("driver_cuda")
-    have = _mm(cuda)
+    have = major_minor(cuda)
     if have is None:
         return None
     asked = last_match(_ASKED_TARGET, tail)
@@ -127,13 +123,13 @@ def arch_vs_toolkit(ent, text):
     first, last = gpu_generations.first_cuda_for(cc), gpu_generations.last_cuda_for(cc)
     sm = "sm_" + cc.replace(".", "")
     values = {"gpu": gpu, "capability": cc, "sm": sm, "cuda": f"{have[0]}.{have[1]}"}
-    if first and have < _mm(first):
+    if first and have < major_minor(first):
         values["first_cuda"] = first
         fix = ("{gpu} (compute capability {capability}, {sm}) is newer than CUDA {cuda}, the toolkit that compiles here: "
                "its compiler has no name for it. Use CUDA {first_cuda} or newer (the toolkit, and the package's build "
                "made with it: a newer CuPy / torch wheel for that CUDA).")
         title = "CUDA {cuda} predates {sm}: it needs CUDA {first_cuda} or newer"
-    elif last and have > _mm(last):
+    elif last and have > major_minor(last):
         values["last_cuda"] = last
         fix = ("CUDA {cuda} no longer compiles for compute capability {capability} ({gpu}): that target is not "
                "supported after CUDA {last_cuda}, the GPU is too old for this toolkit. Use CUDA {last_cuda} or older with "
