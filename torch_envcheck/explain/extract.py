@@ -180,9 +180,9 @@ _CUDA_ERROR_N = re.compile(r"\b(?:[Ee]rror|code|returned|status|result|[Ff]ailur
                            r"(?::\s{0,2}|\s)?(?P<msg>[^\n]{1,160})?", re.ASCII)
 # also without its brackets, as a paste retyped or a log reformatted it ("OSError: WinError 1455 The paging file...")
 # and the Win32 loader's own calls by name, as C++ programs report them (ONNX Runtime: "LoadLibrary failed with error
-# 126"): GetLastError()'s code after LoadLibrary/LoadLibraryEx/GetProcAddress
+# 126", or "Loadlibrary" as some builds spell it): GetLastError()'s code after LoadLibrary/LoadLibraryEx/GetProcAddress
 _WINERROR = re.compile(r"\[WinError (?P<num>-?\d{1,10})\]|\( ?os error (?P<os>\d{1,6}) ?\)|\bWinError (?P<bare>\d{1,10})\b|"
-                       r"\b(?:LoadLibrary(?:Ex)?[AW]?|GetProcAddress)\b[^\n]{0,20}? failed(?: with)? error(?: code)?[ :=]{0,3}"
+                       r"\b(?:[Ll]oad[Ll]ibrary(?:Ex)?[AW]?|GetProcAddress)\b[^\n]{0,20}? failed(?: with)? error(?: code)?[ :=]{0,3}"
                        r"(?P<loader>\d{1,10})\b", re.ASCII)
 _ERRNO = re.compile(r"\[Errno (?P<num>\d{1,4})\]|\berrno[ =:]{1,3}(?P<num2>\d{1,4})\b", re.ASCII)
 # NVML's nvmlErrorString after nvidia-smi's (or a library's) "Failed to initialize NVML: " / "NVML error: "

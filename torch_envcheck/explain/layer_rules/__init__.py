@@ -187,6 +187,13 @@ match.Match whose signature is made here, or None:
     pin_memory_thread_failed, worker_segfault  the DataLoader's workers and multiprocessing (workers.py): pickling
                      under spawn, an unguarded main module, the start method set twice, the DataLoader's own argument
                      checks, a worker's own exception, the pin-memory thread, a worker's native crash -> not-environment
+    onnxruntime_provider_library, onnxruntime_tensorrt_provider, onnxruntime_trt_decryption,
+    onnx_export_unsupported_operator, openvino_gpu_not_intel, openvino_no_opencl_platform  inference runtimes and model
+                     export (inference.py): ONNX Runtime's provider library lacking the CUDA/cuDNN/TensorRT library it
+                     names (its release's majors), or a DLL on Windows; its TensorRT provider not created; the TensorRT
+                     EP's engine decryption switched on -> not-environment; torch.onnx without a conversion for an
+                     operator -> not-environment (the opset, the dynamo exporter); OpenVINO's GPU plugin on a GPU of
+                     another vendor -> arch; no OpenCL platform -> Intel's compute runtime
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -261,7 +268,7 @@ catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torch_release, driver_versions,
 gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson, interpreter,
-scheduler, profiling, graphics, audio, vision, graphs, workers;
+scheduler, profiling, graphics, audio, vision, graphs, workers, inference;
 this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
@@ -314,6 +321,8 @@ from torch_envcheck.explain.layer_rules.vision import (select_device_hides_gpu, 
 from torch_envcheck.explain.layer_rules.graphs import dgl_library_for_torch, index_only_distribution
 from torch_envcheck.explain.layer_rules.workers import (pickle_for_workers, spawn_reimports_main, start_method_already_set,
     dataloader_option_refused, worker_raised, pin_memory_thread_failed, worker_segfault)
+from torch_envcheck.explain.layer_rules.inference import (onnxruntime_provider_library, onnxruntime_tensorrt_provider,
+    onnxruntime_trt_decryption, onnx_export_unsupported_operator, openvino_gpu_not_intel, openvino_no_opencl_platform)
 from torch_envcheck.explain.layer_rules.profiling import (gpu_counters_restricted, cupti_subscriber_taken,
     cupti_library_not_found, nvprof_on_ampere, nvml_query_not_supported, nvml_function_missing, pynvml_missing)
 from torch_envcheck.explain.layer_rules.nccl import (nccl_ib_async_event, nccl_ib_completion, nccl_shared_memory_limit,
@@ -434,7 +443,9 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          select_device_hides_gpu, torchvision_image_warning, spconv_cpu_build, nvdec_driver_library,
          static_library_without_pic, dgl_library_for_torch, index_only_distribution, op_input_size_check,
          pickle_for_workers, spawn_reimports_main, start_method_already_set, dataloader_option_refused, worker_raised,
-         pin_memory_thread_failed, worker_segfault)
+         pin_memory_thread_failed, worker_segfault, onnxruntime_provider_library, onnxruntime_tensorrt_provider,
+         onnxruntime_trt_decryption, onnx_export_unsupported_operator, openvino_gpu_not_intel,
+         openvino_no_opencl_platform)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

@@ -4,10 +4,11 @@ check (JAX), ONNX Runtime's execution providers and TensorRT's serialized engine
     xla_cudnn_version     XLA or JAX found an older cuDNN than it was built with (its three wordings)
                           -> cudnn: a cuDNN of the build's major at least as new (decoded: 8906 -> 8.9.6), for the
                           framework the text is from
-    onnxruntime_cpu_only  the providers ONNX Runtime offers lack CUDAExecutionProvider
+    onnxruntime_cpu_only  the providers ONNX Runtime offers lack CUDAExecutionProvider (and no list or attempt in the
+                          text shows the GPU package) -> torch-build: onnxruntime-gpu alone (the CPU package shares its
+                          module and shadows it); under Rust's ort crate, its cuda feature and a GPU build to link
     onnxruntime_cuda_libraries  onnxruntime-gpu's CUDA provider cannot load the CUDA/cuDNN it was built with
                           -> libraries: those majors (printed, or its requirements table), PATH, preload_dlls
-                          -> torch-build: onnxruntime-gpu alone (the CPU package shares its module and shadows it)
     tensorrt_engine_version  TensorRT cannot deserialize an engine: it was built by another TensorRT
                           -> libraries: build the engine again with the TensorRT that runs it
     jax_cuda_library_not_found  JAX's start-up check: "The cuSPARSE library was not found"
@@ -124,6 +125,10 @@ _ORT_GPU_PKG = re.compile(r"\bonnxruntime-gpu(?:==|[ \t]{1,30})\d")
 
 # one of the two packages uninstalled beside the other takes the shared module's files with it: the module left has
 # no InferenceSession (or no get_available_providers)
+# Rust's ort crate (its module paths in a log line, its sys crate)
+_RUST_ORT = re.compile(r"\bort::(?:execution_providers|session|environment)\b|\bort[-_]sys\b")
+_ORT_GPU_TRIED = re.compile(r"onnxruntime_providers_cuda|Failed to create CUDAExecutionProvider|"
+                            r"CUDA_PATH is set but CUDA wasn'?t able to be loaded")
 _ORT_BROKEN = re.compile(r"module 'onnxruntime' has no attribute '(?:InferenceSession|get_available_providers|"
                          r"SessionOptions|get_device)'")
 
@@ -152,10 +157,30 @@ def onnxruntime_cpu_only(ent, text):
         m = lists[-1] if lists and "CUDAExecutionProvider" not in lists[-1].group(0) else None
         if m is None or not re.search(r"(?i)cuda|gpu|onnxruntime-gpu", tail):
             return None
+        # a list of the session's providers (get_providers) without CUDA's, where the package's own list has it or its
+        # CUDA provider was tried: the GPU package is the one imported, and the provider did not load (other rules)
+        if any("CUDAExecutionProvider" in x.group(0) for x in lists) or _ORT_GPU_TRIED.search(tail) is not None:
+            return None
         at = len(text) - 16384 + m.start() if len(tail) >= 16384 else len(text) - len(tail) + m.start()
     else:
         at = len(text) - len(tail) + m.start()
     both = _ORT_CPU_PKG.search(tail) is not None and _ORT_GPU_PKG.search(tail) is not None
+    if _RUST_ORT.search(tail) is not None:
+        sig = _sig("onnxruntime-without-cuda-provider", "torch-build",
+                   "the ONNX Runtime library Rust's ort crate links has no CUDA provider", 84,
+                   "Rust's ort crate registers CUDAExecutionProvider only when the ONNX Runtime library it links or loads "
+                   "was built with CUDA; this one (a CPU build: the crate's default download, or a static library built "
+                   "without CUDA) has none, so ort falls back to the CPU.",
+                   fix="Enable ort's `cuda` Cargo feature and give it a GPU build of ONNX Runtime: Microsoft's "
+                       "onnxruntime-linux-x64-gpu / onnxruntime-win-x64-gpu release, through ORT_LIB_LOCATION when "
+                       "linking or ORT_DYLIB_PATH with the `load-dynamic` feature, with the CUDA and cuDNN of that "
+                       "release (ONNX Runtime's CUDA requirements table) on the loader's path.",
+                   causes=(("wrong-build", "the installed build has no CUDA support", ("TE203",)),), areas=("torch",),
+                   sources=({"url": "https://docs.rs/crate/ort/1.14.1",
+                             "what": "ort's Cargo features (cuda), ORT_LIB_LOCATION and the system strategy"},
+                            {"url": "https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html",
+                             "what": "the CUDA execution provider and its CUDA/cuDNN requirements"}))
+        return _match(sig, text, at, {})
     sig = _sig("onnxruntime-without-cuda-provider", "torch-build",
                "ONNX Runtime offers no CUDAExecutionProvider: the CPU package is the one imported", 84,
                "CUDAExecutionProvider exists only in the onnxruntime-gpu package. The onnxruntime package (CPU) "
@@ -202,10 +227,10 @@ def tensorrt_engine_version(ent, text):
                "(and, by default, on the GPU model it was built on). This one carries another version tag" +
                (" ({engine}, the runtime's is {runtime})" if caps else "") + ": it was built elsewhere or before "
                "TensorRT was upgraded, or a second TensorRT on LD_LIBRARY_PATH is the one loaded now.",
-               fix="Build the engine again on this machine with the TensorRT that runs it (delete the cached "
+               fix="Rebuild the engine on this machine with the TensorRT that runs it (delete the cached "
                    ".engine/.plan/.trt files so the program rebuilds them, or convert the ONNX model again with "
-                   "trtexec); check that the TensorRT that builds and the one that runs are the same (one TensorRT on "
-                   "LD_LIBRARY_PATH, the tensorrt Python package of the same version).",
+                   "trtexec); build and run with the same TensorRT version (one TensorRT on LD_LIBRARY_PATH, the "
+                   "tensorrt Python package of that version).",
                causes=(("ld-path", "LD_LIBRARY_PATH holds libraries of another version", ("TE501",)),),
                areas=("libraries",),
                sources=({"url": "https://docs.nvidia.com/deeplearning/tensorrt/latest/getting-started/support-matrix-10/"

@@ -1,0 +1,290 @@
+"""Layer rules for inference runtimes and model export beside torch (ONNX Runtime's execution providers, torch.onnx,
+OpenVINO's GPU plugin), read from their own messages.
+
+    onnxruntime_provider_library  ONNX Runtime's provider library (onnxruntime_providers_cuda/tensorrt) failing to load:
+                         on Linux with the library it lacks named (libcublasLt.so.11: the build's CUDA 11; libcudnn.so.8:
+                         cuDNN 8; libnvinfer.so.8: TensorRT 8) -> libraries or cudnn: that library where the loader
+                         looks, or the onnxruntime-gpu built for what is installed; on Windows, LoadLibrary's error 126
+                         -> windows-runtime: the DLLs of the build's CUDA and cuDNN majors (its release, when printed,
+                         names them) on PATH
+    onnxruntime_tensorrt_provider  "Failed to create TensorrtExecutionProvider" with no CUDA provider failure after it
+                         -> libraries: the TensorRT ONNX Runtime was built with, on the loader's path (or CUDA alone)
+    onnxruntime_trt_decryption  "TensorRT EP could not open shared library from": the engine-decryption option is on
+                         -> not-environment: trt_engine_decryption_enable (an uninitialised options struct in C)
+    onnx_export_unsupported_operator  torch.onnx's UnsupportedOperatorError and its older wordings -> not-environment:
+                         the opset it names, the dynamo exporter, a custom symbolic or the model's code
+    openvino_gpu_not_intel  OpenVINO's GPU plugin refusing a GPU of another vendor ("invalid vendor type") -> arch:
+                         the CPU device, an Intel GPU, or a runtime for that GPU
+    openvino_no_opencl_platform  OpenVINO's GPU plugin finding no OpenCL platform (clGetPlatformIDs -1001) -> the
+                         Intel GPU compute runtime: installed, and new enough for the GPU (arch where the text names
+                         the Intel processor or graphics; else driver)
+"""
+
+from __future__ import annotations
+
+import re
+
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig, last_in_tail, on_windows
+from torch_envcheck.explain.match import last_match
+from torch_envcheck.knowledge import inference_runtimes as rt
+
+_ORT_RELEASE = re.compile(r"(?i)onnxruntime-(?:win|linux|osx)-[\w-]{0,30}?(?:cuda(?P<cu>1\d)-)?(?P<v1>1\.\d{1,2}(?:\.\d{1,2})?)\b|"
+                          r"\b(?:onnxruntime(?:[-_]gpu)?|Microsoft\.ML\.OnnxRuntime(?:\.Gpu)?|ORT)(?:==|\s{1,4}v?|-v?)"
+                          r"(?P<v2>1\.\d{1,2}(?:\.\d{1,2})?)\b")
+# provider_bridge_ort.cc's ProviderLibrary::Get on Linux (dlerror's text after "with error: ") and on Windows
+# (GetLastError's code after LoadLibrary)
+_ORT_PROVIDER_LINUX = re.compile(r"Failed to load library (?:lib)?onnxruntime_providers_(?P<ep>cuda|tensorrt)\.so with error: "
+                                 r"(?P<lib>[\w.+-]{3,60}\.so(?:\.\d{1,3}){0,4}): cannot open shared object file")
+_ORT_PROVIDER_WINDOWS = re.compile(r"\b[Ll]oad[Ll]ibrary failed with error (?P<code>126|127|193)\b[^\n]{0,300}?"
+                                   r"onnxruntime_providers_(?P<ep>cuda|tensorrt)\.dll")
+# GetLastError's codes after LoadLibrary (winerror.h)
+_LOADER_CODES = {"126": "a DLL it links was not found (ERROR_MOD_NOT_FOUND)",
+                 "127": "a function it imports is missing from a DLL it found (ERROR_PROC_NOT_FOUND): another version "
+                        "of that DLL came first on the search path",
+                 "193": "a DLL it links is not a valid 64-bit Windows library (ERROR_BAD_EXE_FORMAT): a 32-bit copy "
+                        "came first on the search path"}
+_CUDNN_NAMED = re.compile(r"(?i)cu?dnn[ _-]?v?(?P<major>[789])\b|cudnn64_(?P<dll>[789])\.dll")
+_ORT_DOC = rt.SOURCES["ort_cuda"]
+
+
+_CUDA_WORDS = re.compile(r"(?i)\bCUDA[ _-]?(?:version[ :]{1,3})?(?P<major>1[0-3])(?:\.\d{1,2})?\b")
+
+
+def _cuda_named(text: str) -> str | None:
+    """The CUDA major the text names ("CUDA 12.2", "cuda11"), the last one; None when it names none."""
+    m = last_match(_CUDA_WORDS, text[-CONTEXT_TAIL:])
+    return m.group("major") if m else None
+
+
+def _ort_release(text: str) -> tuple:
+    """(the ONNX Runtime release the text names, the CUDA major its package name names) or (None, None)."""
+    m = last_match(_ORT_RELEASE, text[-CONTEXT_TAIL:])
+    if m is None:
+        return None, None
+    return (m.group("v1") or m.group("v2")), m.group("cu")
+
+
+def onnxruntime_provider_library(ent, text):
+    m, at = last_in_tail(_ORT_PROVIDER_LINUX, text, "onnxruntime_providers_")
+    windows = False
+    if m is None:
+        m, at = last_in_tail(_ORT_PROVIDER_WINDOWS, text, "onnxruntime_providers_")
+        windows = m is not None
+    if m is None:
+        return None
+    ep = m.group("ep")
+    release, named_cuda = _ort_release(text)
+    lib = None if windows else m.group("lib")
+    kind = rt.library_kind(lib) if lib else None
+    cuda_major = named_cuda or (kind["major"] if kind and kind["kind"] == "cuda" else None)
+    build = rt.ort_cuda_build(release, cuda_major) if release else None
+    have_cudnn = last_match(_CUDNN_NAMED, text[-CONTEXT_TAIL:])
+    have = (have_cudnn.group("major") or have_cudnn.group("dll")) if have_cudnn else None
+    caps = {"ep": "TensorRT" if ep == "tensorrt" else "CUDA", "release": release, "lib": lib}
+    if build:
+        caps.update(cuda=build["cuda"], cudnn=build["cudnn"])
+    needs = (" (release {release}: CUDA {cuda} and cuDNN {cudnn}, ONNX Runtime's requirements table)" if build else "")
+    other = (have and build and have != build["cudnn"])
+    if windows:
+        caps["code"] = m.group("code")
+        layer, sid = "windows-runtime", "onnxruntime-provider-dll-dependency"
+        title = "onnxruntime_providers_{ep_l}.dll cannot load a DLL it depends on (LoadLibrary error {code})"
+        why = ("LoadLibrary's error {code} for the provider DLL, which is there, means " +
+               _LOADER_CODES[m.group("code")] + ": the {ep} execution provider links the CUDA runtime, cuBLAS, cuFFT, cuRAND and cuDNN of the majors its build was made "
+               "with" + needs + ", and the MSVC runtime." +
+               (" cuDNN {have} is not one of them: builds for cuDNN 8 and cuDNN 9 are not interchangeable." if other
+                else ""))
+        fix = ("Give onnxruntime_providers_{ep_l}.dll the DLLs of its build: " +
+               ("CUDA {cuda} and cuDNN {cudnn}" if build else "the CUDA and cuDNN majors of your onnxruntime-gpu "
+                                                              "release (its requirements table)") +
+               ", with their bin folders on PATH (cuDNN 9 keeps its DLLs in bin\\<CUDA version>), and the latest "
+               "Visual C++ Redistributable (x64); or `import torch` (a CUDA torch of the same majors) before creating "
+               "the session, or call `onnxruntime.preload_dlls()` (1.21 and later) with the nvidia-* wheels installed. " +
+               ("Or keep your cuDNN {have} and use the ONNX Runtime release built for it: " +
+                (rt.ort_cudnn_builds(have) or "its requirements table") + "." if other else
+                "Or install the onnxruntime-gpu release built for the CUDA and cuDNN you have.") +
+               " `where cudnn64_*.dll` in a new terminal shows which cuDNN PATH finds.")
+        caps["ep_l"] = ep
+        caps["have"] = have
+    else:
+        what = kind["what"] if kind else lib
+        caps["what"] = what
+        if kind and kind["kind"] == "cudnn":
+            layer, sid = "cudnn", "onnxruntime-provider-needs-cudnn"
+            cu = cuda_major or (build["cuda"].split(".")[0] if build else None) or _cuda_named(text)
+            wheel = ("`pip install \"nvidia-cudnn-cu" + cu + "==" + kind["major"] + ".*\"`" if cu else
+                     "`pip install \"nvidia-cudnn-cu12==" + kind["major"] + ".*\"` (nvidia-cudnn-cu11 for a CUDA 11 build)")
+            fix = ("Give the provider cuDNN {major}: " + wheel + " and put its "
+                   "lib folder (site-packages/nvidia/cudnn/lib) on LD_LIBRARY_PATH, or `import torch` first (a CUDA "
+                   "torch carrying cuDNN {major}: torch 2.4 and later carry cuDNN 9, 2.3 and older cuDNN 8), or install "
+                   "cuDNN {major} system-wide and run ldconfig. Or install the onnxruntime-gpu release built for the cuDNN "
+                   "you have (cuDNN 9: 1.18.1 and later; cuDNN 8: 1.18.0 and older); cuDNN 8 and 9 are not "
+                   "interchangeable.")
+            caps["major"] = kind["major"]
+        elif kind and kind["kind"] == "tensorrt":
+            layer, sid = "libraries", "onnxruntime-provider-needs-tensorrt"
+            fix = ("Install TensorRT {major} (the release ONNX Runtime's TensorRT EP requirements table gives for your "
+                   "onnxruntime-gpu) and put its lib folder on LD_LIBRARY_PATH; or leave TensorrtExecutionProvider out "
+                   "of providers= and ONNX Runtime runs on CUDA.")
+            caps["major"] = kind["major"]
+        else:
+            layer, sid = "libraries", "onnxruntime-provider-needs-cuda-library"
+            fix = ("This onnxruntime-gpu build needs {lib}" +
+                   (", a library of CUDA {major}: install CUDA {major}'s libraries where the loader finds them (`pip install nvidia-cublas-cu{major} "
+                    "nvidia-cuda-runtime-cu{major} nvidia-cufft-cu{major} nvidia-curand-cu{major}` and their lib folders "
+                    "on LD_LIBRARY_PATH, or a CUDA {major} toolkit), or install the onnxruntime-gpu built for the CUDA you "
+                    "have (CUDA 12: PyPI's onnxruntime-gpu 1.19 and later; CUDA 11.8: 1.18 and older)."
+                    if kind and kind["major"] else
+                    ": install the CUDA libraries of the major your onnxruntime-gpu was built with (its "
+                    "requirements table) and put them on LD_LIBRARY_PATH, or install the onnxruntime-gpu built for "
+                    "the CUDA you have."))
+            caps["major"] = kind["major"] if kind else None
+        title = "onnxruntime_providers_{ep_l}.so cannot load {lib}"
+        caps["ep_l"] = ep
+        why = ("ONNX Runtime loads its {ep} execution provider from a library of its own when a session asks for it, "
+               "and that library links the CUDA, cuDNN (and TensorRT) of the majors its build was made with" + needs +
+               "; {lib} ({what}) is not where the loader looks, so the provider does not load and the session runs on "
+               "the CPU. get_available_providers() lists what the package was built with, not what can load.")
+    sig = _sig(sid, layer, title, 88, why, fix=fix, causes=(), areas=("libraries",), sources=(_ORT_DOC,))
+    return _match(sig, text, at, caps)
+
+
+_ORT_TRT_FAILED = re.compile(r"Failed to create TensorrtExecutionProvider")
+_ORT_CUDA_FAILED = re.compile(r"Failed to create CUDAExecutionProvider|CUDA_PATH is set but CUDA wasn'?t able to be loaded")
+
+
+def onnxruntime_tensorrt_provider(ent, text):
+    m, at = last_in_tail(_ORT_TRT_FAILED, text, "TensorrtExecutionProvider")
+    if m is None or _ORT_CUDA_FAILED.search(text, at) is not None:
+        return None
+    win = on_windows(ent, text)
+    sig = _sig("onnxruntime-tensorrt-provider-not-created", "libraries",
+               "ONNX Runtime could not start its TensorRT execution provider", 79,
+               "The TensorRT execution provider of onnxruntime-gpu loads TensorRT's own libraries (" +
+               ("nvinfer_N.dll" if win else "libnvinfer.so.N") + " and its parsers and plugins) of the major its release "
+               "was built with, beside CUDA and cuDNN; they are not where the loader looks (TensorRT is not part of "
+               "onnxruntime-gpu), so the session goes on with the next provider in its list.",
+               fix="Install the TensorRT release ONNX Runtime's TensorRT EP requirements table gives for your "
+                   "onnxruntime-gpu (NVIDIA's " + ("zip" if win else "tar or deb packages") + ", or the tensorrt wheels of "
+                   "that major) and put its lib folder on " + ("PATH" if win else "LD_LIBRARY_PATH") + "; if you do not "
+                   "need TensorRT, leave TensorrtExecutionProvider out of providers= and keep CUDAExecutionProvider.",
+               areas=("libraries",), sources=(rt.SOURCES["ort_trt"],))
+    return _match(sig, text, at, {})
+
+
+_ORT_TRT_DECRYPT = re.compile(r"TensorRT EP could not open shared library(?: from)?")
+
+
+def onnxruntime_trt_decryption(ent, text):
+    m, at = last_in_tail(_ORT_TRT_DECRYPT, text, "could not open shared library")
+    if m is None:
+        return None
+    sig = _sig("onnxruntime-trt-engine-decryption", "not-environment",
+               "the TensorRT EP's engine decryption is switched on, and its library does not load", 86,
+               "ONNX Runtime's TensorRT execution provider prints this one message when engine decryption is on "
+               "(trt_engine_decryption_enable, or ORT_TENSORRT_ENGINE_DECRYPTION_ENABLE) and the library named by "
+               "trt_engine_decryption_lib_path cannot be opened: an option the program set, or in C/C++ an "
+               "OrtTensorRTProviderOptions struct filled field by field with this one left uninitialised. TensorRT and "
+               "CUDA are not at fault.",
+               look_at="Set trt_engine_decryption_enable = 0 (initialise the whole options struct, or create it with "
+                       "CreateTensorRTProviderOptions and set only the keys you need with UpdateTensorRTProviderOptions, "
+                       "which keeps the defaults), or give trt_engine_decryption_lib_path the path of your decryption "
+                       "library.",
+               areas=("program",),
+               sources=({"url": "https://github.com/microsoft/onnxruntime/blob/54a6bbf560708216cbdef4681a6670a2bc29520f/"
+                                "onnxruntime/core/providers/tensorrt/tensorrt_execution_provider.cc",
+                         "what": "if (engine_decryption_enable_) ... OPENLIB(engine_decryption_lib_path_) ... 'TensorRT EP "
+                                 "could not open shared library from '"},))
+    return _match(sig, text, at, {})
+
+
+# torch/onnx/errors.py's UnsupportedOperatorError, and the wordings before it (symbolic_registry's RuntimeError,
+# symbolic_helper's _unimplemented, the C++ exporter's "Couldn't export operator")
+_ONNX_UNSUPPORTED = re.compile(r"Exporting the operator ['\"]?(?P<op>[\w:.]{1,80})['\"]? to ONNX opset version "
+                               r"(?P<opset>\d{1,2}) is not supported\.?(?:\s{1,4}Support for this operator was added in "
+                               r"version (?P<added>\d{1,2}))?|"
+                               r"Unsupported: ONNX export of (?:operator )?(?P<op2>[\w:.]{1,80})|"
+                               r"ONNX export failed: Couldn't export (?:Python )?operator (?P<op3>[\w:.]{1,80})")
+
+
+def onnx_export_unsupported_operator(ent, text):
+    m, at = last_in_tail(_ONNX_UNSUPPORTED, text, "ONNX")
+    if m is None:
+        return None
+    op = m.group("op") or m.group("op2") or m.group("op3")
+    caps = {"op": op, "opset": m.group("opset"), "added": m.group("added")}
+    sig = _sig("onnx-export-unsupported-operator", "not-environment",
+               "torch.onnx has no conversion for {op}" + (" at opset {opset}" if m.group("opset") else ""), 84,
+               "The TorchScript-based exporter (torch.onnx.export) turns each operator of the traced model into ONNX "
+               "with a symbolic function registered for the opset asked; {op} has none" +
+               (" at opset {opset}" if m.group("opset") else "") + ". It is the export call and the model's operators, "
+               "not the installation." + (" The message says opset {added} has one." if m.group("added") else ""),
+               look_at=("Export with opset_version={added} (torch.onnx.export(..., opset_version={added})). " if
+                        m.group("added") else "Try a higher opset_version if a later opset covers it. ") +
+                       "Otherwise use the newer exporter, which covers far more of ATen (torch.onnx.export(..., "
+                       "dynamo=True) from torch 2.5; torch.onnx.dynamo_export in 2.1-2.4), write that part of the model "
+                       "with operators ONNX has, or register a symbolic for it (torch.onnx.register_custom_op_symbolic).",
+               areas=("program",),
+               sources=({"url": "https://github.com/pytorch/pytorch/blob/05083ee61df20e23167405480ba8f81e72b2e834/torch/"
+                                "onnx/errors.py",
+                         "what": "UnsupportedOperatorError: 'Exporting the operator ... to ONNX opset version ... is not "
+                                 "supported', with the version that added it where there is one"},))
+    return _match(sig, text, at, caps)
+
+
+_OV_VENDOR = re.compile(r"No OpenCL device found which would match provided configuration:\s{0,8}(?P<gpu>[^\n:]{2,80}): "
+                        r"invalid vendor type")
+_OV_DOCS = {"url": "https://docs.openvino.ai/2024/openvino-workflow/running-inference/inference-devices-and-modes/"
+                   "gpu-device.html",
+            "what": "the GPU plugin: OpenCL-based inference on Intel GPUs (only Intel GPU devices are enumerated)"}
+
+
+def openvino_gpu_not_intel(ent, text):
+    m, at = last_in_tail(_OV_VENDOR, text, "invalid vendor type")
+    if m is None:
+        return None
+    sig = _sig("openvino-gpu-not-intel", "arch", "OpenVINO's GPU device runs on Intel GPUs only: {gpu} is not one", 86,
+               "OpenVINO's GPU plugin runs its kernels through OpenCL on Intel graphics and skips every OpenCL device of "
+               "another vendor; {gpu} is such a device, so the GPU device has nothing to run on. No driver or package "
+               "changes that.",
+               fix="Compile the model for the CPU (device \"CPU\", or \"AUTO\"), run it on an Intel GPU, or use a runtime "
+                   "for that GPU: for NVIDIA, ONNX Runtime's CUDA/TensorRT providers or TensorRT, or openvino_contrib's "
+                   "NVIDIA plugin (device \"NVIDIA\", built from source).",
+               areas=("gpu",),
+               sources=(_OV_DOCS, {"url": "https://github.com/openvinotoolkit/openvino_contrib/blob/"
+                                          "86a1a487cd14679367a3e6ec9553caf368674651/modules/nvidia_plugin/README.md",
+                                   "what": "OpenVINO NVIDIA GPU plugin (device NVIDIA), built from source"}))
+    return _match(sig, text, at, {"gpu": m.group("gpu").strip()})
+
+
+_OV_NO_PLATFORM = re.compile(r"clGetPlatformIDs(?: error| failed| returned)?[^\n\d-]{0,20}-1001\b|CL_PLATFORM_NOT_FOUND_KHR")
+_OV_CONTEXT = re.compile(r"(?i)openvino|cldnn|inference_engine|intel_gpu|for device GPU")
+# the hardware named, in Intel's words: "12th Gen Intel(R) Core(TM)", "Intel(R) HD Graphics 4600", "Iris Xe", "Arc A770"
+_INTEL_HARDWARE = re.compile(r"\b\d{1,2}(?:st|nd|rd|th) Gen Intel|\bIntel(?:\(R\)|®)? (?:HD|UHD|Iris)\b|\bHD Graphics \d{3,4}\b|"
+                             r"\bArc(?:™|\(TM\))? [AB]\d{3}\b|\bCore(?:™|\(TM\))? i[3579]-\d{4,5}")
+
+
+def openvino_no_opencl_platform(ent, text):
+    m, at = last_in_tail(_OV_NO_PLATFORM, text)
+    if m is None or _OV_CONTEXT.search(text[-CONTEXT_TAIL:]) is None:
+        return None
+    named = _INTEL_HARDWARE.search(text[-CONTEXT_TAIL:]) is not None
+    sig = _sig("openvino-no-opencl-platform", "arch" if named else "driver",
+               "OpenVINO's GPU plugin finds no OpenCL platform (clGetPlatformIDs -1001)", 84,
+               "-1001 is CL_PLATFORM_NOT_FOUND_KHR: the OpenCL loader found no driver that offers this GPU. Intel's "
+               "compute runtime (NEO) is that driver: it is not installed (or not visible: a container started without "
+               "/dev/dri), or it does not support this GPU: NEO covers the graphics of 8th Gen Core processors and later, "
+               "and a runtime older than the GPU does not know it either." +
+               (" The text names the Intel hardware: check it against the runtime's supported platforms." if named
+                else ""),
+               fix="Install Intel's compute runtime as OpenVINO's GPU configuration guide says (Ubuntu: `sudo apt install "
+                   "ocl-icd-libopencl1 intel-opencl-icd intel-level-zero-gpu level-zero`), newer than the GPU (a newer "
+                   "OpenVINO release or image for a recent GPU); in a container pass --device /dev/dri; check with "
+                   "`clinfo -l`. A GPU older than 8th Gen graphics has no supported runtime: use the CPU device.",
+               areas=("driver",),
+               sources=({"url": "https://docs.openvino.ai/2024/get-started/configurations/configurations-intel-gpu.html",
+                         "what": "the OpenCL runtime packages the GPU plugin needs (intel-opencl-icd, ocl-icd-libopencl1)"},
+                        {"url": "https://www.intel.com/content/www/us/en/support/articles/000059426.html",
+                         "what": "clGetPlatformIDs error -1001 under clDNN: OpenCL not supported for the hardware (NEO: "
+                                 "8th Gen Core graphics and later)"}))
+    return _match(sig, text, at, {})
