@@ -194,6 +194,10 @@ match.Match whose signature is made here, or None:
                      EP's engine decryption switched on -> not-environment; torch.onnx without a conversion for an
                      operator -> not-environment (the opset, the dynamo exporter); OpenVINO's GPU plugin on a GPU of
                      another vendor -> arch; no OpenCL platform -> Intel's compute runtime
+    inductor_cxx_compiler_not_found, dynamo_recompile_limit, triton_compiler_pass_failed  torch.compile at run time
+                     (compile.py): inductor's "Compiler: cl is not found." -> MSVC's cl.exe on PATH (a developer
+                     prompt); Dynamo's recompile limit -> not-environment: the guard that keeps failing; Triton's
+                     "PassManager::run failed" in its compiler stages -> not-environment: the kernel's configuration
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -268,7 +272,7 @@ catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torch_release, driver_versions,
 gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson, interpreter,
-scheduler, profiling, graphics, audio, vision, graphs, workers, inference;
+scheduler, profiling, graphics, audio, vision, graphs, workers, inference, compile;
 this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
@@ -323,6 +327,8 @@ from torch_envcheck.explain.layer_rules.workers import (pickle_for_workers, spaw
     dataloader_option_refused, worker_raised, pin_memory_thread_failed, worker_segfault)
 from torch_envcheck.explain.layer_rules.inference import (onnxruntime_provider_library, onnxruntime_tensorrt_provider,
     onnxruntime_trt_decryption, onnx_export_unsupported_operator, openvino_gpu_not_intel, openvino_no_opencl_platform)
+from torch_envcheck.explain.layer_rules.compile import (inductor_cxx_compiler_not_found, dynamo_recompile_limit,
+    triton_compiler_pass_failed)
 from torch_envcheck.explain.layer_rules.profiling import (gpu_counters_restricted, cupti_subscriber_taken,
     cupti_library_not_found, nvprof_on_ampere, nvml_query_not_supported, nvml_function_missing, pynvml_missing)
 from torch_envcheck.explain.layer_rules.nccl import (nccl_ib_async_event, nccl_ib_completion, nccl_shared_memory_limit,
@@ -445,7 +451,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          pickle_for_workers, spawn_reimports_main, start_method_already_set, dataloader_option_refused, worker_raised,
          pin_memory_thread_failed, worker_segfault, onnxruntime_provider_library, onnxruntime_tensorrt_provider,
          onnxruntime_trt_decryption, onnx_export_unsupported_operator, openvino_gpu_not_intel,
-         openvino_no_opencl_platform)
+         openvino_no_opencl_platform, inductor_cxx_compiler_not_found, dynamo_recompile_limit,
+         triton_compiler_pass_failed)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:
