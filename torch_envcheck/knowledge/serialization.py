@@ -1,7 +1,7 @@
 """What torch's model-file readers say when they cannot read a file, and what each message means.
 
-A pure table (no I/O).  torch.load, torch.jit.load and LibTorch's torch::jit::load / torch::load each refuse a file in
-their own words; the words say whether the file was written by a newer torch than the reader (upgrade the reader, or
+A pure table (no I/O).  torch.load, torch.jit.load, torch.hub's loader, LibTorch's torch::jit::load / torch::load and
+safetensors each refuse a file in their own words; the words say whether the file was written by a newer torch than the reader (upgrade the reader, or
 save the file again with the older torch), was given to the wrong loader (a program change), or is not a torch file at
 all (the file).  The file-format version check with numbers is read by explain's own rule.
 
@@ -53,6 +53,23 @@ _ROWS = (
      "Give the model's path as it is from the program's working directory (or an absolute path) and check that it "
      "exists and is readable; nothing to install.",
      "https://github.com/pytorch/pytorch/blob/v2.5.0/caffe2/serialize/file_adapter.cc"),
+    (r"Only one file\(not dir\) is allowed in the zipfile", "reader-older",
+     "torch.hub's loader before torch 1.6 (load_state_dict_from_url, model_zoo.load_url) takes a zip download for a "
+     "zipped legacy checkpoint holding one file; torch.save's own zip format from torch 1.6 on holds several, so the old "
+     "loader refuses a checkpoint written by torch 1.6 or newer",
+     "Load it with torch 1.6 or newer (pip install --upgrade torch, in its CUDA or CPU build), or with this torch call "
+     "torch.load on a copy saved again with torch.save(obj, path, _use_new_zipfile_serialization=False) by a newer torch.",
+     "https://github.com/pytorch/pytorch/blob/v1.5.0/torch/hub.py"),
+    (r"Error while deserializing header: (?:HeaderTooLarge|header too large|MetadataIncompleteBuffer|"
+     r"InvalidHeaderDeserialization|incomplete metadata)", "not-a-file",
+     "safetensors read the file's first 8 bytes as its header's length and the header that follows as JSON: a length "
+     "over its 100 MB cap, or a header that does not parse, is a file that is not safetensors at all (a Git LFS "
+     "pointer, an HTML page saved as the model, a partial download) or, rarely, one written with hundreds of thousands "
+     "of tensors",
+     "Check the file (its size against the source's, its first bytes: 'version https://git-lfs' is an LFS pointer, "
+     "`git lfs pull`; '<!DOCTYPE' a web page) and download it again; a file you wrote yourself with that many tensors "
+     "needs fewer, larger tensors or several files. Nothing to install.",
+     "https://docs.rs/safetensors/latest/safetensors/tensor/enum.SafeTensorError.html"),
     (r"PytorchStreamReader failed reading zip archive: not a ZIP archive", "not-a-file",
      "the file is not a zip archive at all: not a model saved by torch.save/torch.jit.save from torch 1.6 on (an HTML "
      "page, a Git LFS pointer, a truncated download, another format)",

@@ -198,6 +198,9 @@ match.Match whose signature is made here, or None:
                      (compile.py): inductor's "Compiler: cl is not found." -> MSVC's cl.exe on PATH (a developer
                      prompt); Dynamo's recompile limit -> not-environment: the guard that keeps failing; Triton's
                      "PassManager::run failed" in its compiler stages -> not-environment: the kernel's configuration
+    pickled_model_module_missing, save_write_failed  saving and loading models (program.py): torch.load of a pickled
+                     model whose project module is not importable -> not-environment: the program's path, or a state_dict;
+                     torch.save's write refused by the OS -> not-environment: the destination's storage
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -348,7 +351,7 @@ from torch_envcheck.explain.layer_rules.packaging import (conda_virtual_cuda, cu
 from torch_envcheck.explain.layer_rules.program import (conv_input_channels, frozen_app_import, index_past_size,
     cuda_in_forked_child, child_killed_by_oom, lightning_gpu_setting,
     mps_array_over_4gb, autocast_refused, sdpa_no_kernel, xformers_inputs_refused, half_precision_on_cpu,
-    vllm_memory_taken_at_start, op_input_size_check)
+    vllm_memory_taken_at_start, op_input_size_check, pickled_model_module_missing, save_write_failed)
 from torch_envcheck.explain.layer_rules.runtimes import (jax_cuda_library_not_found, jaxlib_without_cuda, onnxruntime_cpu_only,
     onnxruntime_cuda_libraries, framework_cpu_build, jax_pjrt_plugin_mismatch, tensorrt_version_mismatch,
     jax_xla_compiler_pieces, jax_cuda_library_too_old, ggml_binary_archs, llm_runtime_cpu_only, launcher_finds_no_gpu,
@@ -452,7 +455,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          pin_memory_thread_failed, worker_segfault, onnxruntime_provider_library, onnxruntime_tensorrt_provider,
          onnxruntime_trt_decryption, onnx_export_unsupported_operator, openvino_gpu_not_intel,
          openvino_no_opencl_platform, inductor_cxx_compiler_not_found, dynamo_recompile_limit,
-         triton_compiler_pass_failed)
+         triton_compiler_pass_failed, pickled_model_module_missing, save_write_failed)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

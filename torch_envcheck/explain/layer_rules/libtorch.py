@@ -589,7 +589,8 @@ def torch_model_file_unreadable(ent, text):
                    82, "The reader says so in its own words: " + r["what"] + ".", look_at=r["fix"], causes=(),
                    areas=("torch",), sources=src)
     else:
-        sig = _sig("torch-file-not-a-torch-archive", "not-environment", "the file is not a torch archive", 80,
+        sig = _sig("torch-file-not-a-torch-archive", "not-environment",
+                   "the file is not a model file its reader can read (another format, or damaged)", 80,
                    "The reader says so in its own words: " + r["what"] + ".", look_at=r["fix"], causes=(),
                    areas=("torch",), sources=src)
     return _match(sig, text, at, {})

@@ -14,7 +14,11 @@ an install.
     half_precision_on_cpu  a CPU kernel "not implemented for 'Half'"   -> the model never reached the GPU (gpu-unused):
                          move it there, or float32 on the CPU
     vllm_memory_taken_at_start  vLLM's "Free memory on device ... less than desired GPU memory utilization" -> what
-                         holds the GPU, or a share that fits"""
+                         holds the GPU, or a share that fits
+    pickled_model_module_missing  torch.load of a pickled model whose project module is not importable -> the program's
+                         path (sys.path), or weights saved as a state_dict
+    save_write_failed    torch.save's write refused by the OS (write(): fd N failed with ..., PytorchStreamWriter)
+                         -> the destination's storage: space, quota, the mount, the disk"""
 
 from __future__ import annotations
 
@@ -411,3 +415,76 @@ def op_input_size_check(ent, text):
                areas=("program",), sources=({"url": "https://pytorch.org/cppdocs/notes/tensor_basics.html",
                                              "what": "ATen tensors: size(), dim(), numel()"},))
     return _match(sig, text, at, {"cond": m.group("cond")})
+
+
+# torch.load unpickling a whole model (torch/serialization.py's _load: unpickler.load / find_class) and Python's own
+# words when the class's module is not importable where it loads
+_UNPICKLE_FRAMES = re.compile(r"serialization\.py\"?,? (?:line \d{1,5}, )?in _?load\b|serialization\.py in _?load\(|"
+                              r"unpickler\.load\(\)|\bfind_class\b|torch\.load\(")
+_PICKLED_MODULE = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '(?P<module>[\w.]{1,100})'|"
+                             r"AttributeError: Can't get attribute '(?P<attr>\w{1,100})' on <module '(?P<on>[\w.]{1,100})'")
+# top-level names of libraries a checkpoint may reference: their absence (or version) is an install, not the program's path
+_LIBRARY_MODULES = frozenset("numpy scipy sklearn pandas torch torchvision torchaudio transformers timm mmcv mmdet mmseg "
+                             "mmengine ultralytics omegaconf hydra lightning pytorch_lightning yaml sentencepiece "
+                             "tokenizers accelerate diffusers peft einops apex detectron2 fairseq dgl torch_geometric "
+                             "spacy gensim xgboost lightgbm PIL cv2 matplotlib".split())
+
+
+def pickled_model_module_missing(ent, text):
+    """torch.load of a pickled model object (not a state_dict) needs the code that defined its classes importable by
+    the same module path: a project module ('models', 'networks.net') missing where it loads is the program's path,
+    not an install.  A library's module (numpy._core, sklearn...) is left to the rules that read packages."""
+    m, at = last_in_tail(_PICKLED_MODULE, text)
+    if m is None:
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    if _UNPICKLE_FRAMES.search(tail) is None:
+        return None
+    module = m.group("module") or m.group("on")
+    if module.split(".")[0] in _LIBRARY_MODULES or module == "__main__" and m.group("attr") is None:
+        return None
+    caps = {"module": module, "attr": m.group("attr")}
+    sig = _sig("pickled-model-module-missing", "not-environment",
+               "torch.load cannot rebuild a pickled model: its module '{module}' is not importable here", 82,
+               "The file holds a whole pickled model (torch.save(model)), not only its weights: unpickling imports each "
+               "class from the module path it was saved from" + (" ('{attr}' from '{module}')" if m.group("attr") else
+                                                                  " ('{module}'...)") +
+               ", so the code that defined the model must be importable under the same name where it loads. That is "
+               "the program's working directory and code, not the installation.",
+               look_at="Run from the project that defined the model (or put its folder on sys.path / PYTHONPATH) so "
+                       "`import {module}` works; better, load it once there and save only the weights "
+                       "(torch.save(model.state_dict(), path)), then build the model in code and load_state_dict. From "
+                       "torch 2.6 torch.load defaults to weights_only=True, which refuses whole pickled models: pass "
+                       "weights_only=False only for a file you trust.",
+               areas=("program",),
+               sources=({"url": "https://docs.pytorch.org/tutorials/beginner/saving_loading_models.html",
+                         "what": "saving the entire model pickles it with its module path: the defining code must be "
+                                 "importable when it loads; state_dict recommended"},))
+    return _match(sig, text, at, caps)
+
+
+# torch.save writing the checkpoint and the write failing: the file object's error (write(): fd N failed with ...) or
+# the zip writer's ("PytorchStreamWriter failed writing file ...: file write failed")
+_SAVE_FRAMES = re.compile(r"torch\.save\(|serialization\.py\"?,? (?:line \d{1,5}, )?in _?save\b|in _save\b")
+_SAVE_WRITE_FAILED = re.compile(r"write\(\): fd \d{1,6} failed with (?P<err>[^\n]{3,80})|"
+                                r"PytorchStreamWriter failed writing (?:file|central directory)[^\n]{0,120}")
+
+
+def save_write_failed(ent, text):
+    m, at = last_in_tail(_SAVE_WRITE_FAILED, text)
+    if m is None or _SAVE_FRAMES.search(text[-CONTEXT_TAIL:]) is None:
+        return None
+    caps = {"err": (m.group("err") or "").strip() or None}
+    sig = _sig("torch-save-write-failed", "not-environment",
+               "torch.save could not write the checkpoint" + (" ({err})" if caps["err"] else ""), 82,
+               "torch.save writes the checkpoint through the file it opened, and the operating system refused a write: "
+               "the destination's storage (a full disk or quota, a network filesystem that dropped, a failing disk: "
+               "'Input/output error' is the device's own), not torch or its installation.",
+               look_at="Check the destination: free space and quota (`df -h <folder>`, `quota -s`), whether it is a "
+                       "network mount that was lost, the kernel's log for disk errors (`dmesg`); save to local storage "
+                       "with room for the checkpoint (its size is about the model's parameters and optimizer state), "
+                       "and keep fewer checkpoints.",
+               areas=("program",),
+               sources=({"url": "https://docs.pytorch.org/docs/stable/generated/torch.save.html",
+                         "what": "torch.save writes to a file-like object; its writes can fail with the OS's errors"},))
+    return _match(sig, text, at, caps)
