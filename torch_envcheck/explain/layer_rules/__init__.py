@@ -201,6 +201,11 @@ match.Match whose signature is made here, or None:
     pickled_model_module_missing, save_write_failed  saving and loading models (program.py): torch.load of a pickled
                      model whose project module is not importable -> not-environment: the program's path, or a state_dict;
                      torch.save's write refused by the OS -> not-environment: the destination's storage
+    allocator_config_refused, allocator_alias_warning, expandable_segments_ipc  the caching allocator's settings
+                     (allocator.py): its refusals of PYTORCH_CUDA_ALLOC_CONF / PYTORCH_ALLOC_CONF (an unknown or
+                     misspelt key, one newer than the torch, a value out of range, not True/False) -> the variable;
+                     the old name's deprecation warning -> keep it (2.9.x ignores the new name for expandable
+                     segments); expandable-segment tensors refused between processes -> expandable_segments off there
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -275,7 +280,7 @@ catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torch_release, driver_versions,
 gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson, interpreter,
-scheduler, profiling, graphics, audio, vision, graphs, workers, inference, compile;
+scheduler, profiling, graphics, audio, vision, graphs, workers, inference, compile, allocator;
 this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
@@ -332,6 +337,8 @@ from torch_envcheck.explain.layer_rules.inference import (onnxruntime_provider_l
     onnxruntime_trt_decryption, onnx_export_unsupported_operator, openvino_gpu_not_intel, openvino_no_opencl_platform)
 from torch_envcheck.explain.layer_rules.compile import (inductor_cxx_compiler_not_found, dynamo_recompile_limit,
     triton_compiler_pass_failed)
+from torch_envcheck.explain.layer_rules.allocator import (allocator_config_refused, allocator_alias_warning,
+    expandable_segments_ipc)
 from torch_envcheck.explain.layer_rules.profiling import (gpu_counters_restricted, cupti_subscriber_taken,
     cupti_library_not_found, nvprof_on_ampere, nvml_query_not_supported, nvml_function_missing, pynvml_missing)
 from torch_envcheck.explain.layer_rules.nccl import (nccl_ib_async_event, nccl_ib_completion, nccl_shared_memory_limit,
@@ -455,7 +462,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          pin_memory_thread_failed, worker_segfault, onnxruntime_provider_library, onnxruntime_tensorrt_provider,
          onnxruntime_trt_decryption, onnx_export_unsupported_operator, openvino_gpu_not_intel,
          openvino_no_opencl_platform, inductor_cxx_compiler_not_found, dynamo_recompile_limit,
-         triton_compiler_pass_failed, pickled_model_module_missing, save_write_failed)
+         triton_compiler_pass_failed, pickled_model_module_missing, save_write_failed,
+         allocator_config_refused, allocator_alias_warning, expandable_segments_ipc)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:
