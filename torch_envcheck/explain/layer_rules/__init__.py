@@ -134,7 +134,8 @@ match.Match whose signature is made here, or None:
                      glibc's optional_static_tls tunable
     intel_gpu_not_found, extension_needs_torch  Intel GPUs (intel_gpu.py): Level Zero / SYCL finding no GPU -> the
                      compute runtime and the render group; IPEX's torch check -> the matching release
-    half_precision_on_cpu  a CPU kernel without Half/BFloat16 -> the model never reached the GPU (gpu-unused)
+    half_precision_on_cpu  a CPU kernel without Half/BFloat16 -> the program's dtype on the CPU (not-environment); where
+                     the text says the GPU did not engage (ZLUDA, DirectML, CUDA unavailable) -> gpu-unused
     l4t_container_without_runtime, jetson_device_nodes  Jetson (jetson.py): a CUDA library missing in an l4t image
                      -> the NVIDIA runtime (default-runtime for builds); NvRm/nvmap channels refused -> the video group
     gpu_reset_refused, row_remapping_state, fabric_manager_without_nvswitch  nvidia-smi's and the Fabric Manager's
@@ -206,6 +207,11 @@ match.Match whose signature is made here, or None:
                      misspelt key, one newer than the torch, a value out of range, not True/False) -> the variable;
                      the old name's deprecation warning -> keep it (2.9.x ignores the new name for expandable
                      segments); expandable-segment tensors refused between processes -> expandable_segments off there
+    tf32_notice, deterministic_algorithms, flash_attention_dtype, loss_scale_skipped_step  numerics and precision
+                     (numerics.py): TF32 notices -> not-environment; deterministic algorithms with cuBLAS and no
+                     CUBLAS_WORKSPACE_CONFIG -> env (the variable before the process starts); an operation without a
+                     deterministic kernel -> warn_only; FlashAttention given float32 -> half precision or sdpa; fp16
+                     loss scaling skipping a step (ESPnet, DeepSpeed, fairseq, apex) -> expected now and then
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -280,7 +286,7 @@ catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torch_release, driver_versions,
 gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson, interpreter,
-scheduler, profiling, graphics, audio, vision, graphs, workers, inference, compile, allocator;
+scheduler, profiling, graphics, audio, vision, graphs, workers, inference, compile, allocator, numerics;
 this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
@@ -339,6 +345,8 @@ from torch_envcheck.explain.layer_rules.compile import (inductor_cxx_compiler_no
     triton_compiler_pass_failed)
 from torch_envcheck.explain.layer_rules.allocator import (allocator_config_refused, allocator_alias_warning,
     expandable_segments_ipc)
+from torch_envcheck.explain.layer_rules.numerics import (tf32_notice, deterministic_algorithms, flash_attention_dtype,
+    loss_scale_skipped_step)
 from torch_envcheck.explain.layer_rules.profiling import (gpu_counters_restricted, cupti_subscriber_taken,
     cupti_library_not_found, nvprof_on_ampere, nvml_query_not_supported, nvml_function_missing, pynvml_missing)
 from torch_envcheck.explain.layer_rules.nccl import (nccl_ib_async_event, nccl_ib_completion, nccl_shared_memory_limit,
@@ -463,7 +471,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          onnxruntime_trt_decryption, onnx_export_unsupported_operator, openvino_gpu_not_intel,
          openvino_no_opencl_platform, inductor_cxx_compiler_not_found, dynamo_recompile_limit,
          triton_compiler_pass_failed, pickled_model_module_missing, save_write_failed,
-         allocator_config_refused, allocator_alias_warning, expandable_segments_ipc)
+         allocator_config_refused, allocator_alias_warning, expandable_segments_ipc, tf32_notice,
+         deterministic_algorithms, flash_attention_dtype, loss_scale_skipped_step)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

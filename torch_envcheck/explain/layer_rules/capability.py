@@ -61,6 +61,12 @@ _CAP_DTYPE = re.compile(r"(?i)\bbfloat16\b|\bbf16\b|\bfp8\b|\bfloat8")
 _CAP_QUANT = re.compile(r"(?i)quantization method|\bquantiz")
 _CAP_ATTENTION = re.compile(r"(?i)flash[_ -]?att|FlashAttention|\bflshatt|xformers|memory_efficient_attention")
 _CAP_INT8 = re.compile(r"(?i)\bint8\b|\b8-?bit (?:matmul|loading|inference)|igemmlt")
+# a number format's own floor, as Triton states it for its fp8 types: "fp8e4nv data type is not supported on CUDA arch
+# < 89" (python/triton/language/semantic.py) and "type fp8e4nv not supported in this architecture. The supported fp8
+# dtypes are ('fp8e4b15', 'fp8e5')" (the NVIDIA backend's supported_fp8_dtypes), both in triton-lang/triton: e4m3 needs
+# sm_89 (Ada) or newer
+_DTYPE_ARCH_FLOOR = re.compile(r"(?P<fmt>fp8e4nv|fp8e4b8|fp8e5b16|bf16|bfloat16) (?:data )?type is not supported on "
+                               r"CUDA arch < ?(?P<need>\d{2,3})|type (?P<fmt2>fp8e4nv) not supported in this architecture")
 _XFORMERS_BUILD = re.compile(r"wasn't build with CUDA support|was built for|not built for|operator wasn't built")
 
 _INT8_FIX = ("bitsandbytes 0.37 and newer run int8 on every GPU (below capability 7.5 through a slower path): "
@@ -147,6 +153,12 @@ def _floors(ent, tail: str):
         need, have = f"{t.group('nm')}.{t.group('nn')}", f"{t.group('hm')}.{t.group('hn')}"
         if _cap(have) < _cap(need) and not _XFORMERS_BUILD.search(tail):
             yield need, have, t.start(), t.end(), "xformers"
+    for d in reversed(list(_DTYPE_ARCH_FLOOR.finditer(tail))[-4:]):
+        need = _norm(d.group("need") or "89")
+        have = _gpu_capability(ent)
+        if have is not None and _cap(have) >= _cap(need):
+            continue
+        yield need, have, d.start(), d.end(), "dtype"
     for a in reversed(list(_ARCH_FLOOR.finditer(tail))[-4:]):
         req = gpu_generations.requirement_of(a.group("arch").split()[0])
         if not req:
@@ -171,7 +183,10 @@ def gpu_below_capability_floor(ent, text):
     around = tail[max(0, start - 400):end]
     at = len(text) - len(tail) + start
     caps = {"need": need, "have": have}
-    if _CAP_COMPILER.search(around):
+    dtype_floor = what == "dtype"
+    if dtype_floor:
+        what = None
+    if _CAP_COMPILER.search(around) and not dtype_floor:
         sig = _sig("gpu-below-triton-capability", "arch", "this GPU (capability {have|below it}) is older than torch.compile's "
                    "Triton backend supports ({need}+)", 88,
                    "torch.compile generates GPU code with Triton, which supports only GPUs of compute capability "
@@ -188,8 +203,8 @@ def gpu_below_capability_floor(ent, text):
                    "path that casts the weights to 16/32-bit.", fix=_INT8_FIX,
                    causes=(("arch", "the GPU is older than a component supports", ()),), areas=("gpu",),
                    sources=(_BNB_037,))
-    elif _CAP_DTYPE.search(around) or _CAP_QUANT.search(around):
-        quant = _CAP_QUANT.search(around) is not None
+    elif dtype_floor or _CAP_DTYPE.search(around) or _CAP_QUANT.search(around):
+        quant = not dtype_floor and _CAP_QUANT.search(around) is not None
         sig = _sig("gpu-below-dtype-capability", "not-environment", "the program asks for a number format this GPU "
                    "(capability {have|below it}) does not have", 88,
                    "bfloat16, fp8 and some quantization kernels need a GPU of compute capability {need} or newer; the "
@@ -198,7 +213,9 @@ def gpu_below_capability_floor(ent, text):
                    look_at=_QUANT_FLOOR_FIX if quant else _DTYPE_FLOOR_FIX,
                    sources=({"url": "https://github.com/vllm-project/vllm/blob/main/vllm/config.py",
                              "what": "vLLM: Bfloat16 is only supported on GPUs with compute capability of at least "
-                                     "8.0; use float16 (--dtype=half)"},))
+                                     "8.0; use float16 (--dtype=half)"},
+                            {"url": "https://github.com/triton-lang/triton/blob/main/python/triton/language/semantic.py",
+                             "what": "Triton: fp8e4nv data type is not supported on CUDA arch < 89"}))
     elif what or _CAP_ATTENTION.search(around):
         caps["what"] = what or next((w for w in ("FlashAttention", "xformers") if w.lower() in around.lower()), None)
         sig = _sig("gpu-below-attention-capability", "arch", "this GPU (capability {have|below it}) is older than {what|These attention} "

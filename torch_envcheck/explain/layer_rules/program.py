@@ -11,8 +11,9 @@ an install.
     child_killed_by_oom  a launcher's child killed by SIGKILL (-9) -> host memory (the OOM killer), not the install
     lightning_gpu_setting  Lightning's "GPU available: True, used: False" or its GPU request refused while torch
                          counts the GPUs -> the Trainer's accelerator/devices arguments
-    half_precision_on_cpu  a CPU kernel "not implemented for 'Half'"   -> the model never reached the GPU (gpu-unused):
-                         move it there, or float32 on the CPU
+    half_precision_on_cpu  a CPU kernel "not implemented for 'Half'"   -> the program's dtype on the CPU (not-environment):
+                         float32 there, or the GPU if one was meant; gpu-unused where the text says the GPU did not
+                         engage (ZLUDA, DirectML, CUDA unavailable)
     vllm_memory_taken_at_start  vLLM's "Free memory on device ... less than desired GPU memory utilization" -> what
                          holds the GPU, or a share that fits
     pickled_model_module_missing  torch.load of a pickled model whose project module is not importable -> the program's
@@ -347,22 +348,41 @@ _HALF_ON_CPU = re.compile(r"\"(?P<op>\w{0,60}(?:cpu|Cpu|CPU)\w{0,40}|LayerNormKe
                           r"'(?P<dtype>Half|BFloat16)'")
 
 
+# What says the GPU was meant and did not engage: a GPU back end named that runs torch's CUDA/DirectML path (ZLUDA,
+# DirectML), or torch's own words that CUDA is unusable. Without it, half precision on the CPU is the program's choice.
+_GPU_MEANT = re.compile(r"(?i)\bzluda\b|directml|is_available\(\)\W{0,12}(?:false|returned false)|Torch not compiled "
+                        r"with CUDA|CUDA (?:is )?not available|no (?:CUDA )?GPUs? (?:are |were )?(?:found|detected|available)")
+_HALF_SOURCES = ({"url": "https://github.com/pytorch/pytorch/issues/52291",
+                  "what": "torch: half-precision operations missing on the CPU"},)
+
+
 def half_precision_on_cpu(ent, text):
     m, at = last_in_tail(_HALF_ON_CPU, text, "not implemented for '")
     if m is None:
         return None
-    sig = _sig("half-precision-on-cpu", "gpu-unused",
+    caps = {"op": m.group("op"), "dtype": m.group("dtype")}
+    if _GPU_MEANT.search(text[-CONTEXT_TAIL:]):
+        sig = _sig("half-precision-on-cpu-gpu-meant", "gpu-unused",
+                   "a CPU kernel ({op}) asked for {dtype}: the model runs on the CPU, not the GPU it was meant for", 80,
+                   "{op} is a CPU kernel and has no {dtype} version in this torch; the CUDA kernels take half precision. "
+                   "The text says the GPU path did not engage, so the half-precision model fell back to the CPU.",
+                   fix="Get the GPU in use: check `python -c \"import torch; print(torch.cuda.is_available())\"` (a "
+                       "CPU-only torch, no GPU visible, or the GPU back end not set up) and move the model and inputs "
+                       "there (`model.to('cuda')`); to run on the CPU instead, load it in float32 (`model.float()`, "
+                       "torch_dtype=torch.float32; web UIs: --precision full --no-half).",
+                   areas=("torch",), sources=_HALF_SOURCES)
+        return _match(sig, text, at, caps)
+    sig = _sig("half-precision-on-cpu", "not-environment",
                "a CPU kernel ({op}) asked for {dtype}: the model runs on the CPU in half precision", 80,
                "{op} is a CPU kernel and has no {dtype} version in this torch; the CUDA kernels take half precision. "
-               "The tensors are on the CPU: the model was loaded in float16/bfloat16 and never moved to the GPU (no "
-               "GPU visible, a CPU-only torch, or the program's device setting), or it is meant for the CPU.",
-               fix="To use the GPU: check `python -c \"import torch; print(torch.cuda.is_available())\"` and move the "
-                   "model and inputs there (`model.to('cuda')`); to run on the CPU, load it in float32 (`model.float()`, "
-                   "torch_dtype=torch.float32; web UIs: --precision full --no-half).",
-               areas=("torch",),
-               sources=({"url": "https://github.com/pytorch/pytorch/issues/52291",
-                         "what": "torch: half-precision operations missing on the CPU"},))
-    return _match(sig, text, at, {"op": m.group("op"), "dtype": m.group("dtype")})
+               "The model (or this input) was cast to float16/bfloat16 and runs on the CPU: the program's dtype and "
+               "device, not the installation.",
+               look_at="On the CPU, run in float32: drop the model.half() / .to(torch.float16) call, or `model.float()` "
+                       "after loading (torch_dtype=torch.float32; web UIs: --precision full --no-half). If a GPU was "
+                       "meant, check `python -c \"import torch; print(torch.cuda.is_available())\"` and move the model "
+                       "and inputs there (`model.to('cuda')`).",
+               areas=("program",), sources=_HALF_SOURCES)
+    return _match(sig, text, at, caps)
 
 
 # vLLM's start-up check: the GPU's free memory against the share it was told to take
