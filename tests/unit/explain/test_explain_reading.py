@@ -79,7 +79,8 @@ def test_the_build_entities_are_read_from_their_own_formats():
 @pytest.mark.parametrize("text, layer", [
     ("$ sudo modprobe nvidia\nmodprobe: FATAL: Module nvidia not found in directory /lib/modules/6.8.0-45-generic", "driver"),
     ("hipcc: error: unsupported option '--offload-arch=gfx1151'\nmake: *** [Makefile:12: kernel.o] Error 1", "rocm"),
-    ("RuntimeError: Error building extension 'fused': no C++ compiler found; set CXX", "toolchain"),
+    # (cpp_extension's own "Error building extension 'X'" has a rule of its own: trainers.extension_jit_build_failed)
+    ("RuntimeError: could not build the op 'fused': no C++ compiler found; set CXX", "toolchain"),
 ])
 def test_the_reporting_program_or_the_missing_tool_names_the_layer(text, layer):
     _reading(_d(text), layer)
