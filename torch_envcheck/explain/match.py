@@ -27,7 +27,8 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[A-Za-z]|\x1b\][^\x07\x1b]{0,512}(?:\x07
 def clean(text: str) -> str:
     """The last MAX_SCAN characters of `text`, without terminal colour codes, with every line ending a
     newline (a progress bar's carriage returns, Windows' CRLF), without NUL characters, with
-    percent-encoded spaces (%20) decoded, autolinked names unlinked and Markdown quote marks removed."""
+    percent-encoded spaces (%20) decoded, curly quotes straightened, autolinked names unlinked and Markdown quote
+    marks removed."""
     s = text[-(MAX_SCAN + 4096):] if len(text) > MAX_SCAN + 4096 else text
     s = _ANSI.sub("", s).replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
     if "%20" in s:
@@ -37,12 +38,17 @@ def clean(text: str) -> str:
         # a paste rendered by an autolinker keeps a file name as a Markdown link to itself:
         # "[flash_attn_cuda.so](http://flash_attn_cuda.so/)" is the file name
         s = _AUTOLINK.sub(_unlink, s)
+    if any(chr(q) in s for q in _CURLY):
+        # a paste that went through a word processor or a chat client has its quotes curled: the messages' own are
+        # straight ('Error loading "x.dll"', "No module named 'x'")
+        s = s.translate(_CURLY)
     if ">" in s:
         # a paste quoted as a Markdown block quote ("> xFormers was built for:"); a REPL's ">>>" stays
         s = _QUOTE.sub("", s)
     return s[-MAX_SCAN:]
 
 
+_CURLY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2018": "'", "\u2019": "'"})
 _AUTOLINK = re.compile(r"\[(?P<text>[^\]\n]{1,300})\]\((?P<url>[^)\s]{1,400})\)")
 _QUOTE = re.compile(r"(?m)^[ \t]{0,3}>(?!>)[ \t]?")
 

@@ -218,6 +218,12 @@ match.Match whose signature is made here, or None:
                      without its op, setup.py unable to prebuild an op -> that op's build (async_io: libaio-dev); the
                      async_io notice alone, accelerate launch's defaults, bf16 on a GPU without it, a refused
                      device_map -> not-environment
+    store_python_alias, store_python_protected, build_tool_not_started, torch_dll_without_code  the Windows host around
+                     Python
+                     (windows_host.py): the Microsoft Store's python alias -> a Python on PATH; pip refused in the Store
+                     Python's WindowsApps folder -> a venv or python.org's Python; [WinError 2] while building an
+                     extension -> cl.exe from a developer prompt, nvcc, ninja; torch's "Error loading X.dll" without its
+                     WinError code -> the Visual C++ runtime
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -292,7 +298,7 @@ catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torch_release, driver_versions,
 gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson, interpreter,
-scheduler, profiling, graphics, audio, vision, graphs, workers, inference, compile, allocator, numerics, trainers;
+scheduler, profiling, graphics, audio, vision, graphs, workers, inference, compile, allocator, numerics, trainers, windows_host;
 this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
@@ -355,6 +361,8 @@ from torch_envcheck.explain.layer_rules.numerics import (tf32_notice, determinis
     loss_scale_skipped_step)
 from torch_envcheck.explain.layer_rules.trainers import (extension_jit_build_failed, deepspeed_op_unavailable,
     accelerate_launch_defaults, accelerate_bf16_unavailable, device_map_refused)
+from torch_envcheck.explain.layer_rules.windows_host import (store_python_alias, store_python_protected,
+    build_tool_not_started, torch_dll_without_code)
 from torch_envcheck.explain.layer_rules.profiling import (gpu_counters_restricted, cupti_subscriber_taken,
     cupti_library_not_found, nvprof_on_ampere, nvml_query_not_supported, nvml_function_missing, pynvml_missing)
 from torch_envcheck.explain.layer_rules.nccl import (nccl_ib_async_event, nccl_ib_completion, nccl_shared_memory_limit,
@@ -481,7 +489,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          triton_compiler_pass_failed, pickled_model_module_missing, save_write_failed,
          allocator_config_refused, allocator_alias_warning, expandable_segments_ipc, tf32_notice,
          deterministic_algorithms, flash_attention_dtype, loss_scale_skipped_step, extension_jit_build_failed,
-         deepspeed_op_unavailable, accelerate_launch_defaults, accelerate_bf16_unavailable, device_map_refused)
+         deepspeed_op_unavailable, accelerate_launch_defaults, accelerate_bf16_unavailable, device_map_refused,
+         store_python_alias, store_python_protected, build_tool_not_started, torch_dll_without_code)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

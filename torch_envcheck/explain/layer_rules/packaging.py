@@ -127,15 +127,41 @@ def pip_no_matching(ent, text):
                    causes=(("python", "this Python version is outside the torch release's supported range", ("TE103",)),),
                    areas=("platform",), sources=(SOURCES["torch_index"],))
         return _match(sig, text, p["at"], caps)
+    older = _older_than_offered(p["requirement"], versions, ent.versions.get("python"))
     sig = _sig("torch-version-not-offered", "torch-build",
                "{requirement} does not exist for this Python/platform (pip offers up to {latest})", 80,
                "pip can install only the versions it lists for this interpreter and platform ({offered}); {requirement} is "
-               "not among them: the Python is too new or too old for it, or the index (CPU/CUDA) has no such build.",
-               fix="Install one of the offered versions (`pip install torch=={latest}`), or use a Python version that "
+               "not among them: the Python is too new or too old for it, or the index (CPU/CUDA) has no such build." +
+               (" Every version pip offers here is newer than the one asked for, so this Python is newer than that "
+                "release has wheels for." if older else ""),
+               fix=(older + " " if older else "") +
+                   "Install one of the offered versions (`pip install torch=={latest}`), or use a Python version that "
                    "release supports, or the index that has the build (e.g. --index-url https://download.pytorch.org/whl/cu121).",
                causes=(("python", "this Python version is outside the torch release's supported range", ("TE103",)),),
                areas=("platform",), sources=(SOURCES["torch_index"],))
     return _match(sig, text, p["at"], caps)
+
+
+def _older_than_offered(requirement: str, offered: list, python: str | None) -> str | None:
+    """When the pinned release is older than every version pip offers for this interpreter, the interpreter is newer
+    than that release has wheels for (pip lists what exists for this Python): the fix sentence naming the Python to use,
+    one minor below this one at most, or the first offered release; None otherwise."""
+    m = re.search(r"==\s*(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)", requirement or "")
+    if not m or not offered:
+        return None
+    try:
+        want = tuple(int(x) for x in m.group(1).split("."))
+        first = min(offered, key=lambda v: tuple(int(x) for x in re.findall(r"\d+", v)[:3]))
+        first_t = tuple(int(x) for x in re.findall(r"\d+", first)[:3])
+    except ValueError:
+        return None
+    if want >= first_t:
+        return None
+    py = re.match(r"3\.(\d{1,2})", python or "")
+    use = f"Python 3.{int(py.group(1)) - 1} or older" if py else "an older Python"
+    return (f"torch {m.group(1)} has no wheels for this Python{' (' + python + ')' if python else ''}: run it with "
+            f"{use} (a venv made with that interpreter), or move the pin to torch>={first}, the first release pip "
+            "offers for this Python.")
 
 
 # pip replacing torch to install something else: the old torch it found and removed, and what it was installing
