@@ -1005,7 +1005,7 @@ _PLATFORM = {
     # a .dylib file by name, not the extension in a list of every platform's (".so/.dll/.dylib")
     "macos": re.compile(r"/Users/|macosx_|[Dd]arwin|(?<=[A-Za-z0-9_+-])\.dylib\b|(?<![A-Za-z])[Mm]ac ?OS(?![A-Za-z])|\bMac(?![A-Za-z])|[Mm]ac[Bb]ook|"
                         r"\bOS ?X\b|Apple M\d|\bM[1-4] (?:Pro|Max|Ultra|Mac)|(?<![A-Za-z])[Mm]ac ?M[1-4]\b|"
-                        r"[Aa]pple[ _-]?[Ss]ilicon|/opt/homebrew|"
+                        r"[Aa]pple[ _-]?[Ss]ilicon|/opt/homebrew|/Library/Frameworks/Python\.framework/|"
                         # MPS by name, except in a list of the backends a library probes ("Neither TORCH CUDA nor
                         # MPS", "CUDA/MPS"), which any platform prints; conda's macOS platform folders
                         r"(?<!nor )(?<!or )(?<!/)\b(?:MPS|mps)\b(?![/|])|\bosx-(?:arm)?64\b|"

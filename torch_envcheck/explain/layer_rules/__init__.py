@@ -224,6 +224,11 @@ match.Match whose signature is made here, or None:
                      Python's WindowsApps folder -> a venv or python.org's Python; [WinError 2] while building an
                      extension -> cl.exe from a developer prompt, nvcc, ninja; torch's "Error loading X.dll" without its
                      WinError code -> the Visual C++ runtime
+    dyld_library_not_loaded, openmp_runtime_not_linked, mps_fallback_notice, metal_plugin_mismatch  the macOS host
+                     (macos_host.py): dyld's "Library not loaded" (libomp: Homebrew's, beside libtorch) and a binary for a
+                     newer macOS (load command 0x80000034); ld's undefined ___kmpc_* -> libomp linked; MPS's CPU
+                     fallback notice -> not-environment; libmetal_plugin missing a TensorFlow symbol -> the pair its
+                     table lists
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -298,7 +303,7 @@ catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torch_release, driver_versions,
 gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson, interpreter,
-scheduler, profiling, graphics, audio, vision, graphs, workers, inference, compile, allocator, numerics, trainers, windows_host;
+scheduler, profiling, graphics, audio, vision, graphs, workers, inference, compile, allocator, numerics, trainers, windows_host, macos_host;
 this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
@@ -363,6 +368,8 @@ from torch_envcheck.explain.layer_rules.trainers import (extension_jit_build_fai
     accelerate_launch_defaults, accelerate_bf16_unavailable, device_map_refused)
 from torch_envcheck.explain.layer_rules.windows_host import (store_python_alias, store_python_protected,
     build_tool_not_started, torch_dll_without_code)
+from torch_envcheck.explain.layer_rules.macos_host import (dyld_library_not_loaded, openmp_runtime_not_linked,
+    mps_fallback_notice, metal_plugin_mismatch)
 from torch_envcheck.explain.layer_rules.profiling import (gpu_counters_restricted, cupti_subscriber_taken,
     cupti_library_not_found, nvprof_on_ampere, nvml_query_not_supported, nvml_function_missing, pynvml_missing)
 from torch_envcheck.explain.layer_rules.nccl import (nccl_ib_async_event, nccl_ib_completion, nccl_shared_memory_limit,
@@ -490,7 +497,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          allocator_config_refused, allocator_alias_warning, expandable_segments_ipc, tf32_notice,
          deterministic_algorithms, flash_attention_dtype, loss_scale_skipped_step, extension_jit_build_failed,
          deepspeed_op_unavailable, accelerate_launch_defaults, accelerate_bf16_unavailable, device_map_refused,
-         store_python_alias, store_python_protected, build_tool_not_started, torch_dll_without_code)
+         store_python_alias, store_python_protected, build_tool_not_started, torch_dll_without_code,
+         dyld_library_not_loaded, openmp_runtime_not_linked, mps_fallback_notice, metal_plugin_mismatch)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

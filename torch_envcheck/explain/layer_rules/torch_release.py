@@ -129,6 +129,15 @@ _OLDER_TORCH_FIX = ("The installed torch has no {mod}.{attr}: the code (or a pac
                     "the release of that package made for this torch.")
 
 
+# a submodule and its function joined by an underscore (torch.backends.mps_is_available for
+# torch.backends.mps.is_available): a name no torch release has, whatever its version
+_JOINED_SUBMODULE = re.compile(r"(?P<sub>[a-z]{2,12})_(?P<fn>is_available|is_built|is_enabled|enabled|version|"
+                               r"allow_tf32|benchmark|deterministic|empty_cache|device_count|synchronize)$")
+_BACKEND_SUBMODULES = {"torch.backends": ("cpu", "cuda", "cudnn", "mha", "mps", "mkl", "mkldnn", "nnpack", "openmp",
+                                          "opt_einsum", "xeon", "cusparselt", "kleidiai"),
+                       "torch": ("cuda", "mps", "xpu", "backends")}
+
+
 def torch_attribute_missing(ent, text):
     """A name missing from torch says which torch the code met: a core name (or a partially initialised module) -
     not the package at all (a local torch.py, a leftover folder); a private name - removed, so the caller predates
@@ -160,6 +169,19 @@ def torch_attribute_missing(ent, text):
                    sources=(SOURCES["torch_index"],
                             {"url": "https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py",
                              "what": "torch.cuda._is_compiled(): hasattr(torch._C, '_cuda_getDeviceCount')"}))
+    elif (mod in ("torch.backends", "torch") and _JOINED_SUBMODULE.match(attr)
+          and _JOINED_SUBMODULE.match(attr).group("sub") in _BACKEND_SUBMODULES.get(mod, ())):
+        sub = _JOINED_SUBMODULE.match(attr)
+        sig = _sig("torch-name-misspelt", "not-environment",
+                   "{mod}.{attr} does not exist: {mod}.{sub}.{fn} is meant", 76,
+                   "{mod} has a submodule {sub} with a function {fn}; no release of torch has them joined with an "
+                   "underscore, so the code (or the tutorial it came from) misspells the call. The installation is fine.",
+                   look_at="Write {mod}.{sub}.{fn} (for example torch.backends.mps.is_available()).",
+                   areas=("program",),
+                   sources=({"url": "https://docs.pytorch.org/docs/stable/backends.html",
+                             "what": "torch.backends' submodules: cpu, cuda, cudnn, mha, mps, mkl, mkldnn, nnpack, "
+                                     "openmp, opt_einsum, xeon"},))
+        return _match(sig, text, at, {"mod": mod, "attr": attr, "sub": sub.group("sub"), "fn": sub.group("fn")})
     elif attr.startswith("_"):
         sig = _sig("torch-name-removed", "torch-build", "{mod}.{attr}: a private torch name this torch no longer has", 66,
                    "Names starting with _ are torch's internals and change between releases without notice; code that "

@@ -1,0 +1,121 @@
+"""Layer rules for the macOS host, read from dyld's, the linker's and the MPS and Metal backends' own words.
+
+    dyld_library_not_loaded  dyld's "Library not loaded: ....dylib" -> macos: that dylib's provider (libomp: Homebrew's
+                         libomp, or the copy beside libtorch); "load command 0x80000034 is unknown" -> a binary built for
+                         a newer macOS than this one
+    openmp_runtime_not_linked  ld's undefined ___kmpc_* symbols -> toolchain: the OpenMP runtime (libomp) not linked
+    mps_fallback_notice  torch's "not currently supported on the MPS backend and will fall back to run on the CPU" ->
+                         not-environment: a performance notice
+    metal_plugin_mismatch  libmetal_plugin.dylib wanting a TensorFlow symbol it lacks -> tensorflow: tensorflow-metal
+                         and TensorFlow of releases its table pairs
+"""
+
+from __future__ import annotations
+
+import re
+
+from torch_envcheck.explain.layer_rules.kit import _match, _sig, last_in_tail
+
+_DYLD = {"url": "https://developer.apple.com/documentation/xcode/embedding-nonstandard-code-structures-in-a-bundle",
+         "what": "dyld: @rpath, @loader_path and where a dylib is looked for"}
+_LIBOMP = {"url": "https://formulae.brew.sh/formula/libomp",
+           "what": "Homebrew's libomp: LLVM's OpenMP runtime for Apple clang"}
+
+_NOT_LOADED = re.compile(r"Library not loaded: '?(?P<path>[^\s'\n]{0,200}?(?P<lib>lib[\w.+-]{1,60}?)(?:\.\d{1,4}){0,3}"
+                         r"\.dylib)")
+_CHAINED_FIXUPS = re.compile(r"load command 0x80000034 is unknown")
+
+
+def dyld_library_not_loaded(ent, text):
+    m, at = last_in_tail(_CHAINED_FIXUPS, text, "0x80000034")
+    if m is not None:
+        sig = _sig("binary-for-newer-macos", "macos",
+                   "a library here was built for a newer macOS than this one (dyld cannot read its load commands)", 86,
+                   "Load command 0x80000034 is LC_DYLD_CHAINED_FIXUPS, which binaries linked for a recent macOS "
+                   "deployment target carry and older macOS loaders do not know: the wheel (or the dylib it bundles) "
+                   "targets a newer macOS than the one running it.",
+                   fix="Update macOS to a release the package supports, or install a release of the package built for "
+                       "this macOS (an older wheel; the wheel's file name ends in macosx_<major>_<minor>_<arch>).",
+                   areas=("platform",), sources=(_DYLD,))
+        return _match(sig, text, at, {})
+    m, at = last_in_tail(_NOT_LOADED, text, "Library not loaded")
+    if m is None:
+        return None
+    lib, path = m.group("lib"), m.group("path")
+    omp = lib in ("libomp", "libiomp5", "libgomp")
+    sig = _sig("dyld-library-not-loaded", "macos",
+               "macOS could not load {lib}.dylib" + (" (the OpenMP runtime)" if omp else ""), 82,
+               "dyld looked for {path} where the binary's install name and rpaths point and found no usable file. " +
+               ("libtorch (and torch's wheel, in its .dylibs folder) links LLVM's OpenMP runtime, libomp.dylib; a "
+                "LibTorch or package copied without it, or one linked against Homebrew's libomp on a Mac without it, "
+                "cannot start." if omp else
+                "The package that should ship it, or the system library it expects, is missing, moved, or was built "
+                "for another architecture."),
+               fix=("Put libomp.dylib where the rpath points: `brew install libomp` (then link or copy "
+                    "$(brew --prefix libomp)/lib/libomp.dylib beside libtorch's libraries, e.g. libtorch/lib), or use "
+                    "a torch/LibTorch download that bundles it; check with `otool -L` on the library that wants it."
+                    if omp else
+                    "Find who provides {lib}.dylib (`otool -L` on the binary that wants it shows the expected path): "
+                    "install that package (Homebrew or the Python package's own wheel for this Mac's architecture), or "
+                    "point DYLD_LIBRARY_PATH / the rpath at the folder that holds it."),
+               areas=("platform",), sources=(_DYLD, _LIBOMP) if omp else (_DYLD,))
+    return _match(sig, text, at, {"lib": lib, "path": path})
+
+
+_KMPC = re.compile(r"Undefined symbols for architecture (?P<arch>\w{3,12}):\s{1,20}\"?___kmpc_\w{1,40}")
+
+
+def openmp_runtime_not_linked(ent, text):
+    m, at = last_in_tail(_KMPC, text, "___kmpc_")
+    if m is None:
+        return None
+    sig = _sig("openmp-runtime-not-linked", "toolchain",
+               "the OpenMP runtime is not linked ({arch}): undefined ___kmpc_* symbols", 84,
+               "The objects were compiled with OpenMP (their parallel loops call the runtime's __kmpc_* functions) but "
+               "the link did not include the OpenMP runtime; Apple's clang brings none, so libomp has to be named.",
+               fix="Link LLVM's OpenMP runtime: `brew install libomp`, then add -L$(brew --prefix libomp)/lib -lomp to the "
+                   "link (CMake: find_package(OpenMP) with OpenMP_ROOT=$(brew --prefix libomp)); or build without "
+                   "OpenMP (USE_OPENMP=0 for torch's own build).",
+               areas=("toolchain",), sources=(_LIBOMP,))
+    return _match(sig, text, at, {"arch": m.group("arch")})
+
+
+_MPS_FALLBACK = re.compile(r"The operator '(?P<op>[\w:.]{1,80})' is not currently supported on the MPS backend and will "
+                           r"fall back to run on the CPU")
+
+
+def mps_fallback_notice(ent, text):
+    m, at = last_in_tail(_MPS_FALLBACK, text, "will fall back to run on the CPU")
+    if m is None:
+        return None
+    sig = _sig("mps-fallback-notice", "not-environment",
+               "{op} runs on the CPU: a notice that MPS has no kernel for it (slower, not an error)", 78,
+               "With PYTORCH_ENABLE_MPS_FALLBACK=1 torch runs the operators that have no MPS kernel on the CPU and warns "
+               "once per operator; results are right, the copies between the GPU and the CPU cost time.",
+               look_at="Nothing is broken. If it is slow, see which call uses {op} (the line after the warning) and "
+                       "avoid it on the 'mps' device, or follow the op's MPS support in newer torch releases.",
+               areas=("program",),
+               sources=({"url": "https://docs.pytorch.org/docs/stable/mps_environment_variables.html",
+                         "what": "PYTORCH_ENABLE_MPS_FALLBACK: CPU fallback for ops without an MPS kernel"},))
+    return _match(sig, text, at, {"op": m.group("op")})
+
+
+_METAL_PLUGIN = re.compile(r"libmetal_plugin\.dylib[^\n]{0,200}?Symbol not found: _?(?P<sym>\w{1,80})"
+                           r"|Symbol not found: _?(?P<sym2>TF_\w{1,80})[^\n]{0,300}?libmetal_plugin")
+
+
+def metal_plugin_mismatch(ent, text):
+    m, at = last_in_tail(_METAL_PLUGIN, text, "libmetal_plugin")
+    if m is None:
+        return None
+    sig = _sig("tensorflow-metal-plugin-mismatch", "tensorflow",
+               "tensorflow-metal was built for another TensorFlow release ({sym} missing)", 86,
+               "The Metal plugin (libmetal_plugin.dylib) is loaded by TensorFlow through its pluggable-device C API and "
+               "calls functions of the TensorFlow release it was built against; the installed TensorFlow lacks {sym}.",
+               fix="Install a tensorflow-metal and TensorFlow pair from tensorflow-metal's compatibility table "
+                   "(https://pypi.org/project/tensorflow-metal/), e.g. pin TensorFlow to the release that table lists "
+                   "for the installed tensorflow-metal, in one virtual environment.",
+               areas=("tensorflow",),
+               sources=({"url": "https://developer.apple.com/metal/tensorflow-plugin/",
+                         "what": "Apple's tensorflow-metal plugin and the TensorFlow releases it supports"},))
+    return _match(sig, text, at, {"sym": m.group("sym") or m.group("sym2")})
