@@ -229,6 +229,10 @@ match.Match whose signature is made here, or None:
                      newer macOS (load command 0x80000034); ld's undefined ___kmpc_* -> libomp linked; MPS's CPU
                      fallback notice -> not-environment; libmetal_plugin missing a TensorFlow symbol -> the pair its
                      table lists
+    nvidia_wheel_pin_conflict, nvidia_wheel_not_served, nccl_without_gpu_arch  CUDA's libraries as packages and builds
+                     (cuda_wheels.py): a user's nvidia-* pin against torch's -> drop the pin; an index not serving an
+                     nvidia-* wheel torch needs -> another index variant or PyPI as an extra index; NCCL's "named symbol
+                     not found" -> an NCCL built for this GPU's sm
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -303,7 +307,7 @@ catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torch_release, driver_versions,
 gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson, interpreter,
-scheduler, profiling, graphics, audio, vision, graphs, workers, inference, compile, allocator, numerics, trainers, windows_host, macos_host;
+scheduler, profiling, graphics, audio, vision, graphs, workers, inference, compile, allocator, numerics, trainers, windows_host, macos_host, cuda_wheels;
 this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
@@ -370,6 +374,8 @@ from torch_envcheck.explain.layer_rules.windows_host import (store_python_alias,
     build_tool_not_started, torch_dll_without_code)
 from torch_envcheck.explain.layer_rules.macos_host import (dyld_library_not_loaded, openmp_runtime_not_linked,
     mps_fallback_notice, metal_plugin_mismatch)
+from torch_envcheck.explain.layer_rules.cuda_wheels import (nvidia_wheel_pin_conflict, nvidia_wheel_not_served,
+    nccl_without_gpu_arch)
 from torch_envcheck.explain.layer_rules.profiling import (gpu_counters_restricted, cupti_subscriber_taken,
     cupti_library_not_found, nvprof_on_ampere, nvml_query_not_supported, nvml_function_missing, pynvml_missing)
 from torch_envcheck.explain.layer_rules.nccl import (nccl_ib_async_event, nccl_ib_completion, nccl_shared_memory_limit,
@@ -498,7 +504,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          deterministic_algorithms, flash_attention_dtype, loss_scale_skipped_step, extension_jit_build_failed,
          deepspeed_op_unavailable, accelerate_launch_defaults, accelerate_bf16_unavailable, device_map_refused,
          store_python_alias, store_python_protected, build_tool_not_started, torch_dll_without_code,
-         dyld_library_not_loaded, openmp_runtime_not_linked, mps_fallback_notice, metal_plugin_mismatch)
+         dyld_library_not_loaded, openmp_runtime_not_linked, mps_fallback_notice, metal_plugin_mismatch,
+         nvidia_wheel_pin_conflict, nvidia_wheel_not_served, nccl_without_gpu_arch)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:
