@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from torch_envcheck._util.versions import major_minor, version_tuple
 from torch_envcheck.explain.match import last_match
 from torch_envcheck.knowledge.releases import (index_url as torch_index_url, latest_release_for as
     torch_latest_release_for, python_range as torch_python_range, release as torch_release,
@@ -147,18 +148,14 @@ def _older_than_offered(requirement: str, offered: list, python: str | None) -> 
     than that release has wheels for (pip lists what exists for this Python): the fix sentence naming the Python to use,
     one minor below this one at most, or the first offered release; None otherwise."""
     m = re.search(r"==\s*(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)", requirement or "")
-    if not m or not offered:
+    parsed = [(t, v) for v in offered if (t := version_tuple(v))]
+    if not m or not parsed:
         return None
-    try:
-        want = tuple(int(x) for x in m.group(1).split("."))
-        first = min(offered, key=lambda v: tuple(int(x) for x in re.findall(r"\d+", v)[:3]))
-        first_t = tuple(int(x) for x in re.findall(r"\d+", first)[:3])
-    except ValueError:
+    first_t, first = min(parsed)
+    if version_tuple(m.group(1)) >= first_t:
         return None
-    if want >= first_t:
-        return None
-    py = re.match(r"3\.(\d{1,2})", python or "")
-    use = f"Python 3.{int(py.group(1)) - 1} or older" if py else "an older Python"
+    py = major_minor(python) if python else None
+    use = f"Python 3.{py[1] - 1} or older" if py and py[0] == 3 else "an older Python"
     return (f"torch {m.group(1)} has no wheels for this Python{' (' + python + ')' if python else ''}: run it with "
             f"{use} (a venv made with that interpreter), or move the pin to torch>={first}, the first release pip "
             "offers for this Python.")
