@@ -868,7 +868,10 @@ _DRIVER_VER = re.compile(r"(?i)driver version[ :]{1,4}(?P<ver>\d{3}\.\d{1,3}(?:\
                          # the kernel prints it over lines, each prefixed (dmesg's time, syslog's host, "NVRM:", #012)
                          r"[^\n]{0,20}(?:\n[^\n]{0,120}?)?this kernel module has "
                          r"the version (?P<kernel>\d{3}\.\d{1,3}(?:\.\d{1,3})?)|"
-                         r"NVML library version: (?P<nvml>\d{3}\.\d{1,3}(?:\.\d{1,3})?)")
+                         r"NVML library version: (?P<nvml>\d{3}\.\d{1,3}(?:\.\d{1,3})?)|"
+                         # TensorFlow's/XLA's cuda_diagnostics: the loaded module's version against libcuda's (the DSO)
+                         r"kernel version (?P<kernel2>\d{3}\.\d{1,3}(?:\.\d{1,3})?) does not match DSO version "
+                         r"(?P<client2>\d{3}\.\d{1,3}(?:\.\d{1,3})?)")
 _CUDA_VER = re.compile(r"CUDA Version:? {0,4}(?P<smi>\d{1,2}\.\d{1,2})|Cuda compilation tools, release (?P<nvcc>\d{1,2}\.\d{1,2})|"
                        r"CUDA used to build PyTorch: (?P<build>\d{1,2}\.\d{1,2})|"
                        r"CUDA[^\x00-\x7f\n]{1,8}[:\uff1a] ?(?P<label>\d{1,2}\.\d{1,2})|"
@@ -938,6 +941,8 @@ def _packages(text: str, ent: Entities) -> None:
             v["driver_client"], v["driver_kernel_module"] = m.group("client"), m.group("kernel")
         elif m.group("nvml"):
             v["nvml_library"] = m.group("nvml")
+        elif m.group("client2"):
+            v["driver_client"], v["driver_kernel_module"] = m.group("client2"), m.group("kernel2")
     for m in _last(_CUDA_VER, text):
         if m.group("smi"):
             v["driver_cuda"] = m.group("smi")
@@ -1176,7 +1181,7 @@ NEEDLES = {
     _SYMBOL_VERSION: ("not defined in file", ", version "), _ABI_TAG: ("glibc", "cxxabi_"),
     _PKG_DIR: ("-packages",), _PY_FILE: ('file "',), _EQEQ: ("==",), _INSTALLED: ("successfully installed",),
     _WHEEL_FILE: (".whl",), _TORCH_VER: ("torch",), _BUILT_FOR: ("built", "compiled"),
-    _DRIVER_VER: ("driver version", "nvrm", "client has the version", "nvml library version"),
+    _DRIVER_VER: ("driver version", "nvrm", "client has the version", "nvml library version", "does not match dso version"),
     _CUDA_VER: ("cuda", "+cu"), _CUDNN_VER: ("cudnn",), _PY_VER: ("cp3", "python"),
     _GPU: ("geforce", "rtx", "gtx", "tesla", "quadro", "titan", "a10", "a30", "a40", "a16", "a800", "h100", "h200", "h800",
            "h20", "b200", "b100", "l40", "l4", "v100", "t4", "p100", "p40", "k80", "gh200", "gb200", "jetson", "radeon",

@@ -233,6 +233,10 @@ match.Match whose signature is made here, or None:
                      (cuda_wheels.py): a user's nvidia-* pin against torch's -> drop the pin; an index not serving an
                      nvidia-* wheel torch needs -> another index variant or PyPI as an extra index; NCCL's "named symbol
                      not found" -> an NCCL built for this GPU's sm
+    inline_source_error, module_init_missing  extensions built against the installed torch (extension_builds.py): a
+                     compiler error inside load_inline's own main.cpp / cuda.cu -> not-environment: the code given;
+                     "dynamic module does not define module export function" -> a clean build under the imported name
+    xla_registration_notices  XLA's plugins or computation placer registered twice, alone -> not-environment
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -307,7 +311,8 @@ catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torch_release, driver_versions,
 gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson, interpreter,
-scheduler, profiling, graphics, audio, vision, graphs, workers, inference, compile, allocator, numerics, trainers, windows_host, macos_host, cuda_wheels;
+scheduler, profiling, graphics, audio, vision, graphs, workers, inference, compile, allocator, numerics, trainers, windows_host, macos_host, cuda_wheels,
+extension_builds;
 this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
@@ -374,6 +379,7 @@ from torch_envcheck.explain.layer_rules.windows_host import (store_python_alias,
     build_tool_not_started, torch_dll_without_code)
 from torch_envcheck.explain.layer_rules.macos_host import (dyld_library_not_loaded, openmp_runtime_not_linked,
     mps_fallback_notice, metal_plugin_mismatch)
+from torch_envcheck.explain.layer_rules.extension_builds import inline_source_error, module_init_missing
 from torch_envcheck.explain.layer_rules.cuda_wheels import (nvidia_wheel_pin_conflict, nvidia_wheel_not_served,
     nccl_without_gpu_arch)
 from torch_envcheck.explain.layer_rules.profiling import (gpu_counters_restricted, cupti_subscriber_taken,
@@ -408,7 +414,7 @@ from torch_envcheck.explain.layer_rules.rocm import (miopen_missing_kernel_datab
 from torch_envcheck.explain.layer_rules.torch_release import (compile_refused_on_windows, compile_unsupported_python,
     package_needs_newer_torch, nightly_regression, inductor_cuda_probe_logged,
     torch_attribute_missing, torch_load_weights_only)
-from torch_envcheck.explain.layer_rules.tensorflow import (tensorflow_error_class, tensorflow_libcuda_not_found, tensorflow_missing_cuda_runtime,
+from torch_envcheck.explain.layer_rules.tensorflow import (xla_registration_notices, tensorflow_error_class, tensorflow_libcuda_not_found, tensorflow_missing_cuda_runtime,
     tensorflow_optional_tensorrt, tensorflow_sees_no_gpu, tensorflow_windows_native)
 from torch_envcheck.explain.layer_rules.toolchain import (build_finds_no_toolkit, companion_version_range,
     build_option_left_out, optional_kernels_notice, package_asks_for_pin,
@@ -505,7 +511,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          deepspeed_op_unavailable, accelerate_launch_defaults, accelerate_bf16_unavailable, device_map_refused,
          store_python_alias, store_python_protected, build_tool_not_started, torch_dll_without_code,
          dyld_library_not_loaded, openmp_runtime_not_linked, mps_fallback_notice, metal_plugin_mismatch,
-         nvidia_wheel_pin_conflict, nvidia_wheel_not_served, nccl_without_gpu_arch)
+         nvidia_wheel_pin_conflict, nvidia_wheel_not_served, nccl_without_gpu_arch, inline_source_error,
+         module_init_missing, xla_registration_notices)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

@@ -2,7 +2,8 @@
 with, and the one the machine has.
 
     driver_module_mismatch  the kernel module and the driver's user-space part of two versions (NVRM's "API
-                     mismatch") -> load the module of the installed driver (reboot / reload), never a reinstall of torch
+                     mismatch", TensorFlow's "kernel version A does not match DSO version B") -> load the module of the
+                     installed driver (reboot / reload), never a reinstall of torch
     container_driver_floor  a CUDA container's entrypoint: built for driver release X, version Y detected -> the host's
                      driver >= X (a container uses the host's kernel driver), or an image built for Y"""
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, SOURCES, _match, _sig
+from torch_envcheck.explain.layer_rules.kit import _WSL_SOURCE, CONTEXT_TAIL, SOURCES, _match, _sig
 from torch_envcheck.explain.match import last_match
 
 _NVRM_SOURCE = {"url": "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/kernel-open/nvidia/nv.c",
@@ -20,7 +21,10 @@ _COMPAT_SOURCE = {"url": "https://docs.nvidia.com/deploy/cuda-compatibility/",
                   "what": "CUDA compatibility: a CUDA release needs a minimum driver; forward compatibility (cuda-compat) "
                           "only on data-center GPUs"}
 
-_API_MISMATCH = re.compile(r"API mismatch: the client has the version")
+_TF_DIAGNOSTICS = {"url": "https://github.com/openxla/xla/blob/main/xla/stream_executor/cuda/cuda_diagnostics.cc",
+                   "what": "\"kernel version X does not match DSO version Y -- cannot find working devices in this "
+                           "configuration\": the loaded kernel module's version against libcuda's"}
+_API_MISMATCH = re.compile(r"API mismatch: the client has the version|does not match DSO version")
 
 
 def _vt(v: str) -> tuple:
@@ -38,6 +42,21 @@ def driver_module_mismatch(ent, text):
     if m is None or not client or not kmod or client == kmod:
         return None
     newer = "newer" if _vt(client) > _vt(kmod) else "older"
+    if ent.platform.get("wsl"):
+        # WSL 2 has no NVIDIA kernel module of its own: the GPU is the Windows driver's, and a Linux driver installed
+        # inside the distribution brings a libcuda of its own version that stands in front of it
+        sig = _sig("driver-module-version-mismatch-wsl", "wsl",
+                   "driver versions {client} and {kernel_module} inside WSL 2: a Linux NVIDIA driver in the way", 88,
+                   "Inside WSL 2 the GPU is driven by the Windows driver, whose libcuda WSL maps in; the two versions "
+                   "printed ({client} and {kernel_module}) differ, which inside WSL comes from a Linux NVIDIA driver "
+                   "installed in the distribution: its own libcuda and files stand in front of the Windows driver's, "
+                   "so no device works.",
+                   fix="Remove the Linux NVIDIA driver from the WSL distribution (its nvidia-driver / libnvidia-* "
+                       "packages; keep only a cuda-toolkit package if you compile CUDA code), so the libcuda WSL maps "
+                       "in from Windows (/usr/lib/wsl/lib) is the one loaded; update the driver on the Windows side.",
+                   causes=(), areas=("driver",), sources=(_WSL_SOURCE,))
+        return _match(sig, text, len(text) - len(tail) + m.start(),
+                      {"client": client, "kernel_module": kmod, "newer": newer})
     sig = _sig("driver-module-version-mismatch", "driver",
                "NVIDIA driver {client} installed, kernel module {kernel_module} loaded", 88,
                "The NVIDIA kernel module loaded in the running kernel is {kernel_module}, while the driver's user-space "
@@ -51,7 +70,7 @@ def driver_module_mismatch(ent, text):
                    "is still {kernel_module}: install the kernel-module package (DKMS / kmod) of the same version as the "
                    "driver {client}, or roll the driver back to {kernel_module}. torch and CUDA need no reinstall.",
                causes=(("driver-module-mismatch", "the kernel module and the driver libraries differ", ("TE306",)),),
-               areas=("driver",), sources=(_NVRM_SOURCE,))
+               areas=("driver",), sources=(_TF_DIAGNOSTICS if m.group(0).startswith("does") else _NVRM_SOURCE,))
     return _match(sig, text, len(text) - len(tail) + m.start(),
                   {"client": client, "kernel_module": kmod, "newer": newer})
 

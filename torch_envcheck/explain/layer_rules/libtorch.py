@@ -759,7 +759,8 @@ def torch_api_not_declared(ent, text):
     return _match(sig, text, at, caps)
 
 
-_ATEN_STD = re.compile(r"#error C\+\+(?P<std>\d\d) or later compatible compiler is required to use (?:ATen|PyTorch|c10)|"
+# the header's #error line, or its sentence alone as users quote it ("... is required to use PyTorch" error raises)
+_ATEN_STD = re.compile(r"(?:#error )?C\+\+(?P<std>\d\d) or later compatible compiler is required to use (?:ATen|PyTorch|c10)|"
                        r"(?i:You need C\+\+(?P<std2>\d\d) to compile PyTorch)")
 
 

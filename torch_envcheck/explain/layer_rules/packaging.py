@@ -438,7 +438,9 @@ def wheel_tags_not_here(ent, text):
     caps = {"file": m.group("file"), "name": name, "py": py, "plat": ", ".join(plats),
             "built": (f"CPython {py}" if py else "the Python versions in its tags") + " on " + ", ".join(plats),
             "here_note": f"; the text shows Python {here}" if here and py and here != py else None}
-    sig = _sig("wheel-tags-not-this-interpreter", "torch-build",
+    # the layer of the wheel's own distribution: TensorFlow's wheels are TensorFlow's build, not torch's
+    layer = "tensorflow" if re.match(r"(?i)(?:tensorflow|tf[-_]nightly|keras)", str(name)) else "torch-build"
+    sig = _sig("wheel-tags-not-this-interpreter", layer,
                "pip refuses {file}: it is built for {built}", 80,
                "pip installs a wheel only when one of the tags in its file name matches the interpreter running pip "
                "(its Python version, its ABI, its OS and CPU). {file} is built for {built}{here_note|}: another Python "

@@ -5,7 +5,9 @@ dso_loader cannot open, its error classes.
     tensorflow_missing_cuda_runtime  TensorFlow lists several libraries it cannot open -> the CUDA of the first
                      runtime it wanted (cudart64_101.dll: CUDA 10.1)
     tensorflow_libcuda_not_found  "was unable to find libcuda.so DSO loaded into this program" -> the driver's
-                     compute library (a container's or WSL's way to it)"""
+                     compute library (a container's or WSL's way to it)
+    xla_registration_notices  XLA's "Unable to register cuDNN factory ... already been registered" and "computation
+                     placer already registered" alone -> not-environment: notices, not the failure"""
 
 from __future__ import annotations
 
@@ -257,3 +259,44 @@ def tensorflow_libcuda_not_found(ent, text):
 
 SOURCES_TF_GPU = {"url": "https://www.tensorflow.org/install/pip",
                   "what": "TensorFlow with a GPU: the NVIDIA driver on the host, the CUDA libraries from pip"}
+
+
+# XLA's stream executor (TensorFlow's and JAX's) registers its cuDNN, cuFFT and cuBLAS plugins, and its computation
+# placer, once per process; a second copy (TensorFlow beside JAX or PyTorch's XLA, a library linked twice) logs at
+# error level and goes on with the first registration. Maintainers treat them as log noise
+# (tensorflow/tensorflow#62075, openxla/xla#20803).
+_XLA_NOTICE = re.compile(r"Unable to register cu(?:DNN|FFT|BLAS) factory: Attempting to register factory for plugin "
+                         r"cu(?:DNN|FFT|BLAS) when one has already been registered|computation placer already registered"
+                         r"|All log messages before absl::InitializeLog\(\) is called are written to STDERR"
+                         r"|oneDNN custom operations are on"
+                         r"|successful NUMA node read from SysFS had negative value")
+# what a failure looks like after the notices: an exception, a crash, another error line
+_FAILURE_AFTER = re.compile(r"(?i)Traceback|\w(?:Error|Exception)\b:|Segmentation fault|core dumped|Aborted|Killed\b|"
+                            r"\bF\d{4} |Check failed|\berror:|failed\b|cannot\b|could not\b|not found|no (?:GPU|CUDA)")
+
+
+def xla_registration_notices(ent, text):
+    """A text made only of XLA's start-up notices (a plugin factory or the computation placer registered twice, absl's
+    logging note, oneDNN's and NUMA's notes): not a failure, nothing to install; the failure, if any, is elsewhere."""
+    tail = text[-CONTEXT_TAIL:]
+    if "already registered" not in tail and "already been registered" not in tail:
+        return None
+    notices = list(_XLA_NOTICE.finditer(tail))
+    if not notices:
+        return None
+    rest = _XLA_NOTICE.sub("", tail)
+    if _FAILURE_AFTER.search(rest):
+        return None
+    sig = _sig("xla-plugin-registered-twice", "not-environment",
+               "XLA's start-up notices (a plugin registered twice): not an error", 78,
+               "TensorFlow's and JAX's XLA register their cuDNN, cuFFT and cuBLAS plugins and the computation placer "
+               "once per process; when a second copy tries again (TensorFlow and JAX, or another XLA user, in one "
+               "process) it logs these lines, at error level, and keeps the first registration. The GPU still works; "
+               "the lines say nothing about the installation.",
+               look_at="Nothing to install or change for these lines. If the program failed, its error is another "
+                       "line of the log (an exception, a crash, \"could not\"/\"failed\"): explain that one.",
+               sources=({"url": "https://github.com/tensorflow/tensorflow/issues/62075",
+                         "what": "cuDNN, cuFFT and cuBLAS factory registration messages at TensorFlow's start"},
+                        {"url": "https://github.com/openxla/xla/issues/20803",
+                         "what": "XLA's plugin registry: registering a factory twice logs and keeps the first"}))
+    return _match(sig, text, len(text) - len(tail) + notices[0].start(), {})
