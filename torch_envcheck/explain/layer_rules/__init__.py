@@ -237,6 +237,12 @@ match.Match whose signature is made here, or None:
                      compiler error inside load_inline's own main.cpp / cuda.cu -> not-environment: the code given;
                      "dynamic module does not define module export function" -> a clean build under the imported name
     xla_registration_notices  XLA's plugins or computation placer registered twice, alone -> not-environment
+    package_cuda_module_missing, compiler_killed  (extension_builds.py) a package's own top-level compiled module not
+                     importable from its code (or a NameError after a caught import) -> that package's extension; a
+                     compiler killed by signal 9 while building -> MAX_JOBS
+    module_insert_refused, driver_not_loaded_told, installer_gpu_not_supported, persistenced_cannot_start  installing
+                     the NVIDIA driver on Linux (driver_install.py): modprobe's errno words (Secure Boot, no device, another
+                     kernel), the module not loaded in words, the installer finding no supported GPU, persistenced as a user
     framework_cpu_build  MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> that library's CUDA build
     jax_pjrt_plugin_mismatch  "Mismatched PJRT plugin PJRT API version" -> jax, jaxlib and its plugin of one release
     tensorrt_version_mismatch  TF-TRT's "Compiled against version A, but loaded B" -> the TensorRT A on the loader's path
@@ -312,7 +318,7 @@ The rules live by layer family: kit (what every rule is made of), packages, load
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torch_release, driver_versions,
 gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson, interpreter,
 scheduler, profiling, graphics, audio, vision, graphs, workers, inference, compile, allocator, numerics, trainers, windows_host, macos_host, cuda_wheels,
-extension_builds;
+extension_builds, driver_install;
 this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
@@ -379,7 +385,10 @@ from torch_envcheck.explain.layer_rules.windows_host import (store_python_alias,
     build_tool_not_started, torch_dll_without_code)
 from torch_envcheck.explain.layer_rules.macos_host import (dyld_library_not_loaded, openmp_runtime_not_linked,
     mps_fallback_notice, metal_plugin_mismatch)
-from torch_envcheck.explain.layer_rules.extension_builds import inline_source_error, module_init_missing
+from torch_envcheck.explain.layer_rules.extension_builds import (inline_source_error, module_init_missing,
+                                                                 package_cuda_module_missing, compiler_killed)
+from torch_envcheck.explain.layer_rules.driver_install import (module_insert_refused, driver_not_loaded_told,
+                                                               installer_gpu_not_supported, persistenced_cannot_start)
 from torch_envcheck.explain.layer_rules.cuda_wheels import (nvidia_wheel_pin_conflict, nvidia_wheel_not_served,
     nccl_without_gpu_arch)
 from torch_envcheck.explain.layer_rules.profiling import (gpu_counters_restricted, cupti_subscriber_taken,
@@ -512,7 +521,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          store_python_alias, store_python_protected, build_tool_not_started, torch_dll_without_code,
          dyld_library_not_loaded, openmp_runtime_not_linked, mps_fallback_notice, metal_plugin_mismatch,
          nvidia_wheel_pin_conflict, nvidia_wheel_not_served, nccl_without_gpu_arch, inline_source_error,
-         module_init_missing, xla_registration_notices)
+         module_init_missing, xla_registration_notices, package_cuda_module_missing, compiler_killed,
+         module_insert_refused, driver_not_loaded_told, installer_gpu_not_supported, persistenced_cannot_start)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

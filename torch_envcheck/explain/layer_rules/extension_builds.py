@@ -6,13 +6,17 @@ source code, or the compiled module's init function against its file name.
                          code given to load_inline
     module_init_missing  CPython's "dynamic module does not define module export function (PyInit_X)" -> toolchain:
                          the module was built under another name, for another Python, or the build is stale
+    package_cuda_module_missing  a package's own top-level compiled module (causal_conv1d_cuda) not importable from
+                         its code, or a NameError for it after a caught import -> toolchain: that package's extension
+    compiler_killed      cc1plus / cicc / ptxas killed by signal 9 during a build -> toolchain: MAX_JOBS, memory
 """
 
 from __future__ import annotations
 
 import re
 
-from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig, last_in_tail
+from torch_envcheck.explain.layer_rules.kit import _MODULE_SUFFIX, CONTEXT_TAIL, _match, _sig, last_in_tail
+from torch_envcheck.knowledge import compiled_modules
 
 _CPP_EXTENSION = {"url": "https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py",
                   "what": "load_inline writes cpp_sources to main.cpp and cuda_sources to cuda.cu in the extension's build "
@@ -80,3 +84,100 @@ def module_init_missing(ent, text):
                    "extension name) equal to the name it is imported as, and never rename a built .so/.pyd.",
                areas=("toolchain",), sources=(_IMPORTDL,))
     return _match(sig, text, at, {"name": name})
+
+
+# the importing frame: a file of an installed package (site-packages/<pkg>/...) whose line imports the module
+_IMPORT_FRAME = re.compile(r"File \"(?P<path>[^\"\n]{0,300}?[/\\](?:site|dist)-packages[/\\](?P<pkg>[A-Za-z_]\w{0,80})[/\\]"
+                           r"[^\"\n]{1,200})\", line \d{1,7}[^\n]{0,200}\n\s{0,12}(?:import (?P<imp>[A-Za-z_]\w{0,80})|"
+                           r"from (?P<frm>[A-Za-z_]\w{0,80}) import)")
+_NO_TOP_MODULE = re.compile(r"No module named '(?P<mod>[A-Za-z_]\w{0,80})'|"
+                            r"NameError: name '(?P<name>[A-Za-z_]\w{0,80})' is not defined")
+
+
+def _compiled_name(mod: str) -> bool:
+    return bool(_MODULE_SUFFIX.search(mod))
+
+
+def package_cuda_module_missing(ent, text):
+    """A package's own top-level compiled module (causal_conv1d_cuda, selective_scan_cuda) that cannot be imported
+    from the package's own code: the package was installed without its extension (a wheel without it, a build that
+    failed or was skipped). The NameError form is the same failure when the package caught the ImportError."""
+    tail = text[-CONTEXT_TAIL:]
+    m = None
+    for m in _NO_TOP_MODULE.finditer(tail):
+        pass
+    if m is None:
+        return None
+    mod = m.group("mod") or m.group("name")
+    if not _compiled_name(mod) or mod.startswith("torch"):
+        return None
+    frame = None
+    for f in _IMPORT_FRAME.finditer(tail[:m.start()]):
+        if (f.group("imp") or f.group("frm")) == mod:
+            frame = f
+    nameerror = m.group("name") is not None
+    pkg = frame.group("pkg") if frame else None
+    if pkg is None:
+        # the NameError names a module only a package imports; without its frame, the module's name says the package
+        if not nameerror and not mod.endswith("_cuda"):
+            return None
+        pkg = None
+    if pkg in ("torch", "torchvision", "torchaudio"):
+        return None
+    dist = (pkg or "").replace("_", "-") or None
+    known = compiled_modules.distribution_of(mod)
+    if known:
+        # a module named unlike its distribution (apex's fused_layer_norm_cuda): the table says whose it is and how
+        # that distribution builds it
+        dist = known["distribution"]
+    sig = _sig("package-cuda-module-missing", "toolchain",
+               "{dist|a package}'s own compiled module {mod} is not there", 82,
+               "{mod} is the compiled (C++/CUDA) extension " + ("that {dist}'s own code imports" if dist else
+               "a package imports and then uses by name") + ("; the package caught the failed import, so the error "
+               "surfaces later as a NameError" if nameerror else "") + ". The package was installed without it: a "
+               "wheel without compiled parts, or a source build that failed or was skipped (its build needs torch and a "
+               "CUDA toolkit).",
+               fix=(known["build"].replace("{", "(").replace("}", ")") if known else
+                    "Install {dist|the package} with its extension built for the installed torch, CUDA and Python: its "
+                    "prebuilt wheel for exactly that torch / CUDA / Python (the project's release page or index), or a "
+                    "build against the installed torch: `pip install --no-build-isolation --no-cache-dir "
+                    "{dist|<package>}` with a CUDA toolkit of torch's CUDA version (nvcc on PATH, CUDA_HOME set). Read "
+                    "the build's own first error if it fails."),
+               areas=("toolchain",),
+               sources=((_CPP_EXTENSION,) + (({"url": known["source"], "what": f"{dist}'s build names {mod}"},)
+                                             if known else ())))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"dist": dist, "mod": mod})
+
+
+# a compiler process killed while building: gcc's and nvcc's own words, or the shell's "Killed" right after a compile
+# command; the build ran out of host memory with too many parallel compile jobs
+_TOOL_KILLED = re.compile(r"fatal error: Killed signal terminated program (?P<tool>cc1plus|cc1|as|ld)|"
+                          r"'(?P<tool2>cicc|ptxas|cudafe\+\+|nvlink|fatbinary)' died due to signal (?:9|kill)|"
+                          r"(?m:^\s{0,4}Killed\s{0,4}$)")
+_COMPILE_COMMAND = re.compile(r"nvcc|-gencode|\bc\+\+ |\bg\+\+ |cc1plus|TORCH_EXTENSION_NAME|\bninja\b|Building wheel|"
+                              r"building '[\w.]{1,80}' extension|-DTORCH_API_INCLUDE_EXTENSION_H")
+
+
+def compiler_killed(ent, text):
+    """A compiler (cc1plus, nvcc's cicc/ptxas) killed by signal 9 during an extension's build: the kernel's
+    out-of-memory killer, when the parallel compile jobs need more memory than the machine has."""
+    m, at = last_in_tail(_TOOL_KILLED, text)
+    if m is None:
+        return None
+    before = text[max(0, at - 3000):at]
+    if not (m.group("tool") or m.group("tool2")) and not _COMPILE_COMMAND.search(before):
+        return None
+    tool = m.group("tool") or m.group("tool2") or "the compiler"
+    sig = _sig("compiler-killed-out-of-memory", "toolchain",
+               "{tool} was killed while building: the build ran out of memory", 86,
+               "The compile step was killed by signal 9, which the kernel's out-of-memory killer sends: ninja runs as "
+               "many compile jobs as there are CPUs, and CUDA extensions (flash-attn, xformers, DeepSpeed's ops) need "
+               "several GB each, more than the machine (or the container's memory limit) has.",
+               fix="Build with fewer parallel jobs: `MAX_JOBS=2 pip install --no-build-isolation <package>` (or "
+                   "MAX_JOBS=4 with more memory; torch's cpp_extension and ninja honour it), add swap or memory, or "
+                   "install the package's prebuilt wheel for this torch / CUDA / Python instead of building.",
+               areas=("toolchain",), sources=(_CPP_EXTENSION,
+                                              {"url": "https://github.com/Dao-AILab/flash-attention#installation-and-features",
+                                               "what": "flash-attn: limit parallel compile jobs with MAX_JOBS on machines "
+                                                       "with less RAM"}))
+    return _match(sig, text, at, {"tool": tool})
