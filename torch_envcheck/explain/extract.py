@@ -1099,8 +1099,8 @@ def _pip_row(ent: Entities, req: str, versions, at: int) -> None:
 # --- builds: what a build tool reports about the build it ran ------------------------------------------------
 
 # pip's (and uv's) report of the distribution it builds from source, in any of its releases' wordings
-_BUILD_PKG = re.compile(r"(?=[BFfRGP])(?:Building wheel for|[Ff]ailed building wheel for|Running setup\.py (?:install|develop|bdist_wheel) for|"
-                        r"Failed to build|Building editable for|Getting requirements to build wheel for|"
+_BUILD_PKG = re.compile(r"(?=[BFfRGPC])(?:Building wheel for|[Ff]ailed building wheel for|Running setup\.py (?:install|develop|bdist_wheel) for|"
+                        r"Failed to build|Could not build wheels for|Building editable for|Getting requirements to build wheel for|"
                         r"Preparing metadata \(\w{1,20}\) for)[ \t]{1,3}[`'\"]?(?P<pkg>[A-Za-z][A-Za-z0-9_.-]{0,80}?)"
                         r"(?:[=@][^\s`'\"]{0,80})?[`'\"]?(?=[\s,:;)(]|$)")
 # a compiler's diagnostic on a source file: gcc/clang/nvcc "file.cu:12:3: error:" and "file.cu(12): error:",
@@ -1123,7 +1123,7 @@ def _builds(text: str, ent: Entities) -> None:
         pkg = m.group("pkg").rstrip(".-")
         if pkg.lower() in ("some", "the", "installable", "wheel", "wheels", "a", "one", "this") or len(pkg) < 2:
             continue
-        failed = "ailed" in m.group(0)[:12]
+        failed = "ailed" in m.group(0)[:12] or m.group(0).startswith("Could not build")
         _push(ent.builds, {"what": "package", "package": pkg.lower().replace("_", "-"), "failed": failed,
                            "at": m.start()}, key=lambda b: (b["what"], b.get("package")))
     for m in _last(_DIAG, text):
@@ -1157,7 +1157,7 @@ _NVCC_DIAG_WORDS = re.compile(r"\berror(?: #\d{1,5}(?:-D)?)?: [^\n]{0,160}?\b__(
 
 
 NEEDLES = {
-    _BUILD_PKG: ("building wheel for", "failed building wheel", "running setup.py", "failed to build",
+    _BUILD_PKG: ("building wheel for", "failed building wheel", "running setup.py", "failed to build", "could not build wheels",
                  "building editable", "requirements to build wheel", "preparing metadata"),
     _DIAG: (".c", ".h", ".mm"),  # every match starts with one
     _TOOL_FAILED: ("error: command", "nvcc fatal", "build stopped", "cmake error", "collect2", "fatal error", "error lnk",

@@ -240,6 +240,12 @@ match.Match whose signature is made here, or None:
     package_cuda_module_missing, compiler_killed  (extension_builds.py) a package's own top-level compiled module not
                      importable from its code (or a NameError after a caught import) -> that package's extension; a
                      compiler killed by signal 9 while building -> MAX_JOBS
+    capability_refused_in_words, llvm_unknown_processor, hip_no_kernel_image  a GPU's architecture in words
+                     (gpu_words.py): "capability X, NOT SUPPORTED" / cuDF's missing PTX -> arch; LLVM not knowing sm_NNN
+                     -> the compiler's LLVM (Triton); HIP's "no kernel image" -> rocm: the build's gfx targets
+    venv_without_pip, import_halted, nan_check_refused  what launchers and web UIs print (launchers.py): a venv
+                     without pip -> env; "import of X halted; None in sys.modules" -> env (xformers: --xformers); the
+                     UNet's NaN check -> not-environment (--no-half, upcast)
     module_insert_refused, driver_not_loaded_told, installer_gpu_not_supported, persistenced_cannot_start  installing
                      the NVIDIA driver on Linux (driver_install.py): modprobe's errno words (Secure Boot, no device, another
                      kernel), the module not loaded in words, the installer finding no supported GPU, persistenced as a user
@@ -318,7 +324,7 @@ The rules live by layer family: kit (what every rule is made of), packages, load
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torch_release, driver_versions,
 gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson, interpreter,
 scheduler, profiling, graphics, audio, vision, graphs, workers, inference, compile, allocator, numerics, trainers, windows_host, macos_host, cuda_wheels,
-extension_builds, driver_install;
+extension_builds, driver_install, gpu_words, launchers;
 this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
@@ -387,6 +393,9 @@ from torch_envcheck.explain.layer_rules.macos_host import (dyld_library_not_load
     mps_fallback_notice, metal_plugin_mismatch)
 from torch_envcheck.explain.layer_rules.extension_builds import (inline_source_error, module_init_missing,
                                                                  package_cuda_module_missing, compiler_killed)
+from torch_envcheck.explain.layer_rules.gpu_words import (capability_refused_in_words, llvm_unknown_processor,
+                                                          hip_no_kernel_image)
+from torch_envcheck.explain.layer_rules.launchers import venv_without_pip, import_halted, nan_check_refused
 from torch_envcheck.explain.layer_rules.driver_install import (module_insert_refused, driver_not_loaded_told,
                                                                installer_gpu_not_supported, persistenced_cannot_start)
 from torch_envcheck.explain.layer_rules.cuda_wheels import (nvidia_wheel_pin_conflict, nvidia_wheel_not_served,
@@ -522,7 +531,9 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          dyld_library_not_loaded, openmp_runtime_not_linked, mps_fallback_notice, metal_plugin_mismatch,
          nvidia_wheel_pin_conflict, nvidia_wheel_not_served, nccl_without_gpu_arch, inline_source_error,
          module_init_missing, xla_registration_notices, package_cuda_module_missing, compiler_killed,
-         module_insert_refused, driver_not_loaded_told, installer_gpu_not_supported, persistenced_cannot_start)
+         module_insert_refused, driver_not_loaded_told, installer_gpu_not_supported, persistenced_cannot_start,
+         capability_refused_in_words, llvm_unknown_processor, hip_no_kernel_image, venv_without_pip, import_halted,
+         nan_check_refused)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:
