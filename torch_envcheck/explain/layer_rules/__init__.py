@@ -246,6 +246,18 @@ match.Match whose signature is made here, or None:
     venv_without_pip, import_halted, nan_check_refused  what launchers and web UIs print (launchers.py): a venv
                      without pip -> env; "import of X halted; None in sys.modules" -> env (xformers: --xformers); the
                      UNet's NaN check -> not-environment (--no-half, upcast)
+    jax_jaxlib_mismatch, pip_extra_not_provided, jaxlib_cuda_version_not_found, xla_out_of_memory  JAX on the GPU
+                     (jax_stack.py): jax's own version check and a CUDA plugin of another release -> one release of jax,
+                     jaxlib and the plugin; pip's "does not provide the extra" (jax's CUDA extras: Linux only); a
+                     jaxlib+cuda pin -> jax[cuda12] from PyPI; XLA's out of memory -> not-environment
+    conda_plan_cpu_build, conda_dependency_range, conda_resolve_package_not_found  conda environments (conda_envs.py):
+                     a transaction choosing pytorch's CPU build; the cudatoolkit range pytorch asks in a conflict report;
+                     an environment file's packages no channel has
+    tensorflow_self_check_dll  TF 1.x naming the CUDA DLL it was built for -> that CUDA, or the TF for the CUDA installed
+    trainer_bf16_refused, quantization_needs_packages, torchao_extensions_skipped, torch_extension_wheel_not_found,
+    name_missing_from_package  fine-tuning LLMs (finetune_stack.py): transformers' bf16 refusal (arch: fp16), its
+                     8-/4-bit loading needing a CUDA torch, torchao's extensions for another torch, pip finding no wheel
+                     of a package built per torch, a name missing from a pure-Python library (env: its release)
     module_insert_refused, driver_not_loaded_told, installer_gpu_not_supported, persistenced_cannot_start  installing
                      the NVIDIA driver on Linux (driver_install.py): modprobe's errno words (Secure Boot, no device, another
                      kernel), the module not loaded in words, the installer finding no supported GPU, persistenced as a user
@@ -324,7 +336,7 @@ The rules live by layer family: kit (what every rule is made of), packages, load
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torch_release, driver_versions,
 gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson, interpreter,
 scheduler, profiling, graphics, audio, vision, graphs, workers, inference, compile, allocator, numerics, trainers, windows_host, macos_host, cuda_wheels,
-extension_builds, driver_install, gpu_words, launchers;
+extension_builds, driver_install, gpu_words, launchers, jax_stack, conda_envs, finetune_stack;
 this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
@@ -393,6 +405,13 @@ from torch_envcheck.explain.layer_rules.macos_host import (dyld_library_not_load
     mps_fallback_notice, metal_plugin_mismatch)
 from torch_envcheck.explain.layer_rules.extension_builds import (inline_source_error, module_init_missing,
                                                                  package_cuda_module_missing, compiler_killed)
+from torch_envcheck.explain.layer_rules.jax_stack import (jax_jaxlib_mismatch, pip_extra_not_provided,
+                                                          jaxlib_cuda_version_not_found, xla_out_of_memory)
+from torch_envcheck.explain.layer_rules.conda_envs import (conda_plan_cpu_build, conda_dependency_range,
+                                                           conda_resolve_package_not_found)
+from torch_envcheck.explain.layer_rules.finetune_stack import (trainer_bf16_refused, quantization_needs_packages,
+                                                               torchao_extensions_skipped, torch_extension_wheel_not_found,
+                                                               name_missing_from_package)
 from torch_envcheck.explain.layer_rules.gpu_words import (capability_refused_in_words, llvm_unknown_processor,
                                                           hip_no_kernel_image)
 from torch_envcheck.explain.layer_rules.launchers import venv_without_pip, import_halted, nan_check_refused
@@ -432,7 +451,8 @@ from torch_envcheck.explain.layer_rules.rocm import (miopen_missing_kernel_datab
 from torch_envcheck.explain.layer_rules.torch_release import (compile_refused_on_windows, compile_unsupported_python,
     package_needs_newer_torch, nightly_regression, inductor_cuda_probe_logged,
     torch_attribute_missing, torch_load_weights_only)
-from torch_envcheck.explain.layer_rules.tensorflow import (xla_registration_notices, tensorflow_error_class, tensorflow_libcuda_not_found, tensorflow_missing_cuda_runtime,
+from torch_envcheck.explain.layer_rules.tensorflow import (xla_registration_notices, tensorflow_self_check_dll,
+                                                           tensorflow_error_class, tensorflow_libcuda_not_found, tensorflow_missing_cuda_runtime,
     tensorflow_optional_tensorrt, tensorflow_sees_no_gpu, tensorflow_windows_native)
 from torch_envcheck.explain.layer_rules.toolchain import (build_finds_no_toolkit, companion_version_range,
     build_option_left_out, optional_kernels_notice, package_asks_for_pin,
@@ -533,7 +553,10 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          module_init_missing, xla_registration_notices, package_cuda_module_missing, compiler_killed,
          module_insert_refused, driver_not_loaded_told, installer_gpu_not_supported, persistenced_cannot_start,
          capability_refused_in_words, llvm_unknown_processor, hip_no_kernel_image, venv_without_pip, import_halted,
-         nan_check_refused)
+         nan_check_refused, jax_jaxlib_mismatch, pip_extra_not_provided, jaxlib_cuda_version_not_found,
+         xla_out_of_memory, conda_plan_cpu_build, conda_dependency_range, conda_resolve_package_not_found,
+         tensorflow_self_check_dll, trainer_bf16_refused, quantization_needs_packages, torchao_extensions_skipped,
+         torch_extension_wheel_not_found, name_missing_from_package)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

@@ -7,7 +7,9 @@ dso_loader cannot open, its error classes.
     tensorflow_libcuda_not_found  "was unable to find libcuda.so DSO loaded into this program" -> the driver's
                      compute library (a container's or WSL's way to it)
     xla_registration_notices  XLA's "Unable to register cuDNN factory ... already been registered" and "computation
-                     placer already registered" alone -> not-environment: notices, not the failure"""
+                     placer already registered" alone -> not-environment: notices, not the failure
+    tensorflow_self_check_dll  TF 1.x's "Could not find 'cudart64_90.dll'. TensorFlow requires that this DLL be
+                     installed" -> the CUDA release the number names, or the TensorFlow for the CUDA installed"""
 
 from __future__ import annotations
 
@@ -300,3 +302,30 @@ def xla_registration_notices(ent, text):
                         {"url": "https://github.com/openxla/xla/issues/20803",
                          "what": "XLA's plugin registry: registering a factory twice logs and keeps the first"}))
     return _match(sig, text, len(text) - len(tail) + notices[0].start(), {})
+
+
+# TensorFlow 1.x on Windows checks its CUDA DLLs at import (tensorflow/python/platform/self_check.py) and names the one
+# it wants, whose number is the CUDA release it was built against (cudart64_90.dll: CUDA 9.0, cudart64_100.dll: 10.0)
+_TF_SELF_CHECK = re.compile(r"Could not find '(?P<dll>(?P<lib>cudart|cudnn|cublas|cufft|curand|cusolver)64_(?P<num>\d{1,3})"
+                            r"\.dll)'\. TensorFlow requires that this DLL be installed")
+
+
+def tensorflow_self_check_dll(ent, text):
+    m, at = last_in_tail(_TF_SELF_CHECK, text, "TensorFlow requires that this DLL")
+    if m is None:
+        return None
+    num = m.group("num")
+    lib = m.group("lib")
+    version = (f"{num[:-1]}.{num[-1]}" if len(num) >= 2 else num) if lib != "cudnn" else num
+    what = f"CUDA {version}" if lib != "cudnn" else f"cuDNN {version}"
+    sig = _sig("tensorflow-self-check-dll", "tensorflow", "TensorFlow was built for {what} and cannot find {dll}", 84,
+               "TensorFlow's import checks for the CUDA libraries it was built against and names the one missing: "
+               "{dll}, from {what}. The CUDA installed (if any) is another release, or its bin folder is not on PATH.",
+               fix="Install {what} (the toolkit's bin folder on PATH, where {dll} lives) to match this TensorFlow, or "
+                   "install the TensorFlow release built for the CUDA you have (TensorFlow's tested build configurations "
+                   "list the CUDA and cuDNN of each); TensorFlow 2.11 and newer have no GPU support on native Windows "
+                   "(use WSL 2).",
+               areas=("tensorflow",),
+               sources=({"url": "https://www.tensorflow.org/install/source_windows#gpu",
+                         "what": "TensorFlow's tested build configurations on Windows: CUDA and cuDNN per release"},))
+    return _match(sig, text, at, {"dll": m.group("dll"), "what": what})

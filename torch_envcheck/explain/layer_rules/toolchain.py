@@ -326,7 +326,16 @@ def openmp_with_apple_clang(ent, text):
 # enough (XLA warns below 11.1: older ptxas miscompiles its code)
 _XLA_PTXAS = re.compile(r"\bptxas\b[^\n]{0,60}\bnot found|Couldn't (?:find|invoke) ptxas|"
                         r"You are using ptxas (?P<have>\d{1,2}\.\d{1,2}(?:\.\d{1,4})?), which is older than "
-                        r"(?P<need>\d{1,2}\.\d{1,2})")
+                        r"(?P<need>\d{1,2}\.\d{1,2})|"
+                        # XLA's later words: its own fallback, and the CUDA releases whose ptxas miscompiles
+                        r"(?P<fallback>ptxas too old)\. Falling back to the driver|"
+                        r"Invoking ptxas with version (?P<have2>\d{1,2}\.\d{1,2}(?:\.\d{1,4})?), which corresponds to a "
+                        r"CUDA version <= ?\d{1,2}\.\d{1,2}(?:\.\d{1,4})?[\s\S]{0,300}?upgrade to CUDA "
+                        r"(?P<need2>\d{1,2}\.\d{1,2}(?:\.\d{1,4})?)|"
+                        # ptxas itself refusing PTX newer than it (not the driver's JIT: that is CUDA_ERROR_UNSUPPORTED_PTX)
+                        r"ptxas\s{0,2}:?\s{0,2}(?:application ptx input, line \d{1,6}; )?(?:fatal\s{0,4}:\s{0,2})?"
+                        r"(?P<ptx>Unsupported \.version \d{1,2}\.\d{1,2}); current version is '(?P<cur>\d{1,2}\.\d{1,2})'")
+_DRIVER_JIT = re.compile(r"UNSUPPORTED_PTX_VERSION|cuLink|cuModuleLoad|the provided PTX was compiled with an unsupported")
 _TF_OP = re.compile(r"OP_REQUIRES failed|tensorflow/core/|import tensorflow|\btf\.(?:function|config|keras)")
 
 
@@ -336,17 +345,23 @@ def xla_ptxas(ent, text):
     TensorFlow's CUDA setup, a JAX program's (its XLA under external/org_tensorflow) the toolchain's."""
     tail = text[-CONTEXT_TAIL:]
     m = last_match(_XLA_PTXAS, tail)
-    if m is None:
+    if m is None or (m.group("ptx") and _DRIVER_JIT.search(tail)):
         return None
     layer = "tensorflow" if _TF_OP.search(tail) and not re.search(r"\bjax|org_tensorflow", tail) else "toolchain"
-    old = bool(m.group("have"))
+    have, need = m.group("have") or m.group("have2"), m.group("need") or m.group("need2")
+    old = bool(have or m.group("fallback") or m.group("ptx"))
     sig = _sig("xla-ptxas-" + ("too-old" if old else "missing"), layer,
                # the old-ptxas line is a warning a run goes on after: below any error sentence of the same log
-               "XLA's ptxas " + ("{have} is older than {need}" if old else "is not found"), 55 if old else 80,
+               ("ptxas is older than the PTX it is given ({ptx})" if m.group("ptx") else
+                "XLA's ptxas " + ("{have|it found} is older than {need|XLA needs}" if old else "is not found")),
+               55 if old and not m.group("ptx") else 80,
                "XLA compiles its GPU kernels to machine code with ptxas, the CUDA toolkit's assembler, which it looks "
                "for on PATH and under the CUDA folder XLA_FLAGS=--xla_gpu_cuda_data_dir names" +
-               (": the one it found is {have}, older than {need}." if old else ": it found none."),
-               fix="Put a CUDA toolkit's ptxas " + ("of CUDA {need} or newer " if old else "") + "first on PATH: "
+               ((": the one it found (PTX ISA {cur}) is older than the PTX it is given ({ptx})." if m.group("ptx") else
+                 ": the one it found{have_note|} is older than {need|XLA needs}.") if old else ": it found none."),
+               fix="Put a CUDA toolkit's ptxas " + ("of CUDA {need} or newer " if need else
+                                                   "at least as new as the CUDA the framework targets " if old else "") +
+                   "first on PATH: "
                    "install the toolkit (or `pip install nvidia-cuda-nvcc-cu12`, conda's cuda-nvcc) and add its bin "
                    "folder to PATH, or point XLA at the toolkit with XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda "
                    "(the folder holding bin/ptxas and nvvm/libdevice); the TensorFlow / JAX CUDA wheels "
@@ -357,7 +372,9 @@ def xla_ptxas(ent, text):
                         {"url": "https://github.com/tensorflow/tensorflow/blob/v2.11.0/tensorflow/compiler/xla/"
                                 "stream_executor/gpu/asm_compiler.cc",
                          "what": "XLA runs ptxas and warns: \"You are using ptxas X, which is older than 11.1\""}))
-    return _match(sig, text, len(text) - len(tail) + m.start(), {"have": m.group("have"), "need": m.group("need")})
+    return _match(sig, text, len(text) - len(tail) + m.start(),
+                  {"have": have, "need": need, "have_note": f" ({have})" if have else None, "ptx": m.group("ptx"),
+                   "cur": m.group("cur")})
 
 
 # setuptools 70 stopped exposing its vendored packaging as pkg_resources.packaging (pypa/setuptools#4385); torch's
