@@ -221,7 +221,9 @@ _TRT_CUDA_ERROR = re.compile(r"\b(?i:cuda) [Ee]rror in [A-Za-z_]\w{0,60}: (?P<nu
 # that labels the driver API's ("CUDA error DRIVER: '300' in func ...")
 _ENUM_NUMBER = re.compile(r"\b(?:Unknown )?(?P<fam>CUresult|cudaError(?:_t)?|cublasStatus(?:_t)?|cudnnStatus(?:_t)?|"
                           r"ncclResult(?:_t)?|hipError(?:_t)?)\s{0,2}[:=(]\s{0,2}'?(?P<num>\d{1,5})\b|"
-                          r"\bCUDA error DRIVER:?\s{0,2}'?(?P<drv>\d{1,5})\b", re.ASCII)
+                          r"\bCUDA error DRIVER:?\s{0,2}'?(?P<drv>\d{1,5})\b|"
+                          # torch's THC (before 1.5) printed the runtime's code in brackets, its message sometimes cut
+                          r"\bcuda runtime error \((?P<thc>\d{1,5})\)", re.ASCII)
 # glog's CHECK_EQ as Caffe and other C++ programs print it ("Check failed: error == cudaSuccess (35 vs. 0)"), also
 # retyped ("cudaSuccess 35vs0"): the code beside the success value it was compared with
 _CHECK_VS = re.compile(r"\b(?P<ok>cudaSuccess|CUDA_SUCCESS|CUBLAS_STATUS_SUCCESS|CUDNN_STATUS_SUCCESS)\W{0,3}\(?\s{0,2}"
@@ -333,8 +335,9 @@ def _codes(text: str, ent: Entities) -> None:
         if code is not None and code.layer != "none":
             _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
     for m in _last(_ENUM_NUMBER, text):
-        fam = _ENUM_FAMILY.get((m.group("fam") or "DRIVER").split("_")[0].rstrip("t"), "CUresult")
-        num = int(m.group("num") or m.group("drv"))
+        fam = ("cudaError_t" if m.group("thc") else
+               _ENUM_FAMILY.get((m.group("fam") or "DRIVER").split("_")[0].rstrip("t"), "CUresult"))
+        num = int(m.group("num") or m.group("drv") or m.group("thc"))
         # a binding that names every code by the driver's type also returns the runtime's numbers (Go's cuda5 names
         # cudaDeviceReset's result a CUresult): a number only the runtime's enumeration has is the runtime's
         code = error_codes.by_value(fam, num) or (error_codes.by_value("cudaError_t", num) if fam == "CUresult" else None)
@@ -1063,8 +1066,15 @@ _PIP_NO_MATCH = re.compile(r"No matching distribution found for (?P<req>[A-Za-z0
                            r"(?:[=<>~!]{1,3}[A-Za-z0-9_.*+]{1,30})?)")
 
 
+# pip's verbose lines about the wheels it skipped name other platforms' tags (macosx_, win_amd64): not this machine's
+_SKIPPED_WHEEL_LINE = re.compile(r"(?m)^[^\n]{0,40}(?:Skipping link: none of the wheel's tags match|"
+                                 r"is not a supported wheel on this platform)[^\n]{0,2000}$")
+
+
 def _platform(text: str, ent: Entities) -> None:
     tail = text[-PLATFORM_TAIL:]
+    if "Skipping link: none of the wheel" in tail:
+        tail = _SKIPPED_WHEEL_LINE.sub("", tail)
     for name, pattern in _PLATFORM.items():
         if pattern.search(tail):
             ent.platform[name] = True
@@ -1172,7 +1182,8 @@ NEEDLES = {
     _WINERROR: ("winerror", "os error", "loadlibrary", "getprocaddress"), _TORCH_CUDA_WORDS: ("driver initialization",), _ERRNO: ("errno",), _NVML_MESSAGE: ("nvml",),
     _CUDA_API_HEX: ("cuda api error detected",),
     _CHECK_VS: ("cudasuccess", "cuda_success", "status_success"), _THC_LIBRARY_ERROR: (" runtime error : ",),
-    _ENUM_NUMBER: ("curesult", "cudaerror", "cublasstatus", "cudnnstatus", "ncclresult", "hiperror", "cuda error driver"), _TRT_CUDA_ERROR: ("cuda error in ",), _DLL_REASON: ("dll load failed",),
+    _ENUM_NUMBER: ("curesult", "cudaerror", "cublasstatus", "cudnnstatus", "ncclresult", "hiperror", "cuda error driver",
+                   "cuda runtime error ("), _TRT_CUDA_ERROR: ("cuda error in ",), _DLL_REASON: ("dll load failed",),
     _PAGING_FILE: ("paging file is too small", "页面文件太小"), _NTSTATUS: ("0xc0000", "3221", "-107374"),
     _SIGNAL_WORDS: ("bus error", "segmentation fault", "illegal instruction", "killed", "aborted", "exit", "signal",
                     "zsh: ", "illegal hardware"),

@@ -645,7 +645,9 @@ def _platform(text, ent):
 # Memory exhaustion, in every allocator's words (CUDA's caching allocator, MPS, HIP, TensorFlow's BFC, cuBLAS's
 # handle, the host's OOM killer): the workload's size, not the installation
 _OUT_OF_MEMORY = re.compile(r"(?i)\bout of memory\b|OutOfMemory|\bOOM when allocating|Tried to allocate \d|"
-                            r"\bRESOURCE_EXHAUSTED\b|failed to allocate [\d.]{1,12} ?[KMGT]?i?B")
+                            r"\bRESOURCE_EXHAUSTED\b|failed to allocate [\d.]{1,12} ?[KMGT]?i?B|"
+                            # a library's enumerated status for it (RMM_ERROR_OUT_OF_MEMORY, NPP_MEMORY_ALLOCATION_ERR)
+                            r"[A-Z]{2,12}_(?:ERROR_|STATUS_)?OUT_OF_MEMORY\b")
 
 
 _SHM = re.compile(r"/dev/shm\b|\bshared memory\b|\bshm_open\b|\(shm\)")

@@ -258,6 +258,10 @@ match.Match whose signature is made here, or None:
     name_missing_from_package  fine-tuning LLMs (finetune_stack.py): transformers' bf16 refusal (arch: fp16), its
                      8-/4-bit loading needing a CUDA torch, torchao's extensions for another torch, pip finding no wheel
                      of a package built per torch, a name missing from a pure-Python library (env: its release)
+    wheels_all_skipped, untrusted_index_ignored  pip's verbose reports (pip_reports.py): every wheel of a distribution
+                     skipped for its tags -> a Python it has wheels for; an HTTP mirror ignored -> HTTPS, --trusted-host
+    horovod_torch_without_cuda  Horovod's GPU build finding a CPU torch (distributed_frameworks.py) -> torch's CUDA build
+    nvml_library_mismatch  nvidia-smi's "Mismatch in versions between nvidia-smi and NVML" -> a stray libnvidia-ml.so
     module_insert_refused, driver_not_loaded_told, installer_gpu_not_supported, persistenced_cannot_start  installing
                      the NVIDIA driver on Linux (driver_install.py): modprobe's errno words (Secure Boot, no device, another
                      kernel), the module not loaded in words, the installer finding no supported GPU, persistenced as a user
@@ -336,7 +340,8 @@ The rules live by layer family: kit (what every rule is made of), packages, load
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torch_release, driver_versions,
 gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson, interpreter,
 scheduler, profiling, graphics, audio, vision, graphs, workers, inference, compile, allocator, numerics, trainers, windows_host, macos_host, cuda_wheels,
-extension_builds, driver_install, gpu_words, launchers, jax_stack, conda_envs, finetune_stack;
+extension_builds, driver_install, gpu_words, launchers, jax_stack, conda_envs, finetune_stack, pip_reports,
+distributed_frameworks;
 this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
@@ -357,7 +362,10 @@ from torch_envcheck.explain.layer_rules.driver import (installer_module_not_load
     driver_symbol_missing, gpu_newer_than_build, gpu_only_as_root, intel_graphics_without_nvidia, p2p_through_pcie_switch_hangs,
     platform_without_cuda, slurm_job_without_gpu, device_outside_visible_devices, cluster_cuda_module_not_loaded,
     visible_devices_hide_the_gpu)
-from torch_envcheck.explain.layer_rules.driver_versions import container_driver_floor, driver_module_mismatch
+from torch_envcheck.explain.layer_rules.driver_versions import (container_driver_floor, driver_module_mismatch,
+                                                                nvml_library_mismatch)
+from torch_envcheck.explain.layer_rules.pip_reports import wheels_all_skipped, untrusted_index_ignored
+from torch_envcheck.explain.layer_rules.distributed_frameworks import horovod_torch_without_cuda
 from torch_envcheck.explain.layer_rules.gpu_health import (driver_sees_no_gpu, gpu_unreachable,
     nvidia_kernel_module_crash, xid_event, gpu_in_error_state, gpu_reset_refused, row_remapping_state,
     fabric_manager_without_nvswitch)
@@ -556,7 +564,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          nan_check_refused, jax_jaxlib_mismatch, pip_extra_not_provided, jaxlib_cuda_version_not_found,
          xla_out_of_memory, conda_plan_cpu_build, conda_dependency_range, conda_resolve_package_not_found,
          tensorflow_self_check_dll, trainer_bf16_refused, quantization_needs_packages, torchao_extensions_skipped,
-         torch_extension_wheel_not_found, name_missing_from_package)
+         torch_extension_wheel_not_found, name_missing_from_package, wheels_all_skipped, untrusted_index_ignored,
+         horovod_torch_without_cuda, nvml_library_mismatch)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

@@ -5,7 +5,9 @@ with, and the one the machine has.
                      mismatch", TensorFlow's "kernel version A does not match DSO version B") -> load the module of the
                      installed driver (reboot / reload), never a reinstall of torch
     container_driver_floor  a CUDA container's entrypoint: built for driver release X, version Y detected -> the host's
-                     driver >= X (a container uses the host's kernel driver), or an image built for Y"""
+                     driver >= X (a container uses the host's kernel driver), or an image built for Y
+    nvml_library_mismatch  nvidia-smi's "Mismatch in versions between nvidia-smi and NVML" -> libraries: a stray
+                     libnvidia-ml.so on the loader's path"""
 
 from __future__ import annotations
 
@@ -99,3 +101,28 @@ def container_driver_floor(ent, text):
                causes=(("host-driver-too-old", "the host's driver is older than the image's CUDA needs", ("TE302",)),),
                areas=("driver",), sources=(_COMPAT_SOURCE, SOURCES["container_toolkit"]))
     return _match(sig, text, len(text) - len(tail) + m.start(), {"need": m.group("need"), "have": m.group("have")})
+
+
+# nvidia-smi compares its own version with the NVML library it loaded (nvidia-smi and libnvidia-ml.so ship together
+# with the driver): a copy of either from elsewhere (a container image, a GPU-sharing hook, a stray lib64 folder on
+# LD_LIBRARY_PATH) is another version
+_SMI_NVML = re.compile(r"Mismatch in versions between nvidia-smi and NVML")
+
+
+def nvml_library_mismatch(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_SMI_NVML, tail)
+    if m is None:
+        return None
+    sig = _sig("nvidia-smi-nvml-mismatch", "libraries", "nvidia-smi loaded an NVML library of another version", 82,
+               "nvidia-smi and libnvidia-ml.so (NVML) come with the driver and must be the same version; this nvidia-smi "
+               "found a libnvidia-ml.so of another one first: a copy on LD_LIBRARY_PATH (a lib64 folder, a CUDA "
+               "toolkit's stubs, a GPU-sharing hook's own library, a container image's), or an nvidia-smi not from "
+               "this driver.",
+               fix="Find the library it loads: `ldd $(which nvidia-smi) | grep nvidia-ml` and `ldconfig -p | grep "
+                   "libnvidia-ml`; remove the stray copy's folder from LD_LIBRARY_PATH (or the hook that shadows it), so "
+                   "the driver's own libnvidia-ml.so.1 is loaded, and use the nvidia-smi installed with the driver.",
+               areas=("driver",),
+               sources=({"url": "https://docs.nvidia.com/deploy/nvml-api/index.html",
+                         "what": "NVML: the library nvidia-smi is built on, shipped with the driver"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {})

@@ -138,10 +138,24 @@ _NOT_THIS = frozenset({"torch", "torchvision", "torchaudio", "tensorflow", "kera
                        "importlib", "typing_extensions"})
 
 
+# Python before 3.7 printed the name without its module: the import statement above names it
+_NAME_ONLY = re.compile(r"cannot import name ['\"](?P<name>[A-Za-z]\w{0,80})['\"](?! from)")
+_FROM_IMPORT = re.compile(r"from (?P<pkg>[A-Za-z][\w.]{0,80}) import [^\n]{0,300}")
+
+
 def name_missing_from_package(ent, text):
     m, at = last_in_tail(_NAME_MISSING, text, "cannot import name")
     if m is None:
-        return None
+        n, at = last_in_tail(_NAME_ONLY, text, "cannot import name")
+        if n is None:
+            return None
+        stmt = None
+        for f in _FROM_IMPORT.finditer(text, max(0, at - 2000), at):
+            if re.search(r"\b" + re.escape(n.group("name")) + r"\b", f.group(0)):
+                stmt = f
+        if stmt is None:
+            return None
+        m = re.match(r"(?P<name>\w+)\|(?P<pkg>[\w.]+)\|(?P<rest>)", f"{n.group('name')}|{stmt.group('pkg')}|")
     top = m.group("pkg").split(".")[0]
     if top.lower() in _NOT_THIS or top.startswith("_") or "unknown location" in m.group("rest"):
         return None
