@@ -272,7 +272,9 @@ def _own_library_symbol(ent, s, f):
     return Vote("toolchain", 2.0, 4, "symbols", f"{base} lacks {s['symbol'][:60]}", s["at"], why)
 
 
-_PROVIDER_LAYER = {"c-runtime": "c-runtime", "openmp": "c-runtime", "vc-runtime": "windows-runtime", "driver": "driver",
+# Intel's and LLVM's OpenMP runtimes (libiomp5, libomp) come with packages (intel-openmp, mkl, torch's wheel, Homebrew's
+# libomp), not with the C runtime the compiler installs: a missing one is a library the environment lacks
+_PROVIDER_LAYER = {"c-runtime": "c-runtime", "openmp": "libraries", "vc-runtime": "windows-runtime", "driver": "driver",
                    "torch": "torch-build", "rocm": "rocm", "cudnn": "cudnn", "tensorrt": "libraries",
                    "os-package": "libraries"}
 
@@ -364,6 +366,11 @@ def _libraries(text, ent):
                                       f"C++ runtime and OpenMP DLLs torch's DLLs need), then restart the shell."
                    if "torch" in (prov or "") else f"{name} is the Microsoft Visual C++ runtime's: install the latest "
                                                    f"Visual C++ Redistributable (x64).",
+                   "libraries": f"{name} is an OpenMP runtime that packages bring (Intel's: the intel-openmp package, "
+                                f"which mkl and numpy/scipy's MKL builds pull in; LLVM's libomp: Homebrew or the wheel "
+                                f"that bundles it): install it into this environment (`pip install intel-openmp` / "
+                                f"`conda install intel-openmp`), or put the folder that holds it on LD_LIBRARY_PATH "
+                                f"(`ldd` on the failing binary shows what it looks for)." if prov == "openmp" else None,
                    "torch-build": f"{name} is torch's own library: the torch install is incomplete or mixed; uninstall "
                                   f"every torch and install one build (pip install --force-reinstall torch from the "
                                   f"index of its CUDA)."}.get(layer)

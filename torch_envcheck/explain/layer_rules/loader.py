@@ -765,7 +765,10 @@ def mkl_without_itt_symbol(ent, text):
 # loaded later by dlopen needs room in that reserve, and the loader refuses it when the reserve is spent. The
 # message names the library: loaded at start (LD_PRELOAD) it takes its TLS before the reserve matters.
 _STATIC_TLS = re.compile(r"(?P<lib>(?:/[^\s:'\"]{1,300}/)?lib[\w.+-]{1,80}\.so(?:\.\d{1,4}){0,3}): cannot allocate memory "
-                         r"in static TLS block|cannot load any more object with static TLS")
+                         r"in static TLS block|cannot load any more object with static TLS|"
+                         # the library's name printed apart from the reason (XGBoost: "Library (libxgboost.so) could
+                         # not be loaded." and the loader's reason on its own line)
+                         r"cannot allocate memory in static TLS block")
 
 
 def static_tls_exhausted(ent, text):
