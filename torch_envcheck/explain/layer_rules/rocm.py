@@ -135,7 +135,7 @@ def zluda_dll_dependency(ent, text):
 
 # MIOpen's warning that its precompiled kernel database for this gfx target (and CU count) is not installed: kernels
 # are compiled (and cached) on first use instead; nothing failed
-_MIOPEN_NO_KDB = re.compile(r"MIOpen(?:\(HIP\))?: Warning \[\w{2,30}\] Missing system database file: "
+_MIOPEN_NO_KDB = re.compile(r"MIOpen(?:\(HIP\))?: Warning \[\w{2,30}\] (?:Missing|Unable to read) system database file: ?"
                             r"(?P<kdb>gfx\w{2,10}\.kdb)")
 
 
