@@ -39,7 +39,7 @@ def omp_runtime_twice(ent, text):
                "library's build bring another), and both were loaded by the same Python.",
                fix="Keep one copy: in a conda environment, don't mix conda's mkl/intel-openmp with pip's torch (make the "
                    "environment from one installer, or `conda install nomkl` to drop MKL's copy), or remove the extra "
-                   "{lib} from the environment's library folder (Windows: envs\\\\<name>\\\\Library\\\\bin) after finding "
+                   "{lib} from the environment's library folder (Windows: envs\\<name>\\Library\\bin) after finding "
                    "both (`where {lib}` / `find $CONDA_PREFIX -name '{lib}'`). KMP_DUPLICATE_LIB_OK=TRUE only silences "
                    "the check and may give wrong results or crashes.",
                areas=("libraries",), sources=(_INTEL_OMP,))
@@ -79,7 +79,7 @@ def mkl_cannot_load(ent, text):
                "install), or MKL itself was loaded through dlopen without its siblings (Python extensions linked to "
                "MKL's separate libraries rather than mkl_rt).",
                fix="Install one complete MKL into the environment that runs the program (`conda install mkl` or `pip "
-                   "install --force-reinstall mkl`) and run from the activated environment (Windows: its Library\\\\bin "
+                   "install --force-reinstall mkl`) and run from the activated environment (Windows: its Library\\bin "
                    "on PATH); builds linked to mkl_rt (current numpy/scipy from conda) avoid it; on Linux preloading "
                    "`LD_PRELOAD=$CONDA_PREFIX/lib/libmkl_core.so:$CONDA_PREFIX/lib/libmkl_sequential.so` is the "
                    "documented workaround.",
