@@ -262,6 +262,9 @@ match.Match whose signature is made here, or None:
                      skipped for its tags -> a Python it has wheels for; an HTTP mirror ignored -> HTTPS, --trusted-host
     horovod_torch_without_cuda  Horovod's GPU build finding a CPU torch (distributed_frameworks.py) -> torch's CUDA build
     nvml_library_mismatch  nvidia-smi's "Mismatch in versions between nvidia-smi and NVML" -> a stray libnvidia-ml.so
+    torch_build_gcc_too_old, cmake_mkl_not_found, nccl1_where_nccl2_needed  building PyTorch from source
+                     (torch_source_build.py): torch's GCC floor (CC/CXX), CMake not finding MKL (CMAKE_PREFIX_PATH,
+                     mkl-include), NCCL 1 where NCCL 2's API is needed (USE_SYSTEM_NCCL)
     hsa_status_error, gpu_memory_fault_rocm, host_without_kfd, cudnn_frontend_no_plan  ROCm's runtime in its own words
                      (rocm_runtime.py): HSA's statuses, a GPU memory fault, a host without /dev/kfd -> rocm; cuDNN's
                      frontend without a plan for the graph -> not-environment
@@ -347,7 +350,7 @@ containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torc
 gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson, interpreter,
 scheduler, profiling, graphics, audio, vision, graphs, workers, inference, compile, allocator, numerics, trainers, windows_host, macos_host, cuda_wheels,
 extension_builds, driver_install, gpu_words, launchers, jax_stack, conda_envs, finetune_stack, pip_reports,
-distributed_frameworks, cpu_math, rocm_runtime;
+distributed_frameworks, cpu_math, rocm_runtime, torch_source_build;
 this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
@@ -371,6 +374,8 @@ from torch_envcheck.explain.layer_rules.driver import (installer_module_not_load
 from torch_envcheck.explain.layer_rules.driver_versions import (container_driver_floor, driver_module_mismatch,
                                                                 nvml_library_mismatch)
 from torch_envcheck.explain.layer_rules.pip_reports import wheels_all_skipped, untrusted_index_ignored
+from torch_envcheck.explain.layer_rules.torch_source_build import (torch_build_gcc_too_old, cmake_mkl_not_found,
+                                                                   nccl1_where_nccl2_needed)
 from torch_envcheck.explain.layer_rules.rocm_runtime import (hsa_status_error, gpu_memory_fault_rocm, host_without_kfd,
                                                              cudnn_frontend_no_plan)
 from torch_envcheck.explain.layer_rules.cpu_math import (omp_runtime_twice, mkl_threading_vs_gomp, mkl_cannot_load,
@@ -578,7 +583,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          torch_extension_wheel_not_found, name_missing_from_package, wheels_all_skipped, untrusted_index_ignored,
          horovod_torch_without_cuda, nvml_library_mismatch, omp_runtime_twice, mkl_threading_vs_gomp, mkl_cannot_load,
          mkl_service_missing, openblas_in_openmp, openblas_threads_refused, hsa_status_error, gpu_memory_fault_rocm,
-         host_without_kfd, cudnn_frontend_no_plan)
+         host_without_kfd, cudnn_frontend_no_plan, torch_build_gcc_too_old, cmake_mkl_not_found, nccl1_where_nccl2_needed)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:
