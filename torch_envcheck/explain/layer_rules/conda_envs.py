@@ -31,7 +31,7 @@ def conda_plan_cpu_build(ent, text):
     if m is None:
         return None
     tail = text[-CONTEXT_TAIL:]
-    rows = [r for r in _CPU_ROW.finditer(tail[tail.find(m.group(0)) if m.group(0) in tail else 0:])
+    rows = [r for r in _CPU_ROW.finditer(tail[m.start():])
             if r.group("pkg") in ("cpuonly", "cpu-only") or re.search(r"[_+-]cpu(?:[_.-]|$)", r.group("spec"))]
     if not rows:
         return None

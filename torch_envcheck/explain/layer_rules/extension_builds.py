@@ -102,12 +102,10 @@ def package_cuda_module_missing(ent, text):
     """A package's own top-level compiled module (causal_conv1d_cuda, selective_scan_cuda) that cannot be imported
     from the package's own code: the package was installed without its extension (a wheel without it, a build that
     failed or was skipped). The NameError form is the same failure when the package caught the ImportError."""
-    tail = text[-CONTEXT_TAIL:]
-    m = None
-    for m in _NO_TOP_MODULE.finditer(tail):
-        pass
+    m, at = last_in_tail(_NO_TOP_MODULE, text)
     if m is None:
         return None
+    tail = text[-CONTEXT_TAIL:]
     mod = m.group("mod") or m.group("name")
     if not _compiled_name(mod) or mod.startswith("torch"):
         return None
@@ -117,11 +115,9 @@ def package_cuda_module_missing(ent, text):
             frame = f
     nameerror = m.group("name") is not None
     pkg = frame.group("pkg") if frame else None
-    if pkg is None:
-        # the NameError names a module only a package imports; without its frame, the module's name says the package
-        if not nameerror and not mod.endswith("_cuda"):
-            return None
-        pkg = None
+    if pkg is None and not nameerror and not mod.endswith("_cuda"):
+        # without the importing frame only a NameError, or a module named *_cuda, says it is a package's compiled part
+        return None
     if pkg in ("torch", "torchvision", "torchaudio"):
         return None
     dist = (pkg or "").replace("_", "-") or None
@@ -146,7 +142,7 @@ def package_cuda_module_missing(ent, text):
                areas=("toolchain",),
                sources=((_CPP_EXTENSION,) + (({"url": known["source"], "what": f"{dist}'s build names {mod}"},)
                                              if known else ())))
-    return _match(sig, text, len(text) - len(tail) + m.start(), {"dist": dist, "mod": mod})
+    return _match(sig, text, at, {"dist": dist, "mod": mod})
 
 
 # a compiler process killed while building: gcc's and nvcc's own words, or the shell's "Killed" right after a compile

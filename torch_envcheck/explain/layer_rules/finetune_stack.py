@@ -102,9 +102,7 @@ _NO_DIST = re.compile(r"(?:Could not find a version that satisfies the requireme
 
 
 def torch_extension_wheel_not_found(ent, text):
-    m, at = last_in_tail(_NO_DIST, text, "requirement")
-    if m is None:
-        m, at = last_in_tail(_NO_DIST, text, "No matching distribution")
+    m, at = last_in_tail(_NO_DIST, text)
     if m is None:
         return None
     key = m.group("pkg").lower().replace("-", "_")
@@ -145,19 +143,20 @@ _FROM_IMPORT = re.compile(r"from (?P<pkg>[A-Za-z][\w.]{0,80}) import [^\n]{0,300
 
 def name_missing_from_package(ent, text):
     m, at = last_in_tail(_NAME_MISSING, text, "cannot import name")
-    if m is None:
+    if m is not None:
+        name, pkg, rest = m.group("name"), m.group("pkg"), m.group("rest")
+    else:
         n, at = last_in_tail(_NAME_ONLY, text, "cannot import name")
         if n is None:
             return None
-        stmt = None
+        name, pkg, rest = n.group("name"), None, ""
         for f in _FROM_IMPORT.finditer(text, max(0, at - 2000), at):
-            if re.search(r"\b" + re.escape(n.group("name")) + r"\b", f.group(0)):
-                stmt = f
-        if stmt is None:
+            if re.search(r"\b" + re.escape(name) + r"\b", f.group(0)):
+                pkg = f.group("pkg")
+        if pkg is None:
             return None
-        m = re.match(r"(?P<name>\w+)\|(?P<pkg>[\w.]+)\|(?P<rest>)", f"{n.group('name')}|{stmt.group('pkg')}|")
-    top = m.group("pkg").split(".")[0]
-    if top.lower() in _NOT_THIS or top.startswith("_") or "unknown location" in m.group("rest"):
+    top = pkg.split(".")[0]
+    if top.lower() in _NOT_THIS or top.startswith("_") or "unknown location" in rest:
         return None
     if compiled_modules.TORCH_EXTENSION_DISTRIBUTIONS.get(top.lower()) or compiled_modules.distribution_of(top):
         return None  # a compiled package's missing name is its build's, not its release's
@@ -172,4 +171,4 @@ def name_missing_from_package(ent, text):
                areas=("python",),
                sources=({"url": "https://docs.python.org/3/reference/simple_stmts.html#the-import-statement",
                          "what": "from ... import: ImportError when the module has no such name"},))
-    return _match(sig, text, at, {"name": m.group("name"), "pkg": m.group("pkg"), "dist": dist})
+    return _match(sig, text, at, {"name": name, "pkg": pkg, "dist": dist})
