@@ -307,6 +307,7 @@ match.Match whose signature is made here, or None:
     setuptools_without_pkg_resources_packaging  setuptools 70+ without pkg_resources.packaging -> setuptools<70, torch 2.2+
     package_needs_newer_torch  "X requires torch>=A", "upgrade torch to at least vA" -> torch >= A in its CUDA build
     torch_attribute_missing  "module 'torch' has no attribute 'X'"  -> a local torch.py, the caller older than torch
+                     (torch.distributed's own API or _c10d_init missing -> a build without distributed)
                      (a _private name), or torch older than the code (a public name)
     torch_load_weights_only  torch 2.6's weights-only torch.load refusing a checkpoint -> the program's call
     compile_refused_on_windows  "Windows not yet supported for torch.compile" -> eager, WSL 2, a newer torch
@@ -321,7 +322,7 @@ match.Match whose signature is made here, or None:
                      exactly, an rpath, the DLLs beside the .exe; the CPU download lacks libtorch_cuda
     libtorch_without_cuda  "Cannot initialize CUDA without ATen_cuda library", is_available() false in C++ -> the CUDA
                      LibTorch, or torch_cuda kept by the linker (--no-as-needed)
-    cmake_cuda_target_missing, cmake_cudnn_not_found  CUDA::nvToolsExt gone with CUDA 12.x; Caffe2's CMake without
+    cmake_cuda_target_missing, cmake_cudnn_not_found  CUDA::nvToolsExt (or torch's "Failed to find nvToolsExt") gone with NVTX 3; Caffe2's CMake without
                      cuDNN -> CUDA::nvtx3; CUDNN_ROOT / CUDNN_INCLUDE_DIR / CUDNN_LIBRARY
     torch_file_format_version  a serialized file's format version outside the reader's range -> the newer torch, or
                      the file exported again

@@ -329,7 +329,9 @@ def libtorch_without_cuda(ent, text):
 
 
 _NVTOOLSEXT_TARGET = re.compile(r"CUDA::nvToolsExt\s{0,8}(?:\n\s{0,8}){0,3}\s{0,8}but the target was not found|"
-                                r"links to:\s{1,12}CUDA::nvToolsExt\b")
+                                r"links to:\s{1,12}CUDA::nvToolsExt\b|"
+                                # torch's own cmake/public/cuda.cmake (its source build, and LibTorch's TorchConfig)
+                                r"(?P<torch>Failed to find nvToolsExt)")
 
 
 def cmake_cuda_target_missing(ent, text):
@@ -339,6 +341,21 @@ def cmake_cuda_target_missing(ent, text):
     m = last_match(_NVTOOLSEXT_TARGET, tail)
     if m is None:
         return None
+    if m.group("torch"):
+        sig = _sig("cmake-nvtoolsext-target-missing", "toolchain",
+                   "torch's CMake finds no nvToolsExt in this CUDA toolkit", 85,
+                   "torch's cmake/public/cuda.cmake (run by a source build of PyTorch, and by LibTorch's TorchConfig in "
+                   "a project that links it) asks for nvToolsExt, the NVTX 2 library; newer CUDA toolkits ship NVTX 3 "
+                   "only, which is header-only, so the library is not there to find.",
+                   fix="Build (or link) a PyTorch release whose CMake uses NVTX 3 from its own third_party/NVTX "
+                       "(`git submodule update --init --recursive` in a source tree), or build this one against a CUDA "
+                       "toolkit that still ships nvToolsExt (check for libnvToolsExt in its lib64 folder).",
+                   causes=(), areas=("toolchain",),
+                   sources=({"url": "https://github.com/pytorch/pytorch/pull/90689",
+                             "what": "PyTorch: upgrade NVTX to NVTX3 (header-only, third_party/NVTX)"},
+                            {"url": "https://cmake.org/cmake/help/latest/module/FindCUDAToolkit.html#nvtx3",
+                             "what": "FindCUDAToolkit: CUDA::nvtx3 (3.25+), nvToolsExt deprecated"}))
+        return _match(sig, text, len(text) - len(tail) + m.start(), {})
     sig = _sig("cmake-nvtoolsext-target-missing", "toolchain", "the CMake target CUDA::nvToolsExt does not exist here", 85,
                "A CMake file links CUDA::nvToolsExt, the NVTX 2 library of older CUDA toolkits. CUDA 12.x toolkits ship "
                "NVTX 3 only (header-only), so FindCUDAToolkit no longer defines that target (conda's cuda packages "

@@ -111,8 +111,10 @@ def xla_cudnn_version(ent, text):
 # ONNX Runtime names the providers it has: its warning when one asked for is missing, and the list
 # get_available_providers() prints.  CUDAExecutionProvider is in the onnxruntime-gpu package only; onnxruntime (CPU)
 # installs the same `onnxruntime` module, so with both installed the one installed last wins.
-_ORT_NOT_AVAILABLE = re.compile(r"Specified provider '(?P<asked>CUDAExecutionProvider|TensorrtExecutionProvider)' is not"
-                                r"\s{1,8}in\s{1,8}available\s{1,8}provider\s{1,8}names|"
+_ORT_NOT_AVAILABLE = re.compile(r"Specified provider '(?P<asked>CUDAExecutionProvider|TensorrtExecutionProvider)' is "
+                                r"(?:not\s{1,8}in\s{1,8}available\s{1,8}provider\s{1,8}names|"
+                                # the ValueError older releases raised where later ones warn
+                                r"unavailable\.\s{0,8}Available\s{1,8}providers)|"
                                 # the C API's status when a provider's options are asked of a build without it
                                 # (onnxruntime/core/session/provider_bridge_ort.cc), and ORT GenAI's
                                 r"\b(?P<named>CUDA|TensorRT|DML|ROCm) execution provider is not enabled in this build")

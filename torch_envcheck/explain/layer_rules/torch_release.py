@@ -113,6 +113,13 @@ _CORE_NAMES = frozenset({"cuda", "nn", "Tensor", "tensor", "zeros", "ones", "flo
                          "version", "device", "randn", "rand", "from_numpy", "no_grad", "load", "save", "utils",
                          "backends", "optim", "manual_seed", "cat", "stack", "float", "long", "is_tensor", "jit",
                          "autograd", "distributed", "FloatTensor", "LongTensor", "set_grad_enabled", "empty", "arange"})
+# torch.distributed's API in every build with distributed support since 1.0 (torch/distributed/distributed_c10d.py),
+# and the C functions that register it: missing, the build has no distributed package (is_available() is False)
+_DISTRIBUTED_CORE = frozenset({"init_process_group", "destroy_process_group", "get_rank", "get_world_size",
+                               "is_initialized", "barrier", "all_reduce", "all_gather", "broadcast", "reduce",
+                               "gather", "scatter", "send", "recv", "isend", "irecv", "new_group", "get_backend",
+                               "Backend", "ReduceOp", "group", "is_nccl_available", "is_mpi_available"})
+_C10D_INIT = frozenset({"_c10d_init", "_distributed_c10d", "_rpc_init", "_dist_autograd_init"})
 _SHADOW_FIX = ("Something named torch is imported instead of the installed package: a file torch.py (or a folder "
                "torch/) in the working directory or on sys.path, often the script itself. Find it with `python -c "
                "\"import torch; print(torch.__file__)\"` (it should end in site-packages/torch/__init__.py); rename it "
@@ -182,6 +189,25 @@ def torch_attribute_missing(ent, text):
                              "what": "torch.backends' submodules: cpu, cuda, cudnn, mha, mps, mkl, mkldnn, nnpack, "
                                      "openmp, opt_einsum, xeon"},))
         return _match(sig, text, at, {"mod": mod, "attr": attr, "sub": sub.group("sub"), "fn": sub.group("fn")})
+    elif (mod == "torch.distributed" and attr in _DISTRIBUTED_CORE) or (mod == "torch._C" and attr in _C10D_INIT):
+        sig = _sig("torch-built-without-distributed", "torch-build",
+                   "{mod}.{attr} is missing: this torch was built without torch.distributed", 78,
+                   "torch.distributed.is_available() is hasattr(torch._C, '_c10d_init'), and where it is False "
+                   "torch.distributed exposes no other API: {mod}.{attr}, present in every torch built with distributed "
+                   "support since 1.0, is missing because this build was made without it (USE_DISTRIBUTED=0: the "
+                   "default of a macOS source build, Windows wheels before 1.7, some ARM and Jetson wheels, custom "
+                   "builds).",
+                   fix="Check `python -c \"import torch, torch.distributed as d; print(torch.__version__, "
+                       "d.is_available())\"`. With False install a build that has it: the PyTorch index's wheel for "
+                       "your platform (Linux; Windows from 1.7 on, Gloo only), on Jetson NVIDIA's wheel for your "
+                       "JetPack built with distributed support, or build from source with USE_DISTRIBUTED=1; a program "
+                       "that runs on one process can skip torch.distributed when is_available() is False.",
+                   causes=(("wrong-build", "the installed build lacks a component the program needs", ()),),
+                   areas=("torch",),
+                   sources=({"url": "https://github.com/pytorch/pytorch/blob/main/torch/distributed/__init__.py",
+                             "what": "is_available(): hasattr(torch._C, '_c10d_init'); USE_DISTRIBUTED=1 to build it"},
+                            {"url": "https://pytorch.org/blog/pytorch-1.7-released/",
+                             "what": "PyTorch 1.7: distributed training on Windows (prototype, Gloo)"}))
     elif attr.startswith("_"):
         sig = _sig("torch-name-removed", "torch-build", "{mod}.{attr}: a private torch name this torch no longer has", 66,
                    "Names starting with _ are torch's internals and change between releases without notice; code that "
