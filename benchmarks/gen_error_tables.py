@@ -127,9 +127,11 @@ CLASSIFY = [
     (r"insufficientdriver|driverversion|callrequiresnewerdriver|unsupportedptxversion|invalidptx|systemdrivermismatch|"
      r"compatnotsupportedondevice|libraryversionmismatch|versionmismatch|librmversionmismatch|rmversion", "driver"),
     (r"nobinaryforgpu|nokernelimage|invalidkernelimage|^invalidimage|invalidkernelfile|archmismatch|"
-     r"unsupportedarch|invalidsource|jitcompilationdisabled|invalidgraphicscontext|"
+     r"unsupportedarch|invalidsource|jitcompilationdisabled|"
      r"unsupporteddevsideSync|invaliddevicefunction", "arch"),
-    (r"stublibrary|driverno?tloaded|nodevice|devicenotlicensed|systemnotready|startupfailure|eccnotcorrectable|"
+    # invalidgraphicscontext: "an error with the OpenGL or DirectX context" (the headers' words): CUDA's interop with the
+    # graphics driver's context (EGL, GLX, WGL), not an architecture
+    (r"stublibrary|driverno?tloaded|invalidgraphicscontext|nodevice|devicenotlicensed|systemnotready|startupfailure|eccnotcorrectable|"
      r"operatingsystem|gpuislost|gpunotfound|insufficientpower|irqissue|^notpermitted|nopermission|"
      r"^notinitialized$|^uninitialized|^initializationerror|^initializationfailed|"
      r"resetrequired|corruptedinforom|^unknown$|^hardwarestackerror|eccuncorrectable|"

@@ -271,6 +271,19 @@ match.Match whose signature is made here, or None:
     omp_runtime_twice, mkl_threading_vs_gomp, mkl_cannot_load, mkl_service_missing, openblas_in_openmp,
     openblas_threads_refused  the CPU math and threading libraries (cpu_math.py): OMP Error #15, MKL's threading layer
                      against libgomp, MKL's own libraries, mkl-service, OpenBLAS inside OpenMP, OpenBLAS's threads refused
+    notebook_restart_after_install, vscode_kernel_needs_ipykernel  notebooks (notebooks.py): a restart after
+                     installing into a running kernel, ipykernel in the kernel's interpreter -> env
+    apt_unmet_cuda_dependencies, nvcc_not_on_path, windows_cuda_installer_failed, linker_two_sonames, ptxas_not_found,
+    download_url_not_found  the CUDA toolkit itself (cuda_toolkit_setup.py): apt's unmet dependencies, nvcc not on
+                     the shell's PATH, the Windows installer's Visual Studio integration, two sonames in one link, no
+                     ptxas for Triton or XLA -> toolchain; a download URL answering 404 -> not-environment
+    cuda_library_member_missing, msvc_stl_rejects_cuda, extension_without_gpu_code, tcnn_unknown_compute_capability,
+    package_refuses_torch_version  CUDA extensions' sources and setup scripts (cuda_sources.py): Thrust/CUB names
+                     without their header, cooperative groups of newer GPUs, MSVC's STL1002, "Not compiled with GPU
+                     support", tiny-cuda-nn's unknown compute capability, a package's torch range
+    nccl_socket_wrong_type  NCCL's ranks on different transports (nccl_words.py) -> NCCL_IB_DISABLE or InfiniBand
+                     everywhere
+    gl_interop_failed  CUDA's OpenGL interop (graphics.py: cudaGraphics* failing under nvdiffrast) -> driver
     module_insert_refused, driver_not_loaded_told, installer_gpu_not_supported, persistenced_cannot_start  installing
                      the NVIDIA driver on Linux (driver_install.py): modprobe's errno words (Secure Boot, no device, another
                      kernel), the module not loaded in words, the installer finding no supported GPU, persistenced as a user
@@ -351,7 +364,8 @@ containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torc
 gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson, interpreter,
 scheduler, profiling, graphics, audio, vision, graphs, workers, inference, compile, allocator, numerics, trainers, windows_host, macos_host, cuda_wheels,
 extension_builds, driver_install, gpu_words, launchers, jax_stack, conda_envs, finetune_stack, pip_reports,
-distributed_frameworks, cpu_math, rocm_runtime, torch_source_build;
+distributed_frameworks, cpu_math, rocm_runtime, torch_source_build, notebooks, cuda_toolkit_setup, cuda_sources,
+nccl_words;
 this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
@@ -377,6 +391,14 @@ from torch_envcheck.explain.layer_rules.driver_versions import (container_driver
 from torch_envcheck.explain.layer_rules.pip_reports import wheels_all_skipped, untrusted_index_ignored
 from torch_envcheck.explain.layer_rules.torch_source_build import (torch_build_gcc_too_old, cmake_mkl_not_found,
                                                                    nccl1_where_nccl2_needed)
+from torch_envcheck.explain.layer_rules.notebooks import notebook_restart_after_install, vscode_kernel_needs_ipykernel
+from torch_envcheck.explain.layer_rules.cuda_toolkit_setup import (apt_unmet_cuda_dependencies, nvcc_not_on_path,
+                                                                   windows_cuda_installer_failed, linker_two_sonames,
+                                                                   ptxas_not_found, download_url_not_found)
+from torch_envcheck.explain.layer_rules.cuda_sources import (cuda_library_member_missing, msvc_stl_rejects_cuda,
+                                                             extension_without_gpu_code, tcnn_unknown_compute_capability,
+                                                             package_refuses_torch_version)
+from torch_envcheck.explain.layer_rules.nccl_words import nccl_socket_wrong_type
 from torch_envcheck.explain.layer_rules.rocm_runtime import (hsa_status_error, gpu_memory_fault_rocm, host_without_kfd,
                                                              cudnn_frontend_no_plan)
 from torch_envcheck.explain.layer_rules.cpu_math import (omp_runtime_twice, mkl_threading_vs_gomp, mkl_cannot_load,
@@ -406,7 +428,8 @@ from torch_envcheck.explain.layer_rules.intel_gpu import intel_gpu_not_found, ex
 from torch_envcheck.explain.layer_rules.jetson import l4t_container_without_runtime, jetson_device_nodes
 from torch_envcheck.explain.layer_rules.interpreter import stdlib_module_removed, interpreter_without_module
 from torch_envcheck.explain.layer_rules.scheduler import slurm_request_refused, slurm_memory_kill, slurm_step_without_gpu
-from torch_envcheck.explain.layer_rules.graphics import egl_error, gl_libraries_missing, driver_below_component_floor
+from torch_envcheck.explain.layer_rules.graphics import (egl_error, gl_libraries_missing, driver_below_component_floor,
+                                                         gl_interop_failed)
 from torch_envcheck.explain.layer_rules.audio import (torchaudio_ffmpeg_missing, torchaudio_no_backend,
     torchaudio_sox_missing, torchcodec_missing, ctranslate2_compute_type, whisper_fp16_on_cpu)
 from torch_envcheck.explain.layer_rules.vision import (select_device_hides_gpu, torchvision_image_warning,
@@ -584,7 +607,12 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          torch_extension_wheel_not_found, name_missing_from_package, wheels_all_skipped, untrusted_index_ignored,
          horovod_torch_without_cuda, nvml_library_mismatch, omp_runtime_twice, mkl_threading_vs_gomp, mkl_cannot_load,
          mkl_service_missing, openblas_in_openmp, openblas_threads_refused, hsa_status_error, gpu_memory_fault_rocm,
-         host_without_kfd, cudnn_frontend_no_plan, torch_build_gcc_too_old, cmake_mkl_not_found, nccl1_where_nccl2_needed)
+         host_without_kfd, cudnn_frontend_no_plan, torch_build_gcc_too_old, cmake_mkl_not_found, nccl1_where_nccl2_needed,
+         notebook_restart_after_install, vscode_kernel_needs_ipykernel,
+         apt_unmet_cuda_dependencies, nvcc_not_on_path, windows_cuda_installer_failed, linker_two_sonames,
+         ptxas_not_found, download_url_not_found, cuda_library_member_missing, msvc_stl_rejects_cuda,
+         extension_without_gpu_code, tcnn_unknown_compute_capability, package_refuses_torch_version,
+         nccl_socket_wrong_type, gl_interop_failed)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

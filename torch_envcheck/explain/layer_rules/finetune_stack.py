@@ -141,6 +141,21 @@ _NAME_ONLY = re.compile(r"cannot import name ['\"](?P<name>[A-Za-z]\w{0,80})['\"
 _FROM_IMPORT = re.compile(r"from (?P<pkg>[A-Za-z][\w.]{0,80}) import [^\n]{0,300}")
 
 
+# import names whose distribution is named otherwise (each distribution's PyPI page names its import package)
+_IMPORT_DIST = {"PIL": "Pillow", "cv2": "opencv-python", "sklearn": "scikit-learn", "skimage": "scikit-image",
+                "yaml": "PyYAML", "zmq": "pyzmq", "bs4": "beautifulsoup4"}
+_FRAME_FILE = re.compile(r"(?:File \"(?P<py>[^\"\n]{1,400}\.py)\", line \d+|^(?:\[)?(?P<nb>/[^\s\]]{1,400}\.py)\]?"
+                         r"(?:\(https?://[^)\s]{1,200}\))? in )", re.M)
+
+
+def _last_frame_file(text: str, at: int) -> str | None:
+    """The file of the traceback's last frame before the error at `at` (Python's or a notebook's linked form)."""
+    last = None
+    for f in _FRAME_FILE.finditer(text, max(0, at - 6000), at):
+        last = f.group("py") or f.group("nb")
+    return last
+
+
 def name_missing_from_package(ent, text):
     m, at = last_in_tail(_NAME_MISSING, text, "cannot import name")
     if m is not None:
@@ -160,7 +175,23 @@ def name_missing_from_package(ent, text):
         return None
     if compiled_modules.TORCH_EXTENSION_DISTRIBUTIONS.get(top.lower()) or compiled_modules.distribution_of(top):
         return None  # a compiled package's missing name is its build's, not its release's
-    dist = top.replace("_", "-")
+    dist = _IMPORT_DIST.get(top, top.replace("_", "-"))
+    importer = _last_frame_file(text, at)
+    if importer and re.search(r"[/\\]" + re.escape(top) + r"[/\\]", importer):
+        # the package's own module imports from the package: its files are of two releases
+        sig = _sig("package-files-of-two-releases", "env",
+                   "{dist}'s own modules disagree ({pkg} has no {name}): its files are of two releases", 76,
+                   "{name} is imported from {pkg} by {dist}'s own code ({importer_name}), so the two files come from "
+                   "different releases of {dist}: it was upgraded while this process (a notebook kernel, a running "
+                   "server) had already imported part of it, or an install was interrupted or laid over another.",
+                   fix="Restart the kernel or runtime (Colab: Runtime > Restart session) so that it loads only the "
+                       "installed release; if the error stays, reinstall it cleanly: `pip install --force-reinstall "
+                       "--no-deps {dist}` (with the version the environment needs).",
+                   areas=("python",),
+                   sources=({"url": "https://ipython.readthedocs.io/en/stable/interactive/magics.html#magic-pip",
+                             "what": "a kernel keeps the modules it imported; installs take effect after a restart"},))
+        return _match(sig, text, at, {"name": name, "pkg": pkg, "dist": dist,
+                                      "importer_name": importer.replace("\\", "/").rsplit("/", 1)[-1]})
     sig = _sig("name-missing-from-package", "env", "{pkg} has no {name}: the installed {dist} is another release", 74,
                "The code imports {name} from {pkg}, and the installed {dist} does not define it: {name} was added in a "
                "later release (the usual case: the code follows a newer {dist}) or removed or renamed in a release the "

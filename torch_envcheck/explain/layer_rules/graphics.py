@@ -32,7 +32,8 @@ EGL_ERRORS = {0x3000: "EGL_SUCCESS", 0x3001: "EGL_NOT_INITIALIZED", 0x3002: "EGL
 # the codes that say no usable display/device was found or initialised: the driver's EGL is not the one in use
 _NO_DISPLAY = {"EGL_NOT_INITIALIZED", "EGL_BAD_DISPLAY", "EGL_BAD_ACCESS", "EGL_BAD_ALLOC"}
 
-_EGL_FAILED = re.compile(r"eglInitialize\(?\)?[^\n]{0,30}(?:failed|error)|EGL error[^\n]{0,40}?(?:code:?\s{0,2}"
+_EGL_FAILED = re.compile(r"egl(?:Initialize|GetDisplay|MakeCurrent)\(?\)?[^\n]{0,30}(?:failed|error)|"
+                         r"EGL error[^\n]{0,40}?(?:code:?\s{0,2}"
                          r"(?P<num>0x300[0-9A-Ea-e]|12[23]\d\d)\b)|\b(?P<name>EGL_(?:NOT_INITIALIZED|BAD_[A-Z_]{3,20}))\b")
 
 
@@ -56,9 +57,35 @@ def egl_error(ent, text):
                    "(`ldconfig -p | grep EGL_nvidia`): install the driver with its GL libraries (Ubuntu: "
                    "libnvidia-gl-<version>, matching the kernel driver), or reinstall the driver; choose the device "
                    "platform (MUJOCO_GL=egl, PYOPENGL_PLATFORM=egl, EGL_DEVICE_ID for the GPU). In a container, start it "
-                   "with `-e NVIDIA_DRIVER_CAPABILITIES=all` (or compute,utility,graphics) so the runtime mounts them.",
+                   "with `-e NVIDIA_DRIVER_CAPABILITIES=all` (or compute,utility,graphics) so the runtime mounts them." +
+                   (_NVDIFFRAST_CUDA if _NVDIFFRAST.search(text) else ""),
                areas=("driver",), sources=(_EGL_H, _CAPS_DOC))
     return _match(sig, text, at, {"name": name})
+
+
+# nvdiffrast (NVlabs) renders with OpenGL through EGL (RasterizeGLContext) and hands buffers to CUDA through the
+# CUDA-OpenGL interop (cudaGraphics* calls); its RasterizeCudaContext needs neither
+_NVDIFFRAST = re.compile(r"nvdiffrast|glutil\.cpp|RasterizeGLContext|cudaGraphics(?:MapResources|GLRegister)")
+_NVDIFFRAST_CUDA = (" With nvdiffrast, its CUDA rasterizer needs no OpenGL or EGL at all: `dr.RasterizeCudaContext()` "
+                    "instead of `dr.RasterizeGLContext()` (threestudio: system.renderer.context_type=cuda).")
+_GL_INTEROP = re.compile(r"Cuda error: (?P<code>\d{1,4})\s{0,2}\[(?P<call>cudaGraphics\w{2,40})\(")
+
+
+def gl_interop_failed(ent, text):
+    m, at = last_in_tail(_GL_INTEROP, text, "cudaGraphics")
+    if m is None:
+        return None
+    sig = _sig("cuda-opengl-interop-failed", "driver",
+               "CUDA's OpenGL interop failed ({call}, CUDA error {code})", 84,
+               "The renderer draws with OpenGL and maps its buffers into CUDA ({call}); that interop between the "
+               "graphics driver's OpenGL (through EGL or GLX) and CUDA failed: the OpenGL context is not the NVIDIA "
+               "driver's (Mesa's, a remote or virtual display), or the driver's graphics and CUDA parts differ.",
+               fix="Use a rasterizer without OpenGL where there is one (nvdiffrast: `dr.RasterizeCudaContext()`); "
+                   "otherwise make the NVIDIA driver's OpenGL/EGL the one in use (its GL libraries installed with the "
+                   "same version as the kernel driver; in a container NVIDIA_DRIVER_CAPABILITIES including graphics) "
+                   "and update the driver.",
+               areas=("driver",), sources=(_CAPS_DOC,))
+    return _match(sig, text, at, {"code": m.group("code"), "call": m.group("call")})
 
 
 _GL_LIB_MISSING = re.compile(r"(?i)(?:lib(?:EGL|OpenGL|GLX|GLESv2)(?:_nvidia)?\.so(?:\.\d{1,3})?)[^\n]{0,40}(?:cannot open "

@@ -614,6 +614,14 @@ _LIB_WHEEL = {"nccl": "nvidia-nccl", "cublas": "nvidia-cublas", "cublasLt": "nvi
               "nvrtc": "nvidia-cuda-nvrtc", "cudart": "nvidia-cuda-runtime"}
 
 
+# NCCL functions by the release that added them (NCCL's release notes): a binary calling one needs that NCCL or newer
+_NCCL_SINCE = {"ncclSend": "2.7", "ncclRecv": "2.7", "ncclRedOpCreatePreMulSum": "2.11", "ncclRedOpDestroy": "2.11",
+               "ncclCommInitRankConfig": "2.14", "ncclCommFinalize": "2.14", "ncclCommSplit": "2.18",
+               "ncclCommRegister": "2.19", "ncclCommDeregister": "2.19", "ncclMemAlloc": "2.19", "ncclMemFree": "2.19"}
+_NCCL_NOTES = {"url": "https://docs.nvidia.com/deeplearning/nccl/release-notes/index.html",
+               "what": "NCCL release notes: the release each API function arrived in"}
+
+
 def library_symbol(ent, text):
     syms = [s for s in ent.symbols if s.get("abi") in _LIB_NAMES]
     if not syms:
@@ -654,6 +662,21 @@ def library_symbol(ent, text):
                    sources=({"url": "https://cmake.org/cmake/help/latest/module/FindCUDAToolkit.html",
                              "what": "CUDA::cublas, CUDA::cublasLt and the other imported targets"},))
         return _match(sig, text, s["at"], caps)
+    since = _NCCL_SINCE.get(s["symbol"]) if lib == "nccl" else None
+    if since:
+        sig = _sig("nccl-older-than-caller", "libraries",
+                   "the NCCL loaded is older than {since}, which {ext|the caller} needs ({symbol} missing)", 86,
+                   "{symbol} arrived in NCCL {since}; {ext|the binary} was built against NCCL {since} or newer, and the "
+                   "libnccl the loader found is older: another NCCL comes first (a system libnccl2, another "
+                   "project's build folder, LD_LIBRARY_PATH or LD_PRELOAD), not the one it was built with.",
+                   fix="Load an NCCL {since} or newer: find which one is loaded (`ldd {ext|<the binary>} | grep "
+                       "nccl`), take older copies off LD_LIBRARY_PATH / LD_PRELOAD, and use the NCCL torch ships "
+                       "(`pip install -U {wheel|nvidia-nccl-cu12}`, its lib folder) or a system libnccl2 of {since}+; "
+                       "or rebuild the caller (nccl-tests: `make NCCL_HOME=<that NCCL>`) against the NCCL you keep.",
+                   causes=(("ld-path", "LD_LIBRARY_PATH holds CUDA libraries of another version than torch's",
+                            ("TE501", "TE505")),),
+                   areas=("libraries",), sources=(_NCCL_NOTES, SOURCES["ld"]))
+        return _match(sig, text, s["at"], dict(caps, since=since))
     # cuDNN's own symbols are a cuDNN older or newer than the binary's (its own layer); the CUDA math libraries' are
     # versions of the CUDA libraries mixed
     sig = _sig("cuda-library-version-mixed", "cudnn" if lib == "cudnn" else "libraries",

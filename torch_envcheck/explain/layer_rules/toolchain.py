@@ -725,11 +725,31 @@ _MISSING_CU_OBJECT = re.compile(r"(?P<obj>[\w./\\-]{0,200}\.cu(?:da)?\.o(?:bj)?)
 # nvcc refusing an option the build passes: the toolkit is older than the build expects (torch's ninja build passes
 # --generate-dependencies-with-compile, which nvcc knows from CUDA 10.2)
 _NVCC_UNKNOWN_OPTION = re.compile(r"nvcc fatal\s{0,4}:\s{0,4}Unknown option '?(?P<opt>-{1,2}[\w-]{2,60})'?")
+# nvcc options by the CUDA release whose nvcc first documents them (the nvcc manual of each release)
+_NVCC_OPTION_SINCE = {"--threads": "11.2", "-t": "11.2", "--generate-dependencies-with-compile": "10.2"}
 
 
 def nvcc_output_missing(ent, text):
     tail = text[-CONTEXT_TAIL:]
     m = last_match(_NVCC_UNKNOWN_OPTION, tail) if "Unknown option" in tail else None
+    if m is not None and _NVCC_OPTION_SINCE.get(m.group("opt")):
+        since = _NVCC_OPTION_SINCE[m.group("opt")]
+        sig = _sig("nvcc-older-than-build", "toolchain", "nvcc does not know {opt}, an option of CUDA {since}: the "
+                   "toolkit is older than the build expects", 84,
+                   "nvcc's {opt} arrived with CUDA {since}; the nvcc that ran (the one on PATH / at CUDA_HOME) is "
+                   "older, while the build (its Makefile, CMake file or torch's extension builder) is written for "
+                   "CUDA {since} or newer.",
+                   fix="Build with a CUDA toolkit of {since} or newer (for a torch extension, the version torch was "
+                       "built with: `python -c \"import torch; print(torch.version.cuda)\"`), pointing PATH and "
+                       "CUDA_HOME at it so that `nvcc --version` prints it; or build the project's release made for "
+                       "your toolkit (for NVIDIA's cuda-samples, `git checkout` the tag of your CUDA version, e.g. "
+                       "v11.1).",
+                   causes=(("nvcc-major", "nvcc's CUDA version differs from torch's", ("TE602",)),),
+                   areas=("toolchain",),
+                   sources=(SOURCES["ext"],
+                            {"url": "https://docs.nvidia.com/cuda/archive/11.2.0/cuda-compiler-driver-nvcc/index.html",
+                             "what": "nvcc 11.2: --threads (-t), the first release to document it"}))
+        return _match(sig, text, len(text) - len(tail) + m.start(), {"opt": m.group("opt"), "since": since})
     if m is not None:
         sig = _sig("nvcc-older-than-build", "toolchain", "nvcc does not know the option {opt}: the CUDA toolkit is older "
                    "than the build expects", 84,

@@ -33,7 +33,7 @@ _DATA_DOC = {"url": "https://pytorch.org/docs/stable/data.html#platform-specific
 
 _PICKLE = re.compile(r"Can't pickle (?:local object )?'?(?P<obj>[^'\n]{1,120}?)'?(?::|\n|$)|PicklingError: Can't pickle "
                      r"<(?P<kind>function|class|lambda)[^>\n]{0,120}>|Can't get attribute '(?P<attr>\w{1,80})' on "
-                     r"<module '__main__'")
+                     r"<module '__(?:mp_)?main__'")
 
 
 def pickle_for_workers(ent, text):
@@ -49,7 +49,9 @@ def pickle_for_workers(ent, text):
                                                     else "{obj|an object}: it cannot be pickled"), 78,
                "Processes started with 'spawn' (DataLoader workers on Windows and macOS, torch.multiprocessing with "
                "spawn) get the dataset, the collate_fn and their arguments by pickling; " +
-               ("a class or function defined in the main script or a notebook cell is not importable by the child." if
+               ("a class or function defined in a notebook cell, or inside the main script's `if __name__ == '__main__':` "
+                "block (the child imports the script as __mp_main__ without running it), is not importable by the "
+                "child." if
                 missing_attr else "a lambda, a function defined inside another function, or an object holding one, "
                 "cannot be pickled."),
                look_at="Define the function (or class) at the top level of an importable module and pass that, not a "

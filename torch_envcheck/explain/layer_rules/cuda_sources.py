@@ -1,0 +1,188 @@
+"""Layer rules for CUDA extensions' sources and setup scripts meeting the toolkit and torch they are built with, read
+from the compilers' and the packages' own words (3D vision's extensions among them).
+
+    cuda_library_member_missing  nvcc's 'namespace "thrust" has no member "X"' (cub, cooperative_groups alike) ->
+                         toolchain: a header newer toolkits no longer include on the way (#include <thrust/X.h>, or the
+                         project's fixed release); arch for a cooperative-groups member of newer GPUs (labeled_partition:
+                         compute capability 7.0)
+    msvc_stl_rejects_cuda  MSVC's STL1002 "Unexpected compiler version, expected CUDA N or newer" -> toolchain: a CUDA
+                         of that release, or an older MSVC toolset
+    extension_without_gpu_code  "Not compiled with GPU support" (PyTorch3D, detectron2 and their kin) -> toolchain: the
+                         package's extension was built without CUDA (FORCE_CUDA=1, a toolkit at build time)
+    tcnn_unknown_compute_capability  tiny-cuda-nn's "Unknown compute capability" -> arch: TCNN_CUDA_ARCHITECTURES, or a
+                         CUDA torch at build time
+    package_refuses_torch_version  "X requires PyTorch >=A, <=B, but found version C" (a range with a ceiling) ->
+                         toolchain: a torch in that range, or X's release for this torch
+"""
+
+from __future__ import annotations
+
+import re
+
+from torch_envcheck.explain.layer_rules.kit import SOURCES, _match, _sig, last_in_tail
+
+# the Thrust and CUB names a source most often used without including their own header (they came in through
+# another header in CUDA 11's Thrust): name -> the header that declares it (Thrust's API reference)
+_THRUST_HEADERS = {"sequence": "thrust/sequence.h", "for_each": "thrust/for_each.h", "transform": "thrust/transform.h",
+                   "sort": "thrust/sort.h", "sort_by_key": "thrust/sort.h", "stable_sort": "thrust/sort.h",
+                   "device_vector": "thrust/device_vector.h", "host_vector": "thrust/host_vector.h",
+                   "reduce": "thrust/reduce.h", "fill": "thrust/fill.h", "copy": "thrust/copy.h",
+                   "count": "thrust/count.h", "unique": "thrust/unique.h", "inclusive_scan": "thrust/scan.h",
+                   "exclusive_scan": "thrust/scan.h", "remove_if": "thrust/remove.h", "tabulate": "thrust/tabulate.h",
+                   "gather": "thrust/gather.h", "scatter": "thrust/scatter.h", "lower_bound": "thrust/binary_search.h",
+                   "upper_bound": "thrust/binary_search.h", "device": "thrust/execution_policy.h",
+                   "device_ptr": "thrust/device_ptr.h", "make_zip_iterator": "thrust/iterator/zip_iterator.h",
+                   "counting_iterator": "thrust/iterator/counting_iterator.h", "max_element": "thrust/extrema.h",
+                   "min_element": "thrust/extrema.h"}
+# cooperative groups' members that exist only when compiling for newer GPUs (CUDA C++ Programming Guide, Cooperative
+# Groups: labeled_partition needs compute capability 7.0)
+_CG_ARCH = {"labeled_partition": "7.0"}
+_MEMBER = re.compile(r"namespace \"?(?P<ns>thrust|cub|cooperative_groups|cg)\"? has no member \"?(?P<name>\w{1,60})\"?|"
+                     r"['‘`](?P<name2>\w{1,60})['’`] is not a member of ['‘`](?P<ns2>thrust|cub|cooperative_groups)['’`]")
+_TARGET = re.compile(r"(?:compute|sm)_(?P<cc>\d{2,3})\b")
+
+
+def cuda_library_member_missing(ent, text):
+    m, at = last_in_tail(_MEMBER, text)
+    if m is None:
+        return None
+    ns = m.group("ns") or m.group("ns2")
+    name = m.group("name") or m.group("name2")
+    ns = "cooperative_groups" if ns == "cg" else ns
+    if ns == "cooperative_groups" and name in _CG_ARCH:
+        need = _CG_ARCH[name]
+        targets = sorted({t.group("cc") for t in _TARGET.finditer(text[max(0, at - 20000):at + 2000])})
+        built = ", ".join(f"sm_{t}" for t in targets) if targets else None
+        sig = _sig("cuda-member-needs-newer-gpu", "arch",
+                   "cooperative_groups::{name} exists only for compute capability {need} and newer{built_note|}", 84,
+                   "CUDA's cooperative_groups header declares {name} only when the code is compiled for GPUs of "
+                   "compute capability {need} or newer; this build compiles for an older architecture{built_note|}, "
+                   "usually because the build detected an older GPU or TORCH_CUDA_ARCH_LIST names one.",
+                   fix="This code needs a GPU of compute capability {need} or newer: build for it "
+                       "(`TORCH_CUDA_ARCH_LIST=\"7.0;7.5;8.0;8.6\"` or your GPU's, then reinstall the package with "
+                       "--no-build-isolation); a GPU below {need} cannot run it, so use a release of the project (or "
+                       "another one) that supports it, or a newer GPU.",
+                   areas=("toolchain", "gpu"),
+                   sources=({"url": "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#cooperative-groups",
+                             "what": "cooperative groups: labeled_partition needs compute capability 7.0"},))
+        return _match(sig, text, at, {"name": name, "need": need,
+                                      "built_note": f" (here {built})" if built else None})
+    header = _THRUST_HEADERS.get(name) if ns == "thrust" else ("cub/cub.cuh" if ns == "cub" else "cooperative_groups.h")
+    sig = _sig("cuda-library-member-missing", "toolchain",
+               "{ns}::{name} is not declared: the source misses a header this CUDA toolkit no longer includes on the way",
+               82,
+               "The source uses {ns}::{name} without including the header that declares it; older CUDA toolkits' "
+               "{ns} headers included it through other headers, the toolkit in use (CUDA 12's CCCL) does not, so "
+               "sources written for the older one stop compiling. Nothing is missing from the installation.",
+               fix="Update the project (`git pull` and `git submodule update --init --recursive`: such projects fixed "
+                   "it by adding the include), or add `#include <{header|the header that declares it}>` to the file "
+                   "that fails; building with the older CUDA toolkit the project was written for also works.",
+               areas=("toolchain",),
+               sources=({"url": "https://nvidia.github.io/cccl/thrust/api.html",
+                         "what": "Thrust's API reference: the header that declares each algorithm and container"},))
+    return _match(sig, text, at, {"ns": ns, "name": name, "header": header})
+
+
+# microsoft/STL's stl/inc/yvals_core.h: the STL stops a compiler older than it supports
+_STL_VERSION = re.compile(r"STL100(?P<n>[12]): Unexpected compiler version, expected (?P<want>CUDA [\d.]{2,6}|"
+                          r"MSVC [\d.]{2,8}|Clang [\d.]{2,6})[^\n\"]{0,20}")
+
+
+def msvc_stl_rejects_cuda(ent, text):
+    m, at = last_in_tail(_STL_VERSION, text, "Unexpected compiler version")
+    if m is None:
+        return None
+    want = m.group("want")
+    cuda = want.startswith("CUDA")
+    sig = _sig("msvc-stl-rejects-compiler", "toolchain",
+               "MSVC's standard library refuses this compiler: it expects {want} or newer", 86,
+               "The Visual C++ standard library headers check the compiler that includes them (error STL100{n2}) and stop "
+               "one older than their release supports: " + ("this nvcc's CUDA is older than the MSVC toolset's STL "
+                                                            "accepts (a newer Visual Studio updated the STL)." if cuda
+                                                            else "the compiler is older than that STL accepts."),
+               fix=("Pair them: install CUDA {want_num} or newer (a CUDA of the version torch was built with or "
+                    "newer), or build with an older MSVC toolset whose STL accepts this CUDA (Visual Studio 2019, or "
+                    "an older 2022 toolset: `vcvarsall.bat x64 -vcvars_ver=14.3x` in the build shell). Defining "
+                    "_ALLOW_COMPILER_AND_STL_VERSION_MISMATCH skips the check, unsupported.") if cuda else
+                   "Update the compiler to {want} or newer, or use the older Visual Studio toolset that matches it.",
+               areas=("toolchain",),
+               sources=({"url": "https://github.com/microsoft/STL/blob/main/stl/inc/yvals_core.h",
+                         "what": "STL1001/STL1002: the MSVC and CUDA versions the STL accepts"},))
+    return _match(sig, text, at, {"want": want, "want_num": want.split(" ", 1)[1], "n2": m.group("n")})
+
+
+_NO_GPU_SUPPORT = re.compile(r"Not compiled with GPU support")
+_PKG_PATH = re.compile(r"[/\\](?P<pkg>pytorch3d|detectron2|mmcv|mmdet3d|torch_scatter|torch_sparse|torch_cluster|"
+                       r"pointnet2_ops|knn_cuda|chamfer(?:dist)?|spconv|pcdet|maskrcnn_benchmark|fvcore|"
+                       r"[A-Za-z_][\w]{1,40})(?:-[\w.+]{1,40}\.egg)?[/\\][\w/\\]{0,120}\.py")
+
+
+def extension_without_gpu_code(ent, text):
+    m, at = last_in_tail(_NO_GPU_SUPPORT, text, "Not compiled with GPU support")
+    if m is None:
+        return None
+    pkg = None
+    for p in _PKG_PATH.finditer(text, max(0, at - 6000), at):
+        if p.group("pkg") not in ("site-packages", "dist-packages", "lib", "torch", "nn", "modules", "functional"):
+            pkg = p.group("pkg")
+    sig = _sig("extension-built-without-cuda", "toolchain",
+               "{pkg|the package}'s compiled extension was built without its CUDA code", 84,
+               "{pkg|The package}'s C++ extension raises this when a CUDA tensor reaches an op whose GPU kernels it was "
+               "not built with: the build found no CUDA toolkit or no CUDA torch (torch.cuda.is_available() False at "
+               "build time, as in a build-isolated or GPU-less build), or its nvcc step failed and the build went on "
+               "CPU-only.",
+               fix="Rebuild it with its CUDA code: a CUDA toolkit of torch's CUDA version (CUDA_HOME set, nvcc on PATH) "
+                   "and FORCE_CUDA=1 for a build without a visible GPU, then `pip install --no-build-isolation "
+                   "--no-cache-dir --force-reinstall {pkg|<package>}` (from source: `FORCE_CUDA=1 pip install -e .`), "
+                   "reading the build log for nvcc errors; or install its prebuilt CUDA wheel for your torch and CUDA.",
+               areas=("toolchain", "extension"), sources=(SOURCES["ext"],))
+    return _match(sig, text, at, {"pkg": pkg})
+
+
+# NVlabs/tiny-cuda-nn bindings/torch/setup.py
+_TCNN_ARCH = re.compile(r"Unknown compute capability\.\s{0,4}Specify the target")
+
+
+def tcnn_unknown_compute_capability(ent, text):
+    m, at = last_in_tail(_TCNN_ARCH, text, "Unknown compute capability")
+    if m is None:
+        return None
+    sig = _sig("tcnn-unknown-compute-capability", "arch",
+               "tiny-cuda-nn's build cannot tell which GPU architecture to compile for", 86,
+               "tiny-cuda-nn's setup.py compiles for the compute capability in TCNN_CUDA_ARCHITECTURES, or else the one "
+               "torch reports for the GPU; here neither: the variable is unset and the torch the build sees has no "
+               "CUDA (a CPU build, pip's isolated build environment, or no GPU visible while building).",
+               fix="Set the GPU's compute capability without the dot before building, e.g. `export "
+                   "TCNN_CUDA_ARCHITECTURES=86` (Windows: `set TCNN_CUDA_ARCHITECTURES=86`; RTX 30xx 86, RTX 40xx 89, "
+                   "A100 80, H100 90), and install with the CUDA torch visible: `pip install --no-build-isolation "
+                   "git+https://github.com/NVlabs/tiny-cuda-nn/#subdirectory=bindings/torch`.",
+               areas=("toolchain", "gpu"),
+               sources=({"url": "https://github.com/NVlabs/tiny-cuda-nn#pytorch-extension",
+                         "what": "tiny-cuda-nn's PyTorch extension: TCNN_CUDA_ARCHITECTURES"},))
+    return _match(sig, text, at, {})
+
+
+_REQUIRES_TORCH = re.compile(r"(?P<pkg>[A-Za-z][\w.-]{1,40}) requires (?:PyTorch|torch|pytorch) (?:version )?"
+                             r"(?P<spec>[<>=!~]{1,2}\s?[\d.]{1,12}(?:\s{0,2},\s{0,2}[<>=!~]{1,2}\s?[\d.]{1,12})?),? but "
+                             r"(?:found|you have|got|the installed (?:one|version) is) (?:version |torch |PyTorch )?"
+                             r"(?P<have>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?[\w.+]{0,20})")
+
+
+def package_refuses_torch_version(ent, text):
+    m, at = last_in_tail(_REQUIRES_TORCH, text, "requires")
+    if m is None:
+        return None
+    pkg, spec, have = m.group("pkg"), re.sub(r"\s", "", m.group("spec")), m.group("have")
+    if "<" not in spec:
+        return None  # a floor alone: torch_release's rules read a torch older than the package needs
+    kaolin = pkg.lower() == "kaolin"
+    sig = _sig("package-refuses-torch-version", "toolchain", "{pkg} accepts torch {spec}; this torch is {have}", 84,
+               "{pkg} checks the installed torch against the range its release was built and tested for ({spec}) and "
+               "stops: {have} is outside it. Its compiled parts are made for those torch releases only.",
+               fix="Either install a torch inside {pkg}'s range, in the CUDA build you use (`pip install "
+                   "torch{spec} --index-url https://download.pytorch.org/whl/cuXYZ`, with the torchvision of that "
+                   "release), or install the {pkg} release made for torch {have} (its install page lists which)." +
+                   (" Kaolin's check can be skipped with IGNORE_TORCH_VER=1 at your own risk: its extensions are "
+                    "then built against a torch it was not tested with." if kaolin else ""),
+               areas=("torch", "extension"), sources=(SOURCES["torch_index"],))
+    return _match(sig, text, at, {"pkg": pkg, "spec": spec, "have": have})

@@ -1,0 +1,72 @@
+"""Layer rules for notebooks (Jupyter, VS Code, Colab, Kaggle), read from the front ends' own messages.
+
+    notebook_restart_after_install  Colab's "You must restart the runtime in order to use newly installed versions",
+                         IPython's "you may need to restart the kernel to use updated packages" -> env: restart the
+                         kernel (and leave the kernel's own packages alone)
+    vscode_kernel_needs_ipykernel  VS Code's "Running cells with 'X' requires the ipykernel package" -> env: ipykernel
+                         in that interpreter, or another kernel
+"""
+
+from __future__ import annotations
+
+import re
+
+from torch_envcheck.explain.layer_rules.kit import _match, _sig, last_in_tail
+
+_COLAB_RESTART = re.compile(r"You must restart the runtime in order to use newly installed versions|"
+                            r"you may need to restart the kernel to use updated packages")
+# Colab's own warning before it: upgrading the packages the kernel itself runs on
+_KERNEL_PACKAGES = re.compile(r"Upgrading ipython, ipykernel, tornado, prompt-toolkit(?:, pyzmq)?")
+_PREVIOUSLY_IMPORTED = re.compile(r"previously imported in this runtime:\s{0,8}\[(?P<pkgs>[^\]\n]{1,200})\]")
+
+
+def notebook_restart_after_install(ent, text):
+    m, at = last_in_tail(_COLAB_RESTART, text, "restart the")
+    if m is None:
+        return None
+    pkgs = _PREVIOUSLY_IMPORTED.search(text)
+    names = pkgs.group("pkgs").strip() if pkgs else None
+    kernel_own = _KERNEL_PACKAGES.search(text) is not None
+    sig = _sig("notebook-restart-after-install", "env",
+               "the running kernel still holds the versions it imported before the install{names_note|}", 78,
+               "pip installed new versions of packages this kernel had already imported{names_note|}; a running "
+               "Python keeps the modules it loaded, so the notebook goes on with the old code (or with old and new "
+               "files mixed) until the kernel restarts." +
+               (" Among them are packages the kernel itself runs on (ipython, ipykernel, tornado, pyzmq): upgrading "
+                "those can make the runtime crash or hang." if kernel_own else ""),
+               fix="Restart the kernel after the install cell (Colab: Runtime > Restart session; Jupyter and VS Code: "
+                   "Restart Kernel), then run the notebook from the top; put all installs in the first cell, before "
+                   "any import, so that one restart is enough." +
+                   (" Leave the kernel's own packages (ipython, ipykernel, tornado, prompt-toolkit, pyzmq) at the "
+                    "runtime's versions: drop them from the install cell, or pin what needs them to versions that "
+                    "accept the runtime's." if kernel_own else ""),
+               areas=("python",),
+               sources=({"url": "https://ipython.readthedocs.io/en/stable/interactive/magics.html#magic-pip",
+                         "what": "%pip installs into the kernel's environment; a restart loads what it installed"},
+                        {"url": "https://github.com/googlecolab/colabtools",
+                         "what": "Colab's runtime, which prints the restart warning after pip replaces imported modules"}))
+    return _match(sig, text, at, {"names_note": f" ({names})" if names else None})
+
+
+_VSCODE_IPYKERNEL = re.compile(r"Running cells with '(?P<env>[^'\n]{1,120})' requires the ipykernel package|"
+                               r"requires the ipykernel package to be installed")
+
+
+def vscode_kernel_needs_ipykernel(ent, text):
+    m, at = last_in_tail(_VSCODE_IPYKERNEL, text, "ipykernel package")
+    if m is None:
+        return None
+    sig = _sig("notebook-kernel-without-ipykernel", "env",
+               "the interpreter chosen as the notebook's kernel has no (working) ipykernel{env_note|}", 84,
+               "A notebook cell runs in a kernel started from the interpreter the notebook selects{env_note|}; VS Code "
+               "starts it through that interpreter's ipykernel package, which is not installed there (or is broken). "
+               "The packages the notebook imports must be in that same environment.",
+               fix="Install ipykernel with that interpreter's own pip: `<path to that python> -m pip install -U "
+                   "ipykernel` (the interpreter itself, not the activate script; in a conda environment `conda install "
+                   "-n <env> ipykernel`), or select a kernel (top right of the notebook) whose environment has ipykernel "
+                   "and your packages; `import sys; print(sys.executable)` in a cell shows which one runs.",
+               areas=("python",),
+               sources=({"url": "https://github.com/microsoft/vscode-jupyter/wiki/IPyKernel-and-other-dependencies-are-"
+                                "not-installed",
+                         "what": "VS Code Jupyter: the selected interpreter needs ipykernel to run cells"},))
+    return _match(sig, text, at, {"env_note": f" ('{m.group('env')}')" if m.group("env") else None})
