@@ -284,6 +284,15 @@ match.Match whose signature is made here, or None:
     nccl_socket_wrong_type  NCCL's ranks on different transports (nccl_words.py) -> NCCL_IB_DISABLE or InfiniBand
                      everywhere
     gl_interop_failed  CUDA's OpenGL interop (graphics.py: cudaGraphics* failing under nvdiffrast) -> driver
+    torchvision_video_backend_missing, torchaudio_codec_symbol, torchscript_custom_op_unknown, companion_torch_pin,
+    torchvision_module_moved, windows_module_dependencies_missing  torch's companion packages in their own words
+                     (companion_packages.py): video backends, SoX's codec libraries -> libraries;
+                     custom operators not loaded, a companion pinned to another torch -> toolchain; torchvision's moved
+                     modules -> env; Windows' "Could not find module ... (or one of its dependencies)" -> windows-runtime
+    keras3_refused, keras3_module_missing, tensorflow_addon_symbol, tensorflow_preload_dll, paddle_third_party_library,
+    paddle_cpu_package, mindspore_cuda_mismatch, hyperv_partition_policy  the frameworks' own families and checks
+                     (framework_families.py): Keras 3 and tf-keras, TensorFlow's add-ons and Windows self-check, Paddle's
+                     loader and CPU package, MindSpore's CUDA check, Hyper-V's GPU partitioning policy
     module_insert_refused, driver_not_loaded_told, installer_gpu_not_supported, persistenced_cannot_start  installing
                      the NVIDIA driver on Linux (driver_install.py): modprobe's errno words (Secure Boot, no device, another
                      kernel), the module not loaded in words, the installer finding no supported GPU, persistenced as a user
@@ -365,7 +374,7 @@ gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous
 scheduler, profiling, graphics, audio, vision, graphs, workers, inference, compile, allocator, numerics, trainers, windows_host, macos_host, cuda_wheels,
 extension_builds, driver_install, gpu_words, launchers, jax_stack, conda_envs, finetune_stack, pip_reports,
 distributed_frameworks, cpu_math, rocm_runtime, torch_source_build, notebooks, cuda_toolkit_setup, cuda_sources,
-nccl_words;
+nccl_words, companion_packages, framework_families;
 this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
@@ -399,6 +408,14 @@ from torch_envcheck.explain.layer_rules.cuda_sources import (cuda_library_member
                                                              extension_without_gpu_code, tcnn_unknown_compute_capability,
                                                              package_refuses_torch_version)
 from torch_envcheck.explain.layer_rules.nccl_words import nccl_socket_wrong_type
+from torch_envcheck.explain.layer_rules.companion_packages import (torchvision_video_backend_missing,
+                                                                   torchaudio_codec_symbol, torchscript_custom_op_unknown,
+                                                                   companion_torch_pin, torchvision_module_moved,
+                                                                   windows_module_dependencies_missing)
+from torch_envcheck.explain.layer_rules.framework_families import (keras3_refused, keras3_module_missing,
+                                                                   tensorflow_addon_symbol, tensorflow_preload_dll,
+                                                                   paddle_third_party_library, paddle_cpu_package,
+                                                                   mindspore_cuda_mismatch, hyperv_partition_policy)
 from torch_envcheck.explain.layer_rules.rocm_runtime import (hsa_status_error, gpu_memory_fault_rocm, host_without_kfd,
                                                              cudnn_frontend_no_plan)
 from torch_envcheck.explain.layer_rules.cpu_math import (omp_runtime_twice, mkl_threading_vs_gomp, mkl_cannot_load,
@@ -612,7 +629,11 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          apt_unmet_cuda_dependencies, nvcc_not_on_path, windows_cuda_installer_failed, linker_two_sonames,
          ptxas_not_found, download_url_not_found, cuda_library_member_missing, msvc_stl_rejects_cuda,
          extension_without_gpu_code, tcnn_unknown_compute_capability, package_refuses_torch_version,
-         nccl_socket_wrong_type, gl_interop_failed)
+         nccl_socket_wrong_type, gl_interop_failed, torchvision_video_backend_missing,
+         torchaudio_codec_symbol, torchscript_custom_op_unknown, companion_torch_pin, torchvision_module_moved,
+         windows_module_dependencies_missing, keras3_refused, keras3_module_missing, tensorflow_addon_symbol,
+         tensorflow_preload_dll, paddle_third_party_library, paddle_cpu_package, mindspore_cuda_mismatch,
+         hyperv_partition_policy)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

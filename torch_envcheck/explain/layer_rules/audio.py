@@ -75,11 +75,14 @@ def torchaudio_ffmpeg_missing(ent, text):
     return _match(sig, text, at, caps)
 
 
-_NO_BACKEND = re.compile(r"Couldn't find appropriate backend to handle uri")
+# torchaudio 2.1+'s dispatcher (torchaudio/_backend/utils.py), and the backends of releases before it
+# (torchaudio/backend/no_backend.py, utils.py) when none of theirs is installed
+_NO_BACKEND = re.compile(r"Couldn't find appropriate backend to handle uri|No audio (?:I/O )?backend is available|"
+                         r"Backend \"?\w{2,20}\"? is not one of available backends: \[\]")
 
 
 def torchaudio_no_backend(ent, text):
-    m, at = last_in_tail(_NO_BACKEND, text, "appropriate backend")
+    m, at = last_in_tail(_NO_BACKEND, text, "backend")
     if m is None:
         return None
     ta = _torchaudio_version(ent, text)
@@ -92,7 +95,8 @@ def torchaudio_no_backend(ent, text):
                "the file.",
                fix="Install one: `pip install soundfile` (its wheels carry libsndfile: WAV, FLAC, OGG, and MP3 with "
                    "libsndfile 1.1+), or FFmpeg's shared libraries of a major this torchaudio loads (`conda install -c "
-                   "conda-forge \"ffmpeg<7\"`), then pass backend=\"soundfile\" / \"ffmpeg\" if it still picks none." +
+                   "conda-forge \"ffmpeg<7\"`), then pass backend=\"soundfile\" / \"ffmpeg\" if it still picks none; "
+                   "`python -c \"import torchaudio; print(torchaudio.list_audio_backends())\"` lists those it found." +
                    (" This torchaudio reads audio through TorchCodec: `pip install torchcodec` of the release built "
                     "for your torch." if codec else ""),
                areas=("libraries",), sources=(_S["torchaudio_install"],))

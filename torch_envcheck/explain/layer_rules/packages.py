@@ -19,7 +19,7 @@ import re
 
 from torch_envcheck.explain.match import last_match
 from torch_envcheck.knowledge import compiled_modules, numpy_capi
-from torch_envcheck.knowledge.releases import torchaudio_for, torchvision_for
+from torch_envcheck.knowledge.releases import TORCHTEXT_LAST, torchaudio_for, torchtext_for, torchvision_for
 from torch_envcheck.explain.layer_rules.kit import (CONTEXT_TAIL, SOURCES, _NOT_THE_PACKAGE, _basename, _cu_tag,
     _match, _module_of, _named_package, _owner_of, _sig, _torch_owned, package_guess, last_in_tail)
 
@@ -346,7 +346,7 @@ _RESOLVER_TORCH = re.compile(r"requires torch==(?P<want>\d{1,2}\.\d{1,3}(?:\.\d{
 
 
 # torch's companion libraries: binary wheels built for exactly one torch release each (a version table pairs them)
-_COMPANIONS = {"torchvision": torchvision_for, "torchaudio": torchaudio_for}
+_COMPANIONS = {"torchvision": torchvision_for, "torchaudio": torchaudio_for, "torchtext": torchtext_for}
 
 
 def _companion_for_another_torch(ent, text, s: dict, caps: dict, pkg: str):
@@ -361,10 +361,15 @@ def _companion_for_another_torch(ent, text, s: dict, caps: dict, pkg: str):
                fix="Install the {package} release that matches torch, from the same index as torch: `pip install "
                    "{pin|" + pkg + "==<the release paired with your torch>}` (check `python -c \"import torch; "
                    "print(torch.__version__)\"`), or upgrade torch and {package} together in one command from one "
-                   "index. Nothing needs rebuilding.",
+                   "index. Nothing needs rebuilding." +
+                   (f" torchtext's last release, {TORCHTEXT_LAST[0]}, pairs with torch {TORCHTEXT_LAST[1]}: with a newer "
+                    "torch there is no torchtext to match, so pin that torch or drop torchtext." if pkg == "torchtext"
+                    else ""),
                causes=(("companion-version", "torchvision/torchaudio do not match the installed torch", ()),),
                areas=("torch",), sources=({"url": "https://pytorch.org/get-started/previous-versions/",
-                                           "what": "the torchvision and torchaudio releases paired with each torch"},))
+                                           "what": "the torchvision and torchaudio releases paired with each torch"},
+                                          {"url": "https://github.com/pytorch/text#installation",
+                                           "what": "torchtext's releases by torch version; 0.18 is the last"}))
     return _match(sig, text, s["at"], dict(caps, pin=f"{pkg}=={pair}.*" if pair else None,
                                            torch_note=f" {caps['torch']}" if caps.get("torch") else None))
 

@@ -1,0 +1,219 @@
+"""Layer rules for the frameworks' own families of packages and checks: Keras 3 against TensorFlow and Transformers,
+TensorFlow's compiled add-on packages, TensorFlow's Windows self-check, PaddlePaddle's and MindSpore's own loaders and
+checks, and Hyper-V's GPU partitioning.
+
+    keras3_refused       Transformers' "Your currently installed version of Keras is Keras 3, but this is not yet
+                         supported" -> env: tf-keras
+    keras3_module_missing  "No module named 'keras.src.legacy'" (Keras 3's layout) under Keras 2 -> env: Keras 3 with
+                         TensorFlow 2.16+, or the package's release for Keras 2
+    tensorflow_addon_symbol  tensorflow_text / tensorflow_io / tensorflow_addons wanting a TensorFlow symbol -> env: the
+                         add-on's release of the installed TensorFlow's version
+    tensorflow_preload_dll  TensorFlow's self_check preload_check failing on cudart/cudnn (WinError 126) -> tensorflow:
+                         the CUDA/cuDNN of that TensorFlow build on PATH
+    paddle_third_party_library  Paddle's "The third-party dynamic library (X.so) that Paddle depends on is not configured
+                         correctly" on Linux -> cudnn (cuDNN's) or libraries: that CUDA/cuDNN on LD_LIBRARY_PATH
+    paddle_cpu_package   Paddle's run_check "Original Error is Not compiled with CUDA" -> torch-build: paddlepaddle-gpu
+    mindspore_cuda_mismatch  MindSpore's "MindSpore version X and cuda version Y does not match" -> libraries: the CUDA of
+                         its build first on the loader's path
+    hyperv_partition_policy  Hyper-V's "not compliant with currently set group policy" for a partitionable GPU -> driver:
+                         RequireSecureDeviceAssignment / RequireSupportedDeviceAssignment
+"""
+
+from __future__ import annotations
+
+import re
+
+from torch_envcheck.explain.layer_rules.kit import _match, _sig, last_in_tail
+
+_KERAS3_REFUSED = re.compile(r"Your currently installed version of Keras is Keras 3, but this is not yet supported")
+
+
+def keras3_refused(ent, text):
+    m, at = last_in_tail(_KERAS3_REFUSED, text, "Keras 3")
+    if m is None:
+        return None
+    sig = _sig("keras3-refused-by-transformers", "env", "Transformers' TensorFlow models need Keras 2 (tf-keras); Keras 3 "
+               "is installed", 88,
+               "TensorFlow 2.16 and later install Keras 3 as `keras`; Transformers' TensorFlow code is written for Keras "
+               "2's API and refuses Keras 3. The tf-keras package is Keras 2 under another name, which Transformers "
+               "uses when it is present.",
+               fix="`pip install tf-keras` (the release matching TensorFlow's minor, e.g. tf-keras 2.16 for "
+                   "tensorflow 2.16) in the same environment; or use the PyTorch classes of the model, which need no "
+                   "Keras.",
+               areas=("tensorflow",),
+               sources=({"url": "https://github.com/huggingface/transformers/blob/main/src/transformers/"
+                                "modeling_tf_utils.py",
+                         "what": "Transformers refuses Keras 3 and names tf-keras"},
+                        {"url": "https://keras.io/getting_started/",
+                         "what": "Keras 3 with TensorFlow 2.16+; tf-keras for Keras 2 code"}))
+    return _match(sig, text, at, {})
+
+
+_KERAS3_MODULE = re.compile(r"No module named '(?P<mod>keras\.src\.(?:legacy|backend|ops|saving|trainers|layers\.core"
+                            r"|utils\.module_utils)[\w.]{0,60})'")
+
+
+def keras3_module_missing(ent, text):
+    m, at = last_in_tail(_KERAS3_MODULE, text, "keras.src")
+    if m is None:
+        return None
+    sig = _sig("keras3-module-missing", "env", "{mod} is Keras 3's; the installed Keras is older", 80,
+               "keras.src.legacy and its siblings are modules of Keras 3; the code (or a package it imports) was "
+               "written for Keras 3, and the Keras installed is a 2.x release (the one TensorFlow up to 2.15 brings).",
+               fix="Install Keras 3 with a TensorFlow that supports it: `pip install -U \"tensorflow>=2.16\" "
+                   "\"keras>=3\"`; or install the package's release made for Keras 2.",
+               areas=("tensorflow",),
+               sources=({"url": "https://keras.io/getting_started/",
+                         "what": "Keras 3 with TensorFlow 2.16 and later"},))
+    return _match(sig, text, at, {"mod": m.group("mod")})
+
+
+# TensorFlow's add-on packages with compiled ops built against one TensorFlow release each
+_TF_ADDON_SYMBOL = re.compile(r"(?P<file>[^\s:'\"]{0,300}[\\/](?P<pkg>tensorflow_text|tensorflow_io|tensorflow_addons|"
+                              r"tensorflow_io_gcs_filesystem|tensorflow_decision_forests|tensorflow_recommenders_addons)"
+                              r"[\\/][^\s:'\"]{1,200}\.so)[^\n]{0,40}undefined symbol: (?P<sym>_ZN\w{0,20}"
+                              r"(?:tensorflow|tflite|tsl)\w{0,300})")
+
+
+def tensorflow_addon_symbol(ent, text):
+    m, at = last_in_tail(_TF_ADDON_SYMBOL, text, "undefined symbol")
+    if m is None:
+        return None
+    dist = m.group("pkg").replace("_", "-")
+    sig = _sig("tensorflow-addon-for-another-tensorflow", "env",
+               "{dist} was built for another TensorFlow than the one installed", 86,
+               "{dist}'s compiled ops call TensorFlow's C++ functions ({sym} is one) and each {dist} release is built "
+               "against one TensorFlow release (the same major.minor); the installed TensorFlow is another one, which "
+               "does not export that symbol.",
+               fix="Install the {dist} release of the installed TensorFlow's version: `pip install \"{dist}==X.Y.*\"` "
+                   "for tensorflow X.Y (`python -c \"import tensorflow as tf; print(tf.__version__)\"`), or upgrade "
+                   "both together in one command; pin them together where a newer {dist} would pull another "
+                   "TensorFlow.",
+               areas=("tensorflow",),
+               sources=({"url": "https://github.com/tensorflow/text#compatibility",
+                         "what": "tensorflow-text: each release matches one TensorFlow release"},))
+    return _match(sig, text, at, {"dist": dist, "sym": m.group("sym")[:80]})
+
+
+# tensorflow/python/platform/self_check.py (Windows builds up to 2.10): preload the CUDA DLLs named in build_info
+_TF_PRELOAD = re.compile(r"self_check\.py\"?, line \d{1,5}, in preload_check[\s\S]{0,400}?(?:cudart_dll_name|"
+                         r"cudnn_dll_name)[\s\S]{0,600}?(?:WinError 126|OSError)")
+
+
+def tensorflow_preload_dll(ent, text):
+    m, at = last_in_tail(_TF_PRELOAD, text, "preload_check")
+    if m is None:
+        return None
+    cudnn = "cudnn_dll_name" in m.group(0)
+    lib = "cuDNN" if cudnn else "the CUDA runtime (cudart64_XX.dll)"
+    sig = _sig("tensorflow-preload-cuda-dll", "tensorflow",
+               "TensorFlow's Windows GPU build cannot load " + ("cuDNN's DLL" if cudnn else "the CUDA runtime DLL") +
+               " it was built with", 86,
+               "On Windows, TensorFlow's GPU builds (tensorflow-gpu, and tensorflow up to 2.10) check at import that "
+               "the DLLs of the CUDA and cuDNN versions they were built with load; " + lib + " of that version is not "
+               "installed or its folder is not on PATH.",
+               fix="Install the CUDA and cuDNN versions TensorFlow's tested-build table gives for the installed release "
+                   "(2.10: CUDA 11.2 and cuDNN 8.1; conda: `conda install -c conda-forge cudatoolkit=11.2 "
+                   "cudnn=8.1.0`) and put their bin folders on PATH; TensorFlow 2.11 and later have no GPU on native "
+                   "Windows: use WSL 2 with `pip install tensorflow[and-cuda]`.",
+               areas=("tensorflow",),
+               sources=({"url": "https://www.tensorflow.org/install/source_windows#gpu",
+                         "what": "TensorFlow's tested Windows GPU builds: the CUDA and cuDNN each release needs"},
+                        {"url": "https://www.tensorflow.org/install/pip#windows-native",
+                         "what": "TensorFlow 2.10 was the last release to support GPU on native Windows"}))
+    return _match(sig, text, at, {})
+
+
+# paddle/phi/backends/dynload/dynamic_loader.cc: the CUDA libraries Paddle opens at run time, by name
+_PADDLE_LIB = re.compile(r"The third-party dynamic library \((?P<libs>[^)\n]{1,300})\) that Paddle depends on is not "
+                         r"configured correctly\.?\s{0,4}\(error code is (?P<code>[^)\n]{1,200})\)")
+
+
+def paddle_third_party_library(ent, text):
+    m, at = last_in_tail(_PADDLE_LIB, text, "that Paddle depends on")
+    if m is None:
+        return None
+    libs = m.group("libs")
+    if re.search(r"(?:lib)?(?:paddle|[a-z_]{2,40}_enc)\w{0,40}\.so", libs) and not re.search(r"cu\w{2,12}|nccl|nvrtc",
+                                                                                               libs):
+        return None  # a plug-in of Paddle's own (its symbols are another Paddle's): other rules read it
+    if ".dll" in libs.lower():
+        return None  # on Windows the DLL search path is the layer whoever ships the DLL: loader.py reads it
+    cudnn = "cudnn" in libs.lower()
+    sig = _sig("paddle-cuda-library-not-loaded", "cudnn" if cudnn else "libraries",
+               "PaddlePaddle cannot load {libs}", 84,
+               "paddlepaddle-gpu opens the CUDA libraries it was built for at run time ({libs}); the loader could not "
+               "open them (error {code}): that CUDA/cuDNN version is not installed, or its folder is not where Paddle "
+               "looks (LD_LIBRARY_PATH).",
+               fix="Install the CUDA and cuDNN versions of the paddlepaddle-gpu build (`python -c \"import paddle; "
+                   "print(paddle.version.cuda(), paddle.version.cudnn())\"`; its install page names them), or the "
+                   "paddlepaddle-gpu build for the CUDA you have, and put their library folder on LD_LIBRARY_PATH "
+                   "(e.g. /usr/local/cuda/lib64 and cuDNN's lib).",
+               areas=("libraries",),
+               sources=({"url": "https://www.paddlepaddle.org.cn/documentation/docs/en/install/pip/linux-pip_en.html",
+                         "what": "paddlepaddle-gpu: the CUDA and cuDNN each build needs"},))
+    return _match(sig, text, at, {"libs": libs, "code": m.group("code")})
+
+
+_PADDLE_CPU = re.compile(r"You are using GPU version Paddle(?:Paddle)?, but there is no GPU detected[\s\S]{0,300}?"
+                         r"Original Error is (?:Not compiled with CUDA|[^\n]{0,40}CPU)")
+
+
+def paddle_cpu_package(ent, text):
+    m, at = last_in_tail(_PADDLE_CPU, text, "Not compiled with CUDA")
+    if m is None:
+        return None
+    sig = _sig("paddle-cpu-package", "torch-build", "the PaddlePaddle installed is built without CUDA", 86,
+               "paddle.utils.run_check() tried the GPU and Paddle's core answered that it was not compiled with CUDA: "
+               "the installed package is the CPU one (paddlepaddle), whatever the message calls it.",
+               fix="Replace it with the GPU build for your CUDA: `pip uninstall -y paddlepaddle` and then `pip install "
+                   "paddlepaddle-gpu==<version> -i <the index its install page gives for your CUDA>`; then "
+                   "`python -c \"import paddle; paddle.utils.run_check()\"`.",
+               areas=("framework",),
+               sources=({"url": "https://www.paddlepaddle.org.cn/documentation/docs/en/install/pip/linux-pip_en.html",
+                         "what": "paddlepaddle (CPU) and paddlepaddle-gpu"},))
+    return _match(sig, text, at, {})
+
+
+_MINDSPORE_CUDA = re.compile(r"MindSpore version (?P<ms>[\d.]{3,12}) and cuda version (?P<cuda>[\d.]{2,8}) does not match")
+
+
+def mindspore_cuda_mismatch(ent, text):
+    m, at = last_in_tail(_MINDSPORE_CUDA, text, "MindSpore version")
+    if m is None:
+        return None
+    sig = _sig("mindspore-cuda-mismatch", "libraries",
+               "MindSpore {ms} finds CUDA {cuda}, not the CUDA its build needs", 86,
+               "MindSpore's GPU package checks at import the CUDA it finds on the library path against the CUDA it was "
+               "built for; it found CUDA {cuda}, another version.",
+               fix="Install the CUDA of that mindspore-gpu build (its install page names it) and make it the one found: "
+                   "put its lib64 first on LD_LIBRARY_PATH (and CUDA_HOME / PATH at it); or install the mindspore "
+                   "package built for CUDA {cuda}.",
+               areas=("libraries",),
+               sources=({"url": "https://www.mindspore.cn/install/en",
+                         "what": "MindSpore's GPU packages and the CUDA each one needs"},))
+    return _match(sig, text, at, {"ms": m.group("ms"), "cuda": m.group("cuda")})
+
+
+_HYPERV_POLICY = re.compile(r"partitionable GPU device[\s\S]{0,300}?not compliant with currently set group policy")
+
+
+def hyperv_partition_policy(ent, text):
+    m, at = last_in_tail(_HYPERV_POLICY, text, "group policy")
+    if m is None:
+        return None
+    sig = _sig("hyperv-gpu-partition-policy", "driver",
+               "Hyper-V refuses to assign the partitioned GPU: the host's policy requires secure, supported devices",
+               86,
+               "Hyper-V assigns a partition of the GPU (GPU-P) to a VM only when the host's policies allow the device; "
+               "RequireSecureDeviceAssignment and RequireSupportedDeviceAssignment (HKLM\\SOFTWARE\\Policies\\Microsoft\\"
+               "Windows\\HyperV) refuse a consumer GPU that is not on Microsoft's list.",
+               fix="On the host, as administrator, set the two policy values to 0: `New-ItemProperty -Path "
+                   "\"HKLM:\\SOFTWARE\\Policies\\Microsoft\\Windows\\HyperV\" -Name RequireSecureDeviceAssignment -Value 0 "
+                   "-PropertyType DWORD -Force` and the same for RequireSupportedDeviceAssignment, then start the VM "
+                   "again (the guest needs the host driver's files copied in, as GPU-P guides describe).",
+               areas=("driver",),
+               sources=({"url": "https://learn.microsoft.com/en-us/windows-server/virtualization/hyper-v/"
+                                "partition-assign-vm-gpu",
+                         "what": "Hyper-V GPU partitioning: assigning a GPU partition to a VM"},))
+    return _match(sig, text, at, {})
