@@ -33,7 +33,6 @@ _LIBRARY_MISSING = re.compile(r"cannot open shared object file|Unable to load cu
 
 def jax_jaxlib_mismatch(ent, text):
     m, at = last_in_tail(_JAXLIB_VS_JAX, text, "jaxlib")
-    plugin = None
     if m is None:
         plugin, at = last_in_tail(_PLUGIN_FAILED, text)
         if plugin is None or _LIBRARY_MISSING.search(text[-65536:]):
