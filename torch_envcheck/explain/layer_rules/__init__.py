@@ -283,6 +283,9 @@ match.Match whose signature is made here, or None:
                      support", tiny-cuda-nn's unknown compute capability, a package's torch range
     nccl_socket_wrong_type  NCCL's ranks on different transports (nccl_words.py) -> NCCL_IB_DISABLE or InfiniBand
                      everywhere
+    nvidia_repository_key, nvcc_not_in_image, cuda_library_api_removed  NVIDIA's rotated apt key and nvcc outside devel
+                     images (cuda_toolkit_setup.py) -> container; a CUDA library function the headers no longer declare
+                     (cuda_sources.py) -> toolchain
     gl_interop_failed  CUDA's OpenGL interop (graphics.py: cudaGraphics* failing under nvdiffrast) -> driver
     torchvision_video_backend_missing, torchaudio_codec_symbol, torchscript_custom_op_unknown, companion_torch_pin,
     torchvision_module_moved, windows_module_dependencies_missing  torch's companion packages in their own words
@@ -403,10 +406,11 @@ from torch_envcheck.explain.layer_rules.torch_source_build import (torch_build_g
 from torch_envcheck.explain.layer_rules.notebooks import notebook_restart_after_install, vscode_kernel_needs_ipykernel
 from torch_envcheck.explain.layer_rules.cuda_toolkit_setup import (apt_unmet_cuda_dependencies, nvcc_not_on_path,
                                                                    windows_cuda_installer_failed, linker_two_sonames,
-                                                                   ptxas_not_found, download_url_not_found)
+                                                                   ptxas_not_found, download_url_not_found,
+                                                                   nvidia_repository_key, nvcc_not_in_image)
 from torch_envcheck.explain.layer_rules.cuda_sources import (cuda_library_member_missing, msvc_stl_rejects_cuda,
                                                              extension_without_gpu_code, tcnn_unknown_compute_capability,
-                                                             package_refuses_torch_version)
+                                                             package_refuses_torch_version, cuda_library_api_removed)
 from torch_envcheck.explain.layer_rules.nccl_words import nccl_socket_wrong_type
 from torch_envcheck.explain.layer_rules.companion_packages import (torchvision_video_backend_missing,
                                                                    torchaudio_codec_symbol, torchscript_custom_op_unknown,
@@ -633,7 +637,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          torchaudio_codec_symbol, torchscript_custom_op_unknown, companion_torch_pin, torchvision_module_moved,
          windows_module_dependencies_missing, keras3_refused, keras3_module_missing, tensorflow_addon_symbol,
          tensorflow_preload_dll, paddle_third_party_library, paddle_cpu_package, mindspore_cuda_mismatch,
-         hyperv_partition_policy)
+         hyperv_partition_policy, nvidia_repository_key, nvcc_not_in_image, cuda_library_api_removed)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

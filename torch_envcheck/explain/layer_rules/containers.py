@@ -589,6 +589,18 @@ def cuda_image_tag_gone(ent, text):
     line = tail[tail.rfind("\n", 0, m.start()) + 1: (tail.find("\n", m.end()) + 1 or len(tail))]
     if not re.search(r"ERROR|not found|manifest unknown|does not exist|denied|failed", line):
         return None
+    if m.group("tag") == "latest":
+        sig = _sig("cuda-image-tag-gone", "container", "nvidia/cuda has no latest tag", 84,
+                   "NVIDIA removed the latest tag from nvidia/cuda: an image has to be named by its CUDA version, "
+                   "flavour and OS, so `docker pull nvidia/cuda` or `FROM nvidia/cuda` (which mean :latest) finds none.",
+                   fix="Name an explicit tag: the CUDA version your host driver supports (`nvidia-smi` shows the "
+                       "highest), the flavour (base, runtime, devel, with or without cudnn) and the OS, e.g. `FROM "
+                       "nvidia/cuda:12.4.1-runtime-ubuntu22.04` (Docker Hub's nvidia/cuda page lists the supported "
+                       "tags).",
+                   causes=(), areas=("container",),
+                   sources=({"url": "https://gitlab.com/nvidia/container-images/cuda/-/blob/master/doc/support-policy.md",
+                             "what": "NVIDIA's CUDA container images: the tags published and removed"},))
+        return _match(sig, text, len(text) - len(tail) + m.start(), {"image": m.group("image"), "tag": "latest"})
     sig = _sig("cuda-image-tag-gone", "container", "the image {image} is not on Docker Hub any more", 84,
                "NVIDIA removes the nvidia/cuda tags of CUDA releases past their end of life from Docker Hub (its support "
                "policy), so a Dockerfile or `docker run` pinned to such a tag ({tag}) no longer finds the image: nothing "

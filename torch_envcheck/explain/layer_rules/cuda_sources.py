@@ -13,6 +13,9 @@ from the compilers' and the packages' own words (3D vision's extensions among th
                          CUDA torch at build time
     package_refuses_torch_version  "X requires PyTorch >=A, <=B, but found version C" (a range with a ceiling) ->
                          toolchain: a torch in that range, or X's release for this torch
+    cuda_library_api_removed  a cuSPARSE/cuBLAS/cuSOLVER/cuFFT function the headers do not declare (nvcc's "identifier
+                         is undefined", gcc's "was not declared", MSVC's C3861/C2065) -> toolchain: the toolkit the
+                         source was written for, or the library's current API
 """
 
 from __future__ import annotations
@@ -186,3 +189,47 @@ def package_refuses_torch_version(ent, text):
                     "then built against a torch it was not tested with." if kaolin else ""),
                areas=("torch", "extension"), sources=(SOURCES["torch_index"],))
     return _match(sig, text, at, {"pkg": pkg, "spec": spec, "have": have})
+
+
+# a CUDA library's function the toolkit's headers do not declare, in each compiler's words (nvcc/EDG, gcc, MSVC):
+# cuSPARSE's legacy API (csrmm, csrmm2, csrmv, gthr, sctr, ...) was removed in CUDA 11 and 12, cuBLAS's and cuSOLVER's
+# in their turn; a source written against the older toolkit stops compiling
+_LIB_IDENT = re.compile(r"identifier \"(?P<a>(?:cusparse|cublas|cusolver|cufft|curand|nvjpeg|nvrtc)\w{2,60})\" is undefined|"
+                        r"['‘`](?P<b>(?:cusparse|cublas|cusolver|cufft|curand|nvjpeg|nvrtc)\w{2,60})['’`] was not declared|"
+                        r"C3861:?\s{0,2}'(?P<c>(?:cusparse|cublas|cusolver|cufft|curand|nvjpeg|nvrtc)\w{2,60})': identifier "
+                        r"not found|C2065:?\s{0,2}'(?P<d>(?:cusparse|cublas|cusolver|cufft|curand)\w{2,60})': undeclared "
+                        r"identifier|['\t ](?P<e>(?:cusparse|cublas|cusolver|cufft|curand)\w{2,60})['\t ]{1,3}identifier "
+                        r"not found")
+_LIB_OF = {"cusparse": "cuSPARSE", "cublas": "cuBLAS", "cusolver": "cuSOLVER", "cufft": "cuFFT", "curand": "cuRAND",
+           "nvjpeg": "nvJPEG", "nvrtc": "NVRTC"}
+
+
+def cuda_library_api_removed(ent, text):
+    m, at = last_in_tail(_LIB_IDENT, text)
+    if m is None:
+        return None
+    name = next(g for g in m.groups() if g)
+    lib = next(v for k, v in _LIB_OF.items() if name.startswith(k))
+    sparse = lib == "cuSPARSE"
+    sig = _sig("cuda-library-api-removed", "toolchain",
+               "{name} is not declared by this CUDA toolkit's {lib} headers: the source uses a removed (or newer) API",
+               84,
+               "The source calls {name}, which the {lib} headers of the toolkit in use do not declare: CUDA's libraries "
+               "remove deprecated functions in major releases" + (" (cuSPARSE's legacy routines such as csrmm, csrmm2, "
+                                                                 "csrmv and csr2csc were removed in CUDA 11, gthr, sctr "
+                                                                 "and the rest of the legacy API in CUDA 12, replaced by "
+                                                                 "the generic API: cusparseSpMM, cusparseSpMV)"
+                                                                 if sparse else "") +
+               ", so a source written for an older toolkit stops compiling (or, for a newer function, needs a newer one).",
+               fix="Build with the CUDA toolkit the source was written for (an older major, e.g. CUDA 10.2 for "
+                   "cuSPARSE's legacy routines: CUDA_HOME and PATH at it), or use a newer release of the project that "
+                   "moved to the current " + ("cuSPARSE API (its legacy routines were removed in CUDA 11 and CUDA 12; "
+                                              "the generic API replaces them: cusparseSpMM, cusparseSpMV)" if sparse
+                                              else "{lib} API") + "; the CUDA toolkit release notes list what each "
+                   "release removed.",
+               areas=("toolchain",),
+               sources=({"url": "https://docs.nvidia.com/cuda/archive/11.0/cuda-toolkit-release-notes/index.html",
+                         "what": "CUDA 11.0 release notes: cuSPARSE's removed legacy routines"},
+                        {"url": "https://docs.nvidia.com/cuda/cusparse/index.html#deprecated-apis",
+                         "what": "cuSPARSE: deprecated and removed APIs, the generic API that replaces them"}))
+    return _match(sig, text, at, {"name": name, "lib": lib})

@@ -14,6 +14,9 @@ package managers', shells', installers' and linkers' own words.
                          ptxas where the compiler looks (CUDA_HOME, TRITON_PTXAS_PATH, XLA_FLAGS)
     download_url_not_found  wget's "ERROR 404: Not Found" / curl's "returned error: 404" for a file of NVIDIA's or
                          PyTorch's download hosts -> not-environment: the script's URL names no file
+    nvidia_repository_key  apt's NO_PUBKEY A4B469963BF863CC for NVIDIA's repository -> container (in an image build) or
+                         toolchain: cuda-keyring with the rotated key
+    nvcc_not_in_image    the container runtime's exec "nvcc": executable file not found -> container: a devel image
 """
 
 from __future__ import annotations
@@ -230,3 +233,60 @@ def download_url_not_found(ent, text):
                        "package manager's install instead; report it to the script's authors.",
                areas=("program",), sources=(_LINUX_GUIDE,))
     return _match(sig, text, at, {"name": name, "host": m.group("host")})
+
+
+# apt's refusal of NVIDIA's CUDA repository after NVIDIA rotated its signing key (April 2022): the new key's id is
+# A4B469963BF863CC (3bf863cc.pub); images and hosts set up before then hold only the old one
+_NVIDIA_PUBKEY = re.compile(r"NO_PUBKEY (?P<key>A4B469963BF863CC|F60F4B3D7FA2AF80)\b|"
+                            r"developer\.download\.nvidia\.com/compute/(?:cuda|machine-learning)/repos/[^\n]{0,200}"
+                            r"(?:NO_PUBKEY|is not signed|The following signatures couldn't be verified)")
+
+
+def nvidia_repository_key(ent, text):
+    m, at = last_in_tail(_NVIDIA_PUBKEY, text)
+    if m is None:
+        return None
+    # a Dockerfile's words, or BuildKit's plain progress (each line prefixed by the step and its elapsed seconds)
+    container = re.search(r"(?i)\bdocker\b|Dockerfile|\bRUN\b|\[\s?\d+/\d+\]|buildkit|FROM nvidia/cuda|"
+                          r"(?m:^#\d{1,3} \d{1,4}\.\d{3} |^\d{1,4}\.\d{3} {1,3}(?:Err|Get|Hit|Ign|W:|E:))", text) is not None
+    sig = _sig("nvidia-repository-key-rotated", "container" if container else "toolchain",
+               "apt does not trust NVIDIA's CUDA repository: its signing key was rotated", 86,
+               "NVIDIA replaced the key that signs its CUDA apt repositories in April 2022 (the new key: 3bf863cc, "
+               "A4B469963BF863CC). " + ("An image built from an older nvidia/cuda tag (or a Dockerfile that adds the "
+                                        "repository itself) holds only the old key, so apt-get update refuses the "
+                                        "repository." if container else
+                                        "This machine's apt holds only the old key, so apt-get update refuses the "
+                                        "repository."),
+               fix="Install NVIDIA's cuda-keyring package before `apt-get update` (" +
+                   ("in the Dockerfile: `RUN apt-key del 7fa2af80 && curl -fsSLO https://developer.download.nvidia.com/"
+                    "compute/cuda/repos/ubuntu2204/x86_64/cuda-keyring_1.1-1_all.deb && dpkg -i cuda-keyring_1.1-1_all.deb`"
+                    ", with your distribution in the URL), or base the image on a current nvidia/cuda tag, which has the "
+                    "new key." if container else
+                    "`sudo apt-key del 7fa2af80`, then download and `sudo dpkg -i` cuda-keyring_1.1-1_all.deb from "
+                    "https://developer.download.nvidia.com/compute/cuda/repos/<distro>/<arch>/, then `sudo apt-get update`)."),
+               areas=("container",) if container else ("toolchain",),
+               sources=({"url": "https://developer.nvidia.com/blog/updating-the-cuda-linux-gpg-repository-key/",
+                         "what": "NVIDIA: the CUDA Linux repository key rotated (3bf863cc), install cuda-keyring"},))
+    return _match(sig, text, at, {})
+
+
+# the container runtime's exec of nvcc (or docker run ... nvcc) in an image without the toolkit: nvidia/cuda's base and
+# runtime flavours carry the CUDA runtime libraries only, the compiler is in devel
+_EXEC_NVCC = re.compile(r"exec: \\?\"nvcc\\?\": executable file not found in \$PATH")
+
+
+def nvcc_not_in_image(ent, text):
+    m, at = last_in_tail(_EXEC_NVCC, text, "nvcc")
+    if m is None:
+        return None
+    sig = _sig("nvcc-not-in-image", "container", "the image has no nvcc: it is not a devel image", 84,
+               "The container runtime could not find nvcc in the image: nvidia/cuda's base and runtime images (and "
+               "most framework runtime images) carry the CUDA libraries programs run with, not the toolkit; nvcc, the "
+               "headers and the static libraries are in the devel flavour.",
+               fix="Compile in a devel image (`FROM nvidia/cuda:<version>-devel-<os>`, or the framework's -devel tag), "
+                   "or build in a devel stage and copy the result into a runtime stage; running a GPU program needs "
+                   "no nvcc at all.",
+               areas=("container",),
+               sources=({"url": "https://gitlab.com/nvidia/container-images/cuda",
+                         "what": "nvidia/cuda flavours: base, runtime, devel (the toolkit)"},))
+    return _match(sig, text, at, {})
