@@ -296,6 +296,8 @@ match.Match whose signature is made here, or None:
     paddle_cpu_package, mindspore_cuda_mismatch, hyperv_partition_policy  the frameworks' own families and checks
                      (framework_families.py): Keras 3 and tf-keras, TensorFlow's add-ons and Windows self-check, Paddle's
                      loader and CPU package, MindSpore's CUDA check, Hyper-V's GPU partitioning policy
+    directml_plugin_not_loaded, tensorflow_kernel_helper_header  TensorFlow's DirectML plugin under 2.11+, a custom
+                     op's kernel helper header of another TensorFlow (framework_families.py)
     module_insert_refused, driver_not_loaded_told, installer_gpu_not_supported, persistenced_cannot_start  installing
                      the NVIDIA driver on Linux (driver_install.py): modprobe's errno words (Secure Boot, no device, another
                      kernel), the module not loaded in words, the installer finding no supported GPU, persistenced as a user
@@ -419,7 +421,9 @@ from torch_envcheck.explain.layer_rules.companion_packages import (torchvision_v
 from torch_envcheck.explain.layer_rules.framework_families import (keras3_refused, keras3_module_missing,
                                                                    tensorflow_addon_symbol, tensorflow_preload_dll,
                                                                    paddle_third_party_library, paddle_cpu_package,
-                                                                   mindspore_cuda_mismatch, hyperv_partition_policy)
+                                                                   mindspore_cuda_mismatch, hyperv_partition_policy,
+                                                                   directml_plugin_not_loaded,
+                                                                   tensorflow_kernel_helper_header)
 from torch_envcheck.explain.layer_rules.rocm_runtime import (hsa_status_error, gpu_memory_fault_rocm, host_without_kfd,
                                                              cudnn_frontend_no_plan)
 from torch_envcheck.explain.layer_rules.cpu_math import (omp_runtime_twice, mkl_threading_vs_gomp, mkl_cannot_load,
@@ -637,7 +641,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          torchaudio_codec_symbol, torchscript_custom_op_unknown, companion_torch_pin, torchvision_module_moved,
          windows_module_dependencies_missing, keras3_refused, keras3_module_missing, tensorflow_addon_symbol,
          tensorflow_preload_dll, paddle_third_party_library, paddle_cpu_package, mindspore_cuda_mismatch,
-         hyperv_partition_policy, nvidia_repository_key, nvcc_not_in_image, cuda_library_api_removed)
+         hyperv_partition_policy, nvidia_repository_key, nvcc_not_in_image, cuda_library_api_removed,
+         directml_plugin_not_loaded, tensorflow_kernel_helper_header)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

@@ -17,6 +17,9 @@ checks, and Hyper-V's GPU partitioning.
                          its build first on the loader's path
     hyperv_partition_policy  Hyper-V's "not compliant with currently set group policy" for a partitionable GPU -> driver:
                          RequireSecureDeviceAssignment / RequireSupportedDeviceAssignment
+    directml_plugin_not_loaded  "tfdml_plugin.dll not found" -> env: tensorflow-cpu 2.10, the plugin's TensorFlow
+    tensorflow_kernel_helper_header  a custom op's cuda_/gpu_kernel_helper.h missing -> toolchain: the header of the
+                         installed TensorFlow (renamed in 1.14)
 """
 
 from __future__ import annotations
@@ -217,3 +220,51 @@ def hyperv_partition_policy(ent, text):
                                 "partition-assign-vm-gpu",
                          "what": "Hyper-V GPU partitioning: assigning a GPU partition to a VM"},))
     return _match(sig, text, at, {})
+
+
+# the DirectML plugin (microsoft/tensorflow-directml-plugin) is a PluggableDevice built against TensorFlow 2.10's
+# plugin ABI; TensorFlow 2.11 and later cannot load it
+_TFDML = re.compile(r"tfdml_plugin\.dll not found|tensorflow-plugins[\\/]+tfdml_plugin\.dll")
+
+
+def directml_plugin_not_loaded(ent, text):
+    m, at = last_in_tail(_TFDML, text, "tfdml_plugin")
+    if m is None:
+        return None
+    sig = _sig("tensorflow-directml-plugin-not-loaded", "env",
+               "TensorFlow cannot load the DirectML plugin: the plugin is built for TensorFlow 2.10", 86,
+               "tensorflow-directml-plugin adds DirectML (any DirectX 12 GPU on Windows and WSL) to TensorFlow as a "
+               "pluggable device built against TensorFlow 2.10's plugin interface; a newer TensorFlow (2.11 and later) "
+               "does not load it, so the plugin's DLL is reported not found.",
+               fix="Install the TensorFlow it was built for beside it: `pip install tensorflow-cpu==2.10.*` (and "
+                   "uninstall a newer tensorflow), then `pip install tensorflow-directml-plugin`; the plugin has no "
+                   "release for later TensorFlow, so newer ones need WSL 2 with CUDA on an NVIDIA GPU.",
+               areas=("tensorflow",),
+               sources=({"url": "https://github.com/microsoft/tensorflow-directml-plugin",
+                         "what": "tensorflow-directml-plugin: works with tensorflow-cpu 2.10"},))
+    return _match(sig, text, at, {})
+
+
+# TensorFlow's kernel helper header for custom ops: tensorflow/core/util/cuda_kernel_helper.h up to 1.13,
+# gpu_kernel_helper.h from 1.14 (when the CUDA names became GPU names for ROCm)
+_TF_KERNEL_HELPER = re.compile(r"tensorflow/core/util/(?P<h>gpu|cuda)_kernel_helper\.h: No such file or directory")
+
+
+def tensorflow_kernel_helper_header(ent, text):
+    m, at = last_in_tail(_TF_KERNEL_HELPER, text, "kernel_helper.h")
+    if m is None:
+        return None
+    older = m.group("h") == "gpu"
+    sig = _sig("tensorflow-kernel-helper-header", "toolchain",
+               "the custom op includes {h}_kernel_helper.h, which this TensorFlow's headers do not have", 86,
+               "TensorFlow's custom-op helper header was tensorflow/core/util/cuda_kernel_helper.h up to 1.13 and is "
+               "gpu_kernel_helper.h from 1.14 on; the op's source names the one of " +
+               ("a newer TensorFlow than the installed one." if older else "an older TensorFlow than the installed one."),
+               fix=("Include tensorflow/core/util/cuda_kernel_helper.h with this TensorFlow (1.13 or older), or install "
+                    "the TensorFlow 1.14 or newer the source was written for." if older else
+                    "Include tensorflow/core/util/gpu_kernel_helper.h with this TensorFlow (1.14 or newer), or install "
+                    "the TensorFlow 1.13 or older the source was written for."),
+               areas=("toolchain",),
+               sources=({"url": "https://www.tensorflow.org/guide/create_op#compile_the_op_using_your_system_compiler_tensorflow_binary_installation",
+                         "what": "building custom ops against the installed TensorFlow's headers"},))
+    return _match(sig, text, at, {"h": m.group("h")})
