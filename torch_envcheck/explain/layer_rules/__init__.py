@@ -298,6 +298,10 @@ match.Match whose signature is made here, or None:
                      loader and CPU package, MindSpore's CUDA check, Hyper-V's GPU partitioning policy
     directml_plugin_not_loaded, tensorflow_kernel_helper_header  TensorFlow's DirectML plugin under 2.11+, a custom
                      op's kernel helper header of another TensorFlow (framework_families.py)
+    directml_parameter_refused, rocm_under_wsl_without_amdgpu, triton_intel_without_sycl  other GPUs on Windows and WSL
+                     (windows_accelerators.py): DirectML's E_INVALIDARG -> not-environment; ROCm under WSL -> wsl;
+                     Triton's Intel backend without SYCL -> toolchain
+    torch_cuda_older_than_gpu  torch 0.x's warning that a GPU needs a newer CUDA build (torch_release.py)
     module_insert_refused, driver_not_loaded_told, installer_gpu_not_supported, persistenced_cannot_start  installing
                      the NVIDIA driver on Linux (driver_install.py): modprobe's errno words (Secure Boot, no device, another
                      kernel), the module not loaded in words, the installer finding no supported GPU, persistenced as a user
@@ -379,7 +383,7 @@ gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous
 scheduler, profiling, graphics, audio, vision, graphs, workers, inference, compile, allocator, numerics, trainers, windows_host, macos_host, cuda_wheels,
 extension_builds, driver_install, gpu_words, launchers, jax_stack, conda_envs, finetune_stack, pip_reports,
 distributed_frameworks, cpu_math, rocm_runtime, torch_source_build, notebooks, cuda_toolkit_setup, cuda_sources,
-nccl_words, companion_packages, framework_families;
+nccl_words, companion_packages, framework_families, windows_accelerators;
 this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
@@ -414,6 +418,9 @@ from torch_envcheck.explain.layer_rules.cuda_sources import (cuda_library_member
                                                              extension_without_gpu_code, tcnn_unknown_compute_capability,
                                                              package_refuses_torch_version, cuda_library_api_removed)
 from torch_envcheck.explain.layer_rules.nccl_words import nccl_socket_wrong_type
+from torch_envcheck.explain.layer_rules.windows_accelerators import (directml_parameter_refused,
+                                                                     rocm_under_wsl_without_amdgpu,
+                                                                     triton_intel_without_sycl)
 from torch_envcheck.explain.layer_rules.companion_packages import (torchvision_video_backend_missing,
                                                                    torchaudio_codec_symbol, torchscript_custom_op_unknown,
                                                                    companion_torch_pin, torchvision_module_moved,
@@ -523,7 +530,7 @@ from torch_envcheck.explain.layer_rules.rocm import (miopen_missing_kernel_datab
     rocm_kfd_permission, zluda_dll_dependency, rccl_iommu_pt_missing)
 from torch_envcheck.explain.layer_rules.torch_release import (compile_refused_on_windows, compile_unsupported_python,
     package_needs_newer_torch, nightly_regression, inductor_cuda_probe_logged,
-    torch_attribute_missing, torch_load_weights_only)
+    torch_attribute_missing, torch_load_weights_only, torch_cuda_older_than_gpu)
 from torch_envcheck.explain.layer_rules.tensorflow import (xla_registration_notices, tensorflow_self_check_dll,
                                                            tensorflow_error_class, tensorflow_libcuda_not_found, tensorflow_missing_cuda_runtime,
     tensorflow_optional_tensorrt, tensorflow_sees_no_gpu, tensorflow_windows_native)
@@ -642,7 +649,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          windows_module_dependencies_missing, keras3_refused, keras3_module_missing, tensorflow_addon_symbol,
          tensorflow_preload_dll, paddle_third_party_library, paddle_cpu_package, mindspore_cuda_mismatch,
          hyperv_partition_policy, nvidia_repository_key, nvcc_not_in_image, cuda_library_api_removed,
-         directml_plugin_not_loaded, tensorflow_kernel_helper_header)
+         directml_plugin_not_loaded, tensorflow_kernel_helper_header, directml_parameter_refused,
+         rocm_under_wsl_without_amdgpu, triton_intel_without_sycl, torch_cuda_older_than_gpu)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

@@ -10,7 +10,9 @@ default of torch.load(weights_only=True), torch.compile on a Windows torch that 
     torch_load_weights_only  torch >= 2.6's weights-only unpickler refusing a checkpoint -> the program's torch.load
                      call (weights_only=False for a trusted file, or add_safe_globals): not-environment
     compile_refused_on_windows  "Windows not yet supported for torch.compile / inductor" -> eager, WSL 2, a torch
-                     whose inductor runs on Windows"""
+                     whose inductor runs on Windows
+    torch_cuda_older_than_gpu  the 0.x start-up warning "Found GPU0 X which requires CUDA_VERSION >= N ... compiled with
+                     CUDA_VERSION M" -> torch-build: a build of a newer CUDA"""
 
 from __future__ import annotations
 
@@ -371,3 +373,29 @@ def inductor_cuda_probe_logged(ent, text):
                          "what": "get_cuda_arch: logs 'Error getting cuda arch' and returns None"},))
     return _match(sig, text, at, {})
 
+
+
+# torch/cuda/__init__.py's start-up check of the 0.x releases: a GPU whose architecture needs a newer CUDA than the one
+# the binary was compiled with ("requires CUDA_VERSION >= 8000 ... compiled with CUDA_VERSION 7500")
+_OLD_CUDA_BUILD = re.compile(r"Found GPU(?P<idx>\d{1,2}) (?P<name>[^\n]{1,80}?) which requires CUDA_VERSION >= "
+                             r"(?P<need>\d{4,5})[\s\S]{0,200}?compiled\s{1,20}with CUDA_VERSION (?P<have>\d{4,5})")
+
+
+def torch_cuda_older_than_gpu(ent, text):
+    m, at = last_in_tail(_OLD_CUDA_BUILD, text, "CUDA_VERSION")
+    if m is None:
+        return None
+    need, have = int(m.group("need")), int(m.group("have"))
+    caps = {"name": m.group("name").strip(), "need": f"{need // 1000}.{need % 1000 // 10}",
+            "have": f"{have // 1000}.{have % 1000 // 10}"}
+    sig = _sig("torch-cuda-older-than-gpu", "torch-build",
+               "this torch was compiled with CUDA {have}; the {name} needs CUDA {need} or newer", 84,
+               "torch checks at start-up that the CUDA it was compiled with knows each GPU: the {name}'s architecture "
+               "arrived with CUDA {need}, and this binary was built with CUDA {have}, so its kernels run only by "
+               "JIT-compiling PTX (slow start-up) or not at all.",
+               fix="Install a torch build compiled with CUDA {need} or newer (the PyTorch index's cuXYZ builds; `pip "
+                   "install torch --index-url https://download.pytorch.org/whl/cuXYZ` with a cuXYZ your driver "
+                   "supports), from pytorch.org's install selector.",
+               causes=(("arch", "the installed torch has no code for this GPU's architecture", ("TE401",)),),
+               areas=("torch",), sources=(SOURCES["torch_index"],))
+    return _match(sig, text, at, caps)
