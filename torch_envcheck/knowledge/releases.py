@@ -6,7 +6,6 @@ command that installs one."""
 from __future__ import annotations
 
 import functools
-import re
 
 from torch_envcheck._util.versions import cuda_from_tag, major_minor, release_key, version_tuple
 from torch_envcheck.knowledge.drivers import COMPAT, NO, driver_runs, min_driver_for_cuda
@@ -232,14 +231,15 @@ def torchaudio_for(torch_version) -> str | None:
 
 # torchtext's releases by the torch each was built for (pytorch/text README, "Installation": the version table);
 # 0.18 (torch 2.3) is its last: development stopped there
-_TORCHTEXT = {"1.12": "0.13", "1.13": "0.14", "2.0": "0.15", "2.1": "0.16", "2.2": "0.17", "2.3": "0.18"}
-TORCHTEXT_LAST = ("0.18", "2.3")
+_TORCHTEXT = {(1, 12): "0.13", (1, 13): "0.14", (2, 0): "0.15", (2, 1): "0.16", (2, 2): "0.17", (2, 3): "0.18"}
+# (torchtext's last release, the torch it pairs with), from the table's newest row
+TORCHTEXT_LAST = (_TORCHTEXT[max(_TORCHTEXT)], "%d.%d" % max(_TORCHTEXT))
 
 
 def torchtext_for(torch_version) -> str | None:
     """The torchtext minor built for a torch release (1.12 to 2.3); None for any other torch (none exists after 2.3)."""
-    m = re.match(r"(\d+)\.(\d+)", str(torch_version or ""))
-    return _TORCHTEXT.get(f"{m.group(1)}.{m.group(2)}") if m else None
+    mm = major_minor(torch_version) if torch_version else None
+    return _TORCHTEXT.get(mm) if mm else None
 
 
 def clear_caches() -> None:

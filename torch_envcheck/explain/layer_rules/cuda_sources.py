@@ -115,19 +115,15 @@ def msvc_stl_rejects_cuda(ent, text):
 
 
 _NO_GPU_SUPPORT = re.compile(r"Not compiled with GPU support")
-_PKG_PATH = re.compile(r"[/\\](?P<pkg>pytorch3d|detectron2|mmcv|mmdet3d|torch_scatter|torch_sparse|torch_cluster|"
-                       r"pointnet2_ops|knn_cuda|chamfer(?:dist)?|spconv|pcdet|maskrcnn_benchmark|fvcore|"
-                       r"[A-Za-z_][\w]{1,40})(?:-[\w.+]{1,40}\.egg)?[/\\][\w/\\]{0,120}\.py")
 
 
 def extension_without_gpu_code(ent, text):
     m, at = last_in_tail(_NO_GPU_SUPPORT, text, "Not compiled with GPU support")
     if m is None:
         return None
-    pkg = None
-    for p in _PKG_PATH.finditer(text, max(0, at - 6000), at):
-        if p.group("pkg") not in ("site-packages", "dist-packages", "lib", "torch", "nn", "modules", "functional"):
-            pkg = p.group("pkg")
+    # the package whose installed files the traceback passes through last before the message (the extractor's owners)
+    pkg = next((p["distribution"] for p in reversed(ent.paths) if p["at"] < at and p.get("distribution")
+                and p["distribution"] != "torch"), None)
     sig = _sig("extension-built-without-cuda", "toolchain",
                "{pkg|the package}'s compiled extension was built without its CUDA code", 84,
                "{pkg|The package}'s C++ extension raises this when a CUDA tensor reaches an op whose GPU kernels it was "

@@ -144,16 +144,6 @@ _FROM_IMPORT = re.compile(r"from (?P<pkg>[A-Za-z][\w.]{0,80}) import [^\n]{0,300
 # import names whose distribution is named otherwise (each distribution's PyPI page names its import package)
 _IMPORT_DIST = {"PIL": "Pillow", "cv2": "opencv-python", "sklearn": "scikit-learn", "skimage": "scikit-image",
                 "yaml": "PyYAML", "zmq": "pyzmq", "bs4": "beautifulsoup4"}
-_FRAME_FILE = re.compile(r"(?:File \"(?P<py>[^\"\n]{1,400}\.py)\", line \d+|^(?:\[)?(?P<nb>/[^\s\]]{1,400}\.py)\]?"
-                         r"(?:\(https?://[^)\s]{1,200}\))? in )", re.M)
-
-
-def _last_frame_file(text: str, at: int) -> str | None:
-    """The file of the traceback's last frame before the error at `at` (Python's or a notebook's linked form)."""
-    last = None
-    for f in _FRAME_FILE.finditer(text, max(0, at - 6000), at):
-        last = f.group("py") or f.group("nb")
-    return last
 
 
 def name_missing_from_package(ent, text):
@@ -176,7 +166,8 @@ def name_missing_from_package(ent, text):
     if compiled_modules.TORCH_EXTENSION_DISTRIBUTIONS.get(top.lower()) or compiled_modules.distribution_of(top):
         return None  # a compiled package's missing name is its build's, not its release's
     dist = _IMPORT_DIST.get(top, top.replace("_", "-"))
-    importer = _last_frame_file(text, at)
+    # the last Python file the traceback names before the error (the extractor's paths: frames and installed files)
+    importer = next((p["path"] for p in reversed(ent.paths) if p["at"] < at and p["path"].endswith(".py")), None)
     if importer and re.search(r"[/\\]" + re.escape(top) + r"[/\\]", importer):
         # the package's own module imports from the package: its files are of two releases
         sig = _sig("package-files-of-two-releases", "env",
