@@ -224,12 +224,34 @@ _ENUM_NUMBER = re.compile(r"\b(?:Unknown )?(?P<fam>CUresult|cudaError(?:_t)?|cub
                           r"\bCUDA error DRIVER:?\s{0,2}'?(?P<drv>\d{1,5})\b|"
                           # torch's THC (before 1.5) printed the runtime's code in brackets, its message sometimes cut
                           r"\bcuda runtime error \((?P<thc>\d{1,5})\)", re.ASCII)
-# glog's CHECK_EQ as Caffe and other C++ programs print it ("Check failed: error == cudaSuccess (35 vs. 0)"), also
-# retyped ("cudaSuccess 35vs0"): the code beside the success value it was compared with
-_CHECK_VS = re.compile(r"\b(?P<ok>cudaSuccess|CUDA_SUCCESS|CUBLAS_STATUS_SUCCESS|CUDNN_STATUS_SUCCESS)\W{0,3}\(?\s{0,2}"
+# glog's CHECK_EQ as Caffe and other C++ programs print it ("Check failed: error == cudaSuccess (35 vs. 0)", "...) ==
+# CUFFT_SUCCESS (2 vs. 0)"), also retyped ("cudaSuccess 35vs0"): the code beside the success value it was compared
+# with, whose name says the enumeration (each table's value 0: cudaSuccess, CUFFT_SUCCESS, ncclSuccess, hipSuccess...)
+_CHECK_VS = re.compile(r"\b(?P<ok>[A-Za-z_]{2,30}(?:Success|SUCCESS))\W{0,3}\(?\s{0,2}"
                        r"(?P<num>\d{1,5})\s{0,2}vs\.?\s{0,2}0\b", re.ASCII)
-_CHECK_VS_FAMILY = {"cudaSuccess": "cudaError_t", "CUDA_SUCCESS": "CUresult", "CUBLAS_STATUS_SUCCESS": "cublasStatus_t",
-                    "CUDNN_STATUS_SUCCESS": "cudnnStatus_t"}
+
+
+@functools.lru_cache(maxsize=1)
+def _success_families() -> dict:
+    """Each enumeration's success name (its value 0) -> the enumeration, from the decoded tables."""
+    out = {}
+    for family in error_codes.families():
+        code = error_codes.by_value(family, 0)
+        if code is not None and code.name.lower().endswith("success"):
+            out[code.name] = family
+    return out
+
+
+# a library's status as a bare number closing its wrapper's message, on a line that names the library and a failure:
+# TensorFlow's "Failed to associate cuFFT plan with CUDA stream: 1", "failed to create cuFFT batched plan:5". NCCL's
+# lines are left out (their closing numbers are errnos), cuDNN for the numbering noted at _LIB_NUMBER
+_LIB_TRAILING_NUMBER = re.compile(r"(?m)^(?=[^\n]{0,240}\b(?i:fail|error))[^\n]{0,240}?\b"
+                                  r"(?P<lib>(?i:cufft|cublas(?:lt)?|cusolver|cusparse|curand|nvrtc))\b[^\n]{0,160}?:"
+                                  r"[ \t]{0,2}(?P<num>\d{1,3})[ \t.]{0,4}$", re.ASCII)
+# cuBLAS's handle creation failing, in the words wrappers print without a status ("failed to create cublas handle",
+# "CUBLAS initialization failed"): cublasCreate's CUBLAS_STATUS_NOT_INITIALIZED
+_CUBLAS_INIT = re.compile(r"(?i)\bcublas (?:initiali[sz]ation|init) failed\b|"
+                          r"\bfailed to (?:initiali[sz]e|create) (?:the |a )?cublas handle\b", re.ASCII)
 # torch before 1.5 (THC) printed cuBLAS's and cuSPARSE's statuses in its own words: "cublas runtime error : the GPU
 # program failed to execute" (pytorch/pytorch aten/src/THC/THCGeneral.cpp, __THCublasCheck and __THCusparseCheck, at
 # commit 010705bb6c05ec97db6a3a53abc31cddf2fe6eb4)
@@ -344,7 +366,8 @@ def _codes(text: str, ent: Entities) -> None:
         if code is not None and code.layer != "none":
             _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
     for m in _last(_CHECK_VS, text):
-        code = error_codes.by_value(_CHECK_VS_FAMILY[m.group("ok")], int(m.group("num")))
+        family = _success_families().get(m.group("ok"))
+        code = error_codes.by_value(family, int(m.group("num"))) if family else None
         if code is not None and code.layer != "none":
             _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
     for m in _last(_THC_LIBRARY_ERROR, text):
@@ -367,10 +390,15 @@ def _codes(text: str, ent: Entities) -> None:
         code = error_codes.by_value("cudaError_t", int(m.group("num")))
         if code is not None and code.layer != "none":
             _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
-    for m in _last(_LIB_NUMBER, text):
-        code = error_codes.by_value(_LIB_FAMILY[m.group("lib").lower()], int(m.group("num")))
+    for m in (*_last(_LIB_NUMBER, text), *_last(_LIB_TRAILING_NUMBER, text)):
+        lib = m.group("lib").lower()
+        code = error_codes.by_value(_LIB_FAMILY["cublas" if lib == "cublaslt" else lib], int(m.group("num")))
         if code is not None and code.layer != "none":
             _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
+    for m in _last(_CUBLAS_INIT, text):
+        code = error_codes.by_name("CUBLAS_STATUS_NOT_INITIALIZED")
+        if code is not None:
+            _push(ent.codes, {**code.as_dict(), "how": "message", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
     classes = _pynvml_classes()
     for m in _last(_PYNVML_CLASS, text):
         name = classes.get(m.group("cls"))
@@ -1181,7 +1209,8 @@ NEEDLES = {
     _PYNVML_CLASS: ("nvmlerror_",), _NUMBA_CALL: ("] call to cu",),
     _WINERROR: ("winerror", "os error", "loadlibrary", "getprocaddress"), _TORCH_CUDA_WORDS: ("driver initialization",), _ERRNO: ("errno",), _NVML_MESSAGE: ("nvml",),
     _CUDA_API_HEX: ("cuda api error detected",),
-    _CHECK_VS: ("cudasuccess", "cuda_success", "status_success"), _THC_LIBRARY_ERROR: (" runtime error : ",),
+    _CHECK_VS: ("success",), _LIB_TRAILING_NUMBER: ("cufft", "cublas", "cusolver", "cusparse", "curand", "nvrtc"),
+    _CUBLAS_INIT: ("cublas",), _THC_LIBRARY_ERROR: (" runtime error : ",),
     _ENUM_NUMBER: ("curesult", "cudaerror", "cublasstatus", "cudnnstatus", "ncclresult", "hiperror", "cuda error driver",
                    "cuda runtime error ("), _TRT_CUDA_ERROR: ("cuda error in ",), _DLL_REASON: ("dll load failed",),
     _PAGING_FILE: ("paging file is too small", "页面文件太小"), _NTSTATUS: ("0xc0000", "3221", "-107374"),

@@ -302,6 +302,16 @@ match.Match whose signature is made here, or None:
                      (windows_accelerators.py): DirectML's E_INVALIDARG -> not-environment; ROCm under WSL -> wsl;
                      Triton's Intel backend without SYCL -> toolchain
     torch_cuda_older_than_gpu  torch 0.x's warning that a GPU needs a newer CUDA build (torch_release.py)
+    directx_device_removed, directml_package_missing, gpu_stack_dll_dependency  DirectX's removed device -> driver;
+                     torch-directml not installed -> torch-build; WinError 126 for IPEX's DLLs (oneAPI's runtime) or
+                     caffe2_nvrtc.dll (NVRTC, ZLUDA and the HIP SDK) -> windows-runtime (windows_accelerators.py)
+    xpu_free_memory_unsupported  torch.xpu.mem_get_info on a device whose runtime has no free-memory query
+                     (intel_gpu.py) -> torch-build
+    paddle_cudnn_older_than_build  Paddle's warning of a loaded cuDNN older than its build's (framework_families.py)
+    compose_gpu_devices_rejected, image_for_another_cpu  Compose's schema refusing GPU devices, an image of another
+                     CPU architecture ("exec format error") (containers.py) -> container
+    ordinal_from_local_rank  "invalid device ordinal" from set_device(local_rank) (rendezvous.py) -> env: more
+                     processes than visible GPUs
     module_insert_refused, driver_not_loaded_told, installer_gpu_not_supported, persistenced_cannot_start  installing
                      the NVIDIA driver on Linux (driver_install.py): modprobe's errno words (Secure Boot, no device, another
                      kernel), the module not loaded in words, the installer finding no supported GPU, persistenced as a user
@@ -397,7 +407,7 @@ from torch_envcheck.explain.layer_rules.containers import (cdi_device_unresolved
     k8s_gpus_unhealthy, nvcc_missing_in_image,
     nvidia_smi_missing_in_container, singularity_without_nv, dataloader_worker_died,
     container_without_gpu, mps_inside_linux_container, wsl_gpu_passthrough, cuda_image_tag_gone,
-    container_runtime_reads_no_driver)
+    container_runtime_reads_no_driver, compose_gpu_devices_rejected, image_for_another_cpu)
 from torch_envcheck.explain.layer_rules.driver import (installer_module_not_loaded, dkms_stale_entry,
     mig_instances_in_one_process, allocator_nvml_assert, cuda_after_suspend, kernel_module_not_built,
     device_node_missing, device_node_permission, devices_unavailable_on_windows, driver_older_than_build,
@@ -420,7 +430,8 @@ from torch_envcheck.explain.layer_rules.cuda_sources import (cuda_library_member
 from torch_envcheck.explain.layer_rules.nccl_words import nccl_socket_wrong_type
 from torch_envcheck.explain.layer_rules.windows_accelerators import (directml_parameter_refused,
                                                                      rocm_under_wsl_without_amdgpu,
-                                                                     triton_intel_without_sycl)
+                                                                     triton_intel_without_sycl, directx_device_removed,
+                                                                     directml_package_missing, gpu_stack_dll_dependency)
 from torch_envcheck.explain.layer_rules.companion_packages import (torchvision_video_backend_missing,
                                                                    torchaudio_codec_symbol, torchscript_custom_op_unknown,
                                                                    companion_torch_pin, torchvision_module_moved,
@@ -430,7 +441,8 @@ from torch_envcheck.explain.layer_rules.framework_families import (keras3_refuse
                                                                    paddle_third_party_library, paddle_cpu_package,
                                                                    mindspore_cuda_mismatch, hyperv_partition_policy,
                                                                    directml_plugin_not_loaded,
-                                                                   tensorflow_kernel_helper_header)
+                                                                   tensorflow_kernel_helper_header,
+                                                                   paddle_cudnn_older_than_build)
 from torch_envcheck.explain.layer_rules.rocm_runtime import (hsa_status_error, gpu_memory_fault_rocm, host_without_kfd,
                                                              cudnn_frontend_no_plan)
 from torch_envcheck.explain.layer_rules.cpu_math import (omp_runtime_twice, mkl_threading_vs_gomp, mkl_cannot_load,
@@ -456,7 +468,8 @@ from torch_envcheck.explain.layer_rules.loader import (cudnn8_sublibrary_on_wind
     crash_at_import, import_crash_told, library_page_alignment, missing_library, not_an_elf_library,
     qt_imported_before_torch, glibc_pieces_mixed, mkl_without_itt_symbol, static_tls_exhausted,
     cudart_lookup_of_old_torch, glibc_binary_on_musl)
-from torch_envcheck.explain.layer_rules.intel_gpu import intel_gpu_not_found, extension_needs_torch
+from torch_envcheck.explain.layer_rules.intel_gpu import (intel_gpu_not_found, extension_needs_torch,
+                                                          xpu_free_memory_unsupported)
 from torch_envcheck.explain.layer_rules.jetson import l4t_container_without_runtime, jetson_device_nodes
 from torch_envcheck.explain.layer_rules.interpreter import stdlib_module_removed, interpreter_without_module
 from torch_envcheck.explain.layer_rules.scheduler import slurm_request_refused, slurm_memory_kill, slurm_step_without_gpu
@@ -525,7 +538,7 @@ from torch_envcheck.explain.layer_rules.runtimes import (jax_cuda_library_not_fo
     bitsandbytes_cpu_library_beside_gpu, llama_cpp_python_cpu_build,
     tensorrt_engine_version, xla_cudnn_version)
 from torch_envcheck.explain.layer_rules.rendezvous import (rendezvous_unreachable, env_rendezvous_variable_missing,
-    tcpstore_without_libuv, nccl_versions_differ, nccl_hang_after_plugin_line, backend_not_built)
+    tcpstore_without_libuv, nccl_versions_differ, nccl_hang_after_plugin_line, backend_not_built, ordinal_from_local_rank)
 from torch_envcheck.explain.layer_rules.rocm import (miopen_missing_kernel_database, rocblas_on_windows,
     rocm_kfd_permission, zluda_dll_dependency, rccl_iommu_pt_missing)
 from torch_envcheck.explain.layer_rules.torch_release import (compile_refused_on_windows, compile_unsupported_python,
@@ -650,7 +663,9 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          tensorflow_preload_dll, paddle_third_party_library, paddle_cpu_package, mindspore_cuda_mismatch,
          hyperv_partition_policy, nvidia_repository_key, nvcc_not_in_image, cuda_library_api_removed,
          directml_plugin_not_loaded, tensorflow_kernel_helper_header, directml_parameter_refused,
-         rocm_under_wsl_without_amdgpu, triton_intel_without_sycl, torch_cuda_older_than_gpu)
+         rocm_under_wsl_without_amdgpu, triton_intel_without_sycl, torch_cuda_older_than_gpu, directx_device_removed,
+         directml_package_missing, gpu_stack_dll_dependency, xpu_free_memory_unsupported, paddle_cudnn_older_than_build,
+         compose_gpu_devices_rejected, image_for_another_cpu, ordinal_from_local_rank)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

@@ -215,7 +215,8 @@ def error_code(ent, text):
     caps = {"code": c["name"], "value": c["value"], "code_message": c.get("message") or c.get("description"),
             "library": c.get("library")}
     meaning = c.get("description") or c.get("message") or ""
-    title = f"{c['library']} {c['name']} ({c['value']}): {c.get('message') or c.get('description') or ''}".strip()
+    meaning = c.get('message') or c.get('description')
+    title = f"{c['library']} {c['name']} ({c['value']})" + (f": {meaning}" if meaning else "")
     explanation = (f"{c['name']} = {c['value']} in {fam}: {meaning}").rstrip()
     fix = None
     look = None

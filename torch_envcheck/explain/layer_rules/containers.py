@@ -12,7 +12,11 @@ GPU passthrough, MPS asked for inside a Linux container on a Mac.
     nvcc_missing_in_image  nvcc not found where the image's tag names its flavour -> the devel tag, or PATH in devel
     singularity_without_nv  the driver's libraries missing under Singularity/Apptainer -> --nv, or the host's driver
     cuda_image_tag_gone  docker cannot find an nvidia/cuda tag (load metadata, manifest unknown) -> a current tag
-    container_runtime_reads_no_driver  nvidia-docker's "driver 0.0 < image X": the runtime read no driver version"""
+    container_runtime_reads_no_driver  nvidia-docker's "driver 0.0 < image X": the runtime read no driver version
+    compose_gpu_devices_rejected  Compose's schema refusing 'devices' under deploy.resources -> docker-compose 1.28+
+                     (Compose v2), or the devices moved under reservations
+    image_for_another_cpu  Go's "exec format error" (runc, BuildKit's platform warning) -> an image built for the
+                     host's CPU architecture (l4t images on Jetson, --platform)"""
 
 from __future__ import annotations
 
@@ -682,3 +686,72 @@ def nvcc_missing_in_image(ent, text):
                    sources=({"url": "https://hub.docker.com/r/nvidia/cuda",
                              "what": "nvidia/cuda image flavours: base, runtime, devel (with nvcc)"},))
     return _match(sig, text, len(text) - len(tail) + m.start(), {"image": image})
+
+
+# Compose's schema check of a GPU request (the Compose Specification: deploy.resources.reservations.devices, which
+# docker-compose reads from 1.28.0): an older docker-compose rejects 'devices' under reservations, and no release
+# accepts it under limits
+_COMPOSE_DEVICES = re.compile(r"services\.[\w.-]{1,60}\.deploy\.resources\.(?P<where>reservations|limits)\b[^\n]{0,80}?"
+                              r"(?:Additional propert(?:y|ies)[^\n]{0,40}?\bdevices\b|'devices' was unexpected)")
+_COMPOSE_GPU_DOCS = {"url": "https://docs.docker.com/compose/how-tos/gpu-support/",
+                     "what": "Docker Compose: GPU access through deploy.resources.reservations.devices"}
+
+
+def compose_gpu_devices_rejected(ent, text):
+    m, at = last_in_tail(_COMPOSE_DEVICES, text, "devices")
+    if m is None:
+        return None
+    if m.group("where") == "limits":
+        sig = _sig("compose-gpu-devices-under-limits", "container",
+                   "Compose takes GPU devices under deploy.resources.reservations, not limits", 84,
+                   "The Compose file asks for GPUs under deploy.resources.limits; the Compose Specification accepts a "
+                   "devices list (the GPU request) only under deploy.resources.reservations, so the file is invalid "
+                   "and no container starts.",
+                   fix="Move the block: `deploy: resources: reservations: devices: - driver: nvidia, count: all (or "
+                       "device_ids: ['0']), capabilities: [gpu]`; keep only cpus/memory under limits.",
+                   areas=("container",), sources=(_COMPOSE_GPU_DOCS,))
+        return _match(sig, text, at, {})
+    sig = _sig("compose-too-old-for-gpu-devices", "container",
+               "this docker-compose does not know GPU reservations (deploy.resources.reservations.devices)", 84,
+               "GPU requests in a Compose file (deploy.resources.reservations.devices) are read by docker-compose "
+               "1.28.0 and later and by Compose v2; an older docker-compose validates the file against a schema "
+               "without them and rejects 'devices'.",
+               fix="Use Compose v2, the Docker CLI plugin (`docker compose up`, from Docker's docker-compose-plugin "
+                   "package), or upgrade the standalone docker-compose to 1.28.0 or later; with a docker-compose that "
+                   "cannot be upgraded, `runtime: nvidia` on the service (with the NVIDIA Container Toolkit) is the "
+                   "older way.",
+               areas=("container",), sources=(_COMPOSE_GPU_DOCS,))
+    return _match(sig, text, at, {})
+
+
+# The kernel's ENOEXEC in Go's words, as Docker, containerd and runc print it ("exec format error", lower case;
+# Python's is "[Errno 8] Exec format error"): the image's binaries are for another CPU architecture. BuildKit's
+# warning names both platforms
+_EXEC_FORMAT = re.compile(r"(?<!Errno 8\] )\bexec format error\b")
+_PLATFORMS = re.compile(r"requested image's platform \((?P<image>linux/[\w/]{1,20})\) does not match the detected host "
+                        r"platform \((?P<host>linux/[\w/]{1,20})\)")
+
+
+def image_for_another_cpu(ent, text):
+    m, at = last_in_tail(_EXEC_FORMAT, text, "exec format error")
+    if m is None:
+        return None
+    plat = _PLATFORMS.search(text[-CONTEXT_TAIL:])
+    image, host = (plat.group("image"), plat.group("host")) if plat else (None, None)
+    sig = _sig("image-for-another-cpu", "container",
+               "the container's binaries are built for another CPU architecture{pair|}", 80,
+               "\"exec format error\" is the kernel refusing a binary of another CPU architecture, in the words "
+               "Docker's runtime prints: an image built for amd64 (x86-64) on an arm64 host (Jetson, Grace, Apple "
+               "silicon, Graviton), or the reverse. nvidia/cuda's older tags and many images are published for amd64 "
+               "only.",
+               fix="Use an image built for the host's platform: on Jetson, NVIDIA's L4T images that match the board's "
+                   "JetPack (nvcr.io/nvidia/l4t-base, l4t-pytorch, l4t-jetpack); on arm64 servers, the arm64 (SBSA) "
+                   "variants of multi-arch tags, chosen with `--platform linux/arm64` in FROM or docker run. `docker "
+                   "image inspect IMAGE` shows an image's Architecture; running another platform's image needs QEMU "
+                   "emulation (binfmt), slow and without the GPU.",
+               areas=("container",),
+               sources=({"url": "https://docs.docker.com/build/building/multi-platform/",
+                         "what": "Docker: images per platform, --platform, emulation"},
+                        {"url": "https://catalog.ngc.nvidia.com/orgs/nvidia/containers/l4t-base",
+                         "what": "NVIDIA L4T base images for Jetson"}))
+    return _match(sig, text, at, {"pair": f" (image {image}, host {host})" if image else None})

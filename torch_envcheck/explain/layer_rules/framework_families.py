@@ -20,6 +20,8 @@ checks, and Hyper-V's GPU partitioning.
     directml_plugin_not_loaded  "tfdml_plugin.dll not found" -> env: tensorflow-cpu 2.10, the plugin's TensorFlow
     tensorflow_kernel_helper_header  a custom op's cuda_/gpu_kernel_helper.h missing -> toolchain: the header of the
                          installed TensorFlow (renamed in 1.14)
+    paddle_cudnn_older_than_build  Paddle's "compiled with CUDNN A, but CUDNN version in your machine is B" with B older
+                         -> cudnn: cuDNN A or later first on the loader's path, or Paddle's build for B
 """
 
 from __future__ import annotations
@@ -268,3 +270,41 @@ def tensorflow_kernel_helper_header(ent, text):
                sources=({"url": "https://www.tensorflow.org/guide/create_op#compile_the_op_using_your_system_compiler_tensorflow_binary_installation",
                          "what": "building custom ops against the installed TensorFlow's headers"},))
     return _match(sig, text, at, {"h": m.group("h")})
+
+
+# Paddle's device context compares the cuDNN it loaded with the one it was compiled with and warns only when the
+# loaded one is older (paddle/phi/backends/gpu/gpu_resources.cc: local_cudnn_version < compile_cudnn_version), printing
+# both as major.minor; the later cuDNN errors of that process (CUDNN_STATUS_BAD_PARAM, NOT_SUPPORTED) follow from it
+_PADDLE_CUDNN = re.compile(r"The installed Paddle is compiled with CUDNN (?P<built>\d{1,2}\s{0,20}\.\s{0,20}\d{1,2}), but "
+                           r"CUDNN version in your machine is (?P<have>\d{1,2}\s{0,20}\.\s{0,20}\d{1,2})")
+
+
+def paddle_cudnn_older_than_build(ent, text):
+    m, at = last_in_tail(_PADDLE_CUDNN, text, "installed Paddle is compiled with CUDNN")
+    if m is None:
+        return None
+    built, have = (re.sub(r"\s", "", m.group(g)) for g in ("built", "have"))
+    if tuple(map(int, have.split("."))) >= tuple(map(int, built.split("."))):
+        return None  # printed for equal versions by some releases: the question is elsewhere
+    sig = _sig("paddle-cudnn-older-than-build", "cudnn", "Paddle was built with cuDNN {built}; the loaded cuDNN is {have}",
+               86,
+               "PaddlePaddle compiled its GPU kernels against cuDNN {built} and found cuDNN {have} on this machine, an "
+               "older release: calls whose descriptors or algorithms {have} does not know fail (CUDNN_STATUS_BAD_PARAM, "
+               "NOT_SUPPORTED), as Paddle's own warning says.",
+               fix="Put cuDNN {built} or a later {major}.x first on the loader's path: {where}, with LD_LIBRARY_PATH "
+                   "(Windows: PATH) pointing at it before the older copy; or install the paddlepaddle-gpu build made "
+                   "for cuDNN {have}.",
+               areas=("libraries",),
+               sources=({"url": "https://github.com/PaddlePaddle/Paddle/blob/develop/paddle/phi/backends/gpu/"
+                                "gpu_resources.cc",
+                         "what": "Paddle's warning when the loaded cuDNN is older than the compiled one"},
+                        {"url": "https://www.paddlepaddle.org.cn/documentation/docs/en/install/pip/linux-pip_en.html",
+                         "what": "paddlepaddle-gpu builds and the CUDA/cuDNN each needs"}))
+    # cuDNN's pip wheels (nvidia-cudnn-cu11/-cu12) begin with 8.9 for CUDA 12 and 8.5 for CUDA 11; earlier releases
+    # come from NVIDIA's archive or conda
+    wheels = tuple(map(int, built.split("."))) >= (8, 9)
+    where = (f"`python -m pip install \"nvidia-cudnn-cu12>={built}\"` for Paddle's CUDA 12 builds (nvidia-cudnn-cu11 for "
+             f"CUDA 11), or NVIDIA's cuDNN {built.split('.')[0]} for this CUDA" if wheels else
+             f"cuDNN {built} for this CUDA from NVIDIA's cuDNN archive (https://developer.nvidia.com/rdp/cudnn-archive) "
+             f"or conda (`conda install cudnn={built}`)")
+    return _match(sig, text, at, {"built": built, "have": have, "major": built.split(".")[0], "where": where})

@@ -4,6 +4,8 @@
                          user-mode driver), the render group
     extension_needs_torch  "Intel Extension for PyTorch needs to work with PyTorch A.B.*, but PyTorch C is found"
                          -> the extension's release for the torch installed, or that torch
+    xpu_free_memory_unsupported  "The device (X) doesn't support querying the available free memory" (torch.xpu.
+                         mem_get_info) -> torch-build: a current XPU wheel and GPU driver, ZES_ENABLE_SYSMAN=1
 """
 
 from __future__ import annotations
@@ -67,3 +69,35 @@ def extension_needs_torch(ent, text):
     have = m.group("have")
     minor = ".".join(re.split(r"[+]", have)[0].split(".")[:2])
     return _match(sig, text, at, {"want": m.group("want"), "have": have, "have_minor": minor})
+
+
+# torch's XPU allocator (c10/xpu, getMemoryInfo) asks SYCL for the device's free memory through the
+# ext_intel_free_memory aspect and refuses a device whose runtime does not offer it; transformers' device_map loading
+# and other memory planners call torch.xpu.mem_get_info
+_XPU_FREE_MEMORY = re.compile(r"The device(?: \((?P<name>[^\n]{1,100}?)\))? doesn't support querying the available "
+                              r"free memory")
+
+
+def xpu_free_memory_unsupported(ent, text):
+    m, at = last_in_tail(_XPU_FREE_MEMORY, text, "free memory")
+    if m is None:
+        return None
+    sig = _sig("xpu-free-memory-unsupported", "torch-build",
+               "torch's XPU build cannot read the free memory of {name|this Intel GPU}", 82,
+               "torch.xpu.mem_get_info asks the SYCL runtime for the GPU's free memory (the ext_intel_free_memory "
+               "aspect); the SYCL runtime torch's XPU wheel ships and Intel's GPU driver (Level Zero) must both offer "
+               "it, and older releases of either, or a GPU newer than them, do not. Whatever calls mem_get_info "
+               "(device_map=\"auto\" loading, memory planners) stops here.",
+               fix="Install the current torch XPU build in this environment (`python -m pip install --upgrade torch "
+                   "--index-url https://download.pytorch.org/whl/xpu`; no Intel Extension for PyTorch needed) and "
+                   "Intel's current GPU driver; with an older compute runtime on Linux, setting ZES_ENABLE_SYSMAN=1 "
+                   "before Python starts lets Level Zero report free memory.",
+               areas=("torch",),
+               sources=({"url": "https://github.com/pytorch/pytorch/blob/main/c10/xpu/XPUCachingAllocator.cpp",
+                         "what": "torch's XPU allocator: getMemoryInfo requires sycl::aspect::ext_intel_free_memory"},
+                        {"url": "https://github.com/intel/llvm/blob/sycl/sycl/doc/extensions/supported/"
+                                "sycl_ext_intel_device_info.md",
+                         "what": "SYCL's Intel device info: the free memory query and ZES_ENABLE_SYSMAN"},
+                        {"url": "https://docs.pytorch.org/docs/stable/notes/get_start_xpu.html",
+                         "what": "torch on Intel GPUs: the XPU wheels and the driver they need"}))
+    return _match(sig, text, at, {"name": m.group("name")})

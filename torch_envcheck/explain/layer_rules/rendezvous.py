@@ -12,7 +12,10 @@ between ranks, and the hang that follows NCCL's harmless "No plugin found" line.
     nccl_hang_after_plugin_line  "No plugin found (libnccl-net.so)" in a text about a hang -> the line is harmless; the
                      network interface NCCL and MPI use
     backend_not_built  "Distributed package doesn't have MPI built in", "Unknown c10d backend type MPI" -> the wheels'
-                     backends (nccl, gloo); MPI or UCC only in a torch built from source with them"""
+                     backends (nccl, gloo); MPI or UCC only in a torch built from source with them
+    ordinal_from_local_rank  "invalid device ordinal" where each process picks its GPU by its local rank
+                     (set_device(local_rank), "[rankN]:" prefixes) -> env: more processes than visible GPUs;
+                     --nproc_per_node at most torch.cuda.device_count()"""
 
 from __future__ import annotations
 
@@ -174,3 +177,32 @@ def backend_not_built(ent, text):
                sources=({"url": "https://pytorch.org/docs/stable/distributed.html#backends",
                          "what": "torch.distributed: which backends each build has (MPI only when built from source)"},))
     return _match(sig, text, at, {"backend": backend})
+
+
+# torchrun gives each process LOCAL_RANK 0..nproc_per_node-1 and the programs pass it to set_device (their own
+# scripts, accelerate's PartialState, Lightning's strategies); an ordinal past the visible GPUs is then the launch's
+# process count, which the "[rankN]:" prefixes torchrun adds to each process' lines also show
+_INVALID_ORDINAL = re.compile(r"invalid device ordinal|cudaErrorInvalidDevice\b|CUDA_ERROR_INVALID_DEVICE\b")
+_RANK_DEVICE = re.compile(r"set_device\([^()\n]{0,40}\b(?:local_rank|LOCAL_RANK|rank)\b[^()\n]{0,20}\)|"
+                          r"(?m:^\[rank(?P<rank>\d{1,4})\]:)")
+
+
+def ordinal_from_local_rank(ent, text):
+    m, at = last_in_tail(_INVALID_ORDINAL, text)
+    if m is None:
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    if _RANK_DEVICE.search(tail) is None or "MIG" in tail:
+        return None
+    sig = _sig("ordinal-from-local-rank", "env",
+               "a process chose a GPU by its rank, past the GPUs it sees: more processes than GPUs", 84,
+               "Each process of the launch sets its GPU from its local rank (torch.cuda.set_device(local_rank)); "
+               "\"invalid device ordinal\" means a rank's number is not below the number of GPUs that process sees, so "
+               "more processes were started on this machine than it has visible GPUs (or CUDA_VISIBLE_DEVICES lists "
+               "fewer than --nproc_per_node). The installed packages are fine: the launch's process count is what to "
+               "change.",
+               fix="Start at most one process per visible GPU: `torchrun --nproc_per_node=$(python -c 'import "
+                       "torch; print(torch.cuda.device_count())')` (accelerate: num_processes in its config, deepspeed: "
+                       "--num_gpus); if CUDA_VISIBLE_DEVICES is set, it must list as many GPUs as processes.",
+               areas=("gpu",), sources=(_DIST_DOCS,))
+    return _match(sig, text, at, {})
