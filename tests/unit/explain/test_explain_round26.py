@@ -15,10 +15,7 @@ import re
 import pytest
 
 from torch_envcheck.explain import diagnose
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
+from explain_answers import fix_of as _fix
 
 
 @pytest.mark.parametrize("pkg, sig, word", [

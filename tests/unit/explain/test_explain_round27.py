@@ -13,10 +13,7 @@ import pytest
 
 from torch_envcheck.explain import diagnose
 from torch_envcheck.knowledge import serialization
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
+from explain_answers import fix_of as _fix
 
 
 @pytest.mark.parametrize("text, kind", [

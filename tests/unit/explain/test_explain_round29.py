@@ -11,10 +11,7 @@ import pytest
 
 from torch_envcheck.explain import diagnose
 from torch_envcheck.knowledge import gpu_generations
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
+from explain_answers import fix_of as _fix
 
 
 def test_a_collective_that_timed_out_names_the_rank_hunt_and_the_timeout():

@@ -9,10 +9,7 @@ from __future__ import annotations
 import pytest
 
 from torch_envcheck.explain import diagnose
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
+from explain_answers import fix_of as _fix
 
 
 _ELASTIC = ("  File \"/opt/conda/lib/python3.10/site-packages/torch/distributed/elastic/rendezvous/"

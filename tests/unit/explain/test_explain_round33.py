@@ -11,10 +11,7 @@ import pytest
 
 from torch_envcheck.explain import diagnose
 from torch_envcheck.knowledge import error_codes, native
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
+from explain_answers import fix_of as _fix
 
 
 def test_miopen_status_codes_come_from_its_header():

@@ -9,10 +9,7 @@ import pytest
 
 from torch_envcheck.explain import diagnose
 from torch_envcheck.knowledge.arm_baseline import armv8_0_regression
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
+from explain_answers import fix_of as _fix
 
 
 @pytest.mark.parametrize("version, fixed", [("2.10.0", "2.11.0"), ("2.6.0+cpu", "2.7.0"), ("2.4.0", "2.4.1")])

@@ -6,10 +6,7 @@ tests from the tools' output formats and NVIDIA's documentation, not copied from
 from __future__ import annotations
 
 from torch_envcheck.explain import diagnose
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
+from explain_answers import fix_of as _fix
 
 
 def test_a_reset_refused_is_the_clients_that_hold_the_gpu():

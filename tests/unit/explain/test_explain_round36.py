@@ -6,10 +6,7 @@ tests from each tool's messages and documentation, not copied from the corpus.""
 from __future__ import annotations
 
 from torch_envcheck.explain import diagnose
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
+from explain_answers import fix_of as _fix
 
 
 def test_a_packages_own_symbol_missing_is_its_build():

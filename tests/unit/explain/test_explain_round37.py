@@ -7,10 +7,7 @@ each message's form and NVIDIA's release notes, not copied from the corpus."""
 from __future__ import annotations
 
 from torch_envcheck.explain import diagnose
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
+from explain_answers import fix_of as _fix
 
 
 def test_tensorflow_ignoring_an_older_gpu_is_its_build_floor():

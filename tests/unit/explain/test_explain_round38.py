@@ -9,10 +9,7 @@ import pytest
 
 from torch_envcheck.explain import diagnose
 from torch_envcheck.explain.layer_rules.interpreter import REMOVED
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
+from explain_answers import fix_of as _fix
 
 
 def test_the_removed_modules_carry_their_release():

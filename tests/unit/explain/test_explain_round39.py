@@ -14,12 +14,9 @@ import pytest
 from torch_envcheck.explain import diagnose
 from torch_envcheck.knowledge import slurm
 from torch_envcheck.knowledge.tables import DATA_DIR
+from explain_answers import fix_of as _fix
 
 BENCH = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, os.pardir, "benchmarks")
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
 
 
 # --- Slurm's table -------------------------------------------------------------------------------------------------

@@ -5,10 +5,7 @@ are written for these tests from the tools' messages, not copied from the corpus
 from __future__ import annotations
 
 from torch_envcheck.explain import diagnose
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
+from explain_answers import fix_of as _fix
 
 
 _INSTALLER = ("ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most frequently when this kernel "

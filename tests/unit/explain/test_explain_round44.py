@@ -9,10 +9,7 @@ import pytest
 
 from torch_envcheck.explain import diagnose
 from torch_envcheck.explain.layer_rules.graphics import EGL_ERRORS
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
+from explain_answers import fix_of as _fix
 
 
 def test_egl_codes_carry_their_header_names():

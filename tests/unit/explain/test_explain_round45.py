@@ -12,12 +12,9 @@ import pytest
 
 from torch_envcheck.explain import diagnose
 from torch_envcheck.knowledge import audio_io
+from explain_answers import fix_of as _fix
 
 _INSTALL = re.compile(r"\b(?:pip|conda|apt-get|dnf|brew) install\b|\breinstall\b")
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
 
 
 @pytest.mark.parametrize("version, conda", [("0.12.1", "ffmpeg<5"), ("2.0.2", "ffmpeg<5"), ("2.1.0", "ffmpeg<7"),

@@ -9,12 +9,9 @@ import re
 
 from torch_envcheck.explain import diagnose
 from torch_envcheck.knowledge import compiled_modules
+from explain_answers import fix_of as _fix
 
 _INSTALL = re.compile(r"\b(?:pip|conda|apt-get) install\b|\breinstall\b")
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
 
 
 def test_pyg_lib_is_only_on_its_own_index():

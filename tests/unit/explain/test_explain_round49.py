@@ -12,15 +12,12 @@ import pytest
 
 from torch_envcheck.explain import diagnose
 from torch_envcheck.knowledge import inference_runtimes as rt
+from explain_answers import fix_of as _fix
 
 _INSTALL = re.compile(r"\b(?:pip|conda|apt-get) install\b|\breinstall\b")
 _LINUX = ("[E:onnxruntime:Default, provider_bridge_ort.cc:1548 TryGetProviderInfo_CUDA] "
           "onnxruntime::ProviderLibrary::Get() [ONNXRuntimeError] : 1 : FAIL : Failed to load library "
           "libonnxruntime_providers_cuda.so with error: {lib}: cannot open shared object file: No such file or directory")
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
 
 
 @pytest.mark.parametrize("version, cuda, want", [

@@ -9,12 +9,9 @@ import re
 import pytest
 
 from torch_envcheck.explain import diagnose
+from explain_answers import fix_of as _fix
 
 _INSTALL = re.compile(r"\b(?:pip|conda|apt-get) install\b|\breinstall\b")
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
 
 
 def test_cl_not_found_is_msvc_on_path():

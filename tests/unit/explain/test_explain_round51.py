@@ -11,6 +11,7 @@ import pytest
 
 from torch_envcheck.explain import diagnose
 from torch_envcheck.knowledge import serialization
+from explain_answers import fix_of as _fix
 
 _INSTALL = re.compile(r"\b(?:pip|conda|apt-get) install\b|\breinstall\b")
 _LOAD = ('Traceback (most recent call last):\n  File "infer.py", line 4, in <module>\n    m = torch.load("ckpt.pth")\n'
@@ -18,10 +19,6 @@ _LOAD = ('Traceback (most recent call last):\n  File "infer.py", line 4, in <mod
          '    return _load(opened_zipfile, map_location, pickle_module, **pickle_load_args)\n'
          '  File "/venv/lib/python3.10/site-packages/torch/serialization.py", line 1446, in _load\n'
          '    result = unpickler.load()\n')
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
 
 
 @pytest.mark.parametrize("message", ["HeaderTooLarge", "header too large", "MetadataIncompleteBuffer"])

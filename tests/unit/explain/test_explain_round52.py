@@ -11,12 +11,9 @@ import pytest
 
 from torch_envcheck.explain import diagnose
 from torch_envcheck.knowledge import allocator_config
+from explain_answers import fix_of as _fix
 
 _INSTALL = re.compile(r"\b(?:pip|conda|apt-get) install\b|\breinstall\b")
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
 
 
 def test_a_misspelt_key_names_the_key_it_meant():

@@ -5,10 +5,7 @@ GPU. The texts are written for these tests from pip's, uv's and NCCL's messages,
 from __future__ import annotations
 
 from torch_envcheck.explain import diagnose
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
+from explain_answers import fix_of as _fix
 
 
 def test_a_users_nvidia_pin_against_torchs():

@@ -7,10 +7,7 @@ the tools' own messages (gcc, CPython's importdl.c, torch's headers, XLA's logs,
 from __future__ import annotations
 
 from torch_envcheck.explain import diagnose
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
+from explain_answers import fix_of as _fix
 
 
 _INLINE = ("RuntimeError: Error building extension 'my_ops': [1/2] c++ -MMD -MF main.o.d -DTORCH_EXTENSION_NAME=my_ops "

@@ -8,10 +8,7 @@ from __future__ import annotations
 import pytest
 
 from torch_envcheck.explain import diagnose
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
+from explain_answers import fix_of as _fix
 
 
 def test_a_packages_own_cuda_module_missing_names_that_package():

@@ -7,10 +7,7 @@ written for these tests from the tools' own messages, not copied from the corpus
 from __future__ import annotations
 
 from torch_envcheck.explain import diagnose
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
+from explain_answers import fix_of as _fix
 
 
 def test_thcs_cuda_runtime_error_is_decoded_by_its_number():

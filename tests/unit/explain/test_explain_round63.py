@@ -8,10 +8,7 @@ from __future__ import annotations
 import pytest
 
 from torch_envcheck.explain import diagnose
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
+from explain_answers import fix_of as _fix
 
 
 def test_two_copies_of_intels_openmp():

@@ -5,10 +5,7 @@ plan. The texts are written for these tests from the runtimes' own messages, not
 from __future__ import annotations
 
 from torch_envcheck.explain import diagnose
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
+from explain_answers import fix_of as _fix
 
 
 def test_an_hsa_status_is_rocms():

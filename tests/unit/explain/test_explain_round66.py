@@ -7,10 +7,7 @@ from __future__ import annotations
 import pytest
 
 from torch_envcheck.explain import diagnose
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
+from explain_answers import fix_of as _fix
 
 
 @pytest.mark.parametrize("text", [

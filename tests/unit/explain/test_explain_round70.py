@@ -5,10 +5,7 @@ tests from the messages, not copied from the corpus."""
 from __future__ import annotations
 
 from torch_envcheck.explain import diagnose
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
+from explain_answers import fix_of as _fix
 
 
 def test_directml_plugin_under_a_newer_tensorflow():

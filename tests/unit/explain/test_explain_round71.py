@@ -5,10 +5,7 @@ its CUDA. The texts are written for these tests from the runtimes' own messages,
 from __future__ import annotations
 
 from torch_envcheck.explain import diagnose
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
+from explain_answers import fix_of as _fix
 
 
 def test_directml_refusing_a_parameter_is_the_programs():

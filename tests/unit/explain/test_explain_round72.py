@@ -7,10 +7,7 @@ for these tests from the tools' own messages, not copied from the corpus."""
 from __future__ import annotations
 
 from torch_envcheck.explain import diagnose, extract
-
-
-def _fix(r):
-    return r.get("fix") or r.get("look_at") or ""
+from explain_answers import fix_of as _fix
 
 
 def _codes(text):
