@@ -242,6 +242,11 @@ def _success_families() -> dict:
     return out
 
 
+# Triton's launchers check each driver call and print its code: "Triton Error [HIP]: Code: 209" (the HIP runtime's
+# number, the AMD backend's driver.c) and "Triton Error [CUDA]: <the driver's error string>" (the NVIDIA backend's
+# cuGetErrorString)
+_TRITON_ERROR = re.compile(r"Triton Error \[(?P<api>CUDA|HIP)\]:\s{0,2}(?:Code:\s{0,2}(?P<num>\d{1,5})|(?P<msg>[^\n]{3,160}))",
+                           re.ASCII)
 # a library's status as a bare number closing its wrapper's message, on a line that names the library and a failure:
 # TensorFlow's "Failed to associate cuFFT plan with CUDA stream: 1", "failed to create cuFFT batched plan:5". NCCL's
 # lines are left out (their closing numbers are errnos), cuDNN for the numbering noted at _LIB_NUMBER
@@ -395,6 +400,14 @@ def _codes(text: str, ent: Entities) -> None:
         code = error_codes.by_value(_LIB_FAMILY["cublas" if lib == "cublaslt" else lib], int(m.group("num")))
         if code is not None and code.layer != "none":
             _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
+    for m in _last(_TRITON_ERROR, text):
+        family = "hipError_t" if m.group("api") == "HIP" else "CUresult"
+        code = (error_codes.by_value(family, int(m.group("num"))) if m.group("num") else
+                error_codes.by_message(family, m.group("msg").strip().rstrip(".")) or
+                (error_codes.by_message("cudaError_t", m.group("msg").strip().rstrip(".")) if family == "CUresult" else None))
+        if code is not None and code.layer != "none":
+            _push(ent.codes, {**code.as_dict(), "how": "number" if m.group("num") else "message", "at": m.start()},
+                  key=lambda c: (c["family"], c["name"]))
     for m in _last(_CUBLAS_INIT, text):
         code = error_codes.by_name("CUBLAS_STATUS_NOT_INITIALIZED")
         if code is not None:
@@ -1210,7 +1223,7 @@ NEEDLES = {
     _WINERROR: ("winerror", "os error", "loadlibrary", "getprocaddress"), _TORCH_CUDA_WORDS: ("driver initialization",), _ERRNO: ("errno",), _NVML_MESSAGE: ("nvml",),
     _CUDA_API_HEX: ("cuda api error detected",),
     _CHECK_VS: ("success",), _LIB_TRAILING_NUMBER: ("cufft", "cublas", "cusolver", "cusparse", "curand", "nvrtc"),
-    _CUBLAS_INIT: ("cublas",), _THC_LIBRARY_ERROR: (" runtime error : ",),
+    _CUBLAS_INIT: ("cublas",), _TRITON_ERROR: ("triton error [",), _THC_LIBRARY_ERROR: (" runtime error : ",),
     _ENUM_NUMBER: ("curesult", "cudaerror", "cublasstatus", "cudnnstatus", "ncclresult", "hiperror", "cuda error driver",
                    "cuda runtime error ("), _TRT_CUDA_ERROR: ("cuda error in ",), _DLL_REASON: ("dll load failed",),
     _PAGING_FILE: ("paging file is too small", "页面文件太小"), _NTSTATUS: ("0xc0000", "3221", "-107374"),

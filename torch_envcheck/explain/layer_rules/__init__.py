@@ -312,6 +312,14 @@ match.Match whose signature is made here, or None:
                      CPU architecture ("exec format error") (containers.py) -> container
     ordinal_from_local_rank  "invalid device ordinal" from set_device(local_rank) (rendezvous.py) -> env: more
                      processes than visible GPUs
+    nvenc_api_newer_than_driver, ffmpeg_codec_not_built, nvenc_session_refused,
+    torchvision_gpu_decoder_missing  video on NVIDIA GPUs (video_codecs.py): NVENC's API against the driver, FFmpeg builds without a hardware codec, NVENC's session cap,
+                     torchvision's GPU decoder
+    triton_kernel_source_error, ptxas_register_allocation, gpu_family_instruction, torch_pins_triton  Triton's kernels
+                     (triton_kernels.py): the kernel's source and configuration -> not-environment; another GPU
+                     family's instructions -> arch; torch's Triton pin -> toolchain
+    nvidia_library_on_macos, generator_device_mismatch  NVIDIA's libraries asked for on macOS (macos_host.py); a random
+                     generator on another device (program.py)
     module_insert_refused, driver_not_loaded_told, installer_gpu_not_supported, persistenced_cannot_start  installing
                      the NVIDIA driver on Linux (driver_install.py): modprobe's errno words (Secure Boot, no device, another
                      kernel), the module not loaded in words, the installer finding no supported GPU, persistenced as a user
@@ -393,7 +401,7 @@ gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous
 scheduler, profiling, graphics, audio, vision, graphs, workers, inference, compile, allocator, numerics, trainers, windows_host, macos_host, cuda_wheels,
 extension_builds, driver_install, gpu_words, launchers, jax_stack, conda_envs, finetune_stack, pip_reports,
 distributed_frameworks, cpu_math, rocm_runtime, torch_source_build, notebooks, cuda_toolkit_setup, cuda_sources,
-nccl_words, companion_packages, framework_families, windows_accelerators;
+nccl_words, companion_packages, framework_families, windows_accelerators, video_codecs, triton_kernels;
 this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
@@ -495,7 +503,7 @@ from torch_envcheck.explain.layer_rules.trainers import (extension_jit_build_fai
 from torch_envcheck.explain.layer_rules.windows_host import (store_python_alias, store_python_protected,
     build_tool_not_started, torch_dll_without_code)
 from torch_envcheck.explain.layer_rules.macos_host import (dyld_library_not_loaded, openmp_runtime_not_linked,
-    mps_fallback_notice, metal_plugin_mismatch)
+    mps_fallback_notice, metal_plugin_mismatch, nvidia_library_on_macos)
 from torch_envcheck.explain.layer_rules.extension_builds import (inline_source_error, module_init_missing,
                                                                  package_cuda_module_missing, compiler_killed)
 from torch_envcheck.explain.layer_rules.jax_stack import (jax_jaxlib_mismatch, pip_extra_not_provided,
@@ -531,7 +539,13 @@ from torch_envcheck.explain.layer_rules.packaging import (conda_virtual_cuda, cu
 from torch_envcheck.explain.layer_rules.program import (conv_input_channels, frozen_app_import, index_past_size,
     cuda_in_forked_child, child_killed_by_oom, lightning_gpu_setting,
     mps_array_over_4gb, autocast_refused, sdpa_no_kernel, xformers_inputs_refused, half_precision_on_cpu,
-    vllm_memory_taken_at_start, op_input_size_check, pickled_model_module_missing, save_write_failed)
+    vllm_memory_taken_at_start, op_input_size_check, pickled_model_module_missing, save_write_failed,
+    generator_device_mismatch)
+from torch_envcheck.explain.layer_rules.video_codecs import (nvenc_api_newer_than_driver,
+                                                             ffmpeg_codec_not_built, nvenc_session_refused,
+                                                             torchvision_gpu_decoder_missing)
+from torch_envcheck.explain.layer_rules.triton_kernels import (triton_kernel_source_error, ptxas_register_allocation,
+                                                               gpu_family_instruction, torch_pins_triton)
 from torch_envcheck.explain.layer_rules.runtimes import (jax_cuda_library_not_found, jaxlib_without_cuda, onnxruntime_cpu_only,
     onnxruntime_cuda_libraries, framework_cpu_build, jax_pjrt_plugin_mismatch, tensorrt_version_mismatch,
     jax_xla_compiler_pieces, jax_cuda_library_too_old, ggml_binary_archs, llm_runtime_cpu_only, launcher_finds_no_gpu,
@@ -665,7 +679,10 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          directml_plugin_not_loaded, tensorflow_kernel_helper_header, directml_parameter_refused,
          rocm_under_wsl_without_amdgpu, triton_intel_without_sycl, torch_cuda_older_than_gpu, directx_device_removed,
          directml_package_missing, gpu_stack_dll_dependency, xpu_free_memory_unsupported, paddle_cudnn_older_than_build,
-         compose_gpu_devices_rejected, image_for_another_cpu, ordinal_from_local_rank)
+         compose_gpu_devices_rejected, image_for_another_cpu, ordinal_from_local_rank, nvidia_library_on_macos,
+         generator_device_mismatch, nvenc_api_newer_than_driver, ffmpeg_codec_not_built,
+         nvenc_session_refused, torchvision_gpu_decoder_missing, triton_kernel_source_error, ptxas_register_allocation,
+         gpu_family_instruction, torch_pins_triton)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

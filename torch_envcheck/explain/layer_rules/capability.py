@@ -176,11 +176,16 @@ def gpu_below_capability_floor(ent, text):
     program's dtype / the model's format: not the installation), attention kernels (another attention), or another
     component (turn it off, an older release of it, a newer GPU)."""
     tail = text[-CONTEXT_TAIL:]
-    found = next(_floors(ent, tail), None)
+    # the floor stated last is the one that stopped the program (vLLM prints its bfloat16 floor, then refuses the
+    # GPU outright)
+    floors = list(_floors(ent, tail))
+    found = max(floors, key=lambda f: f[2], default=None)
     if found is None:
         return None
     need, have, start, end, what = found
-    around = tail[max(0, start - 400):end]
+    # the words around it, not reaching back into an earlier floor's message
+    before = max((f[3] for f in floors if f[3] <= start), default=0)
+    around = tail[max(0, start - 400, before):end]
     at = len(text) - len(tail) + start
     caps = {"need": need, "have": have}
     dtype_floor = what == "dtype"

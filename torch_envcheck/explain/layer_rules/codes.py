@@ -371,6 +371,11 @@ def error_code(ent, text):
     elif bare in ("nokernelimagefordevice", "nobinaryforgpu", "invaliddevicefunction", "invalidkernelimage",
                   "invalidimage", "invalidkernelfile"):
         fix = _ARCH_FIX_HIP if hip else (_ARCH_FIX_TF if _context(text, _TF_TEXT) else _ARCH_FIX_CUDA)
+        if hip and re.search(r"(?i)\btriton\b", text[-CONTEXT_TAIL:]):
+            # Triton's AMD backend compiles for the target the device reports (parse_options: TRITON_OVERRIDE_ARCH)
+            fix = ("Triton compiled its kernel for the gfx target it detected, which this GPU does not load: set "
+                   "TRITON_OVERRIDE_ARCH to the GPU's own target (its name in `rocminfo` / `hipInfo`, e.g. "
+                   "TRITON_OVERRIDE_ARCH=gfx1201 for a Radeon RX 9070 XT) before Python starts. " + fix)
         explanation += " The binary was not compiled for this GPU's architecture."
     elif fam == "ncclResult_t":
         fix = _nccl_fix(bare, text)

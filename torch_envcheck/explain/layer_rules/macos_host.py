@@ -8,6 +8,8 @@
                          not-environment: a performance notice
     metal_plugin_mismatch  libmetal_plugin.dylib wanting a TensorFlow symbol it lacks -> tensorflow: tensorflow-metal
                          and TensorFlow of releases its table pairs
+    nvidia_library_on_macos  dyld's "dlopen(libnvidia-ml.so.1, N): image not found" (and the other NVIDIA libraries)
+                         -> macos: macOS has no NVIDIA driver, NVML or CUDA
 """
 
 from __future__ import annotations
@@ -119,3 +121,30 @@ def metal_plugin_mismatch(ent, text):
                sources=({"url": "https://developer.apple.com/metal/tensorflow-plugin/",
                          "what": "Apple's tensorflow-metal plugin and the TensorFlow releases it supports"},))
     return _match(sig, text, at, {"sym": m.group("sym") or m.group("sym2")})
+
+
+# dyld's dlopen failure in its own words ("dlopen(<name>, <mode>): image not found", later "... no such file") for a
+# library of NVIDIA's Linux driver or CUDA: macOS ships none of them (NVIDIA's last macOS driver and CUDA 10.2 predate
+# Apple silicon and macOS 11)
+_DLOPEN_NVIDIA = re.compile(r"dlopen\((?P<lib>lib(?:nvidia-ml|cuda|cudart|cublas|cublasLt|cudnn|nvrtc|nccl|cufft|curand|"
+                            r"cusparse|cusolver)[\w.-]{0,20}\.(?:so|dylib)[\w.]{0,8}), \d{1,4}\): (?:image not found|"
+                            r"tried:|no such file)")
+
+
+def nvidia_library_on_macos(ent, text):
+    m, at = last_in_tail(_DLOPEN_NVIDIA, text, "dlopen(")
+    if m is None:
+        return None
+    sig = _sig("nvidia-library-on-macos", "macos", "{lib} does not exist on macOS: it has no NVIDIA driver or CUDA", 84,
+               "dlopen is macOS' dyld, asked for {lib}, a library of NVIDIA's driver or CUDA for Linux. macOS has no "
+               "NVIDIA driver, NVML or CUDA (NVIDIA's last macOS driver and CUDA 10.2 ended before macOS 11 and Apple "
+               "silicon), so any code that needs it cannot run on this Mac.",
+               fix="On a Mac, skip the NVIDIA part: GPU monitoring through pynvml/NVML and CUDA paths have no macOS "
+                   "counterpart (on Apple silicon, torch uses the GPU through MPS: `torch.device(\"mps\")`). For code "
+                   "that needs CUDA, run it on a Linux or Windows machine with an NVIDIA GPU.",
+               areas=("platform",),
+               sources=({"url": "https://docs.nvidia.com/cuda/archive/10.2/cuda-toolkit-release-notes/index.html",
+                         "what": "CUDA 10.2: the last release to support macOS"},
+                        {"url": "https://developer.apple.com/metal/pytorch/",
+                         "what": "Apple: PyTorch on the Mac's GPU through MPS"}))
+    return _match(sig, text, at, {"lib": m.group("lib")})

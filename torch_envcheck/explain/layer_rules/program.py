@@ -19,7 +19,10 @@ an install.
     pickled_model_module_missing  torch.load of a pickled model whose project module is not importable -> the program's
                          path (sys.path), or weights saved as a state_dict
     save_write_failed    torch.save's write refused by the OS (write(): fd N failed with ..., PytorchStreamWriter)
-                         -> the destination's storage: space, quota, the mount, the disk"""
+                         -> the destination's storage: space, quota, the mount, the disk
+    generator_device_mismatch  a random generator on one device asked for a tensor on another (diffusers'
+                         "Cannot generate a cpu tensor from a generator of type cuda", torch's "Expected a 'cuda' device
+                         type for generator") -> not-environment: the generator's device"""
 
 from __future__ import annotations
 
@@ -508,3 +511,28 @@ def save_write_failed(ent, text):
                sources=({"url": "https://docs.pytorch.org/docs/stable/generated/torch.save.html",
                          "what": "torch.save writes to a file-like object; its writes can fail with the OS's errors"},))
     return _match(sig, text, at, caps)
+
+
+# a torch.Generator lives on one device and draws only there: torch's "Expected a 'cuda' device type for generator but
+# found 'cpu'" and diffusers' randn_tensor ("Cannot generate a cpu tensor from a generator of type cuda")
+_GENERATOR_DEVICE = re.compile(r"Cannot generate a (?P<want>\w{2,8}) tensor from a generator of type (?P<gen>\w{2,8})|"
+                               r"Expected a '(?P<want2>\w{2,8})' device type for generator but found '(?P<gen2>\w{2,8})'")
+
+
+def generator_device_mismatch(ent, text):
+    m, at = last_in_tail(_GENERATOR_DEVICE, text, "generator")
+    if m is None:
+        return None
+    sig = _sig("generator-device-mismatch", "not-environment",
+               "a random generator on {gen} was asked for a tensor on {want}", 84,
+               "A torch.Generator draws random numbers on the device it was created on; the program passed a "
+               "generator made on {gen} to a call that creates its tensor on {want}. The installation is fine.",
+               look_at="Create the generator on the device the tensor is made on: `torch.Generator(device=\"{want}\")"
+                       ".manual_seed(seed)` (diffusers: the pipeline's device, or \"cpu\" for noise made on the CPU and "
+                       "moved after), or pass none.",
+               areas=("program",),
+               sources=({"url": "https://docs.pytorch.org/docs/stable/generated/torch.Generator.html",
+                         "what": "torch.Generator: a generator belongs to one device"},
+                        {"url": "https://huggingface.co/docs/diffusers/using-diffusers/reusing_seeds",
+                         "what": "diffusers: generators and devices for reproducible noise"}))
+    return _match(sig, text, at, {"want": m.group("want") or m.group("want2"), "gen": m.group("gen") or m.group("gen2")})

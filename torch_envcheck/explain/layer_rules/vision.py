@@ -8,6 +8,7 @@ spconv/cumm, NVIDIA's video decoder libraries under decord and other GPU video r
                          -> a warning: only torchvision.io's image decoding is missing (not-environment)
     spconv_cpu_build     tensorview's "don't compiled with cuda" -> spconv's / cumm's CPU wheels: spconv-cuXYZ
     nvdec_driver_library  cuvid* calls failing, libnvcuvid / libnvidia-encode missing -> the driver's video libraries
+                     (in a container, through NVIDIA_DRIVER_CAPABILITIES with video)
                          (NVIDIA_DRIVER_CAPABILITIES=video in a container; never a copy from another driver)
 """
 
@@ -117,7 +118,8 @@ def spconv_cpu_build(ent, text):
 _NVDEC = re.compile(r"\bcuvid(?:CreateVideoParser|CreateDecoder|GetDecoderCaps|MapVideoFrame\w{0,4}|DecodePicture)\b[^\n]{0,80}"
                     r"(?:failed|error)|libnvcuvid\.so(?:\.\d)?[^\n]{0,60}(?:cannot open|not found|No such file)|"
                     r"libnvidia-encode\.so(?:\.\d)?[^\n]{0,60}(?:cannot open|not found|No such file)|"
-                    r"Cannot load libnvcuvid|nvcuvid\.dll[^\n]{0,40}(?:not found|could not be loaded)")
+                    r"Cannot load libnvcuvid|Cannot load libnvidia-encode|"
+                    r"nvcuvid\.dll[^\n]{0,40}(?:not found|could not be loaded)")
 
 
 def nvdec_driver_library(ent, text):
@@ -127,8 +129,10 @@ def nvdec_driver_library(ent, text):
     if m is None:
         return None
     container = in_container(ent, text)
+    encode = "encode" in m.group(0)
     sig = _sig("nvdec-driver-library", "driver",
-               "NVIDIA's video decoder library (libnvcuvid) is missing or not the loaded driver's", 83,
+               "NVIDIA's video " + ("encoder library (libnvidia-encode)" if encode else "decoder library (libnvcuvid)") +
+               " is missing or not the loaded driver's", 83,
                "GPU video decoding (decord, torchaudio/torchvision's NVDEC, DALI, FFmpeg's cuvid) calls libnvcuvid and "
                "libnvidia-encode, which are part of the NVIDIA driver, of the exact version of its kernel module. " +
                ("A container gets them only when its driver capabilities include video; a copy built into the image "
@@ -139,6 +143,7 @@ def nvdec_driver_library(ent, text):
                     "(build the package against the Video Codec SDK headers, not a driver library)." if container else
                     "Install the driver's decode/encode libraries of the loaded driver's version (Ubuntu: "
                     "libnvidia-decode-<branch> and libnvidia-encode-<branch>, matching `nvidia-smi`'s driver), and remove "
-                    "stray libnvcuvid copies from LD_LIBRARY_PATH."),
+                    "stray libnvcuvid copies from LD_LIBRARY_PATH. If this runs in a container (nvidia/cuda images set "
+                    "compute,utility only), start it with NVIDIA_DRIVER_CAPABILITIES=compute,utility,video instead."),
                areas=("driver",), sources=(_CAPS_DOC,))
     return _match(sig, text, at, {})
