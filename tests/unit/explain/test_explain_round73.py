@@ -113,3 +113,13 @@ def test_a_generator_on_another_device():
     r = diagnose.diagnose("ValueError: Cannot generate a cpu tensor from a generator of type cuda.")
     assert r["signature"] == "generator-device-mismatch" and r["layer"] == "not-environment"
     assert 'torch.Generator(device="cpu")' in _fix(r)
+
+
+def test_prose_from_the_rules_own_tables_is_not_quoted_as_a_shell_word():
+    # captured values land in fixes quoted for a shell; the rules' own table entries go in as prose
+    for text, words in (("LLVM ERROR: Cannot select: intrinsic %llvm.nvvm.tcgen05.wait.st", "(sm_100a / sm_103a"),
+                        ("Unknown encoder 'h264_nvenc'", "configured with --enable-ffnvcodec --enable-nvenc"),
+                        ("The installed Paddle is compiled with CUDNN 7.6, but CUDNN version in your machine is 7.4",
+                         "path: cuDNN 7.6 for this CUDA from NVIDIA's cuDNN archive")):
+        fix = _fix(diagnose.diagnose(text))
+        assert words in fix and "'\"'\"'" not in fix, fix

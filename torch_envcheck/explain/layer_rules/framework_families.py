@@ -286,12 +286,18 @@ def paddle_cudnn_older_than_build(ent, text):
     built, have = (re.sub(r"\s", "", m.group(g)) for g in ("built", "have"))
     if tuple(map(int, have.split("."))) >= tuple(map(int, built.split("."))):
         return None  # printed for equal versions by some releases: the question is elsewhere
+    # cuDNN's pip wheels (nvidia-cudnn-cu11/-cu12) begin with 8.5 for CUDA 11 and 8.9 for CUDA 12; earlier releases
+    # come from NVIDIA's archive or conda
+    where = ("`python -m pip install \"nvidia-cudnn-cu12>={built}\"` for Paddle's CUDA 12 builds (nvidia-cudnn-cu11 for "
+             "CUDA 11), or NVIDIA's cuDNN {major} for this CUDA" if tuple(map(int, built.split("."))) >= (8, 9) else
+             "cuDNN {built} for this CUDA from NVIDIA's cuDNN archive (https://developer.nvidia.com/rdp/cudnn-archive) or "
+             "conda (`conda install cudnn={built}`)")
     sig = _sig("paddle-cudnn-older-than-build", "cudnn", "Paddle was built with cuDNN {built}; the loaded cuDNN is {have}",
                86,
                "PaddlePaddle compiled its GPU kernels against cuDNN {built} and found cuDNN {have} on this machine, an "
                "older release: calls whose descriptors or algorithms {have} does not know fail (CUDNN_STATUS_BAD_PARAM, "
                "NOT_SUPPORTED), as Paddle's own warning says.",
-               fix="Put cuDNN {built} or a later {major}.x first on the loader's path: {where}, with LD_LIBRARY_PATH "
+               fix="Put cuDNN {built} or a later {major}.x first on the loader's path: " + where + ", with LD_LIBRARY_PATH "
                    "(Windows: PATH) pointing at it before the older copy; or install the paddlepaddle-gpu build made "
                    "for cuDNN {have}.",
                areas=("libraries",),
@@ -300,11 +306,4 @@ def paddle_cudnn_older_than_build(ent, text):
                          "what": "Paddle's warning when the loaded cuDNN is older than the compiled one"},
                         {"url": "https://www.paddlepaddle.org.cn/documentation/docs/en/install/pip/linux-pip_en.html",
                          "what": "paddlepaddle-gpu builds and the CUDA/cuDNN each needs"}))
-    # cuDNN's pip wheels (nvidia-cudnn-cu11/-cu12) begin with 8.9 for CUDA 12 and 8.5 for CUDA 11; earlier releases
-    # come from NVIDIA's archive or conda
-    wheels = tuple(map(int, built.split("."))) >= (8, 9)
-    where = (f"`python -m pip install \"nvidia-cudnn-cu12>={built}\"` for Paddle's CUDA 12 builds (nvidia-cudnn-cu11 for "
-             f"CUDA 11), or NVIDIA's cuDNN {built.split('.')[0]} for this CUDA" if wheels else
-             f"cuDNN {built} for this CUDA from NVIDIA's cuDNN archive (https://developer.nvidia.com/rdp/cudnn-archive) "
-             f"or conda (`conda install cudnn={built}`)")
-    return _match(sig, text, at, {"built": built, "have": have, "major": built.split(".")[0], "where": where})
+    return _match(sig, text, at, {"built": built, "have": have, "major": built.split(".")[0]})

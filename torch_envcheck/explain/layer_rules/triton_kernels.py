@@ -84,9 +84,10 @@ def gpu_family_instruction(ent, text):
                "the kernel uses {prefix} instructions, which exist only on {targets}", 84,
                "The kernel (a Triton or Gluon kernel, or a library's) emits {what} ({prefix}.*), part of the PTX ISA "
                "only for {targets}; LLVM's NVPTX backend has no instruction for them on this GPU's target, and aborts.",
-               fix="Run this kernel on a GPU of that family ({targets}), or use the kernel path for this GPU: the library's "
-                   "release or option that selects another implementation on this architecture (a kernel written for "
-                   "{prefix} does not run elsewhere, whatever the build).",
+               # the family's targets come from the table above, not from the text: prose, not a shell word
+               fix="Run this kernel on a GPU of that family (" + family[1] + "), or use the kernel path for this GPU: the "
+                   "library's release or option that selects another implementation on this architecture (a kernel "
+                   "written for {prefix} does not run elsewhere, whatever the build).",
                areas=("gpu",),
                sources=({"url": "https://docs.nvidia.com/cuda/parallel-thread-execution/",
                          "what": "PTX ISA: tcgen05 (sm_100a family), wgmma and setmaxnreg (sm_90a) target requirements"},))

@@ -81,7 +81,9 @@ def ffmpeg_codec_not_built(ent, text):
                "FFmpeg's hardware codecs are compiled in only when its configure step enables them; the FFmpeg that ran "
                "(the first on PATH, or the one a Python package bundles) has no {codec}, so no driver or GPU setting "
                "can add it. `ffmpeg -hide_banner -encoders` (or -decoders) lists what a build has.",
-               fix="Run an FFmpeg configured with {switch}: build it so (then use that binary, not an older one on PATH)"
+               # the switch comes from the table above, not from the text: prose, not a shell word
+               fix="Run an FFmpeg configured with " + _HW_CODECS[hw] + ": build it so (then use that binary, not an older "
+                   "one on PATH)"
                    + (", or install a build that includes the NVIDIA codecs (conda-forge's ffmpeg, the static builds "
                       "of BtbN or gyan.dev); NVENC and NVDEC then still need the NVIDIA driver's codec libraries."
                       if nvidia else ", or a distribution's build that includes it."),
@@ -89,7 +91,7 @@ def ffmpeg_codec_not_built(ent, text):
                sources=({"url": "https://trac.ffmpeg.org/wiki/HWAccelIntro",
                          "what": "FFmpeg's hardware acceleration: which configure options enable NVENC, NVDEC/cuvid, "
                                  "QSV, AMF, VAAPI"},))
-    return _match(sig, text, at, {"codec": codec, "switch": _HW_CODECS[hw]})
+    return _match(sig, text, at, {"codec": codec})
 
 
 # NVENCSTATUS 10, NV_ENC_ERR_OUT_OF_MEMORY, from nvEncOpenEncodeSessionEx (nvEncodeAPI.h): the session could not be
