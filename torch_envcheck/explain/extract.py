@@ -175,7 +175,7 @@ _CODE_MESSAGE = re.compile(r"\b(CUDA|HIP|cuda runtime|CUDA Runtime|CUDA driver|h
 # the CUDA/HIP samples' checkers: 'HIP API error = 0100 "no ROCm-capable device is detected"'
 _API_ERROR = re.compile(r"\b(CUDA|HIP) API error = (?P<num>\d{1,5}) \"(?P<msg>[^\"\n]{1,200})\"", re.ASCII)
 # torch's warning "Unexpected error from cudaGetDeviceCount(). ... Error 804: forward compatibility ..."
-_CUDA_ERROR_N = re.compile(r"\b(?:[Ee]rror|code|returned|status|result|[Ff]ailure|[Ff]ail(?:s|ed)? with(?: error)?)[ =:]{1,3}"
+_CUDA_ERROR_N = re.compile(r"\b(?:[Ee]rror|code|returned|status|result|[Ff]ailure|[Ff]ail(?:s|ed)? with(?: error)?)[ =:#]{1,3}"
                            r"(?P<num>\d{1,5})\b"
                            r"(?::\s{0,2}|\s)?(?P<msg>[^\n]{1,160})?", re.ASCII)
 # also without its brackets, as a paste retyped or a log reformatted it ("OSError: WinError 1455 The paging file...")
@@ -637,13 +637,18 @@ def _nvml_by_message(msg: str):
 
 # the linker's names: "-lcuda" is libcuda.so, the unversioned development name (GNU ld: "cannot find -lcuda", lld:
 # "unable to find library -lcuda", Apple's ld: "library not found for -lcuda")
-# GNU ld's "cannot find -lX" (as some build tools reword it, "can not find"), lld's, Apple ld's
-_LINK_LIB = re.compile(r"(?:can ?not find|unable to find library|library not found for) -l(?P<name>[A-Za-z0-9_+-]{1,60})")
+# GNU ld's "cannot find -lX" (as some build tools reword it, "can not find"), lld's, Apple ld's; and in any language:
+# binutils translates the words ("impossibile trovare -lX", "kann -lX nicht finden") but not its own name before the
+# colon nor the -lX it was given, and a diagnostic of the linker naming -lX is about finding that library (the other
+# is "skipping incompatible <file> when searching for -lX": no usable copy either)
+_LINK_LIB = re.compile(r"(?m)(?:can ?not find|unable to find library|library not found for) -l(?P<name>[A-Za-z0-9_+-]{1,60})|"
+                       r"(?:^|[/\\\s])(?:[\w.-]{1,40}-)?ld(?:\.bfd|\.gold|\.lld|\.exe)?: [^\n]{0,100}?(?<![\w-])"
+                       r"-l(?P<lname>[A-Za-z0-9_+]{1,60})\b(?!\.)")
 
 
 def _libraries(text: str, ent: Entities) -> None:
     for m in _last(_LINK_LIB, text):
-        info = native.library_provider(f"lib{m.group('name')}.so")
+        info = native.library_provider(f"lib{m.group('name') or m.group('lname')}.so")
         if info is not None:
             _push(ent.libraries, dict(info, at=m.start(), missing=True, wants_symbol=False, linker=True),
                   key=lambda x: x["file"])
@@ -1229,7 +1234,8 @@ NEEDLES = {
     _PAGING_FILE: ("paging file is too small", "页面文件太小"), _NTSTATUS: ("0xc0000", "3221", "-107374"),
     _SIGNAL_WORDS: ("bus error", "segmentation fault", "illegal instruction", "killed", "aborted", "exit", "signal",
                     "zsh: ", "illegal hardware"),
-    _LIB_END: (".so", ".dylib", ".dll", ".pyd"), _LINK_LIB: ("cannot find -l", "can not find -l", "find library -l", "not found for -l"), _UNDEFINED: ("undefined", "symbol not found", "entry point", "failed to load function", "failed to find function",
+    _LIB_END: (".so", ".dylib", ".dll", ".pyd"), _LINK_LIB: ("cannot find -l", "can not find -l", "find library -l", "not found for -l", "ld: ", "ld.exe: ",
+                                                  "ld.bfd: ", "ld.gold: ", "ld.lld: "), _UNDEFINED: ("undefined", "symbol not found", "entry point", "failed to load function", "failed to find function",
                  "failed to resolve function", "failed to load symbol", "failed to find symbol", "failed to resolve symbol"),
     _SYMBOL_VERSION: ("not defined in file", ", version "), _ABI_TAG: ("glibc", "cxxabi_"),
     _PKG_DIR: ("-packages",), _PY_FILE: ('file "',), _EQEQ: ("==",), _INSTALLED: ("successfully installed",),

@@ -188,10 +188,11 @@ match.Match whose signature is made here, or None:
     pin_memory_thread_failed, worker_segfault  the DataLoader's workers and multiprocessing (workers.py): pickling
                      under spawn, an unguarded main module, the start method set twice, the DataLoader's own argument
                      checks, a worker's own exception, the pin-memory thread, a worker's native crash -> not-environment
-    onnxruntime_provider_library, onnxruntime_tensorrt_provider, onnxruntime_trt_decryption,
+    onnxruntime_provider_library, onnxruntime_tensorrt_provider, onnxruntime_cudnn_not_started, onnxruntime_trt_decryption,
     onnx_export_unsupported_operator, openvino_gpu_not_intel, openvino_no_opencl_platform  inference runtimes and model
                      export (inference.py): ONNX Runtime's provider library lacking the CUDA/cuDNN/TensorRT library it
-                     names (its release's majors), or a DLL on Windows; its TensorRT provider not created; the TensorRT
+                     names (its release's majors), or a DLL on Windows; its TensorRT provider not created; cuDNN not
+                     starting in its CUDA provider (CUDNN failure 1/4, 1001/4000) -> the CUDA/cuDNN/driver it needs; the TensorRT
                      EP's engine decryption switched on -> not-environment; torch.onnx without a conversion for an
                      operator -> not-environment (the opset, the dynamo exporter); OpenVINO's GPU plugin on a GPU of
                      another vendor -> arch; no OpenCL platform -> Intel's compute runtime
@@ -283,9 +284,9 @@ match.Match whose signature is made here, or None:
                      support", tiny-cuda-nn's unknown compute capability, a package's torch range
     nccl_socket_wrong_type  NCCL's ranks on different transports (nccl_words.py) -> NCCL_IB_DISABLE or InfiniBand
                      everywhere
-    nvidia_repository_key, nvcc_not_in_image, cuda_library_api_removed  NVIDIA's rotated apt key and nvcc outside devel
-                     images (cuda_toolkit_setup.py) -> container; a CUDA library function the headers no longer declare
-                     (cuda_sources.py) -> toolchain
+    nvidia_repository_key, nvcc_not_in_image, cuda_library_api_removed, cuda_runtime_api_removed  NVIDIA's rotated apt
+                     key and nvcc outside devel images (cuda_toolkit_setup.py) -> container; a CUDA library function the
+                     headers no longer declare, or the runtime's own removed API (cuda_sources.py) -> toolchain
     gl_interop_failed  CUDA's OpenGL interop (graphics.py: cudaGraphics* failing under nvdiffrast) -> driver
     torchvision_video_backend_missing, torchaudio_codec_symbol, torchscript_custom_op_unknown, companion_torch_pin,
     torchvision_module_moved, windows_module_dependencies_missing  torch's companion packages in their own words
@@ -308,6 +309,9 @@ match.Match whose signature is made here, or None:
     xpu_free_memory_unsupported  torch.xpu.mem_get_info on a device whose runtime has no free-memory query
                      (intel_gpu.py) -> torch-build
     paddle_cudnn_older_than_build  Paddle's warning of a loaded cuDNN older than its build's (framework_families.py)
+    lua_module_not_found  Lua's require in Torch7 finding no module (framework_families.py) -> libraries: luarocks
+    onnxruntime_cudnn_not_started, dnn_library_init_failed  cuDNN not starting under ONNX Runtime (inference.py) or
+                     StreamExecutor (tensorflow.py) -> cudnn: the cuDNN the build was made with
     compose_gpu_devices_rejected, image_for_another_cpu  Compose's schema refusing GPU devices, an image of another
                      CPU architecture ("exec format error") (containers.py) -> container
     ordinal_from_local_rank  "invalid device ordinal" from set_device(local_rank) (rendezvous.py) -> env: more
@@ -434,7 +438,8 @@ from torch_envcheck.explain.layer_rules.cuda_toolkit_setup import (apt_unmet_cud
                                                                    nvidia_repository_key, nvcc_not_in_image)
 from torch_envcheck.explain.layer_rules.cuda_sources import (cuda_library_member_missing, msvc_stl_rejects_cuda,
                                                              extension_without_gpu_code, tcnn_unknown_compute_capability,
-                                                             package_refuses_torch_version, cuda_library_api_removed)
+                                                             package_refuses_torch_version, cuda_library_api_removed,
+    cuda_runtime_api_removed)
 from torch_envcheck.explain.layer_rules.nccl_words import nccl_socket_wrong_type
 from torch_envcheck.explain.layer_rules.windows_accelerators import (directml_parameter_refused,
                                                                      rocm_under_wsl_without_amdgpu,
@@ -450,7 +455,7 @@ from torch_envcheck.explain.layer_rules.framework_families import (keras3_refuse
                                                                    mindspore_cuda_mismatch, hyperv_partition_policy,
                                                                    directml_plugin_not_loaded,
                                                                    tensorflow_kernel_helper_header,
-                                                                   paddle_cudnn_older_than_build)
+                                                                   paddle_cudnn_older_than_build, lua_module_not_found)
 from torch_envcheck.explain.layer_rules.rocm_runtime import (hsa_status_error, gpu_memory_fault_rocm, host_without_kfd,
                                                              cudnn_frontend_no_plan)
 from torch_envcheck.explain.layer_rules.cpu_math import (omp_runtime_twice, mkl_threading_vs_gomp, mkl_cannot_load,
@@ -491,6 +496,7 @@ from torch_envcheck.explain.layer_rules.graphs import dgl_library_for_torch, ind
 from torch_envcheck.explain.layer_rules.workers import (pickle_for_workers, spawn_reimports_main, start_method_already_set,
     dataloader_option_refused, worker_raised, pin_memory_thread_failed, worker_segfault)
 from torch_envcheck.explain.layer_rules.inference import (onnxruntime_provider_library, onnxruntime_tensorrt_provider,
+    onnxruntime_cudnn_not_started,
     onnxruntime_trt_decryption, onnx_export_unsupported_operator, openvino_gpu_not_intel, openvino_no_opencl_platform)
 from torch_envcheck.explain.layer_rules.compile import (inductor_cxx_compiler_not_found, dynamo_recompile_limit,
     triton_compiler_pass_failed)
@@ -560,6 +566,7 @@ from torch_envcheck.explain.layer_rules.torch_release import (compile_refused_on
     torch_attribute_missing, torch_load_weights_only, torch_cuda_older_than_gpu)
 from torch_envcheck.explain.layer_rules.tensorflow import (xla_registration_notices, tensorflow_self_check_dll,
                                                            tensorflow_error_class, tensorflow_libcuda_not_found, tensorflow_missing_cuda_runtime,
+    dnn_library_init_failed,
     tensorflow_optional_tensorrt, tensorflow_sees_no_gpu, tensorflow_windows_native)
 from torch_envcheck.explain.layer_rules.toolchain import (build_finds_no_toolkit, companion_version_range,
     build_option_left_out, optional_kernels_notice, package_asks_for_pin,
@@ -589,7 +596,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          nvcc_host_compiler, triton_exception, gpu_only_as_root,
          tensorflow_sees_no_gpu, torch_build_variant, inductor_on_native_windows,
          package_compiled_part_missing, device_node_missing, package_extension_not_loaded, jetson_without_cuda,
-         cudnn8_sublibrary_on_windows, cmake_compiler_detection, tensorflow_error_class, cuda_package_on_mac,
+         cudnn8_sublibrary_on_windows, cmake_compiler_detection, tensorflow_error_class, dnn_library_init_failed, cuda_package_on_mac,
          numpy_c_api_capsule, jit_extension_missing, gpu_below_capability_floor,
          tensorflow_optional_tensorrt, gpu_arch_needs, driver_module_mismatch, container_driver_floor,
          cdi_device_unresolved, openmp_with_apple_clang, xla_ptxas, xid_event, gpu_unreachable, arch_vs_toolkit,
@@ -648,7 +655,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          static_library_without_pic, dgl_library_for_torch, index_only_distribution, op_input_size_check,
          pickle_for_workers, spawn_reimports_main, start_method_already_set, dataloader_option_refused, worker_raised,
          pin_memory_thread_failed, worker_segfault, onnxruntime_provider_library, onnxruntime_tensorrt_provider,
-         onnxruntime_trt_decryption, onnx_export_unsupported_operator, openvino_gpu_not_intel,
+         onnxruntime_cudnn_not_started, onnxruntime_trt_decryption, onnx_export_unsupported_operator, openvino_gpu_not_intel,
          openvino_no_opencl_platform, inductor_cxx_compiler_not_found, dynamo_recompile_limit,
          triton_compiler_pass_failed, pickled_model_module_missing, save_write_failed,
          allocator_config_refused, allocator_alias_warning, expandable_segments_ipc, tf32_notice,
@@ -675,10 +682,11 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          torchaudio_codec_symbol, torchscript_custom_op_unknown, companion_torch_pin, torchvision_module_moved,
          windows_module_dependencies_missing, keras3_refused, keras3_module_missing, tensorflow_addon_symbol,
          tensorflow_preload_dll, paddle_third_party_library, paddle_cpu_package, mindspore_cuda_mismatch,
-         hyperv_partition_policy, nvidia_repository_key, nvcc_not_in_image, cuda_library_api_removed,
+         hyperv_partition_policy, nvidia_repository_key, nvcc_not_in_image, cuda_library_api_removed, cuda_runtime_api_removed,
          directml_plugin_not_loaded, tensorflow_kernel_helper_header, directml_parameter_refused,
          rocm_under_wsl_without_amdgpu, triton_intel_without_sycl, torch_cuda_older_than_gpu, directx_device_removed,
          directml_package_missing, gpu_stack_dll_dependency, xpu_free_memory_unsupported, paddle_cudnn_older_than_build,
+         lua_module_not_found,
          compose_gpu_devices_rejected, image_for_another_cpu, ordinal_from_local_rank, nvidia_library_on_macos,
          generator_device_mismatch, nvenc_api_newer_than_driver, ffmpeg_codec_not_built,
          nvenc_session_refused, torchvision_gpu_decoder_missing, triton_kernel_source_error, ptxas_register_allocation,

@@ -16,6 +16,9 @@ from the compilers' and the packages' own words (3D vision's extensions among th
     cuda_library_api_removed  a cuSPARSE/cuBLAS/cuSOLVER/cuFFT function the headers do not declare (nvcc's "identifier
                          is undefined", gcc's "was not declared", MSVC's C3861/C2065) -> toolchain: the toolkit the
                          source was written for, or the library's current API
+    cuda_runtime_api_removed  the runtime's own removed API (cudaPointerAttributes' isManaged/memoryType in CUDA 11.0,
+                         texture and surface references in CUDA 12.0) -> toolchain: the last toolkit with it, or the
+                         current API in the source
 """
 
 from __future__ import annotations
@@ -229,3 +232,50 @@ def cuda_library_api_removed(ent, text):
                         {"url": "https://docs.nvidia.com/cuda/cusparse/index.html#deprecated-apis",
                          "what": "cuSPARSE: deprecated and removed APIs, the generic API that replaces them"}))
     return _match(sig, text, at, {"name": name, "lib": lib})
+
+
+# the CUDA runtime's own API as major releases removed it: CUDA 11.0 dropped cudaPointerAttributes' memoryType and
+# isManaged (its type field replaces both), CUDA 12.0 the texture and surface references (texture objects replace
+# them); name -> (the CUDA that removed it, the older toolkit that still has it, what replaces it)
+_RUNTIME_REMOVED = {
+    "isManaged": ("11.0", "10.2", "attributes.type == cudaMemoryTypeManaged"),
+    "memoryType": ("11.0", "10.2", "attributes.type (cudaMemoryTypeHost/Device/Managed)"),
+    "cudaBindTexture": ("12.0", "11.8", "texture objects (cudaCreateTextureObject)"),
+    "cudaBindTexture2D": ("12.0", "11.8", "texture objects (cudaCreateTextureObject)"),
+    "cudaBindTextureToArray": ("12.0", "11.8", "texture objects (cudaCreateTextureObject)"),
+    "cudaUnbindTexture": ("12.0", "11.8", "texture objects (cudaDestroyTextureObject)"),
+    "cudaGetTextureReference": ("12.0", "11.8", "texture objects (cudaCreateTextureObject)"),
+    "cudaBindSurfaceToArray": ("12.0", "11.8", "surface objects (cudaCreateSurfaceObject)"),
+    "cudaGetSurfaceReference": ("12.0", "11.8", "surface objects (cudaCreateSurfaceObject)"),
+}
+_REMOVED_NAMES = "|".join(sorted(_RUNTIME_REMOVED, key=len, reverse=True))
+# gcc: "'struct cudaPointerAttributes' has no member named 'isManaged'"; nvcc (EDG): 'class "cudaPointerAttributes" has
+# no member "isManaged"'; the functions as each compiler reports an undeclared name
+_RUNTIME_GONE = re.compile(r"cudaPointerAttributes['’\"]? has no member(?: named)? ['‘\"](?P<m>isManaged|memoryType)['’\"]|"
+                           r"identifier \"(?P<a>" + _REMOVED_NAMES + r")\" is undefined|"
+                           r"['‘`](?P<b>" + _REMOVED_NAMES + r")['’`] was not declared|"
+                           r"C3861:?\s{0,2}'(?P<c>" + _REMOVED_NAMES + r")': identifier not found")
+
+
+def cuda_runtime_api_removed(ent, text):
+    m, at = last_in_tail(_RUNTIME_GONE, text)
+    if m is None:
+        return None
+    name = next(g for g in m.groups() if g)
+    gone, older, instead = _RUNTIME_REMOVED[name]
+    sig = _sig("cuda-runtime-api-removed", "toolchain",
+               "{name} was removed from the CUDA runtime in CUDA {gone}: the source was written for CUDA {older} or older",
+               85,
+               "The source uses {name}, which CUDA {gone} removed from the runtime API (" +
+               ("cudaPointerAttributes keeps only its type field" if m.group("m") else
+                "texture and surface references are gone; texture and surface objects replace them") +
+               "), so it no longer compiles with this toolkit.",
+               fix="Build it with CUDA {older} or older (install that toolkit; point CUDA_HOME and PATH at it), or patch "
+                   "the source for the current API: " + instead + " in place of " + name + " (or a release of the "
+                   "project that did).",
+               areas=("toolchain",),
+               sources=({"url": "https://docs.nvidia.com/cuda/archive/11.0/cuda-toolkit-release-notes/index.html",
+                         "what": "CUDA 11.0 release notes: cudaPointerAttributes' memoryType and isManaged removed"},
+                        {"url": "https://docs.nvidia.com/cuda/archive/12.0.0/cuda-toolkit-release-notes/index.html",
+                         "what": "CUDA 12.0 release notes: texture and surface references removed from the runtime"}))
+    return _match(sig, text, at, {"name": name, "gone": gone, "older": older})

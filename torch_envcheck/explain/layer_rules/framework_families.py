@@ -22,6 +22,8 @@ checks, and Hyper-V's GPU partitioning.
                          installed TensorFlow (renamed in 1.14)
     paddle_cudnn_older_than_build  Paddle's "compiled with CUDNN A, but CUDNN version in your machine is B" with B older
                          -> cudnn: cuDNN A or later first on the loader's path, or Paddle's build for B
+    lua_module_not_found  Lua's require (Torch7) finding no module -> libraries: the rock that provides it (luarocks
+                         install), or the project's folder on LUA_PATH
 """
 
 from __future__ import annotations
@@ -307,3 +309,29 @@ def paddle_cudnn_older_than_build(ent, text):
                         {"url": "https://www.paddlepaddle.org.cn/documentation/docs/en/install/pip/linux-pip_en.html",
                          "what": "paddlepaddle-gpu builds and the CUDA/cuDNN each needs"}))
     return _match(sig, text, at, {"built": built, "have": have, "major": built.split(".")[0]})
+
+
+# Lua's require (Lua 5.1, which Torch7 runs on) failing: "module 'X' not found:" followed by the searchers' reasons,
+# LuaRocks' own loader first ("No LuaRocks module found for X"), then package.preload and the path templates
+_LUA_MODULE = re.compile(r"module '(?P<mod>[\w./-]{1,80})' not found:\s{0,4}(?:No LuaRocks module found for|"
+                         r"\s{0,4}no field package\.preload)")
+
+
+def lua_module_not_found(ent, text):
+    """Torch7 (Lua) code requiring a module nothing on its search path provides: a rock that is not installed (its
+    packages are rocks: nn, cunn, cutorch, nninit, ...), or a project file required from another working folder."""
+    m, at = last_in_tail(_LUA_MODULE, text, "not found:")
+    if m is None:
+        return None
+    sig = _sig("lua-module-not-found", "libraries", "Lua (Torch7) cannot find the module {mod}", 80,
+               "Lua's require searched LuaRocks' installed rocks, package.preload and the folders of package.path and "
+               "package.cpath for {mod} and found it nowhere: the rock that provides it is not installed in this Torch7 "
+               "tree, or it is the project's own file and th runs from another folder.",
+               fix="Install the rock that provides it with the Torch7 tree's own LuaRocks: `luarocks install <rock>` "
+                   "(Torch7's packages are rocks: nn, cunn, cutorch, cudnn, nninit, ...; the project's README names the "
+                   "ones it needs); for a module of the project itself, run th from the project's folder or add it to "
+                   "LUA_PATH.",
+               areas=("libraries",),
+               sources=({"url": "https://www.lua.org/manual/5.1/manual.html#pdf-require",
+                         "what": "Lua 5.1's require: the searchers (package.preload, package.path, package.cpath)"},))
+    return _match(sig, text, at, {"mod": m.group("mod")})

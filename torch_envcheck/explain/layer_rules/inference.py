@@ -9,6 +9,9 @@ OpenVINO's GPU plugin), read from their own messages.
                          names them) on PATH
     onnxruntime_tensorrt_provider  "Failed to create TensorrtExecutionProvider" with no CUDA provider failure after it
                          -> libraries: the TensorRT ONNX Runtime was built with, on the loader's path (or CUDA alone)
+    onnxruntime_cudnn_not_started  ONNX Runtime's "CUDNN failure N" (its CudaCall's format) with a status of cuDNN not
+                         starting (NOT_INITIALIZED, INTERNAL_ERROR; cuDNN 8's numbers or 9's) or at cudnnCreate -> cudnn:
+                         the CUDA/cuDNN majors and the driver that onnxruntime-gpu release needs, or its build for them
     onnxruntime_trt_decryption  "TensorRT EP could not open shared library from": the engine-decryption option is on
                          -> not-environment: trt_engine_decryption_enable (an uninitialised options struct in C)
     onnx_export_unsupported_operator  torch.onnx's UnsupportedOperatorError and its older wordings -> not-environment:
@@ -170,6 +173,55 @@ def onnxruntime_tensorrt_provider(ent, text):
                    "need TensorRT, leave TensorrtExecutionProvider out of providers= and keep CUDAExecutionProvider.",
                areas=("libraries",), sources=(rt.SOURCES["ort_trt"],))
     return _match(sig, text, at, {})
+
+
+# ONNX Runtime's CudaCall prints each failing CUDA library call as "<LIB> failure <status>: <name> ; GPU=N ; hostname=H ;
+# expr=<call>" (microsoft/onnxruntime onnxruntime/core/providers/cuda/cuda_call.cc at commit 1a42650e2d18d7abbd8f2826f10b444b717846eb:
+# "%s failure %d: %s ; GPU=%d ; hostname=%s ; expr=%s; %s", libName "CUDA", "CUBLAS", "CUDNN", ...), the status as
+# the number the library returned: for cuDNN up to 8 its old numbering, from cuDNN 9 the 1000s
+_ORT_CUDNN_FAILURE = re.compile(r"\bCUDNN failure (?P<num>\d{1,4})\b(?::\s{0,2}(?P<name>CUDNN_STATUS_\w{3,60}))?"
+                                r"(?:[^\n]{0,300}?\bexpr=(?P<expr>\w{3,60}))?")
+# the statuses of a cuDNN that did not start, by number: cuDNN 8's cudnnStatus_t (cudnn_ops_infer.h, 8.x:
+# CUDNN_STATUS_NOT_INITIALIZED = 1, CUDNN_STATUS_INTERNAL_ERROR = 4) and cuDNN 9's (cudnn_graph.h, 9.x: 1001 and 4000)
+_CUDNN_NOT_STARTED = {1: "CUDNN_STATUS_NOT_INITIALIZED", 4: "CUDNN_STATUS_INTERNAL_ERROR",
+                      1001: "CUDNN_STATUS_NOT_INITIALIZED", 4000: "CUDNN_STATUS_INTERNAL_ERROR"}
+_CUDNN_HEADERS = {"url": "https://pypi.org/project/nvidia-cudnn-cu13/9.24.0.43/",
+                  "what": "cuDNN 9's cudnn_graph.h (nvidia/cudnn/include, in the nvidia-cudnn-cu13 9.24.0.43 wheel): "
+                          "CUDNN_STATUS_NOT_INITIALIZED = 1001, CUDNN_STATUS_INTERNAL_ERROR = 4000"}
+_CUDNN8_HEADERS = {"url": "https://pypi.org/project/nvidia-cudnn-cu11/8.5.0.96/",
+                   "what": "cuDNN 8's cudnn_ops_infer.h (nvidia/cudnn/include, in the nvidia-cudnn-cu11 8.5.0.96 wheel): "
+                           "cudnnStatus_t numbered from CUDNN_STATUS_SUCCESS = 0: NOT_INITIALIZED 1, ALLOC_FAILED 2, "
+                           "BAD_PARAM 3, INTERNAL_ERROR 4"}
+
+
+def onnxruntime_cudnn_not_started(ent, text):
+    """ONNX Runtime's CUDA provider creates its cuDNN handle when a session starts; a NOT_INITIALIZED or
+    INTERNAL_ERROR there (or any status of cudnnCreate) is cuDNN not starting with the CUDA, cuDNN and driver found,
+    which ONNX Runtime's requirements table decides, not the model."""
+    m, at = last_in_tail(_ORT_CUDNN_FAILURE, text, "CUDNN failure")
+    if m is None:
+        return None
+    status = m.group("name") or _CUDNN_NOT_STARTED.get(int(m.group("num")))
+    if m.group("expr") != "cudnnCreate" and status not in _CUDNN_NOT_STARTED.values():
+        return None
+    release, _cu = _ort_release(text)
+    build = rt.ort_cuda_build(release) if release else None
+    caps = {"num": m.group("num"), "status": status or "a status of cudnnCreate", "release": release,
+            "cuda": (build or {}).get("cuda"), "cudnn": (build or {}).get("cudnn")}
+    sig = _sig("onnxruntime-cudnn-not-started", "cudnn",
+               "ONNX Runtime's CUDA provider could not start cuDNN (CUDNN failure {num}: {status})", 85,
+               "ONNX Runtime prints a CUDA library's failing call as \"CUDNN failure <status>\"; {status} when its "
+               "CUDA provider starts is cuDNN failing to initialise with the libraries and driver it found: a cuDNN of "
+               "another major or CUDA than the onnxruntime-gpu build" + (" (onnxruntime {release}: CUDA {cuda}, cuDNN "
+               "{cudnn})" if build else "") + " was made for, or a driver older than that CUDA needs. The model is not "
+               "at fault.",
+               fix="Install the CUDA and cuDNN majors this onnxruntime-gpu release is built for (ONNX Runtime's CUDA EP "
+                   "requirements: 1.19 and later from PyPI, CUDA 12.x with cuDNN 9; 1.18.0 and older, cuDNN 8) and an "
+                   "NVIDIA driver that runs that CUDA (nvidia-smi's CUDA Version at least it), or install the "
+                   "onnxruntime-gpu release built for the CUDA and cuDNN you have; with torch's CUDA wheels in the same "
+                   "environment, `import torch` before creating the session loads the cuDNN they bring.",
+               areas=("libraries",), sources=(_ORT_DOC, _CUDNN_HEADERS, _CUDNN8_HEADERS))
+    return _match(sig, text, at, caps)
 
 
 _ORT_TRT_DECRYPT = re.compile(r"TensorRT EP could not open shared library(?: from)?")

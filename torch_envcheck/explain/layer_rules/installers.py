@@ -4,7 +4,8 @@ hash checks of pip, Pipenv and the wheel format.
 
     uv_resolution_report  uv's "No solution found ... Because ..." clauses -> the index (a find-links page given as
                      an index, an old uv without local versions), no wheel for this Python/platform, a pin of the
-                     user's against torch's own (cuda-toolkit, nvidia-*), the first-index strategy
+                     user's against torch's own (cuda-toolkit, nvidia-*), the first-index strategy; a lock's
+                     distribution without a wheel for this platform -> required-environments and a source per platform
     poetry_no_candidates  Poetry's "Unable to find installation candidates for X (V)" -> the Python (or the version)
                      the locked release has wheels for, a regenerated lock
     conda_arm_variant  a conda solver's leaf "arm-variant * sbsa/tegra, for which no candidates were found" -> the
@@ -42,7 +43,7 @@ _UV_PIN_CONFLICT = re.compile(r"(?P<a>(?P<aname>[A-Za-z0-9][\w.-]{0,60})==(?P<av
                               r"(?:\[[\w,.-]{1,120}\])?==(?P<cver>[\w.!+-]{1,40})")
 _UV_FIRST_INDEX = re.compile(r"`(?P<pkg>[A-Za-z0-9][\w.-]{0,60})` was found on (?P<index>\S{1,200}), but not at the "
                              r"requested version")
-_UV_NO_PLATFORM_DIST = re.compile(r"Distribution `(?P<req>[^`@\n]{1,120}) @ [^`\n]{1,200}` can't be installed because it "
+_UV_NO_PLATFORM_DIST = re.compile(r"(?:Distribution `(?P<req>[^`@\n]{1,120}) )?@ [^`\n]{1,200}` can't be installed because it "
                                   r"doesn't have a source distribution or wheel for the current platform")
 _UV_VERSION = re.compile(r"\buv(?: version)?:? v?(?P<ver>0\.\d{1,3}\.\d{1,3})\b")
 # a find-links page (a flat HTML list of wheels) given where an index is expected
@@ -59,6 +60,13 @@ def _box_free(s: str) -> str:
 def _python_range_of(ver: str | None) -> str | None:
     rng = importlib.import_module("torch_envcheck.knowledge.releases").python_range(ver) if ver else None
     return f"Python {rng[0]} to {rng[1]}" if rng else None
+
+
+# uv's hint after a distribution without a wheel here: "You're on macOS (`macosx_26_0_arm64`), but `torch`
+# (v2.13.0+cpu) only has wheels for the following platforms: ..."
+_UV_PLATFORM_HINT = re.compile(r"You're on (?P<os>[\w ]{2,20}) \(`(?P<plat>[\w.-]{2,60})`\)")
+_UV_REQUIRED_ENVS = {"url": "https://docs.astral.sh/uv/concepts/resolution/#required-environments",
+                     "what": "uv: required-environments, the platforms a lock must have wheels for"}
 
 
 def uv_resolution_report(ent, text):
@@ -87,24 +95,41 @@ def uv_resolution_report(ent, text):
                    areas=("torch",), sources=(_UV_DOCS, SOURCES["torch_index"]))
         return _match(sig, text, at, caps)
     unusable = _UV_UNUSABLE.search(report) if dist is None else None
+    hint = last_match(_UV_PLATFORM_HINT, tail)
+    if dist is not None and hint is not None and hint.group("os").strip() == "macOS" and "+" in (dist.group("req") or ""):
+        caps = {"req": dist.group("req"), "plat": hint.group("plat")}
+        sig = _sig("uv-local-build-on-macos", "macos", "{req} is a build torch does not publish for macOS", 85,
+                   "The lock asks for {req}, a local-version build (+cpu, +cuXXX) from a PyTorch index; those indexes "
+                   "hold Linux and Windows wheels, and macOS ({plat}) has only the plain version on PyPI, so nothing "
+                   "there installs on this Mac.",
+                   fix="Select the index per platform in pyproject.toml: keep the PyTorch index for Linux/Windows with a "
+                       "marker (`[tool.uv.sources] torch = [{ index = \"pytorch-cpu\", marker = \"sys_platform != "
+                       "'darwin'\" }]`) so that macOS takes the plain torch from PyPI, then `uv lock` and `uv sync`.",
+                   causes=(), areas=("platform",), sources=(_UV_DOCS,))
+        return _match(sig, text, at, caps)
     if unusable is not None or dist is not None:
-        req = unusable.group("req") if unusable is not None else dist.group("req")
+        req = unusable.group("req") if unusable is not None else (dist.group("req") or "")
         name = (unusable.group("name") if unusable is not None else re.split(r"[=<>~ ]", req)[0]).lower()
         ver = unusable.group("ver") if unusable is not None else req.partition("==")[2]
         what = unusable.group("what") if unusable is not None else "platform"
         rng = _python_range_of(ver.split("+")[0]) if name == "torch" else None
-        caps = {"req": req, "what": what, "range": rng}
+        caps = {"req": req or None, "what": what, "range": rng}
         sig = _sig("uv-no-wheel-for-this-python", "torch-build",
-                   "{req} has no wheel for this interpreter ({what} tag)", 83,
-                   "uv found {req} on the index, but none of its wheels carries a {what} tag this interpreter and "
-                   "platform accept (the Python version, a free-threaded or 32-bit Python, the OS or CPU)"
-                   + ("; that release has wheels for {range}." if rng else "."),
-                   fix="Use a Python that release ships wheels for ({range|check its files on the index: cp3XX in the "
-                       "names}; `uv venv --python 3.X`, or `requires-python` in pyproject.toml for `uv add`), or a "
-                       "release of {req} built for this Python; for a multi-platform lock, restrict it with "
-                       "`[tool.uv] environments` to the platforms the wheels exist for.",
+                   "{req|the distribution} has no wheel for this interpreter ({what} tag)", 83,
+                   "uv found {req|the distribution} on the index, but none of its wheels carries a {what} tag this "
+                   "interpreter and platform accept (the Python version, a free-threaded or 32-bit Python, the OS or "
+                   "CPU)" + ("; that release has wheels for " + rng + "." if rng else "."),
+                   fix="Use a Python that release ships wheels for (" + (rng or "check its files on the index: cp3XX "
+                                                                         "in the names") +
+                       "; `uv venv --python 3.X`, or `requires-python` in pyproject.toml for `uv add`), or a "
+                       "release of it built for this Python (a newer torch for a new Python). When the Python is one it supports, the platform is "
+                       "what lacks a wheel (another OS or CPU than the lock was made for, e.g. Linux aarch64: DGX Spark, "
+                       "Grace, Jetson): declare it in `[tool.uv] required-environments = [\"sys_platform == 'linux' and "
+                       "platform_machine == 'aarch64'\"]`, map torch to an index with a build for it in "
+                       "[tool.uv.sources] under the same markers, then `uv lock`; to keep a lock off platforms without "
+                       "wheels, restrict it with `[tool.uv] environments`.",
                    causes=(("python", "this Python version is outside the torch release's supported range", ("TE103",)),),
-                   areas=("platform",), sources=(_UV_DOCS, SOURCES["torch_index"]))
+                   areas=("platform",), sources=(_UV_DOCS, _UV_REQUIRED_ENVS, SOURCES["torch_index"]))
         return _match(sig, text, at, caps)
     first = _UV_FIRST_INDEX.search(report)
     if first is not None:

@@ -51,6 +51,20 @@ def missing_library(ent, text):
     p = x["provider"]
     caps = {"lib": x["file"], "library": x.get("library"), "wheel": x.get("wheel"), "cuda": x.get("cuda"),
             "cudnn": x.get("cudnn")}
+    if x.get("linker") and p not in ("cuda-library", "driver"):
+        # a library outside the CUDA toolkit (TensorRT, ...) the linker is told to link (-lX): its own SDK or
+        # development package has the unversioned libX.so, and the link must be told its folder
+        name = x.get("library") or "the library"
+        sig = _sig("library-not-found-by-linker", "toolchain", "the linker cannot find {lib} ({library}) to link against",
+                   72,
+                   "A build links against " + name + " (-l on the link line) and the linker finds no {lib} in its "
+                   "search folders: it is not installed, or its lib folder was not given to the link.",
+                   fix="Install " + name + " (its SDK or development package, with the unversioned {lib}) and point the "
+                       "build at its lib folder: -L<folder> on the link line, LIBRARY_PATH, or the project's own setting "
+                       "for it" + (" (TENSORRT_ROOT / TensorRT_DIR, TRT_LIB_DIR)" if x.get("provider") == "tensorrt" else
+                                   "") + "; then rebuild.",
+                   causes=(), areas=("toolchain",), sources=(SOURCES["ld"],), generic=True)
+        return _match(sig, text, x["at"], caps)
     # under WSL only the driver's libraries come from Windows (/usr/lib/wsl/lib); a CUDA library such as cuDNN is
     # a wheel's or a toolkit's there as anywhere, unless what it failed on is the driver's libcuda
     if ent.platform.get("wsl") and (p == "driver" or x.get("kind") == "cudnn" and _WSL_LIBCUDA.search(text)):

@@ -1,6 +1,8 @@
 """Layer rules for Python packaging: pip finding no torch (or no build of it) for this platform, Python or CUDA,
 pip of another Python, CUDA packages on a Mac, a Jetson with a CPU-only torch, conda's virtual __cuda package.
 
+    pip_no_matching  pip finds no torch (or TensorFlow): on a PyTorch index, the release's builds and Pythons (an index
+                      of a CUDA no release was built for, a release not built for it, a Python the release lacks)
     torch_not_offered_on_mac  a resolver finds no torch on a Mac       -> the last x86_64 macOS release (2.2.2)
     torch_too_new_for_intel_mac, mps_inside_linux_container  Mac structure -> 2.2.2 / run natively
     pip_of_another_python  pip in an embedded Python's folder, installing elsewhere -> that folder's python -m pip
@@ -114,7 +116,7 @@ def pip_no_matching(ent, text):
                    areas=("platform",), sources=(_INTEL_MAC_SOURCE,))
         return _match(sig, text, p["at"], caps)
     if not versions and p["name"] == "torch":
-        special = _torch_absent_here(ent, text, caps)
+        special = _torch_absent_here(ent, text, caps) or _index_without_release(ent, text, p, caps)
         if special is not None:
             return _match(special, text, p["at"], caps)
     if not versions:
@@ -562,6 +564,82 @@ def _torch_absent_here(ent, text: str, caps: dict):
                 fix="Use an index of a newer CUDA build that has wheels for Python {python} (torch {newest}: `pip install "
                     "torch --index-url https://download.pytorch.org/whl/{new_tag|cu126}`, for a driver that runs it), or a "
                     "Python up to {last_python} for the {tag} builds.",
+                causes=(("python", "this Python version is outside the torch release's supported range", ("TE103",)),),
+                areas=("platform",), sources=(SOURCES["torch_index"],))
+
+
+_REQ_VERSION = re.compile(r"==\s{0,2}v?(?P<ver>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)\b")
+
+
+def _nearest_tag(tags: list, tag: str) -> str:
+    want = _cuda_tag_key(tag)
+    return min(tags, key=lambda t: (abs(_cuda_tag_key(t)[0] - want[0]), abs(_cuda_tag_key(t)[1] - want[1])))
+
+
+def _index_without_release(ent, text: str, p: dict, caps: dict):
+    """pip on one PyTorch CUDA index (`Looking in indexes: .../whl/cuXYZ`, or --index-url) sees no torch at all.
+    The builds of each release are a table (knowledge/releases.py): a tag no release was built with is an index
+    that holds no torch; a tag the asked release was not built with holds other releases only; a tag the release
+    has leaves the interpreter, so the release's Pythons (and the last release on that index) say what to change.
+    Where the Python is printed and the release serves it, the cause is elsewhere (the OS, a 32-bit Python): None."""
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_INDEX_TAG, tail)
+    if m is None or not m.group("tag").startswith("cu") or not m.group("tag")[2:].isdigit():
+        return None
+    tag = m.group("tag")
+    try:
+        rels = [r for r in torch_releases() if any(str(b.get("tag", "")).startswith("cu") for b in r.get("builds", ()))]
+    except (OSError, ValueError, KeyError):
+        return None
+    if not rels:
+        return None
+    v = _REQ_VERSION.search(p["requirement"])
+    rel = torch_release(v.group("ver")) if v else None
+    if v and rel is None:
+        return None
+    known = {b.get("tag") for r in rels for b in r.get("builds", ())}
+    target = rel or rels[-1]
+    tags = [b["tag"] for b in target.get("builds", ()) if str(b.get("tag", "")).startswith("cu")]
+    if not tags:
+        return None
+    if tag not in known or (rel is not None and tag not in tags):
+        near = _nearest_tag(tags, tag)
+        caps.update(tag=tag, ver=v.group("ver") if v else target["torch"], tags="/".join(tags), near=near,
+                    index=torch_index_url(near))
+        return _sig("torch-index-without-release", "torch-build",
+                    "the {tag} index holds no torch {ver}: torch {ver}'s CUDA builds are {tags}", 87,
+                    "Each PyTorch index (download.pytorch.org/whl/cuXYZ) holds the releases built for that CUDA, and "
+                    "each release is built for a few CUDA versions only: " +
+                    ("no torch release was built for {tag}, so that index has no torch at all" if tag not in known else
+                     "torch {ver} was not built for {tag}") + " ({requirement|torch}; pip: \"from versions: none\").",
+                    fix="Install from an index torch {ver} was built for: `pip install torch=={ver} --index-url "
+                        "{index}` ({near}, the nearest to {tag}; its builds: {tags}), for a driver that runs that CUDA "
+                        "(nvidia-smi's CUDA Version at least it); torchvision and torchaudio from the same index.",
+                    causes=(), areas=("torch",), sources=(SOURCES["torch_index"],))
+    if rel is None:
+        return None
+    py_min, py_max = rel.get("python_min"), rel.get("python_max")
+    py = _pv(ent.versions.get("python"))
+    if not (py_min and py_max) or (len(py) == 2 and _pv(py_min) <= py <= _pv(py_max)):
+        return None
+    on_tag = [r for r in rels if any(b.get("tag") == tag for b in r.get("builds", ()))]
+    last = on_tag[-1] if on_tag else rel
+    newest = rels[-1]
+    new_tags = [b["tag"] for b in newest.get("builds", ()) if str(b.get("tag", "")).startswith("cu")]
+    caps.update(tag=tag, ver=v.group("ver"), py_min=py_min, py_max=py_max, last=last["torch"],
+                last_max=last.get("python_max"), newest=newest["torch"], new_min=newest.get("python_min"),
+                new_max=newest.get("python_max"), new_tags="/".join(new_tags),
+                new_index=torch_index_url(new_tags[0]) if new_tags else None)
+    return _sig("torch-index-release-not-for-python", "torch-build",
+                "the {tag} index has torch {ver}, but no wheel of it for this Python (torch {ver}: Python {py_min} to "
+                "{py_max})", 85,
+                "torch {ver} is on the {tag} index, with wheels for Python {py_min} to {py_max} only; pip on another "
+                "Python (or a 32-bit one) sees none of them (\"from versions: none\"). The last release on the {tag} "
+                "index is torch {last} (Python up to {last_max}).",
+                fix="Create the environment with a Python from {py_min} to {py_max} for torch {ver} (`python -VV` shows "
+                    "this one; `py -3.12 -m venv .venv` on Windows, `uv venv --python 3.12`), or keep this Python and "
+                    "install a newer torch built for it: torch {newest} (Python {new_min} to {new_max}) from "
+                    "`--index-url {new_index}` ({new_tags}), for a driver that runs that CUDA.",
                 causes=(("python", "this Python version is outside the torch release's supported range", ("TE103",)),),
                 areas=("platform",), sources=(SOURCES["torch_index"],))
 

@@ -9,7 +9,10 @@ dso_loader cannot open, its error classes.
     xla_registration_notices  XLA's "Unable to register cuDNN factory ... already been registered" and "computation
                      placer already registered" alone -> not-environment: notices, not the failure
     tensorflow_self_check_dll  TF 1.x's "Could not find 'cudart64_90.dll'. TensorFlow requires that this DLL be
-                     installed" -> the CUDA release the number names, or the TensorFlow for the CUDA installed"""
+                     installed" -> the CUDA release the number names, or the TensorFlow for the CUDA installed
+    dnn_library_init_failed  StreamExecutor's "DNN library initialization failed" without the version line above it
+                     -> cudnn: the cuDNN the framework was built with (TensorFlow's tested builds by release; jax's
+                     CUDA extra), else the GPU's memory taken before cuDNN started"""
 
 from __future__ import annotations
 
@@ -329,3 +332,56 @@ def tensorflow_self_check_dll(ent, text):
                sources=({"url": "https://www.tensorflow.org/install/source_windows#gpu",
                          "what": "TensorFlow's tested build configurations on Windows: CUDA and cuDNN per release"},))
     return _match(sig, text, at, {"dll": m.group("dll"), "what": what})
+
+
+# StreamExecutor (TensorFlow's, and XLA's under JAX) fails a cuDNN handle with "DNN library initialization failed.
+# Look at the errors above for more details." (stream_executor/cuda/cuda_dnn.cc); the line above it says why (the
+# loaded cuDNN older than the one built with, or cudnnCreate failing for memory), and a paste often drops it
+_DNN_INIT = re.compile(r"DNN library initialization failed")
+_CUDNN_VERSION_LINE = re.compile(r"Loaded runtime CuDNN library")
+_JAX_TEXT = re.compile(r"\bjax(?:lib)?\b|XlaRuntimeError")
+_TF_MARKERS = re.compile(r"\[\[\{\{node |Op:__inference_|(?i:tensorflow|keras)")
+
+
+def _tf_cudnn_spans(rows: list) -> str:
+    """TensorFlow releases grouped by the cuDNN each was built with, newest first: "2.18-2.21: cuDNN 9.3"."""
+    spans: list = []
+    for r in rows:
+        if not r.get("cudnn"):
+            continue
+        if spans and spans[-1][2] == r["cudnn"]:
+            spans[-1][1] = r["tensorflow"]
+        else:
+            spans.append([r["tensorflow"], r["tensorflow"], r["cudnn"]])
+    return "; ".join(f"{a}{'' if a == b else '-' + b}: cuDNN {c}" for a, b, c in reversed(spans[-3:]))
+
+
+def dnn_library_init_failed(ent, text):
+    m, at = last_in_tail(_DNN_INIT, text, "DNN library initialization failed")
+    if m is None or _CUDNN_VERSION_LINE.search(text[-CONTEXT_TAIL:]):
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    jax = bool(_JAX_TEXT.search(tail)) and not _TF_MARKERS.search(tail)
+    minors = [int(x.group("minor") or x.group("minor2") or x.group("minor3")) for x in _TF_VERSION.finditer(tail)]
+    row = tf_builds.build(f"2.{minors[-1]}") if minors and not jax else None
+    if jax:
+        how = ("Install the cuDNN jaxlib was built with, or newer in its major: `pip install -U \"jax[cuda12]\"` (or "
+               "jax[cuda13]) brings the nvidia-cudnn wheel it needs")
+    else:
+        built = (f"TensorFlow {row['tensorflow']}: cuDNN {row['cudnn']}" if row and row.get("cudnn") else
+                 "TensorFlow's tested builds: " + _tf_cudnn_spans(tf_builds.releases("linux")))
+        how = ("Install the cuDNN this TensorFlow was built with, or newer in its major (" + built + "): `pip install "
+               "\"tensorflow[and-cuda]\"` pins it (nvidia-cudnn-cu12)")
+    sig = _sig("dnn-library-init-failed", "cudnn",
+               "the framework could not start cuDNN (\"DNN library initialization failed\")", 76,
+               "StreamExecutor, the GPU layer of " + ("JAX's XLA" if jax else "TensorFlow") + ", could not create its "
+               "cuDNN handle. The line it refers to (\"errors above\") names the cause: most often the cuDNN loaded is "
+               "older than the one the framework was built with (\"Loaded runtime CuDNN library: X but source was "
+               "compiled with: Y\"), else cuDNN had no GPU memory left to start in.",
+               fix=how + ", and keep an older cuDNN (a system or conda copy) off LD_LIBRARY_PATH; if the versions "
+                   "already match, free the GPU's memory for it (another process in nvidia-smi; TensorFlow: "
+                   "tf.config.experimental.set_memory_growth, XLA: XLA_PYTHON_CLIENT_MEM_FRACTION).",
+               causes=(), areas=("tensorflow", "libraries"),
+               sources=({"url": "https://www.tensorflow.org/install/source#gpu",
+                         "what": "TensorFlow's tested build configurations: the cuDNN of each release"},))
+    return _match(sig, text, at, {})
