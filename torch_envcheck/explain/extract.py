@@ -217,10 +217,10 @@ _CUDA_CONTEXT = re.compile(r"[Cc]uda failure|CUDA failure|CUDAError|cudaGetDevic
 _TRT_CUDA_ERROR = re.compile(r"\b(?i:cuda) [Ee]rror in [A-Za-z_]\w{0,60}: (?P<num>\d{1,5})\b", re.ASCII)
 
 
-# a number labelled with its enumeration's type ("Unknown CUresult: 35", "cudnnStatus_t = 3"), and a miner's log
-# that labels the driver API's ("CUDA error DRIVER: '300' in func ...")
+# a number labelled with its enumeration's type ("Unknown CUresult: 35", "cudnnStatus_t = 3", "CUresult error
+# result=1"), and a miner's log that labels the driver API's ("CUDA error DRIVER: '300' in func ...")
 _ENUM_NUMBER = re.compile(r"\b(?:Unknown )?(?P<fam>CUresult|cudaError(?:_t)?|cublasStatus(?:_t)?|cudnnStatus(?:_t)?|"
-                          r"ncclResult(?:_t)?|hipError(?:_t)?)\s{0,2}[:=(]\s{0,2}'?(?P<num>\d{1,5})\b|"
+                          r"ncclResult(?:_t)?|hipError(?:_t)?)(?: error(?: result| code)?)?\s{0,2}[:=(]\s{0,2}'?(?P<num>\d{1,5})\b|"
                           r"\bCUDA error DRIVER:?\s{0,2}'?(?P<drv>\d{1,5})\b|"
                           # torch's THC (before 1.5) printed the runtime's code in brackets, its message sometimes cut
                           r"\bcuda runtime error \((?P<thc>\d{1,5})\)", re.ASCII)

@@ -156,3 +156,8 @@ def test_luas_require_in_torch7():
     r = diagnose.diagnose("/home/user/torch/install/bin/luajit: ...torch/install/share/lua/5.1/trepl/init.lua:389: "
                           "module 'cudnn' not found:No LuaRocks module found for cudnn\n\tno field package.preload['cudnn']")
     assert r["signature"] == "lua-module-not-found" and r["layer"] == "libraries" and "luarocks install" in _fix(r)
+
+
+def test_a_number_labelled_by_its_enumerations_type_and_the_word_error():
+    codes = extract.entities("CUresult error result=1 file=csrc/saver.cpp func=resume line=214").codes
+    assert [c["name"] for c in codes] == ["CUDA_ERROR_INVALID_VALUE"]
