@@ -26,11 +26,15 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[A-Za-z]|\x1b\][^\x07\x1b]{0,512}(?:\x07
 
 def clean(text: str) -> str:
     """The last MAX_SCAN characters of `text`, without terminal colour codes, with every line ending a
-    newline (a progress bar's carriage returns, Windows' CRLF), without NUL characters, with
-    percent-encoded spaces (%20) decoded, curly quotes straightened, autolinked names unlinked and Markdown quote
+    newline (a progress bar's carriage returns, Windows' CRLF), without NUL characters, UTF-16 lines whose NULs
+    were pasted as spaces joined up again, with percent-encoded spaces (%20) decoded, curly quotes straightened, autolinked names unlinked and Markdown quote
     marks removed."""
     s = text[-(MAX_SCAN + 4096):] if len(text) > MAX_SCAN + 4096 else text
     s = _ANSI.sub("", s).replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    if _SPACED_RUN.search(s):
+        # a UTF-16 log read as bytes and pasted with its NULs shown as spaces ("2 0 2 3 - 0 7 ... [ E : o n n x"):
+        # every second character of such a line is a space, and its own spaces are three
+        s = "\n".join(_unspaced(line) for line in s.split("\n"))
     if "%20" in s:
         # a message pasted through a URL (an issue form, a chat link) keeps its spaces percent-encoded
         s = s.replace("%20", " ")
@@ -46,6 +50,19 @@ def clean(text: str) -> str:
         # a paste quoted as a Markdown block quote ("> xFormers was built for:"); a REPL's ">>>" stays
         s = _QUOTE.sub("", s)
     return s[-MAX_SCAN:]
+
+
+_SPACED_RUN = re.compile(r"(?:\S ){12}")
+
+
+def _unspaced(line: str) -> str:
+    """`line` without the space after each of its characters when every second character is one (from its first
+    character or its second), else `line` unchanged."""
+    for start in (0, 1):
+        body = line[start:].rstrip("\n")
+        if len(body) >= 24 and body[1::2].count(" ") >= len(body[1::2]) - 1 and body[0::2].strip():
+            return body[0::2].rstrip()
+    return line
 
 
 _CURLY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2018": "'", "\u2019": "'"})

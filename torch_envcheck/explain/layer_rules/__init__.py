@@ -62,6 +62,7 @@ match.Match whose signature is made here, or None:
     libcuda_not_in_linker_cache  Triton cannot find libcuda.so (unsloth's "not linked properly", gcc -lcuda)
                      -> TRITON_LIBCUDA_PATH / ldconfig of the driver's folder (WSL: /usr/lib/wsl/lib)
     tensorrt_engine_version  a TensorRT engine serialized by another TensorRT -> build the engine again here
+    tensorrt_unsupported_sm  TensorRT's "Unsupported SM" -> arch: a TensorRT release that supports the GPU
     conda_virtual_cuda  a solver's __cuda constraint (the driver's CUDA)   -> a newer driver, or no driver found
     k8s_no_gpu_advertised  "Insufficient nvidia.com/gpu" from the scheduler -> the device plugin and the node's runtime
     cuda_unavailable_cpu_build  is_available() False and how torch was installed -> that installer's CUDA build
@@ -319,9 +320,10 @@ match.Match whose signature is made here, or None:
     nvenc_api_newer_than_driver, ffmpeg_codec_not_built, nvenc_session_refused,
     torchvision_gpu_decoder_missing  video on NVIDIA GPUs (video_codecs.py): NVENC's API against the driver, FFmpeg builds without a hardware codec, NVENC's session cap,
                      torchvision's GPU decoder
-    triton_kernel_source_error, ptxas_register_allocation, gpu_family_instruction, torch_pins_triton  Triton's kernels
+    triton_kernel_source_error, ptxas_register_allocation, gpu_family_instruction, torch_pins_triton,
+    triton_older_than_cuda  Triton's kernels
                      (triton_kernels.py): the kernel's source and configuration -> not-environment; another GPU
-                     family's instructions -> arch; torch's Triton pin -> toolchain
+                     family's instructions -> arch; torch's Triton pin -> toolchain; a CUDA its PTX table lacks -> arch
     nvidia_library_on_macos, generator_device_mismatch  NVIDIA's libraries asked for on macOS (macos_host.py); a random
                      generator on another device (program.py)
     module_insert_refused, driver_not_loaded_told, installer_gpu_not_supported, persistenced_cannot_start  installing
@@ -551,12 +553,13 @@ from torch_envcheck.explain.layer_rules.video_codecs import (nvenc_api_newer_tha
                                                              ffmpeg_codec_not_built, nvenc_session_refused,
                                                              torchvision_gpu_decoder_missing)
 from torch_envcheck.explain.layer_rules.triton_kernels import (triton_kernel_source_error, ptxas_register_allocation,
-                                                               gpu_family_instruction, torch_pins_triton)
+                                                               gpu_family_instruction, torch_pins_triton,
+                                                               triton_older_than_cuda)
 from torch_envcheck.explain.layer_rules.runtimes import (jax_cuda_library_not_found, jaxlib_without_cuda, onnxruntime_cpu_only,
     onnxruntime_cuda_libraries, framework_cpu_build, jax_pjrt_plugin_mismatch, tensorrt_version_mismatch,
     jax_xla_compiler_pieces, jax_cuda_library_too_old, ggml_binary_archs, llm_runtime_cpu_only, launcher_finds_no_gpu,
     bitsandbytes_cpu_library_beside_gpu, llama_cpp_python_cpu_build,
-    tensorrt_engine_version, xla_cudnn_version)
+    tensorrt_engine_version, tensorrt_unsupported_sm, xla_cudnn_version)
 from torch_envcheck.explain.layer_rules.rendezvous import (rendezvous_unreachable, env_rendezvous_variable_missing,
     tcpstore_without_libuv, nccl_versions_differ, nccl_hang_after_plugin_line, backend_not_built, ordinal_from_local_rank)
 from torch_envcheck.explain.layer_rules.rocm import (miopen_missing_kernel_database, rocblas_on_windows,
@@ -600,7 +603,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          numpy_c_api_capsule, jit_extension_missing, gpu_below_capability_floor,
          tensorflow_optional_tensorrt, gpu_arch_needs, driver_module_mismatch, container_driver_floor,
          cdi_device_unresolved, openmp_with_apple_clang, xla_ptxas, xid_event, gpu_unreachable, arch_vs_toolkit,
-         xla_cudnn_version, onnxruntime_cpu_only, tensorrt_engine_version, nccl_ib_completion,
+         xla_cudnn_version, onnxruntime_cpu_only, tensorrt_engine_version, tensorrt_unsupported_sm, nccl_ib_completion,
          conda_virtual_cuda, k8s_no_gpu_advertised, cuda_unavailable_cpu_build,
          package_dll_load_failed, package_version_range, conv_input_channels, index_past_size, mps_array_over_4gb,
          nccl_shared_memory_limit, device_type_unknown, package_without_cuda,
@@ -690,7 +693,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          compose_gpu_devices_rejected, image_for_another_cpu, ordinal_from_local_rank, nvidia_library_on_macos,
          generator_device_mismatch, nvenc_api_newer_than_driver, ffmpeg_codec_not_built,
          nvenc_session_refused, torchvision_gpu_decoder_missing, triton_kernel_source_error, ptxas_register_allocation,
-         gpu_family_instruction, torch_pins_triton)
+         gpu_family_instruction, torch_pins_triton, triton_older_than_cuda)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

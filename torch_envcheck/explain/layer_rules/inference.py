@@ -40,6 +40,10 @@ _ORT_PROVIDER_LINUX = re.compile(r"Failed to load library (?:lib)?onnxruntime_pr
                                  r"(?P<lib>[\w.+-]{3,60}\.so(?:\.\d{1,3}){0,4}): cannot open shared object file")
 _ORT_PROVIDER_WINDOWS = re.compile(r"\b[Ll]oad[Ll]ibrary failed with error (?P<code>126|127|193)\b[^\n]{0,300}?"
                                    r"onnxruntime_providers_(?P<ep>cuda|tensorrt)\.dll")
+# the same before 1.8 (ProviderLibrary's constructor), the provider named by the C API call that asked for it:
+# "Failed to load library, error code: 126" then "OrtSessionOptionsAppendExecutionProvider_Tensorrt: Failed to load"
+_ORT_PROVIDER_WINDOWS_OLD = re.compile(r"Failed to load library, error code: (?P<code>126|127|193)\b[^\n]{0,300}\n?"
+                                       r"[^\n]{0,200}?AppendExecutionProvider_(?P<ep>Tensorrt|CUDA|Cuda)\b")
 # GetLastError's codes after LoadLibrary (winerror.h)
 _LOADER_CODES = {"126": "a DLL it links was not found (ERROR_MOD_NOT_FOUND)",
                  "127": "a function it imports is missing from a DLL it found (ERROR_PROC_NOT_FOUND): another version "
@@ -72,10 +76,12 @@ def onnxruntime_provider_library(ent, text):
     windows = False
     if m is None:
         m, at = last_in_tail(_ORT_PROVIDER_WINDOWS, text, "onnxruntime_providers_")
+        if m is None:
+            m, at = last_in_tail(_ORT_PROVIDER_WINDOWS_OLD, text, "Failed to load library, error code")
         windows = m is not None
     if m is None:
         return None
-    ep = m.group("ep")
+    ep = m.group("ep").lower()
     release, named_cuda = _ort_release(text)
     lib = None if windows else m.group("lib")
     kind = rt.library_kind(lib) if lib else None

@@ -81,6 +81,27 @@ def missing_library(ent, text):
                    sources=({"url": "https://docs.nvidia.com/cuda/wsl-user-guide/index.html",
                              "what": "CUDA on WSL: the driver comes from Windows, libraries in /usr/lib/wsl/lib"},))
         return _match(sig, text, x["at"], caps)
+    if p == "tensorrt" and not x.get("linker"):
+        # TensorRT is not part of the CUDA toolkit nor of torch's wheels: the program that opens libnvinfer (TF-TRT,
+        # Paddle, ONNX Runtime's TensorRT EP, torch-tensorrt) needs TensorRT of the soname's major installed
+        major = re.search(r"\.so\.(\d{1,2})|nvinfer_?(\d{1,2})\.dll", x["file"])
+        caps["major"] = next((g for g in major.groups() if g), None) if major else None
+        sig = _sig("tensorrt-library-not-found", "libraries",
+                   "{lib} (" + (x.get("library") or "TensorRT") + ") cannot be loaded: TensorRT" +
+                   (" {major}" if caps["major"] else "") + " is not installed where the loader looks", 74,
+                   "The program opens {lib}, a library of NVIDIA TensorRT" + (" {major}" if caps["major"] else "") +
+                   ". TensorRT is installed on its own (neither the CUDA toolkit nor torch's wheels carry it): it is "
+                   "missing, of another major, or its lib folder is not on the loader's path.",
+                   fix="Install TensorRT" + (" {major}" if caps["major"] else " of the major the program was built "
+                                             "with") + " (the tensorrt wheels on PyPI, `pip install "
+                   "tensorrt` for the newest, or NVIDIA's tar/deb/zip packages for any release) and put its lib folder on "
+                   "LD_LIBRARY_PATH (PATH on Windows); a program that needs TensorRT only for an optional path (TF-TRT, "
+                   "ONNX Runtime's TensorRT provider) runs without it when that path is not used.",
+                   causes=(), areas=("libraries",),
+                   sources=({"url": "https://docs.nvidia.com/deeplearning/tensorrt/latest/installing-tensorrt/"
+                                    "installing.html",
+                             "what": "installing TensorRT: pip wheels, tar, deb/rpm and zip packages"},), generic=True)
+        return _match(sig, text, x["at"], caps)
     if p == "cuda-library":
         layer = "cudnn" if x.get("kind") == "cudnn" else "libraries"
         wheels = x.get("wheel_choices")

@@ -10,7 +10,9 @@ check (JAX), ONNX Runtime's execution providers and TensorRT's serialized engine
     onnxruntime_cuda_libraries  onnxruntime-gpu's CUDA provider cannot load the CUDA/cuDNN it was built with
                           -> libraries: those majors (printed, or its requirements table), PATH, preload_dlls
     tensorrt_engine_version  TensorRT cannot deserialize an engine: it was built by another TensorRT
-                          -> libraries: build the engine again with the TensorRT that runs it
+                          -> libraries: build the engine again with the TensorRT that runs it; a version of 0.0.0 read
+                          from the file -> not-environment: the bytes are not an engine (text mode, cut short)
+    tensorrt_unsupported_sm  TensorRT's "Unsupported SM" (0xMmm decoded) -> arch: a TensorRT that supports the GPU
     jax_cuda_library_not_found  JAX's start-up check: "The cuSPARSE library was not found"
                           -> libraries: the jax[cuda12] wheels; cuSPARSE/cuSOLVER/cuFFT need a new enough nvJitLink
     framework_cpu_build   MXNet, XGBoost, OpenCV or Faiss saying its build has no CUDA -> torch-build: its CUDA build
@@ -205,7 +207,8 @@ def onnxruntime_cpu_only(ent, text):
 # TensorRT's deserializer: a version tag that does not match (its three generations of wording) or a magic tag, and
 # the plan file's own message
 _TRT_ENGINE = re.compile(r"(?:Version|Magic) tag does not match|Serialization assertion (?:safe|std)?[Vv]ersionRead == \w{0,40}"
-                         r"[Ss]erializationVersion failed|magicTagRead == kMAGIC_TAG|engine plan file is not compatible "
+                         r"[Ss]erializationVersion failed|magicTagRead == kMAGIC_TAG|Size specified in header does not "
+                         r"match archive size|engine plan file is not compatible "
                          r"with this version of TensorRT|[Ee]ngine plan file is generated on an incompatible device")
 _TRT_VERSIONS = re.compile(r"(?:Current|urent) [Vv]ersion: (?P<cur>\d{1,4})[,，]\s{0,4}Serialized Engine Version: "
                            r"(?P<eng>\d{1,4})|expecting library version (?P<lib>[\d.]{3,20}) got (?P<got>[\d.]{3,20})")
@@ -221,6 +224,22 @@ def tensorrt_engine_version(ent, text):
         caps = ({"runtime": v.group("cur"), "engine": v.group("eng")} if v.group("cur") else
                 {"runtime": v.group("lib"), "engine": v.group("got")})
     device = "incompatible device" in m.group(0)
+    ort = bool(re.search(r"onnxruntime|TensorrtExecutionProvider|TensorrtLogger", text[-CONTEXT_TAIL:]))
+    if caps.get("engine") and set(caps["engine"]) <= {"0", "."}:
+        # the version read from the file is all zeros: its header holds no TensorRT version at all, so the bytes
+        # read are not an engine (a file written or read in text mode on Windows, cut short, or another file)
+        sig = _sig("tensorrt-engine-file-not-an-engine", "not-environment",
+                   "the file given to TensorRT as an engine is not one (its version reads {engine})", 84,
+                   "TensorRT reads the version that built an engine from the file's header; {engine} means the header "
+                   "holds none, so the bytes the program passed are not a serialized engine: written or read in text "
+                   "mode (Windows translates newlines in text mode), cut short, or another file. The TensorRT "
+                   "installation is not at fault.",
+                   look_at="Write and read the plan file in binary mode (std::ios::binary, open(path, \"rb\") / "
+                           "\"wb\"), check its size against the serialized engine's, and pass the engine file itself; "
+                           "then build it again if it was damaged.",
+                   areas=("program",), sources=({"url": "https://github.com/NVIDIA/TensorRT/issues/574",
+                                                 "what": "'got 0.0.0': a plan file written and read in text mode"},))
+        return _match(sig, text, at, caps)
     sig = _sig("tensorrt-engine-from-another-version", "libraries",
                "the TensorRT engine was built by another TensorRT" + (" (engine {engine}, runtime {runtime})"
                                                                       if caps else "") +
@@ -232,7 +251,10 @@ def tensorrt_engine_version(ent, text):
                fix="Rebuild the engine on this machine with the TensorRT that runs it (delete the cached "
                    ".engine/.plan/.trt files so the program rebuilds them, or convert the ONNX model again with "
                    "trtexec); build and run with the same TensorRT version (one TensorRT on LD_LIBRARY_PATH, the "
-                   "tensorrt Python package of that version).",
+                   "tensorrt Python package of that version)." +
+                   (" Under ONNX Runtime's TensorRT execution provider, install the TensorRT version required by your "
+                    "onnxruntime-gpu release (its TensorRT EP requirements table) and delete its engine cache "
+                    "(trt_engine_cache_path) so that it builds the engines again." if ort else ""),
                causes=(("ld-path", "LD_LIBRARY_PATH holds libraries of another version", ("TE501",)),),
                areas=("libraries",),
                sources=({"url": "https://docs.nvidia.com/deeplearning/tensorrt/latest/getting-started/support-matrix-10/"
@@ -281,8 +303,8 @@ def jax_cuda_library_not_found(ent, text):
 # cannot load its CUDA and cuDNN: "CUDA_PATH is set but CUDA wasn't able to be loaded. Please install the correct version
 # of CUDA and cuDNN ..." and, from 1.19, "Failed to create CUDAExecutionProvider. Require cuDNN 9.* and CUDA 12.*, ..."
 _ORT_CUDA_NOT_LOADED = re.compile(r"CUDA_PATH is set but CUDA wasn'?t able to be loaded|"
-                                  r"Failed to create CUDAExecutionProvider\.(?: Require cuDNN (?P<cudnn>\d{1,2})\.\* and "
-                                  r"CUDA (?P<cuda>\d{1,2})\.\*)?|Please install the correct version of CUDA and ?cuDNN as "
+                                  r"Failed to create CUDAExecutionProvider\b(?:\.(?: Require cuDNN (?P<cudnn>\d{1,2})\.\* and "
+                                  r"CUDA (?P<cuda>\d{1,2})\.\*)?)?|Please install the correct version of CUDA and ?cuDNN as "
                                   r"mentioned in the GPU requirements page")
 
 
@@ -296,7 +318,8 @@ def onnxruntime_cuda_libraries(ent, text):
         return None
     caps = {"cuda": m.group("cuda"), "cudnn": m.group("cudnn")}
     sig = _sig("onnxruntime-cuda-libraries-not-loaded", "libraries",
-               "onnxruntime-gpu cannot load the CUDA {cuda|} / cuDNN {cudnn|} its CUDA provider was built with", 80,
+               "onnxruntime-gpu cannot load the " + ("CUDA {cuda} / cuDNN {cudnn}" if m.group("cuda") else "CUDA / cuDNN")
+               + " its CUDA provider was built with", 80,
                "ONNX Runtime's CUDA execution provider is linked against one CUDA major and one cuDNN major (its "
                "requirements table: PyPI's onnxruntime-gpu is built with CUDA 12.x and cuDNN 9.x since 1.19, with CUDA "
                "11.8 and cuDNN 8.x before); it found them nowhere the loader looks (or found other majors), so it "
@@ -686,3 +709,35 @@ def llama_cpp_python_cpu_build(ent, text):
                sources=({"url": "https://github.com/abetlen/llama-cpp-python#installation-configuration",
                          "what": "llama-cpp-python: CMAKE_ARGS for the CUDA backend, prebuilt CUDA wheels"},))
     return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+# TensorRT's kernel library (cask) finding no kernels for the GPU's SM: "Assertion failed: Unsupported SM." from
+# trtSmToCask, "Unsupported SM: 0x809" (the SM as 0xMmm: major, then minor; four digits are left undecoded)
+_TRT_UNSUPPORTED_SM = re.compile(r"Unsupported SM(?::\s{0,2}0x(?P<hex>[0-9a-fA-F]{3,4}))?\b")
+_TRT_SUPPORT = {"url": "https://docs.nvidia.com/deeplearning/tensorrt/latest/getting-started/support-matrix.html",
+                "what": "TensorRT's support matrix: the compute capabilities each release supports (8.5 added 8.9 and "
+                        "9.0, 10.8 added Blackwell)"}
+
+
+def tensorrt_unsupported_sm(ent, text):
+    """TensorRT has kernels only for the GPU architectures its release knows: a GPU newer than the release (an
+    Ampere under TensorRT 7.0, an Ada under 8.4) is refused at engine build or load."""
+    m, at = last_in_tail(_TRT_UNSUPPORTED_SM, text, "Unsupported SM")
+    if m is None or not re.search(r"(?i)tensorrt|trtSmToCask|caskUtils|nvinfer|\btrt\b|engine", text[-CONTEXT_TAIL:]):
+        return None
+    sm = None
+    if m.group("hex") and len(m.group("hex")) == 3 and m.group("hex")[0].isdigit():
+        # 0xMmm: one digit of major (its reading as major << 8 | minor and as decimal digits agree there)
+        v = int(m.group("hex"), 16)
+        sm = f"{v >> 8}.{v & 0xff}"
+    sig = _sig("tensorrt-unsupported-sm", "arch",
+               "this TensorRT has no kernels for the GPU" + (" (compute capability {sm})" if sm else ""), 85,
+               "TensorRT ships kernels for the GPU architectures its release supports; the GPU's SM" +
+               (" ({sm})" if sm else "") + " is newer than this release knows, so building or loading an engine "
+               "stops at \"Unsupported SM\".",
+               fix="Upgrade TensorRT to a release whose support matrix lists the GPU's compute capability (TensorRT 8.5 "
+                   "or later for Ada 8.9 and Hopper 9.0, 10.8 or later for Blackwell), with the CUDA and cuDNN that "
+                   "release needs (`pip install -U tensorrt` for the Python wheels, or NVIDIA's packages), then build "
+                   "the engines again with it.",
+               areas=("arch",), sources=(_TRT_SUPPORT,))
+    return _match(sig, text, at, {"sm": sm})

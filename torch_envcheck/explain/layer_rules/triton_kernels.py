@@ -9,6 +9,8 @@ family, and torch's pin of its Triton release.
                          GPU family (sm_100a, sm_90a) asked on another
     torch_pins_triton    pip's "torch X requires triton==Y, but you have triton Z" -> toolchain: triton==Y, or the torch
                          release that pins Z
+    triton_older_than_cuda  "Triton only support CUDA 10.0 or higher, but got CUDA version: X" -> arch: a Triton whose
+                         PTX table knows that CUDA
 """
 
 from __future__ import annotations
@@ -118,3 +120,27 @@ def torch_pins_triton(ent, text):
                          "what": "torch releases and the Triton version each pins"},))
     return _match(sig, text, at, {"ver": m.group("ver"), "dist": m.group("dist"), "want": m.group("want"),
                                   "have": m.group("have")})
+
+
+# Triton's NVIDIA backend maps the CUDA toolkit's version (ptxas --version) to a PTX ISA version from its own table and
+# raises this for a version the table does not hold: a CUDA newer than that Triton release (ptx_get_version in
+# third_party/nvidia/backend/compiler.py)
+_TRITON_CUDA_UNKNOWN = re.compile(r"Triton only supports? CUDA 10\.0 or higher, but got CUDA version: ?(?P<cuda>\d{1,2}\.\d{1,2})")
+
+
+def triton_older_than_cuda(ent, text):
+    m, at = last_in_tail(_TRITON_CUDA_UNKNOWN, text, "but got CUDA version")
+    if m is None:
+        return None
+    sig = _sig("triton-older-than-cuda", "arch", "this Triton does not know CUDA {cuda} (its PTX table ends before it)", 86,
+               "Triton turns the CUDA version of the ptxas it uses into a PTX version from its own table; CUDA {cuda} "
+               "is not in this release's table, so it is newer than this Triton (a ptxas from a newer toolkit found "
+               "through TRITON_PTXAS_PATH or PATH, or torch of a newer CUDA beside an old Triton).",
+               fix="Upgrade Triton to the release the installed torch pins (`pip install -U triton`; on Windows "
+                   "`pip install -U triton-windows` of the version its README gives for your torch: CUDA 12.8 needs "
+                   "Triton 3.3 or later, with torch 2.7), or point TRITON_PTXAS_PATH at a ptxas of a CUDA this Triton "
+                   "knows.",
+               areas=("toolchain",),
+               sources=({"url": "https://github.com/woct0rdho/triton-windows",
+                         "what": "triton-windows: the Triton release per torch release; CUDA 12.8 needs Triton 3.3"},))
+    return _match(sig, text, at, {"cuda": m.group("cuda")})
