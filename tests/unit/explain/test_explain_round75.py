@@ -80,3 +80,15 @@ def test_a_utf16_paste_with_its_nuls_as_spaces_is_joined_up():
     assert clean(spaced).strip() == "[E:onnxruntime:Default] LoadLibrary failed"
     prose = "a b c d e f g h i j k l m n o p q r s t u v w x y z and then ordinary words"
     assert clean(prose) == prose
+
+
+@pytest.mark.parametrize("text, mod", [
+    ("Lmod has detected the following error:  The following module(s) are unknown: \"cuda/12.4\"\n\nPlease check the "
+     "spelling or version number. Also try \"module spider ...\"\nImportError: No module named torch", "cuda/12.4"),
+    ("ERROR: Unable to locate a modulefile for 'anaconda3/2024.02'\n/var/spool/slurmd/job1/slurm_script: line 9: conda: "
+     "command not found", "anaconda3/2024.02"),
+])
+def test_a_module_the_site_does_not_know_comes_before_what_fails_after_it(text, mod):
+    r = diagnose.diagnose(text)
+    assert r["signature"] == "environment-module-unknown" and r["layer"] == "env" and mod in r["title"]
+    assert "module spider" in _fix(r)

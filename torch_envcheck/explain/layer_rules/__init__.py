@@ -147,9 +147,10 @@ match.Match whose signature is made here, or None:
     stdlib_module_removed, interpreter_without_module  the interpreter (interpreter.py): a module Python 3.12/3.13
                      removed -> setuptools' distutils, a release without it, a backport; a C module not built -> the
                      library's development files and the interpreter built again
-    slurm_request_refused, slurm_memory_kill, slurm_step_without_gpu  the batch scheduler (scheduler.py): Slurm's
-                     refusal read from its own table -> the part of the request it names; its cgroup's OOM kill ->
-                     --mem; a job step without a GPU -> --gres/--gpus
+    slurm_request_refused, slurm_memory_kill, slurm_step_without_gpu, module_unknown  the batch scheduler
+                     (scheduler.py): Slurm's refusal read from its own table -> the part of the request it names; its
+                     cgroup's OOM kill -> --mem; a job step without a GPU -> --gres/--gpus; a module the site's module
+                     system does not know -> env: module spider
     backend_not_built    "doesn't have MPI built in" / "Unknown c10d backend type MPI" -> nccl or gloo, or a source build
     nccl_ibv_call_failed  NCCL's "Call to ibv_create_qp failed" -> the locked-memory limit of the job
     cudart_lookup_of_old_torch  torch 1.0's "couldn't find libcudart" -> a current torch, or LD_LIBRARY_PATH
@@ -487,7 +488,8 @@ from torch_envcheck.explain.layer_rules.intel_gpu import (intel_gpu_not_found, e
                                                           xpu_free_memory_unsupported)
 from torch_envcheck.explain.layer_rules.jetson import l4t_container_without_runtime, jetson_device_nodes
 from torch_envcheck.explain.layer_rules.interpreter import stdlib_module_removed, interpreter_without_module
-from torch_envcheck.explain.layer_rules.scheduler import slurm_request_refused, slurm_memory_kill, slurm_step_without_gpu
+from torch_envcheck.explain.layer_rules.scheduler import (slurm_request_refused, slurm_memory_kill, slurm_step_without_gpu,
+    module_unknown)
 from torch_envcheck.explain.layer_rules.graphics import (egl_error, gl_libraries_missing, driver_below_component_floor,
                                                          gl_interop_failed)
 from torch_envcheck.explain.layer_rules.audio import (torchaudio_ffmpeg_missing, torchaudio_no_backend,
@@ -647,7 +649,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          extension_needs_torch, half_precision_on_cpu, l4t_container_without_runtime, jetson_device_nodes,
          gpu_reset_refused, row_remapping_state, fabric_manager_without_nvswitch, package_own_symbol_missing,
          vllm_memory_taken_at_start, llama_cpp_python_cpu_build, stdlib_module_removed, interpreter_without_module,
-         slurm_request_refused, slurm_memory_kill, slurm_step_without_gpu, backend_not_built, nccl_ibv_call_failed,
+         slurm_request_refused, slurm_memory_kill, slurm_step_without_gpu, module_unknown, backend_not_built, nccl_ibv_call_failed,
          cudart_lookup_of_old_torch, k8s_gpus_unhealthy, nvcc_missing_in_image, glibc_binary_on_musl,
          mig_instances_in_one_process, gpu_counters_restricted, cupti_subscriber_taken, cupti_library_not_found,
          nvprof_on_ampere, nvml_query_not_supported, nvml_function_missing, pynvml_missing,

@@ -8,6 +8,8 @@ scheduler's own messages.
                          (--mem, --mem-per-cpu, --mem-per-gpu), or less host memory used
     slurm_step_without_gpu  a Slurm job step (srun, sbatch, SLURM_* lines) in which CUDA finds no GPU -> the job
                          asked for none (--gres=gpu:N / --gpus=N)
+    module_unknown       Lmod's "The following module(s) are unknown" (Environment Modules' "Unable to locate a
+                         modulefile") -> env: module spider, and the modules its hierarchy needs first
 """
 
 from __future__ import annotations
@@ -122,3 +124,32 @@ def slurm_step_without_gpu(ent, text):
                    "for the administrators.",
                areas=("platform",), sources=(_GRES_SOURCE, _SBATCH_SOURCE))
     return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+# Lmod refusing a module the job or shell asked for ("Lmod has detected the following error: The following module(s)
+# are unknown: ..."; Environment Modules: "Unable to locate a modulefile for 'x'"): what that module would have set up
+# (a conda, a Python, a CUDA) is missing for everything the script runs after it
+_MODULE_UNKNOWN = re.compile(r"The following module\(s\) are unknown:\s{0,4}\"?(?P<mod>[\w./+-]{1,120})\"?|"
+                             r"Unable to locate a modulefile for '(?P<mod2>[\w./+-]{1,120})'")
+
+
+def module_unknown(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_MODULE_UNKNOWN, tail)
+    if m is None:
+        return None
+    mod = m.group("mod") or m.group("mod2")
+    sig = _sig("environment-module-unknown", "env", "the module system does not know {mod}: what it sets up is missing",
+               84,
+               "The site's module system (Lmod or Environment Modules) could not load {mod}: the name or version is "
+               "wrong, or in a hierarchy it becomes visible only after another module (a compiler, spack, a stack "
+               "release) is loaded. Everything the script does after it (activating a conda environment, importing "
+               "torch, finding CUDA) then runs without it.",
+               fix="Run `module spider` with the module's name to see its exact versions and the modules to load first, "
+                   "then load those before it in the job script (for example `module load spack` and then the "
+                   "module); activate the environment that has torch only after the module that provides conda or "
+                   "Python loaded.",
+               areas=("env",),
+               sources=({"url": "https://lmod.readthedocs.io/en/latest/010_user.html",
+                         "what": "Lmod: module spider lists a module's versions and what must be loaded before it"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"mod": mod})
