@@ -92,3 +92,8 @@ def test_a_module_the_site_does_not_know_comes_before_what_fails_after_it(text, 
     r = diagnose.diagnose(text)
     assert r["signature"] == "environment-module-unknown" and r["layer"] == "env" and mod in r["title"]
     assert "module spider" in _fix(r)
+
+
+def test_the_busy_or_unavailable_sentence_in_lower_case():
+    r = diagnose.diagnose("cuda error: all cuda-capable devices are busy or unavailable(malloc at THCCachingAllocator.cpp)")
+    assert r["signature"] == "cuda-devices-busy" and r["layer"] == "env"
