@@ -28,6 +28,28 @@ _ROWS = (
      "Download the LibTorch of the version your tch release requires and set LIBTORCH=<its folder> (and "
      "LD_LIBRARY_PATH=<its folder>/lib at run time), or set LIBTORCH_USE_PYTORCH=1 to build against the torch installed in "
      "the active Python (its version must be the one tch requires, or set LIBTORCH_BYPASS_VERSION_CHECK=1).", _TCH),
+    (r"torch-sys-[0-9a-f]{6,20}[/\\]out[/\\]libtch[/\\]torch_api|libtch/torch_api(?:_generated)?\.cpp: ?\d{1,6}:\d{1,4}: "
+     r"error", "tch (Rust)", "setup",
+     "torch-sys compiles its C++ wrapper (libtch/torch_api.cpp and torch_api_generated.cpp) against the LibTorch it "
+     "found, and each tch release is written for one LibTorch version: with a LibTorch of another version the wrapper "
+     "does not compile",
+     "Use the LibTorch version your tch release requires (the tch README names it; libtorch/build-version, or "
+     "torch.__version__ with LIBTORCH_USE_PYTORCH, shows the one found), or the tch release written for the LibTorch "
+     "version you have; LIBTORCH_BYPASS_VERSION_CHECK only skips the check, not the API differences.", _TCH),
+    (r"CUDA non available in the current machine", "TorchSharp (.NET)", "package",
+     "TorchSharp found no CUDA backend in the process: the project references only the CPU native package "
+     "(TorchSharp-cpu / libtorch-cpu), or the CUDA native libraries (torch_cuda) were not loaded",
+     "Reference the CUDA native package in the project that runs (TorchSharp-cuda-windows or TorchSharp-cuda-linux), "
+     "rebuild, check that runtimes\\<rid>\\native holds torch_cuda, and keep the NVIDIA driver new enough for that "
+     "package's CUDA; releases before the packages existed loaded it explicitly (NativeLibrary.Load of torch_cuda.dll) "
+     "before the first CUDA call.", _TORCHSHARP),
+    (r"libtorch_python\.so: cannot open shared object file", "a program on LibTorch (DJL, C++)", "setup",
+     "a native library built for the Python torch (a pip package's extension, such as torchtext's _torchtext.so or "
+     "torchvision's _C.so) was loaded into LibTorch: it links libtorch_python.so, which exists only inside the Python "
+     "wheel",
+     "Load only libraries built against LibTorch itself (build the extension's C++ library against the LibTorch your "
+     "binding uses, not the Python package's .so); the Python extensions need the Python torch and its "
+     "libtorch_python.", _DJL_PT),
     (r"uses TorchSharp but doesn't contain a reference to (?P<pkg>libtorch-[\w.-]{1,60})", "TorchSharp (.NET)", "package",
      "TorchSharp found none of the libtorch native packages (libtorch-cpu, libtorch-cuda-12.x) in the application's "
      "output: the project does not reference {pkg} so that NuGet copies its native files",

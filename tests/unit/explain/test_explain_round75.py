@@ -97,3 +97,28 @@ def test_a_module_the_site_does_not_know_comes_before_what_fails_after_it(text, 
 def test_the_busy_or_unavailable_sentence_in_lower_case():
     r = diagnose.diagnose("cuda error: all cuda-capable devices are busy or unavailable(malloc at THCCachingAllocator.cpp)")
     assert r["signature"] == "cuda-devices-busy" and r["layer"] == "env"
+
+
+def test_torch_sys_failing_to_compile_its_wrapper_is_tchs_libtorch_version():
+    r = diagnose.diagnose("  cargo:warning=libtch/torch_api.cpp:120:5: error: no matching function for call to 'at::lu'\n"
+                          "  error occurred: Command \"c++\" \"-c\" \"libtch/torch_api.cpp\" with args \"c++\" did not "
+                          "execute successfully (status code exit status: 1).")
+    assert r["layer"] == "toolchain" and "tch release" in _fix(r)
+
+
+def test_a_python_extension_loaded_into_libtorch():
+    r = diagnose.diagnose("java.lang.UnsatisfiedLinkError: /opt/venv/lib/python3.10/site-packages/torchvision/_C.so: "
+                          "libtorch_python.so: cannot open shared object file: No such file or directory")
+    assert r["layer"] == "toolchain" and "against LibTorch" in _fix(r)
+
+
+def test_torchsharp_without_its_cuda_backend():
+    r = diagnose.diagnose("System.InvalidOperationException: CUDA non available in the current machine.\n   at "
+                          "TorchSharp.torch.InitializeDeviceType(DeviceType deviceType)")
+    assert r["layer"] == "torch-build" and "TorchSharp-cuda-windows" in _fix(r)
+
+
+def test_cuda_jl_failing_to_initialise():
+    r = diagnose.diagnose("┌ Error: CUDA.jl failed to initialize\n└ @ CUDA\nERROR: CUDA.jl did not successfully initialize, "
+                          "and is not usable.")
+    assert r["signature"] == "cuda-jl-not-initialised" and r["layer"] == "driver" and "nvidia_uvm" in _fix(r)

@@ -312,6 +312,7 @@ match.Match whose signature is made here, or None:
                      (intel_gpu.py) -> torch-build
     paddle_cudnn_older_than_build  Paddle's warning of a loaded cuDNN older than its build's (framework_families.py)
     lua_module_not_found  Lua's require in Torch7 finding no module (framework_families.py) -> libraries: luarocks
+    cuda_jl_not_initialised  CUDA.jl's initialisation failing (framework_families.py) -> driver
     onnxruntime_cudnn_not_started, dnn_library_init_failed  cuDNN not starting under ONNX Runtime (inference.py) or
                      StreamExecutor (tensorflow.py) -> cudnn: the cuDNN the build was made with
     compose_gpu_devices_rejected, image_for_another_cpu  Compose's schema refusing GPU devices, an image of another
@@ -458,7 +459,8 @@ from torch_envcheck.explain.layer_rules.framework_families import (keras3_refuse
                                                                    mindspore_cuda_mismatch, hyperv_partition_policy,
                                                                    directml_plugin_not_loaded,
                                                                    tensorflow_kernel_helper_header,
-                                                                   paddle_cudnn_older_than_build, lua_module_not_found)
+                                                                   paddle_cudnn_older_than_build, lua_module_not_found,
+                                                                   cuda_jl_not_initialised)
 from torch_envcheck.explain.layer_rules.rocm_runtime import (hsa_status_error, gpu_memory_fault_rocm, host_without_kfd,
                                                              cudnn_frontend_no_plan)
 from torch_envcheck.explain.layer_rules.cpu_math import (omp_runtime_twice, mkl_threading_vs_gomp, mkl_cannot_load,
@@ -691,7 +693,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          directml_plugin_not_loaded, tensorflow_kernel_helper_header, directml_parameter_refused,
          rocm_under_wsl_without_amdgpu, triton_intel_without_sycl, torch_cuda_older_than_gpu, directx_device_removed,
          directml_package_missing, gpu_stack_dll_dependency, xpu_free_memory_unsupported, paddle_cudnn_older_than_build,
-         lua_module_not_found,
+         lua_module_not_found, cuda_jl_not_initialised,
          compose_gpu_devices_rejected, image_for_another_cpu, ordinal_from_local_rank, nvidia_library_on_macos,
          generator_device_mismatch, nvenc_api_newer_than_driver, ffmpeg_codec_not_built,
          nvenc_session_refused, torchvision_gpu_decoder_missing, triton_kernel_source_error, ptxas_register_allocation,

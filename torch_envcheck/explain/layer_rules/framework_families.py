@@ -24,6 +24,8 @@ checks, and Hyper-V's GPU partitioning.
                          -> cudnn: cuDNN A or later first on the loader's path, or Paddle's build for B
     lua_module_not_found  Lua's require (Torch7) finding no module -> libraries: the rock that provides it (luarocks
                          install), or the project's folder on LUA_PATH
+    cuda_jl_not_initialised  CUDA.jl's "did not successfully initialize" -> driver: nvidia-smi, nvidia_uvm after a
+                         suspend, a driver for its runtime
 """
 
 from __future__ import annotations
@@ -335,3 +337,27 @@ def lua_module_not_found(ent, text):
                sources=({"url": "https://www.lua.org/manual/5.1/manual.html#pdf-require",
                          "what": "Lua 5.1's require: the searchers (package.preload, package.path, package.cpath)"},))
     return _match(sig, text, at, {"mod": m.group("mod")})
+
+
+# CUDA.jl's summary when its initialisation failed (the cause is logged above it, or with JULIA_DEBUG=CUDA): the
+# driver it could not start (libcuda missing, too old, or in a broken state after suspend/resume) in most reports
+_CUDA_JL_INIT = re.compile(r"CUDA\.jl did not successfully initiali[sz]e,? and is not usable")
+
+
+def cuda_jl_not_initialised(ent, text):
+    m, at = last_in_tail(_CUDA_JL_INIT, text, "did not successfully initiali")
+    if m is None:
+        return None
+    sig = _sig("cuda-jl-not-initialised", "driver", "CUDA.jl could not initialise the GPU", 78,
+               "CUDA.jl loads the NVIDIA driver's libcuda and initialises it when the package loads; this summary says "
+               "that failed, for the reason logged above it: no driver library found, a driver older than CUDA.jl's "
+               "runtime needs, or a driver in a broken state (CUDA_ERROR_UNKNOWN, 999, typically after a suspend and "
+               "resume).",
+               fix="Check the driver with `nvidia-smi`; after a suspend/resume reload the unified-memory module (`sudo "
+                   "rmmod nvidia_uvm && sudo modprobe nvidia_uvm`) or reboot; with a driver older than CUDA.jl's CUDA "
+                   "runtime, update it or pin an older runtime (CUDA.set_runtime_version!); `JULIA_DEBUG=CUDA` and "
+                   "`CUDA.versioninfo()` show the underlying error.",
+               areas=("driver",),
+               sources=({"url": "https://cuda.juliagpu.org/stable/installation/troubleshooting/",
+                         "what": "CUDA.jl's troubleshooting: initialisation failures, JULIA_DEBUG=CUDA"},))
+    return _match(sig, text, at, {})
