@@ -399,6 +399,12 @@ match.Match whose signature is made here, or None:
                      LibTorch's bindings in their own words (knowledge.bindings), STATUS_DLL_NOT_FOUND from a LibTorch
                      program, TorchScript refusing the program, -D_GLIBCXX_DEBUG
 
+    tool_not_found, smi_field_unknown  a stack tool the shell cannot find (prime-select, nvidia-ctk, rocminfo: the
+                     package that owns it); nvidia-smi not knowing a query field (driver_tools.py)
+    build_without_device_type  "PyTorch is not linked with support for X devices" -> the build with X (torch_release.py)
+    library_fell_back_to_cpu  a library's "no GPU, using the CPU" warning -> gpu-unused: what torch sees (cpu_fallback.py)
+    mps_bfloat16_refused  bfloat16 refused on MPS -> macos: macOS 14, or float16/float32 (macos_host.py)
+
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
 catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
@@ -409,7 +415,8 @@ gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous
 scheduler, profiling, graphics, audio, vision, graphs, workers, inference, compile, allocator, numerics, trainers, windows_host, macos_host, cuda_wheels,
 extension_builds, driver_install, gpu_words, launchers, jax_stack, conda_envs, finetune_stack, pip_reports,
 distributed_frameworks, cpu_math, rocm_runtime, torch_source_build, notebooks, cuda_toolkit_setup, cuda_sources,
-nccl_words, companion_packages, framework_families, windows_accelerators, video_codecs, triton_kernels;
+nccl_words, companion_packages, framework_families, windows_accelerators, video_codecs, triton_kernels, driver_tools,
+cpu_fallback;
 this module gathers them in RULES, in the order they have always run."""
 
 from __future__ import annotations
@@ -515,7 +522,9 @@ from torch_envcheck.explain.layer_rules.trainers import (extension_jit_build_fai
 from torch_envcheck.explain.layer_rules.windows_host import (store_python_alias, store_python_protected,
     build_tool_not_started, torch_dll_without_code)
 from torch_envcheck.explain.layer_rules.macos_host import (dyld_library_not_loaded, openmp_runtime_not_linked,
-    mps_fallback_notice, metal_plugin_mismatch, nvidia_library_on_macos)
+    mps_fallback_notice, metal_plugin_mismatch, nvidia_library_on_macos, mps_bfloat16_refused)
+from torch_envcheck.explain.layer_rules.driver_tools import tool_not_found, smi_field_unknown
+from torch_envcheck.explain.layer_rules.cpu_fallback import library_fell_back_to_cpu
 from torch_envcheck.explain.layer_rules.extension_builds import (inline_source_error, module_init_missing,
                                                                  package_cuda_module_missing, compiler_killed)
 from torch_envcheck.explain.layer_rules.jax_stack import (jax_jaxlib_mismatch, pip_extra_not_provided,
@@ -570,7 +579,7 @@ from torch_envcheck.explain.layer_rules.rocm import (miopen_missing_kernel_datab
     rocm_kfd_permission, zluda_dll_dependency, rccl_iommu_pt_missing)
 from torch_envcheck.explain.layer_rules.torch_release import (compile_refused_on_windows, compile_unsupported_python,
     package_needs_newer_torch, nightly_regression, inductor_cuda_probe_logged,
-    torch_attribute_missing, torch_load_weights_only, torch_cuda_older_than_gpu)
+    torch_attribute_missing, torch_load_weights_only, torch_cuda_older_than_gpu, build_without_device_type)
 from torch_envcheck.explain.layer_rules.tensorflow import (xla_registration_notices, tensorflow_self_check_dll,
                                                            tensorflow_error_class, tensorflow_libcuda_not_found, tensorflow_missing_cuda_runtime,
     dnn_library_init_failed,
@@ -697,7 +706,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          compose_gpu_devices_rejected, image_for_another_cpu, ordinal_from_local_rank, nvidia_library_on_macos,
          generator_device_mismatch, nvenc_api_newer_than_driver, ffmpeg_codec_not_built,
          nvenc_session_refused, torchvision_gpu_decoder_missing, triton_kernel_source_error, ptxas_register_allocation,
-         gpu_family_instruction, torch_pins_triton, triton_older_than_cuda)
+         gpu_family_instruction, torch_pins_triton, triton_older_than_cuda, tool_not_found, smi_field_unknown,
+         build_without_device_type, library_fell_back_to_cpu, mps_bfloat16_refused)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

@@ -428,9 +428,12 @@ def k8s_gpus_unhealthy(ent, text):
 # nvidia-smi is not part of any CUDA image: the NVIDIA Container Toolkit mounts the host's copy when the container
 # gets a GPU, so "executable file not found" for it means the container started without one
 _SMI_NOT_IN_CONTAINER = re.compile(r"exec:\s{0,4}\\?\"?nvidia-smi\\?\"?: executable file not found in \$PATH|"
+                                   r"\\?\"nvidia-smi\\?\": executable file not found in \$PATH|"
                                    r"nvidia-smi: (?:command )?not found|executable file [`'\"]nvidia-smi[`'\"] not found")
 _PODMAN = re.compile(r"\bpodman\b|\bcrun:")
+# (": unknown" closes the OCI runtime's (runc's) errors, which quote the command as Go's exec.LookPath does)
 _CONTAINER_RUN = re.compile(r"\bdocker run\b|\bpodman run\b|\bkubectl\b|\bOCI runtime\b|container_linux\.go|/\.dockerenv|"
+                            r"executable file not found in \$PATH: unknown|"
                             r"\bcrun:")
 
 

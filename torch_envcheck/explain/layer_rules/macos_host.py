@@ -8,6 +8,9 @@
                          not-environment: a performance notice
     metal_plugin_mismatch  libmetal_plugin.dylib wanting a TensorFlow symbol it lacks -> tensorflow: tensorflow-metal
                          and TensorFlow of releases its table pairs
+    mps_bfloat16_refused  "BFloat16 is not supported on MPS", "MPS BFloat16 is only supported on MacOS 14 or newer"
+                         -> macos: bfloat16 on the Apple GPU needs macOS 14 (and an Apple-silicon torch that has it);
+                         float16 / float32 otherwise
     nvidia_library_on_macos  dyld's "dlopen(libnvidia-ml.so.1, N): image not found" (and the other NVIDIA libraries)
                          -> macos: macOS has no NVIDIA driver, NVML or CUDA
 """
@@ -148,3 +151,28 @@ def nvidia_library_on_macos(ent, text):
                         {"url": "https://developer.apple.com/metal/pytorch/",
                          "what": "Apple: PyTorch on the Mac's GPU through MPS"}))
     return _match(sig, text, at, {"lib": m.group("lib")})
+
+
+# torch's MPS checks (aten/src/ATen/mps/EmptyTensor.cpp: TORCH_CHECK_TYPE(dtype != BFloat16 || macOS 14+, ...)) and the
+# older releases' and libraries' wording of the same refusal
+_MPS_BF16 = re.compile(r"(?i)\bbfloat16 is not supported on MPS\b|\bbfloat16 is only supported on macOS ?\d{2}")
+_MPS_BF16_SRC = {"url": "https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/mps/EmptyTensor.cpp",
+                 "what": "TORCH_CHECK_TYPE: \"MPS BFloat16 is only supported on MacOS 14 or newer\"; float64 never"}
+# the text itself gives a macOS version (15.3) that is new enough: then the Python runs as x86_64 (Rosetta) or torch misreads the version,
+# which the catalogue's Rosetta reading says
+_MACOS_NEW = re.compile(r"(?i)\bmac ?os(?: version)?(?: is|:)? (?:1[4-9]|2\d)\.\d{1,2}\b")
+
+
+def mps_bfloat16_refused(ent, text):
+    m, at = last_in_tail(_MPS_BF16, text)
+    if m is None or _MACOS_NEW.search(text):
+        return None
+    sig = _sig("mps-bfloat16-refused", "macos", "bfloat16 on the Apple GPU (MPS) needs macOS 14 or newer", 84,
+               "torch's MPS backend refuses bfloat16 tensors on macOS before 14 (Sonoma), where Metal Performance "
+               "Shaders lack the type; float64 is never supported on MPS. Intel Macs (with AMD GPUs) cannot run a "
+               "torch that has MPS bfloat16 at all: their last torch release is 2.2.2.",
+               fix="Load the model in float16 or float32 on this Mac (e.g. `torch_dtype=torch.float16`, or the "
+                   "program's fp16 / fp32 option, or mixed_precision=\"fp16\"); bfloat16 on the GPU needs Apple silicon "
+                   "with macOS 14 or newer (`sw_vers`) and a current torch in an arm64 Python.",
+               areas=("platform",), sources=(_MPS_BF16_SRC,))
+    return _match(sig, text, at, {})

@@ -274,8 +274,10 @@ _LOCAL_BUILD = re.compile(r"\+(?P<tag>cu\d{2,3}|cpu|rocm\d{1,2}(?:\.\d{1,2}){0,2
 
 
 def _on_build_index(text: str, p: dict, tag: str) -> bool:
-    """pip did search the build's index: the versions it lists carry the +tag, or it says it looks in that index."""
-    if any(v.endswith("+" + tag) for v in p["versions"] or ()):
+    """pip did search the build's index: the versions it lists carry the +tag (or other builds' labels: it reads PyTorch's
+    index or find-links page, where the build would be listed if it had a wheel for this Python), or it says it looks
+    in that index."""
+    if any(v.endswith("+" + tag) or _LOCAL_BUILD.search(v) for v in p["versions"] or ()):
         return True
     return f"download.pytorch.org/whl/{tag}" in text[-CONTEXT_TAIL:] and "Looking in indexes" in text[-CONTEXT_TAIL:]
 

@@ -12,7 +12,9 @@ default of torch.load(weights_only=True), torch.compile on a Windows torch that 
     compile_refused_on_windows  "Windows not yet supported for torch.compile / inductor" -> eager, WSL 2, a torch
                      whose inductor runs on Windows
     torch_cuda_older_than_gpu  the 0.x start-up warning "Found GPU0 X which requires CUDA_VERSION >= N ... compiled with
-                     CUDA_VERSION M" -> torch-build: a build of a newer CUDA"""
+                     CUDA_VERSION M" -> torch-build: a build of a newer CUDA
+    build_without_device_type  c10's "PyTorch is not linked with support for X devices" -> torch-build: the installed
+                     build (the Python wheel, a LibTorch, R torch's) has no backend for X: its build with X"""
 
 from __future__ import annotations
 
@@ -399,3 +401,50 @@ def torch_cuda_older_than_gpu(ent, text):
                causes=(("arch", "the installed torch has no code for this GPU's architecture", ("TE401",)),),
                areas=("torch",), sources=(SOURCES["torch_index"],))
     return _match(sig, text, at, caps)
+
+
+# c10/core/impl/DeviceGuardImplInterface.h: no guard registered for the device type, i.e. the library of that backend
+# (torch_cuda, torch_hip, torch_xpu, ...) is not part of this build
+_NOT_LINKED = re.compile(r"PyTorch is not linked with support for (?P<dev>\w{2,12}) devices")
+_DEVICE_GUARD = {"url": "https://github.com/pytorch/pytorch/blob/main/c10/core/impl/DeviceGuardImplInterface.h",
+                 "what": "getDeviceGuardImpl: \"PyTorch is not linked with support for <type> devices\""}
+_R_TORCH = {"url": "https://cran.r-project.org/web/packages/torch/vignettes/installation.html",
+            "what": "R torch: GPU installation, the CUDA environment variable read by install_torch()"}
+# R's error frames ("Error in (function (self, ...") and R torch's own libraries (lantern)
+_R_CONTEXT = re.compile(r"^Error in \(?function|\blantern\b|\bliblantern\b|torch::install_torch|library\(torch\)", re.M)
+
+
+def build_without_device_type(ent, text):
+    m, at = last_in_tail(_NOT_LINKED, text, "is not linked with support for")
+    if m is None:
+        return None
+    dev = m.group("dev").lower()
+    r_torch = _R_CONTEXT.search(text[-CONTEXT_TAIL:]) is not None
+    if dev == "cuda":
+        fix = ("Install the CUDA build: in Python `pip install torch --index-url https://download.pytorch.org/whl/cuXYZ` "
+               "(a cuXYZ of pytorch.org's selector that your driver runs; check with `python -c \"import torch; "
+               "print(torch.version.cuda, torch.cuda.is_available())\"`); with LibTorch, the CUDA LibTorch archive.")
+        if r_torch:
+            fix = ("R torch installed its CPU libraries: reinstall them for CUDA, `Sys.setenv(CUDA = \"X.Y\")` "
+                   "(X.Y: a CUDA version R torch's installation page lists for your release) then `torch::install_torch(reinstall = TRUE)`, "
+                   "or install the pre-built CUDA binaries that page names; restart R and check "
+                   "`torch::cuda_is_available()`.")
+    elif dev == "mps":
+        fix = ("MPS exists only in torch's macOS arm64 builds: run an arm64 Python on Apple silicon (`python -c \"import "
+               "platform; print(platform.machine())\"` prints arm64) with torch from PyPI; elsewhere use 'cpu' or 'cuda'.")
+    elif dev in ("hip", "rocm"):
+        fix = ("Install torch's ROCm build: `pip install torch --index-url https://download.pytorch.org/whl/rocmX.Y` "
+               "(a ROCm version pytorch.org's selector lists).")
+    elif dev == "xpu":
+        fix = ("Install torch's XPU build for Intel GPUs: `pip install torch --index-url "
+               "https://download.pytorch.org/whl/xpu`.")
+    else:
+        fix = "Install the torch build that includes the {dev} backend (pytorch.org's install selector lists them)."
+    sig = _sig("torch-build-without-device-type", "torch-build",
+               "this torch build has no {dev} backend" + (" (R torch's libraries)" if r_torch else ""), 86,
+               "torch finds the code of each device type in a library of its own (torch_cuda for CUDA); the installed "
+               "build was made without the {dev} one, so every tensor or module moved to a {dev} device fails. A "
+               "CUDA toolkit or driver installed beside it does not change the build.",
+               fix=fix, causes=(("cpu-build", "torch is the CPU-only build", ("TE202",)),) if dev == "cuda" else (),
+               areas=("torch",), sources=(_DEVICE_GUARD, _R_TORCH) if r_torch else (_DEVICE_GUARD, SOURCES["torch_index"]))
+    return _match(sig, text, at, {"dev": dev})

@@ -1,0 +1,43 @@
+"""Layer rules for a program that says it runs on the CPU because it found no GPU: a library's own fallback warning
+("No GPU being used", "CUDA not available, using CPU", "no GPU found, falling back to CPU").
+
+    library_fell_back_to_cpu  a library's warning that it found no usable GPU and runs on the CPU -> gpu-unused: what
+                     torch sees (torch.cuda.is_available()), most often a CPU-only torch in that environment; it
+                     ranks below the catalogue's "no GPU found" sentence (cuda-is-available-false), which keeps the
+                     texts it reads
+"""
+
+from __future__ import annotations
+
+import re
+
+from torch_envcheck.explain.layer_rules.kit import SOURCES, _match, _sig, last_in_tail
+
+_ACT = r"(?:using|running on|runs? on|falling back to|fall(?:s|ing)? back to|defaulting to|switching to|will use)"
+_FELL_BACK = re.compile(r"\bNo GPU being used\b|"
+                        r"\b(?:CUDA|GPU|cuda|gpu)(?: device)?(?: is| was)? not (?:available|found|detected)[,;:.]?\s{0,3}"
+                        r"(?:-\s{0,2})?" + _ACT + r" (?:the )?CPU\b|"
+                        r"\bNo (?:CUDA |NVIDIA |CUDA-capable )?(?:GPUs?|devices?) (?:found|detected|available)[,;:.]?\s{0,3}"
+                        r"(?:-\s{0,2})?" + _ACT + r" (?:the )?CPU\b", re.I)
+_IS_AVAILABLE = {"url": "https://docs.pytorch.org/docs/stable/generated/torch.cuda.is_available.html",
+                 "what": "torch.cuda.is_available(): False for a CPU-only build or when no GPU can be used"}
+
+
+def library_fell_back_to_cpu(ent, text):
+    m, at = last_in_tail(_FELL_BACK, text)
+    if m is None:
+        return None
+    sig = _sig("library-fell-back-to-cpu", "gpu-unused", "the program found no usable GPU and runs on the CPU", 48,
+               "Libraries built on torch pick the GPU when torch.cuda.is_available() is True and warn before falling "
+               "back to the CPU. It is False when the torch of this environment is the CPU-only build (the most common "
+               "case: a plain `pip install torch` on Windows, or a package that pulled it in), when its CUDA libraries "
+               "could not load, or when the driver shows no GPU.",
+               fix="Check in the environment that runs the program: `python -c \"import torch; print(torch.__version__, "
+                   "torch.version.cuda, torch.cuda.is_available())\"`. A version ending in +cpu (torch.version.cuda "
+                   "None) is the CPU-only build: install torch's CUDA build there, `pip install --force-reinstall torch "
+                   "torchvision torchaudio --index-url https://download.pytorch.org/whl/cuXYZ` (the cuXYZ pytorch.org's "
+                   "selector gives for your driver). A CUDA build that prints False: run "
+                   "`nvidia-smi` (the driver must list the GPU) and check CUDA_VISIBLE_DEVICES.",
+               causes=(("cpu-build", "torch is the CPU-only build", ("TE202",)),), areas=("torch",),
+               sources=(_IS_AVAILABLE, SOURCES["torch_index"]))
+    return _match(sig, text, at, {})
