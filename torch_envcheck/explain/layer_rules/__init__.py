@@ -405,6 +405,13 @@ match.Match whose signature is made here, or None:
     library_fell_back_to_cpu  a library's "no GPU, using the CPU" warning -> gpu-unused: what torch sees (cpu_fallback.py)
     mps_bfloat16_refused  bfloat16 refused on MPS -> macos: macOS 14, or float16/float32 (macos_host.py)
 
+    egl_device_for_cuda_missing, egl_platform_device_missing, gl_error_code, physx_gpu_launch_failed  Magnum's EGL
+                     device for a CUDA device, MuJoCo's EGL device display, OpenGL's error codes, PhysX's GPU kernels
+                     failing to launch (graphics.py)
+    blas_argument_refused  BLAS's xerbla line -> not-environment: the caller's argument (program.py)
+    extension_built_without_cuda  "Compiling X without CUDA" -> toolchain: FORCE_CUDA, a CUDA torch (extension_builds.py)
+    device_count_query_failed  "Failed to query CUDA device count" -> the driver (gpu_health.py)
+
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
 catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
@@ -499,6 +506,11 @@ from torch_envcheck.explain.layer_rules.jetson import l4t_container_without_runt
 from torch_envcheck.explain.layer_rules.interpreter import stdlib_module_removed, interpreter_without_module
 from torch_envcheck.explain.layer_rules.scheduler import (slurm_request_refused, slurm_memory_kill, slurm_step_without_gpu,
     module_unknown)
+from torch_envcheck.explain.layer_rules.graphics import (egl_device_for_cuda_missing, egl_platform_device_missing,
+    gl_error_code, physx_gpu_launch_failed)
+from torch_envcheck.explain.layer_rules.program import blas_argument_refused
+from torch_envcheck.explain.layer_rules.extension_builds import extension_built_without_cuda
+from torch_envcheck.explain.layer_rules.gpu_health import device_count_query_failed
 from torch_envcheck.explain.layer_rules.graphics import (egl_error, gl_libraries_missing, driver_below_component_floor,
                                                          gl_interop_failed)
 from torch_envcheck.explain.layer_rules.audio import (torchaudio_ffmpeg_missing, torchaudio_no_backend,
@@ -707,7 +719,9 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          generator_device_mismatch, nvenc_api_newer_than_driver, ffmpeg_codec_not_built,
          nvenc_session_refused, torchvision_gpu_decoder_missing, triton_kernel_source_error, ptxas_register_allocation,
          gpu_family_instruction, torch_pins_triton, triton_older_than_cuda, tool_not_found, smi_field_unknown,
-         build_without_device_type, library_fell_back_to_cpu, mps_bfloat16_refused)
+         build_without_device_type, library_fell_back_to_cpu, mps_bfloat16_refused, egl_device_for_cuda_missing,
+         egl_platform_device_missing, gl_error_code, physx_gpu_launch_failed, blas_argument_refused,
+         device_count_query_failed, extension_built_without_cuda)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

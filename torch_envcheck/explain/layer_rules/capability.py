@@ -11,9 +11,9 @@ name): what sets the floor says what the fix is.
                         ("capability less than 7.0 are not supported", "capability < 7.5 detected"), the GPU's
                         capability then read from its name
     gpu_lacks_feature  a feature refused in words, without numbers: bitsandbytes' "Your GPU does not support Int8
-                     Matmul!", "the hardware do not support FP16", "not compiled with half-precision support", ggml's
-                     "disabling CUDA graphs due to GPU architecture" -> arch: bitsandbytes >= 0.37 / 4-bit, FP32, the
-                     build option off
+                     Matmul!", "the hardware do not support FP16", TensorRT's "hardware without native FP16
+                     support", "not compiled with half-precision support", ggml's "disabling CUDA graphs due to GPU
+                     architecture" -> arch: bitsandbytes >= 0.37 / 4-bit, FP32, the build option off
 
 The capability of a named GPU or architecture is knowledge.gpu_generations' table (with its sources); the floors are
 the components' own words, quoted below with where they are written."""
@@ -274,7 +274,8 @@ def gpu_below_capability_floor(ent, text):
 # (ggml-cuda.cu), tiny-cuda-nn's "TCNN was not compiled with half-precision support" (its half precision is built
 # for capability 7.0+ only)
 _FEATURE_REFUSED = re.compile(r"(?P<int8>Your GPU does not support Int8 Matmul)|"
-                              r"(?P<fp16>(?i:hardware|GPU|device|platform) (?:does not|do not|doesn't|don't) support "
+                              r"(?P<fp16>(?i:hardware|GPU|device|platform) without native FP16 support|"
+                              r"(?i:hardware|GPU|device|platform) (?:does not|do not|doesn't|don't) support "
                               r"(?i:FP16|half)(?: speed ?up| precision)?|not compiled with half[- ]precision support)|"
                               r"(?P<graphs>disabling CUDA graphs due to (?:the )?GPU architecture)")
 

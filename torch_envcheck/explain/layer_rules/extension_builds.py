@@ -9,6 +9,8 @@ source code, or the compiled module's init function against its file name.
     package_cuda_module_missing  a package's own top-level compiled module (causal_conv1d_cuda) not importable from
                          its code, or a NameError for it after a caught import -> toolchain: that package's extension
     compiler_killed      cc1plus / cicc / ptxas killed by signal 9 during a build -> toolchain: MAX_JOBS, memory
+    extension_built_without_cuda  a build's own "Compiling X without CUDA" -> toolchain: the build saw no CUDA torch
+                         or no GPU (FORCE_CUDA=1 with the toolkit, a CUDA torch), or the prebuilt wheel
 """
 
 from __future__ import annotations
@@ -177,3 +179,32 @@ def compiler_killed(ent, text):
                                                "what": "flash-attn: limit parallel compile jobs with MAX_JOBS on machines "
                                                        "with less RAM"}))
     return _match(sig, text, at, {"tool": tool})
+
+
+# setup.py files that build CUDA ops when torch.cuda.is_available() (or FORCE_CUDA) and say so otherwise: mmcv's
+# "Compiling mmcv._ext without CUDA" (open-mmlab/mmcv setup.py), and the same wording in other packages' builds
+_WITHOUT_CUDA = re.compile(r"\b(?:Compiling|Building|building|compiling) (?P<pkg>[A-Za-z][\w.-]{1,60}) (?:only )?without "
+                           r"(?:CUDA|GPU)(?: support)?\b")
+_MMCV_BUILD = {"url": "https://mmcv.readthedocs.io/en/latest/get_started/build.html",
+               "what": "building mmcv: CUDA ops need torch with CUDA and the toolkit; FORCE_CUDA=1; MMCV_WITH_OPS=1"}
+
+
+def extension_built_without_cuda(ent, text):
+    m, at = last_in_tail(_WITHOUT_CUDA, text, "without")
+    if m is None:
+        return None
+    pkg = m.group("pkg")
+    mmcv = pkg.lower().startswith("mmcv")
+    sig = _sig("extension-built-without-cuda", "toolchain", "{pkg} is being built without its CUDA code", 80,
+               "The package's build compiles its CUDA operators only when it sees CUDA: torch's CUDA build "
+               "(torch.cuda.is_available(), or torch.version.cuda with no GPU visible during the build) and the CUDA "
+               "toolkit (nvcc, CUDA_HOME). Here it saw neither, so the result has CPU code only and its CUDA ops fail "
+               "at run time.",
+               fix="Build where torch is the CUDA build (`python -c \"import torch; print(torch.version.cuda)\"` must "
+                   "not print None) and nvcc is the toolkit of that CUDA, and force the CUDA code when no GPU is "
+                   "visible during the build (a docker build): `FORCE_CUDA=1 TORCH_CUDA_ARCH_LIST=\"8.6\"` (your GPUs' "
+                   "capabilities)" + (" with MMCV_WITH_OPS=1; or install the prebuilt mmcv for your torch and CUDA: "
+                                      "`pip install -U openmim && mim install mmcv`." if mmcv else
+                                      "; or install the package's prebuilt CUDA wheel for your torch."),
+               areas=("extension",), sources=(_MMCV_BUILD,) if mmcv else ())
+    return _match(sig, text, at, {"pkg": pkg})

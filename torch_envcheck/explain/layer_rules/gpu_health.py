@@ -13,7 +13,9 @@ that keeps failing is hardware (cooling, power, the PCIe slot).
                      power column alone: a transient reading)
     gpu_reset_refused  "could not be reset ... In use by another client" -> stop the clients (persistence mode too)
     row_remapping_state  nvidia-smi -q's Remapped Rows: Pending -> a reset; Remapping Failure Occurred -> RMA
-    fabric_manager_without_nvswitch  the Fabric Manager's "Nothing to do" -> no NVSwitch: the service is not needed"""
+    fabric_manager_without_nvswitch  the Fabric Manager's "Nothing to do" -> no NVSwitch: the service is not needed
+    device_count_query_failed  "Failed to query CUDA device count" (Warp, Isaac, others around cuDeviceGetCount)
+                     -> the driver could not enumerate the GPUs: nvidia-smi, a reboot, the driver"""
 
 from __future__ import annotations
 
@@ -274,4 +276,27 @@ def fabric_manager_without_nvswitch(ent, text):
                areas=("driver",),
                sources=({"url": "https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/index.html",
                          "what": "NVIDIA Fabric Manager user guide: NVSwitch-based systems"},))
+    return _match(sig, text, at, {})
+
+
+_COUNT_FAILED = re.compile(r"(?i)\bfailed to (?:query|get|retrieve) (?:the )?(?:CUDA |GPU )?device count\b|"
+                           r"\b(?:cuDeviceGetCount|cudaGetDeviceCount)(?:\(\))? failed\b")
+_DRIVER_GUIDE = {"url": "https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/index.html",
+                 "what": "NVIDIA driver installation guide: verifying the driver (nvidia-smi), the kernel modules"}
+
+
+def device_count_query_failed(ent, text):
+    m, at = last_in_tail(_COUNT_FAILED, text)
+    if m is None:
+        return None
+    sig = _sig("device-count-query-failed", "driver", "the CUDA driver could not list the GPUs", 62,
+               "Counting the GPUs is the CUDA driver's first call (cuDeviceGetCount after cuInit); when it fails, the "
+               "driver cannot reach the GPUs at all: its kernel module is not loaded or does not match the user-space "
+               "libraries (after a driver update without a reboot), the GPU is in a bad state (after a suspend, an Xid), "
+               "or the process may not open /dev/nvidia*.",
+               fix="Run `nvidia-smi`: if it fails too, reboot (a driver updated without a reboot, or a GPU in a bad "
+                   "state); if that does not help, reinstall the NVIDIA driver for the running kernel (and read `sudo "
+                   "dmesg | grep -i -e nvrm -e xid`). If nvidia-smi works, check the process may open /dev/nvidia* "
+                   "(the video/render groups) and that CUDA_VISIBLE_DEVICES is not set to an invalid value.",
+               areas=("driver",), sources=(_DRIVER_GUIDE,))
     return _match(sig, text, at, {})

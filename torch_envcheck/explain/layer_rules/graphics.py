@@ -9,6 +9,14 @@ component's own floor on the driver.
                          (NVIDIA_DRIVER_CAPABILITIES=graphics in a container)
     driver_below_component_floor  "CUDA driver version is 11020, expected at least 11040", Omniverse RTX's
                          unsupported driver range -> a newer driver
+    egl_device_for_cuda_missing  Magnum's "unable to find CUDA device N among M EGL devices" -> env: the EGL device
+                         chosen by index instead, or the driver's EGL exposing the CUDA device
+    egl_platform_device_missing  MuJoCo's "Cannot initialize a EGL device display ... PLATFORM_DEVICE extension" -> env:
+                         MUJOCO_GL=osmesa / glfw, or the NVIDIA driver's EGL
+    gl_error_code        an OpenGL error code (Khronos' gl.h: 1280 GL_INVALID_ENUM, ...) -> the OpenGL context in use
+                         (the renderer: a software one or an old driver lacks what the program asks)
+    physx_gpu_launch_failed  PhysX's GPU pipeline failing to launch its kernels (Pxg...: "fail to launch kernel") ->
+                         not-environment: the scene's GPU buffers (fewer environments, larger PhysX capacities)
 """
 
 from __future__ import annotations
@@ -32,7 +40,11 @@ EGL_ERRORS = {0x3000: "EGL_SUCCESS", 0x3001: "EGL_NOT_INITIALIZED", 0x3002: "EGL
 # the codes that say no usable display/device was found or initialised: the driver's EGL is not the one in use
 _NO_DISPLAY = {"EGL_NOT_INITIALIZED", "EGL_BAD_DISPLAY", "EGL_BAD_ACCESS", "EGL_BAD_ALLOC"}
 
-_EGL_FAILED = re.compile(r"egl(?:Initialize|GetDisplay|MakeCurrent)\(?\)?[^\n]{0,30}(?:failed|error)|"
+# (PyOpenGL prints a failed EGL call as GLError(err = 12290, baseOperation = eglInitialize, ...), the code in decimal;
+# Magnum's windowless applications name the code after "cannot get default EGL display")
+_EGL_FAILED = re.compile(r"\berr = (?P<dec>12[23]\d\d),\s{0,8}baseOperation = egl\w{3,40}|"
+                         r"(?P<nodisplay>cannot get (?:the )?default EGL display|Unable to create windowless context)|"
+                         r"egl(?:Initialize|GetDisplay|MakeCurrent)\(?\)?[^\n]{0,30}(?:failed|error)|"
                          r"EGL error[^\n]{0,40}?(?:code:?\s{0,2}"
                          r"(?P<num>0x300[0-9A-Ea-e]|12[23]\d\d)\b)|\b(?P<name>EGL_(?:NOT_INITIALIZED|BAD_[A-Z_]{3,20}))\b")
 
@@ -42,10 +54,14 @@ def egl_error(ent, text):
     if m is None:
         return None
     name = m.group("name")
-    if m.group("num"):
-        raw = m.group("num")
+    if m.group("num") or m.group("dec"):
+        raw = m.group("num") or m.group("dec")
         name = EGL_ERRORS.get(int(raw, 16) if raw.lower().startswith("0x") else int(raw))
-    if name is not None and name not in _NO_DISPLAY:
+    if m.group("nodisplay"):
+        # the code the windowless application names, whichever it is, came from getting the display
+        code = last_match(re.compile(r"\b(EGL_(?:NOT_INITIALIZED|BAD_[A-Z_]{3,20}))\b"), text[max(0, at - 300):at + 200])
+        name = code.group(1) if code else None
+    elif name is not None and name not in _NO_DISPLAY:
         return None
     sig = _sig("egl-no-display", "driver", "EGL found no usable GPU display" + (" ({name})" if name else ""), 83,
                "EGL, which renderers use without a window (MuJoCo's and Habitat's EGL backends, nvdiffrast, Isaac), could "
@@ -159,3 +175,111 @@ def driver_below_component_floor(ent, text):
                sources=({"url": "https://docs.isaacsim.omniverse.nvidia.com/latest/installation/requirements.html",
                          "what": "Isaac Sim requirements: the supported NVIDIA driver versions"},))
     return _match(sig, text, len(text) - len(tail) + r.start(), {"rec": rec.group("v") if rec else None})
+
+
+_MAGNUM = {"url": "https://doc.magnum.graphics/magnum/classMagnum_1_1Platform_1_1WindowlessEglApplication.html",
+           "what": "Magnum's WindowlessEglApplication: --magnum-device (EGL device index) and --magnum-cuda-device"}
+_EGL_CUDA_DEVICE = re.compile(r"unable to find CUDA device (?P<dev>\d{1,3}) among (?P<n>\d{1,3}) EGL devices")
+
+
+def egl_device_for_cuda_missing(ent, text):
+    m, at = last_in_tail(_EGL_CUDA_DEVICE, text, "EGL devices")
+    if m is None:
+        return None
+    sig = _sig("egl-device-for-cuda-missing", "env", "none of the {n} EGL devices is CUDA device {dev}", 84,
+               "The windowless renderer (Magnum's EGL application, under habitat-sim and others) picks the EGL device "
+               "that is CUDA device {dev}, through the NVIDIA driver's EGL (EGL_NV_device_cuda). Of the {n} EGL "
+               "devices here none is: the machine has no NVIDIA GPU that CUDA sees (a laptop's integrated graphics, "
+               "Mesa's devices), CUDA_VISIBLE_DEVICES renumbered the GPUs, or the driver's EGL library is not the one "
+               "loaded.",
+               fix="Choose the GPU by its EGL index, not by CUDA device (habitat-sim: gpu_device_id in the simulator's "
+                   "config, -1 for none; Magnum: --magnum-device N instead of --magnum-cuda-device), or, for rendering "
+                   "on the NVIDIA GPU, check `nvidia-smi` lists it and that the driver's EGL is installed "
+                   "(/usr/share/glvnd/egl_vendor.d/10_nvidia.json, libEGL_nvidia.so.0).",
+               areas=("driver",), sources=(_MAGNUM, _EGL_H))
+    return _match(sig, text, at, {"dev": m.group("dev"), "n": m.group("n")})
+
+
+_DM_CONTROL = {"url": "https://github.com/google-deepmind/dm_control#rendering",
+               "what": "dm_control / MuJoCo rendering backends: MUJOCO_GL=glfw|egl|osmesa"}
+# (the same refusal printed with an EGL code instead, "Cannot initialize a EGL device display. EGL_NOT_INITIALIZED", is
+# egl_error's: the driver's EGL)
+_PLATFORM_DEVICE = re.compile(r"does not support the PLATFORM_DEVICE extension")
+
+
+def egl_platform_device_missing(ent, text):
+    m, at = last_in_tail(_PLATFORM_DEVICE, text, "PLATFORM_DEVICE")
+    if m is None:
+        return None
+    sig = _sig("egl-platform-device-missing", "env", "MuJoCo's EGL backend found no EGL device to render on", 84,
+               "With MUJOCO_GL=egl, MuJoCo (and dm_control, robosuite, Gymnasium's MuJoCo environments) renders "
+               "headless through an EGL device display, which needs an EGL with the device-platform extension: the "
+               "NVIDIA driver's. The EGL loaded here has none (Mesa's without a GPU it drives, a machine without the "
+               "NVIDIA driver's GL part, a container without the graphics capability).",
+               fix="Pick the backend the machine has: MUJOCO_GL=osmesa (software, headless; with "
+                   "PYOPENGL_PLATFORM=osmesa and libosmesa installed) or MUJOCO_GL=glfw with a display (or under xvfb-"
+                   "run); for GPU rendering keep MUJOCO_GL=egl and install the NVIDIA driver's EGL "
+                   "(libnvidia-gl-<version>; /usr/share/glvnd/egl_vendor.d/10_nvidia.json), in a container with "
+                   "NVIDIA_DRIVER_CAPABILITIES=all.",
+               areas=("driver",), sources=(_DM_CONTROL, _CAPS_DOC))
+    return _match(sig, text, at, {})
+
+
+# OpenGL's error codes (Khronos' gl.h / glcorearb.h): name by value
+GL_ERRORS = {0x0500: "GL_INVALID_ENUM", 0x0501: "GL_INVALID_VALUE", 0x0502: "GL_INVALID_OPERATION",
+             0x0503: "GL_STACK_OVERFLOW", 0x0504: "GL_STACK_UNDERFLOW", 0x0505: "GL_OUT_OF_MEMORY",
+             0x0506: "GL_INVALID_FRAMEBUFFER_OPERATION", 0x0507: "GL_CONTEXT_LOST"}
+_GL_H = {"url": "https://registry.khronos.org/OpenGL/api/GL/glcorearb.h", "what": "Khronos OpenGL API header: error codes"}
+_GL_ERROR = re.compile(r"(?i)\bOpenGL Error\s{0,2}\(?\s{0,2}(?P<dec>12[89]\d)\b|\bGL ?error[^\n]{0,20}?\b(?P<hex>0x050[0-7])\b|"
+                       r"\bglGetError\(\)[^\n]{0,30}?\b(?P<dec2>12[89]\d)\b")
+
+
+def gl_error_code(ent, text):
+    m, at = last_in_tail(_GL_ERROR, text)
+    if m is None:
+        return None
+    raw = m.group("dec") or m.group("dec2") or m.group("hex")
+    name = GL_ERRORS.get(int(raw, 16) if raw.lower().startswith("0x") else int(raw))
+    if name is None or name in ("GL_STACK_OVERFLOW", "GL_STACK_UNDERFLOW"):
+        return None
+    if name == "GL_OUT_OF_MEMORY":
+        sig = _sig("gl-out-of-memory", "not-environment", "OpenGL ran out of memory ({name})", 70,
+                   "The OpenGL context could not allocate what the program asked (textures, buffers, a framebuffer "
+                   "this large): the workload's size, not the installation.",
+                   look_at="Render smaller (resolution, batch of views) or free GPU memory other processes hold "
+                           "(`nvidia-smi`).", sources=(_GL_H,))
+        return _match(sig, text, at, {"name": name})
+    sig = _sig("gl-context-lacks-feature", "driver", "OpenGL refused a call ({name}): the context in use lacks it", 66,
+               "{name} is gl.h's code for a call the OpenGL context does not accept. A program that runs elsewhere "
+               "gets it when the context is not the one it was written for: a software renderer (llvmpipe, Mesa "
+               "without a GPU), an old driver with an older OpenGL version, or off-screen (pbuffer, EGL) rendering the "
+               "driver does not support.",
+               fix="See which renderer and OpenGL version the program gets: `glxinfo -B` (or `eglinfo`; over SSH or in "
+                   "a container there may be none): the NVIDIA driver's OpenGL must be in use (its GL libraries of the "
+                   "same version as the kernel driver); where off-screen rendering is not supported, render in a "
+                   "window (the program's on-screen or safe mode) or under xvfb-run.",
+               areas=("driver",), sources=(_GL_H,))
+    return _match(sig, text, at, {"name": name})
+
+
+_PHYSX = re.compile(r"Pxg\w{2,60}\.cpp \(\d{1,6}\) : internal error : [^\n]{0,120}?fail(?:ed)? to launch kernel|"
+                    r"PhysX Internal CUDA error|GPU \w{2,60} fail(?:ed)? to launch kernel")
+_PHYSX_CFG = {"url": "https://isaac-sim.github.io/IsaacLab/main/source/api/lab/isaaclab.sim.html",
+              "what": "Isaac Lab PhysxCfg: the GPU pipeline's buffer capacities (gpu_max_rigid_contact_count, ...)"}
+
+
+def physx_gpu_launch_failed(ent, text):
+    m, at = last_in_tail(_PHYSX, text)
+    if m is None:
+        return None
+    sig = _sig("physx-gpu-launch-failed", "not-environment", "PhysX's GPU simulation failed to launch its kernels", 80,
+               "PhysX's GPU pipeline (under Isaac Gym, Isaac Sim / Isaac Lab) reports a kernel it could not launch; "
+               "it follows its buffers overflowing (more contacts or pairs than the scene's capacities) or the GPU "
+               "running out of memory with many environments, and after it the CUDA context is broken (illegal "
+               "memory access in what runs next). The installation is not at fault.",
+               look_at="Run fewer environments (num_envs) or a simpler scene, or raise PhysX's GPU capacities in the "
+                       "simulation config (Isaac Gym: physx.max_gpu_contact_pairs, default_buffer_size_multiplier; Isaac "
+                       "Lab: PhysxCfg's gpu_max_rigid_contact_count, gpu_found_lost_pairs_capacity and the other gpu_* "
+                       "sizes); watch memory with `nvidia-smi`.",
+               sources=(_PHYSX_CFG,))
+    return _match(sig, text, at, {})

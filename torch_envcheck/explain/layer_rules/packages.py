@@ -892,10 +892,10 @@ def package_dll_load_failed(ent, text):
 
 # OpenMMLab's packages check the mmcv (and mmengine) they find against a range at import: "MMCV==2.2.0 is used but
 # incompatible. Please install mmcv>=2.0.0rc4, <2.2.0." (mmdet/__init__.py); older releases print the bounds as
-# digit_version tuples, "(1, 3, 13, 0, 0, 0)"
+# digit_version tuples, "(1, 3, 13, 0, 0, 0)", or lists, "mmcv>=[1, 1, 2], <=[1, 2, 7]"
 _VERSION_RANGE_CHECK = re.compile(r"(?P<pkg>[A-Za-z][\w-]{1,40})==(?P<have>[\w.+]{1,30}) is used but incompatible\. "
                                   r"Please install (?P<req>[^\n]{3,160})")
-_TUPLE_VERSION = re.compile(r"\((\d{1,4}(?:,\s{0,2}-?\d{1,4}){1,7})\)")
+_TUPLE_VERSION = re.compile(r"[(\[](\d{1,4}(?:,\s{0,2}-?\d{1,4}){1,7})[)\]]")
 
 
 def _tuple_version(t: re.Match) -> str:

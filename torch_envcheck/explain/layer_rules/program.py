@@ -22,7 +22,11 @@ an install.
                          -> the destination's storage: space, quota, the mount, the disk
     generator_device_mismatch  a random generator on one device asked for a tensor on another (diffusers'
                          "Cannot generate a cpu tensor from a generator of type cuda", torch's "Expected a 'cuda' device
-                         type for generator") -> not-environment: the generator's device"""
+                         type for generator") -> not-environment: the generator's device
+    blas_argument_refused  BLAS's "On entry to GEMM_EX parameter number N had an illegal value" (cuBLAS, the reference
+                         BLAS's xerbla) -> the calling code passed a bad argument; under XLA's autotuning, notes from
+                         algorithms it tries
+"""
 
 from __future__ import annotations
 
@@ -536,3 +540,30 @@ def generator_device_mismatch(ent, text):
                         {"url": "https://huggingface.co/docs/diffusers/using-diffusers/reusing_seeds",
                          "what": "diffusers: generators and devices for reproducible noise"}))
     return _match(sig, text, at, {"want": m.group("want") or m.group("want2"), "gen": m.group("gen") or m.group("gen2")})
+
+
+# the reference BLAS's xerbla ("On entry to <routine> parameter number <n> had an illegal value"), which cuBLAS and
+# the CPU BLAS libraries print for an argument out of range
+_XERBLA = re.compile(r"On entry to\s{1,4}(?P<routine>[A-Za-z_][\w]{1,30})\s{1,4}parameter number\s{1,4}(?P<n>\d{1,2}) had an "
+                     r"illegal value")
+_XERBLA_SRC = {"url": "https://www.netlib.org/lapack/explore-html/d1/dc0/_b_l_a_s_2_s_r_c_2xerbla_8f_source.html",
+               "what": "BLAS xerbla: 'On entry to <name> parameter number <n> had an illegal value'"}
+
+
+def blas_argument_refused(ent, text):
+    m, at = last_in_tail(_XERBLA, text, "had an illegal value")
+    if m is None:
+        return None
+    xla = re.search(r"(?i)\bxla\b|\bjax\b|autotun", text[-CONTEXT_TAIL:]) is not None
+    sig = _sig("blas-argument-refused", "not-environment", "the BLAS routine {routine} refused its argument {n}", 70,
+               "BLAS libraries (cuBLAS, MKL, OpenBLAS) check each argument and print this when one is out of range (a "
+               "size, a leading dimension, a type combination): the caller passed it, the installed libraries work." +
+               (" XLA's GEMM autotuner tries cuBLAS algorithms and configurations that can be refused this way; it "
+                "falls back to others, and the run's result is unaffected." if xla else ""),
+               look_at=("Nothing to install. If the run goes on and its results are right, the lines are the "
+                        "autotuner's; to silence them, report them to JAX/XLA with the versions (they come from its "
+                        "GEMM autotuning)." if xla else
+                        "Look at the call that reached {routine}: argument {n} (shapes, strides, leading dimensions, "
+                        "dtypes of a matmul); a non-contiguous or empty tensor, or sizes past 2^31, are the usual causes."),
+               sources=(_XERBLA_SRC,))
+    return _match(sig, text, at, {"routine": m.group("routine"), "n": m.group("n")})
