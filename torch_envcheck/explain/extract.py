@@ -174,8 +174,10 @@ _CODE_MESSAGE = re.compile(r"\b(CUDA|HIP|cuda runtime|CUDA Runtime|CUDA driver|h
                            r"(?: \((?P<num>\d{1,5})\))?\s{0,2}:\s{0,2}(?P<msg>[^\n]{1,200})", re.ASCII)
 # the CUDA/HIP samples' checkers: 'HIP API error = 0100 "no ROCm-capable device is detected"'
 _API_ERROR = re.compile(r"\b(CUDA|HIP) API error = (?P<num>\d{1,5}) \"(?P<msg>[^\"\n]{1,200})\"", re.ASCII)
-# torch's warning "Unexpected error from cudaGetDeviceCount(). ... Error 804: forward compatibility ..."
-_CUDA_ERROR_N = re.compile(r"\b(?:[Ee]rror|code|returned|status|result|[Ff]ailure|[Ff]ail(?:s|ed)? with(?: error)?)[ =:#]{1,3}"
+# torch's warning "Unexpected error from cudaGetDeviceCount(). ... Error 804: forward compatibility ..."; a checker's
+# "cuda failed: 4 error"
+_CUDA_ERROR_N = re.compile(r"\b(?:[Ee]rror|code|returned|status|result|[Ff]ailure|[Ff]ail(?:s|ed)? with(?: error)?|"
+                           r"(?<=cuda |CUDA |Cuda )failed)[ =:#]{1,3}"
                            r"(?P<num>\d{1,5})\b"
                            r"(?::\s{0,2}|\s)?(?P<msg>[^\n]{1,160})?", re.ASCII)
 # also without its brackets, as a paste retyped or a log reformatted it ("OSError: WinError 1455 The paging file...")
@@ -212,7 +214,7 @@ _SIGNAL_WORDS = re.compile(r"(?m)(?:^|[\s:])(?P<word>Bus error|Segmentation faul
 _CUDA_CONTEXT = re.compile(r"[Cc]uda failure|CUDA failure|CUDAError|cudaGetDeviceCount|cuInit|cudaSetDevice|cudaMalloc|cudaGetDevice|CUDA driver|cudaError|CUDA error|"
                            r"cuDevice|cuCtx|cudaRuntimeGetVersion|cuda runtime|CUDA initiali[sz]ation|"
                            # extensions' own checkers: "Cuda Error", "cuda execution failed with error N" (spconv)
-                           r"(?i:\bcuda (?:error|execution|kernel|call|launch|driver)\b)", re.ASCII)
+                           r"(?i:\bcuda (?:error|execution|kernel|call|launch|driver|failed)\b)", re.ASCII)
 # TensorRT's logger: "<file> (<line>) - Cuda Error in <function>: <cudaError_t value>"
 _TRT_CUDA_ERROR = re.compile(r"\b(?i:cuda) [Ee]rror in [A-Za-z_]\w{0,60}: (?P<num>\d{1,5})\b", re.ASCII)
 

@@ -98,3 +98,8 @@ def test_tensorrts_half2_warning_is_the_gpus_fp16():
     r = diagnose.diagnose("[TensorRT] WARNING: Half2 support requested on hardware without native FP16 support, "
                           "performance will be negatively affected.")
     assert r["signature"] == "gpu-lacks-fast-fp16" and r["layer"] == "arch" and "FP32" in _fix(r)
+
+
+def test_a_checkers_cuda_failed_with_a_number_is_decoded():
+    r = diagnose.diagnose("CUDA failed: 2 error at line 30")
+    assert r["signature"] == "code-cudaerror-memoryallocation" and r["environment_problem"] is False
