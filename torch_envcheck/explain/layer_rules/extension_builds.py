@@ -6,8 +6,9 @@ source code, or the compiled module's init function against its file name.
                          code given to load_inline
     module_init_missing  CPython's "dynamic module does not define module export function (PyInit_X)" -> toolchain:
                          the module was built under another name, for another Python, or the build is stale
-    package_cuda_module_missing  a package's own top-level compiled module (causal_conv1d_cuda) not importable from
-                         its code, or a NameError for it after a caught import -> toolchain: that package's extension
+    package_cuda_module_missing  a package's own compiled module (causal_conv1d_cuda, torch_cluster.graclus_cuda) not
+                         importable from its code, or a NameError for it after a caught import -> toolchain: that
+                         package's extension
     compiler_killed      cc1plus / cicc / ptxas killed by signal 9 during a build -> toolchain: MAX_JOBS, memory
     extension_built_without_cuda  a build's own "Compiling X without CUDA" -> toolchain: the build saw no CUDA torch
                          or no GPU (FORCE_CUDA=1 with the toolkit, a CUDA torch), or the prebuilt wheel
@@ -90,9 +91,11 @@ def module_init_missing(ent, text):
 
 # the importing frame: a file of an installed package (site-packages/<pkg>/...) whose line imports the module
 _IMPORT_FRAME = re.compile(r"File \"(?P<path>[^\"\n]{0,300}?[/\\](?:site|dist)-packages[/\\](?P<pkg>[A-Za-z_]\w{0,80})[/\\]"
-                           r"[^\"\n]{1,200})\", line \d{1,7}[^\n]{0,200}\n\s{0,12}(?:import (?P<imp>[A-Za-z_]\w{0,80})|"
+                           r"[^\"\n]{1,200})\", line \d{1,7}[^\n]{0,200}\n\s{0,12}(?:import (?P<imp>[A-Za-z_]\w{0,80}(?:\.[A-Za-z_]\w{0,80})?)|"
                            r"from (?P<frm>[A-Za-z_]\w{0,80}) import)")
-_NO_TOP_MODULE = re.compile(r"No module named '(?P<mod>[A-Za-z_]\w{0,80})'|"
+# (a package's compiled submodule too, "No module named 'torch_cluster.graclus_cuda'", when the package's own file
+# imports it)
+_NO_TOP_MODULE = re.compile(r"No module named '(?P<mod>[A-Za-z_]\w{0,80}(?:\.[A-Za-z_]\w{0,80})?)'|"
                             r"NameError: name '(?P<name>[A-Za-z_]\w{0,80})' is not defined")
 
 
@@ -109,7 +112,9 @@ def package_cuda_module_missing(ent, text):
         return None
     tail = text[-CONTEXT_TAIL:]
     mod = m.group("mod") or m.group("name")
-    if not _compiled_name(mod) or mod.startswith("torch"):
+    dotted = "." in mod
+    if not _compiled_name(mod) or (mod.startswith("torch") and not dotted) or \
+            mod.split(".")[0] in ("torch", "torchvision", "torchaudio"):
         return None
     frame = None
     for f in _IMPORT_FRAME.finditer(tail[:m.start()]):
@@ -117,6 +122,8 @@ def package_cuda_module_missing(ent, text):
             frame = f
     nameerror = m.group("name") is not None
     pkg = frame.group("pkg") if frame else None
+    if dotted and pkg != mod.split(".")[0]:
+        return None  # a package's submodule imported by another's code (or a program's) is not its missing build
     if pkg is None and not nameerror and not mod.endswith("_cuda"):
         # without the importing frame only a NameError, or a module named *_cuda, says it is a package's compiled part
         return None
