@@ -410,6 +410,7 @@ match.Match whose signature is made here, or None:
                      failing to launch (graphics.py)
     blas_argument_refused  BLAS's xerbla line -> not-environment: the caller's argument (program.py)
     extension_built_without_cuda  "Compiling X without CUDA" -> toolchain: FORCE_CUDA, a CUDA torch (extension_builds.py)
+    install_path_too_long  pip's Errno 2 for a Windows path past MAX_PATH -> LongPathsEnabled (windows_host.py)
     device_count_query_failed  "Failed to query CUDA device count" -> the driver (gpu_health.py)
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
@@ -509,6 +510,7 @@ from torch_envcheck.explain.layer_rules.scheduler import (slurm_request_refused,
 from torch_envcheck.explain.layer_rules.graphics import (egl_device_for_cuda_missing, egl_platform_device_missing,
     gl_error_code, physx_gpu_launch_failed)
 from torch_envcheck.explain.layer_rules.program import blas_argument_refused
+from torch_envcheck.explain.layer_rules.windows_host import install_path_too_long
 from torch_envcheck.explain.layer_rules.extension_builds import extension_built_without_cuda
 from torch_envcheck.explain.layer_rules.gpu_health import device_count_query_failed
 from torch_envcheck.explain.layer_rules.graphics import (egl_error, gl_libraries_missing, driver_below_component_floor,
@@ -721,7 +723,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          gpu_family_instruction, torch_pins_triton, triton_older_than_cuda, tool_not_found, smi_field_unknown,
          build_without_device_type, library_fell_back_to_cpu, mps_bfloat16_refused, egl_device_for_cuda_missing,
          egl_platform_device_missing, gl_error_code, physx_gpu_launch_failed, blas_argument_refused,
-         device_count_query_failed, extension_built_without_cuda)
+         device_count_query_failed, extension_built_without_cuda, install_path_too_long)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

@@ -9,6 +9,9 @@ alias, the Store Python's protected install folder, and a build's tool that Wind
                          prompt), ninja, nvcc
     torch_dll_without_code  torch's "Error loading \"X.dll\" or one of its dependencies" pasted without its WinError code
                          -> windows-runtime: the Visual C++ runtime, fbgemm.dll's OpenMP DLL
+    install_path_too_long  pip's "Could not install packages due to an OSError: [Errno 2] No such file or directory"
+                         for a Windows path past MAX_PATH (260), or under the Store Python's long folder -> windows-runtime:
+                         LongPathsEnabled, or a shorter environment path
 """
 
 from __future__ import annotations
@@ -113,3 +116,36 @@ def torch_dll_without_code(ent, text):
                         {"url": "https://learn.microsoft.com/en-us/cpp/windows/latest-supported-vc-redist",
                          "what": "the latest supported Visual C++ Redistributable downloads"}))
     return _match(sig, text, at, {"dll": dll})
+
+
+_MAX_PATH = {"url": "https://learn.microsoft.com/en-us/windows/win32/fileio/maximum-file-path-limitation",
+             "what": "Windows' MAX_PATH (260 characters) and the LongPathsEnabled setting that lifts it"}
+# pip writing a package's file fails with ENOENT although pip created the folder: on Windows the full path is past
+# MAX_PATH (deep package trees such as TensorFlow's headers), or starts in the Store Python's already long folder
+_PIP_ENOENT = re.compile(r"Could not install packages due to an? (?:OSError|EnvironmentError): \[Errno 2\] No such file or "
+                         r"directory: '(?P<path>[A-Za-z]:\\{1,2}[^'\n]{1,600})")
+
+
+def install_path_too_long(ent, text):
+    m, at = last_in_tail(_PIP_ENOENT, text, "[Errno 2]")
+    if m is None:
+        return None
+    path = m.group("path").replace("\\\\", "\\")
+    store = re.search(r"(?i)AppData\\{1,2}Local\\{1,2}Packages\\{1,2}P", m.group("path")) is not None
+    if len(path) < 200 and not store:
+        return None
+    sig = _sig("install-path-too-long", "windows-runtime",
+               "pip could not write a file whose path is too long for Windows" + (" (the Store Python's folder)" if store else ""),
+               82,
+               "Windows refuses paths longer than 260 characters (MAX_PATH) unless long paths are enabled; a package with "
+               "a deep tree (TensorFlow's headers, CUDA wheels) installed into a folder with a long path goes past it, "
+               "and pip reports the file it could not create as missing (Errno 2)." +
+               (" The Microsoft Store's Python installs into AppData\\Local\\Packages\\PythonSoftwareFoundation..., "
+                "which uses much of that length already." if store else ""),
+               fix="Enable long paths (an administrator PowerShell: `New-ItemProperty -Path "
+                   "\"HKLM:\\SYSTEM\\CurrentControlSet\\Control\\FileSystem\" -Name \"LongPathsEnabled\" -Value 1 "
+                   "-PropertyType DWORD -Force`, then a new terminal) and install again; or create the environment at a "
+                   "shorter path (`py -m venv C:\\venvs\\tf`)" + (" with a python.org Python instead of the Store's"
+                                                                   if store else "") + ".",
+               areas=("platform",), sources=(_MAX_PATH,))
+    return _match(sig, text, at, {})
