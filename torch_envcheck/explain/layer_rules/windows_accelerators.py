@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from torch_envcheck.explain.layer_rules.kit import _match, _sig, last_in_tail
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig, last_in_tail
 
 _DML_PARAMETER = re.compile(r"(?:DmlExecutionProvider|DirectML\.dll|DmlOperator)[\s\S]{0,600}?(?:80070057 The parameter "
                             r"is incorrect|\"The parameter is incorrect\.\")|(?:80070057 The parameter is incorrect|"
@@ -149,18 +149,39 @@ def directml_package_missing(ent, text):
     return _match(sig, text, at, {})
 
 
-_DLL_LOADING = re.compile(r"(?:\[WinError 126\]|WinError 126\b|0xC0000135)[^\n]{0,200}?(?:Error loading |loading )?"
-                          r"\"?(?P<path>[^\"\n]{0,260}?)(?P<dll>[A-Za-z0-9_.+-]{1,60}\.dll)\b", re.I)
+# the code, then the first DLL named after it on its line (within 530 characters): read in two steps, because one
+# pattern with the path and the name as nested bounded runs backtracks for seconds on a line with no ".dll" at all
+_DLL_CODE = re.compile(r"\[WinError 126\]|WinError 126\b|0xC0000135", re.I)
+_DLL_NAME = re.compile(r"(?P<dll>[A-Za-z0-9_+-][A-Za-z0-9_.+-]{0,59}\.dll)\b", re.I)
+
+
+def _dll_loading(text: str):
+    """(the DLL's name, the text before it on the line, the code's position in text) for the last code that names a
+    DLL after it, or None."""
+    tail = text[-CONTEXT_TAIL:]
+    found = None
+    for c in _DLL_CODE.finditer(tail):
+        end = tail.find("\n", c.end())
+        window = tail[c.end():min(c.end() + 530, len(tail) if end < 0 else end)]
+        if ".dll" not in window.lower():
+            continue
+        d = _DLL_NAME.search(window)
+        if d is not None:
+            before = window[:d.start()]
+            path = before.rsplit('"', 1)[-1] if '"' in before else re.sub(r"^.*?(?:Error loading |loading )", "",
+                                                                          before, flags=re.I)
+            found = (d.group("dll"), path[-260:], len(text) - len(tail) + c.start())
+    return found
 # Intel's extension: its own DLLs (intel-ext-pt-gpu.dll, esimd_kernels.dll) or any DLL in its package folder
 _IPEX_DLL = re.compile(r"(?i)intel_extension_for_pytorch|intel-ext-pt-[\w-]{1,20}\.dll|esimd_kernels\.dll")
 
 
 def gpu_stack_dll_dependency(ent, text):
-    m, at = last_in_tail(_DLL_LOADING, text)
-    if m is None:
+    found = _dll_loading(text)
+    if found is None:
         return None
-    dll = m.group("dll")
-    where = (m.group("path") or "") + dll
+    dll, path, at = found
+    where = path + dll
     if _IPEX_DLL.search(where):
         sig = _sig("ipex-dll-dependency", "windows-runtime",
                    "a DLL of Intel's extension for PyTorch cannot load its dependencies ({dll})", 83,
