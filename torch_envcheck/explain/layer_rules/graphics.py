@@ -47,6 +47,7 @@ _EGL_FAILED = re.compile(r"\berr = (?P<dec>12[23]\d\d),\s{0,8}baseOperation = eg
                          r"egl(?:Initialize|GetDisplay|MakeCurrent)\(?\)?[^\n]{0,30}(?:failed|error)|"
                          r"EGL error[^\n]{0,40}?(?:code:?\s{0,2}"
                          r"(?P<num>0x300[0-9A-Ea-e]|12[23]\d\d)\b)|\b(?P<name>EGL_(?:NOT_INITIALIZED|BAD_[A-Z_]{3,20}))\b")
+_EGL_CODE_NAME = re.compile(r"\b(EGL_(?:NOT_INITIALIZED|BAD_[A-Z_]{3,20}))\b")
 
 
 def egl_error(ent, text):
@@ -59,7 +60,7 @@ def egl_error(ent, text):
         name = EGL_ERRORS.get(int(raw, 16) if raw.lower().startswith("0x") else int(raw))
     if m.group("nodisplay"):
         # the code the windowless application names, whichever it is, came from getting the display
-        code = last_match(re.compile(r"\b(EGL_(?:NOT_INITIALIZED|BAD_[A-Z_]{3,20}))\b"), text[max(0, at - 300):at + 200])
+        code = last_match(_EGL_CODE_NAME, text[max(0, at - 300):at + 200])
         name = code.group(1) if code else None
     elif name is not None and name not in _NO_DISPLAY:
         return None

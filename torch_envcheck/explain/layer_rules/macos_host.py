@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from torch_envcheck.explain.layer_rules.kit import _match, _sig, last_in_tail
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig, last_in_tail
 
 _DYLD = {"url": "https://developer.apple.com/documentation/xcode/embedding-nonstandard-code-structures-in-a-bundle",
          "what": "dyld: @rpath, @loader_path and where a dylib is looked for"}
@@ -165,7 +165,7 @@ _MACOS_NEW = re.compile(r"(?i)\bmac ?os(?: version)?(?: is|:)? (?:1[4-9]|2\d)\.\
 
 def mps_bfloat16_refused(ent, text):
     m, at = last_in_tail(_MPS_BF16, text)
-    if m is None or _MACOS_NEW.search(text):
+    if m is None or _MACOS_NEW.search(text, max(0, len(text) - CONTEXT_TAIL)):
         return None
     sig = _sig("mps-bfloat16-refused", "macos", "bfloat16 on the Apple GPU (MPS) needs macOS 14 or newer", 84,
                "torch's MPS backend refuses bfloat16 tensors on macOS before 14 (Sonoma), where Metal Performance "

@@ -172,6 +172,8 @@ def _dll_loading(text: str):
                                                                           before, flags=re.I)
             found = (d.group("dll"), path[-260:], len(text) - len(tail) + c.start())
     return found
+
+
 # Intel's extension: its own DLLs (intel-ext-pt-gpu.dll, esimd_kernels.dll) or any DLL in its package folder
 _IPEX_DLL = re.compile(r"(?i)intel_extension_for_pytorch|intel-ext-pt-[\w-]{1,20}\.dll|esimd_kernels\.dll")
 
