@@ -502,9 +502,26 @@ def _arch_key(a: str) -> int:
     return int(re.sub(r"\D", "", a.split("_", 1)[1]) or 0)
 
 
+# a log line that reports the device a backend started on ("CUDA backend initialized on NVIDIA GB10 (sm_121)",
+# "Using device 0: ... sm_90"): the target it names ran, so it is no evidence of an architecture the binary lacks
+_DEVICE_STATUS = re.compile(r"(?i)\b(?:initiali[sz]ed|detected|registered|selected|running on|using (?:the )?(?:device|gpu)|"
+                            r"found (?:\d+ )?(?:device|gpu)s?)\b")
+_NOT_STATUS = re.compile(r"(?i)\b(?:not|no|unsupported|incompatible|invalid|error|fail\w*|cannot|unable|requires?|only|"
+                         r"warn\w*|too (?:old|new))\b")
+
+
+_GPU_BACKEND = re.compile(r"(?i)\b(?:CUDA|GPU|ROCm|HIP|Metal|Vulkan)\b")
+
+
+def _named_on_status_lines_only(text: str, target: str) -> bool:
+    """Whether every line that names target is a device-status line, with no word of failure on it."""
+    lines = [ln for ln in text[-65536:].splitlines() if target in ln]
+    return bool(lines) and all(_DEVICE_STATUS.search(ln) and not _NOT_STATUS.search(ln) for ln in lines)
+
+
 def _archs(text, ent):
     """The newest sm_NN/compute_NN target named (a GPU's own is newer than the list of targets a build supports) and
-    the last gfx target."""
+    the last gfx target; a target named only where a backend reports the device it started on is no evidence."""
     out = []
     gfx = [a for a in ent.archs if a.startswith("gfx")]
     if gfx:
@@ -512,7 +529,7 @@ def _archs(text, ent):
         out.append(Vote("rocm", 1.5, 3, "archs", a, text.rfind(a),
                         f"{a} is the AMD GPU's target: use a ROCm build of torch that ships code for {a}; for a "
                         f"consumer GPU near a supported target, HSA_OVERRIDE_GFX_VERSION set to that target."))
-    sms = [a for a in ent.archs if a.startswith(("sm_", "compute_"))]
+    sms = [a for a in ent.archs if a.startswith(("sm_", "compute_")) and not _named_on_status_lines_only(text, a)]
     if sms:
         a = max(sms, key=_arch_key)
         num = str(_arch_key(a))
@@ -884,6 +901,14 @@ def _program(text, ent):
         d = _PROGRAM_DATA.search(line)
         if d:
             return [Vote("not-environment", 2.0, 2, "program", d.group(0), base + tail.rfind(line))]
+    if lines:
+        # the program's GPU backend reported the device it started on, and a later step of the program failed: the
+        # driver, runtime and architecture worked; a deeper part (a code, a library) outweighs this when there is one
+        failed = tail.rfind(lines[-1])
+        for line in tail[:failed].splitlines():
+            if _GPU_BACKEND.search(line) and _DEVICE_STATUS.search(line) and not _NOT_STATUS.search(line):
+                return [Vote("not-environment", 1.0, 2, "program", "a step failing after the GPU backend started",
+                             base + failed)]
     return []
 
 

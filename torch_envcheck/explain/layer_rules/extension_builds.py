@@ -130,6 +130,10 @@ def package_cuda_module_missing(ent, text):
     if pkg in ("torch", "torchvision", "torchaudio"):
         return None
     dist = (pkg or "").replace("_", "-") or None
+    if dist is None:
+        # no importing frame: a module named for its distribution once the conventional suffix is dropped
+        # (flash_attn_2_cuda, causal_conv1d_cuda) names it, when that is a known torch-extension distribution
+        dist = compiled_modules.TORCH_EXTENSION_DISTRIBUTIONS.get(_MODULE_SUFFIX.sub("", mod.split(".")[0]))
     known = compiled_modules.distribution_of(mod)
     if known:
         # a module named unlike its distribution (apex's fused_layer_norm_cuda): the table says whose it is and how
