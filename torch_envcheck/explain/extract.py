@@ -288,9 +288,15 @@ def _cuda_error_suffixes() -> tuple:
 # "error"). cuDNN is left out: its numbers changed with cuDNN 9 (3000s) and the tables hold one numbering.
 _LIB_NUMBER = re.compile(r"\b(?P<lib>(?i:cublas|cusolver|cusparse|cufft|curand|nccl|nvrtc|nvjitlink|nvml))(?: library)?"
                          r"[ _](?i:error|status)(?: code)?\s{0,2}[:=(]?\s{0,2}(?P<num>\d{1,4})(?![.\d])", re.ASCII)
+# a library function's call and the number it returned ("Failed to execute cuptiGetContextId with error 35",
+# "function (*cuptiProfilerBeginSessionPtr)(&params) failed with error 35", "cudnnCreate returned 4"): the
+# function's prefix names the enumeration its result belongs to
+_API_CALL_NUMBER = re.compile(r"\b(?P<fn>(?P<lib>cupti|cublasLt|cublas|cusparse|cusolver|cufft|curand|nvrtc|nccl|nvml|cudnn|"
+                              r"nvJitLink)[A-Z]\w{1,60})\b[^\n]{0,120}?\b(?:failed with (?:error|status)|with error|"
+                              r"returned(?: error| status)?|error code)[:= ]{1,3}(?P<num>\d{1,4})(?!\d|\.\d)", re.ASCII)
 _LIB_FAMILY = {"cublas": "cublasStatus_t", "cusolver": "cusolverStatus_t", "cusparse": "cusparseStatus_t",
                "cufft": "cufftResult", "curand": "curandStatus_t", "nccl": "ncclResult_t", "nvrtc": "nvrtcResult",
-               "nvjitlink": "nvJitLinkResult", "nvml": "nvmlReturn_t"}
+               "nvjitlink": "nvJitLinkResult", "nvml": "nvmlReturn_t", "cupti": "CUptiResult", "cudnn": "cudnnStatus_t"}
 # pynvml raises one exception class per NVML_ERROR_* value, named by string.capwords over the words of the name
 # ("NVML_ERROR_GPU_IS_LOST" -> NVMLError_GpuIsLost): pynvml.py, _extractNVMLErrorsAsClasses, in nvidia-ml-py 13.615.71
 # (https://pypi.org/project/nvidia-ml-py/13.615.71/)
@@ -397,7 +403,7 @@ def _codes(text: str, ent: Entities) -> None:
         code = error_codes.by_value("cudaError_t", int(m.group("num")))
         if code is not None and code.layer != "none":
             _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
-    for m in (*_last(_LIB_NUMBER, text), *_last(_LIB_TRAILING_NUMBER, text)):
+    for m in (*_last(_LIB_NUMBER, text), *_last(_LIB_TRAILING_NUMBER, text), *_last(_API_CALL_NUMBER, text)):
         lib = m.group("lib").lower()
         code = error_codes.by_value(_LIB_FAMILY["cublas" if lib == "cublaslt" else lib], int(m.group("num")))
         if code is not None and code.layer != "none":
@@ -1226,6 +1232,8 @@ NEEDLES = {
                  "status_", "errno.", "cupti_"),
     _CODE_MESSAGE: ("error",), _API_ERROR: ("api error = ",), _CUDA_ERROR_N: ("cuda", "cuinit", "cudevice", "cuctx"),
     _LIB_NUMBER: ("cublas", "cusolver", "cusparse", "cufft", "curand", "nccl", "nvrtc", "nvjitlink", "nvml"),
+    _API_CALL_NUMBER: ("cupti", "cublas", "cusparse", "cusolver", "cufft", "curand", "nvrtc", "nccl", "nvml", "cudnn",
+                       "nvjitlink"),
     _PYNVML_CLASS: ("nvmlerror_",), _NUMBA_CALL: ("] call to cu",),
     _WINERROR: ("winerror", "os error", "loadlibrary", "getprocaddress"), _TORCH_CUDA_WORDS: ("driver initialization",), _ERRNO: ("errno",), _NVML_MESSAGE: ("nvml",),
     _CUDA_API_HEX: ("cuda api error detected",),

@@ -65,6 +65,14 @@ TORCH_EXTENSION_DISTRIBUTIONS = {
     "sgl_kernel": "sgl-kernel", "flashinfer": "flashinfer-python", "auto_gptq": "auto-gptq", "exllamav2": "exllamav2",
     "spconv": "spconv", "nvdiffrast": "nvdiffrast", "gsplat": "gsplat", "kaolin": "kaolin", "transformer_engine":
     "transformer-engine", "natten": "natten", "torch_tensorrt": "torch-tensorrt", "fairseq": "fairseq",
+    "fbgemm_gpu": "fbgemm-gpu", "torchrec": "torchrec",
+}
+
+# Distributions PyTorch's own index publishes per CUDA (https://download.pytorch.org/whl/<cu tag>, beside torch), as
+# their install pages give them: the build that matches a torch from that index comes from the same one
+ON_TORCH_INDEX = {
+    "fbgemm-gpu": "https://docs.pytorch.org/FBGEMM/fbgemm_gpu/development/InstallationInstructions.html",
+    "torchrec": "https://docs.pytorch.org/torchrec/setup-torchrec.html",
 }
 
 _NAMED = re.compile(r"(?<![\w-])(" + "|".join(sorted({re.escape(d) for d in TORCH_EXTENSION_DISTRIBUTIONS.values()} |

@@ -2,8 +2,9 @@
 ProcessGroupNCCL's watchdog (a collective that timed out, a watchdog stuck in a CUDA call), cuBLAS/cuDNN
 EXECUTION_FAILED under a stack built with CUDA 9/10 (the GPU generations such a build has no code for, from
 knowledge.gpu_generations), a segfault at `import torch` told in words with the import order that worked, Triton of
-another API than its caller's (GPUTarget, moved modules), and an OS library missing read in the libraries layer. The
-texts are written for these tests from each component's messages and documentation, not copied from the corpus."""
+another API than its caller's (GPUTarget, moved modules; read in the toolchain layer since the eighty-second round),
+and an OS library missing read in the libraries layer. The texts are written for these tests from each component's
+messages and documentation, not copied from the corpus."""
 
 from __future__ import annotations
 
@@ -95,7 +96,7 @@ def test_a_segfault_after_the_program_ran_is_not_read_as_an_import():
 ])
 def test_triton_of_another_api_is_one_triton_matching_torch(text, what):
     r = diagnose.diagnose(text)
-    assert r["signature"] == "triton-of-another-api" and r["layer"] == "libraries", r
+    assert r["signature"] == "triton-of-another-api" and r["layer"] == "toolchain", r
     assert "pytorch-triton" in _fix(r) and "pip show torch" in _fix(r)
     assert what in r["explanation"]
 

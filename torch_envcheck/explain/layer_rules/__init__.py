@@ -412,6 +412,11 @@ match.Match whose signature is made here, or None:
     extension_built_without_cuda  "Compiling X without CUDA" -> toolchain: FORCE_CUDA, a CUDA torch (extension_builds.py)
     install_path_too_long  pip's Errno 2 for a Windows path past MAX_PATH -> LongPathsEnabled (windows_host.py)
     device_count_query_failed  "Failed to query CUDA device count" -> the driver (gpu_health.py)
+    package_library_missing  a torch-extension package's own compiled library not loadable (fbgemm_gpu_py.so) ->
+                     toolchain: that package's build for the installed torch (extension_builds.py)
+    sanitizer_report  compute-sanitizer's report of a kernel's access -> not-environment: the kernel (program.py)
+    profiler_events_unmatched  torch.profiler's events unpaired with Kineto's -> not-environment: when the profiler
+                     starts (profiling.py)
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -509,9 +514,10 @@ from torch_envcheck.explain.layer_rules.scheduler import (slurm_request_refused,
     module_unknown)
 from torch_envcheck.explain.layer_rules.graphics import (egl_device_for_cuda_missing, egl_platform_device_missing,
     gl_error_code, physx_gpu_launch_failed)
-from torch_envcheck.explain.layer_rules.program import blas_argument_refused
+from torch_envcheck.explain.layer_rules.program import blas_argument_refused, sanitizer_report
+from torch_envcheck.explain.layer_rules.profiling import profiler_events_unmatched
 from torch_envcheck.explain.layer_rules.windows_host import install_path_too_long
-from torch_envcheck.explain.layer_rules.extension_builds import extension_built_without_cuda
+from torch_envcheck.explain.layer_rules.extension_builds import extension_built_without_cuda, package_library_missing
 from torch_envcheck.explain.layer_rules.gpu_health import device_count_query_failed
 from torch_envcheck.explain.layer_rules.graphics import (egl_error, gl_libraries_missing, driver_below_component_floor,
                                                          gl_interop_failed)
@@ -723,7 +729,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          gpu_family_instruction, torch_pins_triton, triton_older_than_cuda, tool_not_found, smi_field_unknown,
          build_without_device_type, library_fell_back_to_cpu, mps_bfloat16_refused, egl_device_for_cuda_missing,
          egl_platform_device_missing, gl_error_code, physx_gpu_launch_failed, blas_argument_refused,
-         device_count_query_failed, extension_built_without_cuda, install_path_too_long)
+         device_count_query_failed, extension_built_without_cuda, install_path_too_long, package_library_missing,
+         sanitizer_report, profiler_events_unmatched)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

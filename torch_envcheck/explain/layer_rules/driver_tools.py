@@ -5,7 +5,8 @@ predates.
     tool_not_found   "X: command not found", "command not found: X", "'X' is not recognized as an internal or external
                      command" for a tool of the driver (prime-select, prime-run, nvidia-settings, Bumblebee's optirun),
                      the NVIDIA Container Toolkit (nvidia-ctk, nvidia-container-cli) or ROCm (rocminfo, rocm-smi,
-                     amd-smi, hipcc) -> the package that installs it (nvcc and nvidia-smi have rules of their own)
+                     amd-smi, hipcc), Nsight (nsys, ncu) or the toolkit's compute-sanitizer / cuda-gdb -> the package
+                     that installs it (nvcc and nvidia-smi have rules of their own)
     smi_field_unknown  nvidia-smi's 'Field "X" is not a valid field to query' -> driver: the nvidia-smi of this driver
                      predates the field (compute_cap, ...): a newer driver, or the value given to the tool that asked
 """
@@ -24,6 +25,13 @@ _OFFLOAD = {"url": "https://download.nvidia.com/XFree86/Linux-x86_64/435.17/READ
             "what": "NVIDIA driver README: PRIME render offload (driver 435.17 and newer)"}
 _ROCM_INSTALL = {"url": "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/",
                  "what": "ROCm installation on Linux: the tools in /opt/rocm/bin"}
+
+_NSIGHT_SYSTEMS = {"url": "https://docs.nvidia.com/nsight-systems/InstallationGuide/index.html",
+                   "what": "Nsight Systems installation: with the CUDA toolkit or standalone; the nsys CLI's folder"}
+_NSIGHT_COMPUTE = {"url": "https://docs.nvidia.com/nsight-compute/InstallationGuide/index.html",
+                   "what": "Nsight Compute installation: with the CUDA toolkit or standalone; the ncu CLI"}
+_SANITIZER = {"url": "https://docs.nvidia.com/compute-sanitizer/ComputeSanitizer/index.html",
+              "what": "Compute Sanitizer: installed with the CUDA toolkit (cuda-memcheck's successor)"}
 
 _DRIVER_PACKAGES = ("Install the NVIDIA driver's packages, which bring it (Ubuntu: `sudo ubuntu-drivers install`, or "
                     "`sudo apt install nvidia-driver-<branch>`, which pulls in nvidia-prime; Arch: `sudo pacman -S "
@@ -52,8 +60,22 @@ _TOOLS = {
                  "Install ROCm on the host (`sudo amdgpu-install --usecase=rocm`, or the distribution's rocm packages) "
                  "or add /opt/rocm/bin to PATH if it is installed; torch's ROCm wheels carry their own runtime and need "
                  "these tools only to check the GPU (`rocminfo` must list its gfx target).", (_ROCM_INSTALL,)),
+    "nsys": ("env", "NVIDIA Nsight Systems (installed with the CUDA toolkit, or on its own)",
+             "Install NVIDIA Nsight Systems (NVIDIA's installer or repository package `nsight-systems-<version>`; a CUDA "
+             "toolkit install includes it under <toolkit>/nsight-systems-*/bin) and put the folder that holds `nsys` on "
+             "PATH (e.g. `export PATH=/opt/nvidia/nsight-systems/<version>/bin:$PATH`); pip's torch wheels do not "
+             "bring it.", (_NSIGHT_SYSTEMS,)),
+    "ncu": ("env", "NVIDIA Nsight Compute (installed with the CUDA toolkit, or on its own)",
+            "Install NVIDIA Nsight Compute (NVIDIA's installer or repository package `nsight-compute-<version>`; a CUDA "
+            "toolkit install includes it as <toolkit>/bin/ncu) and put its folder on PATH (e.g. `export "
+            "PATH=/usr/local/cuda/bin:$PATH`); pip's torch wheels do not bring it.", (_NSIGHT_COMPUTE,)),
+    "compute-sanitizer": ("env", "the CUDA toolkit (compute-sanitizer is in its bin folder)",
+                          "Install the CUDA toolkit (or its cuda-sanitizer package) and put its bin folder on PATH "
+                          "(`export PATH=/usr/local/cuda/bin:$PATH`); pip's torch wheels do not bring it.",
+                          (_SANITIZER,)),
 }
-for _alias, _base in (("primusrun", "optirun"), ("nvidia-container-cli", "nvidia-ctk"),
+for _alias, _base in (("nsys-ui", "nsys"), ("ncu-ui", "ncu"), ("nv-nsight-cu-cli", "ncu"), ("cuda-gdb", "compute-sanitizer"),
+                      ("cuda-memcheck", "compute-sanitizer"), ("primusrun", "optirun"), ("nvidia-container-cli", "nvidia-ctk"),
                       ("nvidia-container-runtime", "nvidia-ctk"), ("nvidia-container-toolkit", "nvidia-ctk"),
                       ("rocm-smi", "rocminfo"), ("amd-smi", "rocminfo"), ("hipcc", "rocminfo"),
                       ("hipconfig", "rocminfo"), ("rocm_agent_enumerator", "rocminfo")):

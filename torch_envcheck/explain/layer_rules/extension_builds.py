@@ -12,6 +12,9 @@ source code, or the compiled module's init function against its file name.
     compiler_killed      cc1plus / cicc / ptxas killed by signal 9 during a build -> toolchain: MAX_JOBS, memory
     extension_built_without_cuda  a build's own "Compiling X without CUDA" -> toolchain: the build saw no CUDA torch
                          or no GPU (FORCE_CUDA=1 with the toolkit, a CUDA torch), or the prebuilt wheel
+    package_library_missing  a torch-extension package's own compiled library not there (the loader naming the file
+                         itself, "fbgemm_gpu/fbgemm_gpu_py.so: cannot open shared object file") -> toolchain: that
+                         package's build for the installed torch
 """
 
 from __future__ import annotations
@@ -219,3 +222,53 @@ def extension_built_without_cuda(ent, text):
                                       "; or install the package's prebuilt CUDA wheel for your torch."),
                areas=("extension",), sources=(_MMCV_BUILD,) if mmcv else ())
     return _match(sig, text, at, {"pkg": pkg})
+
+
+# the loader naming the missing file itself (a dependency it lacks would be named instead), or a package's own loader
+# reporting the file it could not load
+_OWN_LIBRARY = re.compile(r"(?P<path>[^\s'\":]{0,300}[/\\])?(?P<file>[A-Za-z_][\w.-]{0,80}\.(?:so(?:\.\d{1,4}){0,3}|pyd|dylib)): "
+                          r"cannot open shared object file|\bFile (?P<file2>[A-Za-z_][\w.-]{0,80}\.(?:so|pyd|dylib)) not found|"
+                          r"Could not load the library '(?P<file3>[A-Za-z_][\w.-]{0,80}\.(?:so|pyd|dylib|dll))'")
+# companions whose own loading failures other rules read (torch's, and its domain libraries' version checks)
+_NOT_HERE = frozenset({"torch", "torchvision", "torchaudio"})
+
+
+def _library_owner(folder: str | None, file: str) -> str | None:
+    """The torch-extension distribution a compiled library belongs to: the package folder it sits in, else the import
+    name its file name starts with (fbgemm_gpu_py.so: fbgemm_gpu)."""
+    table = compiled_modules.TORCH_EXTENSION_DISTRIBUTIONS
+    if folder and folder in table:
+        return None if folder in _NOT_HERE else table[folder]
+    stem = file.split(".", 1)[0]
+    names = [k for k in table if k not in _NOT_HERE and (stem == k or stem.startswith(k + "_"))]
+    return table[max(names, key=len)] if names else None
+
+
+def package_library_missing(ent, text):
+    """A torch-extension package's own compiled library missing where the package loads it: the package was installed
+    without it, or as a build for another torch (its loader names the file it could not open)."""
+    m, at = last_in_tail(_OWN_LIBRARY, text)
+    if m is None:
+        return None
+    file = m.group("file") or m.group("file2") or m.group("file3")
+    folder = re.split(r"[/\\]", m.group("path").rstrip("/\\"))[-1] if m.group("path") else None
+    dist = _library_owner(folder, file)
+    if dist is None:
+        return None
+    page = compiled_modules.ON_TORCH_INDEX.get(dist)
+    sig = _sig("package-library-missing", "toolchain", "{dist}'s own compiled library {file} cannot be loaded", 80,
+               "{file} is {dist}'s compiled library, which the package loads into torch when it is imported. The "
+               "package was installed without it, or as a build for another torch and CUDA (a nightly beside a stable "
+               "torch, a CUDA variant beside a CPU torch), whose files and layout differ.",
+               fix=("Install {dist}'s release paired with the installed torch, from the index torch came from, "
+                    "leaving torch as it is: `pip install --force-reinstall --no-deps \"{dist}==<the release its "
+                    "compatibility table pairs with your torch>\" --index-url https://download.pytorch.org/whl/<torch's "
+                    "cu tag>` (a nightly torch takes the nightly build of the same date, whl/nightly/<cu tag>)." if page else
+                    "Install {dist}'s build for the installed torch, CUDA and Python (its release that names this "
+                    "torch), or build it against the installed torch, leaving torch as it is: `pip install "
+                    "--no-build-isolation --no-cache-dir --force-reinstall --no-deps {dist}` with a CUDA toolkit of "
+                    "torch's CUDA version."),
+               areas=("extension",),
+               sources=(({"url": page, "what": f"{dist}: installed from PyTorch's index per CUDA, paired with a torch "
+                                               f"release"},) if page else (_CPP_EXTENSION,)))
+    return _match(sig, text, at, {"dist": dist, "file": file})

@@ -26,6 +26,18 @@ _JETSON_APT = {"cudss": "cudss", "cusparselt": "libcusparselt0"}
 _JETSON_TEXT = r"(?i)\bjetson\b|\bjetpack\b|\bL4T\b|\btegra\b|\bOrin\b|\bXavier\b|jetson-ai-lab"
 
 
+# torch's split CUDA libraries (BUILD_SPLIT_CUDA: CUDA 11 builds of torch 1.8 to 1.12)
+_SPLIT_CUDA = re.compile(r"libtorch_cuda_(?:cu|cpp)\.so")
+_SPLIT_CUDA_SRC = {"url": "https://github.com/pytorch/pytorch/pull/49050",
+                   "what": "BUILD_SPLIT_CUDA: split torch_cuda into torch_cuda_cu and torch_cuda_cpp (CUDA 11 builds "
+                           "from torch 1.8, pytorch#52518)"}
+_SPLIT_CUDA_GONE = {"url": "https://github.com/pytorch/pytorch/pull/87502",
+                    "what": "[BE] Delete BUILD_SPLIT_CUDA option (October 2022)"}
+# torch was imported before the failing library loaded: its op loader or its own frames
+_TORCH_LOADED_FIRST = re.compile(r"torch\.ops\.load_library|_OpNamespace|[/\\]torch[/\\]_ops\.py|"
+                                 r"[/\\]torch[/\\]_classes\.py|load_library\(")
+
+
 def missing_library(ent, text):
     libs = [x for x in ent.libraries if x.get("missing") and x.get("provider")]
     win = _context(text, r"[A-Za-z]:\\[A-Za-z]|\\Lib\\site-packages|\.dll\b")
@@ -286,6 +298,44 @@ def missing_library(ent, text):
                        "against libpython{python} belongs to that interpreter.",
                    causes=(("python", "this Python version is outside the torch release's supported range", ("TE103",)),),
                    areas=("platform",), sources=(SOURCES["ld"],))
+        return _match(sig, text, x["at"], caps)
+    if p == "torch" and _SPLIT_CUDA.match(x["file"]):
+        # the two halves of libtorch_cuda that only torch's split CUDA 11 builds shipped: the binary was built
+        # against such a torch, and no torch since has them, whatever the import order
+        owner = next((o for o in ent.owners() if o not in ("torch", "nvidia")), None)
+        caps.update(package=owner)
+        sig = _sig("extension-built-for-split-cuda-torch", "toolchain",
+                   "{lib} is a library of torch 1.8 to 1.12's CUDA builds: {package|an extension} was built for one", 83,
+                   "torch's CUDA 11 builds of releases 1.8 to 1.12 split libtorch_cuda.so into libtorch_cuda_cpp.so and "
+                   "libtorch_cuda_cu.so (BUILD_SPLIT_CUDA), and torch's own build dropped the split afterwards: a "
+                   "compiled extension linked to {lib} was built against one of those releases and cannot load with "
+                   "the installed torch.",
+                   fix="Install {package|the extension}'s build for the installed torch and CUDA (its release that "
+                       "names this torch; a nightly for a nightly torch), or rebuild it against the installed torch "
+                       "(delete its build/ folder, then `pip install --no-build-isolation --no-cache-dir` it); or install "
+                       "the torch 1.x release it was built for, with its companions.",
+                   causes=(("stale", "the compiled extension was built against another torch", ("TE701", "TE705")),),
+                   areas=("extension",), sources=(SOURCES["ext"], _SPLIT_CUDA_SRC, _SPLIT_CUDA_GONE))
+        return _match(sig, text, x["at"], caps)
+    if p == "torch" and flavour == "cuda" and built != "cuda" and not ent.platform.get("windows") and \
+            _TORCH_LOADED_FIRST.search(text[max(0, x["at"] - 4000):x["at"] + 2000]):
+        # torch itself was imported (the library is loaded through torch.ops.load_library, or torch's own frames
+        # precede it): a CUDA torch has already loaded its libc10_cuda / libtorch_cuda, so the loader would have found
+        # them; this torch has none, a build without CUDA
+        owner = next((o for o in ent.owners() if o not in ("torch", "nvidia")), None)
+        caps.update(package=owner)
+        sig = _sig("cuda-extension-beside-torch-without-cuda", "torch-build",
+                   "{lib} is a CUDA torch's library, and the torch that loaded {package|the extension} has none", 82,
+                   "{lib} ships only in torch's CUDA builds. torch was already imported when {package|the compiled "
+                   "extension} loaded (through torch.ops.load_library or torch's own import), and a CUDA torch would "
+                   "have loaded {lib} by then: the installed torch is a CPU-only (or ROCm) build, beside an extension "
+                   "built for a CUDA torch.",
+                   fix="Install torch's CUDA build of the same release (`pip install --force-reinstall torch==<its "
+                       "version> --index-url https://download.pytorch.org/whl/cu<XY>` for the CUDA the extension names; "
+                       "conda: pytorch-cuda / a cuda build of pytorch), or, to stay on the CPU, the extension's CPU "
+                       "build ({package|the package}'s -cpu variant where it publishes one).",
+                   causes=(("cpu-build", "torch is the CPU-only build", ("TE202",)),),
+                   areas=("torch", "extension"), sources=(SOURCES["torch_index"],))
         return _match(sig, text, x["at"], caps)
     if p == "torch" and ".so" in x["file"] and not ent.platform.get("windows"):
         sig = _sig("extension-loaded-before-torch", "toolchain",

@@ -11,6 +11,8 @@ Nsight; NVML under nvidia-smi, pynvml, nvitop and gpustat.
     nvml_function_missing  NVML's FunctionNotFound / an undefined nvml* symbol -> the driver's NVML older than the
                          binding (a driver version in the text), or two Python bindings installed over each other
     pynvml_missing       torch.cuda's "pynvml does not seem to be installed" -> nvidia-ml-py
+    profiler_events_unmatched  torch.profiler's "Failed to recover relationship between all profiler and kineto
+                         events" -> not-environment: when the profiler starts against the CUDA context
 """
 
 from __future__ import annotations
@@ -34,14 +36,19 @@ _COUNTERS_REFUSED = re.compile(r"CUPTI_ERROR_INSUFFICIENT_PRIVILEGES|ERR_NVGPUCT
 _KINETO_HINT = re.compile(r"If you see\s{0,3}$")
 
 
+def _decoded(ent, name: str) -> int | None:
+    """Where the text gives the code by its number (a CUPTI call "failed with error 35"), or None."""
+    ats = [c.get("at", -1) for c in ent.codes if c.get("name") == name and c.get("how") == "number"]
+    return max(ats) if ats else None
+
+
 def gpu_counters_restricted(ent, text):
     tail = text[-CONTEXT_TAIL:]
-    if not _COUNTERS_REFUSED.search(tail):
-        return None
     found = [m for m in _COUNTERS_REFUSED.finditer(tail) if not _KINETO_HINT.search(tail[max(0, m.start() - 20):m.start()])]
-    if not found:
+    number = _decoded(ent, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES")
+    if not found and number is None:
         return None
-    m, at = found[-1], len(text) - len(tail) + found[-1].start()
+    at = len(text) - len(tail) + found[-1].start() if found else number
     container = in_container(ent, text)
     sig = _sig("gpu-counters-restricted", "container" if container else "driver",
                "the GPU's performance counters are restricted to administrators" +
@@ -85,18 +92,25 @@ def cupti_subscriber_taken(ent, text):
     return _match(sig, text, at, {})
 
 
+# libcupti itself, or the PerfWorks libraries CUPTI's range profiler loads from the same folder (libnvperf_host,
+# libnvperf_target: CUPTI's lib folder in the toolkit and in the nvidia-cuda-cupti wheel)
 _CUPTI_UNLOADED = re.compile(r"(?i)(?:could not load dynamic library|cannot open shared object file|cannot be loaded|"
-                             r"not found|failed to load)[^\n]{0,80}libcupti|libcupti[\w.]{0,20}[^\n]{0,40}(?:cannot be "
+                             r"not found|failed to load)[^\n]{0,80}lib(?:cupti|nvperf_host|nvperf_target)|"
+                             r"lib(?:cupti|nvperf_host|nvperf_target)[\w.]{0,20}[^\n]{0,40}(?:cannot be "
                              r"loaded|not found|cannot open shared object file|could not be (?:found|loaded))")
 
 
 def cupti_library_not_found(ent, text):
-    m, at = last_in_tail(_CUPTI_UNLOADED, text, "cupti")
+    low = text[-CONTEXT_TAIL:].lower()
+    if "cupti" not in low and "nvperf" not in low:
+        return None
+    m, at = last_in_tail(_CUPTI_UNLOADED, text)
     if m is None:
         return None
-    sig = _sig("cupti-library-not-found", "libraries", "the profiler cannot load CUPTI (libcupti)", 83,
+    sig = _sig("cupti-library-not-found", "libraries", "the profiler cannot load CUPTI (libcupti, or its libnvperf_*)", 83,
                "The GPU tracer of TensorFlow's profiler and of torch.profiler (Kineto) loads CUPTI, the CUDA toolkit's "
-               "profiling library, at run time; it lives apart from the other CUDA libraries (the toolkit's "
+               "profiling library, at run time (and CUPTI's range profiler its PerfWorks libraries, libnvperf_host "
+               "and libnvperf_target, from the same folder); it lives apart from the other CUDA libraries (the toolkit's "
                "extras/CUPTI/lib64, or the nvidia-cuda-cupti wheel), so the loader does not find it unless its folder "
                "is on the search path. Only the profiler's GPU trace is missing; training runs.",
                fix="Put CUPTI's folder on the loader path before starting: `export LD_LIBRARY_PATH=/usr/local/cuda/"
@@ -205,3 +219,30 @@ def pynvml_missing(ent, text):
                areas=("torch",), sources=({"url": "https://pypi.org/project/nvidia-ml-py/",
                                            "what": "nvidia-ml-py: NVIDIA's Python binding, the pynvml module"},))
     return _match(sig, text, at, {})
+
+
+# torch/csrc/autograd/profiler_kineto.cpp (the string in libtorch_cpu): the profiler's own events and Kineto's GPU
+# activities could not all be paired
+_UNMATCHED = re.compile(r"Failed to recover relationship between all profiler and kineto events: (?P<a>\d{1,12}) vs\. "
+                        r"(?P<b>\d{1,12})")
+
+
+def profiler_events_unmatched(ent, text):
+    m, at = last_in_tail(_UNMATCHED, text, "Failed to recover relationship")
+    if m is None:
+        return None
+    sig = _sig("profiler-events-unmatched", "not-environment",
+               "torch.profiler could not pair its events with Kineto's GPU activities ({a} vs. {b})", 78,
+               "torch.profiler records its operators and Kineto (through CUPTI) the GPU's activities, and pairs them "
+               "afterwards; this warning says they could not all be paired, so the trace lacks the GPU side of some "
+               "operators. Kineto follows the CUDA contexts created after it starts: a context made earlier (CUDA work "
+               "before the first profile, another library's context) is not traced. The installation is not at fault.",
+               look_at="Start the profiler before any CUDA work (a short warm-up `with torch.profiler.profile(): pass` "
+                       "at the program's start), keep one profiler active at a time, and compare with the current torch "
+                       "if the trace still lacks GPU events. Nothing to install.",
+               areas=("torch",),
+               sources=({"url": "https://github.com/pytorch/pytorch/blob/main/torch/csrc/autograd/profiler_kineto.cpp",
+                         "what": "the warning's text in torch's Kineto profiler"},
+                        {"url": "https://github.com/pytorch/pytorch/issues/125272",
+                         "what": "a profiler maintainer: initialise the profiler before the CUDA context is created"}))
+    return _match(sig, text, at, {"a": m.group("a"), "b": m.group("b")})

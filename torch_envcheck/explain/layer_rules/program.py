@@ -26,6 +26,8 @@ an install.
     blas_argument_refused  BLAS's "On entry to GEMM_EX parameter number N had an illegal value" (cuBLAS, the reference
                          BLAS's xerbla) -> the calling code passed a bad argument; under XLA's autotuning, notes from
                          algorithms it tries
+    sanitizer_report     compute-sanitizer's own report of a kernel's access (memcheck's "Invalid __global__ read",
+                         racecheck's hazards, initcheck's uninitialized reads) -> not-environment: the kernel it names
 """
 
 from __future__ import annotations
@@ -567,3 +569,34 @@ def blas_argument_refused(ent, text):
                         "dtypes of a matmul); a non-contiguous or empty tensor, or sizes past 2^31, are the usual causes."),
                sources=(_XERBLA_SRC,))
     return _match(sig, text, at, {"routine": m.group("routine"), "n": m.group("n")})
+
+
+# compute-sanitizer's reports, each line prefixed by its "========= " marker (the Compute Sanitizer documentation's
+# memcheck, racecheck and initcheck examples): a tool that found what a kernel did, not what is installed
+_SANITIZER = re.compile(r"(?m)^={4,12}\s{1,8}(?P<kind>Invalid __(?:global|shared|local)__ (?:read|write|atomic)|"
+                        r"Misaligned (?:Shared or Local )?[Aa]ddress|Uninitialized __global__ memory read|"
+                        r"(?:Error|Warning): (?:Race|Potential \w{1,20} hazard)[^\n]{0,40}|Malloc/Free error|"
+                        r"Invalid __global__ memory access|Hardware Exception)")
+_SANITIZER_KERNEL = re.compile(r"(?m)^={4,12}\s{1,12}at (?:0x[0-9a-f]{1,16} in )?(?P<kernel>[^\n]{1,200})")
+_SANITIZER_SRC = {"url": "https://docs.nvidia.com/compute-sanitizer/ComputeSanitizer/index.html",
+                  "what": "Compute Sanitizer: memcheck, racecheck and initcheck report formats"}
+
+
+def sanitizer_report(ent, text):
+    m, at = last_in_tail(_SANITIZER, text, "====")
+    if m is None:
+        return None
+    k = _SANITIZER_KERNEL.search(text, m.end(), m.end() + 600)
+    kernel = k.group("kernel").strip()[:120] if k else None
+    torch_kernel = bool(kernel) and re.search(r"\bat::native\b|_ZN2at6native|\bc10::", kernel) is not None
+    sig = _sig("sanitizer-report", "not-environment", "compute-sanitizer found a kernel's {kind}", 78,
+               "compute-sanitizer watches each kernel's memory accesses (memcheck), shared-memory hazards (racecheck) "
+               "and reads of uninitialized memory (initcheck) and reports what the kernel did" +
+               (" in {kernel}" if kernel else "") + ": the kernel's code or the input it was given, not the "
+               "installation." + (" The kernel is torch's own: an input torch does not validate (sizes, indices, "
+               "lengths) reaches it, or a torch bug." if torch_kernel else ""),
+               look_at=("Look at the kernel the report names and its launch: the index arithmetic and bounds for the "
+                        "sizes it was given, or, for a library's kernel (torch's at::native ones), the arguments the "
+                        "program passes (lengths, indices, targets in range). Nothing to install."),
+               sources=(_SANITIZER_SRC,))
+    return _match(sig, text, at, {"kind": m.group("kind").strip(), "kernel": kernel})

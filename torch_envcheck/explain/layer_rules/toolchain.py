@@ -230,7 +230,7 @@ def triton_of_another_api(ent, text):
     windows = bool(ent.platform.get("windows")) and not ent.platform.get("wsl")
     what = (f"'{m.group('name')}' from {m.group('mod')}" if m.group("name") else
             m.group("mod2") or (f"{m.group('mod3')}.{m.group('name3')}" if m.group("mod3") else "a GPUTarget"))
-    sig = _sig("triton-of-another-api", "libraries", "the installed Triton is not the release its caller expects", 79,
+    sig = _sig("triton-of-another-api", "toolchain", "the installed Triton is not the release its caller expects", 79,
                "The caller (torch's Inductor, or a package's Triton kernels) asks Triton for {what}, which the "
                "installed Triton does not have: Triton's API changes between releases (Triton 3's compiler takes a "
                "GPUTarget, modules moved), so a torch and a Triton that were not released together fail this way, and "
