@@ -177,7 +177,7 @@ _API_ERROR = re.compile(r"\b(CUDA|HIP) API error = (?P<num>\d{1,5}) \"(?P<msg>[^
 # torch's warning "Unexpected error from cudaGetDeviceCount(). ... Error 804: forward compatibility ..."; a checker's
 # "cuda failed: 4 error"
 _CUDA_ERROR_N = re.compile(r"\b(?:[Ee]rror|code|returned|status|result|[Ff]ailure|[Ff]ail(?:s|ed)? with(?: error)?|"
-                           r"(?<=cuda |CUDA |Cuda )failed)[ =:#]{1,3}"
+                           r"(?<=cuda |CUDA |Cuda )failed)[ =:#!]{1,3}"
                            r"(?P<num>\d{1,5})\b"
                            r"(?::\s{0,2}|\s)?(?P<msg>[^\n]{1,160})?", re.ASCII)
 # also without its brackets, as a paste retyped or a log reformatted it ("OSError: WinError 1455 The paging file...")

@@ -140,16 +140,41 @@ _HOST_CONFIG = re.compile(r"#error\s{1,4}--\s{1,4}unsupported\s{1,4}(?P<comp>GNU
 
 
 _HOST_CC = {"GNU": ("gcc", "g++"), "clang": ("clang", "clang++")}
+# nvcc's own words when the host compiler it runs (cl.exe on Windows, the -ccbin / NVCC_CCBIN one) is not on PATH
+_NVCC_NO_HOST = re.compile(r"nvcc fatal\s{0,4}:\s{0,4}Cannot find compiler '(?P<cc>[\w.+-]{1,40})' in PATH")
 
 
 def nvcc_host_compiler(ent, text):
     """nvcc refuses the host compiler its host_config.h does not list: the compiler and its limit are in the
     #error line, whatever the wrapping; the fix is a compiler within the limit (CC/CXX, NVCC_CCBIN) or a CUDA
-    toolkit whose table includes this compiler."""
+    toolkit whose table includes this compiler.  nvcc finding no host compiler on PATH at all is the same step: on
+    Windows cl.exe, which only a Visual Studio developer environment puts on PATH."""
     tail = text[-CONTEXT_TAIL:]
     m = last_match(_HOST_CONFIG, tail)
     if m is None:
-        return None
+        n = last_match(_NVCC_NO_HOST, tail) if "Cannot find compiler" in tail else None
+        if n is None:
+            return None
+        cc = n.group("cc")
+        msvc = cc.lower() in ("cl.exe", "cl")
+        sig = _sig("nvcc-host-compiler-not-found", "toolchain", "nvcc finds no host compiler {cc} on PATH", 86,
+                   "nvcc compiles the host side of CUDA sources with a C++ compiler it runs from PATH" +
+                   (": on Windows Microsoft's cl.exe, which Visual Studio installs but puts on PATH only in its "
+                    "developer environment (the Developer Command Prompt, vcvars64.bat)" if msvc else
+                    " (the one -ccbin or NVCC_CCBIN names)") + ". Every later failure of that build (a module or "
+                   "kernel file not found, CUDA_ERROR_FILE_NOT_FOUND when loading it) follows from this one.",
+                   fix=("Install Visual Studio or its Build Tools with the \"Desktop development with C++\" workload, in "
+                        "a version this CUDA supports, and run the program or build from the \"x64 Native Tools Command "
+                        "Prompt\" (or after `\"C:\\Program Files\\Microsoft Visual Studio\\2022\\BuildTools\\VC\\"
+                        "Auxiliary\\Build\\vcvars64.bat\"`), so that `where cl` finds cl.exe." if msvc else
+                        "Install {cc} (Debian/Ubuntu: `sudo apt install build-essential`, or the g++-N package it names) "
+                        "or point nvcc at an installed compiler: `NVCC_CCBIN=/usr/bin/g++` (or `-ccbin`, CC/CXX for torch's "
+                        "extension builds)."),
+                   causes=(("toolkit", "the CUDA toolkit (nvcc) and the host compiler disagree", ("TE602",)),),
+                   areas=("toolchain",),
+                   sources=({"url": "https://docs.nvidia.com/cuda/cuda-installation-guide-microsoft-windows/index.html",
+                             "what": "CUDA on Windows: Visual Studio's C++ compiler is required for nvcc"},))
+        return _match(sig, text, len(text) - len(tail) + n.start(), {"cc": cc})
     comp, lim = m.group("comp"), m.group("lim")
     cc, cxx = _HOST_CC.get(comp, (comp.lower(), comp.lower()))
     later = m.group("dir") in ("later", "newer")
