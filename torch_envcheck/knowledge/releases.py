@@ -236,6 +236,20 @@ _TORCHTEXT = {(1, 12): "0.13", (1, 13): "0.14", (2, 0): "0.15", (2, 1): "0.16", 
 TORCHTEXT_LAST = (_TORCHTEXT[max(_TORCHTEXT)], "%d.%d" % max(_TORCHTEXT))
 
 
+# torch's own modules removed in a release, which packages written for older releases still import: module -> (the
+# release that removed it, what replaces it, the source)
+REMOVED_MODULES = {
+    "torch._six": ("2.0", "`from torch import inf, nan`; `str` for string_classes, `int` for int_classes",
+                   "https://github.com/pytorch/pytorch/pull/94709"),
+}
+
+
+def removed_module(name: str | None) -> dict | None:
+    """{"module", "removed_in", "replacement", "source"} for a torch module a release removed, else None."""
+    row = REMOVED_MODULES.get(name or "")
+    return None if row is None else {"module": name, "removed_in": row[0], "replacement": row[1], "source": row[2]}
+
+
 def torchtext_for(torch_version) -> str | None:
     """The torchtext minor built for a torch release (1.12 to 2.3); None for any other torch (none exists after 2.3)."""
     mm = major_minor(torch_version) if torch_version else None

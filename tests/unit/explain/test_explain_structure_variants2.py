@@ -106,8 +106,9 @@ def test_the_drivers_libcuda_missing_under_wsl_stays_wsl():
 def test_the_linker_missing_lcuda_is_the_unversioned_libcuda_link(line):
     r = _d("  File \"/opt/venv/lib/python3.11/site-packages/triton/runtime/build.py\", line 90, in _build\n"
            f"{line}\ncollect2: error: ld returned 1 exit status")
-    assert (r["layer"], r["environment_problem"]) == ("libraries", True), (r["signature"], r["layer"])
-    assert "libcuda.so" in r["fix"]
+    # the linker's search path, not the loader's: the build's (toolchain), as the corpus labels it three times of five
+    assert (r["layer"], r["environment_problem"]) == ("toolchain", True), (r["signature"], r["layer"])
+    assert "libcuda.so" in r["fix"] and "TRITON_LIBCUDA_PATH" in r["fix"]
 
 
 # --- a file a library owns by its name --------------------------------------------------------------------------------

@@ -210,6 +210,26 @@ def missing_library(ent, text):
                    causes=(("ld-path", "LD_LIBRARY_PATH holds CUDA libraries of another version than torch's", ("TE501",)),),
                    areas=("libraries",), sources=(SOURCES["wheels"], SOURCES["ld"]), generic=True)
         return _match(sig, text, x["at"], caps)
+    if p == "driver" and x.get("linker") and x["file"].startswith("libcuda."):
+        # "cannot find -lcuda": the linker at build time, which reads LIBRARY_PATH and -L, never the loader's
+        # LD_LIBRARY_PATH; a build machine without the driver links against the toolkit's stub (lib64/stubs)
+        sig = _sig("libcuda-not-found-by-linker", "toolchain",
+                   "the linker cannot find libcuda.so to link a build against (-lcuda)", 80,
+                   "A build links against the driver's CUDA library (-lcuda) and the linker finds no libcuda.so: the "
+                   "driver installs libcuda.so.1, not the unversioned development name, and the linker searches "
+                   "LIBRARY_PATH and -L folders, not LD_LIBRARY_PATH. The CUDA toolkit ships a stub libcuda.so "
+                   "(lib64/stubs) for linking on machines with or without the driver; a conda compiler_compat ld "
+                   "searches fewer system folders still.",
+                   fix="Point the linker at the toolkit's stub and rebuild: `export LIBRARY_PATH=$CUDA_HOME/lib64/stubs:"
+                       "$LIBRARY_PATH` (conda's toolkit: $CONDA_PREFIX/lib/stubs or targets/x86_64-linux/lib/stubs), or "
+                       "create the development link to the driver's library (`sudo ln -s libcuda.so.1 libcuda.so` in "
+                       "its folder, `ldconfig -p | grep libcuda` shows it); the stub is only for linking, the driver's "
+                       "libcuda.so.1 is what runs." + (" Triton (torch.compile's kernels) links its launcher this way and "
+                       "reads TRITON_LIBCUDA_PATH too: set it to the folder that holds the driver's libcuda.so.1."
+                       if _context(text, r"(?i)triton|inductor|torch\.compile|torch/_inductor") else ""),
+                   causes=(("toolkit-incomplete", "no CUDA toolkit with the development libraries", ("TE601", "TE603")),),
+                   areas=("toolchain",), sources=(SOURCES["ld"], SOURCES["ext"]))
+        return _match(sig, text, x["at"], caps)
     if p == "driver":
         container = _context(text, r"docker|container|podman|kubernetes|k8s") or bool(ent.platform.get("container"))
         wsl = _context(text, r"/usr/lib/wsl|WSL|microsoft-standard")

@@ -11,7 +11,9 @@ than the one it runs with, and a package's own compiled part missing or not load
     package_version_range  a package's import-time check of another's version range -> one in range
     package_op_without_backend  a package's operator with no CUDA kernel  -> its CUDA build (a Jetson's own)
     cupy_for_another_cuda  CuPy cannot load a CUDA N library             -> cupy-cudaNx for the CUDA installed
-    numpy_api_version  a module compiled against a newer NumPy C API     -> NumPy >= the release with that C API"""
+    numpy_api_version  a module compiled against a newer NumPy C API     -> NumPy >= the release with that C API
+    torch_module_removed  a package importing a torch module a release removed (torch._six) -> that package's release
+                     for the installed torch"""
 
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ import re
 
 from torch_envcheck.explain.match import last_match
 from torch_envcheck.knowledge import compiled_modules, numpy_capi
-from torch_envcheck.knowledge.releases import TORCHTEXT_LAST, torchaudio_for, torchtext_for, torchvision_for
+from torch_envcheck.knowledge.releases import (TORCHTEXT_LAST, removed_module, torchaudio_for, torchtext_for,
+    torchvision_for)
 from torch_envcheck.explain.layer_rules.kit import (CONTEXT_TAIL, SOURCES, _NOT_THE_PACKAGE, _basename, _cu_tag,
     _match, _module_of, _named_package, _owner_of, _sig, _torch_owned, package_guess, last_in_tail)
 
@@ -1069,3 +1072,35 @@ def package_own_symbol_missing(ent, text):
                areas=("torch",), sources=(SOURCES["itanium"],))
     return _match(sig, text, s["at"], {"package": pkg, "demangled": name, "ext": _basename(f)})
 
+
+
+# (the attribute form, "module 'torch' has no attribute '_six'", is torch_release's torch_name_removed)
+_REMOVED_IMPORT = re.compile(r"No module named '(?P<a>torch(?:\.\w{1,40}){1,3})'|"
+                             r"cannot import name '\w{1,60}' from '(?P<b>torch(?:\.\w{1,40}){1,3})'")
+_SITE_FRAME = re.compile(r"File \"[^\"\n]{0,300}[/\\](?:site|dist)-packages[/\\](?P<pkg>[A-Za-z_]\w{0,80})[/\\]")
+
+
+def torch_module_removed(ent, text):
+    """A package (or the program) importing a torch module that a torch release removed: written for the older torch;
+    its release for the installed torch, or the module's replacement in one's own code."""
+    m, at = last_in_tail(_REMOVED_IMPORT, text, "torch")
+    if m is None:
+        return None
+    row = removed_module(m.group("a") or m.group("b"))
+    if row is None:
+        return None
+    frames = [f.group("pkg") for f in _SITE_FRAME.finditer(text[max(0, at - 4000):at]) if f.group("pkg") != "torch"]
+    pkg = frames[-1].replace("_", "-") if frames else None
+    sig = _sig("torch-module-removed", "env",
+               "{module} was removed in torch {removed_in}: {package|the code importing it} was written for an older "
+               "torch", 80,
+               "torch {removed_in} removed {module}; {package|a package or the program} still imports it, so it was "
+               "written for torch before {removed_in} and the installed torch is newer. The installation is otherwise "
+               "sound.",
+               fix="Upgrade {package|the package that imports it} to its release for the installed torch (`pip install "
+               "-U {package|<package>}`; its release notes name the torch it supports); in your own code replace the "
+               "import ({replacement}); or keep the package and install a torch older than {removed_in} with its "
+               "companions.",
+               areas=("torch",), sources=({"url": row["source"], "what": f"torch {row['removed_in']} removes {row['module']}"},))
+    return _match(sig, text, at, {"module": row["module"], "removed_in": row["removed_in"], "package": pkg,
+                                  "replacement": row["replacement"]})

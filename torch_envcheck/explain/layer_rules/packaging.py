@@ -74,7 +74,44 @@ def _tf_no_wheel(ent, text, p):
     return _match(sig, text, p["at"], caps)
 
 
+# a pin's upper bound: ==X, <=X or <X (the release the requirement cannot go past)
+_UPPER_PIN = re.compile(r"(?:==|<=|<)\s*(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)")
+
+
+def _tf_older_than_offered(ent, text, p):
+    """A TensorFlow pin below every version pip offers for this interpreter: pip lists what exists for this Python, so
+    the pinned releases have no wheels for it (this Python is newer than they support)."""
+    bound = _UPPER_PIN.search(p["requirement"])
+    parsed = [(t, v) for v in p["versions"] if (t := version_tuple(v))]
+    if bound is None or not parsed:
+        return None
+    first_t, first = min(parsed)
+    if version_tuple(bound.group(1)) >= first_t:
+        return None
+    windows = bool(ent.platform.get("windows")) and not ent.platform.get("wsl")
+    page = ("https://www.tensorflow.org/install/source_windows#gpu" if windows else
+            "https://www.tensorflow.org/install/source#gpu")
+    caps = {"requirement": p["requirement"], "first": first, "python": ent.versions.get("python")}
+    sig = _sig("tensorflow-release-older-than-this-python", "tensorflow",
+               "{requirement} has no wheels for this Python: pip offers {first} and newer only", 86,
+               "pip lists the versions that have a wheel for this interpreter; every one is newer than {requirement} "
+               "allows, so the releases pinned were built for older Pythons than this one{python|}. The package is not "
+               "removed: those releases exist, for other Pythons.",
+               fix="Run the pinned release with an older Python, one its row of TensorFlow's tested build "
+                   "configurations lists (" + page + "; a new environment with that Python: `conda create -n tf "
+                   "python=<that version>`), or move the pin to {first} or newer, which this Python has.",
+               causes=(), areas=("tensorflow", "platform"),
+               sources=({"url": page, "what": "TensorFlow's tested build configurations: each release's Python "
+                                              "versions"},))
+    return _match(sig, text, p["at"], caps)
+
+
 def pip_no_matching(ent, text):
+    old_tf = [p for p in ent.pip if p["name"] in _TF_DISTS + ("tensorflow-gpu",) and p["versions"]]
+    if old_tf:
+        found = _tf_older_than_offered(ent, text, old_tf[-1])
+        if found is not None:
+            return found
     tf = [p for p in ent.pip if p["name"] in _TF_DISTS and not p["versions"]]
     if tf and not any(p["name"] in _FRAMEWORKS and p["at"] > tf[-1]["at"] for p in ent.pip):
         return _tf_no_wheel(ent, text, tf[-1])
@@ -300,6 +337,29 @@ def _local_build_not_found(ent, text: str, p: dict, tag: str):
     caps = {"requirement": p["requirement"], "index": torch_index_url(tag), "tag": tag,
             "range_note": f" (that release has wheels for Python {rng[0]} to {rng[1]})" if rng else None,
             "python": ent.versions.get("python")}
+    if p["versions"] == []:
+        # pip's "(from versions: none)": no version of torch at all has a file this interpreter can install, on any
+        # index pip read (PyPI carries every release for each Python it supports): the interpreter is outside the
+        # release's range (or 32-bit), whatever the index; the index comes second
+        if rng:
+            caps.update(py_min=rng[0], py_max=rng[1])
+        sig = _sig("torch-release-not-for-this-python", "torch-build",
+                   "pip lists no torch at all for this interpreter: {requirement} needs " +
+                   ("Python {py_min} to {py_max}" if rng else "another Python"), 86,
+                   "pip's \"(from versions: none)\" lists every version of torch with a file this interpreter can "
+                   "install, from every index it read; none at all means no torch wheel fits this Python (its version "
+                   "outside the releases', a 32-bit Python, or a platform without wheels), not only that the +{tag} "
+                   "build lives on {index}." + (" The release pinned has wheels for 64-bit Python {py_min} to {py_max}." if rng else ""),
+                   fix="Run it with a 64-bit Python " + ("{py_min} to {py_max} (`python -VV` shows this one; e.g. `conda create -n env "
+                                                        "python={py_max}`)" if rng else
+                                                        "within the release's range (`python -VV` shows this one; the "
+                                                        "release notes list each release's Python versions)") +
+                       ", then install from the build's index there: `pip install {requirement} --index-url {index}`. To "
+                       "keep this Python, pin a torch release that supports it instead, from a CUDA index that release "
+                       "has.",
+                   causes=(("python", "this Python version is outside the torch release's supported range", ("TE103",)),),
+                   areas=("platform",), sources=(SOURCES["torch_index"],))
+        return _match(sig, text, p["at"], caps)
     sig = _sig("torch-local-build-needs-its-index", "torch-build",
                "{requirement} is a build published on PyTorch's own index, not on PyPI", 85,
                "A version with a local part (+{tag}) names one build of the release; PyPI holds plain versions only, "
