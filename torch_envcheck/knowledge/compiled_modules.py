@@ -68,6 +68,15 @@ TORCH_EXTENSION_DISTRIBUTIONS = {
     "fbgemm_gpu": "fbgemm-gpu", "torchrec": "torchrec",
 }
 
+def distribution_by_prefix(stem: str | None, exclude: frozenset = frozenset()) -> str | None:
+    """The torch-extension distribution whose import name a compiled file's stem is or starts with
+    (fbgemm_gpu_py: fbgemm-gpu, flash_attn_2_cuda: flash-attn), the longest such name; None when none is."""
+    if not stem:
+        return None
+    names = [k for k in TORCH_EXTENSION_DISTRIBUTIONS if k not in exclude and (stem == k or stem.startswith(k + "_"))]
+    return TORCH_EXTENSION_DISTRIBUTIONS[max(names, key=len)] if names else None
+
+
 # Distributions PyTorch's own index publishes per CUDA (https://download.pytorch.org/whl/<cu tag>, beside torch), as
 # their install pages give them: the build that matches a torch from that index comes from the same one
 ON_TORCH_INDEX = {

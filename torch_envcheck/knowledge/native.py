@@ -77,6 +77,8 @@ _OTHER = {
     "Xrender": ("X11 (an OS package)", "os-package"),
     # the system OpenBLAS, which JetPack's torch wheels (and other ARM builds) link to instead of bundling one
     "openblas": ("OpenBLAS (an OS package: libopenblas0 / libopenblas-dev)", "os-package"),
+    # NUMA's library, which UCX (ucx-py, NCCL's and RAPIDS' transports) and MPI link to
+    "numa": ("libnuma (an OS package: libnuma1 on Debian/Ubuntu, numactl-libs on Fedora/RHEL)", "os-package"),
     # ROCm's libraries, each with the ROCm package that ships it (the names of AMD's repository packages)
     "amdhip64": ("HIP (ROCm's hip-runtime-amd package)", "rocm"),
     "hsa-runtime64": ("ROCm's HSA runtime (hsa-rocr)", "rocm"), "rocblas": ("rocBLAS (rocblas)", "rocm"),

@@ -419,6 +419,10 @@ match.Match whose signature is made here, or None:
                      starts (profiling.py)
     torch_module_removed  a torch module a release removed (torch._six) imported -> the importing package's release
                      for this torch (packages.py)
+    cython_api_mismatch  Cython's "does not export expected C function" -> two packages of different releases
+                     (packages.py)
+    runtime_newer_than_driver, package_cuda_runtime_too_old  a banner's runtime and driver CUDA versions; a package's
+                     own check of the runtime it found (driver_versions.py)
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -518,7 +522,8 @@ from torch_envcheck.explain.layer_rules.graphics import (egl_device_for_cuda_mis
     gl_error_code, physx_gpu_launch_failed)
 from torch_envcheck.explain.layer_rules.program import blas_argument_refused, sanitizer_report
 from torch_envcheck.explain.layer_rules.profiling import profiler_events_unmatched
-from torch_envcheck.explain.layer_rules.packages import torch_module_removed
+from torch_envcheck.explain.layer_rules.packages import cython_api_mismatch, torch_module_removed
+from torch_envcheck.explain.layer_rules.driver_versions import package_cuda_runtime_too_old, runtime_newer_than_driver
 from torch_envcheck.explain.layer_rules.windows_host import install_path_too_long
 from torch_envcheck.explain.layer_rules.extension_builds import extension_built_without_cuda, package_library_missing
 from torch_envcheck.explain.layer_rules.gpu_health import device_count_query_failed
@@ -733,7 +738,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          build_without_device_type, library_fell_back_to_cpu, mps_bfloat16_refused, egl_device_for_cuda_missing,
          egl_platform_device_missing, gl_error_code, physx_gpu_launch_failed, blas_argument_refused,
          device_count_query_failed, extension_built_without_cuda, install_path_too_long, package_library_missing,
-         sanitizer_report, profiler_events_unmatched, torch_module_removed)
+         sanitizer_report, profiler_events_unmatched, torch_module_removed,
+         cython_api_mismatch, runtime_newer_than_driver, package_cuda_runtime_too_old)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

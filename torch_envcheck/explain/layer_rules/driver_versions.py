@@ -7,14 +7,20 @@ with, and the one the machine has.
     container_driver_floor  a CUDA container's entrypoint: built for driver release X, version Y detected -> the host's
                      driver >= X (a container uses the host's kernel driver), or an image built for Y
     nvml_library_mismatch  nvidia-smi's "Mismatch in versions between nvidia-smi and NVML" -> libraries: a stray
-                     libnvidia-ml.so on the loader's path"""
+                     libnvidia-ml.so on the loader's path
+    runtime_newer_than_driver  a program's banner giving the CUDA runtime it was built with and the CUDA version the
+                     driver supports ("Compiled with CUDA Runtime 12.3, using CUDA driver 11.4"), the runtime's major
+                     newer -> the driver, or a build for the driver's CUDA
+    package_cuda_runtime_too_old  a package's own check of the CUDA runtime it found ("Detected CUDA Runtime version is
+                     10.0. Please update your CUDA Runtime to 11.0 or above") -> libraries: the runtime the loader finds"""
 
 from __future__ import annotations
 
 import re
 
-from torch_envcheck.explain.layer_rules.kit import _WSL_SOURCE, CONTEXT_TAIL, SOURCES, _match, _sig
+from torch_envcheck.explain.layer_rules.kit import _WSL_SOURCE, CONTEXT_TAIL, SOURCES, _match, _sig, last_in_tail
 from torch_envcheck.explain.match import last_match
+from torch_envcheck.knowledge.drivers import min_driver_for_cuda
 
 _NVRM_SOURCE = {"url": "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/kernel-open/nvidia/nv.c",
                 "what": "the kernel module refuses a client of another version: \"NVRM: API mismatch: the client has "
@@ -126,3 +132,58 @@ def nvml_library_mismatch(ent, text):
                sources=({"url": "https://docs.nvidia.com/deploy/nvml-api/index.html",
                          "what": "NVML: the library nvidia-smi is built on, shipped with the driver"},))
     return _match(sig, text, len(text) - len(tail) + m.start(), {})
+
+
+# a program's own start-up banner: the CUDA runtime it was compiled with, then the CUDA version of the driver (AMGX's
+# "Compiled with CUDA Runtime 12.3, using CUDA driver 11.4"; the same pair in other words)
+_RUNTIME_DRIVER = re.compile(r"(?i)(?:compiled|built) (?:with|against) CUDA(?: runtime)?(?: version)?\s{0,2}(?P<rt>\d{1,2}\.\d{1,2})"
+                             r"[^\n]{0,40}?(?:using|with|and|on) (?:the )?CUDA driver(?: version)?\s{0,2}(?P<drv>\d{1,2}\.\d{1,2})")
+
+
+def runtime_newer_than_driver(ent, text):
+    m, at = last_in_tail(_RUNTIME_DRIVER, text)
+    if m is None:
+        return None
+    rt, drv = _vt(m.group("rt")), _vt(m.group("drv"))
+    # minor-version compatibility (CUDA 11 on) lets a runtime of the driver's major run on it; a newer major never
+    if rt[0] <= drv[0]:
+        return None
+    need = min_driver_for_cuda(m.group("rt"), "Windows" if ent.platform.get("windows") else "Linux") or {}
+    floor = need.get("compat_floor") or need.get("toolkit_minimum")
+    caps = {"rt": m.group("rt"), "drv": m.group("drv"), "floor": floor}
+    sig = _sig("runtime-newer-than-driver", "driver",
+               "built with CUDA runtime {rt}, and the driver supports CUDA {drv} only", 84,
+               "The program reports the CUDA runtime it was compiled with ({rt}) and the CUDA version the installed "
+               "driver supports ({drv}). A runtime of a newer major version than the driver's cannot run on it "
+               "(minor-version compatibility covers one major only): its first CUDA call fails, whatever that call "
+               "is (an allocation, a context).",
+               fix="Update the NVIDIA driver to one for CUDA {rt}" + (" (driver {floor} or newer)" if floor else "") +
+                   ", or use a build of the program made with a CUDA {drv} toolkit (rebuild it with that toolkit).",
+               causes=(("driver-too-old", "the NVIDIA driver is too old for the CUDA runtime", ("TE302",)),),
+               areas=("driver",), sources=(_COMPAT_SOURCE,))
+    return _match(sig, text, at, caps)
+
+
+# a package's own start-up check of the CUDA runtime it found (cuDF's validate_setup, RAPIDS' packages)
+_RUNTIME_CHECK = re.compile(r"Detected CUDA Runtime version is (?P<have>\d{1,2}\.\d{1,2})\.?\s{0,3}Please update your CUDA "
+                            r"Runtime to (?P<need>\d{1,2}\.\d{1,2}) or above")
+
+
+def package_cuda_runtime_too_old(ent, text):
+    m, at = last_in_tail(_RUNTIME_CHECK, text, "Detected CUDA Runtime version")
+    if m is None:
+        return None
+    sig = _sig("package-cuda-runtime-too-old", "libraries",
+               "the CUDA runtime the package found is {have}; it needs {need} or newer", 82,
+               "The package checks the CUDA runtime library it loaded at import: the one found is CUDA {have}, older "
+               "than the {need} its build needs. The loader found an older runtime first (an old toolkit on "
+               "LD_LIBRARY_PATH or in the environment), or the package's CUDA-{need} runtime is not installed.",
+               fix="Make a CUDA {need}+ runtime the one the loader finds: install the package's build for your CUDA "
+                   "with its runtime (the -cuXX wheels bring nvidia-cuda-runtime; conda installs cuda-version and "
+                   "cuda-cudart), and take the older toolkit's lib64 off LD_LIBRARY_PATH (`echo $LD_LIBRARY_PATH`). The "
+                   "driver must support CUDA {need} too (`nvidia-smi` shows the CUDA version it supports).",
+               causes=(("ld-path", "LD_LIBRARY_PATH holds CUDA libraries of another version than torch's", ("TE501",)),),
+               areas=("libraries",),
+               sources=({"url": "https://github.com/rapidsai/cudf/blob/branch-23.02/python/cudf/cudf/utils/gpu_utils.py",
+                         "what": "cuDF's validate_setup: UnsupportedCUDAError when the CUDA runtime is older than needed"},))
+    return _match(sig, text, at, {"have": m.group("have"), "need": m.group("need")})

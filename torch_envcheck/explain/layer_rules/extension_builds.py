@@ -239,9 +239,7 @@ def _library_owner(folder: str | None, file: str) -> str | None:
     table = compiled_modules.TORCH_EXTENSION_DISTRIBUTIONS
     if folder and folder in table:
         return None if folder in _NOT_HERE else table[folder]
-    stem = file.split(".", 1)[0]
-    names = [k for k in table if k not in _NOT_HERE and (stem == k or stem.startswith(k + "_"))]
-    return table[max(names, key=len)] if names else None
+    return compiled_modules.distribution_by_prefix(file.split(".", 1)[0], _NOT_HERE)
 
 
 def package_library_missing(ent, text):

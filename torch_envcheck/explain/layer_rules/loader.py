@@ -413,11 +413,17 @@ def missing_library(ent, text):
     if p == "os-package":
         # a library the dynamic loader cannot find, its provider the OS's package manager (the libraries layer: which
         # library the loader finds, whoever ships it)
+        gui = re.match(r"lib(?:GL|glib-2\.0|gthread-2\.0|SM|Xext|Xrender)\b", x["file"]) is not None
         sig = _sig("os-library-missing", "libraries", "{lib} ({library}) is not installed", 60,
-                   "{lib} is a library of the operating system, not of pip: a package (often OpenCV's GUI build) "
-                   "loads it and the OS lacks it (a slim container image).",
-                   fix="Install the OS package (Debian/Ubuntu: `sudo apt-get install libgl1 libglib2.0-0`), or use "
-                       "opencv-python-headless instead of opencv-python.",
+                   "{lib} is a library of the operating system, not of pip: a package " +
+                   ("(often OpenCV's GUI build) " if gui else "") + "loads it and the OS lacks it (a slim container "
+                   "image, a hosted notebook's minimal system).",
+                   fix=("Install the OS package (Debian/Ubuntu: `sudo apt-get install libgl1 libglib2.0-0`), or use "
+                        "opencv-python-headless instead of opencv-python." if gui else
+                        "Install the OS package that provides {lib}, as the title names it (Debian/Ubuntu: `apt-file "
+                        "search {lib}` finds it; Fedora/RHEL: `dnf provides '*/{lib}'`); in a container image add it to the "
+                        "Dockerfile's install line. Without root, conda-forge often packages it (`conda install -c "
+                        "conda-forge <name>`)."),
                    causes=(("platform", "the platform and Python can run PyTorch", ("TE100",)),), areas=("platform",),
                    sources=(SOURCES["ld"],))
         return _match(sig, text, x["at"], caps)

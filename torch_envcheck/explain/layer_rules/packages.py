@@ -13,7 +13,9 @@ than the one it runs with, and a package's own compiled part missing or not load
     cupy_for_another_cuda  CuPy cannot load a CUDA N library             -> cupy-cudaNx for the CUDA installed
     numpy_api_version  a module compiled against a newer NumPy C API     -> NumPy >= the release with that C API
     torch_module_removed  a package importing a torch module a release removed (torch._six) -> that package's release
-                     for the installed torch"""
+                     for the installed torch
+    cython_api_mismatch  Cython's "X does not export expected C function Y" / "has wrong signature" -> the importing
+                     package built against another release of X's package: both at one release"""
 
 from __future__ import annotations
 
@@ -1040,35 +1042,52 @@ _FOREIGN_SYMBOL = re.compile(r"^(?:std::|__|_Py|Py[A-Z_]|cu[A-Z]|cublas|cudnn|cu
                              r"(?:GLIBC|GLIBCXX|CXXABI)_)")
 
 
+# plain C names (not C++-mangled) of libraries a package links to rather than defines: CUDA's runtime, HIP, MPI, UCX,
+# Level Zero, OpenCL, the C library, compression, image and crypto libraries, oneDNN, TensorFlow's C API
+_FOREIGN_C_SYMBOL = re.compile(r"^(?:cuda[A-Z_]|hip[A-Z]|P?MPI_|ompi_|uc[pts]_|ze[A-Z]|cl[A-Z]|pthread_|dl[a-z]|gz[a-z]|"
+                               r"png_|jpeg_|av_|avcodec_|avformat_|sws_|SSL_|EVP_|CRYPTO_|BZ2_|lzma_|xml|H5|nc_|dnnl_|"
+                               r"mkldnn_|TF_|TfLite|lib[a-z])")
+
+
 def package_own_symbol_missing(ent, text):
     """A package's extension wants a function that is neither torch's nor a runtime's but its own: its build left the
     code that defines it out (an architecture list or option that skipped those kernels), or files of two of its
     versions are mixed."""
-    syms = [s for s in ent.symbols if not s.get("abi") and s.get("file") and s.get("demangled")]
+    syms = [s for s in ent.symbols if not s.get("abi") and s.get("file") and (s.get("demangled") or s.get("symbol"))]
     if not syms:
         return None
     s = syms[-1]
-    name = s["demangled"]
+    name = s.get("demangled") or s["symbol"]
     if _FOREIGN_SYMBOL.match(name) or _FOREIGN_SYMBOL.match(s.get("symbol") or ""):
         return None
+    if not s.get("demangled") and _FOREIGN_C_SYMBOL.match(name):
+        return None  # a plain C name of a system or GPU library the package links to
     f = s["file"]
     owner = _owner_of(ent, f)
     if _torch_owned(f, owner):
         return None
     pkg = _named_package(ent, package_guess(f, owner)) or package_guess(f, owner)
+    if not owner and not re.search(r"[/\\]", f):
+        # a bare file name: the distribution its stem names (fbgemm_gpu_py.so: fbgemm-gpu), when one does
+        pkg = compiled_modules.distribution_by_prefix(_basename(f).split(".", 1)[0]) or pkg
     if not pkg:
         return None
+    torch_ext = pkg.lower().replace("_", "-") in set(compiled_modules.TORCH_EXTENSION_DISTRIBUTIONS.values())
     sig = _sig("package-own-symbol-missing", "toolchain",
                "{package}'s extension wants its own {demangled}, which its build does not contain", 78,
                "{ext} belongs to {package} and refers to {demangled}, a function of {package} itself (not torch's, "
                "not CUDA's): the build that made it left the code defining it out (an architecture list or build "
                "option that skipped those kernels, a known bug of some releases), or files of two {package} versions "
                "are mixed in site-packages.",
-               fix="Reinstall {package} cleanly from its release wheel for the torch you have (`pip uninstall -y "
-                   "{package}`, then `pip install --no-cache-dir {package}` at the version its install page pairs with "
-                   "your torch), or upgrade to a release that fixes the symbol (`pip install -U {package}`); to "
-                   "rebuild from source, use the release's own build options (its CUDA architecture list) and a clean "
-                   "build folder.",
+               fix=("Reinstall {package} cleanly from its release wheel for the torch you have (`pip uninstall -y "
+                    "{package}`, then `pip install --no-cache-dir {package}` at the version its install page pairs with "
+                    "your torch), or upgrade to a release that fixes the symbol (`pip install -U {package}`); to "
+                    "rebuild from source, use the release's own build options (its CUDA architecture list) and a clean "
+                    "build folder." if torch_ext else
+                    "Reinstall {package} cleanly, all of its parts at one release (`pip uninstall -y {package}`, then "
+                    "`pip install --no-cache-dir {package}`; with conda, {package} and its native library packages "
+                    "from one channel and version: `conda install -c <its channel> {package}=<version>`), or upgrade "
+                    "to a release that fixes the symbol (`pip install -U {package}`)."),
                areas=("torch",), sources=(SOURCES["itanium"],))
     return _match(sig, text, s["at"], {"package": pkg, "demangled": name, "ext": _basename(f)})
 
@@ -1104,3 +1123,37 @@ def torch_module_removed(ent, text):
                areas=("torch",), sources=({"url": row["source"], "what": f"torch {row['removed_in']} removes {row['module']}"},))
     return _match(sig, text, at, {"module": row["module"], "removed_in": row["removed_in"], "package": pkg,
                                   "replacement": row["replacement"]})
+
+
+# Cython's import-time check of a cimported module's C API (Cython/Utility/ImportExport.c: __Pyx_ImportFunction,
+# __Pyx_ImportVoidPtr): the importing extension was compiled against another release of the module it cimports
+_CYTHON_API = re.compile(r"(?P<mod>[A-Za-z_]\w{0,60}(?:\.\w{1,60}){0,6}) does not export expected C "
+                         r"(?P<kind>function|variable) (?P<name>\w{1,120})|C function (?P<mod2>[A-Za-z_]\w{0,60}"
+                         r"(?:\.\w{1,60}){0,6})\.(?P<name2>\w{1,120}) has wrong signature")
+
+
+def cython_api_mismatch(ent, text):
+    m, at = last_in_tail(_CYTHON_API, text)
+    if m is None:
+        return None
+    mod = m.group("mod") or m.group("mod2")
+    name = m.group("name") or m.group("name2")
+    pkg = mod.split(".")[0]
+    frames = [f.group("pkg") for f in _SITE_FRAME.finditer(text[max(0, at - 4000):at]) if f.group("pkg") != pkg]
+    importer = frames[-1] if frames else None
+    both = " {importer}" if importer else ""
+    sig = _sig("cython-api-mismatch", "toolchain",
+               "{importer|a compiled package} was built against another release of {pkg}: {mod} lacks {name}", 82,
+               "Cython checks at import that each C function or variable a compiled module takes from another "
+               "({mod}) is there with the signature it was compiled against; {name} is not, so the importing "
+               "extension" + (" ({importer})" if importer else "") + " was built against a different release of {pkg} "
+               "than the one installed (packages of one suite updated apart, or nightlies of different dates).",
+               fix="Install {pkg} and the packages compiled against it at one release: `pip install -U {pkg}" + both +
+                   "` (or pin them to the same version / nightly date); with conda, the whole set from one channel at "
+                   "one version (`conda install -c <channel> {pkg}=<version>" +
+                   (" {importer}=<version>" if importer else "") + "`).",
+               areas=("extension",),
+               sources=({"url": "https://github.com/cython/cython/blob/master/Cython/Utility/ImportExport.c",
+                         "what": "Cython's import of another module's C API: \"does not export expected C function\""},))
+    return _match(sig, text, at, {"mod": mod, "name": name, "pkg": pkg,
+                                  "importer": importer.replace("_", "-") if importer else None})
