@@ -423,6 +423,8 @@ match.Match whose signature is made here, or None:
                      (packages.py)
     runtime_newer_than_driver, package_cuda_runtime_too_old  a banner's runtime and driver CUDA versions; a package's
                      own check of the runtime it found (driver_versions.py)
+    runtime_handler_missing, nvml_unloadable_in_plugin  containerd without the "nvidia" runtime for a RuntimeClass; a
+                     Kubernetes GPU component without NVML in its container (containers.py)
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -524,6 +526,7 @@ from torch_envcheck.explain.layer_rules.program import blas_argument_refused, sa
 from torch_envcheck.explain.layer_rules.profiling import profiler_events_unmatched
 from torch_envcheck.explain.layer_rules.packages import cython_api_mismatch, torch_module_removed
 from torch_envcheck.explain.layer_rules.driver_versions import package_cuda_runtime_too_old, runtime_newer_than_driver
+from torch_envcheck.explain.layer_rules.containers import nvml_unloadable_in_plugin, runtime_handler_missing
 from torch_envcheck.explain.layer_rules.windows_host import install_path_too_long
 from torch_envcheck.explain.layer_rules.extension_builds import extension_built_without_cuda, package_library_missing
 from torch_envcheck.explain.layer_rules.gpu_health import device_count_query_failed
@@ -739,7 +742,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          egl_platform_device_missing, gl_error_code, physx_gpu_launch_failed, blas_argument_refused,
          device_count_query_failed, extension_built_without_cuda, install_path_too_long, package_library_missing,
          sanitizer_report, profiler_events_unmatched, torch_module_removed,
-         cython_api_mismatch, runtime_newer_than_driver, package_cuda_runtime_too_old)
+         cython_api_mismatch, runtime_newer_than_driver, package_cuda_runtime_too_old,
+         runtime_handler_missing, nvml_unloadable_in_plugin)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

@@ -8,6 +8,10 @@ GPU passthrough, MPS asked for inside a Linux container on a Mac.
     container_without_gpu  a GPU unreachable in a text from a container  -> --gpus all, or the devices it lost
     k8s_no_gpu_advertised  the scheduler finds no node with a free nvidia.com/gpu -> the device plugin, the runtime
     k8s_gpus_unhealthy   a node's Allocatable GPUs below its Capacity    -> the device plugin's health check, its log
+    runtime_handler_missing  containerd/CRI-O's "no runtime for \"nvidia\" is configured" (a RuntimeClass nvidia) ->
+                     register NVIDIA's runtime in the node's container runtime
+    nvml_unloadable_in_plugin  go-nvml's "could not load NVML library" in a Kubernetes GPU component (the device plugin,
+                     the GPU Operator's validators) -> the driver's libraries not given to its container
     nvidia_smi_missing_in_container  nvidia-smi not found in a container -> the NVIDIA runtime, --gpus all (podman: CDI)
     nvcc_missing_in_image  nvcc not found where the image's tag names its flavour -> the devel tag, or PATH in devel
     singularity_without_nv  the driver's libraries missing under Singularity/Apptainer -> --nv, or the host's driver
@@ -758,3 +762,68 @@ def image_for_another_cpu(ent, text):
                         {"url": "https://catalog.ngc.nvidia.com/orgs/nvidia/containers/l4t-base",
                          "what": "NVIDIA L4T base images for Jetson"}))
     return _match(sig, text, at, {"pair": f" (image {image}, host {host})" if image else None})
+
+
+# containerd's CRI (and CRI-O) when a pod's RuntimeClass names a handler the runtime's config does not define: the
+# GPU Operator's and the device plugin's pods use the RuntimeClass "nvidia"
+_NO_HANDLER = re.compile(r"no runtime for \\{0,3}\"?(?P<h>[\w.-]{1,40})\\{0,3}\"? is configured|"
+                         r"RuntimeHandler \"(?P<h2>[\w.-]{1,40})\" not supported")
+
+
+def runtime_handler_missing(ent, text):
+    m, at = last_in_tail(_NO_HANDLER, text)
+    if m is None:
+        return None
+    handler = m.group("h") or m.group("h2")
+    if "nvidia" not in handler.lower():
+        return None
+    sig = _sig("runtime-handler-missing", "container",
+               "the node's container runtime has no \"{handler}\" runtime for the pod's RuntimeClass", 84,
+               "A pod runs under the RuntimeClass whose handler is \"{handler}\" (the GPU Operator's and the device "
+               "plugin's pods do), and the node's container runtime (containerd's CRI config, CRI-O) defines no runtime "
+               "of that name: NVIDIA's container runtime was never registered on this node, or the runtime was not "
+               "restarted after it was.",
+               fix="Register NVIDIA's runtime on the node and restart the runtime: `sudo nvidia-ctk runtime configure "
+                   "--runtime=containerd` then `sudo systemctl restart containerd` (CRI-O: `--runtime=crio`; k3s and "
+                   "microk8s keep their own containerd config, see their GPU guides); with the GPU Operator, its "
+                   "container-toolkit pod does this: check that it runs on the node (`kubectl -n gpu-operator get pods "
+                   "-o wide`) and its log.",
+               causes=(("container-without-gpu", "a container started without a GPU", ("TE309",)),), areas=("driver",),
+               sources=({"url": "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/"
+                                "install-guide.html#configuring-containerd-for-kubernetes",
+                         "what": "NVIDIA Container Toolkit: configuring containerd for Kubernetes (nvidia-ctk runtime "
+                                 "configure)"},))
+    return _match(sig, text, at, {"handler": handler})
+
+
+# go-nvml's error when dlopen of libnvidia-ml.so.1 fails (pkg/nvml/lib.go: "could not load NVML library"), in the log
+# of a Kubernetes GPU component: the device plugin's ("NVML not detected", "Failed to start nvml", its rm.go lines),
+# the GPU Operator's validators and exporters
+_GO_NVML = re.compile(r"could not load NVML library")
+_K8S_GPU_COMPONENT = re.compile(r"(?i)device[- ]plugin|\brm\.go:\d|mig-strategy|Failed to start nvml|NVML not "
+                                r"detected|gpu-operator|dcgm-exporter|kubelet|\bk8s\b|[Kk]ubernetes|\bpod\b|daemonset")
+
+
+def nvml_unloadable_in_plugin(ent, text):
+    m, at = last_in_tail(_GO_NVML, text, "could not load NVML library")
+    if m is None or not _K8S_GPU_COMPONENT.search(text[-CONTEXT_TAIL:]):
+        return None
+    sig = _sig("nvml-unloadable-in-gpu-component", "container",
+               "a Kubernetes GPU component cannot load NVML (libnvidia-ml.so.1) in its container", 83,
+               "The NVIDIA device plugin (and the GPU Operator's other pods) find the GPUs through NVML, the driver's "
+               "libnvidia-ml.so.1, which NVIDIA's container runtime mounts into their containers from the host's "
+               "driver. The library was not there: the node's default runtime is not NVIDIA's (so nothing was "
+               "mounted), the driver is installed where the runtime does not look (a driver root other than /, such "
+               "as a driver container's /run/nvidia/driver or /opt/nvidia), or the node has no driver.",
+               fix="On the node: check the driver (`nvidia-smi`); make NVIDIA's runtime the default for the pods (`sudo "
+                   "nvidia-ctk runtime configure --runtime=containerd --set-as-default`, or \"default-runtime\": "
+                   "\"nvidia\" in /etc/docker/daemon.json, then restart the runtime), or run the plugin with "
+                   "runtimeClassName: nvidia; for a driver outside / set the driver root (the device plugin's "
+                   "nvidiaDriverRoot / the toolkit's driver-root) to its folder. Then restart the plugin's pod.",
+               causes=(("container-without-gpu", "a container started without a GPU", ("TE309",)),), areas=("driver",),
+               sources=({"url": "https://github.com/NVIDIA/k8s-device-plugin#prerequisites",
+                         "what": "the device plugin's prerequisites: the NVIDIA container toolkit configured as the "
+                                 "runtime, the driver root"},
+                        {"url": "https://github.com/NVIDIA/go-nvml/blob/main/pkg/nvml/lib.go",
+                         "what": "go-nvml: \"could not load NVML library\" when libnvidia-ml.so.1 cannot be opened"}))
+    return _match(sig, text, at, {})
