@@ -773,12 +773,13 @@ def _symbol_info(sym: str) -> dict:
         top = scope.split("::", 1)[0]
         if top in ("c10", "at", "torch", "caffe2") or scope.startswith(("c10", "at::", "torch::")):
             info["abi"] = "torch"
+        elif top in ("tensorflow", "tsl", "xla"):
+            # (a std::__cxx11 type among its parameters is the dual ABI of TensorFlow's own function, not libstdc++'s age)
+            info["abi"] = "tensorflow"
         elif top == "std" or "__cxx11" in sym:
             info["abi"] = "libstdc++"
         elif top in ("pybind11",):
             info["abi"] = "pybind11"
-        elif top in ("tensorflow", "tsl", "xla"):
-            info["abi"] = "tensorflow"
     elif _TORCH_C_SYMBOL.match(sym):
         info["abi"] = "torch"
     else:

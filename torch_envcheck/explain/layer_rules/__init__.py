@@ -425,6 +425,12 @@ match.Match whose signature is made here, or None:
                      own check of the runtime it found (driver_versions.py)
     runtime_handler_missing, nvml_unloadable_in_plugin  containerd without the "nvidia" runtime for a RuntimeClass; a
                      Kubernetes GPU component without NVML in its container (containers.py)
+    tensorflow_abi   a TensorFlow op library wanting a tensorflow:: symbol -> the companion's release for this TensorFlow,
+                     or TensorFlow's compile/link flags and string ABI for one's own op (packages.py)
+    torchvision_built_without_codec  torchvision's "not compiled with libjpeg/nvJPEG support" (companion_packages.py)
+    tensor_sharing_refused, profiler_with_workers, pin_memory_without_accelerator  CUDA IPC on Windows, a non-CPU
+                     tensor through shared memory, the profiler's CUDA mode with DataLoader workers (not-environment);
+                     pinned memory without an accelerator (gpu-unused) (program.py)
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -522,9 +528,11 @@ from torch_envcheck.explain.layer_rules.scheduler import (slurm_request_refused,
     module_unknown)
 from torch_envcheck.explain.layer_rules.graphics import (egl_device_for_cuda_missing, egl_platform_device_missing,
     gl_error_code, physx_gpu_launch_failed)
-from torch_envcheck.explain.layer_rules.program import blas_argument_refused, sanitizer_report
+from torch_envcheck.explain.layer_rules.program import (blas_argument_refused, pin_memory_without_accelerator,
+    profiler_with_workers, sanitizer_report, tensor_sharing_refused)
+from torch_envcheck.explain.layer_rules.companion_packages import torchvision_built_without_codec
 from torch_envcheck.explain.layer_rules.profiling import profiler_events_unmatched
-from torch_envcheck.explain.layer_rules.packages import cython_api_mismatch, torch_module_removed
+from torch_envcheck.explain.layer_rules.packages import cython_api_mismatch, tensorflow_abi, torch_module_removed
 from torch_envcheck.explain.layer_rules.driver_versions import package_cuda_runtime_too_old, runtime_newer_than_driver
 from torch_envcheck.explain.layer_rules.containers import nvml_unloadable_in_plugin, runtime_handler_missing
 from torch_envcheck.explain.layer_rules.windows_host import install_path_too_long
@@ -743,7 +751,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          device_count_query_failed, extension_built_without_cuda, install_path_too_long, package_library_missing,
          sanitizer_report, profiler_events_unmatched, torch_module_removed,
          cython_api_mismatch, runtime_newer_than_driver, package_cuda_runtime_too_old,
-         runtime_handler_missing, nvml_unloadable_in_plugin)
+         runtime_handler_missing, nvml_unloadable_in_plugin, tensorflow_abi, torchvision_built_without_codec,
+         tensor_sharing_refused, profiler_with_workers, pin_memory_without_accelerator)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

@@ -14,6 +14,8 @@ they load, the operators they register, the torch each release pins, the modules
                          "..._functional_tensor" (added in 0.15) -> env: the torchvision release the code was written for
     windows_module_dependencies_missing  Python's "Could not find module 'X.pyd' (or one of its dependencies)" ->
                          windows-runtime: a DLL it depends on is not on the DLL search path
+    torchvision_built_without_codec  torchvision's "not compiled with libjpeg / libpng / nvJPEG support" -> torch-build:
+                         a torchvision build without that library (a distribution's or a source build): the official wheel
 """
 
 from __future__ import annotations
@@ -225,3 +227,33 @@ def windows_module_dependencies_missing(ent, text):
                          "what": "Python 3.8+: dependent DLLs are searched in the application, system and added "
                                  "folders, not PATH"},))
     return _match(sig, text, at, {"name": m.group("name"), "pkg": pkg})
+
+
+# torchvision's image ops when the build left a codec library out (torchvision/csrc/io/image/: TORCH_CHECK(false,
+# "decode_jpeg: torchvision not compiled with libjpeg support"), the CUDA decoder's "nvJPEG support")
+_TV_CODEC = re.compile(r"torchvision not compiled with (?P<lib>libjpeg|libpng|nvJPEG|libwebp|libavif|giflib|nvjpeg)"
+                       r"(?:-turbo)? support")
+
+
+def torchvision_built_without_codec(ent, text):
+    m, at = last_in_tail(_TV_CODEC, text, "torchvision not compiled with")
+    if m is None:
+        return None
+    lib = m.group("lib")
+    gpu = lib.lower() == "nvjpeg"
+    sig = _sig("torchvision-built-without-codec", "torch-build", "this torchvision was built without {lib}", 84,
+               "torchvision's image decoding and encoding use {lib}" + (" (CUDA's JPEG library, for decode_jpeg on the "
+               "GPU)" if gpu else "") + " when its build found it; this build did not, so the operator refuses. "
+               "The official wheels (PyPI, download.pytorch.org) include it" + (" in their CUDA builds" if gpu else "") +
+               "; builds from source, a distribution's packages or images that compile torchvision themselves may not.",
+               fix=("Install torchvision's official wheel for the installed torch (`pip install --force-reinstall "
+                    "--no-deps torchvision==<the release paired with your torch>` from the index torch came from), or "
+                    "rebuild it with " + ("the CUDA toolkit's nvJPEG found (CUDA_HOME set; on Jetson, JetPack's "
+                    "libnvjpeg)" if gpu else "the library's development package installed (libjpeg-turbo / libpng "
+                    "headers)") + " so that its build log reports it" + ("; or decode on the CPU "
+                    "(decode_jpeg(..., device='cpu')) and move the tensor to the GPU." if gpu else ".")),
+               areas=("torch",),
+               sources=({"url": "https://github.com/pytorch/vision/tree/main/torchvision/csrc/io/image",
+                         "what": "torchvision's image ops: \"torchvision not compiled with ... support\" when the build "
+                                 "lacked the library"},))
+    return _match(sig, text, at, {"lib": lib})

@@ -89,7 +89,7 @@ def tensorflow_addon_symbol(ent, text):
     if m is None:
         return None
     dist = m.group("pkg").replace("_", "-")
-    sig = _sig("tensorflow-addon-for-another-tensorflow", "env",
+    sig = _sig("tensorflow-addon-for-another-tensorflow", "toolchain",
                "{dist} was built for another TensorFlow than the one installed", 86,
                "{dist}'s compiled ops call TensorFlow's C++ functions ({sym} is one) and each {dist} release is built "
                "against one TensorFlow release (the same major.minor); the installed TensorFlow is another one, which "

@@ -15,7 +15,9 @@ than the one it runs with, and a package's own compiled part missing or not load
     torch_module_removed  a package importing a torch module a release removed (torch._six) -> that package's release
                      for the installed torch
     cython_api_mismatch  Cython's "X does not export expected C function Y" / "has wrong signature" -> the importing
-                     package built against another release of X's package: both at one release"""
+                     package built against another release of X's package: both at one release
+    tensorflow_abi   a custom op (a TensorFlow companion package's, or one's own) wanting a tensorflow:: symbol -> that
+                     package's release for the installed TensorFlow, or TensorFlow's own compile and link flags"""
 
 from __future__ import annotations
 
@@ -1157,3 +1159,65 @@ def cython_api_mismatch(ent, text):
                          "what": "Cython's import of another module's C API: \"does not export expected C function\""},))
     return _match(sig, text, at, {"mod": mod, "name": name, "pkg": pkg,
                                   "importer": importer.replace("_", "-") if importer else None})
+
+
+# TensorFlow's op loader on a companion package's compiled op ("NotFoundError: .../tensorflow_addons/custom_ops/...so:
+# undefined symbol"), the symbol itself sometimes cut off
+_TF_OP_PATH = re.compile(r"(?P<path>[^\s'\":]{0,300}[/\\](?:site|dist)-packages[/\\](?P<pkg>tensorflow_[a-z_]{2,30}|tf_[a-z_]{2,30}|"
+                         r"tensorflow_[a-z]{2,30})[/\\][^\s'\":]{1,200}\.so):\s{0,2}undefined symbol")
+_TF_FLAGS = {"url": "https://www.tensorflow.org/guide/create_op#compile_the_op_using_your_system_compiler_tensorflow_binary_installation",
+             "what": "Create an op: compile with tf.sysconfig.get_compile_flags() and link with get_link_flags() "
+                     "(-ltensorflow_framework, the _GLIBCXX_USE_CXX11_ABI of the TensorFlow binary)"}
+
+
+def tensorflow_abi(ent, text):
+    """A compiled TensorFlow op wanting a tensorflow:: symbol the installed TensorFlow does not export: a companion
+    package (tensorflow-text, -addons, -io) of another TensorFlow release, an own op built without TensorFlow's flags
+    (not linked to libtensorflow_framework, or with the other C++11 string ABI)."""
+    syms = [x for x in ent.symbols if x.get("abi") == "tensorflow"]
+    path = last_match(_TF_OP_PATH, text[-CONTEXT_TAIL:]) if "undefined symbol" in text[-CONTEXT_TAIL:] else None
+    if not syms and path is None:
+        return None
+    sym = syms[-1] if syms else None
+    f = (sym or {}).get("file") or (path.group("path") if path else None)
+    pkg = None
+    if f:
+        m = re.search(r"[/\\](?:site|dist)-packages[/\\](?P<pkg>[A-Za-z_]\w{0,60})[/\\]", f)
+        pkg = m.group("pkg") if m else None
+    if pkg == "tensorflow":
+        return None  # TensorFlow's own libraries: its build, read elsewhere
+    dual = bool(sym) and "__cxx11" in sym["symbol"]
+    own = bool(f) and pkg is None
+    dist = pkg.replace("_", "-") if pkg else None
+    at = sym["at"] if sym else len(text) - len(text[-CONTEXT_TAIL:]) + path.start()
+    if dual:
+        what, why, fix = ("was compiled with the other C++ string ABI than TensorFlow's binary",
+                          "The missing symbol takes a std::__cxx11 string: the op was compiled with "
+                          "_GLIBCXX_USE_CXX11_ABI=1 while the TensorFlow binary uses the other setting (or the reverse), "
+                          "so the names never match.",
+                          "Compile the op with TensorFlow's own flags, which carry its ABI setting: `python -c \"import "
+                          "tensorflow as tf; print(' '.join(tf.sysconfig.get_compile_flags()))\"` (it prints "
+                          "-D_GLIBCXX_USE_CXX11_ABI=0 or 1); for a JIT-built op (StyleGAN's custom ops) add that flag to "
+                          "its nvcc/g++ command, clear its cache folder and run again.")
+    elif own:
+        what, why, fix = ("is not linked the way TensorFlow's ops must be",
+                          "The op's library is not a package's: it was built here, and it wants {demangled|a TensorFlow "
+                          "symbol} that only libtensorflow_framework exports; since TensorFlow 1.4 a custom op must be "
+                          "linked against it, with TensorFlow's compile flags.",
+                          "Rebuild the op with TensorFlow's flags: `TF_CFLAGS=( $(python -c 'import tensorflow as tf; "
+                          "print(\" \".join(tf.sysconfig.get_compile_flags()))') )`, `TF_LFLAGS=( $(python -c 'import "
+                          "tensorflow as tf; print(\" \".join(tf.sysconfig.get_link_flags()))') )`, then `g++ -shared "
+                          "... ${TF_CFLAGS[@]} -fPIC ... ${TF_LFLAGS[@]}` (the link flags add -ltensorflow_framework).")
+    else:
+        what, why, fix = ("was built for another TensorFlow",
+                          "{dist|A TensorFlow companion package (tensorflow-text, tensorflow-addons, tensorflow-io)} "
+                          "ships ops compiled against one TensorFlow release; the installed TensorFlow does not export "
+                          "{demangled|the symbol they want}, so the two are of different releases.",
+                          "Install {dist|the companion package}'s release made for the installed TensorFlow (`pip show "
+                          "tensorflow` gives it): tensorflow-text's version equals TensorFlow's (`pip install "
+                          "\"tensorflow-text==<TF major.minor>.*\"`); tensorflow-addons and tensorflow-io list the "
+                          "TensorFlow each release supports; or upgrade both together (`pip install -U tensorflow "
+                          "{dist|<the package>}`).")
+    sig = _sig("tensorflow-op-abi", "toolchain", "{dist|a TensorFlow op library}" + " " + what, 83, why, fix=fix,
+               areas=("tensorflow",), sources=(_TF_FLAGS,))
+    return _match(sig, text, at, {"dist": dist, "demangled": (sym or {}).get("demangled")})

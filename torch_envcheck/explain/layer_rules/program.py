@@ -28,6 +28,13 @@ an install.
                          algorithms it tries
     sanitizer_report     compute-sanitizer's own report of a kernel's access (memcheck's "Invalid __global__ read",
                          racecheck's hazards, initcheck's uninitialized reads) -> not-environment: the kernel it names
+    tensor_sharing_refused  torch's refusal to share a tensor between processes: CUDA IPC on Windows (error 801 in
+                         StorageSharing.cpp), a non-CPU tensor through a file descriptor ("_share_fd_: only available on
+                         CPU") -> not-environment: what the program sends between processes
+    profiler_with_workers  the autograd profiler's "CUDA initialization error ... DataLoader with num_workers > 0" ->
+                         not-environment: the profiler's CUDA mode with worker processes
+    pin_memory_without_accelerator  "Need to provide pin_memory allocator to use pin memory" -> gpu-unused: pinned memory
+                         asked of a torch with no accelerator (a CPU-only build, or no GPU seen)
 """
 
 from __future__ import annotations
@@ -600,3 +607,86 @@ def sanitizer_report(ent, text):
                         "program passes (lengths, indices, targets in range). Nothing to install."),
                sources=(_SANITIZER_SRC,))
     return _match(sig, text, at, {"kind": m.group("kind").strip(), "kernel": kernel})
+
+
+# torch's storage sharing between processes (torch/csrc/StorageSharing.cpp): CUDA IPC, which Windows does not support
+# (CUDA's cudaIpc* calls return cudaErrorNotSupported, 801, there), and a non-CPU storage sent through a file
+# descriptor or a shared-memory file, which only CPU storages have
+_SHARING = re.compile(r"(?P<ipc>(?:Runtime Error|CUDA error|error)\s{0,2}\(?801\)?[^\n]{0,80}(?:operation not supported)?"
+                      r"[^\n]{0,40}StorageSharing\.cpp|operation not supported at [^\n]{0,200}StorageSharing\.cpp)|"
+                      r"(?P<fd>_share_(?:fd|filename)_: only available on CPU)")
+_SHARING_SRC = {"url": "https://pytorch.org/docs/stable/notes/windows.html#cuda-ipc-operations",
+                "what": "torch on Windows: CUDA IPC operations are not supported (share CPU tensors, or use one process)"}
+
+
+def tensor_sharing_refused(ent, text):
+    m, at = last_in_tail(_SHARING, text)
+    if m is None:
+        return None
+    if m.group("ipc"):
+        sig = _sig("cuda-tensor-sharing-on-windows", "not-environment",
+                   "CUDA tensors cannot be shared between processes on Windows (CUDA IPC)", 84,
+                   "torch shares a CUDA tensor with another process through CUDA IPC, which Windows does not support "
+                   "(the driver answers 801, operation not supported): sending a CUDA tensor through a multiprocessing "
+                   "queue, a DataLoader worker returning CUDA tensors, or a model on the GPU passed to a spawned process.",
+                   look_at="Keep CUDA tensors in one process on Windows: move them to the CPU before sending (.cpu()), "
+                           "create them on the GPU inside the process that uses them, or set the DataLoader's "
+                           "num_workers=0 when its dataset returns CUDA tensors. Nothing to install.",
+                   areas=("torch",), sources=(_SHARING_SRC,))
+    else:
+        sig = _sig("non-cpu-tensor-shared", "not-environment",
+                   "a tensor on a non-CPU device was sent to another process through shared memory", 82,
+                   "torch.multiprocessing shares CPU tensors through a file descriptor or a shared-memory file; a tensor "
+                   "on another device (XPU, MPS) has no such storage, and only CUDA tensors have a device-to-device path "
+                   "(CUDA IPC), so returning or queueing the tensor between processes fails.",
+                   look_at="Move the tensor to the CPU before it leaves the process (`.cpu()` in the worker's result), "
+                           "or keep the device work in one process. Nothing to install.",
+                   areas=("torch",),
+                   sources=({"url": "https://github.com/pytorch/pytorch/blob/main/torch/csrc/StorageSharing.cpp",
+                             "what": "_share_fd_ and _share_filename_: only CPU storages"},))
+    return _match(sig, text, at, {})
+
+
+# the autograd profiler's own message (torch/autograd/profiler.py) when its CUDA mode meets a DataLoader's workers
+_PROFILER_WORKERS = re.compile(r"This can occur if one runs the profiler in CUDA mode on code\s{0,4}that creates a "
+                               r"DataLoader with num_workers > 0")
+
+
+def profiler_with_workers(ent, text):
+    m, at = last_in_tail(_PROFILER_WORKERS, text, "profiler in CUDA mode")
+    if m is None:
+        return None
+    sig = _sig("profiler-cuda-with-workers", "not-environment",
+               "the profiler's CUDA mode does not work with DataLoader worker processes", 85,
+               "torch's autograd profiler (and torch.utils.bottleneck) in CUDA mode initialises CUDA in the main process; "
+               "DataLoader workers forked from it cannot use CUDA, so profiling code whose DataLoader has "
+               "num_workers > 0 fails with CUDA's initialization error. The installation is not at fault.",
+               look_at="Profile with num_workers=0, or without the CUDA mode (use_cuda=False), or with torch.profiler and "
+                       "the 'spawn' start method for the workers (multiprocessing_context='spawn').",
+               areas=("torch",),
+               sources=({"url": "https://github.com/pytorch/pytorch/issues/6313",
+                         "what": "the profiler's CUDA mode and DataLoader workers"},))
+    return _match(sig, text, at, {})
+
+
+# torch's pinned-memory allocator lookup (aten/src/ATen/...: "Need to provide pin_memory allocator to use pin memory."):
+# pinned host memory belongs to an accelerator's runtime; a torch with none (a CPU-only build) has no allocator for it
+_PIN_NO_ALLOCATOR = re.compile(r"Need to provide pin_memory allocator to use pin memory")
+
+
+def pin_memory_without_accelerator(ent, text):
+    m, at = last_in_tail(_PIN_NO_ALLOCATOR, text, "pin_memory allocator")
+    if m is None:
+        return None
+    sig = _sig("pin-memory-without-accelerator", "gpu-unused",
+               "pinned memory was asked of a torch with no accelerator (a CPU-only build, or no GPU)", 82,
+               "Pinned (page-locked) host memory comes from an accelerator's runtime (CUDA, XPU, MPS); torch finds no "
+               "allocator for it when it has no accelerator: a CPU-only build, or a GPU build that sees no GPU. The "
+               "program (a DataLoader with pin_memory=True, .pin_memory()) asks for it anyway.",
+               fix="If a GPU was meant: install torch's CUDA build (`pip install torch --index-url "
+                   "https://download.pytorch.org/whl/cu<XY>`) and check `torch.cuda.is_available()`; on a CPU-only machine "
+                   "pass pin_memory=False (or pin_memory=torch.cuda.is_available()).",
+               causes=(("cpu-build", "torch is the CPU-only build", ("TE202",)),), areas=("torch",),
+               sources=({"url": "https://pytorch.org/docs/stable/data.html#memory-pinning",
+                         "what": "DataLoader memory pinning: for transfers to CUDA devices"},))
+    return _match(sig, text, at, {})
