@@ -7,6 +7,9 @@ the message its own *GetErrorString function returns (the words users paste).
                                                               vendors it; give its path and --nvml-source)
     python benchmarks/gen_error_tables.py --hip-h PATH       hip_runtime_api.h (ROCm/HIP; also inside the
                                                               triton wheel, triton/backends/amd/include/hip/)
+    python benchmarks/gen_error_tables.py --ur-h PATH --ur-commit SHA
+                                                             ur_api.h (oneapi-src/unified-runtime,
+                                                              include/unified-runtime/ur_api.h, at commit SHA)
     python benchmarks/gen_error_tables.py --windows-include DIR --windows-commit SHA
                                                              winerror.h + ntstatus.h (tpn/winsdk-10,
                                                               Include/10.0.10240.0/shared, at commit SHA)
@@ -103,6 +106,19 @@ FAMILIES = [
     {"enum": "hipError_t", "library": "HIP (ROCm)", "end": "hipError_t", "header": "hip_runtime_api.h", "external": "hip",
      "wheel": ("triton", "triton/backends/amd/include/hip/hip_runtime_api.h"), "prefix": "hip(?:Error)?",
      "default_layer": "not-environment"},
+    # oneAPI's Unified Runtime, under SYCL and so under torch's XPU builds ("level_zero backend failed with error: 20
+    # (UR_RESULT_ERROR_DEVICE_LOST)"): a lost or absent device, and a device-side program that will not build for the
+    # GPU (the features it lacks, FP64 on integrated GPUs), are the platform's; the rest the program's
+    {"enum": "ur_result_t", "library": "Unified Runtime (oneAPI, SYCL)", "end": "ur_result_t", "header": "ur_api.h",
+     "external": "ur", "prefix": "UR_RESULT_(?:ERROR_)?", "default_layer": "not-environment",
+     "overrides": {"UR_RESULT_ERROR_DEVICE_LOST": "driver", "UR_RESULT_ERROR_DEVICE_REQUIRES_RESET": "driver",
+                   "UR_RESULT_ERROR_DEVICE_IN_LOW_POWER_STATE": "driver", "UR_RESULT_ERROR_DEVICE_NOT_FOUND": "driver",
+                   "UR_RESULT_ERROR_DEVICE_NOT_AVAILABLE": "driver", "UR_RESULT_ERROR_COMPILER_NOT_AVAILABLE": "driver",
+                   "UR_RESULT_ERROR_PROGRAM_BUILD_FAILURE": "arch", "UR_RESULT_ERROR_UNSUPPORTED_FEATURE": "arch",
+                   # image objects (a program's images), not binary images
+                   "UR_RESULT_ERROR_INVALID_IMAGE_SIZE": "not-environment",
+                   "UR_RESULT_ERROR_INVALID_IMAGE_FORMAT_DESCRIPTOR": "not-environment",
+                   "UR_RESULT_FORCE_UINT32": "none"}},
     # MIOpen, ROCm's cuDNN: its Exception's default status is miopenStatusUnknownError (src/include/miopen/errors.hpp),
     # so every MIOPEN_THROW without a status (a kernel that does not compile, a database it cannot read or lock, a
     # configuration no solver handles) surfaces as it; InternalError is "MIOpen failure": both are ROCm's library
@@ -254,7 +270,9 @@ def parse_enum(body: str) -> list:
 
     out, values, last = [], {}, -1
     for e in entries:
-        m = re.match(r"([A-Za-z_]\w*)(?:\s+[A-Z_]+(?:\([^)]*\))?)?\s*(?:=\s*(.+))?$", re.sub(r"\s+", " ", e["code"]).strip())
+        # (a C++ attribute between the name and its value, "UR_RESULT_ERROR_INVALID_KERNEL_ARGS [[deprecated]] = 27")
+        code = re.sub(r"\[\[[^\]]{1,80}\]\]", " ", e["code"])
+        m = re.match(r"([A-Za-z_]\w*)(?:\s+[A-Z_]+(?:\([^)]*\))?)?\s*(?:=\s*(.+))?$", re.sub(r"\s+", " ", code).strip())
         if not m:
             continue
         name, expr = m.group(1), (m.group(2) or "").strip()
@@ -273,7 +291,7 @@ def parse_enum(body: str) -> list:
             or [c for c in e["pre"] if c.startswith("/**") or c.startswith("///")] or []
         text = " ".join(_comment_text(c) for c in docs)
         deprecated = bool(re.search(r"deprecated", " ".join(_comment_text(c) for c in e["pre"] + e["inline"] + e["post"]),
-                                    re.I)) or "DEPRECATED" in e["code"]
+                                    re.I)) or "DEPRECATED" in e["code"] or "[[deprecated]]" in e["code"]
         text = re.sub(r"^\s*@deprecated\s*", "Deprecated: ", text)
         out.append({"name": name, "value": value, "description": _first_sentence(text) if text else None,
                     "deprecated": deprecated, "alias_of": alias})
@@ -488,6 +506,11 @@ def _external(args) -> dict:
         ext["miopen"] = (args.miopen_h, {"repository": "https://github.com/ROCm/MIOpen", "path": "include/miopen/miopen.h",
                                          "commit": args.miopen_commit, "url": f"https://github.com/ROCm/MIOpen/blob/"
                                          f"{args.miopen_commit}/include/miopen/miopen.h"})
+    if args.ur_h:
+        ext["ur"] = (args.ur_h, {"repository": "https://github.com/oneapi-src/unified-runtime",
+                                 "path": "include/unified-runtime/ur_api.h", "commit": args.ur_commit,
+                                 "url": f"https://github.com/oneapi-src/unified-runtime/blob/{args.ur_commit}/include/"
+                                        "unified-runtime/ur_api.h"})
     return ext
 
 
@@ -497,6 +520,7 @@ def main(argv=None) -> int:
     p.add_argument("--nvml-h"), p.add_argument("--nvml-commit", default="unknown")
     p.add_argument("--hip-h"), p.add_argument("--hip-commit", default="unknown")
     p.add_argument("--miopen-h"), p.add_argument("--miopen-commit", default="unknown")
+    p.add_argument("--ur-h"), p.add_argument("--ur-commit", default="unknown")
     p.add_argument("--windows-include", metavar="DIR", help="a folder holding the Windows SDK's winerror.h and "
                    f"ntstatus.h ({gen_windows_codes.REPO}, {gen_windows_codes.SDK_DIR})")
     p.add_argument("--windows-commit", default="unknown", help="the commit of that repository they were read at")
@@ -513,7 +537,7 @@ def main(argv=None) -> int:
                 tables[enum] = old[enum]
     order = [f["enum"] for f in FAMILIES] + ["errno", "signal", "windows"]
     doc = {"schema": SCHEMA,
-           "about": "Error codes of CUDA, its libraries, CUPTI, NVML, HIP, MIOpen, Linux and Windows: name, number, the header's "
+           "about": "Error codes of CUDA, its libraries, CUPTI, NVML, HIP, MIOpen, Unified Runtime, Linux and Windows: name, number, the header's "
                     "description, the library's own message where it has one, and the layer explain gives the "
                     "code. Generated by benchmarks/gen_error_tables.py from the headers cited in each table's "
                     "source; regenerate, never edit by hand.",

@@ -168,7 +168,8 @@ _CODE_NAME = re.compile(
     r"\b(cuda(?:Error[A-Z][A-Za-z]{1,48}|Success)|CUDA_(?:ERROR_[A-Z0-9_]{2,60}|SUCCESS)|"
     r"CU(?:BLAS|SPARSE|SOLVER|RAND|DNN)_STATUS_[A-Z0-9_]{2,70}|CUFFT_[A-Z_]{2,40}|NVRTC_(?:ERROR_)?[A-Z_]{2,60}|"
     r"NVJITLINK_(?:ERROR_)?[A-Z_]{2,40}|nccl[A-Z][A-Za-z]{2,30}|NVML_(?:ERROR_)?[A-Z_]{2,40}|CUPTI_(?:ERROR_)?[A-Z_]{2,60}|"
-    r"hip(?:Error[A-Z][A-Za-z]{1,48}|Success)|miopenStatus[A-Z][A-Za-z]{1,40}|ERROR_[A-Z_]{3,40}|STATUS_[A-Z_]{3,40}|errno\.E[A-Z0-9]{2,14})\b", re.ASCII)
+    r"hip(?:Error[A-Z][A-Za-z]{1,48}|Success)|miopenStatus[A-Z][A-Za-z]{1,40}|UR_RESULT_[A-Z0-9_]{3,60}|ERROR_[A-Z_]{3,40}|"
+    r"STATUS_[A-Z_]{3,40}|errno\.E[A-Z0-9]{2,14})\b", re.ASCII)
 # "CUDA error: <message>", "CUDA driver error: <message>", "HIP error: <message>", "cuda runtime error (N) : <message>"
 _CODE_MESSAGE = re.compile(r"\b(CUDA|HIP|cuda runtime|CUDA Runtime|CUDA driver|hip) (?:[Ee]rror|ERROR)"
                            r"(?: \((?P<num>\d{1,5})\))?\s{0,2}:\s{0,2}(?P<msg>[^\n]{1,200})", re.ASCII)
@@ -1230,7 +1231,7 @@ NEEDLES = {
     _PIP_NOT_FOUND: ("find a version that satisf",),
     _PIP_NO_MATCH: ("no matching distribution found for",), _NVCC_DIAG_WORDS: ("error",),
     _CODE_NAME: ("cuda", "_status_", "cufft_", "nvrtc", "nvjitlink", "nccl", "nvml", "hip", "miopenstatus", "error_",
-                 "status_", "errno.", "cupti_"),
+                 "status_", "errno.", "cupti_", "ur_result_"),
     _CODE_MESSAGE: ("error",), _API_ERROR: ("api error = ",), _CUDA_ERROR_N: ("cuda", "cuinit", "cudevice", "cuctx"),
     _LIB_NUMBER: ("cublas", "cusolver", "cusparse", "cufft", "curand", "nccl", "nvrtc", "nvjitlink", "nvml"),
     _API_CALL_NUMBER: ("cupti", "cublas", "cusparse", "cusolver", "cufft", "curand", "nvrtc", "nccl", "nvml", "cudnn",

@@ -431,6 +431,7 @@ match.Match whose signature is made here, or None:
     tensor_sharing_refused, profiler_with_workers, pin_memory_without_accelerator  CUDA IPC on Windows, a non-CPU
                      tensor through shared memory, the profiler's CUDA mode with DataLoader workers (not-environment);
                      pinned memory without an accelerator (gpu-unused) (program.py)
+    cpu_autocast_dtype  torch's CPU autocast refusing float16 -> not-environment (numerics.py)
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -531,6 +532,7 @@ from torch_envcheck.explain.layer_rules.graphics import (egl_device_for_cuda_mis
 from torch_envcheck.explain.layer_rules.program import (blas_argument_refused, pin_memory_without_accelerator,
     profiler_with_workers, sanitizer_report, tensor_sharing_refused)
 from torch_envcheck.explain.layer_rules.companion_packages import torchvision_built_without_codec
+from torch_envcheck.explain.layer_rules.numerics import cpu_autocast_dtype
 from torch_envcheck.explain.layer_rules.profiling import profiler_events_unmatched
 from torch_envcheck.explain.layer_rules.packages import cython_api_mismatch, tensorflow_abi, torch_module_removed
 from torch_envcheck.explain.layer_rules.driver_versions import package_cuda_runtime_too_old, runtime_newer_than_driver
@@ -752,7 +754,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          sanitizer_report, profiler_events_unmatched, torch_module_removed,
          cython_api_mismatch, runtime_newer_than_driver, package_cuda_runtime_too_old,
          runtime_handler_missing, nvml_unloadable_in_plugin, tensorflow_abi, torchvision_built_without_codec,
-         tensor_sharing_refused, profiler_with_workers, pin_memory_without_accelerator)
+         tensor_sharing_refused, profiler_with_workers, pin_memory_without_accelerator, cpu_autocast_dtype)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

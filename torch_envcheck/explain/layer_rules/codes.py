@@ -337,6 +337,13 @@ def error_code(ent, text):
                    "`dmesg` for NVRM/Xid lines), that this user may open the GPU's device nodes (`ls -l /dev/nvidia*`, "
                    "Jetson: the `video` group), and, in a container or VM, that the GPU is passed in with its driver.")
         explanation += " It was returned while CUDA initialised, so it is the driver's or the machine's answer."
+    elif layer == "not-environment" and fam == "ur_result_t":
+        # oneAPI's Unified Runtime (SYCL, torch's XPU builds): no CUDA tools apply
+        look = ("An error of the program or its workload on the Intel GPU, not of the installation: " +
+                ("the device ran out of memory or resources for this work: a smaller batch or tensor, or "
+                 "torch.xpu.empty_cache() between steps." if re.search(r"outof|allocation", bare) else
+                 "run with SYCL_UR_TRACE=1 to see the failing call, and check the "
+                 "operation's arguments; a torch operator failing so on valid input is a torch-xpu-ops bug to report."))
     elif layer == "not-environment":
         look = _NE_LOOK.get(bare) or ("An error of the program or its inputs, not of the installation: "
                                       "rerun with CUDA_LAUNCH_BLOCKING=1 to see the failing call, and check its arguments.")
@@ -426,6 +433,20 @@ def error_code(ent, text):
                "backend:cudaMallocAsync from PYTORCH_CUDA_ALLOC_CONF. If the failing call shares CUDA tensors between "
                "processes (DataLoader workers, multiprocessing) or between GPUs, keep them in one process (num_workers=0 "
                "for CUDA tensors) or on one GPU; `nvidia-smi -q` shows what the GPU and driver support.")
+    elif fam == "ur_result_t" and layer in ("driver", "arch", "env"):
+        fix = {"driver": "Check Intel's GPU stack: `sycl-ls` (or `clinfo`) must list the GPU with its Level Zero "
+                         "driver; install or update Intel's GPU driver (Linux: the compute runtime, intel-level-zero-gpu "
+                         "and intel-opencl-icd from Intel's repository; Windows: the current Arc / Iris Xe graphics "
+                         "driver) and reboot. A device lost under memory pressure is fixed in newer drivers; meanwhile "
+                         "keep the work inside the GPU's memory (torch.xpu.set_per_process_memory_fraction).",
+               "arch": "The device-side program could not be built for this GPU: it uses a feature the GPU lacks (FP64 "
+                       "on integrated GPUs: set OverrideDefaultFP64Settings=1 and IGC_EnableDPEmulation=1 for the "
+                       "compute runtime's emulation, or keep the tensors in float32), or the build log names what "
+                       "failed; a discrete GPU with the feature runs it.",
+               "env": "Check the device index the program uses and ONEAPI_DEVICE_SELECTOR / ZE_AFFINITY_MASK, which "
+                      "choose the visible Intel GPUs."}[layer]
+        sources = sources + ({"url": "https://github.com/pytorch/pytorch/issues/149953",
+                              "what": "XPU on an iGPU without FP64: the compute runtime's FP64 emulation settings"},)
     elif bare in _ADVICE and not (bare in ("cudartunloading", "deinitialized") and c.get("how") == "number"):
         extra, fix = _ADVICE[bare]
         explanation += " " + extra

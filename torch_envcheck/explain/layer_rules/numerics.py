@@ -9,6 +9,8 @@ format: TF32 notices, deterministic algorithms, FlashAttention's dtypes, and the
     flash_attention_dtype  FlashAttention refusing float32 inputs -> not-environment: half precision or another attention
     loss_scale_skipped_step  fp16 loss scaling skipping a step on inf/NaN gradients (ESPnet, DeepSpeed, fairseq, apex)
                          -> not-environment: expected now and then; every step -> the model's range in fp16
+    cpu_autocast_dtype   torch's CPU autocast refusing float16 ("AutocastCPU only support Bfloat16") -> not-environment:
+                         the program's autocast dtype on the CPU (or a run that fell back to the CPU)
 """
 
 from __future__ import annotations
@@ -117,7 +119,7 @@ def flash_attention_dtype(ent, text):
 # fairseq (fairseq/trainer.py: "overflow detected, setting loss scale to: X"), apex (apex/amp/handle.py: "Gradient
 # overflow.  Skipping step, loss scaler 0 reducing loss scale to X")
 _SKIPPED_STEP = re.compile(r"(?i)grad(?:ient)? norm is (?:nan|inf)\b[^\n]{0,20}skipping"
-                           r"|OVERFLOW! Rank \d{1,6} Skipping step"
+                           r"|OVERFLOW!(?: Rank \d{1,6})? Skipping step"
                            r"|overflow detected, setting loss scale to"
                            r"|Gradient overflow\.\s{1,3}Skipping step")
 
@@ -138,4 +140,26 @@ def loss_scale_skipped_step(ent, text):
                areas=("program",),
                sources=({"url": "https://docs.pytorch.org/docs/stable/amp.html#gradient-scaling",
                          "what": "GradScaler: steps with inf/NaN gradients are skipped and the scale reduced"},))
+    return _match(sig, text, at, {})
+
+
+# torch's CPU autocast before it accepted float16 (torch/amp/autocast_mode.py: "Currently, AutocastCPU only support
+# Bfloat16 as the autocast_cpu_dtype"; later releases warn "CPU Autocast only supports dtype of torch.bfloat16 ...")
+_CPU_AUTOCAST = re.compile(r"AutocastCPU only support[s]? Bfloat16|CPU Autocast only supports dtypes? of torch\.bfloat16")
+
+
+def cpu_autocast_dtype(ent, text):
+    m, at = last_in_tail(_CPU_AUTOCAST, text, "utocast")
+    if m is None:
+        return None
+    sig = _sig("cpu-autocast-dtype", "not-environment", "torch's CPU autocast was asked for float16", 80,
+               "The program enters autocast on the CPU with float16; this torch's CPU autocast supports bfloat16 only. "
+               "Code written for the GPU meets it when it runs on the CPU: a machine without a usable GPU, or a "
+               "device chosen as 'cpu'.",
+               look_at="If the GPU was meant, check that torch sees it (`python -c \"import torch; "
+                       "print(torch.cuda.is_available())\"`) and that the program runs on it; on the CPU use "
+                       "torch.autocast('cpu', dtype=torch.bfloat16), or no autocast (the program's fp32 / --cpu option).",
+               areas=("torch",),
+               sources=({"url": "https://github.com/pytorch/pytorch/blob/main/torch/amp/autocast_mode.py",
+                         "what": "torch.autocast: the dtypes CPU autocast supports"},))
     return _match(sig, text, at, {})
