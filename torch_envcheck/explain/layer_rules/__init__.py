@@ -432,6 +432,10 @@ match.Match whose signature is made here, or None:
                      tensor through shared memory, the profiler's CUDA mode with DataLoader workers (not-environment);
                      pinned memory without an accelerator (gpu-unused) (program.py)
     cpu_autocast_dtype  torch's CPU autocast refusing float16 -> not-environment (numerics.py)
+    onnx_opset_beyond_exporter, onnx_package_missing  torch.onnx: an opset past this torch's exporter (torch-build), the
+                     onnx package not importable (env) (inference.py)
+    only_yanked_releases  pip finding only yanked releases, then none -> env: the project's install route (pip_reports.py)
+    nvrtc_source_error  NVRTC's compile log of a run-time source -> not-environment (program.py)
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -533,6 +537,9 @@ from torch_envcheck.explain.layer_rules.program import (blas_argument_refused, p
     profiler_with_workers, sanitizer_report, tensor_sharing_refused)
 from torch_envcheck.explain.layer_rules.companion_packages import torchvision_built_without_codec
 from torch_envcheck.explain.layer_rules.numerics import cpu_autocast_dtype
+from torch_envcheck.explain.layer_rules.inference import onnx_opset_beyond_exporter, onnx_package_missing
+from torch_envcheck.explain.layer_rules.pip_reports import only_yanked_releases
+from torch_envcheck.explain.layer_rules.program import nvrtc_source_error
 from torch_envcheck.explain.layer_rules.profiling import profiler_events_unmatched
 from torch_envcheck.explain.layer_rules.packages import cython_api_mismatch, tensorflow_abi, torch_module_removed
 from torch_envcheck.explain.layer_rules.driver_versions import package_cuda_runtime_too_old, runtime_newer_than_driver
@@ -754,7 +761,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          sanitizer_report, profiler_events_unmatched, torch_module_removed,
          cython_api_mismatch, runtime_newer_than_driver, package_cuda_runtime_too_old,
          runtime_handler_missing, nvml_unloadable_in_plugin, tensorflow_abi, torchvision_built_without_codec,
-         tensor_sharing_refused, profiler_with_workers, pin_memory_without_accelerator, cpu_autocast_dtype)
+         tensor_sharing_refused, profiler_with_workers, pin_memory_without_accelerator, cpu_autocast_dtype,
+         onnx_opset_beyond_exporter, onnx_package_missing, only_yanked_releases, nvrtc_source_error)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

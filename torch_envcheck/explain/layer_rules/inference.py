@@ -16,6 +16,9 @@ OpenVINO's GPU plugin), read from their own messages.
                          -> not-environment: trt_engine_decryption_enable (an uninitialised options struct in C)
     onnx_export_unsupported_operator  torch.onnx's UnsupportedOperatorError and its older wordings -> not-environment:
                          the opset it names, the dynamo exporter, a custom symbolic or the model's code
+    onnx_opset_beyond_exporter  torch.onnx's "Unsupported ONNX opset version: N" -> torch-build: this torch's exporter
+                         stops below opset N (a newer torch, or a lower opset_version)
+    onnx_package_missing  torch.onnx's "Module onnx is not installed!" -> env: the onnx package in this interpreter
     openvino_gpu_not_intel  OpenVINO's GPU plugin refusing a GPU of another vendor ("invalid vendor type") -> arch:
                          the CPU device, an Intel GPU, or a runtime for that GPU
     openvino_no_opencl_platform  OpenVINO's GPU plugin finding no OpenCL platform (clGetPlatformIDs -1001) -> the
@@ -345,4 +348,48 @@ def openvino_no_opencl_platform(ent, text):
                         {"url": "https://www.intel.com/content/www/us/en/support/articles/000059426.html",
                          "what": "clGetPlatformIDs error -1001 under clDNN: OpenCL not supported for the hardware (NEO: "
                                  "8th Gen Core graphics and later)"}))
+    return _match(sig, text, at, {})
+
+
+# torch/onnx/symbolic_helper.py (_set_opset_version): the exporter of this torch release knows opsets up to a maximum
+_OPSET_BEYOND = re.compile(r"Unsupported ONNX opset version: (?P<n>\d{1,3})")
+
+
+def onnx_opset_beyond_exporter(ent, text):
+    m, at = last_in_tail(_OPSET_BEYOND, text, "Unsupported ONNX opset version")
+    if m is None:
+        return None
+    sig = _sig("onnx-opset-beyond-exporter", "torch-build",
+               "this torch's ONNX exporter does not know opset {n}", 82,
+               "torch.onnx checks the opset_version asked for against the opsets its release can export; each release "
+               "adds the newest ONNX opsets, so an export script written for a newer torch asks this one for an opset "
+               "({n}) past its last.",
+               fix="Upgrade torch to a release whose exporter supports opset {n} (`pip install -U torch` with its "
+                   "companions, from the index torch came from), or export with a lower opset_version, the highest "
+                   "this torch supports (torch.onnx's documentation of the installed release lists it).",
+               areas=("torch",),
+               sources=({"url": "https://github.com/pytorch/pytorch/blob/main/torch/onnx/_constants.py",
+                         "what": "the ONNX opsets torch.onnx exports (ONNX_MAX_OPSET and its predecessors per release)"},))
+    return _match(sig, text, at, {"n": m.group("n")})
+
+
+# torch/onnx/_internal/onnx_proto_utils.py: the exporter's own import of the onnx package failed
+_ONNX_MISSING = re.compile(r"Module onnx is not installed!?")
+
+
+def onnx_package_missing(ent, text):
+    m, at = last_in_tail(_ONNX_MISSING, text, "Module onnx is not installed")
+    if m is None:
+        return None
+    sig = _sig("onnx-package-missing", "env", "torch.onnx cannot import the onnx package", 82,
+               "torch.onnx needs the onnx package for this export (custom functions, onnxscript, the dynamo exporter) "
+               "and its `import onnx` failed in this interpreter: onnx is not installed here, or a folder or file "
+               "named onnx in the working directory shadows it, or the onnx installed cannot load (a wheel for another "
+               "Python).",
+               fix="Install onnx in the interpreter that runs the export (`python -m pip install onnx`, plus "
+                   "onnxscript for torch's dynamo exporter), and check what `python -c \"import onnx; "
+                   "print(onnx.__file__)\"` imports: a local onnx folder or onnx.py must be renamed.",
+               areas=("torch",),
+               sources=({"url": "https://pytorch.org/docs/stable/onnx.html",
+                         "what": "torch.onnx: the onnx and onnxscript packages the exporter needs"},))
     return _match(sig, text, at, {})

@@ -6,6 +6,9 @@ ignores because it is not trusted.
                          they are for
     untrusted_index_ignored  "The repository located at X is not a trusted or secure host and is being ignored" -> the
                          index (a mirror) over HTTPS or --trusted-host, or the official one
+    only_yanked_releases  "Ignored the following yanked versions: ..." then "(from versions: none)" for the same
+                         requirement -> env: no release of it is installable here (the yanked ones only if pinned
+                         exactly): the project's own install route, or a Python/platform it publishes wheels for
 """
 
 from __future__ import annotations
@@ -80,3 +83,36 @@ def untrusted_index_ignored(ent, text):
                sources=({"url": "https://pip.pypa.io/en/stable/cli/pip_install/#cmdoption-trusted-host",
                          "what": "pip's --trusted-host: hosts allowed over plain HTTP"},))
     return _match(sig, text, at, {"host": host})
+
+
+# pip (PEP 592): yanked releases are skipped unless the requirement pins one exactly; when they were all it found, it
+# says so before "(from versions: none)"
+_YANKED = re.compile(r"Ignored the following yanked versions: (?P<vers>[\w.+!, -]{1,300})")
+_NONE_FOR = re.compile(r"Could not find a version that satisfies the requirement (?P<req>[A-Za-z0-9][\w.\[\]-]{0,80})"
+                       r"[^\n(]{0,80}\(from versions: none\)")
+
+
+def only_yanked_releases(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    y = last_in_tail(_YANKED, text, "yanked versions")[0]
+    n, at = last_in_tail(_NONE_FOR, text, "from versions: none")
+    if y is None or n is None or tail.find(y.group(0)) > tail.find(n.group(0)):
+        return None
+    req = n.group("req")
+    name = re.match(r"[A-Za-z0-9][\w.-]{0,80}", req).group(0)
+    if name.lower() in _LAYER:
+        return None  # the frameworks' own: their builds and Python ranges are read elsewhere
+    vers = [v.strip() for v in y.group("vers").split(",") if v.strip()][:6]
+    sig = _sig("only-yanked-releases", "env", "pip finds no installable {name}: its only releases here are yanked ({vers})",
+               78, "pip lists what the index offers this interpreter; it skips yanked releases (withdrawn by their "
+               "project, PEP 592) unless a requirement pins one exactly, and the only releases of {name} it found were "
+               "yanked. No release of {name} is published for this Python and platform on that index, or the project "
+               "distributes it another way.",
+               fix="Follow {name}'s own install route (its install guide: often a build from source, `git clone` and "
+                   "its install script, or its own index), or use a Python version and platform it publishes wheels "
+                   "for (`python -VV`); pinning a yanked release exactly (`pip install \"{name}==<version>\"`) "
+                   "installs a version its project withdrew.",
+               areas=("platform",),
+               sources=({"url": "https://peps.python.org/pep-0592/",
+                         "what": "PEP 592: yanked releases are ignored unless pinned with =="},))
+    return _match(sig, text, at, {"name": name, "vers": ", ".join(vers)})

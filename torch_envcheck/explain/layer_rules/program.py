@@ -35,6 +35,9 @@ an install.
                          not-environment: the profiler's CUDA mode with worker processes
     pin_memory_without_accelerator  "Need to provide pin_memory allocator to use pin memory" -> gpu-unused: pinned memory
                          asked of a torch with no accelerator (a CPU-only build, or no GPU seen)
+    nvrtc_source_error   NVRTC's compile log of a source given at run time ("default_program(18): error: expected a
+                         ')'") -> not-environment: the kernel source a generator or the program wrote (a missing header,
+                         "cannot open source file", is not this reading)
 """
 
 from __future__ import annotations
@@ -690,3 +693,27 @@ def pin_memory_without_accelerator(ent, text):
                sources=({"url": "https://pytorch.org/docs/stable/data.html#memory-pinning",
                          "what": "DataLoader memory pinning: for transfers to CUDA devices"},))
     return _match(sig, text, at, {})
+
+
+# NVRTC names a program compiled without a name "default_program" in its log: a kernel source made at run time (torch's
+# JIT fusers, CuPy's RawKernel, a library's generated code)
+_NVRTC_SOURCE = re.compile(r"default_program\((?P<line>\d{1,6})\): (?:catastrophic )?error: (?P<what>[^\n]{1,160})")
+
+
+def nvrtc_source_error(ent, text):
+    m, at = last_in_tail(_NVRTC_SOURCE, text, "default_program(")
+    if m is None:
+        return None
+    if re.search(r"(?i)cannot open source file|could not open source file", text[-CONTEXT_TAIL:]):
+        return None  # a header NVRTC cannot find: the installation's include path, another reading
+    sig = _sig("nvrtc-source-error", "not-environment", "a kernel source compiled at run time does not compile: {what}", 76,
+               "NVRTC (CUDA's run-time compiler) compiled a kernel source made while the program ran (torch's JIT "
+               "fusers and TensorExpr, CuPy's RawKernel or ElementwiseKernel, a library's generated code) and the "
+               "source itself has an error at line {line}: the generator or the program wrote code that does not "
+               "compile, not a missing part of the installation.",
+               look_at="Find who generated the source (the traceback's caller): for torch's JIT fusers disable the fuser "
+                       "for that code (torch._C._jit_override_can_fuse_on_gpu(False), or torch.jit.enable_onednn_fusion "
+                       "off) and report the case; for one's own kernel, fix the line NVRTC names.",
+               sources=({"url": "https://docs.nvidia.com/cuda/nvrtc/index.html",
+                         "what": "NVRTC: nvrtcGetProgramLog gives the compile log of a runtime-compiled source"},))
+    return _match(sig, text, at, {"line": m.group("line"), "what": m.group("what").strip()[:100]})
