@@ -436,6 +436,9 @@ match.Match whose signature is made here, or None:
                      onnx package not importable (env) (inference.py)
     only_yanked_releases  pip finding only yanked releases, then none -> env: the project's install route (pip_reports.py)
     nvrtc_source_error  NVRTC's compile log of a run-time source -> not-environment (program.py)
+    xla_no_ptx_compiler  XLA finding no ptxas/nvlink/NvJitLink -> the CUDA compiler tools (jax_stack.py)
+    keras_needs_newer_tensorflow, keras_backend_unknown, tensorflow_without_keras  Keras 2.4+ under an older
+                     TensorFlow, Keras 3's KERAS_BACKEND, a tensorflow without keras (framework_families.py)
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -540,6 +543,9 @@ from torch_envcheck.explain.layer_rules.numerics import cpu_autocast_dtype
 from torch_envcheck.explain.layer_rules.inference import onnx_opset_beyond_exporter, onnx_package_missing
 from torch_envcheck.explain.layer_rules.pip_reports import only_yanked_releases
 from torch_envcheck.explain.layer_rules.program import nvrtc_source_error
+from torch_envcheck.explain.layer_rules.jax_stack import xla_no_ptx_compiler
+from torch_envcheck.explain.layer_rules.framework_families import (keras_backend_unknown, keras_needs_newer_tensorflow,
+    tensorflow_without_keras)
 from torch_envcheck.explain.layer_rules.profiling import profiler_events_unmatched
 from torch_envcheck.explain.layer_rules.packages import cython_api_mismatch, tensorflow_abi, torch_module_removed
 from torch_envcheck.explain.layer_rules.driver_versions import package_cuda_runtime_too_old, runtime_newer_than_driver
@@ -762,7 +768,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          cython_api_mismatch, runtime_newer_than_driver, package_cuda_runtime_too_old,
          runtime_handler_missing, nvml_unloadable_in_plugin, tensorflow_abi, torchvision_built_without_codec,
          tensor_sharing_refused, profiler_with_workers, pin_memory_without_accelerator, cpu_autocast_dtype,
-         onnx_opset_beyond_exporter, onnx_package_missing, only_yanked_releases, nvrtc_source_error)
+         onnx_opset_beyond_exporter, onnx_package_missing, only_yanked_releases, nvrtc_source_error,
+         xla_no_ptx_compiler, keras_needs_newer_tensorflow, keras_backend_unknown, tensorflow_without_keras)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

@@ -361,3 +361,83 @@ def cuda_jl_not_initialised(ent, text):
                sources=({"url": "https://cuda.juliagpu.org/stable/installation/troubleshooting/",
                          "what": "CUDA.jl's troubleshooting: initialisation failures, JULIA_DEBUG=CUDA"},))
     return _match(sig, text, at, {})
+
+
+# Keras 2.4-2.x's own import-time check (keras/__init__.py): "Keras requires TensorFlow 2.2 or higher. Install
+# TensorFlow via `pip install tensorflow`"
+_KERAS_NEEDS_TF = re.compile(r"Keras requires TensorFlow (?P<v>\d\.\d{1,2}) or higher")
+
+
+def keras_needs_newer_tensorflow(ent, text):
+    m, at = last_in_tail(_KERAS_NEEDS_TF, text, "Keras requires TensorFlow")
+    if m is None:
+        return None
+    v = m.group("v")
+    sig = _sig("keras-needs-newer-tensorflow", "tensorflow", "this Keras needs TensorFlow {v} or newer", 84,
+               "Keras releases from 2.4 on are a front end to TensorFlow's own Keras and refuse to import under a "
+               "TensorFlow older than {v}; the environment has such an older TensorFlow (code written for TensorFlow 1 "
+               "with a Keras installed later).",
+               fix="Install a pair that goes together: either a TensorFlow of {v} or newer for this Keras (`pip install "
+                   "-U \"tensorflow>={v}\"`), or, to keep the older TensorFlow, the standalone Keras of its time "
+                   "(`pip install \"keras<=2.3.1\"` for TensorFlow 1.x code).",
+               areas=("tensorflow",),
+               sources=({"url": "https://github.com/keras-team/keras/releases/tag/2.4.0",
+                         "what": "Keras 2.4.0: Keras becomes tf.keras; TensorFlow 2.2 or higher required"},))
+    return _match(sig, text, at, {"v": v})
+
+
+# Keras 3's backend selection (keras/src/backend/config.py, KERAS_BACKEND or ~/.keras/keras.json)
+_KERAS_BACKEND = re.compile(r"Unable to import backend\s{0,2}:\s{0,2}(?P<b>[\w.-]{1,40})")
+_KERAS_BACKENDS = ("tensorflow", "jax", "torch", "numpy", "openvino")
+
+
+def keras_backend_unknown(ent, text):
+    m, at = last_in_tail(_KERAS_BACKEND, text, "Unable to import backend")
+    if m is None:
+        return None
+    b = m.group("b")
+    if b in _KERAS_BACKENDS:
+        sig = _sig("keras-backend-not-installed", "env", "Keras 3's backend {b} cannot be imported", 80,
+                   "Keras 3 runs on the backend KERAS_BACKEND (or ~/.keras/keras.json) names; {b} is a valid backend, "
+                   "and importing it failed in this interpreter (not installed, or a broken install).",
+                   fix="Install the backend in this interpreter (`pip install {b}` with the GPU build it needs: "
+                       "tensorflow[and-cuda], jax[cuda12], or torch from its CUDA index), or choose an installed backend "
+                       "with KERAS_BACKEND.",
+                   areas=("tensorflow",), sources=(_KERAS_BACKEND_SRC,))
+    else:
+        sig = _sig("keras-backend-unknown", "env", "KERAS_BACKEND names {b}, which is not a Keras 3 backend", 82,
+                   "Keras 3 takes its backend from KERAS_BACKEND (or the \"backend\" of ~/.keras/keras.json) and knows "
+                   "tensorflow, jax, torch, numpy and openvino; {b} is none of them.",
+                   fix="Set KERAS_BACKEND to one of tensorflow, jax, torch (`export KERAS_BACKEND=torch` for PyTorch, "
+                       "before Keras is imported), or fix \"backend\" in ~/.keras/keras.json.",
+                   areas=("tensorflow",), sources=(_KERAS_BACKEND_SRC,))
+    return _match(sig, text, at, {"b": b})
+
+
+_KERAS_BACKEND_SRC = {"url": "https://keras.io/getting_started/#configuring-your-backend",
+                      "what": "Keras 3: KERAS_BACKEND selects tensorflow, jax, torch (or numpy, openvino)"}
+
+
+# a TensorFlow package without tf.keras: a release before 1.4, or a partial install / a local folder named tensorflow
+_TF_NO_KERAS = re.compile(r"cannot import name 'keras' from 'tensorflow'\s{0,2}\((?P<path>[^)\n]{1,300})\)")
+
+
+def tensorflow_without_keras(ent, text):
+    m, at = last_in_tail(_TF_NO_KERAS, text, "cannot import name 'keras'")
+    if m is None:
+        return None
+    path = m.group("path")
+    shadow = re.search(r"[/\\](?:site|dist)-packages[/\\]tensorflow[/\\]", path) is None
+    sig = _sig("tensorflow-without-keras", "tensorflow",
+               "the tensorflow imported has no keras" + (": it is not the installed package" if shadow else ""), 82,
+               ("Python imported tensorflow from {path}, which is not the installed package (a file or folder named "
+                "tensorflow in the program's folder shadows it)." if shadow else
+                "The installed tensorflow package has no keras module: a release before 1.4 (tf.keras arrived then), or "
+                "an incomplete install (tensorflow-estimator or tensorboard left without TensorFlow's own files)."),
+               fix=("Rename the local tensorflow file or folder, delete its __pycache__, and run again." if shadow else
+                    "Upgrade TensorFlow to a current release for this Python (`pip install -U tensorflow`; "
+                    "`pip show tensorflow` shows what is installed), in a clean environment if the install is broken."),
+               areas=("tensorflow",),
+               sources=({"url": "https://github.com/tensorflow/tensorflow/releases/tag/v1.4.0",
+                         "what": "TensorFlow 1.4: tf.keras becomes part of the core API"},))
+    return _match(sig, text, at, {"path": path})

@@ -7,6 +7,8 @@
                      (jax's CUDA extras: Linux only)
     jaxlib_cuda_version_not_found  pip finding no jaxlib==V+cudaNN.cudnnMM -> the CUDA plugin wheels from PyPI
     xla_out_of_memory    XLA's "Resource exhausted: Out of memory while trying to allocate" -> not-environment
+    xla_no_ptx_compiler  XLA's "No PTX compilation provider is available" (no ptxas/nvlink, no NvJitLink) -> the CUDA
+                     compiler tools of the framework's CUDA (toolchain; tensorflow under TensorFlow)
 """
 
 from __future__ import annotations
@@ -131,3 +133,32 @@ def xla_out_of_memory(ent, text):
                sources=({"url": "https://docs.jax.dev/en/latest/gpu_memory_allocation.html",
                          "what": "JAX's GPU memory allocation: preallocation, XLA_PYTHON_CLIENT_MEM_FRACTION"},))
     return _match(sig, text, at, {"size": f"{gib:.1f} GiB" if gib >= 0.1 else f"{int(m.group('bytes'))} bytes"})
+
+
+# XLA (JAX, TensorFlow) compiles the PTX it generates with ptxas/nvlink from a CUDA toolkit or the nvidia-cuda-nvcc
+# wheel, or with the NvJitLink/NvPtxCompiler libraries; none found (xla/stream_executor/cuda/compilation_provider)
+_NO_PTX_PROVIDER = re.compile(r"No PTX compilation provider is available")
+
+
+def xla_no_ptx_compiler(ent, text):
+    m, at = last_in_tail(_NO_PTX_PROVIDER, text, "No PTX compilation provider")
+    if m is None:
+        return None
+    tf = re.search(r"(?i)tensorflow|\btf\.", text[-20000:]) is not None
+    sig = _sig("xla-no-ptx-compiler", "tensorflow" if tf else "toolchain",
+               "XLA finds no PTX compiler (ptxas/nvlink, or the NvJitLink library)", 83,
+               "XLA generates PTX for each kernel it compiles and needs a PTX compiler to turn it into GPU code: the "
+               "ptxas and nvlink executables of a CUDA toolkit (or of the nvidia-cuda-nvcc wheel), or the NvJitLink and "
+               "NvPtxCompiler libraries. None of them was found in this environment.",
+               fix=("Install TensorFlow with its CUDA packages, which bring ptxas (`pip install -U "
+                    "\"tensorflow[and-cuda]\"`), or put a CUDA toolkit's bin folder (ptxas) on PATH and point "
+                    "XLA_FLAGS=--xla_gpu_cuda_data_dir at the toolkit." if tf else
+                    "Install the CUDA compiler tools of the framework's CUDA: for JAX `pip install -U \"jax[cuda12]\"` "
+                    "(it brings nvidia-cuda-nvcc-cu12 with ptxas and nvlink), or a CUDA toolkit's bin folder on PATH "
+                    "(XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda); the flag "
+                    "--xla_gpu_unsafe_fallback_to_driver_on_ptxas_not_found lets the driver compile instead, at your "
+                    "own risk."),
+               areas=("toolchain",),
+               sources=({"url": "https://docs.jax.dev/en/latest/installation.html",
+                         "what": "JAX's CUDA wheels: the nvidia-cuda-nvcc package brings ptxas"},))
+    return _match(sig, text, at, {})
