@@ -524,7 +524,10 @@ _APPLE_SILICON_WORDS = (r"(?i)(?<![A-Za-z0-9])(?:on|an|my|the|with|using) (?:Mac
 # a distribution's name
 _LINUX_TEXT = r"(?i)\(core dumped\)|/home/|\bubuntu\b|\bdebian\b|\blinux\b"
 # 64-bit ARM boards running Linux (NVIDIA Jetson, Raspberry Pi, Graviton servers)
-_ARM_LINUX_TEXT = r"(?i)jetson|jetpack|\bl4t\b|tegra|xavier|\borin\b|\bnano\b|raspberry|graviton|aarch64|\barm64\b"
+_ARM_LINUX_TEXT = (r"(?i)jetson|jetpack|\bl4t\b|tegra|xavier|\borin\b|\bnano\b|raspberry|graviton|aarch64|\barm64\b|"
+                   # a user-space code address 0x0000ffff........: aarch64's 48-bit user space (on x86-64 the address is
+                   # not canonical, so no frame can have it)
+                   r"\b0x0000ffff[0-9a-f]{8}\b")
 
 
 # torch's own native libraries in a frame or a path (libtorch*, libc10, libcaffe2: torch 1.x's, torch/lib)
@@ -563,6 +566,16 @@ def _signal_fix(c: dict, text: str, explanation: str, layer: str, torch_version:
                 f"before it. `grep -m1 Features /proc/cpuinfo` without 'atomics' is such a core.",
                 explanation + f" torch {lse['release']} is a release whose aarch64 wheels need ARMv8.1 atomics.",
                 "torch-build")
+    if arm_linux and _context(text, _TORCH_NATIVE_TEXT) and not _context(text, _TF_TEXT + r"|\btf\b"):
+        # the frames are in torch's own libraries (its aarch64 wheels bundle their BLAS): the wheel was built for a
+        # newer ARM core than this one
+        return ("torch's aarch64 wheel ran an instruction this ARM core lacks (its libraries, with the BLAS they "
+                "bundle, were built for a newer core than ARMv8.0's Cortex-A53/A57/A72: Raspberry Pi 3 and 4): install "
+                "another torch release or a build made for this board (the releases known to crash so are 2.4.0, 2.6.0 "
+                "and 2.10.0, fixed in the next), and try `export OPENBLAS_CORETYPE=ARMV8` for the BLAS kernels; `grep -m1 "
+                "Features /proc/cpuinfo` shows what the core has.",
+                explanation + " An illegal instruction inside torch's own libraries on ARM is a wheel built for a newer "
+                "ARM core.", "torch-build")
     if arm_linux and not _context(text, _TF_TEXT + r"|\btf\b"):
         # NumPy's bundled OpenBLAS picks its kernels by the CPU it detects; on some ARM cores (the Jetsons: NumPy 1.19.5's
         # wheels) it picks one the core cannot run, so `import numpy`, or anything importing it (torch), dies of SIGILL
