@@ -171,7 +171,7 @@ _CODE_NAME = re.compile(
     r"hip(?:Error[A-Z][A-Za-z]{1,48}|Success)|miopenStatus[A-Z][A-Za-z]{1,40}|UR_RESULT_[A-Z0-9_]{3,60}|ERROR_[A-Z_]{3,40}|"
     r"STATUS_[A-Z_]{3,40}|errno\.E[A-Z0-9]{2,14})\b", re.ASCII)
 # "CUDA error: <message>", "CUDA driver error: <message>", "HIP error: <message>", "cuda runtime error (N) : <message>"
-_CODE_MESSAGE = re.compile(r"\b(CUDA|HIP|cuda runtime|CUDA Runtime|CUDA driver|hip) (?:[Ee]rror|ERROR)"
+_CODE_MESSAGE = re.compile(r"\b(CUDA|HIP|cuda runtime|CUDA Runtime|CUDA driver|hip|ROCm) (?:[Ee]rror|ERROR)"
                            r"(?: \((?P<num>\d{1,5})\))?\s{0,2}:\s{0,2}(?P<msg>[^\n]{1,200})", re.ASCII)
 # the CUDA/HIP samples' checkers: 'HIP API error = 0100 "no ROCm-capable device is detected"'
 _API_ERROR = re.compile(r"\b(CUDA|HIP) API error = (?P<num>\d{1,5}) \"(?P<msg>[^\"\n]{1,200})\"", re.ASCII)
@@ -340,7 +340,8 @@ def _codes(text: str, ent: Entities) -> None:
         _push(ent.codes, {**code.as_dict(), "how": "name", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
     cuda_msgs = error_codes.messages("cudaError_t")
     for m in (*_last(_CODE_MESSAGE, text), *_last(_API_ERROR, text)):
-        family = "hipError_t" if m.group(1).lower() == "hip" else "cudaError_t"
+        # (ggml's hipified CUDA code prints "ROCm error: <file>:<line>: <message>")
+        family = "hipError_t" if m.group(1).lower() in ("hip", "rocm") else "cudaError_t"
         code = None
         if m.group("num"):
             code = error_codes.by_value(family, int(m.group("num")))

@@ -439,6 +439,10 @@ match.Match whose signature is made here, or None:
     xla_no_ptx_compiler  XLA finding no ptxas/nvlink/NvJitLink -> the CUDA compiler tools (jax_stack.py)
     keras_needs_newer_tensorflow, keras_backend_unknown, tensorflow_without_keras  Keras 2.4+ under an older
                      TensorFlow, Keras 3's KERAS_BACKEND, a tensorflow without keras (framework_families.py)
+    own_file_shadows_package  the program's X.py importing X -> not-environment: rename the file (program.py)
+    mixed_precision_needs_gpu  Accelerate's fp16 without a GPU torch sees -> torch-build (cpu_fallback.py)
+    object_file_not_recognized, transformer_engine_torch_missing  the linker on a stale object; Transformer Engine
+                     without its PyTorch extension (extension_builds.py)
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -544,6 +548,10 @@ from torch_envcheck.explain.layer_rules.inference import onnx_opset_beyond_expor
 from torch_envcheck.explain.layer_rules.pip_reports import only_yanked_releases
 from torch_envcheck.explain.layer_rules.program import nvrtc_source_error
 from torch_envcheck.explain.layer_rules.jax_stack import xla_no_ptx_compiler
+from torch_envcheck.explain.layer_rules.program import own_file_shadows_package
+from torch_envcheck.explain.layer_rules.cpu_fallback import mixed_precision_needs_gpu
+from torch_envcheck.explain.layer_rules.extension_builds import (object_file_not_recognized,
+    transformer_engine_torch_missing)
 from torch_envcheck.explain.layer_rules.framework_families import (keras_backend_unknown, keras_needs_newer_tensorflow,
     tensorflow_without_keras)
 from torch_envcheck.explain.layer_rules.profiling import profiler_events_unmatched
@@ -769,7 +777,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          runtime_handler_missing, nvml_unloadable_in_plugin, tensorflow_abi, torchvision_built_without_codec,
          tensor_sharing_refused, profiler_with_workers, pin_memory_without_accelerator, cpu_autocast_dtype,
          onnx_opset_beyond_exporter, onnx_package_missing, only_yanked_releases, nvrtc_source_error,
-         xla_no_ptx_compiler, keras_needs_newer_tensorflow, keras_backend_unknown, tensorflow_without_keras)
+         xla_no_ptx_compiler, keras_needs_newer_tensorflow, keras_backend_unknown, tensorflow_without_keras,
+         own_file_shadows_package, mixed_precision_needs_gpu, object_file_not_recognized, transformer_engine_torch_missing)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

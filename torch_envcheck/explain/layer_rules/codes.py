@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from torch_envcheck.explain.match import last_match
-from torch_envcheck.explain.layer_rules.kit import (CONTEXT_TAIL, _HIP_TEXT, _SHM_TEXT, _TF_TEXT, _bare, _context,
+from torch_envcheck.explain.layer_rules.kit import (CONTEXT_TAIL, _HIP_TEXT, _SHM_TEXT, _TF_TEXT, _bare, _context, on_windows,
     _match, _sig)
 from torch_envcheck.explain.layer_rules.driver import (_INIT_CALL, _NEWER_GPU_FIX, _ROOT_ONLY_FIX,
     _gpu_newer_than_build, _old_build, _root_only)
@@ -111,7 +111,9 @@ _ARCH_FIX_HIP = ("The ROCm build has no code object for this GPU's gfx target. F
                  "11.0.0 for gfx110x), or install a ROCm/torch build that lists your gfx target. A target no current "
                  "official build lists (one ROCm dropped, or never shipped) needs torch built from source for it "
                  "(`PYTORCH_ROCM_ARCH=<gfx target> python setup.py develop`) or an older ROCm release that still "
-                 "shipped it.")
+                 "shipped it. A program built here (llama.cpp, a CMake or hipcc project) is rebuilt with its target "
+                 "list naming the GPU: `-DAMDGPU_TARGETS=<gfx target>` (GPU_TARGETS in newer CMake files) or "
+                 "`--offload-arch=<gfx target>` for hipcc; `rocminfo | grep gfx` names it.")
 
 
 _NE_LOOK = {
@@ -447,6 +449,13 @@ def error_code(ent, text):
                       "choose the visible Intel GPUs."}[layer]
         sources = sources + ({"url": "https://github.com/pytorch/pytorch/issues/149953",
                               "what": "XPU on an iGPU without FP64: the compute runtime's FP64 emulation settings"},)
+    elif bare == "unknown" and fam in ("cudaError_t", "CUresult") and on_windows(ent, text):
+        # nvidia_uvm and dmesg are Linux's: on Windows the driver package itself is what to renew
+        fix = ("Update the NVIDIA driver to a current release for this GPU (a clean install: NVIDIA's installer, "
+               "\"Perform a clean installation\") and reboot; check `nvidia-smi` lists the GPU. If it came after the "
+               "program had run for a while, watch the GPU's temperatures and clocks (an overclock, or failing power, is "
+               "hardware) and Windows' event log for a display driver reset (TDR).")
+        explanation += " " + _ADVICE[bare][0].split(";")[0] + "."
     elif bare in _ADVICE and not (bare in ("cudartunloading", "deinitialized") and c.get("how") == "number"):
         extra, fix = _ADVICE[bare]
         explanation += " " + extra

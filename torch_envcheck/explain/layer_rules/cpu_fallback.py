@@ -5,6 +5,8 @@
                      torch sees (torch.cuda.is_available()), most often a CPU-only torch in that environment; it
                      ranks below the catalogue's "no GPU found" sentence (cuda-is-available-false), which keeps the
                      texts it reads
+    mixed_precision_needs_gpu  Accelerate's "fp16 mixed precision requires a GPU" (its Accelerator with CUDA unavailable
+                     to torch) -> torch-build: the torch that runs sees no GPU, most often a CPU-only build
 """
 
 from __future__ import annotations
@@ -40,4 +42,28 @@ def library_fell_back_to_cpu(ent, text):
                    "`nvidia-smi` (the driver must list the GPU) and check CUDA_VISIBLE_DEVICES.",
                causes=(("cpu-build", "torch is the CPU-only build", ("TE202",)),), areas=("torch",),
                sources=(_IS_AVAILABLE, SOURCES["torch_index"]))
+    return _match(sig, text, at, {})
+
+
+# Accelerate (src/accelerate/state.py): err.format(mode="fp16", requirement="a GPU") when fp16 is asked for and torch
+# offers no CUDA (nor another accelerator)
+_FP16_NEEDS_GPU = re.compile(r"fp16 mixed precision requires a GPU|mode=\"fp16\", requirement=\"a GPU\"")
+
+
+def mixed_precision_needs_gpu(ent, text):
+    m, at = last_in_tail(_FP16_NEEDS_GPU, text, "fp16")
+    if m is None:
+        return None
+    sig = _sig("mixed-precision-needs-gpu", "torch-build",
+               "Accelerate was asked for fp16 and the torch that runs sees no GPU", 82,
+               "Accelerate (kohya_ss, diffusers' and transformers' training scripts) accepts mixed_precision='fp16' only "
+               "when torch can use a GPU; torch.cuda.is_available() is False in this environment: most often torch is "
+               "its CPU-only build (pip's default on Windows), or it cannot reach the GPU.",
+               fix="Check in the environment the script runs (its venv): `python -c \"import torch; print(torch.__version__, "
+                   "torch.cuda.is_available())\"`. A +cpu version: install torch's CUDA build there (`pip install "
+                   "--force-reinstall torch torchvision --index-url https://download.pytorch.org/whl/cu<XY>`, the "
+                   "versions the project pins); a CUDA build that says False: the driver (`nvidia-smi`). To train on "
+                   "the CPU instead, set mixed_precision to \"no\" (accelerate config).",
+               causes=(("cpu-build", "torch is the CPU-only build", ("TE202",)),), areas=("torch",),
+               sources=(_IS_AVAILABLE,))
     return _match(sig, text, at, {})

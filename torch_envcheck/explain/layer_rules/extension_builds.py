@@ -15,6 +15,10 @@ source code, or the compiled module's init function against its file name.
     package_library_missing  a torch-extension package's own compiled library not there (the loader naming the file
                          itself, "fbgemm_gpu/fbgemm_gpu_py.so: cannot open shared object file") -> toolchain: that
                          package's build for the installed torch
+    object_file_not_recognized  the linker's "X.o: file not recognized: File format not recognized" -> toolchain: an
+                         object left from another build (compiler, architecture) or cut short: a clean rebuild
+    transformer_engine_torch_missing  Transformer Engine's loader finding no torch extension (StopIteration in
+                         _load_library, no transformer_engine_torch) -> toolchain: transformer-engine[pytorch]
 """
 
 from __future__ import annotations
@@ -270,3 +274,48 @@ def package_library_missing(ent, text):
                sources=(({"url": page, "what": f"{dist}: installed from PyTorch's index per CUDA, paired with a torch "
                                                f"release"},) if page else (_CPP_EXTENSION,)))
     return _match(sig, text, at, {"dist": dist, "file": file})
+
+
+# GNU ld / gold / lld on an object file it cannot read: built by another compiler or for another architecture, or
+# truncated (a build killed while writing it): what a clean rebuild replaces
+_NOT_RECOGNIZED = re.compile(r"(?P<obj>[^\s:'\"]{1,300}\.(?:o|obj|a|so))\b:\s{0,2}(?:file not recognized|file format not "
+                             r"recogni[sz]ed)(?::\s{0,2}File (?:format not recognized|truncated))?")
+
+
+def object_file_not_recognized(ent, text):
+    m, at = last_in_tail(_NOT_RECOGNIZED, text, "not recogni")
+    if m is None:
+        return None
+    sig = _sig("object-file-not-recognized", "toolchain", "the linker cannot read {obj}: a stale or broken build file", 80,
+               "The linker met {obj}, an object or library it cannot read: left by an earlier build with another "
+               "compiler, CUDA or architecture (a checkout copied from another machine, a build folder kept across "
+               "upgrades), or cut short when a build was killed. The build reuses it instead of compiling it again.",
+               fix="Delete the build's intermediate files and rebuild from clean: remove {obj} and the build folders "
+                   "(build/, *.o and *.so in the source tree, the extension's torch_extensions cache, `git clean -xdf` "
+                   "in a checkout you have no changes in), then run the build again with the compiler you mean.",
+               areas=("toolchain",), sources=(_CPP_EXTENSION,))
+    return _match(sig, text, at, {"obj": m.group("obj")[-200:]})
+
+
+# Transformer Engine's PyTorch module loads its framework extension (transformer_engine_torch) by globbing for it
+# (transformer_engine/pytorch/__init__.py: _load_library); none installed ends in StopIteration
+_TE_TORCH = re.compile(r"transformer_engine[/\\]pytorch[/\\]__init__\.py\", line \d{1,6}, in _load_library[\s\S]{0,600}?"
+                       r"StopIteration|No module named 'transformer_engine_torch'")
+
+
+def transformer_engine_torch_missing(ent, text):
+    m, at = last_in_tail(_TE_TORCH, text)
+    if m is None:
+        return None
+    sig = _sig("transformer-engine-torch-missing", "toolchain",
+               "Transformer Engine's PyTorch extension (transformer_engine_torch) is not installed", 83,
+               "transformer-engine's core package does not include the framework extensions: its PyTorch part is the "
+               "transformer-engine-torch package (installed with the [pytorch] extra), built against the installed "
+               "torch. Without it, `import transformer_engine.pytorch` finds no library to load.",
+               fix="Install the PyTorch extension for the installed torch: `pip install --no-build-isolation "
+                   "\"transformer-engine[pytorch]\"` (it builds transformer-engine-torch against torch; a CUDA toolkit of "
+                   "torch's CUDA and cuDNN headers are needed), or NVIDIA's PyTorch container, which ships it.",
+               areas=("extension",),
+               sources=({"url": "https://docs.nvidia.com/deeplearning/transformer-engine/user-guide/installation.html",
+                         "what": "Transformer Engine installation: pip install transformer_engine[pytorch]"},))
+    return _match(sig, text, at, {})

@@ -165,7 +165,8 @@ def _context(text: str, pattern: str) -> bool:
     return re.search(pattern, text[-CONTEXT_TAIL:]) is not None
 
 
-_WINDOWS_TEXT = r"[A-Za-z]:\\|\.dll\b|WinError|\\Lib\\site-packages|Windows"
+# (a path of backslash-separated names, "\modules\core\src\cuda_info.cpp", is Windows' even without its drive letter)
+_WINDOWS_TEXT = r"[A-Za-z]:\\|\.dll\b|WinError|\\Lib\\site-packages|Windows|(?<![\w\\])\\(?:[A-Za-z_][\w.-]{0,40}\\){2,8}[\w.-]{1,60}\.(?:cpp|cu|h|hpp|py|c)\b"
 
 
 def on_windows(ent, text: str) -> bool:

@@ -38,6 +38,8 @@ an install.
     nvrtc_source_error   NVRTC's compile log of a source given at run time ("default_program(18): error: expected a
                          ')'") -> not-environment: the kernel source a generator or the program wrote (a missing header,
                          "cannot open source file", is not this reading)
+    own_file_shadows_package  a traceback whose file X.py (outside site-packages) imports X, then X lacks a name: the
+                         program's own file shadows the package -> not-environment: rename the file
 """
 
 from __future__ import annotations
@@ -717,3 +719,30 @@ def nvrtc_source_error(ent, text):
                sources=({"url": "https://docs.nvidia.com/cuda/nvrtc/index.html",
                          "what": "NVRTC: nvrtcGetProgramLog gives the compile log of a runtime-compiled source"},))
     return _match(sig, text, at, {"line": m.group("line"), "what": m.group("what").strip()[:100]})
+
+
+# a program's own X.py importing X: Python puts the script's folder first on sys.path, so `import X` finds the file
+# itself, which lacks what the real package has
+_SELF_IMPORT = re.compile(r"File \"(?P<path>[^\"\n]{0,300}?)(?P<name>[A-Za-z_]\w{0,60})\.py\", line \d{1,7}[^\n]{0,120}\n"
+                          r"\s{0,12}(?:import (?P=name)\b|from (?P=name)(?:\.\w{1,60}){0,4} import)")
+_NAME_MISSING = re.compile(r"cannot import name|has no attribute|partially initialized module|No module named '\w{1,60}\.")
+
+
+def own_file_shadows_package(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_SELF_IMPORT, tail) if ".py\"" in tail else None
+    if m is None or re.search(r"[/\\](?:site|dist)-packages[/\\]|[/\\]lib[/\\]python\d", m.group("path")):
+        return None
+    if not _NAME_MISSING.search(tail, m.end()):
+        return None
+    name = m.group("name")
+    sig = _sig("own-file-shadows-package", "not-environment",
+               "the program's own {name}.py is imported in place of the package {name}", 84,
+               "{path}{name}.py imports {name}: Python searches the script's own folder first, so the import finds "
+               "this file (or its folder's {name}.py) instead of the installed package, and the names the package has "
+               "are missing from it. The installation is not at fault.",
+               look_at="Rename the file (and any other {name}.py or {name}/ folder beside the script) to a name no "
+                       "package uses, delete the __pycache__ folder next to it, and run again.",
+               sources=({"url": "https://docs.python.org/3/library/sys_path_init.html",
+                         "what": "sys.path starts with the script's directory: a module there shadows an installed one"},))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"name": name, "path": m.group("path")})

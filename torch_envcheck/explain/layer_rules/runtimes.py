@@ -388,10 +388,13 @@ _CPU_BUILDS = (
        "what": "AssertGPUSupport(): LOG(FATAL) << \"XGBoost version not compiled with GPU support.\" without XGBOOST_USE_CUDA"},
       {"url": "https://xgboost.readthedocs.io/en/stable/install.html",
        "what": "XGBoost's install guide: which pip wheels and conda variants have GPU support"})),
-    ("OpenCV", re.compile(r"The library is compiled without CUDA support|-216:No CUDA support"),
-     "OpenCV's pip wheels (opencv-python, opencv-contrib-python) are built without CUDA, so cv2.cuda cannot run: build "
-     "OpenCV with WITH_CUDA=ON and the contrib modules (cmake, against your CUDA toolkit and cuDNN) and remove the pip "
-     "wheels so the build is the cv2 imported; or run that step on the CPU, or do it in torch on the GPU.",
+    # (the DNN module's own warning when its CUDA backend was not built: dnn/src/net_impl.cpp, setUpNet)
+    ("OpenCV", re.compile(r"The library is compiled without CUDA support|-216:No CUDA support|"
+                          r"DNN module was not built with CUDA backend"),
+     "OpenCV's pip wheels (opencv-python, opencv-contrib-python) are built without CUDA, so cv2.cuda and the DNN "
+     "module's CUDA backend cannot run: build OpenCV with WITH_CUDA=ON, OPENCV_DNN_CUDA=ON (cuDNN found) and the "
+     "contrib modules, CUDA_ARCH_BIN set to the GPU's compute capability (cmake against your CUDA toolkit), and remove "
+     "the pip wheels so the build is the cv2 imported; or run that step on the CPU, or do it in torch on the GPU.",
      ({"url": "https://github.com/opencv/opencv/blob/4.x/modules/core/include/opencv2/core/private.cuda.hpp",
        "what": "throw_no_cuda(): CV_Error(cv::Error::GpuNotSupported, \"The library is compiled without CUDA support\")"},
       {"url": "https://github.com/opencv/opencv-python",
@@ -420,8 +423,9 @@ def framework_cpu_build(ent, text):
     if best is None:
         return None
     name, m, fix, sources = best
-    # Horovod is built from source on install: its "CPU build" is a build that found no CUDA/NCCL
-    sig = _sig("framework-cpu-build", "toolchain" if name == "Horovod" else "torch-build",
+    # Horovod is built from source on install: its "CPU build" is a build that found no CUDA/NCCL; another library's CPU
+    # build runs, on the CPU (gpu-unused): torch-build is torch's own build
+    sig = _sig("framework-cpu-build", "toolchain" if name == "Horovod" else "gpu-unused",
                "{library} is its CPU build: it has no CUDA", 83,
                "{library} says that the build installed was compiled without CUDA: GPU work cannot run in it, whatever the "
                "driver and torch. Its CUDA build is another package (or a build option), installed in its place.",
