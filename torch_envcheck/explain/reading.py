@@ -671,7 +671,9 @@ def _platform(text, ent):
 _OUT_OF_MEMORY = re.compile(r"(?i)\bout of memory\b|OutOfMemory|\bOOM when allocating|Tried to allocate \d|"
                             r"\bRESOURCE_EXHAUSTED\b|failed to allocate [\d.]{1,12} ?[KMGT]?i?B|"
                             # a library's enumerated status for it (RMM_ERROR_OUT_OF_MEMORY, NPP_MEMORY_ALLOCATION_ERR)
-                            r"[A-Z]{2,12}_(?:ERROR_|STATUS_)?OUT_OF_MEMORY\b")
+                            r"[A-Z]{2,12}_(?:ERROR_|STATUS_)?OUT_OF_MEMORY\b|"
+                            # torch.OutOfMemoryError's short form, which ComfyUI prints alone: "Allocation on device"
+                            r"\bAllocation on device\b")
 
 
 _SHM = re.compile(r"/dev/shm\b|\bshared memory\b|\bshm_open\b|\(shm\)")

@@ -11,6 +11,8 @@ format: TF32 notices, deterministic algorithms, FlashAttention's dtypes, and the
                          -> not-environment: expected now and then; every step -> the model's range in fp16
     cpu_autocast_dtype   torch's CPU autocast refusing float16 ("AutocastCPU only support Bfloat16") -> not-environment:
                          the program's autocast dtype on the CPU (or a run that fell back to the CPU)
+    nan_in_output        NumPy's "RuntimeWarning: invalid value encountered in cast" (NaN or inf turned into integers:
+                         black or empty images) -> not-environment: the model's output has NaN
 """
 
 from __future__ import annotations
@@ -162,4 +164,26 @@ def cpu_autocast_dtype(ent, text):
                areas=("torch",),
                sources=({"url": "https://github.com/pytorch/pytorch/blob/main/torch/amp/autocast_mode.py",
                          "what": "torch.autocast: the dtypes CPU autocast supports"},))
+    return _match(sig, text, at, {})
+
+
+# NumPy's floating-point warning when NaN/inf meet an integer cast (an image turned to uint8): the values were already
+# NaN, which a model in half precision, or an attention kernel in a mode the model does not support, produces
+_NAN_CAST = re.compile(r"RuntimeWarning: invalid value encountered in (?:cast|true_divide|divide|multiply|scalar)")
+
+
+def nan_in_output(ent, text):
+    m, at = last_in_tail(_NAN_CAST, text, "invalid value encountered in")
+    if m is None:
+        return None
+    sig = _sig("nan-in-output", "not-environment", "the program's output holds NaN (NumPy's invalid-value warning)", 62,
+               "NumPy warns so when NaN or inf values are cast or divided: an image or tensor turned into integers came "
+               "out of the model as NaN, which shows as black or empty output. Half precision overflowing, an "
+               "attention kernel in a mode the model does not support, or a bad input produces it; the installation "
+               "does not.",
+               look_at="Run the step in float32 (or bfloat16) instead of float16, turn off the optional attention backend "
+                       "(SageAttention, xformers) or choose the mode its project recommends for the model, and check the "
+                       "inputs for NaN (torch.isnan(x).any()). Nothing to install.",
+               sources=({"url": "https://numpy.org/doc/stable/reference/generated/numpy.errstate.html",
+                         "what": "NumPy's floating-point error handling: 'invalid' is raised for NaN results and casts"},))
     return _match(sig, text, at, {})
