@@ -147,12 +147,13 @@ CLASSIFY = [
      r"unsupporteddevsideSync|invaliddevicefunction", "arch"),
     # invalidgraphicscontext: "an error with the OpenGL or DirectX context" (the headers' words): CUDA's interop with the
     # graphics driver's context (EGL, GLX, WGL), not an architecture
-    (r"stublibrary|driverno?tloaded|invalidgraphicscontext|nodevice|devicenotlicensed|systemnotready|startupfailure|eccnotcorrectable|"
+    (r"driverno?tloaded|invalidgraphicscontext|nodevice|devicenotlicensed|systemnotready|startupfailure|eccnotcorrectable|"
      r"operatingsystem|gpuislost|gpunotfound|insufficientpower|irqissue|^notpermitted|nopermission|"
      r"^notinitialized$|^uninitialized|^initializationerror|^initializationfailed|"
      r"resetrequired|corruptedinforom|^unknown$|^hardwarestackerror|eccuncorrectable|"
      r"nvlinkuncorrectable|externaldevice|^contained$|^timeout$|launchtimeout|^lost$", "driver"),
-    (r"jitcompilernotfound|sharedobject|filenotfound|librarynotfound|functionnotfound|missingdependency|"
+    # stublibrary: the toolkit's stub libcuda was loaded instead of the driver's (a stubs folder on the loader's path)
+    (r"stublibrary|jitcompilernotfound|sharedobject|filenotfound|librarynotfound|functionnotfound|missingdependency|"
      r"sublibrary|nvrtcfailure|nvjitlinkfailure|nvshmemfailure|builtinoperationfailure|licenseerror|"
      r"invalidlicense|licensenotfound", "libraries"),
     (r"invaliddevice$|invaliddeviceordinal|invalidvisibledevices|^devicesunavailable$|^deviceunavailable$|"

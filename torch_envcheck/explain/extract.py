@@ -225,6 +225,8 @@ _TRT_CUDA_ERROR = re.compile(r"\b(?i:cuda) [Ee]rror in [A-Za-z_]\w{0,60}: (?P<nu
 _ENUM_NUMBER = re.compile(r"\b(?:Unknown )?(?P<fam>CUresult|cudaError(?:_t)?|cublasStatus(?:_t)?|cudnnStatus(?:_t)?|"
                           r"ncclResult(?:_t)?|hipError(?:_t)?)(?: error(?: result| code)?)?\s{0,2}[:=(]\s{0,2}'?(?P<num>\d{1,5})\b|"
                           r"\bCUDA error DRIVER:?\s{0,2}'?(?P<drv>\d{1,5})\b|"
+                          # numba's driver wrapper: "CudaAPIError: [34]" (a CUresult, the driver API's)
+                          r"\bCudaAPIError:?\s{0,2}\[(?P<nbdrv>\d{1,5})\]|"
                           # torch's THC (before 1.5) printed the runtime's code in brackets, its message sometimes cut
                           r"\bcuda runtime error \((?P<thc>\d{1,5})\)", re.ASCII)
 # glog's CHECK_EQ as Caffe and other C++ programs print it ("Check failed: error == cudaSuccess (35 vs. 0)", "...) ==
@@ -374,7 +376,7 @@ def _codes(text: str, ent: Entities) -> None:
     for m in _last(_ENUM_NUMBER, text):
         fam = ("cudaError_t" if m.group("thc") else
                _ENUM_FAMILY.get((m.group("fam") or "DRIVER").split("_")[0].rstrip("t"), "CUresult"))
-        num = int(m.group("num") or m.group("drv") or m.group("thc"))
+        num = int(m.group("num") or m.group("drv") or m.group("nbdrv") or m.group("thc"))
         # a binding that names every code by the driver's type also returns the runtime's numbers (Go's cuda5 names
         # cudaDeviceReset's result a CUresult): a number only the runtime's enumeration has is the runtime's
         code = error_codes.by_value(fam, num) or (error_codes.by_value("cudaError_t", num) if fam == "CUresult" else None)
@@ -1243,7 +1245,7 @@ NEEDLES = {
     _CHECK_VS: ("success",), _LIB_TRAILING_NUMBER: ("cufft", "cublas", "cusolver", "cusparse", "curand", "nvrtc"),
     _CUBLAS_INIT: ("cublas",), _TRITON_ERROR: ("triton error [",), _THC_LIBRARY_ERROR: (" runtime error : ",),
     _ENUM_NUMBER: ("curesult", "cudaerror", "cublasstatus", "cudnnstatus", "ncclresult", "hiperror", "cuda error driver",
-                   "cuda runtime error ("), _TRT_CUDA_ERROR: ("cuda error in ",), _DLL_REASON: ("dll load failed",),
+                   "cuda runtime error (", "cudaapierror"), _TRT_CUDA_ERROR: ("cuda error in ",), _DLL_REASON: ("dll load failed",),
     _PAGING_FILE: ("paging file is too small", "页面文件太小"), _NTSTATUS: ("0xc0000", "3221", "-107374"),
     _SIGNAL_WORDS: ("bus error", "segmentation fault", "illegal instruction", "killed", "aborted", "exit", "signal",
                     "zsh: ", "illegal hardware"),

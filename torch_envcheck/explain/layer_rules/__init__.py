@@ -433,6 +433,8 @@ match.Match whose signature is made here, or None:
                      pinned memory without an accelerator (gpu-unused) (program.py)
     cpu_autocast_dtype  torch's CPU autocast refusing float16 -> not-environment (numerics.py)
     nan_in_output    NumPy's invalid-value warning on a cast -> not-environment: NaN in the output (numerics.py)
+    numba_gpu_below_minimum, numba_driver_missing_function  numba's minimum compute capability (gpu_words.py); a library
+                     loaded as the driver without the driver API (runtimes.py)
     onnx_opset_beyond_exporter, onnx_package_missing  torch.onnx: an opset past this torch's exporter (torch-build), the
                      onnx package not importable (env) (inference.py)
     only_yanked_releases  pip finding only yanked releases, then none -> env: the project's install route (pip_reports.py)
@@ -545,6 +547,8 @@ from torch_envcheck.explain.layer_rules.program import (blas_argument_refused, p
     profiler_with_workers, sanitizer_report, tensor_sharing_refused)
 from torch_envcheck.explain.layer_rules.companion_packages import torchvision_built_without_codec
 from torch_envcheck.explain.layer_rules.numerics import cpu_autocast_dtype, nan_in_output
+from torch_envcheck.explain.layer_rules.gpu_words import numba_gpu_below_minimum
+from torch_envcheck.explain.layer_rules.runtimes import numba_driver_missing_function
 from torch_envcheck.explain.layer_rules.inference import onnx_opset_beyond_exporter, onnx_package_missing
 from torch_envcheck.explain.layer_rules.pip_reports import only_yanked_releases
 from torch_envcheck.explain.layer_rules.program import nvrtc_source_error
@@ -780,7 +784,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          onnx_opset_beyond_exporter, onnx_package_missing, only_yanked_releases, nvrtc_source_error,
          xla_no_ptx_compiler, keras_needs_newer_tensorflow, keras_backend_unknown, tensorflow_without_keras,
          own_file_shadows_package, mixed_precision_needs_gpu, object_file_not_recognized, transformer_engine_torch_missing,
-         nan_in_output)
+         nan_in_output, numba_gpu_below_minimum, numba_driver_missing_function)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

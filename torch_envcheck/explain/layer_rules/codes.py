@@ -55,7 +55,8 @@ _ADVICE = {
                     "Remove the CUDA toolkit's lib64/stubs folder from LD_LIBRARY_PATH."),
     "operatingsystem": ("The operating system refused the GPU call (permissions, cgroups, or an unsupported OS call).",
                         "Check the device nodes /dev/nvidia* are readable (the `video`/`render` groups) and, in "
-                        "containers, that the NVIDIA runtime is used."),
+                        "containers, that the NVIDIA runtime is used; at cuInit, the driver's kernel module can be the "
+                        "one failing (`dmesg | grep -i nvrm`): reload or reinstall the NVIDIA driver and reboot."),
     "notpermitted": ("The operation is not permitted for this process (device-node permissions or MIG/exclusive mode).",
                      "Add the user to the `video`/`render` groups (or fix /dev/nvidia* permissions) and re-login."),
     "devicesunavailable": ("The GPU is in exclusive-process mode and busy, or prohibited.",

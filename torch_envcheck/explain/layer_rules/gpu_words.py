@@ -36,7 +36,8 @@ def capability_refused_in_words(ent, text):
                fix="Run on a GPU of a generation the software supports (its system requirements list the minimum "
                    "compute capability; RAPIDS, for one, needs Pascal, 6.0, or newer in older releases and Volta, 7.0, "
                    "in current ones), or use an older release of the software that still supported compute capability "
-                   "{cap} (with a CUDA that supports it).",
+                   "{cap} (with a CUDA that supports it" + (": CUDA {last} or older, e.g. conda's cudatoolkit={last}" if last
+                                                            else "") + ").",
                areas=("gpu",),
                sources=({"url": "https://docs.rapids.ai/install/#system-req",
                          "what": "RAPIDS system requirements: the minimum GPU compute capability"},
@@ -91,3 +92,27 @@ def hip_no_kernel_image(ent, text):
                sources=({"url": "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/"
                                 "system-requirements.html", "what": "ROCm's supported GPUs and their gfx targets"},))
     return _match(sig, text, at, {"gfx_note": f" ({gfx})" if gfx else None})
+
+
+# numba's own check (numba/cuda/cudadrv/driver.py): "<CUDA device 0 'X'> has compute capability < (2, 0)" (older
+# releases; current ones name the minimum in words), a GPU older than the oldest numba targets
+_NUMBA_MIN_CC = re.compile(r"<CUDA device (?P<dev>\d{1,2}) '(?P<name>[^'\n]{1,80})'> has compute capability <\s{0,2}\((?P<mj>\d{1,2}),"
+                           r"\s{0,4}(?P<mn>\d)\)")
+
+
+def numba_gpu_below_minimum(ent, text):
+    m, at = last_in_tail(_NUMBA_MIN_CC, text, "has compute capability <")
+    if m is None:
+        return None
+    need = f"{m.group('mj')}.{m.group('mn')}"
+    sig = _sig("numba-gpu-below-minimum", "arch", "{name} is older than numba's CUDA target supports (compute capability "
+               "below {need})", 83,
+               "numba compiles CUDA kernels only for GPUs of compute capability {need} or newer; {name} is of an older "
+               "generation, so numba's CUDA target refuses it whatever the driver and toolkit.",
+               fix="Run the CUDA kernels on a GPU of compute capability {need} or newer (https://developer.nvidia.com/"
+                   "cuda-gpus lists them), test them on the CPU with numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1), or "
+                   "use an older numba whose minimum was lower.",
+               areas=("gpu",),
+               sources=({"url": "https://numba.readthedocs.io/en/stable/cuda/overview.html#requirements",
+                         "what": "numba's CUDA target: the GPUs (compute capabilities) it supports"},))
+    return _match(sig, text, at, {"name": m.group("name"), "need": need})

@@ -745,3 +745,27 @@ def tensorrt_unsupported_sm(ent, text):
                    "the engines again with it.",
                areas=("arch",), sources=(_TRT_SUPPORT,))
     return _match(sig, text, at, {"sm": sm})
+
+
+# numba's driver wrapper finding a library without the driver API's entry points ("driver missing function: cuInit.
+# Requires CUDA 8.0 or above."): what it loaded as the driver (NUMBA_CUDA_DRIVER, or the first libcuda the loader found)
+# is not the NVIDIA driver's libcuda, or a driver older than CUDA 8
+_NUMBA_DRIVER_FN = re.compile(r"driver missing function: (?P<fn>cu\w{2,60})")
+
+
+def numba_driver_missing_function(ent, text):
+    m, at = last_in_tail(_NUMBA_DRIVER_FN, text, "driver missing function")
+    if m is None:
+        return None
+    sig = _sig("numba-driver-missing-function", "env", "the library numba loaded as the CUDA driver lacks {fn}", 82,
+               "numba opens the CUDA driver's library (libcuda.so.1, nvcuda.dll), or the file NUMBA_CUDA_DRIVER (older: "
+               "NUMBAPRO_CUDA_DRIVER) names, and looks up the driver API in it; {fn} is not there: the file is not the "
+               "NVIDIA driver's (a stub, a runtime library, another vendor's), or the driver is older than CUDA 8.",
+               fix="Unset NUMBA_CUDA_DRIVER and NUMBAPRO_CUDA_DRIVER (or point them at the driver's own library: "
+                   "libcuda.so.1 from `ldconfig -p | grep libcuda`, C:\\Windows\\System32\\nvcuda.dll), keep the "
+                   "toolkit's stubs folder off LD_LIBRARY_PATH, and update the NVIDIA driver if `nvidia-smi` shows one "
+                   "older than CUDA 8's.",
+               areas=("driver",),
+               sources=({"url": "https://numba.readthedocs.io/en/stable/reference/envvars.html#cuda-gpu-support",
+                         "what": "numba's NUMBA_CUDA_DRIVER: the path of the CUDA driver library to load"},))
+    return _match(sig, text, at, {"fn": m.group("fn")})
