@@ -435,6 +435,15 @@ match.Match whose signature is made here, or None:
     nan_in_output    NumPy's invalid-value warning on a cast -> not-environment: NaN in the output (numerics.py)
     numba_gpu_below_minimum, numba_driver_missing_function  numba's minimum compute capability (gpu_words.py); a library
                      loaded as the driver without the driver API (runtimes.py)
+    lightning_gpus_requested, lightning_accelerator_unavailable  Lightning's device checks (trainers.py)
+    signal_outside_main_thread, grad_scaler_misuse  a signal handler off the main thread (program.py); GradScaler's
+                     unscale_ twice (numerics.py) -> not-environment
+    flash_attention_2_refused  transformers refusing Flash Attention 2: the class, float32, flash-attn missing
+                     (finetune_stack.py)
+    torch_extension_not_installed  a torch-extension distribution not importable -> its build (extension_builds.py)
+    cmake_find_module_failed, make_no_rule_for_cuda_file  CMake's Find modules, make with another CUDA's path
+                     (toolchain.py)
+    docker_daemon_unreachable  the docker client without its daemon (containers.py)
     onnx_opset_beyond_exporter, onnx_package_missing  torch.onnx: an opset past this torch's exporter (torch-build), the
                      onnx package not importable (env) (inference.py)
     only_yanked_releases  pip finding only yanked releases, then none -> env: the project's install route (pip_reports.py)
@@ -549,6 +558,13 @@ from torch_envcheck.explain.layer_rules.companion_packages import torchvision_bu
 from torch_envcheck.explain.layer_rules.numerics import cpu_autocast_dtype, nan_in_output
 from torch_envcheck.explain.layer_rules.gpu_words import numba_gpu_below_minimum
 from torch_envcheck.explain.layer_rules.runtimes import numba_driver_missing_function
+from torch_envcheck.explain.layer_rules.trainers import lightning_accelerator_unavailable, lightning_gpus_requested
+from torch_envcheck.explain.layer_rules.program import signal_outside_main_thread
+from torch_envcheck.explain.layer_rules.numerics import grad_scaler_misuse
+from torch_envcheck.explain.layer_rules.finetune_stack import flash_attention_2_refused
+from torch_envcheck.explain.layer_rules.extension_builds import torch_extension_not_installed
+from torch_envcheck.explain.layer_rules.toolchain import cmake_find_module_failed, make_no_rule_for_cuda_file
+from torch_envcheck.explain.layer_rules.containers import docker_daemon_unreachable
 from torch_envcheck.explain.layer_rules.inference import onnx_opset_beyond_exporter, onnx_package_missing
 from torch_envcheck.explain.layer_rules.pip_reports import only_yanked_releases
 from torch_envcheck.explain.layer_rules.program import nvrtc_source_error
@@ -784,7 +800,9 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          onnx_opset_beyond_exporter, onnx_package_missing, only_yanked_releases, nvrtc_source_error,
          xla_no_ptx_compiler, keras_needs_newer_tensorflow, keras_backend_unknown, tensorflow_without_keras,
          own_file_shadows_package, mixed_precision_needs_gpu, object_file_not_recognized, transformer_engine_torch_missing,
-         nan_in_output, numba_gpu_below_minimum, numba_driver_missing_function)
+         nan_in_output, numba_gpu_below_minimum, numba_driver_missing_function, lightning_gpus_requested,
+         lightning_accelerator_unavailable, signal_outside_main_thread, grad_scaler_misuse, flash_attention_2_refused,
+         torch_extension_not_installed, cmake_find_module_failed, make_no_rule_for_cuda_file, docker_daemon_unreachable)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

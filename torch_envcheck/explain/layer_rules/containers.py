@@ -827,3 +827,25 @@ def nvml_unloadable_in_plugin(ent, text):
                         {"url": "https://github.com/NVIDIA/go-nvml/blob/main/pkg/nvml/lib.go",
                          "what": "go-nvml: \"could not load NVML library\" when libnvidia-ml.so.1 cannot be opened"}))
     return _match(sig, text, at, {})
+
+
+_DOCKER_DAEMON = re.compile(r"Cannot connect to the Docker daemon at (?P<sock>[\w:/.-]{1,120})\.? Is the docker daemon running")
+_DOCKER_DENIED = re.compile(r"permission denied while trying to connect to the Docker daemon socket")
+
+
+def docker_daemon_unreachable(ent, text):
+    m, at = last_in_tail(_DOCKER_DAEMON, text, "Cannot connect to the Docker daemon")
+    if m is None:
+        return None
+    sig = _sig("docker-daemon-unreachable", "container", "the docker client cannot reach the Docker daemon", 82,
+               "docker commands talk to the Docker daemon through {sock}; nothing answers there: the daemon is not "
+               "running (not started, failed at start, or not installed), or on a machine with rootless or another "
+               "engine the socket lives elsewhere. A GPU container cannot start until it does.",
+               fix="Start the daemon and enable it at boot: `sudo systemctl start docker` (`sudo systemctl enable --now "
+                   "docker`; `systemctl status docker` / `journalctl -u docker` say why it fails); under WSL 2 start "
+                   "Docker Desktop or the distribution's dockerd; then, for GPUs, configure NVIDIA's runtime (`sudo "
+                   "nvidia-ctk runtime configure --runtime=docker`) and restart docker.",
+               areas=("driver",),
+               sources=({"url": "https://docs.docker.com/engine/daemon/start/",
+                         "what": "Docker: start the daemon (systemctl start docker)"},))
+    return _match(sig, text, at, {"sock": m.group("sock")})

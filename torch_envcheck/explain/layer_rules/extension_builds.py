@@ -19,6 +19,8 @@ source code, or the compiled module's init function against its file name.
                          object left from another build (compiler, architecture) or cut short: a clean rebuild
     transformer_engine_torch_missing  Transformer Engine's loader finding no torch extension (StopIteration in
                          _load_library, no transformer_engine_torch) -> toolchain: transformer-engine[pytorch]
+    torch_extension_not_installed  "No module named 'X'" for a torch-extension distribution's import name (flash_attn,
+                         xformers, mamba_ssm) -> toolchain: its build for the installed torch, CUDA and Python
 """
 
 from __future__ import annotations
@@ -319,3 +321,29 @@ def transformer_engine_torch_missing(ent, text):
                sources=({"url": "https://docs.nvidia.com/deeplearning/transformer-engine/user-guide/installation.html",
                          "what": "Transformer Engine installation: pip install transformer_engine[pytorch]"},))
     return _match(sig, text, at, {})
+
+
+_NO_MODULE_TOP = re.compile(r"No module named '(?P<mod>[A-Za-z_]\w{1,60})'")
+_NOT_HERE_EITHER = frozenset({"torch", "torchvision", "torchaudio", "apex", "deepspeed", "vllm", "fairseq"})
+
+
+def torch_extension_not_installed(ent, text):
+    """A torch-extension distribution's package itself not importable: not installed in this environment (a failed or
+    skipped build, another Python's site-packages)."""
+    m, at = last_in_tail(_NO_MODULE_TOP, text, "No module named")
+    if m is None:
+        return None
+    mod = m.group("mod")
+    dist = compiled_modules.TORCH_EXTENSION_DISTRIBUTIONS.get(mod)
+    if dist is None or mod in _NOT_HERE_EITHER:
+        return None
+    sig = _sig("torch-extension-not-installed", "toolchain", "{dist} ({mod}) is not installed in this environment", 79,
+               "{mod} is {dist}, a package whose compiled part is built for one torch, CUDA and Python: it is not installed "
+               "in the environment that runs the program (its install failed or was skipped: building it needs torch, a "
+               "compiler and a CUDA toolkit; or it went into another Python).",
+               fix="Install {dist} in this environment, in its build for the installed torch, CUDA and Python: its "
+                   "prebuilt wheel where the project publishes one (its release page or index), else `python -m pip "
+                   "install --no-build-isolation {dist}` with a CUDA toolkit of torch's CUDA version; or run the program "
+                   "with its option that does without it, where it has one.",
+               areas=("extension",), sources=(_CPP_EXTENSION,))
+    return _match(sig, text, at, {"dist": dist, "mod": mod})

@@ -11,6 +11,8 @@ unsloth and LLaMA-Factory), read from their own checks and pip's words about the
                      its wheel for this torch/CUDA/Python, from its own index, or a build
     name_missing_from_package  "cannot import name 'X' from 'pkg'" for a pure-Python library -> env: the release of pkg
                      the code was written for
+    flash_attention_2_refused  transformers refusing attn_implementation="flash_attention_2": a model class without it,
+                         float32 weights (not-environment); flash_attn not installed (toolchain: its build, or sdpa)
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import re
 
 from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig, last_in_tail
+from torch_envcheck.explain.match import last_match
 from torch_envcheck.knowledge import compiled_modules
 
 _TRAINING_ARGS = {"url": "https://github.com/huggingface/transformers/blob/main/src/transformers/training_args.py",
@@ -194,3 +197,54 @@ def name_missing_from_package(ent, text):
                sources=({"url": "https://docs.python.org/3/reference/simple_stmts.html#the-import-statement",
                          "what": "from ... import: ImportError when the module has no such name"},))
     return _match(sig, text, at, {"name": name, "pkg": pkg, "dist": dist})
+
+
+# transformers/modeling_utils.py (_check_and_enable_flash_attn_2): the three ways it refuses Flash Attention 2
+_FA2_CLASS = re.compile(r"(?P<cls>\w{2,80}) does not support Flash Attention 2\.0 yet")
+_FA2_DTYPE = re.compile(r"Flash Attention 2\.0 only supports torch\.float16 and torch\.bfloat16 dtypes")
+_FA2_MISSING = re.compile(r"FlashAttention2 has been toggled on, but it cannot be used due to the following error: the "
+                          r"package flash_attn seems to be not installed")
+_TRANSFORMERS_FA2 = {"url": "https://huggingface.co/docs/transformers/main/en/perf_infer_gpu_one#flashattention",
+                     "what": "transformers: attn_implementation='flash_attention_2' needs flash-attn, fp16/bf16 weights "
+                             "and a model that supports it; 'sdpa' otherwise"}
+
+
+def flash_attention_2_refused(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "Flash" not in tail:
+        return None
+    for rx, kind in ((_FA2_MISSING, "missing"), (_FA2_DTYPE, "dtype"), (_FA2_CLASS, "class")):
+        m = last_match(rx, tail)
+        if m is not None:
+            break
+    else:
+        return None
+    at = len(text) - len(tail) + m.start()
+    if kind == "missing":
+        sig = _sig("flash-attention-2-not-installed", "toolchain",
+                   "transformers was asked for Flash Attention 2 and flash-attn is not installed", 82,
+                   "attn_implementation=\"flash_attention_2\" (or a program's flash-attention switch) makes transformers "
+                   "import the flash-attn package, a compiled extension built for one torch, CUDA and Python; it is not "
+                   "installed in this environment (or its build failed).",
+                   fix="Install flash-attn's wheel for the installed torch, CUDA and Python (its release page lists them; "
+                       "Linux x86_64/aarch64, Ampere or newer GPUs), or build it: `pip install --no-build-isolation "
+                       "flash-attn`; or load the model with attn_implementation=\"sdpa\" (torch's own attention), which "
+                       "needs nothing extra.",
+                   areas=("extension",), sources=(_TRANSFORMERS_FA2,))
+    elif kind == "dtype":
+        sig = _sig("flash-attention-2-float32", "not-environment",
+                   "Flash Attention 2 was asked for a model loaded in float32", 80,
+                   "Flash Attention 2 computes in float16 or bfloat16 only, and the model's weights are float32.",
+                   look_at="Load the model with torch_dtype=torch.bfloat16 (or float16) when asking for flash_attention_2, "
+                           "or use attn_implementation=\"sdpa\" for float32. Nothing to install.",
+                   sources=(_TRANSFORMERS_FA2,))
+    else:
+        sig = _sig("flash-attention-2-unsupported-model", "not-environment",
+                   "{cls} does not support Flash Attention 2 (in this transformers or its remote code)", 80,
+                   "transformers checks that the model's class declares Flash Attention 2 support; {cls} does not, so "
+                   "attn_implementation=\"flash_attention_2\" (or use_flash_attention_2=True) is refused.",
+                   look_at="Load {cls} without flash_attention_2 (attn_implementation=\"sdpa\" or \"eager\"), or use the "
+                           "model's own flash-attention option where its code has one (trust_remote_code models often "
+                           "take use_flash_attn=True in their config). Nothing to install.",
+                   sources=(_TRANSFORMERS_FA2,))
+    return _match(sig, text, at, {"cls": m.groupdict().get("cls")})

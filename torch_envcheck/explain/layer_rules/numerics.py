@@ -13,6 +13,8 @@ format: TF32 notices, deterministic algorithms, FlashAttention's dtypes, and the
                          the program's autocast dtype on the CPU (or a run that fell back to the CPU)
     nan_in_output        NumPy's "RuntimeWarning: invalid value encountered in cast" (NaN or inf turned into integers:
                          black or empty images) -> not-environment: the model's output has NaN
+    grad_scaler_misuse   GradScaler's "unscale_() has already been called on this optimizer since the last update()"
+                         -> not-environment: the training loop's order of unscale_, step and update
 """
 
 from __future__ import annotations
@@ -186,4 +188,24 @@ def nan_in_output(ent, text):
                        "inputs for NaN (torch.isnan(x).any()). Nothing to install.",
                sources=({"url": "https://numpy.org/doc/stable/reference/generated/numpy.errstate.html",
                          "what": "NumPy's floating-point error handling: 'invalid' is raised for NaN results and casts"},))
+    return _match(sig, text, at, {})
+
+
+# torch/amp/grad_scaler.py: unscale_ twice before update()
+_UNSCALE_TWICE = re.compile(r"unscale_\(\) has already been called on this optimizer since the last update\(\)")
+
+
+def grad_scaler_misuse(ent, text):
+    m, at = last_in_tail(_UNSCALE_TWICE, text, "unscale_() has already been called")
+    if m is None:
+        return None
+    sig = _sig("grad-scaler-misuse", "not-environment", "GradScaler.unscale_() ran twice for one optimizer step", 82,
+               "torch's GradScaler allows one unscale_() per optimizer between update() calls; the training loop (or a "
+               "framework's, with gradient clipping or accumulation in its own hooks) called it again. The "
+               "installation is not at fault.",
+               look_at="Call scaler.unscale_(optimizer) once per step, before clipping, then scaler.step(optimizer) and "
+                       "scaler.update(); where a framework does this itself (Lightning's precision plugin, Accelerate), "
+                       "remove the loop's own call or upgrade the framework if its release has the bug.",
+               sources=({"url": "https://pytorch.org/docs/stable/notes/amp_examples.html#gradient-clipping",
+                         "what": "AMP examples: unscale_ once per step, before clipping"},))
     return _match(sig, text, at, {})

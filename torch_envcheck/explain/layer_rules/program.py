@@ -40,6 +40,8 @@ an install.
                          "cannot open source file", is not this reading)
     own_file_shadows_package  a traceback whose file X.py (outside site-packages) imports X, then X lacks a name: the
                          program's own file shadows the package -> not-environment: rename the file
+    signal_outside_main_thread  Python's "signal only works in main thread" -> not-environment: a library installing
+                         signal handlers (a trainer's SLURM handling, a timeout) from a worker thread
 """
 
 from __future__ import annotations
@@ -746,3 +748,24 @@ def own_file_shadows_package(ent, text):
                sources=({"url": "https://docs.python.org/3/library/sys_path_init.html",
                          "what": "sys.path starts with the script's directory: a module there shadows an installed one"},))
     return _match(sig, text, len(text) - len(tail) + m.start(), {"name": name, "path": m.group("path")})
+
+
+# CPython's signal.signal() outside the main thread of the main interpreter (Modules/signalmodule.c)
+_SIGNAL_THREAD = re.compile(r"ValueError: signal only works in main thread")
+
+
+def signal_outside_main_thread(ent, text):
+    m, at = last_in_tail(_SIGNAL_THREAD, text, "signal only works in main thread")
+    if m is None:
+        return None
+    sig = _sig("signal-outside-main-thread", "not-environment",
+               "a signal handler was installed outside the main thread", 80,
+               "Python lets only the main thread install signal handlers; code that does so from a worker thread (a "
+               "trainer's SLURM or preemption handling run inside a Ray or Dask worker, a timeout decorator, a web "
+               "server's request thread) fails with this error. The installation is not at fault.",
+               look_at="Run that code in the process's main thread, or turn its signal handling off where the framework "
+                       "allows it (Lightning: a plugin/environment without SLURM auto-requeue, e.g. "
+                       "plugins=[LightningEnvironment()] under Ray; a timeout without signals).",
+               sources=({"url": "https://docs.python.org/3/library/signal.html#signals-and-threads",
+                         "what": "Python: only the main thread may set a new signal handler"},))
+    return _match(sig, text, at, {})

@@ -14,7 +14,11 @@ against torch's CUDA, Inductor on native Windows, Triton's exceptions.
     package_asks_for_pin  a package's own failure that says which version to install ("Please make sure to install
                      triton==3.3.0") -> that pin
     triton_of_another_api  Triton lacking a name, module or type its caller asks for (GPUTarget) -> one Triton, the
-                     release torch pins"""
+                     release torch pins    cmake_find_module_failed  CMake's "Could NOT find X (missing: X_INCLUDE_DIR ...)" / "Found unsuitable version" ->
+                     toolchain (tensorflow in a TensorFlow build): the package's development files where CMake looks
+    make_no_rule_for_cuda_file  make's "No rule to make target '/usr/local/cuda-X.Y/...'" -> toolchain: a build file
+                     (a dependency's CMake config) written for another CUDA install
+"""
 
 from __future__ import annotations
 
@@ -1056,3 +1060,70 @@ def static_library_without_pic(ent, text):
                areas=("toolchain",), sources=({"url": "https://gcc.gnu.org/onlinedocs/gcc/Code-Gen-Options.html",
                                                "what": "GCC -fPIC: position-independent code for shared libraries"},))
     return _match(sig, text, at, caps)
+
+
+# CMake's FindPackageHandleStandardArgs: the package, the variables it could not fill, or a version below the minimum
+_CMAKE_NOT_FOUND = re.compile(r"Could NOT find (?P<pkg>[A-Za-z][\w.+-]{0,40})(?:\s{0,2}\(missing:\s{0,2}(?P<missing>[^)\n]{1,200})\)|"
+                              r":\s{0,2}Found unsuitable version \\?\"(?P<have>[\d.]{1,20})\\?\",? but required is at\s{0,4}"
+                              r"least \\?\"(?P<need>[\d.]{1,20}))")
+
+
+def cmake_find_module_failed(ent, text):
+    m, at = last_in_tail(_CMAKE_NOT_FOUND, text, "Could NOT find")
+    if m is None:
+        return None
+    pkg = m.group("pkg")
+    tf = re.search(r"(?i)tensorflow", text[-CONTEXT_TAIL:]) is not None
+    caps = {"pkg": pkg, "missing": (m.group("missing") or "").strip()[:120] or None, "have": m.group("have"),
+            "need": m.group("need")}
+    if m.group("need"):
+        what = "CMake found {pkg} {have}; the build needs {need} or newer"
+        why = ("The build's find_package({pkg} {need}) found {pkg} {have}, older than it requires: another, older "
+               "install is the one CMake finds first (a system toolkit in /usr, an old CUDA_HOME).")
+        fix = ("Install {pkg} {need} or newer and point CMake at it (`-D{pkg}_ROOT=<its prefix>` or CMAKE_PREFIX_PATH; for "
+               "CUDA, `-DCUDAToolkit_ROOT=/usr/local/cuda-<version>` or CUDA_HOME and PATH naming that toolkit's nvcc), or "
+               "use a release of the project made for {pkg} {have}.")
+    else:
+        what = "CMake cannot find {pkg} ({missing|its files})"
+        why = ("The build's find_package({pkg}) looked for the files it needs ({missing|the package's headers and "
+               "libraries}) and found none where it searches: {pkg} is not installed with its development files "
+               "(headers, .so links), or is installed where CMake does not look (a tar archive, a custom prefix).")
+        fix = ("Install {pkg}'s development files (the -dev / -devel package, or the toolkit that ships them) or point "
+               "CMake at them: `-D{pkg}_ROOT=<its prefix>` or CMAKE_PREFIX_PATH, or set the variables it names "
+               "({missing|the X_INCLUDE_DIR / X_LIBRARY it lists}) with -D on the cmake command line; then configure again "
+               "from a clean build folder.")
+    if pkg in ("CUDA", "CUDAToolkit", "CUDNN", "cuDNN", "CUDNN_LIBRARY"):
+        # CMake's two CUDA find modules read their own variables, and nvcc's place on PATH
+        fix = ("Install the CUDA toolkit with its development files (cuda_runtime.h, libcudart; cuDNN's headers for "
+               "cuDNN) and point CMake at one toolkit: `-DCUDAToolkit_ROOT=/usr/local/cuda-<version>` (FindCUDAToolkit, "
+               "CMake 3.17+), `-DCUDA_TOOLKIT_ROOT_DIR=/usr/local/cuda-<version>` (the older FindCUDA), or CUDA_HOME with "
+               "its bin/nvcc first on PATH; then configure again from a clean build folder." +
+               (" The version must be {need} or newer." if m.group("need") else ""))
+    sig = _sig("cmake-find-module-failed", "tensorflow" if tf else "toolchain", what, 74, why, fix=fix,
+               areas=("toolchain",),
+               sources=({"url": "https://cmake.org/cmake/help/latest/module/FindPackageHandleStandardArgs.html",
+                         "what": "CMake: \"Could NOT find X (missing: ...)\" and the version check"},))
+    return _match(sig, text, at, caps)
+
+
+# make naming a file of a CUDA install that is not there: a build file (a dependency's CMake package config, the
+# project's cache) recorded another CUDA's paths
+_MAKE_NO_RULE_CUDA = re.compile(r"No rule to make target '(?P<path>/[^'\n]{0,120}cuda-(?P<ver>\d{1,2}\.\d{1,2})/[^'\n]{1,200})'")
+
+
+def make_no_rule_for_cuda_file(ent, text):
+    m, at = last_in_tail(_MAKE_NO_RULE_CUDA, text, "No rule to make target")
+    if m is None:
+        return None
+    sig = _sig("make-no-rule-for-cuda-file", "toolchain",
+               "the build wants a file of CUDA {ver}, which is not installed here", 80,
+               "make was told to link {path}, a file of a CUDA {ver} install this machine does not have: a build file "
+               "recorded it (the project's CMake cache from another toolkit, or a dependency's package config such as "
+               "OpenCV's, built against CUDA {ver}).",
+               fix="Configure the build again from a clean folder (delete build/ and CMakeCache.txt); if a dependency "
+                   "names that CUDA (grep -r 'cuda-{ver}' in its cmake config files), rebuild or reinstall that dependency "
+                   "against the CUDA installed, or install CUDA {ver} beside it.",
+               areas=("toolchain",),
+               sources=({"url": "https://cmake.org/cmake/help/latest/manual/cmake-packages.7.html",
+                         "what": "CMake package configuration files record the paths a package was built with"},))
+    return _match(sig, text, at, {"path": m.group("path"), "ver": m.group("ver")})

@@ -13,6 +13,10 @@ own messages, and for the run-time (JIT) builds of torch extensions that DeepSpe
                          bf16 (not-environment: fp16), or torch older than 1.10 where the text shows one (torch-build)
     device_map_refused   transformers/accelerate refusing a device_map (a device for every parameter, a string that
                          names no device or strategy, a device_map='auto' model in distributed training) -> not-environment
+    lightning_gpus_requested  Lightning's "You requested GPUs: [..] But your machine only has: [..]" -> none at all:
+                     gpu-unused (the torch that runs sees no GPU); some: not-environment (the index asked for)
+    lightning_accelerator_unavailable  Lightning's "`CUDAAccelerator` can not run on your system since the accelerator
+                     is not available" -> torch-build: the torch that runs sees no GPU
 """
 
 from __future__ import annotations
@@ -214,3 +218,64 @@ def device_map_refused(ent, text):
                sources=({"url": "https://huggingface.co/docs/accelerate/concept_guides/big_model_inference",
                          "what": "device_map: 'auto', 'balanced', 'balanced_low_0', 'sequential', or a dict"},))
     return _match(sig, text, at, {})
+
+
+# Lightning's device check (lightning/pytorch/utilities/device_parser.py): the GPU indices asked for against those torch
+# reports
+_LIGHTNING_GPUS = re.compile(r"You requested GPUs?:\s{0,3}\[(?P<want>[\d, ]{0,40})\]\s{0,8}But your machine only has:\s{0,3}"
+                             r"\[(?P<have>[\d, ]{0,40})\]")
+
+
+def lightning_gpus_requested(ent, text):
+    m, at = last_in_tail(_LIGHTNING_GPUS, text, "You requested GPU")
+    if m is None:
+        return None
+    want, have = m.group("want").strip(), m.group("have").strip()
+    if not have:
+        sig = _sig("lightning-no-gpu-seen", "gpu-unused", "Lightning was asked for GPU {want} and torch sees none", 83,
+                   "Lightning checks the GPU indices the Trainer asks for against the GPUs torch reports; torch reports "
+                   "none: a CPU-only torch in this environment, a driver torch cannot use, or CUDA_VISIBLE_DEVICES set "
+                   "to nothing.",
+                   fix="Check in the environment that runs the training: `python -c \"import torch; "
+                       "print(torch.__version__, torch.cuda.is_available())\"`. A +cpu version: install torch's CUDA "
+                       "build (`pip install torch --index-url https://download.pytorch.org/whl/cu<XY>`); False with a "
+                       "CUDA build: the driver (`nvidia-smi`) or CUDA_VISIBLE_DEVICES. To train on the CPU, "
+                       "accelerator=\"cpu\".",
+                   causes=(("cpu-build", "torch is the CPU-only build", ("TE202",)),), areas=("torch",),
+                   sources=(_LIGHTNING_DEVICES,))
+    else:
+        sig = _sig("lightning-gpu-index-absent", "not-environment",
+                   "Lightning was asked for GPU {want}; the machine's GPUs are {have}", 83,
+                   "The Trainer's devices / gpus names GPU indices ({want}) that are not among those torch reports "
+                   "({have}): a list of indices where a count was meant (gpus=[1] is the GPU with index 1, gpus=1 is one "
+                   "GPU), or a configuration written for a machine with more GPUs.",
+                   look_at="Ask for the GPUs this machine has: devices=1 (a count) or devices=[0] (its index); "
+                           "CUDA_VISIBLE_DEVICES renumbers the GPUs the process sees from 0.",
+                   areas=("torch",), sources=(_LIGHTNING_DEVICES,))
+    return _match(sig, text, at, {"want": want, "have": have})
+
+
+_LIGHTNING_DEVICES = {"url": "https://lightning.ai/docs/pytorch/stable/accelerators/gpu_basic.html",
+                      "what": "Lightning: devices as a count or a list of GPU indices"}
+# Lightning's accelerator check (lightning/pytorch/trainer/connectors/accelerator_connector.py)
+_ACCEL_UNAVAILABLE = re.compile(r"`(?P<acc>CUDAAccelerator|MPSAccelerator|XLAAccelerator)` can not run on your system since "
+                                r"the accelerator is not available")
+
+
+def lightning_accelerator_unavailable(ent, text):
+    m, at = last_in_tail(_ACCEL_UNAVAILABLE, text, "can not run on your system")
+    if m is None:
+        return None
+    acc = m.group("acc")
+    sig = _sig("lightning-accelerator-unavailable", "torch-build",
+               "Lightning's {acc} cannot run: the torch that runs sees no such device", 82,
+               "The Trainer asks for {acc}, and Lightning finds the accelerator unavailable in this torch "
+               "(torch.cuda.is_available() False for CUDA): a torch build without it (the CPU-only wheel), a driver "
+               "torch cannot use, or a torch release whose device count is broken on this system.",
+               fix="Check in the environment that runs the training: `python -c \"import torch; print(torch.__version__, "
+                   "torch.cuda.is_available(), torch.cuda.device_count())\"`. A +cpu version: install torch's CUDA build "
+                   "(`pip install torch --index-url https://download.pytorch.org/whl/cu<XY>`); a CUDA build that says "
+                   "False: the driver (`nvidia-smi`), or another torch release; accelerator=\"cpu\" to run without it.",
+               causes=(("cpu-build", "torch is the CPU-only build", ("TE202",)),), areas=("torch",),
+               sources=(_LIGHTNING_DEVICES,))
+    return _match(sig, text, at, {"acc": acc})
