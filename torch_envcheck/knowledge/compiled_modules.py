@@ -65,7 +65,7 @@ TORCH_EXTENSION_DISTRIBUTIONS = {
     "sgl_kernel": "sgl-kernel", "flashinfer": "flashinfer-python", "auto_gptq": "auto-gptq", "exllamav2": "exllamav2",
     "spconv": "spconv", "nvdiffrast": "nvdiffrast", "gsplat": "gsplat", "kaolin": "kaolin", "transformer_engine":
     "transformer-engine", "natten": "natten", "torch_tensorrt": "torch-tensorrt", "fairseq": "fairseq",
-    "fbgemm_gpu": "fbgemm-gpu", "torchrec": "torchrec",
+    "fbgemm_gpu": "fbgemm-gpu", "torchrec": "torchrec", "sageattention": "sageattention",
 }
 
 def distribution_by_prefix(stem: str | None, exclude: frozenset = frozenset()) -> str | None:

@@ -444,6 +444,7 @@ match.Match whose signature is made here, or None:
     cmake_find_module_failed, make_no_rule_for_cuda_file  CMake's Find modules, make with another CUDA's path
                      (toolchain.py)
     docker_daemon_unreachable  the docker client without its daemon (containers.py)
+    xgboost_data_on_cpu  XGBoost on the GPU with host data -> not-environment (program.py)
     onnx_opset_beyond_exporter, onnx_package_missing  torch.onnx: an opset past this torch's exporter (torch-build), the
                      onnx package not importable (env) (inference.py)
     only_yanked_releases  pip finding only yanked releases, then none -> env: the project's install route (pip_reports.py)
@@ -559,7 +560,7 @@ from torch_envcheck.explain.layer_rules.numerics import cpu_autocast_dtype, nan_
 from torch_envcheck.explain.layer_rules.gpu_words import numba_gpu_below_minimum
 from torch_envcheck.explain.layer_rules.runtimes import numba_driver_missing_function
 from torch_envcheck.explain.layer_rules.trainers import lightning_accelerator_unavailable, lightning_gpus_requested
-from torch_envcheck.explain.layer_rules.program import signal_outside_main_thread
+from torch_envcheck.explain.layer_rules.program import signal_outside_main_thread, xgboost_data_on_cpu
 from torch_envcheck.explain.layer_rules.numerics import grad_scaler_misuse
 from torch_envcheck.explain.layer_rules.finetune_stack import flash_attention_2_refused
 from torch_envcheck.explain.layer_rules.extension_builds import torch_extension_not_installed
@@ -802,7 +803,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          own_file_shadows_package, mixed_precision_needs_gpu, object_file_not_recognized, transformer_engine_torch_missing,
          nan_in_output, numba_gpu_below_minimum, numba_driver_missing_function, lightning_gpus_requested,
          lightning_accelerator_unavailable, signal_outside_main_thread, grad_scaler_misuse, flash_attention_2_refused,
-         torch_extension_not_installed, cmake_find_module_failed, make_no_rule_for_cuda_file, docker_daemon_unreachable)
+         torch_extension_not_installed, cmake_find_module_failed, make_no_rule_for_cuda_file, docker_daemon_unreachable,
+         xgboost_data_on_cpu)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

@@ -781,8 +781,11 @@ def _windows_fix(c: dict) -> str:
                 "a CUDA or Qt DLL of another release). Find it (`where <name>.dll`, or Process Monitor's Load Image "
                 "events) and remove that folder from PATH, or use os.add_dll_directory for the right one.")
     if v in (193, 0xC000007B):
-        return ("A 32-bit DLL or Python is mixed with 64-bit ones: use a 64-bit Python and remove 32-bit DLL folders "
-                "from PATH.")
+        return ("The DLL is not a valid image for this process: a 32-bit DLL or Python mixed with 64-bit ones (use a "
+                "64-bit Python and remove 32-bit DLL folders from PATH), or a damaged file (an install or download cut "
+                "short): for a DLL inside a package's folder, reinstall that package cleanly (`pip install "
+                "--force-reinstall --no-cache-dir <package>`, e.g. torch for torch\\lib's DLLs, or delete the venv and "
+                "create it again).")
     if v == 206:
         return "Enable long paths (LongPathsEnabled in the registry / group policy) or install into a shorter path."
     if v == 0xC000001D:

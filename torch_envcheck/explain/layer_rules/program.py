@@ -42,6 +42,8 @@ an install.
                          program's own file shadows the package -> not-environment: rename the file
     signal_outside_main_thread  Python's "signal only works in main thread" -> not-environment: a library installing
                          signal handlers (a trainer's SLURM handling, a timeout) from a worker thread
+    xgboost_data_on_cpu  XGBoost's "running on: cuda:0, while the input data is on: cpu" -> not-environment: where the
+                         program keeps its data (a copy per call, slower)
 """
 
 from __future__ import annotations
@@ -769,3 +771,22 @@ def signal_outside_main_thread(ent, text):
                sources=({"url": "https://docs.python.org/3/library/signal.html#signals-and-threads",
                          "what": "Python: only the main thread may set a new signal handler"},))
     return _match(sig, text, at, {})
+
+
+# XGBoost's warning (src/context.cc / predictor): the booster on the GPU, the data in host memory
+_XGB_DATA_CPU = re.compile(r"XGBoost is running on: (?P<dev>cuda(?::\d{1,2})?), while the input data is on: cpu")
+
+
+def xgboost_data_on_cpu(ent, text):
+    m, at = last_in_tail(_XGB_DATA_CPU, text, "while the input data is on")
+    if m is None:
+        return None
+    sig = _sig("xgboost-data-on-cpu", "not-environment", "XGBoost runs on {dev} and its input data is in host memory", 76,
+               "XGBoost warns that the booster runs on the GPU while the data it is given (a NumPy array, a pandas frame) "
+               "lives in host memory, so each call copies it to the GPU: slower, not an error, and not the installation.",
+               look_at="Give XGBoost data already on the GPU (a CuPy array, a cuDF frame, a DMatrix/QuantileDMatrix made "
+                       "from them), or set the booster's device to cpu for prediction on host data; the warning is "
+                       "harmless otherwise.",
+               sources=({"url": "https://xgboost.readthedocs.io/en/stable/gpu/index.html",
+                         "what": "XGBoost on GPUs: device='cuda', and data on the device avoids copies"},))
+    return _match(sig, text, at, {"dev": m.group("dev")})

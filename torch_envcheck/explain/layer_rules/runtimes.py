@@ -380,7 +380,9 @@ _CPU_BUILDS = (
        "what": "MXNet's storage manager: LOG(FATAL) << \"Compile with USE_CUDA=1 to enable GPU usage\" without CUDA"},
       {"url": "https://mxnet.apache.org/versions/1.9.1/get_started",
        "what": "MXNet's pip packages: mxnet (CPU) and mxnet-cuNNN (one per CUDA version)"})),
-    ("XGBoost", re.compile(r"XGBoost version not compiled with GPU support"),
+    # (older releases printed "XGBoost version not compile with GPU support"; 2.x "XGBoost is not compiled with CUDA
+    # support")
+    ("XGBoost", re.compile(r"XGBoost version not compiled? with GPU support|XGBoost is not compiled with CUDA support"),
      "Install an XGBoost with CUDA: the `xgboost` wheels on PyPI for Linux x86_64 and Windows carry it (not "
      "`xgboost-cpu`, and not the macOS or aarch64 wheels); with conda, conda-forge's CUDA variant (`conda install -c "
      "conda-forge py-xgboost=*=cuda*`). Check with `python -c \"import xgboost; print(xgboost.build_info()['USE_CUDA'])\"`.",
@@ -399,6 +401,15 @@ _CPU_BUILDS = (
        "what": "throw_no_cuda(): CV_Error(cv::Error::GpuNotSupported, \"The library is compiled without CUDA support\")"},
       {"url": "https://github.com/opencv/opencv-python",
        "what": "the opencv-python wheels: prebuilt CPU-only packages; other builds are made from source"})),
+    # LightGBM's tree learner (src/treelearner/tree_learner.cpp): the GPU / CUDA learners exist only in builds made with
+    # them
+    ("LightGBM", re.compile(r"(?:GPU|CUDA) Tree Learner was not enabled in this build"),
+     "Install a LightGBM built with its GPU learner: `pip install lightgbm --config-settings=cmake.define.USE_GPU=ON` "
+     "(the OpenCL learner, needs an OpenCL runtime and Boost), or USE_CUDA=ON for device_type='cuda' on NVIDIA GPUs "
+     "(`-DUSE_CUDA=1` when building from source); the PyPI wheels' GPU support differs by release and platform, as its "
+     "install guide lists.",
+     ({"url": "https://lightgbm.readthedocs.io/en/latest/Installation-Guide.html#build-gpu-version",
+       "what": "LightGBM's GPU (OpenCL) and CUDA versions: built with USE_GPU / USE_CUDA"},)),
     ("Faiss", re.compile(r"module 'faiss' has no attribute '(?:StandardGpuResources|index_cpu_to_gpu|GpuIndex\w{0,20})'|"
                          r"FAISS was not compiled with GPU support"),
      "Install Faiss's GPU build in place of faiss-cpu: `conda install -c pytorch -c nvidia faiss-gpu` (or faiss-gpu-cuvs), "
