@@ -445,6 +445,7 @@ match.Match whose signature is made here, or None:
                      (toolchain.py)
     docker_daemon_unreachable  the docker client without its daemon (containers.py)
     xgboost_data_on_cpu  XGBoost on the GPU with host data -> not-environment (program.py)
+    onnxruntime_providers_required  ORT 1.9+ without providers= -> not-environment (inference.py)
     onnx_opset_beyond_exporter, onnx_package_missing  torch.onnx: an opset past this torch's exporter (torch-build), the
                      onnx package not importable (env) (inference.py)
     only_yanked_releases  pip finding only yanked releases, then none -> env: the project's install route (pip_reports.py)
@@ -566,7 +567,8 @@ from torch_envcheck.explain.layer_rules.finetune_stack import flash_attention_2_
 from torch_envcheck.explain.layer_rules.extension_builds import torch_extension_not_installed
 from torch_envcheck.explain.layer_rules.toolchain import cmake_find_module_failed, make_no_rule_for_cuda_file
 from torch_envcheck.explain.layer_rules.containers import docker_daemon_unreachable
-from torch_envcheck.explain.layer_rules.inference import onnx_opset_beyond_exporter, onnx_package_missing
+from torch_envcheck.explain.layer_rules.inference import (onnx_opset_beyond_exporter, onnx_package_missing,
+    onnxruntime_providers_required)
 from torch_envcheck.explain.layer_rules.pip_reports import only_yanked_releases
 from torch_envcheck.explain.layer_rules.program import nvrtc_source_error
 from torch_envcheck.explain.layer_rules.jax_stack import xla_no_ptx_compiler
@@ -804,7 +806,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          nan_in_output, numba_gpu_below_minimum, numba_driver_missing_function, lightning_gpus_requested,
          lightning_accelerator_unavailable, signal_outside_main_thread, grad_scaler_misuse, flash_attention_2_refused,
          torch_extension_not_installed, cmake_find_module_failed, make_no_rule_for_cuda_file, docker_daemon_unreachable,
-         xgboost_data_on_cpu)
+         xgboost_data_on_cpu, onnxruntime_providers_required)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

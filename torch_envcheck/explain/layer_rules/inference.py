@@ -19,6 +19,8 @@ OpenVINO's GPU plugin), read from their own messages.
     onnx_opset_beyond_exporter  torch.onnx's "Unsupported ONNX opset version: N" -> torch-build: this torch's exporter
                          stops below opset N (a newer torch, or a lower opset_version)
     onnx_package_missing  torch.onnx's "Module onnx is not installed!" -> env: the onnx package in this interpreter
+    onnxruntime_providers_required  ONNX Runtime's "This ORT build has [...] enabled. Since ORT 1.9, you are required to
+                         explicitly set the providers parameter" -> not-environment: the program's InferenceSession call
     openvino_gpu_not_intel  OpenVINO's GPU plugin refusing a GPU of another vendor ("invalid vendor type") -> arch:
                          the CPU device, an Intel GPU, or a runtime for that GPU
     openvino_no_opencl_platform  OpenVINO's GPU plugin finding no OpenCL platform (clGetPlatformIDs -1001) -> the
@@ -392,4 +394,27 @@ def onnx_package_missing(ent, text):
                areas=("torch",),
                sources=({"url": "https://pytorch.org/docs/stable/onnx.html",
                          "what": "torch.onnx: the onnx and onnxscript packages the exporter needs"},))
+    return _match(sig, text, at, {})
+
+
+# onnxruntime/capi/onnxruntime_inference_collection.py (_create_inference_session): a GPU build of ORT 1.9+ needs
+# the providers argument
+_ORT_PROVIDERS = re.compile(r"This ORT build has \[[^\]\n]{1,200}\] enabled\. Since ORT 1\.9, you are required to explicitly "
+                            r"set the providers parameter")
+
+
+def onnxruntime_providers_required(ent, text):
+    m, at = last_in_tail(_ORT_PROVIDERS, text, "you are required to explicitly")
+    if m is None:
+        return None
+    sig = _sig("onnxruntime-providers-required", "not-environment",
+               "ONNX Runtime 1.9+ needs the providers argument from this program", 84,
+               "A GPU build of ONNX Runtime (onnxruntime-gpu) from release 1.9 on refuses an InferenceSession created "
+               "without providers=[...]; code written for older releases (an older insightface, a model's demo) omits "
+               "it. The GPU build itself is installed.",
+               look_at="Pass the providers when creating the session: `ort.InferenceSession(path, providers=["
+                       "\"CUDAExecutionProvider\", \"CPUExecutionProvider\"])` (the package's own option for it, or its "
+                       "release that does so); nothing to reinstall.",
+               sources=({"url": "https://onnxruntime.ai/docs/execution-providers/",
+                         "what": "ONNX Runtime execution providers: set providers explicitly on InferenceSession"},))
     return _match(sig, text, at, {})
