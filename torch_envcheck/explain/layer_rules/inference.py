@@ -400,13 +400,26 @@ def onnx_package_missing(ent, text):
 # onnxruntime/capi/onnxruntime_inference_collection.py (_create_inference_session): a GPU build of ORT 1.9+ needs
 # the providers argument
 _ORT_PROVIDERS = re.compile(r"This ORT build has \[[^\]\n]{1,200}\] enabled\. Since ORT 1\.9, you are required to explicitly "
-                            r"set the providers parameter")
+                            r"set the providers parameter|(?P<subset>\w{2,60}) does not contain a subset of available "
+                            r"providers")
 
 
 def onnxruntime_providers_required(ent, text):
-    m, at = last_in_tail(_ORT_PROVIDERS, text, "you are required to explicitly")
+    m, at = last_in_tail(_ORT_PROVIDERS, text)
     if m is None:
         return None
+    if m.group("subset"):
+        # the providers argument given as a string: ORT iterates it as characters (capi/onnxruntime_inference_collection.py)
+        sig = _sig("onnxruntime-providers-not-a-list", "not-environment",
+                   "ONNX Runtime was given providers as a string, not a list", 84,
+                   "InferenceSession's providers argument is a list of provider names; given one name as a string "
+                   "({subset}), ONNX Runtime checks its characters against the providers available and refuses it. The "
+                   "provider itself is installed (it is in the list the message prints).",
+                   look_at="Pass a list: `providers=[\"{subset}\"]` (with \"CPUExecutionProvider\" after it as a fallback). "
+                           "Nothing to install.",
+                   sources=({"url": "https://onnxruntime.ai/docs/execution-providers/",
+                             "what": "ONNX Runtime: InferenceSession(providers=[...]) takes a list"},))
+        return _match(sig, text, at, {"subset": m.group("subset")})
     sig = _sig("onnxruntime-providers-required", "not-environment",
                "ONNX Runtime 1.9+ needs the providers argument from this program", 84,
                "A GPU build of ONNX Runtime (onnxruntime-gpu) from release 1.9 on refuses an InferenceSession created "
