@@ -446,6 +446,7 @@ match.Match whose signature is made here, or None:
     docker_daemon_unreachable  the docker client without its daemon (containers.py)
     xgboost_data_on_cpu  XGBoost on the GPU with host data -> not-environment (program.py)
     onnxruntime_providers_required  ORT 1.9+ without providers= -> not-environment (inference.py)
+    offloaded_model_moved  a model with offload hooks moved by hand -> not-environment (finetune_stack.py)
     onnx_opset_beyond_exporter, onnx_package_missing  torch.onnx: an opset past this torch's exporter (torch-build), the
                      onnx package not importable (env) (inference.py)
     only_yanked_releases  pip finding only yanked releases, then none -> env: the project's install route (pip_reports.py)
@@ -563,7 +564,7 @@ from torch_envcheck.explain.layer_rules.runtimes import numba_driver_missing_fun
 from torch_envcheck.explain.layer_rules.trainers import lightning_accelerator_unavailable, lightning_gpus_requested
 from torch_envcheck.explain.layer_rules.program import signal_outside_main_thread, xgboost_data_on_cpu
 from torch_envcheck.explain.layer_rules.numerics import grad_scaler_misuse
-from torch_envcheck.explain.layer_rules.finetune_stack import flash_attention_2_refused
+from torch_envcheck.explain.layer_rules.finetune_stack import flash_attention_2_refused, offloaded_model_moved
 from torch_envcheck.explain.layer_rules.extension_builds import torch_extension_not_installed
 from torch_envcheck.explain.layer_rules.toolchain import cmake_find_module_failed, make_no_rule_for_cuda_file
 from torch_envcheck.explain.layer_rules.containers import docker_daemon_unreachable
@@ -806,7 +807,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          nan_in_output, numba_gpu_below_minimum, numba_driver_missing_function, lightning_gpus_requested,
          lightning_accelerator_unavailable, signal_outside_main_thread, grad_scaler_misuse, flash_attention_2_refused,
          torch_extension_not_installed, cmake_find_module_failed, make_no_rule_for_cuda_file, docker_daemon_unreachable,
-         xgboost_data_on_cpu, onnxruntime_providers_required)
+         xgboost_data_on_cpu, onnxruntime_providers_required, offloaded_model_moved)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

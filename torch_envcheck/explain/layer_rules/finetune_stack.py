@@ -13,6 +13,8 @@ unsloth and LLaMA-Factory), read from their own checks and pip's words about the
                      the code was written for
     flash_attention_2_refused  transformers refusing attn_implementation="flash_attention_2": a model class without it,
                          float32 weights (not-environment); flash_attn not installed (toolchain: its build, or sdpa)
+    offloaded_model_moved  accelerate's and diffusers' refusal to move a model whose modules are offloaded ("You can't move
+                         a model that has some modules offloaded", sequential CPU offloading then .to(cuda)) -> not-environment
 """
 
 from __future__ import annotations
@@ -248,3 +250,24 @@ def flash_attention_2_refused(ent, text):
                            "take use_flash_attn=True in their config). Nothing to install.",
                    sources=(_TRANSFORMERS_FA2,))
     return _match(sig, text, at, {"cls": m.groupdict().get("cls")})
+
+
+# accelerate (big_modeling.py) and diffusers (pipeline_utils.py): a model or pipeline with offload hooks moved by hand
+_OFFLOADED_MOVED = re.compile(r"You can't move a model that has some modules offloaded to cpu or disk|It seems like you have "
+                              r"activated sequential model offloading by calling `enable_sequential_cpu_offload`")
+
+
+def offloaded_model_moved(ent, text):
+    m, at = last_in_tail(_OFFLOADED_MOVED, text)
+    if m is None:
+        return None
+    sig = _sig("offloaded-model-moved", "not-environment",
+               "a model with offloaded modules was moved to a device by hand", 82,
+               "accelerate (device_map with CPU or disk offload) and diffusers (enable_model_cpu_offload, "
+               "enable_sequential_cpu_offload) place each module themselves through hooks; calling .to(\"cuda\") or "
+               ".cuda() on the model or pipeline afterwards is refused. The installation is not at fault.",
+               look_at="Choose one: offloading (then never call .to(device) on that model or pipeline; the hooks move it) "
+                       "or the whole model on the GPU (load it without offloading, then .to(\"cuda\")).",
+               sources=({"url": "https://huggingface.co/docs/diffusers/optimization/memory#cpu-offloading",
+                         "what": "diffusers: CPU offloading moves modules itself; do not move the pipeline to CUDA"},))
+    return _match(sig, text, at, {})
