@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import re
 
-from torch_envcheck.explain.layer_rules.kit import _MODULE_SUFFIX, CONTEXT_TAIL, _match, _sig, last_in_tail
+from torch_envcheck.explain.layer_rules.kit import _MODULE_SUFFIX, CONTEXT_TAIL, _match, _sig, last_in_tail, last_near
+from torch_envcheck.explain.match import last_match
 from torch_envcheck.knowledge import compiled_modules
 
 _CPP_EXTENSION = {"url": "https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py",
@@ -231,10 +232,29 @@ def extension_built_without_cuda(ent, text):
 
 
 # the loader naming the missing file itself (a dependency it lacks would be named instead), or a package's own loader
-# reporting the file it could not load
-_OWN_LIBRARY = re.compile(r"(?P<path>[^\s'\":]{0,300}[/\\])?(?P<file>[A-Za-z_][\w.-]{0,80}\.(?:so(?:\.\d{1,4}){0,3}|pyd|dylib)): "
-                          r"cannot open shared object file|\bFile (?P<file2>[A-Za-z_][\w.-]{0,80}\.(?:so|pyd|dylib)) not found|"
-                          r"Could not load the library '(?P<file3>[A-Za-z_][\w.-]{0,80}\.(?:so|pyd|dylib|dll))'")
+# reporting the file it could not load.  The loader's form is read around its words (the file, then at most 300
+# characters of its folder), so a text of many paths is not scanned from every position
+_OWN_LIBRARY_PATH = re.compile(r"(?P<path>[^\s'\":]{0,300}[/\\])?(?P<file>[A-Za-z_][\w.-]{0,80}\.(?:so(?:\.\d{1,4}){0,3}|pyd|"
+                               r"dylib)): cannot open shared object file")
+_OWN_LIBRARY_NAMED = re.compile(r"\bFile (?P<file>[A-Za-z_][\w.-]{0,80}\.(?:so|pyd|dylib)) not found|"
+                                r"Could not load the library '(?P<file3>[A-Za-z_][\w.-]{0,80}\.(?:so|pyd|dylib|dll))'")
+
+
+def _own_library_named(text: str):
+    """(the file, the folder it sits in or None, its position in text) for the last failure naming a library's own
+    file, or None."""
+    m, at = last_near(_OWN_LIBRARY_PATH, text, ": cannot open shared object file", 420)
+    found = None
+    if m is not None:
+        folder = re.split(r"[/\\]", m.group("path").rstrip("/\\"))[-1] if m.group("path") else None
+        found = (m.group("file"), folder, at)
+    tail = text[-CONTEXT_TAIL:]
+    named = last_match(_OWN_LIBRARY_NAMED, tail) if ("File " in tail or "Could not load the library" in tail) else None
+    if named is not None and (found is None or len(text) - len(tail) + named.start() > found[2]):
+        found = (named.group("file") or named.group("file3"), None, len(text) - len(tail) + named.start())
+    return found
+
+
 # companions whose own loading failures other rules read (torch's, and its domain libraries' version checks)
 _NOT_HERE = frozenset({"torch", "torchvision", "torchaudio"})
 
@@ -251,11 +271,10 @@ def _library_owner(folder: str | None, file: str) -> str | None:
 def package_library_missing(ent, text):
     """A torch-extension package's own compiled library missing where the package loads it: the package was installed
     without it, or as a build for another torch (its loader names the file it could not open)."""
-    m, at = last_in_tail(_OWN_LIBRARY, text)
-    if m is None:
+    found = _own_library_named(text)
+    if found is None:
         return None
-    file = m.group("file") or m.group("file2") or m.group("file3")
-    folder = re.split(r"[/\\]", m.group("path").rstrip("/\\"))[-1] if m.group("path") else None
+    file, folder, at = found
     dist = _library_owner(folder, file)
     if dist is None:
         return None
@@ -285,7 +304,7 @@ _NOT_RECOGNIZED = re.compile(r"(?P<obj>[^\s:'\"]{1,300}\.(?:o|obj|a|so))\b:\s{0,
 
 
 def object_file_not_recognized(ent, text):
-    m, at = last_in_tail(_NOT_RECOGNIZED, text, "not recogni")
+    m, at = last_near(_NOT_RECOGNIZED, text, "not recogni", 400, 80)
     if m is None:
         return None
     sig = _sig("object-file-not-recognized", "toolchain", "the linker cannot read {obj}: a stale or broken build file", 80,
@@ -324,7 +343,7 @@ def transformer_engine_torch_missing(ent, text):
 
 
 _NO_MODULE_TOP = re.compile(r"No module named '(?P<mod>[A-Za-z_]\w{1,60})'")
-_NOT_HERE_EITHER = frozenset({"torch", "torchvision", "torchaudio", "apex", "deepspeed", "vllm", "fairseq"})
+_NOT_HERE_EITHER = _NOT_HERE | frozenset({"apex", "deepspeed", "vllm", "fairseq"})
 
 
 def torch_extension_not_installed(ent, text):

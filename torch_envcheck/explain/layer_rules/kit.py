@@ -161,6 +161,23 @@ def last_in_tail(pattern, text: str, needle: str | None = None) -> tuple:
     return (m, len(text) - len(tail) + m.start()) if m is not None else (None, None)
 
 
+def last_near(pattern, text: str, literal: str, before: int, after: int = 0) -> tuple:
+    """(the last match of `pattern` in the text's tail, its position in the whole text), or (None, None), for a pattern
+    whose matches contain `literal` and reach at most `before` characters ahead of it and `after` past its end: only
+    the windows around the literal's occurrences are searched, latest first, so a pattern that opens with a bounded run
+    (a path read leftwards from a loader's words) is not tried at every position of a long text."""
+    tail = text[-CONTEXT_TAIL:]
+    i = tail.rfind(literal)
+    while i >= 0:
+        last = None
+        for last in pattern.finditer(tail, max(0, i - before), min(len(tail), i + len(literal) + after)):
+            pass
+        if last is not None:
+            return last, len(text) - len(tail) + last.start()
+        i = tail.rfind(literal, 0, i)
+    return None, None
+
+
 def _context(text: str, pattern: str) -> bool:
     return re.search(pattern, text[-CONTEXT_TAIL:]) is not None
 

@@ -28,7 +28,7 @@ from torch_envcheck.knowledge import compiled_modules, numpy_capi
 from torch_envcheck.knowledge.releases import (TORCHTEXT_LAST, removed_module, torchaudio_for, torchtext_for,
     torchvision_for)
 from torch_envcheck.explain.layer_rules.kit import (CONTEXT_TAIL, SOURCES, _NOT_THE_PACKAGE, _basename, _cu_tag,
-    _match, _module_of, _named_package, _owner_of, _sig, _torch_owned, package_guess, last_in_tail)
+    _match, _module_of, _named_package, _owner_of, _sig, _torch_owned, package_guess, last_in_tail, last_near)
 
 
 def abi_tag(ent, text):
@@ -1163,8 +1163,8 @@ def cython_api_mismatch(ent, text):
 
 # TensorFlow's op loader on a companion package's compiled op ("NotFoundError: .../tensorflow_addons/custom_ops/...so:
 # undefined symbol"), the symbol itself sometimes cut off
-_TF_OP_PATH = re.compile(r"(?P<path>[^\s'\":]{0,300}[/\\](?:site|dist)-packages[/\\](?P<pkg>tensorflow_[a-z_]{2,30}|tf_[a-z_]{2,30}|"
-                         r"tensorflow_[a-z]{2,30})[/\\][^\s'\":]{1,200}\.so):\s{0,2}undefined symbol")
+_TF_OP_PATH = re.compile(r"(?P<path>[^\s'\":]{0,300}[/\\](?:site|dist)-packages[/\\](?P<pkg>tensorflow_[a-z_]{2,30}|tf_[a-z_]{2,30})"
+                         r"[/\\][^\s'\":]{1,200}\.so):\s{0,2}undefined symbol")
 _TF_FLAGS = {"url": "https://www.tensorflow.org/guide/create_op#compile_the_op_using_your_system_compiler_tensorflow_binary_installation",
              "what": "Create an op: compile with tf.sysconfig.get_compile_flags() and link with get_link_flags() "
                      "(-ltensorflow_framework, the _GLIBCXX_USE_CXX11_ABI of the TensorFlow binary)"}
@@ -1175,7 +1175,7 @@ def tensorflow_abi(ent, text):
     package (tensorflow-text, -addons, -io) of another TensorFlow release, an own op built without TensorFlow's flags
     (not linked to libtensorflow_framework, or with the other C++11 string ABI)."""
     syms = [x for x in ent.symbols if x.get("abi") == "tensorflow"]
-    path = last_match(_TF_OP_PATH, text[-CONTEXT_TAIL:]) if "undefined symbol" in text[-CONTEXT_TAIL:] else None
+    path, path_at = last_near(_TF_OP_PATH, text, "undefined symbol", 620)
     if not syms and path is None:
         return None
     sym = syms[-1] if syms else None
@@ -1189,7 +1189,7 @@ def tensorflow_abi(ent, text):
     dual = bool(sym) and "__cxx11" in sym["symbol"]
     own = bool(f) and pkg is None
     dist = pkg.replace("_", "-") if pkg else None
-    at = sym["at"] if sym else len(text) - len(text[-CONTEXT_TAIL:]) + path.start()
+    at = sym["at"] if sym else path_at
     if dual:
         what, why, fix = ("was compiled with the other C++ string ABI than TensorFlow's binary",
                           "The missing symbol takes a std::__cxx11 string: the op was compiled with "
