@@ -90,6 +90,13 @@ _OWNERS = (
      "Linux install the C++ compiler and its library headers (Debian/Ubuntu `sudo apt-get install build-essential`, "
      "Fedora/RHEL `sudo dnf install gcc-c++`) and compile C++ with g++; on macOS `xcode-select --install`.",
      "https://learn.microsoft.com/en-us/cpp/build/building-on-the-command-line"),
+    # EGL's, OpenGL's and OpenGL ES's headers (libglvnd's and Mesa's development packages; GLU's are another's)
+    (r"(?:EGL|GLES\d?|KHR)/[\w.]{1,40}\.h|GL/(?!glu\.h)[\w.]{1,40}\.h", "gl-dev",
+     "the EGL/OpenGL development headers (libglvnd's and Mesa's)",
+     "Install the EGL/OpenGL development packages: Debian/Ubuntu `sudo apt-get install libglvnd-dev libegl1-mesa-dev "
+     "libgl1-mesa-dev libgles2-mesa-dev` (the set nvdiffrast's Dockerfile installs); other distributions: their "
+     "libglvnd / Mesa EGL and OpenGL -devel packages; then build again.",
+     "https://github.com/NVlabs/nvdiffrast/blob/1f95925cdad6e792961f0d4a077950bb14b785d8/docker/Dockerfile"),
     (r"omp\.h", "openmp", "OpenMP's header",
      "Install OpenMP for the compiler: macOS `brew install libomp` (Apple clang ships none), Linux the gcc OpenMP "
      "package (libgomp) or `libomp-dev` for clang.", "https://www.openmp.org/resources/openmp-compilers-tools/"),

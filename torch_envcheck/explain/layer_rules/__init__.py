@@ -458,6 +458,13 @@ match.Match whose signature is made here, or None:
     mixed_precision_needs_gpu  Accelerate's fp16 without a GPU torch sees -> torch-build (cpu_fallback.py)
     object_file_not_recognized, transformer_engine_torch_missing  the linker on a stale object; Transformer Engine
                      without its PyTorch extension (extension_builds.py)
+    egl_library_unloadable, egl_devices_lack_gpu, gl_dev_library_for_linker  EGL asked for where no libEGL loads
+                     (macOS, Windows, a container, Linux), EGL listing no NVIDIA device, -lEGL/-lGL at link time
+                     (graphics.py)
+    webui_torch_gpu_check  the web UI's "Torch is not able to use GPU" -> torch-build (launchers.py)
+    colab_gpu_check_failed  Colab's "GPU device not found" -> gpu-unused: the runtime's type (notebooks.py)
+    cython_module_mixed_builds  "has no attribute '__reduce_cython__'" -> toolchain: two builds of one package mixed
+                     (cupy and cupy-cudaXXX) (packages.py)
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -496,7 +503,8 @@ from torch_envcheck.explain.layer_rules.driver_versions import (container_driver
 from torch_envcheck.explain.layer_rules.pip_reports import wheels_all_skipped, untrusted_index_ignored
 from torch_envcheck.explain.layer_rules.torch_source_build import (torch_build_gcc_too_old, cmake_mkl_not_found,
                                                                    nccl1_where_nccl2_needed)
-from torch_envcheck.explain.layer_rules.notebooks import notebook_restart_after_install, vscode_kernel_needs_ipykernel
+from torch_envcheck.explain.layer_rules.notebooks import (notebook_restart_after_install, vscode_kernel_needs_ipykernel,
+                                                          colab_gpu_check_failed)
 from torch_envcheck.explain.layer_rules.cuda_toolkit_setup import (apt_unmet_cuda_dependencies, nvcc_not_on_path,
                                                                    windows_cuda_installer_failed, linker_two_sonames,
                                                                    ptxas_not_found, download_url_not_found,
@@ -580,14 +588,16 @@ from torch_envcheck.explain.layer_rules.extension_builds import (object_file_not
 from torch_envcheck.explain.layer_rules.framework_families import (keras_backend_unknown, keras_needs_newer_tensorflow,
     tensorflow_without_keras)
 from torch_envcheck.explain.layer_rules.profiling import profiler_events_unmatched
-from torch_envcheck.explain.layer_rules.packages import cython_api_mismatch, tensorflow_abi, torch_module_removed
+from torch_envcheck.explain.layer_rules.packages import (cython_api_mismatch, tensorflow_abi, torch_module_removed,
+                                                         cython_module_mixed_builds)
 from torch_envcheck.explain.layer_rules.driver_versions import package_cuda_runtime_too_old, runtime_newer_than_driver
 from torch_envcheck.explain.layer_rules.containers import nvml_unloadable_in_plugin, runtime_handler_missing
 from torch_envcheck.explain.layer_rules.windows_host import install_path_too_long
 from torch_envcheck.explain.layer_rules.extension_builds import extension_built_without_cuda, package_library_missing
 from torch_envcheck.explain.layer_rules.gpu_health import device_count_query_failed
 from torch_envcheck.explain.layer_rules.graphics import (egl_error, gl_libraries_missing, driver_below_component_floor,
-                                                         gl_interop_failed)
+                                                         gl_interop_failed, egl_library_unloadable, egl_devices_lack_gpu,
+                                                         gl_dev_library_for_linker)
 from torch_envcheck.explain.layer_rules.audio import (torchaudio_ffmpeg_missing, torchaudio_no_backend,
     torchaudio_sox_missing, torchcodec_missing, ctranslate2_compute_type, whisper_fp16_on_cpu)
 from torch_envcheck.explain.layer_rules.vision import (select_device_hides_gpu, torchvision_image_warning,
@@ -623,7 +633,8 @@ from torch_envcheck.explain.layer_rules.finetune_stack import (trainer_bf16_refu
                                                                name_missing_from_package)
 from torch_envcheck.explain.layer_rules.gpu_words import (capability_refused_in_words, llvm_unknown_processor,
                                                           hip_no_kernel_image)
-from torch_envcheck.explain.layer_rules.launchers import venv_without_pip, import_halted, nan_check_refused
+from torch_envcheck.explain.layer_rules.launchers import (venv_without_pip, import_halted, nan_check_refused,
+                                                          webui_torch_gpu_check)
 from torch_envcheck.explain.layer_rules.driver_install import (module_insert_refused, driver_not_loaded_told,
                                                                installer_gpu_not_supported, persistenced_cannot_start)
 from torch_envcheck.explain.layer_rules.cuda_wheels import (nvidia_wheel_pin_conflict, nvidia_wheel_not_served,
@@ -807,7 +818,9 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          nan_in_output, numba_gpu_below_minimum, numba_driver_missing_function, lightning_gpus_requested,
          lightning_accelerator_unavailable, signal_outside_main_thread, grad_scaler_misuse, flash_attention_2_refused,
          torch_extension_not_installed, cmake_find_module_failed, make_no_rule_for_cuda_file, docker_daemon_unreachable,
-         xgboost_data_on_cpu, onnxruntime_providers_required, offloaded_model_moved)
+         xgboost_data_on_cpu, onnxruntime_providers_required, offloaded_model_moved, egl_library_unloadable,
+         egl_devices_lack_gpu, gl_dev_library_for_linker, webui_torch_gpu_check, colab_gpu_check_failed,
+         cython_module_mixed_builds)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

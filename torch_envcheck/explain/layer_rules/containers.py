@@ -3,7 +3,8 @@ GPU passthrough, MPS asked for inside a Linux container on a Mac.
 
     wsl_gpu_passthrough  a GPU that cannot start, in a text from WSL       -> the Windows driver / WSL 2 (wsl layer)
     container_cli    nvidia-container-cli's stage and object          -> the image's driver files, the host driver's state,
-                     rootless device cgroups, a driver error decoded at initialisation
+                     rootless device cgroups, a driver error decoded at initialisation, /dev/nvidia-modeset
+                     missing (capabilities the workload does not need)
     torch_too_new_for_intel_mac, mps_inside_linux_container  Mac structure -> 2.2.2 / run natively
     container_without_gpu  a GPU unreachable in a text from a container  -> --gpus all, or the devices it lost
     k8s_no_gpu_advertised  the scheduler finds no node with a free nvidia.com/gpu -> the device plugin, the runtime
@@ -127,6 +128,10 @@ _CLI_DEVICE_RULES = re.compile(r"failed to add device rules|bpf_prog_query\(BPF_
                                r"unable to find any existing device filters")
 # its initialisation errors carry the library's own description: "cuda error: unknown error", "nvml error: ..."
 _CLI_API_ERROR = re.compile(r"\b(?P<api>cuda|nvml) error: (?P<what>[^\n\\\"]{3,160})")
+# the display side's device node, which nvidia-container-cli mounts unless told otherwise (its no-modeset option)
+_CLI_MODESET = re.compile(r"(?:stat|mount) (?:operation )?failed: \S{0,200}?/dev/nvidia-modeset")
+_CAPS_SOURCE = {"url": "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html",
+                "what": "NVIDIA_DRIVER_CAPABILITIES: compute, utility, graphics, display, all"}
 _ROOTLESS_SOURCE = {"url": "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html",
                     "what": "NVIDIA Container Toolkit install guide: rootless mode, nvidia-container-cli.no-cgroups"}
 
@@ -193,6 +198,18 @@ def container_cli(ent, text):
                        "devices passed itself), or use CDI (`sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml`, "
                        "`--device nvidia.com/gpu=all`), which needs no cgroup edit.",
                    areas=("driver",), sources=src + (_ROOTLESS_SOURCE,))
+        return _match(sig, text, at, {})
+    if _CLI_MODESET.search(detail):
+        sig = _sig("container-cli-modeset-node-missing", "container",
+                   "the container asks for /dev/nvidia-modeset, which the host does not have", 86,
+                   "nvidia-container-cli mounts the driver's device nodes for the capabilities the container asks for "
+                   "(NVIDIA_DRIVER_CAPABILITIES, set by the image or the run); /dev/nvidia-modeset, the display "
+                   "side's node, exists only where the nvidia-modeset module is loaded, which compute servers often "
+                   "do not, so an image asking for display (or all) capabilities cannot start there.",
+                   fix="Ask only for what the workload needs: `-e NVIDIA_DRIVER_CAPABILITIES=compute,utility` (enroot: "
+                       "`--env NVIDIA_DRIVER_CAPABILITIES=compute,utility`, or the image's environment); or create the "
+                       "node on the host (`sudo modprobe nvidia-modeset`, `sudo nvidia-modprobe -m`).",
+                   areas=("driver",), sources=src + (_CAPS_SOURCE,))
         return _match(sig, text, at, {})
     decoded = _CLI_API_ERROR.search(detail)
     # ("load library failed: libnvidia-ml.so.1", the host without a driver, is the catalogue's sentence)

@@ -17,13 +17,21 @@ component's own floor on the driver.
                          (the renderer: a software one or an old driver lacks what the program asks)
     physx_gpu_launch_failed  PhysX's GPU pipeline failing to launch its kernels (Pxg...: "fail to launch kernel") ->
                          not-environment: the scene's GPU buffers (fewer environments, larger PhysX capacities)
+    egl_library_unloadable  PyOpenGL's or vispy's "Unable to load EGL library": EGL asked for (PYOPENGL_PLATFORM=egl,
+                         MUJOCO_GL=egl) where no libEGL loads -> macOS (dyld's words): EGL is no part of macOS; Windows:
+                         no EGL either; a container: libglvnd in the image; Linux: libegl1 and the driver's EGL, or
+                         another platform (env)
+    egl_devices_lack_gpu  EGL enumerates fewer devices than asked for (MuJoCo's MUJOCO_EGL_DEVICE_ID range) or none
+                         that is the active CUDA device (DIRT) -> driver: the NVIDIA driver's EGL is not installed
+    gl_dev_library_for_linker  "cannot find -lEGL" (-lGL, -lGLESv2, -lOpenGL, -lGLX) -> toolchain: the
+                         development package with the unversioned library (libegl1-mesa-dev, libgl1-mesa-dev, ...)
 """
 
 from __future__ import annotations
 
 import re
 
-from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig, in_container, last_in_tail
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig, in_container, last_in_tail, on_windows
 from torch_envcheck.explain.match import last_match
 from torch_envcheck.knowledge.drivers import min_driver_for_cuda
 
@@ -284,3 +292,116 @@ def physx_gpu_launch_failed(ent, text):
                        "sizes); watch memory with `nvidia-smi`.",
                sources=(_PHYSX_CFG,))
     return _match(sig, text, at, {})
+
+
+# PyOpenGL (OpenGL/platform/egl.py) and vispy (vispy/ext/egl.py) raise "Unable to load EGL library" when their
+# platform is EGL and no libEGL loads; the loader's own words follow it and say where it ran: dyld's "dlopen(EGL, 10):
+# image not found" is macOS's
+_EGL_UNLOADABLE = re.compile(r"Unable to load EGL library|Could not (?:load|find) (?:the )?EGL library")
+_DYLD = re.compile(r"dlopen\([^)\n]{1,200}\):? (?:image not found|Library not loaded|no suitable image)|\.dylib\b")
+_PYOPENGL = {"url": "https://github.com/mcfletch/pyopengl/blob/master/OpenGL/platform/egl.py",
+             "what": "PyOpenGL's EGL platform (PYOPENGL_PLATFORM=egl) loads libEGL or raises 'Unable to load EGL library'"}
+
+
+def egl_library_unloadable(ent, text):
+    m, at = last_in_tail(_EGL_UNLOADABLE, text, "EGL library")
+    if m is None:
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    if ent.platform.get("macos") or _DYLD.search(tail):
+        sig = _sig("egl-on-macos", "macos", "EGL was asked for on macOS, which has none", 84,
+                   "The program (PyOpenGL with PYOPENGL_PLATFORM=egl, vispy's or pyrender's EGL backend, MUJOCO_GL=egl) "
+                   "loads EGL for rendering without a window. EGL is not available on macOS: it is a Linux library "
+                   "(Mesa's, or the NVIDIA driver's), and macOS renders through its own OpenGL (CGL).",
+                   fix="On macOS do not choose EGL: unset PYOPENGL_PLATFORM (and MUJOCO_GL=egl), and use another "
+                       "backend (glfw or a Qt backend with a window; osmesa, from Homebrew's mesa, for software rendering "
+                       "without one); headless GPU rendering with EGL needs a Linux machine.",
+                   areas=("platform",), sources=(_PYOPENGL,))
+        return _match(sig, text, at, {})
+    if on_windows(ent, text):
+        layer, title = "env", "EGL was asked for on Windows, which has none"
+        why = ("EGL is a Linux library (Mesa's, or the NVIDIA driver's): Windows renders through WGL, so a script that "
+               "sets PYOPENGL_PLATFORM=egl (or MUJOCO_GL=egl) for headless Linux servers fails there.")
+        fix = ("Remove the line that sets PYOPENGL_PLATFORM=egl (os.environ['PYOPENGL_PLATFORM'] = 'egl') or MUJOCO_GL=egl "
+               "on Windows, restart the Python process (the notebook's kernel), and let PyOpenGL use its Windows "
+               "platform; for rendering without a window on Windows use the program's offscreen option or run it "
+               "under WSL 2 / Linux.")
+    elif in_container(ent, text):
+        layer, title = "container", "the container has no EGL library to load"
+        why = ("libEGL.so.1 (libglvnd's dispatch library) comes from the image and the NVIDIA driver's EGL "
+               "(libEGL_nvidia.so.0) from the runtime, which mounts it only with the graphics capability; CUDA images "
+               "carry neither by default.")
+        fix = ("Install libglvnd's EGL in the image (`apt-get install libglvnd0 libegl1`) and start the container with "
+               "`-e NVIDIA_DRIVER_CAPABILITIES=all` (or compute,utility,graphics); or choose another platform "
+               "(PYOPENGL_PLATFORM=osmesa with libosmesa6).")
+    else:
+        layer, title = "env", "EGL was asked for and no libEGL loads"
+        why = ("The program chose EGL for rendering without a window (PYOPENGL_PLATFORM=egl, MUJOCO_GL=egl, pyrender's "
+               "or vispy's EGL backend) and the loader finds no libEGL.so.1 here: libglvnd's EGL is not installed "
+               "(a minimal server or image), or the platform variable was set by a script meant for another machine.")
+        fix = ("For headless GPU rendering install EGL (`sudo apt-get install libegl1`, and the NVIDIA driver's GL part: "
+               "libnvidia-gl-<version>, matching the kernel driver); otherwise unset PYOPENGL_PLATFORM (or MUJOCO_GL) to "
+               "use a display, or set PYOPENGL_PLATFORM=osmesa (with libosmesa6) for software rendering.")
+    sig = _sig("egl-library-unloadable", layer, title, 82, why, fix=fix, areas=("driver",),
+               sources=(_PYOPENGL, _CAPS_DOC))
+    return _match(sig, text, at, {})
+
+
+# EGL's device enumeration (EGL_EXT_device_enumeration) lists the GPUs only through the NVIDIA driver's EGL; Mesa's
+# lists its software device.  MuJoCo checks MUJOCO_EGL_DEVICE_ID against the count (mujoco/egl/__init__.py); DIRT
+# looks for the EGL device of the active CUDA device (EGL_CUDA_DEVICE_NV)
+_EGL_FEW_DEVICES = re.compile(r"MUJOCO_EGL_DEVICE_ID environment variable must be an integer between 0 and "
+                              r"(?P<hi>\d{1,3}) \(inclusive\), got (?P<got>\d{1,3})|"
+                              r"none of (?P<n>\d{1,3}) egl devices matches the active cuda device")
+_MUJOCO_EGL = {"url": "https://github.com/google-deepmind/mujoco/blob/main/python/mujoco/egl/__init__.py",
+               "what": "MuJoCo's EGL backend: MUJOCO_EGL_DEVICE_ID indexes the EGL devices eglQueryDevicesEXT lists"}
+
+
+def egl_devices_lack_gpu(ent, text):
+    m, at = last_in_tail(_EGL_FEW_DEVICES, text)
+    if m is None:
+        return None
+    count = int(m.group("hi")) + 1 if m.group("hi") is not None else int(m.group("n"))
+    sig = _sig("egl-devices-lack-gpu", "driver",
+               "EGL lists {count} device(s), none of them the GPU asked for", 84,
+               "Headless rendering picks an EGL device: " +
+               ("MuJoCo checks MUJOCO_EGL_DEVICE_ID={got} against the {count} EGL device(s) listed" if m.group("hi")
+                is not None else "the renderer looks for the EGL device of the active CUDA device among {count}") +
+               ". EGL lists the NVIDIA GPUs only through the NVIDIA driver's EGL library (libEGL_nvidia.so.0, "
+               "registered by /usr/share/glvnd/egl_vendor.d/10_nvidia.json); without it only Mesa's devices are "
+               "there. The driver was installed without its GL/EGL part (a runfile with --no-opengl-files, a "
+               "compute-only or headless package), or a container was started without the graphics capability.",
+               fix="Install the NVIDIA driver's GL/EGL libraries for the running driver (Ubuntu: "
+                   "libnvidia-gl-<version>, the same version as `nvidia-smi` shows; or reinstall the driver from the "
+                   "distribution's packages), check `ls /usr/share/glvnd/egl_vendor.d/` lists 10_nvidia.json; in a "
+                   "container use `-e NVIDIA_DRIVER_CAPABILITIES=all`. MUJOCO_EGL_DEVICE_ID counts EGL devices, which "
+                   "CUDA_VISIBLE_DEVICES does not renumber.",
+               areas=("driver",), sources=(_MUJOCO_EGL, _EGL_H, _CAPS_DOC))
+    return _match(sig, text, at, {"count": count, "got": m.group("got")})
+
+
+# GNU ld's "cannot find -lEGL": the build links the unversioned development name (libEGL.so), which only the
+# development packages install; nvdiffrast's Dockerfile installs the set (libglvnd-dev, libgl1-mesa-dev,
+# libegl1-mesa-dev, libgles2-mesa-dev)
+_GL_LINK = re.compile(r"(?:cannot|can not|can't) find -l(?P<lib>EGL|GLESv2|GLESv1_CM|OpenGL|GLX|GL)\b")
+_GL_DEV = {"EGL": "libegl1-mesa-dev", "GLESv2": "libgles2-mesa-dev", "GLESv1_CM": "libgles2-mesa-dev",
+           "OpenGL": "libglvnd-dev", "GLX": "libglvnd-dev", "GL": "libgl1-mesa-dev"}
+_NVDIFFRAST_DOCKER = {"url": "https://github.com/NVlabs/nvdiffrast/blob/1f95925cdad6e792961f0d4a077950bb14b785d8/docker/Dockerfile",
+                      "what": "the EGL/OpenGL development packages a build needs on Debian/Ubuntu (libglvnd-dev, "
+                              "libgl1-mesa-dev, libegl1-mesa-dev, libgles2-mesa-dev)"}
+
+
+def gl_dev_library_for_linker(ent, text):
+    m, at = last_in_tail(_GL_LINK, text, "find -l")
+    if m is None:
+        return None
+    lib = m.group("lib")
+    sig = _sig("gl-dev-library-for-linker", "toolchain", "the linker finds no lib{lib}.so to link against", 82,
+               "The build links against lib{lib} (-l{lib}) and the linker finds no lib{lib}.so, the unversioned "
+               "development name: the runtime packages install only lib{lib}.so.N, the development package adds the "
+               "link (and the headers).",
+               fix="Install the development package that holds lib{lib}.so: Debian/Ubuntu `sudo apt-get install {pkg} "
+                   "libglvnd-dev` (other distributions: their libglvnd / Mesa EGL and OpenGL -devel packages); then "
+                   "build again.",
+               areas=("toolchain",), sources=(_NVDIFFRAST_DOCKER,))
+    return _match(sig, text, at, {"lib": lib, "pkg": _GL_DEV[lib]})

@@ -4,7 +4,8 @@
                          IPython's "you may need to restart the kernel to use updated packages" -> env: restart the
                          kernel (and leave the kernel's own packages alone)
     vscode_kernel_needs_ipykernel  VS Code's "Running cells with 'X' requires the ipykernel package" -> env: ipykernel
-                         in that interpreter, or another kernel
+                         in that interpreter, or another kernel    colab_gpu_check_failed  "SystemError: GPU device not found", the check of Colab's TensorFlow-with-GPU notebook ->
+                         gpu-unused: the runtime has no GPU (its type, or none assigned)
 """
 
 from __future__ import annotations
@@ -70,3 +71,28 @@ def vscode_kernel_needs_ipykernel(ent, text):
                                 "not-installed",
                          "what": "VS Code Jupyter: the selected interpreter needs ipykernel to run cells"},))
     return _match(sig, text, at, {"env_note": f" ('{m.group('env')}')" if m.group("env") else None})
+
+
+# Colab's "TensorFlow with GPU" notebook checks `tf.test.gpu_device_name()` and raises SystemError('GPU device not
+# found') when it is not /device:GPU:0: the runtime the notebook is connected to has no GPU TensorFlow can use
+_COLAB_GPU_CHECK = re.compile(r"SystemError[:(]\s{0,2}'?\"?GPU device not found|raise SystemError\('GPU device not found'")
+_COLAB_GPU_NB = {"url": "https://colab.research.google.com/notebooks/gpu.ipynb",
+                 "what": "Colab's TensorFlow with GPU notebook: Runtime > Change runtime type > Hardware accelerator, "
+                         "and the gpu_device_name() check"}
+
+
+def colab_gpu_check_failed(ent, text):
+    m, at = last_in_tail(_COLAB_GPU_CHECK, text, "GPU device not found")
+    if m is None:
+        return None
+    sig = _sig("colab-gpu-check-failed", "gpu-unused", "the notebook's runtime has no GPU for TensorFlow", 84,
+               "The check from Colab's TensorFlow-with-GPU notebook found no GPU: tf.test.gpu_device_name() is not "
+               "/device:GPU:0, so TensorFlow runs on the CPU. On Colab the runtime's type is not GPU, or none was "
+               "assigned to this session (Colab gives GPUs subject to availability and usage limits); elsewhere the "
+               "TensorFlow installed is not a GPU build for this machine.",
+               fix="On Colab: Runtime > Change runtime type > Hardware accelerator: a GPU, save, and run again; if it is "
+                   "already a GPU runtime, Runtime > Disconnect and delete runtime (older menus: Factory reset runtime) "
+                   "and connect again to get a fresh VM (`!nvidia-smi` shows whether it has a GPU). On your own machine "
+                   "install TensorFlow's GPU build for it (Linux/WSL 2: `pip install tensorflow[and-cuda]`).",
+               areas=("tensorflow",), sources=(_COLAB_GPU_NB,))
+    return _match(sig, text, at, {})

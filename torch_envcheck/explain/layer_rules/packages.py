@@ -1161,6 +1161,40 @@ def cython_api_mismatch(ent, text):
                                   "importer": importer.replace("_", "-") if importer else None})
 
 
+# Cython gives each extension type a __reduce_cython__ (its pickling); the module's initialisation looks it up on the
+# type it just built and fails this way when the compiled module and what it imports beside it come from different
+# builds: two distributions of one package installed into the same folder (cupy and cupy-cudaXXX), or a partial upgrade
+_REDUCE_CYTHON = re.compile(r"type object '(?P<type>[A-Za-z_][\w.]{0,160})' has no attribute '__reduce_cython__'")
+
+
+def cython_module_mixed_builds(ent, text):
+    m, at = last_in_tail(_REDUCE_CYTHON, text, "__reduce_cython__")
+    if m is None:
+        return None
+    pkg = m.group("type").split(".")[0]
+    cupy = pkg == "cupy"
+    sig = _sig("cython-module-mixed-builds", "toolchain",
+               "{pkg}'s compiled modules come from another build than the rest of it", 80,
+               "A compiled (Cython) module of {pkg} failed while initialising its types ({type} has no "
+               "__reduce_cython__): the module and the files it imports beside it were built apart, which happens "
+               "when two distributions of {pkg} are installed into one folder" +
+               (" (cupy and one or more cupy-cudaXXX wheels, each a full CuPy for one CUDA)" if cupy else "") +
+               " or an upgrade left files of the old release behind.",
+               fix=("Uninstall every CuPy distribution (`pip list | grep -i cupy`, then `pip uninstall -y cupy "
+                    "cupy-cudaXXX ...` until none is left) and install the one wheel for the CUDA you run "
+                    "(`pip install cupy-cuda12x` for CUDA 12, cupy-cuda11x for CUDA 11; `nvcc --version` or "
+                    "torch.version.cuda says which)." if cupy else
+                    "Uninstall {pkg} until pip finds none (`pip uninstall -y {pkg}`, repeated; with conda also "
+                    "`conda remove {pkg}`), then install one release of it (`pip install --no-cache-dir {pkg}`)."),
+               areas=("extension",),
+               sources=(({"url": "https://docs.cupy.dev/en/stable/install.html#installing-cupy-from-pypi",
+                          "what": "CuPy's wheels: one package per CUDA major (cupy-cuda12x, cupy-cuda11x); uninstall "
+                                  "the others first"},) if cupy else
+                        ({"url": "https://cython.readthedocs.io/en/latest/src/userguide/extension_types.html",
+                          "what": "Cython extension types (their generated pickling support)"},)))
+    return _match(sig, text, at, {"pkg": pkg, "type": m.group("type")})
+
+
 # TensorFlow's op loader on a companion package's compiled op ("NotFoundError: .../tensorflow_addons/custom_ops/...so:
 # undefined symbol"), the symbol itself sometimes cut off
 _TF_OP_PATH = re.compile(r"(?P<path>[^\s'\":]{0,300}[/\\](?:site|dist)-packages[/\\](?P<pkg>tensorflow_[a-z_]{2,30}|tf_[a-z_]{2,30})"
