@@ -11,7 +11,8 @@ cuda-installation-guide-linux/ : cuda.h, cuda_runtime.h, the math libraries' hea
 torch's include/ (torch/extension.h exists since torch 1.0: https://pytorch.org/docs/stable/cpp_extension.html),
 Python's development headers (https://docs.python.org/3/extending/extending.html), cuDNN's and NCCL's include/
 folders in their nvidia-* wheels, pybind11's and NumPy's include folders, ROCm's hip/ headers, CUTLASS (a git
-submodule of the packages that build on it); the TH/THC headers left torch's include/ in 1.11
+submodule of the packages that build on it), EGL's and OpenGL's headers (libglvnd's and Mesa's development packages,
+as nvdiffrast's docker/Dockerfile installs them); the TH/THC headers left torch's include/ in 1.11
 (https://github.com/pytorch/pytorch/releases/tag/v1.11.0)."""
 
 from __future__ import annotations
