@@ -465,6 +465,14 @@ match.Match whose signature is made here, or None:
     colab_gpu_check_failed  Colab's "GPU device not found" -> gpu-unused: the runtime's type (notebooks.py)
     cython_module_mixed_builds  "has no attribute '__reduce_cython__'" -> toolchain: two builds of one package mixed
                      (cupy and cupy-cudaXXX) (packages.py)
+    app_built_without_cuda, alicevision_needs_cuda_gpu, gromacs_opencl_on_nvidia, chromium_gpu_log  GPU applications'
+                     own words: COLMAP or DeePMD-kit without CUDA, Meshroom's "needs a CUDA-Enabled GPU", GROMACS's
+                     OpenCL build on an NVIDIA GPU, a Chromium-based application's GPU notices (gpu_apps.py)
+    tensorflow_cudnn_not_initialised, tensorboard_with_tensorflow1  "Failed to get convolution algorithm" -> cudnn;
+                     TensorBoard 2 over a TensorFlow 1.x (tensorflow.py)
+    nvrtc_builtins_of_another_cuda  NVRTC's "builtins: link error" -> libraries: two CUDA toolkits mixed (cuda_sources.py)
+    nvcc_fails_in_host_stdlib  nvcc failing inside gcc's libstdc++ headers -> toolchain: a gcc this CUDA supports
+                     (toolchain.py)
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -473,7 +481,7 @@ catalogue's: values from the text are filled in (and shell-quoted) by diagnose.
 The rules live by layer family: kit (what every rule is made of), packages, loader, codes, driver,
 containers, packaging, toolchain, rocm, tensorflow, nccl, arch, capability, torch_release, driver_versions,
 gpu_health, runtimes, program, libtorch, installers, install_process, rendezvous, intel_gpu, jetson, interpreter,
-scheduler, profiling, graphics, audio, vision, graphs, workers, inference, compile, allocator, numerics, trainers, windows_host, macos_host, cuda_wheels,
+scheduler, profiling, graphics, gpu_apps, audio, vision, graphs, workers, inference, compile, allocator, numerics, trainers, windows_host, macos_host, cuda_wheels,
 extension_builds, driver_install, gpu_words, launchers, jax_stack, conda_envs, finetune_stack, pip_reports,
 distributed_frameworks, cpu_math, rocm_runtime, torch_source_build, notebooks, cuda_toolkit_setup, cuda_sources,
 nccl_words, companion_packages, framework_families, windows_accelerators, video_codecs, triton_kernels, driver_tools,
@@ -580,6 +588,11 @@ from torch_envcheck.explain.layer_rules.inference import (onnx_opset_beyond_expo
     onnxruntime_providers_required)
 from torch_envcheck.explain.layer_rules.pip_reports import only_yanked_releases
 from torch_envcheck.explain.layer_rules.program import nvrtc_source_error
+from torch_envcheck.explain.layer_rules.gpu_apps import (app_built_without_cuda, alicevision_needs_cuda_gpu,
+                                                         gromacs_opencl_on_nvidia, chromium_gpu_log)
+from torch_envcheck.explain.layer_rules.tensorflow import tensorflow_cudnn_not_initialised, tensorboard_with_tensorflow1
+from torch_envcheck.explain.layer_rules.cuda_sources import nvrtc_builtins_of_another_cuda
+from torch_envcheck.explain.layer_rules.toolchain import nvcc_fails_in_host_stdlib
 from torch_envcheck.explain.layer_rules.jax_stack import xla_no_ptx_compiler
 from torch_envcheck.explain.layer_rules.program import own_file_shadows_package
 from torch_envcheck.explain.layer_rules.cpu_fallback import mixed_precision_needs_gpu
@@ -820,7 +833,9 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          torch_extension_not_installed, cmake_find_module_failed, make_no_rule_for_cuda_file, docker_daemon_unreachable,
          xgboost_data_on_cpu, onnxruntime_providers_required, offloaded_model_moved, egl_library_unloadable,
          egl_devices_lack_gpu, gl_dev_library_for_linker, webui_torch_gpu_check, colab_gpu_check_failed,
-         cython_module_mixed_builds)
+         cython_module_mixed_builds, app_built_without_cuda, alicevision_needs_cuda_gpu, gromacs_opencl_on_nvidia,
+         chromium_gpu_log, tensorflow_cudnn_not_initialised, tensorboard_with_tensorflow1,
+         nvrtc_builtins_of_another_cuda, nvcc_fails_in_host_stdlib)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

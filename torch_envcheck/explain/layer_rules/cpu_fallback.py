@@ -20,7 +20,9 @@ _FELL_BACK = re.compile(r"\bNo GPU being used\b|"
                         r"\b(?:CUDA|GPU|cuda|gpu)(?: device)?(?: is| was)? not (?:available|found|detected)[,;:.]?\s{0,3}"
                         r"(?:-\s{0,2})?" + _ACT + r" (?:the )?CPU\b|"
                         r"\bNo (?:CUDA |NVIDIA |CUDA-capable )?(?:GPUs?|devices?) (?:found|detected|available)[,;:.]?\s{0,3}"
-                        r"(?:-\s{0,2})?" + _ACT + r" (?:the )?CPU\b", re.I)
+                        r"(?:-\s{0,2})?" + _ACT + r" (?:the )?CPU\b|"
+                        # GFPGAN's inference scripts (and their forks) when torch.cuda.is_available() is False
+                        r"\bThe unoptimized RealESRGAN is slow on CPU\b", re.I)
 _IS_AVAILABLE = {"url": "https://docs.pytorch.org/docs/stable/generated/torch.cuda.is_available.html",
                  "what": "torch.cuda.is_available(): False for a CPU-only build or when no GPU can be used"}
 

@@ -279,3 +279,28 @@ def cuda_runtime_api_removed(ent, text):
                         {"url": "https://docs.nvidia.com/cuda/archive/12.0.0/cuda-toolkit-release-notes/index.html",
                          "what": "CUDA 12.0 release notes: texture and surface references removed from the runtime"}))
     return _match(sig, text, at, {"name": name, "gone": gone, "older": older})
+
+
+# NVRTC links every program with its builtins library (libnvrtc-builtins.so.X.Y, nvrtc-builtins64_XY.dll), which must
+# come from the same CUDA release as libnvrtc itself; one of another release gives "builtins: link error"
+_NVRTC_BUILTINS = re.compile(r"builtins: link error(?:: (?P<what>[^\n]{1,60}))?")
+_NVRTC_DOC = {"url": "https://docs.nvidia.com/cuda/nvrtc/index.html#versioning-scheme",
+              "what": "NVRTC: libnvrtc and its nvrtc-builtins library are versioned together and loaded together"}
+
+
+def nvrtc_builtins_of_another_cuda(ent, text):
+    m, at = last_in_tail(_NVRTC_BUILTINS, text, "builtins: link error")
+    if m is None:
+        return None
+    sig = _sig("nvrtc-builtins-mismatch", "libraries",
+               "NVRTC loaded a builtins library of another CUDA release", 82,
+               "Runtime compilation (NVRTC: OpenMM's CUDA platform, CuPy, torch's fusers) links each program with "
+               "libnvrtc-builtins, which must come from the same CUDA release as the libnvrtc that loaded it; a "
+               "\"builtins: link error\" means the loader found one of another release: two CUDA toolkits on the "
+               "machine (one in /usr/local/cuda, one in the conda environment) and the library path mixing them.",
+               fix="Use one CUDA toolkit for the program: point LD_LIBRARY_PATH (PATH on Windows) only at the toolkit "
+                   "the program was built with, or remove the other (conda: the cudatoolkit / cuda-nvrtc of the "
+                   "program's build in its environment, and no system CUDA lib64 ahead of it); `ldd` on libnvrtc and "
+                   "`ls` its folder show which builtins it pairs with.",
+               areas=("libraries",), sources=(_NVRTC_DOC,))
+    return _match(sig, text, at, {})

@@ -385,3 +385,55 @@ def dnn_library_init_failed(ent, text):
                sources=({"url": "https://www.tensorflow.org/install/source#gpu",
                          "what": "TensorFlow's tested build configurations: the cuDNN of each release"},))
     return _match(sig, text, at, {})
+
+
+# TensorFlow's conv op when cuDNN's handle could not be created ("Failed to get convolution algorithm. This is
+# probably because cuDNN failed to initialize"): a cuDNN other than the one the build expects, or the GPU's memory
+# already taken (TensorFlow maps nearly all of it at start unless memory growth is on), which the log above says
+_TF_CUDNN_INIT = re.compile(r"Failed to get convolution algorithm\. This is probably because cuDNN failed to initialize")
+_TF_GPU_GUIDE = {"url": "https://www.tensorflow.org/guide/gpu#limiting_gpu_memory_growth",
+                 "what": "TensorFlow maps nearly all GPU memory by default; memory growth (TF_FORCE_GPU_ALLOW_GROWTH)"}
+_TF_TESTED = {"url": "https://www.tensorflow.org/install/source#gpu",
+              "what": "TensorFlow's tested build configurations: the cuDNN and CUDA of each release"}
+
+
+def tensorflow_cudnn_not_initialised(ent, text):
+    m, at = last_in_tail(_TF_CUDNN_INIT, text, "Failed to get convolution algorithm")
+    if m is None:
+        return None
+    sig = _sig("tensorflow-cudnn-not-initialised", "cudnn", "TensorFlow could not start cuDNN for a convolution", 80,
+               "TensorFlow asked cuDNN for a convolution algorithm and cuDNN could not start: the cuDNN found is not the "
+               "version this TensorFlow was built with (a system CUDA/cuDNN of another release on the library path), "
+               "or there was no GPU memory left for cuDNN's workspace because TensorFlow (or another process) had "
+               "taken it.",
+               fix="Read the lines above it: a \"Loaded runtime CuDNN library: X but source was compiled with: Y\" "
+                   "line means install the cuDNN of the release's tested configuration (conda: the tensorflow-gpu "
+                   "package with its own cudatoolkit and cudnn, in place of a system CUDA on LD_LIBRARY_PATH); with "
+                   "matching versions, turn on memory growth (`export TF_FORCE_GPU_ALLOW_GROWTH=true`, or "
+                   "tf.config.experimental.set_memory_growth) and free the GPU memory other processes hold "
+                   "(`nvidia-smi`).",
+               areas=("tensorflow",), sources=(_TF_TESTED, _TF_GPU_GUIDE))
+    return _match(sig, text, at, {})
+
+
+# TensorBoard 2.x (torch.utils.tensorboard's writer) uses TensorFlow's gfile when TensorFlow is importable; a
+# TensorFlow 1.x beside it has no tf.io.gfile.get_filesystem ("tensorflow._api.v1" in the module path says 1.x)
+_TF1_GFILE = re.compile(r"module 'tensorflow\._api\.v1\.io\.gfile' has no attribute '(?P<attr>\w{2,40})'")
+_TB_SRC = {"url": "https://github.com/tensorflow/tensorboard/blob/master/tensorboard/compat/__init__.py",
+           "what": "TensorBoard's compat layer: the installed TensorFlow when importable, its own stub otherwise"}
+
+
+def tensorboard_with_tensorflow1(ent, text):
+    m, at = last_in_tail(_TF1_GFILE, text, "_api.v1")
+    if m is None:
+        return None
+    sig = _sig("tensorboard-with-tensorflow1", "tensorflow",
+               "TensorBoard 2 is using an installed TensorFlow 1.x, which lacks gfile.{attr}", 82,
+               "TensorBoard (and torch.utils.tensorboard's SummaryWriter through it) uses TensorFlow's file API when "
+               "TensorFlow is importable; the one installed is a 1.x release (tensorflow._api.v1), older than that "
+               "TensorBoard expects, so gfile.{attr} is missing.",
+               fix="If TensorFlow is not needed (torch's SummaryWriter needs only the tensorboard package), uninstall "
+                   "it: `pip uninstall tensorflow tensorflow-gpu`; otherwise install a TensorBoard of the TensorFlow 1.x "
+                   "release (`pip install \"tensorboard<2\"`), or move to TensorFlow 2.",
+               areas=("tensorflow",), sources=(_TB_SRC,))
+    return _match(sig, text, at, {"attr": m.group("attr")})

@@ -1127,3 +1127,35 @@ def make_no_rule_for_cuda_file(ent, text):
                sources=({"url": "https://cmake.org/cmake/help/latest/manual/cmake-packages.7.html",
                          "what": "CMake package configuration files record the paths a package was built with"},))
     return _match(sig, text, at, {"path": m.group("path"), "ver": m.group("ver")})
+
+
+# nvcc runs its front end over the host compiler's own C++ headers; a libstdc++ (gcc's include/c++/<version>/) that this
+# nvcc's front end was not made for fails inside those headers ("bits/basic_string.tcc: In instantiation of ...",
+# "std_function.h: error: parameter packs not expanded"), before any line of the package's source
+_HOST_STDLIB_FAIL = re.compile(r"(?P<path>/[^\s:]{0,200}/include/c\+\+/(?P<gcc>\d{1,2}(?:\.\d{1,2}){0,2})/(?:bits/)?"
+                               r"[\w.]{1,40}(?:\.tcc|\.h)?)(?::\d{1,6}(?::\d{1,4})?)?: (?:In instantiation of|error)")
+_NVCC_CUDA = re.compile(r"/cuda[-/]?(?P<v>\d{1,2}\.\d)(?:/bin)?/nvcc\b|\bnvcc\b")
+_CUDA_LINUX_GUIDE = {"url": "https://docs.nvidia.com/cuda/cuda-installation-guide-linux/index.html#host-compiler-support-policy",
+                     "what": "the host compilers each CUDA release supports"}
+
+
+def nvcc_fails_in_host_stdlib(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "/include/c++/" not in tail or "nvcc" not in tail:
+        return None
+    m = last_match(_HOST_STDLIB_FAIL, tail)
+    if m is None:
+        return None
+    cuda = next((x.group("v") for x in _NVCC_CUDA.finditer(tail) if x.group("v")), None)
+    sig = _sig("nvcc-fails-in-host-stdlib", "toolchain",
+               "nvcc{cuda_note|} fails inside gcc {gcc}'s own C++ headers", 80,
+               "The errors are in the host compiler's standard library (gcc {gcc}'s libstdc++ headers), not in the "
+               "package's code: nvcc{cuda_note|} passes those headers through its own C++ front end, and this gcc's "
+               "headers use what that front end does not accept. The CUDA release and the host gcc do not go together.",
+               fix="Build with an older gcc that this CUDA release supports (CUDA's installation guide lists them; "
+                   "often the gcc of the distribution the CUDA release was made for): install it and point the build "
+                   "at it (`export CC=gcc-7 CXX=g++-7` and `NVCC_CCBIN=g++-7`, or `-ccbin`), or use a newer CUDA "
+                   "toolkit that supports this gcc (and torch's build of it).",
+               areas=("toolchain",), sources=(_CUDA_LINUX_GUIDE, SOURCES["ext"]))
+    return _match(sig, text, len(text) - len(tail) + m.start(),
+                  {"gcc": m.group("gcc"), "cuda_note": f" (CUDA {cuda})" if cuda else None})

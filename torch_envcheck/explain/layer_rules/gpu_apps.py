@@ -1,0 +1,135 @@
+"""Layer rules for GPU applications' own start-up words (photogrammetry, molecular dynamics, materials models): a
+build without CUDA, no CUDA device where the application needs one, an OpenCL build on an NVIDIA GPU.
+
+    app_built_without_cuda  COLMAP's version banner "(Commit ... without CUDA)", its no-cuda Windows release, its
+                     "Check failed: num_cuda_devices > 0"; DeePMD-kit counting no visible GPU while
+                     CUDA_VISIBLE_DEVICES lists some -> gpu-unused: the application's CUDA build (or its CPU path)
+    alicevision_needs_cuda_gpu  AliceVision's (Meshroom's) "This program needs a CUDA-Enabled GPU" -> driver: an
+                     NVIDIA GPU with a driver for the bundled CUDA runtime (or draft meshing without CUDA)
+    gromacs_opencl_on_nvidia  GROMACS failing to build its OpenCL kernels for an NVIDIA GPU -> toolchain: GROMACS built
+                     with CUDA (-DGMX_GPU=CUDA) instead of an OpenCL build (conda-forge's)
+    chromium_gpu_log  a Chromium-based application's (Electron, CEF) GPU log lines, nothing fatal after them ->
+                     not-environment: its GPU process's own notices
+"""
+
+from __future__ import annotations
+
+import re
+
+from torch_envcheck.explain.layer_rules.kit import CONTEXT_TAIL, _match, _sig, last_in_tail
+
+_COLMAP_INSTALL = {"url": "https://colmap.github.io/install.html",
+                   "what": "COLMAP's installation: CUDA builds (the windows-cuda / windows-no-cuda releases, "
+                           "CUDA_ENABLED from source); without CUDA dense reconstruction is unavailable"}
+_COLMAP_FAQ = {"url": "https://colmap.github.io/faq.html",
+               "what": "COLMAP's FAQ: feature extraction and matching on the GPU or the CPU (--SiftExtraction.use_gpu)"}
+_DEEPMD_INSTALL = {"url": "https://github.com/deepmodeling/deepmd-kit/blob/028b0757f26a50c77fb6c04fccd6452ec27f2de2/doc/"
+                          "install/easy-install.md",
+                   "what": "DeePMD-kit's easy install: its CPU and GPU variants (conda deepmd-kit=*=*gpu, *_gpu images)"}
+
+# COLMAP prints its build in the banner (COLMAP x.y -- ... (Commit <sha> on <date> with|without CUDA)); its Windows
+# releases come as windows-cuda and windows-no-cuda; its SIFT and dense steps CHECK the CUDA device count (glog)
+_COLMAP_NO_CUDA = re.compile(r"\(Commit \w{4,40} on \d{4}-\d\d-\d\d without CUDA\)|COLMAP-[\d.]{1,10}-windows-no-cuda|"
+                             r"Check failed: num_cuda_devices > 0")
+# DeePMD-kit's training summary: the GPUs CUDA_VISIBLE_DEVICES names and those its TensorFlow build sees
+_DEEPMD_NO_GPU = re.compile(r"CUDA_VISIBLE_DEVICES:\s{0,4}\d[\d,]{0,40}\s{0,4}\n[^\n]{0,80}Count of visible GPU:\s{0,4}0\b")
+
+
+def app_built_without_cuda(ent, text):
+    m, at = last_in_tail(_COLMAP_NO_CUDA, text)
+    if m is not None:
+        check = m.group(0).startswith("Check failed")
+        sig = _sig("colmap-without-cuda", "gpu-unused",
+                   "COLMAP found no CUDA device" if check else "this COLMAP was built without CUDA", 82,
+                   ("COLMAP's GPU steps (SIFT extraction and matching, dense patch-match stereo) checked for CUDA devices "
+                    "and found none: this COLMAP is a build without CUDA, or the machine (a Mac, a computer without an "
+                    "NVIDIA GPU, a container without the GPU) has no NVIDIA GPU CUDA can use." if check else
+                    "The COLMAP that runs is a build without CUDA (its banner, or its windows-no-cuda release, says "
+                    "so): feature extraction and matching fall back to OpenGL or the CPU, and dense reconstruction "
+                    "(patch_match_stereo) is not available."),
+                   fix="With an NVIDIA GPU, use a COLMAP built with CUDA: the windows-cuda release on Windows, a package "
+                       "built with CUDA, or build it from source with CUDA enabled (the CUDA toolkit installed, "
+                       "CMAKE_CUDA_ARCHITECTURES for the GPU); check `nvidia-smi`. Without one, run the CPU path "
+                       "(--SiftExtraction.use_gpu 0 --SiftMatching.use_gpu 0); dense reconstruction needs CUDA.",
+                   areas=("driver",), sources=(_COLMAP_INSTALL, _COLMAP_FAQ))
+        return _match(sig, text, at, {})
+    d, at = last_in_tail(_DEEPMD_NO_GPU, text, "Count of visible GPU")
+    if d is None:
+        return None
+    sig = _sig("deepmd-sees-no-gpu", "gpu-unused", "DeePMD-kit sees none of the GPUs CUDA_VISIBLE_DEVICES lists", 80,
+               "The job names GPUs (CUDA_VISIBLE_DEVICES) and DeePMD-kit's backend counts none, so it computes on the "
+               "CPU: the installed DeePMD-kit (or the TensorFlow under it) is its CPU build, or its CUDA libraries did "
+               "not load (the lines above it say which).",
+               fix="Install DeePMD-kit's GPU build in place of the CPU one (conda: `conda create -n deepmd "
+                   "deepmd-kit=*=*gpu libdeepmd=*=*gpu lammps cudatoolkit=<X.Y> -c https://conda.deepmodeling.com`; or "
+                   "the GPU offline package or docker image, *_gpu), and check that its TensorFlow lists the GPUs "
+                   "(`python -c \"import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))\"`).",
+               areas=("driver",), sources=(_DEEPMD_INSTALL,))
+    return _match(sig, text, at, {})
+
+
+_ALICEVISION = re.compile(r"This program needs a CUDA-Enabled GPU \(with at least compute capab\w{2,6} (?P<cc>\d\.\d)\)")
+_MESHROOM_WIKI = {"url": "https://github.com/alicevision/meshroom/wiki/Error:-This-program-needs-a-CUDA-Enabled-GPU",
+                  "what": "Meshroom's wiki: the depth-map steps need an NVIDIA GPU with CUDA and a recent driver; draft "
+                          "meshing without one"}
+
+
+def alicevision_needs_cuda_gpu(ent, text):
+    m, at = last_in_tail(_ALICEVISION, text, "CUDA-Enabled GPU")
+    if m is None:
+        return None
+    sig = _sig("alicevision-needs-cuda-gpu", "driver", "AliceVision (Meshroom) found no CUDA GPU it can use", 82,
+               "AliceVision's depth-map steps ask the CUDA runtime bundled with Meshroom for a GPU of compute "
+               "capability {cc} or higher and got none: the NVIDIA driver is older than that CUDA runtime needs (the "
+               "usual case on an NVIDIA GPU), the driver is not working, or the GPU is not NVIDIA's.",
+               fix="On an NVIDIA GPU, update the NVIDIA driver to a current one (`nvidia-smi` must work and show a CUDA "
+                   "version at least that of Meshroom's CUDA runtime); without an NVIDIA GPU, use Meshroom's draft "
+                   "meshing pipeline, which skips the CUDA depth maps.",
+               areas=("driver",), sources=(_MESHROOM_WIKI,))
+    return _match(sig, text, at, {"cc": m.group("cc")})
+
+
+_GROMACS_OPENCL = re.compile(r"Failed to compile NBNXN kernels for GPU #(?P<gpu>[^\n]{1,80})\n[^\n]{0,40}"
+                             r"Could not build OpenCL program")
+_GROMACS_GPU = {"url": "https://manual.gromacs.org/current/install-guide/index.html#gpu-support",
+                "what": "GROMACS's install guide: GMX_GPU=CUDA for NVIDIA GPUs, OpenCL and SYCL for others"}
+
+
+def gromacs_opencl_on_nvidia(ent, text):
+    m, at = last_in_tail(_GROMACS_OPENCL, text, "OpenCL program")
+    if m is None or not re.search(r"(?i)nvidia|geforce|tesla|quadro|\b[AHL]\d{2,3}\b", m.group("gpu")):
+        return None
+    sig = _sig("gromacs-opencl-on-nvidia", "toolchain", "an OpenCL build of GROMACS on an NVIDIA GPU ({gpu})", 82,
+               "This GROMACS was built with OpenCL (conda-forge's GPU package is) and its OpenCL kernels do not compile "
+               "on {gpu}; on NVIDIA GPUs GROMACS is meant to run its CUDA build.",
+               fix="Install or build GROMACS with CUDA: from source with `cmake .. -DGMX_GPU=CUDA` (the CUDA toolkit "
+                   "installed), or a GROMACS with CUDA from your cluster's modules or NVIDIA's NGC container, in place of "
+                   "the OpenCL one (uninstall the conda GROMACS).",
+               areas=("toolchain",), sources=(_GROMACS_GPU,))
+    return _match(sig, text, at, {"gpu": m.group("gpu").strip()})
+
+
+# Chromium's log prefix: [pid:tid:MMDD/HHMMSS.frac:LEVEL:file.cc(line)] (file.cc:line] in newer releases); the GPU
+# process's files (ui/gl, gpu/, viz, angle, dawn, d3d, direct_composition) log what they probe and skip
+_CHROMIUM_GPU_LINE = re.compile(r"\[\d{1,7}:\d{1,7}:\d{4}/\d{6}\.\d{3,6}:(?:ERROR|WARNING|INFO):"
+                                r"(?P<file>[\w./\\-]{0,120}?(?:gl|gpu|viz|angle|dawn|d3d|direct_composition|video)"
+                                r"[\w./\\-]{0,80}\.cc)[:(]\d{1,6}\)?\]")
+_CHROMIUM_FATAL = re.compile(r"GPU process isn't usable|GPU process exited unexpectedly|Traceback \(most recent call|"
+                             r"\bFATAL:|Segmentation fault|\b[A-Z]\w{2,40}Error: ")
+_CHROMIUM_GPU_DOC = {"url": "https://www.chromium.org/developers/how-tos/debugging-on-windows/",
+                     "what": "Chromium's logging: the [pid:tid:time:LEVEL:file(line)] prefix of its log lines"}
+
+
+def chromium_gpu_log(ent, text):
+    m, at = last_in_tail(_CHROMIUM_GPU_LINE, text)
+    if m is None or _CHROMIUM_FATAL.search(text[-CONTEXT_TAIL:]):
+        return None
+    sig = _sig("chromium-gpu-log", "not-environment", "a Chromium-based application's GPU process logged a notice", 60,
+               "The line is Chromium's log format (an Electron or CEF application, a browser), from its GPU process "
+               "({file}): it probes the graphics driver's features at start and logs those that are missing or fail, "
+               "then uses another path. Nothing fatal follows it here; it is not the CUDA or framework installation.",
+               look_at="If the application works, ignore it. If its window stays blank or it exits, update the graphics "
+                       "driver, or start the application with --disable-gpu (or its own hardware-acceleration setting) "
+                       "to see whether the GPU path is the cause.",
+               sources=(_CHROMIUM_GPU_DOC,))
+    return _match(sig, text, at, {"file": m.group("file")})
