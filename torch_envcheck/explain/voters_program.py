@@ -49,12 +49,16 @@ FAMILIES = (
      "the GPU only (use float32 on the CPU, where many kernels have no Half version)."),
     ("device-placement",
      re.compile(r"Placeholder storage has not been allocated on MPS device|can't convert (?:cuda|mps|xpu|xla)(?::\d{1,2})? "
-                r"device type tensor to numpy|Expected all tensors to be on the same device|"
+                r"device type tensor to numpy|can't convert CUDA tensor to numpy|Expected all tensors to be on the same device|"
                 r"Input type \([\w.]{1,60}\) and (?:weight|bias) type \([\w.]{1,60}\) should be the same|"
                 r"is on (?:CPU|cpu|cuda:?\d{0,2}|mps), but expected (?:it )?to be on|"
                 r"Expected (?:a|all) [\w ]{0,40}tensors? (?:to be )?on (?:the )?(?:same|\w{2,6}) device"),
      "Tensors of one operation are on different devices: move the model and every input to the same device "
      "(model.to(device), x.to(device), map_location= when loading), and call .cpu() before .numpy()."),
+    ("tensor-layout",
+     re.compile(r"\b(?:Source|Input|Output) tensor must be contiguous\b"),
+     "An operation that needs a tensor laid out contiguously in memory got a strided view (transposed, sliced, "
+     "permuted): call .contiguous() on it first (np.ascontiguousarray for a NumPy array before torch.from_numpy)."),
     ("loss-targets",
      re.compile(r"target tensor expected, multi-target not supported|\bTarget -?\d{1,9} is out of bounds|"
                 r"Expected input batch_size \(\d{1,9}\) to match target batch_size|Using a target size \(torch\.Size"),

@@ -473,6 +473,16 @@ match.Match whose signature is made here, or None:
     nvrtc_builtins_of_another_cuda  NVRTC's "builtins: link error" -> libraries: two CUDA toolkits mixed (cuda_sources.py)
     nvcc_fails_in_host_stdlib  nvcc failing inside gcc's libstdc++ headers -> toolchain: a gcc this CUDA supports
                      (toolchain.py)
+    torch_arch_list_without_gpu  torch's incompatible-device warning without its sm line ("If you want to use the X GPU
+                     with PyTorch", "The current PyTorch install supports CUDA capabilities ...") -> arch: the build for the
+                     GPU's architecture (arch.py)
+    qiskit_aer_without_gpu, kaldi_configure_mkl_missing  Aer's CPU build asked for the GPU -> qiskit-aer-gpu; Kaldi's
+                     configure without MKL (gpu_apps.py)
+    gstreamer_element_missing, gstreamer_pipeline_refused  GStreamer's missing element -> its plugin (DeepStream's
+                     nvinferserver: the Triton images); not-negotiated and GLib assertions -> not-environment
+                     (video_codecs.py)
+    package_without_framework_ops  "Open3D was not built with PyTorch support" -> toolchain: a build with those ops
+                     (extension_builds.py)
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -589,7 +599,11 @@ from torch_envcheck.explain.layer_rules.inference import (onnx_opset_beyond_expo
 from torch_envcheck.explain.layer_rules.pip_reports import only_yanked_releases
 from torch_envcheck.explain.layer_rules.program import nvrtc_source_error
 from torch_envcheck.explain.layer_rules.gpu_apps import (app_built_without_cuda, alicevision_needs_cuda_gpu,
-                                                         gromacs_opencl_on_nvidia, chromium_gpu_log)
+                                                         gromacs_opencl_on_nvidia, chromium_gpu_log, qiskit_aer_without_gpu,
+                                                         kaldi_configure_mkl_missing)
+from torch_envcheck.explain.layer_rules.arch import torch_arch_list_without_gpu
+from torch_envcheck.explain.layer_rules.extension_builds import package_without_framework_ops
+from torch_envcheck.explain.layer_rules.video_codecs import gstreamer_element_missing, gstreamer_pipeline_refused
 from torch_envcheck.explain.layer_rules.tensorflow import tensorflow_cudnn_not_initialised, tensorboard_with_tensorflow1
 from torch_envcheck.explain.layer_rules.cuda_sources import nvrtc_builtins_of_another_cuda
 from torch_envcheck.explain.layer_rules.toolchain import nvcc_fails_in_host_stdlib
@@ -835,7 +849,9 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          egl_devices_lack_gpu, gl_dev_library_for_linker, webui_torch_gpu_check, colab_gpu_check_failed,
          cython_module_mixed_builds, app_built_without_cuda, alicevision_needs_cuda_gpu, gromacs_opencl_on_nvidia,
          chromium_gpu_log, tensorflow_cudnn_not_initialised, tensorboard_with_tensorflow1,
-         nvrtc_builtins_of_another_cuda, nvcc_fails_in_host_stdlib)
+         nvrtc_builtins_of_another_cuda, nvcc_fails_in_host_stdlib, torch_arch_list_without_gpu, qiskit_aer_without_gpu,
+         kaldi_configure_mkl_missing, gstreamer_element_missing, gstreamer_pipeline_refused,
+         package_without_framework_ops)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

@@ -328,3 +328,59 @@ def gpu_older_than_build(ent, text):
                fix=fix, causes=(("arch", "the installed torch has no code for this GPU's architecture", ("TE401",)),),
                areas=("gpu", "torch"), sources=sources)
     return _match(sig, text, at, values)
+
+
+# torch/cuda/__init__.py's incompatible-device warning, when its first line (the GPU's sm, the catalogue's sentence) is
+# not in the text: its second line names the GPU ("If you want to use the <name> GPU with PyTorch, please check the
+# instructions at https://pytorch.org/get-started/locally/"), and another names the build's arch list ("The current
+# PyTorch install supports CUDA capabilities sm_50 ... sm_90.")
+_TORCH_GPU_WARN = re.compile(r"If you want to use the (?P<gpu>[^\n]{2,80}?) GPU with PyTorch, please check the instructions")
+_TORCH_ARCH_LIST = re.compile(r"The current PyTorch install supports CUDA capabilities (?P<list>(?:sm_\d{2,3}[a-z]?[ ,]{0,2}){1,24})")
+_TORCH_CUDA_INIT = {"url": "https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py",
+                    "what": "_check_capability: incompatible_device_warn, the build's arch list against the GPU's"}
+
+
+def torch_arch_list_without_gpu(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    if "PyTorch" not in tail:
+        return None
+    g = last_match(_TORCH_GPU_WARN, tail)
+    a = last_match(_TORCH_ARCH_LIST, tail)
+    if g is None and a is None:
+        return None
+    sms = sorted({int(x) for x in re.findall(r"sm_(\d{2,3})", a.group("list"))}) if a else []
+    gpu = g.group("gpu").strip() if g else None
+    # the GPU named in the warning, or elsewhere in the text (a title, nvidia-smi)
+    need = gpu_generations.requirement_of(gpu) if gpu else _need(ent, tail)
+    if need and gpu is None:
+        gpu = need["gpu"]
+    if need and sms and any(int(x[3:]) in sms for x in need["sm"].split("/")):
+        return None  # the build lists the GPU's target: whatever failed, the GPU is served (an extension's question)
+    listed = " ".join(f"sm_{x}" for x in sms)
+    if need:
+        tag = _cu_tag(need["first_cuda"])
+        fix = ("Install a torch build whose arch list includes " + need["sm"] + " ({gpu} is compute capability " +
+               need["capability"] + "): a build for CUDA " + need["first_cuda"] + " or newer, `pip install torch "
+               "--index-url https://download.pytorch.org/whl/" + tag + "` or a newer cuXYZ that pytorch.org's selector "
+               "and your driver allow; check with `python -c \"import torch; print(torch.cuda.get_arch_list())\"`.")
+    else:
+        # every generation, oldest first: the first one past the list's newest target
+        nxt = next((gen for gen in gpu_generations.generations_beyond("0.0")
+                    if sms and int(gen["sm"].split("/")[0][3:]) > sms[-1]), None)
+        fix = ("The GPU is not among the architectures this torch was built for" +
+               (f" (its newest: sm_{sms[-1]})" if sms else "") + ". A GPU newer than them " +
+               (f"({nxt['generation']}: {nxt['sm']}, {nxt['examples']}) needs a build for CUDA {nxt['first_cuda']} or "
+                f"newer: `pip install torch --index-url https://download.pytorch.org/whl/{_cu_tag(nxt['first_cuda'])}`"
+                if nxt is not None else "needs a build for a newer CUDA") +
+               "; a GPU older than its oldest needs an older torch release or a build for an older CUDA. Check with "
+               "`nvidia-smi --query-gpu=name,compute_cap --format=csv` and `python -c \"import torch; "
+               "print(torch.cuda.get_arch_list())\"`.")
+    sig = _sig("torch-arch-list-without-gpu", "arch",
+               "this torch build has no kernels for the GPU" + (" ({gpu})" if gpu else ""), 83,
+               "torch warns when the GPU's architecture is not in the list the build was compiled for" +
+               (f" ({listed})" if sms else "") + ": its kernels cannot run on that GPU, and CUDA calls then fail with "
+               "\"no kernel image is available\".",
+               fix=fix, causes=(("arch-missing", "the installed torch's arch list lacks the GPU's", ("TE401",)),),
+               areas=("gpu", "torch"), sources=(_TORCH_CUDA_INIT, SOURCES["torch_index"]))
+    at = len(text) - len(tail) + (g or a).start()
+    return _match(sig, text, at, {"gpu": gpu})

@@ -117,16 +117,21 @@ def msvc_stl_rejects_cuda(ent, text):
     return _match(sig, text, at, {"want": want, "want_num": want.split(" ", 1)[1], "n2": m.group("n")})
 
 
-_NO_GPU_SUPPORT = re.compile(r"Not compiled with GPU support")
+# the package's own words ("Not compiled with GPU support", "nnDetection was not build with GPU support"), or its
+# compiled backend module lacking the CUDA half of its functions (torchsparse.backend.hash_cuda: setup.py compiled
+# only the *_cpu sources)
+_NO_GPU_SUPPORT = re.compile(r"Not compiled with GPU support|(?P<named>[A-Za-z][\w.-]{1,40}) (?:was|is) not buil[dt] with "
+                             r"(?:GPU|CUDA) support|module '(?P<mod>[A-Za-z_][\w]{0,40})\.(?:[\w.]{1,60})' has no attribute "
+                             r"'(?P<attr>\w{0,40}_cuda(?:_\w{1,40})?)'")
 
 
 def extension_without_gpu_code(ent, text):
-    m, at = last_in_tail(_NO_GPU_SUPPORT, text, "Not compiled with GPU support")
-    if m is None:
+    m, at = last_in_tail(_NO_GPU_SUPPORT, text)
+    if m is None or m.group("mod") == "torch":  # torch's own CUDA functions missing: its CPU build (packaging.py)
         return None
     # the package whose installed files the traceback passes through last before the message (the extractor's owners)
     pkg = next((p["distribution"] for p in reversed(ent.paths) if p["at"] < at and p.get("distribution")
-                and p["distribution"] != "torch"), None)
+                and p["distribution"] != "torch"), None) or m.group("mod") or m.group("named")
     sig = _sig("extension-built-without-cuda", "toolchain",
                "{pkg|the package}'s compiled extension was built without its CUDA code", 84,
                "{pkg|The package}'s C++ extension raises this when a CUDA tensor reaches an op whose GPU kernels it was "

@@ -21,6 +21,8 @@ source code, or the compiled module's init function against its file name.
                          _load_library, no transformer_engine_torch) -> toolchain: transformer-engine[pytorch]
     torch_extension_not_installed  "No module named 'X'" for a torch-extension distribution's import name (flash_attn,
                          xformers, mamba_ssm) -> toolchain: its build for the installed torch, CUDA and Python
+    package_without_framework_ops  "X was not built with PyTorch support" (Open3D's ML module) -> toolchain: a build
+                         of X with that framework's ops (Open3D: its Linux x86_64 wheels, or BUILD_PYTORCH_OPS)
 """
 
 from __future__ import annotations
@@ -366,3 +368,34 @@ def torch_extension_not_installed(ent, text):
                    "with its option that does without it, where it has one.",
                areas=("extension",), sources=(_CPP_EXTENSION,))
     return _match(sig, text, at, {"dist": dist, "mod": mod})
+
+
+# a package with optional framework ops checking its own build: Open3D's open3d/ml/torch raises
+# "Open3D was not built with PyTorch support!" when _build_config has no Pytorch_VERSION
+_NO_FRAMEWORK_OPS = re.compile(r"(?P<pkg>[A-Z][\w.-]{1,40}) was not built with (?P<fw>PyTorch|TensorFlow) support")
+_OPEN3D_ML = {"url": "https://github.com/isl-org/Open3D-ML#installation",
+              "what": "Open3D-ML ships in Open3D's Python distribution for particular PyTorch/TensorFlow versions (CUDA on "
+                      "GNU/Linux x86_64)"}
+_OPEN3D_BUILD = {"url": "https://www.open3d.org/docs/latest/compilation.html",
+                 "what": "building Open3D from source: the ML module's options (BUILD_PYTORCH_OPS, BUILD_TENSORFLOW_OPS)"}
+
+
+def package_without_framework_ops(ent, text):
+    m, at = last_in_tail(_NO_FRAMEWORK_OPS, text, "was not built with")
+    if m is None:
+        return None
+    pkg, fw = m.group("pkg"), m.group("fw")
+    flag = "BUILD_PYTORCH_OPS" if fw == "PyTorch" else "BUILD_TENSORFLOW_OPS"
+    open3d = pkg.lower() == "open3d"
+    sig = _sig("package-without-framework-ops", "toolchain", "this {pkg} was built without its {fw} ops", 82,
+               "{pkg}'s {fw} module needs {pkg} built with its {fw} ops, and the installed build has none" +
+               (": Open3D's wheels carry its ML ops for the PyTorch and TensorFlow versions its release names, and not "
+                "on every platform (its Windows pip wheels are built without the PyTorch ops)." if open3d else "."),
+               fix=("Use Open3D's ML module where its wheels have the ops (Linux x86_64, or WSL 2 on Windows) with the "
+                    "PyTorch version that Open3D release names (Open3D-ML's requirements-torch.txt / "
+                    "requirements-torch-cuda.txt), or build Open3D from source with `cmake -DBUILD_PYTORCH_OPS=ON "
+                    "-DBUNDLE_OPEN3D_ML=ON ..`." if open3d and fw == "PyTorch" else
+                    "Install a build of {pkg} that includes its {fw} ops for your {fw} version, or build it from source "
+                    "with them enabled (" + flag + "=ON for Open3D)."),
+               areas=("extension",), sources=(_OPEN3D_ML, _OPEN3D_BUILD) if open3d else (_OPEN3D_ML,))
+    return _match(sig, text, at, {"pkg": pkg, "fw": fw})

@@ -10,6 +10,10 @@ build without CUDA, no CUDA device where the application needs one, an OpenCL bu
                      with CUDA (-DGMX_GPU=CUDA) instead of an OpenCL build (conda-forge's)
     chromium_gpu_log  a Chromium-based application's (Electron, CEF) GPU log lines, nothing fatal after them ->
                      not-environment: its GPU process's own notices
+    qiskit_aer_without_gpu  Qiskit Aer's 'Simulation device "GPU" is not supported on this system' -> gpu-unused: the
+                     qiskit-aer-gpu package in place of qiskit-aer
+    kaldi_configure_mkl_missing  Kaldi's configure: "MKL libraries could not be found" -> toolchain: MKL installed
+                     (tools/extras/install_mkl.sh) or another math library (--mathlib=OPENBLAS)
 """
 
 from __future__ import annotations
@@ -133,3 +137,48 @@ def chromium_gpu_log(ent, text):
                        "to see whether the GPU path is the cause.",
                sources=(_CHROMIUM_GPU_DOC,))
     return _match(sig, text, at, {"file": m.group("file")})
+
+
+# Qiskit Aer raises this for device="GPU" when the installed Aer has no GPU simulator: the qiskit-aer wheel is CPU-only,
+# the GPU one is the separate qiskit-aer-gpu distribution (Linux x86_64)
+_AER_NO_GPU = re.compile(r"Simulation device \W{0,2}GPU\W{0,2} is not supported on this system")
+_AER_README = {"url": "https://github.com/Qiskit/qiskit-aer#installing-gpu-support",
+               "what": "Qiskit Aer: GPU support comes with the qiskit-aer-gpu package (replacing qiskit-aer)"}
+
+
+def qiskit_aer_without_gpu(ent, text):
+    m, at = last_in_tail(_AER_NO_GPU, text, "is not supported on this system")
+    if m is None:
+        return None
+    sig = _sig("qiskit-aer-without-gpu", "gpu-unused", "this Qiskit Aer has no GPU simulator", 82,
+               "Qiskit Aer was asked for device=\"GPU\" and the Aer installed is its CPU build: the qiskit-aer wheel "
+               "has no GPU simulator; GPU support is the separate qiskit-aer-gpu package (NVIDIA GPUs, Linux x86_64), "
+               "which replaces it.",
+               fix="Replace the CPU build with the GPU one in the same environment: `pip uninstall -y qiskit-aer` then "
+                   "`pip install qiskit-aer-gpu` (qiskit-aer-gpu-cu11 for a CUDA 11 driver), at the release matching your "
+                   "qiskit; check with `python -c \"from qiskit_aer import AerSimulator; "
+                   "print(AerSimulator().available_devices())\"`.",
+               areas=("driver",), sources=(_AER_README,))
+    return _match(sig, text, at, {})
+
+
+# Kaldi's src/configure stops when it finds no MKL (its default math library on x86_64)
+_KALDI_MKL = re.compile(r"configure failed: MKL libraries could not be found")
+_KALDI_CONFIGURE = {"url": "https://github.com/kaldi-asr/kaldi/blob/master/src/configure",
+                    "what": "Kaldi's configure: --mathlib (MKL, OPENBLAS, ATLAS), --mkl-root / --mkl-libdir, and "
+                            "tools/extras/install_mkl.sh"}
+
+
+def kaldi_configure_mkl_missing(ent, text):
+    m, at = last_in_tail(_KALDI_MKL, text, "MKL libraries could not be found")
+    if m is None:
+        return None
+    sig = _sig("kaldi-configure-mkl-missing", "toolchain", "Kaldi's configure finds no Intel MKL", 82,
+               "Kaldi's configure uses Intel MKL as its math library on x86_64 by default and stops when it finds none "
+               "where it looks (/opt/intel/mkl, or --mkl-root); nothing is built until it is found or another math "
+               "library is chosen.",
+               fix="Install MKL with Kaldi's script (`tools/extras/install_mkl.sh`, as root) and configure again, or "
+                   "point configure at an existing one (`./configure --mkl-root=/path/to/mkl` / --mkl-libdir), or "
+                   "choose another math library: `./configure --mathlib=OPENBLAS` after `tools/extras/install_openblas.sh`.",
+               areas=("toolchain",), sources=(_KALDI_CONFIGURE,))
+    return _match(sig, text, at, {})

@@ -10,6 +10,10 @@ vision.nvdec_driver_library).
                          encode sessions (GeForce), or its memory
     torchvision_gpu_decoder_missing  "cuda video backend is not available", "Not compiled with GPU decoder support" ->
                          libraries: a torchvision built from source with NVIDIA's Video Codec SDK, or TorchCodec
+    gstreamer_element_missing  GStreamer's "no such element factory \"X\"" -> libraries: the plugin that provides X
+                         (DeepStream's nvinferserver: its Triton images)
+    gstreamer_pipeline_refused  a pipeline stopped with "reason not-negotiated", a GLib "CRITICAL **: ... assertion
+                         failed" -> not-environment: the pipeline's formats, an element's own bug
 """
 
 from __future__ import annotations
@@ -144,4 +148,69 @@ def torchvision_gpu_decoder_missing(ent, text):
                          "what": "torchvision's source build: the GPU video decoder and the Video Codec SDK"},
                         {"url": "https://github.com/pytorch/torchcodec",
                          "what": "TorchCodec: video decoding on CPU and CUDA for torch"}))
+    return _match(sig, text, at, {})
+
+
+# GStreamer's gst_element_factory_make / gst-launch: no registered element of that name (its plugin not installed,
+# not on GST_PLUGIN_PATH, blacklisted after a failed load)
+_GST_NO_ELEMENT = re.compile(r"no such element factory \\?\"(?P<el>[\w-]{2,60})\\?\"|no element \\?\"(?P<el2>[\w-]{2,60})\\?\"")
+_GST_DOC = {"url": "https://gstreamer.freedesktop.org/documentation/tools/gst-inspect.html",
+            "what": "gst-inspect-1.0: which plugin provides an element, and the plugins that failed to load"}
+_DS_TRITON = {"url": "https://docs.nvidia.com/metropolis/deepstream/dev-guide/text/DS_plugin_gst-nvinferserver.html",
+              "what": "Gst-nvinferserver: DeepStream's Triton inference plugin, in the deepstream -triton container images"}
+
+
+def gstreamer_element_missing(ent, text):
+    m, at = last_in_tail(_GST_NO_ELEMENT, text, "element")
+    if m is None:
+        return None
+    el = m.group("el") or m.group("el2")
+    triton = el == "nvinferserver"
+    deepstream = el.startswith("nv")
+    sig = _sig("gstreamer-element-missing", "container" if triton else "libraries",
+               "GStreamer has no element {el}: its plugin is not installed or did not load", 80,
+               "GStreamer builds a pipeline from elements its plugins register; none registered {el}: the plugin that "
+               "provides it is not installed, is not on GST_PLUGIN_PATH, or failed to load (a library it needs is "
+               "missing; GStreamer then blacklists it in its registry cache)." +
+               (" nvinferserver, DeepStream's Triton plugin, comes with DeepStream's Triton images (the -triton "
+                "containers), not with the base DeepStream install." if triton else
+                " nv* elements are DeepStream's or NVIDIA's L4T plugins." if deepstream else ""),
+               fix=("Run the pipeline in DeepStream's Triton image (nvcr.io/nvidia/deepstream:<version>-triton, the "
+                    "same DeepStream release), or install Triton's server libraries where nvinferserver can load them "
+                    "(libtritonserver.so); check with `gst-inspect-1.0 nvinferserver`." if triton else
+                    "Find what provides it and why it is absent: `gst-inspect-1.0 {el}` (and `gst-inspect-1.0 -b` for "
+                    "plugins that failed to load), install that plugin package (DeepStream's for nv* elements, "
+                    "gstreamer1.0-plugins-good/bad/ugly/libav for the others), set GST_PLUGIN_PATH to its folder, and "
+                    "clear the registry cache (`rm -rf ~/.cache/gstreamer-1.0`) after fixing a plugin that failed."),
+               areas=("libraries",), sources=(_GST_DOC,) + ((_DS_TRITON,) if triton else ()))
+    return _match(sig, text, at, {"el": el})
+
+
+# GStreamer's flow return "not-negotiated": two linked elements found no format (caps) both accept; GLib's
+# g_return_if_fail checks print "<Domain>-CRITICAL **: ... assertion '...' failed": a caller's or element's bug
+_GST_REFUSED = re.compile(r"streaming stopped, reason not-negotiated|"
+                          r"\b(?:GStreamer|GLib|GLib-GObject|Gst\w{0,20})-CRITICAL \*\*:[^\n]{0,200}assertion '[^'\n]{1,120}' failed")
+_GST_NEGOTIATION = {"url": "https://gstreamer.freedesktop.org/documentation/plugin-development/advanced/negotiation.html",
+                    "what": "GStreamer caps negotiation: GST_FLOW_NOT_NEGOTIATED when linked elements agree on no format"}
+
+
+def gstreamer_pipeline_refused(ent, text):
+    m, at = last_in_tail(_GST_REFUSED, text)
+    if m is None:
+        return None
+    negotiated = "not-negotiated" in m.group(0)
+    sig = _sig("gstreamer-pipeline-refused", "not-environment",
+               "the GStreamer pipeline's elements agree on no format (not-negotiated)" if negotiated else
+               "a GStreamer/GLib assertion failed inside the pipeline", 70,
+               ("Two linked elements of the pipeline found no format (caps: resolution, pixel format, framerate, "
+                "memory type) that both accept, so streaming stopped: the input is not what the pipeline was written "
+                "for, or a converter is missing between them. The plugins are installed and loaded." if negotiated else
+                "A GLib/GStreamer function refused an argument (its g_return_if_fail check): a bug in an element or in "
+                "the program that builds the pipeline, not a missing package."),
+               look_at=("Run with GST_DEBUG=3 (or GST_DEBUG=*:4) to see which link failed and which caps each side "
+                        "offered; check the input stream's format, and put a converter (nvvideoconvert / videoconvert, "
+                        "capsfilter) between the elements." if negotiated else
+                        "Update the element's plugin to a release with the fix, or change the pipeline around it; "
+                        "G_DEBUG=fatal-criticals stops at the first one for a backtrace."),
+               sources=(_GST_NEGOTIATION,))
     return _match(sig, text, at, {})
