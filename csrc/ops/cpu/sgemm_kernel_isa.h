@@ -36,7 +36,9 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <utility>
+#include <vector>
 
 #include "ops/cpu/sgemm_kernel.h"
 
@@ -264,6 +266,33 @@ struct AlignedFloats {
   float* ptr;
 };
 
+// The packed panels of A and B, kept by the calling thread from one call to the next.  Allocated afresh, a
+// multi-megabyte buffer comes from mmap and every 4 KiB page of it faults on first touch: perf on a 2048^3
+// product (Intel Xeon, AVX-512, 1 thread) put the kernel's page-fault handling at about 5% of the call.
+// Buffers above kKeepFloats (a wide B panel) are still allocated per call, so that an odd large product does
+// not pin that memory for the life of the thread.
+constexpr int64_t kKeepFloats = int64_t(16) << 20;  // 64 MiB
+struct PackBuffers {
+  std::vector<std::unique_ptr<AlignedFloats>> kept;
+  std::vector<int64_t> kept_n;
+  std::vector<std::unique_ptr<AlignedFloats>> once;  // this call's buffers too large to keep
+  float* get(size_t slot, int64_t n) {
+    if (n > kKeepFloats) {
+      once.push_back(std::make_unique<AlignedFloats>(n));
+      return once.back()->ptr;
+    }
+    if (kept.size() <= slot) {
+      kept.resize(slot + 1);
+      kept_n.resize(slot + 1, 0);
+    }
+    if (kept_n[slot] < n) {
+      kept[slot] = std::make_unique<AlignedFloats>(n);
+      kept_n[slot] = n;
+    }
+    return kept[slot]->ptr;
+  }
+};
+
 // Runs fn(task) for task in [0, n) on at::parallel_for's threads, each thread taking the next task
 // when it is done with its last one.  A static split (at::parallel_for's own) hands each thread a fixed
 // half of the work: when another process takes one of the cores for a while (a shared machine, a VM),
@@ -438,22 +467,27 @@ void sgemm_kernel(const float* a, int64_t sa0, int64_t sa1, const float* b, int6
     sgemm_direct(a, sa0, sa1, b, sb0, c, m, n, k, slice_depth(k, blk.kc), threads);
     return;
   }
-  // Row blocks: about MC rows each, but at least a few per thread so that the dynamic hand-out
-  // above can balance the load, and all of the same height (2048 rows, MC 126: 17 blocks -> 18 of 114).
+  // Row blocks: about MC rows each, a multiple of the thread count so that the dynamic hand-out above
+  // can balance the load, and as even as whole MR-row panels allow: block b holds panels
+  // [b * panels / n_ic, (b + 1) * panels / n_ic), so two blocks differ by one panel at most.  Rounding
+  // the block height up to MR instead left the last block short (2048 rows, 8 blocks: 7 of 266 and one
+  // of 186), and with 2 threads one waited for the other at the end of every K slice.
+  const int64_t panels = (m + kMR - 1) / kMR;
   int64_t n_ic = (m + blk.mc - 1) / blk.mc;
   if (n_ic > 1 && threads > 1) n_ic = (n_ic + threads - 1) / threads * threads;
-  int64_t mc_blk = (m + n_ic - 1) / n_ic;
-  mc_blk = (mc_blk + kMR - 1) / kMR * kMR;
-  n_ic = (m + mc_blk - 1) / mc_blk;
+  n_ic = std::min(n_ic, panels);
+  const int64_t mc_blk = (panels + n_ic - 1) / n_ic * kMR;  // the tallest block (buffer size)
+  auto ic_begin = [&](int64_t b) { return std::min(m, b * panels / n_ic * kMR); };
 
   const int64_t nc_blk = std::min<int64_t>(blk.nc, (n + kNR - 1) / kNR * kNR);
   const int64_t kc_blk = slice_depth(k, blk.kc);
   const int64_t kc_max = std::min<int64_t>(kc_blk, k);
-  AlignedFloats bpanel(nc_blk * kc_max);
+  thread_local PackBuffers buffers;
+  buffers.once.clear();
+  float* const bpanel = buffers.get(0, nc_blk * kc_max);
   // One A buffer per thread, and which (row block, K slice) it holds.
-  std::vector<AlignedFloats> abufs;
-  abufs.reserve(threads);
-  for (int64_t i = 0; i < threads; ++i) abufs.emplace_back(mc_blk * kc_max * kACopies);
+  std::vector<float*> abufs(threads);
+  for (int64_t i = 0; i < threads; ++i) abufs[i] = buffers.get(1 + i, mc_blk * kc_max * kACopies);
   std::vector<int64_t> abuf_ic(threads, -1), abuf_pc(threads, -1);
 
   for (int64_t jc = 0; jc < n; jc += nc_blk) {
@@ -467,14 +501,14 @@ void sgemm_kernel(const float* a, int64_t sa0, int64_t sa1, const float* b, int6
       constexpr int64_t kPanelsPerTask = 8;
       parallel_tasks((n_panels + kPanelsPerTask - 1) / kPanelsPerTask, threads, [&](int64_t q) {
         const int64_t q0 = q * kPanelsPerTask, q1 = std::min<int64_t>(n_panels, q0 + kPanelsPerTask);
-        pack_b(b, sb0, sb1, pc, kc, jc, nc, q0 * kNR, q1 * kNR, bpanel.ptr);
+        pack_b(b, sb0, sb1, pc, kc, jc, nc, q0 * kNR, q1 * kNR, bpanel);
       });
       parallel_tasks(n_ic * n_jg, threads, [&](int64_t t) {
         const int64_t tid = std::min<int64_t>(at::get_thread_num(), threads - 1);
         const int64_t icb = t / n_jg, jg = t % n_jg;
-        const int64_t ic = icb * mc_blk;
-        const int64_t mc = std::min<int64_t>(mc_blk, m - ic);
-        float* abuf = abufs[tid].ptr;
+        const int64_t ic = ic_begin(icb);
+        const int64_t mc = ic_begin(icb + 1) - ic;
+        float* abuf = abufs[tid];
         // Consecutive tasks of one thread often share the row block (column groups): pack it once.
         if (abuf_ic[tid] != ic || abuf_pc[tid] != pc) {
           pack_a(a, sa0, sa1, ic, mc, pc, kc, abuf);
@@ -483,7 +517,7 @@ void sgemm_kernel(const float* a, int64_t sa0, int64_t sa1, const float* b, int6
         const int64_t jr_begin = jg * panels_per_group * kNR;
         const int64_t jr_end = std::min<int64_t>(nc, (jg + 1) * panels_per_group * kNR);
         for (int64_t jr = jr_begin; jr < jr_end; jr += kNR) {
-          const float* pb = bpanel.ptr + jr * kc;
+          const float* pb = bpanel + jr * kc;
           const int64_t nr_valid = std::min<int64_t>(kNR, nc - jr);
           for (int64_t ir = 0; ir < mc; ir += kMR) {
             tile(kc, abuf + ir * kc * kACopies, pb, c + (ic + ir) * n + jc + jr, n, pc > 0, std::min<int64_t>(kMR, mc - ir),

@@ -190,6 +190,42 @@ def test_sgemm_primes(E, mkn):
     assert_sgemm_close(E.sgemm(a.t().contiguous().t(), b.t().contiguous().t()), a, b)
 
 
+def test_sgemm_reuses_its_packing_buffers_across_shapes_threads_and_callers(E):
+    # The packed panels are kept by the calling thread between calls: a product after a larger one, after
+    # a smaller one, with another thread count, and from another Python thread must each see only its own
+    # data (a stale panel from the call before would show as a wrong product).
+    import threading
+
+    shapes = [(300, 700, 500), (45, 90, 70), (301, 701, 509), (60, 2100, 40)]
+    for m, k, n in shapes + shapes[::-1]:
+        a, b = rand(m, k), rand(k, n)
+        assert_sgemm_close(E.sgemm(a, b), a, b)
+    before = torch.get_num_threads()
+    try:
+        for t in (1, max(2, before)):
+            torch.set_num_threads(t)
+            a, b = rand(257, 515), rand(515, 263)
+            assert_sgemm_close(E.sgemm(a, b), a, b)
+    finally:
+        torch.set_num_threads(before)
+    errors = []
+
+    def other_caller():
+        try:
+            for m, k, n in shapes:
+                a, b = rand(m, k), rand(k, n)
+                assert_sgemm_close(E.sgemm(a, b), a, b)
+        except AssertionError as exc:  # reported in the main thread, where pytest sees it
+            errors.append(exc)
+
+    th = threading.Thread(target=other_caller)
+    th.start()
+    a, b = rand(299, 640), rand(640, 333)
+    assert_sgemm_close(E.sgemm(a, b), a, b)
+    th.join()
+    assert not errors, errors
+
+
 def test_sgemm_k0_gives_zeros(E):
     c = E.sgemm(torch.ones(5, 0), torch.ones(0, 7))
     assert c.shape == (5, 7) and bool((c == 0).all())
