@@ -169,7 +169,7 @@ _CODE_NAME = re.compile(
     r"CU(?:BLAS|SPARSE|SOLVER|RAND|DNN)_STATUS_[A-Z0-9_]{2,70}|CUFFT_[A-Z_]{2,40}|NVRTC_(?:ERROR_)?[A-Z_]{2,60}|"
     r"NVJITLINK_(?:ERROR_)?[A-Z_]{2,40}|nccl[A-Z][A-Za-z]{2,30}|NVML_(?:ERROR_)?[A-Z_]{2,40}|CUPTI_(?:ERROR_)?[A-Z_]{2,60}|"
     r"hip(?:Error[A-Z][A-Za-z]{1,48}|Success)|miopenStatus[A-Z][A-Za-z]{1,40}|UR_RESULT_[A-Z0-9_]{3,60}|ERROR_[A-Z_]{3,40}|"
-    r"STATUS_[A-Z_]{3,40}|errno\.E[A-Z0-9]{2,14})\b", re.ASCII)
+    r"STATUS_[A-Z_]{3,40}|VK_(?:ERROR_[A-Z0-9_]{3,60}|INCOMPLETE|NOT_READY|TIMEOUT)|errno\.E[A-Z0-9]{2,14})\b", re.ASCII)
 # "CUDA error: <message>", "CUDA driver error: <message>", "HIP error: <message>", "cuda runtime error (N) : <message>"
 _CODE_MESSAGE = re.compile(r"\b(CUDA|HIP|cuda runtime|CUDA Runtime|CUDA driver|hip|ROCm) (?:[Ee]rror|ERROR)"
                            r"(?: \((?P<num>\d{1,5})\))?\s{0,2}:\s{0,2}(?P<msg>[^\n]{1,200})", re.ASCII)
@@ -218,6 +218,16 @@ _CUDA_CONTEXT = re.compile(r"[Cc]uda failure|CUDA failure|CUDAError|cudaGetDevic
                            r"(?i:\bcuda (?:error|execution|kernel|call|launch|driver|failed)\b)", re.ASCII)
 # TensorRT's logger: "<file> (<line>) - Cuda Error in <function>: <cudaError_t value>"
 _TRT_CUDA_ERROR = re.compile(r"\b(?i:cuda) [Ee]rror in [A-Za-z_]\w{0,60}: (?P<num>\d{1,5})\b", re.ASCII)
+
+
+# Vulkan's VkResult as programs print it: a vk* call's number ("vkCreateInstance failed -9", ncnn; "Vulkan Error,
+# code=-9", TVM), and Vulkan-Hpp's names ("vk::createInstance: ErrorIncompatibleDriver", the exception class
+# "vk::IncompatibleDriverError", "vk::Result::eErrorDeviceLost")
+_VK_NUMBER = re.compile(r"\b(?:vk[A-Z][A-Za-z0-9]{2,60}|VkResult)\b[^\n]{0,24}?\b(?:failed|returned|error|result|code)\b"
+                        r"[ :=]{0,3}(?:with |code |result )?(?P<num>-?\d{1,10})\b|"
+                        r"\bVulkan [Ee]rror,? code[ =:]{1,3}(?P<num2>-?\d{1,10})\b", re.ASCII)
+_VK_HPP = re.compile(r"\bvk::(?:[A-Z]\w{0,40}::)?[a-z]\w{1,60}: (?P<msg>Error[A-Z][A-Za-z]{2,60})\b|"
+                     r"\bvk::(?P<cls>[A-Z][A-Za-z]{2,60}?)Error\b|\bvk::Result::e(?P<e>[A-Z][A-Za-z]{2,60})\b", re.ASCII)
 
 
 # a number labelled with its enumeration's type ("Unknown CUresult: 35", "cudnnStatus_t = 3", "CUresult error
@@ -403,6 +413,15 @@ def _codes(text: str, ent: Entities) -> None:
         code = error_codes.by_name(name)
         if code is not None and code.layer != "none":
             _push(ent.codes, {**code.as_dict(), "how": "name", "at": i}, key=lambda c: (c["family"], c["name"]))
+    for m in _last(_VK_NUMBER, text):
+        code = error_codes.by_value("VkResult", int(m.group("num") or m.group("num2")))
+        if code is not None and code.layer != "none":
+            _push(ent.codes, {**code.as_dict(), "how": "number", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
+    for m in _last(_VK_HPP, text):
+        msg = m.group("msg") or m.group("e") or "Error" + m.group("cls")
+        code = error_codes.by_message("VkResult", msg)
+        if code is not None and code.layer != "none":
+            _push(ent.codes, {**code.as_dict(), "how": "message", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
     for m in _last(_TRT_CUDA_ERROR, text):
         code = error_codes.by_value("cudaError_t", int(m.group("num")))
         if code is not None and code.layer != "none":
@@ -1245,7 +1264,7 @@ NEEDLES = {
     _CHECK_VS: ("success",), _LIB_TRAILING_NUMBER: ("cufft", "cublas", "cusolver", "cusparse", "curand", "nvrtc"),
     _CUBLAS_INIT: ("cublas",), _TRITON_ERROR: ("triton error [",), _THC_LIBRARY_ERROR: (" runtime error : ",),
     _ENUM_NUMBER: ("curesult", "cudaerror", "cublasstatus", "cudnnstatus", "ncclresult", "hiperror", "cuda error driver",
-                   "cuda runtime error (", "cudaapierror"), _TRT_CUDA_ERROR: ("cuda error in ",), _DLL_REASON: ("dll load failed",),
+                   "cuda runtime error (", "cudaapierror"), _TRT_CUDA_ERROR: ("cuda error in ",), _VK_NUMBER: ("vk", "vulkan error"), _VK_HPP: ("vk::",), _DLL_REASON: ("dll load failed",),
     _PAGING_FILE: ("paging file is too small", "页面文件太小"), _NTSTATUS: ("0xc0000", "3221", "-107374"),
     _SIGNAL_WORDS: ("bus error", "segmentation fault", "illegal instruction", "killed", "aborted", "exit", "signal",
                     "zsh: ", "illegal hardware"),

@@ -450,6 +450,9 @@ def error_code(ent, text):
                       "choose the visible Intel GPUs."}[layer]
         sources = sources + ({"url": "https://github.com/pytorch/pytorch/issues/149953",
                               "what": "XPU on an iGPU without FP64: the compute runtime's FP64 emulation settings"},)
+    elif fam == "VkResult" and layer in ("driver", "arch", "env"):
+        fix = _vulkan_fix(bare, layer, ent, text)
+        sources = sources + (_VK_LOADER,)
     elif bare == "unknown" and fam in ("cudaError_t", "CUresult") and on_windows(ent, text):
         # nvidia_uvm and dmesg are Linux's: on Windows the driver package itself is what to renew
         fix = ("Update the NVIDIA driver to a current release for this GPU (a clean install: NVIDIA's installer, "
@@ -501,6 +504,36 @@ def error_code(ent, text):
 
 
 _NVLS_TEXT = r"NVLS|NVLink SHARP|[Ff]abric ?[Mm]anager|NVSwitch"
+
+# Vulkan's loader finds drivers (ICDs) by their manifest files: on Linux /usr/share/vulkan/icd.d/*.json (NVIDIA's
+# nvidia_icd.json, installed with the driver's GL/Vulkan part; Mesa's radeon_icd/intel_icd/lvp_icd from
+# mesa-vulkan-drivers), VK_ICD_FILENAMES / VK_DRIVER_FILES to point at one; `vulkaninfo` lists what it found
+_VK_LOADER = {"url": "https://github.com/KhronosGroup/Vulkan-Loader/blob/main/docs/LoaderDriverInterface.md",
+              "what": "Vulkan's loader: driver (ICD) manifests, their search paths, VK_DRIVER_FILES / VK_ICD_FILENAMES"}
+
+
+def _vulkan_fix(bare: str, layer: str, ent, text: str) -> str:
+    wsl = bool(ent.platform.get("wsl")) or _context(text, r"/usr/lib/wsl|\bWSL\b|microsoft-standard")
+    if layer == "arch":
+        return ("The GPU or its driver does not offer what the program asked of Vulkan (a feature, a format): update the "
+                "GPU driver, check the device's limits with `vulkaninfo`, or run the program's CPU build (or another "
+                "backend) on this GPU.")
+    if layer == "env":
+        return ("A layer named for the Vulkan loader (VK_INSTANCE_LAYERS, VK_LOADER_LAYERS_ENABLE, or the program's "
+                "validation-layer option) is not installed: unset it, or install the layers (the Vulkan SDK, or the "
+                "distribution's vulkan-validationlayers package).")
+    if bare in ("incompatibledriver", "initializationfailed"):
+        return ("The Vulkan loader found no working driver for a GPU (`vulkaninfo --summary` lists what it finds): "
+                + ("WSL 2 has none by default: install Mesa's Vulkan drivers with the d3d12 (dozen) driver, or run the "
+                   "program's CPU build; " if wsl else "") +
+                "install the GPU driver's Vulkan part (NVIDIA: the driver with its GL/Vulkan libraries, not a "
+                "--no-opengl-files or compute-only install, whose /usr/share/vulkan/icd.d/nvidia_icd.json names "
+                "libGLX_nvidia; AMD and Intel: mesa-vulkan-drivers; Windows: the GPU vendor's current driver), or in a "
+                "container start it with `-e NVIDIA_DRIVER_CAPABILITIES=all`; without a Vulkan-capable GPU use the "
+                "program's CPU build (a build without its Vulkan backend).")
+    return ("The GPU's Vulkan driver failed (a lost device, an extension it lacks, an unstated error): update or "
+            "reinstall the GPU driver and reboot; `vulkaninfo --summary` shows the driver in use. A device lost in the "
+            "middle of a run can also be the GPU itself (its clocks, power, temperatures).")
 
 
 def _nccl_fix(bare: str, text: str) -> str:

@@ -225,7 +225,8 @@ def error_after(text: str, m, at: int) -> bool:
 def _bare(code: dict) -> str:
     name = code["name"]
     name = re.sub(r"^(?:cuda(?:Error)?|CUDA_(?:ERROR_)?|CU(?:BLAS|SPARSE|SOLVER|RAND|DNN)_STATUS_|CUFFT_|NVRTC_(?:ERROR_)?|"
-                  r"NVJITLINK_(?:ERROR_)?|nccl|NVML_(?:ERROR_)?|hip(?:Error)?|miopenStatus|ERROR_|STATUS_)", "", name)
+                  r"NVJITLINK_(?:ERROR_)?|nccl|NVML_(?:ERROR_)?|hip(?:Error)?|miopenStatus|VK_(?:ERROR_)?|ERROR_|STATUS_)", "",
+                  name)
     return name.replace("_", "").lower()
 
 
