@@ -173,6 +173,9 @@ _CODE_NAME = re.compile(
 # "CUDA error: <message>", "CUDA driver error: <message>", "HIP error: <message>", "cuda runtime error (N) : <message>"
 _CODE_MESSAGE = re.compile(r"\b(CUDA|HIP|cuda runtime|CUDA Runtime|CUDA driver|hip|ROCm) (?:[Ee]rror|ERROR)"
                            r"(?: \((?P<num>\d{1,5})\))?\s{0,2}:\s{0,2}(?P<msg>[^\n]{1,200})", re.ASCII)
+# TVM's CUDA_CALL check (and the runtimes built on it: MLC, Triton's TVM backends): "Check failed: (e == cudaSuccess ||
+# e == cudaErrorCudartUnloading) is false: CUDA: <cudaGetErrorString>"
+_TVM_CUDA = re.compile(r"is false: CUDA: (?P<msg>[^\n]{3,200})", re.ASCII)
 # the CUDA/HIP samples' checkers: 'HIP API error = 0100 "no ROCm-capable device is detected"'
 _API_ERROR = re.compile(r"\b(CUDA|HIP) API error = (?P<num>\d{1,5}) \"(?P<msg>[^\"\n]{1,200})\"", re.ASCII)
 # torch's warning "Unexpected error from cudaGetDeviceCount(). ... Error 804: forward compatibility ..."; a checker's
@@ -349,6 +352,10 @@ def _codes(text: str, ent: Entities) -> None:
         code = error_codes.by_name(name) if name in names else None
         if code is None or code.layer == "none":
             continue
+        # a name a check compares against ("Check failed: (e == cudaSuccess || e == cudaErrorCudartUnloading) is
+        # false") is what the value was allowed to be, not the error
+        if re.search(r"[=!]=\s{0,2}$", text[max(0, m.start() - 6):m.start()]):
+            continue
         _push(ent.codes, {**code.as_dict(), "how": "name", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
     cuda_msgs = error_codes.messages("cudaError_t")
     for m in (*_last(_CODE_MESSAGE, text), *_last(_API_ERROR, text)):
@@ -413,6 +420,10 @@ def _codes(text: str, ent: Entities) -> None:
         code = error_codes.by_name(name)
         if code is not None and code.layer != "none":
             _push(ent.codes, {**code.as_dict(), "how": "name", "at": i}, key=lambda c: (c["family"], c["name"]))
+    for m in _last(_TVM_CUDA, text):
+        code = error_codes.by_message("cudaError_t", m.group("msg").strip().rstrip("."))
+        if code is not None and code.layer != "none":
+            _push(ent.codes, {**code.as_dict(), "how": "message", "at": m.start()}, key=lambda c: (c["family"], c["name"]))
     for m in _last(_VK_NUMBER, text):
         code = error_codes.by_value("VkResult", int(m.group("num") or m.group("num2")))
         if code is not None and code.layer != "none":
@@ -1264,7 +1275,7 @@ NEEDLES = {
     _CHECK_VS: ("success",), _LIB_TRAILING_NUMBER: ("cufft", "cublas", "cusolver", "cusparse", "curand", "nvrtc"),
     _CUBLAS_INIT: ("cublas",), _TRITON_ERROR: ("triton error [",), _THC_LIBRARY_ERROR: (" runtime error : ",),
     _ENUM_NUMBER: ("curesult", "cudaerror", "cublasstatus", "cudnnstatus", "ncclresult", "hiperror", "cuda error driver",
-                   "cuda runtime error (", "cudaapierror"), _TRT_CUDA_ERROR: ("cuda error in ",), _VK_NUMBER: ("vk", "vulkan error"), _VK_HPP: ("vk::",), _DLL_REASON: ("dll load failed",),
+                   "cuda runtime error (", "cudaapierror"), _TRT_CUDA_ERROR: ("cuda error in ",), _VK_NUMBER: ("vk", "vulkan error"), _VK_HPP: ("vk::",), _TVM_CUDA: ("is false: cuda: ",), _DLL_REASON: ("dll load failed",),
     _PAGING_FILE: ("paging file is too small", "页面文件太小"), _NTSTATUS: ("0xc0000", "3221", "-107374"),
     _SIGNAL_WORDS: ("bus error", "segmentation fault", "illegal instruction", "killed", "aborted", "exit", "signal",
                     "zsh: ", "illegal hardware"),

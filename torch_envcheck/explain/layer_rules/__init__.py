@@ -483,6 +483,12 @@ match.Match whose signature is made here, or None:
                      (video_codecs.py)
     package_without_framework_ops  "Open3D was not built with PyTorch support" -> toolchain: a build with those ops
                      (extension_builds.py)
+    tflite_delegate_refused, triton_backend_missing  TensorFlow Lite's delegates refusing the model's ops ->
+                     not-environment; Triton's missing backend library -> container: the image with it (inference.py)
+    zerogpu_cuda_outside_task  ZeroGPU's "CUDA must not be initialized in the main process" -> env; a Space not
+                     scheduled for lack of hardware -> container (notebooks.py)
+    nvcc_cannot_target_arch, cudarc_toolkit_unknown  candle's "nvcc cannot target gpu arch N" -> arch: a CUDA with
+                     that target; cudarc not knowing the toolkit -> toolchain (arch.py, toolchain.py)
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -601,7 +607,10 @@ from torch_envcheck.explain.layer_rules.program import nvrtc_source_error
 from torch_envcheck.explain.layer_rules.gpu_apps import (app_built_without_cuda, alicevision_needs_cuda_gpu,
                                                          gromacs_opencl_on_nvidia, chromium_gpu_log, qiskit_aer_without_gpu,
                                                          kaldi_configure_mkl_missing)
-from torch_envcheck.explain.layer_rules.arch import torch_arch_list_without_gpu
+from torch_envcheck.explain.layer_rules.arch import torch_arch_list_without_gpu, nvcc_cannot_target_arch
+from torch_envcheck.explain.layer_rules.inference import tflite_delegate_refused, triton_backend_missing
+from torch_envcheck.explain.layer_rules.notebooks import zerogpu_cuda_outside_task
+from torch_envcheck.explain.layer_rules.toolchain import cudarc_toolkit_unknown
 from torch_envcheck.explain.layer_rules.extension_builds import package_without_framework_ops
 from torch_envcheck.explain.layer_rules.video_codecs import gstreamer_element_missing, gstreamer_pipeline_refused
 from torch_envcheck.explain.layer_rules.tensorflow import tensorflow_cudnn_not_initialised, tensorboard_with_tensorflow1
@@ -851,7 +860,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          chromium_gpu_log, tensorflow_cudnn_not_initialised, tensorboard_with_tensorflow1,
          nvrtc_builtins_of_another_cuda, nvcc_fails_in_host_stdlib, torch_arch_list_without_gpu, qiskit_aer_without_gpu,
          kaldi_configure_mkl_missing, gstreamer_element_missing, gstreamer_pipeline_refused,
-         package_without_framework_ops)
+         package_without_framework_ops, tflite_delegate_refused, triton_backend_missing, zerogpu_cuda_outside_task,
+         nvcc_cannot_target_arch, cudarc_toolkit_unknown)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

@@ -384,3 +384,31 @@ def torch_arch_list_without_gpu(ent, text):
                areas=("gpu", "torch"), sources=(_TORCH_CUDA_INIT, SOURCES["torch_index"]))
     at = len(text) - len(tail) + (g or a).start()
     return _match(sig, text, at, {"gpu": gpu})
+
+
+# candle's kernel build (candle-kernels/build.rs) asks nvcc --list-gpu-code for the targets it can build and stops when
+# the GPU's (or CUDA_COMPUTE_CAP's) is not among them: the toolkit predates the architecture
+_NVCC_CANNOT_TARGET = re.compile(r"nvcc cannot target gpu arch (?P<arch>\d{2,3})\.? Available nvcc targets are "
+                                 r"\[(?P<list>[\d, ]{2,200})\]")
+_CANDLE = {"url": "https://github.com/huggingface/candle#faq",
+           "what": "candle's CUDA kernels: built for CUDA_COMPUTE_CAP (or the GPU's), by the nvcc on PATH"}
+
+
+def nvcc_cannot_target_arch(ent, text):
+    tail = text[-CONTEXT_TAIL:]
+    m = last_match(_NVCC_CANNOT_TARGET, tail)
+    if m is None:
+        return None
+    arch = m.group("arch")
+    cap = f"{arch[:-1]}.{arch[-1]}"
+    first = gpu_generations.first_cuda_for(cap)
+    sig = _sig("nvcc-cannot-target-arch", "arch", "this nvcc cannot build for sm_{arch} (compute capability {cap})", 84,
+               "The build compiles its CUDA kernels for the GPU's architecture, sm_{arch}, and the nvcc on PATH lists only "
+               "older targets ({list}): its CUDA toolkit predates the GPU" +
+               (f" (sm_{arch} arrived with CUDA {first})" if first else "") + ".",
+               fix=("Install CUDA " + first + " or newer and put its nvcc first on PATH (CUDA_HOME / CUDA_PATH too), then "
+                    "build again" if first else "Install a CUDA toolkit whose nvcc lists sm_{arch} and build again") +
+                   "; or build for a target this nvcc has that the GPU runs (CUDA_COMPUTE_CAP for candle), at the cost of "
+                   "the GPU's newer features.",
+               areas=("toolchain",), sources=(_CANDLE,))
+    return _match(sig, text, len(text) - len(tail) + m.start(), {"arch": arch, "cap": cap, "list": m.group("list").strip()})

@@ -26,6 +26,11 @@ OpenVINO's GPU plugin), read from their own messages.
     openvino_no_opencl_platform  OpenVINO's GPU plugin finding no OpenCL platform (clGetPlatformIDs -1001) -> the
                          Intel GPU compute runtime: installed, and new enough for the GPU (arch where the text names
                          the Intel processor or graphics; else driver)
+    tflite_delegate_refused  TensorFlow Lite's delegates (GPU, NNAPI, XNNPACK) refusing the model's operations or
+                         tensors ("Failed to apply delegate", "not supported by GPU delegate", ANEURALNETWORKS_*) ->
+                         not-environment: the model's ops and shapes run on the CPU, or the model changes
+    triton_backend_missing  Triton Inference Server's "unable to find backend library for backend 'X'" -> container:
+                         the image that ships that backend, or the backend added under its backends folder
 """
 
 from __future__ import annotations
@@ -431,3 +436,51 @@ def onnxruntime_providers_required(ent, text):
                sources=({"url": "https://onnxruntime.ai/docs/execution-providers/",
                          "what": "ONNX Runtime execution providers: set providers explicitly on InferenceSession"},))
     return _match(sig, text, at, {})
+
+
+# TensorFlow Lite's interpreter applying a delegate (tensorflow/lite/core/subgraph.cc: "Failed to apply delegate"; the
+# GPU delegate's list of what it cannot run; NNAPI's own result codes; a delegate for static shapes given a dynamic one)
+_TFLITE_DELEGATE = re.compile(r"Failed to apply (?:the )?delegate|operations are not supported by (?:the )?GPU delegate|"
+                              r"ModifyGraphWithDelegate is disallowed|NN API returned error ANEURALNETWORKS_[A-Z_]{3,40}|"
+                              r"delegate that only supports static-sized tensors|GpuDelegate\)? failed to prepare")
+_TFLITE_GPU = {"url": "https://ai.google.dev/edge/litert/performance/gpu",
+               "what": "LiteRT / TensorFlow Lite GPU delegate: the supported ops; unsupported ones fall back to the CPU"}
+
+
+def tflite_delegate_refused(ent, text):
+    m, at = last_in_tail(_TFLITE_DELEGATE, text)
+    if m is None:
+        return None
+    # above a graphics line logged beside it (an EGL display the GPU delegate probed): the exception is the delegate's
+    sig = _sig("tflite-delegate-refused", "not-environment", "a TensorFlow Lite delegate refused the model's operations",
+               84, "A TensorFlow Lite delegate (GPU, NNAPI, XNNPACK) takes only the operations, versions, tensor types and "
+               "static shapes it implements; this model has some it does not (the lines name them), so the delegate "
+               "could not be applied or runs only part of the graph. The runtime and the device are fine.",
+               look_at="Let the unsupported operations run on the CPU (apply the delegate without making the graph "
+                       "immutable, or accept the partial delegation the log reports), or change the model: replace the ops "
+                       "the delegate lists, give it static input shapes (resizeInput before allocateTensors), or convert it "
+                       "with the delegate's supported op set; for NNAPI errors on one operand, that op on the CPU.",
+               sources=(_TFLITE_GPU,))
+    return _match(sig, text, at, {})
+
+
+# Triton Inference Server: no libtriton_<backend>.so under the backend directory (--backend-directory,
+# /opt/tritonserver/backends): the image or installation was built without that backend
+_TRITON_BACKEND = re.compile(r"unable to find backend library for backend '(?P<be>[\w.-]{2,40})'")
+_TRITON_BACKENDS = {"url": "https://github.com/triton-inference-server/backend#backends",
+                    "what": "Triton's backends: which ship in the NGC tritonserver images, and where a server looks for them"}
+
+
+def triton_backend_missing(ent, text):
+    m, at = last_in_tail(_TRITON_BACKEND, text, "unable to find backend library")
+    if m is None:
+        return None
+    sig = _sig("triton-backend-missing", "container", "this Triton server has no {be} backend", 82,
+               "Triton loads each model through the backend its configuration names, as libtriton_{be}.so under the "
+               "backend directory (/opt/tritonserver/backends); this server's image or installation has no {be} backend "
+               "(the TensorRT-LLM and vLLM images, and custom builds, carry only some backends).",
+               fix="Serve the model from the NGC image that ships the {be} backend (nvcr.io/nvidia/tritonserver:<yy.mm>-py3), "
+                   "or copy that backend's folder (built for the same Triton release) into the image's "
+                   "/opt/tritonserver/backends/{be}/, or set --backend-directory to where it is.",
+               areas=("libraries",), sources=(_TRITON_BACKENDS,))
+    return _match(sig, text, at, {"be": m.group("be")})

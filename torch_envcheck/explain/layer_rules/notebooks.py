@@ -6,6 +6,9 @@
     vscode_kernel_needs_ipykernel  VS Code's "Running cells with 'X' requires the ipykernel package" -> env: ipykernel
                          in that interpreter, or another kernel    colab_gpu_check_failed  "SystemError: GPU device not found", the check of Colab's TensorFlow-with-GPU notebook ->
                          gpu-unused: the runtime has no GPU (its type, or none assigned)
+    zerogpu_cuda_outside_task  Hugging Face's `spaces` package on ZeroGPU: CUDA touched in the main process, or before
+                         `spaces` was imported -> env: CUDA only inside @spaces.GPU functions; a Space not scheduled for
+                         lack of hardware -> container: retry or other hardware
 """
 
 from __future__ import annotations
@@ -95,4 +98,36 @@ def colab_gpu_check_failed(ent, text):
                    "and connect again to get a fresh VM (`!nvidia-smi` shows whether it has a GPU). On your own machine "
                    "install TensorFlow's GPU build for it (Linux/WSL 2: `pip install tensorflow[and-cuda]`).",
                areas=("tensorflow",), sources=(_COLAB_GPU_NB,))
+    return _match(sig, text, at, {})
+
+
+# Hugging Face's `spaces` package on ZeroGPU Spaces, where a GPU is attached only while a function decorated with
+# @spaces.GPU runs; and the Hub's scheduler when no machine of the Space's hardware is free
+_ZEROGPU = re.compile(r"CUDA must not be initialized in the main process|CUDA has been initialized before importing the "
+                      r"`?spaces`? package|(?P<sched>Scheduling failure: not enough hardware capacity)")
+_ZEROGPU_DOC = {"url": "https://huggingface.co/docs/hub/spaces-zerogpu",
+                "what": "Spaces ZeroGPU: @spaces.GPU, import spaces before torch, CUDA only inside the decorated functions"}
+
+
+def zerogpu_cuda_outside_task(ent, text):
+    m, at = last_in_tail(_ZEROGPU, text)
+    if m is None:
+        return None
+    if m.group("sched"):
+        sig = _sig("space-hardware-unavailable", "container", "the Space's GPU hardware is not available now", 80,
+                   "The Hub could not start the Space: no machine of the hardware it asks for was free. Nothing in the "
+                   "code or the installation is wrong.",
+                   fix="Restart the Space later (Settings > Factory rebuild / Restart), or choose other hardware for it, "
+                       "or run the app locally or in a duplicate Space on another GPU.",
+                   areas=("driver",), sources=(_ZEROGPU_DOC,))
+        return _match(sig, text, at, {})
+    sig = _sig("zerogpu-cuda-outside-task", "env", "CUDA was touched outside a ZeroGPU task", 84,
+               "On ZeroGPU Spaces the main process has no GPU: one is attached only while a function decorated with "
+               "@spaces.GPU runs, and the `spaces` package must be imported before anything initialises CUDA. The app "
+               "touched CUDA at import or start-up (model.to('cuda'), torch.cuda.is_available() or a library that "
+               "probes it).",
+               fix="`import spaces` first (before torch and the libraries that load it), keep the model on the CPU (or "
+                   "'cuda' in code that only runs inside the decorated function) at start-up, and do all GPU work "
+                   "inside functions decorated with @spaces.GPU; the stack trace shows which line initialised CUDA.",
+               areas=("driver",), sources=(_ZEROGPU_DOC,))
     return _match(sig, text, at, {})

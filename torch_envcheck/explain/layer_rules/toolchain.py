@@ -1159,3 +1159,27 @@ def nvcc_fails_in_host_stdlib(ent, text):
                areas=("toolchain",), sources=(_CUDA_LINUX_GUIDE, SOURCES["ext"]))
     return _match(sig, text, len(text) - len(tail) + m.start(),
                   {"gcc": m.group("gcc"), "cuda_note": f" (CUDA {cuda})" if cuda else None})
+
+
+# cudarc's build script (the CUDA bindings under candle and other Rust crates) maps the toolkit's version (CUDA_VERSION,
+# 1000 x major + 10 x minor) to the bindings it ships; a toolkit newer than the cudarc release stops the build
+_CUDARC = re.compile(r"Unsupported cuda toolkit version: `?(?P<v>\d{5})`?")
+_CUDARC_SRC = {"url": "https://github.com/coreylowman/cudarc",
+               "what": "cudarc: its cuda-XXXXX features, one per CUDA toolkit release it has bindings for"}
+
+
+def cudarc_toolkit_unknown(ent, text):
+    m, at = last_in_tail(_CUDARC, text, "Unsupported cuda toolkit version")
+    if m is None:
+        return None
+    v = int(m.group("v"))
+    cuda = f"{v // 1000}.{v % 1000 // 10}"
+    sig = _sig("cudarc-toolkit-unknown", "toolchain", "this cudarc release does not know CUDA {cuda}", 84,
+               "cudarc (the CUDA bindings under candle and other Rust crates) ships bindings for the CUDA releases it "
+               "knows and reads the installed toolkit's version at build time; CUDA {cuda} is newer than this cudarc "
+               "release.",
+               fix="Upgrade cudarc to a release that has CUDA {cuda} (`cargo update -p cudarc`, or the newer release of the "
+                   "crate that depends on it, e.g. candle), or build against a toolkit it knows (CUDA_ROOT / CUDA_PATH at "
+                   "an older toolkit, or cudarc's cuda-XXXXX feature of one), then `cargo build` again.",
+               areas=("toolchain",), sources=(_CUDARC_SRC,))
+    return _match(sig, text, at, {"cuda": cuda})
