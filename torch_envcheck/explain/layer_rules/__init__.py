@@ -489,6 +489,12 @@ match.Match whose signature is made here, or None:
                      scheduled for lack of hardware -> container (notebooks.py)
     nvcc_cannot_target_arch, cudarc_toolkit_unknown  candle's "nvcc cannot target gpu arch N" -> arch: a CUDA with
                      that target; cudarc not knowing the toolkit -> toolchain (arch.py, toolchain.py)
+    metal_library_refused, ggml_metal_refused  Metal libraries for a newer macOS, without default.metallib or the metal
+                     compiler; ggml's Metal backend without a kernel, or not starting (macos_host.py)
+    onnxruntime_web_backend_missing, tfjs_node_addon_unloadable  ONNX Runtime Web's bundle without WebGPU; tfjs-node's
+                     addon not built, or a DLL it needs missing (inference.py)
+    matlab_cuda_driver_missing, ncnn_no_vulkan_device  MATLAB's "The CUDA driver could not be loaded" -> driver; ncnn's
+                     Vulkan runtime finding no GPU -> driver (gpu_apps.py)
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -608,7 +614,10 @@ from torch_envcheck.explain.layer_rules.gpu_apps import (app_built_without_cuda,
                                                          gromacs_opencl_on_nvidia, chromium_gpu_log, qiskit_aer_without_gpu,
                                                          kaldi_configure_mkl_missing)
 from torch_envcheck.explain.layer_rules.arch import torch_arch_list_without_gpu, nvcc_cannot_target_arch
-from torch_envcheck.explain.layer_rules.inference import tflite_delegate_refused, triton_backend_missing
+from torch_envcheck.explain.layer_rules.inference import (tflite_delegate_refused, triton_backend_missing,
+                                                          onnxruntime_web_backend_missing, tfjs_node_addon_unloadable)
+from torch_envcheck.explain.layer_rules.macos_host import metal_library_refused, ggml_metal_refused
+from torch_envcheck.explain.layer_rules.gpu_apps import matlab_cuda_driver_missing, ncnn_no_vulkan_device
 from torch_envcheck.explain.layer_rules.notebooks import zerogpu_cuda_outside_task
 from torch_envcheck.explain.layer_rules.toolchain import cudarc_toolkit_unknown
 from torch_envcheck.explain.layer_rules.extension_builds import package_without_framework_ops
@@ -861,7 +870,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          nvrtc_builtins_of_another_cuda, nvcc_fails_in_host_stdlib, torch_arch_list_without_gpu, qiskit_aer_without_gpu,
          kaldi_configure_mkl_missing, gstreamer_element_missing, gstreamer_pipeline_refused,
          package_without_framework_ops, tflite_delegate_refused, triton_backend_missing, zerogpu_cuda_outside_task,
-         nvcc_cannot_target_arch, cudarc_toolkit_unknown)
+         nvcc_cannot_target_arch, cudarc_toolkit_unknown, metal_library_refused, ggml_metal_refused,
+         onnxruntime_web_backend_missing, tfjs_node_addon_unloadable, matlab_cuda_driver_missing, ncnn_no_vulkan_device)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

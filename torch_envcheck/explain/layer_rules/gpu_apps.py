@@ -13,7 +13,9 @@ build without CUDA, no CUDA device where the application needs one, an OpenCL bu
     qiskit_aer_without_gpu  Qiskit Aer's 'Simulation device "GPU" is not supported on this system' -> gpu-unused: the
                      qiskit-aer-gpu package in place of qiskit-aer
     kaldi_configure_mkl_missing  Kaldi's configure: "MKL libraries could not be found" -> toolchain: MKL installed
-                     (tools/extras/install_mkl.sh) or another math library (--mathlib=OPENBLAS)
+                     (tools/extras/install_mkl.sh) or another math library (--mathlib=OPENBLAS)    matlab_cuda_driver_missing  MATLAB's Parallel Computing Toolbox: "The CUDA driver could not be loaded", "There is a
+                     problem with the CUDA driver or with this GPU device" -> driver    ncnn_no_vulkan_device  ncnn's Vulkan runtime (the *-ncnn-vulkan upscalers, Video2X) finding no GPU: "no vulkan
+                     device", "invalid gpu device", vkEnumeratePhysicalDevices failing -> driver: a Vulkan driver for the GPU
 """
 
 from __future__ import annotations
@@ -181,4 +183,52 @@ def kaldi_configure_mkl_missing(ent, text):
                    "point configure at an existing one (`./configure --mkl-root=/path/to/mkl` / --mkl-libdir), or "
                    "choose another math library: `./configure --mathlib=OPENBLAS` after `tools/extras/install_openblas.sh`.",
                areas=("toolchain",), sources=(_KALDI_CONFIGURE,))
+    return _match(sig, text, at, {})
+
+
+# MATLAB's Parallel Computing Toolbox when it cannot load the NVIDIA driver's CUDA library (nvcuda.dll, libcuda.so) or
+# the driver rejects the device
+_MATLAB_DRIVER = re.compile(r"The CUDA driver could not be loaded\.|There is a problem with the CUDA driver or with this GPU "
+                            r"device\.")
+_MATLAB_GPU = {"url": "https://www.mathworks.com/help/parallel-computing/gpu-computing-requirements.html",
+               "what": "MATLAB GPU computing requirements: an NVIDIA GPU and a driver for the CUDA of the MATLAB release"}
+
+
+def matlab_cuda_driver_missing(ent, text):
+    m, at = last_in_tail(_MATLAB_DRIVER, text)
+    if m is None:
+        return None
+    sig = _sig("matlab-cuda-driver", "driver", "MATLAB cannot use the NVIDIA driver (or the GPU)", 82,
+               "MATLAB's GPU functions (gpuArray, gpuDevice) load the NVIDIA driver's CUDA library (nvcuda.dll on "
+               "Windows, libcuda.so on Linux) and need a GPU that driver supports: the driver is not installed (a machine "
+               "without an NVIDIA GPU, or with another vendor's), is older than the CUDA of this MATLAB release, or the "
+               "GPU is not supported.",
+               fix="On an NVIDIA GPU install the current NVIDIA driver (one at least as new as the CUDA version MATLAB's "
+                   "gpuDevice reports it needs) and restart MATLAB; check with `gpuDevice` / `nvidia-smi`. Without a "
+                   "supported NVIDIA GPU, run on the CPU (the program's CPU option, or arrays without gpuArray).",
+               areas=("driver",), sources=(_MATLAB_GPU,))
+    return _match(sig, text, at, {})
+
+
+# ncnn (Tencent/ncnn, src/gpu.cpp) logs "no vulkan device" when Vulkan lists no physical device, and its tools then
+# "invalid gpu device"; vkEnumeratePhysicalDevices failing with any result, VK_INCOMPLETE (5) included, is the same
+# search coming back short
+_NCNN_NO_VK = re.compile(r"\bno vulkan device\b|\binvalid gpu device\b|vkEnumeratePhysicalDevices failed -?\d{1,10}")
+_VK_LOADER_DOC = {"url": "https://github.com/KhronosGroup/Vulkan-Loader/blob/main/docs/LoaderDriverInterface.md",
+                  "what": "Vulkan's loader: the drivers (ICDs) it finds through their manifest files"}
+
+
+def ncnn_no_vulkan_device(ent, text):
+    m, at = last_in_tail(_NCNN_NO_VK, text)
+    if m is None:
+        return None
+    sig = _sig("ncnn-no-vulkan-device", "driver", "the Vulkan runtime found no usable GPU", 80,
+               "The program runs its models through ncnn's Vulkan backend (the *-ncnn-vulkan upscalers and interpolators, "
+               "Video2X), which asks Vulkan for the GPUs and found none it can use: no Vulkan driver (ICD) for the GPU is "
+               "installed or it is too old, the GPU has no Vulkan support, or only a software device is there.",
+               fix="Install or update the GPU's driver with its Vulkan support (NVIDIA's driver with its GL/Vulkan part; "
+                   "AMD/Intel: the vendor's current driver on Windows, mesa-vulkan-drivers on Linux); check with "
+                   "`vulkaninfo --summary` that the GPU is listed; on a laptop with two GPUs update both drivers; choose "
+                   "the GPU with the program's -g option (or its CPU mode, -g -1, where it has one).",
+               areas=("driver",), sources=(_VK_LOADER_DOC,))
     return _match(sig, text, at, {})

@@ -30,7 +30,10 @@ OpenVINO's GPU plugin), read from their own messages.
                          tensors ("Failed to apply delegate", "not supported by GPU delegate", ANEURALNETWORKS_*) ->
                          not-environment: the model's ops and shapes run on the CPU, or the model changes
     triton_backend_missing  Triton Inference Server's "unable to find backend library for backend 'X'" -> container:
-                         the image that ships that backend, or the backend added under its backends folder
+                         the image that ships that backend, or the backend added under its backends folder    onnxruntime_web_backend_missing  onnxruntime-web's "no available backend found. ERR: [webgpu] backend not found" ->
+                         torch-build: the bundle without WebGPU (ort.webgpu.min.js, onnxruntime-web/webgpu)
+    tfjs_node_addon_unloadable  tfjs-node's native addon (tfjs_binding.node): not built/found -> toolchain; Windows'
+                         "The specified module could not be found" for it -> windows-runtime: a DLL it needs
 """
 
 from __future__ import annotations
@@ -484,3 +487,69 @@ def triton_backend_missing(ent, text):
                    "/opt/tritonserver/backends/{be}/, or set --backend-directory to where it is.",
                areas=("libraries",), sources=(_TRITON_BACKENDS,))
     return _match(sig, text, at, {"be": m.group("be")})
+
+
+# onnxruntime-web picks a backend from the execution providers asked for; the WebGPU backend ships only in its WebGPU
+# bundles (ort.webgpu.min.js, the onnxruntime-web/webgpu import), not in the default ort.min.js
+_ORT_WEB = re.compile(r"no available backend found\.? ERR: \[(?P<be>webgpu|webnn|wasm|webgl)\] (?P<why>[^\n]{0,120})")
+_ORT_WEBGPU = {"url": "https://onnxruntime.ai/docs/tutorials/web/ep-webgpu.html",
+               "what": "ONNX Runtime Web's WebGPU execution provider: import from onnxruntime-web/webgpu (ort.webgpu.min.js)"}
+
+
+def onnxruntime_web_backend_missing(ent, text):
+    m, at = last_in_tail(_ORT_WEB, text, "no available backend found")
+    if m is None:
+        return None
+    be = m.group("be")
+    # "backend not found", or the bundle's JavaScript and its .wasm files of different builds ("null function or
+    # function signature mismatch"): the files the page loads, not the browser
+    bundle = re.search(r"backend not found|signature mismatch|\.wasm", m.group("why")) is not None
+    sig = _sig("onnxruntime-web-backend-missing", "torch-build" if bundle else "driver",
+               "ONNX Runtime Web has no usable {be} backend", 80,
+               ("The page loads an onnxruntime-web bundle without the {be} backend: the WebGPU one ships only in "
+                "ort.webgpu.min.js / the onnxruntime-web/webgpu import, not in the default ort.min.js." if bundle else
+                "ONNX Runtime Web's {be} backend failed to start in this browser: the browser or its GPU does not offer it "
+                "(WebGPU needs a recent Chrome/Edge with a supported GPU and driver), or the bundle does not match."),
+               fix=("Load the WebGPU build: `import * as ort from 'onnxruntime-web/webgpu'` (or the script "
+                    "ort.webgpu.min.js), then ask for executionProviders: ['webgpu']." if bundle else
+                    "Check `navigator.gpu` in that browser (chrome://gpu), update the browser and GPU driver, and keep "
+                    "'wasm' after '{be}' in executionProviders so the model still runs; load the bundle for {be} "
+                    "(onnxruntime-web/webgpu)."),
+               areas=("libraries",), sources=(_ORT_WEBGPU,))
+    return _match(sig, text, at, {"be": be})
+
+
+# tfjs-node / tfjs-node-gpu load their native addon (lib/napi-vN/tfjs_binding.node), which links the TensorFlow C library
+# (tensorflow.dll / libtensorflow.so) and, in the GPU package, CUDA's and cuDNN's
+_TFJS_NOT_BUILT = re.compile(r"The Node\.js native addon module \(tfjs_binding\.node\) can not be found")
+_TFJS_DLL = re.compile(r"Error: The specified module could not be found\.\s{0,4}\\{1,2}\?\\[^\n]{0,300}?tfjs_binding\.node")
+_TFJS_README = {"url": "https://github.com/tensorflow/tfjs/tree/master/tfjs-node#troubleshooting",
+                "what": "tfjs-node troubleshooting: rebuilding the native addon; tfjs-node-gpu's CUDA and cuDNN"}
+
+
+def tfjs_node_addon_unloadable(ent, text):
+    m, at = last_in_tail(_TFJS_DLL, text, "tfjs_binding.node")
+    if m is not None:
+        sig = _sig("tfjs-node-dll-missing", "windows-runtime",
+                   "Windows cannot load tfjs-node's addon: a DLL it needs is missing", 84,
+                   "Node loads tfjs_binding.node, which needs tensorflow.dll beside it and, for tfjs-node-gpu, the CUDA "
+                   "and cuDNN DLLs of the TensorFlow release it bundles; \"The specified module could not be found\" "
+                   "(Windows error 126) means one of those DLLs is not on the search path.",
+                   fix="Reinstall the package so its lib folder holds tensorflow.dll (`npm rebuild @tensorflow/tfjs-node-gpu`, "
+                       "or `npm i` again), install the Microsoft Visual C++ Redistributable (x64), and for tfjs-node-gpu "
+                       "install the CUDA and cuDNN versions its TensorFlow release needs (its README's table) with their "
+                       "bin folders on PATH; or use @tensorflow/tfjs-node (CPU).",
+                   areas=("libraries",), sources=(_TFJS_README,))
+        return _match(sig, text, at, {})
+    m, at = last_in_tail(_TFJS_NOT_BUILT, text, "tfjs_binding.node")
+    if m is None:
+        return None
+    sig = _sig("tfjs-node-addon-not-built", "toolchain", "tfjs-node's native addon was not built or downloaded", 82,
+               "@tensorflow/tfjs-node(-gpu) downloads TensorFlow's C library and builds its native addon "
+               "(tfjs_binding.node) at install time; the install step failed or was skipped (a proxy, a Node version "
+               "without a prebuilt addon, build tools missing), so the addon is not there.",
+               fix="Rebuild it: `npm rebuild @tensorflow/tfjs-node-gpu --build-addon-from-source` (the same for "
+                   "@tensorflow/tfjs-node), with the build tools node-gyp needs (Python, a C++ compiler: Visual Studio's "
+                   "C++ workload on Windows), and read the install log for the download or build error.",
+               areas=("toolchain",), sources=(_TFJS_README,))
+    return _match(sig, text, at, {})

@@ -13,6 +13,12 @@
                          float16 / float32 otherwise
     nvidia_library_on_macos  dyld's "dlopen(libnvidia-ml.so.1, N): image not found" (and the other NVIDIA libraries)
                          -> macos: macOS has no NVIDIA driver, NVML or CUDA
+    metal_library_refused  Metal's shader libraries: one built for a newer macOS ("language version X, which is not
+                         supported on this OS") -> macos; no default.metallib beside the program, no `metal` compiler
+                         (Command Line Tools without Xcode) -> toolchain
+    ggml_metal_refused   ggml's Metal backend (llama.cpp, whisper.cpp): an op or type it has no kernel for
+                         (GGML_ASSERT "not implemented") -> not-environment; ggml_metal_init failing -> macos: a Mac
+                         whose GPU the backend does not run on (a build without Metal)
 """
 
 from __future__ import annotations
@@ -175,4 +181,95 @@ def mps_bfloat16_refused(ent, text):
                    "program's fp16 / fp32 option, or mixed_precision=\"fp16\"); bfloat16 on the GPU needs Apple silicon "
                    "with macOS 14 or newer (`sw_vers`) and a current torch in an arm64 Python.",
                areas=("platform",), sources=(_MPS_BF16_SRC,))
+    return _match(sig, text, at, {})
+
+
+_METAL_DOC = {"url": "https://developer.apple.com/documentation/metal/shader_libraries/building_a_shader_library_by_precompiling_source_files",
+              "what": "Metal shader libraries: compiling .metal sources with the metal tool into a .metallib, the default library"}
+_METAL_OS = re.compile(r"this library is using language version (?P<v>\d{1,2}\.\d), which is not supported on this OS")
+_METAL_NO_DEFAULT = re.compile(r"Failed to (?:find|load) the default (?:metal)?library|default\.metallib not found(?!, loading from source)")
+_METAL_TOOL = re.compile(r"unable to find utility \W{0,2}metal\W{0,2}, not a developer tool or in PATH")
+
+
+def metal_library_refused(ent, text):
+    m, at = last_in_tail(_METAL_OS, text, "language version")
+    if m is not None:
+        sig = _sig("metal-library-newer-than-macos", "macos",
+                   "the program's Metal library needs a newer macOS (Metal language {v})", 84,
+                   "The program's precompiled Metal shaders (its .metallib) were built for Metal language {v}, which this "
+                   "macOS release does not run: the build targets a newer macOS than the one installed.",
+                   fix="Update macOS to a release with Metal language {v}, or use a build of the program made for this "
+                       "macOS (its older release, or built from source here, whose metal compiler targets this system).",
+                   areas=("platform",), sources=(_METAL_DOC,))
+        return _match(sig, text, at, {"v": m.group("v")})
+    m, at = last_in_tail(_METAL_TOOL, text, "unable to find utility")
+    if m is not None:
+        sig = _sig("metal-compiler-missing", "toolchain", "the build needs Apple's metal compiler, which is not installed",
+                   84, "The build compiles Metal shaders with the `metal` tool, which comes with Xcode, not with the "
+                   "Command Line Tools alone; xcrun finds none.",
+                   fix="Install Xcode (App Store) and select it: `sudo xcode-select --switch "
+                       "/Applications/Xcode.app/Contents/Developer`; with Xcode 26 or newer also `xcodebuild "
+                       "-downloadComponent MetalToolchain`; check with `xcrun -sdk macosx metal --version`, then build "
+                       "again (or install the package's prebuilt wheel).",
+                   areas=("toolchain",), sources=(_METAL_DOC,))
+        return _match(sig, text, at, {})
+    m, at = last_in_tail(_METAL_NO_DEFAULT, text)
+    if m is None:
+        return None
+    sig = _sig("metal-default-library-missing", "toolchain", "the program's Metal library (default.metallib) is not found",
+               80, "The program loads its compiled Metal shaders as the default library, a default.metallib in its "
+               "bundle or beside the executable (or its embedded copy); there is none where it looks, so the build did "
+               "not compile or copy it.",
+               fix="Compile the .metal sources into default.metallib (`xcrun -sdk macosx metal -c kernels.metal -o "
+                   "kernels.air && xcrun -sdk macosx metallib kernels.air -o default.metallib`) and put it beside the "
+                   "executable, or build with the option that embeds it (llama.cpp/ggml: GGML_METAL_EMBED_LIBRARY=ON).",
+               areas=("toolchain",), sources=(_METAL_DOC,))
+    return _match(sig, text, at, {})
+
+
+# ggml's Metal backend (ggml-metal.m): GGML_ASSERT(false && "not implemented") for an op or type it has no kernel for;
+# ggml_metal_init() returning NULL on a Mac whose GPU the backend cannot use
+_GGML_METAL_NI = re.compile(r"ggml-metal\.m:\d{1,6}: false && \W{0,2}not implemented|GGML_ASSERT\(false && \W{0,2}"
+                            r"(?P<op>[A-Z][A-Z -]{2,40}) not implemented")
+_GGML_METAL_INIT = re.compile(r"ggml_metal_init\(\) failed|ggml_metal_init: (?:error|failed)[^\n]{0,80}")
+_LLAMA_BUILD = {"url": "https://github.com/ggml-org/llama.cpp/blob/master/docs/build.md#metal-build",
+                "what": "llama.cpp's Metal build: on by default on macOS, off with GGML_METAL=OFF; -ngl 0 keeps layers on the CPU"}
+
+
+def ggml_metal_refused(ent, text):
+    m, at = last_in_tail(_GGML_METAL_NI, text, "not implemented")
+    if m is not None and (m.group("op") is None or "metal" in text[-CONTEXT_TAIL:].lower()):
+        sig = _sig("ggml-metal-not-implemented", "not-environment",
+                   "ggml's Metal backend has no kernel for this operation or type", 80,
+                   "ggml (under llama.cpp, whisper.cpp and their bindings) runs each operation of the model on the Apple "
+                   "GPU through its Metal backend, which stops at an operation or quantization type it has no Metal "
+                   "kernel for in this release. The installation is fine.",
+                   look_at="Use a model file in a type the Metal backend runs (q4_0, q8_0, f16 in older releases), update "
+                           "the program to a release that implements it, or keep those layers on the CPU (-ngl 0, or a "
+                           "build with GGML_METAL=OFF).",
+                   sources=(_LLAMA_BUILD,))
+        return _match(sig, text, at, {})
+    m, at = last_in_tail(_GGML_METAL_INIT, text, "ggml_metal_init")
+    if m is None:
+        return None
+    if "loading from source" in text[-CONTEXT_TAIL:]:
+        # no compiled default.metallib beside the library, and compiling its Metal source at start-up failed (a header
+        # of the source tree, ggml-common.h, not where it looks): the build did not embed the shaders
+        sig = _sig("ggml-metal-library-not-embedded", "toolchain",
+                   "ggml's Metal shaders were neither compiled in nor compilable at start-up", 80,
+                   "ggml's Metal backend found no default.metallib and tried to compile its Metal source when it started, "
+                   "which failed (the source's headers are not installed beside it): the package was built without its "
+                   "Metal library embedded.",
+                   fix="Reinstall the package with the Metal library embedded: CMAKE_ARGS=\"-DGGML_METAL=ON "
+                       "-DGGML_METAL_EMBED_LIBRARY=ON\" pip install --force-reinstall --no-cache-dir <package> (llama.cpp "
+                       "itself: cmake -DGGML_METAL_EMBED_LIBRARY=ON).",
+                   areas=("toolchain",), sources=(_LLAMA_BUILD,))
+        return _match(sig, text, at, {})
+    sig = _sig("ggml-metal-init-failed", "macos", "ggml's Metal backend could not start on this Mac", 78,
+               "ggml's Metal backend (on by default in macOS builds of llama.cpp and whisper.cpp) could not initialise on "
+               "this Mac's GPU: an Intel Mac's GPU without the Metal features it uses, or a macOS older than the "
+               "release needs.",
+               fix="Build without Metal (llama.cpp: `cmake -DGGML_METAL=OFF`; whisper.cpp's older Makefile: "
+                   "WHISPER_NO_METAL=1) or run with no layers on the GPU (-ngl 0); on Apple silicon, update macOS.",
+               areas=("platform",), sources=(_LLAMA_BUILD,))
     return _match(sig, text, at, {})
