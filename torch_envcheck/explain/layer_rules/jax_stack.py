@@ -9,6 +9,9 @@
     xla_out_of_memory    XLA's "Resource exhausted: Out of memory while trying to allocate" -> not-environment
     xla_no_ptx_compiler  XLA's "No PTX compilation provider is available" (no ptxas/nvlink, no NvJitLink) -> the CUDA
                      compiler tools of the framework's CUDA (toolchain; tensorflow under TensorFlow)
+    tpu_busy_or_unloadable  JAX/PyTorch-XLA's TPU runtime: libtpu "already in use by another process" -> driver: the
+                         process holding /dev/accel*, or a stale /tmp/libtpu_lockfile; the 'tpu' backend failing to
+                         open libtpu.so -> libraries: jax[tpu] (libtpu) installed for this jax
 """
 
 from __future__ import annotations
@@ -161,4 +164,34 @@ def xla_no_ptx_compiler(ent, text):
                areas=("toolchain",),
                sources=({"url": "https://docs.jax.dev/en/latest/installation.html",
                          "what": "JAX's CUDA wheels: the nvidia-cuda-nvcc package brings ptxas"},))
+    return _match(sig, text, at, {})
+
+
+# libtpu takes the TPU chips (/dev/accel*, /dev/vfio) for one process and records it in /tmp/libtpu_lockfile
+_TPU_BUSY = re.compile(r"libtpu\.so already in used? by another process")
+_TPU_LIB = re.compile(r"Unable to initialize backend 'tpu':[^\n]{0,80}?Failed to open [^\n]{0,200}?libtpu\.so")
+_JAX_TPU = {"url": "https://docs.jax.dev/en/latest/installation.html#google-cloud-tpu",
+            "what": "JAX on Cloud TPU: pip install 'jax[tpu]' (libtpu), one process per TPU VM"}
+
+
+def tpu_busy_or_unloadable(ent, text):
+    m, at = last_in_tail(_TPU_BUSY, text, "libtpu.so already in use")
+    if m is not None:
+        sig = _sig("tpu-in-use", "driver", "the TPU is held by another process", 84,
+                   "libtpu gives the TPU chips to one process at a time (and records it in /tmp/libtpu_lockfile); another "
+                   "process has them: a notebook kernel or script still running, another user's job, or a crashed one whose "
+                   "lock file stayed.",
+                   fix="Find and stop the holder: `sudo lsof -w /dev/accel0` (or /dev/vfio/*), kill that process; if none "
+                       "is left, remove the stale lock (`sudo rm -f /tmp/libtpu_lockfile`) and start again.",
+                   areas=("driver",), sources=(_JAX_TPU,))
+        return _match(sig, text, at, {})
+    m, at = last_in_tail(_TPU_LIB, text, "libtpu.so")
+    if m is None:
+        return None
+    sig = _sig("libtpu-unloadable", "libraries", "JAX's TPU backend cannot load libtpu", 82,
+               "jax's 'tpu' backend loads libtpu.so from the libtpu package that `jax[tpu]` installs; it is missing, or of "
+               "a release this jax cannot use.",
+               fix="Install JAX for TPU as one set: `pip install -U \"jax[tpu]\"` (it pins the libtpu this jax needs), in "
+                   "the Python the program runs, on a TPU VM.",
+               areas=("libraries",), sources=(_JAX_TPU,))
     return _match(sig, text, at, {})

@@ -14,7 +14,9 @@ pip of another Python, CUDA packages on a Mac, a Jetson with a CPU-only torch, c
     env_var_path_not_found  "<ENV_VAR> <path> is not a valid file path" -> env: the variable as that process sees it
     conda_package_cache_corrupt  CondaVerificationError "appears to be corrupted" -> conda clean, then install again
     conda_channel_http_error  CondaHTTPError for a channel's file -> by status: the channel's outage, the retired
-                      pytorch channel (conda-forge / pip), a proxy or the network"""
+                      pytorch channel (conda-forge / pip), a proxy or the network    x64_dependency_on_windows_arm64  pip finding no version of torch's Windows requirement (mkl, intel-openmp, tbb) on
+                         Windows ARM64 -> torch-build: those exist only for x86-64 (--no-deps, or a wheel without them)
+"""
 
 from __future__ import annotations
 
@@ -1555,3 +1557,28 @@ def conda_channel_http_error(ent, text):
                          "what": "PyTorch's announcement: its official Anaconda channel is deprecated (no builds after "
                                  "2.5); conda-forge and pip are the ways to install"},))
     return _match(sig, text, at, {"code": code})
+
+
+# torch's Windows wheels of some releases require MKL and Intel OpenMP (platform_system == "Windows"), which Intel
+# publishes for x86-64 only: on Windows ARM64 pip finds no version of them ("from versions: none") and stops
+_X64_DEP = re.compile(r"Could not find a version that satisfies the requirement (?P<dep>mkl|intel-openmp|tbb|intel-cmplr-lib-\w{2,10})"
+                      r"[^\n]{0,80}?platform_system\s{0,2}==\s{0,2}\W{0,2}Windows\W{0,2}\s{0,2}\(from (?P<from>torch|torchvision|torchaudio)\)")
+_WIN_ARM64_ISSUE = {"url": "https://github.com/pytorch/pytorch/issues/160898",
+                    "what": "torch's win_arm64 nightly requiring intel-openmp, which has no ARM64 build"}
+
+
+def x64_dependency_on_windows_arm64(ent, text):
+    m, at = last_in_tail(_X64_DEP, text, "platform_system")
+    if m is None:
+        return None
+    sig = _sig("x64-dependency-on-windows-arm64", "torch-build",
+               "{from}'s Windows requirement {dep} has no build for this machine (Windows on ARM64)", 82,
+               "{from}'s wheel lists {dep} as a requirement on Windows, and {dep} is published for x86-64 only: on Windows "
+               "ARM64 pip finds no version of it and stops before installing anything (on an x86-64 machine this is an "
+               "emulated or 32-bit Python instead).",
+               fix="Install {from} without its dependencies and add the others yourself: `pip install --no-deps {from}` "
+                   "(the win_arm64 wheel), then `pip install filelock typing-extensions sympy networkx jinja2 fsspec`; or "
+                   "use a release whose win_arm64 wheel no longer requires {dep}. Check `python -c \"import platform; "
+                   "print(platform.machine())\"` says ARM64 (a native ARM64 Python).",
+               areas=("torch",), sources=(_WIN_ARM64_ISSUE,))
+    return _match(sig, text, at, {"dep": m.group("dep"), "from": m.group("from")})

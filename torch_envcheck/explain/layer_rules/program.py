@@ -44,6 +44,9 @@ an install.
                          signal handlers (a trainer's SLURM handling, a timeout) from a worker thread
     xgboost_data_on_cpu  XGBoost's "running on: cuda:0, while the input data is on: cpu" -> not-environment: where the
                          program keeps its data (a copy per call, slower)
+    cudagraphs_skipped   inductor's "skipping cudagraphs due to ..." -> not-environment: a notice, the graph runs without
+                         CUDA graphs (CPU tensors, mutated inputs, dynamic shapes)
+    error_said_ignorable  a logged error whose own words say it can be ignored -> not-environment
 """
 
 from __future__ import annotations
@@ -411,9 +414,10 @@ def half_precision_on_cpu(ent, text):
 
 
 # vLLM's start-up check: the GPU's free memory against the share it was told to take
-_VLLM_FREE = re.compile(r"Free memory on device \((?P<free>\d{1,4}(?:\.\d{1,3})?)/(?P<total>\d{1,4}(?:\.\d{1,3})?) ?GiB\) "
-                        r"on startup is less than desired GPU memory utilization \((?P<util>0?\.\d{1,3}|1(?:\.0{1,3})?), "
-                        r"(?P<want>\d{1,4}(?:\.\d{1,3})?) ?GiB\)")
+# (the words as vLLM prints them, wrapped where its message breaks the line)
+_VLLM_FREE = re.compile(r"Free memory on device \((?P<free>\d{1,4}(?:\.\d{1,3})?)/(?P<total>\d{1,4}(?:\.\d{1,3})?) ?GiB\)\s{1,3}"
+                        r"on\s{1,3}startup\s{1,3}is\s{1,3}less\s{1,3}than\s{1,3}desired\s{1,3}GPU\s{1,3}memory\s{1,3}utilization\s{1,3}"
+                        r"\((?P<util>0?\.\d{1,3}|1(?:\.0{1,3})?), (?P<want>\d{1,4}(?:\.\d{1,3})?) ?GiB\)")
 
 
 def vllm_memory_taken_at_start(ent, text):
@@ -790,3 +794,41 @@ def xgboost_data_on_cpu(ent, text):
                sources=({"url": "https://xgboost.readthedocs.io/en/stable/gpu/index.html",
                          "what": "XGBoost on GPUs: device='cuda', and data on the device avoids copies"},))
     return _match(sig, text, at, {"dev": m.group("dev")})
+
+
+# torch._inductor's cudagraph trees log why a compiled graph will not be captured ("skipping cudagraphs due to cpu
+# device (arg7_1)", "... mutated inputs"); the graph then runs, compiled, without CUDA graphs
+_CUDAGRAPHS_SKIP = re.compile(r"skipping cudagraphs due to (?P<why>[^\n.]{3,120})")
+_CUDAGRAPH_UTILS = {"url": "https://github.com/pytorch/pytorch/blob/main/torch/_inductor/cudagraph_utils.py",
+                    "what": "inductor's reasons for skipping CUDA graphs (CPU devices, mutated inputs, dynamic shapes)"}
+
+
+def cudagraphs_skipped(ent, text):
+    m, at = last_in_tail(_CUDAGRAPHS_SKIP, text, "skipping cudagraphs")
+    if m is None or re.search(r"Traceback \(most recent call last\)|\b[A-Z]\w{2,40}Error: ", text[at:]):
+        return None
+    sig = _sig("cudagraphs-skipped", "not-environment", "torch.compile did not use CUDA graphs: {why}", 62,
+               "torch.compile's inductor (mode=\"reduce-overhead\" / max-autotune, or a node that asks for CUDA graphs) "
+               "captures a compiled graph as a CUDA graph only when every input is on the GPU and it mutates none of them; "
+               "here it logged why it skipped that ({why}). The compiled graph still runs; nothing is broken.",
+               look_at="If the speed matters, move the input it names onto the GPU before the compiled call (or keep that "
+                       "tensor out of the compiled function); otherwise ignore the notice (TORCH_LOGS can quiet it).",
+               sources=(_CUDAGRAPH_UTILS,))
+    return _match(sig, text, at, {"why": m.group("why").strip()})
+
+
+# a logged error that says of itself it is harmless ("This error log can be ignored.", torch_npu's allocator when it
+# frees cached blocks and retries)
+_IGNORABLE = re.compile(r"(?:This|The above)\s(?:error\s)?(?:log|message|error|warning)\s(?:can|may)\s(?:safely\s)?be\s(?:safely\s)?ignored")
+
+
+def error_said_ignorable(ent, text):
+    m, at = last_in_tail(_IGNORABLE, text, "ignored")
+    if m is None or re.search(r"Traceback \(most recent call last\)|\b[A-Z]\w{2,40}Error: ", text[at:]):
+        return None
+    sig = _sig("error-said-ignorable", "not-environment", "a logged error that says it can be ignored", 66,
+               "The line is the library's own log of a step it recovered from (a cache freed and the allocation retried, "
+               "an optional probe that failed), and it says so itself; nothing failed after it.",
+               look_at="Nothing to fix unless the program then stops; if it does, the error after this line is the one to "
+                       "read.", sources=())
+    return _match(sig, text, at, {})
