@@ -15,7 +15,8 @@ build without CUDA, no CUDA device where the application needs one, an OpenCL bu
     kaldi_configure_mkl_missing  Kaldi's configure: "MKL libraries could not be found" -> toolchain: MKL installed
                      (tools/extras/install_mkl.sh) or another math library (--mathlib=OPENBLAS)    matlab_cuda_driver_missing  MATLAB's Parallel Computing Toolbox: "The CUDA driver could not be loaded", "There is a
                      problem with the CUDA driver or with this GPU device" -> driver    ncnn_no_vulkan_device  ncnn's Vulkan runtime (the *-ncnn-vulkan upscalers, Video2X) finding no GPU: "no vulkan
-                     device", "invalid gpu device", vkEnumeratePhysicalDevices failing -> driver: a Vulkan driver for the GPU
+                     device", "invalid gpu device", vkEnumeratePhysicalDevices failing -> driver: a Vulkan driver for the GPU    deepxde_backend_refused  DeepXDE's backend check ("Unsupported backend: X", "Backend is set as X, but 'X' failed to
+                     import") -> env: DDE_BACKEND / ~/.deepxde/config.json naming an installed backend
 """
 
 from __future__ import annotations
@@ -232,3 +233,28 @@ def ncnn_no_vulkan_device(ent, text):
                    "the GPU with the program's -g option (or its CPU mode, -g -1, where it has one).",
                areas=("driver",), sources=(_VK_LOADER_DOC,))
     return _match(sig, text, at, {})
+
+
+# DeepXDE reads its backend from DDE_BACKEND or ~/.deepxde/config.json (deepxde/backend/__init__.py) and refuses a name
+# it does not have, or one whose package does not import in this environment
+_DDE = re.compile(r"Unsupported backend: (?P<name>[\w.]{2,40})|Backend is set as (?P<set>[\w.]{2,40}), but '[\w.]{2,40}' "
+                  r"failed to import")
+_DDE_DOC = {"url": "https://deepxde.readthedocs.io/en/latest/user/installation.html#working-with-different-backends",
+            "what": "DeepXDE's backends: tensorflow.compat.v1, tensorflow, pytorch, jax, paddle; DDE_BACKEND and config.json"}
+
+
+def deepxde_backend_refused(ent, text):
+    m, at = last_in_tail(_DDE, text)
+    if m is None or ("deepxde" not in text.lower() and "dde_backend" not in text.lower() and m.group("set") is None):
+        return None
+    name = m.group("name") or m.group("set")
+    sig = _sig("deepxde-backend-refused", "env", "DeepXDE's backend {name} is not one it can use here", 82,
+               "DeepXDE runs on the backend named by DDE_BACKEND or ~/.deepxde/config.json: tensorflow.compat.v1, "
+               "tensorflow, pytorch, jax or paddle. The one set ({name}) is " +
+               ("not among them." if m.group("name") else "not importable in this environment (not installed, or of a "
+                "release that fails to import)."),
+               fix="Choose an installed backend: `export DDE_BACKEND=pytorch` (or tensorflow, jax, paddle; on Windows "
+                   "`set DDE_BACKEND=pytorch`), or `python -m deepxde.backend.set_default_backend pytorch`, which writes "
+                   "~/.deepxde/config.json; install that framework's GPU build in the same environment if it is missing.",
+               areas=("env",), sources=(_DDE_DOC,))
+    return _match(sig, text, at, {"name": name})

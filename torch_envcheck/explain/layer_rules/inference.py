@@ -55,8 +55,11 @@ _ORT_PROVIDER_WINDOWS = re.compile(r"\b[Ll]oad[Ll]ibrary failed with error (?P<c
                                    r"onnxruntime_providers_(?P<ep>cuda|tensorrt)\.dll")
 # the same before 1.8 (ProviderLibrary's constructor), the provider named by the C API call that asked for it:
 # "Failed to load library, error code: 126" then "OrtSessionOptionsAppendExecutionProvider_Tensorrt: Failed to load"
+# (1.9 to 1.14 name no provider: ProviderSharedLibrary::Ensure, loading the providers' shared part, then "Init provider
+# bridge failed"; the CUDA provider is the one users ask for there)
 _ORT_PROVIDER_WINDOWS_OLD = re.compile(r"Failed to load library, error code: (?P<code>126|127|193)\b[^\n]{0,300}\n?"
-                                       r"[^\n]{0,200}?AppendExecutionProvider_(?P<ep>Tensorrt|CUDA|Cuda)\b")
+                                       r"[^\n]{0,200}?(?:AppendExecutionProvider_(?P<ep>Tensorrt|CUDA|Cuda)\b|"
+                                       r"Init provider bridge failed)")
 # GetLastError's codes after LoadLibrary (winerror.h)
 _LOADER_CODES = {"126": "a DLL it links was not found (ERROR_MOD_NOT_FOUND)",
                  "127": "a function it imports is missing from a DLL it found (ERROR_PROC_NOT_FOUND): another version "
@@ -94,7 +97,7 @@ def onnxruntime_provider_library(ent, text):
         windows = m is not None
     if m is None:
         return None
-    ep = m.group("ep").lower()
+    ep = (m.group("ep") or "cuda").lower()
     release, named_cuda = _ort_release(text)
     lib = None if windows else m.group("lib")
     kind = rt.library_kind(lib) if lib else None

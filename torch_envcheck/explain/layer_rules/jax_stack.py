@@ -12,6 +12,8 @@
     tpu_busy_or_unloadable  JAX/PyTorch-XLA's TPU runtime: libtpu "already in use by another process" -> driver: the
                          process holding /dev/accel*, or a stale /tmp/libtpu_lockfile; the 'tpu' backend failing to
                          open libtpu.so -> libraries: jax[tpu] (libtpu) installed for this jax
+    jax_preallocation_on_colab  Colab's "Your GPU is close to its memory limit" with JAX in the notebook -> env: JAX
+                         preallocates 75% of the GPU (XLA_PYTHON_CLIENT_PREALLOCATE / MEM_FRACTION)
 """
 
 from __future__ import annotations
@@ -194,4 +196,32 @@ def tpu_busy_or_unloadable(ent, text):
                fix="Install JAX for TPU as one set: `pip install -U \"jax[tpu]\"` (it pins the libtpu this jax needs), in "
                    "the Python the program runs, on a TPU VM.",
                areas=("libraries",), sources=(_JAX_TPU,))
+    return _match(sig, text, at, {})
+
+
+# Colab's notebook warning when the processes hold most of the GPU's memory; JAX takes 75% of it at its first use
+_COLAB_GPU_MEM = re.compile(r"GPU memory usage is close to the limit|Your GPU is close to its memory limit")
+_JAX_MEM = {"url": "https://docs.jax.dev/en/latest/gpu_memory_allocation.html",
+            "what": "JAX preallocates 75% of the GPU's memory: XLA_PYTHON_CLIENT_PREALLOCATE, XLA_PYTHON_CLIENT_MEM_FRACTION"}
+
+
+def jax_preallocation_on_colab(ent, text):
+    m, at = last_in_tail(_COLAB_GPU_MEM, text, "memory limit")
+    if m is None:
+        return None
+    jax = re.search(r"(?i)\bjax\b|jaxlib|\bxla\b|flax|numpyro|jax[-_]md", text) is not None
+    sig = _sig("jax-preallocation" if jax else "notebook-gpu-memory-reserved", "env",
+               "JAX has taken most of the GPU's memory at start" if jax else
+               "the notebook's processes hold most of the GPU's memory", 80,
+               ("JAX reserves 75% of the GPU's memory the first time it runs something there (its allocator's "
+                "preallocation), so the notebook reports the GPU nearly full even when the program uses little; other "
+                "libraries in the same process then find no room." if jax else
+                "Colab counts the memory the runtime's processes hold, not what the program uses: JAX reserves 75% of "
+                "the GPU at its first use and TensorFlow nearly all of it unless memory growth is on, and torch keeps "
+                "freed blocks cached; another notebook's session on the same GPU counts too."),
+               fix="Before the first `import jax`, set `os.environ['XLA_PYTHON_CLIENT_PREALLOCATE'] = 'false'` (or "
+                   "XLA_PYTHON_CLIENT_MEM_FRACTION to a smaller share, e.g. '.5'); for TensorFlow, "
+                   "TF_FORCE_GPU_ALLOW_GROWTH=true; then restart the runtime so it takes effect, and end the other "
+                   "sessions Colab lists (with torch, `torch.cuda.empty_cache()` returns its cached blocks).",
+               areas=("env",), sources=(_JAX_MEM,))
     return _match(sig, text, at, {})
