@@ -6,7 +6,8 @@
                      ranks below the catalogue's "no GPU found" sentence (cuda-is-available-false), which keeps the
                      texts it reads
     mixed_precision_needs_gpu  Accelerate's "fp16 mixed precision requires a GPU" (its Accelerator with CUDA unavailable
-                     to torch) -> torch-build: the torch that runs sees no GPU, most often a CPU-only build
+                     to torch) -> torch-build: the torch that runs sees no GPU, most often a CPU-only build    library_built_without_gpu  a library's own "didn't compile with GPU, will force to use CPU" -> gpu-unused: that
+                     library's GPU build (FastDeploy's fastdeploy-gpu-python), not torch's
 """
 
 from __future__ import annotations
@@ -69,3 +70,29 @@ def mixed_precision_needs_gpu(ent, text):
                causes=(("cpu-build", "torch is the CPU-only build", ("TE202",)),), areas=("torch",),
                sources=(_IS_AVAILABLE,))
     return _match(sig, text, at, {})
+
+
+# a library that says its own build has no GPU support and runs on the CPU (FastDeploy's RuntimeOption::UseGpu: "The
+# FastDeploy didn't compile with GPU, will force to use CPU")
+_LIB_NO_GPU_BUILD = re.compile(r"(?:The )?(?P<lib>[A-Z][\w.-]{1,40}) (?:didn't|did not|wasn't|was not) compiled? with "
+                               r"(?:GPU|CUDA)(?: support)?,? (?:will )?(?:force to use|fall(?:ing)? back to|use|using) (?:the )?CPU")
+_FASTDEPLOY = {"url": "https://github.com/PaddlePaddle/FastDeploy#installation",
+               "what": "FastDeploy's Python packages: fastdeploy-python (CPU) and fastdeploy-gpu-python"}
+
+
+def library_built_without_gpu(ent, text):
+    m, at = last_in_tail(_LIB_NO_GPU_BUILD, text, "compile")
+    if m is None:
+        return None
+    lib = m.group("lib")
+    fd = lib.lower() == "fastdeploy"
+    sig = _sig("library-built-without-gpu", "gpu-unused", "the installed {lib} is its CPU build", 80,
+               "{lib} reports that the build installed has no GPU support, so everything it runs goes to the CPU; the "
+               "GPU, the driver and torch are not the question.",
+               fix=("Install FastDeploy's GPU package in place of the CPU one: `pip uninstall -y fastdeploy-python` then "
+                    "`pip install fastdeploy-gpu-python -f https://www.paddlepaddle.org.cn/whl/fastdeploy.html` (with the "
+                    "CUDA and cuDNN its release names)." if fd else
+                    "Install {lib}'s GPU build (its CUDA package or wheel, for your CUDA) in place of the CPU one, or build "
+                    "it from source with its GPU option on."),
+               areas=("driver",), sources=(_FASTDEPLOY,) if fd else ())
+    return _match(sig, text, at, {"lib": lib})

@@ -33,7 +33,8 @@ OpenVINO's GPU plugin), read from their own messages.
                          the image that ships that backend, or the backend added under its backends folder    onnxruntime_web_backend_missing  onnxruntime-web's "no available backend found. ERR: [webgpu] backend not found" ->
                          torch-build: the bundle without WebGPU (ort.webgpu.min.js, onnxruntime-web/webgpu)
     tfjs_node_addon_unloadable  tfjs-node's native addon (tfjs_binding.node): not built/found -> toolchain; Windows'
-                         "The specified module could not be found" for it -> windows-runtime: a DLL it needs
+                         "The specified module could not be found" for it -> windows-runtime: a DLL it needs    onnxruntime_nodes_on_cpu_notice  ONNX Runtime's "Some nodes were not assigned to the preferred execution providers"
+                         (VerifyEachNodeIsAssignedToAnEp) -> not-environment: a notice, shape ops kept on the CPU
 """
 
 from __future__ import annotations
@@ -555,4 +556,26 @@ def tfjs_node_addon_unloadable(ent, text):
                    "@tensorflow/tfjs-node), with the build tools node-gyp needs (Python, a C++ compiler: Visual Studio's "
                    "C++ workload on Windows), and read the install log for the download or build error.",
                areas=("toolchain",), sources=(_TFJS_README,))
+    return _match(sig, text, at, {})
+
+
+# onnxruntime/core/framework/session_state.cc, VerifyEachNodeIsAssignedToAnEp: a warning that some nodes run on the CPU
+# provider (ORT places shape-related ops there on purpose); the session was created and runs
+_ORT_NODES_CPU = re.compile(r"Some nodes were not assigned to the preferred execution providers")
+_ORT_EP_DOC = {"url": "https://onnxruntime.ai/docs/execution-providers/",
+               "what": "ONNX Runtime's execution providers: nodes a provider cannot run fall back to the CPU provider"}
+
+
+def onnxruntime_nodes_on_cpu_notice(ent, text):
+    m, at = last_in_tail(_ORT_NODES_CPU, text, "preferred execution providers")
+    if m is None or re.search(r"Traceback \(most recent call last\)|\b[A-Z]\w{2,40}(?:Error|Exception): ", text[at:]):
+        return None
+    sig = _sig("onnxruntime-nodes-on-cpu-notice", "not-environment",
+               "ONNX Runtime ran some nodes on the CPU provider (a notice)", 66,
+               "ONNX Runtime assigns each node of the model to the first execution provider that can run it and warns when "
+               "some end up on the CPU provider; it places shape-related ops there on purpose. The GPU provider is loaded "
+               "and runs the rest; nothing failed.",
+               look_at="Nothing to install. If speed matters, see which nodes went to the CPU (session log severity 0 / "
+                       "verbose) and whether the model can use ops the GPU provider supports.",
+               sources=(_ORT_EP_DOC,))
     return _match(sig, text, at, {})
