@@ -80,6 +80,8 @@ match.Match whose signature is made here, or None:
     numpy_api_version  "compiled against API version 0x10 but this version of numpy is 0xf" -> numpy >= 1.23
     gpu_older_than_build  a kernel without code for a GPU older than the build's lowest target (its list, range, or the
                      release table for the +cuXYZ printed) -> the same release's older-CUDA build that has it
+    gpu_beyond_build_targets  torch's capability warning for a GPU past the build's targets (list or range) -> a build
+                     with code for it (release table); a GPU of the range's newest major, just above it -> not-environment
     slurm_job_without_gpu  CUDA_VISIBLE_DEVICES=NoDevFiles            -> the job asked for no GPU (--gres / --gpus)
     conda_environment_missing  "Could not find conda environment: X"  -> create it, or activate one that exists
     torch_placeholder_sdist  pip chose torch 0.1.2's sdist             -> no wheel fits: the Python, the platform
@@ -522,7 +524,7 @@ from __future__ import annotations
 
 from torch_envcheck.explain.layer_rules.kit import SOURCES, package_guess
 from torch_envcheck.explain.layer_rules.arch import (arch_vs_toolkit, ggml_kernel_without_arch, gpu_arch_needs,
-    gpu_older_than_build)
+    gpu_beyond_build_targets, gpu_older_than_build)
 from torch_envcheck.explain.layer_rules.capability import gpu_below_capability_floor, gpu_lacks_feature
 from torch_envcheck.explain.layer_rules.codes import code_advice, error_code
 from torch_envcheck.explain.layer_rules.containers import (cdi_device_unresolved, container_cli, k8s_no_gpu_advertised,
@@ -784,7 +786,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          setuptools_without_pkg_resources_packaging, package_needs_newer_torch, torch_attribute_missing,
          torch_load_weights_only, compile_refused_on_windows, nvidia_kernel_module_crash,
          intel_graphics_without_nvidia, driver_symbol_missing, ggml_kernel_without_arch, torch_extension_build_failed,
-         onnxruntime_cuda_libraries, libcuda_not_in_linker_cache, pip_usage_error, gpu_older_than_build,
+         onnxruntime_cuda_libraries, libcuda_not_in_linker_cache, pip_usage_error, gpu_older_than_build, gpu_beyond_build_targets,
          library_page_alignment, slurm_job_without_gpu, conda_environment_missing, torch_placeholder_sdist,
          torch_without_backend, foreign_arch_compiler_flag, homebrew_refuses, windows_cuda_toolset_missing,
          compile_unsupported_python, cpp_extension_compiler_bounds, cuda_arch_unknown_to_torch,

@@ -201,7 +201,12 @@ _TORCH_SUGGESTS = re.compile(r"Please install PyTorch with a following CUDA\s{1,
                              r"install torch==")
 _TORCH_PLUS_TAG = re.compile(r"(?P<ver>\d{1,2}\.\d{1,3}\.\d{1,3})\+(?P<tag>cu\d{3})\b")
 _OLDER_WORDS = re.compile(r"no kernel image (?:is )?available|invalid device function|is not compatible with the current "
-                          r"PyTorch installation|does not include kernels for this GPU|Minimum and Maximum cuda capability")
+                          r"PyTorch installation|does not include kernels for this GPU|Minimum and Maximum cuda capability|"
+                          r"No published PyTorch CUDA builds for release|which is of compute capability \(CC\)")
+# _warn_unsupported_code's list (torch 2.11 and later): one line per target the build has, with the capabilities that
+# target's code runs on ("- 8.0 which supports hardware CC >=8.0,<9.0 except {8.7}")
+_TARGET_LINE = re.compile(r"^[ \t]{0,8}-[ \t]{0,2}(?P<cc>\d{1,2}\.\d) which supports hardware CC\s{0,2}>=\s{0,2}(?P<lo>\d{1,2}\.\d)"
+                          r"\s{0,2},\s{0,2}<\s{0,2}(?P<hi>\d{1,2}\.\d)(?:\s{1,4}except\s{1,4}\{(?P<ex>[\d., ]{1,40})\})?", re.M)
 
 
 def _cc(v: str) -> tuple:
@@ -233,6 +238,9 @@ def _build_targets(ent, tail: str) -> tuple:
         caps = [_cc(f"{s[3:-1]}.{s[-1]}") for s in re.findall(r"sm_\d{2,3}", listed.group(1))]
         if caps:
             return min(caps), "listed"
+    lines = [_cc(t.group("cc")) for t in _TARGET_LINE.finditer(tail)]
+    if lines:
+        return min(lines), "listed"
     m = last_match(_MIN_MAX, tail)
     if m:
         return _cc(m.group("lo")), "range"
@@ -250,9 +258,11 @@ def _build_targets(ent, tail: str) -> tuple:
     return (min(caps), "table") if caps else (None, None)
 
 
-def _serving_build(capability: str, installed: str | None, suggested: list, windows: bool) -> dict | None:
+def _serving_build(capability: str, installed: str | None, suggested: list, windows: bool,
+                   oldest_cuda: bool = False) -> dict | None:
     """The build to install: the installed release's own build with code for the GPU (torch's suggested CUDA first),
-    else the newest release that has one."""
+    else the newest release that has one; within the release the newest CUDA that serves the GPU, or with oldest_cuda
+    the oldest (a GPU newer than the build: the one that asks least of the driver)."""
     try:
         rel = importlib.import_module("torch_envcheck.knowledge.releases")
         found = rel.releases_supporting(capability, "Windows" if windows else "Linux")
@@ -269,8 +279,8 @@ def _serving_build(capability: str, installed: str | None, suggested: list, wind
         if hit:
             return hit
     newest = pool[0]["torch"]
-    # within a release, the newest CUDA that still serves the GPU
-    return next(f for f in pool if f["torch"] == newest)
+    within = [f for f in pool if f["torch"] == newest]
+    return within[-1] if oldest_cuda else within[0]
 
 
 def gpu_older_than_build(ent, text):
@@ -317,7 +327,7 @@ def gpu_older_than_build(ent, text):
         fix = ("{gpu} (compute capability {capability}, {sm}) is older than every target of the installed build (the "
                "lowest is {lowest}): the newer-CUDA wheels of recent torch releases dropped it, while the {tag} build of "
                "torch {release} still has code for it. Replace the build: `pip uninstall -y torch` then `pip install "
-               "\"{spec}\" --index-url {index}` (torchvision and torchaudio, if installed, from the same index), and "
+               "{spec} --index-url {index}` (torchvision and torchaudio, if installed, from the same index), and "
                "check `python -c \"import torch; print(torch.cuda.get_arch_list())\"` lists {sm}; or use a GPU of "
                "compute capability {lowest} or newer.")
     sig = _sig("gpu-older-than-build", "arch", "{gpu} ({sm}) is older than every target of the installed torch build",
@@ -327,6 +337,100 @@ def gpu_older_than_build(ent, text):
                "same release may still have them.",
                fix=fix, causes=(("arch", "the installed torch has no code for this GPU's architecture", ("TE401",)),),
                areas=("gpu", "torch"), sources=sources)
+    return _match(sig, text, at, values)
+
+
+_BINARY_COMPAT = {"url": "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#binary-compatibility",
+                  "what": "a cubin for compute capability X.y runs on devices of capability X.z with z >= y"}
+
+
+def _served_by_lines(have: tuple, tail: str) -> bool:
+    """Whether a target line of torch's list says its code runs on a GPU of capability `have`."""
+    for t in _TARGET_LINE.finditer(tail):
+        excepted = {_cc(x) for x in re.findall(r"\d{1,2}\.\d", t.group("ex") or "")}
+        if _cc(t.group("lo")) <= have < _cc(t.group("hi")) and have not in excepted:
+            return True
+    return False
+
+
+def gpu_beyond_build_targets(ent, text):
+    """torch's capability warning for a GPU newer than the build's targets: its list (torch 2.11 and later) or its
+    range (earlier releases). A GPU of a newer major capability than every target has no code in the build: the fix
+    is a build that has it (torch's own suggestion, taken only where the release table confirms the build serves the
+    GPU). A GPU of the same major as the range's highest target, just above it (sm_121 beside sm_120), runs that
+    target's code by CUDA's binary compatibility: the older range check warns, and nothing needs to change. Jetson
+    boards (their own builds) and GPUs older than the build (gpu_older_than_build) are left to others."""
+    if ent.platform.get("amd"):
+        return None
+    tail = text[-CONTEXT_TAIL:]
+    found = last_match(_FOUND_CC, tail)
+    if found is None:
+        return None
+    cc = found.group("cc")
+    have = _cc(cc)
+    gpu = ent.gpus[-1] if ent.gpus else None
+    if have in ((7, 2), (8, 7)) or re.search(r"(?i)\b(?:Orin|Xavier|Jetson|Thor)\b", gpu or ""):
+        return None
+    listed = [_cc(t.group("cc")) for t in _TARGET_LINE.finditer(tail)]
+    rng = last_match(_MIN_MAX, tail)
+    if listed:
+        if _served_by_lines(have, tail):
+            return None
+        lowest, highest = min(listed), max(listed)
+    elif rng is not None:
+        lowest, highest = _cc(rng.group("lo")), _cc(rng.group("hi"))
+    else:
+        return None
+    if have < lowest or (not listed and have <= highest):
+        return None
+    at = len(text) - len(tail) + found.start()
+    values = {"gpu": gpu or "this GPU", "capability": cc, "sm": "sm_" + cc.replace(".", ""),
+              "highest": f"{highest[0]}.{highest[1]}"}
+    if not listed and have[0] == highest[0] and have > highest:
+        if _NO_CODE_WORDS.search(tail, found.end()):
+            return None  # a kernel failed after the warning: that kernel's build is the question, not the range check
+        sig = _sig("gpu-within-family-of-build", "not-environment",
+                   "{gpu} ({sm}) runs the build's compute capability {highest} code: the warning is a range check", 72,
+                   "torch compares the GPU's capability ({capability}) with the range of its build's targets (up to "
+                   "{highest}) and warns outside it. CUDA runs code compiled for capability X.y on any GPU of "
+                   "capability X.z with z >= y, so the build's {highest} code runs on this GPU; newer torch releases "
+                   "check it that way and do not warn.",
+                   look_at="Nothing needs to change for this warning: check that work runs on the GPU (`python -c "
+                           "\"import torch; print(torch.ones(2, device='cuda') * 2)\"`). If a kernel fails with \"no "
+                           "kernel image is available\", that kernel (an extension, a library) was built without code "
+                           "for capability {highest} or PTX: rebuild it for {sm}.",
+                   areas=("gpu", "torch"), sources=(_TORCH_CUDA_INIT, _BINARY_COMPAT))
+        return _match(sig, text, at, values)
+    if have[0] <= highest[0]:
+        return None
+    installed = last_match(_TORCH_PLUS_TAG, tail) or last_match(_TORCH_PLUS_TAG, ent.versions.get("torch") or "")
+    suggested = []
+    for m in _TORCH_SUGGESTS.finditer(tail):
+        suggested += re.findall(r"\d{1,2}\.\d", m.group("cudas") or m.group("cuda") or "")
+    windows = bool(ent.platform.get("windows") and not ent.platform.get("wsl"))
+    pick = _serving_build(cc, installed.group("ver") if installed else None, suggested, windows, oldest_cuda=True)
+    first = gpu_generations.first_cuda_for(cc)
+    if pick is None:
+        fix = ("No torch build in the release table has code for {gpu} (compute capability {capability}): install "
+               "the newest torch from a CUDA " + (first or "newer") + " or newer index that pytorch.org's selector "
+               "lists, and check `python -c \"import torch; print(torch.cuda.get_arch_list())\"` lists {sm}.")
+    else:
+        same = installed is not None and pick["torch"] == ".".join(installed.group("ver").split(".")[:2])
+        values.update(tag=pick["tag"], release=pick["torch"], index=pick["index_url"],
+                      spec=(f"torch=={installed.group('ver')}+{pick['tag']}" if same else f"torch=={pick['torch']}.*"))
+        fix = ("{gpu} (compute capability {capability}, {sm}) is newer than every target of the installed build (the "
+               "highest is {highest}); the {tag} build of torch {release} has code for it. Replace the build: `pip "
+               "uninstall -y torch` then `pip install {spec} --index-url {index}` (torchvision and torchaudio, if "
+               "installed, from the same index), check that the driver supports CUDA " + pick["cuda"] + " "
+               "(`nvidia-smi`), and that `python -c \"import torch; print(torch.cuda.get_arch_list())\"` lists {sm}.")
+    sig = _sig("gpu-newer-than-build-targets", "arch", "{gpu} ({sm}) is newer than every target of the installed torch "
+               "build", 90, "{gpu} has compute capability {capability}, and the installed torch build's newest target is "
+               "{highest}: code for an older major architecture does not run on it" +
+               (f" (sm_{cc.replace('.', '')} arrived with CUDA {first})" if first else "") + ".",
+               fix=fix, causes=(("arch", "the installed torch has no code for this GPU's architecture", ("TE401",)),),
+               areas=("gpu", "torch"), sources=(_TORCH_CUDA_INIT, {"url": "https://developer.nvidia.com/cuda-gpus",
+                                                                   "what": "compute capability of each NVIDIA GPU"},
+                                                SOURCES["torch_index"]))
     return _match(sig, text, at, values)
 
 
