@@ -523,7 +523,7 @@ _ERRNO_MESSAGES = ("ENOSPC", "EMFILE", "EADDRINUSE", "ECONNREFUSED", "ENOMEM", "
 MIN_MESSAGE = 12  # shorter messages ("no error") say too little alone
 
 
-_CONTEXT_NEEDLES = {"cudaError_t": ("cuda", "gpu", "nvidia", "hip", "cuinit", "ggml_cuda", ".cu:", ".cu,", ".cu(", "tensorflow"),
+_CONTEXT_NEEDLES = {"cudaError_t": ("cuda", "gpu", "nvidia", "hip", "cuinit", "ggml_cuda", ".cu:", ".cu,", ".cu(", "tensorflow", "thrust::"),
                     "ncclResult_t": ("nccl",)}
 MAX_WINDOWS = 32
 WINDOW = 600

@@ -505,6 +505,9 @@ match.Match whose signature is made here, or None:
                      memory warning with JAX -> env: its preallocation (jax_stack.py)
     onnxruntime_nodes_on_cpu_notice, library_built_without_gpu  ONNX Runtime's nodes-on-CPU warning -> not-environment
                      (inference.py); a library's own "didn't compile with GPU" -> gpu-unused: its GPU build (cpu_fallback.py)
+    gpu_choice_not_offered, onnxruntime_sessions_on_cpu  argparse refusing 'cuda' where the choices offer no GPU ->
+                     gpu-unused (a GPU under another name -> not-environment); insightface's sessions all on the CPU
+                     provider -> gpu-unused: onnxruntime-gpu (cpu_fallback.py)
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -632,7 +635,8 @@ from torch_envcheck.explain.layer_rules.program import cudagraphs_skipped, error
 from torch_envcheck.explain.layer_rules.jax_stack import tpu_busy_or_unloadable, jax_preallocation_on_colab
 from torch_envcheck.explain.layer_rules.gpu_apps import deepxde_backend_refused
 from torch_envcheck.explain.layer_rules.inference import onnxruntime_nodes_on_cpu_notice
-from torch_envcheck.explain.layer_rules.cpu_fallback import library_built_without_gpu
+from torch_envcheck.explain.layer_rules.cpu_fallback import (gpu_choice_not_offered, library_built_without_gpu,
+    onnxruntime_sessions_on_cpu)
 from torch_envcheck.explain.layer_rules.packaging import x64_dependency_on_windows_arm64
 from torch_envcheck.explain.layer_rules.notebooks import zerogpu_cuda_outside_task
 from torch_envcheck.explain.layer_rules.toolchain import cudarc_toolkit_unknown
@@ -889,7 +893,8 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          nvcc_cannot_target_arch, cudarc_toolkit_unknown, metal_library_refused, ggml_metal_refused,
          onnxruntime_web_backend_missing, tfjs_node_addon_unloadable, matlab_cuda_driver_missing, ncnn_no_vulkan_device,
          cudagraphs_skipped, error_said_ignorable, tpu_busy_or_unloadable, x64_dependency_on_windows_arm64,
-         deepxde_backend_refused, jax_preallocation_on_colab, onnxruntime_nodes_on_cpu_notice, library_built_without_gpu)
+         deepxde_backend_refused, jax_preallocation_on_colab, onnxruntime_nodes_on_cpu_notice, library_built_without_gpu,
+         gpu_choice_not_offered, onnxruntime_sessions_on_cpu)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

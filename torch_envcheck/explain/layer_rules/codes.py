@@ -350,6 +350,10 @@ def error_code(ent, text):
     elif layer == "not-environment":
         look = _NE_LOOK.get(bare) or ("An error of the program or its inputs, not of the installation: "
                                       "rerun with CUDA_LAUNCH_BLOCKING=1 to see the failing call, and check its arguments.")
+        if bare not in _NE_LOOK and bare in _ADVICE:
+            # a code with its own reading (teardown after the runtime unloaded): that, not the generic one
+            explanation += " " + _ADVICE[bare][0]
+            look = _ADVICE[bare][1]
         if bare == "notsupported" and fam == "cudnnStatus_t":
             # cuDNN has no algorithm for these arguments: torch's own message names a non-contiguous input; the
             # other usual ones are a tensor past cuDNN's size limits (a batch too large) or a dtype/layout it lacks

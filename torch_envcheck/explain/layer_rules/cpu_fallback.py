@@ -6,8 +6,15 @@
                      ranks below the catalogue's "no GPU found" sentence (cuda-is-available-false), which keeps the
                      texts it reads
     mixed_precision_needs_gpu  Accelerate's "fp16 mixed precision requires a GPU" (its Accelerator with CUDA unavailable
-                     to torch) -> torch-build: the torch that runs sees no GPU, most often a CPU-only build    library_built_without_gpu  a library's own "didn't compile with GPU, will force to use CPU" -> gpu-unused: that
+                     to torch) -> torch-build: the torch that runs sees no GPU, most often a CPU-only build
+    library_built_without_gpu  a library's own "didn't compile with GPU, will force to use CPU" -> gpu-unused: that
                      library's GPU build (FastDeploy's fastdeploy-gpu-python), not torch's
+    gpu_choice_not_offered  argparse's "invalid choice: 'cuda' (choose from ...)" for a device or provider option -> the
+                     choices offer no GPU: gpu-unused (the program lists what its installed runtime has: a CPU build);
+                     they offer a GPU under another name ('cuda-12.2'): not-environment, one of those
+    onnxruntime_sessions_on_cpu  insightface's "Applied providers: ['CPUExecutionProvider']" for every model ->
+                     gpu-unused: the sessions got only the CPU provider (the CPU onnxruntime, or CUDA's provider not
+                     loadable)
 """
 
 from __future__ import annotations
@@ -96,3 +103,86 @@ def library_built_without_gpu(ent, text):
                     "it from source with its GPU option on."),
                areas=("driver",), sources=(_FASTDEPLOY,) if fd else ())
     return _match(sig, text, at, {"lib": lib})
+
+
+# argparse's message for a value outside an option's choices (Lib/argparse.py: "argument %s: invalid choice: %r
+# (choose from %s)"); programs that build a device or provider option's choices from what the installed runtime
+# offers (ONNX Runtime's get_available_providers, torch's backends) list only 'cpu' where that runtime has no GPU
+_INVALID_CHOICE = re.compile(r"argument (?P<opt>-{1,2}[\w-]{1,40}(?:/-{1,2}[\w-]{1,40})?): invalid choice: "
+                             r"['\"](?P<got>[^'\"\n]{1,40})['\"] \(choose from (?P<choices>[^)\n]{1,600})\)")
+_GPU_WORD = re.compile(r"(?i)^(?:cuda|gpu|tensorrt|trt|rocm|hip|directml|dml|mps|xpu|coreml|openvino|vulkan|metal)"
+                       r"(?:[\w.:-]{0,20})$")
+_ARGPARSE = {"url": "https://docs.python.org/3/library/argparse.html#choices",
+             "what": "argparse's choices: a value outside them is refused with the list of those allowed"}
+_ORT_PROVIDERS = {"url": "https://onnxruntime.ai/docs/execution-providers/",
+                  "what": "ONNX Runtime's execution providers: CUDA's is in the onnxruntime-gpu package"}
+
+
+def gpu_choice_not_offered(ent, text):
+    m, at = last_in_tail(_INVALID_CHOICE, text, "invalid choice")
+    if m is None or not _GPU_WORD.match(m.group("got").strip()):
+        return None
+    choices = [c.strip(" '\"") for c in m.group("choices").split(",")]
+    gpu_choices = [c for c in choices if c and _GPU_WORD.match(c)]
+    values = {"opt": m.group("opt"), "got": m.group("got"), "choices": ", ".join(c for c in choices if c)}
+    if gpu_choices:
+        values["pick"] = gpu_choices[0]
+        sig = _sig("gpu-choice-under-another-name", "not-environment",
+                   "{opt} takes the GPU under another name ({choices})", 70,
+                   "The option's choices include a GPU backend, named otherwise than '{got}': the value given is not "
+                   "one of them. The installation is not the question.",
+                   look_at="Pass one of the listed values, e.g. `{opt} {pick}` (the one for your CUDA), as the "
+                           "program's --help lists them.",
+                   areas=("env",), sources=(_ARGPARSE,))
+        return _match(sig, text, at, values)
+    ort = bool(re.search(r"(?i)provider", m.group("opt")) or "onnxruntime" in text.lower())
+    sig = _sig("gpu-choice-not-offered", "gpu-unused",
+               "{opt} offers no GPU ({choices}): the runtime installed is its CPU build", 78,
+               "The program lists for {opt} the backends its installed runtime reports, and that list has no GPU: the "
+               "runtime in this environment is a CPU build (or its GPU part did not load), so '{got}' is refused "
+               "before anything runs on the GPU.",
+               fix=("The choices are ONNX Runtime's providers: keep only its GPU package, `pip uninstall -y onnxruntime "
+                    "onnxruntime-gpu` then `pip install onnxruntime-gpu` (the release for your CUDA and cuDNN), check "
+                    "`python -c \"import onnxruntime; print(onnxruntime.get_available_providers())\"` lists "
+                    "CUDAExecutionProvider, then run again with {opt} {got}." if ort else
+                    "Install the GPU build of the runtime the program uses in this environment (for torch, the CUDA "
+                    "wheel: `pip install torch --index-url https://download.pytorch.org/whl/cu126` or the cuXYZ your "
+                    "driver allows; check `python -c \"import torch; print(torch.cuda.is_available())\"`), then run "
+                    "again with {opt} {got}."),
+               causes=(("wrong-build", "the installed build has no CUDA support", ("TE203",)),), areas=("torch",),
+               sources=(_ARGPARSE, _ORT_PROVIDERS) if ort else (_ARGPARSE, _IS_AVAILABLE))
+    return _match(sig, text, at, values)
+
+
+# insightface's model loader logs each ONNX session's providers ("Applied providers: %s, with options: %s",
+# python-package/insightface/model_zoo/model_zoo.py in deepinsight/insightface)
+_APPLIED = re.compile(r"Applied providers: \[(?P<list>[^\]\n]{1,300})\]")
+
+
+def onnxruntime_sessions_on_cpu(ent, text):
+    m, at = last_in_tail(_APPLIED, text, "Applied providers")
+    if m is None:
+        return None
+    tail = text[at:]
+    lists = [x.group("list") for x in _APPLIED.finditer(text[-65536:])]
+    if any(x.strip().strip("'\"") != "CPUExecutionProvider" for x in lists):
+        return None  # a session with another provider: the GPU is in use somewhere
+    if re.search(r"Traceback \(most recent call last\)|\b\w*Error:", tail):
+        return None  # a failure after the log is what to read
+    sig = _sig("onnxruntime-sessions-on-cpu", "gpu-unused",
+               "every ONNX Runtime session got only the CPU provider", 74,
+               "insightface (and the face tools built on it) logs the providers each model's ONNX Runtime session "
+               "got: here only CPUExecutionProvider, for every model, so nothing runs on the GPU. ONNX Runtime gives "
+               "a session the CUDA provider only where the onnxruntime-gpu package is the one imported and its "
+               "CUDA and cuDNN libraries load.",
+               fix="Keep only ONNX Runtime's GPU package: `pip uninstall -y onnxruntime onnxruntime-gpu` then `pip "
+                   "install onnxruntime-gpu` (the release for your CUDA and cuDNN: ONNX Runtime's CUDA requirements "
+                   "table), and check `python -c \"import onnxruntime; print(onnxruntime.get_available_providers())\"` "
+                   "lists CUDAExecutionProvider; if it does and the log still shows the CPU only, the program asks for "
+                   "the CPU (insightface's FaceAnalysis(providers=[...]) and ctx_id / the tool's execution-provider "
+                   "option) or CUDA's libraries do not load (ONNX Runtime's log at verbosity 0 names the one missing).",
+               causes=(("wrong-build", "the installed build has no CUDA support", ("TE203",)),), areas=("torch",),
+               sources=(_ORT_PROVIDERS, {"url": "https://github.com/deepinsight/insightface/blob/master/python-package/"
+                                                "insightface/model_zoo/model_zoo.py",
+                                         "what": "insightface's model loader: the providers each session was given"}))
+    return _match(sig, text, at, {})
