@@ -283,6 +283,14 @@ def _serving_build(capability: str, installed: str | None, suggested: list, wind
     return within[-1] if oldest_cuda else within[0]
 
 
+def _pick_values(pick: dict, installed) -> dict:
+    """The values a fix names for the build picked: its tag, release and index, and the pip spec (the installed
+    version with the new tag when the release is the installed one, else the release's newest patch)."""
+    same = installed is not None and pick["torch"] == ".".join(installed.group("ver").split(".")[:2])
+    return {"tag": pick["tag"], "release": pick["torch"], "index": pick["index_url"],
+            "spec": f"torch=={installed.group('ver')}+{pick['tag']}" if same else f"torch=={pick['torch']}.*"}
+
+
 def gpu_older_than_build(ent, text):
     """A kernel with no code for the GPU where the GPU is older than the lowest target the installed torch build
     has (its warning's list or range, or the release table's arch list for the +cuXYZ printed): newer CUDA builds of
@@ -321,9 +329,7 @@ def gpu_older_than_build(ent, text):
                "from source with TORCH_CUDA_ARCH_LIST={capability} and a CUDA toolkit that still compiles {sm}, or use "
                "a GPU of compute capability {lowest} or newer.")
     else:
-        same = plus is not None and pick["torch"] == ".".join(plus.group("ver").split(".")[:2])
-        values.update(tag=pick["tag"], release=pick["torch"], index=pick["index_url"],
-                      spec=(f"torch=={plus.group('ver')}+{pick['tag']}" if same else f"torch=={pick['torch']}.*"))
+        values.update(_pick_values(pick, plus))
         fix = ("{gpu} (compute capability {capability}, {sm}) is older than every target of the installed build (the "
                "lowest is {lowest}): the newer-CUDA wheels of recent torch releases dropped it, while the {tag} build of "
                "torch {release} still has code for it. Replace the build: `pip uninstall -y torch` then `pip install "
@@ -415,9 +421,7 @@ def gpu_beyond_build_targets(ent, text):
                "the newest torch from a CUDA " + (first or "newer") + " or newer index that pytorch.org's selector "
                "lists, and check `python -c \"import torch; print(torch.cuda.get_arch_list())\"` lists {sm}.")
     else:
-        same = installed is not None and pick["torch"] == ".".join(installed.group("ver").split(".")[:2])
-        values.update(tag=pick["tag"], release=pick["torch"], index=pick["index_url"],
-                      spec=(f"torch=={installed.group('ver')}+{pick['tag']}" if same else f"torch=={pick['torch']}.*"))
+        values.update(_pick_values(pick, installed))
         fix = ("{gpu} (compute capability {capability}, {sm}) is newer than every target of the installed build (the "
                "highest is {highest}); the {tag} build of torch {release} has code for it. Replace the build: `pip "
                "uninstall -y torch` then `pip install {spec} --index-url {index}` (torchvision and torchaudio, if "
