@@ -508,6 +508,8 @@ match.Match whose signature is made here, or None:
     gpu_choice_not_offered, onnxruntime_sessions_on_cpu  argparse refusing 'cuda' where the choices offer no GPU ->
                      gpu-unused (a GPU under another name -> not-environment); insightface's sessions all on the CPU
                      provider -> gpu-unused: onnxruntime-gpu (cpu_fallback.py)
+    ngc_image_older_than_gpu  an NGC container's "GPU not yet supported in this version of the container" -> arch: a
+                     newer release of that container (containers.py)
 
 The catalogue's sentences (knowledge/data/error_signatures.json) stay for what only a sentence says; a
 rule's priority places it among them (match.find sorts both together).  Fix texts are templates like the
@@ -637,6 +639,7 @@ from torch_envcheck.explain.layer_rules.gpu_apps import deepxde_backend_refused
 from torch_envcheck.explain.layer_rules.inference import onnxruntime_nodes_on_cpu_notice
 from torch_envcheck.explain.layer_rules.cpu_fallback import (gpu_choice_not_offered, library_built_without_gpu,
     onnxruntime_sessions_on_cpu)
+from torch_envcheck.explain.layer_rules.containers import ngc_image_older_than_gpu
 from torch_envcheck.explain.layer_rules.packaging import x64_dependency_on_windows_arm64
 from torch_envcheck.explain.layer_rules.notebooks import zerogpu_cuda_outside_task
 from torch_envcheck.explain.layer_rules.toolchain import cudarc_toolkit_unknown
@@ -894,7 +897,7 @@ RULES = (abi_tag, torch_abi, built_for, library_symbol, cxx_runtime_symbol, miss
          onnxruntime_web_backend_missing, tfjs_node_addon_unloadable, matlab_cuda_driver_missing, ncnn_no_vulkan_device,
          cudagraphs_skipped, error_said_ignorable, tpu_busy_or_unloadable, x64_dependency_on_windows_arm64,
          deepxde_backend_refused, jax_preallocation_on_colab, onnxruntime_nodes_on_cpu_notice, library_built_without_gpu,
-         gpu_choice_not_offered, onnxruntime_sessions_on_cpu)
+         gpu_choice_not_offered, onnxruntime_sessions_on_cpu, ngc_image_older_than_gpu)
 
 
 def find(text: str, ent, failures: list | None = None) -> list:

@@ -21,13 +21,16 @@ GPU passthrough, MPS asked for inside a Linux container on a Mac.
     compose_gpu_devices_rejected  Compose's schema refusing 'devices' under deploy.resources -> docker-compose 1.28+
                      (Compose v2), or the devices moved under reservations
     image_for_another_cpu  Go's "exec format error" (runc, BuildKit's platform warning) -> an image built for the
-                     host's CPU architecture (l4t images on Jetson, --platform)"""
+                     host's CPU architecture (l4t images on Jetson, --platform)
+    ngc_image_older_than_gpu  an NGC container's start-up check: "Detected NVIDIA X GPU, which is not yet supported in
+                     this version of the container" -> arch: a release of that container whose CUDA builds the GPU"""
 
 from __future__ import annotations
 
 import re
 
 from torch_envcheck.explain.match import last_match
+from torch_envcheck.knowledge import gpu_generations
 from torch_envcheck.explain.layer_rules.kit import (CONTEXT_TAIL, SOURCES, _WSL_SOURCE, _context,
     _match, _sig, last_in_tail)
 
@@ -866,3 +869,37 @@ def docker_daemon_unreachable(ent, text):
                sources=({"url": "https://docs.docker.com/engine/daemon/start/",
                          "what": "Docker: start the daemon (systemctl start docker)"},))
     return _match(sig, text, at, {"sock": m.group("sock")})
+
+
+# NVIDIA's NGC containers (nvcr.io/nvidia/pytorch, tensorflow, tritonserver, tensorrt, ...) check at start-up that the
+# GPU's architecture is among those their release was built for, and stop when none is
+_NGC_UNSUPPORTED = re.compile(r"Detected NVIDIA (?P<gpu>[^\n]{2,80}?) GPU, which is not yet supported in this version of "
+                              r"the container")
+_NGC_MATRIX = {"url": "https://docs.nvidia.com/deeplearning/frameworks/support-matrix/index.html",
+               "what": "NGC framework containers: each release's CUDA and the GPU architectures it supports"}
+
+
+def ngc_image_older_than_gpu(ent, text):
+    m, at = last_in_tail(_NGC_UNSUPPORTED, text, "not yet supported in this version of the container")
+    if m is None:
+        return None
+    gpu = re.sub(r"^NVIDIA\s+", "", m.group("gpu").strip())
+    need = gpu_generations.requirement_of(gpu) or gpu_generations.requirement_of("NVIDIA " + gpu)
+    values = {"gpu": gpu}
+    if need:
+        values.update(sm=need["sm"], first=need["first_cuda"], capability=need["capability"])
+    sig = _sig("ngc-image-older-than-gpu", "arch",
+               "this NGC container release predates the GPU ({gpu})", 86,
+               "NVIDIA's NGC containers check at start-up that the GPU's architecture is one their release was built "
+               "for; {gpu}" + (" (compute capability {capability}, {sm}, first built by CUDA {first})" if need else "") +
+               " is newer than this release's, so the container stops (\"No supported GPU(s) detected\") or its "
+               "frameworks lack kernels for it. The host, its driver and the container runtime are not the question.",
+               fix="Use a newer container image made for this GPU: a later release tag of the same container (nvcr.io/"
+                   "nvidia/<container>:YY.MM-py3) " + ("whose CUDA is {first} or newer" if need else "released after "
+                   "the GPU") + ", as NGC's "
+                   "framework support matrix lists; rebuild images that start FROM it (a project's Dockerfile or "
+                   "compose file names the tag). Setting NVIDIA_DISABLE_REQUIRE=1 only skips the check: the release "
+                   "still has no kernels for the GPU.",
+               causes=(("arch", "the container's frameworks have no code for this GPU's architecture", ("TE401",)),),
+               areas=("gpu",), sources=(_NGC_MATRIX,))
+    return _match(sig, text, at, values)

@@ -9,7 +9,8 @@
                      to torch) -> torch-build: the torch that runs sees no GPU, most often a CPU-only build
     library_built_without_gpu  a library's own "didn't compile with GPU, will force to use CPU" -> gpu-unused: that
                      library's GPU build (FastDeploy's fastdeploy-gpu-python), not torch's
-    gpu_choice_not_offered  argparse's "invalid choice: 'cuda' (choose from ...)" for a device or provider option -> the
+    gpu_choice_not_offered  argparse's "invalid choice: 'cuda' (choose from ...)" (or clap's "invalid value ... [possible
+                     values: ...]") for a device or provider option -> the
                      choices offer no GPU: gpu-unused (the program lists what its installed runtime has: a CPU build);
                      they offer a GPU under another name ('cuda-12.2'): not-environment, one of those
     onnxruntime_sessions_on_cpu  insightface's "Applied providers: ['CPUExecutionProvider']" for every model ->
@@ -110,6 +111,9 @@ def library_built_without_gpu(ent, text):
 # offers (ONNX Runtime's get_available_providers, torch's backends) list only 'cpu' where that runtime has no GPU
 _INVALID_CHOICE = re.compile(r"argument (?P<opt>-{1,2}[\w-]{1,40}(?:/-{1,2}[\w-]{1,40})?): invalid choice: "
                              r"['\"](?P<got>[^'\"\n]{1,40})['\"] \(choose from (?P<choices>[^)\n]{1,600})\)")
+# clap's (Rust command lines): "error: invalid value 'cuda' for '--device <DEVICE>'" then "[possible values: cpu]"
+_CLAP_INVALID = re.compile(r"invalid value '(?P<got>[^'\n]{1,40})' for '(?P<opt>-{1,2}[\w-]{1,40})(?: <[\w-]{1,40}>)?'"
+                           r"\s{0,200}?\[possible values: (?P<choices>[^\]\n]{1,600})\]")
 _GPU_WORD = re.compile(r"(?i)^(?:cuda|gpu|tensorrt|trt|rocm|hip|directml|dml|mps|xpu|coreml|openvino|vulkan|metal)"
                        r"(?:[\w.:-]{0,20})$")
 _ARGPARSE = {"url": "https://docs.python.org/3/library/argparse.html#choices",
@@ -118,12 +122,22 @@ _ORT_PROVIDERS = {"url": "https://onnxruntime.ai/docs/execution-providers/",
                   "what": "ONNX Runtime's execution providers: CUDA's is in the onnxruntime-gpu package"}
 
 
+def _family(name: str) -> str:
+    low = name.strip().lower()
+    return "nvidia" if low.startswith(("cuda", "gpu", "nvidia", "tensorrt", "trt")) else low[:3]
+
+
 def gpu_choice_not_offered(ent, text):
     m, at = last_in_tail(_INVALID_CHOICE, text, "invalid choice")
+    clap = m is None
+    if clap:
+        m, at = last_in_tail(_CLAP_INVALID, text, "possible values")
     if m is None or not _GPU_WORD.match(m.group("got").strip()):
         return None
     choices = [c.strip(" '\"") for c in m.group("choices").split(",")]
-    gpu_choices = [c for c in choices if c and _GPU_WORD.match(c)]
+    # the same GPU under another name ('cuda-12.2', 'cuda:0', 'gpu' for 'cuda'): another vendor's backend ('metal',
+    # 'directml') does not serve the GPU asked for
+    gpu_choices = [c for c in choices if c and _GPU_WORD.match(c) and _family(c) == _family(m.group("got"))]
     values = {"opt": m.group("opt"), "got": m.group("got"), "choices": ", ".join(c for c in choices if c)}
     if gpu_choices:
         values["pick"] = gpu_choices[0]
@@ -136,6 +150,19 @@ def gpu_choice_not_offered(ent, text):
                    areas=("env",), sources=(_ARGPARSE,))
         return _match(sig, text, at, values)
     ort = bool(re.search(r"(?i)provider", m.group("opt")) or "onnxruntime" in text.lower())
+    if clap and not ort:
+        # a Rust program: its GPU support is a Cargo feature of its build, or its CUDA release
+        sig = _sig("gpu-choice-not-offered", "gpu-unused",
+                   "{opt} offers no GPU ({choices}): this build of the program has no GPU support", 78,
+                   "The program's {opt} lists the devices its build supports, and this build (a CPU release, or built "
+                   "without its GPU feature) has none, so '{got}' is refused before anything runs.",
+                   fix="Install the program's CUDA build: its CUDA release binary or container image, or build it with "
+                       "its GPU feature (Cargo: `cargo build --release --features cuda`, the feature its README names), "
+                       "then run again with {opt} {got}.",
+                   causes=(("wrong-build", "the installed build has no CUDA support", ("TE203",)),), areas=("torch",),
+                   sources=({"url": "https://doc.rust-lang.org/cargo/reference/features.html",
+                             "what": "Cargo features: optional parts of a Rust build, such as a CUDA backend"},))
+        return _match(sig, text, at, values)
     sig = _sig("gpu-choice-not-offered", "gpu-unused",
                "{opt} offers no GPU ({choices}): the runtime installed is its CPU build", 78,
                "The program lists for {opt} the backends its installed runtime reports, and that list has no GPU: the "
