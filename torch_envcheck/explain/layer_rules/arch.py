@@ -230,6 +230,16 @@ def _gpu_capability(ent, tail: str) -> tuple:
     return None, name
 
 
+def _target_lines(tail: str) -> list:
+    """torch's target list, one (target, lowest served, first not served, excepted) of capabilities per line."""
+    return [(_cc(t.group("cc")), _cc(t.group("lo")), _cc(t.group("hi")),
+             {_cc(x) for x in re.findall(r"\d{1,2}\.\d", t.group("ex") or "")}) for t in _TARGET_LINE.finditer(tail)]
+
+
+def _native_windows(ent) -> bool:
+    return bool(ent.platform.get("windows") and not ent.platform.get("wsl"))
+
+
 def _build_targets(ent, tail: str) -> tuple:
     """(lowest capability the build has code for, where that was read): the text's target list or range first, then
     the release table's arch list for the torch+cuXYZ the text prints."""
@@ -238,9 +248,9 @@ def _build_targets(ent, tail: str) -> tuple:
         caps = [_cc(f"{s[3:-1]}.{s[-1]}") for s in re.findall(r"sm_\d{2,3}", listed.group(1))]
         if caps:
             return min(caps), "listed"
-    lines = [_cc(t.group("cc")) for t in _TARGET_LINE.finditer(tail)]
+    lines = _target_lines(tail)
     if lines:
-        return min(lines), "listed"
+        return min(t[0] for t in lines), "listed"
     m = last_match(_MIN_MAX, tail)
     if m:
         return _cc(m.group("lo")), "range"
@@ -250,7 +260,7 @@ def _build_targets(ent, tail: str) -> tuple:
     try:
         rel = importlib.import_module("torch_envcheck.knowledge.releases")
         arch = rel.wheel_arch_list(t.group("ver"), t.group("tag"),
-                                   "Windows" if ent.platform.get("windows") and not ent.platform.get("wsl") else "Linux")
+                                   "Windows" if _native_windows(ent) else "Linux")
     except (ImportError, OSError, ValueError, KeyError):
         return None, None
     caps = [_cc(f"{n[:-1]}.{n[-1]}") for n in (re.fullmatch(r"(?:sm|compute)_(\d{2,3})[af]?", a) for a in arch or ())
@@ -258,14 +268,17 @@ def _build_targets(ent, tail: str) -> tuple:
     return (min(caps), "table") if caps else (None, None)
 
 
-def _serving_build(capability: str, installed: str | None, suggested: list, windows: bool,
-                   oldest_cuda: bool = False) -> dict | None:
-    """The build to install: the installed release's own build with code for the GPU (torch's suggested CUDA first),
-    else the newest release that has one; within the release the newest CUDA that serves the GPU, or with oldest_cuda
-    the oldest (a GPU newer than the build: the one that asks least of the driver)."""
+def _serving_build(ent, tail: str, capability: str, installed: str | None, oldest_cuda: bool = False) -> dict | None:
+    """The build to install: the installed release's own build with code for the GPU (the CUDA torch's warning
+    suggests first, taken only where the release table has it), else the newest release that has one; within the
+    release the newest CUDA that serves the GPU, or with oldest_cuda the oldest (a GPU newer than the build: the one
+    that asks least of the driver)."""
+    suggested = []
+    for m in _TORCH_SUGGESTS.finditer(tail):
+        suggested += re.findall(r"\d{1,2}\.\d", m.group("cudas") or m.group("cuda") or "")
     try:
         rel = importlib.import_module("torch_envcheck.knowledge.releases")
-        found = rel.releases_supporting(capability, "Windows" if windows else "Linux")
+        found = rel.releases_supporting(capability, "Windows" if _native_windows(ent) else "Linux")
     except (ImportError, OSError, ValueError, KeyError):
         return None
     found = [f for f in found if f.get("via") == "sass"] or found
@@ -313,11 +326,7 @@ def gpu_older_than_build(ent, text):
         return None
     installed = ent.versions.get("torch") or ""
     plus = last_match(_TORCH_PLUS_TAG, installed)
-    suggested = []
-    for m in _TORCH_SUGGESTS.finditer(tail):
-        suggested += re.findall(r"\d{1,2}\.\d", m.group("cudas") or m.group("cuda") or "")
-    windows = bool(ent.platform.get("windows") and not ent.platform.get("wsl"))
-    pick = _serving_build(cc, plus.group("ver") if plus else installed, suggested, windows)
+    pick = _serving_build(ent, tail, cc, plus.group("ver") if plus else installed)
     at = code["at"] if code is not None else len(text) - len(tail) + words.start()
     values = {"gpu": gpu or "this GPU", "capability": cc, "sm": "sm_" + cc.replace(".", ""),
               "lowest": f"{lowest[0]}.{lowest[1]}", "installed": installed or None}
@@ -350,15 +359,6 @@ _BINARY_COMPAT = {"url": "https://docs.nvidia.com/cuda/cuda-c-programming-guide/
                   "what": "a cubin for compute capability X.y runs on devices of capability X.z with z >= y"}
 
 
-def _served_by_lines(have: tuple, tail: str) -> bool:
-    """Whether a target line of torch's list says its code runs on a GPU of capability `have`."""
-    for t in _TARGET_LINE.finditer(tail):
-        excepted = {_cc(x) for x in re.findall(r"\d{1,2}\.\d", t.group("ex") or "")}
-        if _cc(t.group("lo")) <= have < _cc(t.group("hi")) and have not in excepted:
-            return True
-    return False
-
-
 def gpu_beyond_build_targets(ent, text):
     """torch's capability warning for a GPU newer than the build's targets: its list (torch 2.11 and later) or its
     range (earlier releases). A GPU of a newer major capability than every target has no code in the build: the fix
@@ -377,11 +377,12 @@ def gpu_beyond_build_targets(ent, text):
     gpu = ent.gpus[-1] if ent.gpus else None
     if have in ((7, 2), (8, 7)) or re.search(r"(?i)\b(?:Orin|Xavier|Jetson|Thor)\b", gpu or ""):
         return None
-    listed = [_cc(t.group("cc")) for t in _TARGET_LINE.finditer(tail)]
+    lines = _target_lines(tail)
+    listed = [t[0] for t in lines]
     rng = last_match(_MIN_MAX, tail)
     if listed:
-        if _served_by_lines(have, tail):
-            return None
+        if any(lo <= have < hi and have not in excepted for _t, lo, hi, excepted in lines):
+            return None  # a listed target's code runs on this GPU
         lowest, highest = min(listed), max(listed)
     elif rng is not None:
         lowest, highest = _cc(rng.group("lo")), _cc(rng.group("hi"))
@@ -410,11 +411,7 @@ def gpu_beyond_build_targets(ent, text):
     if have[0] <= highest[0]:
         return None
     installed = last_match(_TORCH_PLUS_TAG, tail) or last_match(_TORCH_PLUS_TAG, ent.versions.get("torch") or "")
-    suggested = []
-    for m in _TORCH_SUGGESTS.finditer(tail):
-        suggested += re.findall(r"\d{1,2}\.\d", m.group("cudas") or m.group("cuda") or "")
-    windows = bool(ent.platform.get("windows") and not ent.platform.get("wsl"))
-    pick = _serving_build(cc, installed.group("ver") if installed else None, suggested, windows, oldest_cuda=True)
+    pick = _serving_build(ent, tail, cc, installed.group("ver") if installed else None, oldest_cuda=True)
     first = gpu_generations.first_cuda_for(cc)
     if pick is None:
         fix = ("No torch build in the release table has code for {gpu} (compute capability {capability}): install "

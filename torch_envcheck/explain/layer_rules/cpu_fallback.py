@@ -118,6 +118,11 @@ _GPU_WORD = re.compile(r"(?i)^(?:cuda|gpu|tensorrt|trt|rocm|hip|directml|dml|mps
                        r"(?:[\w.:-]{0,20})$")
 _ARGPARSE = {"url": "https://docs.python.org/3/library/argparse.html#choices",
              "what": "argparse's choices: a value outside them is refused with the list of those allowed"}
+# the step both ONNX Runtime readings give: the GPU package alone (the CPU one installs the same module)
+_ORT_GPU_ONLY = ("keep only ONNX Runtime's GPU package: `pip uninstall -y onnxruntime onnxruntime-gpu` then `pip install "
+                 "onnxruntime-gpu` (the release for your CUDA and cuDNN: ONNX Runtime's CUDA requirements table), and "
+                 "check `python -c \"import onnxruntime; print(onnxruntime.get_available_providers())\"` lists "
+                 "CUDAExecutionProvider")
 _ORT_PROVIDERS = {"url": "https://onnxruntime.ai/docs/execution-providers/",
                   "what": "ONNX Runtime's execution providers: CUDA's is in the onnxruntime-gpu package"}
 
@@ -168,10 +173,8 @@ def gpu_choice_not_offered(ent, text):
                "The program lists for {opt} the backends its installed runtime reports, and that list has no GPU: the "
                "runtime in this environment is a CPU build (or its GPU part did not load), so '{got}' is refused "
                "before anything runs on the GPU.",
-               fix=("The choices are ONNX Runtime's providers: keep only its GPU package, `pip uninstall -y onnxruntime "
-                    "onnxruntime-gpu` then `pip install onnxruntime-gpu` (the release for your CUDA and cuDNN), check "
-                    "`python -c \"import onnxruntime; print(onnxruntime.get_available_providers())\"` lists "
-                    "CUDAExecutionProvider, then run again with {opt} {got}." if ort else
+               fix=("The choices are ONNX Runtime's providers: " + _ORT_GPU_ONLY + ", then run again with {opt} {got}."
+                    if ort else
                     "Install the GPU build of the runtime the program uses in this environment (for torch, the CUDA "
                     "wheel: `pip install torch --index-url https://download.pytorch.org/whl/cu126` or the cuXYZ your "
                     "driver allows; check `python -c \"import torch; print(torch.cuda.is_available())\"`), then run "
@@ -202,11 +205,8 @@ def onnxruntime_sessions_on_cpu(ent, text):
                "got: here only CPUExecutionProvider, for every model, so nothing runs on the GPU. ONNX Runtime gives "
                "a session the CUDA provider only where the onnxruntime-gpu package is the one imported and its "
                "CUDA and cuDNN libraries load.",
-               fix="Keep only ONNX Runtime's GPU package: `pip uninstall -y onnxruntime onnxruntime-gpu` then `pip "
-                   "install onnxruntime-gpu` (the release for your CUDA and cuDNN: ONNX Runtime's CUDA requirements "
-                   "table), and check `python -c \"import onnxruntime; print(onnxruntime.get_available_providers())\"` "
-                   "lists CUDAExecutionProvider; if it does and the log still shows the CPU only, the program asks for "
-                   "the CPU (insightface's FaceAnalysis(providers=[...]) and ctx_id / the tool's execution-provider "
+               fix=_ORT_GPU_ONLY[0].upper() + _ORT_GPU_ONLY[1:] + "; if it does and the log still shows the CPU only, "
+                   "the program asks for the CPU (insightface's FaceAnalysis(providers=[...]) and ctx_id / the tool's execution-provider "
                    "option) or CUDA's libraries do not load (ONNX Runtime's log at verbosity 0 names the one missing).",
                causes=(("wrong-build", "the installed build has no CUDA support", ("TE203",)),), areas=("torch",),
                sources=(_ORT_PROVIDERS, {"url": "https://github.com/deepinsight/insightface/blob/master/python-package/"
